@@ -1,0 +1,170 @@
+"""The hook specifications: everything a mycode plugin can contribute or decide.
+
+Hooks are synchronous (pluggy calls are plain function calls, keyword-only). A plugin that
+needs asyncio or anyio runs its own loop in a background thread (the MCP bridge does).
+
+Families:
+
+* ``register_*`` — contribute things by calling the ``register`` callback; return nothing.
+* ``build_context`` — contribute sections of the system prompt.
+* ``*_verdict`` — policies: ``firstresult=True``; return a verdict, or ``None`` to pass the
+  decision on. The built-in default of each is registered first and marked ``trylast``.
+* ``compact_context`` — shrink the model view when it no longer fits.
+* ``on_event`` — observe every event of the stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+
+    from mycode_core.records import (
+        CompletionVerdict,
+        ContextSection,
+        ModelProvider,
+        Observation,
+        PermissionVerdict,
+        RunContext,
+        StagnationVerdict,
+        Tool,
+        ToolCall,
+    )
+    from mycode_core.runtime.events import AgentEvent
+
+PROJECT = "mycode"
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
+    """Contribute tools the model can call.
+
+    Called once per run, before the first model request. Call ``register(Tool(...))`` for each
+    tool. Tool names must be unique across plugins; a duplicate is an error naming both plugins.
+
+    :param register: callback taking a :class:`mycode_core.records.Tool`.
+    :param context: the run's :class:`~mycode_core.records.RunContext` (workspace, settings).
+    """
+
+
+@hookspec
+def register_models(register: Callable[[ModelProvider], None]) -> None:
+    """Contribute model providers.
+
+    Call ``register(ModelProvider(prefix="name", factory=...))``; ``--model name:rest`` then
+    selects it. A model id without a registered prefix goes to the OpenAI-compatible provider.
+
+    :param register: callback taking a :class:`mycode_core.records.ModelProvider`.
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add subcommands to the ``mycode`` command line.
+
+    Called when the CLI is built. Use ``@cli.command()`` to add commands. Keep imports of heavy
+    libraries inside the command functions so ``mycode --help`` stays fast.
+
+    :param cli: the top-level :class:`click.Group`.
+    """
+
+
+@hookspec
+def build_context(context: RunContext) -> list[ContextSection] | None:
+    """Contribute sections to the system prompt the model sees.
+
+    Called when a run starts. Return a list of
+    :class:`~mycode_core.records.ContextSection` (ordered by ``priority``, lower first) or
+    ``None``. Results of all plugins are combined.
+
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    """
+
+
+@hookspec(firstresult=True)
+def permission_verdict(
+    call: ToolCall, tool: Tool, context: RunContext
+) -> PermissionVerdict | None:
+    """Decide whether a tool call may run: ``allow``, ``deny`` or ``ask``.
+
+    Called before every tool call. Stops at the first non-``None`` result. The built-in default
+    (plugin ``builtin_tools``, ``trylast``) applies the permission rules and modes; without it,
+    everything is allowed. In ``-p`` mode an ``ask`` becomes a denial; interactively the user is
+    asked.
+
+    :param call: the :class:`~mycode_core.records.ToolCall` with parsed arguments.
+    :param tool: the :class:`~mycode_core.records.Tool` it targets.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    :return: a :class:`~mycode_core.records.PermissionVerdict` or ``None``.
+    """
+
+
+@hookspec(firstresult=True)
+def stagnation_verdict(
+    observations: list[Observation], context: RunContext
+) -> StagnationVerdict | None:
+    """Judge whether the agent is going round in circles.
+
+    Called after every batch of tool calls with all observations of the run so far. Stops at
+    the first non-``None`` result. The core's default policy (``trylast``) detects repeated
+    calls, repeated results, repeated resources and A-B-A-B alternation.
+
+    :param observations: every :class:`~mycode_core.records.Observation` of this run, in order.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    :return: a :class:`~mycode_core.records.StagnationVerdict` (``continue``, ``guide``,
+        ``stop``) or ``None``.
+    """
+
+
+@hookspec(firstresult=True)
+def completion_verdict(
+    final_text: str, observations: list[Observation], context: RunContext
+) -> CompletionVerdict | None:
+    """Judge a final answer: is the work verified done?
+
+    Called when the model answers without tool calls. Stops at the first non-``None`` result;
+    a ``wrapper=True`` implementation may veto what the inner verdict said. Without any plugin
+    the verdict is ``pass``. ``fail`` sends the feedback to the model as guidance (bounded).
+
+    :param final_text: the model's final text.
+    :param observations: every :class:`~mycode_core.records.Observation` of this run.
+    :param context: the run's :class:`~mycode_core.records.RunContext` (``context.store``
+        holds e.g. the todo list).
+    :return: a :class:`~mycode_core.records.CompletionVerdict` or ``None``.
+    """
+
+
+@hookspec(firstresult=True)
+def compact_context(
+    messages: list[dict[str, Any]], budget: int, context: RunContext
+) -> list[dict[str, Any]] | None:
+    """Shrink the model view when it does not fit the context window.
+
+    Called when the provider reports a context-length error or the view exceeds ``budget``
+    tokens. Stops at the first non-``None`` result; return the replacement list of
+    chat-completions messages (the system message first), or ``None`` to decline. The core's
+    default (``trylast``) keeps the system prompt, the first user turn and the most recent
+    turns, replacing the middle with a note. History itself is never changed.
+
+    :param messages: the current model view.
+    :param budget: the token budget the result should fit.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    """
+
+
+@hookspec
+def on_event(event: AgentEvent, context: RunContext) -> None:
+    """Observe every event of the stream (SPEC §4), in order, as it happens.
+
+    Return value is ignored; exceptions are reported once as a notice and do not stop the run.
+
+    :param event: the :class:`~mycode_core.runtime.events.AgentEvent`.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    """

@@ -1,0 +1,221 @@
+"""Typed records that plugins hand to the core and the core hands to plugins.
+
+Everything a hook receives or returns is one of these, so plugin authors get one place to look.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Risk = Literal["low", "medium", "high"]
+Decision = Literal["allow", "deny", "ask"]
+Verdict = Literal["pass", "fail", "unverified"]
+
+
+class ToolResult(BaseModel):
+    """What a tool returns: compact text for the model, plus facts for the runtime.
+
+    ``metadata`` carries machine-readable facts the runtime and policies use:
+    ``exit_code`` (commands), ``resources`` (list of ``file:path[:range]`` / ``command:...``),
+    ``mutated`` (list of workspace paths written), ``artifact`` (path of a saved full output).
+    """
+
+    content: str | list[dict[str, Any]] = ""
+    is_error: bool = False
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def error(cls, message: str, **metadata: Any) -> ToolResult:
+        """Build an error result the model can act on."""
+        return cls(content=message, is_error=True, metadata=metadata)
+
+    def text(self) -> str:
+        """The content flattened to plain text."""
+        if isinstance(self.content, str):
+            return self.content
+        parts = []
+        for block in self.content:
+            if block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            else:
+                parts.append(f"[{block.get('type', 'block')}]")
+        return "\n".join(parts)
+
+
+ToolHandler = Callable[[dict[str, Any], "RunContext"], "ToolResult | str"]
+
+
+class Tool(BaseModel):
+    """A tool the model can call, contributed through ``register_tools``.
+
+    ``handler(arguments, context)`` is synchronous and may block; it returns a
+    :class:`ToolResult` or a plain string. Tools marked ``concurrency_safe`` may run in
+    parallel with each other (up to 4 at once).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    description: str
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    handler: Callable[..., Any]
+    concurrency_safe: bool = False
+    read_only: bool = False
+    risk: Risk = "medium"
+    plugin: str | None = None
+
+    def spec(self) -> dict[str, Any]:
+        """The chat-completions ``tools`` entry for this tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.input_schema,
+            },
+        }
+
+
+class ToolCall(BaseModel):
+    """One tool call requested by the model."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str = "{}"
+    parse_error: str | None = None
+
+
+class PermissionVerdict(BaseModel):
+    """Answer of a ``permission_verdict`` policy.
+
+    ``rule`` is the rule that decided (e.g. ``run_command(git push:*)`` or ``mode:plan``) and
+    ``layer`` the config layer it came from (``default``, ``user``, ``project``, ``local``,
+    ``env``, ``cli``, ``session``).
+    """
+
+    decision: Decision
+    reason: str = ""
+    rule: str | None = None
+    layer: str | None = None
+
+
+class Validation(BaseModel):
+    """A recognised verification command (tests, lint, type-check, build) and its outcome."""
+
+    kind: Literal["test", "lint", "typecheck", "build"]
+    command: str
+    passed: bool
+
+
+class Observation(BaseModel):
+    """Facts recorded after one tool run — no judgements."""
+
+    step: int
+    call_id: str
+    tool: str
+    signature: str
+    result_hash: str
+    resources: list[str] = Field(default_factory=list)
+    mutation: bool = False
+    mutated: list[str] = Field(default_factory=list)
+    validation: Validation | None = None
+    is_error: bool = False
+
+
+class StagnationVerdict(BaseModel):
+    """Answer of a ``stagnation_verdict`` policy: keep going, guide the model, or stop."""
+
+    action: Literal["continue", "guide", "stop"]
+    pattern: str | None = None
+    message: str = ""
+
+
+class CompletionVerdict(BaseModel):
+    """Answer of a ``completion_verdict`` policy for a final answer.
+
+    ``pass`` and ``unverified`` end the run; ``fail`` sends ``feedback`` back to the model.
+    """
+
+    verdict: Verdict
+    feedback: str = ""
+    source: str = "completion_gate"
+    missing: list[str] = Field(default_factory=list)
+
+
+class ContextSection(BaseModel):
+    """A section contributed to the system prompt by ``build_context``."""
+
+    title: str
+    text: str
+    priority: int = 50
+
+
+class ModelProvider(BaseModel):
+    """A model family contributed through ``register_models``.
+
+    ``prefix`` selects it: ``--model PREFIX:REST``. ``factory(model_id, settings)`` returns an
+    object with ``complete(messages, tools, on_text) -> ModelReply``.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    prefix: str
+    factory: Callable[..., Any]
+    description: str = ""
+    plugin: str | None = None
+
+
+class RunContext:
+    """What tools and policies know about the run in progress.
+
+    ``store`` is a dictionary plugins share (e.g. ``store["todos"]`` from ``todo_write``);
+    ``observations`` is the list of facts recorded so far this run.
+    """
+
+    def __init__(
+        self,
+        *,
+        workspace: Path,
+        home: Path,
+        settings: Any,
+        session_id: str,
+        prompt: str = "",
+        interactive: bool = False,
+        ask: Callable[[str, list[str]], str] | None = None,
+        emit: Callable[[Any], None] | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.home = home
+        self.settings = settings
+        self.session_id = session_id
+        self.prompt = prompt
+        self.interactive = interactive
+        self.ask = ask
+        self._emit = emit
+        self.store: dict[str, Any] = {}
+        self.observations: list[Observation] = []
+        self.session_grants: set[str] = set()
+        self.lock = threading.RLock()
+
+    @property
+    def permission_mode(self) -> str:
+        """The active permission mode (``default``, ``accept-edits``, ``plan``, ``bypass``)."""
+        return str(getattr(self.settings, "permission_mode", "default"))
+
+    @property
+    def artifacts_dir(self) -> Path:
+        """Folder under ``MYCODE_HOME`` for this session's artifacts (created on demand)."""
+        path = self.home / "artifacts" / self.session_id
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def emit(self, event: Any) -> None:
+        """Send an event (e.g. a ``progress`` event) into the run's event stream."""
+        if self._emit is not None:
+            self._emit(event)

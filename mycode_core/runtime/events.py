@@ -1,0 +1,213 @@
+"""The event stream: one typed model per event of SPEC §4.
+
+The CLI, the JSON output, the transcript and plugins (``on_event``) all consume these.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+SCHEMA_VERSION = 1
+
+StopReason = Literal[
+    "completed",
+    "max_steps",
+    "token_budget",
+    "model_error",
+    "context_overflow",
+    "gate_exhausted",
+    "stagnation",
+    "interrupted",
+]
+VerdictName = Literal["pass", "fail", "unverified", "none"]
+
+
+class AgentEvent(BaseModel):
+    """Base of every event: a ``type`` tag and a timestamp."""
+
+    type: str
+    ts: float = Field(default_factory=time.time)
+
+    def to_json(self) -> str:
+        """One line of stream-json."""
+        return self.model_dump_json(exclude_none=True)
+
+
+class SystemEvent(AgentEvent):
+    type: Literal["system"] = "system"
+    schema_version: int = SCHEMA_VERSION
+    session_id: str
+    model: str
+    cwd: str
+    tools: list[str]
+    plugins: list[str]
+    permission_mode: str = "default"
+    resumed_from: str | None = None
+
+
+class UserEvent(AgentEvent):
+    """A user turn (also how a transcript rebuilds history)."""
+
+    type: Literal["user"] = "user"
+    content: str
+
+
+class StepStartEvent(AgentEvent):
+    type: Literal["step_start"] = "step_start"
+    step: int
+
+
+class TextDeltaEvent(AgentEvent):
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+
+
+class AssistantEvent(AgentEvent):
+    """A full model turn."""
+
+    type: Literal["assistant"] = "assistant"
+    content: str | None = None
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    finish_reason: str | None = None
+    usage: dict[str, int] | None = None
+
+
+class ToolCallEvent(AgentEvent):
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    arguments: Any
+
+
+class PermissionEvent(AgentEvent):
+    """The permission decision taken for a tool call, naming the rule and layer."""
+
+    type: Literal["permission"] = "permission"
+    id: str
+    name: str
+    decision: str
+    reason: str = ""
+    rule: str | None = None
+    layer: str | None = None
+
+
+class ToolResultEvent(AgentEvent):
+    type: Literal["tool_result"] = "tool_result"
+    id: str
+    name: str
+    is_error: bool
+    content: str | list[dict[str, Any]]
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    duration_ms: int | None = None
+
+
+class ObservationEvent(AgentEvent):
+    type: Literal["observation"] = "observation"
+    observation: dict[str, Any]
+
+
+class GuidanceEvent(AgentEvent):
+    """Runtime feedback injected for the model."""
+
+    type: Literal["guidance"] = "guidance"
+    source: str
+    message: str
+    pattern: str | None = None
+
+
+class RetryEvent(AgentEvent):
+    type: Literal["retry"] = "retry"
+    attempt: int
+    reason: str
+    delay: float
+    message: str = ""
+
+
+class CompactionEvent(AgentEvent):
+    type: Literal["compaction"] = "compaction"
+    before_messages: int
+    after_messages: int
+    reason: str = ""
+
+
+class ProgressEvent(AgentEvent):
+    type: Literal["progress"] = "progress"
+    source: str
+    message: str = ""
+    progress: float | None = None
+    total: float | None = None
+
+
+class NoticeEvent(AgentEvent):
+    """Something the user should know that is not part of the conversation (a warning)."""
+
+    type: Literal["notice"] = "notice"
+    level: Literal["info", "warning", "error"] = "info"
+    message: str
+    source: str | None = None
+
+
+class CheckpointEvent(AgentEvent):
+    type: Literal["checkpoint"] = "checkpoint"
+    text: str
+
+
+class ResultEvent(AgentEvent):
+    type: Literal["result"] = "result"
+    session_id: str
+    stop_reason: StopReason
+    verdict: VerdictName
+    steps: int
+    final_text: str
+    usage: dict[str, int]
+    duration_ms: int = 0
+    error: str | None = None
+    is_error: bool = False
+
+
+EVENT_TYPES: dict[str, type[AgentEvent]] = {
+    cls.model_fields["type"].default: cls
+    for cls in (
+        SystemEvent,
+        UserEvent,
+        StepStartEvent,
+        TextDeltaEvent,
+        AssistantEvent,
+        ToolCallEvent,
+        PermissionEvent,
+        ToolResultEvent,
+        ObservationEvent,
+        GuidanceEvent,
+        RetryEvent,
+        CompactionEvent,
+        ProgressEvent,
+        NoticeEvent,
+        CheckpointEvent,
+        ResultEvent,
+    )
+}
+
+
+def parse_event(data: dict[str, Any]) -> AgentEvent | None:
+    """Rebuild a typed event from its JSON form; ``None`` for unknown types."""
+    cls = EVENT_TYPES.get(str(data.get("type")))
+    if cls is None:
+        return None
+    try:
+        return cls.model_validate(data)
+    except ValueError:
+        return None
+
+
+EXIT_CODES: dict[str, int] = {
+    "completed": 0,
+    "interrupted": 130,
+}
+
+
+def exit_code_for(stop_reason: str) -> int:
+    """SPEC §2 exit code for a stop reason."""
+    return EXIT_CODES.get(stop_reason, 1)

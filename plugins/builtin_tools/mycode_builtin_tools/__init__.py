@@ -1,0 +1,1 @@
+"""mycode built-in tools."""
