@@ -103,6 +103,9 @@ class PermissionVerdict(BaseModel):
     reason: str = ""
     rule: str | None = None
     layer: str | None = None
+    grant: str | None = None
+    """For ``ask``: the key remembered in ``context.session_grants`` if the user answers
+    "allow for this session" (the policy should then allow calls matching it)."""
 
 
 class Validation(BaseModel):
@@ -171,6 +174,46 @@ class ModelProvider(BaseModel):
     plugin: str | None = None
 
 
+class DuplicateToolError(ValueError):
+    """Two plugins registered a tool with the same name."""
+
+
+class ToolRegistry:
+    """The tools of a run, by name. Thread-safe; may change during the run (MCP list_changed)."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._lock = threading.Lock()
+
+    def add(self, tool: Tool, *, replace: bool = False) -> None:
+        """Add a tool; a duplicate name from another plugin raises :class:`DuplicateToolError`."""
+        with self._lock:
+            existing = self._tools.get(tool.name)
+            if existing is not None and not replace and existing.plugin != tool.plugin:
+                raise DuplicateToolError(
+                    f"tool {tool.name!r} registered by both {existing.plugin!r} and {tool.plugin!r}"
+                )
+            self._tools[tool.name] = tool
+
+    def remove(self, name: str) -> None:
+        """Remove a tool if present."""
+        with self._lock:
+            self._tools.pop(name, None)
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called ``name``, or ``None``."""
+        return self._tools.get(name)
+
+    def all(self) -> list[Tool]:
+        """All tools, in registration order."""
+        with self._lock:
+            return list(self._tools.values())
+
+    def names(self) -> list[str]:
+        """All tool names, in registration order."""
+        return [tool.name for tool in self.all()]
+
+
 class RunContext:
     """What tools and policies know about the run in progress.
 
@@ -202,6 +245,12 @@ class RunContext:
         self.observations: list[Observation] = []
         self.session_grants: set[str] = set()
         self.lock = threading.RLock()
+        self.tools = ToolRegistry()
+        self.startup_tasks: list[Callable[[], None]] = []
+        """Called once, in order, after the provider is ready and before the first request
+        (e.g. wait for MCP servers started in the background by ``register_tools``)."""
+        self.cleanup: list[Callable[[], None]] = []
+        """Called once when the run ends, whatever the reason (shut servers down)."""
 
     @property
     def permission_mode(self) -> str:
