@@ -1,1 +1,58 @@
-"""placeholder"""
+"""Default ``compact_context``: keep the task and the most recent turns, drop the middle."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mycode_core.hookspecs import hookimpl
+from mycode_core.runtime.tokens import count_message
+
+if TYPE_CHECKING:
+    from mycode_core.records import RunContext
+
+
+def _turn_starts(messages: list[dict[str, Any]]) -> list[int]:
+    """Indexes where a message may start a kept tail without orphaning tool results."""
+    return [i for i, message in enumerate(messages) if message.get("role") in ("user", "assistant")]
+
+
+def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """System message, first user message, a note, then the longest recent tail that fits."""
+    if not messages:
+        return messages
+    head = [messages[0]]
+    rest = messages[1:]
+    first_user = next((i for i, m in enumerate(rest) if m.get("role") == "user"), None)
+    if first_user is not None:
+        head.append(rest[first_user])
+        rest = rest[first_user + 1 :]
+    used = sum(count_message(m) for m in head) + 40
+    tail_start = len(rest)
+    running = 0
+    costs = [count_message(m) for m in rest]
+    for start in reversed(_turn_starts(rest)):
+        segment = sum(costs[start:tail_start]) if tail_start > start else 0
+        if used + running + segment > budget:
+            break
+        running += segment
+        tail_start = start
+    dropped = tail_start
+    tail = rest[tail_start:]
+    if dropped == 0:
+        return head + tail
+    note = {
+        "role": "user",
+        "content": (
+            f"[mycode: {dropped} earlier messages were left out to fit the context window. "
+            "Re-read files you need rather than relying on memory of them.]"
+        ),
+    }
+    return [*head, note, *tail]
+
+
+@hookimpl(trylast=True)
+def compact_context(
+    messages: list[dict[str, Any]], budget: int, context: RunContext
+) -> list[dict[str, Any]] | None:
+    """Keep the system prompt, the task and the most recent turns that fit ``budget``."""
+    return trim_to_budget(messages, budget)

@@ -1,1 +1,72 @@
-"""placeholder"""
+"""Built-in ``build_context``: the base instructions and the project's AGENTS.md / CLAUDE.md."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mycode_core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from mycode_core.records import ContextSection, RunContext
+
+INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
+MAX_INSTRUCTION_CHARS = 40_000
+
+BASE_INSTRUCTIONS = """\
+You are mycode, a coding agent working in the user's workspace through tools.
+Work in a loop: look at the code, act with the tools, observe the results, and keep going until
+the task is done and verified. Prefer small, precise edits. Read a file before editing it.
+When you change code, run the relevant tests or checks and report their real outcome.
+If something fails, read the error and fix the cause; do not claim success without evidence.
+When the task is complete, answer with a short final summary and no tool calls."""
+
+
+def instruction_files(workspace: Path, current: Path | None = None) -> list[Path]:
+    """AGENTS.md / CLAUDE.md from the workspace root down to ``current`` (inside it)."""
+    folders = [workspace]
+    if current is not None:
+        try:
+            relative = current.resolve().relative_to(workspace)
+        except ValueError:
+            relative = None
+        if relative is not None:
+            walk = workspace
+            for part in relative.parts:
+                walk = walk / part
+                folders.append(walk)
+    found = []
+    for folder in folders:
+        for name in INSTRUCTION_FILES:
+            candidate = folder / name
+            if candidate.is_file():
+                found.append(candidate)
+    return found
+
+
+@hookimpl
+def build_context(context: RunContext) -> list[ContextSection]:
+    """Base instructions, environment facts and the project's instruction files."""
+    from mycode_core.records import ContextSection
+
+    sections = [ContextSection(title="", text=BASE_INSTRUCTIONS, priority=0)]
+    facts = (
+        f"Workspace root: {context.workspace}\n"
+        f"Platform: {platform.system()} {platform.release()}\n"
+        f"Date: {datetime.date.today().isoformat()}\n"
+        "Paths in tool calls are relative to the workspace root."
+    )
+    sections.append(ContextSection(title="Environment", text=facts, priority=10))
+    for path in instruction_files(context.workspace, Path(os.getcwd())):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")[:MAX_INSTRUCTION_CHARS]
+        except OSError:
+            continue
+        relative = path.relative_to(context.workspace)
+        sections.append(
+            ContextSection(title=f"Project instructions ({relative})", text=text, priority=20)
+        )
+    return sections

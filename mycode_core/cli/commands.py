@@ -1,0 +1,71 @@
+"""Core subcommands: ``plugins``, ``sessions``, ``demo``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+CORE_COMMANDS = ("plugins", "sessions", "demo")
+
+
+def add_core_commands(cli: click.Group) -> None:
+    """Attach the core subcommands to ``cli``."""
+
+    @cli.command(name="plugins")
+    @click.option("--all", "include_all", is_flag=True, help="Include the built-in plugins.")
+    @click.option("--hook", "hook_name", help="Only plugins implementing this hook.")
+    def plugins_command(include_all: bool, hook_name: str | None) -> None:
+        """List installed plugins as JSON: name, version, hooks."""
+        from mycode_core.plugins import PluginLoadError, describe_plugins, get_plugin_manager
+
+        try:
+            pm = get_plugin_manager()
+        except PluginLoadError as exc:
+            raise click.ClickException(str(exc)) from None
+        if hook_name is not None and not hasattr(pm.hook, hook_name):
+            raise click.BadParameter(f"no hook named {hook_name!r}", param_hint="--hook")
+        rows = describe_plugins(pm, include_builtins=include_all or hook_name is not None)
+        if hook_name is not None:
+            rows = [row for row in rows if hook_name in row["hooks"]]
+        click.echo(json.dumps(rows, indent=2))
+
+    @cli.command(name="sessions")
+    @click.option("--cwd", type=click.Path(file_okay=False), help="Only sessions of this workspace.")
+    @click.option("--all", "show_all", is_flag=True, help="Sessions of every workspace.")
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+    def sessions_command(cwd: str | None, show_all: bool, as_json: bool) -> None:
+        """List stored sessions, newest first (this workspace unless --all)."""
+        from mycode_core.config import home_dir
+        from mycode_core.sessions import SessionStore
+
+        workspace = None if show_all else str(Path(cwd or os.getcwd()).resolve())
+        sessions = SessionStore(home_dir()).list(workspace)
+        if as_json:
+            rows = [
+                {"id": s.id, "cwd": s.cwd, "model": s.model, "started": s.started,
+                 "stop_reason": s.stop_reason, "prompt": s.first_prompt}
+                for s in sessions
+            ]
+            click.echo(json.dumps(rows, indent=2))
+            return
+        if not sessions:
+            click.echo("No sessions yet." + ("" if show_all else " (use --all for every workspace)"))
+            return
+        import time
+
+        for s in sessions:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started))
+            prompt = " ".join(s.first_prompt.split())[:60]
+            click.echo(f"{s.id}  {when}  {s.stop_reason or 'open':<15} {prompt}")
+
+    @cli.command(name="demo")
+    @click.option("--keep", is_flag=True, help="Keep the temporary project folder.")
+    def demo_command(keep: bool) -> None:
+        """Watch mycode fix a bug in a small example project, offline."""
+        from mycode_core.cli.demo import run_demo
+
+        sys.exit(run_demo(keep=keep))

@@ -1,0 +1,163 @@
+"""The ``mycode`` command line.
+
+``mycode [OPTIONS] [PROMPT]`` runs the agent; ``mycode COMMAND`` runs a subcommand. The module
+has no side effects at import and imports nothing heavy: the runtime, pydantic models, openai
+and mcp are imported only when a run starts.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from mycode_core import __version__
+
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
+GATE_POLICIES = ("strict", "standard", "lenient", "off")
+
+
+def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a click callback with the options of an agent run (SPEC §2)."""
+    options = [
+        click.option("-p", "--print", "print_mode", is_flag=True,
+                     help="Non-interactive: run PROMPT (or stdin) to the end, print the result, exit."),
+        click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="text",
+                     show_default=True, help="text: the answer; json: one result object; "
+                     "stream-json: one JSON event per line."),
+        click.option("--model", envvar="MYCODE_MODEL", help="Model id; scripted:PATH plays a script."),
+        click.option("--base-url", help="OpenAI-compatible endpoint (env MYCODE_BASE_URL, OPENAI_BASE_URL)."),
+        click.option("--api-key", help="API key (env MYCODE_API_KEY, OPENAI_API_KEY)."),
+        click.option("--cwd", type=click.Path(file_okay=False), help="Workspace root (default: current directory)."),
+        click.option("--max-steps", type=click.IntRange(min=1), help="Cap on ReAct steps (default 50)."),
+        click.option("--max-tokens", type=click.IntRange(min=1), help="Token budget for the run."),
+        click.option("--permission-mode", type=click.Choice(PERMISSION_MODES),
+                     help="default | accept-edits | plan (read-only) | bypass (no prompts)."),
+        click.option("--completion-policy", type=click.Choice(GATE_POLICIES),
+                     help="Completion gate policy (default standard)."),
+        click.option("--mcp-config", multiple=True, type=click.Path(dir_okay=False),
+                     help="MCP servers file (.mcp.json shape); its servers are trusted."),
+        click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id."),
+        click.option("--continue", "continue_latest", is_flag=True,
+                     help="Continue the latest session in this workspace."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _run_from_click(prompt_words: Sequence[str], **options: Any) -> None:
+    from mycode_core.cli.run import run_agent
+
+    code = run_agent(" ".join(prompt_words).strip(), **options)
+    sys.exit(code)
+
+
+class MycodeGroup(click.Group):
+    """A group whose help also lists the agent's own usage."""
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage("mycode", "[OPTIONS] [PROMPT]...\n       mycode COMMAND [ARGS]...")
+
+
+def build_cli(load_plugins: bool = True) -> click.Group:
+    """Build the command group: agent options, core subcommands, then plugin commands."""
+
+    @click.group(cls=MycodeGroup, invoke_without_command=True,
+                 context_settings={"help_option_names": ["-h", "--help"]})
+    @agent_options
+    @click.version_option(__version__, "--version", prog_name="mycode",
+                          message="%(prog)s %(version)s")
+    @click.pass_context
+    def cli(ctx: click.Context, **options: Any) -> None:
+        """mycode: a plugin-first coding agent for the terminal.
+
+        Run `mycode "task"` (interactive on a terminal), `mycode -p "task"` to run to the end and
+        print the result, or `mycode` alone for an interactive session.
+        """
+        if ctx.invoked_subcommand is None:
+            _run_from_click((), **options)
+
+    from mycode_core.cli import commands
+
+    commands.add_core_commands(cli)
+    if load_plugins:
+        _add_plugin_commands(cli)
+    return cli
+
+
+def _add_plugin_commands(cli: click.Group) -> None:
+    from mycode_core.plugins import PluginLoadError, get_plugin_manager
+
+    try:
+        pm = get_plugin_manager()
+    except PluginLoadError as exc:
+        raise click.UsageError(str(exc)) from None
+    for impl in reversed(pm.hook.register_commands.get_hookimpls()):
+        try:
+            impl.function(cli=cli)
+        except Exception as exc:  # noqa: BLE001 - a broken plugin costs its commands only
+            click.echo(f"mycode: plugin {impl.plugin_name!r} failed to add commands: {exc}", err=True)
+
+
+def build_prompt_command() -> click.Command:
+    """The agent as a plain command with a PROMPT argument (options may follow the prompt)."""
+
+    @click.command(name="mycode", context_settings={"help_option_names": ["-h", "--help"]})
+    @agent_options
+    @click.argument("prompt", nargs=-1)
+    def prompt_command(prompt: tuple[str, ...], **options: Any) -> None:
+        _run_from_click(prompt, **options)
+
+    return prompt_command
+
+
+def _value_options(command: click.Command) -> set[str]:
+    names: set[str] = set()
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.is_flag and not param.count:
+            names.update(param.opts)
+    return names
+
+
+def first_positional(args: Sequence[str], value_options: set[str]) -> str | None:
+    """The first argument that is neither an option nor an option's value."""
+    skip = False
+    for index, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if arg == "--":
+            return args[index + 1] if index + 1 < len(args) else None
+        if arg.startswith("-") and len(arg) > 1:
+            if "=" not in arg and arg in value_options:
+                skip = True
+            continue
+        return arg
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    prompt_command = build_prompt_command()
+    first = first_positional(args, _value_options(prompt_command))
+    if first is not None and not _is_command(first, args):
+        prompt_command.main(args=args, prog_name="mycode")
+        return
+    build_cli().main(args=args, prog_name="mycode")
+
+
+def _is_command(word: str, args: Sequence[str]) -> bool:
+    from mycode_core.cli.commands import CORE_COMMANDS
+
+    if word in CORE_COMMANDS:
+        return True
+    # plugin commands are only known after loading plugins; a one-word first positional that
+    # names one of them is a command, anything else is a prompt
+    if " " in word:
+        return False
+    return word in build_cli().commands

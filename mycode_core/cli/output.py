@@ -1,0 +1,172 @@
+"""Rendering the event stream: ``text`` (what a person watches), ``json`` and ``stream-json``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from mycode_core.runtime.events import AgentEvent
+
+
+class StreamJsonRenderer:
+    """One JSON event per line on stdout."""
+
+    def handle(self, event: AgentEvent) -> None:
+        """Print the event."""
+        sys.stdout.write(event.to_json() + "\n")
+        sys.stdout.flush()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class JsonRenderer:
+    """Only the ``result`` object."""
+
+    def handle(self, event: AgentEvent) -> None:
+        """Print the result event; ignore the rest."""
+        if event.type == "result":
+            sys.stdout.write(event.to_json() + "\n")
+            sys.stdout.flush()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _short(value: Any, limit: int = 100) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe_call(name: str, arguments: Any) -> str:
+    """A one-line summary of a tool call for people."""
+    if isinstance(arguments, dict):
+        for key in ("command", "path", "pattern", "url"):
+            if isinstance(arguments.get(key), str):
+                return f"{name}({_short(arguments[key], 80)})"
+        if name == "todo_write" and isinstance(arguments.get("todos"), list):
+            return f"{name}({len(arguments['todos'])} items)"
+    return f"{name}({_short(arguments, 80)})"
+
+
+class TextRenderer:
+    """Live view for a person: streamed text, tool calls and short results, a spinner, a summary.
+
+    The assistant's words stream to stdout when it is a terminal; otherwise only the final answer
+    is printed there, and the live view goes to stderr.
+    """
+
+    def __init__(self, interactive: bool = False) -> None:
+        from rich.console import Console
+
+        self.out_tty = sys.stdout.isatty()
+        self.console = Console(stderr=not self.out_tty, highlight=False, soft_wrap=True)
+        self.stdout = Console(highlight=False, soft_wrap=True)
+        self.interactive = interactive
+        self.status: Any = None
+        self.streaming = False
+        self.calls: dict[str, str] = {}
+
+    def _spin(self, message: str) -> None:
+        if not self.console.is_terminal:
+            return
+        if self.status is None:
+            self.status = self.console.status(message, spinner="dots")
+            self.status.start()
+        else:
+            self.status.update(message)
+
+    def _unspin(self) -> None:
+        if self.status is not None:
+            self.status.stop()
+            self.status = None
+
+    def _end_stream(self) -> None:
+        if self.streaming:
+            self.console.file.write("\n")
+            self.console.file.flush()
+            self.streaming = False
+
+    def handle(self, event: AgentEvent) -> None:
+        """Show one event."""
+        data: Any = event
+        kind = event.type
+        if kind == "step_start":
+            self._spin("thinking…")
+        elif kind == "text_delta":
+            self._unspin()
+            if self.out_tty or self.interactive:
+                self.console.file.write(data.text)
+                self.console.file.flush()
+                self.streaming = True
+        elif kind == "tool_call":
+            self._unspin()
+            self._end_stream()
+            line = describe_call(data.name, data.arguments)
+            self.calls[data.id] = line
+            self.console.print(f"[cyan]●[/cyan] {line}", markup=True, highlight=False)
+            self._spin(f"running {data.name}…")
+        elif kind == "tool_result":
+            self._unspin()
+            text = data.content if isinstance(data.content, str) else json.dumps(data.content)
+            first = _short(text.strip().splitlines()[0] if text.strip() else "(no output)", 110)
+            mark = "[red]✗[/red]" if data.is_error else "[green]⎿[/green]"
+            lines = text.count("\n") + 1 if text else 0
+            more = f" [dim](+{lines - 1} lines)[/dim]" if lines > 1 else ""
+            self.console.print(f"  {mark} {_escape(first)}{more}", markup=True, highlight=False)
+        elif kind == "guidance":
+            self._end_stream()
+            self.console.print(f"[yellow]↻ {data.source}:[/yellow] {_escape(_short(data.message, 200))}",
+                               markup=True, highlight=False)
+        elif kind == "retry":
+            self._unspin()
+            self.console.print(f"[yellow]retry {data.attempt} in {data.delay:.1f}s:[/yellow] {data.reason}",
+                               markup=True, highlight=False)
+        elif kind == "notice":
+            self._unspin()
+            self.console.print(f"[yellow]mycode: {_escape(data.message)}[/yellow]", markup=True, highlight=False)
+        elif kind == "compaction":
+            self.console.print(f"[dim]context compacted: {data.before_messages} → {data.after_messages} messages[/dim]",
+                               markup=True)
+        elif kind == "assistant":
+            self._end_stream()
+        elif kind == "result":
+            self._finish(data)
+
+    def _finish(self, result: Any) -> None:
+        self._unspin()
+        self._end_stream()
+        if not (self.out_tty or self.interactive) and result.final_text:
+            self.stdout.file.write(result.final_text.rstrip() + "\n")
+            self.stdout.file.flush()
+        tokens = result.usage.get("input_tokens", 0) + result.usage.get("output_tokens", 0)
+        seconds = result.duration_ms / 1000
+        colour = "green" if result.stop_reason == "completed" else "red"
+        summary = (
+            f"[{colour}]{result.stop_reason}[/{colour}] · verdict {result.verdict} · "
+            f"{result.steps} steps · {tokens} tokens · {seconds:.1f}s"
+        )
+        if result.error and result.stop_reason != "completed":
+            summary += f"\n[red]{_escape(result.error)}[/red]"
+        self.console.print(summary, markup=True, highlight=False)
+
+    def close(self) -> None:
+        """Stop the spinner."""
+        self._unspin()
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def make_renderer(output_format: str, interactive: bool = False) -> Any:
+    """The renderer for an ``--output-format``."""
+    if output_format == "stream-json":
+        return StreamJsonRenderer()
+    if output_format == "json":
+        return JsonRenderer()
+    return TextRenderer(interactive=interactive)

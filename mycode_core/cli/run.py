@@ -1,0 +1,148 @@
+"""Starting an agent run from command-line options: settings, plugins, session, output."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mycode_core.runtime.events import exit_code_for
+
+USAGE_ERROR = 2
+
+
+def _fail(message: str) -> int:
+    click.echo(f"mycode: error: {message}", err=True)
+    return USAGE_ERROR
+
+
+def _read_stdin() -> str:
+    if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
+        return ""
+    try:
+        return sys.stdin.read().strip()
+    except (OSError, ValueError):
+        return ""
+
+
+def run_agent(
+    prompt: str,
+    *,
+    print_mode: bool,
+    output_format: str,
+    model: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    cwd: str | None,
+    max_steps: int | None,
+    max_tokens: int | None,
+    permission_mode: str | None,
+    completion_policy: str | None,
+    mcp_config: tuple[str, ...],
+    resume_id: str | None,
+    continue_latest: bool,
+) -> int:
+    """Run the agent; return the process exit code (SPEC §2)."""
+    from mycode_core.config import ConfigError, home_dir, load_settings
+    from mycode_core.plugins import PluginLoadError, get_plugin_manager
+    from mycode_core.runtime.loop import AgentRunner
+    from mycode_core.runtime.resume import history_from_events
+    from mycode_core.runtime.setup import SetupError
+    from mycode_core.sessions import SessionStore, new_session_id
+
+    workspace = Path(cwd or os.getcwd()).expanduser()
+    if not workspace.is_dir():
+        return _fail(f"--cwd {workspace} is not a folder")
+    workspace = workspace.resolve()
+    home = home_dir()
+    tty = sys.stdin.isatty() and sys.stdout.isatty()
+    interactive = not print_mode and tty and output_format == "text"
+    if not interactive and not prompt:
+        prompt = _read_stdin()
+    if not interactive and not prompt and not continue_latest and not resume_id:
+        return _fail('no prompt given: run `mycode -p "your task"` or pipe the task on stdin')
+    for path in mcp_config:
+        if not Path(path).is_file():
+            return _fail(f"--mcp-config {path}: no such file")
+    cli: dict[str, Any] = {
+        "model": model,
+        "base_url": base_url,
+        "api_key": api_key,
+        "max_steps": max_steps,
+        "max_tokens": max_tokens,
+        "permission_mode": permission_mode,
+        "mcp_config_files": [str(Path(p).resolve()) for p in mcp_config] or None,
+    }
+    if completion_policy:
+        cli["completion_gate"] = {"policy": completion_policy}
+    try:
+        settings = load_settings(workspace, home, cli)
+        pm = get_plugin_manager()
+    except (ConfigError, PluginLoadError) as exc:
+        return _fail(str(exc))
+
+    store = SessionStore(home)
+    prior: list[dict[str, Any]] = []
+    session_id = new_session_id()
+    resumed = None
+    if resume_id or continue_latest:
+        if resume_id:
+            if not store.exists(resume_id):
+                return _fail(f"no session {resume_id!r} (see `mycode sessions`)")
+            session_id = resume_id
+        else:
+            latest = store.latest(str(workspace))
+            if latest is None:
+                return _fail(f"no earlier session in {workspace} to continue")
+            session_id = latest.id
+        resumed = session_id
+        prior = history_from_events(store.read_events(session_id))
+        if not prompt and not interactive:
+            prompt = "Continue the task from where the previous run stopped."
+
+    runner = AgentRunner(
+        pm=pm,
+        settings=settings,
+        workspace=workspace,
+        home=home,
+        session_id=session_id,
+        interactive=interactive,
+        ask=None,
+        prior_messages=prior,
+        resumed_from=resumed,
+    )
+    if interactive:
+        from mycode_core.cli.interactive import InteractiveSession
+
+        return InteractiveSession(runner, store).run(prompt or None)
+    try:
+        runner.prepare()
+    except SetupError as exc:
+        runner.close()
+        return _fail(str(exc))
+    from mycode_core.cli.output import make_renderer
+
+    renderer = make_renderer(output_format)
+    result = None
+    try:
+        events = runner.run(prompt)
+        while True:
+            try:
+                event = next(events)
+            except StopIteration:
+                break
+            except KeyboardInterrupt:
+                runner.cancel()
+                continue
+            renderer.handle(event)
+            if event.type == "result":
+                result = event
+    finally:
+        renderer.close()
+        runner.close()
+    if result is None:
+        return 1
+    return exit_code_for(result.stop_reason)  # type: ignore[attr-defined]

@@ -1,0 +1,143 @@
+"""Any OpenAI-compatible chat-completions endpoint, through the ``openai`` SDK (3.x).
+
+OpenAI, Ollama, vLLM, llama.cpp's server and OpenRouter all work with a base URL and a key.
+Streaming is the default; the raw SSE lines are accumulated by :mod:`.sse`. The SDK's own
+retries are off: the runner's retry loop (with ``retry`` events) is the only one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from mycode_core.providers.base import (
+    BrokenStream,
+    ConnectionFailed,
+    ContextLengthExceeded,
+    FatalModelError,
+    ModelError,
+    ModelReply,
+    ModelTimeout,
+    RateLimited,
+    ServerError,
+)
+from mycode_core.providers.sse import accumulate_sse, looks_like_context_overflow, reply_from_completion
+
+PLACEHOLDER_KEY = "sk-no-key-required"
+
+
+def _retry_after(headers: Any) -> float | None:
+    if headers is None:
+        return None
+    for name in ("retry-after-ms", "retry-after"):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value)
+        except ValueError:
+            return None
+        return seconds / 1000 if name.endswith("-ms") else seconds
+    return None
+
+
+def _error_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+        if isinstance(body.get("message"), str):
+            return str(body["message"])
+    return str(getattr(exc, "message", None) or exc)
+
+
+def classify(exc: Exception) -> ModelError:
+    """Map an SDK exception to our error classes."""
+    import openai
+
+    if isinstance(exc, ModelError):
+        return exc
+    if isinstance(exc, openai.APITimeoutError):
+        return ModelTimeout("the model request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return ConnectionFailed(f"cannot reach the model server: {exc.__cause__ or exc}")
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        message = _error_message(exc)
+        headers = getattr(exc.response, "headers", None)
+        text = f"HTTP {status}: {message}"
+        if status == 429:
+            return RateLimited(text, retry_after=_retry_after(headers), status=status)
+        if status in (408, 409) or status >= 500:
+            return ServerError(text, retry_after=_retry_after(headers), status=status)
+        if status in (400, 413, 422) and looks_like_context_overflow(message):
+            return ContextLengthExceeded(text, status=status)
+        return FatalModelError(text, status=status)
+    return BrokenStream(f"the model stream broke: {type(exc).__name__}: {exc}")
+
+
+class OpenAICompatibleModel:
+    """A chat-completions model behind an OpenAI-compatible endpoint."""
+
+    def __init__(self, model_id: str, settings: Any) -> None:
+        import openai
+
+        self.model_id = model_id
+        self.settings = settings
+        self.stream = bool(getattr(settings, "stream", True))
+        self.send_stream_options = True
+        self.client = openai.OpenAI(
+            api_key=settings.api_key or PLACEHOLDER_KEY,
+            base_url=settings.base_url or None,
+            max_retries=0,
+            timeout=float(getattr(settings, "request_timeout", 600.0)),
+        )
+
+    def _params(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        params: dict[str, Any] = {"model": self.model_id, "messages": messages}
+        if tools:
+            params["tools"] = tools
+        max_output = getattr(self.settings, "max_output_tokens", None)
+        if max_output:
+            params["max_tokens"] = int(max_output)
+        return params
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_text: Callable[[str], None],
+    ) -> ModelReply:
+        """One model turn; raises a classified :class:`ModelError` on failure."""
+        import openai
+
+        params = self._params(messages, tools)
+        try:
+            if not self.stream:
+                raw = self.client.chat.completions.with_raw_response.create(**params)
+                return reply_from_completion(json.loads(raw.text), on_text)
+            try:
+                return self._stream(params, on_text)
+            except openai.BadRequestError as exc:
+                if self.send_stream_options and "stream_options" in _error_message(exc):
+                    self.send_stream_options = False  # the server rejects it: never send again
+                    return self._stream(params, on_text)
+                raise
+        except ModelError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure is classified
+            raise classify(exc) from exc
+
+    def _stream(self, params: dict[str, Any], on_text: Callable[[str], None]) -> ModelReply:
+        extra: dict[str, Any] = {"stream": True}
+        if self.send_stream_options:
+            extra["stream_options"] = {"include_usage": True}
+        with self.client.chat.completions.with_streaming_response.create(
+            **params, **extra
+        ) as response:
+            content_type = response.headers.get("content-type", "")
+            if "text/event-stream" not in content_type and "json" in content_type:
+                return reply_from_completion(json.loads(response.read()), on_text)
+            return accumulate_sse(response.iter_lines(), on_text)

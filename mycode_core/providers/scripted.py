@@ -1,0 +1,112 @@
+"""``scripted:PATH`` — plays a JSON file of model turns through the real loop (SPEC §6).
+
+Each turn is ``{"content": str?, "tool_calls": [{"name", "arguments", "id"?}]?}``;
+``arguments`` is a JSON object or a JSON-encoded string. A turn may also be
+``{"error": {"kind": "rate_limit"|"timeout"|"server_error"|"broken_stream"|"context_length"|
+"model_error", "message": str?, "retry_after": float?}}`` to rehearse recovery paths. When the
+script runs out, the model answers with a plain final text.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mycode_core.providers import base
+from mycode_core.providers.base import ModelReply, ReplyToolCall
+from mycode_core.runtime.tokens import count_text
+
+END_OF_SCRIPT_TEXT = "Done."
+
+ERRORS: dict[str, type[base.ModelError]] = {
+    "rate_limit": base.RateLimited,
+    "timeout": base.ModelTimeout,
+    "connection_error": base.ConnectionFailed,
+    "server_error": base.ServerError,
+    "broken_stream": base.BrokenStream,
+    "context_length": base.ContextLengthExceeded,
+    "model_error": base.FatalModelError,
+}
+
+
+class ScriptError(ValueError):
+    """The script file is missing or malformed."""
+
+
+def load_script(path: Path) -> list[dict[str, Any]]:
+    """Read and check a script file; raise :class:`ScriptError` with a readable message."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ScriptError(f"scripted model file not found: {path}") from None
+    except (OSError, ValueError) as exc:
+        raise ScriptError(f"cannot read scripted model file {path}: {exc}") from None
+    if isinstance(data, dict):
+        data = data.get("turns", data.get("messages"))
+    if not isinstance(data, list) or not all(isinstance(turn, dict) for turn in data):
+        raise ScriptError(f"scripted model file {path} must hold a JSON list of turn objects")
+    return data
+
+
+class ScriptedModel:
+    """Replays turns in order, one per model call."""
+
+    def __init__(self, model_id: str, settings: Any) -> None:
+        self.model_id = model_id
+        self.path = Path(model_id.split(":", 1)[1]).expanduser()
+        self.turns = load_script(self.path)
+        self.position = 0
+        self._lock = threading.Lock()
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_text: Callable[[str], None],
+    ) -> ModelReply:
+        """Return the next turn of the script (streaming its text through ``on_text``)."""
+        with self._lock:
+            turn = self.turns[self.position] if self.position < len(self.turns) else None
+            self.position += 1
+        if turn is None:
+            turn = {"content": END_OF_SCRIPT_TEXT}
+        if "error" in turn:
+            error = turn["error"] if isinstance(turn["error"], dict) else {"kind": str(turn["error"])}
+            cls = ERRORS.get(str(error.get("kind")), base.FatalModelError)
+            raise cls(str(error.get("message") or f"scripted {error.get('kind')}"),
+                      retry_after=error.get("retry_after"))
+        content = turn.get("content")
+        if content is not None and not isinstance(content, str):
+            content = json.dumps(content)
+        if content:
+            for piece in _pieces(content):
+                on_text(piece)
+        calls = []
+        for index, raw in enumerate(turn.get("tool_calls") or ()):
+            if not isinstance(raw, dict):
+                continue
+            function = raw.get("function") if isinstance(raw.get("function"), dict) else raw
+            arguments = function.get("arguments", {})
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments, ensure_ascii=False)
+            calls.append(
+                ReplyToolCall(
+                    id=raw.get("id") or None,
+                    name=str(function.get("name") or f"unnamed_{index}"),
+                    arguments=arguments,
+                )
+            )
+        finish = turn.get("finish_reason") or ("tool_calls" if calls else "stop")
+        return ModelReply(
+            content=content or None,
+            tool_calls=calls,
+            finish_reason=finish,
+            usage={"input_tokens": 0, "output_tokens": count_text(content or "")},
+        )
+
+
+def _pieces(text: str, size: int = 24) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [text]

@@ -1,0 +1,205 @@
+"""Accumulating a chat-completions SSE stream into one :class:`ModelReply`.
+
+We parse the raw stream ourselves: OpenAI-compatible servers omit ``index``, ``object`` or
+``id`` fields, send arguments as objects, or put an ``error`` block mid-stream, and a
+lenient parser copes with all of them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from mycode_core.providers.base import (
+    BrokenStream,
+    ContextLengthExceeded,
+    ModelError,
+    ModelReply,
+    RateLimited,
+    ReplyToolCall,
+    ServerError,
+)
+
+CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "context window",
+    "too many tokens",
+    "prompt is too long",
+    "reduce the length",
+    "input is too long",
+)
+
+
+def looks_like_context_overflow(text: str) -> bool:
+    """Whether an error message says the prompt did not fit."""
+    lowered = text.lower()
+    return any(marker in lowered for marker in CONTEXT_MARKERS)
+
+
+def error_from_payload(payload: Any) -> ModelError:
+    """Classify an ``error`` object found inside a stream."""
+    error = payload.get("error", payload) if isinstance(payload, dict) else payload
+    if isinstance(error, dict):
+        message = str(error.get("message") or error.get("code") or error)
+        code = str(error.get("code") or error.get("type") or "")
+    else:
+        message, code = str(error), ""
+    text = f"{code} {message}"
+    if looks_like_context_overflow(text):
+        return ContextLengthExceeded(f"stream error: {message}")
+    if "rate" in text.lower() and "limit" in text.lower():
+        return RateLimited(f"stream error: {message}")
+    return ServerError(f"stream error: {message}")
+
+
+class _Call:
+    __slots__ = ("id", "name", "arguments")
+
+    def __init__(self, call_id: str | None) -> None:
+        self.id = call_id
+        self.name = ""
+        self.arguments: list[str] = []
+
+
+class StreamAccumulator:
+    """Feeds on decoded chunk objects; keeps choice 0 only."""
+
+    def __init__(self, on_text: Callable[[str], None]) -> None:
+        self.on_text = on_text
+        self.text: list[str] = []
+        self.refusal: list[str] = []
+        self.calls: list[_Call] = []
+        self.by_index: dict[int, _Call] = {}
+        self.finish_reason: str | None = None
+        self.usage: dict[str, int] = {}
+        self.done = False
+        self.saw_chunk = False
+
+    def feed(self, chunk: dict[str, Any]) -> None:
+        """Take one decoded ``chat.completion.chunk``."""
+        if "error" in chunk and not chunk.get("choices"):
+            raise error_from_payload(chunk)
+        self.saw_chunk = True
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = {
+                "input_tokens": int(usage.get("prompt_tokens") or 0),
+                "output_tokens": int(usage.get("completion_tokens") or 0),
+            }
+        for choice in chunk.get("choices") or ():
+            if not isinstance(choice, dict) or int(choice.get("index") or 0) != 0:
+                continue
+            delta = choice.get("delta") or choice.get("message") or {}
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                self.text.append(content)
+                self.on_text(content)
+            refusal = delta.get("refusal")
+            if isinstance(refusal, str) and refusal:
+                self.refusal.append(refusal)
+            for raw in delta.get("tool_calls") or ():
+                self._feed_call(raw)
+            if choice.get("finish_reason"):
+                self.finish_reason = str(choice["finish_reason"])
+
+    def _feed_call(self, raw: dict[str, Any]) -> None:
+        index = raw.get("index")
+        call_id = raw.get("id") or None
+        call: _Call | None = None
+        if isinstance(index, int):
+            call = self.by_index.get(index)
+            if call is not None and call_id and call.id and call_id != call.id:
+                call = None  # a server reusing an index for a new call
+        elif call_id:
+            call = next((c for c in self.calls if c.id == call_id), None)
+        elif self.calls:
+            call = self.calls[-1]
+        if call is None:
+            call = _Call(call_id)
+            self.calls.append(call)
+            if isinstance(index, int):
+                self.by_index[index] = call
+        if call_id and not call.id:
+            call.id = call_id
+        function = raw.get("function") or {}
+        name = function.get("name")
+        if isinstance(name, str) and name and not call.name:
+            call.name = name
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            call.arguments.append(arguments)
+        elif isinstance(arguments, dict):
+            call.arguments.append(json.dumps(arguments))
+
+    def reply(self) -> ModelReply:
+        """The accumulated turn."""
+        text = "".join(self.text) or None
+        refusal = "".join(self.refusal) or None
+        return ModelReply(
+            content=text,
+            refusal=refusal,
+            tool_calls=[
+                ReplyToolCall(id=c.id, name=c.name, arguments="".join(c.arguments))
+                for c in self.calls
+                if c.name
+            ],
+            finish_reason=self.finish_reason,
+            usage=self.usage,
+        )
+
+
+def accumulate_sse(lines: Iterable[str], on_text: Callable[[str], None]) -> ModelReply:
+    """Read SSE ``lines`` (without newlines) into a reply; raise :class:`ModelError` on errors."""
+    acc = StreamAccumulator(on_text)
+    event_name: str | None = None
+    data: list[str] = []
+
+    def dispatch() -> None:
+        nonlocal event_name, data
+        payload_text = "\n".join(data).strip()
+        name = event_name
+        event_name, data = None, []
+        if not payload_text:
+            return
+        if payload_text == "[DONE]":
+            acc.done = True
+            return
+        try:
+            payload = json.loads(payload_text)
+        except ValueError:
+            if name == "error":
+                raise ServerError(f"stream error: {payload_text[:200]}") from None
+            return  # keep-alive noise or a comment some servers send
+        if name == "error":
+            raise error_from_payload(payload)
+        if isinstance(payload, dict):
+            acc.feed(payload)
+
+    for line in lines:
+        if line == "":
+            dispatch()
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if field == "event":
+            event_name = value
+        elif field == "data":
+            data.append(value)
+    dispatch()
+    if not acc.done and acc.finish_reason is None:
+        raise BrokenStream("the stream ended before the model finished its reply")
+    return acc.reply()
+
+
+def reply_from_completion(body: dict[str, Any], on_text: Callable[[str], None]) -> ModelReply:
+    """A non-streaming ``chat.completion`` body as a reply (text still goes through on_text)."""
+    if "error" in body and not body.get("choices"):
+        raise error_from_payload(body)
+    acc = StreamAccumulator(on_text)
+    acc.feed(body)
+    return acc.reply()

@@ -1,0 +1,49 @@
+"""Append-only conversation history, kept apart from the model view built from it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from mycode_core.runtime.tokens import count_message
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One message of history with its token count computed once."""
+
+    message: dict[str, Any]
+    tokens: int
+
+
+class History:
+    """Everything said in the session, in order. Entries are never changed or removed."""
+
+    def __init__(self) -> None:
+        self._entries: list[Entry] = []
+        self._tokens = 0
+
+    def append(self, message: dict[str, Any]) -> None:
+        """Add a chat-completions message."""
+        entry = Entry(message, count_message(message))
+        self._entries.append(entry)
+        self._tokens += entry.tokens
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self._entries)
+
+    def __getitem__(self, index: int) -> Entry:
+        return self._entries[index]
+
+    @property
+    def tokens(self) -> int:
+        """Sum of the entries' token counts."""
+        return self._tokens
+
+    def messages(self) -> list[dict[str, Any]]:
+        """All messages, in order."""
+        return [entry.message for entry in self._entries]

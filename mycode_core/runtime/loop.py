@@ -1,0 +1,488 @@
+"""The ReAct loop: ``AgentRunner.run(prompt) -> Iterator[AgentEvent]``.
+
+An outer step loop (bounded by ``max_steps``) and an inner model-call loop for recovery, so
+retries, compaction and nudges never consume steps. The state is a frozen
+:class:`~mycode_core.runtime.state.LoopState` advanced only through ``next(reason)``.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import re
+import secrets
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from mycode_core.records import CompletionVerdict, RunContext, ToolCall
+from mycode_core.runtime import guards
+from mycode_core.runtime.context import ModelView
+from mycode_core.runtime.events import (
+    AgentEvent,
+    AssistantEvent,
+    CheckpointEvent,
+    CompactionEvent,
+    GuidanceEvent,
+    NoticeEvent,
+    ObservationEvent,
+    ResultEvent,
+    RetryEvent,
+    StepStartEvent,
+    SystemEvent,
+    TextDeltaEvent,
+    UserEvent,
+)
+from mycode_core.runtime.history import History
+from mycode_core.runtime.messages import assistant_message, guidance_message, tool_message
+from mycode_core.runtime.observation import (
+    ValidationMatcher,
+    changed_paths,
+    needs_snapshot,
+    observe,
+    snapshot_workspace,
+)
+from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
+from mycode_core.runtime.state import LoopState, Phase, TransitionReason
+from mycode_core.runtime.tools import CallOutcome, ToolOrchestrator
+from mycode_core.sessions import SessionStore, Transcript
+from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
+
+OUTPUT_RESERVE = 8_000
+EMPTY_REPLY_NUDGE = (
+    "Your last reply was empty. Continue the task: call a tool, or give your final answer."
+)
+LENGTH_NUDGE = "Your reply was cut off by the output limit. Continue exactly where you stopped."
+_AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
+
+
+class _Stop(Exception):
+    """Internal: the run ends with ``stop_reason``."""
+
+    def __init__(self, state: LoopState) -> None:
+        self.state = state
+
+
+class AgentRunner:
+    """Runs tasks against a model with tools from plugins; keeps history between turns."""
+
+    def __init__(
+        self,
+        *,
+        pm: pluggy.PluginManager,
+        settings: Any,
+        workspace: Path,
+        home: Path,
+        session_id: str,
+        interactive: bool = False,
+        ask: Any = None,
+        prior_messages: list[dict[str, Any]] | None = None,
+        resumed_from: str | None = None,
+    ) -> None:
+        self.pm = pm
+        self.settings = settings
+        self.workspace = workspace
+        self.home = home
+        self.session_id = session_id
+        self.resumed_from = resumed_from
+        self.history = History()
+        for message in prior_messages or ():
+            self.history.append(message)
+        self.context = RunContext(
+            workspace=workspace,
+            home=home,
+            settings=settings,
+            session_id=session_id,
+            interactive=interactive,
+            ask=ask,
+            emit=self._emit,
+        )
+        self.transitions: list[Any] = []
+        self.usage = {"input_tokens": 0, "output_tokens": 0}
+        self._queue: queue.Queue[AgentEvent | None] = queue.Queue()
+        self._lock = threading.RLock()
+        self._cancel = threading.Event()
+        self._ready = False
+        self._transcript: Transcript | None = None
+        self._event_hook_failed: set[str] = set()
+        self.model: Any = None
+        self.view: ModelView | None = None
+        self.orchestrator: ToolOrchestrator | None = None
+        self.matcher = ValidationMatcher(settings.validation_commands)
+        self._result_sent = False
+
+    # ------------------------------------------------------------------ events
+
+    def _emit(self, event: AgentEvent) -> None:
+        with self._lock:
+            if self._transcript is not None:
+                self._transcript.write(event)
+            for impl in self.pm.hook.on_event.get_hookimpls():
+                try:
+                    impl.function(**{k: v for k, v in (("event", event), ("context", self.context)) if k in impl.argnames})
+                except Exception as exc:  # noqa: BLE001 - observers never stop the run
+                    if impl.plugin_name not in self._event_hook_failed:
+                        self._event_hook_failed.add(impl.plugin_name)
+                        self._queue.put(NoticeEvent(level="warning", source=impl.plugin_name,
+                                                    message=f"plugin {impl.plugin_name!r} failed in on_event: {exc}"))
+            self._queue.put(event)
+
+    def _notice(self, message: str, level: str = "warning") -> None:
+        self._emit(NoticeEvent(level=level, message=message))  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ setup
+
+    def prepare(self) -> None:
+        """Load tools, model and system prompt (once). Raises ``SetupError`` for bad config."""
+        if self._ready:
+            return
+        self._transcript = SessionStore(self.home).open(self.session_id)
+        collect_tools(self.pm, self.context, self._notice)  # MCP servers start in background
+        self.model = make_model(self.pm, self.settings, self._notice)
+        prompt = system_prompt(self.pm, self.context, self._notice)
+        window = int(self.settings.context_window)
+        reserve = int(self.settings.max_output_tokens or min(OUTPUT_RESERVE, window // 4))
+        self.view = ModelView(prompt, max(1024, window - reserve), self._compact)
+        for task in self.context.startup_tasks:
+            try:
+                task()
+            except Exception as exc:  # noqa: BLE001
+                self._notice(f"start-up task failed: {exc}")
+        self.orchestrator = ToolOrchestrator(
+            self.context,
+            self._emit,
+            lambda call, tool: self.pm.hook.permission_verdict(call=call, tool=tool, context=self.context),
+            max_parallel=self.settings.max_parallel_tools,
+            max_calls=self.settings.max_tool_calls_per_reply,
+        )
+        self.orchestrator.observer = self._observe_call
+        plugins = sorted(name for name, _ in self.pm.list_name_plugin() if not name.startswith("mycode_core."))
+        self._emit(
+            SystemEvent(
+                session_id=self.session_id,
+                model=str(self.settings.model),
+                cwd=str(self.workspace),
+                tools=self.context.tools.names(),
+                plugins=plugins,
+                permission_mode=self.settings.permission_mode,
+                resumed_from=self.resumed_from,
+            )
+        )
+        self._ready = True
+
+    def close(self) -> None:
+        """Run cleanup tasks (stop MCP servers) and close the transcript."""
+        for task in self.context.cleanup:
+            try:
+                task()
+            except Exception:  # noqa: BLE001, S110 - shutting down: nothing more to do
+                pass
+        self.context.cleanup.clear()
+        if self.orchestrator is not None:
+            self.orchestrator.close()
+        if self._transcript is not None:
+            self._transcript.close()
+
+    def cancel(self) -> None:
+        """Ask the running turn to stop (Ctrl-C)."""
+        self._cancel.set()
+
+    # ------------------------------------------------------------------ running
+
+    def run(self, prompt: str) -> Iterator[AgentEvent]:
+        """Run one task to its end, yielding events as they happen; the last is ``result``."""
+        self._cancel.clear()
+        self._result_sent = False
+        worker = threading.Thread(target=self._worker, args=(prompt,), daemon=True, name="mycode-loop")
+        worker.start()
+        interrupted = False
+        while True:
+            try:
+                event = self._queue.get(timeout=0.1)
+            except queue.Empty:
+                if not worker.is_alive() and self._queue.empty():
+                    return
+                continue
+            except KeyboardInterrupt:
+                if interrupted:
+                    raise
+                interrupted = True
+                self.cancel()
+                worker.join(timeout=2.0)
+                self._finish_interrupted()
+                continue
+            if event is None:
+                return
+            yield event
+            if interrupted and isinstance(event, ResultEvent):
+                return
+
+    def _finish_interrupted(self) -> None:
+        with self._lock:
+            if self._result_sent:
+                return
+            self._result_sent = True
+            self._emit(self._result("interrupted", "none", 0, "", 0.0, None))
+
+    def _worker(self, prompt: str) -> None:
+        started = time.monotonic()
+        state = LoopState(log=self.transitions)
+        final_text = ""
+        error: str | None = None
+        try:
+            self.prepare()
+            state = state.next(TransitionReason.START)
+            content = self._expand_prompt(prompt)
+            self._emit(UserEvent(content=content))
+            self.history.append({"role": "user", "content": content})
+            self.context.prompt = prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"
+            state, final_text = self._loop(state)
+        except _Stop as stop:
+            state = stop.state
+        except ModelError as exc:  # raised from the checkpoint call only
+            error = str(exc)
+            state = state.next(TransitionReason.FINISHED, stop_reason="model_error")
+        except Exception as exc:  # noqa: BLE001 - never a traceback for the user
+            error = f"{type(exc).__name__}: {exc}"
+            if state.stop_reason is None:
+                state = state.next(TransitionReason.FINISHED, stop_reason="model_error")
+        if self._cancel.is_set() and state.stop_reason in (None, "interrupted"):
+            state = state.next(TransitionReason.FINISHED, stop_reason="interrupted")
+        error = error or getattr(state, "_error", None) or self._last_error
+        with self._lock:
+            if not self._result_sent:
+                self._result_sent = True
+                self._emit(self._result(state.stop_reason or "model_error", state.verdict, state.step,
+                                        final_text, started, error))
+        self._queue.put(None)
+
+    _last_error: str | None = None
+
+    def _result(self, stop: str, verdict: str, steps: int, text: str, started: float, error: str | None) -> ResultEvent:
+        return ResultEvent(
+            session_id=self.session_id,
+            stop_reason=stop,  # type: ignore[arg-type]
+            verdict=verdict,  # type: ignore[arg-type]
+            steps=steps,
+            final_text=text,
+            usage=dict(self.usage),
+            duration_ms=int((time.monotonic() - started) * 1000) if started else 0,
+            error=error,
+            is_error=stop != "completed",
+        )
+
+    def _expand_prompt(self, prompt: str) -> str:
+        mentions = []
+        for match in _AT_PATH.finditer(prompt):
+            candidate = match.group(1).rstrip(".,;:")
+            if (self.workspace / candidate).exists():
+                mentions.append(candidate)
+        if not mentions:
+            return prompt
+        listed = ", ".join(dict.fromkeys(mentions))
+        return f"{prompt}\n\n<system-reminder>The user referred to {listed}; read it with read_file before acting.</system-reminder>"
+
+    # ------------------------------------------------------------------ the step loop
+
+    def _stop(self, state: LoopState, reason: str, detail: str = "", verdict: str | None = None) -> _Stop:
+        if detail:
+            self._last_error = detail
+        changes: dict[str, Any] = {"stop_reason": reason, "phase": Phase.DONE}
+        if verdict is not None:
+            changes["verdict"] = verdict
+        return _Stop(state.next(TransitionReason.FINISHED, detail, **changes))
+
+    def _loop(self, state: LoopState) -> tuple[LoopState, str]:
+        settings = self.settings
+        near_limit_sent = False
+        final_text = ""
+        while True:
+            if self._cancel.is_set():
+                raise self._stop(state, "interrupted")
+            if state.step >= settings.max_steps:
+                self._write_checkpoint()
+                raise self._stop(state, "max_steps", f"reached the step limit ({settings.max_steps})")
+            budget = settings.max_tokens
+            if budget and self.usage["input_tokens"] + self.usage["output_tokens"] >= int(budget):
+                raise self._stop(state, "token_budget", f"token budget of {budget} used up")
+            state = state.next(TransitionReason.STEP_BEGIN, step=state.step + 1, phase=Phase.CALLING_MODEL)
+            self._emit(StepStartEvent(step=state.step))
+            remaining = settings.max_steps - state.step + 1
+            if not near_limit_sent and settings.max_steps > settings.near_limit_steps and remaining <= settings.near_limit_steps:
+                near_limit_sent = True
+                self._guide("near_limit", guards.near_limit_message(remaining))
+            state, reply = self._call_model(state)
+            if reply.tool_calls:
+                state = self._act(state, reply)
+                continue
+            final_text = reply.content or reply.refusal or ""
+            self.history.append(assistant_message(final_text, []))
+            self._emit(AssistantEvent(content=final_text, finish_reason=reply.finish_reason, usage=reply.usage or None))
+            state = state.next(TransitionReason.MODEL_REPLIED_TEXT, phase=Phase.VERIFYING)
+            verdict = self._completion_verdict(final_text)
+            if verdict.verdict in ("pass", "unverified"):
+                return state.next(TransitionReason.FINISHED, stop_reason="completed", verdict=verdict.verdict, phase=Phase.DONE), final_text
+            blocks = state.gate_blocks + 1
+            if blocks > settings.completion_gate.max_blocks:
+                self._last_error = "the completion gate blocked the final answer too many times: " + verdict.feedback
+                return state.next(TransitionReason.FINISHED, stop_reason="gate_exhausted", verdict="fail", phase=Phase.DONE, gate_blocks=blocks), final_text
+            state = state.next(TransitionReason.GATE_BLOCKED, verdict.feedback, gate_blocks=blocks)
+            self._guide(verdict.source or "completion_gate", verdict.feedback or "The task is not verified yet.")
+
+    def _completion_verdict(self, final_text: str) -> CompletionVerdict:
+        try:
+            verdict = self.pm.hook.completion_verdict(
+                final_text=final_text, observations=list(self.context.observations), context=self.context
+            )
+        except Exception as exc:  # noqa: BLE001
+            self._notice(f"completion policy failed: {exc}; treating the answer as unverified")
+            return CompletionVerdict(verdict="unverified", source="runtime")
+        return verdict or CompletionVerdict(verdict="pass", source="default")
+
+    def _guide(self, source: str, message: str, pattern: str | None = None) -> None:
+        self._emit(GuidanceEvent(source=source, message=message, pattern=pattern))
+        self.history.append(guidance_message(source, message))
+
+    # ------------------------------------------------------------------ acting
+
+    def _act(self, state: LoopState, reply: ModelReply) -> LoopState:
+        assert self.orchestrator is not None
+        state = state.next(TransitionReason.MODEL_REPLIED_TOOLS, phase=Phase.ACTING)
+        calls = [self._tool_call(state.step, index, raw) for index, raw in enumerate(reply.tool_calls)]
+        raw_calls = [{"id": c.id, "name": c.name, "arguments": c.raw_arguments} for c in calls]
+        self.history.append(assistant_message(reply.content, raw_calls))
+        self._emit(AssistantEvent(content=reply.content, tool_calls=raw_calls,
+                                  finish_reason=reply.finish_reason, usage=reply.usage or None))
+        self._step = state.step
+        outcomes = self.orchestrator.run(calls)
+        for outcome in outcomes:
+            self.history.append(tool_message(outcome.call.id, outcome.result.content, outcome.result.is_error))
+        state = state.next(TransitionReason.TOOLS_DONE, phase=Phase.CALLING_MODEL)
+        try:
+            verdict = self.pm.hook.stagnation_verdict(observations=self.context.observations, context=self.context)
+        except Exception as exc:  # noqa: BLE001
+            self._notice(f"stagnation policy failed: {exc}")
+            verdict = None
+        if verdict is not None and verdict.action == "guide":
+            self._guide("stagnation", verdict.message, verdict.pattern)
+            state = state.next(TransitionReason.STAGNATION_GUIDANCE, verdict.pattern or "")
+        elif verdict is not None and verdict.action == "stop":
+            self._emit(GuidanceEvent(source="stagnation", message=verdict.message, pattern=verdict.pattern))
+            raise self._stop(state, "stagnation", verdict.message or "the agent kept repeating itself")
+        return state
+
+    _step = 0
+
+    def _observe_call(self, call: ToolCall, tool: Any, run: Any) -> CallOutcome:
+        """Wraps one tool execution: snapshot if it may change files, then record facts."""
+        before = snapshot_workspace(self.workspace) if needs_snapshot(tool, call) else None
+        outcome: CallOutcome = run()
+        changes = changed_paths(before, snapshot_workspace(self.workspace)) if before is not None else None
+        observation = observe(step=self._step, call=call, tool=tool, result=outcome.result,
+                              matcher=self.matcher, workspace_changes=changes)
+        with self.context.lock:
+            self.context.observations.append(observation)
+        self._emit(ObservationEvent(observation=observation.model_dump(exclude_none=True)))
+        return outcome
+
+    def _tool_call(self, step: int, index: int, raw: Any) -> ToolCall:
+        import json
+
+        call_id = raw.id or f"call_{step}_{index}_{secrets.token_hex(4)}"
+        text = raw.arguments or "{}"
+        try:
+            arguments = json.loads(text) if text.strip() else {}
+            problem = None if isinstance(arguments, dict) else "the arguments are not a JSON object"
+        except ValueError as exc:
+            arguments, problem = {}, str(exc)
+        if problem is not None:
+            arguments = {}
+        return ToolCall(id=call_id, name=raw.name, arguments=arguments, raw_arguments=text, parse_error=problem)
+
+    # ------------------------------------------------------------------ calling the model
+
+    def _call_model(self, state: LoopState) -> tuple[LoopState, ModelReply]:
+        assert self.view is not None
+        settings = self.settings
+        attempt = 0
+        force_compact = False
+        while True:
+            if self._cancel.is_set():
+                raise self._stop(state, "interrupted")
+            messages, compacted = self.view.build(self.history, force_compact=force_compact)
+            if compacted:
+                self._emit(CompactionEvent(before_messages=len(self.history) + 1, after_messages=len(messages),
+                                           reason="context window"))
+            tools = [tool.spec() for tool in self.context.tools.all()]
+            try:
+                reply = self.model.complete(messages, tools, self._on_text)
+            except ContextLengthExceeded as exc:
+                if state.compactions >= 2:
+                    raise self._stop(state, "context_overflow", str(exc)) from None
+                self.view.budget = max(1024, int(self.view.budget * 0.6))
+                force_compact = True
+                state = state.next(TransitionReason.COMPACTED, str(exc), compactions=state.compactions + 1)
+                continue
+            except ModelError as exc:
+                if not exc.retryable or attempt >= settings.max_retries:
+                    raise self._stop(state, "model_error", str(exc)) from None
+                attempt += 1
+                delay = self._backoff(attempt, exc.retry_after)
+                self._emit(RetryEvent(attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=str(exc)))
+                state = state.next(TransitionReason.RETRY, exc.kind, model_attempt=attempt)
+                if self._cancel.wait(delay):
+                    raise self._stop(state, "interrupted") from None
+                continue
+            self._add_usage(reply.usage)
+            if not reply.tool_calls and not (reply.content or "").strip() and not reply.refusal:
+                if state.empty_nudges >= 1:
+                    raise self._stop(state, "model_error", "the model returned an empty reply twice")
+                state = state.next(TransitionReason.EMPTY_REPLY_NUDGE, empty_nudges=state.empty_nudges + 1)
+                self._guide("runtime", EMPTY_REPLY_NUDGE)
+                continue
+            if reply.finish_reason == "length" and not reply.tool_calls and state.length_continues < 2:
+                self.history.append(assistant_message(reply.content, []))
+                self._emit(AssistantEvent(content=reply.content, finish_reason="length", usage=reply.usage or None))
+                state = state.next(TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1)
+                self._guide("runtime", LENGTH_NUDGE)
+                continue
+            return state, reply
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        settings = self.settings
+        if retry_after is not None and retry_after >= 0:
+            return float(min(retry_after, settings.retry_max_delay))
+        base = settings.retry_base_delay * (2 ** (attempt - 1))
+        return float(min(settings.retry_max_delay, base * (0.75 + random.random() / 2)))
+
+    def _on_text(self, text: str) -> None:
+        self._emit(TextDeltaEvent(text=text))
+
+    def _add_usage(self, usage: dict[str, int]) -> None:
+        for key in ("input_tokens", "output_tokens"):
+            self.usage[key] += int(usage.get(key, 0) or 0)
+
+    def _compact(self, messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]] | None:
+        result = self.pm.hook.compact_context(messages=messages, budget=budget, context=self.context)
+        return list(result) if result is not None else None
+
+    # ------------------------------------------------------------------ checkpoint
+
+    def _write_checkpoint(self) -> None:
+        assert self.view is not None
+        facts = guards.recorded_facts(self.context.observations)
+        notes = ""
+        try:
+            messages, _ = self.view.build(self.history)
+            messages = [*messages, {"role": "user", "content": guards.CHECKPOINT_REQUEST}]
+            reply = self.model.complete(messages, [], lambda _text: None)
+            self._add_usage(reply.usage)
+            notes = (reply.content or "").strip()
+        except ModelError as exc:
+            notes = f"(the model could not write its notes: {exc})"
+        text = (notes + "\n\n" if notes else "") + facts
+        self._emit(CheckpointEvent(text=text))

@@ -1,0 +1,61 @@
+"""Building chat-completions messages from what happened."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+GUIDANCE_PREFIX = "[mycode {source}]"
+
+
+def assistant_message(content: str | None, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """An assistant turn; ``calls`` are ``{"id", "name", "arguments" (JSON string)}``."""
+    message: dict[str, Any] = {"role": "assistant", "content": content or None}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["name"], "arguments": call["arguments"]},
+            }
+            for call in calls
+        ]
+    elif not content:
+        message["content"] = ""
+    return message
+
+
+def content_to_text(content: Any) -> str:
+    """Flatten tool-result content blocks to text; images become a short note."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return json.dumps(content, ensure_ascii=False)
+    parts = []
+    for block in content:
+        if not isinstance(block, dict):
+            parts.append(str(block))
+        elif block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif block.get("type") == "image":
+            size = len(str(block.get("data", ""))) * 3 // 4
+            parts.append(
+                f"[image {block.get('mime_type', 'image')} of about {size} bytes; "
+                "this provider is not sent images]"
+            )
+        else:
+            parts.append(json.dumps(block, ensure_ascii=False))
+    return "\n".join(parts)
+
+
+def tool_message(call_id: str, content: Any, is_error: bool) -> dict[str, Any]:
+    """The ``role: tool`` answer to one call."""
+    text = content_to_text(content)
+    if is_error and not text.startswith("Error"):
+        text = f"Error: {text}"
+    return {"role": "tool", "tool_call_id": call_id, "content": text or "(no output)"}
+
+
+def guidance_message(source: str, message: str) -> dict[str, Any]:
+    """Runtime guidance for the model, as a user message tagged with its source."""
+    return {"role": "user", "content": f"{GUIDANCE_PREFIX.format(source=source)} {message}"}

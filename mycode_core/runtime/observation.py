@@ -1,0 +1,193 @@
+"""Facts recorded after every tool run: signatures, resources, mutation, validation.
+
+Policies (stagnation, completion gate) judge; this module only records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+from mycode_core.records import Observation, Tool, ToolCall, ToolResult, Validation
+
+DEFAULT_VALIDATORS: dict[str, list[str]] = {
+    "test": [
+        r"(^|/)pytest\b",
+        r"\bpython[0-9.]*\s+(-\S+\s+)*-m\s+(pytest|unittest)\b",
+        r"^(uv|poetry|pdm|hatch|rye)\s+run\s+(python[0-9.]*\s+-m\s+)?pytest\b",
+        r"^(tox|nox)\b",
+        r"^(npm|pnpm|yarn|bun)\s+(run\s+)?test\b",
+        r"^npx\s+(jest|vitest|mocha)\b",
+        r"^(jest|vitest|mocha)\b",
+        r"^go\s+test\b",
+        r"^cargo\s+(test|nextest)\b",
+        r"^make\s+(test|check)\b",
+        r"^(mvn|gradle|\./gradlew)\s+.*\btest\b",
+        r"^ctest\b",
+        r"^(bundle\s+exec\s+)?(rspec|rake\s+test)\b",
+        r"^dotnet\s+test\b",
+    ],
+    "lint": [
+        r"(^|/)ruff\s+(check|format\s+--check)\b",
+        r"^(uv\s+run\s+)?ruff\b",
+        r"^(flake8|pylint|eslint|golangci-lint|shellcheck)\b",
+        r"^npx\s+eslint\b",
+        r"^cargo\s+clippy\b",
+        r"^(npm|pnpm|yarn)\s+(run\s+)?lint\b",
+        r"^make\s+lint\b",
+    ],
+    "typecheck": [
+        r"(^|/)mypy\b",
+        r"\bpython[0-9.]*\s+-m\s+mypy\b",
+        r"^(pyright|tsc)\b",
+        r"^npx\s+tsc\b",
+        r"^(npm|pnpm|yarn)\s+(run\s+)?typecheck\b",
+    ],
+    "build": [
+        r"^(npm|pnpm|yarn)\s+(run\s+)?build\b",
+        r"^cargo\s+(build|check)\b",
+        r"^go\s+(build|vet)\b",
+        r"^make(\s+(all|build))?\s*$",
+        r"^python[0-9.]*\s+-m\s+(build|compileall)\b",
+        r"^(mvn|gradle)\s+.*\b(package|build|compile)\b",
+    ],
+}
+
+_SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+_ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
+_SKIPPED_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
+                 ".pytest_cache", ".ruff_cache", ".tox", ".nox", "dist", "build", "target"}
+SNAPSHOT_LIMIT = 20_000
+
+
+def normalise_arguments(arguments: dict[str, Any]) -> str:
+    """Stable JSON of the arguments (sorted keys, compact)."""
+    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def tool_signature(call: ToolCall) -> str:
+    """Tool name plus normalised arguments."""
+    return f"{call.name} {normalise_arguments(call.arguments)}"
+
+
+def result_hash(result: ToolResult) -> str:
+    """Short hash of the result text and error flag."""
+    digest = hashlib.sha1(f"{result.is_error}\0{result.text()}".encode("utf-8", "replace"))
+    return digest.hexdigest()[:16]
+
+
+class ValidationMatcher:
+    """Recognises verification commands (configurable per kind via ``validation_commands``)."""
+
+    def __init__(self, extra: dict[str, list[str]] | None = None) -> None:
+        patterns: dict[str, list[str]] = {k: list(v) for k, v in DEFAULT_VALIDATORS.items()}
+        for kind, more in (extra or {}).items():
+            patterns.setdefault(kind, []).extend(more)
+        self._compiled = [
+            (kind, re.compile(pattern)) for kind, items in patterns.items() for pattern in items
+        ]
+
+    def kind_of(self, command: str) -> str | None:
+        """``test``/``lint``/``typecheck``/``build`` for the first recognised part, else None."""
+        for part in _SEPARATORS.split(command.strip()):
+            part = _ENV_ASSIGN.sub("", part.strip())
+            part = re.sub(r"^(cd\s+\S+\s*$)", "", part)
+            for prefix in ("timeout ", "time ", "env "):
+                if part.startswith(prefix):
+                    rest = part[len(prefix):].split(None, 1)
+                    part = rest[1] if prefix == "timeout " and len(rest) > 1 else part[len(prefix):]
+            for kind, pattern in self._compiled:
+                if pattern.search(part):
+                    return kind
+        return None
+
+
+def snapshot_workspace(root: Path) -> dict[str, tuple[int, int]]:
+    """``{relative path: (mtime_ns, size)}`` of workspace files, bounded and skipping caches."""
+    found: dict[str, tuple[int, int]] = {}
+    stack = [root]
+    while stack and len(found) < SNAPSHOT_LIMIT:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in _SKIPPED_DIRS:
+                        stack.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False):
+                    stat = entry.stat(follow_symlinks=False)
+                    found[os.path.relpath(entry.path, root)] = (stat.st_mtime_ns, stat.st_size)
+            except OSError:
+                continue
+    return found
+
+
+def changed_paths(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
+    """Paths created, deleted or modified between two snapshots."""
+    changed = [path for path, stamp in after.items() if before.get(path) != stamp]
+    changed.extend(path for path in before if path not in after)
+    return sorted(changed)
+
+
+def observe(
+    *,
+    step: int,
+    call: ToolCall,
+    tool: Tool | None,
+    result: ToolResult,
+    matcher: ValidationMatcher,
+    workspace_changes: list[str] | None,
+) -> Observation:
+    """Build the :class:`Observation` of one finished call."""
+    metadata = result.metadata or {}
+    resources = [str(r) for r in metadata.get("resources") or ()]
+    mutated = [str(p) for p in metadata.get("mutated") or ()]
+    if workspace_changes:
+        mutated = sorted(set(mutated) | set(workspace_changes))
+    validation = None
+    command = call.arguments.get("command") if isinstance(call.arguments, dict) else None
+    if isinstance(command, str) and "exit_code" in metadata:
+        kind = matcher.kind_of(command)
+        if kind is not None:
+            validation = Validation(
+                kind=kind,  # type: ignore[arg-type]
+                command=command,
+                passed=metadata.get("exit_code") == 0,
+            )
+        if not resources:
+            resources = [f"command:{command}"]
+    return Observation(
+        step=step,
+        call_id=call.id,
+        tool=call.name,
+        signature=tool_signature(call),
+        result_hash=result_hash(result),
+        resources=resources,
+        mutation=bool(mutated) and not result.is_error or bool(workspace_changes),
+        mutated=mutated,
+        validation=validation,
+        is_error=result.is_error,
+    )
+
+
+def needs_snapshot(tool: Tool | None, call: ToolCall) -> bool:
+    """Whether to diff the workspace around this call (commands may change files)."""
+    if tool is None or tool.read_only:
+        return False
+    return isinstance(call.arguments.get("command"), str)
+
+
+def command_words(command: str) -> list[str]:
+    """Split a command line into words, tolerating bad quoting."""
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()

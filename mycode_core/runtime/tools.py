@@ -1,0 +1,240 @@
+"""Tool orchestration: validate, ask for permission, run (safe tools in parallel), answer each call.
+
+Every tool call gets exactly one result. Unknown tools, invalid JSON arguments, schema
+violations, denials and crashes come back to the model as error results.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall, ToolResult
+from mycode_core.runtime.events import AgentEvent, PermissionEvent, ToolCallEvent, ToolResultEvent
+
+Emit = Callable[[AgentEvent], None]
+PermissionHook = Callable[[ToolCall, Tool], PermissionVerdict | None]
+Observer = Callable[[ToolCall, Tool, Callable[[], "CallOutcome"]], "CallOutcome"]
+
+ASK_OPTIONS = ["allow once", "allow for this session", "deny"]
+
+
+@dataclass
+class CallOutcome:
+    """A finished call: the call, its tool (if known) and its result."""
+
+    call: ToolCall
+    tool: Tool | None
+    result: ToolResult
+    duration_ms: int = 0
+
+
+class SchemaChecker:
+    """Validates arguments against each tool's JSON schema (validators cached per tool)."""
+
+    def __init__(self) -> None:
+        self._validators: dict[str, Any] = {}
+
+    def problem(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+        """A readable description of the first schema violation, or ``None``."""
+        validator = self._validators.get(tool.name)
+        if validator is None:
+            import jsonschema
+
+            cls = jsonschema.validators.validator_for(tool.input_schema)
+            try:
+                cls.check_schema(tool.input_schema)
+                validator = cls(tool.input_schema)
+            except jsonschema.SchemaError:
+                validator = False
+            self._validators[tool.name] = validator
+        if validator is False:
+            return None
+        error = next(iter(validator.iter_errors(arguments)), None)
+        if error is None:
+            return None
+        where = ".".join(str(p) for p in error.absolute_path)
+        return f"{where}: {error.message}" if where else error.message
+
+
+def _coerce(result: Any) -> ToolResult:
+    if isinstance(result, ToolResult):
+        return result
+    if result is None:
+        return ToolResult(content="(no output)")
+    return ToolResult(content=str(result))
+
+
+class ToolOrchestrator:
+    """Runs the tool calls of one model reply."""
+
+    def __init__(
+        self,
+        context: RunContext,
+        emit: Emit,
+        permission: PermissionHook,
+        *,
+        max_parallel: int = 4,
+        max_calls: int = 16,
+    ) -> None:
+        self.context = context
+        self.emit = emit
+        self.permission = permission
+        self.max_parallel = max(1, max_parallel)
+        self.max_calls = max_calls
+        self.schemas = SchemaChecker()
+        self._pool: ThreadPoolExecutor | None = None
+        self.observer: Observer | None = None
+        """Wraps each execution (the runner records observations through it)."""
+
+    def close(self) -> None:
+        """Release the worker threads."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.max_parallel, thread_name_prefix="mycode-tool")
+        return self._pool
+
+    def run(self, calls: list[ToolCall]) -> list[CallOutcome]:
+        """Run ``calls`` and return one outcome per call, in call order."""
+        for call in calls:
+            self.emit(ToolCallEvent(id=call.id, name=call.name, arguments=call.arguments))
+        outcomes: list[CallOutcome | None] = [None] * len(calls)
+        runnable: list[tuple[int, ToolCall, Tool]] = []
+        for index, call in enumerate(calls):
+            if index >= self.max_calls:
+                outcomes[index] = self._finish(
+                    call,
+                    None,
+                    ToolResult.error(
+                        f"Not run: at most {self.max_calls} tool calls per reply. "
+                        "Call it again in your next reply if it is still needed."
+                    ),
+                )
+                continue
+            tool, refusal = self._prepare(call)
+            if refusal is not None or tool is None:
+                outcomes[index] = self._finish(call, tool, refusal or ToolResult.error("not run"))
+            else:
+                runnable.append((index, call, tool))
+        # consecutive concurrency-safe calls form a parallel batch; the rest run in order
+        batch: list[tuple[int, ToolCall, Tool]] = []
+        for item in runnable:
+            if item[2].concurrency_safe:
+                batch.append(item)
+                continue
+            self._run_batch(batch, outcomes)
+            batch = []
+            index, call, tool = item
+            outcomes[index] = self._execute(call, tool)
+        self._run_batch(batch, outcomes)
+        return [outcome for outcome in outcomes if outcome is not None]
+
+    def _run_batch(
+        self, batch: list[tuple[int, ToolCall, Tool]], outcomes: list[CallOutcome | None]
+    ) -> None:
+        if not batch:
+            return
+        if len(batch) == 1:
+            index, call, tool = batch[0]
+            outcomes[index] = self._execute(call, tool)
+            return
+        futures = [
+            (index, self._executor().submit(self._execute, call, tool)) for index, call, tool in batch
+        ]
+        for index, future in futures:
+            outcomes[index] = future.result()
+
+    def _prepare(self, call: ToolCall) -> tuple[Tool | None, ToolResult | None]:
+        tool = self.context.tools.get(call.name)
+        if tool is None:
+            known = ", ".join(self.context.tools.names()) or "none"
+            return None, ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {known}.")
+        if call.parse_error is not None:
+            return tool, ToolResult.error(
+                f"Invalid JSON in the arguments of {call.name}: {call.parse_error}. "
+                "Send the arguments as one JSON object."
+            )
+        problem = self.schemas.problem(tool, call.arguments)
+        if problem is not None:
+            return tool, ToolResult.error(f"Invalid arguments for {call.name}: {problem}")
+        return tool, self._check_permission(call, tool)
+
+    def _check_permission(self, call: ToolCall, tool: Tool) -> ToolResult | None:
+        verdict = self.permission(call, tool) or PermissionVerdict(
+            decision="allow", reason="no policy objected", rule="default", layer="default"
+        )
+        if verdict.decision == "ask":
+            verdict = self._ask(call, tool, verdict)
+        self.emit(
+            PermissionEvent(
+                id=call.id,
+                name=call.name,
+                decision=verdict.decision,
+                reason=verdict.reason,
+                rule=verdict.rule,
+                layer=verdict.layer,
+            )
+        )
+        if verdict.decision == "allow":
+            return None
+        where = f" (rule {verdict.rule}" + (f", {verdict.layer} settings)" if verdict.layer else ")")
+        return ToolResult.error(
+            f"Permission denied{where if verdict.rule else ''}: {verdict.reason}",
+            permission={"decision": "deny", "rule": verdict.rule, "layer": verdict.layer},
+        )
+
+    def _ask(self, call: ToolCall, tool: Tool, verdict: PermissionVerdict) -> PermissionVerdict:
+        context = self.context
+        if not context.interactive or context.ask is None:
+            return PermissionVerdict(
+                decision="deny",
+                reason=f"needs approval, and no one can approve it in non-interactive mode. "
+                f"{verdict.reason}",
+                rule=verdict.rule,
+                layer=verdict.layer,
+            )
+        arguments = json.dumps(call.arguments, ensure_ascii=False)
+        question = f"Allow {call.name} {arguments[:300]}? ({verdict.reason})"
+        answer = context.ask(question, ASK_OPTIONS)
+        if answer == ASK_OPTIONS[0]:
+            return PermissionVerdict(decision="allow", reason="approved by the user", rule=verdict.rule, layer="user-prompt")
+        if answer == ASK_OPTIONS[1]:
+            context.session_grants.add(verdict.grant or call.name)
+            return PermissionVerdict(decision="allow", reason="approved for this session", rule=verdict.rule, layer="session")
+        return PermissionVerdict(decision="deny", reason="the user declined", rule=verdict.rule, layer="user-prompt")
+
+    def _execute(self, call: ToolCall, tool: Tool) -> CallOutcome:
+        if self.observer is not None:
+            return self.observer(call, tool, lambda: self._execute_now(call, tool))
+        return self._execute_now(call, tool)
+
+    def _execute_now(self, call: ToolCall, tool: Tool) -> CallOutcome:
+        started = time.monotonic()
+        try:
+            result = _coerce(tool.handler(call.arguments, self.context))
+        except Exception as exc:  # noqa: BLE001 - a tool crash is a result, never a crashed run
+            result = ToolResult.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+        return self._finish(call, tool, result, started)
+
+    def _finish(
+        self, call: ToolCall, tool: Tool | None, result: ToolResult, started: float | None = None
+    ) -> CallOutcome:
+        duration = int((time.monotonic() - started) * 1000) if started else 0
+        self.emit(
+            ToolResultEvent(
+                id=call.id,
+                name=call.name,
+                is_error=result.is_error,
+                content=result.content,
+                metadata=result.metadata,
+                duration_ms=duration,
+            )
+        )
+        return CallOutcome(call, tool, result, duration)

@@ -1,0 +1,148 @@
+"""Session transcripts: every event appended to a JSONL file under ``MYCODE_HOME/sessions``.
+
+One line per event, flushed as it is written, so a crash loses at most the line being written;
+a truncated last line is skipped when reading.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from mycode_core.runtime.events import AgentEvent
+
+
+def new_session_id() -> str:
+    """A sortable, unique id: UTC time plus random hex."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+@dataclass
+class SessionInfo:
+    """Summary of one stored session."""
+
+    id: str
+    path: Path
+    cwd: str
+    model: str
+    started: float
+    stop_reason: str | None
+    first_prompt: str
+
+
+class Transcript:
+    """An open transcript file; ``write`` appends and flushes one event."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._fh: IO[str] | None = path.open("a", encoding="utf-8")
+        self._ensure_line_start()
+
+    def _ensure_line_start(self) -> None:
+        # after a crash the last line may be cut; start ours on a fresh line
+        assert self._fh is not None
+        if self.path.stat().st_size > 0:
+            with self.path.open("rb") as fh:
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":
+                    self._fh.write("\n")
+
+    def write(self, event: AgentEvent) -> None:
+        """Append one event as a JSON line and flush it."""
+        if self._fh is None:
+            return
+        self._fh.write(event.to_json() + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+class SessionStore:
+    """Where transcripts live: ``<home>/sessions/<id>.jsonl``."""
+
+    def __init__(self, home: Path) -> None:
+        self.root = home / "sessions"
+
+    def path_for(self, session_id: str) -> Path:
+        """The transcript path of a session id."""
+        return self.root / f"{session_id}.jsonl"
+
+    def open(self, session_id: str) -> Transcript:
+        """Open (create or append to) a transcript."""
+        return Transcript(self.path_for(session_id))
+
+    def read_events(self, session_id: str) -> list[dict[str, Any]]:
+        """All readable events of a session; a truncated or corrupt line is skipped."""
+        path = self.path_for(session_id)
+        events = []
+        with path.open("r", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    data = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(data, dict) and "type" in data:
+                    events.append(data)
+        return events
+
+    def exists(self, session_id: str) -> bool:
+        """Whether a transcript exists for this id."""
+        return self.path_for(session_id).is_file()
+
+    def list(self, cwd: str | None = None) -> list[SessionInfo]:
+        """Stored sessions, newest first; only those of workspace ``cwd`` if given."""
+        if not self.root.is_dir():
+            return []
+        found = []
+        for path in self.root.glob("*.jsonl"):
+            info = self._info(path)
+            if info is not None and (cwd is None or info.cwd == cwd):
+                found.append(info)
+        found.sort(key=lambda info: (info.started, info.id), reverse=True)
+        return found
+
+    def latest(self, cwd: str) -> SessionInfo | None:
+        """The most recent session of a workspace."""
+        sessions = self.list(cwd)
+        return sessions[0] if sessions else None
+
+    def _info(self, path: Path) -> SessionInfo | None:
+        system: dict[str, Any] | None = None
+        prompt = ""
+        stop = None
+        try:
+            events = self.read_events(path.stem)
+        except OSError:
+            return None
+        for event in events:
+            kind = event.get("type")
+            if kind == "system" and system is None:
+                system = event
+            elif kind == "user" and not prompt:
+                prompt = str(event.get("content", ""))
+            elif kind == "result":
+                stop = event.get("stop_reason")
+        if system is None:
+            return None
+        return SessionInfo(
+            id=path.stem,
+            path=path,
+            cwd=str(system.get("cwd", "")),
+            model=str(system.get("model", "")),
+            started=float(system.get("ts") or path.stat().st_mtime),
+            stop_reason=stop,
+            first_prompt=prompt,
+        )
