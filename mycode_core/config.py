@@ -29,7 +29,9 @@ class GateSettings(BaseModel):
     """``[completion_gate]``: which policy, how many blocks before giving up."""
 
     model_config = ConfigDict(extra="allow")
-    policy: Literal["strict", "standard", "lenient", "off"] = "standard"
+    policy: str = "standard"
+    """``strict``, ``standard``, ``lenient``, ``off`` (built in), or the name a team policy
+    plugin answers to; an unclaimed name falls back to ``standard`` with a warning."""
     max_blocks: int = 3
 
 

@@ -101,6 +101,13 @@ def _add_plugin_commands(cli: click.Group) -> None:
             impl.function(cli=cli)
         except Exception as exc:  # noqa: BLE001 - a broken plugin costs its commands only
             click.echo(f"mycode: plugin {impl.plugin_name!r} failed to add commands: {exc}", err=True)
+    from mycode_core.cli import command_cache
+    from mycode_core.cli.commands import CORE_COMMANDS
+
+    command_cache.save(
+        [(name, command.get_short_help_str()) for name, command in sorted(cli.commands.items())
+         if name not in CORE_COMMANDS]
+    )
 
 
 def build_prompt_command() -> click.Command:
@@ -145,19 +152,33 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     prompt_command = build_prompt_command()
     first = first_positional(args, _value_options(prompt_command))
-    if first is not None and not _is_command(first, args):
-        prompt_command.main(args=args, prog_name="mycode")
+    if first is None:
+        # a run without a prompt (interactive / stdin), or --help / --version: plugin commands
+        # matter only for the help text, which a cache serves without importing plugins
+        cli = build_cli(load_plugins=False)
+        if any(arg in ("-h", "--help") for arg in args):
+            _add_listed_plugin_commands(cli)
+        cli.main(args=args, prog_name="mycode")
         return
-    build_cli().main(args=args, prog_name="mycode")
-
-
-def _is_command(word: str, args: Sequence[str]) -> bool:
     from mycode_core.cli.commands import CORE_COMMANDS
 
-    if word in CORE_COMMANDS:
-        return True
-    # plugin commands are only known after loading plugins; a one-word first positional that
-    # names one of them is a command, anything else is a prompt
-    if " " in word:
-        return False
-    return word in build_cli().commands
+    if first in CORE_COMMANDS:
+        build_cli(load_plugins=False).main(args=args, prog_name="mycode")
+        return
+    cli = build_cli(load_plugins=" " not in first)
+    if first in cli.commands:
+        cli.main(args=args, prog_name="mycode")
+        return
+    prompt_command.main(args=args, prog_name="mycode")
+
+
+def _add_listed_plugin_commands(cli: click.Group) -> None:
+    from mycode_core.cli import command_cache
+
+    cached = command_cache.load()
+    if cached is None:
+        _add_plugin_commands(cli)
+        return
+    for name, short_help in cached:
+        if name not in cli.commands:
+            cli.add_command(click.Command(name, short_help=short_help, help=short_help))

@@ -2,6 +2,7 @@
 
 Each turn is ``{"content": str?, "tool_calls": [{"name", "arguments", "id"?}]?}``;
 ``arguments`` is a JSON object or a JSON-encoded string. A turn may also be
+``{"delay": seconds}`` (pause before answering, for demos) and
 ``{"error": {"kind": "rate_limit"|"timeout"|"server_error"|"broken_stream"|"context_length"|
 "model_error", "message": str?, "retry_after": float?}}`` to rehearse recovery paths. When the
 script runs out, the model answers with a plain final text.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -73,6 +75,9 @@ class ScriptedModel:
             self.position += 1
         if turn is None:
             turn = {"content": END_OF_SCRIPT_TEXT}
+        delay = turn.get("delay")
+        if isinstance(delay, (int, float)) and delay > 0:
+            time.sleep(min(float(delay), 10.0))
         if "error" in turn:
             error = turn["error"] if isinstance(turn["error"], dict) else {"kind": str(turn["error"])}
             cls = ERRORS.get(str(error.get("kind")), base.FatalModelError)

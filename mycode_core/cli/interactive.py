@@ -1,0 +1,168 @@
+"""The interactive session: a prompt_toolkit prompt with history, multi-line input and slash
+commands. Ctrl-C cancels the running turn, not the session; Ctrl-D or ``/exit`` leaves."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import click
+
+from mycode_core.sessions import SessionStore
+
+HELP = """\
+Type a task and press Enter. Esc then Enter (or a line ending in \\) inserts a new line.
+  /help          this help
+  /clear         start a fresh conversation (a new session)
+  /sessions      list the sessions of this workspace
+  /resume ID     load an earlier session's conversation
+  /exit          leave (Ctrl-D works too)
+Ctrl-C cancels the running turn."""
+
+
+class InteractiveSession:
+    """Reads tasks from the terminal and runs each one through the same runner."""
+
+    def __init__(self, runner: Any, store: SessionStore) -> None:
+        self.runner = runner
+        self.store = store
+        self.renderer: Any = None
+        self._ask_lock = threading.Lock()
+        runner.context.ask = self.ask
+        runner.context.interactive = True
+
+    def ask(self, question: str, options: list[str]) -> str:
+        """Ask the user to pick one of ``options`` (called from the loop's thread)."""
+        with self._ask_lock:
+            if self.renderer is not None:
+                self.renderer.close()
+            click.echo(click.style(f"\n? {question}", fg="yellow"), err=True)
+            for number, option in enumerate(options, 1):
+                click.echo(f"  {number}) {option}", err=True)
+            choices = [str(n) for n in range(1, len(options) + 1)]
+            try:
+                picked = click.prompt("choose", type=click.Choice(choices), default=choices[-1],
+                                      err=True, show_choices=False)
+            except (click.Abort, EOFError):
+                return options[-1]
+            return options[int(picked) - 1]
+
+    def _prompt_session(self) -> Any:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory
+        from prompt_toolkit.key_binding import KeyBindings
+
+        bindings = KeyBindings()
+
+        @bindings.add("escape", "enter")
+        def _newline(event: Any) -> None:
+            event.current_buffer.insert_text("\n")
+
+        @bindings.add("enter")
+        def _submit(event: Any) -> None:
+            buffer = event.current_buffer
+            if buffer.text.endswith("\\"):
+                buffer.delete_before_cursor(1)
+                buffer.insert_text("\n")
+            else:
+                buffer.validate_and_handle()
+
+        history_path = self.runner.home / "prompt_history"
+        history_path.parent.mkdir(parents=True, exist_ok=True)
+        return PromptSession(history=FileHistory(str(history_path)), key_bindings=bindings,
+                             multiline=True)
+
+    def run(self, first_prompt: str | None) -> int:
+        """Loop until the user leaves; returns the exit code."""
+        from mycode_core.runtime.setup import SetupError
+
+        try:
+            self.runner.prepare()
+        except SetupError as exc:
+            click.echo(f"mycode: error: {exc}", err=True)
+            return 2
+        click.echo(f"mycode · {self.runner.settings.model} · {self.runner.workspace} · /help for help",
+                   err=True)
+        session = self._prompt_session()
+        pending = first_prompt
+        try:
+            while True:
+                if pending is None:
+                    try:
+                        pending = session.prompt("› ")
+                    except KeyboardInterrupt:
+                        continue
+                    except EOFError:
+                        return 0
+                text = pending.strip()
+                pending = None
+                if not text:
+                    continue
+                if text.startswith("/"):
+                    if self._command(text) == "exit":
+                        return 0
+                    continue
+                self._turn(text)
+        finally:
+            self.runner.close()
+
+    def _turn(self, prompt: str) -> None:
+        from mycode_core.cli.output import TextRenderer
+
+        self.renderer = TextRenderer(interactive=True)
+        events = self.runner.run(prompt)
+        try:
+            while True:
+                try:
+                    event = next(events)
+                except StopIteration:
+                    break
+                except KeyboardInterrupt:
+                    self.runner.cancel()
+                    continue
+                self.renderer.handle(event)
+        finally:
+            self.renderer.close()
+            self.renderer = None
+
+    def _command(self, text: str) -> str | None:
+        name, _, argument = text.partition(" ")
+        argument = argument.strip()
+        if name in ("/exit", "/quit"):
+            return "exit"
+        if name == "/help":
+            click.echo(HELP)
+        elif name == "/clear":
+            self._replace_runner(messages=[], session_id=None)
+            click.echo("Started a fresh conversation.")
+        elif name == "/sessions":
+            sessions = self.store.list(str(self.runner.workspace))
+            if not sessions:
+                click.echo("No sessions in this workspace yet.")
+            for info in sessions[:20]:
+                click.echo(f"{info.id}  {info.stop_reason or 'open':<15} {' '.join(info.first_prompt.split())[:60]}")
+        elif name == "/resume":
+            if not argument or not self.store.exists(argument):
+                click.echo("Usage: /resume ID (see /sessions)")
+                return None
+            from mycode_core.runtime.resume import history_from_events
+
+            messages = history_from_events(self.store.read_events(argument))
+            self._replace_runner(messages=messages, session_id=argument)
+            click.echo(f"Resumed {argument} ({len(messages)} messages).")
+        else:
+            click.echo(f"Unknown command {name}; /help lists them.")
+        return None
+
+    def _replace_runner(self, messages: list[dict[str, Any]], session_id: str | None) -> None:
+        from mycode_core.runtime.loop import AgentRunner
+        from mycode_core.sessions import new_session_id
+
+        old = self.runner
+        old.close()
+        self.runner = AgentRunner(
+            pm=old.pm, settings=old.settings, workspace=old.workspace, home=old.home,
+            session_id=session_id or new_session_id(), interactive=True, ask=self.ask,
+            prior_messages=messages, resumed_from=session_id,
+        )
+        self.runner.prepare()
