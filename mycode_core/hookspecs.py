@@ -89,9 +89,7 @@ def build_context(context: RunContext) -> list[ContextSection] | None:
 
 
 @hookspec(firstresult=True)
-def permission_verdict(
-    call: ToolCall, tool: Tool, context: RunContext
-) -> PermissionVerdict | None:
+def permission_verdict(call: ToolCall, tool: Tool, context: RunContext) -> PermissionVerdict | None:
     """Decide whether a tool call may run: ``allow``, ``deny`` or ``ask``.
 
     Called before every tool call. Stops at the first non-``None`` result. The built-in default

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
@@ -125,11 +125,13 @@ def get_plugin_manager(
 
 
 def _enable_tracing(pm: pluggy.PluginManager) -> None:
-    def before(hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+    def before(hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
         names = ", ".join(impl.plugin_name for impl in impls)
         print(f"[trace] {hook_name} -> {names}", file=sys.stderr)
 
-    def after(outcome: Any, hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+    def after(
+        outcome: Any, hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]
+    ) -> None:
         return None
 
     pm.add_hookcall_monitoring(before, after)

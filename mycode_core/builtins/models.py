@@ -29,7 +29,17 @@ def register_models(register: Callable[[ModelProvider], None]) -> None:
     """Register the scripted provider and the explicit ``openai:`` prefix."""
     from mycode_core.records import ModelProvider
 
-    register(ModelProvider(prefix="scripted", factory=_scripted,
-                           description="plays a JSON script of turns (offline)"))
-    register(ModelProvider(prefix="openai", factory=_openai,
-                           description="any OpenAI-compatible chat-completions endpoint"))
+    register(
+        ModelProvider(
+            prefix="scripted",
+            factory=_scripted,
+            description="plays a JSON script of turns (offline)",
+        )
+    )
+    register(
+        ModelProvider(
+            prefix="openai",
+            factory=_openai,
+            description="any OpenAI-compatible chat-completions endpoint",
+        )
+    )

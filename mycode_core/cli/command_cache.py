@@ -22,8 +22,11 @@ def _cache_path() -> Path:
 
 def fingerprint() -> str:
     """Changes when packages are installed or removed, or plugin selection changes."""
-    parts = [sys.executable, os.environ.get("MYCODE_LOAD_PLUGINS", "\0"),
-             os.environ.get("MYCODE_DISABLE_PLUGINS", "")]
+    parts = [
+        sys.executable,
+        os.environ.get("MYCODE_LOAD_PLUGINS", "\0"),
+        os.environ.get("MYCODE_DISABLE_PLUGINS", ""),
+    ]
     for entry in sys.path:
         try:
             parts.append(f"{entry}:{os.stat(entry or '.').st_mtime_ns}")

@@ -34,7 +34,9 @@ def add_core_commands(cli: click.Group) -> None:
         click.echo(json.dumps(rows, indent=2))
 
     @cli.command(name="sessions")
-    @click.option("--cwd", type=click.Path(file_okay=False), help="Only sessions of this workspace.")
+    @click.option(
+        "--cwd", type=click.Path(file_okay=False), help="Only sessions of this workspace."
+    )
     @click.option("--all", "show_all", is_flag=True, help="Sessions of every workspace.")
     @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
     def sessions_command(cwd: str | None, show_all: bool, as_json: bool) -> None:
@@ -46,14 +48,22 @@ def add_core_commands(cli: click.Group) -> None:
         sessions = SessionStore(home_dir()).list(workspace)
         if as_json:
             rows = [
-                {"id": s.id, "cwd": s.cwd, "model": s.model, "started": s.started,
-                 "stop_reason": s.stop_reason, "prompt": s.first_prompt}
+                {
+                    "id": s.id,
+                    "cwd": s.cwd,
+                    "model": s.model,
+                    "started": s.started,
+                    "stop_reason": s.stop_reason,
+                    "prompt": s.first_prompt,
+                }
                 for s in sessions
             ]
             click.echo(json.dumps(rows, indent=2))
             return
         if not sessions:
-            click.echo("No sessions yet." + ("" if show_all else " (use --all for every workspace)"))
+            click.echo(
+                "No sessions yet." + ("" if show_all else " (use --all for every workspace)")
+            )
             return
         import time
 

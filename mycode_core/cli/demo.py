@@ -10,7 +10,9 @@ from pathlib import Path
 import click
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
-DEMO_PROMPT = "The test suite of this project fails. Find the bug, fix it and make sure the tests pass."
+DEMO_PROMPT = (
+    "The test suite of this project fails. Find the bug, fix it and make sure the tests pass."
+)
 
 
 def _snapshot(root: Path) -> dict[str, str]:
@@ -57,7 +59,9 @@ def run_demo(keep: bool = False) -> int:
                 tofile=f"b/{name}",
             )
             for line in diff:
-                colour = "green" if line.startswith("+") else "red" if line.startswith("-") else None
+                colour = (
+                    "green" if line.startswith("+") else "red" if line.startswith("-") else None
+                )
                 click.secho(line.rstrip("\n"), fg=colour)
         return code
     finally:

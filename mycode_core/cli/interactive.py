@@ -41,8 +41,13 @@ class InteractiveSession:
                 click.echo(f"  {number}) {option}", err=True)
             choices = [str(n) for n in range(1, len(options) + 1)]
             try:
-                picked = click.prompt("choose", type=click.Choice(choices), default=choices[-1],
-                                      err=True, show_choices=False)
+                picked = click.prompt(
+                    "choose",
+                    type=click.Choice(choices),
+                    default=choices[-1],
+                    err=True,
+                    show_choices=False,
+                )
             except (click.Abort, EOFError):
                 return options[-1]
             return options[int(picked) - 1]
@@ -69,8 +74,9 @@ class InteractiveSession:
 
         history_path = self.runner.home / "prompt_history"
         history_path.parent.mkdir(parents=True, exist_ok=True)
-        return PromptSession(history=FileHistory(str(history_path)), key_bindings=bindings,
-                             multiline=True)
+        return PromptSession(
+            history=FileHistory(str(history_path)), key_bindings=bindings, multiline=True
+        )
 
     def run(self, first_prompt: str | None) -> int:
         """Loop until the user leaves; returns the exit code."""
@@ -81,8 +87,10 @@ class InteractiveSession:
         except SetupError as exc:
             click.echo(f"mycode: error: {exc}", err=True)
             return 2
-        click.echo(f"mycode · {self.runner.settings.model} · {self.runner.workspace} · /help for help",
-                   err=True)
+        click.echo(
+            f"mycode · {self.runner.settings.model} · {self.runner.workspace} · /help for help",
+            err=True,
+        )
         session = self._prompt_session()
         pending = first_prompt
         try:
@@ -140,7 +148,8 @@ class InteractiveSession:
             if not sessions:
                 click.echo("No sessions in this workspace yet.")
             for info in sessions[:20]:
-                click.echo(f"{info.id}  {info.stop_reason or 'open':<15} {' '.join(info.first_prompt.split())[:60]}")
+                prompt = " ".join(info.first_prompt.split())[:60]
+                click.echo(f"{info.id}  {info.stop_reason or 'open':<15} {prompt}")
         elif name == "/resume":
             if not argument or not self.store.exists(argument):
                 click.echo("Usage: /resume ID (see /sessions)")
@@ -161,8 +170,14 @@ class InteractiveSession:
         old = self.runner
         old.close()
         self.runner = AgentRunner(
-            pm=old.pm, settings=old.settings, workspace=old.workspace, home=old.home,
-            session_id=session_id or new_session_id(), interactive=True, ask=self.ask,
-            prior_messages=messages, resumed_from=session_id,
+            pm=old.pm,
+            settings=old.settings,
+            workspace=old.workspace,
+            home=old.home,
+            session_id=session_id or new_session_id(),
+            interactive=True,
+            ask=self.ask,
+            prior_messages=messages,
+            resumed_from=session_id,
         )
         self.runner.prepare()

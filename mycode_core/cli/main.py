@@ -23,26 +23,59 @@ GATE_POLICIES = ("strict", "standard", "lenient", "off")
 def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Decorate a click callback with the options of an agent run (SPEC §2)."""
     options = [
-        click.option("-p", "--print", "print_mode", is_flag=True,
-                     help="Non-interactive: run PROMPT (or stdin) to the end, print the result, exit."),
-        click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="text",
-                     show_default=True, help="text: the answer; json: one result object; "
-                     "stream-json: one JSON event per line."),
-        click.option("--model", envvar="MYCODE_MODEL", help="Model id; scripted:PATH plays a script."),
-        click.option("--base-url", help="OpenAI-compatible endpoint (env MYCODE_BASE_URL, OPENAI_BASE_URL)."),
+        click.option(
+            "-p",
+            "--print",
+            "print_mode",
+            is_flag=True,
+            help="Non-interactive: run PROMPT (or stdin) to the end, print the result, exit.",
+        ),
+        click.option(
+            "--output-format",
+            type=click.Choice(OUTPUT_FORMATS),
+            default="text",
+            show_default=True,
+            help="text: the answer; json: one result object; stream-json: one JSON event per line.",
+        ),
+        click.option(
+            "--model", envvar="MYCODE_MODEL", help="Model id; scripted:PATH plays a script."
+        ),
+        click.option(
+            "--base-url", help="OpenAI-compatible endpoint (env MYCODE_BASE_URL, OPENAI_BASE_URL)."
+        ),
         click.option("--api-key", help="API key (env MYCODE_API_KEY, OPENAI_API_KEY)."),
-        click.option("--cwd", type=click.Path(file_okay=False), help="Workspace root (default: current directory)."),
-        click.option("--max-steps", type=click.IntRange(min=1), help="Cap on ReAct steps (default 50)."),
+        click.option(
+            "--cwd",
+            type=click.Path(file_okay=False),
+            help="Workspace root (default: current directory).",
+        ),
+        click.option(
+            "--max-steps", type=click.IntRange(min=1), help="Cap on ReAct steps (default 50)."
+        ),
         click.option("--max-tokens", type=click.IntRange(min=1), help="Token budget for the run."),
-        click.option("--permission-mode", type=click.Choice(PERMISSION_MODES),
-                     help="default | accept-edits | plan (read-only) | bypass (no prompts)."),
-        click.option("--completion-policy", type=click.Choice(GATE_POLICIES),
-                     help="Completion gate policy (default standard)."),
-        click.option("--mcp-config", multiple=True, type=click.Path(dir_okay=False),
-                     help="MCP servers file (.mcp.json shape); its servers are trusted."),
+        click.option(
+            "--permission-mode",
+            type=click.Choice(PERMISSION_MODES),
+            help="default | accept-edits | plan (read-only) | bypass (no prompts).",
+        ),
+        click.option(
+            "--completion-policy",
+            type=click.Choice(GATE_POLICIES),
+            help="Completion gate policy (default standard).",
+        ),
+        click.option(
+            "--mcp-config",
+            multiple=True,
+            type=click.Path(dir_okay=False),
+            help="MCP servers file (.mcp.json shape); its servers are trusted.",
+        ),
         click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id."),
-        click.option("--continue", "continue_latest", is_flag=True,
-                     help="Continue the latest session in this workspace."),
+        click.option(
+            "--continue",
+            "continue_latest",
+            is_flag=True,
+            help="Continue the latest session in this workspace.",
+        ),
     ]
     for option in reversed(options):
         function = option(function)
@@ -66,11 +99,15 @@ class MycodeGroup(click.Group):
 def build_cli(load_plugins: bool = True) -> click.Group:
     """Build the command group: agent options, core subcommands, then plugin commands."""
 
-    @click.group(cls=MycodeGroup, invoke_without_command=True,
-                 context_settings={"help_option_names": ["-h", "--help"]})
+    @click.group(
+        cls=MycodeGroup,
+        invoke_without_command=True,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
     @agent_options
-    @click.version_option(__version__, "--version", prog_name="mycode",
-                          message="%(prog)s %(version)s")
+    @click.version_option(
+        __version__, "--version", prog_name="mycode", message="%(prog)s %(version)s"
+    )
     @click.pass_context
     def cli(ctx: click.Context, **options: Any) -> None:
         """mycode: a plugin-first coding agent for the terminal.
@@ -100,13 +137,18 @@ def _add_plugin_commands(cli: click.Group) -> None:
         try:
             impl.function(cli=cli)
         except Exception as exc:  # noqa: BLE001 - a broken plugin costs its commands only
-            click.echo(f"mycode: plugin {impl.plugin_name!r} failed to add commands: {exc}", err=True)
+            click.echo(
+                f"mycode: plugin {impl.plugin_name!r} failed to add commands: {exc}", err=True
+            )
     from mycode_core.cli import command_cache
     from mycode_core.cli.commands import CORE_COMMANDS
 
     command_cache.save(
-        [(name, command.get_short_help_str()) for name, command in sorted(cli.commands.items())
-         if name not in CORE_COMMANDS]
+        [
+            (name, command.get_short_help_str())
+            for name, command in sorted(cli.commands.items())
+            if name not in CORE_COMMANDS
+        ]
     )
 
 

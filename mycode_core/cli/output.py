@@ -118,18 +118,29 @@ class TextRenderer:
             self.console.print(f"  {mark} {_escape(first)}{more}", markup=True, highlight=False)
         elif kind == "guidance":
             self._end_stream()
-            self.console.print(f"[yellow]↻ {data.source}:[/yellow] {_escape(_short(data.message, 200))}",
-                               markup=True, highlight=False)
+            self.console.print(
+                f"[yellow]↻ {data.source}:[/yellow] {_escape(_short(data.message, 200))}",
+                markup=True,
+                highlight=False,
+            )
         elif kind == "retry":
             self._unspin()
-            self.console.print(f"[yellow]retry {data.attempt} in {data.delay:.1f}s:[/yellow] {data.reason}",
-                               markup=True, highlight=False)
+            self.console.print(
+                f"[yellow]retry {data.attempt} in {data.delay:.1f}s:[/yellow] {data.reason}",
+                markup=True,
+                highlight=False,
+            )
         elif kind == "notice":
             self._unspin()
-            self.console.print(f"[yellow]mycode: {_escape(data.message)}[/yellow]", markup=True, highlight=False)
+            self.console.print(
+                f"[yellow]mycode: {_escape(data.message)}[/yellow]", markup=True, highlight=False
+            )
         elif kind == "compaction":
-            self.console.print(f"[dim]context compacted: {data.before_messages} → {data.after_messages} messages[/dim]",
-                               markup=True)
+            self.console.print(
+                f"[dim]context compacted: {data.before_messages} → "
+                f"{data.after_messages} messages[/dim]",
+                markup=True,
+            )
         elif kind == "assistant":
             self._end_stream()
         elif kind == "result":

@@ -47,7 +47,9 @@ class ModelError(Exception):
     kind = "model_error"
     retryable = False
 
-    def __init__(self, message: str, *, retry_after: float | None = None, status: int | None = None):
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, status: int | None = None
+    ):
         super().__init__(message)
         self.retry_after = retry_after
         self.status = status

@@ -22,7 +22,11 @@ from mycode_core.providers.base import (
     RateLimited,
     ServerError,
 )
-from mycode_core.providers.sse import accumulate_sse, looks_like_context_overflow, reply_from_completion
+from mycode_core.providers.sse import (
+    accumulate_sse,
+    looks_like_context_overflow,
+    reply_from_completion,
+)
 
 PLACEHOLDER_KEY = "sk-no-key-required"
 
@@ -95,7 +99,9 @@ class OpenAICompatibleModel:
             timeout=float(getattr(settings, "request_timeout", 600.0)),
         )
 
-    def _params(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def _params(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model_id, "messages": messages}
         if tools:
             params["tools"] = tools

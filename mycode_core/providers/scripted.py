@@ -79,10 +79,15 @@ class ScriptedModel:
         if isinstance(delay, (int, float)) and delay > 0:
             time.sleep(min(float(delay), 10.0))
         if "error" in turn:
-            error = turn["error"] if isinstance(turn["error"], dict) else {"kind": str(turn["error"])}
+            error = (
+                turn["error"] if isinstance(turn["error"], dict) else {"kind": str(turn["error"])}
+            )
             cls = ERRORS.get(str(error.get("kind")), base.FatalModelError)
-            raise cls(str(error.get("message") or f"scripted {error.get('kind')}"),
-                      retry_after=error.get("retry_after"))
+            retry_after = error.get("retry_after")
+            raise cls(
+                str(error.get("message") or f"scripted {error.get('kind')}"),
+                retry_after=float(retry_after) if isinstance(retry_after, (int, float)) else None,
+            )
         content = turn.get("content")
         if content is not None and not isinstance(content, str):
             content = json.dumps(content)
@@ -93,7 +98,8 @@ class ScriptedModel:
         for index, raw in enumerate(turn.get("tool_calls") or ()):
             if not isinstance(raw, dict):
                 continue
-            function = raw.get("function") if isinstance(raw.get("function"), dict) else raw
+            nested = raw.get("function")
+            function: dict[str, Any] = nested if isinstance(nested, dict) else raw
             arguments = function.get("arguments", {})
             if not isinstance(arguments, str):
                 arguments = json.dumps(arguments, ensure_ascii=False)

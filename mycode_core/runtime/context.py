@@ -33,7 +33,9 @@ class ModelView:
         self.budget = budget
         self._compactor = compactor
 
-    def build(self, history: History, *, force_compact: bool = False) -> tuple[list[dict[str, Any]], bool]:
+    def build(
+        self, history: History, *, force_compact: bool = False
+    ) -> tuple[list[dict[str, Any]], bool]:
         """Return ``(messages, compacted)``. History is never changed.
 
         When everything fits the whole history is sent; the cost is one list copy, so per-step

@@ -43,7 +43,9 @@ def recorded_facts(observations: list[Observation]) -> str:
                 f"{when} the latest change"
             )
     lines = ["## Recorded by mycode", "Files read:"]
-    lines += [f"- {p}" + (f" (lines {', '.join(r)})" if r else "") for p, r in read.items()] or ["- none"]
+    lines += [f"- {p}" + (f" (lines {', '.join(r)})" if r else "") for p, r in read.items()] or [
+        "- none"
+    ]
     lines.append("Files changed:")
     lines += [f"- {p}" for p in changed] or ["- none"]
     lines.append("Test status:")

@@ -19,6 +19,7 @@ from typing import Any
 
 import pluggy
 
+from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
 from mycode_core.records import CompletionVerdict, RunContext, ToolCall
 from mycode_core.runtime import guards
 from mycode_core.runtime.context import ModelView
@@ -50,7 +51,6 @@ from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, TransitionReason
 from mycode_core.runtime.tools import CallOutcome, ToolOrchestrator
 from mycode_core.sessions import SessionStore, Transcript
-from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
 
 OUTPUT_RESERVE = 8_000
 EMPTY_REPLY_NUDGE = (
@@ -123,12 +123,23 @@ class AgentRunner:
                 self._transcript.write(event)
             for impl in self.pm.hook.on_event.get_hookimpls():
                 try:
-                    impl.function(**{k: v for k, v in (("event", event), ("context", self.context)) if k in impl.argnames})
+                    impl.function(
+                        **{
+                            k: v
+                            for k, v in (("event", event), ("context", self.context))
+                            if k in impl.argnames
+                        }
+                    )
                 except Exception as exc:  # noqa: BLE001 - observers never stop the run
                     if impl.plugin_name not in self._event_hook_failed:
                         self._event_hook_failed.add(impl.plugin_name)
-                        self._queue.put(NoticeEvent(level="warning", source=impl.plugin_name,
-                                                    message=f"plugin {impl.plugin_name!r} failed in on_event: {exc}"))
+                        self._queue.put(
+                            NoticeEvent(
+                                level="warning",
+                                source=impl.plugin_name,
+                                message=f"plugin {impl.plugin_name!r} failed in on_event: {exc}",
+                            )
+                        )
             self._queue.put(event)
 
     def _notice(self, message: str, level: str = "warning") -> None:
@@ -155,12 +166,16 @@ class AgentRunner:
         self.orchestrator = ToolOrchestrator(
             self.context,
             self._emit,
-            lambda call, tool: self.pm.hook.permission_verdict(call=call, tool=tool, context=self.context),
+            lambda call, tool: self.pm.hook.permission_verdict(
+                call=call, tool=tool, context=self.context
+            ),
             max_parallel=self.settings.max_parallel_tools,
             max_calls=self.settings.max_tool_calls_per_reply,
         )
         self.orchestrator.observer = self._observe_call
-        plugins = sorted(name for name, _ in self.pm.list_name_plugin() if not name.startswith("mycode_core."))
+        plugins = sorted(
+            name for name, _ in self.pm.list_name_plugin() if not name.startswith("mycode_core.")
+        )
         self._emit(
             SystemEvent(
                 session_id=self.session_id,
@@ -197,7 +212,9 @@ class AgentRunner:
         """Run one task to its end, yielding events as they happen; the last is ``result``."""
         self._cancel.clear()
         self._result_sent = False
-        worker = threading.Thread(target=self._worker, args=(prompt,), daemon=True, name="mycode-loop")
+        worker = threading.Thread(
+            target=self._worker, args=(prompt,), daemon=True, name="mycode-loop"
+        )
         worker.start()
         interrupted = False
         while True:
@@ -239,7 +256,9 @@ class AgentRunner:
             content = self._expand_prompt(prompt)
             self._emit(UserEvent(content=content))
             self.history.append({"role": "user", "content": content})
-            self.context.prompt = prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"
+            self.context.prompt = (
+                prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"
+            )
             state, final_text = self._loop(state)
         except _Stop as stop:
             state = stop.state
@@ -256,13 +275,23 @@ class AgentRunner:
         with self._lock:
             if not self._result_sent:
                 self._result_sent = True
-                self._emit(self._result(state.stop_reason or "model_error", state.verdict, state.step,
-                                        final_text, started, error))
+                self._emit(
+                    self._result(
+                        state.stop_reason or "model_error",
+                        state.verdict,
+                        state.step,
+                        final_text,
+                        started,
+                        error,
+                    )
+                )
         self._queue.put(None)
 
     _last_error: str | None = None
 
-    def _result(self, stop: str, verdict: str, steps: int, text: str, started: float, error: str | None) -> ResultEvent:
+    def _result(
+        self, stop: str, verdict: str, steps: int, text: str, started: float, error: str | None
+    ) -> ResultEvent:
         return ResultEvent(
             session_id=self.session_id,
             stop_reason=stop,  # type: ignore[arg-type]
@@ -284,11 +313,16 @@ class AgentRunner:
         if not mentions:
             return prompt
         listed = ", ".join(dict.fromkeys(mentions))
-        return f"{prompt}\n\n<system-reminder>The user referred to {listed}; read it with read_file before acting.</system-reminder>"
+        return (
+            f"{prompt}\n\n<system-reminder>The user referred to {listed}; "
+            "read it with read_file before acting.</system-reminder>"
+        )
 
     # ------------------------------------------------------------------ the step loop
 
-    def _stop(self, state: LoopState, reason: str, detail: str = "", verdict: str | None = None) -> _Stop:
+    def _stop(
+        self, state: LoopState, reason: str, detail: str = "", verdict: str | None = None
+    ) -> _Stop:
         if detail:
             self._last_error = detail
         changes: dict[str, Any] = {"stop_reason": reason, "phase": Phase.DONE}
@@ -305,14 +339,22 @@ class AgentRunner:
                 raise self._stop(state, "interrupted")
             if state.step >= settings.max_steps:
                 self._write_checkpoint()
-                raise self._stop(state, "max_steps", f"reached the step limit ({settings.max_steps})")
+                raise self._stop(
+                    state, "max_steps", f"reached the step limit ({settings.max_steps})"
+                )
             budget = settings.max_tokens
             if budget and self.usage["input_tokens"] + self.usage["output_tokens"] >= int(budget):
                 raise self._stop(state, "token_budget", f"token budget of {budget} used up")
-            state = state.next(TransitionReason.STEP_BEGIN, step=state.step + 1, phase=Phase.CALLING_MODEL)
+            state = state.next(
+                TransitionReason.STEP_BEGIN, step=state.step + 1, phase=Phase.CALLING_MODEL
+            )
             self._emit(StepStartEvent(step=state.step))
             remaining = settings.max_steps - state.step + 1
-            if not near_limit_sent and settings.max_steps > settings.near_limit_steps and remaining <= settings.near_limit_steps:
+            if (
+                not near_limit_sent
+                and settings.max_steps > settings.near_limit_steps
+                and remaining <= settings.near_limit_steps
+            ):
                 near_limit_sent = True
                 self._guide("near_limit", guards.near_limit_message(remaining))
             state, reply = self._call_model(state)
@@ -321,22 +363,45 @@ class AgentRunner:
                 continue
             final_text = reply.content or reply.refusal or ""
             self.history.append(assistant_message(final_text, []))
-            self._emit(AssistantEvent(content=final_text, finish_reason=reply.finish_reason, usage=reply.usage or None))
+            self._emit(
+                AssistantEvent(
+                    content=final_text, finish_reason=reply.finish_reason, usage=reply.usage or None
+                )
+            )
             state = state.next(TransitionReason.MODEL_REPLIED_TEXT, phase=Phase.VERIFYING)
             verdict = self._completion_verdict(final_text)
             if verdict.verdict in ("pass", "unverified"):
-                return state.next(TransitionReason.FINISHED, stop_reason="completed", verdict=verdict.verdict, phase=Phase.DONE), final_text
+                return state.next(
+                    TransitionReason.FINISHED,
+                    stop_reason="completed",
+                    verdict=verdict.verdict,
+                    phase=Phase.DONE,
+                ), final_text
             blocks = state.gate_blocks + 1
             if blocks > settings.completion_gate.max_blocks:
-                self._last_error = "the completion gate blocked the final answer too many times: " + verdict.feedback
-                return state.next(TransitionReason.FINISHED, stop_reason="gate_exhausted", verdict="fail", phase=Phase.DONE, gate_blocks=blocks), final_text
+                self._last_error = (
+                    "the completion gate blocked the final answer too many times: "
+                    + verdict.feedback
+                )
+                return state.next(
+                    TransitionReason.FINISHED,
+                    stop_reason="gate_exhausted",
+                    verdict="fail",
+                    phase=Phase.DONE,
+                    gate_blocks=blocks,
+                ), final_text
             state = state.next(TransitionReason.GATE_BLOCKED, verdict.feedback, gate_blocks=blocks)
-            self._guide(verdict.source or "completion_gate", verdict.feedback or "The task is not verified yet.")
+            self._guide(
+                verdict.source or "completion_gate",
+                verdict.feedback or "The task is not verified yet.",
+            )
 
     def _completion_verdict(self, final_text: str) -> CompletionVerdict:
         try:
             verdict = self.pm.hook.completion_verdict(
-                final_text=final_text, observations=list(self.context.observations), context=self.context
+                final_text=final_text,
+                observations=list(self.context.observations),
+                context=self.context,
             )
         except Exception as exc:  # noqa: BLE001
             self._notice(f"completion policy failed: {exc}; treating the answer as unverified")
@@ -352,18 +417,30 @@ class AgentRunner:
     def _act(self, state: LoopState, reply: ModelReply) -> LoopState:
         assert self.orchestrator is not None
         state = state.next(TransitionReason.MODEL_REPLIED_TOOLS, phase=Phase.ACTING)
-        calls = [self._tool_call(state.step, index, raw) for index, raw in enumerate(reply.tool_calls)]
+        calls = [
+            self._tool_call(state.step, index, raw) for index, raw in enumerate(reply.tool_calls)
+        ]
         raw_calls = [{"id": c.id, "name": c.name, "arguments": c.raw_arguments} for c in calls]
         self.history.append(assistant_message(reply.content, raw_calls))
-        self._emit(AssistantEvent(content=reply.content, tool_calls=raw_calls,
-                                  finish_reason=reply.finish_reason, usage=reply.usage or None))
+        self._emit(
+            AssistantEvent(
+                content=reply.content,
+                tool_calls=raw_calls,
+                finish_reason=reply.finish_reason,
+                usage=reply.usage or None,
+            )
+        )
         self._step = state.step
         outcomes = self.orchestrator.run(calls)
         for outcome in outcomes:
-            self.history.append(tool_message(outcome.call.id, outcome.result.content, outcome.result.is_error))
+            self.history.append(
+                tool_message(outcome.call.id, outcome.result.content, outcome.result.is_error)
+            )
         state = state.next(TransitionReason.TOOLS_DONE, phase=Phase.CALLING_MODEL)
         try:
-            verdict = self.pm.hook.stagnation_verdict(observations=self.context.observations, context=self.context)
+            verdict = self.pm.hook.stagnation_verdict(
+                observations=self.context.observations, context=self.context
+            )
         except Exception as exc:  # noqa: BLE001
             self._notice(f"stagnation policy failed: {exc}")
             verdict = None
@@ -371,8 +448,12 @@ class AgentRunner:
             self._guide("stagnation", verdict.message, verdict.pattern)
             state = state.next(TransitionReason.STAGNATION_GUIDANCE, verdict.pattern or "")
         elif verdict is not None and verdict.action == "stop":
-            self._emit(GuidanceEvent(source="stagnation", message=verdict.message, pattern=verdict.pattern))
-            raise self._stop(state, "stagnation", verdict.message or "the agent kept repeating itself")
+            self._emit(
+                GuidanceEvent(source="stagnation", message=verdict.message, pattern=verdict.pattern)
+            )
+            raise self._stop(
+                state, "stagnation", verdict.message or "the agent kept repeating itself"
+            )
         return state
 
     _step = 0
@@ -381,9 +462,19 @@ class AgentRunner:
         """Wraps one tool execution: snapshot if it may change files, then record facts."""
         before = snapshot_workspace(self.workspace) if needs_snapshot(tool, call) else None
         outcome: CallOutcome = run()
-        changes = changed_paths(before, snapshot_workspace(self.workspace)) if before is not None else None
-        observation = observe(step=self._step, call=call, tool=tool, result=outcome.result,
-                              matcher=self.matcher, workspace_changes=changes)
+        changes = (
+            changed_paths(before, snapshot_workspace(self.workspace))
+            if before is not None
+            else None
+        )
+        observation = observe(
+            step=self._step,
+            call=call,
+            tool=tool,
+            result=outcome.result,
+            matcher=self.matcher,
+            workspace_changes=changes,
+        )
         with self.context.lock:
             self.context.observations.append(observation)
         self._emit(ObservationEvent(observation=observation.model_dump(exclude_none=True)))
@@ -401,7 +492,9 @@ class AgentRunner:
             arguments, problem = {}, str(exc)
         if problem is not None:
             arguments = {}
-        return ToolCall(id=call_id, name=raw.name, arguments=arguments, raw_arguments=text, parse_error=problem)
+        return ToolCall(
+            id=call_id, name=raw.name, arguments=arguments, raw_arguments=text, parse_error=problem
+        )
 
     # ------------------------------------------------------------------ calling the model
 
@@ -415,8 +508,13 @@ class AgentRunner:
                 raise self._stop(state, "interrupted")
             messages, compacted = self.view.build(self.history, force_compact=force_compact)
             if compacted:
-                self._emit(CompactionEvent(before_messages=len(self.history) + 1, after_messages=len(messages),
-                                           reason="context window"))
+                self._emit(
+                    CompactionEvent(
+                        before_messages=len(self.history) + 1,
+                        after_messages=len(messages),
+                        reason="context window",
+                    )
+                )
             tools = [tool.spec() for tool in self.context.tools.all()]
             try:
                 reply = self.model.complete(messages, tools, self._on_text)
@@ -425,14 +523,20 @@ class AgentRunner:
                     raise self._stop(state, "context_overflow", str(exc)) from None
                 self.view.budget = max(1024, int(self.view.budget * 0.6))
                 force_compact = True
-                state = state.next(TransitionReason.COMPACTED, str(exc), compactions=state.compactions + 1)
+                state = state.next(
+                    TransitionReason.COMPACTED, str(exc), compactions=state.compactions + 1
+                )
                 continue
             except ModelError as exc:
                 if not exc.retryable or attempt >= settings.max_retries:
                     raise self._stop(state, "model_error", str(exc)) from None
                 attempt += 1
                 delay = self._backoff(attempt, exc.retry_after)
-                self._emit(RetryEvent(attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=str(exc)))
+                self._emit(
+                    RetryEvent(
+                        attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=str(exc)
+                    )
+                )
                 state = state.next(TransitionReason.RETRY, exc.kind, model_attempt=attempt)
                 if self._cancel.wait(delay):
                     raise self._stop(state, "interrupted") from None
@@ -440,14 +544,28 @@ class AgentRunner:
             self._add_usage(reply.usage)
             if not reply.tool_calls and not (reply.content or "").strip() and not reply.refusal:
                 if state.empty_nudges >= 1:
-                    raise self._stop(state, "model_error", "the model returned an empty reply twice")
-                state = state.next(TransitionReason.EMPTY_REPLY_NUDGE, empty_nudges=state.empty_nudges + 1)
+                    raise self._stop(
+                        state, "model_error", "the model returned an empty reply twice"
+                    )
+                state = state.next(
+                    TransitionReason.EMPTY_REPLY_NUDGE, empty_nudges=state.empty_nudges + 1
+                )
                 self._guide("runtime", EMPTY_REPLY_NUDGE)
                 continue
-            if reply.finish_reason == "length" and not reply.tool_calls and state.length_continues < 2:
+            if (
+                reply.finish_reason == "length"
+                and not reply.tool_calls
+                and state.length_continues < 2
+            ):
                 self.history.append(assistant_message(reply.content, []))
-                self._emit(AssistantEvent(content=reply.content, finish_reason="length", usage=reply.usage or None))
-                state = state.next(TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1)
+                self._emit(
+                    AssistantEvent(
+                        content=reply.content, finish_reason="length", usage=reply.usage or None
+                    )
+                )
+                state = state.next(
+                    TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1
+                )
                 self._guide("runtime", LENGTH_NUDGE)
                 continue
             return state, reply
@@ -467,7 +585,9 @@ class AgentRunner:
             self.usage[key] += int(usage.get(key, 0) or 0)
 
     def _compact(self, messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]] | None:
-        result = self.pm.hook.compact_context(messages=messages, budget=budget, context=self.context)
+        result = self.pm.hook.compact_context(
+            messages=messages, budget=budget, context=self.context
+        )
         return list(result) if result is not None else None
 
     # ------------------------------------------------------------------ checkpoint

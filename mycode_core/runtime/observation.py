@@ -60,8 +60,21 @@ DEFAULT_VALIDATORS: dict[str, list[str]] = {
 
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
-_SKIPPED_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
-                 ".pytest_cache", ".ruff_cache", ".tox", ".nox", "dist", "build", "target"}
+_SKIPPED_DIRS = {
+    ".git",
+    "node_modules",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".tox",
+    ".nox",
+    "dist",
+    "build",
+    "target",
+}
 SNAPSHOT_LIMIT = 20_000
 
 
@@ -99,8 +112,10 @@ class ValidationMatcher:
             part = re.sub(r"^(cd\s+\S+\s*$)", "", part)
             for prefix in ("timeout ", "time ", "env "):
                 if part.startswith(prefix):
-                    rest = part[len(prefix):].split(None, 1)
-                    part = rest[1] if prefix == "timeout " and len(rest) > 1 else part[len(prefix):]
+                    rest = part[len(prefix) :].split(None, 1)
+                    part = (
+                        rest[1] if prefix == "timeout " and len(rest) > 1 else part[len(prefix) :]
+                    )
             for kind, pattern in self._compiled:
                 if pattern.search(part):
                     return kind
@@ -130,7 +145,9 @@ def snapshot_workspace(root: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
-def changed_paths(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
+def changed_paths(
+    before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]
+) -> list[str]:
     """Paths created, deleted or modified between two snapshots."""
     changed = [path for path, stamp in after.items() if before.get(path) != stamp]
     changed.extend(path for path in before if path not in after)

@@ -33,7 +33,10 @@ def history_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if first_user is not None:
             messages.append({"role": "user", "content": str(first_user.get("content", ""))})
         messages.append(
-            {"role": "assistant", "content": "Continuation checkpoint from the previous run:\n\n" + checkpoint}
+            {
+                "role": "assistant",
+                "content": "Continuation checkpoint from the previous run:\n\n" + checkpoint,
+            }
         )
         return messages
     messages = []

@@ -27,7 +27,9 @@ def _call_each(
             notice(f"plugin {impl.plugin_name!r} failed in {hook_name}: {exc}")
 
 
-def collect_tools(pm: pluggy.PluginManager, context: RunContext, notice: Callable[[str], None]) -> None:
+def collect_tools(
+    pm: pluggy.PluginManager, context: RunContext, notice: Callable[[str], None]
+) -> None:
     """Fill ``context.tools`` from ``register_tools``; each tool is tagged with its plugin."""
     hook = pm.hook.register_tools
     for impl in reversed(hook.get_hookimpls()):
@@ -44,7 +46,9 @@ def collect_tools(pm: pluggy.PluginManager, context: RunContext, notice: Callabl
             notice(f"plugin {impl.plugin_name!r} failed in register_tools: {exc}")
 
 
-def collect_providers(pm: pluggy.PluginManager, notice: Callable[[str], None]) -> dict[str, ModelProvider]:
+def collect_providers(
+    pm: pluggy.PluginManager, notice: Callable[[str], None]
+) -> dict[str, ModelProvider]:
     """All registered model providers by prefix."""
     providers: dict[str, ModelProvider] = {}
 
@@ -81,13 +85,15 @@ def make_model(pm: pluggy.PluginManager, settings: Any, notice: Callable[[str], 
         raise SetupError(str(exc)) from None
 
 
-def system_prompt(pm: pluggy.PluginManager, context: RunContext, notice: Callable[[str], None]) -> str:
+def system_prompt(
+    pm: pluggy.PluginManager, context: RunContext, notice: Callable[[str], None]
+) -> str:
     """The system prompt from every ``build_context`` contribution."""
     sections: list[ContextSection] = []
     hook = pm.hook.build_context
     for impl in reversed(hook.get_hookimpls()):
         try:
-            contributed = impl.function(context=context)
+            contributed: Any = impl.function(context=context)
         except Exception as exc:  # noqa: BLE001
             notice(f"plugin {impl.plugin_name!r} failed in build_context: {exc}")
             continue

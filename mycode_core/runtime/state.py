@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     """Where the loop is."""
 
     STARTING = "starting"
@@ -17,7 +17,7 @@ class Phase(str, Enum):
     DONE = "done"
 
 
-class TransitionReason(str, Enum):
+class TransitionReason(StrEnum):
     """Why the state changed; every transition records one."""
 
     START = "start"

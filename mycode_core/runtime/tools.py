@@ -52,7 +52,7 @@ class SchemaChecker:
             except jsonschema.SchemaError:
                 validator = False
             self._validators[tool.name] = validator
-        if validator is False:
+        if validator is False or validator is True:
             return None
         error = next(iter(validator.iter_errors(arguments)), None)
         if error is None:
@@ -146,7 +146,8 @@ class ToolOrchestrator:
             outcomes[index] = self._execute(call, tool)
             return
         futures = [
-            (index, self._executor().submit(self._execute, call, tool)) for index, call, tool in batch
+            (index, self._executor().submit(self._execute, call, tool))
+            for index, call, tool in batch
         ]
         for index, future in futures:
             outcomes[index] = future.result()
@@ -184,7 +185,9 @@ class ToolOrchestrator:
         )
         if verdict.decision == "allow":
             return None
-        where = f" (rule {verdict.rule}" + (f", {verdict.layer} settings)" if verdict.layer else ")")
+        where = f" (rule {verdict.rule}" + (
+            f", {verdict.layer} settings)" if verdict.layer else ")"
+        )
         return ToolResult.error(
             f"Permission denied{where if verdict.rule else ''}: {verdict.reason}",
             permission={"decision": "deny", "rule": verdict.rule, "layer": verdict.layer},
@@ -204,11 +207,23 @@ class ToolOrchestrator:
         question = f"Allow {call.name} {arguments[:300]}? ({verdict.reason})"
         answer = context.ask(question, ASK_OPTIONS)
         if answer == ASK_OPTIONS[0]:
-            return PermissionVerdict(decision="allow", reason="approved by the user", rule=verdict.rule, layer="user-prompt")
+            return PermissionVerdict(
+                decision="allow",
+                reason="approved by the user",
+                rule=verdict.rule,
+                layer="user-prompt",
+            )
         if answer == ASK_OPTIONS[1]:
             context.session_grants.add(verdict.grant or call.name)
-            return PermissionVerdict(decision="allow", reason="approved for this session", rule=verdict.rule, layer="session")
-        return PermissionVerdict(decision="deny", reason="the user declined", rule=verdict.rule, layer="user-prompt")
+            return PermissionVerdict(
+                decision="allow",
+                reason="approved for this session",
+                rule=verdict.rule,
+                layer="session",
+            )
+        return PermissionVerdict(
+            decision="deny", reason="the user declined", rule=verdict.rule, layer="user-prompt"
+        )
 
     def _execute(self, call: ToolCall, tool: Tool) -> CallOutcome:
         if self.observer is not None:
