@@ -249,6 +249,8 @@ class RunContext:
         self.startup_tasks: list[Callable[[], None]] = []
         """Called once, in order, after the provider is ready and before the first request
         (e.g. wait for MCP servers started in the background by ``register_tools``)."""
+        self.cancelled = threading.Event()
+        """Set when the user cancels the running turn; long-running tools should stop early."""
         self.cleanup: list[Callable[[], None]] = []
         """Called once when the run ends, whatever the reason (shut servers down)."""
 

@@ -92,6 +92,7 @@ class OpenAICompatibleModel:
         self.settings = settings
         self.stream = bool(getattr(settings, "stream", True))
         self.send_stream_options = True
+        self._active: Any = None
         self.client = openai.OpenAI(
             api_key=settings.api_key or PLACEHOLDER_KEY,
             base_url=settings.base_url or None,
@@ -136,6 +137,12 @@ class OpenAICompatibleModel:
         except Exception as exc:  # noqa: BLE001 - every failure is classified
             raise classify(exc) from exc
 
+    def abort(self) -> None:
+        """Close the response being streamed (the user cancelled); the read then fails."""
+        active = self._active
+        if active is not None:
+            active.close()
+
     def _stream(self, params: dict[str, Any], on_text: Callable[[str], None]) -> ModelReply:
         extra: dict[str, Any] = {"stream": True}
         if self.send_stream_options:
@@ -143,6 +150,7 @@ class OpenAICompatibleModel:
         with self.client.chat.completions.with_streaming_response.create(
             **params, **extra
         ) as response:
+            self._active = response
             content_type = response.headers.get("content-type", "")
             if "text/event-stream" not in content_type and "json" in content_type:
                 return reply_from_completion(json.loads(response.read()), on_text)

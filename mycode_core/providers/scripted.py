@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -62,6 +61,11 @@ class ScriptedModel:
         self.turns = load_script(self.path)
         self.position = 0
         self._lock = threading.Lock()
+        self._aborted = threading.Event()
+
+    def abort(self) -> None:
+        """Cut a pending ``delay`` short (the user cancelled)."""
+        self._aborted.set()
 
     def complete(
         self,
@@ -70,6 +74,7 @@ class ScriptedModel:
         on_text: Callable[[str], None],
     ) -> ModelReply:
         """Return the next turn of the script (streaming its text through ``on_text``)."""
+        self._aborted.clear()
         with self._lock:
             turn = self.turns[self.position] if self.position < len(self.turns) else None
             self.position += 1
@@ -77,7 +82,8 @@ class ScriptedModel:
             turn = {"content": END_OF_SCRIPT_TEXT}
         delay = turn.get("delay")
         if isinstance(delay, (int, float)) and delay > 0:
-            time.sleep(min(float(delay), 10.0))
+            if self._aborted.wait(min(float(delay), 10.0)):
+                raise base.BrokenStream("the request was cancelled")
         if "error" in turn:
             error = (
                 turn["error"] if isinstance(turn["error"], dict) else {"kind": str(turn["error"])}

@@ -41,7 +41,7 @@ class ModelView:
         When everything fits the whole history is sent; the cost is one list copy, so per-step
         overhead does not grow with the token arithmetic of a long session.
         """
-        messages = [self.system_message, *history.messages()]
+        messages = [self.system_message, *history.message_list]
         if not force_compact and self.system_tokens + history.tokens <= self.budget:
             return messages, False
         compacted = self._compactor(messages, self.budget)

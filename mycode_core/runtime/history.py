@@ -22,12 +22,14 @@ class History:
 
     def __init__(self) -> None:
         self._entries: list[Entry] = []
+        self._messages: list[dict[str, Any]] = []
         self._tokens = 0
 
     def append(self, message: dict[str, Any]) -> None:
         """Add a chat-completions message."""
         entry = Entry(message, count_message(message))
         self._entries.append(entry)
+        self._messages.append(message)
         self._tokens += entry.tokens
 
     def __len__(self) -> int:
@@ -44,6 +46,11 @@ class History:
         """Sum of the entries' token counts."""
         return self._tokens
 
+    @property
+    def message_list(self) -> list[dict[str, Any]]:
+        """The live list of messages (read it, never change it): no copy on the hot path."""
+        return self._messages
+
     def messages(self) -> list[dict[str, Any]]:
         """All messages, in order."""
-        return [entry.message for entry in self._entries]
+        return list(self._messages)

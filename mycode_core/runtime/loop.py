@@ -105,7 +105,6 @@ class AgentRunner:
         self.usage = {"input_tokens": 0, "output_tokens": 0}
         self._queue: queue.Queue[AgentEvent | None] = queue.Queue()
         self._lock = threading.RLock()
-        self._cancel = threading.Event()
         self._ready = False
         self._transcript: Transcript | None = None
         self._event_hook_failed: set[str] = set()
@@ -114,6 +113,7 @@ class AgentRunner:
         self.orchestrator: ToolOrchestrator | None = None
         self.matcher = ValidationMatcher(settings.validation_commands)
         self._result_sent = False
+        self._worker_thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ events
 
@@ -203,18 +203,30 @@ class AgentRunner:
             self._transcript.close()
 
     def cancel(self) -> None:
-        """Ask the running turn to stop (Ctrl-C)."""
-        self._cancel.set()
+        """Ask the running turn to stop (Ctrl-C): abort the model call, signal the tools."""
+        self.context.cancelled.set()
+        abort = getattr(self.model, "abort", None)
+        if callable(abort):
+            try:
+                abort()
+            except Exception:  # noqa: BLE001, S110 - best effort
+                pass
 
     # ------------------------------------------------------------------ running
 
     def run(self, prompt: str) -> Iterator[AgentEvent]:
         """Run one task to its end, yielding events as they happen; the last is ``result``."""
-        self._cancel.clear()
+        previous = self._worker_thread
+        if previous is not None and previous.is_alive():
+            previous.join(timeout=10.0)  # a cancelled turn winds down before the next starts
+        while not self._queue.empty():
+            self._queue.get_nowait()  # late events of a cancelled turn
+        self.context.cancelled.clear()
         self._result_sent = False
         worker = threading.Thread(
             target=self._worker, args=(prompt,), daemon=True, name="mycode-loop"
         )
+        self._worker_thread = worker
         worker.start()
         interrupted = False
         while True:
@@ -269,7 +281,7 @@ class AgentRunner:
             error = f"{type(exc).__name__}: {exc}"
             if state.stop_reason is None:
                 state = state.next(TransitionReason.FINISHED, stop_reason="model_error")
-        if self._cancel.is_set() and state.stop_reason in (None, "interrupted"):
+        if self.context.cancelled.is_set() and state.stop_reason in (None, "interrupted"):
             state = state.next(TransitionReason.FINISHED, stop_reason="interrupted")
         error = error or getattr(state, "_error", None) or self._last_error
         with self._lock:
@@ -335,7 +347,7 @@ class AgentRunner:
         near_limit_sent = False
         final_text = ""
         while True:
-            if self._cancel.is_set():
+            if self.context.cancelled.is_set():
                 raise self._stop(state, "interrupted")
             if state.step >= settings.max_steps:
                 self._write_checkpoint()
@@ -504,7 +516,7 @@ class AgentRunner:
         attempt = 0
         force_compact = False
         while True:
-            if self._cancel.is_set():
+            if self.context.cancelled.is_set():
                 raise self._stop(state, "interrupted")
             messages, compacted = self.view.build(self.history, force_compact=force_compact)
             if compacted:
@@ -528,6 +540,8 @@ class AgentRunner:
                 )
                 continue
             except ModelError as exc:
+                if self.context.cancelled.is_set():
+                    raise self._stop(state, "interrupted") from None
                 if not exc.retryable or attempt >= settings.max_retries:
                     raise self._stop(state, "model_error", str(exc)) from None
                 attempt += 1
@@ -538,9 +552,11 @@ class AgentRunner:
                     )
                 )
                 state = state.next(TransitionReason.RETRY, exc.kind, model_attempt=attempt)
-                if self._cancel.wait(delay):
+                if self.context.cancelled.wait(delay):
                     raise self._stop(state, "interrupted") from None
                 continue
+            if self.context.cancelled.is_set():
+                raise self._stop(state, "interrupted")
             self._add_usage(reply.usage)
             if not reply.tool_calls and not (reply.content or "").strip() and not reply.refusal:
                 if state.empty_nudges >= 1:
