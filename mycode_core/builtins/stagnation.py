@@ -7,7 +7,9 @@ four patterns, all "work that brought no new information":
 * ``same_tool_repeat`` — the identical call (same signature) returned the same result again.
 * ``alternation`` — two (or three) calls repeated in turn, A-B-A-B, with unchanged results.
 * ``same_result_repeat`` — the same tool, on the same target, returned the same result for
-  calls that differ only in their arguments (``a.py`` vs ``./a.py``, a new description, …).
+  calls whose arguments differ (``a.py`` vs ``./a.py``, ``cat 'a'`` vs ``cat a``, another
+  offset or description, …). The target is the file (line range aside), the normalised
+  command, or the search; tools without resources (e.g. MCP tools) share one target.
 * ``resource_repeat`` — the same resource (a file's lines, a command) looked at again and
   again when the lines were already read and nothing changed in between.
 
@@ -28,6 +30,7 @@ grow with the length of the run.
 from __future__ import annotations
 
 import re
+import shlex
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -105,12 +108,26 @@ class Limits:
 # --- facts about one observation --------------------------------------------------------
 
 
+def _command_key(command: str) -> str:
+    """A command with spelling differences removed: quotes, spacing, ``./`` prefixes."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    return " ".join(word.removeprefix("./") or "." for word in words)
+
+
 def _target(obs: Observation) -> str:
-    """What the call was about: its resources with line ranges dropped (order-free)."""
+    """What the call was about: its resources, line ranges dropped, commands normalised."""
     parts = set()
     for resource in obs.resources:
         match = _RANGE.match(resource)
-        parts.add(f"file:{match.group('path')}" if match else resource)
+        if match:
+            parts.add(f"file:{match.group('path')}")
+        elif resource.startswith("command:"):
+            parts.add("command:" + _command_key(resource.removeprefix("command:")))
+        else:
+            parts.add(resource)
     return "|".join(sorted(parts))
 
 
@@ -234,21 +251,37 @@ def _same_result_repeat(segment: Sequence[Observation], threshold: int) -> Findi
     return None
 
 
+def _describe_target(target: str) -> str:
+    """Readable words for a target key (``file:a.py`` → ``a.py``)."""
+    words = []
+    for part in target.split("|"):
+        kind, _, rest = part.partition(":")
+        if kind == "file":
+            words.append(f"`{rest}`")
+        elif kind == "command":
+            words.append(f"the output of `{_shown(rest)}`")
+        else:
+            words.append(f"`{_shown(part)}`")
+    return ", ".join(words)
+
+
 def _resource_repeat(segment: Sequence[Observation], threshold: int) -> Finding | None:
     seen = _Seen()
+    touches: Counter[str] = Counter()
     stale: dict[str, list[Observation]] = {}
     for obs in segment:
-        if not obs.mutation and obs.resources and seen.is_stale(obs):
-            stale.setdefault(_target(obs), []).append(obs)
+        if not obs.mutation and obs.resources:
+            touches[_target(obs)] += 1
+            if seen.is_stale(obs):
+                stale.setdefault(_target(obs), []).append(obs)
         seen.add(obs)
     for target, members in stale.items():
         if len(members) + 1 >= threshold:
-            what = target.replace("|", ", ")
             return Finding(
                 "resource_repeat",
                 frozenset(obs.signature for obs in members),
-                f"you have looked at {what} {len(members) + 1} times although nothing changed "
-                "and the content you asked for was already in front of you",
+                f"you have looked at {_describe_target(target)} {touches[target]} times; "
+                f"{len(members)} of those showed only what you had already seen",
             )
     return None
 

@@ -17,7 +17,6 @@ from mycode_core import __version__
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
-GATE_POLICIES = ("strict", "standard", "lenient", "off")
 
 
 def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -60,8 +59,9 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--completion-policy",
-            type=click.Choice(GATE_POLICIES),
-            help="Completion gate policy (default standard).",
+            metavar="POLICY",
+            help="Completion gate policy: strict | standard (default) | lenient | off, or the "
+            "name of an installed team policy plugin.",
         ),
         click.option(
             "--mcp-config",
@@ -207,7 +207,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if first in CORE_COMMANDS:
         build_cli(load_plugins=False).main(args=args, prog_name="mycode")
         return
-    cli = build_cli(load_plugins=" " not in first)
+    try:
+        cli = build_cli(load_plugins=" " not in first)
+    except click.ClickException as exc:  # a plugin failed to load in strict mode
+        exc.show()
+        sys.exit(exc.exit_code)
     if first in cli.commands:
         cli.main(args=args, prog_name="mycode")
         return

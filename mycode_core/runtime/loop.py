@@ -217,10 +217,11 @@ class AgentRunner:
     def run(self, prompt: str) -> Iterator[AgentEvent]:
         """Run one task to its end, yielding events as they happen; the last is ``result``."""
         previous = self._worker_thread
-        if previous is not None and previous.is_alive():
-            previous.join(timeout=10.0)  # a cancelled turn winds down before the next starts
-        while not self._queue.empty():
-            self._queue.get_nowait()  # late events of a cancelled turn
+        if previous is not None:
+            if previous.is_alive():
+                previous.join(timeout=10.0)  # a cancelled turn winds down before the next starts
+            while not self._queue.empty():
+                self._queue.get_nowait()  # late events of a cancelled turn (not `system`)
         self.context.cancelled.clear()
         self._result_sent = False
         worker = threading.Thread(
@@ -445,6 +446,8 @@ class AgentRunner:
         self._step = state.step
         outcomes = self.orchestrator.run(calls)
         for outcome in outcomes:
+            if not outcome.executed:  # refused calls are facts too (repeated denials)
+                self._record(outcome.call, outcome.tool, outcome, None)
             self.history.append(
                 tool_message(outcome.call.id, outcome.result.content, outcome.result.is_error)
             )
@@ -479,6 +482,13 @@ class AgentRunner:
             if before is not None
             else None
         )
+        self._record(call, tool, outcome, changes)
+        return outcome
+
+    def _record(
+        self, call: ToolCall, tool: Any, outcome: CallOutcome, changes: list[str] | None
+    ) -> None:
+        """Append the observation of one call and emit it."""
         observation = observe(
             step=self._step,
             call=call,
@@ -490,7 +500,6 @@ class AgentRunner:
         with self.context.lock:
             self.context.observations.append(observation)
         self._emit(ObservationEvent(observation=observation.model_dump(exclude_none=True)))
-        return outcome
 
     def _tool_call(self, step: int, index: int, raw: Any) -> ToolCall:
         import json

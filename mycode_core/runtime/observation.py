@@ -88,9 +88,14 @@ def tool_signature(call: ToolCall) -> str:
     return f"{call.name} {normalise_arguments(call.arguments)}"
 
 
+_TIMINGS = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds)\b")
+
+
 def result_hash(result: ToolResult) -> str:
-    """Short hash of the result text and error flag."""
-    digest = hashlib.sha1(f"{result.is_error}\0{result.text()}".encode("utf-8", "replace"))
+    """Short hash of the result text and error flag; durations (``in 0.03s``) are masked so a
+    re-run with the same outcome hashes the same."""
+    text = _TIMINGS.sub("<t>", result.text())
+    digest = hashlib.sha1(f"{result.is_error}\0{text}".encode("utf-8", "replace"))
     return digest.hexdigest()[:16]
 
 

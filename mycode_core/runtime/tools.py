@@ -31,6 +31,7 @@ class CallOutcome:
     tool: Tool | None
     result: ToolResult
     duration_ms: int = 0
+    executed: bool = False
 
 
 class SchemaChecker:
@@ -236,7 +237,9 @@ class ToolOrchestrator:
             result = _coerce(tool.handler(call.arguments, self.context))
         except Exception as exc:  # noqa: BLE001 - a tool crash is a result, never a crashed run
             result = ToolResult.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
-        return self._finish(call, tool, result, started)
+        outcome = self._finish(call, tool, result, started)
+        outcome.executed = True
+        return outcome
 
     def _finish(
         self, call: ToolCall, tool: Tool | None, result: ToolResult, started: float | None = None

@@ -1,1 +1,34 @@
-"""Completion gate."""
+"""mycode's completion gate: no "done" without evidence.
+
+The default ``completion_verdict`` policy. It is marked ``trylast``, so a team's own policy
+(any other plugin implementing ``completion_verdict``) is asked first and replaces it by
+returning a verdict; returning ``None`` hands the decision back to this gate.
+
+Choose a built-in policy with ``[completion_gate] policy = "strict" | "standard" | "lenient" |
+"off"`` in ``config.toml`` or ``--completion-policy``. Any other name is left to the plugin
+that claims it; if none does, the gate warns once and applies ``standard``.
+
+Modules: :mod:`.requirements` (what the user asked, the todos), :mod:`.evidence` (what the
+session proves), :mod:`.project` (does the project have tests), :mod:`.policies` (the verdicts).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mycode_core import hookimpl
+
+if TYPE_CHECKING:
+    from mycode_core.records import CompletionVerdict, Observation, RunContext
+
+__all__ = ["completion_verdict"]
+
+
+@hookimpl(trylast=True)
+def completion_verdict(
+    final_text: str, observations: list[Observation], context: RunContext
+) -> CompletionVerdict | None:
+    """Judge the final answer with the configured built-in policy (see the package docs)."""
+    from mycode_completion_gate.gate import verdict
+
+    return verdict(final_text, observations, context)

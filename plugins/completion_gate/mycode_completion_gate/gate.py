@@ -1,0 +1,67 @@
+"""The gate itself: pick the policy, gather the facts, return the verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mycode_completion_gate import evidence, policies, project, requirements
+from mycode_core.records import CompletionVerdict, Observation, RunContext
+
+STORE_KEY = "completion_gate"
+
+
+def policy_name(settings: Any) -> str:
+    """The configured policy (``[completion_gate] policy`` / ``--completion-policy``)."""
+    section = getattr(settings, "completion_gate", None)
+    if isinstance(section, dict):
+        value = section.get("policy")
+    else:
+        value = getattr(section, "policy", None)
+    return str(value or "standard").strip().lower()
+
+
+def _warn_unknown(context: RunContext, name: str) -> None:
+    """Say once per run that no installed plugin provides policy ``name``."""
+    state = context.store.setdefault(STORE_KEY, {})
+    if state.get("warned") == name:
+        return
+    state["warned"] = name
+    from mycode_core.runtime.events import NoticeEvent
+
+    context.emit(
+        NoticeEvent(
+            level="warning",
+            source=STORE_KEY,
+            message=(
+                f"completion gate policy {name!r} is not provided by any installed plugin; "
+                f"using 'standard' (built-in policies: {', '.join(policies.POLICIES)})"
+            ),
+        )
+    )
+
+
+def verdict(
+    final_text: str, observations: Sequence[Observation], context: RunContext
+) -> CompletionVerdict:
+    """Judge a final answer with the configured built-in policy."""
+    name = policy_name(context.settings)
+    if name not in policies.POLICIES:
+        # We run last (trylast): reaching here means no plugin claimed this policy name.
+        _warn_unknown(context, name)
+        name = "standard"
+    if name == "off":
+        return policies.judge(
+            "off",
+            request=requirements.Request(),
+            evidence=evidence.Evidence(),
+            project=project.Project(),
+            todos=[],
+        )
+    return policies.judge(
+        name,
+        request=requirements.parse_request(context.prompt),
+        evidence=evidence.collect(observations),
+        project=project.inspect(context.workspace),
+        todos=requirements.unfinished_todos(context.store),
+    )
