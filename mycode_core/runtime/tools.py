@@ -199,8 +199,7 @@ class ToolOrchestrator:
         if not context.interactive or context.ask is None:
             return PermissionVerdict(
                 decision="deny",
-                reason=f"needs approval, and no one can approve it in non-interactive mode. "
-                f"{verdict.reason}",
+                reason=f"not approved (non-interactive run): {verdict.reason}",
                 rule=verdict.rule,
                 layer=verdict.layer,
             )

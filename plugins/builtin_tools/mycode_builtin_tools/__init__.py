@@ -1,1 +1,45 @@
-"""mycode built-in tools."""
+"""mycode's built-in tools, workspace boundary and default permission policy.
+
+Hooks: ``register_tools`` (the seven SPEC §3 tools), ``permission_verdict`` (the default
+policy, ``trylast`` so any other plugin overrides it) and ``register_commands``
+(``mycode doctor``). Submodules are imported inside the hooks to keep start-up fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from mycode_core import hookimpl
+
+if TYPE_CHECKING:
+    import click
+
+    from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall
+
+__version__ = "0.1.0"
+
+
+@hookimpl
+def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
+    """Register read_file, write_file, edit_file, glob, grep, run_command and todo_write."""
+    from mycode_builtin_tools.tools import build_tools
+
+    for tool in build_tools():
+        register(tool)
+
+
+@hookimpl(trylast=True)
+def permission_verdict(call: ToolCall, tool: Tool, context: RunContext) -> PermissionVerdict:
+    """The default policy: workspace boundary, config rules, modes and command judgement."""
+    from mycode_builtin_tools.permissions.policy import decide
+
+    return decide(call, tool, context)
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    """Add ``mycode doctor``: ripgrep, sandbox, workspace and home, as JSON."""
+    from mycode_builtin_tools.doctor import make_command
+
+    cli.add_command(make_command())

@@ -1,0 +1,1 @@
+"""The default permission policy: rules, modes, command judgement."""

@@ -1,0 +1,138 @@
+"""``glob``: files matching a pattern such as ``**/*.py``, newest first.
+
+``*`` and ``?`` stay within one folder, ``**`` crosses folders, ``{a,b}`` alternates and
+``[...]`` is a character class. ``.gitignore`` is respected; ``.git``, ``node_modules`` and
+virtualenvs are skipped unless the pattern names them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from mycode_builtin_tools.paths import BoundaryError, relative, resolve_in_workspace
+from mycode_builtin_tools.walk import list_files, skip_dirs_for
+from mycode_core.records import ToolResult
+
+MAX_RESULTS = 100
+
+
+def _braces(pattern: str) -> list[str]:
+    match = re.search(r"\{([^{}]*,[^{}]*)\}", pattern)
+    if not match:
+        return [pattern]
+    out: list[str] = []
+    for option in match.group(1).split(","):
+        out.extend(_braces(pattern[: match.start()] + option + pattern[match.end() :]))
+    return out
+
+
+def _translate(pattern: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif char == "*":
+            out.append("[^/]*")
+            i += 1
+        elif char == "?":
+            out.append("[^/]")
+            i += 1
+        elif char == "[":
+            end = pattern.find("]", i + 2)
+            if end < 0:
+                out.append(re.escape(char))
+                i += 1
+                continue
+            body = pattern[i + 1 : end]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
+            i = end + 1
+        else:
+            out.append(re.escape(char))
+            i += 1
+    return "".join(out)
+
+
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    """A regex matching relative POSIX paths against ``pattern`` (brace-expanded)."""
+    alternatives = [_translate(p) for p in _braces(pattern)]
+    return re.compile("(?:" + "|".join(alternatives) + r")\Z", re.DOTALL)
+
+
+def _split_pattern(pattern: str, base: Path, context: Any) -> tuple[str, Path]:
+    """Make an absolute pattern relative to ``base`` (it must stay inside the workspace)."""
+    pattern = pattern.replace("\\", "/")
+    if pattern.startswith("/"):
+        static = []
+        for part in pattern.split("/")[1:]:
+            if any(ch in part for ch in "*?[{"):
+                break
+            static.append(part)
+        prefix = "/" + "/".join(static)
+        root = resolve_in_workspace(prefix, context)
+        rest = pattern[len(prefix) :].lstrip("/")
+        return rest or "*", root
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    if ".." in pattern.split("/"):
+        raise BoundaryError(f"pattern {pattern!r} may not use '..'; use the path argument")
+    return pattern, base
+
+
+def _matches(base: Path, pattern: str) -> list[str]:
+    regex = compile_glob(pattern)
+    return [rel for rel in list_files(base, skip_dirs_for(pattern)) if regex.match(rel)]
+
+
+def glob(arguments: dict[str, Any], context: Any) -> ToolResult:
+    """List files matching ``pattern`` under ``path`` (default: the workspace), newest first."""
+    pattern = arguments.get("pattern")
+    if not isinstance(pattern, str) or not pattern.strip():
+        return ToolResult.error("pattern must be a non-empty glob such as '**/*.py'.")
+    if "\x00" in pattern:
+        return ToolResult.error("pattern contains a NUL byte")
+    try:
+        base = resolve_in_workspace(arguments.get("path") or ".", context)
+        pattern, base = _split_pattern(pattern, base, context)
+    except BoundaryError as exc:
+        return ToolResult.error(str(exc))
+    if not base.is_dir():
+        return ToolResult.error(
+            f"{relative(base, context)} is not a folder; path must be a folder."
+        )
+    note = ""
+    found = _matches(base, pattern)
+    if not found and "/" not in pattern:
+        found = _matches(base, "**/" + pattern)
+        if found:
+            note = f"(nothing matched {pattern!r} at the top level; these match '**/{pattern}')\n"
+    prefix = relative(base, context)
+    stamped = []
+    for rel in found:
+        full = base / rel
+        try:
+            mtime = os.stat(full).st_mtime
+        except OSError:
+            continue
+        shown = rel if prefix == "." else f"{prefix}/{rel}"
+        stamped.append((-mtime, shown))
+    stamped.sort()
+    where = "" if prefix == "." else f" under {prefix}"
+    if not stamped:
+        return ToolResult(content=f"No files match {pattern!r}{where}.")
+    lines = [shown for _mtime, shown in stamped[:MAX_RESULTS]]
+    body = note + "\n".join(lines)
+    extra = len(stamped) - MAX_RESULTS
+    if extra > 0:
+        body += f"\n({extra} more files not shown; narrow the pattern or path)"
+    return ToolResult(content=body, metadata={"resources": [f"glob:{prefix}:{pattern}"]})

@@ -1,0 +1,208 @@
+"""``grep``: regex search with ripgrep semantics (ripgrep itself, else Python ``re``)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from mycode_builtin_tools import encoding
+from mycode_builtin_tools.paths import BoundaryError, relative, resolve_in_workspace
+from mycode_builtin_tools.ripgrep import rg_path
+from mycode_builtin_tools.tools.glob_tool import compile_glob
+from mycode_builtin_tools.walk import python_files, rg_skip_args, skip_dirs_for
+from mycode_core.records import ToolResult
+
+DEFAULT_HEAD_LIMIT = 250
+MAX_OUTPUT_CHARS = 30_000
+MAX_COLUMNS = 500
+TIMEOUT = 120
+MODES = ("content", "files_with_matches", "count")
+
+
+class GrepError(Exception):
+    """The search could not run (bad regex, …); the message is for the model."""
+
+
+def _rg_command(args: dict[str, Any], target: str, mode: str) -> list[str]:
+    rg = rg_path()
+    assert rg is not None
+    cmd = [rg, "--no-config", "--hidden", "--no-require-git", "--color", "never"]
+    cmd += rg_skip_args(skip_dirs_for(str(args.get("glob") or "")))
+    if mode == "content":
+        cmd += ["-n", "--no-heading", "-H", "--max-columns", str(MAX_COLUMNS)]
+        cmd += ["--max-columns-preview"]
+        context = args.get("context")
+        if context:
+            cmd += ["-C", str(int(context))]
+    elif mode == "files_with_matches":
+        cmd += ["-l"]
+    else:
+        cmd += ["-c", "-H"]
+    if args.get("case_insensitive"):
+        cmd += ["-i"]
+    if args.get("glob"):
+        cmd += ["--glob", str(args["glob"])]
+    cmd += ["-e", str(args["pattern"]), "--", target]
+    return cmd
+
+
+def _run_rg(cmd: list[str], cwd: Path) -> bytes:
+    try:
+        proc = subprocess.run(
+            cmd,
+            cwd=cwd,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise GrepError(f"search took over {TIMEOUT} s; narrow the path or glob") from None
+    if proc.returncode == 2 and not proc.stdout:
+        message = os.fsdecode(proc.stderr).strip().splitlines()
+        raise GrepError("ripgrep error: " + " ".join(message[:6])[:1500])
+    return proc.stdout
+
+
+def _first_lines(data: bytes, count: int) -> tuple[list[str], int]:
+    """The first ``count`` lines of ``data`` (decoded) and the total number of lines."""
+    total = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    end = -1
+    for _ in range(min(count, total)):
+        end = data.find(b"\n", end + 1)
+        if end < 0:
+            end = len(data)
+            break
+    head = data[: max(end, 0)].decode("utf-8", "replace").splitlines()
+    return [_strip_dot(line) for line in head], total
+
+
+def _glob_filter(pattern: str | None) -> Any:
+    if not pattern:
+        return lambda rel: True
+    regex = compile_glob(pattern)
+    if "/" in pattern:
+        return lambda rel: bool(regex.match(rel))
+    return lambda rel: bool(regex.match(rel.rsplit("/", 1)[-1]))
+
+
+def _python_search(args: dict[str, Any], base: Path, target: str, mode: str) -> list[str]:
+    flags = re.IGNORECASE if args.get("case_insensitive") else 0
+    try:
+        regex = re.compile(str(args["pattern"]), flags)
+    except re.error as exc:
+        raise GrepError(f"invalid regex: {exc}") from None
+    context = int(args.get("context") or 0)
+    keep = _glob_filter(args.get("glob"))
+    start = base / target
+    files = [target] if start.is_file() else []
+    if not files:
+        prefix = "" if target == "." else target + "/"
+        skip = skip_dirs_for(str(args.get("glob") or ""))
+        files = [prefix + rel for rel in python_files(start, skip) if keep(rel)]
+    out: list[str] = []
+    for rel in files:
+        try:
+            data = (base / rel).read_bytes()
+        except OSError:
+            continue
+        if encoding.binary_kind(data[: encoding.SNIFF_BYTES]):
+            continue
+        lines = encoding.decode(data).text.splitlines()
+        hits = [i for i, line in enumerate(lines) if regex.search(line)]
+        if not hits:
+            continue
+        if mode == "files_with_matches":
+            out.append(rel)
+        elif mode == "count":
+            out.append(f"{rel}:{len(hits)}")
+        else:
+            shown: set[int] = set()
+            for i in hits:
+                shown.update(range(max(0, i - context), min(len(lines), i + context + 1)))
+            previous = -2
+            hit_set = set(hits)
+            for i in sorted(shown):
+                if context and previous >= 0 and i != previous + 1:
+                    out.append("--")
+                sep = ":" if i in hit_set else "-"
+                out.append(f"{rel}{sep}{i + 1}{sep}{lines[i][:MAX_COLUMNS]}")
+                previous = i
+    return out
+
+
+def _strip_dot(line: str) -> str:
+    return line[2:] if line.startswith("./") else line
+
+
+def _order(lines: list[str], mode: str, base: Path) -> list[str]:
+    if mode == "files_with_matches":
+
+        def newest(rel: str) -> tuple[float, str]:
+            try:
+                return (-os.stat(base / rel).st_mtime, rel)
+            except OSError:
+                return (0.0, rel)
+
+        return sorted(lines, key=newest)
+    if mode == "count":
+        return sorted(lines)
+    return lines
+
+
+def grep(arguments: dict[str, Any], context: Any) -> ToolResult:
+    """Search file contents for a regex; see the tool description for the arguments."""
+    pattern = arguments.get("pattern")
+    if not isinstance(pattern, str) or pattern == "":
+        return ToolResult.error("pattern must be a non-empty regular expression.")
+    mode = str(arguments.get("output_mode") or "files_with_matches")
+    if mode not in MODES:
+        return ToolResult.error(f"output_mode must be one of {', '.join(MODES)}.")
+    try:
+        start = resolve_in_workspace(arguments.get("path") or ".", context)
+    except BoundaryError as exc:
+        return ToolResult.error(str(exc))
+    if not start.exists():
+        return ToolResult.error(f"{relative(start, context)} does not exist.")
+    base = Path(context.workspace).resolve()
+    target = relative(start, context)
+    limit = arguments.get("head_limit")
+    limit = DEFAULT_HEAD_LIMIT if not limit or int(limit) <= 0 else int(limit)
+    try:
+        if rg_path() is None:
+            lines = _python_search(arguments, base, target, mode)
+            total = len(lines)
+        elif mode == "content":
+            lines, total = _first_lines(_run_rg(_rg_command(arguments, target, mode), base), limit)
+        else:
+            data = _run_rg(_rg_command(arguments, target, mode), base)
+            lines = [_strip_dot(line) for line in data.decode("utf-8", "replace").splitlines()]
+            total = len(lines)
+    except GrepError as exc:
+        return ToolResult.error(str(exc))
+    except OSError as exc:
+        return ToolResult.error(f"search failed: {exc}")
+    resources = [f"grep:{target}:{pattern}"]
+    if not lines:
+        return ToolResult(content="No matches found.", metadata={"resources": resources})
+    lines = _order(lines, mode, base)
+    shown: list[str] = []
+    size = 0
+    for line in lines[:limit]:
+        if shown and size + len(line) > MAX_OUTPUT_CHARS:
+            break
+        shown.append(line)
+        size += len(line) + 1
+    body = "\n".join(shown)
+    hidden = total - len(shown)
+    if hidden > 0:
+        body += f"\n({hidden} more lines not shown; raise head_limit or narrow the search)"
+    if mode == "count":
+        total = sum(
+            int(line.rsplit(":", 1)[1]) for line in lines if line.rsplit(":", 1)[-1].isdigit()
+        )
+        body += f"\n({total} matches in {len(lines)} files)"
+    return ToolResult(content=body, metadata={"resources": resources})

@@ -1,0 +1,64 @@
+"""``todo_write``: the agent's task list, replaced whole on each call.
+
+The list lives at ``context.store["todos"]`` (dicts with ``content``, ``status``, ``id``) so
+other plugins — the completion gate — can read it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mycode_core.records import ToolResult
+
+STATUSES = ("pending", "in_progress", "completed")
+STORE_KEY = "todos"
+MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
+
+
+def _validate(raw: Any) -> tuple[list[dict[str, str]] | None, str | None]:
+    if not isinstance(raw, list):
+        return None, "todos must be a list of {content, status, id?} objects."
+    todos: list[dict[str, str]] = []
+    seen: set[str] = set()
+    for index, item in enumerate(raw, start=1):
+        if not isinstance(item, dict):
+            return None, f"todo #{index} must be an object with content and status."
+        content = item.get("content")
+        if not isinstance(content, str) or not content.strip():
+            return None, f"todo #{index} needs a non-empty content string."
+        status = item.get("status", "pending")
+        if status not in STATUSES:
+            return None, f"todo #{index} has status {status!r}; use one of {', '.join(STATUSES)}."
+        ident = item.get("id")
+        ident = str(index) if ident is None or str(ident).strip() == "" else str(ident)
+        if ident in seen:
+            return None, f"todo id {ident!r} is used twice; ids must be unique."
+        seen.add(ident)
+        todos.append({"content": content.strip(), "status": status, "id": ident})
+    active = [t["id"] for t in todos if t["status"] == "in_progress"]
+    if len(active) > 1:
+        return None, (
+            f"{len(active)} todos are in_progress (ids {', '.join(active)}); "
+            "keep exactly one in_progress at a time."
+        )
+    return todos, None
+
+
+def render(todos: list[dict[str, str]]) -> str:
+    """The compact text form of a todo list."""
+    if not todos:
+        return "Todo list cleared."
+    done = sum(1 for t in todos if t["status"] == "completed")
+    lines = [f"Todos ({done}/{len(todos)} completed):"]
+    lines += [f"{MARKS[t['status']]} {t['id']}. {t['content']}" for t in todos]
+    return "\n".join(lines)
+
+
+def todo_write(arguments: dict[str, Any], context: Any) -> ToolResult:
+    """Replace the todo list with ``todos`` after validating it."""
+    todos, problem = _validate(arguments.get("todos"))
+    if problem is not None or todos is None:
+        return ToolResult.error(problem or "invalid todos")
+    with context.lock:
+        context.store[STORE_KEY] = todos
+    return ToolResult(content=render(todos), metadata={"todos": todos})

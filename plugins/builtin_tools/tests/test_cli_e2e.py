@@ -1,0 +1,104 @@
+"""End to end through ``mycode -p --model scripted:…``: real loop, real tools, real policy."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+MYCODE = shutil.which("mycode", path=str(Path(sys.executable).parent)) or shutil.which("mycode")
+pytestmark = pytest.mark.skipif(MYCODE is None, reason="the mycode command is not installed")
+
+
+def _run(tmp_path: Path, workspace: Path, turns: list[dict[str, Any]], *flags: str) -> list[dict]:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(turns))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MYCODE_"))}
+    env["MYCODE_HOME"] = str(tmp_path / "home")
+    proc = subprocess.run(
+        [MYCODE, "-p", "task", "--model", f"scripted:{script}", "--output-format", "stream-json",
+         "--cwd", str(workspace), *flags],
+        capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+
+
+def _results(events: list[dict]) -> list[dict]:
+    return [e for e in events if e["type"] == "tool_result"]
+
+
+def _call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+def test_read_edit_run_in_default_mode(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "app.py").write_bytes(b"print('hello')\r\n")
+    turns = [
+        {"content": "read", "tool_calls": [_call("read_file", path="app.py")]},
+        {"content": "edit", "tool_calls": [
+            _call("edit_file", path="app.py", old_string="hello", new_string="world")]},
+        {"content": "run", "tool_calls": [_call("run_command", command="python3 app.py")]},
+        {"content": "done"},
+    ]  # fmt: skip
+    events = _run(tmp_path, workspace, turns)
+    results = _results(events)
+    assert [r["is_error"] for r in results] == [False, False, False]
+    assert "world" in results[2]["content"]
+    assert (workspace / "app.py").read_bytes() == b"print('world')\r\n"
+    assert events[-1]["type"] == "result" and events[-1]["stop_reason"] == "completed"
+
+
+def test_denials_name_rule_and_layer(tmp_path: Path, workspace: Path) -> None:
+    turns = [
+        {"content": "x", "tool_calls": [
+            _call("run_command", command="rm -rf ~"),
+            _call("run_command", command="pip install requests"),
+            _call("write_file", path="../escape.txt", content="x"),
+        ]},
+        {"content": "done"},
+    ]  # fmt: skip
+    events = _run(tmp_path, workspace, turns)
+    permissions = [e for e in events if e["type"] == "permission"]
+    assert [p["decision"] for p in permissions] == ["deny", "deny", "deny"]
+    assert permissions[0]["rule"] == "builtin:delete-outside-workspace"
+    assert permissions[1]["rule"] == "builtin:package-install"
+    assert all(p["layer"] == "default" for p in permissions)
+    results = _results(events)
+    assert all(r["is_error"] for r in results)
+    assert "run_command(pip install:*)" in results[1]["content"]
+    assert not (workspace.parent / "escape.txt").exists()
+
+
+def test_plan_mode_blocks_edits(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "a.txt").write_text("a\n")
+    turns = [
+        {"content": "x", "tool_calls": [_call("read_file", path="a.txt")]},
+        {"content": "x", "tool_calls": [
+            _call("edit_file", path="a.txt", old_string="a", new_string="b")]},
+        {"content": "done"},
+    ]  # fmt: skip
+    events = _run(tmp_path, workspace, turns, "--permission-mode", "plan")
+    results = _results(events)
+    assert [r["is_error"] for r in results] == [False, True]
+    assert "--permission-mode" in results[1]["content"]
+    assert (workspace / "a.txt").read_text() == "a\n"
+
+
+def test_project_rule_allows_what_default_asks(tmp_path: Path, workspace: Path) -> None:
+    (workspace / ".mycode").mkdir()
+    (workspace / ".mycode" / "config.toml").write_text(
+        '[permissions]\nallow = ["run_command(curl --version:*)"]\n'
+    )
+    turns = [{"content": "x", "tool_calls": [_call("run_command", command="curl --version")]},
+             {"content": "done"}]  # fmt: skip
+    events = _run(tmp_path, workspace, turns)
+    permission = next(e for e in events if e["type"] == "permission")
+    assert (permission["decision"], permission["layer"]) == ("allow", "project")

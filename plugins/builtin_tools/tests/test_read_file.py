@@ -1,0 +1,140 @@
+"""read_file: numbering, windows, encodings, binary, huge files, boundary."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mycode_builtin_tools import readstate
+
+
+def test_numbered_lines_and_resources(workspace: Path, run, context) -> None:
+    (workspace / "a.py").write_text("one\ntwo\nthree\n")
+    result = run("read_file", path="a.py")
+    assert not result.is_error
+    assert result.content == "     1\tone\n     2\ttwo\n     3\tthree"
+    assert result.metadata["resources"] == ["file:a.py:1-3"]
+    assert readstate.get(context, workspace / "a.py") is not None
+
+
+def test_window_says_partial_and_how_to_read_on(workspace: Path, run) -> None:
+    (workspace / "big.txt").write_text("".join(f"line {i}\n" for i in range(1, 101)))
+    result = run("read_file", path="big.txt", offset=10, limit=5)
+    text = result.text()
+    assert text.startswith("    10\tline 10\n")
+    assert "    14\tline 14" in text and "line 15" not in text
+    assert "showing lines 10-14 of 100" in text
+    assert "offset=15" in text
+    assert result.metadata["resources"] == ["file:big.txt:10-14"]
+
+
+def test_offset_past_end_is_an_error(workspace: Path, run) -> None:
+    (workspace / "a.txt").write_text("x\n")
+    result = run("read_file", path="a.txt", offset=5)
+    assert result.is_error and "past the end" in result.text()
+
+
+def test_long_lines_are_cut_with_marker(workspace: Path, run) -> None:
+    (workspace / "long.txt").write_text("x" * 5000 + "\nshort\n")
+    text = run("read_file", path="long.txt").text()
+    first = text.splitlines()[0]
+    assert "line cut: 3000 more characters" in first
+    assert len(first) < 2100
+
+
+def test_crlf_lines_shown_without_carriage_returns(workspace: Path, run) -> None:
+    (workspace / "w.txt").write_bytes(b"a\r\nb\r\n")
+    assert run("read_file", path="w.txt").text() == "     1\ta\n     2\tb"
+
+
+def test_utf8_bom_and_utf16(workspace: Path, run) -> None:
+    (workspace / "bom.txt").write_bytes(b"\xef\xbb\xbfhello\n")
+    text = run("read_file", path="bom.txt").text()
+    assert "     1\thello" in text and "\ufeff" not in text
+    (workspace / "u16.txt").write_bytes("héllo\nwörld\n".encode("utf-16"))
+    text = run("read_file", path="u16.txt").text()
+    assert "     2\twörld" in text and "utf-16" in text
+
+
+def test_latin1_and_cp1251_fallbacks(workspace: Path, run) -> None:
+    (workspace / "l1.txt").write_bytes("café crème\n".encode("latin-1"))
+    text = run("read_file", path="l1.txt").text()
+    assert "café crème" in text and "latin-1" in text
+    (workspace / "ru.txt").write_bytes("Привет, мир!\n".encode("cp1251"))
+    text = run("read_file", path="ru.txt").text()
+    assert "Привет, мир!" in text and "cp1251" in text
+
+
+def test_binary_is_refused(workspace: Path, run) -> None:
+    (workspace / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    result = run("read_file", path="img.png")
+    assert result.is_error and "binary" in result.text() and "PNG" in result.text()
+    (workspace / "blob.bin").write_bytes(b"abc\x00def")
+    assert run("read_file", path="blob.bin").is_error
+
+
+def test_directory_and_missing(workspace: Path, run) -> None:
+    (workspace / "pkg").mkdir()
+    result = run("read_file", path="pkg")
+    assert result.is_error and "directory" in result.text() and "glob" in result.text()
+    missing = run("read_file", path="nope.txt")
+    assert missing.is_error and "does not exist" in missing.text()
+
+
+def test_empty_file(workspace: Path, run) -> None:
+    (workspace / "e.txt").write_bytes(b"")
+    result = run("read_file", path="e.txt")
+    assert not result.is_error and "empty" in result.text()
+
+
+def test_outside_paths_refused(workspace: Path, run, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("top secret")
+    for path in ["../secret.txt", str(secret), "~/x", "a\x00b", "x" * 5000]:
+        result = run("read_file", path=path)
+        assert result.is_error, path
+        assert "top secret" not in result.text()
+    (workspace / "link").symlink_to(secret)
+    result = run("read_file", path="link")
+    assert result.is_error and "symlink" in result.text()
+
+
+def test_huge_file_window_streams(workspace: Path, run) -> None:
+    big = workspace / "huge.log"
+    line = b"0123456789" * 9 + b"\n"
+    with big.open("wb") as fh:
+        block = line * 10_000
+        for _ in range(12):  # ~12 MB, above the whole-file threshold
+            fh.write(block)
+    assert big.stat().st_size > 8 * 1024 * 1024
+    result = run("read_file", path="huge.log", offset=50_000, limit=100)
+    text = result.text()
+    assert not result.is_error
+    assert text.startswith(" 50000\t0123456789")
+    assert "50099\t" in text and "50100\t" not in text
+    assert "offset=50100" in text
+
+
+def test_reads_artifacts_but_nothing_else_in_home(run, context, home: Path) -> None:
+    artifact = context.artifacts_dir / "out.log"
+    artifact.write_text("saved output\n")
+    result = run("read_file", path=str(artifact))
+    assert not result.is_error and "saved output" in result.text()
+    (home / "config.toml").write_text("x = 1\n")
+    assert run("read_file", path=str(home / "config.toml")).is_error
+
+
+def test_read_records_mtime_and_size(workspace: Path, run, context) -> None:
+    path = workspace / "s.txt"
+    path.write_text("abc\n")
+    run("read_file", path="s.txt")
+    record = readstate.get(context, path)
+    assert record is not None
+    stat = os.stat(path)
+    assert (record.mtime_ns, record.size) == (stat.st_mtime_ns, stat.st_size)
+    assert record.ranges == [(1, 1)]
+
+
+def test_line_numbers_count_newlines_only(workspace: Path, run) -> None:
+    (workspace / "ff.txt").write_text("a\x0cb\nc\u2028d\ne\n")
+    assert run("read_file", path="ff.txt").text() == "     1\ta\x0cb\n     2\tc\u2028d\n     3\te"

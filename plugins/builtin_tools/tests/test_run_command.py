@@ -1,0 +1,144 @@
+"""run_command: exit codes, persistent cwd, timeouts that kill the tree, capped output."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from mycode_builtin_tools import sandbox
+from mycode_builtin_tools.tools import run_command as rc
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _wait_dead(pid: int, seconds: float = 5.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_output_and_exit_code(run) -> None:
+    result = run("run_command", command="echo hello; echo err >&2")
+    assert not result.is_error
+    assert result.text() == "hello\nerr\nexit code: 0"
+    assert result.metadata["exit_code"] == 0
+    assert result.metadata["resources"] == ["command:echo hello; echo err >&2"]
+
+
+def test_nonzero_exit_is_error(run) -> None:
+    result = run("run_command", command="mv missing.txt other.txt")
+    assert result.is_error
+    assert result.metadata["exit_code"] == 1
+    assert "No such file or directory" in result.text() and "exit code: 1" in result.text()
+
+
+def test_runs_in_workspace_and_cwd_persists(workspace: Path, run) -> None:
+    (workspace / "sub").mkdir()
+    assert run("run_command", command="pwd").text().startswith(str(workspace))
+    moved = run("run_command", command="cd sub")
+    assert "working directory is now sub" in moved.text()
+    assert run("run_command", command="pwd").text().startswith(str(workspace / "sub"))
+
+
+def test_cwd_never_leaves_workspace(workspace: Path, run) -> None:
+    result = run("run_command", command="cd /")
+    assert "outside the workspace" in result.text()
+    assert run("run_command", command="pwd -P").text().startswith(str(workspace))
+
+
+def test_cwd_reset_when_folder_removed(workspace: Path, run) -> None:
+    (workspace / "gone").mkdir()
+    run("run_command", command="cd gone")
+    (workspace / "gone").rmdir()
+    assert run("run_command", command="pwd").text().startswith(str(workspace) + "\n")
+
+
+def test_stdin_is_closed(run) -> None:
+    result = run("run_command", command='read line; echo "rc=$?"', timeout=10)
+    assert "rc=1" in result.text()
+
+
+def test_timeout_kills_grandchildren(workspace: Path, run) -> None:
+    started = time.monotonic()
+    result = run(
+        "run_command",
+        command="bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & wait",
+        timeout=1,
+    )
+    assert time.monotonic() - started < 15
+    assert result.is_error and result.metadata["timed_out"] is True
+    assert "timed out after 1 s" in result.text()
+    pid = int((workspace / "grandchild.pid").read_text())
+    assert _wait_dead(pid), "the grandchild sleep survived the timeout"
+
+
+def test_background_process_does_not_block_and_cleanup_kills_it(
+    workspace: Path, run, context
+) -> None:
+    started = time.monotonic()
+    result = run("run_command", command="sleep 300 & echo $! > bg.pid; echo started")
+    assert time.monotonic() - started < 10
+    assert "started" in result.text() and not result.is_error
+    pid = int((workspace / "bg.pid").read_text())
+    assert _alive(pid)
+    for task in context.cleanup:
+        task()
+    assert _wait_dead(pid)
+
+
+def test_long_output_is_capped_and_saved(run) -> None:
+    result = run("run_command", command="seq 1 200000")
+    text = result.text()
+    assert len(text) < rc.CAP_CHARS + 2000
+    assert text.startswith("1\n2\n3\n") and "200000\nexit code: 0" in text
+    assert "lines" in text and "elided" in text
+    artifact = Path(result.metadata["artifact"])
+    assert artifact.is_file() and str(artifact) in text
+    assert artifact.read_text().count("\n") == 200000
+    again = run("read_file", path=str(artifact), offset=199999, limit=2)
+    assert not again.is_error and "200000" in again.text()
+
+
+def test_short_output_leaves_no_artifact(run, context) -> None:
+    result = run("run_command", command="echo small")
+    assert "artifact" not in result.metadata
+    assert not [p for p in context.artifacts_dir.iterdir() if p.name.startswith("command-")]
+
+
+def test_default_and_max_timeout(context) -> None:
+    assert rc._timeout({}, context) == 120
+    assert rc._timeout({"timeout": 5000}, context) == 600
+    assert rc._timeout({"timeout": 3}, context) == 3
+
+
+def test_ansi_codes_stripped(run) -> None:
+    assert run("run_command", command="printf '\\033[31mred\\033[0m\\n'").text().startswith("red\n")
+
+
+@pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap not usable here")
+def test_sandbox_blocks_writes_outside_and_network(workspace: Path, new_context) -> None:
+    from mycode_builtin_tools.tools.run_command import run_command
+
+    ctx = new_context(sandbox=True)
+    outside = Path(f"/var/tmp/mycode-sandbox-probe-{os.getpid()}")
+    try:
+        result = run_command({"command": f"echo x > inside.txt; echo y > {outside}"}, ctx)
+        assert (workspace / "inside.txt").read_text() == "x\n"
+        assert not outside.exists() and result.is_error
+        assert "Read-only file system" in result.text()
+    finally:
+        outside.unlink(missing_ok=True)
+    probe = "import socket; print(sorted(n for _, n in socket.if_nameindex()))"
+    inside = run_command({"command": f'python3 -c "{probe}"'}, ctx).text()
+    assert inside.startswith("['lo']")
