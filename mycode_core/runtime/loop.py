@@ -114,10 +114,23 @@ class AgentRunner:
         self.matcher = ValidationMatcher(settings.validation_commands)
         self._result_sent = False
         self._worker_thread: threading.Thread | None = None
+        self._held: list[AgentEvent] | None = []
 
     # ------------------------------------------------------------------ events
 
     def _emit(self, event: AgentEvent) -> None:
+        with self._lock:
+            if self._held is not None and event.type != "system":
+                self._held.append(event)  # start-up notices wait for the system event
+                return
+            self._deliver(event)
+            if event.type == "system" and self._held:
+                held, self._held = self._held, None
+                for early in held:
+                    self._deliver(early)
+            self._held = None
+
+    def _deliver(self, event: AgentEvent) -> None:
         with self._lock:
             if self._transcript is not None:
                 self._transcript.write(event)

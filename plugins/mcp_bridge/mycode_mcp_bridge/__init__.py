@@ -1,1 +1,42 @@
-"""MCP bridge."""
+"""mycode-mcp-bridge: MCP servers as mycode tools.
+
+Servers come from ``.mcp.json``, ``$MYCODE_HOME/mcp.json``, ``[mcp_servers.NAME]`` tables and
+``--mcp-config``; their tools appear as ``mcp__<server>__<tool>``. See the README.
+
+This module is imported at CLI start-up, so it imports nothing heavy: ``mcp`` is loaded on the
+background thread, and only when servers are configured.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from mycode_core import hookimpl
+
+if TYPE_CHECKING:
+    import click
+
+    from mycode_core.records import RunContext, Tool
+
+__version__ = "0.1.0"
+
+
+@hookimpl
+def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
+    """Start the configured MCP servers in the background; their tools join at start-up.
+
+    Returns at once. The tools are added to ``context.tools`` by a startup task, which the
+    core runs before the first model request; a cleanup callable stops the servers.
+    """
+    from mycode_mcp_bridge.setup import start_for_run
+
+    start_for_run(context)
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    """Add ``mycode mcp`` (list, add, remove, approve)."""
+    from mycode_mcp_bridge.cli import mcp_group
+
+    cli.add_command(mcp_group())

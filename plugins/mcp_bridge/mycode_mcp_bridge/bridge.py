@@ -1,0 +1,372 @@
+"""The bridge for one run: starts its servers, publishes their tools, routes calls, stops them.
+
+Life of a run:
+
+1. ``register_tools`` builds a :class:`Bridge` and calls :meth:`Bridge.start`: every server
+   starts concurrently on the shared background loop; the call returns at once.
+2. The core runs :meth:`Bridge.wait_and_register` (a startup task) before the first model
+   request: it waits for the servers (each bounded by its start-up timeout) and adds their
+   tools to ``context.tools``. Servers that failed are reported once; the run goes on.
+3. Tool handlers (synchronous, in the core's worker threads) submit calls to the loop.
+4. :meth:`Bridge.shutdown` (a cleanup callable, and an atexit safety net) stops them all.
+
+This module does not import ``mcp`` itself; :mod:`mycode_mcp_bridge.connection` does, on the
+background thread.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mycode_core.records import RunContext, Tool, ToolResult
+from mycode_core.runtime.events import NoticeEvent, ProgressEvent
+from mycode_mcp_bridge import runtime
+from mycode_mcp_bridge.config import ServerSpec
+from mycode_mcp_bridge.naming import NameAllocator, sanitize
+from mycode_mcp_bridge.tools import PLUGIN, Options, callable_tool, make_tool
+
+if TYPE_CHECKING:
+    from mycode_mcp_bridge.connection import ServerConnection
+
+
+class Bridge:
+    """The MCP servers of one run and the tools they contribute."""
+
+    def __init__(
+        self, context: RunContext, specs: list[ServerSpec], options: Options | None = None
+    ) -> None:
+        self.context = context
+        self.specs = sorted(specs, key=lambda s: s.name)
+        self.options = options or Options()
+        self.loop = runtime.BackgroundLoop.get()
+        self.emitter = runtime.Emitter.get()
+        self.connections: dict[str, ServerConnection] = {}
+        self.exposed: dict[str, dict[str, str]] = {}
+        self.published = False
+        self.closed = False
+        self._reported: set[str] = set()
+        self._lock = threading.RLock()
+        self._startup: concurrent.futures.Future[None] | None = None
+        self._allocator = NameAllocator(is_taken=self._taken_elsewhere)
+        runtime.track(self)
+
+    # ----------------------------------------------------------------- start-up
+
+    def log_path(self, name: str) -> Path:
+        """Where a server's stderr goes."""
+        return self.context.home / "logs" / "mcp" / f"{sanitize(name)}.log"
+
+    def start(self) -> None:
+        """Start every server concurrently in the background; returns at once."""
+        if self._startup is None:
+            self._startup = self.loop.submit(self._start_all())
+
+    async def _start_all(self) -> None:
+        import anyio
+
+        from mycode_core import __version__
+        from mycode_mcp_bridge.connection import ServerConnection
+
+        for spec in self.specs:
+            self.connections[spec.name] = ServerConnection(
+                spec,
+                workspace=self.context.workspace,
+                log_path=self.log_path(spec.name),
+                startup_timeout=self.options.startup_timeout,
+                call_timeout=self.options.call_timeout,
+                client_version=__version__,
+                on_tools_changed=self._on_tools_changed,
+                on_crash=self._on_crash,
+            )
+        async with anyio.create_task_group() as group:
+            for connection in self.connections.values():
+                group.start_soon(connection.start)
+
+    def wait(self) -> None:
+        """Wait until every server is ready or has failed (bounded by the start-up timeouts)."""
+        if self._startup is None:
+            self.start()
+        assert self._startup is not None
+        longest = max(
+            [s.startup_timeout or self.options.startup_timeout for s in self.specs] or [0.0]
+        )
+        try:
+            self._startup.result(timeout=longest + 15.0)
+        except Exception as exc:  # noqa: BLE001 - reported, never fatal
+            self.report("startup", f"MCP servers could not be started: {exc}", direct=True)
+
+    def wait_and_register(self) -> None:
+        """Startup task: wait for the servers, add their tools, report those that failed."""
+        self.wait()
+        with self._lock:
+            if self.closed:
+                return
+            self.published = True
+            ready = [c for c in self.connections.values() if c.state == "ready"]
+            pairs = [(c.name, t.name) for c in ready for t in c.tools if callable_tool(t)]
+            self._allocator.allocate(pairs)
+        for connection in ready:
+            self._on_tools_changed(connection)
+        for connection in list(self.connections.values()):
+            if connection.state != "ready":
+                self.report_failure(connection, "failed to start", direct=True)
+
+    # ----------------------------------------------------------------- registry
+
+    def _taken_elsewhere(self, name: str) -> bool:
+        tool = self.context.tools.get(name)
+        return tool is not None and tool.plugin != PLUGIN
+
+    def _sync_tools(self, connection: ServerConnection) -> None:
+        """Make ``context.tools`` match the server's current tool list."""
+        current = self.exposed.setdefault(connection.name, {})
+        wanted = {t.name: t for t in connection.tools if callable_tool(t)}
+        for tool_name in sorted(set(current) - set(wanted)):
+            self.context.tools.remove(current.pop(tool_name))
+            self._allocator.release(connection.name, tool_name)
+        for tool_name in sorted(wanted):
+            exposed = self._allocator.name_for(connection.name, tool_name)
+            current[tool_name] = exposed
+            self.context.tools.add(
+                self._make_tool(connection, wanted[tool_name], exposed), replace=True
+            )
+
+    def _make_tool(self, connection: ServerConnection, mcp_tool: Any, exposed: str) -> Tool:
+        server, tool_name = connection.name, mcp_tool.name
+
+        def handler(arguments: dict[str, Any], context: RunContext) -> ToolResult:
+            return self.call(server, tool_name, exposed, arguments, context)
+
+        return make_tool(server, mcp_tool, exposed, handler)
+
+    def _on_tools_changed(self, connection: ServerConnection) -> None:
+        with self._lock:
+            if self.published and not self.closed:
+                try:
+                    self._sync_tools(connection)
+                except Exception as exc:  # noqa: BLE001 - e.g. a name clash with another plugin
+                    self.report(
+                        f"sync:{connection.name}", f"MCP tools of '{connection.name}': {exc}"
+                    )
+
+    # ----------------------------------------------------------------- calls
+
+    def call(
+        self,
+        server: str,
+        tool: str,
+        exposed: str,
+        arguments: dict[str, Any],
+        context: RunContext | None = None,
+    ) -> ToolResult:
+        """Call a server's tool from a synchronous handler; never raises."""
+        from mycode_mcp_bridge.connection import ServerError
+        from mycode_mcp_bridge.results import to_tool_result
+
+        context = context or self.context
+        connection = self.connections.get(server)
+        if connection is None or self.closed:
+            return ToolResult.error(f"MCP server {server!r} is not running in this session")
+        emitter, emit = self.emitter, context.emit
+
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            event = ProgressEvent(
+                source=exposed, progress=progress, total=total, message=message or ""
+            )
+            emitter.put(emit, event)
+
+        timeout = connection.call_timeout
+        future = self.loop.submit(
+            connection.call(tool, dict(arguments or {}), timeout=timeout, progress=progress)
+        )
+        try:
+            result = _wait(future, timeout + connection.startup_timeout + 20.0, context)
+        except _Cancelled:
+            future.cancel()
+            return ToolResult.error(f"MCP tool {exposed} was cancelled by the user.")
+        except ServerError as exc:
+            return self._call_failed(connection, tool, exposed, exc)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            return self._call_failed(connection, tool, exposed, ServerError("timeout", "no answer"))
+        except Exception as exc:  # noqa: BLE001 - a handler never raises
+            return ToolResult.error(f"MCP tool {exposed} failed: {type(exc).__name__}: {exc}")
+        try:
+            return to_tool_result(
+                result,
+                context=context,
+                label=exposed,
+                max_chars=self.options.max_output_chars,
+                server=server,
+                tool=tool,
+            )
+        except Exception as exc:  # noqa: BLE001
+            return ToolResult.error(f"MCP tool {exposed} returned an unreadable result: {exc}")
+
+    def _call_failed(
+        self, connection: ServerConnection, tool: str, exposed: str, exc: Any
+    ) -> ToolResult:
+        server = connection.name
+        if exc.kind == "timeout":
+            seconds = f"{connection.call_timeout:g}"
+            self.report(
+                f"timeout:{server}",
+                f"MCP server '{server}' did not answer '{tool}' within {seconds} s; "
+                "the call was cancelled",
+            )
+            return ToolResult.error(
+                f"MCP tool {exposed} timed out after {seconds} s (server '{server}'); the call "
+                "was cancelled. Try a smaller request or another approach."
+            )
+        if exc.kind == "crashed":
+            self._on_crash(connection)
+            what = (
+                "it will be restarted on the next call"
+                if connection.restarts < 1
+                else "it will not be restarted in this session"
+            )
+            return ToolResult.error(
+                f"MCP server '{server}' crashed during the call to {tool}; {what}."
+            )
+        if exc.kind == "unavailable":
+            self.report_failure(connection, "is unavailable", key=f"final:{server}")
+            return ToolResult.error(
+                f"MCP server '{server}' is unavailable ({exc.message}); its tools cannot be used "
+                "in this session."
+            )
+        return ToolResult.error(f"MCP server '{server}' could not run {tool}: {exc.message}")
+
+    # ----------------------------------------------------------------- reports
+
+    def report(self, key: str, message: str, *, direct: bool = False) -> None:
+        """Emit a warning notice once per ``key``."""
+        with self._lock:
+            if key in self._reported or self.closed:
+                return
+            self._reported.add(key)
+        event = NoticeEvent(level="warning", message=message, source=PLUGIN)
+        if direct:
+            try:
+                self.context.emit(event)
+            except Exception:  # noqa: BLE001 - reporting must not break the run
+                pass
+        else:
+            self.emitter.put(self.context.emit, event)
+
+    def report_failure(
+        self,
+        connection: ServerConnection,
+        what: str,
+        *,
+        key: str | None = None,
+        direct: bool = False,
+    ) -> None:
+        """Report a server that failed/crashed: which, why, and the tail of its stderr."""
+        reason = connection.reason or connection.state
+        self.report(
+            key or f"start:{connection.name}:{connection.restarts}",
+            f"MCP server '{connection.name}' {what}: {reason}{_tail_note(connection)}",
+            direct=direct,
+        )
+
+    def _on_crash(self, connection: ServerConnection) -> None:
+        last = connection.restarts >= 1
+        again = (
+            "it will not be restarted again" if last else "it will be restarted on its next call"
+        )
+        what = "hung" if connection.hung else "crashed"
+        self.report(
+            f"crash:{connection.name}:{connection.restarts}",
+            f"MCP server '{connection.name}' {what}: {connection.reason}; {again}"
+            + _tail_note(connection),
+        )
+        if last:
+            with self._lock:
+                self._reported.add(f"final:{connection.name}")
+
+    # ----------------------------------------------------------------- shutdown
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Stop every server (concurrently, bounded); safe to call more than once."""
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+        runtime.untrack(self)
+        if self._startup is not None and not self._startup.done():
+            try:
+                self._startup.result(timeout=2.0)
+            except Exception:  # noqa: BLE001 - stop whatever exists
+                pass
+
+        async def stop_all() -> None:
+            import anyio
+
+            async with anyio.create_task_group() as group:
+                for connection in list(self.connections.values()):
+                    group.start_soon(connection.stop, timeout - 1.0)
+
+        try:
+            self.loop.run(stop_all(), timeout=timeout + 3.0)
+        except Exception:  # noqa: BLE001 - best effort
+            pass
+
+    def status(self) -> list[dict[str, Any]]:
+        """One JSON-ready row per server: name, scope, state, reason, tools."""
+        rows = []
+        for spec in self.specs:
+            connection = self.connections.get(spec.name)
+            state = connection.state if connection else "not started"
+            tools = [t.name for t in connection.tools] if connection and state == "ready" else []
+            rows.append(
+                {
+                    "name": spec.name,
+                    "scope": spec.scope,
+                    "source": spec.source,
+                    "transport": spec.transport,
+                    "target": spec.describe(),
+                    "status": state,
+                    "reason": connection.reason if connection and state != "ready" else None,
+                    "tools": tools,
+                    "exposed": sorted(self.exposed.get(spec.name, {}).values()),
+                    "started_in": round(connection.started_in, 3)
+                    if connection and connection.started_in
+                    else None,
+                    "stderr_tail": connection.stderr_tail()
+                    if connection and state != "ready"
+                    else "",
+                }
+            )
+        return rows
+
+
+class _Cancelled(Exception):
+    """The user cancelled the turn while a call was running."""
+
+
+def _wait(future: concurrent.futures.Future[Any], timeout: float, context: RunContext) -> Any:
+    """``future.result(timeout)``, giving up early when ``context.cancelled`` is set."""
+    cancelled = getattr(context, "cancelled", None)
+    if cancelled is None:
+        return future.result(timeout=timeout)
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise concurrent.futures.TimeoutError()
+        try:
+            return future.result(timeout=min(0.1, remaining))
+        except concurrent.futures.TimeoutError:
+            if cancelled.is_set():
+                raise _Cancelled() from None
+
+
+def _tail_note(connection: ServerConnection) -> str:
+    tail = connection.stderr_tail()
+    if not tail:
+        return f" (log: {connection.log_path})"
+    return f". Last stderr lines ({connection.log_path}):\n{tail}"

@@ -1,0 +1,339 @@
+"""Where MCP servers are configured, and how one server's entry is read.
+
+Sources, lowest precedence first (a later source replaces a server of the same name):
+
+* ``user``    — ``$MYCODE_HOME/mcp.json`` and ``[mcp_servers.NAME]`` in ``$MYCODE_HOME/config.toml``
+* ``project`` — ``<workspace>/.mcp.json`` and ``[mcp_servers.NAME]`` in ``.mycode/config.toml``
+  (untrusted until approved, see :mod:`mycode_mcp_bridge.trust`)
+* ``local``   — ``$MYCODE_HOME/mcp-local.json`` (per workspace) and ``.mycode/config.local.toml``
+* ``cli``     — files given with ``--mcp-config`` (a path, or inline JSON)
+
+Every JSON file has Claude Code's shape: ``{"mcpServers": {NAME: {...}}}``.
+Imports nothing heavy: this module runs at plugin start-up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Scope = Literal["user", "project", "local", "cli"]
+SCOPES: tuple[Scope, ...] = ("user", "project", "local", "cli")
+TRUSTED_SCOPES: frozenset[str] = frozenset({"user", "local", "cli"})
+
+DEFAULT_STARTUP_TIMEOUT = 10.0
+DEFAULT_CALL_TIMEOUT = 60.0
+DEFAULT_MAX_OUTPUT_CHARS = 100_000
+HTTP_TYPES = {"http", "streamable-http", "streamable_http", "streamableHttp"}
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class ConfigProblem(ValueError):
+    """A server entry or config file that cannot be used; the message says what to fix."""
+
+
+@dataclass
+class ServerSpec:
+    """One configured MCP server, with ``${VAR}`` already expanded."""
+
+    name: str
+    scope: Scope
+    source: str
+    transport: Literal["stdio", "http", "sse"]
+    command: str = ""
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    startup_timeout: float | None = None
+    call_timeout: float | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+    missing_vars: list[str] = field(default_factory=list)
+
+    @property
+    def trusted(self) -> bool:
+        """Whether this server may start without the user's approval."""
+        return self.scope in TRUSTED_SCOPES
+
+    def fingerprint(self) -> str:
+        """A hash of the raw entry: an approval is void once the entry changes."""
+        blob = json.dumps(self.raw, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def describe(self) -> str:
+        """A one-line description (command line or URL) as configured: ``${VAR}`` unexpanded,
+        so secrets passed through variables are never displayed or logged."""
+        raw = self.raw
+        if self.transport == "stdio":
+            command = str(raw.get("command", self.command))
+            args = raw.get("args", self.args)
+            args = args if isinstance(args, list) else self.args
+            return " ".join([command, *(str(a) for a in args)]).strip()
+        return f"{self.transport} {raw.get('url', self.url)}"
+
+
+def expand(value: str, missing: list[str], environ: dict[str, str] | None = None) -> str:
+    """Expand ``${VAR}`` and ``${VAR:-default}``; unknown variables become ``""`` and are noted."""
+    env = os.environ if environ is None else environ
+
+    def repl(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in env:
+            return env[name]
+        if default is not None:
+            return default
+        if name not in missing:
+            missing.append(name)
+        return ""
+
+    return _VAR.sub(repl, value)
+
+
+def _str_map(value: Any, what: str, name: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigProblem(f"server {name!r}: {what!r} must be an object of strings")
+    return {str(k): str(v) for k, v in value.items()}
+
+
+def _timeout(entry: dict[str, Any], keys: tuple[str, ...], name: str) -> float | None:
+    for key in keys:
+        if key in entry and entry[key] is not None:
+            try:
+                value = float(entry[key])
+            except (TypeError, ValueError):
+                raise ConfigProblem(
+                    f"server {name!r}: {key!r} must be a number of seconds"
+                ) from None
+            if value <= 0:
+                raise ConfigProblem(f"server {name!r}: {key!r} must be positive")
+            return value
+    return None
+
+
+def parse_server(name: str, entry: Any, scope: Scope, source: str) -> ServerSpec:
+    """Read one ``mcpServers`` entry; raises :class:`ConfigProblem` naming what is wrong."""
+    if not isinstance(entry, dict):
+        raise ConfigProblem(f"server {name!r} in {source}: entry must be an object")
+    if not name.strip():
+        raise ConfigProblem(f"{source}: a server has an empty name")
+    kind = str(entry.get("type") or entry.get("transport") or "").strip()
+    if not kind:
+        kind = "http" if entry.get("url") and not entry.get("command") else "stdio"
+    spec = ServerSpec(
+        name=name,
+        scope=scope,
+        source=source,
+        transport="stdio",
+        startup_timeout=_timeout(entry, ("startup_timeout", "startupTimeout"), name),
+        call_timeout=_timeout(entry, ("timeout", "call_timeout", "toolTimeout"), name),
+        raw=entry,
+    )
+    missing = spec.missing_vars
+    if kind == "stdio":
+        command = entry.get("command")
+        if not isinstance(command, str) or not command.strip():
+            raise ConfigProblem(f"server {name!r} in {source}: 'command' is required for stdio")
+        args = entry.get("args") or []
+        if not isinstance(args, list):
+            raise ConfigProblem(f"server {name!r} in {source}: 'args' must be a list of strings")
+        env = _str_map(entry.get("env"), "env", name)
+        cwd = entry.get("cwd")
+        spec.command = expand(command, missing)
+        spec.args = [expand(str(a), missing) for a in args]
+        spec.env = {k: expand(v, missing) for k, v in env.items()}
+        spec.cwd = expand(str(cwd), missing) if cwd else None
+        return spec
+    if kind in HTTP_TYPES or kind == "sse":
+        url = entry.get("url")
+        if not isinstance(url, str) or not url.strip():
+            raise ConfigProblem(f"server {name!r} in {source}: 'url' is required for {kind}")
+        headers = _str_map(entry.get("headers"), "headers", name)
+        spec.transport = "sse" if kind == "sse" else "http"
+        spec.url = expand(url, missing)
+        spec.headers = {k: expand(v, missing) for k, v in headers.items()}
+        return spec
+    raise ConfigProblem(
+        f"server {name!r} in {source}: unknown type {kind!r} (use 'stdio', 'http' or 'sse')"
+    )
+
+
+def servers_of(data: Any, source: str) -> dict[str, Any]:
+    """The ``mcpServers`` table of a parsed JSON document."""
+    if not isinstance(data, dict):
+        raise ConfigProblem(f"{source}: expected a JSON object with 'mcpServers'")
+    table = data.get("mcpServers", data.get("mcp_servers", {}))
+    if not isinstance(table, dict):
+        raise ConfigProblem(f"{source}: 'mcpServers' must be an object")
+    return table
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """A JSON config file, ``{}`` if it does not exist; :class:`ConfigProblem` if unreadable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigProblem(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigProblem(f"{path} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    if not isinstance(data, dict):
+        raise ConfigProblem(f"{path}: expected a JSON object")
+    return data
+
+
+def user_file(home: Path) -> Path:
+    """``$MYCODE_HOME/mcp.json`` (scope ``user``)."""
+    return home / "mcp.json"
+
+
+def project_file(workspace: Path) -> Path:
+    """``<workspace>/.mcp.json`` (scope ``project``)."""
+    return workspace / ".mcp.json"
+
+
+def local_file(home: Path) -> Path:
+    """``$MYCODE_HOME/mcp-local.json``: ``{"projects": {WORKSPACE: {"mcpServers": ...}}}``."""
+    return home / "mcp-local.json"
+
+
+def workspace_key(workspace: Path) -> str:
+    """How a workspace is named in per-workspace files (its resolved absolute path)."""
+    return str(Path(workspace).resolve())
+
+
+def local_servers(home: Path, workspace: Path) -> dict[str, Any]:
+    """The ``local`` scope's servers for one workspace."""
+    path = local_file(home)
+    data = read_json(path)
+    project = (data.get("projects") or {}).get(workspace_key(workspace)) or {}
+    return servers_of(project, str(path)) if project else {}
+
+
+def _layer_servers(settings: Any) -> list[tuple[Scope, str, dict[str, Any]]]:
+    """``[mcp_servers.NAME]`` tables from config.toml, with the scope of their layer."""
+    out: list[tuple[Scope, str, dict[str, Any]]] = []
+    layers = list(getattr(settings, "layers", None) or [])
+    if not layers:
+        table = getattr(settings, "mcp_servers", None) or {}
+        if table:
+            out.append(("local", "settings [mcp_servers]", dict(table)))
+        return out
+    scope_of: dict[str, Scope] = {
+        "default": "user",
+        "user": "user",
+        "project": "project",
+        "local": "local",
+        "env": "local",
+        "cli": "cli",
+    }
+    for layer, data in layers:
+        table = (data or {}).get("mcp_servers") or {}
+        if isinstance(table, dict) and table:
+            scope = scope_of.get(layer, "project")
+            out.append((scope, f"{layer} config.toml [mcp_servers]", dict(table)))
+    return out
+
+
+def _cli_sources(settings: Any, problems: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Tables from ``--mcp-config`` values (paths or inline JSON); problems are collected."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for item in getattr(settings, "mcp_config_files", None) or []:
+        text = str(item).strip()
+        try:
+            if text.startswith("{"):
+                try:
+                    data = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise ConfigProblem(
+                        f"--mcp-config: inline JSON is invalid: {exc.msg}"
+                    ) from None
+                out.append(("--mcp-config (inline)", servers_of(data, "--mcp-config")))
+                continue
+            path = Path(text).expanduser()
+            if not path.is_file():
+                raise ConfigProblem(f"--mcp-config: file not found: {path}")
+            out.append((str(path), servers_of(read_json(path), str(path))))
+        except ConfigProblem as exc:
+            problems.append(str(exc))
+    return out
+
+
+@dataclass
+class LoadedConfig:
+    """Every server that applies to a workspace, and the problems met reading them."""
+
+    servers: dict[str, ServerSpec] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    shadowed: list[tuple[str, str]] = field(default_factory=list)
+
+
+def load_servers(workspace: Path, home: Path, settings: Any) -> LoadedConfig:
+    """Read every source; later scopes replace earlier ones by name. Never raises."""
+    loaded = LoadedConfig()
+    raw_sources: list[tuple[Scope, str, dict[str, Any]]] = []
+
+    def guarded(fn: Any) -> None:
+        try:
+            fn()
+        except ConfigProblem as exc:
+            loaded.problems.append(str(exc))
+
+    layer_tables = []
+    try:
+        layer_tables = _layer_servers(settings)
+    except Exception as exc:  # noqa: BLE001 - odd settings objects must not break the run
+        loaded.problems.append(f"cannot read [mcp_servers]: {exc}")
+
+    def add_file(scope: Scope, path: Path) -> None:
+        table = servers_of(read_json(path), str(path))
+        if table:
+            raw_sources.append((scope, str(path), table))
+
+    for scope in SCOPES:
+        if scope == "user":
+            guarded(lambda: add_file("user", user_file(home)))
+        elif scope == "project":
+            guarded(lambda: add_file("project", project_file(workspace)))
+        elif scope == "local":
+
+            def add_local() -> None:
+                table = local_servers(home, workspace)
+                if table:
+                    raw_sources.append(("local", f"{local_file(home)} (this workspace)", table))
+
+            guarded(add_local)
+        raw_sources.extend(item for item in layer_tables if item[0] == scope)
+        if scope == "cli":
+            for source, table in _cli_sources(settings, loaded.problems):
+                raw_sources.append(("cli", source, table))
+
+    for scope, source, table in raw_sources:
+        for name, entry in table.items():
+            name = str(name)
+            try:
+                spec = parse_server(name, entry, scope, source)
+            except ConfigProblem as exc:
+                loaded.problems.append(str(exc))
+                continue
+            if isinstance(entry, dict) and entry.get("disabled") is True:
+                loaded.servers.pop(name, None)
+                continue
+            previous = loaded.servers.get(name)
+            if previous is not None:
+                loaded.shadowed.append((name, previous.source))
+            loaded.servers[name] = spec
+    return loaded

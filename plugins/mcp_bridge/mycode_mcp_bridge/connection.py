@@ -1,0 +1,372 @@
+"""One MCP server: its process (or HTTP connection), its session, its tools, its restarts.
+
+Everything here runs on the bridge's background event loop. A *supervisor* task owns the
+transport and the :class:`mcp.ClientSession` (anyio scopes must be entered and left by the
+same task); calls and refreshes from other tasks use the session it publishes. The server's
+stderr goes to a log file, never to the terminal.
+
+This module imports ``mcp``: import it only when servers are configured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import mcp_types as types
+from mcp import ClientSession
+from mcp.client.session import ClientRequestContext
+from mcp.shared.dispatcher import ProgressFnT
+from mcp.shared.exceptions import MCPError
+
+from mycode_mcp_bridge.config import ServerSpec
+from mycode_mcp_bridge.transports import WatchedStream, describe_error, open_transport
+
+MAX_RESTARTS = 1
+MAX_LOG_BYTES = 2_000_000
+"""A server's stderr log is rotated (one old copy kept) when it grows past this."""
+
+ProgressCallback = ProgressFnT
+
+
+class ServerError(Exception):
+    """A call could not complete.
+
+    ``kind`` is ``unavailable``, ``crashed``, ``timeout`` or ``error``.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class ServerConnection:
+    """A configured server and its live session (if any)."""
+
+    def __init__(
+        self,
+        spec: ServerSpec,
+        *,
+        workspace: Path,
+        log_path: Path,
+        startup_timeout: float,
+        call_timeout: float,
+        client_version: str,
+        on_tools_changed: Callable[[ServerConnection], None],
+        on_crash: Callable[[ServerConnection], None],
+    ) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.workspace = workspace
+        self.log_path = log_path
+        self.startup_timeout = spec.startup_timeout or startup_timeout
+        self.call_timeout = spec.call_timeout or call_timeout
+        self.client_version = client_version
+        self.on_tools_changed = on_tools_changed
+        self.on_crash = on_crash
+        self.state = "new"
+        self.reason: str | None = None
+        self.tools: list[types.Tool] = []
+        self.restarts = 0
+        self.list_changes = 0
+        """``notifications/tools/list_changed`` received (each one triggers a refresh)."""
+        self.started_in: float | None = None
+        self._session: ClientSession | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._wake: anyio.Event | None = None
+        self._finished: anyio.Event | None = None
+        self._changed: anyio.Event | None = None
+        self._lock: anyio.Lock | None = None
+        self.hung = False
+        self._checking: anyio.Event | None = None
+        self._stopping = False
+        self._cancel_requested = False
+        self._eof = False
+        self._log_offset = 0
+        self._task: asyncio.Task[None] | None = None
+
+    # ----------------------------------------------------------------- lifecycle
+
+    async def start(self) -> bool:
+        """Start the server and wait for it (bounded by the start-up timeout); ``True`` if ready."""
+        self.state, self.reason, self._eof, self.hung = "starting", None, False, False
+        self._cancel_requested = False
+        ready, wake, finished = anyio.Event(), anyio.Event(), anyio.Event()
+        self._wake, self._finished = wake, finished
+        began = time.monotonic()
+        self._task = asyncio.get_running_loop().create_task(
+            self._supervise(ready, wake, finished), name=f"mcp-{self.name}"
+        )
+        with anyio.move_on_after(self.startup_timeout):
+            await ready.wait()
+        if self.state == "starting":
+            self.state = "failed"
+            self.reason = f"did not start within {self.startup_timeout:g} s"
+            self._cancel()
+        if self.state == "ready":
+            self.started_in = time.monotonic() - began
+        return self.state == "ready"
+
+    def _cancel(self) -> None:
+        self._cancel_requested = True
+        if self._scope is not None:
+            self._scope.cancel()
+
+    def _open_log(self) -> IO[str]:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if self.log_path.stat().st_size > MAX_LOG_BYTES:
+                self.log_path.replace(self.log_path.with_name(self.log_path.name + ".1"))
+        except OSError:
+            pass
+        log = open(self.log_path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        log.write(f"--- mycode: starting {self.name!r} ({self.spec.describe()}) at {stamp} ---\n")
+        log.flush()
+        self._log_offset = log.tell()
+        return log
+
+    def _on_eof(self, wake: anyio.Event) -> None:
+        if not self._stopping:
+            self._eof = True
+        wake.set()
+
+    async def _supervise(
+        self, ready: anyio.Event, wake: anyio.Event, finished: anyio.Event
+    ) -> None:
+        log: IO[str] | None = None
+        try:
+            log = self._open_log()
+            self._changed = anyio.Event()  # a list_changed during start-up refreshes once ready
+            with anyio.CancelScope() as scope:
+                self._scope = scope
+                if self._cancel_requested:
+                    scope.cancel()
+                async with contextlib.AsyncExitStack() as stack:
+                    read, write = await stack.enter_async_context(
+                        open_transport(self.spec, self.workspace, log)
+                    )
+                    watched = WatchedStream(read, lambda: self._on_eof(wake))
+                    session = ClientSession(
+                        watched,  # type: ignore[arg-type]
+                        write,
+                        message_handler=self._on_message,
+                        list_roots_callback=self._list_roots,
+                        client_info=types.Implementation(
+                            name="mycode", version=self.client_version
+                        ),
+                    )
+                    session = await stack.enter_async_context(session)
+                    await session.initialize()
+                    tools = await self._list_tools(session)
+                    if self.state != "starting":
+                        return
+                    self._session, self.tools, self.state = session, tools, "ready"
+                    ready.set()
+                    async with anyio.create_task_group() as group:
+                        group.start_soon(self._refresh_loop, session)
+                        await wake.wait()
+                        group.cancel_scope.cancel()
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a reported reason
+            if self.state in ("starting", "ready") and not self._stopping:
+                self.reason = describe_error(exc, self.spec)
+                if self._eof and self.state == "ready":
+                    self.reason = "the server process exited unexpectedly"
+        finally:
+            self._session = None
+            crashed = self.state == "ready" and not self._stopping
+            if crashed:
+                self.state = "crashed"
+                self.reason = self.reason or "the server process exited unexpectedly"
+            elif self.state == "starting":
+                self.state = "failed"
+                if self.reason is None:
+                    self.reason = "stopped during start-up"
+            ready.set()
+            finished.set()
+            if log is not None:
+                log.close()
+            if crashed:
+                self._notify(self.on_crash)
+
+    async def stop(self, timeout: float = 8.0) -> None:
+        """Stop the server (close its stdin, then terminate the process tree), bounded."""
+        self._stopping = True
+        if self._wake is not None:
+            self._wake.set()
+        if self.state != "ready":
+            self._cancel()
+        finished = self._finished
+        if finished is not None:
+            with anyio.move_on_after(timeout):
+                await finished.wait()
+            if not finished.is_set():
+                self._cancel()
+                with anyio.move_on_after(3.0):
+                    await finished.wait()
+        if self.state in ("ready", "starting", "crashed"):
+            self.state = "stopped"
+
+    async def _restart_if_crashed(self) -> None:
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        async with self._lock:
+            if self.state != "crashed" or self._stopping:
+                return
+            if self.restarts >= MAX_RESTARTS:
+                self.state = "failed"
+                self.reason = f"{self.reason}; not restarted again"
+                return
+            self.restarts += 1
+            if self._finished is not None:
+                with anyio.move_on_after(8.0):
+                    await self._finished.wait()
+            previous = self.tools
+            if await self.start():
+                if [t.name for t in self.tools] != [t.name for t in previous]:
+                    self._notify(self.on_tools_changed)
+
+    def mark_hung(self, reason: str) -> None:
+        """The server stopped answering: stop it; the next call restarts it (once)."""
+        if self.state == "ready" and self._wake is not None:
+            self.reason, self.hung = reason, True
+            self.state, self._session = "crashed", None
+            self._wake.set()
+            self._notify(self.on_crash)
+
+    def _notify(self, callback: Callable[[ServerConnection], None]) -> None:
+        """Tell the bridge something changed; its failures must not touch the session."""
+        try:
+            callback(self)
+        except Exception:  # noqa: BLE001 - the bridge reports its own problems
+            pass
+
+    def _check_health_soon(self) -> None:
+        """After a call timed out: ping the server; if even that fails, treat it as hung."""
+        if self._checking is not None or self.state != "ready":
+            return
+        checking = self._checking = anyio.Event()
+
+        async def check() -> None:
+            try:
+                if self.state == "ready" and not await self.ping(min(5.0, self.call_timeout)):
+                    self.mark_hung("it stopped answering (even a ping) and was stopped")
+            finally:
+                self._checking = None
+                checking.set()
+
+        asyncio.get_running_loop().create_task(check())
+
+    # ----------------------------------------------------------------- protocol
+
+    async def _list_tools(self, session: ClientSession) -> list[types.Tool]:
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        for _ in range(100):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            result = await session.list_tools(params=params)
+            tools.extend(result.tools)
+            cursor = result.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def _list_roots(
+        self, context: ClientRequestContext
+    ) -> types.ListRootsResult | types.ErrorData:
+        root = types.Root(uri=self.workspace.resolve().as_uri(), name=self.workspace.name)  # type: ignore[arg-type]
+        return types.ListRootsResult(roots=[root])
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self.list_changes += 1
+            if self._changed is not None:
+                self._changed.set()
+
+    async def _refresh_loop(self, session: ClientSession) -> None:
+        while True:
+            assert self._changed is not None
+            await self._changed.wait()
+            self._changed = anyio.Event()
+            try:
+                with anyio.fail_after(self.startup_timeout):
+                    tools = await self._list_tools(session)
+            except Exception:  # noqa: BLE001 - keep the old list if the refresh fails
+                continue
+            self.tools = tools
+            self._notify(self.on_tools_changed)
+
+    async def call(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> types.CallToolResult:
+        """Call a tool; raises :class:`ServerError` with a readable message on failure."""
+        timeout = timeout or self.call_timeout
+        if self._checking is not None:
+            with anyio.move_on_after(min(5.0, self.call_timeout) + 1.0):
+                await self._checking.wait()
+        if self._eof and self.state == "ready" and self._finished is not None:
+            with anyio.move_on_after(5.0):
+                await self._finished.wait()
+        await self._restart_if_crashed()
+        session = self._session
+        if session is None or self.state != "ready":
+            raise ServerError("unavailable", self.reason or f"server is {self.state}")
+        try:
+            with anyio.fail_after(timeout + 2.0):
+                return await session.call_tool(
+                    tool, arguments, read_timeout_seconds=timeout, progress_callback=progress
+                )
+        except TimeoutError:
+            self._check_health_soon()
+            raise ServerError("timeout", f"no answer within {timeout:g} s") from None
+        except MCPError as exc:
+            if exc.code == types.CONNECTION_CLOSED:
+                with anyio.move_on_after(5.0):
+                    while self.state == "ready":
+                        await anyio.sleep(0.02)
+                raise ServerError("crashed", "the server went away during the call") from None
+            if exc.code == types.REQUEST_TIMEOUT:
+                self._check_health_soon()
+                raise ServerError("timeout", f"no answer within {timeout:g} s") from None
+            raise ServerError("error", f"MCP error {exc.code}: {exc.message}") from None
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            raise ServerError("crashed", "the connection to the server is closed") from None
+        except RuntimeError as exc:
+            raise ServerError("error", str(exc)) from None
+
+    async def ping(self, timeout: float = 5.0) -> bool:
+        """Whether the server still answers (a ``ping`` within ``timeout``)."""
+        session = self._session
+        if session is None:
+            return False
+        try:
+            with anyio.fail_after(timeout):
+                await session.send_ping()
+        except Exception:  # noqa: BLE001 - any failure means "not answering"
+            return False
+        return True
+
+    # ----------------------------------------------------------------- diagnostics
+
+    def stderr_tail(self, max_lines: int = 12, max_chars: int = 1500) -> str:
+        """The last lines this server wrote to stderr since it was (re)started."""
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(self._log_offset)
+                data = fh.read()[-20_000:]
+        except OSError:
+            return ""
+        lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+        lines = [line for line in lines if not line.startswith("--- mycode: ")]
+        return "\n".join(lines[-max_lines:])[-max_chars:]

@@ -1,0 +1,166 @@
+"""Turning an MCP ``CallToolResult`` into the compact :class:`ToolResult` the model sees.
+
+* text blocks → text; structured content → compact JSON (unless a text block already says it)
+* images → ``{"type": "image", "mime_type", "data"}`` blocks plus a short text note
+* audio, blobs → a note; resource links → one text line each; embedded text resources → text
+* ``is_error`` → an error result
+* more than ``max_chars`` of text → cut, with a note; the full text saved as an artifact
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from mycode_core.records import RunContext, ToolResult
+
+CONTENT_TYPES = {"text", "image", "audio", "resource_link", "resource"}
+
+
+def compact_json(value: Any) -> str:
+    """JSON without spaces or indentation."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _size(b64: str) -> int:
+    return len(b64) * 3 // 4
+
+
+def _field(block: Any, name: str, default: Any = None) -> Any:
+    if isinstance(block, dict):
+        return block.get(name, default)
+    return getattr(block, name, default)
+
+
+def _structured_shown(structured: Any, texts: list[str]) -> tuple[bool, int | None]:
+    """Whether a text block already carries the structured content (and which one as JSON)."""
+    for index, text in enumerate(texts):
+        stripped = text.strip()
+        if stripped[:1] in "{[":
+            try:
+                if json.loads(stripped) == structured:
+                    return True, index
+            except ValueError:
+                pass
+    if isinstance(structured, dict) and set(structured) == {"result"}:
+        inner = structured["result"]
+        if (
+            isinstance(inner, list)
+            and inner
+            and all(isinstance(item, dict) and item.get("type") in CONTENT_TYPES for item in inner)
+        ):
+            return True, None  # the content blocks themselves, echoed as "structured" output
+        for text in texts:
+            if text == inner or text.strip() == compact_json(inner) or text == str(inner):
+                return True, None
+    return False, None
+
+
+def _link_line(block: Any) -> str:
+    name = _field(block, "title") or _field(block, "name") or ""
+    line = f"resource link: {name} <{_field(block, 'uri')}>".replace(":  <", ": <")
+    mime = _field(block, "mime_type")
+    if mime:
+        line += f" ({mime})"
+    description = _field(block, "description")
+    if description:
+        line += f" — {description}"
+    return line
+
+
+def _embedded(block: Any) -> str:
+    resource = _field(block, "resource")
+    uri = _field(resource, "uri")
+    mime = _field(resource, "mime_type") or "unknown type"
+    text = _field(resource, "text")
+    if text is not None:
+        return f"resource {uri} ({mime}):\n{text}"
+    blob = _field(resource, "blob") or ""
+    return f"[embedded resource {uri} ({mime}), {_size(blob):,} bytes, not shown]"
+
+
+def render(result: Any) -> tuple[list[dict[str, Any]], bool]:
+    """The blocks of a ``CallToolResult`` as text/image dicts, and its ``is_error`` flag."""
+    blocks: list[dict[str, Any]] = []
+    for block in _field(result, "content", None) or []:
+        kind = _field(block, "type")
+        if kind == "text":
+            blocks.append({"type": "text", "text": _field(block, "text") or ""})
+        elif kind == "image":
+            data, mime = _field(block, "data") or "", _field(block, "mime_type") or "image/png"
+            blocks.append({"type": "text", "text": f"[image: {mime}, {_size(data):,} bytes]"})
+            blocks.append({"type": "image", "mime_type": mime, "data": data})
+        elif kind == "audio":
+            data, mime = _field(block, "data") or "", _field(block, "mime_type") or "audio"
+            blocks.append(
+                {"type": "text", "text": f"[audio: {mime}, {_size(data):,} bytes, not shown]"}
+            )
+        elif kind == "resource_link":
+            blocks.append({"type": "text", "text": _link_line(block)})
+        elif kind == "resource":
+            blocks.append({"type": "text", "text": _embedded(block)})
+        else:
+            blocks.append({"type": "text", "text": f"[{kind} content, not shown]"})
+    structured = _field(result, "structured_content")
+    if structured is not None:
+        texts = [b["text"] for b in blocks if b["type"] == "text"]
+        shown, index = _structured_shown(structured, texts)
+        if index is not None:
+            position = [i for i, b in enumerate(blocks) if b["type"] == "text"][index]
+            blocks[position] = {"type": "text", "text": compact_json(structured)}
+        elif not shown:
+            blocks.append({"type": "text", "text": compact_json(structured)})
+    return blocks, bool(_field(result, "is_error", False))
+
+
+def _merge_text(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    merged: list[dict[str, Any]] = []
+    for block in blocks:
+        if block["type"] == "text" and merged and merged[-1]["type"] == "text":
+            merged[-1] = {"type": "text", "text": merged[-1]["text"] + "\n" + block["text"]}
+        else:
+            merged.append(dict(block))
+    return merged
+
+
+def save_artifact(context: RunContext, label: str, text: str) -> Path:
+    """Save a full output under the session's artifacts folder; returns its path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = context.artifacts_dir / f"{label}-{stamp}-{uuid.uuid4().hex[:6]}.txt"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def to_tool_result(
+    result: Any, *, context: RunContext, label: str, max_chars: int, server: str, tool: str
+) -> ToolResult:
+    """Convert an MCP ``CallToolResult``; ``label`` names the artifact file (the tool's name)."""
+    blocks, is_error = render(result)
+    blocks = _merge_text(blocks)
+    text = "\n".join(b["text"] for b in blocks if b["type"] == "text")
+    metadata: dict[str, Any] = {"mcp_server": server, "mcp_tool": tool}
+    if len(text) > max_chars:
+        note = f"[output truncated: showing {max_chars:,} of {len(text):,} characters"
+        try:
+            path = save_artifact(context, label, text)
+        except OSError as exc:
+            note += f"; the full output could not be saved: {exc.strerror or exc}]"
+        else:
+            metadata["artifact"] = str(path)
+            note += f"; full output saved to {path}]"
+        blocks = [{"type": "text", "text": text[:max_chars] + "\n" + note}] + [
+            b for b in blocks if b["type"] != "text"
+        ]
+    if is_error:
+        message = text if len(text) <= max_chars else blocks[0]["text"]
+        return ToolResult(
+            content=message or "the MCP tool reported an error", is_error=True, metadata=metadata
+        )
+    if not blocks:
+        return ToolResult(content="(no output)", metadata=metadata)
+    if all(b["type"] == "text" for b in blocks):
+        return ToolResult(content="\n".join(b["text"] for b in blocks), metadata=metadata)
+    return ToolResult(content=blocks, metadata=metadata)

@@ -1,0 +1,79 @@
+"""How an MCP tool becomes a mycode ``Tool``; the ``[mcp]`` options."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mycode_core.records import Tool
+from mycode_mcp_bridge.config import (
+    DEFAULT_CALL_TIMEOUT,
+    DEFAULT_MAX_OUTPUT_CHARS,
+    DEFAULT_STARTUP_TIMEOUT,
+)
+
+PLUGIN = "mcp_bridge"
+MAX_DESCRIPTION = 2048
+
+
+@dataclass
+class Options:
+    """``[mcp]`` settings that shape the bridge."""
+
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
+    max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS
+
+    @classmethod
+    def from_section(cls, section: dict[str, Any]) -> Options:
+        """Read ``[mcp]``; bad values fall back to the defaults."""
+        out = cls()
+        for key, attr, kind in (
+            ("startup_timeout", "startup_timeout", float),
+            ("call_timeout", "call_timeout", float),
+            ("tool_timeout", "call_timeout", float),
+            ("max_output_chars", "max_output_chars", int),
+        ):
+            try:
+                value = kind(section[key])
+            except (KeyError, TypeError, ValueError):
+                continue
+            if value > 0:
+                setattr(out, attr, value)
+        return out
+
+
+def tool_traits(annotations: Any) -> dict[str, Any]:
+    """``concurrency_safe`` / ``read_only`` / ``risk`` from an MCP tool's annotations."""
+    read_only = bool(getattr(annotations, "read_only_hint", None))
+    destructive = getattr(annotations, "destructive_hint", None) is True
+    if read_only:
+        return {"concurrency_safe": True, "read_only": True, "risk": "low"}
+    return {
+        "concurrency_safe": False,
+        "read_only": False,
+        "risk": "high" if destructive else "medium",
+    }
+
+
+def callable_tool(tool: Any) -> bool:
+    """Tools that require MCP tasks (``execution.taskSupport == "required"``) cannot be called."""
+    execution = getattr(tool, "execution", None)
+    return getattr(execution, "task_support", None) != "required"
+
+
+def make_tool(server: str, mcp_tool: Any, exposed: str, handler: Callable[..., Any]) -> Tool:
+    """The mycode tool for one MCP tool: its description, its schema unchanged, its traits."""
+    description = (mcp_tool.description or mcp_tool.title or mcp_tool.name).strip()
+    if len(description) > MAX_DESCRIPTION:
+        description = description[: MAX_DESCRIPTION - 1] + "…"
+    schema = mcp_tool.input_schema if isinstance(mcp_tool.input_schema, dict) else {}
+    return Tool(
+        name=exposed,
+        description=f"[MCP {server}] {description}",
+        input_schema=schema or {"type": "object"},
+        handler=handler,
+        plugin=PLUGIN,
+        **tool_traits(mcp_tool.annotations),
+    )

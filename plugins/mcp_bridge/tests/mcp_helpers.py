@@ -1,0 +1,147 @@
+"""Helpers shared by the MCP bridge tests (imported through conftest's sys.path entry)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mycode_core.config import Settings
+from mycode_core.records import RunContext, ToolResult
+
+HERE = Path(__file__).parent
+FEATURE_SERVER = HERE / "servers" / "feature_server.py"
+HTTP_SERVER = HERE / "servers" / "http_server.py"
+PYTHON = sys.executable
+BIN = Path(sys.executable).parent
+
+
+def feature(*flags: str, **extra: Any) -> dict[str, Any]:
+    """A ``mcpServers`` entry running the test feature server."""
+    return {"command": PYTHON, "args": [str(FEATURE_SERVER), *flags], **extra}
+
+
+class Run:
+    """A RunContext plus the events it emitted; ``start()`` mimics the core's start-up."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        home: Path,
+        servers: dict[str, Any] | None = None,
+        *,
+        settings: Settings | None = None,
+        interactive: bool = False,
+        ask: Any = None,
+    ) -> None:
+        self.events: list[Any] = []
+        if settings is None:
+            files = [json.dumps({"mcpServers": servers})] if servers else []
+            settings = Settings(mcp_config_files=files)
+        self.context = RunContext(
+            workspace=workspace,
+            home=home,
+            settings=settings,
+            session_id="test",
+            interactive=interactive,
+            ask=ask,
+            emit=self.events.append,
+        )
+
+    def start(self) -> Run:
+        """Call the hook, then the startup tasks (as the core does)."""
+        import mycode_mcp_bridge
+
+        mycode_mcp_bridge.register_tools(register=lambda tool: None, context=self.context)
+        for task in self.context.startup_tasks:
+            task()
+        return self
+
+    def close(self) -> None:
+        """Run the cleanup callables."""
+        for task in self.context.cleanup:
+            task()
+        self.context.cleanup.clear()
+
+    @property
+    def bridge(self) -> Any:
+        return self.context.store.get("mcp_bridge")
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
+        """Call a registered tool through its handler, as the core would."""
+        tool = self.context.tools.get(name)
+        assert tool is not None, f"{name} not registered; have {self.context.tools.names()}"
+        result = tool.handler(arguments or {}, self.context)
+        assert isinstance(result, ToolResult)
+        return result
+
+    def notices(self) -> list[str]:
+        """Messages of the notice events so far (after flushing the emitter thread)."""
+        from mycode_mcp_bridge.runtime import Emitter
+
+        Emitter.get().flush()
+        return [e.message for e in self.events if e.type == "notice"]
+
+    def of_type(self, kind: str) -> list[Any]:
+        from mycode_mcp_bridge.runtime import Emitter
+
+        Emitter.get().flush()
+        return [e for e in self.events if e.type == kind]
+
+
+def wait_for(predicate: Any, timeout: float = 10.0) -> bool:
+    """Poll ``predicate`` until true (bounded)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return bool(predicate())
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state != "Z"
+
+
+def free_port() -> int:
+    """A TCP port that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_http_server(port: int, *extra: str) -> subprocess.Popen[bytes]:
+    """Run the HTTP test server; returns once it accepts connections."""
+    proc = subprocess.Popen(
+        [PYTHON, str(HTTP_SERVER), str(port), *extra],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def accepting() -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    if not wait_for(accepting, 20.0):
+        proc.kill()
+        raise RuntimeError("HTTP test server did not start")
+    return proc

@@ -1,0 +1,231 @@
+"""`mycode mcp ...` commands and end-to-end runs through the `mycode` command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+from mcp_helpers import BIN, feature, pid_alive, wait_for
+from mycode_mcp_bridge.cli import mcp_cli
+
+
+def _invoke(*args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(mcp_cli, list(args), catch_exceptions=False)
+
+
+def test_add_list_remove_round_trip(workspace: Path, home: Path) -> None:
+    ws = str(workspace)
+    done = _invoke(
+        "add",
+        "time",
+        "--scope",
+        "user",
+        "--",
+        str(BIN / "mcp-server-time"),
+        "--local-timezone",
+        "UTC",
+    )
+    assert done.exit_code == 0, done.output
+    feat = feature()
+    done = _invoke(
+        "add",
+        "feat",
+        "--cwd",
+        ws,
+        "-e",
+        "A=1",
+        "-e",
+        "B=x=y",
+        "--timeout",
+        "30",
+        "--",
+        feat["command"],
+        *feat["args"],
+    )
+    assert done.exit_code == 0, done.output
+    done = _invoke(
+        "add",
+        "web",
+        "--scope",
+        "project",
+        "--cwd",
+        ws,
+        "--transport",
+        "http",
+        "http://127.0.0.1:9/mcp",
+        "-H",
+        "Authorization: Bearer ${TOKEN}",
+    )
+    assert done.exit_code == 0, done.output
+
+    user = json.loads((home / "mcp.json").read_text())
+    assert user == {
+        "mcpServers": {
+            "time": {"command": str(BIN / "mcp-server-time"), "args": ["--local-timezone", "UTC"]}
+        }
+    }
+    local = json.loads((home / "mcp-local.json").read_text())
+    entry = local["projects"][str(workspace.resolve())]["mcpServers"]["feat"]
+    assert entry == {
+        "command": feat["command"],
+        "args": feat["args"],
+        "env": {"A": "1", "B": "x=y"},
+        "timeout": 30.0,
+    }
+    project = json.loads((workspace / ".mcp.json").read_text())
+    assert project == {
+        "mcpServers": {
+            "web": {
+                "type": "http",
+                "url": "http://127.0.0.1:9/mcp",
+                "headers": {"Authorization": "Bearer ${TOKEN}"},
+            }
+        }
+    }
+
+    listed = _invoke("list", "--json", "--cwd", ws)
+    assert listed.exit_code == 0, listed.output
+    rows = {row["name"]: row for row in json.loads(listed.output)["servers"]}
+    assert rows["time"]["status"] == "ready" and rows["time"]["scope"] == "user"
+    assert "get_current_time" in rows["time"]["tools"]
+    assert rows["feat"]["status"] == "ready" and "echo" in rows["feat"]["tools"]
+    assert rows["web"]["status"] == "needs-approval" and rows["web"]["tools"] == []
+
+    text = _invoke("list", "--cwd", ws)
+    assert (
+        "time  [user:" in text.output and "ready" in text.output and "needs-approval" in text.output
+    )
+
+    assert _invoke("remove", "feat", "--cwd", ws).exit_code == 0
+    assert json.loads((home / "mcp-local.json").read_text()) == {"projects": {}}
+    assert _invoke("remove", "web", "--cwd", ws, "--scope", "project").exit_code == 0
+    assert json.loads((workspace / ".mcp.json").read_text()) == {"mcpServers": {}}
+
+
+def test_add_and_remove_errors(workspace: Path, home: Path) -> None:
+    ws = str(workspace)
+    assert _invoke("add", "x", "--cwd", ws).exit_code == 2
+    assert _invoke("add", "x", "--cwd", ws, "--transport", "http", "a", "b").exit_code == 2
+    assert _invoke("add", "x", "--cwd", ws, "-e", "NOEQUALS", "--", "cmd").exit_code == 2
+    assert _invoke("add", "x", "--cwd", ws, "--", "cmd").exit_code == 0
+    dup = _invoke("add", "x", "--cwd", ws, "--", "cmd2")
+    assert dup.exit_code == 2 and "--force" in dup.output
+    assert _invoke("add", "x", "--cwd", ws, "--force", "--", "cmd2").exit_code == 0
+    assert _invoke("add", "x", "--cwd", ws, "--scope", "user", "--", "cmd3").exit_code == 0
+    both = _invoke("remove", "x", "--cwd", ws)
+    assert both.exit_code == 2 and "--scope" in both.output
+    missing = _invoke("remove", "nothing", "--cwd", ws)
+    assert missing.exit_code == 2 and "no MCP server named 'nothing'" in missing.output
+
+
+def test_list_reports_failures(workspace: Path, home: Path) -> None:
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {"bad": feature("--crash-on-start")}}))
+    listed = _invoke("list", "--cwd", str(workspace))
+    assert "bad" in listed.output and "failed" in listed.output
+    assert "missing API token FOO_TOKEN" in listed.output
+
+
+def test_approve(workspace: Path, home: Path) -> None:
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"p": feature()}}))
+    rows = json.loads(_invoke("list", "--json", "--cwd", str(workspace)).output)["servers"]
+    assert rows[0]["status"] == "needs-approval"
+    assert _invoke("approve", "--cwd", str(workspace)).exit_code == 0
+    rows = json.loads(_invoke("list", "--json", "--cwd", str(workspace)).output)["servers"]
+    assert rows[0]["status"] == "ready"
+    assert _invoke("approve", "--reset", "--cwd", str(workspace)).exit_code == 0
+    assert _invoke("approve", "nope", "--cwd", str(workspace)).exit_code == 2
+
+
+# ----------------------------------------------------------------------- through `mycode`
+
+MYCODE = str(BIN / "mycode")
+
+
+def _mycode(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MYCODE_HOME": str(home)}
+    return subprocess.run(
+        [MYCODE, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_end_to_end_run_with_mcp_config(workspace: Path, home: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "pids"
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"feat": feature("--marker", str(marker))}}))
+    script = tmp_path / "script.json"
+    calls = [
+        {"name": "mcp__feat__echo", "arguments": {"text": "through the cli"}},
+        {"name": "mcp__feat__fail", "arguments": {"reason": "on purpose"}},
+        {"name": "mcp__feat__slow_count", "arguments": {"steps": 2}},
+    ]
+    script.write_text(
+        json.dumps([{"content": "using MCP", "tool_calls": calls}, {"content": "all done"}])
+    )
+    done = _mycode(
+        ["-p", "use the MCP tools", "--model", f"scripted:{script}", "--mcp-config", str(config),
+         "--output-format", "stream-json", "--cwd", str(workspace), "--completion-policy", "off"],
+        home,
+        workspace,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    calls_seen = [e["name"] for e in events if e["type"] == "tool_call"]
+    assert calls_seen == ["mcp__feat__echo", "mcp__feat__fail", "mcp__feat__slow_count"]
+    results = {e["name"]: e for e in events if e["type"] == "tool_result"}
+    assert results["mcp__feat__echo"]["is_error"] is False
+    assert results["mcp__feat__echo"]["content"] == "through the cli"
+    assert results["mcp__feat__fail"]["is_error"] is True
+    assert "on purpose" in results["mcp__feat__fail"]["content"]
+    progress = [e for e in events if e["type"] == "progress"]
+    assert [p["progress"] for p in progress] == [1.0, 2.0]
+    assert events[-1]["type"] == "result" and events[-1]["stop_reason"] == "completed"
+    assert "noise" not in done.stderr and "starting" not in done.stderr  # server stderr kept out
+    pids = [int(p) for p in marker.read_text().split()]
+    assert pids and wait_for(lambda: not any(pid_alive(p) for p in pids), 10)
+
+
+def test_end_to_end_failed_server_is_a_notice(workspace: Path, home: Path, tmp_path: Path) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"gone": {"command": "/nonexistent/mcp-gone"}}}))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"content": "nothing to do"}]))
+    done = _mycode(
+        ["-p", "hi", "--model", f"scripted:{script}", "--mcp-config", str(config),
+         "--output-format", "stream-json", "--cwd", str(workspace), "--completion-policy", "off"],
+        home,
+        workspace,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    notices = [e for e in events if e["type"] == "notice" and e.get("source") == "mcp_bridge"]
+    assert len(notices) == 1 and "command not found" in notices[0]["message"]
+    assert events[0]["type"] == "system"
+    assert events[-1]["type"] == "result"
+
+
+def test_mcp_subcommand_is_wired_into_mycode(workspace: Path, home: Path) -> None:
+    done = _mycode(
+        ["mcp", "add", "t", "--scope", "user", "--", str(BIN / "mcp-server-time")], home, workspace
+    )
+    assert done.returncode == 0, done.stderr
+    listed = _mycode(["mcp", "list", "--json"], home, workspace)
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout)["servers"][0]["tools"] == ["get_current_time", "convert_time"]
+    assert _mycode(["mcp", "remove", "t"], home, workspace).returncode == 0
+
+
+def test_help_does_not_import_mcp() -> None:
+    code = (
+        "import sys\n"
+        "from mycode_core.cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "bad = [m for m in ('mcp', 'anyio', 'httpx2') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "mcp" in done.stdout  # the subcommand is listed

@@ -1,0 +1,142 @@
+"""Reading server entries from every config source."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mycode_mcp_bridge.config import ConfigProblem, expand, load_servers, parse_server
+
+from mycode_core.config import Settings, load_settings
+
+
+def test_stdio_entry_expands_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOKEN", "s3cret")
+    monkeypatch.delenv("NOPE", raising=False)
+    spec = parse_server(
+        "gh",
+        {
+            "command": "${BIN_DIR:-/usr/bin}/server",
+            "args": ["--token=${TOKEN}", "${NOPE}"],
+            "env": {"API_TOKEN": "${TOKEN}", "PLAIN": "x"},
+        },
+        "user",
+        "mcp.json",
+    )
+    assert spec.transport == "stdio"
+    assert spec.command == "/usr/bin/server"
+    assert spec.args == ["--token=s3cret", ""]
+    assert spec.env == {"API_TOKEN": "s3cret", "PLAIN": "x"}
+    assert spec.missing_vars == ["NOPE"]
+    assert spec.trusted
+    assert "s3cret" not in spec.describe() and "--token=${TOKEN}" in spec.describe()
+
+
+def test_http_entry_expands_headers_and_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOST", "example.test")
+    monkeypatch.setenv("KEY", "k1")
+    spec = parse_server(
+        "web",
+        {
+            "type": "http",
+            "url": "https://${HOST}/mcp",
+            "headers": {"Authorization": "Bearer ${KEY}"},
+        },
+        "project",
+        ".mcp.json",
+    )
+    assert (spec.transport, spec.url) == ("http", "https://example.test/mcp")
+    assert spec.headers == {"Authorization": "Bearer k1"}
+    assert not spec.trusted
+    assert parse_server("w", {"url": "http://x/mcp"}, "cli", "f").transport == "http"
+    assert parse_server("w", {"type": "sse", "url": "http://x/sse"}, "cli", "f").transport == "sse"
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"args": []}, "'command' is required"),
+        ({"type": "http"}, "'url' is required"),
+        ({"type": "websocket", "url": "ws://x"}, "unknown type 'websocket'"),
+        ({"command": "x", "args": "not a list"}, "'args' must be a list"),
+        ({"command": "x", "env": ["A=1"]}, "'env' must be an object"),
+        ({"command": "x", "timeout": -1}, "'timeout' must be positive"),
+        ("just a string", "entry must be an object"),
+    ],
+)
+def test_bad_entries_name_the_problem(entry: object, message: str) -> None:
+    with pytest.raises(ConfigProblem, match=message):
+        parse_server("bad", entry, "user", "mcp.json")
+
+
+def test_expand_default_and_missing() -> None:
+    missing: list[str] = []
+    env = {"A": "1"}
+    assert expand("${A}-${B:-two}-${C}", missing, env) == "1-two-"
+    assert missing == ["C"]
+
+
+def _write(path: Path, servers: dict[str, object]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"mcpServers": servers}))
+
+
+def test_sources_and_precedence(tmp_path: Path) -> None:
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    _write(home / "mcp.json", {"a": {"command": "user-a"}, "b": {"command": "user-b"}})
+    _write(ws / ".mcp.json", {"b": {"command": "project-b"}, "c": {"command": "project-c"}})
+    (home / "mcp-local.json").write_text(
+        json.dumps({"projects": {str(ws.resolve()): {"mcpServers": {"c": {"command": "local-c"}}}}})
+    )
+    (home / "config.toml").write_text('[mcp_servers.d]\ncommand = "toml-d"\n')
+    (ws / ".mycode").mkdir()
+    (ws / ".mycode" / "config.toml").write_text('[mcp_servers.e]\ncommand = "toml-e"\n')
+    cli_file = tmp_path / "extra.json"
+    _write(cli_file, {"a": {"command": "cli-a"}})
+    settings = load_settings(ws, home, {"mcp_config_files": [str(cli_file)]})
+    loaded = load_servers(ws, home, settings)
+    got = {name: (s.command, s.scope) for name, s in loaded.servers.items()}
+    assert got == {
+        "a": ("cli-a", "cli"),
+        "b": ("project-b", "project"),
+        "c": ("local-c", "local"),
+        "d": ("toml-d", "user"),
+        "e": ("toml-e", "project"),
+    }
+    assert loaded.problems == []
+
+
+def test_problems_are_collected_not_raised(tmp_path: Path) -> None:
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    (ws / ".mcp.json").write_text("{not json")
+    _write(home / "mcp.json", {"ok": {"command": "fine"}, "bad": {"type": "http"}})
+    settings = Settings(mcp_config_files=[str(tmp_path / "missing.json"), '{"mcpServers": 3}'])
+    loaded = load_servers(ws, home, settings)
+    assert list(loaded.servers) == ["ok"]
+    text = "\n".join(loaded.problems)
+    assert ".mcp.json is not valid JSON" in text
+    assert "'url' is required" in text
+    assert "file not found" in text and "missing.json" in text
+    assert "'mcpServers' must be an object" in text
+
+
+def test_disabled_entry_removes_server(tmp_path: Path) -> None:
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    _write(home / "mcp.json", {"a": {"command": "x"}})
+    _write(ws / ".mcp.json", {"a": {"command": "x", "disabled": True}})
+    assert load_servers(ws, home, Settings()).servers == {}
+
+
+def test_inline_json_config() -> None:
+    settings = Settings(mcp_config_files=['{"mcpServers": {"t": {"command": "tool"}}}'])
+    loaded = load_servers(Path("/nonexistent-ws"), Path("/nonexistent-home"), settings)
+    assert loaded.servers["t"].scope == "cli" and loaded.servers["t"].trusted
+
+
+def test_fingerprint_changes_with_entry() -> None:
+    one = parse_server("s", {"command": "a"}, "project", "f")
+    same = parse_server("s", {"command": "a"}, "project", "f")
+    other = parse_server("s", {"command": "b"}, "project", "f")
+    assert one.fingerprint() == same.fingerprint() != other.fingerprint()

@@ -1,0 +1,267 @@
+"""Start-up, list_changed, crashes, hangs, shutdown: the run goes on, nothing is orphaned."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+from mcp_helpers import PYTHON, feature, free_port, pid_alive, start_http_server, wait_for
+
+
+def _pids(marker: Path) -> list[int]:
+    return [int(line) for line in marker.read_text().split()] if marker.exists() else []
+
+
+def test_register_returns_at_once_and_servers_start_concurrently(make_run, tmp_path: Path) -> None:
+    servers = {f"s{i}": feature("--slow-start", "1.5") for i in range(3)}
+    started = time.monotonic()
+    run = make_run(servers, start=False)
+    import mycode_mcp_bridge
+
+    mycode_mcp_bridge.register_tools(register=lambda tool: None, context=run.context)
+    assert time.monotonic() - started < 0.5  # nothing waited for the servers
+    assert run.context.tools.names() == []  # tools arrive with the startup task
+    for task in run.context.startup_tasks:
+        task()
+    elapsed = time.monotonic() - started
+    assert {f"mcp__s{i}__echo" for i in range(3)} <= set(run.context.tools.names())
+    assert elapsed < 4.0, elapsed  # one after the other would take at least 4.5 s
+
+
+def test_failures_at_start_are_reported_once_and_the_run_goes_on(make_run) -> None:
+    run = make_run(
+        {
+            "good": feature(),
+            "broken": feature("--crash-on-start"),
+            "missing": {"command": "/nonexistent/bin/mcp-nothing"},
+            "stuck": feature("--hang-on-start", startup_timeout=1),
+        }
+    )
+    names = run.context.tools.names()
+    assert "mcp__good__echo" in names
+    assert not [n for n in names if not n.startswith("mcp__good__")]
+    notices = run.notices()
+    assert len(notices) == 3
+    by_server = {n.split("'")[1]: n for n in notices}
+    assert "exited before completing the MCP handshake" in by_server["broken"]
+    assert "missing API token FOO_TOKEN" in by_server["broken"]  # the tail of its stderr
+    assert "command not found: '/nonexistent/bin/mcp-nothing'" in by_server["missing"]
+    assert "did not start within 1 s" in by_server["stuck"]
+    assert "features: starting" in by_server["stuck"]  # its stderr so far
+    assert all(e.level == "warning" and e.source == "mcp_bridge" for e in run.of_type("notice"))
+    assert run.call("mcp__good__echo", {"text": "still fine"}).content == "still fine"
+
+
+def test_list_changed_adds_and_removes_tools(make_run) -> None:
+    run = make_run({"feat": feature()})
+    assert run.call("mcp__feat__grow", {"tool_name": "fresh"}).content == "added fresh"
+    assert wait_for(lambda: "mcp__feat__fresh" in run.context.tools.names())
+    assert run.call("mcp__feat__fresh", {"x": 7}).content == "fresh says 7"
+    assert run.call("mcp__feat__shrink", {"tool_name": "fresh"}).content == "removed fresh"
+    assert wait_for(lambda: "mcp__feat__fresh" not in run.context.tools.names())
+    assert run.call("mcp__feat__shrink", {"tool_name": "peek"}).content == "removed peek"
+    assert wait_for(lambda: "mcp__feat__peek" not in run.context.tools.names())
+
+
+def test_crash_is_reported_and_restarted_once(make_run, tmp_path: Path) -> None:
+    marker = tmp_path / "pids"
+    run = make_run({"feat": feature("--marker", str(marker))})
+    crashed = run.call("mcp__feat__crash")
+    assert crashed.is_error and "crashed" in str(crashed.content)
+    assert "restarted on the next call" in str(crashed.content)
+    assert run.call("mcp__feat__echo", {"text": "back"}).content == "back"
+    assert len(_pids(marker)) == 2  # restarted once
+    again = run.call("mcp__feat__crash")
+    assert again.is_error and "will not be restarted" in str(again.content)
+    after = run.call("mcp__feat__echo", {"text": "gone"})
+    assert after.is_error and "unavailable" in str(after.content)
+    assert len(_pids(marker)) == 2  # not restarted a second time
+    notices = run.notices()
+    crash_notices = [n for n in notices if "crashed" in n]
+    assert len(crash_notices) == 2
+    assert "simulated crash" in crash_notices[0]  # stderr tail
+    assert len(notices) == 2  # the "unavailable" call is not reported again
+
+
+def test_idle_crash_is_noticed_and_next_call_restarts(make_run, tmp_path: Path) -> None:
+    marker = tmp_path / "pids"
+    run = make_run({"feat": feature("--marker", str(marker))})
+    import os
+    import signal
+
+    os.kill(_pids(marker)[0], signal.SIGKILL)
+    assert wait_for(lambda: any("crashed" in n for n in run.notices()))
+    assert run.call("mcp__feat__echo", {"text": "revived"}).content == "revived"
+    assert len(_pids(marker)) == 2
+
+
+def test_timeout_and_hung_server(make_run, tmp_path: Path) -> None:
+    marker = tmp_path / "pids"
+    run = make_run({"feat": feature("--marker", str(marker), timeout=1.5)})
+    slow = run.call("mcp__feat__nap", {"seconds": 5})
+    assert slow.is_error and "timed out after 1.5 s" in str(slow.content)
+    assert run.call("mcp__feat__echo", {"text": "alive"}).content == "alive"  # not hung
+    started = time.monotonic()
+    hung = run.call("mcp__feat__hang")
+    assert hung.is_error and "timed out" in str(hung.content)
+    assert time.monotonic() - started < 5
+    assert wait_for(lambda: any("hung" in n for n in run.notices()), 10)
+    first = _pids(marker)[0]
+    assert run.call("mcp__feat__echo", {"text": "restarted"}).content == "restarted"
+    assert wait_for(lambda: not pid_alive(first), 10)
+    notices = run.notices()
+    assert any("did not answer 'nap' within 1.5 s" in n for n in notices)
+    assert any("hanging now" in n for n in notices if "hung" in n)
+
+
+def test_cancelled_turn_stops_waiting(make_run) -> None:
+    run = make_run({"feat": feature()})
+    threading.Timer(0.3, run.context.cancelled.set).start()
+    started = time.monotonic()
+    result = run.call("mcp__feat__nap", {"seconds": 20})
+    assert result.is_error and "cancelled" in str(result.content)
+    assert time.monotonic() - started < 5
+    run.context.cancelled.clear()
+    assert run.call("mcp__feat__echo", {"text": "next"}).content == "next"
+
+
+def test_registering_twice_starts_once(make_run, tmp_path: Path) -> None:
+    marker = tmp_path / "pids"
+    run = make_run({"feat": feature("--marker", str(marker))})
+    import mycode_mcp_bridge
+
+    mycode_mcp_bridge.register_tools(register=lambda tool: None, context=run.context)
+    time.sleep(0.5)
+    assert len(_pids(marker)) == 1
+
+
+def test_clean_shutdown_leaves_no_process(make_run, tmp_path: Path) -> None:
+    marker = tmp_path / "pids"
+    run = make_run(
+        {
+            "a": feature("--marker", str(marker)),
+            "b": feature("--marker", str(marker)),
+            "stuck": feature("--marker", str(marker), "--hang-on-start", startup_timeout=1),
+        }
+    )
+    pids = _pids(marker)
+    assert len(pids) == 3
+    started = time.monotonic()
+    run.close()
+    assert time.monotonic() - started < 10
+    assert wait_for(lambda: not any(pid_alive(p) for p in pids), 10)
+    after = run.call("mcp__a__echo", {"text": "x"})
+    assert after.is_error
+    run.close()  # idempotent
+
+
+def test_exit_without_cleanup_still_stops_servers(tmp_path: Path) -> None:
+    marker = tmp_path / "pids"
+    config = json.dumps({"mcpServers": {"a": feature("--marker", str(marker))}})
+    script = textwrap.dedent(
+        f"""
+        import json
+        from pathlib import Path
+        from mycode_core.config import Settings
+        from mycode_core.records import RunContext
+        import mycode_mcp_bridge
+        ctx = RunContext(workspace=Path({str(tmp_path)!r}), home=Path({str(tmp_path / "h")!r}),
+                         settings=Settings(mcp_config_files=[{config!r}]), session_id="x")
+        mycode_mcp_bridge.register_tools(register=lambda t: None, context=ctx)
+        for task in ctx.startup_tasks:
+            task()
+        assert "mcp__a__echo" in ctx.tools.names()
+        print("started")
+        """
+    )
+    done = subprocess.run([PYTHON, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "started" in done.stdout
+    pids = _pids(marker)
+    assert pids and wait_for(lambda: not any(pid_alive(p) for p in pids), 10)
+
+
+def test_http_server_with_expanded_headers(make_run, monkeypatch) -> None:
+    monkeypatch.setenv("MYCODE_TEST_TOKEN", "tok-123")
+    port = free_port()
+    proc = start_http_server(port)
+    try:
+        run = make_run(
+            {
+                "web": {
+                    "type": "http",
+                    "url": f"http://127.0.0.1:{port}/mcp",
+                    "headers": {"Authorization": "Bearer ${MYCODE_TEST_TOKEN}", "X-Team": "blue"},
+                }
+            }
+        )
+        assert run.call("mcp__web__whoami").content == "auth=Bearer tok-123 team=blue"
+        add = run.context.tools.get("mcp__web__add")
+        assert add is not None and add.read_only
+        assert run.call("mcp__web__add", {"a": 2, "b": 3}).content == "5"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_sse_server(make_run) -> None:
+    port = free_port()
+    proc = start_http_server(port, "sse")
+    try:
+        run = make_run(
+            {
+                "old": {
+                    "type": "sse",
+                    "url": f"http://127.0.0.1:{port}/sse",
+                    "headers": {"X-Team": "red"},
+                }
+            }
+        )
+        assert run.call("mcp__old__add", {"a": 40, "b": 2}).content == "42"
+        assert "team=red" in str(run.call("mcp__old__whoami").content)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_unreachable_http_server_is_reported(make_run) -> None:
+    port = free_port()
+    run = make_run(
+        {"web": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp", "startup_timeout": 3}}
+    )
+    assert run.context.tools.names() == []
+    notices = run.notices()
+    assert len(notices) == 1 and "MCP server 'web' failed to start" in notices[0]
+
+
+def test_module_import_stays_light() -> None:
+    code = (
+        "import sys, mycode_mcp_bridge, mycode_mcp_bridge.cli;"
+        "import click; g = click.Group(); mycode_mcp_bridge.register_commands(cli=g);"
+        "bad = [m for m in ('mcp', 'anyio', 'httpx2', 'openai', 'rich') if m in sys.modules];"
+        "print(bad); assert not bad"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mcp_section_options(workspace: Path, home: Path, runs) -> None:
+    from mcp_helpers import Run
+
+    from mycode_core.config import load_settings
+
+    (home / "config.toml").write_text("[mcp]\ncall_timeout = 1\nmax_output_chars = 50\n")
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {"feat": feature()}}))
+    run = Run(workspace, home, settings=load_settings(workspace, home)).start()
+    runs.append(run)
+    capped = run.call("mcp__feat__huge", {"chars": 500})
+    assert str(capped.content).startswith(
+        "0123456789" * 5 + "\n[output truncated: showing 50 of 500"
+    )
+    slow = run.call("mcp__feat__nap", {"seconds": 3})
+    assert slow.is_error and "timed out after 1 s" in str(slow.content)

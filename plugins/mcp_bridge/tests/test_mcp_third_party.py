@@ -1,0 +1,134 @@
+"""Integration with real third-party MCP servers.
+
+``mcp-server-time`` and ``mcp-server-git`` are dev dependencies (PyPI).
+``@modelcontextprotocol/server-everything`` comes from npm: run
+``tests/install_test_servers.sh DIR`` and set ``MYCODE_TEST_EVERYTHING_DIR`` to what it prints.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from mcp_helpers import BIN, wait_for
+
+EVERYTHING_DIR = os.environ.get("MYCODE_TEST_EVERYTHING_DIR", "")
+EVERYTHING_JS = (
+    Path(EVERYTHING_DIR)
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
+)
+needs_everything = pytest.mark.skipif(
+    not (EVERYTHING_DIR and EVERYTHING_JS.is_file() and shutil.which("node")),
+    reason="server-everything not installed: run "
+    "plugins/mcp_bridge/tests/install_test_servers.sh DIR and set MYCODE_TEST_EVERYTHING_DIR "
+    "(CI does)",
+)
+
+
+def test_time_server(make_run) -> None:
+    run = make_run(
+        {"time": {"command": str(BIN / "mcp-server-time"), "args": ["--local-timezone", "UTC"]}}
+    )
+    tool = run.context.tools.get("mcp__time__get_current_time")
+    assert tool is not None and tool.read_only and tool.concurrency_safe
+    assert "timezone" in tool.input_schema["properties"]
+    result = run.call("mcp__time__get_current_time", {"timezone": "Europe/Paris"})
+    assert not result.is_error
+    assert isinstance(result.content, str) and result.content.startswith(
+        '{"timezone":"Europe/Paris"'
+    )
+    converted = run.call(
+        "mcp__time__convert_time",
+        {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"},
+    )
+    assert '"datetime":' in str(converted.content) and "21:00" in str(converted.content)
+    bad = run.call("mcp__time__get_current_time", {"timezone": "Not/AZone"})
+    assert bad.is_error and "Not/AZone" in str(bad.content)
+
+
+def test_git_server(make_run, workspace: Path) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    subprocess.run(["git", "init", "-q", "."], cwd=workspace, check=True, env=env)
+    (workspace / "a.txt").write_text("one\n")
+    subprocess.run(["git", "add", "a.txt"], cwd=workspace, check=True, env=env)
+    subprocess.run(["git", "commit", "-qm", "first commit"], cwd=workspace, check=True, env=env)
+    (workspace / "a.txt").write_text("one\ntwo\n")
+    run = make_run(
+        {"git": {"command": str(BIN / "mcp-server-git"), "args": ["--repository", str(workspace)]}}
+    )
+    names = set(run.context.tools.names())
+    assert {"mcp__git__git_status", "mcp__git__git_diff_unstaged", "mcp__git__git_log"} <= names
+    status = run.call("mcp__git__git_status", {"repo_path": str(workspace)})
+    assert not status.is_error and "modified:   a.txt" in str(status.content)
+    diff = run.call("mcp__git__git_diff_unstaged", {"repo_path": str(workspace)})
+    assert "+two" in str(diff.content)
+    log = run.call("mcp__git__git_log", {"repo_path": str(workspace)})
+    assert "first commit" in str(log.content)
+    outside = run.call("mcp__git__git_status", {"repo_path": "/"})
+    assert outside.is_error
+    reset = run.context.tools.get("mcp__git__git_reset")
+    assert reset is not None and reset.risk == "high"  # destructiveHint → the policy asks
+
+
+@needs_everything
+def test_everything_server(make_run, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-mcp-servers")
+    run = make_run({"everything": {"command": "node", "args": [str(EVERYTHING_JS), "stdio"]}})
+    names = set(run.context.tools.names())
+    assert {
+        "mcp__everything__echo",
+        "mcp__everything__get-structured-content",
+        "mcp__everything__trigger-long-running-operation",
+        "mcp__everything__get-tiny-image",
+        "mcp__everything__get-resource-links",
+    } <= names
+    # Tools that need MCP tasks cannot be called through tools/call: not offered.
+    assert "mcp__everything__simulate-research-query" not in names
+
+    # list_changed: the server registers tools that depend on client capabilities after
+    # initialisation (we offer roots) and announces them with notifications/tools/list_changed.
+    connection = run.bridge.connections["everything"]
+    assert wait_for(lambda: connection.list_changes >= 1, 10)
+    assert wait_for(lambda: "mcp__everything__get-roots-list" in run.context.tools.names(), 10)
+    roots = run.call("mcp__everything__get-roots-list")
+    assert workspace.resolve().as_uri() in str(roots.content)
+
+    structured = run.call("mcp__everything__get-structured-content", {"location": "Chicago"})
+    assert (
+        structured.content == '{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}'
+    )
+
+    before = len(run.of_type("progress"))
+    done = run.call(
+        "mcp__everything__trigger-long-running-operation", {"duration": 0.6, "steps": 3}
+    )
+    assert "Long running operation completed" in str(done.content)
+    progress = run.of_type("progress")[before:]
+    assert [(e.progress, e.total) for e in progress] == [(1.0, 3.0), (2.0, 3.0), (3.0, 3.0)]
+    assert {e.source for e in progress} == {"mcp__everything__trigger-long-running-operation"}
+
+    image = run.call("mcp__everything__get-tiny-image")
+    assert isinstance(image.content, list)
+    assert [b for b in image.content if b["type"] == "image"][0]["mime_type"] == "image/png"
+
+    links = run.call("mcp__everything__get-resource-links", {"count": 2})
+    assert str(links.content).count("resource link: ") == 2
+
+    bad = run.call("mcp__everything__get-sum", {"a": "one", "b": 2})
+    assert bad.is_error
+
+    env = run.call("mcp__everything__get-env")
+    assert "sk-not-for-mcp-servers" not in str(env.content)  # secrets are not inherited

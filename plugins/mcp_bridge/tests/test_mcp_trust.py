@@ -1,0 +1,128 @@
+"""Project servers need approval; user, local and --mcp-config servers do not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mcp_helpers import Run, feature
+
+from mycode_core.config import load_settings
+
+
+def _project(workspace: Path, servers: dict[str, object]) -> None:
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
+def test_print_mode_skips_project_servers_with_one_notice(workspace: Path, home: Path) -> None:
+    _project(workspace, {"one": feature(), "two": feature()})
+    run = Run(workspace, home, settings=load_settings(workspace, home)).start()
+    try:
+        assert run.bridge is None
+        notices = run.notices()
+        assert len(notices) == 1
+        assert "'one'" in notices[0] and "'two'" in notices[0]
+        assert "trust_project_servers" in notices[0] and "[mcp]" in notices[0]
+    finally:
+        run.close()
+
+
+def test_trust_setting_in_user_config(workspace: Path, home: Path) -> None:
+    _project(workspace, {"one": feature(), "two": feature()})
+    (home / "config.toml").write_text('[mcp]\ntrust_project_servers = ["two"]\n')
+    run = Run(workspace, home, settings=load_settings(workspace, home)).start()
+    try:
+        assert run.bridge is not None and [s.name for s in run.bridge.specs] == ["two"]
+        assert "mcp__two__echo" in run.context.tools.names()
+        assert any("'one'" in n for n in run.notices())
+    finally:
+        run.close()
+
+
+def test_project_config_cannot_trust_itself(workspace: Path, home: Path) -> None:
+    _project(workspace, {"one": feature()})
+    (workspace / ".mycode").mkdir()
+    (workspace / ".mycode" / "config.toml").write_text("[mcp]\ntrust_project_servers = true\n")
+    run = Run(workspace, home, settings=load_settings(workspace, home)).start()
+    try:
+        assert run.bridge is None
+        assert any("'one'" in n for n in run.notices())
+    finally:
+        run.close()
+
+
+def test_interactive_approval_is_remembered(workspace: Path, home: Path) -> None:
+    _project(workspace, {"one": feature()})
+    questions: list[tuple[str, list[str]]] = []
+
+    def ask(question: str, options: list[str]) -> str:
+        questions.append((question, options))
+        return "allow always"
+
+    settings = load_settings(workspace, home)
+    run = Run(workspace, home, settings=settings, interactive=True, ask=ask).start()
+    try:
+        assert "mcp__one__echo" in run.context.tools.names()
+        assert len(questions) == 1 and "'one'" in questions[0][0]
+        assert "allow always" in questions[0][1]
+    finally:
+        run.close()
+    again = Run(workspace, home, settings=settings, interactive=False).start()
+    try:
+        assert "mcp__one__echo" in again.context.tools.names()  # remembered, no prompt needed
+    finally:
+        again.close()
+    # A changed entry needs a new approval.
+    _project(workspace, {"one": feature("--name", "changed")})
+    changed = Run(workspace, home, settings=load_settings(workspace, home)).start()
+    try:
+        assert changed.bridge is None
+    finally:
+        changed.close()
+
+
+def test_interactive_denial_is_remembered(workspace: Path, home: Path) -> None:
+    _project(workspace, {"one": feature()})
+    asked: list[str] = []
+
+    def ask(question: str, options: list[str]) -> str:
+        asked.append(question)
+        return "deny"
+
+    settings = load_settings(workspace, home)
+    for _ in range(2):
+        run = Run(workspace, home, settings=settings, interactive=True, ask=ask).start()
+        assert run.bridge is None
+        run.close()
+    assert len(asked) == 1
+
+
+def test_allow_once_is_not_remembered(workspace: Path, home: Path) -> None:
+    _project(workspace, {"one": feature()})
+    settings = load_settings(workspace, home)
+    run = Run(
+        workspace, home, settings=settings, interactive=True, ask=lambda q, o: "allow"
+    ).start()
+    try:
+        assert "mcp__one__echo" in run.context.tools.names()
+    finally:
+        run.close()
+    later = Run(workspace, home, settings=settings).start()
+    try:
+        assert later.bridge is None
+    finally:
+        later.close()
+
+
+def test_user_and_cli_servers_are_trusted(workspace: Path, home: Path) -> None:
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {"u": feature()}}))
+    settings = load_settings(
+        workspace, home, {"mcp_config_files": [json.dumps({"mcpServers": {"c": feature()}})]}
+    )
+    run = Run(workspace, home, settings=settings).start()
+    try:
+        names = run.context.tools.names()
+        assert "mcp__u__echo" in names and "mcp__c__echo" in names
+        assert run.notices() == []
+    finally:
+        run.close()
