@@ -40,6 +40,18 @@ def _short(value: Any, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def result_line(text: str, metadata: dict[str, Any]) -> str:
+    """The most telling line of a tool result: the first, or for commands the last + exit code."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return "(no output)"
+    if "exit_code" in metadata:
+        body = [line for line in lines if not line.startswith("exit code:")]
+        last = body[-1] if body else "(no output)"
+        return f"{last}  (exit {metadata['exit_code']})" if metadata["exit_code"] else last
+    return lines[0]
+
+
 def describe_call(name: str, arguments: Any) -> str:
     """A one-line summary of a tool call for people."""
     if isinstance(arguments, dict):
@@ -111,7 +123,7 @@ class TextRenderer:
         elif kind == "tool_result":
             self._unspin()
             text = data.content if isinstance(data.content, str) else json.dumps(data.content)
-            first = _short(text.strip().splitlines()[0] if text.strip() else "(no output)", 110)
+            first = _short(result_line(text, data.metadata), 110)
             mark = "[red]✗[/red]" if data.is_error else "[green]⎿[/green]"
             lines = text.count("\n") + 1 if text else 0
             more = f" [dim](+{lines - 1} lines)[/dim]" if lines > 1 else ""

@@ -89,6 +89,7 @@ class ToolOrchestrator:
         self.max_calls = max_calls
         self.schemas = SchemaChecker()
         self._pool: ThreadPoolExecutor | None = None
+        self._allowed: dict[str, dict[str, Any]] = {}
         self.observer: Observer | None = None
         """Wraps each execution (the runner records observations through it)."""
 
@@ -185,6 +186,11 @@ class ToolOrchestrator:
             )
         )
         if verdict.decision == "allow":
+            self._allowed[call.id] = {
+                "decision": "allow",
+                "rule": verdict.rule,
+                "layer": verdict.layer,
+            }
             return None
         where = f" (rule {verdict.rule}" + (
             f", {verdict.layer} settings)" if verdict.layer else ")"
@@ -244,6 +250,9 @@ class ToolOrchestrator:
         self, call: ToolCall, tool: Tool | None, result: ToolResult, started: float | None = None
     ) -> CallOutcome:
         duration = int((time.monotonic() - started) * 1000) if started else 0
+        allowed = self._allowed.pop(call.id, None)
+        if allowed is not None and "permission" not in result.metadata:
+            result.metadata["permission"] = allowed  # which rule and layer let it run
         self.emit(
             ToolResultEvent(
                 id=call.id,
