@@ -51,11 +51,19 @@ def _strict() -> bool:
     return os.environ.get("MYCODE_STRICT_PLUGINS", "") not in ("", "0", "false", "no")
 
 
+_printed: set[str] = set()
+"""Problems already printed to stderr by this process (the CLI may build two managers)."""
+
+
 def _warn(report: PluginReport, message: str, warn: Callable[[str], None] | None) -> None:
     if _strict():
         raise PluginLoadError(message)
     report.problems.append(message)
-    (warn or (lambda line: print(f"mycode: {line}", file=sys.stderr)))(message)
+    if warn is not None:
+        warn(message)
+    elif message not in _printed:
+        _printed.add(message)
+        print(f"mycode: {message}", file=sys.stderr)
 
 
 def allowed_entry_points() -> list[metadata.EntryPoint]:

@@ -12,6 +12,12 @@ import click
 CORE_COMMANDS = ("plugins", "sessions", "demo")
 
 
+class _PluginConfigError(click.ClickException):
+    """A plugin failed to load in strict mode: a configuration error (exit code 2)."""
+
+    exit_code = 2
+
+
 def add_core_commands(cli: click.Group) -> None:
     """Attach the core subcommands to ``cli``."""
 
@@ -25,7 +31,7 @@ def add_core_commands(cli: click.Group) -> None:
         try:
             pm = get_plugin_manager()
         except PluginLoadError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise _PluginConfigError(str(exc)) from None
         if hook_name is not None and not hasattr(pm.hook, hook_name):
             raise click.BadParameter(f"no hook named {hook_name!r}", param_hint="--hook")
         rows = describe_plugins(pm, include_builtins=include_all or hook_name is not None)

@@ -1,0 +1,100 @@
+"""Helpers for testing mycode and its plugins, the way ``llm`` gives plugin authors a mock model.
+
+* :class:`FakeOpenAIServer` — a local OpenAI-compatible chat-completions endpoint (stdlib
+  ``http.server`` on 127.0.0.1, random port) that answers from a queue of scripted responses
+  and records every request. Build responses with :func:`turn`, :func:`completion`,
+  :func:`sse_stream`, :func:`raw_sse`, :func:`http_error`, :func:`dropped_connection`,
+  :func:`cut_stream` and :func:`delayed`.
+* :func:`write_script` — write a scripted-model file (SPEC §6) and get its ``--model`` id.
+* :func:`run_cli` — run ``mycode`` as a real subprocess and parse its stream-json output;
+  :func:`write_plugin_dist` makes a real entry-point plugin in a folder for ``PYTHONPATH``.
+* In-process: :func:`make_context`, :func:`make_plugin_manager`, :func:`collect_tools`,
+  :func:`call_tool` (call a tool the way the core does), :class:`TurnsModel` (a recording
+  scripted model), :func:`model_plugin`, :func:`tools_plugin`, :func:`make_runner`,
+  :func:`run_events`, and :func:`tool_pairing_problems` to check a ``compact_context``.
+
+Nothing here imports ``openai`` or ``mcp``.
+
+Example::
+
+    from mycode_core.testing import FakeOpenAIServer, run_cli, turn
+
+    with FakeOpenAIServer([turn("hello")]) as server:
+        rc, events, out, err = run_cli(
+            ["-p", "hi", "--model", "m", "--base-url", server.base_url, "--api-key", "x",
+             "--output-format", "stream-json"], cwd=workspace, home=home)
+    assert events[-1]["stop_reason"] == "completed"
+"""
+
+from mycode_core.testing.cli import (
+    FAST_RETRY_CONFIG,
+    ISOLATED_PREFIXES,
+    CliResult,
+    cli_env,
+    mycode_command,
+    run_cli,
+    write_plugin_dist,
+    write_script,
+)
+from mycode_core.testing.inprocess import (
+    TurnsModel,
+    call_tool,
+    collect_tools,
+    make_context,
+    make_plugin_manager,
+    make_runner,
+    model_plugin,
+    run_events,
+    tool_pairing_problems,
+    tools_plugin,
+)
+from mycode_core.testing.responses import (
+    DEFAULT_FINAL_TEXT,
+    FakeResponse,
+    completion,
+    completion_body,
+    cut_stream,
+    delayed,
+    dropped_connection,
+    http_error,
+    raw_sse,
+    sse_stream,
+    stream_chunks,
+    turn,
+)
+from mycode_core.testing.server import FakeOpenAIServer, RecordedRequest
+
+__all__ = [
+    "DEFAULT_FINAL_TEXT",
+    "FAST_RETRY_CONFIG",
+    "ISOLATED_PREFIXES",
+    "CliResult",
+    "FakeOpenAIServer",
+    "FakeResponse",
+    "RecordedRequest",
+    "TurnsModel",
+    "call_tool",
+    "cli_env",
+    "collect_tools",
+    "completion",
+    "completion_body",
+    "cut_stream",
+    "delayed",
+    "dropped_connection",
+    "http_error",
+    "make_context",
+    "make_plugin_manager",
+    "make_runner",
+    "model_plugin",
+    "mycode_command",
+    "raw_sse",
+    "run_cli",
+    "run_events",
+    "sse_stream",
+    "stream_chunks",
+    "tool_pairing_problems",
+    "tools_plugin",
+    "turn",
+    "write_plugin_dist",
+    "write_script",
+]

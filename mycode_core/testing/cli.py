@@ -1,0 +1,152 @@
+"""Running ``mycode`` as a real subprocess, and the files such runs need."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+FAST_RETRY_CONFIG = "retry_base_delay = 0.01\nretry_max_delay = 0.05\n"
+"""A ``config.toml`` snippet that makes the runner's retries near-instant."""
+
+
+def write_script(path: Path, turns: Sequence[Mapping[str, Any]]) -> str:
+    """Write a scripted-model file (SPEC §6) and return its ``--model`` id (``scripted:PATH``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(list(turns), indent=1), encoding="utf-8")
+    return f"scripted:{path}"
+
+
+class CliResult(NamedTuple):
+    """What a ``mycode`` subprocess did: exit code, parsed stream-json events, raw output."""
+
+    rc: int
+    events: list[dict[str, Any]]
+    stdout: str
+    stderr: str
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        """The events of one ``type``."""
+        return [event for event in self.events if event.get("type") == kind]
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """The last ``result`` event, if any."""
+        results = self.of_type("result")
+        return results[-1] if results else None
+
+
+ISOLATED_PREFIXES = ("MYCODE_", "OPENAI_")
+
+
+def cli_env(home: Path, env: Mapping[str, str | None] | None = None) -> dict[str, str]:
+    """The environment for a test run: ours minus ``MYCODE_*``/``OPENAI_*``, plus ``env``.
+
+    ``MYCODE_HOME`` is ``home``; a ``None`` value in ``env`` removes that variable.
+    """
+    out = {k: v for k, v in os.environ.items() if not k.startswith(ISOLATED_PREFIXES)}
+    out["MYCODE_HOME"] = str(home)
+    out.setdefault("PYTHONIOENCODING", "utf-8")
+    for key, value in (env or {}).items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
+
+
+def _parse_events(stdout: str) -> list[dict[str, Any]]:
+    events = []
+    for line in stdout.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            events.append(data)
+    return events
+
+
+def mycode_command(use_script: bool = False) -> list[str]:
+    """``[python, -m, mycode_core]``, or the ``mycode`` console script next to the interpreter."""
+    if use_script:
+        candidate = Path(sys.executable).with_name("mycode")
+        if candidate.exists():
+            return [str(candidate)]
+    return [sys.executable, "-m", "mycode_core"]
+
+
+def run_cli(
+    args: Sequence[str],
+    cwd: Path,
+    home: Path,
+    env: Mapping[str, str | None] | None = None,
+    *,
+    input: str | None = None,  # noqa: A002 - mirrors subprocess.run
+    timeout: float = 60.0,
+    use_script: bool = False,
+    pythonpath: Sequence[Path] = (),
+) -> CliResult:
+    """Run ``mycode ARGS`` as a real subprocess in ``cwd`` with ``MYCODE_HOME=home``.
+
+    stdin is ``input`` (or empty); stdout lines that are JSON objects become ``events``.
+    ``pythonpath`` folders (e.g. from :func:`write_plugin_dist`) go before ``PYTHONPATH``.
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    environment = cli_env(home, env)
+    if pythonpath:
+        parts = [str(p) for p in pythonpath]
+        if environment.get("PYTHONPATH"):
+            parts.append(environment["PYTHONPATH"])
+        environment["PYTHONPATH"] = os.pathsep.join(parts)
+    completed = subprocess.run(
+        [*mycode_command(use_script), *args],
+        cwd=str(cwd),
+        env=environment,
+        input=input if input is not None else "",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=timeout,
+        check=False,
+    )
+    return CliResult(
+        completed.returncode, _parse_events(completed.stdout), completed.stdout, completed.stderr
+    )
+
+
+def write_plugin_dist(
+    site_dir: Path,
+    name: str,
+    source: str,
+    *,
+    module: str | None = None,
+    version: str = "0.0.1",
+    distribution: str | None = None,
+) -> Path:
+    """Make an installed-looking plugin in ``site_dir``: a module plus a ``.dist-info`` whose
+    ``entry_points.txt`` registers ``name`` in group ``mycode``. Put ``site_dir`` on
+    ``PYTHONPATH`` and mycode finds it like any installed plugin. Returns the module file.
+    """
+    module = module or f"mycode_test_{name}"
+    distribution = distribution or f"mycode-test-{name}".replace("_", "-")
+    site_dir.mkdir(parents=True, exist_ok=True)
+    module_file = site_dir / f"{module}.py"
+    module_file.write_text(source, encoding="utf-8")
+    info = site_dir / f"{distribution.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(f"[mycode]\n{name} = {module}\n", encoding="utf-8")
+    (info / "top_level.txt").write_text(f"{module}\n", encoding="utf-8")
+    (info / "RECORD").write_text("", encoding="utf-8")
+    return module_file

@@ -1,0 +1,239 @@
+"""A local OpenAI-compatible chat-completions endpoint for tests (stdlib only)."""
+
+from __future__ import annotations
+
+import json
+import queue
+import socket
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from mycode_core.testing.responses import (
+    DEFAULT_FINAL_TEXT,
+    FakeResponse,
+    completion_body,
+    http_error,
+    stream_chunks,
+    turn,
+)
+
+
+@dataclass
+class RecordedRequest:
+    """One request the fake server received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    received_at: float
+    """``time.monotonic()`` when the request line arrived."""
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The chat messages of a chat-completions request (``[]`` otherwise)."""
+        if isinstance(self.body, dict) and isinstance(self.body.get("messages"), list):
+            return list(self.body["messages"])
+        return []
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    protocol_version = "HTTP/1.0"  # one response per connection; a stream ends at close
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+        """Silence the default access log."""
+
+    def _write(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        if body and "text/event-stream" not in headers.get("Content-Type", ""):
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        """``GET /v1/models`` lists one model; anything else is 404."""
+        fake = self.server.fake
+        fake._record(self, None, time.monotonic())
+        if self.path.rstrip("/").endswith("/models"):
+            data = {"object": "list", "data": [{"id": fake.model, "object": "model"}]}
+            self._write(200, {"Content-Type": "application/json"}, json.dumps(data).encode())
+        else:
+            self._write(404, {"Content-Type": "application/json"}, b'{"error":{"message":"no"}}')
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        """Record the request and answer with the next queued response."""
+        started = time.monotonic()
+        fake = self.server.fake
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw or b"{}")
+        except ValueError:
+            body = {"_unparseable": raw.decode("utf-8", "replace")}
+        fake._record(self, body, started)
+        if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
+            self._write(404, {"Content-Type": "application/json"}, b'{"error":{"message":"no"}}')
+            return
+        wants_stream = isinstance(body, dict) and bool(body.get("stream"))
+        if fake.reject_stream_options and isinstance(body, dict) and "stream_options" in body:
+            reply = http_error(
+                400,
+                "Unrecognized request argument supplied: stream_options",
+                error_type="invalid_request_error",
+            )
+        else:
+            reply = fake._next_response()
+        if reply.delay:
+            time.sleep(reply.delay)
+        if reply.kind == "drop":
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if reply.kind == "cut":
+            self._write(200, reply.headers, b"")
+            for chunk in reply.chunks:
+                self.wfile.write(chunk)
+                self.wfile.flush()
+            return
+        if reply.kind == "turn":
+            spec = reply.turn or {}
+            if wants_stream:
+                data = b"".join(stream_chunks(spec, fake.model))
+                self._write(200, {"Content-Type": "text/event-stream"}, data)
+            else:
+                data = json.dumps(completion_body(spec, fake.model)).encode()
+                self._write(200, {"Content-Type": "application/json"}, data)
+            return
+        self._write(reply.status, reply.headers, reply.body)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    fake: FakeOpenAIServer
+
+
+class FakeOpenAIServer:
+    """A local OpenAI-compatible endpoint answering from a queue of scripted responses.
+
+    Use it as a context manager; ``base_url`` is ``http://127.0.0.1:PORT/v1``. Each
+    ``POST .../chat/completions`` takes the next queued :class:`FakeResponse`; when the queue
+    is empty the answer is a plain final text (``final_text``). Every request (method, path,
+    headers with lower-case names, parsed JSON body) is appended to ``requests``.
+    ``reject_stream_options=True`` answers any request carrying ``stream_options`` with a 400
+    that names it, as some servers do.
+    """
+
+    def __init__(
+        self,
+        responses: Iterable[FakeResponse] = (),
+        *,
+        final_text: str = DEFAULT_FINAL_TEXT,
+        model: str = "fake-model",
+        reject_stream_options: bool = False,
+    ) -> None:
+        self.final_text = final_text
+        self.model = model
+        self.reject_stream_options = reject_stream_options
+        self.requests: list[RecordedRequest] = []
+        self._queue: queue.Queue[FakeResponse] = queue.Queue()
+        self._changed = threading.Condition()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self.enqueue(*responses)
+
+    # -- life cycle
+
+    def start(self) -> FakeOpenAIServer:
+        """Start serving on a random port of 127.0.0.1 (idempotent)."""
+        if self._server is None:
+            server = _Server(("127.0.0.1", 0), _Handler)
+            server.fake = self
+            self._server = server
+            self._thread = threading.Thread(
+                target=server.serve_forever, args=(0.02,), daemon=True, name="fake-openai-server"
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release the port."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """The TCP port served on."""
+        if self._server is None:
+            raise RuntimeError("the fake server is not running")
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """The URL to pass as ``--base-url``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- the queue
+
+    def enqueue(self, *responses: FakeResponse) -> None:
+        """Add responses to the end of the queue."""
+        for response in responses:
+            self._queue.put(response)
+
+    def _next_response(self) -> FakeResponse:
+        try:
+            return self._queue.get_nowait()
+        except queue.Empty:
+            return turn(self.final_text, usage={"prompt_tokens": 10, "completion_tokens": 3})
+
+    @property
+    def pending(self) -> int:
+        """How many queued responses are not yet used."""
+        return self._queue.qsize()
+
+    # -- what was received
+
+    def _record(self, handler: BaseHTTPRequestHandler, body: Any, at: float) -> None:
+        headers = {name.lower(): value for name, value in handler.headers.items()}
+        request = RecordedRequest(handler.command, handler.path, headers, body, at)
+        with self._changed:
+            self.requests.append(request)
+            self._changed.notify_all()
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        """The chat-completions requests received, in order."""
+        return [
+            r
+            for r in self.requests
+            if r.method == "POST" and r.path.split("?")[0].rstrip("/").endswith("/chat/completions")
+        ]
+
+    def wait_for_requests(self, count: int, timeout: float = 10.0) -> bool:
+        """Block until ``count`` chat-completions requests arrived; ``False`` on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while len(self.chat_requests) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._changed.wait(left)
+        return True

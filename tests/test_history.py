@@ -1,0 +1,121 @@
+"""Append-only history vs. the model view built from it; the default compaction."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mycode_core.builtins.compaction import trim_to_budget
+from mycode_core.runtime.context import ModelView
+from mycode_core.runtime.history import History
+from mycode_core.runtime.tokens import count_message
+from mycode_core.testing import tool_pairing_problems
+
+SYSTEM = {"role": "system", "content": "You are a test."}
+
+
+def test_history_is_append_only() -> None:
+    history = History()
+    history.append({"role": "user", "content": "task"})
+    history.append({"role": "assistant", "content": "ok"})
+    snapshot = history.messages()
+    snapshot.append({"role": "user", "content": "sneaky"})
+    snapshot.clear()
+    assert [m["content"] for m in history.messages()] == ["task", "ok"]
+    assert len(history) == 2
+    assert history.tokens == sum(count_message(m) for m in history.messages())
+
+
+def test_the_view_is_system_plus_history_when_it_fits() -> None:
+    history = History()
+    history.append({"role": "user", "content": "task"})
+
+    def never(messages: list[dict[str, Any]], budget: int) -> None:
+        raise AssertionError("no compaction when everything fits")
+
+    view = ModelView("You are a test.", 10_000, never)
+    messages, compacted = view.build(history)
+    assert not compacted
+    assert messages == [SYSTEM, {"role": "user", "content": "task"}]
+
+
+def test_the_view_compacts_when_over_budget_and_never_changes_history() -> None:
+    history = History()
+    for i in range(30):
+        history.append({"role": "user", "content": f"message {i} " + "x " * 50})
+    seen: list[int] = []
+
+    def compactor(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+        seen.append(budget)
+        return [messages[0], messages[-1]]
+
+    view = ModelView("You are a test.", 200, compactor)
+    messages, compacted = view.build(history)
+    assert compacted and seen == [200]
+    assert len(messages) == 2 and messages[0] == SYSTEM
+    assert len(history) == 30
+
+
+def test_a_declined_compaction_sends_the_full_view() -> None:
+    history = History()
+    history.append({"role": "user", "content": "x " * 500})
+    view = ModelView("sys", 50, lambda messages, budget: None)
+    messages, compacted = view.build(history, force_compact=True)
+    assert not compacted and len(messages) == 2
+
+
+def _conversation(turns: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """System, the task, then assistant turns with ``calls`` tool calls of ``size`` words."""
+    messages: list[dict[str, Any]] = [SYSTEM, {"role": "user", "content": "the task"}]
+    for n, (calls, size) in enumerate(turns):
+        text = "word " * size
+        if calls == 0:
+            messages.append({"role": "assistant", "content": text})
+            messages.append({"role": "user", "content": f"[mycode runtime] guidance {n}"})
+            continue
+        ids = [f"call_{n}_{k}" for k in range(calls)]
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": i, "type": "function", "function": {"name": "t", "arguments": "{}"}}
+                    for i in ids
+                ],
+            }
+        )
+        messages += [{"role": "tool", "tool_call_id": i, "content": text} for i in ids]
+    return messages
+
+
+def test_compaction_keeps_system_task_and_recent_turns() -> None:
+    messages = _conversation([(1, 200)] * 10)
+    trimmed = trim_to_budget(messages, 1200)
+    assert trimmed[0] == SYSTEM
+    assert trimmed[1] == {"role": "user", "content": "the task"}
+    assert "left out" in trimmed[2]["content"]
+    assert trimmed[-1] == messages[-1] and trimmed[-2] == messages[-2]
+    assert len(trimmed) < len(messages)
+    assert sum(count_message(m) for m in trimmed) <= 1200
+    assert tool_pairing_problems(trimmed) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    turns=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 120)), min_size=0, max_size=25),
+    budget=st.integers(50, 4000),
+)
+def test_compaction_never_orphans_tool_messages(turns: list[tuple[int, int]], budget: int) -> None:
+    messages = _conversation(turns)
+    original = copy.deepcopy(messages)
+    trimmed = trim_to_budget(messages, budget)
+    assert messages == original  # the input (the history's messages) is never changed
+    assert trimmed[0] == SYSTEM and trimmed[1] == original[1]
+    assert tool_pairing_problems(trimmed) == []
+    # whatever is kept after the head is a contiguous recent tail of the conversation
+    tail = [m for m in trimmed[2:] if "left out" not in str(m.get("content"))]
+    if tail:
+        assert original[len(original) - len(tail) :] == tail

@@ -1,0 +1,506 @@
+"""One test (at least) per hookspec, each through an inline plugin; and the hooks' documentation.
+
+Every function in :mod:`mycode_core.hookspecs` must have a docstring, a section in README's
+plugin guide, and a test here whose name starts with ``test_<hook name>``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from mycode_core import hookimpl, hookspecs
+from mycode_core.records import (
+    CompletionVerdict,
+    ContextSection,
+    ModelProvider,
+    PermissionVerdict,
+    StagnationVerdict,
+    Tool,
+)
+from mycode_core.runtime.events import exit_code_for
+from mycode_core.runtime.setup import SetupError
+from mycode_core.testing import (
+    TurnsModel,
+    make_plugin_manager,
+    make_runner,
+    run_events,
+    tools_plugin,
+    write_plugin_dist,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOK_NAMES = sorted(
+    name
+    for name, value in vars(hookspecs).items()
+    if inspect.isfunction(value) and hasattr(value, f"{hookspecs.PROJECT}_spec")
+)
+
+
+def _of(events: list[Any], kind: str) -> list[Any]:
+    return [event for event in events if event.type == kind]
+
+
+def noop_tool(name: str = "noop", calls: list[str] | None = None) -> Tool:
+    def handler(arguments: dict[str, Any], context: Any) -> str:
+        if calls is not None:
+            calls.append(name)
+        return f"{name} ran"
+
+    return Tool(name=name, description="Does nothing.", handler=handler)
+
+
+def tool_turn(*names: str) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "arguments": {}} for name in names]}
+
+
+# --- documentation ---------------------------------------------------------------------------
+
+
+def test_the_hook_list_is_complete() -> None:
+    assert HOOK_NAMES == sorted(
+        [
+            "build_context",
+            "compact_context",
+            "completion_verdict",
+            "on_event",
+            "permission_verdict",
+            "register_commands",
+            "register_models",
+            "register_tools",
+            "stagnation_verdict",
+        ]
+    )
+
+
+@pytest.mark.parametrize("name", HOOK_NAMES)
+def test_every_hookspec_has_a_docstring(name: str) -> None:
+    doc = inspect.getdoc(getattr(hookspecs, name)) or ""
+    assert len(doc.split()) >= 15, f"{name} needs a real docstring"
+    opts = getattr(getattr(hookspecs, name), f"{hookspecs.PROJECT}_spec")
+    if opts.get("firstresult"):
+        assert "first non-" in doc, f"{name} is firstresult: its docstring must say so"
+
+
+def _plugin_guide() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"^## Plugin guide\s*$(.*?)(?=^## )", text + "\n## end", re.S | re.M)
+    assert match, "README.md needs a '## Plugin guide' section"
+    return match.group(1)
+
+
+@pytest.mark.parametrize("name", HOOK_NAMES)
+def test_every_hookspec_is_documented_in_the_plugin_guide(name: str) -> None:
+    guide = _plugin_guide()
+    assert re.search(rf"`{name}(\(|`)", guide), f"README's plugin guide does not document {name}"
+
+
+@pytest.mark.parametrize("name", HOOK_NAMES)
+def test_every_hookspec_has_a_test(name: str) -> None:
+    source = Path(__file__).read_text(encoding="utf-8")
+    assert re.search(rf"^def test_{name}\w*\(", source, re.M), f"no test_{name}* here"
+
+
+# --- register_tools --------------------------------------------------------------------------
+
+
+def test_register_tools_contributes_tools_tagged_with_their_plugin(tmp_path: Path) -> None:
+    seen: list[Path] = []
+
+    class Plugin:
+        @hookimpl
+        def register_tools(self, register: Any, context: Any) -> None:
+            seen.append(context.workspace)
+            register(noop_tool("hello"))
+
+    runner = make_runner(tmp_path, Plugin(), turns=[tool_turn("hello")])
+    events = run_events(runner)
+    assert seen == [runner.workspace]
+    assert "hello" in events[0].tools
+    (result,) = _of(events, "tool_result")
+    assert (result.content, result.is_error) == ("hello ran", False)
+    tool = runner.context.tools.get("hello")
+    assert tool is not None and tool.plugin  # tagged with the registering plugin
+
+
+def test_register_tools_failures_and_duplicates_are_notices(tmp_path: Path) -> None:
+    class Broken:
+        @hookimpl
+        def register_tools(self, register: Any, context: Any) -> None:
+            raise RuntimeError("no tools today")
+
+    runner = make_runner(
+        tmp_path,
+        Broken(),
+        tools_plugin(noop_tool("dup")),
+        tools_plugin(noop_tool("dup")),
+        tools_plugin(noop_tool("other")),
+        turns=[],
+    )
+    events = run_events(runner)
+    notices = " | ".join(n.message for n in _of(events, "notice"))
+    assert "no tools today" in notices
+    assert "'dup'" in notices and "registered by both" in notices
+    (system,) = _of(events, "system")
+    assert {"dup", "other"} <= set(system.tools)
+    assert events[-1].stop_reason == "completed"
+
+
+# --- register_models -------------------------------------------------------------------------
+
+
+def test_register_models_selects_a_provider_by_prefix(tmp_path: Path) -> None:
+    made: list[tuple[str, Any]] = []
+    model = TurnsModel([{"content": "from my provider"}])
+
+    class Provider:
+        @hookimpl
+        def register_models(self, register: Any) -> None:
+            def factory(model_id: str, settings: Any) -> Any:
+                made.append((model_id, settings))
+                return model
+
+            register(ModelProvider(prefix="mine", factory=factory))
+
+    runner = make_runner(tmp_path, Provider(), model="mine:big-model")
+    events = run_events(runner)
+    assert events[-1].final_text == "from my provider"
+    assert made[0][0] == "mine:big-model" and made[0][1] is runner.settings
+    assert len(model.calls) == 1
+
+
+def test_register_models_unknown_model_without_endpoint_is_a_setup_error(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, model="some-model")
+    with pytest.raises(SetupError) as caught:
+        runner.prepare()
+    runner.close()
+    assert "API key" in str(caught.value) or "base-url" in str(caught.value)
+
+
+# --- register_commands -----------------------------------------------------------------------
+
+
+def test_register_commands_adds_a_subcommand() -> None:
+    class Commands:
+        @hookimpl
+        def register_commands(self, cli: click.Group) -> None:
+            @cli.command(name="greet")
+            @click.argument("who")
+            def greet(who: str) -> None:
+                """Say hello."""
+                click.echo(f"hello {who}")
+
+    group = click.Group("mycode")
+    make_plugin_manager(Commands()).hook.register_commands(cli=group)
+    result = CliRunner().invoke(group, ["greet", "world"])
+    assert result.exit_code == 0 and result.stdout == "hello world\n"
+
+
+def test_register_commands_through_the_real_cli(
+    cli: Any, tmp_path: Path, plugin_site: Path
+) -> None:
+    site = tmp_path / "cmdsite"
+    write_plugin_dist(
+        site,
+        "greeter",
+        '''
+import click
+from mycode_core import hookimpl
+
+
+@hookimpl
+def register_commands(cli):
+    @cli.command(name="greet")
+    @click.argument("who")
+    def greet(who):
+        """Say hello from a plugin."""
+        click.echo(f"hello {who} from a plugin")
+''',
+    )
+    env = {"MYCODE_LOAD_PLUGINS": "greeter"}
+    run = cli(["greet", "you"], env=env, pythonpath=[site])
+    assert (run.rc, run.stdout) == (0, "hello you from a plugin\n"), run.stderr
+    helped = cli(["--help"], env=env, pythonpath=[site])
+    assert helped.rc == 0 and "greet" in helped.stdout
+
+
+# --- build_context ---------------------------------------------------------------------------
+
+
+def test_build_context_sections_enter_the_system_prompt_by_priority(tmp_path: Path) -> None:
+    class Context:
+        @hookimpl
+        def build_context(self, context: Any) -> list[Any]:
+            return [
+                ContextSection(title="Team rules", text="Always write tests.", priority=5),
+                ContextSection(title="Late", text="Said last.", priority=99),
+            ]
+
+    class Failing:
+        @hookimpl
+        def build_context(self, context: Any) -> None:
+            raise RuntimeError("context broke")
+
+    runner = make_runner(tmp_path, Context(), Failing(), turns=[{"content": "ok"}])
+    events = run_events(runner)
+    system = runner.turns_model.calls[0]["messages"][0]
+    assert system["role"] == "system"
+    text = system["content"]
+    assert "# Team rules\n\nAlways write tests." in text
+    assert text.index("You are mycode") < text.index("Team rules") < text.index("# Environment")
+    assert text.rstrip().endswith("Said last.")
+    assert any("context broke" in n.message for n in _of(events, "notice"))
+    assert events[-1].stop_reason == "completed"
+
+
+# --- permission_verdict ----------------------------------------------------------------------
+
+
+def test_permission_verdict_deny_returns_an_error_result(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    class Policy:
+        @hookimpl
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            if call.name == "danger":
+                return PermissionVerdict(
+                    decision="deny", reason="too risky", rule="danger(*)", layer="project"
+                )
+            return None
+
+    runner = make_runner(
+        tmp_path,
+        Policy(),
+        tools_plugin(noop_tool("danger", calls), noop_tool("safe", calls)),
+        turns=[tool_turn("danger", "safe")],
+    )
+    events = run_events(runner)
+    results = {r.name: r for r in _of(events, "tool_result")}
+    assert results["danger"].is_error and "too risky" in results["danger"].content
+    assert "danger(*)" in results["danger"].content and "project" in results["danger"].content
+    assert not results["safe"].is_error
+    assert calls == ["safe"]
+    permissions = {p.name: p for p in _of(events, "permission")}
+    assert (
+        permissions["danger"].decision,
+        permissions["danger"].rule,
+        permissions["danger"].layer,
+    ) == ("deny", "danger(*)", "project")
+    assert permissions["safe"].decision == "allow"
+
+
+def test_permission_verdict_ask_is_denied_without_a_person(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    class Asker:
+        @hookimpl
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            return PermissionVerdict(decision="ask", reason="needs a human")
+
+    runner = make_runner(
+        tmp_path, Asker(), tools_plugin(noop_tool("act", calls)), turns=[tool_turn("act")]
+    )
+    (result,) = _of(run_events(runner), "tool_result")
+    assert result.is_error and "non-interactive" in result.content
+    assert calls == []
+
+
+def test_permission_verdict_first_result_wins(tmp_path: Path) -> None:
+    class Allow:
+        @hookimpl(tryfirst=True)
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            return PermissionVerdict(decision="allow", reason="first")
+
+    class Deny:
+        @hookimpl
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            return PermissionVerdict(decision="deny", reason="second")
+
+    runner = make_runner(
+        tmp_path, Deny(), Allow(), tools_plugin(noop_tool("act")), turns=[tool_turn("act")]
+    )
+    (result,) = _of(run_events(runner), "tool_result")
+    assert not result.is_error
+
+
+# --- stagnation_verdict ----------------------------------------------------------------------
+
+
+def test_stagnation_verdict_guide_then_stop(tmp_path: Path) -> None:
+    counts: list[int] = []
+
+    class Judge:
+        @hookimpl
+        def stagnation_verdict(self, observations: list[Any], context: Any) -> Any:
+            counts.append(len(observations))
+            if len(observations) == 2:
+                return StagnationVerdict(action="guide", pattern="mine", message="try else")
+            if len(observations) == 3:
+                return StagnationVerdict(action="stop", pattern="mine", message="give up")
+            return StagnationVerdict(action="continue")
+
+    runner = make_runner(
+        tmp_path, Judge(), tools_plugin(noop_tool()), turns=[tool_turn("noop")] * 5
+    )
+    events = run_events(runner)
+    assert counts == [1, 2, 3]  # after every batch, with every observation so far
+    guidance = _of(events, "guidance")
+    assert [(g.source, g.pattern, g.message) for g in guidance] == [
+        ("stagnation", "mine", "try else"),
+        ("stagnation", "mine", "give up"),
+    ]
+    result = events[-1]
+    assert result.stop_reason == "stagnation" and exit_code_for(result.stop_reason) == 1
+    assert "try else" in runner.turns_model.calls[2]["messages"][-1]["content"]
+
+
+# --- completion_verdict ----------------------------------------------------------------------
+
+
+def test_completion_verdict_fail_sends_feedback_then_pass(tmp_path: Path) -> None:
+    verdicts = iter(
+        [
+            CompletionVerdict(verdict="fail", feedback="run the tests first", source="my_gate"),
+            CompletionVerdict(verdict="pass"),
+        ]
+    )
+    seen: list[str] = []
+
+    class Gate:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            seen.append(final_text)
+            return next(verdicts)
+
+    runner = make_runner(tmp_path, Gate(), turns=[{"content": "done!"}, {"content": "really done"}])
+    events = run_events(runner)
+    assert seen == ["done!", "really done"]
+    (guidance,) = _of(events, "guidance")
+    assert (guidance.source, guidance.message) == ("my_gate", "run the tests first")
+    assert "run the tests first" in runner.turns_model.calls[1]["messages"][-1]["content"]
+    result = events[-1]
+    assert (result.stop_reason, result.verdict, result.final_text) == (
+        "completed",
+        "pass",
+        "really done",
+    )
+
+
+def test_completion_verdict_unverified_completes_and_fail_is_bounded(tmp_path: Path) -> None:
+    class Unsure:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return CompletionVerdict(verdict="unverified")
+
+    events = run_events(make_runner(tmp_path / "a", Unsure(), turns=[]))
+    assert (events[-1].stop_reason, events[-1].verdict) == ("completed", "unverified")
+
+    class Never:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return CompletionVerdict(verdict="fail", feedback="no")
+
+    runner = make_runner(tmp_path / "b", Never(), turns=[], completion_gate={"max_blocks": 2})
+    events = run_events(runner)
+    assert len(_of(events, "guidance")) == 2
+    assert (events[-1].stop_reason, events[-1].verdict) == ("gate_exhausted", "fail")
+    assert exit_code_for("gate_exhausted") == 1
+    assert len(runner.turns_model.calls) == 3
+
+
+def test_completion_verdict_wrapper_can_veto(tmp_path: Path) -> None:
+    class Lenient:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return CompletionVerdict(verdict="pass")
+
+    class Veto:
+        @hookimpl(wrapper=True)
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            inner = yield
+            if "verified" not in final_text:
+                return CompletionVerdict(
+                    verdict="fail", feedback="say how you verified it", source="veto"
+                )
+            return inner
+
+    runner = make_runner(
+        tmp_path, Lenient(), Veto(), turns=[{"content": "done"}, {"content": "done and verified"}]
+    )
+    events = run_events(runner)
+    assert [(g.source, g.message) for g in _of(events, "guidance")] == [
+        ("veto", "say how you verified it")
+    ]
+    assert (events[-1].stop_reason, events[-1].verdict) == ("completed", "pass")
+
+
+def test_completion_verdict_crash_counts_as_unverified(tmp_path: Path) -> None:
+    class Crash:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            raise RuntimeError("gate crashed")
+
+    events = run_events(make_runner(tmp_path, Crash(), turns=[]))
+    assert (events[-1].stop_reason, events[-1].verdict) == ("completed", "unverified")
+    assert any("gate crashed" in n.message for n in _of(events, "notice"))
+
+
+# --- compact_context -------------------------------------------------------------------------
+
+
+def test_compact_context_replaces_the_view(tmp_path: Path) -> None:
+    budgets: list[int] = []
+
+    class Compactor:
+        @hookimpl
+        def compact_context(self, messages: list[Any], budget: int, context: Any) -> Any:
+            budgets.append(budget)
+            return [messages[0], {"role": "user", "content": "SUMMARY OF EVERYTHING"}]
+
+    runner = make_runner(
+        tmp_path,
+        Compactor(),
+        tools_plugin(noop_tool()),
+        turns=[tool_turn("noop"), {"error": {"kind": "context_length"}}, {"content": "ok"}],
+    )
+    events = run_events(runner)
+    assert len(_of(events, "compaction")) == 1
+    assert budgets and all(isinstance(b, int) and b > 0 for b in budgets)
+    last = runner.turns_model.calls[-1]["messages"]
+    assert [m["role"] for m in last] == ["system", "user"]
+    assert last[1]["content"] == "SUMMARY OF EVERYTHING"
+    assert len(runner.history) == 4  # task, call, result, final answer: history untouched
+    assert events[-1].stop_reason == "completed"
+
+
+# --- on_event --------------------------------------------------------------------------------
+
+
+def test_on_event_observes_every_event_in_order(tmp_path: Path) -> None:
+    seen: list[Any] = []
+
+    class Observer:
+        @hookimpl
+        def on_event(self, event: Any, context: Any) -> None:
+            seen.append(event)
+
+    class Noisy:
+        @hookimpl
+        def on_event(self, event: Any) -> None:
+            raise RuntimeError("observer broke")
+
+    runner = make_runner(
+        tmp_path, Observer(), Noisy(), tools_plugin(noop_tool()), turns=[tool_turn("noop")]
+    )
+    events = run_events(runner)
+    assert seen[0].type == "system" and seen[-1].type == "result"
+    assert [e.type for e in seen] == [e.type for e in events if e.type != "notice"]
+    notices = [n for n in _of(events, "notice") if "observer broke" in n.message]
+    assert len(notices) == 1  # reported once, not per event
+    assert events[-1].stop_reason == "completed"

@@ -1,0 +1,59 @@
+"""What the model is told: AGENTS.md / CLAUDE.md in the system prompt, ``@path`` reminders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mycode_core.builtins.context import instruction_files
+from mycode_core.testing import FakeOpenAIServer, make_runner, run_events
+
+
+def test_agents_md_reaches_the_system_prompt(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], workspace: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text("ROOT-RULE: use tabs\n")
+    (workspace / "CLAUDE.md").write_text("CLAUDE-RULE: be brief\n")
+    sub = workspace / "pkg" / "sub"
+    sub.mkdir(parents=True)
+    (workspace / "pkg" / "AGENTS.md").write_text("PKG-RULE: no globals\n")
+    (workspace / "unrelated").mkdir()
+    (workspace / "unrelated" / "AGENTS.md").write_text("UNRELATED-RULE\n")
+    run = cli(["-p", "task", *server_args, "--cwd", str(workspace)], cwd=sub)
+    assert run.rc == 0, run.stderr
+    system = server.chat_requests[0].messages[0]
+    assert system["role"] == "system"
+    text = system["content"]
+    for rule in ("ROOT-RULE", "CLAUDE-RULE", "PKG-RULE"):
+        assert rule in text
+    assert "UNRELATED-RULE" not in text
+    assert text.index("ROOT-RULE") < text.index("PKG-RULE")  # root first, then down
+
+
+def test_instruction_files_from_root_down(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "AGENTS.md").write_text("x")
+    (tmp_path / "a" / "b" / "CLAUDE.md").write_text("y")
+    found = instruction_files(tmp_path, tmp_path / "a" / "b")
+    assert found == [tmp_path / "AGENTS.md", tmp_path / "a" / "b" / "CLAUDE.md"]
+    assert instruction_files(tmp_path, Path("/")) == [tmp_path / "AGENTS.md"]
+
+
+def test_at_path_adds_a_reminder(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, turns=[])
+    (runner.workspace / "src").mkdir()
+    (runner.workspace / "src" / "app.py").write_text("print(1)\n")
+    events = run_events(runner, "fix the bug in @src/app.py, then mail me@example.com")
+    (user,) = [e for e in events if e.type == "user"]
+    assert user.content.startswith("fix the bug in @src/app.py")
+    assert "<system-reminder>" in user.content and "src/app.py" in user.content
+    assert "example.com" not in user.content.split("<system-reminder>")[1]
+    sent = runner.turns_model.calls[0]["messages"][-1]
+    assert sent == {"role": "user", "content": user.content}
+
+
+def test_at_path_of_a_missing_file_adds_nothing(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, turns=[])
+    events = run_events(runner, "look at @nowhere.py")
+    (user,) = [e for e in events if e.type == "user"]
+    assert user.content == "look at @nowhere.py"

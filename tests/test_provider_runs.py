@@ -1,0 +1,141 @@
+"""The real OpenAI-compatible provider over real HTTP to the fake server, with the runner
+in-process (no process start, so these stay fast). The CLI variants are in test_server_runs.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mycode_core.records import Tool
+from mycode_core.testing import (
+    FakeOpenAIServer,
+    completion,
+    http_error,
+    make_runner,
+    raw_sse,
+    run_events,
+    tools_plugin,
+    turn,
+)
+
+ECHO = Tool(
+    name="echo",
+    description="Echo text.",
+    handler=lambda arguments, context: arguments["text"],
+    input_schema={
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+    },
+)
+
+
+@pytest.fixture
+def run(server: FakeOpenAIServer, tmp_path: Path) -> Any:
+    """Run a task against ``server`` in-process; returns the events."""
+
+    def go(**settings: Any) -> list[Any]:
+        options: dict[str, Any] = {
+            "model": "m",
+            "base_url": server.base_url,
+            "api_key": "k",
+            "retry_base_delay": 0.001,
+            "retry_max_delay": 0.01,
+        }
+        options.update(settings)
+        return run_events(make_runner(tmp_path, tools_plugin(ECHO), **options))
+
+    return go
+
+
+def _of(events: list[Any], kind: str) -> list[Any]:
+    return [event for event in events if event.type == kind]
+
+
+def test_non_streaming_mode(server: FakeOpenAIServer, run: Any) -> None:
+    server.enqueue(
+        turn(None, [{"id": "c1", "name": "echo", "arguments": {"text": "hi"}}]),
+        turn("json answer", usage={"prompt_tokens": 5, "completion_tokens": 1}),
+    )
+    events = run(stream=False)
+    assert events[-1].final_text == "json answer"
+    assert _of(events, "tool_result")[0].content == "hi"
+    assert all("stream" not in r.body for r in server.chat_requests)
+    assert events[-1].usage == {"input_tokens": 5, "output_tokens": 1}
+
+
+def test_a_json_body_answering_a_stream_request(server: FakeOpenAIServer, run: Any) -> None:
+    server.enqueue(
+        completion("plain json reply", usage={"prompt_tokens": 9, "completion_tokens": 2})
+    )
+    events = run()
+    assert server.chat_requests[0].body["stream"] is True
+    assert events[-1].final_text == "plain json reply"
+    assert events[-1].usage == {"input_tokens": 9, "output_tokens": 2}
+
+
+def test_an_error_event_inside_the_stream(server: FakeOpenAIServer, run: Any) -> None:
+    server.enqueue(
+        raw_sse(
+            b'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n'
+            b'event: error\ndata: {"error":{"message":"upstream overloaded"}}\n\n'
+        ),
+        turn("fine now"),
+    )
+    events = run()
+    (retry,) = _of(events, "retry")
+    assert "upstream overloaded" in retry.message
+    assert events[-1].final_text == "fine now"
+
+
+def test_persistent_5xx_is_a_model_error(server: FakeOpenAIServer, run: Any) -> None:
+    server.enqueue(*[http_error(502, "bad gateway")] * 5)
+    events = run(max_retries=2)
+    assert len(_of(events, "retry")) == 2 and len(server.chat_requests) == 3
+    assert events[-1].stop_reason == "model_error" and "bad gateway" in events[-1].error
+
+
+def test_an_auth_error_is_not_retried(server: FakeOpenAIServer, run: Any) -> None:
+    server.enqueue(http_error(401, "Incorrect API key provided", error_type="invalid_api_key"))
+    events = run()
+    assert _of(events, "retry") == [] and len(server.chat_requests) == 1
+    assert events[-1].stop_reason == "model_error"
+    assert "Incorrect API key" in events[-1].error
+
+
+def test_two_empty_replies_are_a_model_error(server: FakeOpenAIServer, run: Any) -> None:
+    server.enqueue(turn(""), turn(None), turn("too late"))
+    events = run()
+    assert events[-1].stop_reason == "model_error"
+    assert len(server.chat_requests) == 2
+
+
+def test_finish_reason_length_continues(server: FakeOpenAIServer, run: Any) -> None:
+    server.enqueue(turn("The answer is a long", finish_reason="length"), turn(" one."))
+    events = run()
+    sent = server.chat_requests[1].messages
+    assert sent[-2] == {"role": "assistant", "content": "The answer is a long"}
+    assert sent[-1]["role"] == "user"
+    assert (events[-1].stop_reason, events[-1].steps) == ("completed", 1)
+
+
+def test_token_budget(server: FakeOpenAIServer, run: Any) -> None:
+    for i in range(4):
+        server.enqueue(
+            turn(
+                None,
+                [{"id": f"t{i}", "name": "echo", "arguments": {"text": "x"}}],
+                usage={"prompt_tokens": 80, "completion_tokens": 10},
+            )
+        )
+    events = run(max_tokens=150)
+    assert (events[-1].stop_reason, events[-1].steps) == ("token_budget", 2)
+    assert len(server.chat_requests) == 2
+
+
+def test_the_max_output_tokens_setting_is_sent(server: FakeOpenAIServer, run: Any) -> None:
+    run(max_output_tokens=321)
+    assert server.chat_requests[0].body["max_tokens"] == 321

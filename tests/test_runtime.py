@@ -1,0 +1,364 @@
+"""The runner in-process, with a recording model: recovery paths and the acting branch."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from mycode_core.records import Tool, ToolResult
+from mycode_core.runtime.events import exit_code_for
+from mycode_core.runtime.state import TransitionReason
+from mycode_core.testing import make_runner, run_events, tool_pairing_problems, tools_plugin
+
+FAST: dict[str, Any] = {"retry_base_delay": 0.001, "retry_max_delay": 0.01}
+
+
+def _types(events: list[Any]) -> list[str]:
+    return [event.type for event in events]
+
+
+def _of(events: list[Any], kind: str) -> list[Any]:
+    return [event for event in events if event.type == kind]
+
+
+def echo_tool(calls: list[dict[str, Any]] | None = None, **options: Any) -> Tool:
+    def handler(arguments: dict[str, Any], context: Any) -> str:
+        if calls is not None:
+            calls.append(arguments)
+        return f"echo: {arguments['text']}"
+
+    return Tool(
+        name=options.pop("name", "echo"),
+        description="Echo text.",
+        handler=handler,
+        input_schema={
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+        **options,
+    )
+
+
+def call(name: str, arguments: Any = None, call_id: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "arguments": {} if arguments is None else arguments}
+    if call_id:
+        out["id"] = call_id
+    return out
+
+
+# --- recovery ------------------------------------------------------------------------------
+
+
+def test_retry_after_is_honoured(tmp_path: Path) -> None:
+    runner = make_runner(
+        tmp_path,
+        turns=[{"error": {"kind": "rate_limit", "retry_after": 0.05}}],
+        retry_base_delay=0.001,
+        retry_max_delay=5.0,
+    )
+    events = run_events(runner)
+    (retry,) = _of(events, "retry")
+    assert (retry.reason, retry.delay, retry.attempt) == ("rate_limit", 0.05, 1)
+    assert events[-1].stop_reason == "completed"
+
+
+def test_retry_after_is_capped_by_the_max_delay(tmp_path: Path) -> None:
+    runner = make_runner(
+        tmp_path, turns=[{"error": {"kind": "rate_limit", "retry_after": 300}}], **FAST
+    )
+    (retry,) = _of(run_events(runner), "retry")
+    assert retry.delay <= 0.01
+
+
+def test_retries_are_bounded_then_model_error(tmp_path: Path) -> None:
+    runner = make_runner(
+        tmp_path,
+        turns=[{"error": {"kind": "server_error", "message": "boom"}}] * 5,
+        max_retries=2,
+        **FAST,
+    )
+    events = run_events(runner)
+    assert len(_of(events, "retry")) == 2
+    result = events[-1]
+    assert result.stop_reason == "model_error" and result.is_error
+    assert "boom" in (result.error or "")
+    assert exit_code_for(result.stop_reason) == 1
+
+
+def test_a_fatal_model_error_is_not_retried(tmp_path: Path) -> None:
+    runner = make_runner(
+        tmp_path, turns=[{"error": {"kind": "model_error", "message": "bad key"}}], **FAST
+    )
+    events = run_events(runner)
+    assert _of(events, "retry") == []
+    assert events[-1].stop_reason == "model_error"
+    assert len(runner.turns_model.calls) == 1
+
+
+def test_context_length_error_compacts_and_retries(tmp_path: Path) -> None:
+    big = "word " * 400
+    turns: list[dict[str, Any]] = [
+        {"tool_calls": [call("echo", {"text": f"{i} {big}"})]} for i in range(4)
+    ]
+    turns += [
+        {"error": {"kind": "context_length", "message": "maximum context length"}},
+        {"content": "fits now"},
+    ]
+    runner = make_runner(
+        tmp_path,
+        tools_plugin(echo_tool()),
+        turns=turns,
+        context_window=6000,
+        max_output_tokens=1000,
+        **FAST,
+    )
+    events = run_events(runner)
+    assert events[-1].stop_reason == "completed"
+    (compaction,) = _of(events, "compaction")
+    assert compaction.after_messages < compaction.before_messages
+    assert TransitionReason.COMPACTED in [t.reason for t in runner.transitions]
+    before, after = (
+        runner.turns_model.calls[-2]["messages"],
+        runner.turns_model.calls[-1]["messages"],
+    )
+    assert len(after) < len(before)
+    assert after[0] == before[0] and after[0]["role"] == "system"
+    assert after[1] == before[1] and after[1]["role"] == "user"
+    assert any("left out" in str(m.get("content")) for m in after)
+    assert tool_pairing_problems(after) == []
+    # history itself is untouched: everything before, then the final answer
+    assert runner.history.messages()[: len(before) - 1] == before[1:]
+    assert len(runner.history) == len(before)
+
+
+def test_persistent_context_length_error_is_context_overflow(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, turns=[{"error": {"kind": "context_length"}}] * 5, **FAST)
+    events = run_events(runner)
+    result = events[-1]
+    assert result.stop_reason == "context_overflow" and exit_code_for(result.stop_reason) == 1
+    assert len(runner.turns_model.calls) == 3  # the first try and two compactions
+    assert len(_of(events, "compaction")) == 2
+
+
+def test_an_empty_reply_gets_one_nudge(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, turns=[{"content": ""}, {"content": "here it is"}])
+    events = run_events(runner)
+    (guidance,) = _of(events, "guidance")
+    assert guidance.source == "runtime" and "empty" in guidance.message
+    assert events[-1].stop_reason == "completed" and events[-1].final_text == "here it is"
+    assert events[-1].steps == 1
+    last_request = runner.turns_model.calls[-1]["messages"]
+    assert "empty" in last_request[-1]["content"]
+
+
+def test_two_empty_replies_are_a_model_error(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, turns=[{"content": ""}, {"content": "   "}, {"content": "x"}])
+    events = run_events(runner)
+    assert len(_of(events, "guidance")) == 1
+    assert events[-1].stop_reason == "model_error"
+    assert "empty" in (events[-1].error or "")
+
+
+def test_finish_reason_length_asks_the_model_to_continue(tmp_path: Path) -> None:
+    runner = make_runner(
+        tmp_path,
+        turns=[
+            {"content": "The first half of", "finish_reason": "length"},
+            {"content": " the answer."},
+        ],
+    )
+    events = run_events(runner)
+    assert events[-1].stop_reason == "completed"
+    assert events[-1].final_text == " the answer."
+    assert TransitionReason.LENGTH_CONTINUE in [t.reason for t in runner.transitions]
+    sent = runner.turns_model.calls[-1]["messages"]
+    assert sent[-2] == {"role": "assistant", "content": "The first half of"}
+    assert sent[-1]["role"] == "user" and "cut off" in sent[-1]["content"]
+
+
+def test_max_steps_writes_a_checkpoint(tmp_path: Path) -> None:
+    turns: list[dict[str, Any]] = [
+        {"tool_calls": [call("echo", {"text": str(i)})]} for i in range(5)
+    ]
+    turns.append({"content": "## Remaining actions\nkeep echoing"})
+    runner = make_runner(tmp_path, tools_plugin(echo_tool()), turns=turns, max_steps=3)
+    events = run_events(runner)
+    result = events[-1]
+    assert (result.stop_reason, result.steps, result.is_error) == ("max_steps", 3, True)
+    (checkpoint,) = _of(events, "checkpoint")
+    assert "Recorded by mycode" in checkpoint.text
+    # the checkpoint request offers no tools and asks for the checkpoint
+    request = runner.turns_model.calls[-1]
+    assert request["tools"] == [] and "checkpoint" in request["messages"][-1]["content"]
+    assert _types(events).index("checkpoint") < _types(events).index("result")
+
+
+def test_near_limit_guidance_is_sent_once(tmp_path: Path) -> None:
+    turns = [{"tool_calls": [call("echo", {"text": str(i)})]} for i in range(10)]
+    runner = make_runner(
+        tmp_path, tools_plugin(echo_tool()), turns=turns, max_steps=6, near_limit_steps=2
+    )
+    events = run_events(runner)
+    near = [g for g in _of(events, "guidance") if g.source == "near_limit"]
+    assert len(near) == 1
+
+
+def test_token_budget_stops_the_run(tmp_path: Path) -> None:
+    turns = [
+        {
+            "tool_calls": [call("echo", {"text": str(i)})],
+            "usage": {"input_tokens": 60, "output_tokens": 10},
+        }
+        for i in range(5)
+    ]
+    runner = make_runner(tmp_path, tools_plugin(echo_tool()), turns=turns, max_tokens=100)
+    events = run_events(runner)
+    result = events[-1]
+    assert result.stop_reason == "token_budget" and exit_code_for("token_budget") == 1
+    assert result.steps == 2
+    assert result.usage == {"input_tokens": 120, "output_tokens": 20}
+
+
+# --- acting ----------------------------------------------------------------------------------
+
+
+def test_a_tool_call_without_id_gets_one(tmp_path: Path) -> None:
+    runner = make_runner(
+        tmp_path, tools_plugin(echo_tool()), turns=[{"tool_calls": [call("echo", {"text": "a"})]}]
+    )
+    events = run_events(runner)
+    (tool_call,) = _of(events, "tool_call")
+    (tool_result,) = _of(events, "tool_result")
+    assert tool_call.id and tool_result.id == tool_call.id
+    sent = runner.turns_model.calls[-1]["messages"]
+    assistant = next(m for m in sent if m.get("tool_calls"))
+    assert assistant["tool_calls"][0]["id"] == tool_call.id
+    assert sent[-1] == {"role": "tool", "tool_call_id": tool_call.id, "content": "echo: a"}
+
+
+def test_every_call_gets_exactly_one_result_in_order(tmp_path: Path) -> None:
+    calls: list[dict[str, Any]] = []
+    turns = [
+        {
+            "tool_calls": [
+                call("nope", {}, "c1"),
+                {"id": "c2", "name": "echo", "arguments": "{not json"},
+                {"id": "c3", "name": "echo", "arguments": "[1, 2]"},
+                call("echo", {"text": 5}, "c4"),
+                call("echo", {"text": "fine"}, "c5"),
+            ]
+        }
+    ]
+    runner = make_runner(tmp_path, tools_plugin(echo_tool(calls)), turns=turns)
+    events = run_events(runner)
+    results = {r.id: r for r in _of(events, "tool_result")}
+    assert list(results) == ["c1", "c2", "c3", "c4", "c5"]
+    assert results["c1"].is_error and "Unknown tool" in results["c1"].content
+    assert "echo" in results["c1"].content  # names the available tools
+    assert results["c2"].is_error and "Invalid JSON" in results["c2"].content
+    assert results["c3"].is_error and "JSON object" in results["c3"].content
+    assert results["c4"].is_error and "Invalid arguments" in results["c4"].content
+    assert not results["c5"].is_error
+    assert calls == [{"text": "fine"}]  # the handler never saw the bad calls
+    sent = runner.turns_model.calls[-1]["messages"]
+    assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == [
+        "c1",
+        "c2",
+        "c3",
+        "c4",
+        "c5",
+    ]
+    assert events[-1].stop_reason == "completed"
+
+
+def test_a_crashing_tool_is_an_error_result(tmp_path: Path) -> None:
+    def crash(arguments: dict[str, Any], context: Any) -> ToolResult:
+        raise RuntimeError("kaput")
+
+    tool = Tool(name="crash", description="x", handler=crash)
+    runner = make_runner(tmp_path, tools_plugin(tool), turns=[{"tool_calls": [call("crash")]}])
+    events = run_events(runner)
+    (result,) = _of(events, "tool_result")
+    assert result.is_error and "kaput" in result.content
+    assert events[-1].stop_reason == "completed"
+
+
+def test_tool_calls_per_reply_are_capped(tmp_path: Path) -> None:
+    calls: list[dict[str, Any]] = []
+    turns = [{"tool_calls": [call("echo", {"text": str(i)}, f"c{i}") for i in range(4)]}]
+    runner = make_runner(
+        tmp_path, tools_plugin(echo_tool(calls)), turns=turns, max_tool_calls_per_reply=2
+    )
+    events = run_events(runner)
+    results = {r.id: r for r in _of(events, "tool_result")}
+    assert [results[f"c{i}"].is_error for i in range(4)] == [False, False, True, True]
+    assert "Not run" in results["c2"].content
+    assert len(calls) == 2
+
+
+def test_concurrency_safe_tools_run_in_parallel(tmp_path: Path) -> None:
+    barrier = threading.Barrier(2, timeout=10)
+
+    def meet(arguments: dict[str, Any], context: Any) -> str:
+        barrier.wait()  # only returns if the other call runs at the same time
+        return "met"
+
+    tools = [Tool(name=n, description="x", handler=meet, concurrency_safe=True) for n in "ab"]
+    runner = make_runner(
+        tmp_path, tools_plugin(*tools), turns=[{"tool_calls": [call("a"), call("b")]}]
+    )
+    results = _of(run_events(runner), "tool_result")
+    assert sorted((r.name, r.is_error, r.content) for r in results) == [
+        ("a", False, "met"),
+        ("b", False, "met"),
+    ]
+    # history keeps call order whatever the completion order
+    sent = runner.turns_model.calls[-1]["messages"]
+    assert [m["content"] for m in sent if m["role"] == "tool"] == ["met", "met"]
+    ids = [c["id"] for c in sent[-3]["tool_calls"]]
+    assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == ids
+
+
+def test_unsafe_tools_run_one_after_another_in_order(tmp_path: Path) -> None:
+    order: list[str] = []
+    active: list[int] = [0]
+    overlap: list[bool] = []
+    lock = threading.Lock()
+
+    def work(name: str) -> Any:
+        def handler(arguments: dict[str, Any], context: Any) -> str:
+            with lock:
+                active[0] += 1
+                overlap.append(active[0] > 1)
+            order.append(name)
+            threading.Event().wait(0.02)
+            with lock:
+                active[0] -= 1
+            return name
+
+        return handler
+
+    tools = [Tool(name=n, description="x", handler=work(n)) for n in ("one", "two", "three")]
+    runner = make_runner(
+        tmp_path,
+        tools_plugin(*tools),
+        turns=[{"tool_calls": [call("one"), call("two"), call("three")]}],
+    )
+    run_events(runner)
+    assert order == ["one", "two", "three"]
+    assert not any(overlap)
+
+
+def test_observations_record_each_call(tmp_path: Path) -> None:
+    runner = make_runner(
+        tmp_path,
+        tools_plugin(echo_tool()),
+        turns=[{"tool_calls": [call("echo", {"text": "x"}, "c1")]}],
+    )
+    events = run_events(runner)
+    (observation,) = _of(events, "observation")
+    assert observation.observation["tool"] == "echo"
+    assert observation.observation["signature"] == 'echo {"text":"x"}'
+    assert len(runner.context.observations) == 1

@@ -1,0 +1,143 @@
+"""Session transcripts under MYCODE_HOME, ``--resume`` / ``--continue``, crash tolerance."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from mycode_core.runtime.resume import history_from_events
+from mycode_core.sessions import SessionStore
+from mycode_core.testing import FakeOpenAIServer, tool_pairing_problems, turn
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def test_the_transcript_lives_in_home_never_in_the_workspace(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], workspace: Path, home: Path
+) -> None:
+    (workspace / "README.md").write_text("project\n")
+    before = _files(workspace)
+    server.enqueue(
+        turn(None, [{"id": "c1", "name": "echo", "arguments": {"text": "x"}}]), turn("bye")
+    )
+    run = cli(["-p", "task", *server_args])
+    assert run.rc == 0
+    assert _files(workspace) == before
+    session_id = run.events[0]["session_id"]
+    path = home / "sessions" / f"{session_id}.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    stored = [json.loads(line) for line in lines]
+    assert stored[0]["type"] == "system" and stored[-1]["type"] == "result"
+    assert [e["type"] for e in stored] == [e["type"] for e in run.events]
+    listing = cli(["sessions", "--json"])
+    rows = json.loads(listing.stdout)
+    assert [r["id"] for r in rows] == [session_id]
+    assert rows[0]["stop_reason"] == "completed" and rows[0]["prompt"] == "task"
+
+
+def test_resume_by_id_rebuilds_the_history(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str]
+) -> None:
+    server.enqueue(
+        turn(None, [{"id": "c1", "name": "echo", "arguments": {"text": "banana"}}]),
+        turn("I will remember banana."),
+    )
+    first = cli(["-p", "remember the word", *server_args])
+    session_id = first.events[0]["session_id"]
+    server.enqueue(turn("The word was banana."))
+    second = cli(["-p", "what was the word?", "--resume", session_id, *server_args])
+    assert second.rc == 0, second.stderr
+    assert second.events[0]["session_id"] == session_id
+    assert second.events[0]["resumed_from"] == session_id
+    sent = server.chat_requests[-1].messages
+    contents = [m.get("content") for m in sent]
+    assert contents[1] == "remember the word"
+    assert "I will remember banana." in contents
+    assert contents[-1] == "what was the word?"
+    assert any(m["role"] == "tool" and m["content"] == "banana" for m in sent)
+    assert tool_pairing_problems(sent) == []
+
+
+def test_continue_takes_the_latest_session_of_this_workspace(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], tmp_path: Path
+) -> None:
+    other = tmp_path / "other-ws"
+    other.mkdir()
+    server.enqueue(turn("first answer"))
+    first = cli(["-p", "first task", *server_args])
+    server.enqueue(turn("elsewhere"))
+    cli(["-p", "task elsewhere", *server_args], cwd=other)
+    server.enqueue(turn("continued"))
+    again = cli(["-p", "and then?", "--continue", *server_args])
+    assert again.rc == 0, again.stderr
+    assert again.events[0]["resumed_from"] == first.events[0]["session_id"]
+    contents = [m.get("content") for m in server.chat_requests[-1].messages]
+    assert "first task" in contents and "task elsewhere" not in contents
+
+
+def test_a_truncated_last_line_is_tolerated(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], home: Path
+) -> None:
+    server.enqueue(turn("stored answer"))
+    first = cli(["-p", "crash-test task", *server_args])
+    session_id = first.events[0]["session_id"]
+    path = home / "sessions" / f"{session_id}.jsonl"
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write('{"type": "assistant", "content": "half a li')  # the crash
+    listing = json.loads(cli(["sessions", "--json"]).stdout)
+    assert [row["id"] for row in listing] == [session_id]
+    server.enqueue(turn("resumed fine"))
+    resumed = cli(["-p", "go on", "--resume", session_id, *server_args])
+    assert resumed.rc == 0, resumed.stderr
+    contents = [m.get("content") for m in server.chat_requests[-1].messages]
+    assert "crash-test task" in contents and "stored answer" in contents
+    assert not any("half a li" in str(c) for c in contents)
+    # the file stays readable: the new events start on a fresh line
+    events = SessionStore(home).read_events(session_id)
+    assert events[-1]["type"] == "result" and events[-1]["final_text"] == "resumed fine"
+
+
+def test_resume_of_an_unknown_session_is_a_usage_error(cli: Any, server_args: list[str]) -> None:
+    run = cli(["-p", "x", "--resume", "no-such-session", *server_args])
+    assert run.rc == 2 and "no-such-session" in run.stderr
+    none = cli(["-p", "x", "--continue", *server_args])
+    assert none.rc == 2 and "continue" in none.stderr
+
+
+def test_history_from_events_closes_interrupted_tool_batches() -> None:
+    events: list[dict[str, Any]] = [
+        {"type": "system", "session_id": "s"},
+        {"type": "user", "content": "task"},
+        {
+            "type": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "a", "name": "echo", "arguments": {"text": "1"}},
+                {"id": "b", "name": "echo", "arguments": '{"text": "2"}'},
+            ],
+        },
+        {"type": "tool_result", "id": "a", "name": "echo", "is_error": False, "content": "1"},
+        {"type": "guidance", "source": "stagnation", "message": "stop repeating"},
+    ]
+    messages = history_from_events(events)
+    assert tool_pairing_problems(messages) == []
+    assert messages[0] == {"role": "user", "content": "task"}
+    answered = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
+    assert answered["a"] == "1" and "interrupted" in answered["b"]
+    assert messages[-1]["role"] == "user" and "stop repeating" in messages[-1]["content"]
+
+
+def test_transcript_is_flushed_per_event(tmp_path: Path) -> None:
+    from mycode_core.runtime.events import UserEvent
+
+    store = SessionStore(tmp_path)
+    transcript = store.open("s1")
+    transcript.write(UserEvent(content="one"))
+    # readable by another reader before close
+    assert store.read_events("s1")[0]["content"] == "one"
+    transcript.close()
+    assert os.path.getsize(store.path_for("s1")) > 0

@@ -1,0 +1,139 @@
+"""``mycode_core.testing`` itself: the fake server speaks what it promises."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from mycode_core.providers.sse import accumulate_sse
+from mycode_core.records import Tool
+from mycode_core.testing import (
+    FakeOpenAIServer,
+    call_tool,
+    delayed,
+    http_error,
+    make_context,
+    stream_chunks,
+    tool_pairing_problems,
+    turn,
+    write_script,
+)
+
+
+def _post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+    request = urllib.request.Request(
+        url + "/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "Authorization": "Bearer k"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+def test_an_empty_queue_answers_a_final_text_in_either_mode() -> None:
+    with FakeOpenAIServer(final_text="the end") as server:
+        status, headers, body = _post(server.base_url, {"model": "m", "messages": []})
+        assert status == 200 and "json" in headers["Content-Type"]
+        assert json.loads(body)["choices"][0]["message"]["content"] == "the end"
+        status, headers, body = _post(server.base_url, {"model": "m", "stream": True})
+        assert headers["Content-Type"] == "text/event-stream"
+        reply = accumulate_sse(body.decode().split("\n"), lambda _t: None)
+        assert reply.content == "the end" and reply.finish_reason == "stop"
+        assert len(server.chat_requests) == 2
+        assert server.chat_requests[0].headers["authorization"] == "Bearer k"
+        assert server.chat_requests[1].body == {"model": "m", "stream": True}
+
+
+def test_queued_responses_come_in_order_with_status_and_headers() -> None:
+    with FakeOpenAIServer(
+        [http_error(429, "slow", headers={"Retry-After": "7"}), delayed(0.2, turn("late"))]
+    ) as server:
+        status, headers, body = _post(server.base_url, {})
+        assert status == 429 and headers["Retry-After"] == "7"
+        assert json.loads(body)["error"]["message"] == "slow"
+        started = time.monotonic()
+        status, _, body = _post(server.base_url, {})
+        assert time.monotonic() - started >= 0.2
+        assert json.loads(body)["choices"][0]["message"]["content"] == "late"
+        assert server.pending == 0
+        assert not server.wait_for_requests(3, timeout=0.1)
+
+
+def test_stream_chunks_round_trip_through_the_parser() -> None:
+    spec = turn(
+        "some text",
+        [{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": "{}", "id": "x"}],
+        usage={"prompt_tokens": 3, "completion_tokens": 4},
+    ).turn
+    assert spec is not None
+    lines = b"".join(stream_chunks(spec)).decode().split("\n")
+    reply = accumulate_sse(lines, lambda _t: None)
+    assert reply.content == "some text" and reply.finish_reason == "tool_calls"
+    assert [(c.name, json.loads(c.arguments), c.id) for c in reply.tool_calls] == [
+        ("f", {"a": 1}, None),
+        ("g", {}, "x"),
+    ]
+    assert reply.usage == {"input_tokens": 3, "output_tokens": 4}
+
+
+def test_write_script_and_call_tool(tmp_path: Path) -> None:
+    model = write_script(tmp_path / "deep" / "s.json", [{"content": "hi"}])
+    assert model == f"scripted:{tmp_path / 'deep' / 's.json'}"
+    assert json.loads((tmp_path / "deep" / "s.json").read_text()) == [{"content": "hi"}]
+    tool = Tool(
+        name="t",
+        description="d",
+        handler=lambda a, c: f"n={a['n']}",
+        input_schema={
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "required": ["n"],
+        },
+    )
+    context = make_context(tmp_path)
+    assert context.workspace.is_dir() and context.home.is_dir()
+    assert call_tool(tool, {"n": 2}, context).content == "n=2"
+    bad = call_tool(tool, {"n": "two"}, context)
+    assert bad.is_error and "n" in bad.content
+
+
+def test_tool_pairing_problems_finds_orphans() -> None:
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+    }
+    answer = {"role": "tool", "tool_call_id": "a", "content": "ok"}
+    assert tool_pairing_problems([call, answer]) == []
+    assert tool_pairing_problems([answer]) != []
+    assert tool_pairing_problems([call, {"role": "user", "content": "x"}]) != []
+
+
+def test_the_testing_module_stays_light() -> None:
+    import subprocess
+
+    code = (
+        "import sys, mycode_core.testing; "
+        "print(sorted(m for m in ('openai', 'mcp', 'jsonschema') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_fake_server_answers_models() -> None:
+    with FakeOpenAIServer(model="abc") as server:
+        with urllib.request.urlopen(server.base_url + "/models", timeout=10) as response:
+            assert json.loads(response.read())["data"][0]["id"] == "abc"
+        assert server.requests[0].method == "GET" and server.chat_requests == []
