@@ -115,22 +115,12 @@ class InteractiveSession:
             self.runner.close()
 
     def _turn(self, prompt: str) -> None:
-        from mycode_core.cli.output import TextRenderer
+        from mycode_core.cli.output import TextRenderer, render_turn
 
         self.renderer = TextRenderer(interactive=True)
-        events = self.runner.run(prompt)
         try:
-            while True:
-                try:
-                    event = next(events)
-                except StopIteration:
-                    break
-                except KeyboardInterrupt:
-                    self.runner.cancel()
-                    continue
-                self.renderer.handle(event)
+            render_turn(self.runner, prompt, self.renderer)
         finally:
-            self.renderer.close()
             self.renderer = None
 
     def _command(self, text: str) -> str | None:

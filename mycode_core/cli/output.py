@@ -186,6 +186,27 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
+def render_turn(runner: Any, prompt: str, renderer: Any) -> Any:
+    """Run one turn, showing each event; Ctrl-C cancels the turn. Returns the ``result`` event."""
+    result = None
+    events = runner.run(prompt)
+    try:
+        while True:
+            try:
+                event = next(events)
+            except StopIteration:
+                break
+            except KeyboardInterrupt:
+                runner.cancel()
+                continue
+            renderer.handle(event)
+            if event.type == "result":
+                result = event
+    finally:
+        renderer.close()
+    return result
+
+
 def make_renderer(output_format: str, interactive: bool = False) -> Any:
     """The renderer for an ``--output-format``."""
     if output_format == "stream-json":

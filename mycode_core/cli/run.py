@@ -123,25 +123,11 @@ def run_agent(
     except SetupError as exc:
         runner.close()
         return _fail(str(exc))
-    from mycode_core.cli.output import make_renderer
+    from mycode_core.cli.output import make_renderer, render_turn
 
-    renderer = make_renderer(output_format)
-    result = None
     try:
-        events = runner.run(prompt)
-        while True:
-            try:
-                event = next(events)
-            except StopIteration:
-                break
-            except KeyboardInterrupt:
-                runner.cancel()
-                continue
-            renderer.handle(event)
-            if event.type == "result":
-                result = event
+        result = render_turn(runner, prompt, make_renderer(output_format))
     finally:
-        renderer.close()
         runner.close()
     if result is None:
         return 1
