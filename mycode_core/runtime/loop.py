@@ -8,7 +8,6 @@ retries, compaction and nudges never consume steps. The state is a frozen
 from __future__ import annotations
 
 import queue
-import random
 import re
 import secrets
 import threading
@@ -19,7 +18,7 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
+from mycode_core.providers.base import ModelError, ModelReply
 from mycode_core.records import CompletionVerdict, RunContext, ToolCall
 from mycode_core.runtime import guards
 from mycode_core.runtime.context import ModelView
@@ -27,15 +26,12 @@ from mycode_core.runtime.events import (
     AgentEvent,
     AssistantEvent,
     CheckpointEvent,
-    CompactionEvent,
     GuidanceEvent,
     NoticeEvent,
     ObservationEvent,
     ResultEvent,
-    RetryEvent,
     StepStartEvent,
     SystemEvent,
-    TextDeltaEvent,
     UserEvent,
 )
 from mycode_core.runtime.history import History
@@ -47,24 +43,15 @@ from mycode_core.runtime.observation import (
     observe,
     snapshot_workspace,
 )
+from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
-from mycode_core.runtime.state import LoopState, Phase, TransitionReason
+from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
+from mycode_core.runtime.stream import EventStream
 from mycode_core.runtime.tools import CallOutcome, ToolOrchestrator
-from mycode_core.sessions import SessionStore, Transcript
+from mycode_core.sessions import SessionStore
 
 OUTPUT_RESERVE = 8_000
-EMPTY_REPLY_NUDGE = (
-    "Your last reply was empty. Continue the task: call a tool, or give your final answer."
-)
-LENGTH_NUDGE = "Your reply was cut off by the output limit. Continue exactly where you stopped."
 _AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
-
-
-class _Stop(Exception):
-    """Internal: the run ends with ``stop_reason``."""
-
-    def __init__(self, state: LoopState) -> None:
-        self.state = state
 
 
 class AgentRunner:
@@ -103,57 +90,21 @@ class AgentRunner:
         )
         self.transitions: list[Any] = []
         self.usage = {"input_tokens": 0, "output_tokens": 0}
-        self._queue: queue.Queue[AgentEvent | None] = queue.Queue()
+        self.events = EventStream(pm, self.context)
         self._lock = threading.RLock()
         self._ready = False
-        self._transcript: Transcript | None = None
-        self._event_hook_failed: set[str] = set()
         self.model: Any = None
         self.view: ModelView | None = None
         self.orchestrator: ToolOrchestrator | None = None
+        self.caller: ModelCaller
         self.matcher = ValidationMatcher(settings.validation_commands)
         self._result_sent = False
         self._worker_thread: threading.Thread | None = None
-        self._held: list[AgentEvent] | None = []
 
     # ------------------------------------------------------------------ events
 
     def _emit(self, event: AgentEvent) -> None:
-        with self._lock:
-            if self._held is not None and event.type != "system":
-                self._held.append(event)  # start-up notices wait for the system event
-                return
-            self._deliver(event)
-            if event.type == "system" and self._held:
-                held, self._held = self._held, None
-                for early in held:
-                    self._deliver(early)
-            self._held = None
-
-    def _deliver(self, event: AgentEvent) -> None:
-        with self._lock:
-            if self._transcript is not None:
-                self._transcript.write(event)
-            for impl in self.pm.hook.on_event.get_hookimpls():
-                try:
-                    impl.function(
-                        **{
-                            k: v
-                            for k, v in (("event", event), ("context", self.context))
-                            if k in impl.argnames
-                        }
-                    )
-                except Exception as exc:  # noqa: BLE001 - observers never stop the run
-                    if impl.plugin_name not in self._event_hook_failed:
-                        self._event_hook_failed.add(impl.plugin_name)
-                        self._queue.put(
-                            NoticeEvent(
-                                level="warning",
-                                source=impl.plugin_name,
-                                message=f"plugin {impl.plugin_name!r} failed in on_event: {exc}",
-                            )
-                        )
-            self._queue.put(event)
+        self.events.emit(event)
 
     def _notice(self, message: str, level: str = "warning") -> None:
         self._emit(NoticeEvent(level=level, message=message))  # type: ignore[arg-type]
@@ -164,7 +115,7 @@ class AgentRunner:
         """Load tools, model and system prompt (once). Raises ``SetupError`` for bad config."""
         if self._ready:
             return
-        self._transcript = SessionStore(self.home).open(self.session_id)
+        self.events.transcript = SessionStore(self.home).open(self.session_id)
         collect_tools(self.pm, self.context, self._notice)  # MCP servers start in background
         self.model = make_model(self.pm, self.settings, self._notice)
         prompt = system_prompt(self.pm, self.context, self._notice)
@@ -186,6 +137,17 @@ class AgentRunner:
             max_calls=self.settings.max_tool_calls_per_reply,
         )
         self.orchestrator.observer = self._observe_call
+        self.caller = ModelCaller(
+            model=self.model,
+            view=self.view,
+            history=self.history,
+            settings=self.settings,
+            tools=lambda: [tool.spec() for tool in self.context.tools.all()],
+            cancelled=self.context.cancelled,
+            emit=self._emit,
+            guide=self._guide,
+            usage=self.usage,
+        )
         plugins = sorted(
             name for name, _ in self.pm.list_name_plugin() if not name.startswith("mycode_core.")
         )
@@ -212,8 +174,7 @@ class AgentRunner:
         self.context.cleanup.clear()
         if self.orchestrator is not None:
             self.orchestrator.close()
-        if self._transcript is not None:
-            self._transcript.close()
+        self.events.close()
 
     def cancel(self) -> None:
         """Ask the running turn to stop (Ctrl-C): abort the model call, signal the tools."""
@@ -233,8 +194,7 @@ class AgentRunner:
         if previous is not None:
             if previous.is_alive():
                 previous.join(timeout=10.0)  # a cancelled turn winds down before the next starts
-            while not self._queue.empty():
-                self._queue.get_nowait()  # late events of a cancelled turn (not `system`)
+            self.events.discard_pending()  # late events of a cancelled turn (not `system`)
         self.context.cancelled.clear()
         self._result_sent = False
         worker = threading.Thread(
@@ -245,9 +205,9 @@ class AgentRunner:
         interrupted = False
         while True:
             try:
-                event = self._queue.get(timeout=0.1)
+                event = self.events.queue.get(timeout=0.1)
             except queue.Empty:
-                if not worker.is_alive() and self._queue.empty():
+                if not worker.is_alive() and self.events.queue.empty():
                     return
                 continue
             except KeyboardInterrupt:
@@ -286,18 +246,14 @@ class AgentRunner:
                 prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"
             )
             state, final_text = self._loop(state)
-        except _Stop as stop:
+        except RunStopped as stop:
             state = stop.state
-        except ModelError as exc:  # raised from the checkpoint call only
-            error = str(exc)
-            state = state.next(TransitionReason.FINISHED, stop_reason="model_error")
         except Exception as exc:  # noqa: BLE001 - never a traceback for the user
-            error = f"{type(exc).__name__}: {exc}"
             if state.stop_reason is None:
-                state = state.next(TransitionReason.FINISHED, stop_reason="model_error")
+                state = state.finish("model_error", f"{type(exc).__name__}: {exc}")
         if self.context.cancelled.is_set() and state.stop_reason in (None, "interrupted"):
-            state = state.next(TransitionReason.FINISHED, stop_reason="interrupted")
-        error = error or getattr(state, "_error", None) or self._last_error
+            state = state.finish("interrupted")
+        error = state.detail if state.stop_reason != "completed" and state.detail else None
         with self._lock:
             if not self._result_sent:
                 self._result_sent = True
@@ -311,9 +267,7 @@ class AgentRunner:
                         error,
                     )
                 )
-        self._queue.put(None)
-
-    _last_error: str | None = None
+        self.events.end_of_turn()
 
     def _result(
         self, stop: str, verdict: str, steps: int, text: str, started: float, error: str | None
@@ -346,31 +300,21 @@ class AgentRunner:
 
     # ------------------------------------------------------------------ the step loop
 
-    def _stop(
-        self, state: LoopState, reason: str, detail: str = "", verdict: str | None = None
-    ) -> _Stop:
-        if detail:
-            self._last_error = detail
-        changes: dict[str, Any] = {"stop_reason": reason, "phase": Phase.DONE}
-        if verdict is not None:
-            changes["verdict"] = verdict
-        return _Stop(state.next(TransitionReason.FINISHED, detail, **changes))
-
     def _loop(self, state: LoopState) -> tuple[LoopState, str]:
         settings = self.settings
         near_limit_sent = False
         final_text = ""
         while True:
             if self.context.cancelled.is_set():
-                raise self._stop(state, "interrupted")
+                raise RunStopped(state.finish("interrupted"))
             if state.step >= settings.max_steps:
                 self._write_checkpoint()
-                raise self._stop(
-                    state, "max_steps", f"reached the step limit ({settings.max_steps})"
+                raise RunStopped(
+                    state.finish("max_steps", f"reached the step limit ({settings.max_steps})")
                 )
             budget = settings.max_tokens
             if budget and self.usage["input_tokens"] + self.usage["output_tokens"] >= int(budget):
-                raise self._stop(state, "token_budget", f"token budget of {budget} used up")
+                raise RunStopped(state.finish("token_budget", f"token budget of {budget} used up"))
             state = state.next(
                 TransitionReason.STEP_BEGIN, step=state.step + 1, phase=Phase.CALLING_MODEL
             )
@@ -383,7 +327,7 @@ class AgentRunner:
             ):
                 near_limit_sent = True
                 self._guide("near_limit", guards.near_limit_message(remaining))
-            state, reply = self._call_model(state)
+            state, reply = self.caller.call(state)
             if reply.tool_calls:
                 state = self._act(state, reply)
                 continue
@@ -397,24 +341,12 @@ class AgentRunner:
             state = state.next(TransitionReason.MODEL_REPLIED_TEXT, phase=Phase.VERIFYING)
             verdict = self._completion_verdict(final_text)
             if verdict.verdict in ("pass", "unverified"):
-                return state.next(
-                    TransitionReason.FINISHED,
-                    stop_reason="completed",
-                    verdict=verdict.verdict,
-                    phase=Phase.DONE,
-                ), final_text
+                return state.finish("completed", verdict=verdict.verdict), final_text
             blocks = state.gate_blocks + 1
             if blocks > settings.completion_gate.max_blocks:
-                self._last_error = (
-                    "the completion gate blocked the final answer too many times: "
-                    + verdict.feedback
-                )
-                return state.next(
-                    TransitionReason.FINISHED,
-                    stop_reason="gate_exhausted",
-                    verdict="fail",
-                    phase=Phase.DONE,
-                    gate_blocks=blocks,
+                detail = "the completion gate blocked the final answer too many times: "
+                return state.finish(
+                    "gate_exhausted", detail + verdict.feedback, verdict="fail", gate_blocks=blocks
                 ), final_text
             state = state.next(TransitionReason.GATE_BLOCKED, verdict.feedback, gate_blocks=blocks)
             self._guide(
@@ -479,8 +411,8 @@ class AgentRunner:
             self._emit(
                 GuidanceEvent(source="stagnation", message=verdict.message, pattern=verdict.pattern)
             )
-            raise self._stop(
-                state, "stagnation", verdict.message or "the agent kept repeating itself"
+            raise RunStopped(
+                state.finish("stagnation", verdict.message or "the agent kept repeating itself")
             )
         return state
 
@@ -532,96 +464,6 @@ class AgentRunner:
 
     # ------------------------------------------------------------------ calling the model
 
-    def _call_model(self, state: LoopState) -> tuple[LoopState, ModelReply]:
-        assert self.view is not None
-        settings = self.settings
-        attempt = 0
-        force_compact = False
-        while True:
-            if self.context.cancelled.is_set():
-                raise self._stop(state, "interrupted")
-            messages, compacted = self.view.build(self.history, force_compact=force_compact)
-            if compacted:
-                self._emit(
-                    CompactionEvent(
-                        before_messages=len(self.history) + 1,
-                        after_messages=len(messages),
-                        reason="context window",
-                    )
-                )
-            tools = [tool.spec() for tool in self.context.tools.all()]
-            try:
-                reply = self.model.complete(messages, tools, self._on_text)
-            except ContextLengthExceeded as exc:
-                if state.compactions >= 2:
-                    raise self._stop(state, "context_overflow", str(exc)) from None
-                self.view.budget = max(1024, int(self.view.budget * 0.6))
-                force_compact = True
-                state = state.next(
-                    TransitionReason.COMPACTED, str(exc), compactions=state.compactions + 1
-                )
-                continue
-            except ModelError as exc:
-                if self.context.cancelled.is_set():
-                    raise self._stop(state, "interrupted") from None
-                if not exc.retryable or attempt >= settings.max_retries:
-                    raise self._stop(state, "model_error", str(exc)) from None
-                attempt += 1
-                delay = self._backoff(attempt, exc.retry_after)
-                self._emit(
-                    RetryEvent(
-                        attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=str(exc)
-                    )
-                )
-                state = state.next(TransitionReason.RETRY, exc.kind, model_attempt=attempt)
-                if self.context.cancelled.wait(delay):
-                    raise self._stop(state, "interrupted") from None
-                continue
-            if self.context.cancelled.is_set():
-                raise self._stop(state, "interrupted")
-            self._add_usage(reply.usage)
-            if not reply.tool_calls and not (reply.content or "").strip() and not reply.refusal:
-                if state.empty_nudges >= 1:
-                    raise self._stop(
-                        state, "model_error", "the model returned an empty reply twice"
-                    )
-                state = state.next(
-                    TransitionReason.EMPTY_REPLY_NUDGE, empty_nudges=state.empty_nudges + 1
-                )
-                self._guide("runtime", EMPTY_REPLY_NUDGE)
-                continue
-            if (
-                reply.finish_reason == "length"
-                and not reply.tool_calls
-                and state.length_continues < 2
-            ):
-                self.history.append(assistant_message(reply.content, []))
-                self._emit(
-                    AssistantEvent(
-                        content=reply.content, finish_reason="length", usage=reply.usage or None
-                    )
-                )
-                state = state.next(
-                    TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1
-                )
-                self._guide("runtime", LENGTH_NUDGE)
-                continue
-            return state, reply
-
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        settings = self.settings
-        if retry_after is not None and retry_after >= 0:
-            return float(min(retry_after, settings.retry_max_delay))
-        base = settings.retry_base_delay * (2 ** (attempt - 1))
-        return float(min(settings.retry_max_delay, base * (0.75 + random.random() / 2)))
-
-    def _on_text(self, text: str) -> None:
-        self._emit(TextDeltaEvent(text=text))
-
-    def _add_usage(self, usage: dict[str, int]) -> None:
-        for key in ("input_tokens", "output_tokens"):
-            self.usage[key] += int(usage.get(key, 0) or 0)
-
     def _compact(self, messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]] | None:
         result = self.pm.hook.compact_context(
             messages=messages, budget=budget, context=self.context
@@ -638,7 +480,7 @@ class AgentRunner:
             messages, _ = self.view.build(self.history)
             messages = [*messages, {"role": "user", "content": guards.CHECKPOINT_REQUEST}]
             reply = self.model.complete(messages, [], lambda _text: None)
-            self._add_usage(reply.usage)
+            self.caller.add_usage(reply.usage)
             notes = (reply.content or "").strip()
         except ModelError as exc:
             notes = f"(the model could not write its notes: {exc})"

@@ -57,16 +57,37 @@ class LoopState:
     compactions: int = 0
     stop_reason: str | None = None
     verdict: str = "none"
+    detail: str = ""
     reason: TransitionReason = TransitionReason.START
     log: list[Transition] = field(default_factory=list, compare=False, repr=False)
 
-    def next(self, reason: TransitionReason, detail: str = "", **changes: Any) -> LoopState:
-        """A new state with ``changes`` applied; the transition is appended to the shared log."""
+    def next(self, reason: TransitionReason, note: str = "", **changes: Any) -> LoopState:
+        """A new state with ``changes`` applied; the transition (with ``note``) is appended to
+        the shared log."""
         new = replace(self, reason=reason, **changes)
-        self.log.append(Transition(reason, new.phase, new.step, detail))
+        self.log.append(Transition(reason, new.phase, new.step, note))
         return new
+
+    def finish(self, stop_reason: str, detail: str = "", **changes: Any) -> LoopState:
+        """The final state: ``stop_reason`` set, ``detail`` says why (shown on failure)."""
+        return self.next(
+            TransitionReason.FINISHED,
+            detail,
+            stop_reason=stop_reason,
+            detail=detail,
+            phase=Phase.DONE,
+            **changes,
+        )
 
     @property
     def done(self) -> bool:
         """True once a stop reason is set."""
         return self.stop_reason is not None
+
+
+class RunStopped(Exception):
+    """Raised inside the loop to end the run with ``state`` (already finished)."""
+
+    def __init__(self, state: LoopState) -> None:
+        super().__init__(state.stop_reason)
+        self.state = state

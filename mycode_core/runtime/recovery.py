@@ -1,0 +1,156 @@
+"""The inner model-call loop: one model turn, recovering from what can be recovered.
+
+Retries (rate limits, timeouts, connection errors, 5xx, broken streams) back off exponentially
+and honour ``Retry-After``; a context-length error compacts the view and retries; an empty
+reply gets one nudge; a reply cut by the output limit is kept and continued. None of this
+consumes a step. What cannot be recovered raises :class:`RunStopped`.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
+from mycode_core.runtime.context import ModelView
+from mycode_core.runtime.events import (
+    AgentEvent,
+    AssistantEvent,
+    CompactionEvent,
+    RetryEvent,
+    TextDeltaEvent,
+)
+from mycode_core.runtime.history import History
+from mycode_core.runtime.messages import assistant_message
+from mycode_core.runtime.state import LoopState, RunStopped, TransitionReason
+
+EMPTY_REPLY_NUDGE = (
+    "Your last reply was empty. Continue the task: call a tool, or give your final answer."
+)
+LENGTH_NUDGE = "Your reply was cut off by the output limit. Continue exactly where you stopped."
+MAX_COMPACTIONS = 2
+MAX_LENGTH_CONTINUES = 2
+
+
+def backoff_delay(attempt: int, retry_after: float | None, base: float, cap: float) -> float:
+    """Seconds to wait before retry ``attempt`` (1-based): ``Retry-After`` if given, else
+    exponential with jitter; never more than ``cap``."""
+    if retry_after is not None and retry_after >= 0:
+        return float(min(retry_after, cap))
+    return float(min(cap, base * (2 ** (attempt - 1)) * (0.75 + random.random() / 2)))
+
+
+class ModelCaller:
+    """Calls the model for one step of the loop."""
+
+    def __init__(
+        self,
+        *,
+        model: Any,
+        view: ModelView,
+        history: History,
+        settings: Any,
+        tools: Callable[[], list[dict[str, Any]]],
+        cancelled: threading.Event,
+        emit: Callable[[AgentEvent], None],
+        guide: Callable[[str, str], None],
+        usage: dict[str, int],
+    ) -> None:
+        self.model = model
+        self.view = view
+        self.history = history
+        self.settings = settings
+        self.tools = tools
+        self.cancelled = cancelled
+        self.emit = emit
+        self.guide = guide
+        self.usage = usage
+
+    def add_usage(self, usage: dict[str, int]) -> None:
+        """Add a reply's reported token usage to the run's total."""
+        for key in ("input_tokens", "output_tokens"):
+            self.usage[key] = self.usage.get(key, 0) + int(usage.get(key, 0) or 0)
+
+    def _on_text(self, text: str) -> None:
+        self.emit(TextDeltaEvent(text=text))
+
+    def call(self, state: LoopState) -> tuple[LoopState, ModelReply]:
+        """One usable model turn, or :class:`RunStopped`."""
+        attempt = 0
+        force_compact = False
+        while True:
+            if self.cancelled.is_set():
+                raise RunStopped(state.finish("interrupted"))
+            messages, compacted = self.view.build(self.history, force_compact=force_compact)
+            if compacted:
+                self.emit(
+                    CompactionEvent(
+                        before_messages=len(self.history) + 1,
+                        after_messages=len(messages),
+                        reason="context window",
+                    )
+                )
+            try:
+                reply = self.model.complete(messages, self.tools(), self._on_text)
+            except ContextLengthExceeded as exc:
+                if state.compactions >= MAX_COMPACTIONS:
+                    raise RunStopped(state.finish("context_overflow", str(exc))) from None
+                self.view.budget = max(1024, int(self.view.budget * 0.6))
+                force_compact = True
+                state = state.next(
+                    TransitionReason.COMPACTED, str(exc), compactions=state.compactions + 1
+                )
+                continue
+            except ModelError as exc:
+                if self.cancelled.is_set():
+                    raise RunStopped(state.finish("interrupted")) from None
+                if not exc.retryable or attempt >= self.settings.max_retries:
+                    raise RunStopped(state.finish("model_error", str(exc))) from None
+                attempt += 1
+                delay = backoff_delay(
+                    attempt,
+                    exc.retry_after,
+                    self.settings.retry_base_delay,
+                    self.settings.retry_max_delay,
+                )
+                self.emit(
+                    RetryEvent(
+                        attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=str(exc)
+                    )
+                )
+                state = state.next(TransitionReason.RETRY, exc.kind, model_attempt=attempt)
+                if self.cancelled.wait(delay):
+                    raise RunStopped(state.finish("interrupted")) from None
+                continue
+            if self.cancelled.is_set():
+                raise RunStopped(state.finish("interrupted"))
+            self.add_usage(reply.usage)
+            if not reply.tool_calls and not (reply.content or "").strip() and not reply.refusal:
+                if state.empty_nudges >= 1:
+                    raise RunStopped(
+                        state.finish("model_error", "the model returned an empty reply twice")
+                    )
+                state = state.next(
+                    TransitionReason.EMPTY_REPLY_NUDGE, empty_nudges=state.empty_nudges + 1
+                )
+                self.guide("runtime", EMPTY_REPLY_NUDGE)
+                continue
+            if (
+                reply.finish_reason == "length"
+                and not reply.tool_calls
+                and state.length_continues < MAX_LENGTH_CONTINUES
+            ):
+                self.history.append(assistant_message(reply.content, []))
+                self.emit(
+                    AssistantEvent(
+                        content=reply.content, finish_reason="length", usage=reply.usage or None
+                    )
+                )
+                state = state.next(
+                    TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1
+                )
+                self.guide("runtime", LENGTH_NUDGE)
+                continue
+            return state, reply
