@@ -93,12 +93,20 @@ class OpenAICompatibleModel:
         self.stream = bool(getattr(settings, "stream", True))
         self.send_stream_options = True
         self._active: Any = None
-        self.client = openai.OpenAI(
-            api_key=settings.api_key or PLACEHOLDER_KEY,
-            base_url=settings.base_url or None,
-            max_retries=0,
-            timeout=float(getattr(settings, "request_timeout", 600.0)),
-        )
+        self._client: Any = None
+        self._openai = openai
+
+    @property
+    def client(self) -> Any:
+        """The SDK client (made anew after a cancelled request closed the previous one)."""
+        if self._client is None:
+            self._client = self._openai.OpenAI(
+                api_key=self.settings.api_key or PLACEHOLDER_KEY,
+                base_url=self.settings.base_url or None,
+                max_retries=0,
+                timeout=float(getattr(self.settings, "request_timeout", 600.0)),
+            )
+        return self._client
 
     def _params(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
@@ -138,10 +146,14 @@ class OpenAICompatibleModel:
             raise classify(exc) from exc
 
     def abort(self) -> None:
-        """Close the response being streamed (the user cancelled); the read then fails."""
-        active = self._active
+        """Cut the request in flight (the user cancelled): close the response being streamed
+        and the client's connections, so even a request still waiting for headers fails now."""
+        active, client = self._active, self._client
+        self._active, self._client = None, None
         if active is not None:
             active.close()
+        if client is not None:
+            client.close()
 
     def _stream(self, params: dict[str, Any], on_text: Callable[[str], None]) -> ModelReply:
         extra: dict[str, Any] = {"stream": True}

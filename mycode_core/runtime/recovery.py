@@ -73,8 +73,42 @@ class ModelCaller:
         for key in ("input_tokens", "output_tokens"):
             self.usage[key] = self.usage.get(key, 0) + int(usage.get(key, 0) or 0)
 
-    def _on_text(self, text: str) -> None:
-        self.emit(TextDeltaEvent(text=text))
+    def _complete(
+        self, state: LoopState, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> ModelReply:
+        """Call the model in a helper thread so a cancel takes effect at once, whatever the
+        provider is blocked on; an abandoned call's late text is dropped."""
+        done = threading.Event()
+        abandoned = threading.Event()
+        outcome: dict[str, Any] = {}
+
+        def on_text(text: str) -> None:
+            if not abandoned.is_set():
+                self.emit(TextDeltaEvent(text=text))
+
+        def work() -> None:
+            try:
+                outcome["reply"] = self.model.complete(messages, tools, on_text)
+            except BaseException as exc:  # noqa: BLE001 - handed to the loop's thread
+                outcome["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, daemon=True, name="mycode-model-call").start()
+        while not done.wait(0.05):
+            if self.cancelled.is_set():
+                abandoned.set()
+                abort = getattr(self.model, "abort", None)
+                if callable(abort):
+                    try:
+                        abort()
+                    except Exception:  # noqa: BLE001, S110 - best effort
+                        pass
+                raise RunStopped(state.finish("interrupted"))
+        if "error" in outcome:
+            raise outcome["error"]
+        reply: ModelReply = outcome["reply"]
+        return reply
 
     def call(self, state: LoopState) -> tuple[LoopState, ModelReply]:
         """One usable model turn, or :class:`RunStopped`."""
@@ -93,7 +127,7 @@ class ModelCaller:
                     )
                 )
             try:
-                reply = self.model.complete(messages, self.tools(), self._on_text)
+                reply = self._complete(state, messages, self.tools())
             except ContextLengthExceeded as exc:
                 if state.compactions >= MAX_COMPACTIONS:
                     raise RunStopped(state.finish("context_overflow", str(exc))) from None
