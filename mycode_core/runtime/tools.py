@@ -192,11 +192,11 @@ class ToolOrchestrator:
                 "layer": verdict.layer,
             }
             return None
-        where = f" (rule {verdict.rule}" + (
-            f", {verdict.layer} settings)" if verdict.layer else ")"
-        )
+        named = [f"rule {verdict.rule}"] if verdict.rule else []
+        named += [f"layer {verdict.layer}"] if verdict.layer else []
+        where = f" ({', '.join(named)})" if named else ""
         return ToolResult.error(
-            f"Permission denied{where if verdict.rule else ''}: {verdict.reason}",
+            f"Permission denied{where}: {verdict.reason}",
             permission={"decision": "deny", "rule": verdict.rule, "layer": verdict.layer},
         )
 
