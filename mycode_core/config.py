@@ -59,6 +59,9 @@ class Settings(BaseModel):
     context_window: int = 128_000
     max_output_tokens: int | None = None
     stream: bool = True
+    images: bool = False
+    """Send images from tool results (MCP screenshots...) to the model: only for models that
+    take image input."""
     request_timeout: float = 600.0
     max_retries: int = 4
     retry_base_delay: float = 1.0

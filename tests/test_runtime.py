@@ -362,3 +362,44 @@ def test_observations_record_each_call(tmp_path: Path) -> None:
     assert observation.observation["tool"] == "echo"
     assert observation.observation["signature"] == 'echo {"text":"x"}'
     assert len(runner.context.observations) == 1
+
+
+# --- images from tool results ------------------------------------------------------------------
+
+
+def _screenshot_tool() -> Tool:
+    def handler(arguments: dict[str, Any], context: Any) -> ToolResult:
+        return ToolResult(
+            content=[
+                {"type": "text", "text": "a screenshot"},
+                {"type": "image", "mime_type": "image/png", "data": "iVBORw0KGgo="},
+            ]
+        )
+
+    return Tool(name="shot", description="Take a screenshot.", handler=handler)
+
+
+def test_images_become_a_note_unless_the_model_takes_images(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, tools_plugin(_screenshot_tool()), turns=[
+        {"tool_calls": [call("shot", {}, "c1")]}, {"content": "seen"},
+    ])  # fmt: skip
+    run_events(runner)
+    second = runner.turns_model.calls[1]["messages"]
+    tool_reply = next(m for m in second if m["role"] == "tool")
+    assert "a screenshot" in tool_reply["content"] and "image/png" in tool_reply["content"]
+    assert not any(isinstance(m.get("content"), list) for m in second)
+
+
+def test_images_are_passed_on_when_configured(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, tools_plugin(_screenshot_tool()), images=True, turns=[
+        {"tool_calls": [call("shot", {}, "c1")]}, {"content": "seen"},
+    ])  # fmt: skip
+    run_events(runner)
+    second = runner.turns_model.calls[1]["messages"]
+    roles = [m["role"] for m in second]
+    assert roles[-2:] == ["tool", "user"]
+    parts = second[-1]["content"]
+    assert parts[1] == {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="},
+    }

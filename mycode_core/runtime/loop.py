@@ -35,7 +35,12 @@ from mycode_core.runtime.events import (
     UserEvent,
 )
 from mycode_core.runtime.history import History
-from mycode_core.runtime.messages import assistant_message, guidance_message, tool_message
+from mycode_core.runtime.messages import (
+    assistant_message,
+    guidance_message,
+    image_message,
+    tool_message,
+)
 from mycode_core.runtime.observation import (
     ValidationMatcher,
     changed_paths,
@@ -390,12 +395,18 @@ class AgentRunner:
         )
         self._step = state.step
         outcomes = self.orchestrator.run(calls)
+        images = []
         for outcome in outcomes:
             if not outcome.executed:  # refused calls are facts too (repeated denials)
                 self._record(outcome.call, outcome.tool, outcome, None)
             self.history.append(
                 tool_message(outcome.call.id, outcome.result.content, outcome.result.is_error)
             )
+            if self.settings.images:
+                images.append(image_message(outcome.call.id, outcome.result.content))
+        for message in images:  # after every tool message: the API wants those together
+            if message is not None:
+                self.history.append(message)
         state = state.next(TransitionReason.TOOLS_DONE, phase=Phase.CALLING_MODEL)
         try:
             verdict = self.pm.hook.stagnation_verdict(

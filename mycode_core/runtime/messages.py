@@ -41,7 +41,7 @@ def content_to_text(content: Any) -> str:
             size = len(str(block.get("data", ""))) * 3 // 4
             parts.append(
                 f"[image {block.get('mime_type', 'image')} of about {size} bytes; "
-                "this provider is not sent images]"
+                "images are sent to the model only when `images = true` is configured]"
             )
         else:
             parts.append(json.dumps(block, ensure_ascii=False))
@@ -54,6 +54,27 @@ def tool_message(call_id: str, content: Any, is_error: bool) -> dict[str, Any]:
     if is_error and not text.startswith("Error"):
         text = f"Error: {text}"
     return {"role": "tool", "tool_call_id": call_id, "content": text or "(no output)"}
+
+
+def image_message(call_id: str, content: Any) -> dict[str, Any] | None:
+    """A user message carrying a tool result's images (for models that take images), or
+    ``None`` when the result has none. Tool messages themselves can only hold text."""
+    if not isinstance(content, list):
+        return None
+    images = [
+        {
+            "type": "image_url",
+            "image_url": {
+                "url": f"data:{b.get('mime_type', 'image/png')};base64,{b.get('data', '')}"
+            },
+        }
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "image" and b.get("data")
+    ]
+    if not images:
+        return None
+    note = {"type": "text", "text": f"Images returned by tool call {call_id}:"}
+    return {"role": "user", "content": [note, *images]}
 
 
 def guidance_message(source: str, message: str) -> dict[str, Any]:
