@@ -1,0 +1,28 @@
+"""The README's Quickstart is what CI runs: two commands, the second one in `.ci/run`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def quickstart_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    return [block.strip() for block in re.findall(r"```sh\n(.*?)```", section, re.S)]
+
+
+def test_quickstart_has_exactly_two_commands_demo_then_tests() -> None:
+    commands = quickstart_commands()
+    assert len(commands) == 2
+    assert all("\n" not in command for command in commands)
+    assert commands[0].endswith("mycode demo")
+    assert commands[1].endswith("pytest")
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    test_command = quickstart_commands()[1]
+    assert any(line.strip() == test_command for line in ci.splitlines())
