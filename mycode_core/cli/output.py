@@ -80,6 +80,7 @@ class TextRenderer:
         self.status: Any = None
         self.streaming = False
         self.calls: dict[str, str] = {}
+        self.last_call: str | None = None
 
     def _spin(self, message: str) -> None:
         if not self.console.is_terminal:
@@ -118,7 +119,8 @@ class TextRenderer:
             self._end_stream()
             line = describe_call(data.name, data.arguments)
             self.calls[data.id] = line
-            self.console.print(f"[cyan]●[/cyan] {line}", markup=True, highlight=False)
+            self.last_call = data.id
+            self.console.print(f"[cyan]●[/cyan] {_escape(line)}", markup=True, highlight=False)
             self._spin(f"running {data.name}…")
         elif kind == "tool_result":
             self._unspin()
@@ -127,7 +129,12 @@ class TextRenderer:
             mark = "[red]✗[/red]" if data.is_error else "[green]⎿[/green]"
             lines = text.count("\n") + 1 if text else 0
             more = f" [dim](+{lines - 1} lines)[/dim]" if lines > 1 else ""
-            self.console.print(f"  {mark} {_escape(first)}{more}", markup=True, highlight=False)
+            # in a parallel batch the results follow all the calls: say which call this answers
+            owner = self.calls.get(data.id, data.name)
+            label = f"[dim]{_escape(owner)}:[/dim] " if data.id != self.last_call else ""
+            self.console.print(
+                f"  {mark} {label}{_escape(first)}{more}", markup=True, highlight=False
+            )
         elif kind == "guidance":
             self._end_stream()
             self.console.print(
