@@ -403,3 +403,23 @@ def test_images_are_passed_on_when_configured(tmp_path: Path) -> None:
         "type": "image_url",
         "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="},
     }
+
+
+def test_an_internal_error_ends_the_run_cleanly_with_a_crash_log(tmp_path: Path) -> None:
+    from mycode_core import hookimpl
+
+    class BrokenCompaction:
+        @hookimpl(tryfirst=True)
+        def compact_context(self, messages: Any, budget: int, context: Any) -> Any:
+            raise RuntimeError("compactor exploded")
+
+    runner = make_runner(
+        tmp_path, BrokenCompaction(), turns=[{"content": "never"}], context_window=1100
+    )
+    runner.history.append({"role": "user", "content": "x " * 5000})  # cannot fit: compaction
+    events = run_events(runner)
+    result = events[-1]
+    assert result.type == "result" and result.stop_reason == "model_error"
+    assert "compactor exploded" in (result.error or "")
+    logs = list((tmp_path / "home" / "logs").glob("crash-*.log"))
+    assert logs and "Traceback" in logs[0].read_text()

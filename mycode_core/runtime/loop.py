@@ -229,6 +229,19 @@ class AgentRunner:
             if interrupted and isinstance(event, ResultEvent):
                 return
 
+    def _save_crash_report(self) -> str:
+        """Write the current exception's traceback under MYCODE_HOME; return where."""
+        import traceback
+
+        path = self.home / "logs" / f"crash-{self.session_id}.log"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as fh:
+                fh.write(traceback.format_exc())
+        except OSError:
+            return "no crash log could be written"
+        return str(path)
+
     def _finish_interrupted(self) -> None:
         with self._lock:
             if self._result_sent:
@@ -255,7 +268,10 @@ class AgentRunner:
             state = stop.state
         except Exception as exc:  # noqa: BLE001 - never a traceback for the user
             if state.stop_reason is None:
-                state = state.finish("model_error", f"{type(exc).__name__}: {exc}")
+                where = self._save_crash_report()
+                state = state.finish(
+                    "model_error", f"internal error {type(exc).__name__}: {exc} (details: {where})"
+                )
         if self.context.cancelled.is_set() and state.stop_reason in (None, "interrupted"):
             state = state.finish("interrupted")
         error = state.detail if state.stop_reason != "completed" and state.detail else None
