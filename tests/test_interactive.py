@@ -120,3 +120,30 @@ def test_ctrl_c_cancels_the_turn_not_the_session(tmp_path: Path, env: dict[str, 
     time.sleep(0.5)  # back at the prompt
     term.type("\x04")  # Ctrl-D leaves
     assert term.wait() == 0
+
+
+def test_permission_prompt_allow_for_the_session(tmp_path: Path, env: dict[str, str]) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    push = {"name": "run_command", "arguments": {"command": "git push origin main"}}
+    model = _script(
+        tmp_path, [{"tool_calls": [push]}, {"tool_calls": [push]}, {"content": "pushed twice"}]
+    )
+    term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
+    term.expect("›")
+    term.type("push it\r")
+    term.expect("allow for this session")
+    term.expect("choose")
+    term.type("2\r")
+    term.expect("pushed twice")
+    assert term.output.count("allow for this session") == 1  # not asked again
+    term.type("/exit\r")
+    assert term.wait() == 0
+    transcript = next((tmp_path / "home" / "sessions").glob("*.jsonl"))
+    decisions = [
+        (event["decision"], event.get("layer"))
+        for event in map(json.loads, transcript.read_text().splitlines())
+        if event["type"] == "permission"
+    ]
+    assert decisions[0] == ("allow", "session")
+    assert decisions[1][0] == "allow"
