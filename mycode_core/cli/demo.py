@@ -26,7 +26,15 @@ def _snapshot(root: Path) -> dict[str, str]:
 def run_demo(keep: bool = False) -> int:
     """Copy the example to a temp folder, run the bundled script on it, print the diff."""
     from mycode_core.cli.run import run_agent
+    from mycode_core.plugins import allowed_entry_points
 
+    if "builtin_tools" not in {ep.name for ep in allowed_entry_points()}:
+        click.echo(
+            "mycode: error: the demo needs the built-in tools: install mycode-builtin-tools "
+            "(pip install ./plugins/builtin_tools) and do not disable the plugin",
+            err=True,
+        )
+        return 2
     workspace = Path(tempfile.mkdtemp(prefix="mycode-demo-"))
     try:
         shutil.copytree(DEMO_DIR / "example", workspace, dirs_exist_ok=True)
