@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_core.records import Observation, Tool, ToolCall, ToolResult, Validation
+from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
 
 DEFAULT_VALIDATORS: dict[str, list[str]] = {
     "test": [
@@ -60,21 +61,7 @@ DEFAULT_VALIDATORS: dict[str, list[str]] = {
 
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
-_SKIPPED_DIRS = {
-    ".git",
-    "node_modules",
-    ".venv",
-    "venv",
-    "__pycache__",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-    ".tox",
-    ".nox",
-    "dist",
-    "build",
-    "target",
-}
+_SKIPPED_DIRS = NOISE_DIRS | BUILD_DIRS
 SNAPSHOT_LIMIT = 20_000
 
 

@@ -11,21 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mycode_builtin_tools.ripgrep import rg_path
+from mycode_core.workspace import NOISE_DIRS
 
-SKIP_DIRS = (
-    ".git",
-    ".hg",
-    ".svn",
-    "node_modules",
-    ".venv",
-    "venv",
-    "__pycache__",
-    ".tox",
-    ".nox",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-)
+SKIP_DIRS = tuple(sorted(NOISE_DIRS))
 
 
 def skip_dirs_for(pattern: str) -> list[str]:

@@ -13,30 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
+
 MAX_DEPTH = 3
 MAX_ENTRIES = 4000
-_SKIP = {
-    ".git",
-    ".hg",
-    ".svn",
-    "node_modules",
-    ".venv",
-    "venv",
-    "env",
-    "__pycache__",
-    ".tox",
-    ".nox",
-    "dist",
-    "build",
-    "target",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-    ".idea",
-    ".vscode",
-    "vendor",
-    "site-packages",
-}
+_SKIP = NOISE_DIRS | BUILD_DIRS | {"env", ".idea", ".vscode", "vendor", "site-packages"}
 _TEST_DIRS = {"tests", "test", "__tests__", "spec", "testing"}
 _PY_TEST = re.compile(r"^(test_.+|.+_test)\.py$|^conftest\.py$")
 _GO_TEST = re.compile(r"^.+_test\.go$")
