@@ -10,7 +10,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -341,38 +340,16 @@ def run_cli(
     workspace: Path, home: Path, turns: list[dict[str, Any]], prompt: str, *extra: str
 ) -> tuple[list[dict[str, Any]], int]:
     """Play ``turns`` through ``mycode -p`` and return the stream-json events and exit code."""
-    script = home / "script.json"
-    script.parent.mkdir(parents=True, exist_ok=True)
-    script.write_text(json.dumps(turns), encoding="utf-8")
-    env = dict(os.environ, MYCODE_HOME=str(home))
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    for name in ("MYCODE_LOAD_PLUGINS", "MYCODE_DISABLE_PLUGINS", "MYCODE_MODEL"):
-        env.pop(name, None)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mycode_core",
-            "-p",
-            prompt,
-            "--model",
-            f"scripted:{script}",
-            "--output-format",
-            "stream-json",
-            "--cwd",
-            str(workspace),
-            "--permission-mode",
-            "bypass",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    events = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    assert events and events[-1]["type"] == "result", proc.stdout + proc.stderr
-    return events, proc.returncode
+    from mycode_core.testing import run_cli as run_mycode
+    from mycode_core.testing import write_script
+
+    model = write_script(home / "script.json", turns)
+    path = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    args = ["-p", prompt, "--model", model, "--output-format", "stream-json",
+            "--cwd", str(workspace), "--permission-mode", "bypass", *extra]  # fmt: skip
+    run = run_mycode(args, workspace, home, path, timeout=120)
+    assert run.events and run.events[-1]["type"] == "result", run.stdout + run.stderr
+    return run.events, run.rc
 
 
 def cli_available() -> bool:

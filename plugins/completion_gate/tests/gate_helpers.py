@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -100,39 +99,16 @@ def run_cli(
     env: dict[str, str] | None = None,
 ) -> tuple[list[dict[str, Any]], int, str]:
     """Play ``turns`` through ``mycode -p`` (stream-json); return events, exit code, stderr."""
-    home = ws.parent / "home"
-    home.mkdir(exist_ok=True)
-    script = ws.parent / "script.json"
-    script.write_text(json.dumps(turns), encoding="utf-8")
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("MYCODE_")}
-    full_env.update(env or {})
-    full_env["MYCODE_HOME"] = str(home)
-    full_env["PATH"] = f"{BIN}{os.pathsep}{full_env.get('PATH', '')}"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mycode_core",
-            "-p",
-            prompt,
-            "--model",
-            f"scripted:{script}",
-            "--output-format",
-            "stream-json",
-            "--cwd",
-            str(ws),
-            "--permission-mode",
-            "bypass",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=120,
-    )
-    events = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    assert events and events[-1]["type"] == "result", proc.stdout[-2000:] + proc.stderr
-    return events, proc.returncode, proc.stderr
+    from mycode_core.testing import run_cli as run_mycode
+    from mycode_core.testing import write_script
+
+    model = write_script(ws.parent / "script.json", turns)
+    path = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    args = ["-p", prompt, "--model", model, "--output-format", "stream-json", "--cwd", str(ws),
+            "--permission-mode", "bypass", *extra]  # fmt: skip
+    run = run_mycode(args, ws, ws.parent / "home", {**path, **(env or {})}, timeout=120)
+    assert run.events and run.events[-1]["type"] == "result", run.stdout[-2000:] + run.stderr
+    return run.events, run.rc, run.stderr
 
 
 def guidance(events: list[dict[str, Any]], source: str = "completion_gate") -> list[str]:
