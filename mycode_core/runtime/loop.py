@@ -182,14 +182,9 @@ class AgentRunner:
         self.events.close()
 
     def cancel(self) -> None:
-        """Ask the running turn to stop (Ctrl-C): abort the model call, signal the tools."""
+        """Ask the running turn to stop (Ctrl-C): the model call in flight is aborted by the
+        call's own watcher (:class:`ModelCaller`), tools see ``context.cancelled``."""
         self.context.cancelled.set()
-        abort = getattr(self.model, "abort", None)
-        if callable(abort):
-            try:
-                abort()
-            except Exception:  # noqa: BLE001, S110 - best effort
-                pass
 
     # ------------------------------------------------------------------ running
 

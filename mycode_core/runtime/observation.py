@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import re
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -192,11 +191,3 @@ def needs_snapshot(tool: Tool | None, call: ToolCall) -> bool:
     if tool is None or tool.read_only:
         return False
     return isinstance(call.arguments.get("command"), str)
-
-
-def command_words(command: str) -> list[str]:
-    """Split a command line into words, tolerating bad quoting."""
-    try:
-        return shlex.split(command)
-    except ValueError:
-        return command.split()
