@@ -105,6 +105,10 @@ class AgentRunner:
         self.matcher = ValidationMatcher(settings.validation_commands)
         self._result_sent = False
         self._worker_thread: threading.Thread | None = None
+        # issue 11: child agents run through this runner's spawner; their usage rolls up here
+        self.context.spawner = self._spawn_agent
+        self.children_usage: dict[str, dict[str, int]] = {}
+        """Each descendant agent's own tokens, by ``agent_id``."""
 
     # ------------------------------------------------------------------ events
 
@@ -120,10 +124,10 @@ class AgentRunner:
         """Load tools, model and system prompt (once). Raises ``SetupError`` for bad config."""
         if self._ready:
             return
-        self.events.transcript = SessionStore(self.home).open(self.session_id)
-        collect_tools(self.pm, self.context, self._notice)  # MCP servers start in background
-        self.model = make_model(self.pm, self.settings, self._notice)
-        prompt = system_prompt(self.pm, self.context, self._notice)
+        self._open_transcript()
+        self._collect_tools()  # MCP servers start in background
+        self.model = self._make_model()
+        prompt = self._system_prompt()
         window = int(self.settings.context_window)
         reserve = int(self.settings.max_output_tokens or min(OUTPUT_RESERVE, window // 4))
         self.view = ModelView(prompt, max(1024, window - reserve), self._compact)
@@ -168,6 +172,35 @@ class AgentRunner:
             )
         )
         self._ready = True
+
+    # the steps of `prepare` a child agent (runtime/child.py) does its own way
+    def _open_transcript(self) -> None:
+        self.events.transcript = SessionStore(self.home).open(self.session_id)
+
+    def _collect_tools(self) -> None:
+        collect_tools(self.pm, self.context, self._notice)
+
+    def _make_model(self) -> Any:
+        return make_model(self.pm, self.settings, self._notice)
+
+    def _system_prompt(self) -> str:
+        return system_prompt(self.pm, self.context, self._notice)
+
+    def _spawn_agent(self, request: Any) -> Any:
+        """``context.spawn_agent``: run a child agent (see :mod:`mycode_core.agents`)."""
+        from mycode_core.runtime.child import run_child
+
+        return run_child(self, request)
+
+    def usage_by_agent(self) -> dict[str, dict[str, int]] | None:
+        """Each agent's own tokens when child agents ran (they add up to ``usage``)."""
+        if not self.children_usage:
+            return None
+        own = dict(self.usage)
+        for child in self.children_usage.values():
+            for key, value in child.items():
+                own[key] = own.get(key, 0) - value
+        return {self.context.agent_id or "main": own, **self.children_usage}
 
     def close(self) -> None:
         """Run cleanup tasks (stop MCP servers) and close the transcript."""
@@ -298,6 +331,7 @@ class AgentRunner:
             duration_ms=int((time.monotonic() - started) * 1000) if started else 0,
             error=error,
             is_error=stop != "completed",
+            usage_by_agent=self.usage_by_agent(),
         )
 
     def _expand_prompt(self, prompt: str) -> str:

@@ -128,7 +128,7 @@ class ToolOrchestrator:
         # consecutive concurrency-safe calls form a parallel batch; the rest run in order
         batch: list[tuple[int, ToolCall, Tool]] = []
         for item in runnable:
-            if item[2].concurrency_safe:
+            if item[2].is_concurrency_safe(item[1].arguments):
                 batch.append(item)
                 continue
             self._run_batch(batch, outcomes)
@@ -238,10 +238,13 @@ class ToolOrchestrator:
 
     def _execute_now(self, call: ToolCall, tool: Tool) -> CallOutcome:
         started = time.monotonic()
+        self.context.current_call = call  # per thread: a handler may ask which call it is
         try:
             result = _coerce(tool.handler(call.arguments, self.context))
         except Exception as exc:  # noqa: BLE001 - a tool crash is a result, never a crashed run
             result = ToolResult.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+        finally:
+            self.context.current_call = None
         outcome = self._finish(call, tool, result, started)
         outcome.executed = True
         return outcome

@@ -1,0 +1,86 @@
+"""The hook implementations of the subagents plugin (entry point ``subagents``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mycode_core import hookimpl
+
+if TYPE_CHECKING:
+    from mycode_core.records import RunContext, Tool
+
+
+def _plugin_manager(context: RunContext) -> Any:
+    return getattr(context, "plugin_manager", None)
+
+
+def ensure_hookspecs(pm: Any) -> None:
+    """Add ``register_agent_profiles`` to ``pm`` unless it is already there."""
+    from mycode_subagents import hookspecs
+
+    if pm is not None and not hasattr(pm.hook, "register_agent_profiles"):
+        pm.add_hookspecs(hookspecs)
+
+
+def package_sources(context: RunContext, notice: Callable[[str], None]) -> list[Path]:
+    """Profile files and folders that plugins contribute (hook ``register_agent_profiles``)."""
+    pm = _plugin_manager(context)
+    if pm is None:
+        return []
+    ensure_hookspecs(pm)
+    found: list[Path] = []
+
+    def register(path: Any) -> None:
+        found.append(Path(path).expanduser())
+
+    try:
+        pm.hook.register_agent_profiles(register=register, context=context)
+    except Exception as exc:  # noqa: BLE001 - a broken contributor must not stop the run
+        notice(f"register_agent_profiles failed: {exc}")
+    return found
+
+
+def _notice(context: RunContext) -> Callable[[str], None]:
+    from mycode_core.runtime.events import NoticeEvent
+
+    def notice(message: str) -> None:
+        context.emit(NoticeEvent(level="warning", source="subagents", message=message))
+
+    return notice
+
+
+@hookimpl
+def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
+    """Register ``delegate_task`` with the profiles of this run listed in its description."""
+    from mycode_subagents import settings as config_mod
+    from mycode_subagents.delegate import Delegator
+    from mycode_subagents.profiles import load_profiles, profile_folders
+
+    notice = _notice(context)
+    config, problem = config_mod.load(context.settings)
+    if problem:
+        notice(problem)
+    if config.max_depth < 1 or context.depth >= config.max_depth:
+        return
+    sources = package_sources(context, notice)
+    sources += profile_folders(context.workspace, context.home)
+    delegator = Delegator(load_profiles(sources, notice), config)
+    context.store["subagents"] = delegator
+    register(delegator.tool(context))
+
+    def check_tools() -> None:
+        for profile in delegator.profiles.values():
+            missing = [
+                name
+                for name in delegator.missing_tools(profile, context)
+                if not name.startswith("mcp__")  # MCP servers may still be starting
+            ]
+            if missing:
+                notice(
+                    f"agent profile {profile.name!r} ({profile.source}) names tools that do not "
+                    f"exist here: {', '.join(missing)}; its subagent runs without them"
+                )
+
+    context.startup_tasks.append(check_tools)
