@@ -49,8 +49,18 @@ class Delegator:
     def __init__(self, profiles: dict[str, Profile], config: config_mod.SubagentSettings):
         self.profiles = profiles
         self.config = config
-        self._readers = threading.BoundedSemaphore(config.max_parallel)
-        self._writer = threading.Lock()
+        self._gates: dict[int, tuple[threading.BoundedSemaphore, threading.Lock]] = {}
+        self._gates_lock = threading.Lock()
+
+    def _gate(self, depth: int, read_only: bool) -> Any:
+        """Siblings share a gate: up to ``max_parallel`` read-only children at once, writing
+        children one at a time (a child's own children have the next depth's gate)."""
+        with self._gates_lock:
+            gates = self._gates.get(depth)
+            if gates is None:
+                gates = (threading.BoundedSemaphore(self.config.max_parallel), threading.Lock())
+                self._gates[depth] = gates
+        return gates[0] if read_only else gates[1]
 
     # -- which tools a child gets
 
@@ -158,8 +168,7 @@ class Delegator:
             max_tokens=config.max_tokens or None,
             description=str(arguments.get("description") or ""),
         )
-        gate = self._readers if self.is_read_only(profile, context) else self._writer
-        with gate:
+        with self._gate(context.depth, self.is_read_only(profile, context)):
             outcome = context.spawn_agent(request)
         return result_for(profile, outcome)
 
