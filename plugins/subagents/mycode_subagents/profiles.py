@@ -135,15 +135,12 @@ def _tools_field(value: Any, path: Path) -> list[str] | None:
 
 def _scalar(value: str) -> Any:
     """A lenient field value: a flow list (``["Read", "Grep"]``) or a quoted string is read as
-    YAML, anything else is the text as written."""
+    YAML (``YAMLError`` when broken), anything else is the text as written."""
     import yaml
 
     text = value.strip()
     if text[:1] in ("[", '"', "'"):
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError:
-            return text
+        return yaml.safe_load(text)  # a broken one makes the whole front matter broken
     return text
 
 
@@ -163,7 +160,12 @@ def _lenient_front_matter(text: str) -> dict[str, Any] | None:
             data[current] += "\n" + line
         elif line.strip() and not line.lstrip().startswith("#"):
             return None
-    return {key: _scalar(value) for key, value in data.items()} or None
+    import yaml
+
+    try:
+        return {key: _scalar(value) for key, value in data.items()} or None
+    except yaml.YAMLError:
+        return None
 
 
 def parse_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
