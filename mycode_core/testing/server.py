@@ -222,8 +222,9 @@ class FakeOpenAIServer:
         if not self._routes or not isinstance(body, dict):
             return None
         messages = body.get("messages") or []
-        system = next((m for m in messages if m.get("role") == "system"), {})
-        user = next((m for m in messages if m.get("role") == "user"), {})
+        empty: dict[str, Any] = {}
+        system = next((m for m in messages if m.get("role") == "system"), empty)
+        user = next((m for m in messages if m.get("role") == "user"), empty)
         texts = [str(system.get("content") or ""), str(user.get("content") or "")]
         for text, pending in self._routes:
             if any(text in part for part in texts):
