@@ -11,6 +11,8 @@ from mycode_subagents.profiles import Profile
 
 TOOL_NAME = "delegate_task"
 DEFAULT_PROFILE = "general"
+CHILD_TIMEOUT = 24 * 3600.0
+"""A child is bounded by its steps and tokens (and Ctrl-C), not by the tool timeout."""
 DESCRIPTION_LIMIT = 1000
 """Characters of a profile's description shown in the tool description."""
 
@@ -113,6 +115,7 @@ class Delegator:
             concurrency_safe=False,
             concurrency_safe_for=safe_for,
             risk="medium",
+            timeout=CHILD_TIMEOUT,
         )
 
     def description(self) -> str:

@@ -12,31 +12,25 @@ if TYPE_CHECKING:
     from mycode_core.records import RunContext, Tool
 
 
-def _plugin_manager(context: RunContext) -> Any:
-    return getattr(context, "plugin_manager", None)
-
-
-def ensure_hookspecs(pm: Any) -> None:
-    """Add ``register_agent_profiles`` to ``pm`` unless it is already there."""
+@hookimpl
+def add_hookspecs(pluginmanager: Any) -> None:
+    """Add ``register_agent_profiles`` (see :mod:`mycode_subagents.hookspecs`)."""
     from mycode_subagents import hookspecs
 
-    if pm is not None and not hasattr(pm.hook, "register_agent_profiles"):
-        pm.add_hookspecs(hookspecs)
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 def package_sources(context: RunContext, notice: Callable[[str], None]) -> list[Path]:
     """Profile files and folders that plugins contribute (hook ``register_agent_profiles``)."""
-    pm = _plugin_manager(context)
-    if pm is None:
+    if context.plugin_manager is None:
         return []
-    ensure_hookspecs(pm)
     found: list[Path] = []
 
     def register(path: Any) -> None:
         found.append(Path(path).expanduser())
 
     try:
-        pm.hook.register_agent_profiles(register=register, context=context)
+        context.hook.register_agent_profiles(register=register, context=context)
     except Exception as exc:  # noqa: BLE001 - a broken contributor must not stop the run
         notice(f"register_agent_profiles failed: {exc}")
     return found
