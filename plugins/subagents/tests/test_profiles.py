@@ -150,3 +150,40 @@ def test_profiles_from_claude_code_and_mycode_folders_in_a_real_run(tmp_path: Pa
     assert sorted(tool_names(child_request)) == ["glob", "grep", "read_file"]
     assert child_request.body["model"] == "fake-model"  # `inherit`
     assert "You scout." in child_request.messages[0]["content"]
+
+
+PACKAGE_PLUGIN = '''
+from pathlib import Path
+from mycode_core import hookimpl
+
+@hookimpl(optionalhook=True)
+def register_agent_profiles(register, context):
+    register(Path(__file__).parent / "pkg_agents")
+    register(Path(__file__).parent / "single.md")
+'''
+
+
+def test_packages_contribute_profiles_through_the_hook(tmp_path: Path) -> None:
+    from mycode_core.testing import write_plugin_dist
+
+    site = tmp_path / "site"
+    write_plugin_dist(site, "pkgagents", PACKAGE_PLUGIN)
+    _write(site / "pkg_agents" / "lint.md", "---\nname: linter\ndescription: Lints.\n---\nLint.\n")
+    _write(site / "pkg_agents" / "dup.md", "---\nname: dup\ndescription: from the package\n---\n")
+    _write(site / "single.md", "---\nname: single\ndescription: One file.\n---\n")
+    ws = workspace(tmp_path)
+    _write(ws / ".mycode" / "agents" / "dup.md", "---\nname: dup\ndescription: from mycode\n---\n")
+    with FakeOpenAIServer([calls(delegate("d1", "CHILD: lint", "linter")), answer("ok")]) as srv:
+        srv.route("CHILD:", answer("linted"))
+        result = run(srv, ws, pythonpath=[site])
+    assert result.rc == 0, result.stderr
+    (spec,) = [
+        t["function"]
+        for t in srv.chat_requests[0].body["tools"]
+        if t["function"]["name"] == "delegate_task"
+    ]
+    assert "- linter: Lints." in spec["description"]
+    assert "- single: One file." in spec["description"]
+    assert "- dup: from mycode" in spec["description"]
+    (child_request, *_rest) = requests_for(srv, "CHILD:")
+    assert "Lint." in child_request.messages[0]["content"]
