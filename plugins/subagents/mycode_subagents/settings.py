@@ -21,7 +21,7 @@ class SubagentSettings(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     max_steps: int = Field(default=25, ge=1)
-    max_tokens: int | None = Field(default=200_000, ge=1)
+    max_tokens: int | None = Field(default=200_000, ge=0)
     max_depth: int = Field(default=1, ge=0)
     max_parallel: int = Field(default=3, ge=1)
     model_aliases: dict[str, str] = Field(default_factory=dict)
