@@ -240,3 +240,22 @@ def test_the_json_output_is_the_one_result_with_usage_of_every_agent(tmp_path: P
         result = run(server, ws, output="json")
     assert len(result.events) == 1
     assert result.events[0]["usage"]["input_tokens"] == 30
+
+
+def test_a_child_has_its_own_token_budget_within_the_parents(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a.py": "x = 1\n"})
+    (ws / ".mycode").mkdir()
+    (ws / ".mycode" / "config.toml").write_text("[subagents]\nmax_tokens = 50\n")
+    big = {"prompt_tokens": 40, "completion_tokens": 20}
+    with FakeOpenAIServer([calls(delegate("d1", "CHILD: read", "explore")), answer("ok")]) as srv:
+        srv.route(
+            "CHILD:",
+            calls(call("read_file", "k1", path="a.py"), usage=big),
+            calls(call("read_file", "k2", path="a.py", offset=1), usage=big),
+        )
+        result = run(srv, ws)
+    (res,) = [e for e in main_events(result, "tool_result") if e["name"] == "delegate_task"]
+    assert res["is_error"] and res["metadata"]["subagent"]["stop_reason"] == "token_budget"
+    assert len(requests_for(srv, "CHILD:")) == 1  # stopped before a second request
+    assert result.result is not None and result.result["usage"]["input_tokens"] == 60
+    assert result.rc == 0

@@ -152,7 +152,7 @@ def test_profiles_from_claude_code_and_mycode_folders_in_a_real_run(tmp_path: Pa
     assert "You scout." in child_request.messages[0]["content"]
 
 
-PACKAGE_PLUGIN = '''
+PACKAGE_PLUGIN = """
 from pathlib import Path
 from mycode_core import hookimpl
 
@@ -160,7 +160,7 @@ from mycode_core import hookimpl
 def register_agent_profiles(register, context):
     register(Path(__file__).parent / "pkg_agents")
     register(Path(__file__).parent / "single.md")
-'''
+"""
 
 
 def test_packages_contribute_profiles_through_the_hook(tmp_path: Path) -> None:
