@@ -11,6 +11,8 @@ from mycode_subagents.profiles import Profile
 
 TOOL_NAME = "delegate_task"
 DEFAULT_PROFILE = "general"
+ALIASES = {"general-purpose": "general"}
+"""Claude Code's names of the built-in profiles."""
 CHILD_TIMEOUT = 24 * 3600.0
 """A child is bounded by its steps and tokens (and Ctrl-C), not by the tool timeout."""
 DESCRIPTION_LIMIT = 1000
@@ -64,6 +66,18 @@ class Delegator:
                 self._gates[depth] = gates
         return gates[0] if read_only else gates[1]
 
+    def find(self, name: str) -> Profile | None:
+        """The profile called ``name`` (case-insensitive; Claude Code's ``general-purpose`` is
+        ``general``)."""
+        name = name.strip()
+        if name in self.profiles:
+            return self.profiles[name]
+        wanted = ALIASES.get(name.lower(), name.lower())
+        for key, profile in self.profiles.items():
+            if key.lower() == wanted:
+                return profile
+        return None
+
     # -- which tools a child gets
 
     def child_tools(self, profile: Profile, context: RunContext) -> list[str]:
@@ -104,7 +118,7 @@ class Delegator:
         """The ``delegate_task`` tool, its description listing the profiles."""
 
         def safe_for(arguments: dict[str, Any]) -> bool:
-            profile = self.profiles.get(str(arguments.get("agent") or DEFAULT_PROFILE))
+            profile = self.find(str(arguments.get("agent") or DEFAULT_PROFILE))
             return profile is not None and self.is_read_only(profile, context)
 
         return Tool(
@@ -149,7 +163,7 @@ class Delegator:
         if not task:
             return ToolResult.error("delegate_task needs a non-empty `task`.")
         name = str(arguments.get("agent") or DEFAULT_PROFILE).strip()
-        profile = self.profiles.get(name)
+        profile = self.find(name)
         if profile is None:
             listed = ", ".join(sorted(self.profiles))
             return ToolResult.error(

@@ -187,3 +187,12 @@ def test_packages_contribute_profiles_through_the_hook(tmp_path: Path) -> None:
     assert "- dup: from mycode" in spec["description"]
     (child_request, *_rest) = requests_for(srv, "CHILD:")
     assert "Lint." in child_request.messages[0]["content"]
+
+
+def test_profile_names_are_found_case_insensitively_with_claude_code_aliases() -> None:
+    from mycode_subagents.delegate import Delegator
+
+    delegator = Delegator(load_profiles([], lambda _m: None), SubagentSettings())
+    assert delegator.find("Explore") is delegator.profiles["explore"]
+    assert delegator.find("general-purpose") is delegator.profiles["general"]
+    assert delegator.find("nosuch") is None
