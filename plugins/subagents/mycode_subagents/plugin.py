@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from mycode_core import hookimpl
 
 if TYPE_CHECKING:
-    from mycode_core.records import RunContext, Tool
+    from mycode_core.records import RunContext, SlashCommand, Tool
 
 
 @hookimpl
@@ -78,3 +78,30 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
                 )
 
     context.startup_tasks.append(check_tools)
+
+
+def profiles_text(context: RunContext) -> str:
+    """The profiles of this workspace, one block each, for ``/agents``."""
+    from mycode_subagents.profiles import load_profiles, profile_folders
+
+    problems: list[str] = []
+    sources = package_sources(context, problems.append)
+    sources += profile_folders(context.workspace, context.home)
+    lines = []
+    for profile in load_profiles(sources, problems.append).values():
+        tools = ", ".join(profile.tool_names() or []) if profile.tools is not None else "all"
+        lines.append(f"{profile.name}  ({profile.source}; tools: {tools})")
+        lines.append(f"    {profile.description[:200]}")
+    lines += [f"! {problem}" for problem in problems]
+    return "\n".join(lines)
+
+
+@hookimpl
+def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
+    """``/agents``: list the subagent profiles ``delegate_task`` can run."""
+    from mycode_core.records import SlashCommand, SlashResult
+
+    def run(args: str, context: RunContext) -> SlashResult:
+        return SlashResult(output=profiles_text(context))
+
+    register(SlashCommand(name="agents", description="List the subagent profiles", run=run))

@@ -196,3 +196,20 @@ def test_profile_names_are_found_case_insensitively_with_claude_code_aliases() -
     assert delegator.find("Explore") is delegator.profiles["explore"]
     assert delegator.find("general-purpose") is delegator.profiles["general"]
     assert delegator.find("nosuch") is None
+
+
+def test_the_agents_slash_command_lists_the_profiles(tmp_path: Path) -> None:
+    from mycode_core.testing import make_context, make_plugin_manager
+    from mycode_subagents import plugin
+
+    context = make_context(tmp_path)
+    context.plugin_manager = make_plugin_manager(plugin)
+    _write(context.workspace / ".claude" / "agents" / "scout.md", LENIENT)
+    _write(context.workspace / ".mycode" / "agents" / "bad.md", "---\nname: [x\n---\n")
+    commands: list[object] = []
+    plugin.register_slash_commands(register=commands.append, context=context)
+    (command,) = commands
+    output = command.run("", context).output  # type: ignore[attr-defined]
+    assert "explore" in output and "general" in output
+    assert "scout" in output and "glob, grep, read_file" in output
+    assert "! agent profile skipped" in output and "bad.md" in output
