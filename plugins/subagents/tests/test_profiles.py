@@ -199,8 +199,9 @@ def test_profile_names_are_found_case_insensitively_with_claude_code_aliases() -
 
 
 def test_the_agents_slash_command_lists_the_profiles(tmp_path: Path) -> None:
-    from mycode_core.testing import make_context, make_plugin_manager
     from mycode_subagents import plugin
+
+    from mycode_core.testing import make_context, make_plugin_manager
 
     context = make_context(tmp_path)
     context.plugin_manager = make_plugin_manager(plugin)
