@@ -27,11 +27,17 @@ class BoundaryError(ValueError):
 
 
 def workspace_root(context: Any) -> Path:
-    """The resolved workspace root of a run context."""
+    """The resolved workspace root of a run context (cached on the context)."""
+    workspace = context.workspace
     cached = getattr(context, "_resolved_root", None)
-    if cached is not None:
-        return Path(cached)
-    return Path(context.workspace).resolve()
+    if cached is not None and cached[0] == workspace:
+        return cached[1]  # type: ignore[no-any-return]
+    root = Path(workspace).resolve()
+    try:
+        context._resolved_root = (workspace, root)
+    except AttributeError:  # a context object that takes no attributes
+        pass
+    return root
 
 
 def check_raw(raw: object) -> str:
@@ -72,15 +78,19 @@ def resolve_strictly(candidate: Path, text: str) -> Path:
     checked to be fully resolved.
     """
     try:
-        resolved = candidate.resolve(strict=False)
+        resolved = os.path.realpath(candidate)
         existing = resolved
-        while not os.path.lexists(existing) and existing.parent != existing:
-            existing = existing.parent
-        if existing.resolve(strict=True) != existing:
+        while not os.path.lexists(existing):
+            parent = os.path.dirname(existing)
+            if parent == existing:
+                break
+            existing = parent
+        # realpath resolves every link it can; a link left in the result is a loop
+        if os.path.islink(existing):
             raise BoundaryError(f"cannot resolve {text!r}: a symlink loop or a broken symlink")
-    except (OSError, RuntimeError) as exc:  # symlink loops, ENAMETOOLONG
+    except (OSError, RuntimeError, ValueError) as exc:  # ENAMETOOLONG, embedded NUL
         raise BoundaryError(f"cannot resolve {text!r}: {exc}") from None
-    return resolved
+    return Path(resolved)
 
 
 def readable_roots(context: Any) -> list[Path]:
