@@ -64,8 +64,10 @@ def main() -> None:
     detector.mark()
     setup = (time.perf_counter() - started) * 1000
     ms, seen = measure(detector, last, args.repeat)
-    print(f"{detector.mechanism:9} set-up once {setup:8.1f} ms | per command {ms:7.2f} ms | "
-          f"50,000th file seen: {seen}  (goal <= {GOAL_MS:.0f} ms)")
+    print(
+        f"{detector.mechanism:9} set-up once {setup:8.1f} ms | per command {ms:7.2f} ms | "
+        f"50,000th file seen: {seen}  (goal <= {GOAL_MS:.0f} ms)"
+    )
     detector.close()
     for label in ("git", "walk"):
         detector = ChangeDetector(root, use_inotify=False)
