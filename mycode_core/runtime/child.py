@@ -111,6 +111,14 @@ class ChildRunner(AgentRunner):
                 setattr(context, name, list(getattr(above, name)))
         self.events = ChildStream(parent._emit, agent_id, call_id)  # type: ignore[assignment]
 
+    def _change_detector(self) -> Any:
+        return self.parent.changes  # one watcher per workspace, shared along the agent tree
+
+    def close(self) -> None:
+        """Close what is the child's own (not the parent's change detector)."""
+        self.changes = None
+        super().close()
+
     def _open_transcript(self) -> None:
         path = agent_transcript_path(self.home, self.session_id, str(self.context.agent_id))
         self.events.transcript = Transcript(path)
@@ -165,6 +173,8 @@ def run_child(parent: AgentRunner, request: AgentRequest) -> AgentOutcome:
     call_id = call.id if call is not None else None
     agent_id = f"{_slug(request.name)}-{secrets.token_hex(3)}"
     request.max_tokens = _clamp_budget(parent, request.max_tokens)
+    if call_id is not None:
+        parent.spawned_calls.add(call_id)
     child = ChildRunner(parent, request, agent_id, call_id)
     stream: ChildStream = child.events  # type: ignore[assignment]
     setup_error = None
