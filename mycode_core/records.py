@@ -374,6 +374,7 @@ class RunContext:
             raise RuntimeError("child agents need a running agent (no spawner on this context)")
         return self.spawner(request)
 
+
 class SlashResult(BaseModel):
     """What a slash command returns: a ``prompt`` to run as the user's turn, and/or ``output``
     to show the user."""
