@@ -81,8 +81,9 @@ def allowed_entry_points() -> list[metadata.EntryPoint]:
 def _check_plugin(pm: pluggy.PluginManager, plugin: object) -> None:
     """Like ``pm.check_pending()`` but for one plugin, so we can drop just that one."""
     for name in dir(plugin):
-        if pm.parse_hookimpl_opts(plugin, name) is None:
-            continue
+        opts = pm.parse_hookimpl_opts(plugin, name)
+        if opts is None or opts.get("optionalhook"):
+            continue  # an optional hook names a spec another (maybe absent) plugin defines
         hook = getattr(pm.hook, name, None)
         if hook is None or not hook.has_spec():
             raise pluggy.PluginValidationError(
