@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from cc_helpers import Env, bash, call, hooks_file, notices
+
 from mycode_core.testing import FakeOpenAIServer, run_cli, turn
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from cc_helpers import Env, bash, hooks_file, notices
+
 from mycode_core.testing import run_cli
 
 
@@ -64,7 +65,8 @@ def _plugin(root: Path, env: Env, *, manifest: bool, mcp: bool = True) -> Path:
     )
     (folder / "commands").mkdir()
     (folder / "commands/review.md").write_text(
-        "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1 carefully ($ARGUMENTS).\n"
+        "---\ndescription: Review a file\nargument-hint: FILE\n---\n"
+        "Review $1 carefully ($ARGUMENTS).\n"
     )
     (folder / "agents").mkdir()
     (folder / "agents/critic.md").write_text(
