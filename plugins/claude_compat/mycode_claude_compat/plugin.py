@@ -170,7 +170,9 @@ def session_end(reason: str, context: RunContext) -> None:
     cc_reason = {"clear": "clear"}.get(
         reason, "prompt_input_exit" if context.interactive else "other"
     )
-    session_for(context).fire("SessionEnd", cc_reason, reason=cc_reason)
+    state = session_for(context)
+    state.fire("SessionEnd", cc_reason, reason=cc_reason)
+    state.transcript.flush()
 
 
 @hookimpl

@@ -28,7 +28,8 @@ class CompatSession:
         self.loaded: Loaded = load(context.workspace, context.home, context.settings)
         path = context.home / "claude_compat" / "transcripts" / f"{context.session_id}.jsonl"
         self.transcript = Transcript(path, context.session_id, context.workspace)
-        if self.loaded.hooks.count():
+        self.transcript.enabled = self.loaded.hooks.count() > 0
+        if self.transcript.enabled:
             self.transcript.touch()
         self.stop_hook_active = False
         self.pending_context: dict[str, list[str]] = {}
@@ -72,6 +73,7 @@ class CompatSession:
         hooks = self.hooks.matching(event, target, match_input)
         if not hooks:
             return None
+        self.transcript.flush()
         payload = self.payload(event, **fields)
         waiting = [hook for hook in hooks if not hook.background]
         for hook in hooks:

@@ -2,7 +2,9 @@
 a line (``type`` ``user``/``assistant``, ``message`` with ``role`` and ``content`` blocks
 ``text``/``tool_use``/``tool_result``, plus ``sessionId``, ``uuid``, ``parentUuid``,
 ``timestamp``, ``cwd``). Tool names are Claude Code's. Written under ``MYCODE_HOME``, and
-synchronously at the points hooks run, so a hook always sees what happened before it.
+synchronously at the points hooks run, so a hook always sees what happened before it: lines
+are queued as things happen and the queue is written out just before any hook runs (and when
+the session ends), so runs whose hooks all miss pay no file I/O.
 """
 
 from __future__ import annotations
@@ -28,30 +30,47 @@ class Transcript:
         self._seen: set[str] = set()
         self._lock = threading.Lock()
         self.broken = False
+        self.enabled = True
+        """Off when no hook is configured: nobody would read the file."""
+        self._pending: list[dict[str, Any]] = []
 
     def _write(self, kind: str, content: Any, **extra: Any) -> None:
-        line_id = str(uuid.uuid4())
-        record = {
-            "type": kind,
-            "message": {"role": kind, "content": content},
-            "sessionId": self.session_id,
-            "uuid": line_id,
-            "parentUuid": self._parent,
-            "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
-            "cwd": str(self.workspace),
-            **extra,
-        }
+        """Queue one line; :meth:`flush` writes the queue (before any hook runs)."""
+        if not self.enabled:
+            return
         with self._lock:
-            if self.broken:
+            line_id = uuid.uuid4().hex
+            self._pending.append(
+                {
+                    "type": kind,
+                    "message": {"role": kind, "content": content},
+                    "sessionId": self.session_id,
+                    "uuid": line_id,
+                    "parentUuid": self._parent,
+                    "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+                    "cwd": str(self.workspace),
+                    **extra,
+                }
+            )
+            self._parent = line_id
+
+    def flush(self) -> None:
+        """Append the queued lines to the file."""
+        with self._lock:
+            if not self._pending or self.broken:
+                self._pending.clear()
                 return
+            text = "".join(
+                json.dumps(record, ensure_ascii=False, default=str) + "\n"
+                for record in self._pending
+            )
+            self._pending.clear()
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 with self.path.open("a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+                    fh.write(text)
             except OSError:
                 self.broken = True
-                return
-            self._parent = line_id
 
     def touch(self) -> None:
         """Create the file (empty) so ``transcript_path`` always exists."""
