@@ -49,6 +49,8 @@ def _reason(explicit: Any, data: dict[str, Any] | None, hook: CommandHook, event
 
 def _read(run: HookRun, event: str, out: Decision) -> None:
     hook = run.hook
+    if run.detached:
+        return
     if run.failed or run.json_error is not None:
         out.problems.append(run.problem())
         out.failed = out.failed or hook

@@ -36,10 +36,15 @@ class HookRun:
     data: dict[str, Any] | None = None
     """The parsed JSON object of stdout (exit code 0 only)."""
     json_error: str | None = None
+    detached: bool = False
+    """The hook declared itself async (first stdout line ``{"async": true}``) and runs on in
+    the background; its output is not used."""
 
     @property
     def failed(self) -> bool:
         """Crashed, timed out, not started, or an exit code other than 0 and 2."""
+        if self.detached:
+            return False
         return self.error is not None or self.timed_out or self.code not in (0, 2)
 
     def problem(self) -> str:
@@ -58,10 +63,28 @@ class HookRun:
         return ""
 
 
-def _pump(stream: IO[bytes], sink: bytearray, flags: dict[str, bool]) -> None:
+def _declares_async(sink: bytearray) -> bool:
+    """Whether the first stdout line is Claude Code's ``{"async": true, ...}``."""
+    first = bytes(sink.split(b"\n", 1)[0]).strip()
+    if not first.startswith(b"{") or b"async" not in first:
+        return False
+    try:
+        data = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("async") is True
+
+
+def _pump(
+    stream: IO[bytes],
+    sink: bytearray,
+    flags: dict[str, bool],
+    wake: threading.Event | None = None,
+) -> None:
+    checked = wake is None
     try:
         while True:
-            chunk = stream.read(65536)
+            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
             if not chunk:
                 break
             room = MAX_OUTPUT - len(sink)
@@ -69,6 +92,11 @@ def _pump(stream: IO[bytes], sink: bytearray, flags: dict[str, bool]) -> None:
                 sink.extend(chunk[:room])
             if len(chunk) > room:
                 flags["truncated"] = True
+            if not checked and b"\n" in sink:
+                checked = True
+                if _declares_async(sink) and wake is not None:
+                    flags["async"] = True
+                    wake.set()
     except (OSError, ValueError):
         pass
 
@@ -95,6 +123,23 @@ def _kill_tree(process: subprocess.Popen[bytes]) -> None:
             pass
 
 
+def _async_timeout(out: bytearray, default: float) -> float:
+    try:
+        data = json.loads(bytes(out.split(b"\n", 1)[0]))
+        value = float(data.get("asyncTimeout", 0)) / 1000
+    except (ValueError, TypeError, AttributeError):
+        value = 0.0
+    return value if value > 0 else max(default, 600.0)
+
+
+def _reap(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """Wait for a detached (async) hook; kill its tree when it outlives ``timeout``."""
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_tree(process)
+
+
 def _parse(run: HookRun) -> None:
     text = run.stdout.strip()
     if run.code != 0 or not text.startswith("{"):
@@ -102,6 +147,9 @@ def _parse(run: HookRun) -> None:
     try:
         data = json.loads(text)
     except ValueError as exc:
+        if _declares_async(bytearray(text.encode())):
+            run.detached = True  # an async hook that finished before we looked
+            return
         run.json_error = str(exc) if not run.truncated else "output cut at 1 MB"
         return
     if isinstance(data, dict):
@@ -132,23 +180,36 @@ def run_hook(hook: CommandHook, payload: dict[str, Any], workspace: Path) -> Hoo
         return run
     assert process.stdin and process.stdout and process.stderr
     out, err = bytearray(), bytearray()
-    flags = {"truncated": False}
+    flags = {"truncated": False, "async": False}
+    wake = threading.Event()
+
+    def wait_exit() -> None:
+        process.wait()
+        wake.set()
+
     threads = [
         threading.Thread(
             target=_feed, args=(process.stdin, json.dumps(payload).encode()), daemon=True
         ),
-        threading.Thread(target=_pump, args=(process.stdout, out, flags), daemon=True),
+        threading.Thread(target=_pump, args=(process.stdout, out, flags, wake), daemon=True),
         threading.Thread(target=_pump, args=(process.stderr, err, flags), daemon=True),
+        threading.Thread(target=wait_exit, daemon=True),
     ]
     for thread in threads:
         thread.start()
-    try:
-        run.code = process.wait(timeout=hook.timeout)
-    except subprocess.TimeoutExpired:
+    wake.wait(timeout=hook.timeout)
+    if flags["async"] and process.poll() is None:
+        run.detached = True  # it goes on in the background, as in Claude Code
+        threading.Thread(
+            target=_reap, args=(process, _async_timeout(out, hook.timeout)), daemon=True
+        ).start()
+        return run
+    if process.poll() is None:
         run.timed_out = True
         _kill_tree(process)
         process.wait()
-    for thread in threads[1:]:
+    run.code = process.returncode
+    for thread in threads[1:3]:
         thread.join(timeout=2.0)  # a background child may hold the pipes: stop reading
     run.stdout = out.decode("utf-8", "replace")
     run.stderr = err.decode("utf-8", "replace")

@@ -198,3 +198,48 @@ def test_odd_exit_codes_are_one_notice_and_do_not_block(env: Env) -> None:
     assert result.rc == 0
     (problem,) = [n for n in notices(result) if "exit code 7" in n]
     assert "something odd" in problem
+
+
+def test_a_hook_declaring_itself_async_is_not_waited_for(env: Env) -> None:
+    release = env.root / "release"
+    done = env.root / "done"
+    command = (
+        f'cat > /dev/null; echo \'{{"async": true, "asyncTimeout": 120000}}\'; '
+        f"while [ ! -e {release} ]; do sleep 0.1; done; touch {done}"
+    )
+    hooks_file(
+        env.home / "hooks.json",
+        {"PreToolUse": [(None, [{"command": command, "timeout": 30}])]},
+    )
+    result = env.run([bash("echo hi"), {"content": "ok"}])
+    try:
+        assert result.rc == 0, result.stderr
+        assert not [n for n in notices(result) if "timed out" in n or "invalid" in n]
+        (ran,) = result.of_type("tool_result")
+        assert not ran["is_error"]
+        assert not done.exists()  # still waiting for us: the run did not wait for it
+    finally:
+        release.touch()
+
+
+def test_user_claude_settings_are_read_only_when_enabled(env: Env) -> None:
+    fake_home = env.root / "userhome"
+    hooks_file(fake_home / ".claude/settings.json", {"PreToolUse": [(None, [env.hook("user")])]})
+    from mycode_core.testing import run_cli, write_script
+
+    model = write_script(env.root / "s.json", [bash("echo hi")])
+    args = [
+        "-p",
+        "x",
+        "--model",
+        model,
+        "--output-format",
+        "stream-json",
+        "--permission-mode",
+        "bypass",
+    ]
+    run_cli(args, cwd=env.workspace, home=env.home, env={"HOME": str(fake_home)})
+    assert env.log("user") == []
+    (env.home / "config.toml").write_text("[claude_compat]\nuser_claude_settings = true\n")
+    run_cli(args, cwd=env.workspace, home=env.home, env={"HOME": str(fake_home)})
+    assert len(env.log("user")) == 1
