@@ -72,8 +72,32 @@ def _run_hooks(call: Any, tool: Any, context: Any) -> tuple[Decision | None, Any
             )
             updated = None
         else:
-            call.arguments = dict(updated)  # the inner policy judges the rewritten call
+            problem = _apply(call, tool, updated, context)
+            if problem is not None:
+                decision.permission = "deny"
+                decision.reason = f"a PreToolUse hook rewrote the {name} input: {problem}"
+                updated = None
     return decision, updated
+
+
+def _apply(call: Any, tool: Any, updated: dict[str, Any], context: Any) -> str | None:
+    """Put the rewritten arguments on the call, paths resolved through the workspace boundary,
+    so the inner policy judges the call that will run. Returns a refusal reason or ``None``."""
+    from mycode_core.paths import BoundaryError, resolve_in_workspace
+
+    paths = {}
+    for argument, mode in (getattr(tool, "paths", None) or {}).items():
+        raw = updated.get(argument)
+        if raw is None:
+            continue
+        try:
+            paths[argument] = resolve_in_workspace(raw, context, write=mode == "write")
+        except BoundaryError as exc:
+            return str(exc)
+    call.arguments = dict(updated)
+    call.paths.clear()
+    call.paths.update(paths)
+    return None
 
 
 def _verdict(decision: str, reason: str, rule: str, layer: str, updated: Any) -> Any:

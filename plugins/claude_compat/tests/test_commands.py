@@ -69,3 +69,30 @@ def test_folder_skills_and_agents_are_registered(tmp_path: Path) -> None:
     assert skills == [(folder / "skills").resolve()]
     assert agents == [(folder / "agents").resolve()]
     assert STORE_KEY in context.store
+
+
+def test_folder_commands_become_slash_commands(tmp_path: Path) -> None:
+    from mycode_claude_compat import plugin
+    from mycode_core.config import load_settings
+    from mycode_core.records import RunContext
+    from mycode_core.runtime.setup import collect_slash_commands
+    from mycode_core.testing import make_plugin_manager
+
+    folder = tmp_path / "p"
+    (folder / "commands").mkdir(parents=True)
+    (folder / "commands/fix.md").write_text(
+        "---\ndescription: Fix an issue\nargument-hint: NUMBER\n---\nFix issue #$1 now.\n"
+    )
+    (folder / "commands/notes.md").write_text("Write release notes.\n")
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    settings = load_settings(workspace, home, {"plugin_dirs": [str(folder)]})
+    notices: list[str] = []
+    context = RunContext(workspace=workspace, home=home, settings=settings, session_id="s")
+    commands = collect_slash_commands(make_plugin_manager(plugin), context, notices.append)
+    assert sorted(commands) == ["fix", "notes"], notices
+    fix = commands["fix"]
+    assert fix.description == "Fix an issue" and fix.argument_hint == "NUMBER"
+    assert fix.run("42", context) == "Fix issue #42 now."
+    assert commands["notes"].run("", context) == "Write release notes."
+    assert notices == []
