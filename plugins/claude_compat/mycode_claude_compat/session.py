@@ -18,6 +18,9 @@ _MODES = {
     "bypass": "bypassPermissions",
 }
 _create_lock = threading.Lock()
+BLOCKING_EVENTS = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop"}
+)
 
 
 class CompatSession:
@@ -88,6 +91,8 @@ class CompatSession:
             self.notice(message, level="info")
         for problem in decision.problems:
             self.notice(f"{event}: {problem}")
+        if decision.block and event not in BLOCKING_EVENTS:
+            self.notice(f"{event} hook: {decision.reason}")  # cannot block: shown to the user
         if decision.stop is not None:
             self.notice(f"{event} hook stopped the run: {decision.stop}")
             self.context.cancelled.set()

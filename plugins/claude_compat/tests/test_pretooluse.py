@@ -194,3 +194,24 @@ def test_mcp_tools_keep_their_names_and_regex_matchers_work(env: Env) -> None:
     assert [h.command for h in hooks.matching("PreToolUse", "Write")] == ["b", "c"]
     assert [h.command for h in hooks.matching("PreToolUse", "Bash")] == ["c"]
     assert len(problems) == 2  # the bad regex and the unknown event, one line each
+
+
+def test_if_conditions_use_permission_rule_syntax() -> None:
+    from mycode_claude_compat.sources import if_matches
+
+    assert if_matches("Bash(git commit:*)", "Bash", {"command": "git commit -m x"})
+    assert not if_matches("Bash(git commit:*)", "Bash", {"command": "git push"})
+    assert if_matches("Edit(src/**)", "Edit", {"file_path": "/w/src/a/b.py"})
+    assert not if_matches("Edit(src/**)", "Write", {"file_path": "/w/src/a.py"})
+    assert if_matches("Bash", "Bash", {"command": "anything"})
+
+
+def test_an_unsupported_hook_type_is_one_notice(env: Env) -> None:
+    (env.home / "hooks.json").write_text(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Is it done?"}]}],'
+        ' "PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}]}}'
+    )
+    result = env.run([{"content": "done"}])
+    assert result.rc == 0
+    problems = [n for n in notices(result) if "not supported" in n]
+    assert len(problems) == 2 and any("'prompt'" in n for n in problems)
