@@ -148,3 +148,13 @@ def test_project_plugin_dirs_need_trust(env: Env) -> None:
     env.trust()
     env.run([bash("echo hi")])
     assert (env.root / "seen.txt").exists()
+
+
+def test_a_folder_command_runs_in_print_mode(env: Env) -> None:
+    folder = _plugin(env.root, env, manifest=True, mcp=False)
+    hooks_file(env.home / "hooks.json", {"UserPromptSubmit": [(None, [env.hook("prompt")])]})
+    result = env.run([{"content": "reviewed"}], "--plugin-dir", str(folder), prompt="/review a.py")
+    assert result.rc == 0, result.stderr
+    (user,) = result.of_type("user")
+    assert user["content"].startswith("Review a.py carefully (a.py).")
+    assert env.log("prompt")[0]["stdin"]["prompt"] == "Review a.py carefully (a.py)."
