@@ -74,3 +74,23 @@ def test_precompact_runs_before_compaction(tmp_path: Path) -> None:
     records = env.log("pre")
     assert records and records[0]["stdin"]["trigger"] == "auto"
     assert records[0]["start"] <= compactions[0].ts
+
+
+def test_a_subagent_fires_subagent_stop_not_stop(tmp_path: Path) -> None:
+    env = Env(tmp_path / "e")
+    block = {"decision": "block", "reason": "Summarise the files you changed."}
+    runner = make_runner(tmp_path, plugin, turns=[{"content": "a"}, {"content": "b"}])
+    hooks_file(
+        runner.home / "hooks.json",
+        {
+            "Stop": [(None, [env.hook("stop")])],
+            "SubagentStop": [(None, [env.hook("sub", stdout=block, when_active={})])],
+        },
+    )
+    runner.context.agent_id = "agent-1"  # what the subagents plugin sets on a child's context
+    events = run_events(runner)
+    assert env.log("stop") == []
+    first, second = (r["stdin"] for r in env.log("sub"))
+    assert first["hook_event_name"] == "SubagentStop" and first["stop_hook_active"] is False
+    assert second["stop_hook_active"] is True
+    assert [e.message for e in events if e.type == "guidance"] == [block["reason"]]
