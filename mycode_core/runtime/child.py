@@ -114,10 +114,10 @@ class ChildRunner(AgentRunner):
     def _change_detector(self) -> Any:
         return self.parent.changes  # one watcher per workspace, shared along the agent tree
 
-    def close(self) -> None:
+    def close(self, reason: str = "exit") -> None:
         """Close what is the child's own (not the parent's change detector)."""
         self.changes = None
-        super().close()
+        super().close(reason)
 
     def _open_transcript(self) -> None:
         path = agent_transcript_path(self.home, self.session_id, str(self.context.agent_id))
