@@ -259,3 +259,28 @@ def test_a_child_has_its_own_token_budget_within_the_parents(tmp_path: Path) -> 
     assert len(requests_for(srv, "CHILD:")) == 1  # stopped before a second request
     assert result.result is not None and result.result["usage"]["input_tokens"] == 60
     assert result.rc == 0
+
+
+def test_claude_code_hooks_see_the_child_tool_calls(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a.py": "x = 1\n"})
+    seen = tmp_path / "hook-input.jsonl"
+    hook = {"type": "command", "command": f"cat >> {seen}; echo >> {seen}"}
+    settings = {
+        "hooks": {
+            "PreToolUse": [{"matcher": "Read", "hooks": [hook]}],
+            "SubagentStop": [{"hooks": [hook]}],
+        }
+    }
+    home = ws.parent / "home"  # user-level hooks: no workspace trust needed
+    home.mkdir()
+    (home / "hooks.json").write_text(json.dumps(settings))
+    with FakeOpenAIServer([calls(delegate("d1", "CHILD: read", "explore")), answer("ok")]) as srv:
+        srv.route("CHILD:", calls(call("read_file", "k1", path="a.py")), answer("read it"))
+        result = run(srv, ws, "PARENT: go")
+    assert result.rc == 0, result.stderr
+    inputs = [json.loads(line) for line in seen.read_text().splitlines() if line.strip()]
+    events = [(i["hook_event_name"], i.get("tool_name")) for i in inputs]
+    assert ("PreToolUse", "Read") in events
+    assert ("SubagentStop", None) in events
+    (pre,) = [i for i in inputs if i["hook_event_name"] == "PreToolUse"]
+    assert pre["tool_use_id"] == "k1"
