@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from mycode_core import __version__
+from mycode_core.cli.plugin_commands import PluginCommandGroup
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
@@ -89,7 +90,7 @@ def _run_from_click(prompt_words: Sequence[str], **options: Any) -> None:
     sys.exit(code)
 
 
-class MycodeGroup(click.Group):
+class MycodeGroup(PluginCommandGroup):
     """A group whose help also lists the agent's own usage."""
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -127,29 +128,20 @@ def build_cli(load_plugins: bool = True) -> click.Group:
 
 
 def _add_plugin_commands(cli: click.Group) -> None:
+    from mycode_core.cli.plugin_commands import add_plugin_commands, save_command_cache
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
 
     try:
         pm = get_plugin_manager()
     except PluginLoadError as exc:
         raise click.UsageError(str(exc)) from None
-    for impl in reversed(pm.hook.register_commands.get_hookimpls()):
-        try:
-            impl.function(cli=cli)
-        except Exception as exc:  # noqa: BLE001 - a broken plugin costs its commands only
-            click.echo(
-                f"mycode: plugin {impl.plugin_name!r} failed to add commands: {exc}", err=True
-            )
-    from mycode_core.cli import command_cache
-    from mycode_core.cli.commands import CORE_COMMANDS
+    assert isinstance(cli, PluginCommandGroup)
 
-    command_cache.save(
-        [
-            (name, command.get_short_help_str())
-            for name, command in sorted(cli.commands.items())
-            if name not in CORE_COMMANDS
-        ]
-    )
+    def notice(message: str) -> None:
+        click.echo(f"mycode: {message}", err=True)
+
+    add_plugin_commands(cli, pm, notice)
+    save_command_cache(cli, pm)
 
 
 def build_prompt_command() -> click.Command:
@@ -215,7 +207,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     if first in cli.commands:
         cli.main(args=args, prog_name="mycode")
         return
+    if " " not in first:
+        _refuse_missing_command(cli, first)
     prompt_command.main(args=args, prog_name="mycode")
+
+
+def _refuse_missing_command(cli: click.Group, name: str) -> None:
+    """Exit 2 when ``name`` is the command of a plugin that is not loaded now (never a task)."""
+    from mycode_core.cli.plugin_commands import missing_command
+
+    pm = getattr(cli, "plugin_manager", None)
+    loaded = {plugin for plugin, _ in pm.list_name_plugin()} if pm is not None else set()
+    why = missing_command(name, loaded)
+    if why is not None:
+        click.echo(f"mycode: error: {why}", err=True)
+        sys.exit(2)
 
 
 def _add_listed_plugin_commands(cli: click.Group) -> None:

@@ -9,7 +9,12 @@ import pluggy
 
 from mycode_core.records import ContextSection, ModelProvider, RunContext, SlashCommand, Tool
 from mycode_core.runtime.context import render_system_prompt
-from mycode_core.runtime.hookcalls import call_hook, calling_plugin, implementation_codes
+from mycode_core.runtime.hookcalls import (
+    OnError,
+    call_hook,
+    calling_plugin,
+    implementation_codes,
+)
 
 
 class SetupError(Exception):
@@ -17,12 +22,17 @@ class SetupError(Exception):
 
 
 def collect_tools(
-    pm: pluggy.PluginManager, context: RunContext, notice: Callable[[str], None]
+    pm: pluggy.PluginManager,
+    context: RunContext,
+    notice: Callable[[str], None],
+    *,
+    on_error: OnError | None = None,
 ) -> None:
     """Fill ``context.tools`` from ``register_tools``; each tool is tagged with its plugin.
 
     A tool that cannot be registered (invalid, duplicate name) is one notice naming the plugin
-    and what to fix; the plugin's other tools and the other plugins still load.
+    and what to fix; the plugin's other tools and the other plugins still load. ``on_error``
+    also receives ``(plugin, message, exception)`` for each problem.
     """
     codes = implementation_codes(pm, "register_tools")
 
@@ -35,9 +45,20 @@ def collect_tools(
             context.tools.add(tool)
         except (ValueError, TypeError) as exc:
             detail = _first_error(exc)
-            notice(f"plugin {plugin!r}: tool not registered: {detail}")
+            message = f"plugin {plugin!r}: tool not registered: {detail}"
+            notice(message)
+            if on_error is not None:
+                on_error(plugin, message, exc)
 
-    call_hook(pm, "register_tools", notice, side_effects=True, register=register, context=context)
+    call_hook(
+        pm,
+        "register_tools",
+        notice,
+        side_effects=True,
+        on_error=on_error,
+        register=register,
+        context=context,
+    )
 
 
 def as_tool(item: Any) -> Tool:
@@ -63,7 +84,7 @@ def _first_error(exc: Exception) -> str:
 
 
 def collect_providers(
-    pm: pluggy.PluginManager, notice: Callable[[str], None]
+    pm: pluggy.PluginManager, notice: Callable[[str], None], *, on_error: OnError | None = None
 ) -> dict[str, ModelProvider]:
     """All registered model providers by prefix."""
     providers: dict[str, ModelProvider] = {}
@@ -74,12 +95,18 @@ def collect_providers(
             provider = provider.model_copy(update={"plugin": calling_plugin(codes)})
         providers[provider.prefix] = provider
 
-    call_hook(pm, "register_models", notice, side_effects=True, register=register)
+    call_hook(
+        pm, "register_models", notice, side_effects=True, on_error=on_error, register=register
+    )
     return providers
 
 
 def collect_slash_commands(
-    pm: pluggy.PluginManager, context: RunContext, notice: Callable[[str], None]
+    pm: pluggy.PluginManager,
+    context: RunContext,
+    notice: Callable[[str], None],
+    *,
+    on_error: OnError | None = None,
 ) -> dict[str, SlashCommand]:
     """Every ``/name`` command plugins contribute, by name (the first registration wins)."""
     commands: dict[str, SlashCommand] = {}
@@ -99,7 +126,13 @@ def collect_slash_commands(
         commands[command.name] = command
 
     call_hook(
-        pm, "register_slash_commands", notice, side_effects=True, register=register, context=context
+        pm,
+        "register_slash_commands",
+        notice,
+        side_effects=True,
+        on_error=on_error,
+        register=register,
+        context=context,
     )
     return commands
 
