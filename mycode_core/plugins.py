@@ -217,7 +217,7 @@ def _problem(
 
     text = str(exc).strip()
     if isinstance(exc, pluggy.PluginValidationError):
-        detail = f"invalid hook implementation: {_validation_summary(pm, text)}"
+        detail = f"invalid hook implementation {_validation_summary(pm, text)}"
     else:
         detail = f"{type(exc).__name__}: {_one_line(text)}" if text else type(exc).__name__
         where = _raised_at(exc)
@@ -244,7 +244,10 @@ def _validation_summary(pm: pluggy.PluginManager, text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if lines and lines[0].startswith("Plugin ") and " for hook " in lines[0]:
         lines = lines[1:]  # "Plugin 'x' for hook 'y'": the plugin is named already
-    summary = "; ".join(lines)
+    head = ""
+    if lines and lines[0].startswith("hookimpl definition: "):
+        head = lines.pop(0).removeprefix("hookimpl definition: ") + ": "
+    summary = head + "; ".join(lines)
     match = re.search(r"for hook '(\w+)'", text)
     caller = getattr(pm.hook, match.group(1), None) if match else None
     spec = caller.spec if caller is not None else None
@@ -307,10 +310,10 @@ def describe_plugins(pm: pluggy.PluginManager, *, include_builtins: bool) -> lis
             continue
         hooks = sorted(impl_hook.name for impl_hook in pm.get_hookcallers(plugin) or [])
         found = plugin_distribution(pm, plugin)
+        distribution: str | None = found[0] if found is not None else None
+        version: str | None = found[1] if found is not None else None
         if builtin:
             distribution, version = "mycode-core", __version__
-        else:
-            distribution, version = found if found is not None else (None, None)
         out.append(
             {
                 "name": name,

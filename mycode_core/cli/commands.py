@@ -1,4 +1,4 @@
-"""Core subcommands: ``plugins``, ``sessions``, ``demo``."""
+"""Core subcommands: ``plugins``, ``tools``, ``sessions``, ``demo``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-CORE_COMMANDS = ("plugins", "sessions", "demo")
+CORE_COMMANDS = ("plugins", "tools", "sessions", "demo")
 
 
 class _PluginConfigError(click.ClickException):
@@ -24,10 +24,19 @@ def add_core_commands(cli: click.Group) -> None:
     @cli.command(name="plugins")
     @click.option("--all", "include_all", is_flag=True, help="Include the built-in plugins.")
     @click.option("--hook", "hook_name", help="Only plugins implementing this hook.")
-    def plugins_command(include_all: bool, hook_name: str | None) -> None:
-        """List installed plugins as JSON: name, version, hooks."""
+    @click.option(
+        "--check",
+        is_flag=True,
+        help="Also show what failed and why (with tracebacks) and what each plugin "
+        "contributes; exit 1 if anything failed.",
+    )
+    def plugins_command(include_all: bool, hook_name: str | None, check: bool) -> None:
+        """List installed plugins as JSON: name, distribution, version, hooks."""
         from mycode_core.plugins import PluginLoadError, describe_plugins, get_plugin_manager
 
+        if check:
+            _check_plugins(include_all, hook_name)
+            return
         try:
             pm = get_plugin_manager()
         except PluginLoadError as exc:
@@ -38,6 +47,29 @@ def add_core_commands(cli: click.Group) -> None:
         if hook_name is not None:
             rows = [row for row in rows if hook_name in row["hooks"]]
         click.echo(json.dumps(rows, indent=2))
+
+    @cli.command(name="tools")
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+    @click.option(
+        "--cwd",
+        type=click.Path(file_okay=False, exists=True),
+        help="Workspace (default: current directory).",
+    )
+    def tools_command(as_json: bool, cwd: str | None) -> None:
+        """List the tools a run would offer, with the plugin of each."""
+        from mycode_core.cli.tools_listing import offered_tools, render_table, tool_row
+        from mycode_core.config import ConfigError
+        from mycode_core.plugins import PluginLoadError
+
+        def notice(message: str) -> None:
+            click.echo(f"mycode: {message}", err=True)
+
+        workspace = Path(cwd or os.getcwd()).resolve()
+        try:
+            rows = [tool_row(tool) for tool in offered_tools(workspace, notice)]
+        except (ConfigError, PluginLoadError) as exc:
+            raise _PluginConfigError(str(exc)) from None
+        click.echo(json.dumps(rows, indent=2) if as_json else render_table(rows))
 
     @cli.command(name="sessions")
     @click.option(
@@ -85,3 +117,18 @@ def add_core_commands(cli: click.Group) -> None:
         from mycode_core.cli.demo import run_demo
 
         sys.exit(run_demo(keep=keep))
+
+
+def _check_plugins(include_all: bool, hook_name: str | None) -> None:
+    from mycode_core.plugin_check import check_plugins
+
+    rows, problems = check_plugins(include_builtins=include_all, hook_name=hook_name)
+    click.echo(json.dumps(rows, indent=2))
+    for line in problems:
+        click.echo(f"mycode: {line}", err=True)
+    if problems:
+        click.echo(
+            f"mycode: {len(problems)} plugin problem(s); tracebacks are in the JSON above",
+            err=True,
+        )
+        sys.exit(1)
