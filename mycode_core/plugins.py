@@ -219,7 +219,9 @@ def _problem(
     if isinstance(exc, pluggy.PluginValidationError):
         detail = f"invalid hook implementation {_validation_summary(pm, text)}"
     else:
-        detail = f"{type(exc).__name__}: {_one_line(text)}" if text else type(exc).__name__
+        from mycode_core.runtime.hookcalls import error_line
+
+        detail = error_line(exc)
         where = _raised_at(exc)
         if where:
             detail += f" (at {where})"
@@ -232,11 +234,6 @@ def _problem(
         distribution=dist,
         detail=text,
     )
-
-
-def _one_line(text: str) -> str:
-    """Several lines of an error message as one line."""
-    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _validation_summary(pm: pluggy.PluginManager, text: str) -> str:
