@@ -143,6 +143,18 @@ def build_context(context):
     raise RuntimeError("context exploded")
 """
 
+FAILCMD = """
+from mycode_core import hookimpl
+
+
+@hookimpl
+def register_commands(cli):
+    @cli.command(name="fail-cmd")
+    def fail():
+        \"\"\"Always raises.\"\"\"
+        raise ValueError("the command handler blew up")
+"""
+
 ALL_BAD = "broken,wrongsig,forgot,badname,badschema,duptool,raiser"
 
 
@@ -159,6 +171,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("badschema", BADSCHEMA),
         ("duptool", DUPTOOL),
         ("raiser", RAISER),
+        ("failcmd", FAILCMD),
     ):
         write_plugin_dist(folder, name, source)
     return folder
@@ -331,3 +344,17 @@ def test_strict_mode_exits_2_with_the_full_reason_on_one_line(run: Any, tmp_path
     # --check still reports everything in strict mode
     checked = run(["plugins", "--check"], "kit,wrongsig", MYCODE_STRICT_PLUGINS="1")
     assert checked.rc == 1 and _rows(checked.stdout)["kit"]["loaded"] is True
+
+
+def test_a_plugin_command_that_raises_is_one_line_and_the_log_has_the_traceback(
+    run: Any, home: Path
+) -> None:
+    result = run(["fail-cmd"], "failcmd,kit")
+    assert result.rc == 1
+    assert "Traceback" not in result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "'fail-cmd'" in line and "'failcmd'" in line
+    assert "ValueError: the command handler blew up" in line
+    log = (home / "logs" / "plugin-errors.log").read_text(encoding="utf-8")
+    assert "Traceback (most recent call last)" in log and "the command handler blew up" in log
+    assert run(["kit-hello"], "failcmd,kit").stdout.strip() == "hello from kit"

@@ -205,11 +205,33 @@ def main(argv: Sequence[str] | None = None) -> None:
         exc.show()
         sys.exit(exc.exit_code)
     if first in cli.commands:
-        cli.main(args=args, prog_name="mycode")
+        _run_plugin_command(cli, args, first)
         return
     if " " not in first:
         _refuse_missing_command(cli, first)
     prompt_command.main(args=args, prog_name="mycode")
+
+
+def _run_plugin_command(cli: click.Group, args: list[str], name: str) -> None:
+    """Run a plugin's subcommand; if it raises, one line naming the plugin (exit 1) and the
+    traceback in ``$MYCODE_HOME/logs/plugin-errors.log``."""
+    plugin = getattr(cli, "command_plugins", {}).get(name)
+    try:
+        cli.main(args=args, prog_name="mycode")
+    except Exception as exc:
+        if plugin is None:
+            raise
+        from mycode_core.cli.plugin_commands import log_failure
+
+        log = log_failure(f"command {name!r} of plugin {plugin!r}", exc)
+        from mycode_core.runtime.hookcalls import error_line
+
+        where = f" (traceback in {log})" if log is not None else ""
+        click.echo(
+            f"mycode: command {name!r} of plugin {plugin!r} failed: {error_line(exc)}{where}",
+            err=True,
+        )
+        sys.exit(1)
 
 
 def _refuse_missing_command(cli: click.Group, name: str) -> None:

@@ -101,3 +101,22 @@ def missing_command(name: str, loaded_plugins: set[str]) -> str | None:
     if status == "not-selected":
         return f"{head} is not loaded: add {plugin} to MYCODE_LOAD_PLUGINS"
     return f"{head} failed to load: see `mycode plugins --check`"
+
+
+def log_failure(what: str, exc: BaseException) -> str | None:
+    """Append ``exc``'s traceback to ``$MYCODE_HOME/logs/plugin-errors.log``; returns its
+    path (``None`` if it can't be written)."""
+    import time
+    import traceback
+
+    from mycode_core.config import home_dir
+
+    path = home_dir() / "logs" / "plugin-errors.log"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {what}\n")
+            fh.write("".join(traceback.format_exception(exc)))
+    except OSError:
+        return None
+    return str(path)
