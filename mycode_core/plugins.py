@@ -81,7 +81,8 @@ def _names_from_env(var: str) -> set[str] | None:
     return {name.strip() for name in raw.split(",") if name.strip()}
 
 
-def _strict() -> bool:
+def strict_plugins() -> bool:
+    """Whether ``MYCODE_STRICT_PLUGINS`` makes a plugin problem fatal (exit code 2)."""
     return os.environ.get("MYCODE_STRICT_PLUGINS", "") not in ("", "0", "false", "no")
 
 
@@ -165,7 +166,7 @@ def get_plugin_manager(
     ``warn`` receives one line per plugin that failed to load (default: stderr). ``strict``
     (default: ``MYCODE_STRICT_PLUGINS``) makes the first failure raise :class:`PluginLoadError`.
     """
-    strict = _strict() if strict is None else strict
+    strict = strict_plugins() if strict is None else strict
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     pm.hook.add_hookspecs.call_historic(kwargs={"pluginmanager": pm})

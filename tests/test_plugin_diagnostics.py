@@ -341,6 +341,12 @@ def test_strict_mode_exits_2_with_the_full_reason_on_one_line(run: Any, tmp_path
         (line,) = [line for line in result.stderr.splitlines() if "wrongsig" in line]
         assert "{'colour'} are declared in the hookimpl" in line, line
         assert "build_context(context)" in line and "MYCODE_STRICT_PLUGINS" in line
+    for args in (["-p", "hello there", "--model", model], ["tools"]):
+        bad_tool = run(args, "kit,badname", MYCODE_STRICT_PLUGINS="1")
+        assert bad_tool.rc == 2, (args, bad_tool.stderr)
+        assert bad_tool.events == [] and "Traceback" not in bad_tool.stderr
+        (line,) = [line for line in bad_tool.stderr.splitlines() if "badname" in line]
+        assert "bad schema" in line and "MYCODE_STRICT_PLUGINS" in line
     # --check still reports everything in strict mode
     checked = run(["plugins", "--check"], "kit,wrongsig", MYCODE_STRICT_PLUGINS="1")
     assert checked.rc == 1 and _rows(checked.stdout)["kit"]["loaded"] is True

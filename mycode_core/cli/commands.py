@@ -60,6 +60,7 @@ def add_core_commands(cli: click.Group) -> None:
         from mycode_core.cli.tools_listing import offered_tools, render_table, tool_row
         from mycode_core.config import ConfigError
         from mycode_core.plugins import PluginLoadError
+        from mycode_core.runtime.setup import SetupError
 
         def notice(message: str) -> None:
             click.echo(f"mycode: {message}", err=True)
@@ -67,7 +68,7 @@ def add_core_commands(cli: click.Group) -> None:
         workspace = Path(cwd or os.getcwd()).resolve()
         try:
             rows = [tool_row(tool) for tool in offered_tools(workspace, notice)]
-        except (ConfigError, PluginLoadError) as exc:
+        except (ConfigError, PluginLoadError, SetupError) as exc:
             raise _PluginConfigError(str(exc)) from None
         click.echo(json.dumps(rows, indent=2) if as_json else render_table(rows))
 

@@ -32,8 +32,31 @@ def collect_tools(
 
     A tool that cannot be registered (invalid, duplicate name) is one notice naming the plugin
     and what to fix; the plugin's other tools and the other plugins still load. ``on_error``
-    also receives ``(plugin, message, exception)`` for each problem.
+    also receives ``(plugin, message, exception)`` for each problem. With
+    ``MYCODE_STRICT_PLUGINS`` set (and no ``on_error``) the first problem raises
+    :class:`SetupError` instead (exit code 2).
     """
+    from mycode_core.plugins import strict_plugins
+
+    problems: list[str] = []
+    if on_error is None and strict_plugins():
+
+        def on_error(plugin: str | None, message: str, exc: BaseException) -> None:
+            problems.append(message)
+
+        _collect_tools(pm, context, lambda message: None, on_error)
+    else:
+        _collect_tools(pm, context, notice, on_error)
+    if problems:
+        raise SetupError(f"{problems[0]} (MYCODE_STRICT_PLUGINS is set)")
+
+
+def _collect_tools(
+    pm: pluggy.PluginManager,
+    context: RunContext,
+    notice: Callable[[str], None],
+    on_error: OnError | None,
+) -> None:
     codes = implementation_codes(pm, "register_tools")
 
     def register(item: Any) -> None:
