@@ -241,8 +241,11 @@ def check_plugins(
     ``kind``, ``message``, ``error_type``, ``detail``, ``traceback``), ``notes`` and
     ``contributes`` (``tools``, ``models``, ``policies``, ``commands``, ``slash_commands``).
     Plugins that failed to load are always listed. Strict mode does not stop the check.
+    Raises ``ValueError`` for an unknown ``hook_name``.
     """
     pm = get_plugin_manager(warn=lambda message: None, strict=False)
+    if hook_name is not None and hook_name not in hookspec_names(pm):
+        raise ValueError(f"no hook named {hook_name!r}")
     checker = _Checker(pm)
     checker.failed(load_report(pm).errors)
     checker.contributions()

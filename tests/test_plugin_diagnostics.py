@@ -226,6 +226,8 @@ def test_check_of_healthy_plugins_lists_contributions_and_exits_0(run: Any) -> N
     assert with_builtins["mycode_core.builtins.models"]["contributes"]["models"]
     hooked = _rows(run(["plugins", "--check", "--hook", "register_models"], "kit,coretools").stdout)
     assert "kit" in hooked and "coretools" not in hooked
+    unknown = run(["plugins", "--check", "--hook", "no_such_hook"], "kit")
+    assert unknown.rc == 2 and "no_such_hook" in unknown.stderr
 
 
 def test_check_explains_every_broken_plugin_and_exits_1(run: Any) -> None:

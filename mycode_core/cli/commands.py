@@ -123,7 +123,10 @@ def add_core_commands(cli: click.Group) -> None:
 def _check_plugins(include_all: bool, hook_name: str | None) -> None:
     from mycode_core.plugin_check import check_plugins
 
-    rows, problems = check_plugins(include_builtins=include_all, hook_name=hook_name)
+    try:
+        rows, problems = check_plugins(include_builtins=include_all, hook_name=hook_name)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--hook") from None
     click.echo(json.dumps(rows, indent=2))
     for line in problems:
         click.echo(f"mycode: {line}", err=True)
