@@ -55,7 +55,13 @@ def add_core_commands(cli: click.Group) -> None:
         type=click.Path(file_okay=False, exists=True),
         help="Workspace (default: current directory).",
     )
-    def tools_command(as_json: bool, cwd: str | None) -> None:
+    @click.option(
+        "--mcp-config",
+        multiple=True,
+        type=click.Path(dir_okay=False, exists=True),
+        help="MCP servers file (.mcp.json shape), as for a run.",
+    )
+    def tools_command(as_json: bool, cwd: str | None, mcp_config: tuple[str, ...]) -> None:
         """List the tools a run would offer, with the plugin of each."""
         from mycode_core.cli.tools_listing import offered_tools, render_table, tool_row
         from mycode_core.config import ConfigError
@@ -67,7 +73,8 @@ def add_core_commands(cli: click.Group) -> None:
 
         workspace = Path(cwd or os.getcwd()).resolve()
         try:
-            rows = [tool_row(tool) for tool in offered_tools(workspace, notice)]
+            files = [str(Path(path).resolve()) for path in mcp_config]
+            rows = [tool_row(tool) for tool in offered_tools(workspace, notice, files)]
         except (ConfigError, PluginLoadError, SetupError) as exc:
             raise _PluginConfigError(str(exc)) from None
         click.echo(json.dumps(rows, indent=2) if as_json else render_table(rows))

@@ -7,12 +7,15 @@ from pathlib import Path
 from typing import Any
 
 
-def offered_tools(workspace: Path, notice: Callable[[str], None]) -> list[Any]:
+def offered_tools(
+    workspace: Path, notice: Callable[[str], None], mcp_config_files: list[str] | None = None
+) -> list[Any]:
     """The :class:`~mycode_core.records.Tool` records a run in ``workspace`` would offer.
 
-    Loads settings and plugins as a run does, calls ``register_tools``, runs the start-up
-    tasks (tools of MCP servers) and then the cleanup callbacks. Raises ``ConfigError`` /
-    ``PluginLoadError`` for a configuration problem.
+    Loads settings and plugins as a run does (``mcp_config_files`` as ``--mcp-config``),
+    calls ``register_tools``, runs the start-up tasks (tools of MCP servers) and then the
+    cleanup callbacks. Raises ``ConfigError`` / ``PluginLoadError`` / ``SetupError`` for a
+    configuration problem.
     """
     from mycode_core.config import home_dir, load_settings
     from mycode_core.plugins import get_plugin_manager
@@ -20,7 +23,7 @@ def offered_tools(workspace: Path, notice: Callable[[str], None]) -> list[Any]:
     from mycode_core.runtime.setup import collect_tools
 
     home = home_dir()
-    settings = load_settings(workspace, home, {})
+    settings = load_settings(workspace, home, {"mcp_config_files": mcp_config_files or None})
     pm = get_plugin_manager()
 
     def emit(event: Any) -> None:
