@@ -168,7 +168,9 @@ class _ToolFunction:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ()))
-            return ToolResult.error(f"Invalid arguments for {self.__name__}: {where}: {first['msg']}")
+            return ToolResult.error(
+                f"Invalid arguments for {self.__name__}: {where}: {first['msg']}"
+            )
         kwargs.update({field: getattr(parsed, field) for field in type(parsed).model_fields})
         if self.context_param is not None:
             kwargs[self.context_param] = context

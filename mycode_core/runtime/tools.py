@@ -350,7 +350,9 @@ class ToolOrchestrator:
             return
         rel = {name: relative(Path(path), self.context) for name, path in call.paths.items()}
         result.metadata.setdefault("resources", [f"file:{r}" for r in rel.values()])
-        written = [rel[name] for name, mode in tool.paths.items() if mode == "write" and name in rel]
+        written = [
+            rel[name] for name, mode in tool.paths.items() if mode == "write" and name in rel
+        ]
         if written:
             result.metadata.setdefault("mutated", written)
 
