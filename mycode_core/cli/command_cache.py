@@ -14,16 +14,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 
-def _cache_path() -> Path:
+def _cache_path() -> str:
+    # os.path, not pathlib: this runs on every `mycode --help`, pathlib costs an import
     raw = os.environ.get("MYCODE_HOME")
-    home = Path(raw).expanduser() if raw else Path.home() / ".mycode"
-    return home / "cache" / "plugin_commands.json"
+    home = os.path.expanduser(raw) if raw else os.path.join(os.path.expanduser("~"), ".mycode")
+    return os.path.join(home, "cache", "plugin_commands.json")
 
 
 def fingerprint() -> str:
@@ -33,7 +32,10 @@ def fingerprint() -> str:
         os.environ.get("MYCODE_LOAD_PLUGINS", "\0"),
         os.environ.get("MYCODE_DISABLE_PLUGINS", ""),
     ]
+    cwd = os.getcwd()
     for entry in sys.path:
+        if entry in ("", ".") or os.path.abspath(entry) == cwd:
+            continue  # `python -m mycode_core` puts the current folder first: not an install
         try:
             parts.append(f"{entry}:{os.stat(entry or '.').st_mtime_ns}")
         except OSError:
@@ -43,7 +45,8 @@ def fingerprint() -> str:
 
 def _read() -> dict[str, Any]:
     try:
-        data = json.loads(_cache_path().read_text(encoding="utf-8"))
+        with open(_cache_path(), encoding="utf-8") as fh:
+            data = json.load(fh)
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -95,10 +98,12 @@ def save(
         "commands": [[name, short_help] for name, short_help, _plugin in rows],
         "known": known,
     }
+    import tempfile
+
     path = _cache_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".commands-")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".commands-")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(payload, fh)
         os.replace(tmp, path)

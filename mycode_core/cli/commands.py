@@ -1,11 +1,13 @@
-"""Core subcommands: ``plugins``, ``tools``, ``sessions``, ``demo``."""
+"""Core subcommands: ``plugins``, ``tools``, ``sessions``, ``demo``.
+
+Imports beyond click happen inside the commands: this module is loaded by ``mycode --help``.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
-from pathlib import Path
 
 import click
 
@@ -71,6 +73,8 @@ def add_core_commands(cli: click.Group) -> None:
         def notice(message: str) -> None:
             click.echo(f"mycode: {message}", err=True)
 
+        from pathlib import Path
+
         workspace = Path(cwd or os.getcwd()).resolve()
         try:
             files = [str(Path(path).resolve()) for path in mcp_config]
@@ -90,7 +94,7 @@ def add_core_commands(cli: click.Group) -> None:
         from mycode_core.config import home_dir
         from mycode_core.sessions import SessionStore
 
-        workspace = None if show_all else str(Path(cwd or os.getcwd()).resolve())
+        workspace = None if show_all else os.path.realpath(cwd or os.getcwd())
         sessions = SessionStore(home_dir()).list(workspace)
         if as_json:
             rows = [
