@@ -15,6 +15,7 @@ import difflib
 import inspect
 import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -233,7 +234,10 @@ def _throwaway_context(pm: pluggy.PluginManager, tmp: Path) -> Any:
 
 
 def check_plugins(
-    *, include_builtins: bool = False, hook_name: str | None = None
+    *,
+    include_builtins: bool = False,
+    hook_name: str | None = None,
+    extend: Callable[[pluggy.PluginManager, list[dict[str, Any]]], None] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Check every installed plugin; returns ``(rows, problem lines)``.
 
@@ -241,7 +245,8 @@ def check_plugins(
     ``kind``, ``message``, ``error_type``, ``detail``, ``traceback``), ``notes`` and
     ``contributes`` (``tools``, ``models``, ``policies``, ``commands``, ``slash_commands``).
     Plugins that failed to load are always listed. Strict mode does not stop the check.
-    Raises ``ValueError`` for an unknown ``hook_name``.
+    Raises ``ValueError`` for an unknown ``hook_name``. ``extend(pm, rows)`` may add fields to
+    the rows of loaded plugins (``mycode plugins --plugin-dir``).
     """
     pm = get_plugin_manager(warn=lambda message: None, strict=False)
     if hook_name is not None and hook_name not in hookspec_names(pm):
@@ -259,4 +264,6 @@ def check_plugins(
         if row["loaded"] and hook_name is not None and hook_name not in row["hooks"]:
             continue
         rows.append(row)
+    if extend is not None:
+        extend(pm, [row for row in rows if row["loaded"]])
     return rows, lines

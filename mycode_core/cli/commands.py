@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import Any
 
 import click
 
@@ -32,12 +33,26 @@ def add_core_commands(cli: click.Group) -> None:
         help="Also show what failed and why (with tracebacks) and what each plugin "
         "contributes; exit 1 if anything failed.",
     )
-    def plugins_command(include_all: bool, hook_name: str | None, check: bool) -> None:
+    @click.option(
+        "--plugin-dir",
+        "plugin_dirs",
+        multiple=True,
+        type=click.Path(file_okay=False),
+        help="Also describe this Claude Code plugin folder (as a run with --plugin-dir would).",
+    )
+    @click.option("--cwd", type=click.Path(file_okay=False), help="Workspace (default: here).")
+    def plugins_command(
+        include_all: bool,
+        hook_name: str | None,
+        check: bool,
+        plugin_dirs: tuple[str, ...],
+        cwd: str | None,
+    ) -> None:
         """List installed plugins as JSON: name, distribution, version, hooks."""
         from mycode_core.plugins import PluginLoadError, describe_plugins, get_plugin_manager
 
         if check:
-            _check_plugins(include_all, hook_name)
+            _check_plugins(include_all, hook_name, plugin_dirs, cwd)
             return
         try:
             pm = get_plugin_manager()
@@ -48,6 +63,7 @@ def add_core_commands(cli: click.Group) -> None:
         rows = describe_plugins(pm, include_builtins=include_all or hook_name is not None)
         if hook_name is not None:
             rows = [row for row in rows if hook_name in row["hooks"]]
+        _add_plugin_details(pm, rows, plugin_dirs, cwd)
         click.echo(json.dumps(rows, indent=2))
 
     @cli.command(name="tools")
@@ -131,11 +147,18 @@ def add_core_commands(cli: click.Group) -> None:
         sys.exit(run_demo(keep=keep))
 
 
-def _check_plugins(include_all: bool, hook_name: str | None) -> None:
+def _check_plugins(
+    include_all: bool, hook_name: str | None, plugin_dirs: tuple[str, ...], cwd: str | None
+) -> None:
     from mycode_core.plugin_check import check_plugins
 
+    def details(pm: Any, rows: list[dict[str, Any]]) -> None:
+        _add_plugin_details(pm, rows, plugin_dirs, cwd)
+
     try:
-        rows, problems = check_plugins(include_builtins=include_all, hook_name=hook_name)
+        rows, problems = check_plugins(
+            include_builtins=include_all, hook_name=hook_name, extend=details
+        )
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--hook") from None
     click.echo(json.dumps(rows, indent=2))
@@ -147,3 +170,27 @@ def _check_plugins(include_all: bool, hook_name: str | None) -> None:
             err=True,
         )
         sys.exit(1)
+
+
+def _add_plugin_details(
+    pm: Any, rows: list[dict[str, Any]], plugin_dirs: tuple[str, ...], cwd: str | None
+) -> None:
+    """Merge what ``plugin_details`` implementations report into their rows (issue 12)."""
+    from pathlib import Path
+
+    from mycode_core.config import ConfigError, home_dir, load_settings
+
+    workspace = Path(cwd or os.getcwd()).resolve()
+    home = home_dir()
+    cli = {"plugin_dirs": [str(Path(p).expanduser().resolve()) for p in plugin_dirs] or None}
+    try:
+        settings = load_settings(workspace, home, cli)
+        results = pm.hook.plugin_details(settings=settings, workspace=workspace, home=home)
+    except (ConfigError, Exception) as exc:  # noqa: BLE001 - the listing still prints
+        click.echo(f"mycode: plugin details unavailable: {exc}", err=True)
+        return
+    by_name = {row["name"]: row for row in rows}
+    for result in results or ():
+        for name, extra in (result or {}).items():
+            if name in by_name and isinstance(extra, dict):
+                by_name[name].update(extra)
