@@ -95,16 +95,32 @@ def _copy_user_home(source: str | None, dest: Path) -> None:
 
 
 def _kill_group(proc: subprocess.Popen[Any]) -> None:
-    for sig, wait in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, KILL_GRACE)):
+    """Stop ``proc`` and every process below it, even those in sessions of their own (a
+    ``run_command`` of the agent): SIGTERM, a grace period, then SIGKILL."""
+    import psutil
+
+    try:
+        tree = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
+    except psutil.Error:
+        tree = []
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for member in tree:
+            try:
+                member.send_signal(sig)
+            except psutil.Error:
+                pass
         try:
             os.killpg(proc.pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
+        _, alive = psutil.wait_procs(tree, timeout=KILL_GRACE)
+        tree = alive
         try:
-            proc.wait(timeout=wait)
-            return
+            proc.wait(timeout=KILL_GRACE if tree else 0.5)
         except subprocess.TimeoutExpired:
             continue
+        if not tree:
+            return
 
 
 def _wait(
