@@ -135,7 +135,7 @@ def load_tasks(path: Path) -> LoadedTasks:
         where = f"{path}:{number}"
         try:
             data = json.loads(raw)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             errors.append(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
             continue
         if not isinstance(data, dict):

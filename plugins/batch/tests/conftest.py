@@ -1,4 +1,4 @@
-"""Make this folder's ``batch_helpers`` importable (pytest runs with ``--import-mode=importlib``)."""
+"""Make this folder's ``batch_helpers`` importable (pytest uses ``--import-mode=importlib``)."""
 
 from __future__ import annotations
 

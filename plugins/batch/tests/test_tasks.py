@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from batch_helpers import folder, git_repo, results, run_batch, write_tasks, writer_script
-
 from mycode_batch.tasks import load_tasks
 
 
