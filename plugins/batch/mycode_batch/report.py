@@ -14,7 +14,18 @@ from mycode_batch.worker import read_events
 
 CLIP = 2000
 PATCH_CLIP = 60_000
-TIMELINE_TYPES = ("user", "assistant", "tool_call", "tool_result", "guidance", "retry", "notice")
+TIMELINE_TYPES = (
+    "user",
+    "assistant",
+    "tool_call",
+    "permission",
+    "tool_result",
+    "guidance",
+    "retry",
+    "notice",
+    "compaction",
+    "result",
+)
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1b1f24;background:#fafbfc}
@@ -30,6 +41,7 @@ li.error{border-color:#cf222e}li.guidance{border-color:#bf8700;background:#fff8c
 li.assistant{border-color:#8250df}.kind{font-weight:600;margin-right:6px}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:6px;margin:4px 0;
 max-height:320px;overflow:auto;font:12px/1.4 ui-monospace,monospace}
+.when{color:#57606a;font:12px ui-monospace,monospace;margin-right:8px}
 .add{color:#116329}.del{color:#a40e26}.hunk{color:#0550ae}.muted{color:#57606a}
 """
 
@@ -60,11 +72,22 @@ def _diff_html(patch: str) -> str:
     return '<pre class="diff">' + "\n".join(lines) + "</pre>"
 
 
-def _event_html(event: dict[str, Any]) -> str | None:
+def _event_html(event: dict[str, Any], start: float) -> str | None:
     kind = event.get("type")
     if kind not in TIMELINE_TYPES:
         return None
-    if kind == "user":
+    if kind == "permission":
+        if event.get("decision") == "allow":
+            return None
+        label, css = f"permission · {event.get('name')} · {event.get('decision')}", "error"
+        body = str(event.get("reason") or event.get("rule") or "")
+    elif kind == "compaction":
+        label, css = f"compaction · {event.get('reason') or 'context'}", "guidance"
+        body = f"{event.get('before_messages')} → {event.get('after_messages')} messages"
+    elif kind == "result":
+        label, css = f"result · {event.get('stop_reason')} · {event.get('verdict')}", "assistant"
+        body = str(event.get("error") or f"{event.get('steps')} steps")
+    elif kind == "user":
         body, css, label = _text(event.get("content", "")), "user", "prompt"
     elif kind == "assistant":
         if not event.get("content"):
@@ -88,23 +111,33 @@ def _event_html(event: dict[str, Any]) -> str | None:
         if event.get("level") not in ("warning", "error"):
             return None
         label, css, body = f"notice · {event.get('level')}", "error", _text(event.get("message"))
+    offset = float(event.get("ts") or start) - start
     return (
-        f'<li class="{css}"><span class="kind">{escape(label)}</span>'
-        f"<pre>{escape(_clip(body))}</pre></li>"
+        f'<li class="{css}"><span class="when">+{offset:.1f}s</span>'
+        f'<span class="kind">{escape(label)}</span><pre>{escape(_clip(body))}</pre></li>'
     )
 
 
 def _task_section(record: dict[str, Any]) -> str:
     task_dir = Path(str(record.get("patch") or "")).parent
     events = read_events(task_dir / "transcript.jsonl")
-    items = [html for html in (_event_html(e) for e in events) if html]
+    start = float(events[0].get("ts") or 0) if events else 0.0
+    items = [html for html in (_event_html(e, start) for e in events) if html]
     patch = read_patch(record)
     ok = record.get("stop_reason") == "completed"
     error = record.get("error")
+    usage = record.get("usage") or {}
+    facts = (
+        f"model {record.get('model') or '-'} · verdict {record.get('verdict')} · "
+        f"{int(record.get('steps') or 0)} steps · {int(usage.get('input_tokens') or 0):,} in / "
+        f"{int(usage.get('output_tokens') or 0):,} out tokens · "
+        f"{int(record.get('duration_ms') or 0) / 1000:.1f} s · session {record.get('session_id')}"
+    )
     parts = [
-        f'<details class="task" id="task-{escape(record["id"])}">',
+        f'<details class="task" id="task-{escape(record["id"])}"{"" if ok else " open"}>',
         f'<summary>{escape(record["id"])} — <span class="{"completed" if ok else "failed"}">'
         f"{escape(str(record.get('stop_reason')))}</span></summary>",
+        f'<p class="muted">{escape(facts)}</p>',
     ]
     if error:
         parts.append(f'<p class="failed">{escape(str(error))}</p>')

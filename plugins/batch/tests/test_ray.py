@@ -17,7 +17,9 @@ VOLATILE = ("duration_ms", "session_id", "patch", "host")
 @pytest.fixture(scope="module")
 def ray_address() -> Iterator[str]:
     """A local Ray head started in this process; every Ray process goes at ``shutdown``."""
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'mycode-batch[ray]')")
+    ray = pytest.importorskip(
+        "ray", reason="Ray is not installed (pip install 'mycode-batch[ray]')"
+    )
     context = ray.init(
         num_cpus=4, include_dashboard=False, log_to_driver=False, logging_level="ERROR"
     )
@@ -33,12 +35,25 @@ def _tasks(tmp_path: Path) -> Path:
     return write_tasks(
         tmp_path / "tasks.jsonl",
         [
-            {"id": "git", "prompt": "p", "workspace": "gitws",
-             "model": writer_script(tmp_path / "g.json", "g.txt", "from git\n")},
-            {"id": "plain", "prompt": "p", "workspace": "plain",
-             "model": writer_script(tmp_path / "p.json", "p.txt", "from plain\n")},
-            {"id": "setup-fails", "prompt": "p", "workspace": "plain", "setup": "exit 4",
-             "model": writer_script(tmp_path / "x.json", "x.txt", "x\n")},
+            {
+                "id": "git",
+                "prompt": "p",
+                "workspace": "gitws",
+                "model": writer_script(tmp_path / "g.json", "g.txt", "from git\n"),
+            },
+            {
+                "id": "plain",
+                "prompt": "p",
+                "workspace": "plain",
+                "model": writer_script(tmp_path / "p.json", "p.txt", "from plain\n"),
+            },
+            {
+                "id": "setup-fails",
+                "prompt": "p",
+                "workspace": "plain",
+                "setup": "exit 4",
+                "model": writer_script(tmp_path / "x.json", "x.txt", "x\n"),
+            },
         ],
     )
 
@@ -54,8 +69,17 @@ def test_ray_and_local_give_the_same_results(tmp_path: Path, ray_address: str) -
     home = tmp_path / "home"
     local = run_batch(tasks, tmp_path / "local", home, "--permission-mode", "bypass")
     remote = run_batch(
-        tasks, tmp_path / "ray", home, "--permission-mode", "bypass",
-        "--executor", "ray", "--ray-address", ray_address, "--output-format", "stream-json",
+        tasks,
+        tmp_path / "ray",
+        home,
+        "--permission-mode",
+        "bypass",
+        "--executor",
+        "ray",
+        "--ray-address",
+        ray_address,
+        "--output-format",
+        "stream-json",
     )
     assert local.rc == remote.rc == 1, remote.stderr  # setup-fails did not complete
     assert _stable(results(tmp_path / "local")) == _stable(results(tmp_path / "ray"))
@@ -79,14 +103,28 @@ def test_a_lost_worker_is_retried_once_then_the_task_fails(
         tmp_path / "tasks.jsonl",
         [
             # setup kills the Ray worker process running the task (its parent)
-            {"id": "crashes", "prompt": "p", "workspace": "ws", "model": model,
-             "setup": f"echo attempt >> {counter}; kill -9 $PPID; sleep 30"},
+            {
+                "id": "crashes",
+                "prompt": "p",
+                "workspace": "ws",
+                "model": model,
+                "setup": f"echo attempt >> {counter}; kill -9 $PPID; sleep 30",
+            },
             {"id": "fine", "prompt": "p", "workspace": "ws", "model": model},
         ],
     )
     out = tmp_path / "out"
-    run = run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass",
-                    "--executor", "ray", "--ray-address", ray_address)
+    run = run_batch(
+        tasks,
+        out,
+        tmp_path / "home",
+        "--permission-mode",
+        "bypass",
+        "--executor",
+        "ray",
+        "--ray-address",
+        ray_address,
+    )
     assert run.rc == 1, run.stderr
     records = results(out)
     assert records["crashes"]["stop_reason"] == "worker_lost"
@@ -102,8 +140,9 @@ def test_an_unreachable_ray_address_is_exit_2_naming_it(tmp_path: Path) -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     address = f"127.0.0.1:{port}"
-    run = run_batch(tasks, tmp_path / "out", tmp_path / "home",
-                    "--executor", "ray", "--ray-address", address)
+    run = run_batch(
+        tasks, tmp_path / "out", tmp_path / "home", "--executor", "ray", "--ray-address", address
+    )
     assert run.rc == 2
     assert address in run.stderr and "unreachable" in run.stderr
     assert "Traceback" not in run.stderr
@@ -117,7 +156,16 @@ def test_without_an_address_a_local_ray_is_started_for_the_run(tmp_path: Path) -
         tmp_path / "tasks.jsonl",
         [{"id": f"t{i}", "prompt": "p", "workspace": "ws", "model": model} for i in range(2)],
     )
-    run = run_batch(tasks, tmp_path / "out", tmp_path / "home", "--executor", "ray",
-                    "--workers", "2", "--permission-mode", "bypass")
+    run = run_batch(
+        tasks,
+        tmp_path / "out",
+        tmp_path / "home",
+        "--executor",
+        "ray",
+        "--workers",
+        "2",
+        "--permission-mode",
+        "bypass",
+    )
     assert run.rc == 0, run.stderr
     assert {r["stop_reason"] for r in results(tmp_path / "out").values()} == {"completed"}
