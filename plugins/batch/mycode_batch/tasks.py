@@ -3,7 +3,8 @@
 A task is ``{"id", "prompt", "workspace": DIR}`` or ``{"id", "prompt", "repo": PATH_OR_URL,
 "commit"?, "setup"?}`` (SPEC §10). Optional per-task overrides: ``model``, ``max_steps``,
 ``timeout`` (seconds). Other keys (e.g. SWE-bench metadata) are kept but not used. Relative
-``workspace`` / ``repo`` paths are relative to the task file's folder.
+``workspace`` / ``repo`` paths are relative to the task file's folder (or, when nothing is
+there, to the current folder).
 """
 
 from __future__ import annotations
@@ -65,6 +66,17 @@ def _is_url(value: str) -> bool:
     return bool(URL_PATTERN.match(value))
 
 
+def _local(raw: str, base: Path) -> Path:
+    """``raw`` against the task file's folder; else against the current folder if it is
+    there."""
+    path = Path(raw).expanduser()
+    first = (base / path).resolve()
+    if first.exists() or path.is_absolute():
+        return first
+    second = path.resolve()
+    return second if second.exists() else first
+
+
 def _check(data: dict[str, Any], base: Path) -> tuple[dict[str, Any], list[str]]:
     problems: list[str] = []
     fields: dict[str, Any] = {}
@@ -86,7 +98,7 @@ def _check(data: dict[str, Any], base: Path) -> tuple[dict[str, Any], list[str]]
         if not isinstance(workspace, str) or not workspace:
             problems.append('"workspace" must be a folder path')
         else:
-            path = (base / Path(workspace).expanduser()).resolve()
+            path = _local(workspace, base)
             if not path.is_dir():
                 problems.append(f'"workspace" {workspace!r}: no such folder ({path})')
             fields["workspace"] = str(path)
@@ -96,7 +108,7 @@ def _check(data: dict[str, Any], base: Path) -> tuple[dict[str, Any], list[str]]
         elif _is_url(repo):
             fields["repo"] = repo
         else:
-            path = (base / Path(repo).expanduser()).resolve()
+            path = _local(repo, base)
             if not path.exists():
                 problems.append(f'"repo" {repo!r}: no such repository ({path})')
             fields["repo"] = str(path)

@@ -188,3 +188,32 @@ def test_second_ctrl_c_cancels_running_tasks_and_leaves_them_unrecorded(tmp_path
     for pattern in (str(tmp_path / "sleep.json"), "sleep 120 && echo slept"):
         left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
         assert [p for p in left.stdout.split() if int(p) != os.getpid()] == [], pattern
+
+
+def test_on_a_terminal_progress_is_a_live_display(tmp_path: Path) -> None:
+    import pty
+
+    tasks = _simple_tasks(tmp_path, 2)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mycode_core", "batch", str(tasks), "--out", str(tmp_path / "o")],
+        cwd=tmp_path, env={**cli_env(tmp_path / "home"), "TERM": "xterm", "COLUMNS": "120"},
+        stdout=subprocess.PIPE, stderr=slave, text=True,
+    )
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the other side closed
+            break
+        if not chunk:
+            break
+        shown += chunk
+    proc.communicate(timeout=120)
+    os.close(master)
+    screen = shown.decode("utf-8", "replace")
+    assert proc.returncode == 0
+    assert "\x1b[" in screen  # drawn with terminal control sequences
+    assert "done" in screen and "running" in screen and "eta" in screen
+    assert "batch: start" not in screen  # not the plain lines of a pipe
