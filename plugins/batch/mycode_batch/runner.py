@@ -81,7 +81,11 @@ def run_batch(
     executor_factory: Callable[[], Executor],
     progress: Progress,
 ) -> BatchOutcome:
-    """Run every task not yet recorded; write results, predictions and the report."""
+    """Run every task not yet recorded; write results, predictions and the report.
+
+    The executor is made first: when it cannot start (``ExecutorError``) no file is touched.
+    """
+    executor = executor_factory()
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.jsonl"
@@ -97,7 +101,6 @@ def run_batch(
         state["stopping"] = True
         progress.note("Ctrl-C: no new tasks; running ones finish (Ctrl-C again cancels them)")
 
-    executor = executor_factory()
     cancel_requested = {"done": False}
 
     def cancel_running() -> None:
