@@ -197,8 +197,11 @@ def test_on_a_terminal_progress_is_a_live_display(tmp_path: Path) -> None:
     master, slave = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "mycode_core", "batch", str(tasks), "--out", str(tmp_path / "o")],
-        cwd=tmp_path, env={**cli_env(tmp_path / "home"), "TERM": "xterm", "COLUMNS": "120"},
-        stdout=subprocess.PIPE, stderr=slave, text=True,
+        cwd=tmp_path,
+        env={**cli_env(tmp_path / "home"), "TERM": "xterm", "COLUMNS": "120"},
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        text=True,
     )
     os.close(slave)
     shown = b""
