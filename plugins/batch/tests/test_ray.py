@@ -169,3 +169,65 @@ def test_without_an_address_a_local_ray_is_started_for_the_run(tmp_path: Path) -
     )
     assert run.rc == 0, run.stderr
     assert {r["stop_reason"] for r in results(tmp_path / "out").values()} == {"completed"}
+
+
+def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address: str) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from batch_helpers import command_script
+
+    from mycode_core.testing import cli_env
+
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    model = command_script(tmp_path / "s.json", "sleep 120 && echo ray-slept > s.txt")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": f"t{i}", "prompt": "p", "workspace": "ws", "model": model} for i in range(2)],
+    )
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mycode_core",
+            "batch",
+            str(tasks),
+            "--out",
+            str(out),
+            "--executor",
+            "ray",
+            "--ray-address",
+            ray_address,
+            "--permission-mode",
+            "bypass",
+            "--output-format",
+            "stream-json",
+        ],
+        cwd=tmp_path,
+        env=cli_env(tmp_path / "home"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 180
+    transcripts = [out / "tasks" / f"t{i}" / "transcript.jsonl" for i in range(2)]
+    while time.monotonic() < deadline and not all(
+        t.exists() and "tool_call" in t.read_text() for t in transcripts
+    ):
+        time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C reaches the whole group
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=100)
+    assert proc.returncode == 130, stderr
+    assert "cancelling the running tasks" in stdout
+    assert not (out / "results.jsonl").exists()
+    left = subprocess.run(
+        ["pgrep", "-f", "sleep 120 && echo ray-slept"], capture_output=True, text=True
+    )
+    assert left.stdout.split() == []
