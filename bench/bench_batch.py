@@ -10,6 +10,7 @@
   the coordinator process (``VmHWM``, polled).
 
     uv run python bench/bench_batch.py [--only speedup|overhead|many] [--no-ray] [--many 200]
+        [--runs 8] [--latency 1.0]
 """
 
 from __future__ import annotations
@@ -201,7 +202,10 @@ def main() -> None:
     parser.add_argument("--no-ray", action="store_true")
     parser.add_argument("--runs", type=int, default=8)
     parser.add_argument("--many", type=int, default=200)
+    parser.add_argument("--latency", type=float, default=LATENCY, help="model seconds per turn")
     args = parser.parse_args()
+    global LATENCY
+    LATENCY = args.latency
     use_ray = not args.no_ray and args.only in (None, "speedup", "overhead")
     address = None
     ray = None
