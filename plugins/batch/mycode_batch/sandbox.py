@@ -17,7 +17,7 @@ import hashlib
 import os
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 GIT_IDENTITY = ("-c", "user.name=mycode batch", "-c", "user.email=batch@mycode.invalid")
@@ -65,9 +65,18 @@ def _locked(lock_dir: Path, key: str) -> int:
 
 
 def make_copy(
-    *, workspace: str | None, repo: str | None, commit: str | None, dest: Path, lock_dir: Path
+    *,
+    workspace: str | None,
+    repo: str | None,
+    commit: str | None,
+    dest: Path,
+    lock_dir: Path,
+    skip: Path,
 ) -> tuple[Path, Path | None]:
-    """Make the task's copy at ``dest``; return ``(copy, source repo of a worktree or None)``."""
+    """Make the task's copy at ``dest``; return ``(copy, source repo of a worktree or None)``.
+
+    A copied folder leaves out ``skip`` (the batch's output folder) when it lies inside it.
+    """
     if dest.exists():
         remove_copy(dest, None)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -86,7 +95,7 @@ def make_copy(
         finally:
             os.close(fd)
         return dest, top
-    shutil.copytree(source, dest, symlinks=True)
+    shutil.copytree(source, dest, symlinks=True, ignore=_skip_inside(source, skip))
     if _git_toplevel(dest) != dest.resolve():
         git(["init", "--quiet"], dest)
         git(["add", "-A"], dest)
@@ -94,10 +103,33 @@ def make_copy(
     return dest, None
 
 
+def _skip_inside(source: Path, out: Path) -> Callable[[str, list[str]], set[str]]:
+    """A ``copytree`` filter leaving out the output folder when it is inside ``source``."""
+    out = out.resolve()
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        here = Path(folder).resolve()
+        return {name for name in names if here / name == out}
+
+    return ignore
+
+
 def snapshot(copy: Path, index_file: Path) -> str:
-    """The tree of every tracked and untracked (not ignored) file, as a git tree id."""
+    """The tree of every tracked and untracked (not ignored) file, as a git tree id.
+
+    The copy's own index is the starting point (so unchanged files are not hashed again); the
+    result goes to ``index_file``, never to the copy's index.
+    """
     env = {**os.environ, "GIT_INDEX_FILE": str(index_file)}
     index_file.unlink(missing_ok=True)
+    try:
+        own = Path(
+            git(["rev-parse", "--path-format=absolute", "--git-path", "index"], copy).strip()
+        )
+        if own.is_file():
+            shutil.copyfile(own, index_file)
+    except (SandboxError, OSError):
+        pass
     git(["add", "-A", "--", "."], copy, env=env)
     return git(["write-tree"], copy, env=env).strip()
 

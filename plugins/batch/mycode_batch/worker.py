@@ -263,6 +263,7 @@ def run_task(spec_data: dict[str, Any], cancelled: Callable[[], bool] = lambda: 
                 commit=task.get("commit"),
                 dest=copy,
                 lock_dir=out / ".locks",
+                skip=out,
             )
         except (SandboxError, OSError) as exc:
             log.note(f"could not make the task's copy: {exc}")

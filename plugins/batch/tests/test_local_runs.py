@@ -245,3 +245,18 @@ def test_a_model_server_that_is_down_fails_tasks_cleanly_then_resume_retries(
         )
     assert again.rc == 0, again.stderr
     assert {r["stop_reason"] for r in results(out).values()} == {"completed"}
+
+
+def test_an_output_folder_inside_the_workspace_is_not_copied(tmp_path: Path) -> None:
+    ws = folder(tmp_path / "proj", {"main.py": "print(1)\n"})
+    model = writer_script(tmp_path / "w.json", "n.txt", "n\n")
+    tasks = write_tasks(
+        ws / "tasks.jsonl",
+        [{"id": f"t{i}", "prompt": "p", "workspace": ".", "model": model} for i in range(2)],
+    )
+    out = ws / "runs"
+    run = run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass")
+    assert run.rc == 0, run.stderr
+    for r in results(out).values():
+        patch = Path(r["patch"]).read_text()
+        assert "+++ b/n.txt" in patch and "runs/" not in patch
