@@ -1,8 +1,9 @@
 """A task's own copy of its workspace, its ``setup``, and the diff it ends with.
 
-* a ``workspace`` that is a git repository gets a detached ``git worktree`` at its HEAD (the
-  worktree is removed when the task ends; the diff is kept);
-* any other ``workspace`` is copied and made a git repository with one baseline commit;
+* a ``workspace`` that is a clean git repository gets a detached ``git worktree`` at its HEAD
+  (removed when the task ends; the diff is kept);
+* any other ``workspace`` is copied (a repository with changes or without commits too, its
+  ``.git`` included); a copy that is not a git repository gets one with a baseline commit;
 * a ``repo`` is cloned and checked out at ``commit`` (default: its HEAD).
 
 The start of the task is the tree after ``setup``, recorded as a git tree object through a
@@ -56,6 +57,15 @@ def _git_toplevel(path: Path) -> Path | None:
     return Path(out.strip()).resolve() if out.strip() else None
 
 
+def _clean_with_head(repo: Path) -> bool:
+    """Whether ``repo`` has a commit and no changes (a worktree of HEAD is then a true copy)."""
+    try:
+        git(["rev-parse", "--verify", "--quiet", "HEAD"], repo)
+        return git(["status", "--porcelain", "--untracked-files=normal"], repo).strip() == ""
+    except (SandboxError, OSError):
+        return False
+
+
 def _locked(lock_dir: Path, key: str) -> int:
     lock_dir.mkdir(parents=True, exist_ok=True)
     name = hashlib.sha256(key.encode()).hexdigest()[:16]
@@ -87,7 +97,7 @@ def make_copy(
     assert workspace is not None
     source = Path(workspace)
     top = _git_toplevel(source)
-    if top is not None and top == source.resolve():
+    if top is not None and top == source.resolve() and _clean_with_head(top):
         fd = _locked(lock_dir, str(top))  # concurrent `worktree add` on one repository race
         try:
             git(["worktree", "prune"], top)

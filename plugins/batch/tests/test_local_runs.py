@@ -260,3 +260,32 @@ def test_an_output_folder_inside_the_workspace_is_not_copied(tmp_path: Path) -> 
     for r in results(out).values():
         patch = Path(r["patch"]).read_text()
         assert "+++ b/n.txt" in patch and "runs/" not in patch
+
+
+def test_a_dirty_or_empty_git_workspace_is_copied_as_it_is(tmp_path: Path) -> None:
+    dirty = git_repo(tmp_path / "dirty", {"a.txt": "committed\n"})
+    (dirty / "a.txt").write_text("uncommitted edit\n", encoding="utf-8")
+    (dirty / "new.txt").write_text("untracked\n", encoding="utf-8")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=empty, check=True)
+    (empty / "b.txt").write_text("never committed\n", encoding="utf-8")
+    see = command_script(tmp_path / "c.json", "cat *.txt > seen.log")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {"id": "dirty", "prompt": "p", "workspace": "dirty", "model": see},
+            {"id": "empty", "prompt": "p", "workspace": "empty", "model": see},
+        ],
+    )
+    out = tmp_path / "out"
+    run = run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass")
+    assert run.rc == 0, run.stderr
+    preds = json.loads((out / "preds.json").read_text())
+    # the run saw the workspace as it is, and only its own change is in the patch
+    assert "+uncommitted edit" in preds["dirty"]["model_patch"]
+    assert "+untracked" in preds["dirty"]["model_patch"]
+    assert preds["dirty"]["model_patch"].count("diff --git") == 1  # seen.log only
+    assert "+never committed" in preds["empty"]["model_patch"]
+    assert (dirty / "a.txt").read_text() == "uncommitted edit\n"
+    assert not (dirty / "seen.log").exists() and not (empty / "seen.log").exists()
