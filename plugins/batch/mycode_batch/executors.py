@@ -157,14 +157,24 @@ class RayExecutor:
             "logging_level": "ERROR",
             "configure_logging": True,
         }
-        try:
-            if address:
-                ray.init(address=address, **options)
-            else:  # a local Ray for this run, sized so that N tasks fit at once
-                ray.init(num_cpus=max(1, int(workers * max(num_cpus, 0.01)) + 1), **options)
-        except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; name the address
-            where = address or "a local Ray"
-            raise ExecutorError(f"could not start or join {where}: {exc}") from None
+        # a local Ray for this run is sized so that N tasks fit at once; its start is tried
+        # twice (on a loaded machine the raylet can miss Ray's fixed 30 s start-up wait)
+        attempts = 1 if address else 2
+        for attempt in range(1, attempts + 1):
+            try:
+                if address:
+                    ray.init(address=address, **options)
+                else:
+                    ray.init(num_cpus=max(1, int(workers * max(num_cpus, 0.01)) + 1), **options)
+                break
+            except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; name the address
+                try:
+                    ray.shutdown()
+                except Exception:  # noqa: BLE001,S110 - nothing to stop
+                    pass
+                if attempt == attempts:
+                    where = address or "a local Ray"
+                    raise ExecutorError(f"could not start or join {where}: {exc}") from None
         remote_options: dict[str, Any] = {
             "num_cpus": num_cpus,
             "max_retries": 1,  # a worker lost mid-task: run it once more, then it failed
