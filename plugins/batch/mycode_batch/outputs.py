@@ -1,0 +1,90 @@
+"""The run's files: ``results.jsonl`` (crash-safe, appended per task) and ``preds.json``."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def append_result(path: Path, record: dict[str, Any]) -> None:
+    """Append one record as a line, flushed and fsynced; a cut last line is closed first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(record, ensure_ascii=False) + "\n"
+    with path.open("ab") as fh:
+        if fh.tell() > 0:
+            with path.open("rb") as check:
+                check.seek(-1, os.SEEK_END)
+                if check.read(1) != b"\n":
+                    fh.write(b"\n")
+        fh.write(line.encode("utf-8"))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def load_results(path: Path) -> dict[str, dict[str, Any]]:
+    """The recorded tasks by id (the last line of an id wins; cut or bad lines are skipped)."""
+    records: dict[str, dict[str, Any]] = {}
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return records
+    for line in text.splitlines():
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("id"), str):
+            records[data["id"]] = data
+    return records
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` in one step (a reader never sees half a file)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def read_patch(record: dict[str, Any]) -> str:
+    """The diff a record points to (empty when it is missing)."""
+    try:
+        return Path(str(record.get("patch") or "")).read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def write_preds(out: Path, records: list[dict[str, Any]], default_model: str | None) -> Path:
+    """``preds.json`` in SWE-bench's shape: ``{id: {instance_id, model_name_or_path,
+    model_patch}}``, one entry per recorded task."""
+    preds = {
+        r["id"]: {
+            "instance_id": r["id"],
+            "model_name_or_path": r.get("model") or default_model or "mycode",
+            "model_patch": read_patch(r),
+        }
+        for r in records
+    }
+    path = out / "preds.json"
+    write_atomic(path, json.dumps(preds, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def totals(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts by outcome and summed usage of a set of records."""
+    usage = {"input_tokens": 0, "output_tokens": 0}
+    for r in records:
+        for key in usage:
+            usage[key] += int((r.get("usage") or {}).get(key) or 0)
+    completed = sum(1 for r in records if r.get("stop_reason") == "completed")
+    return {
+        "tasks": len(records),
+        "completed": completed,
+        "failed": len(records) - completed,
+        "usage": usage,
+        "total_tokens": usage["input_tokens"] + usage["output_tokens"],
+        "duration_ms": sum(int(r.get("duration_ms") or 0) for r in records),
+    }

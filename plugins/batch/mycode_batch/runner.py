@@ -1,0 +1,164 @@
+"""The coordinator: what to run, when to stop, and the files at the end.
+
+It hands at most ``workers`` tasks at a time to the executor, appends each record to
+``results.jsonl`` as it arrives, and stops scheduling on the first Ctrl-C or when
+``--max-total-tokens`` is reached; a second Ctrl-C cancels the running tasks (cancelled tasks
+are not recorded, so ``--resume`` runs them again). ``preds.json`` and ``report.html`` are
+rewritten from ``results.jsonl`` at the end, whatever happened.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from mycode_batch.executors import Executor
+from mycode_batch.outputs import append_result, load_results, totals, write_preds
+from mycode_batch.progress import Progress
+from mycode_batch.report import write_report
+from mycode_batch.tasks import Task
+from mycode_batch.worker import RunSpec
+
+EXIT_OK, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 130
+
+
+@dataclass
+class BatchOptions:
+    """The coordinator's settings."""
+
+    out: Path
+    workers: int
+    resume: bool = False
+    retry_failed: bool = False
+    max_total_tokens: int | None = None
+    model: str | None = None
+    spec_template: dict[str, Any] = field(default_factory=dict)
+    """:class:`RunSpec` fields shared by every task (flags, env, timeout, ...)."""
+
+
+@dataclass
+class BatchOutcome:
+    """What the run did, for the summary and the exit code."""
+
+    records: list[dict[str, Any]]
+    ran: int
+    not_run: list[str]
+    interrupted: bool
+    budget_reached: bool
+    exit_code: int
+
+
+class _Interrupts:
+    """Ctrl-C once: stop scheduling; twice: cancel the running tasks."""
+
+    def __init__(self, on_first: Callable[[], None], on_second: Callable[[], None]) -> None:
+        self.count = 0
+        self._on_first, self._on_second = on_first, on_second
+        self._previous: Any = None
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.count += 1
+        (self._on_first if self.count == 1 else self._on_second)()
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def run_batch(
+    tasks: list[Task],
+    options: BatchOptions,
+    executor_factory: Callable[[], Executor],
+    progress: Progress,
+) -> BatchOutcome:
+    """Run every task not yet recorded; write results, predictions and the report.
+
+    The executor is made first: when it cannot start (``ExecutorError``) no file is touched.
+    """
+    executor = executor_factory()
+    out = options.out
+    out.mkdir(parents=True, exist_ok=True)
+    results_path = out / "results.jsonl"
+    recorded = load_results(results_path) if options.resume else {}
+    if not options.resume and results_path.exists():
+        results_path.unlink()
+    if options.retry_failed:
+        recorded = {k: r for k, r in recorded.items() if r.get("stop_reason") == "completed"}
+    queue = [t for t in tasks if t.id not in recorded]
+    state = {"stopping": False, "budget": False}
+
+    def stop_scheduling() -> None:
+        state["stopping"] = True
+        progress.note("Ctrl-C: no new tasks; running ones finish (Ctrl-C again cancels them)")
+
+    cancel_requested = {"done": False}
+
+    def cancel_running() -> None:
+        cancel_requested["done"] = True
+        progress.note("Ctrl-C again: cancelling the running tasks")
+
+    progress.begin(
+        len(queue), len(tasks) - len(queue), {"executor": executor.name, "out": str(out)}
+    )
+    used_tokens = int(totals(list(recorded.values()))["total_tokens"])
+    ran = 0
+    interrupts = _Interrupts(stop_scheduling, cancel_running)
+    try:
+        with interrupts:
+            pending = list(queue)
+            cancelled_sent = False
+            while pending or executor.running:
+                while pending and not state["stopping"] and executor.running < options.workers:
+                    task = pending.pop(0)
+                    spec = RunSpec(task=task.to_dict(), out_dir=str(out), **options.spec_template)
+                    executor.submit(spec.to_dict())
+                    progress.task_start(task.id)
+                if cancel_requested["done"] and not cancelled_sent:
+                    executor.cancel()
+                    cancelled_sent = True
+                if state["stopping"] and not executor.running:
+                    break
+                for record in executor.wait(0.2):
+                    if record.get("stop_reason") == "cancelled":
+                        progress.running.pop(record["id"], None)
+                        continue  # not recorded: --resume runs it again
+                    append_result(results_path, record)
+                    recorded[record["id"]] = record
+                    ran += 1
+                    progress.task_end(record)
+                    used_tokens += int((record.get("usage") or {}).get("input_tokens") or 0)
+                    used_tokens += int((record.get("usage") or {}).get("output_tokens") or 0)
+                    budget = options.max_total_tokens
+                    if budget is not None and used_tokens >= budget and not state["budget"]:
+                        state["budget"] = state["stopping"] = True
+                        progress.note(
+                            f"--max-total-tokens {budget} reached ({used_tokens}): "
+                            "no new tasks are started"
+                        )
+    finally:
+        executor.close()
+    by_id = {t.id: t for t in tasks}
+    records = [recorded[t.id] for t in tasks if t.id in recorded]
+    records += [r for k, r in recorded.items() if k not in by_id]
+    not_run = [t.id for t in tasks if t.id not in recorded]
+    write_preds(out, records, options.model)
+    write_report(out, records, not_run)
+    interrupted = interrupts.count > 0
+    if interrupted:
+        code = EXIT_INTERRUPTED
+    elif not_run or any(r.get("stop_reason") != "completed" for r in records):
+        code = EXIT_INCOMPLETE
+    else:
+        code = EXIT_OK
+    progress.end({**totals(records), "not_run": not_run, "exit_code": code})
+    return BatchOutcome(records, ran, not_run, interrupted, bool(state["budget"]), code)

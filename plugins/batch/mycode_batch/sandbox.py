@@ -1,0 +1,165 @@
+"""A task's own copy of its workspace, its ``setup``, and the diff it ends with.
+
+* a ``workspace`` that is a clean git repository gets a detached ``git worktree`` at its HEAD
+  (removed when the task ends; the diff is kept);
+* any other ``workspace`` is copied (a repository with changes or without commits too, its
+  ``.git`` included); a copy that is not a git repository gets one with a baseline commit;
+* a ``repo`` is cloned and checked out at ``commit`` (default: its HEAD).
+
+The start of the task is the tree after ``setup``, recorded as a git tree object through a
+private index file, so neither HEAD nor the index of the copy changes; the patch is the diff
+from that tree to the final one, untracked (not ignored) files included.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+GIT_IDENTITY = ("-c", "user.name=mycode batch", "-c", "user.email=batch@mycode.invalid")
+
+
+class SandboxError(Exception):
+    """The copy could not be made, or ``setup`` failed; the message says what happened."""
+
+
+def git(args: Sequence[str], cwd: Path, *, env: dict[str, str] | None = None) -> str:
+    """Run ``git ARGS`` in ``cwd``; return stdout, raise :class:`SandboxError` on failure."""
+    completed = subprocess.run(
+        ["git", *GIT_IDENTITY, *args],
+        cwd=str(cwd),
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    if completed.returncode != 0:
+        detail = (completed.stderr or completed.stdout).strip().splitlines()
+        raise SandboxError(
+            f"git {args[0]} failed: {detail[-1] if detail else completed.returncode}"
+        )
+    return completed.stdout
+
+
+def _git_toplevel(path: Path) -> Path | None:
+    try:
+        out = git(["rev-parse", "--show-toplevel"], path)
+    except (SandboxError, OSError):
+        return None
+    return Path(out.strip()).resolve() if out.strip() else None
+
+
+def _clean_with_head(repo: Path) -> bool:
+    """Whether ``repo`` has a commit and no changes (a worktree of HEAD is then a true copy)."""
+    try:
+        git(["rev-parse", "--verify", "--quiet", "HEAD"], repo)
+        return git(["status", "--porcelain", "--untracked-files=normal"], repo).strip() == ""
+    except (SandboxError, OSError):
+        return False
+
+
+def _locked(lock_dir: Path, key: str) -> int:
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256(key.encode()).hexdigest()[:16]
+    fd = os.open(lock_dir / f"{name}.lock", os.O_CREAT | os.O_RDWR, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def make_copy(
+    *,
+    workspace: str | None,
+    repo: str | None,
+    commit: str | None,
+    dest: Path,
+    lock_dir: Path,
+    skip: Path,
+) -> tuple[Path, Path | None]:
+    """Make the task's copy at ``dest``; return ``(copy, source repo of a worktree or None)``.
+
+    A copied folder leaves out ``skip`` (the batch's output folder) when it lies inside it.
+    """
+    if dest.exists():
+        remove_copy(dest, None)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if repo is not None:
+        git(["clone", "--quiet", "--no-checkout", repo, str(dest)], dest.parent)
+        git(["checkout", "--quiet", "--detach", commit or "HEAD"], dest)
+        return dest, None
+    assert workspace is not None
+    source = Path(workspace)
+    top = _git_toplevel(source)
+    if top is not None and top == source.resolve() and _clean_with_head(top):
+        fd = _locked(lock_dir, str(top))  # concurrent `worktree add` on one repository race
+        try:
+            git(["worktree", "prune"], top)
+            git(["worktree", "add", "--quiet", "--detach", str(dest), "HEAD"], top)
+        finally:
+            os.close(fd)
+        return dest, top
+    shutil.copytree(source, dest, symlinks=True, ignore=_skip_inside(source, skip))
+    if _git_toplevel(dest) != dest.resolve():
+        git(["init", "--quiet"], dest)
+        git(["add", "-A"], dest)
+        git(["commit", "--quiet", "--allow-empty", "--no-verify", "-m", "batch baseline"], dest)
+    return dest, None
+
+
+def _skip_inside(source: Path, out: Path) -> Callable[[str, list[str]], set[str]]:
+    """A ``copytree`` filter leaving out the output folder when it is inside ``source``."""
+    out = out.resolve()
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        here = Path(folder).resolve()
+        return {name for name in names if here / name == out}
+
+    return ignore
+
+
+def snapshot(copy: Path, index_file: Path) -> str:
+    """The tree of every tracked and untracked (not ignored) file, as a git tree id.
+
+    The copy's own index is the starting point (so unchanged files are not hashed again); the
+    result goes to ``index_file``, never to the copy's index.
+    """
+    env = {**os.environ, "GIT_INDEX_FILE": str(index_file)}
+    index_file.unlink(missing_ok=True)
+    try:
+        own = Path(
+            git(["rev-parse", "--path-format=absolute", "--git-path", "index"], copy).strip()
+        )
+        if own.is_file():
+            shutil.copyfile(own, index_file)
+    except (SandboxError, OSError):
+        pass
+    git(["add", "-A", "--", "."], copy, env=env)
+    return git(["write-tree"], copy, env=env).strip()
+
+
+def diff(copy: Path, start_tree: str, index_file: Path) -> str:
+    """The binary-safe diff from ``start_tree`` to the copy's current files."""
+    end_tree = snapshot(copy, index_file)
+    return git(["diff", "--binary", "--no-color", "--no-ext-diff", start_tree, end_tree], copy)
+
+
+def remove_copy(copy: Path, worktree_of: Path | None) -> None:
+    """Remove the copy (unregistering a worktree from its repository)."""
+    if worktree_of is not None:
+        try:
+            git(["worktree", "remove", "--force", str(copy)], worktree_of)
+        except (SandboxError, OSError):
+            pass
+    shutil.rmtree(copy, ignore_errors=True)
+    if worktree_of is not None:
+        try:
+            git(["worktree", "prune"], worktree_of)
+        except (SandboxError, OSError):
+            pass

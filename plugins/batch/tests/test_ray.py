@@ -1,0 +1,233 @@
+"""The Ray executor against a real local Ray cluster (started once for this module)."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from batch_helpers import folder, git_repo, results, run_batch, write_tasks, writer_script
+
+VOLATILE = ("duration_ms", "session_id", "patch", "host")
+
+
+@pytest.fixture(scope="module")
+def ray_address() -> Iterator[str]:
+    """A local Ray head started in this process; every Ray process goes at ``shutdown``."""
+    ray = pytest.importorskip(
+        "ray", reason="Ray is not installed (pip install 'mycode-batch[ray]')"
+    )
+    context = ray.init(
+        num_cpus=4, include_dashboard=False, log_to_driver=False, logging_level="ERROR"
+    )
+    try:
+        yield str(context.address_info["gcs_address"])
+    finally:
+        ray.shutdown()
+
+
+def _tasks(tmp_path: Path) -> Path:
+    git_repo(tmp_path / "gitws", {"a.py": "a = 1\n"})
+    folder(tmp_path / "plain", {"b.txt": "b\n"})
+    return write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {
+                "id": "git",
+                "prompt": "p",
+                "workspace": "gitws",
+                "model": writer_script(tmp_path / "g.json", "g.txt", "from git\n"),
+            },
+            {
+                "id": "plain",
+                "prompt": "p",
+                "workspace": "plain",
+                "model": writer_script(tmp_path / "p.json", "p.txt", "from plain\n"),
+            },
+            {
+                "id": "setup-fails",
+                "prompt": "p",
+                "workspace": "plain",
+                "setup": "exit 4",
+                "model": writer_script(tmp_path / "x.json", "x.txt", "x\n"),
+            },
+        ],
+    )
+
+
+def _stable(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {
+        k: {f: v for f, v in r.items() if f not in VOLATILE} for k, r in sorted(records.items())
+    }
+
+
+def test_ray_and_local_give_the_same_results(tmp_path: Path, ray_address: str) -> None:
+    tasks = _tasks(tmp_path)
+    home = tmp_path / "home"
+    local = run_batch(tasks, tmp_path / "local", home, "--permission-mode", "bypass")
+    remote = run_batch(
+        tasks,
+        tmp_path / "ray",
+        home,
+        "--permission-mode",
+        "bypass",
+        "--executor",
+        "ray",
+        "--ray-address",
+        ray_address,
+        "--output-format",
+        "stream-json",
+    )
+    assert local.rc == remote.rc == 1, remote.stderr  # setup-fails did not complete
+    assert _stable(results(tmp_path / "local")) == _stable(results(tmp_path / "ray"))
+    assert _stable(results(tmp_path / "ray"))["git"]["stop_reason"] == "completed"
+    local_preds = json.loads((tmp_path / "local" / "preds.json").read_text())
+    ray_preds = json.loads((tmp_path / "ray" / "preds.json").read_text())
+    assert local_preds == ray_preds
+    assert "+from git" in ray_preds["git"]["model_patch"]
+    # results streamed back one by one as the Ray tasks ended
+    assert sorted(e["id"] for e in remote.of_type("task_end")) == ["git", "plain", "setup-fails"]
+    assert (tmp_path / "ray" / "tasks" / "git" / "transcript.jsonl").is_file()
+
+
+def test_a_lost_worker_is_retried_once_then_the_task_fails(
+    tmp_path: Path, ray_address: str
+) -> None:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    counter = tmp_path / "attempts.txt"
+    model = writer_script(tmp_path / "s.json", "n.txt", "n\n")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            # setup kills the Ray worker process running the task (its parent)
+            {
+                "id": "crashes",
+                "prompt": "p",
+                "workspace": "ws",
+                "model": model,
+                "setup": f"echo attempt >> {counter}; kill -9 $PPID; sleep 30",
+            },
+            {"id": "fine", "prompt": "p", "workspace": "ws", "model": model},
+        ],
+    )
+    out = tmp_path / "out"
+    run = run_batch(
+        tasks,
+        out,
+        tmp_path / "home",
+        "--permission-mode",
+        "bypass",
+        "--executor",
+        "ray",
+        "--ray-address",
+        ray_address,
+    )
+    assert run.rc == 1, run.stderr
+    records = results(out)
+    assert records["crashes"]["stop_reason"] == "worker_lost"
+    assert records["crashes"]["attempts"] == 2
+    assert counter.read_text().splitlines() == ["attempt", "attempt"]
+    assert records["fine"]["stop_reason"] == "completed"
+
+
+def test_an_unreachable_ray_address_is_exit_2_naming_it(tmp_path: Path) -> None:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "a", "prompt": "p", "workspace": "ws"}])
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    address = f"127.0.0.1:{port}"
+    run = run_batch(
+        tasks, tmp_path / "out", tmp_path / "home", "--executor", "ray", "--ray-address", address
+    )
+    assert run.rc == 2
+    assert address in run.stderr and "unreachable" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_without_an_address_a_local_ray_is_started_for_the_run(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'mycode-batch[ray]')")
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    model = writer_script(tmp_path / "s.json", "n.txt", "n\n")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": f"t{i}", "prompt": "p", "workspace": "ws", "model": model} for i in range(2)],
+    )
+    run = run_batch(
+        tasks,
+        tmp_path / "out",
+        tmp_path / "home",
+        "--executor",
+        "ray",
+        "--workers",
+        "2",
+        "--permission-mode",
+        "bypass",
+    )
+    assert run.rc == 0, run.stderr
+    assert {r["stop_reason"] for r in results(tmp_path / "out").values()} == {"completed"}
+
+
+def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address: str) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from batch_helpers import command_script
+
+    from mycode_core.testing import cli_env
+
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    model = command_script(tmp_path / "s.json", "sleep 120 && echo ray-slept > s.txt")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": f"t{i}", "prompt": "p", "workspace": "ws", "model": model} for i in range(2)],
+    )
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mycode_core",
+            "batch",
+            str(tasks),
+            "--out",
+            str(out),
+            "--executor",
+            "ray",
+            "--ray-address",
+            ray_address,
+            "--permission-mode",
+            "bypass",
+            "--output-format",
+            "stream-json",
+        ],
+        cwd=tmp_path,
+        env=cli_env(tmp_path / "home"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 180
+    transcripts = [out / "tasks" / f"t{i}" / "transcript.jsonl" for i in range(2)]
+    while time.monotonic() < deadline and not all(
+        t.exists() and "tool_call" in t.read_text() for t in transcripts
+    ):
+        time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C reaches the whole group
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=100)
+    assert proc.returncode == 130, stderr
+    assert "cancelling the running tasks" in stdout
+    assert not (out / "results.jsonl").exists()
+    left = subprocess.run(
+        ["pgrep", "-f", "sleep 120 && echo ray-slept"], capture_output=True, text=True
+    )
+    assert left.stdout.split() == []

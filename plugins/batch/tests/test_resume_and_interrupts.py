@@ -1,0 +1,222 @@
+"""--resume after a crash, Ctrl-C once and twice, --max-total-tokens."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from batch_helpers import command_script, folder, result_lines, results, run_batch, write_tasks
+
+from mycode_core.testing import cli_env, write_script
+
+
+def _simple_tasks(tmp_path: Path, count: int, **extra: object) -> Path:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    model = write_script(tmp_path / "s.json", [{"content": "ok"}])
+    return write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {"id": f"t{i}", "prompt": "p", "workspace": "ws", "model": model, **extra}
+            for i in range(count)
+        ],
+    )
+
+
+def test_resume_skips_recorded_tasks_and_survives_a_cut_last_line(tmp_path: Path) -> None:
+    tasks = _simple_tasks(tmp_path, 3)
+    out = tmp_path / "out"
+    out.mkdir()
+    earlier = {
+        "id": "t0",
+        "stop_reason": "max_steps",
+        "verdict": "none",
+        "steps": 50,
+        "usage": {"input_tokens": 5, "output_tokens": 5},
+        "duration_ms": 10,
+        "session_id": "s0",
+        "patch": str(out / "tasks" / "t0" / "diff.patch"),
+    }
+    # a crash while t1's line was being written left half a line
+    (out / "results.jsonl").write_text(json.dumps(earlier) + '\n{"id": "t1", "stop_', "utf-8")
+    run = run_batch(tasks, out, tmp_path / "home", "--resume", "--output-format", "stream-json")
+    assert sorted(e["id"] for e in run.of_type("task_start")) == ["t1", "t2"]
+    lines = result_lines_lenient(out)
+    assert lines[0]["id"] == "t0" and sorted(r["id"] for r in lines[1:]) == ["t1", "t2"]
+    assert lines[0] == earlier  # whatever its outcome, it is kept, not run again
+    assert run.rc == 1  # t0 did not complete
+    preds = json.loads((out / "preds.json").read_text())
+    assert set(preds) == {"t0", "t1", "t2"}
+    report = (out / "report.html").read_text()
+    assert "t0" in report and "max_steps" in report and "t2" in report
+
+
+def result_lines_lenient(out: Path) -> list[dict[str, object]]:
+    """The parseable lines of results.jsonl."""
+    rows = []
+    for line in (out / "results.jsonl").read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            continue
+    return rows
+
+
+def test_without_resume_an_earlier_results_file_is_replaced(tmp_path: Path) -> None:
+    tasks = _simple_tasks(tmp_path, 1)
+    out = tmp_path / "out"
+    assert run_batch(tasks, out, tmp_path / "home").rc == 0
+    assert run_batch(tasks, out, tmp_path / "home").rc == 0
+    assert [r["id"] for r in result_lines(out)] == ["t0"]
+
+
+def test_max_total_tokens_stops_scheduling(tmp_path: Path) -> None:
+    tasks = _simple_tasks(tmp_path, 3)
+    out = tmp_path / "out"
+    run = run_batch(tasks, out, tmp_path / "home", "--workers", "1", "--max-total-tokens", "1")
+    assert run.rc == 1
+    assert list(results(out)) == ["t0"]
+    assert "--max-total-tokens 1 reached" in run.stderr
+    preds = json.loads((out / "preds.json").read_text())
+    assert list(preds) == ["t0"]
+
+
+def _start_batch(tasks: Path, out: Path, home: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mycode_core",
+            "batch",
+            str(tasks),
+            "--out",
+            str(out),
+            "--permission-mode",
+            "bypass",
+            "--output-format",
+            "stream-json",
+            *args,
+        ],
+        cwd=tasks.parent,
+        env=cli_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_for_starts(proc: subprocess.Popen[str], count: int) -> list[str]:
+    assert proc.stdout is not None
+    started = []
+    deadline = time.monotonic() + 120
+    while len(started) < count and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        event = json.loads(line)
+        if event["type"] == "task_start":
+            started.append(event["id"])
+    return started
+
+
+def _sleeper_tasks(tmp_path: Path, seconds: int, count: int) -> Path:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    model = command_script(tmp_path / "sleep.json", f"sleep {seconds} && echo slept > s.txt")
+    return write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": f"t{i}", "prompt": "p", "workspace": "ws", "model": model} for i in range(count)],
+    )
+
+
+def _wait_for_transcripts(out: Path, ids: list[str]) -> None:
+    """Until each running task's ``mycode`` process has started its session."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if all(
+            (out / "tasks" / i / "transcript.jsonl").exists()
+            and "tool_call" in (out / "tasks" / i / "transcript.jsonl").read_text()
+            for i in ids
+        ):
+            return
+        time.sleep(0.2)
+
+
+def test_first_ctrl_c_lets_running_tasks_finish_and_schedules_no_more(tmp_path: Path) -> None:
+    tasks = _sleeper_tasks(tmp_path, 3, 4)
+    out = tmp_path / "out"
+    proc = _start_batch(tasks, out, tmp_path / "home", "--workers", "2")
+    started = _wait_for_starts(proc, 2)
+    assert started == ["t0", "t1"]
+    _wait_for_transcripts(out, started)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 130, stderr
+    records = results(out)
+    assert set(records) == {"t0", "t1"}
+    assert all(r["stop_reason"] == "completed" for r in records.values())
+    assert "+slept" in Path(records["t0"]["patch"]).read_text()
+    assert "task_start" not in stdout  # nothing was started after the Ctrl-C
+    assert set(json.loads((out / "preds.json").read_text())) == {"t0", "t1"}
+    # and --resume runs the two that never started
+    again = run_batch(tasks, out, tmp_path / "home", "--resume", "--permission-mode", "bypass")
+    assert again.rc == 0, again.stderr
+    assert set(results(out)) == {"t0", "t1", "t2", "t3"}
+
+
+def test_second_ctrl_c_cancels_running_tasks_and_leaves_them_unrecorded(tmp_path: Path) -> None:
+    tasks = _sleeper_tasks(tmp_path, 120, 2)
+    out = tmp_path / "out"
+    proc = _start_batch(tasks, out, tmp_path / "home", "--workers", "2")
+    started = _wait_for_starts(proc, 2)
+    _wait_for_transcripts(out, started)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    began = time.monotonic()
+    stdout, stderr = proc.communicate(timeout=100)
+    assert time.monotonic() - began < 100  # it did not wait for the 120 s commands
+    assert proc.returncode == 130, stderr
+    assert "cancelling the running tasks" in stdout
+    assert not (out / "results.jsonl").exists() or results(out) == {}
+    assert json.loads((out / "preds.json").read_text()) == {}
+    assert (out / "report.html").is_file()
+    # no mycode process of those tasks is left
+    for pattern in (str(tmp_path / "sleep.json"), "sleep 120 && echo slept"):
+        left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
+        assert [p for p in left.stdout.split() if int(p) != os.getpid()] == [], pattern
+
+
+def test_on_a_terminal_progress_is_a_live_display(tmp_path: Path) -> None:
+    import pty
+
+    tasks = _simple_tasks(tmp_path, 2)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mycode_core", "batch", str(tasks), "--out", str(tmp_path / "o")],
+        cwd=tmp_path,
+        env={**cli_env(tmp_path / "home"), "TERM": "xterm", "COLUMNS": "120"},
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        text=True,
+    )
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the other side closed
+            break
+        if not chunk:
+            break
+        shown += chunk
+    proc.communicate(timeout=120)
+    os.close(master)
+    screen = shown.decode("utf-8", "replace")
+    assert proc.returncode == 0
+    assert "\x1b[" in screen  # drawn with terminal control sequences
+    assert "done" in screen and "running" in screen and "eta" in screen
+    assert "batch: start" not in screen  # not the plain lines of a pipe

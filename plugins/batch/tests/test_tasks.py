@@ -1,0 +1,107 @@
+"""The task file: validation with line numbers, --skip-invalid, duplicate ids."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from batch_helpers import folder, git_repo, results, run_batch, write_tasks, writer_script
+from mycode_batch.tasks import load_tasks
+
+
+def test_every_problem_is_reported_with_its_line(tmp_path: Path) -> None:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {"id": "ok", "prompt": "p", "workspace": "ws"},
+            "{not json",
+            "",
+            '["a list"]',
+            {"id": "no-prompt", "workspace": "ws"},
+            {"id": "both", "prompt": "p", "workspace": "ws", "repo": "ws"},
+            {"id": "missing", "prompt": "p", "workspace": "nowhere"},
+            {"id": "bad/id", "prompt": "p", "workspace": "ws"},
+            {"id": "steps", "prompt": "p", "workspace": "ws", "max_steps": 0},
+            {"id": "ok", "prompt": "again", "workspace": "ws"},
+        ],
+    )
+    loaded = load_tasks(tasks)
+    assert [t.id for t in loaded.tasks] == ["ok"]
+    text = "\n".join(loaded.errors)
+    assert f"{tasks}:2: not valid JSON" in text
+    assert f"{tasks}:4: a task must be a JSON object" in text
+    assert f'{tasks}:5: "prompt" must be a non-empty string' in text
+    assert f"{tasks}:6: give exactly one of" in text
+    assert f"{tasks}:7: \"workspace\" 'nowhere': no such folder" in text
+    assert f"{tasks}:8: \"id\" 'bad/id'" in text
+    assert f'{tasks}:9: "max_steps"' in text
+    assert loaded.duplicates == [f"{tasks}:10: duplicate id 'ok' (first on line 1)"]
+
+
+def test_relative_paths_are_relative_to_the_task_file(tmp_path: Path) -> None:
+    git_repo(tmp_path / "sub" / "repo", {"a.txt": "a\n"})
+    tasks = write_tasks(
+        tmp_path / "sub" / "tasks.jsonl",
+        [{"id": "r", "prompt": "p", "repo": "repo", "commit": "HEAD", "swe": {"x": 1}}],
+    )
+    (task,) = load_tasks(tasks).tasks
+    assert task.repo == str((tmp_path / "sub" / "repo").resolve())
+    assert task.extra == {"swe": {"x": 1}}
+    assert task.line == 1
+
+
+def test_a_malformed_line_stops_the_batch_before_anything_runs(tmp_path: Path) -> None:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    model = writer_script(tmp_path / "s.json", "new.txt", "x\n")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": "good", "prompt": "p", "workspace": "ws", "model": model}, '{"id": "bad"'],
+    )
+    out = tmp_path / "out"
+    run = run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass")
+    assert run.rc == 2
+    assert f"{tasks}:2: not valid JSON" in run.stderr
+    assert "--skip-invalid" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not (out / "results.jsonl").exists()
+
+
+def test_skip_invalid_runs_the_valid_tasks(tmp_path: Path) -> None:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    model = writer_script(tmp_path / "s.json", "new.txt", "x\n")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {"id": "good", "prompt": "p", "workspace": "ws", "model": model},
+            {"id": "gone", "prompt": "p", "workspace": "missing-folder", "model": model},
+        ],
+    )
+    out = tmp_path / "out"
+    run = run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass", "--skip-invalid")
+    assert run.rc == 0, run.stderr
+    assert f"{tasks}:2:" in run.stderr and "missing-folder" in run.stderr
+    assert list(results(out)) == ["good"]
+
+
+def test_duplicate_ids_are_an_error_even_with_skip_invalid(tmp_path: Path) -> None:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": "same", "prompt": "p", "workspace": "ws"}] * 2,
+    )
+    run = run_batch(tasks, tmp_path / "out", tmp_path / "home", "--skip-invalid")
+    assert run.rc == 2
+    assert "duplicate id 'same' (first on line 1)" in run.stderr
+
+
+def test_usage_errors_exit_2_with_one_line(tmp_path: Path) -> None:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "a", "prompt": "p", "workspace": "ws"}])
+    missing = run_batch(tmp_path / "nope.jsonl", tmp_path / "out", tmp_path / "home")
+    assert missing.rc == 2 and "no such task file" in missing.stderr
+    address = run_batch(tasks, tmp_path / "out", tmp_path / "home", "--ray-address", "x:1")
+    assert address.rc == 2 and "--ray-address needs --executor ray" in address.stderr
+    retry = run_batch(tasks, tmp_path / "out", tmp_path / "home", "--retry-failed")
+    assert retry.rc == 2 and "--retry-failed goes with --resume" in retry.stderr
+    for run in (missing, address, retry):
+        assert "Traceback" not in run.stderr
