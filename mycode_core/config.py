@@ -75,7 +75,8 @@ class Settings(BaseModel):
     validation_commands: dict[str, list[str]] = Field(default_factory=dict)
     mcp_servers: dict[str, Any] = Field(default_factory=dict)
     mcp_config_files: list[str] = Field(default_factory=list)
-    sandbox: bool = False
+    sandbox: bool | str | dict[str, Any] = "auto"
+    """``"auto"`` / ``"on"`` / ``"off"`` or a ``[sandbox]`` table (SPEC §8)."""
 
     _layers: list[tuple[str, dict[str, Any]]] = PrivateAttr(default_factory=list)
 
