@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from mycode_core.trust import restrict_layers
+
 PermissionMode = Literal["default", "accept-edits", "plan", "bypass"]
 LAYER_NAMES = ("default", "user", "project", "local", "env", "cli")
 
@@ -170,6 +172,7 @@ def load_settings(
         layers.append((name, _read_toml(path)))
     layers.append(("env", _env_layer()))
     layers.append(("cli", {k: v for k, v in (cli or {}).items() if v is not None}))
+    layers = restrict_layers(workspace, home, layers)  # SPEC §8: untrusted projects only tighten
     merged: dict[str, Any] = {}
     for _name, data in layers:
         merged = _merge(merged, data)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-CORE_COMMANDS = ("plugins", "sessions", "demo")
+CORE_COMMANDS = ("plugins", "sessions", "demo", "trust")
 
 
 class _PluginConfigError(click.ClickException):
@@ -20,6 +20,9 @@ class _PluginConfigError(click.ClickException):
 
 def add_core_commands(cli: click.Group) -> None:
     """Attach the core subcommands to ``cli``."""
+    from mycode_core.cli.trust_command import make_command as make_trust_command
+
+    cli.add_command(make_trust_command())
 
     @cli.command(name="plugins")
     @click.option("--all", "include_all", is_flag=True, help="Include the built-in plugins.")

@@ -69,6 +69,12 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Path(dir_okay=False),
             help="MCP servers file (.mcp.json shape); its servers are trusted.",
         ),
+        click.option(
+            "--trust",
+            "trust_workspace",
+            is_flag=True,
+            help="Trust this workspace for this run (its config may loosen safety).",
+        ),
         click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id."),
         click.option(
             "--continue",

@@ -44,6 +44,7 @@ def run_agent(
     mcp_config: tuple[str, ...],
     resume_id: str | None,
     continue_latest: bool,
+    trust_workspace: bool = False,
 ) -> int:
     """Run the agent; return the process exit code (SPEC §2)."""
     from mycode_core.config import ConfigError, home_dir, load_settings
@@ -75,9 +76,14 @@ def run_agent(
         "max_tokens": max_tokens,
         "permission_mode": permission_mode,
         "mcp_config_files": [str(Path(p).resolve()) for p in mcp_config] or None,
+        "trust_workspace": True if trust_workspace else None,
     }
     if completion_policy:
         cli["completion_gate"] = {"policy": completion_policy}
+    if interactive and not trust_workspace:
+        from mycode_core.cli.trust_prompt import ask_once
+
+        ask_once(workspace, home)
     try:
         settings = load_settings(workspace, home, cli)
         pm = get_plugin_manager()

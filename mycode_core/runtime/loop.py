@@ -121,6 +121,10 @@ class AgentRunner:
         if self._ready:
             return
         self.events.transcript = SessionStore(self.home).open(self.session_id)
+        from mycode_core.trust import notice_text  # issue 13: one notice for ignored settings
+
+        if (ignored := notice_text(self.settings)) is not None:
+            self._notice(ignored)
         collect_tools(self.pm, self.context, self._notice)  # MCP servers start in background
         self.model = make_model(self.pm, self.settings, self._notice)
         prompt = system_prompt(self.pm, self.context, self._notice)

@@ -42,6 +42,8 @@ def collect_tools(
         arguments = {"register": register, "context": context}
         try:
             impl.function(**{name: arguments[name] for name in impl.argnames})
+        except SetupError:  # issue 13: a plugin may refuse a run it cannot serve (exit 2)
+            raise
         except Exception as exc:  # noqa: BLE001
             notice(f"plugin {impl.plugin_name!r} failed in register_tools: {exc}")
 

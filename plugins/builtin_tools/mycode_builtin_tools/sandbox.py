@@ -215,3 +215,28 @@ def wrap(
         cmd.append("--unshare-net")
     cmd += ["--chdir", str(cwd), "--", *argv]
     return cmd
+
+
+def check_run(context: Any) -> None:
+    """At the start of a run: a bad or unsatisfiable ``sandbox`` setting stops the run (exit 2);
+    a sandbox that ``auto`` wanted but cannot have is said in a notice."""
+    from mycode_core.runtime.events import NoticeEvent
+    from mycode_core.runtime.setup import SetupError
+
+    try:
+        found = status(context.settings, context.permission_mode)
+    except SandboxConfigError as exc:
+        raise SetupError(str(exc)) from None
+    if found.mode == "on" and not found.available:
+        raise SetupError(
+            f"{found.problem}. Install bubblewrap, or set sandbox = \"auto\" or \"off\" in "
+            "$MYCODE_HOME/config.toml"
+        )
+    if found.problem and not found.active:
+        context.emit(
+            NoticeEvent(
+                level="warning",
+                message=f"{found.problem}; commands the policy cannot show to be harmless "
+                "will ask first (denied in -p mode)",
+            )
+        )
