@@ -162,7 +162,9 @@ def _restrict(
         ignored.append(f"[builtin_tools] sandbox_network ({where})")
     if "base_url" in out and key_is_users:
         out.pop("base_url")
-        ignored.append(f"base_url ({where}: your API key is not sent to a server the project chose)")
+        ignored.append(
+            f"base_url ({where}: your API key is not sent to a server the project chose)"
+        )
     return out, ignored
 
 

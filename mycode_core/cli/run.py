@@ -19,6 +19,35 @@ def _fail(message: str) -> int:
     return USAGE_ERROR
 
 
+def _home_error(home: Path, exc: OSError) -> int:
+    import errno as errno_names
+
+    code = exc.errno or 0
+    name = errno_names.errorcode.get(code, "?")
+    where = exc.filename or home
+    click.echo(
+        f"mycode: error: MYCODE_HOME {home} is not usable ({where}: {exc.strerror or exc}, "
+        f"errno {code} {name}); free space or point MYCODE_HOME at a writable folder",
+        err=True,
+    )
+    return USAGE_ERROR
+
+
+def check_home(home: Path) -> OSError | None:
+    """Create ``home`` if needed and prove it writable; the error if not."""
+    import tempfile
+
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=home, prefix=".probe-") as fh:
+            fh.write(b"x" * 4096)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        return exc
+    return None
+
+
 def _read_stdin() -> str:
     if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
         return ""
@@ -59,6 +88,8 @@ def run_agent(
         return _fail(f"--cwd {workspace} is not a folder")
     workspace = workspace.resolve()
     home = home_dir()
+    if (problem := check_home(home)) is not None:
+        return _home_error(home, problem)
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     interactive = not print_mode and tty and output_format == "text"
     if not interactive and not prompt:
@@ -124,17 +155,23 @@ def run_agent(
         from mycode_core.cli.interactive import InteractiveSession
 
         return InteractiveSession(runner, store).run(prompt or None)
-    try:
-        runner.prepare()
-    except SetupError as exc:
-        runner.close()
-        return _fail(str(exc))
-    from mycode_core.cli.output import make_renderer, render_turn
+    from mycode_core.cli.signals import SignalGuard
 
-    try:
-        result = render_turn(runner, prompt, make_renderer(output_format))
-    finally:
-        runner.close()
+    with SignalGuard(runner.cancel) as guard:
+        try:
+            runner.prepare()
+        except SetupError as exc:
+            runner.close()
+            return _fail(str(exc))
+        except OSError as exc:
+            runner.close()
+            return _home_error(home, exc)
+        from mycode_core.cli.output import make_renderer, render_turn
+
+        try:
+            result = render_turn(runner, prompt, make_renderer(output_format))
+        finally:
+            runner.close()
     if result is None:
-        return 1
-    return exit_code_for(result.stop_reason)  # type: ignore[attr-defined]
+        return guard.exit_code(1)
+    return guard.exit_code(exit_code_for(result.stop_reason))  # type: ignore[attr-defined]

@@ -475,12 +475,15 @@ class AgentRunner:
     def _tool_call(self, step: int, index: int, raw: Any) -> ToolCall:
         import json
 
+        from mycode_core.runtime.tools import argument_problem, without_lone_surrogates
+
         call_id = raw.id or f"call_{step}_{index}_{secrets.token_hex(4)}"
-        text = raw.arguments or "{}"
+        text = without_lone_surrogates(raw.arguments or "{}")
         try:
             arguments = json.loads(text) if text.strip() else {}
             problem = None if isinstance(arguments, dict) else "the arguments are not a JSON object"
-        except ValueError as exc:
+            problem = problem or argument_problem(arguments)
+        except (ValueError, RecursionError) as exc:  # issue 13: deep nesting is an error result
             arguments, problem = {}, str(exc)
         if problem is not None:
             arguments = {}

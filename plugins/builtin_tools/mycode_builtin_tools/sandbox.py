@@ -229,7 +229,7 @@ def check_run(context: Any) -> None:
         raise SetupError(str(exc)) from None
     if found.mode == "on" and not found.available:
         raise SetupError(
-            f"{found.problem}. Install bubblewrap, or set sandbox = \"auto\" or \"off\" in "
+            f'{found.problem}. Install bubblewrap, or set sandbox = "auto" or "off" in '
             "$MYCODE_HOME/config.toml"
         )
     if found.problem and not found.active:

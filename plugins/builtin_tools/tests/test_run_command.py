@@ -53,8 +53,13 @@ def wait_gone(needle: str, seconds: float = 10.0) -> bool:
     return False
 
 
-MODES = ["off", pytest.param("auto", marks=pytest.mark.skipif(
-    sandbox.bwrap_path() is None, reason="bubblewrap not usable here"))]
+MODES = [
+    "off",
+    pytest.param(
+        "auto",
+        marks=pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap not usable here"),
+    ),
+]
 
 
 def test_output_and_exit_code(run) -> None:
@@ -102,9 +107,7 @@ def test_stdin_is_closed(run) -> None:
 def test_timeout_kills_grandchildren(mode: str, new_context) -> None:
     ctx = new_context(sandbox=mode)
     started = time.monotonic()
-    result = rc.run_command(
-        {"command": "bash -c 'sleep 301.5 & wait' & wait", "timeout": 1}, ctx
-    )
+    result = rc.run_command({"command": "bash -c 'sleep 301.5 & wait' & wait", "timeout": 1}, ctx)
     assert time.monotonic() - started < 60
     assert result.is_error and result.metadata["timed_out"] is True
     assert "timed out after 1 s" in result.text()

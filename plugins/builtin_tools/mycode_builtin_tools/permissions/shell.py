@@ -10,7 +10,6 @@ cannot parse is reported through :class:`ParseError`.
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 
 MAX_DEPTH = 6

@@ -22,7 +22,6 @@ import os
 import re
 import select
 import shutil
-import signal
 import subprocess
 import time
 import uuid
@@ -133,8 +132,7 @@ class _Capture:
             kept = ARTIFACT_HEAD + self.file_tail_size
             self.file.write(
                 f"\n… [artifact cut: {self.total - kept} bytes of {self.total} not kept; "
-                f"the first {ARTIFACT_HEAD} and the last {self.file_tail_size} bytes are] …\n"
-                .encode()
+                f"the first {ARTIFACT_HEAD} and the last {self.file_tail_size} bytes are] …\n".encode()
             )
             for piece in self.file_tail:
                 self.file.write(piece)
@@ -160,6 +158,7 @@ class _Capture:
             f"{self.artifact}] …\n"
         )
         return head + marker + tail, True
+
 
 def _count_lines(path: Path) -> int:
     count = 0
@@ -193,9 +192,7 @@ def _environment(cwd_file: Path, token: str, context: Any) -> dict[str, str]:
     return env
 
 
-def _pump(
-    proc: subprocess.Popen[bytes], capture: _Capture, timeout: float, cancelled: Any
-) -> bool:
+def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float, cancelled: Any) -> bool:
     """Copy output until the command ends, times out or the run is cancelled (True then)."""
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
@@ -331,8 +328,10 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
     notes = _update_cwd(context, cwd_file, cwd, root)
     shutil.rmtree(state_dir, ignore_errors=True)
     if strays:
-        notes.append(f"({strays} background process(es) it left were stopped: nothing outlives a "
-                     "command; run servers within one command, e.g. `srv & sleep 1; curl ...`)")
+        notes.append(
+            f"({strays} background process(es) it left were stopped: nothing outlives a "
+            "command; run servers within one command, e.g. `srv & sleep 1; curl ...`)"
+        )
     code = proc.returncode if proc.returncode is not None else -1
     metadata: dict[str, Any] = {"exit_code": code, "resources": [f"command:{command.strip()}"]}
     if cut:
