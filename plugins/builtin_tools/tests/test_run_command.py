@@ -28,31 +28,6 @@ def _wait_dead(pid: int, seconds: float = 5.0) -> bool:
     return False
 
 
-def host_processes(needle: str) -> list[int]:
-    """Live processes on the host whose command line contains ``needle``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
-        except OSError:
-            continue
-        if needle.encode() in cmdline and _alive(int(entry)):
-            found.append(int(entry))
-    return found
-
-
-def wait_gone(needle: str, seconds: float = 10.0) -> bool:
-    """True once no host process has ``needle`` in its command line."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if not host_processes(needle):
-            return True
-        time.sleep(0.05)
-    return False
-
-
 MODES = [
     "off",
     pytest.param(
@@ -104,7 +79,7 @@ def test_stdin_is_closed(run) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_timeout_kills_grandchildren(mode: str, new_context) -> None:
+def test_timeout_kills_grandchildren(mode: str, new_context, wait_gone) -> None:
     ctx = new_context(sandbox=mode)
     started = time.monotonic()
     result = rc.run_command({"command": "bash -c 'sleep 301.5 & wait' & wait", "timeout": 1}, ctx)
@@ -174,3 +149,44 @@ def test_sandbox_blocks_writes_outside_and_network(workspace: Path, new_context)
     probe = "import socket; print(sorted(n for _, n in socket.if_nameindex()))"
     inside = run_command({"command": f'python3 -c "{probe}"'}, ctx).text()
     assert inside.startswith("['lo']")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_setsid_and_double_forks_do_not_outlive_the_call(mode: str, new_context, wait_gone) -> None:
+    ctx = new_context(sandbox=mode)
+    command = "setsid sleep 303.25 >/dev/null 2>&1 & (sleep 303.5 >/dev/null 2>&1 &); echo ok"
+    result = rc.run_command({"command": command}, ctx)
+    assert "ok" in result.text()
+    assert wait_gone("sleep 303.25") and wait_gone("sleep 303.5")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cancelled_run_stops_the_command_and_says_so(mode: str, new_context, wait_gone) -> None:
+    import threading
+
+    ctx = new_context(sandbox=mode)
+    threading.Timer(1.0, ctx.cancelled.set).start()
+    result = rc.run_command({"command": "sleep 304.5; echo never", "timeout": 120}, ctx)
+    assert result.is_error and result.metadata["interrupted"] is True
+    assert "interrupted" in result.text() and "never" not in result.text()
+    assert wait_gone("sleep 304.5")
+
+
+def test_artifact_is_capped_with_head_tail_and_the_cut_said(
+    run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rc, "ARTIFACT_HEAD", 100_000)
+    monkeypatch.setattr(rc, "ARTIFACT_TAIL", 50_000)
+    result = run("run_command", command="seq 1 400000")
+    artifact = Path(result.metadata["artifact"])
+    data = artifact.read_bytes()
+    assert len(data) < 100_000 + 50_000 + 500
+    assert data.startswith(b"1\n2\n3\n") and data.endswith(b"399999\n400000\n")
+    assert b"artifact cut:" in data and b"not kept" in data
+
+
+def test_ansi_and_osc_sequences_do_not_backtrack(run) -> None:
+    result = run(
+        "run_command", command="printf '\\033]0;title' ; head -c 200000 /dev/zero | tr '\\0' x"
+    )
+    assert "\x1b" not in result.text()

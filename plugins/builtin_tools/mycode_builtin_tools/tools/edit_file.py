@@ -72,9 +72,7 @@ def edit_file(arguments: dict[str, Any], context: Any) -> ToolResult:
         return _edit(context, path, rel, old, new, replace_all)
 
 
-def _edit(
-    context: Any, path: Path, rel: str, old: str, new: str, replace_all: bool
-) -> ToolResult:
+def _edit(context: Any, path: Path, rel: str, old: str, new: str, replace_all: bool) -> ToolResult:
     """The stale check, the replacement and the write, under the folder's lock."""
     stale = readstate.stale_reason(context, path, rel)
     if stale:

@@ -129,14 +129,14 @@ class _Capture:
 
     def close(self) -> None:
         if self.file_tail:
-            kept = ARTIFACT_HEAD + self.file_tail_size
-            self.file.write(
-                f"\n… [artifact cut: {self.total - kept} bytes of {self.total} not kept; "
-                f"the first {ARTIFACT_HEAD} and the last {self.file_tail_size} bytes are] …\n".encode()
-            )
-            for piece in self.file_tail:
-                self.file.write(piece)
+            tail = b"".join(self.file_tail)[-ARTIFACT_TAIL:]
             self.file_tail.clear()
+            cut = self.total - ARTIFACT_HEAD - len(tail)
+            self.file.write(
+                f"\n… [artifact cut: {cut} bytes of {self.total} not kept; the first "
+                f"{ARTIFACT_HEAD} and the last {len(tail)} bytes are] …\n".encode()
+            )
+            self.file.write(tail)
         self.file.close()
 
     def text(self) -> tuple[str, bool]:

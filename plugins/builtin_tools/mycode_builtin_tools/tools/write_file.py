@@ -25,8 +25,7 @@ def _payload_for_existing(data: bytes, content: str) -> tuple[bytes, str, str, s
     except UnicodeEncodeError as exc:
         bad = content[exc.start : exc.end]
         note = (
-            f"the file was {decoded.label}, which cannot hold {bad!r}; it is now written as "
-            "UTF-8"
+            f"the file was {decoded.label}, which cannot hold {bad!r}; it is now written as UTF-8"
         )
         return content.encode("utf-8"), decoded.text, content, note
 
