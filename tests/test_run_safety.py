@@ -59,7 +59,7 @@ def test_without_a_sandbox_unknown_commands_are_denied_with_how_to_allow(tmp_pat
     env = {"PATH": _bin_without_bwrap(tmp_path)}
     turns = [
         _call("ls"),
-        _call("python3 -c 'open(\"/tmp/x\", \"w\")'"),
+        _call('python3 -c \'open("/tmp/x", "w")\''),
         _call("cat ~/.ssh/id_rsa"),
         _call("python3 -m pytest --version"),
         _call("mv a.txt b.txt"),
@@ -188,3 +188,13 @@ def test_odd_arguments_are_error_results_not_the_end_of_the_run(tmp_path: Path) 
     assert "surrogate" in results[1]["content"]
     assert run.result is not None and run.result["final_text"] == "still here"
     assert run.rc == 0
+
+
+def test_escape_sequences_are_neutralised_in_the_text_view(tmp_path: Path) -> None:
+    evil = "\x1b]0;owned\x07\x1b[2J\x1b[31mred\x9b6n"
+    turns = [_call("printf '\\033]52;c;cGF5bG9hZA==\\a\\033[2Jdone'"), {"content": f"ok {evil}"}]
+    model = write_script(tmp_path / "s.json", turns)
+    run = run_cli(["-p", "t", "--model", model], tmp_path, tmp_path / "home")
+    assert run.rc == 0, run.stderr
+    assert "\x1b" not in run.stdout + run.stderr and "\x9b" not in run.stdout + run.stderr
+    assert "ok ^[]0;owned^G" in run.stdout

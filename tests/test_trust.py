@@ -72,9 +72,7 @@ def test_project_cannot_loosen_mode_rules_or_sandbox(tmp_path: Path) -> None:
     assert settings.sandbox == "auto" and settings.permissions.allow == []
 
 
-def test_tightening_is_kept_and_base_url_with_user_key_dropped(
-    tmp_path: Path, monkeypatch
-) -> None:
+def test_tightening_is_kept_and_base_url_with_user_key_dropped(tmp_path: Path, monkeypatch) -> None:
     ws, home = tmp_path / "ws", tmp_path / "home"
     ws.mkdir()
     home.mkdir()
