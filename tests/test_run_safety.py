@@ -176,7 +176,7 @@ def test_odd_arguments_are_error_results_not_the_end_of_the_run(tmp_path: Path) 
     turns = [
         {"tool_calls": [{"name": "run_command", "arguments": deep}]},
         {"tool_calls": [{"name": "write_file", "arguments": surrogate}]},
-        {"tool_calls": [{"name": "todo_write", "arguments": {"todos": [[[[[[[[[[[[[[[]]]]]]]]]]]]]]]}}]},
+        {"tool_calls": [{"name": "todo_write", "arguments": {"todos": [[[[[[[[[[[]]]]]]]]]]]}}]},
         {"content": "still here"},
     ]  # fmt: skip
     model = write_script(tmp_path / "s.json", turns)
