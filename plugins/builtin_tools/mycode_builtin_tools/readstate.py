@@ -106,7 +106,7 @@ def exclusive(path: Path) -> Iterator[None]:
     with contextlib.ExitStack() as stack:
         try:
             fd: int | None = stack.enter_context(safeopen.open_parent(path))
-        except FileNotFoundError:
+        except OSError:  # no folder yet (a new file) or not one: the write will say why
             fd = None
         if fd is not None:
             fcntl.flock(fd, fcntl.LOCK_EX)  # released when the descriptor closes
