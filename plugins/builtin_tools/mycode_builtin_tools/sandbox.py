@@ -16,6 +16,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -144,12 +145,14 @@ def status(settings: Any, permission_mode: str | None = None) -> Status:
     return Status(available, wanted and available, mechanism, cfg.mode, problem)
 
 
+_SECRET_RE = re.compile("|".join(fnmatch.translate(pattern) for pattern in SECRET_ENV))
+
+
 def is_secret_name(name: str, passthrough: list[str]) -> bool:
     """Whether an environment variable is removed before a command runs."""
-    upper = name.upper()
     if any(fnmatch.fnmatchcase(name, p) for p in passthrough):
         return False
-    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_ENV)
+    return _SECRET_RE.match(name.upper()) is not None
 
 
 def scrub_env(env: dict[str, str], passthrough: list[str]) -> dict[str, str]:
@@ -168,6 +171,8 @@ def _homes() -> list[Path]:
 
 
 def _mask(path: Path, cmd: list[str], masked: set[Path]) -> None:
+    if not os.path.lexists(path):
+        return
     try:
         real = path.resolve()
     except (OSError, RuntimeError):

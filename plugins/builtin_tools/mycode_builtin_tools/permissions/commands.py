@@ -22,10 +22,11 @@ from mycode_builtin_tools.permissions.catalog import (
     DISK_TOOLS,
     DOWNLOADERS,
     EXTERNAL,
-    FUNCTION_DEF,
+    FUNCTION_PARENS,
     INTERPRETERS,
     LOCAL_URL,
     MAX_COMMAND_CHARS,
+    MAX_PARTS,
     MODE_WRITERS,
     NETWORK,
     OPTION_VALUES,
@@ -362,8 +363,15 @@ def _read_only_systemctl(args: list[str]) -> bool:
 
 def is_fork_bomb(command: str) -> bool:
     """A function that pipes itself into itself in the background (``:(){ :|:& };:``)."""
-    for match in FUNCTION_DEF.finditer(command):
-        name = match.group(1)
+    for match in FUNCTION_PARENS.finditer(command):
+        head = command[max(0, match.start() - 80) : match.start()].rstrip(" \t")
+        name = ""
+        for ch in reversed(head):
+            if ch.isspace() or ch in "(){}|&;<>" or len(name) >= 64:
+                break
+            name = ch + name
+        if not name:
+            continue
         stop = min(len(command), match.end() + 256)
         end = command.find("}", match.end(), stop)
         body = "".join(command[match.end() : end if end >= 0 else stop].split())
@@ -381,14 +389,18 @@ def judge_command(
     be harmless, then they ask. Long command lines ask before any parsing."""
     if len(command) > MAX_COMMAND_CHARS:
         reason = (
-            f"the command is {len(command)} characters long, over the {MAX_COMMAND_CHARS} "
-            "that are checked; write a script file and run it instead"
+            f"the command is {len(command)} characters long (at most {MAX_COMMAND_CHARS} "
+            f"characters and {MAX_PARTS} commands are checked); write a script file and run it "
+            "instead"
         )
         return [(command[:200] + "…", Finding("ask", "builtin:command-too-long", reason))]
     if is_fork_bomb(command):
         return [(command, Finding("deny", "builtin:fork-bomb", "a fork bomb"))]
     try:
         commands = parse(command)
+        if len(commands) > MAX_PARTS:
+            reason = f"the command line has {len(commands)} commands, over the {MAX_PARTS} checked"
+            return [(command[:200] + "…", Finding("ask", "builtin:command-too-long", reason))]
         judge = Judge(cwd, root)
         results: list[tuple[str, Finding]] = []
         for simple in commands:

@@ -275,18 +275,17 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
     state_dir = Path(context.artifacts_dir)
     token = uuid.uuid4().hex[:10]
     try:
-        state_dir = Path(context.artifacts_dir) / f".call-{token}"
-        state_dir.mkdir(parents=True)
+        state_dir = Path(context.artifacts_dir) / ".commands"
+        state_dir.mkdir(exist_ok=True)
     except OSError as exc:
         return ToolResult.error(f"cannot prepare the command: {exc.strerror or exc} ({exc})")
-    cwd_file = state_dir / "cwd"
+    cwd_file = state_dir / f"cwd-{token}"
     artifact = Path(context.artifacts_dir) / f"command-{time.strftime('%H%M%S')}-{token}.log"
     shell = shutil.which("bash") or "/bin/sh"
     try:
         argv = _sandbox_argv([shell, "-c", _TRAP + command], context, cwd, state_dir)
         capture = _Capture(artifact)
     except (OSError, RuntimeError) as exc:
-        shutil.rmtree(state_dir, ignore_errors=True)
         return ToolResult.error(f"cannot start the command: {exc}")
     isolated = argv[0] != shell
     if not isolated:
@@ -305,7 +304,6 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
     except OSError as exc:
         capture.close()
         artifact.unlink(missing_ok=True)
-        shutil.rmtree(state_dir, ignore_errors=True)
         return ToolResult.error(f"could not start {argv[0]}: {exc}")
     _track_group(context, proc.pid)
     with proc:
@@ -326,7 +324,6 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
     if not cut:
         artifact.unlink(missing_ok=True)
     notes = _update_cwd(context, cwd_file, cwd, root)
-    shutil.rmtree(state_dir, ignore_errors=True)
     if strays:
         notes.append(
             f"({strays} background process(es) it left were stopped: nothing outlives a "
