@@ -120,3 +120,26 @@ def test_unwritable_trust_store_is_one_line(tmp_path: Path) -> None:
     assert bad.rc == 1 and "Traceback" not in bad.stderr and "errno" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
     assert os.path.isfile(home)
+
+
+def test_interactive_question_is_asked_once_and_remembered(tmp_path: Path, monkeypatch) -> None:
+    import click
+
+    from mycode_core.cli.trust_prompt import ask_once
+
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    asked: list[str] = []
+    monkeypatch.setattr(click, "confirm", lambda text, default: asked.append(text) or False)
+    ask_once(ws, home)
+    assert asked == []  # nothing of its own to trust: no question
+    _project(ws, config="max_steps = 3\n")
+    ask_once(ws, home)
+    ask_once(ws, home)
+    assert len(asked) == 1 and not trust.is_trusted(ws, home)  # "no" is remembered too
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".mcp.json").write_text("{}")
+    monkeypatch.setattr(click, "confirm", lambda text, default: True)
+    ask_once(other, home)
+    assert trust.is_trusted(other, home)

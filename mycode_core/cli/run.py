@@ -153,8 +153,15 @@ def run_agent(
     )
     if interactive:
         from mycode_core.cli.interactive import InteractiveSession
+        from mycode_core.cli.signals import SignalGuard
 
-        return InteractiveSession(runner, store).run(prompt or None)
+        def wait(seconds: float) -> None:
+            worker = runner._worker_thread
+            if worker is not None:
+                worker.join(timeout=seconds)
+
+        with SignalGuard(runner.cancel, wait=wait):
+            return InteractiveSession(runner, store).run(prompt or None)
     from mycode_core.cli.signals import SignalGuard
 
     with SignalGuard(runner.cancel) as guard:

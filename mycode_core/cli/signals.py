@@ -4,6 +4,7 @@ The first signal cancels the running turn: the tool in flight stops its process 
 reports that it was cut, the loop writes the ``result`` event (``stop_reason = "interrupted"``)
 and the process exits 143 (SIGTERM) or 129 (SIGHUP). Should the turn not wind down within
 ``GRACE`` seconds, or a second signal arrive, the process exits at once with the same code.
+In an interactive session the handler waits for the turn to end and then leaves the session.
 """
 
 from __future__ import annotations
@@ -22,8 +23,13 @@ SIGNALS = ("SIGTERM", "SIGHUP")
 class SignalGuard:
     """Installs the handlers for the duration of a ``with`` block."""
 
-    def __init__(self, cancel: Callable[[], None]) -> None:
+    def __init__(
+        self, cancel: Callable[[], None], *, wait: Callable[[float], None] | None = None
+    ) -> None:
+        """``cancel`` stops the running turn; with ``wait`` (interactive sessions, whose loop
+        would otherwise go on) the handler waits for the turn to end, then exits."""
         self.cancel = cancel
+        self.wait = wait
         self.received: int | None = None
         self._previous: dict[int, Any] = {}
 
@@ -46,6 +52,9 @@ class SignalGuard:
             os._exit(128 + self.received)
         self.received = signum
         self.cancel()
+        if self.wait is not None:
+            self.wait(GRACE)
+            raise SystemExit(128 + signum)
         timer = threading.Timer(GRACE, os._exit, args=(128 + signum,))
         timer.daemon = True
         timer.start()
