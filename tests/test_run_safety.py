@@ -177,7 +177,7 @@ def test_odd_arguments_are_error_results_not_the_end_of_the_run(tmp_path: Path) 
         {"tool_calls": [{"name": "run_command", "arguments": deep}]},
         {"tool_calls": [{"name": "write_file", "arguments": surrogate}]},
         {"tool_calls": [{"name": "todo_write", "arguments": {"todos": [[[[[[[[[[[]]]]]]]]]]]}}]},
-        {"content": "still here"},
+        {"content": "still here \ud800"},
     ]  # fmt: skip
     model = write_script(tmp_path / "s.json", turns)
     run = run_cli(["-p", "t", "--model", model, "--output-format", "stream-json"], tmp_path,
@@ -186,7 +186,7 @@ def test_odd_arguments_are_error_results_not_the_end_of_the_run(tmp_path: Path) 
     assert len(results) == 3 and all(r["is_error"] for r in results)
     assert "nested" in results[0]["content"] or "recursion" in results[0]["content"]
     assert "surrogate" in results[1]["content"]
-    assert run.result is not None and run.result["final_text"] == "still here"
+    assert run.result is not None and run.result["final_text"] == "still here \ufffd"
     assert run.rc == 0
 
 

@@ -195,6 +195,7 @@ _CONTROL.update({0x7F: "^?", **{c: f"<U+{c:04X}>" for c in range(0x80, 0xA0)}})
 def neutralise(text: str) -> str:
     """Control characters shown as ``^[``-style text, so escape sequences in tool output or
     model text can never drive the user's terminal (issue 13)."""
+    text = text.encode("utf-8", "replace").decode("utf-8")  # unpaired surrogates -> "?"
     return text.replace("\r\n", "\n").translate(_CONTROL)
 
 
