@@ -42,7 +42,6 @@ def check_home(home: Path) -> OSError | None:
         with tempfile.NamedTemporaryFile(dir=home, prefix=".probe-") as fh:
             fh.write(b"x" * 4096)
             fh.flush()
-            os.fsync(fh.fileno())
     except OSError as exc:
         return exc
     return None
