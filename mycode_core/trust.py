@@ -53,7 +53,11 @@ def trusted_folders(home: Path) -> dict[str, dict[str, Any]]:
     except (OSError, ValueError):
         return {}
     folders = data.get("folders") if isinstance(data, dict) else None
-    return {str(k): v for k, v in folders.items()} if isinstance(folders, dict) else {}
+    out = {str(k): v for k, v in folders.items()} if isinstance(folders, dict) else {}
+    listed = data.get("workspaces") if isinstance(data, dict) else None  # a plain list too
+    for item in listed if isinstance(listed, list) else []:
+        out.setdefault(_key(Path(str(item))), {"trusted": True})
+    return out
 
 
 def is_trusted(workspace: Path, home: Path) -> bool:
@@ -152,10 +156,10 @@ def _restrict(
     if isinstance(mcp, dict) and "trust_project_servers" in mcp:
         out["mcp"] = {k: v for k, v in mcp.items() if k != "trust_project_servers"}
         ignored.append(f"[mcp] trust_project_servers ({where})")
-    for key in ("hooks", "plugin_dirs"):
+    for key, what in (("hooks", "command hooks"), ("plugin_dirs", "plugin folders")):
         if key in out:
             out.pop(key)
-            ignored.append(f"{key} ({where})")
+            ignored.append(f"{what} ({key} in {where})")
     tools = out.get("builtin_tools")
     if isinstance(tools, dict) and "sandbox_network" in tools:
         out["builtin_tools"] = {k: v for k, v in tools.items() if k != "sandbox_network"}
@@ -180,7 +184,7 @@ def _claude_findings(workspace: Path) -> list[str]:
         if not isinstance(data, dict):
             continue
         if data.get("hooks"):
-            found.append(f"hooks ({rel})")
+            found.append(f"command hooks ({rel})")
         perms = data.get("permissions")
         if isinstance(perms, dict) and perms.get("allow"):
             found.append(f"permissions allow ({rel})")
@@ -233,7 +237,7 @@ def notice_text(settings: Any) -> str | None:
     if not ignored:
         return None
     return (
-        "this workspace is not trusted, so its own settings may only make things stricter; "
+        "untrusted workspace: its own settings may only make things stricter; "
         f"ignored: {'; '.join(ignored)}. Trust it with `mycode trust` (or --trust for one run) "
         "if you trust its contents."
     )

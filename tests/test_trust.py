@@ -19,7 +19,7 @@ def _project(ws: Path, config: str = "", local: str = "") -> None:
 
 
 def _trust_notices(run) -> list[str]:
-    return [e["message"] for e in run.of_type("notice") if "not trusted" in e["message"]]
+    return [e["message"] for e in run.of_type("notice") if "untrusted workspace" in e["message"]]
 
 
 def test_self_trusting_mcp_server_does_not_start(tmp_path: Path) -> None:

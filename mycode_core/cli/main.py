@@ -75,6 +75,13 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
             is_flag=True,
             help="Trust this workspace for this run (its config may loosen safety).",
         ),
+        click.option(
+            "--plugin-dir",
+            "plugin_dir",
+            multiple=True,
+            type=click.Path(file_okay=False),
+            help="Load a Claude Code plugin folder (repeatable).",
+        ),
         click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id."),
         click.option(
             "--continue",

@@ -70,6 +70,7 @@ def run_agent(
     permission_mode: str | None,
     completion_policy: str | None,
     mcp_config: tuple[str, ...],
+    plugin_dir: tuple[str, ...] = (),
     resume_id: str | None,
     continue_latest: bool,
     trust_workspace: bool = False,
@@ -107,6 +108,7 @@ def run_agent(
         "permission_mode": permission_mode,
         "mcp_config_files": [str(Path(p).resolve()) for p in mcp_config] or None,
         "trust_workspace": True if trust_workspace else None,
+        "plugin_dirs": [str(Path(p).expanduser().resolve()) for p in plugin_dir] or None,
     }
     if completion_policy:
         cli["completion_gate"] = {"policy": completion_policy}

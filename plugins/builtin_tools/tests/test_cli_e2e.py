@@ -107,5 +107,5 @@ def test_project_rule_allows_what_default_asks(tmp_path: Path, workspace: Path) 
     permission = next(e for e in events if e["type"] == "permission")
     assert permission["decision"] == "deny"
     notices = [e["message"] for e in events if e["type"] == "notice"]
-    assert len([n for n in notices if "not trusted" in n]) == 1
+    assert len([n for n in notices if "untrusted workspace" in n]) == 1
     assert "[permissions] allow (.mycode/config.toml)" in " ".join(notices)
