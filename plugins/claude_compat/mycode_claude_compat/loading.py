@@ -72,7 +72,7 @@ def _plugin_dirs(workspace: Path, home: Path, settings: Any) -> list[tuple[Path,
 def _core_names_them() -> bool:
     """The core's trust notice already names ignored project hooks (one notice, SPEC §8)."""
     try:
-        from mycode_core import trust as core_trust  # type: ignore[attr-defined]
+        from mycode_core import trust as core_trust
     except ImportError:
         return False
     return hasattr(core_trust, "notice_text")
