@@ -3,37 +3,58 @@
 Sandboxed commands live in their own pid namespace: when the command ends, bubblewrap's init
 ends and the kernel kills everything left. Unsandboxed commands get a marker in their
 environment (``MYCODE_CALL``) and mycode becomes a child subreaper
-(``prctl(PR_SET_CHILD_SUBREAPER)``), so orphans (``setsid sleep &``, double forks) are
-re-parented to mycode instead of init: after the call its process group is killed, every
-process still carrying the call's marker is killed, and the ones re-parented to mycode are
-reaped.
+(``prctl(PR_SET_CHILD_SUBREAPER)``) while such a call runs, so orphans (``setsid sleep &``,
+double forks) are re-parented to mycode instead of init: after the call its process group is
+killed, every process still carrying the call's marker is killed, and the ones re-parented to
+mycode are reaped.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import functools
 import os
 import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
 
 MARKER = "MYCODE_CALL"
 PR_SET_CHILD_SUBREAPER = 36
 KILL_GRACE = 2.0
 
 
-@functools.lru_cache(maxsize=1)
-def become_subreaper() -> bool:
-    """Make this process a child subreaper (Linux); True when it worked."""
+_lock = threading.Lock()
+_users = 0
+
+
+def _set_subreaper(on: bool) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+        return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1 if on else 0, 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
+
+
+@contextlib.contextmanager
+def subreaper() -> Iterator[None]:
+    """Be a child subreaper (Linux) while unsandboxed commands run, and only then, so orphans
+    of anything else (hooks, MCP servers, a test runner's other children) still go to init."""
+    global _users
+    with _lock:
+        _users += 1
+        if _users == 1:
+            _set_subreaper(True)
+    try:
+        yield
+    finally:
+        with _lock:
+            _users -= 1
+            if _users == 0:
+                _set_subreaper(False)
 
 
 def kill_group(pgid: int, grace: float = KILL_GRACE) -> None:

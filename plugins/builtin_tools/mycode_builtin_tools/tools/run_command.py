@@ -288,8 +288,27 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
     except (OSError, RuntimeError) as exc:
         return ToolResult.error(f"cannot start the command: {exc}")
     isolated = argv[0] != shell
-    if not isolated:
-        processes.become_subreaper()
+    with contextlib.ExitStack() as stack:
+        if not isolated:
+            stack.enter_context(processes.subreaper())
+        return _run(context, command, argv, cwd, root, capture, artifact, cwd_file, token, timeout,
+                    isolated)  # fmt: skip
+
+
+def _run(
+    context: Any,
+    command: str,
+    argv: list[str],
+    cwd: Path,
+    root: Path,
+    capture: _Capture,
+    artifact: Path,
+    cwd_file: Path,
+    token: str,
+    timeout: float,
+    isolated: bool,
+) -> ToolResult:
+    """Start the command, pump its output, stop what is left, and build the result."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
