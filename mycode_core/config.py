@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from mycode_core.trust import restrict_layers
+
 PermissionMode = Literal["default", "accept-edits", "plan", "bypass"]
 LAYER_NAMES = ("default", "user", "project", "local", "env", "cli")
 
@@ -79,7 +81,8 @@ class Settings(BaseModel):
     validation_commands: dict[str, list[str]] = Field(default_factory=dict)
     mcp_servers: dict[str, Any] = Field(default_factory=dict)
     mcp_config_files: list[str] = Field(default_factory=list)
-    sandbox: bool = False
+    sandbox: bool | str | dict[str, Any] = "auto"
+    """``"auto"`` / ``"on"`` / ``"off"`` or a ``[sandbox]`` table (SPEC §8)."""
 
     _layers: list[tuple[str, dict[str, Any]]] = PrivateAttr(default_factory=list)
 
@@ -173,6 +176,7 @@ def load_settings(
         layers.append((name, _read_toml(path)))
     layers.append(("env", _env_layer()))
     layers.append(("cli", {k: v for k, v in (cli or {}).items() if v is not None}))
+    layers = restrict_layers(workspace, home, layers)  # SPEC §8: untrusted projects only tighten
     merged: dict[str, Any] = {}
     for _name, data in layers:
         merged = _merge(merged, data)

@@ -6,9 +6,11 @@ a truncated last line is skipped when reading.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,8 +59,18 @@ class Transcript:
         """Append one event as a JSON line and flush it."""
         if self._fh is None:
             return
-        self._fh.write(event.to_json() + "\n")
-        self._fh.flush()
+        try:
+            self._fh.write(event.to_json() + "\n")
+            self._fh.flush()
+        except OSError as exc:  # issue 13: a full MYCODE_HOME is one line, not a traceback
+            fh, self._fh = self._fh, None
+            with contextlib.suppress(OSError):
+                fh.close()
+            print(
+                f"mycode: error: cannot write the transcript in {self.path.parent}: "
+                f"{exc.strerror or exc} (errno {exc.errno}); the run goes on without it",
+                file=sys.stderr,
+            )
 
     def close(self) -> None:
         """Close the file."""

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-CORE_COMMANDS = ("plugins", "tools", "sessions", "demo")
+CORE_COMMANDS = ("plugins", "tools", "sessions", "demo", "trust")
 
 
 class _PluginConfigError(click.ClickException):
@@ -23,6 +23,9 @@ class _PluginConfigError(click.ClickException):
 
 def add_core_commands(cli: click.Group) -> None:
     """Attach the core subcommands to ``cli``."""
+    from mycode_core.cli.trust_command import make_command as make_trust_command
+
+    cli.add_command(make_trust_command())
 
     @cli.command(name="plugins")
     @click.option("--all", "include_all", is_flag=True, help="Include the built-in plugins.")

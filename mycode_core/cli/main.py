@@ -71,6 +71,12 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
             help="MCP servers file (.mcp.json shape); its servers are trusted.",
         ),
         click.option(
+            "--trust",
+            "trust_workspace",
+            is_flag=True,
+            help="Trust this workspace for this run (its config may loosen safety).",
+        ),
+        click.option(
             "--plugin-dir",
             "plugin_dir",
             multiple=True,

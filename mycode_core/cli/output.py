@@ -117,7 +117,7 @@ class TextRenderer:
         elif kind == "text_delta":
             self._unspin()
             if self.out_tty or self.interactive:
-                self.console.file.write(data.text)
+                self.console.file.write(neutralise(data.text))
                 self.console.file.flush()
                 self.streaming = True
         elif kind == "tool_call":
@@ -151,7 +151,8 @@ class TextRenderer:
         elif kind == "retry":
             self._unspin()
             self.console.print(
-                f"[yellow]retry {data.attempt} in {data.delay:.1f}s:[/yellow] {data.reason}",
+                f"[yellow]retry {data.attempt} in {data.delay:.1f}s:[/yellow] "
+                f"{_escape(str(data.reason))}",
                 markup=True,
                 highlight=False,
             )
@@ -195,7 +196,7 @@ class TextRenderer:
         self._unspin()
         self._end_stream()
         if not (self.out_tty or self.interactive) and result.final_text:
-            self.stdout.file.write(result.final_text.rstrip() + "\n")
+            self.stdout.file.write(neutralise(result.final_text.rstrip()) + "\n")
             self.stdout.file.flush()
         tokens = result.usage.get("input_tokens", 0) + result.usage.get("output_tokens", 0)
         seconds = result.duration_ms / 1000
@@ -213,10 +214,21 @@ class TextRenderer:
         self._unspin()
 
 
+_CONTROL = {c: f"^{chr(c + 64)}" for c in range(32) if chr(c) not in "\n\t"}
+_CONTROL.update({0x7F: "^?", **{c: f"<U+{c:04X}>" for c in range(0x80, 0xA0)}})
+
+
+def neutralise(text: str) -> str:
+    """Control characters shown as ``^[``-style text, so escape sequences in tool output or
+    model text can never drive the user's terminal (issue 13)."""
+    text = text.encode("utf-8", "replace").decode("utf-8")  # unpaired surrogates -> "?"
+    return text.replace("\r\n", "\n").translate(_CONTROL)
+
+
 def _escape(text: str) -> str:
     from rich.markup import escape
 
-    return escape(text)
+    return escape(neutralise(text))
 
 
 def render_turn(runner: Any, prompt: str, renderer: Any) -> Any:

@@ -19,6 +19,34 @@ def _fail(message: str) -> int:
     return USAGE_ERROR
 
 
+def _home_error(home: Path, exc: OSError) -> int:
+    import errno as errno_names
+
+    code = exc.errno or 0
+    name = errno_names.errorcode.get(code, "?")
+    where = exc.filename or home
+    click.echo(
+        f"mycode: error: MYCODE_HOME {home} is not usable ({where}: {exc.strerror or exc}, "
+        f"errno {code} {name}); free space or point MYCODE_HOME at a writable folder",
+        err=True,
+    )
+    return USAGE_ERROR
+
+
+def check_home(home: Path) -> OSError | None:
+    """Create ``home`` if needed and prove it writable; the error if not."""
+    import tempfile
+
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=home, prefix=".probe-") as fh:
+            fh.write(b"x" * 4096)
+            fh.flush()
+    except OSError as exc:
+        return exc
+    return None
+
+
 def _read_stdin() -> str:
     if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
         return ""
@@ -45,6 +73,7 @@ def run_agent(
     plugin_dir: tuple[str, ...] = (),
     resume_id: str | None,
     continue_latest: bool,
+    trust_workspace: bool = False,
 ) -> int:
     """Run the agent; return the process exit code (SPEC §2)."""
     from mycode_core.config import ConfigError, home_dir, load_settings
@@ -59,6 +88,8 @@ def run_agent(
         return _fail(f"--cwd {workspace} is not a folder")
     workspace = workspace.resolve()
     home = home_dir()
+    if (problem := check_home(home)) is not None:
+        return _home_error(home, problem)
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     interactive = not print_mode and tty and output_format == "text"
     if not interactive and not prompt:
@@ -76,10 +107,15 @@ def run_agent(
         "max_tokens": max_tokens,
         "permission_mode": permission_mode,
         "mcp_config_files": [str(Path(p).resolve()) for p in mcp_config] or None,
+        "trust_workspace": True if trust_workspace else None,
         "plugin_dirs": [str(Path(p).expanduser().resolve()) for p in plugin_dir] or None,
     }
     if completion_policy:
         cli["completion_gate"] = {"policy": completion_policy}
+    if interactive and not trust_workspace:
+        from mycode_core.cli.trust_prompt import ask_once
+
+        ask_once(workspace, home)
     try:
         settings = load_settings(workspace, home, cli)
         pm = get_plugin_manager()
@@ -118,28 +154,41 @@ def run_agent(
     )
     if interactive:
         from mycode_core.cli.interactive import InteractiveSession
+        from mycode_core.cli.signals import SignalGuard
 
-        return InteractiveSession(runner, store).run(prompt or None)
-    try:
-        runner.prepare()
-    except SetupError as exc:
-        runner.close()
-        return _fail(str(exc))
-    from mycode_core.cli.output import make_renderer, render_turn
-    from mycode_core.runtime.slash import dispatch
+        def wait(seconds: float) -> None:
+            worker = runner._worker_thread
+            if worker is not None:
+                worker.join(timeout=seconds)
 
-    slash = dispatch(runner, prompt, lambda message: click.echo(f"mycode: {message}", err=True))
-    if slash is not None:
-        if slash.output:
-            click.echo(slash.output)
-        if not slash.prompt:
+        with SignalGuard(runner.cancel, wait=wait):
+            return InteractiveSession(runner, store).run(prompt or None)
+    from mycode_core.cli.signals import SignalGuard
+
+    with SignalGuard(runner.cancel) as guard:
+        try:
+            runner.prepare()
+        except SetupError as exc:
             runner.close()
-            return 0
-        prompt = slash.prompt
-    try:
-        result = render_turn(runner, prompt, make_renderer(output_format))
-    finally:
-        runner.close()
+            return _fail(str(exc))
+        except OSError as exc:
+            runner.close()
+            return _home_error(home, exc)
+        from mycode_core.cli.output import make_renderer, render_turn
+        from mycode_core.runtime.slash import dispatch
+
+        slash = dispatch(runner, prompt, lambda message: click.echo(f"mycode: {message}", err=True))
+        if slash is not None:
+            if slash.output:
+                click.echo(slash.output)
+            if not slash.prompt:
+                runner.close()
+                return 0
+            prompt = slash.prompt
+        try:
+            result = render_turn(runner, prompt, make_renderer(output_format))
+        finally:
+            runner.close()
     if result is None:
-        return 1
-    return exit_code_for(result.stop_reason)  # type: ignore[attr-defined]
+        return guard.exit_code(1)
+    return guard.exit_code(exit_code_for(result.stop_reason))  # type: ignore[attr-defined]

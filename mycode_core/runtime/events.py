@@ -40,7 +40,16 @@ class AgentEvent(BaseModel):
 
     def to_json(self) -> str:
         """One line of stream-json."""
-        return self.model_dump_json(exclude_none=True)
+        try:
+            return self.model_dump_json(exclude_none=True)
+        except ValueError:  # issue 13: unpaired surrogates (model text) become U+FFFD
+            import json
+
+            from mycode_core.runtime.tools import without_lone_surrogates
+
+            data = self.model_dump(mode="python", exclude_none=True)
+            text = json.dumps(data, default=str, ensure_ascii=False, separators=(",", ":"))
+            return without_lone_surrogates(text)
 
 
 class SystemEvent(AgentEvent):

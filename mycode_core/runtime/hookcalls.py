@@ -122,6 +122,10 @@ def call_hook(
         try:
             outcome = caller(**kwargs)
         except Exception as exc:  # noqa: BLE001 - one broken plugin must not break the run
+            from mycode_core.runtime.setup import SetupError
+
+            if isinstance(exc, SetupError):  # issue 13: a plugin may refuse the run (exit 2)
+                raise
             culprit = _culprit(codes, exc.__traceback__)
             if culprit is None or culprit in removed:
                 message = f"hook {hook_name} failed: {error_line(exc)}"

@@ -129,6 +129,11 @@ class AgentRunner:
             return
         self._open_transcript()
         self.changes = self._change_detector()
+        if self.context.agent_id is None:  # issue 13: one notice for ignored project settings
+            from mycode_core.trust import notice_text
+
+            if (ignored := notice_text(self.settings)) is not None:
+                self._notice(ignored)
         self._collect_tools()  # MCP servers start in background
         self.model = self._make_model()
         prompt = self._system_prompt()
@@ -557,12 +562,15 @@ class AgentRunner:
     def _tool_call(self, step: int, index: int, raw: Any) -> ToolCall:
         import json
 
+        from mycode_core.runtime.tools import argument_problem, without_lone_surrogates
+
         call_id = raw.id or f"call_{step}_{index}_{secrets.token_hex(4)}"
-        text = raw.arguments or "{}"
+        text = without_lone_surrogates(raw.arguments or "{}")
         try:
             arguments = json.loads(text) if text.strip() else {}
             problem = None if isinstance(arguments, dict) else "the arguments are not a JSON object"
-        except ValueError as exc:
+            problem = problem or argument_problem(arguments)
+        except (ValueError, RecursionError) as exc:  # issue 13: deep nesting is an error result
             arguments, problem = {}, str(exc)
         if problem is not None:
             arguments = {}

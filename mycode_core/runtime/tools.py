@@ -421,3 +421,33 @@ def _denied(verdict: PermissionVerdict) -> ToolResult:
         f"Permission denied{where}: {verdict.reason}",
         permission={"decision": "deny", "rule": verdict.rule, "layer": verdict.layer},
     )
+
+
+# issue 13: arguments the JSON parser accepts but nothing downstream can handle
+MAX_ARGUMENT_DEPTH = 64
+
+
+def without_lone_surrogates(text: str) -> str:
+    """``text`` with unpaired UTF-16 surrogates replaced by U+FFFD (they cannot be encoded)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def argument_problem(value: Any) -> str | None:
+    """Why parsed arguments cannot be used (nested too deep, invalid Unicode), or ``None``."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            return f"the arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+        if isinstance(item, dict):
+            stack.extend((k, depth + 1) for k in item)
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str) and without_lone_surrogates(item) is not item:
+            return "the arguments contain an unpaired surrogate (invalid Unicode)"
+    return None

@@ -23,8 +23,10 @@ __version__ = "0.1.0"
 @hookimpl
 def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
     """Register read_file, write_file, edit_file, glob, grep, run_command and todo_write."""
+    from mycode_builtin_tools.sandbox import check_run
     from mycode_builtin_tools.tools import build_tools
 
+    check_run(context)  # SPEC §8: sandbox = "on" without a sandbox is a configuration error
     for tool in build_tools():
         register(tool)
 

@@ -1,12 +1,18 @@
-"""Atomic file writes: a temporary file in the same folder, fsync, then ``os.replace``."""
+"""Atomic file writes: a temporary file in the same folder, fsync, then ``rename``.
+
+Both happen relative to a folder descriptor reached without following symlinks
+(:mod:`mycode_core.safeopen`), so a folder swapped for a symlink after the boundary check
+cannot redirect the write.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
+
+from mycode_core.safeopen import replace_atomically
 
 
 def _default_mode() -> int:
@@ -20,30 +26,13 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, create_parents: bool = False) -> None:
     """Write ``data`` to ``path`` atomically, keeping an existing file's permission bits.
 
     Readers see either the old or the new content, never a half-written file.
     """
     try:
-        mode = stat.S_IMODE(path.stat().st_mode)
+        mode = stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
     except FileNotFoundError:
         mode = _default_mode()
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".mycode-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp_name, mode)
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
-        raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    replace_atomically(path, data, mode, create_parents=create_parents)

@@ -10,33 +10,48 @@ import click
 
 
 def report(workspace: Path, home: Path) -> dict[str, Any]:
-    """ripgrep path and version, sandbox availability and whether it is active, paths."""
+    """ripgrep, the command sandbox (available, active, mechanism), trust, and problems."""
     from mycode_builtin_tools import sandbox
     from mycode_builtin_tools.ripgrep import rg_path, rg_version
+    from mycode_core import trust
     from mycode_core.config import ConfigError, load_settings
 
     problems: list[str] = []
+    settings: Any = None
+    mode = "default"
     try:
         settings = load_settings(workspace, home)
-        requested = sandbox.requested(settings)
-        network = sandbox.network_allowed(settings)
         mode = settings.permission_mode
     except ConfigError as exc:
         problems.append(str(exc))
-        requested, network, mode = False, False, "default"
-    bwrap = sandbox.bwrap_path()
+    try:
+        found = sandbox.status(settings, mode)
+        cfg = sandbox.config(settings)
+    except sandbox.SandboxConfigError as exc:
+        problems.append(str(exc))
+        found = sandbox.status(None, mode)
+        cfg = sandbox.SandboxConfig()
+    if found.problem:
+        problems.append(found.problem)
+    elif not found.active and found.mode != "off":
+        problems.append(f"commands are not sandboxed in {mode!r} mode")
+    state = trust.state(settings) if settings is not None else {"trusted": False, "ignored": []}
     return {
         "workspace": str(workspace),
         "home": str(home),
         "permission_mode": mode,
         "ripgrep": {"path": rg_path(), "version": rg_version(), "fallback": rg_path() is None},
         "sandbox": {
-            "available": bwrap is not None,
-            "bwrap": bwrap,
-            "requested": requested,
-            "active": requested and bwrap is not None,
-            "network": network if requested else True,
+            "available": found.available,
+            "active": found.active,
+            "mechanism": found.mechanism,
+            "mode": found.mode,
+            "bwrap": sandbox.bwrap_path(),
+            "network": cfg.network if found.active else True,
+            "writable": [str(p) for p in cfg.writable],
+            "env_passthrough": cfg.env_passthrough,
         },
+        "trust": {"trusted": state["trusted"], "ignored": state["ignored"]},
         "problems": problems,
     }
 

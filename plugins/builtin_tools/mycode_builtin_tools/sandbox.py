@@ -1,64 +1,247 @@
-"""Optional OS sandbox for ``run_command`` (bubblewrap): the workspace writable, the rest of the
-file system read-only, a private ``/tmp``, and no network unless allowed.
+"""The OS sandbox of ``run_command`` (SPEC §8), built on bubblewrap.
 
-Opt in with ``sandbox = true`` in config.toml; ``[builtin_tools] sandbox_network = true``
-keeps the network. Without ``bwrap`` on the machine commands run unsandboxed and a notice
-says so once per run.
+``sandbox = "auto"`` (the default) sandboxes commands in ``default`` and ``accept-edits``
+modes whenever bubblewrap works here; ``"on"`` makes a missing sandbox a configuration error;
+``"off"`` (or ``false``) never sandboxes. ``bypass`` never sandboxes. ``[sandbox]`` widens it:
+``network = true``, ``writable = [...]``, ``env_passthrough = [...]`` (and ``mode = ...``).
+
+Inside: the whole file system read-only, the workspace and the ``writable`` folders writable, a
+private ``/tmp``, the home's credential folders and ``MYCODE_HOME`` replaced by empty ones,
+``.git/hooks``, ``.git/config`` and ``.mycode/`` read-only, no network, no capabilities (even as
+root), its own pid namespace (nothing outlives the call) and session, dying with mycode.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import functools
+import os
+import re
 import shutil
 import subprocess
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+MODES = ("auto", "on", "off")
+SANDBOXED_PERMISSION_MODES = ("default", "accept-edits")
+CREDENTIALS = (
+    ".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube", ".docker", ".netrc",
+    ".git-credentials", ".npmrc", ".pypirc", ".config/gh", ".config/hub", ".azure",
+    ".terraform.d", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+    ".m2/settings.xml", ".pgpass", ".my.cnf", ".vault-token", ".password-store",
+    ".local/share/keyrings", ".config/git/credentials", ".claude/.credentials.json",
+    ".codex/auth.json", ".config/op", ".mycode",
+)  # fmt: skip
+HIDDEN_SYSTEM = ("/run/user", "/run/docker.sock", "/var/run/docker.sock", "/run/containerd")
+SECRET_ENV = (
+    "*_API_KEY", "*_APIKEY", "*_TOKEN", "*_SECRET", "*_SECRET_*", "*_PASSWORD", "*_PASSWD",
+    "*_CREDENTIALS", "*_ACCESS_KEY", "*_PRIVATE_KEY", "AWS_*", "OPENAI_*", "ANTHROPIC_*",
+    "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "GITHUB_TOKEN", "GH_TOKEN", "MYCODE_API_KEY",
+    "MYCODE_HOME", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "NPM_CONFIG__AUTH*", "HF_TOKEN",
+)  # fmt: skip
+_BASE_FLAGS = (
+    "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+    "--unshare-cgroup-try", "--cap-drop", "ALL",
+)  # fmt: skip
+
+
+class SandboxConfigError(ValueError):
+    """A ``sandbox`` setting that cannot be used; the message names what to fix."""
+
+
+@dataclass
+class SandboxConfig:
+    """The sandbox settings of a run."""
+
+    mode: str = "auto"
+    network: bool = False
+    writable: list[Path] = field(default_factory=list)
+    env_passthrough: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Status:
+    """What applies to commands of this run (``mycode doctor`` shows it)."""
+
+    available: bool
+    active: bool
+    mechanism: str | None
+    mode: str
+    problem: str | None = None
+
+
+def _as_list(value: Any, key: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise SandboxConfigError(f"[sandbox] {key} must be a list of strings")
+
+
+def config(settings: Any) -> SandboxConfig:
+    """Read ``sandbox`` (``"auto"|"on"|"off"``, ``true``/``false``, or a ``[sandbox]`` table)."""
+    raw = getattr(settings, "sandbox", "auto") if settings is not None else "auto"
+    table: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {"mode": raw}
+    mode = table.get("mode", "auto")
+    if mode is True:
+        mode = "on"
+    elif mode is False:
+        mode = "off"
+    if mode not in MODES:
+        raise SandboxConfigError(
+            f'sandbox = {mode!r} is not valid: use "auto", "on" or "off" '
+            "(or a [sandbox] table with mode, network, writable, env_passthrough)"
+        )
+    network = table.get("network", False)
+    if not isinstance(network, bool):
+        raise SandboxConfigError("[sandbox] network must be true or false")
+    writable = [Path(p).expanduser() for p in _as_list(table.get("writable"), "writable")]
+    passthrough = _as_list(table.get("env_passthrough"), "env_passthrough")
+    return SandboxConfig(str(mode), network, writable, passthrough)
 
 
 @functools.lru_cache(maxsize=1)
 def bwrap_path() -> str | None:
-    """Path of a working ``bwrap``, or ``None`` (missing, or cannot create namespaces here)."""
+    """Path of a ``bwrap`` that can build the full sandbox here, or ``None``."""
+    if not sys.platform.startswith("linux"):
+        return None
     path = shutil.which("bwrap")
     if path is None:
         return None
+    probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    probe += [*_BASE_FLAGS, "--unshare-net", "--", "true"]
     try:
-        probe = subprocess.run(
-            [path, "--ro-bind", "/", "/", "--dev", "/dev", "--", "true"],
-            capture_output=True,
-            timeout=10,
-            check=False,
-        )
+        done = subprocess.run(probe, capture_output=True, timeout=20, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
-    return path if probe.returncode == 0 else None
+    return path if done.returncode == 0 else None
 
 
-def requested(settings: Any) -> bool:
-    """Whether the settings ask for the sandbox (``sandbox = true``)."""
-    return bool(getattr(settings, "sandbox", False))
+def unavailable_reason() -> str:
+    """Why no sandbox can run here (for notices, denials and ``doctor``)."""
+    if not sys.platform.startswith("linux"):
+        return f"no command sandbox on {sys.platform} yet (Linux bubblewrap only)"
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed (e.g. apt-get install bubblewrap)"
+    return "bubblewrap cannot create namespaces here (unprivileged user namespaces disabled?)"
 
 
-def network_allowed(settings: Any) -> bool:
-    """``[builtin_tools] sandbox_network = true`` keeps the network inside the sandbox."""
-    section = settings.section("builtin_tools") if hasattr(settings, "section") else {}
-    return bool(section.get("sandbox_network", False))
+def status(settings: Any, permission_mode: str | None = None) -> Status:
+    """Whether commands are sandboxed; raises :class:`SandboxConfigError` for bad settings."""
+    cfg = config(settings)
+    mode = permission_mode or str(getattr(settings, "permission_mode", "default"))
+    available = bwrap_path() is not None
+    mechanism = "bubblewrap" if available else None
+    wanted = cfg.mode != "off" and mode in SANDBOXED_PERMISSION_MODES
+    problem = None
+    if cfg.mode == "on" and not available:
+        problem = f'sandbox = "on" but no sandbox is available: {unavailable_reason()}'
+    elif cfg.mode == "auto" and not available and mode in SANDBOXED_PERMISSION_MODES:
+        problem = f"commands are not sandboxed: {unavailable_reason()}"
+    return Status(available, wanted and available, mechanism, cfg.mode, problem)
 
 
-def active(settings: Any) -> bool:
-    """True when commands of this run will be sandboxed."""
-    return requested(settings) and bwrap_path() is not None
+_SECRET_RE = re.compile("|".join(fnmatch.translate(pattern) for pattern in SECRET_ENV))
+
+
+def is_secret_name(name: str, passthrough: list[str]) -> bool:
+    """Whether an environment variable is removed before a command runs."""
+    if any(fnmatch.fnmatchcase(name, p) for p in passthrough):
+        return False
+    return _SECRET_RE.match(name.upper()) is not None
+
+
+def scrub_env(env: dict[str, str], passthrough: list[str]) -> dict[str, str]:
+    """``env`` without API keys, tokens and secrets (unless named in ``env_passthrough``)."""
+    return {k: v for k, v in env.items() if not is_secret_name(k, passthrough)}
+
+
+def _homes() -> list[Path]:
+    out = []
+    for raw in (os.environ.get("HOME"), str(Path.home())):
+        if raw:
+            path = Path(raw).resolve()
+            if path not in out and path != Path("/"):
+                out.append(path)
+    return out
+
+
+def _mask(path: Path, cmd: list[str], masked: set[Path]) -> None:
+    if not os.path.lexists(path):
+        return
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        return
+    if real in masked or not os.path.lexists(real):
+        return
+    masked.add(real)
+    if real.is_dir():
+        cmd += ["--tmpfs", str(real)]
+    else:
+        cmd += ["--ro-bind", "/dev/null", str(real)]
 
 
 def wrap(
-    argv: list[str], *, workspace: Path, writable: list[Path], cwd: Path, network: bool
+    argv: list[str],
+    *,
+    workspace: Path,
+    cwd: Path,
+    cfg: SandboxConfig,
+    home: Path,
+    state_dir: Path,
 ) -> list[str]:
-    """``argv`` wrapped in bubblewrap with the workspace and ``writable`` folders writable."""
+    """``argv`` wrapped in bubblewrap as the module docstring describes."""
     bwrap = bwrap_path()
-    assert bwrap is not None
+    if bwrap is None:
+        raise RuntimeError(unavailable_reason())
     cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for folder in [workspace, *writable]:
-        cmd += ["--bind", str(folder), str(folder)]
-    if not network:
+    masked: set[Path] = set()
+    for base in _homes():
+        for name in CREDENTIALS:
+            _mask(base / name, cmd, masked)
+    for raw in HIDDEN_SYSTEM:
+        _mask(Path(raw), cmd, masked)
+    _mask(home, cmd, masked)
+    for folder in [workspace, *cfg.writable]:
+        if folder.exists():
+            cmd += ["--bind", str(folder), str(folder)]
+    for rel in (".git/hooks", ".git/config", ".mycode"):
+        inside = workspace / rel
+        if os.path.lexists(inside) and not inside.is_symlink():
+            cmd += ["--ro-bind", str(inside), str(inside)]
+    cmd += ["--bind", str(state_dir), str(state_dir)]
+    cmd += list(_BASE_FLAGS)
+    if not cfg.network:
         cmd.append("--unshare-net")
-    cmd += ["--die-with-parent", "--chdir", str(cwd), "--", *argv]
+    cmd += ["--chdir", str(cwd), "--", *argv]
     return cmd
+
+
+def check_run(context: Any) -> None:
+    """At the start of a run: a bad or unsatisfiable ``sandbox`` setting stops the run (exit 2);
+    a sandbox that ``auto`` wanted but cannot have is said in a notice."""
+    from mycode_core.runtime.events import NoticeEvent
+    from mycode_core.runtime.setup import SetupError
+
+    try:
+        found = status(context.settings, context.permission_mode)
+    except SandboxConfigError as exc:
+        raise SetupError(str(exc)) from None
+    if found.mode == "on" and not found.available:
+        raise SetupError(
+            f'{found.problem}. Install bubblewrap, or set sandbox = "auto" or "off" in '
+            "$MYCODE_HOME/config.toml"
+        )
+    if found.problem and not found.active:
+        context.emit(
+            NoticeEvent(
+                level="warning",
+                message=f"{found.problem}; commands the policy cannot show to be harmless "
+                "will ask first (denied in -p mode)",
+            )
+        )

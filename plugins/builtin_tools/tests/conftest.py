@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -57,3 +59,42 @@ def run(context: RunContext) -> Callable[..., ToolResult]:
         return result
 
     return call
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+    return state != "Z"
+
+
+def host_processes(needle: str) -> list[int]:
+    """Live processes on the host whose command line contains ``needle``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if needle.encode() in cmdline and _alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def _wait_gone(needle: str, seconds: float = 10.0) -> bool:
+    """True once no host process has ``needle`` in its command line."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not host_processes(needle):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def wait_gone() -> Callable[[str], bool]:
+    """``wait_gone("sleep 301")``: True once no host process has that in its command line."""
+    return _wait_gone

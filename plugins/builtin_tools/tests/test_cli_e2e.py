@@ -99,6 +99,13 @@ def test_project_rule_allows_what_default_asks(tmp_path: Path, workspace: Path) 
     )
     turns = [{"content": "x", "tool_calls": [_call("run_command", command="curl --version")]},
              {"content": "done"}]  # fmt: skip
-    events = _run(tmp_path, workspace, turns)
+    events = _run(tmp_path, workspace, turns, "--trust")
     permission = next(e for e in events if e["type"] == "permission")
     assert (permission["decision"], permission["layer"]) == ("allow", "project")
+    # the same file in a workspace nobody trusted: the rule is ignored and one notice says so
+    events = _run(tmp_path, workspace, turns)
+    permission = next(e for e in events if e["type"] == "permission")
+    assert permission["decision"] == "deny"
+    notices = [e["message"] for e in events if e["type"] == "notice"]
+    assert len([n for n in notices if "untrusted workspace" in n]) == 1
+    assert "[permissions] allow (.mycode/config.toml)" in " ".join(notices)

@@ -235,6 +235,9 @@ def test_sensitive_and_protected_files_ask(ctx: RunContext) -> None:
 
 
 def test_rules_name_rule_and_layer(workspace: Path, home: Path) -> None:
+    from mycode_core import trust
+
+    trust.trust(workspace, home)  # project layers may loosen only in a trusted workspace
     (home / "config.toml").write_text('[permissions]\nallow = ["run_command(npm install:*)"]\n')
     (workspace / ".mycode").mkdir()
     (workspace / ".mycode" / "config.toml").write_text(
@@ -269,6 +272,9 @@ def test_rules_name_rule_and_layer(workspace: Path, home: Path) -> None:
 
 
 def test_deny_beats_ask_beats_allow(workspace: Path, home: Path) -> None:
+    from mycode_core import trust
+
+    trust.trust(workspace, home)
     (workspace / ".mycode").mkdir()
     (workspace / ".mycode" / "config.toml").write_text(
         '[permissions]\nallow = ["run_command(git:*)"]\nask = ["run_command(git commit:*)"]\n'

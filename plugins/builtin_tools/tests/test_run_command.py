@@ -28,6 +28,15 @@ def _wait_dead(pid: int, seconds: float = 5.0) -> bool:
     return False
 
 
+MODES = [
+    "off",
+    pytest.param(
+        "auto",
+        marks=pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap not usable here"),
+    ),
+]
+
+
 def test_output_and_exit_code(run) -> None:
     result = run("run_command", command="echo hello; echo err >&2")
     assert not result.is_error
@@ -69,32 +78,30 @@ def test_stdin_is_closed(run) -> None:
     assert "rc=1" in result.text()
 
 
-def test_timeout_kills_grandchildren(workspace: Path, run) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_timeout_kills_grandchildren(mode: str, new_context, wait_gone) -> None:
+    ctx = new_context(sandbox=mode)
     started = time.monotonic()
-    result = run(
-        "run_command",
-        command="bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & wait",
-        timeout=1,
-    )
-    assert time.monotonic() - started < 15
+    result = rc.run_command({"command": "bash -c 'sleep 301.5 & wait' & wait", "timeout": 1}, ctx)
+    assert time.monotonic() - started < 60
     assert result.is_error and result.metadata["timed_out"] is True
     assert "timed out after 1 s" in result.text()
-    pid = int((workspace / "grandchild.pid").read_text())
-    assert _wait_dead(pid), "the grandchild sleep survived the timeout"
+    assert wait_gone("sleep 301.5"), "the grandchild sleep survived the timeout"
 
 
-def test_background_process_does_not_block_and_cleanup_kills_it(
-    workspace: Path, run, context
+def test_background_process_does_not_block_and_dies_with_the_call(
+    workspace: Path, new_context
 ) -> None:
+    from mycode_builtin_tools.tools import build_tools
+
+    context = new_context(sandbox="off")
+    tool = next(t for t in build_tools() if t.name == "run_command")
     started = time.monotonic()
-    result = run("run_command", command="sleep 300 & echo $! > bg.pid; echo started")
-    assert time.monotonic() - started < 10
+    result = tool.handler({"command": "sleep 300 & echo $! > bg.pid; echo started"}, context)
+    assert time.monotonic() - started < 60
     assert "started" in result.text() and not result.is_error
     pid = int((workspace / "bg.pid").read_text())
-    assert _alive(pid)
-    for task in context.cleanup:
-        task()
-    assert _wait_dead(pid)
+    assert _wait_dead(pid), "a background process outlived its command"
 
 
 def test_long_output_is_capped_and_saved(run) -> None:
@@ -142,3 +149,44 @@ def test_sandbox_blocks_writes_outside_and_network(workspace: Path, new_context)
     probe = "import socket; print(sorted(n for _, n in socket.if_nameindex()))"
     inside = run_command({"command": f'python3 -c "{probe}"'}, ctx).text()
     assert inside.startswith("['lo']")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_setsid_and_double_forks_do_not_outlive_the_call(mode: str, new_context, wait_gone) -> None:
+    ctx = new_context(sandbox=mode)
+    command = "setsid sleep 303.25 >/dev/null 2>&1 & (sleep 303.5 >/dev/null 2>&1 &); echo ok"
+    result = rc.run_command({"command": command}, ctx)
+    assert "ok" in result.text()
+    assert wait_gone("sleep 303.25") and wait_gone("sleep 303.5")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cancelled_run_stops_the_command_and_says_so(mode: str, new_context, wait_gone) -> None:
+    import threading
+
+    ctx = new_context(sandbox=mode)
+    threading.Timer(1.0, ctx.cancelled.set).start()
+    result = rc.run_command({"command": "sleep 304.5; echo never", "timeout": 120}, ctx)
+    assert result.is_error and result.metadata["interrupted"] is True
+    assert "interrupted" in result.text() and "never" not in result.text()
+    assert wait_gone("sleep 304.5")
+
+
+def test_artifact_is_capped_with_head_tail_and_the_cut_said(
+    run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rc, "ARTIFACT_HEAD", 100_000)
+    monkeypatch.setattr(rc, "ARTIFACT_TAIL", 50_000)
+    result = run("run_command", command="seq 1 400000")
+    artifact = Path(result.metadata["artifact"])
+    data = artifact.read_bytes()
+    assert len(data) < 100_000 + 50_000 + 500
+    assert data.startswith(b"1\n2\n3\n") and data.endswith(b"399999\n400000\n")
+    assert b"artifact cut:" in data and b"not kept" in data
+
+
+def test_ansi_and_osc_sequences_do_not_backtrack(run) -> None:
+    result = run(
+        "run_command", command="printf '\\033]0;title' ; head -c 200000 /dev/zero | tr '\\0' x"
+    )
+    assert "\x1b" not in result.text()

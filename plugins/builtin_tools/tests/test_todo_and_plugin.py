@@ -107,5 +107,6 @@ def test_doctor_reports_json(tmp_path: Path, monkeypatch) -> None:
     data = json.loads(result.stdout)
     assert data["workspace"] == str(tmp_path.resolve())
     assert data["ripgrep"]["version"].startswith("ripgrep")
-    assert set(data["sandbox"]) >= {"available", "requested", "active"}
-    assert data["sandbox"]["active"] is False
+    assert set(data["sandbox"]) >= {"available", "active", "mechanism"}
+    assert data["sandbox"]["active"] is data["sandbox"]["available"]
+    assert isinstance(data["problems"], list)

@@ -69,6 +69,15 @@ def _plugin_dirs(workspace: Path, home: Path, settings: Any) -> list[tuple[Path,
     return list(out.items())
 
 
+def _core_names_them() -> bool:
+    """The core's trust notice already names ignored project hooks (one notice, SPEC §8)."""
+    try:
+        from mycode_core import trust as core_trust
+    except ImportError:
+        return False
+    return hasattr(core_trust, "notice_text")
+
+
 def load(workspace: Path, home: Path, settings: Any) -> Loaded:
     """Collect hooks and plugin folders; never raises (problems become notices)."""
     loaded = Loaded(trusted=is_trusted(workspace, home, settings))
@@ -101,7 +110,7 @@ def load(workspace: Path, home: Path, settings: Any) -> Loaded:
         loaded.folders.append(folder)
         for problem in folder.problems:
             loaded.notices.append(f"plugin folder {folder.name}: {problem}")
-    if ignored:
+    if ignored and not _core_names_them():
         loaded.notices.append(
             "untrusted workspace: ignored command hooks and plugin folders of the project: "
             + "; ".join(ignored)

@@ -15,9 +15,12 @@ from typing import Any
 def is_trusted(workspace: Path, home: Path, settings: Any = None) -> bool:
     """Whether project-level hooks and plugin folders of ``workspace`` may run."""
     try:
-        from mycode_core import trust as core_trust  # type: ignore[attr-defined]
+        from mycode_core import trust as core_trust
     except ImportError:
-        core_trust = None
+        core_trust = None  # type: ignore[assignment]
+    state = getattr(core_trust, "state", None)
+    if state is not None and settings is not None and state(settings)["trusted"]:
+        return True  # the core's answer for this run (records or --trust)
     check = getattr(core_trust, "is_trusted", None)
     if check is not None:
         try:

@@ -240,12 +240,24 @@ def _layer_servers(settings: Any) -> list[tuple[Scope, str, dict[str, Any]]]:
         "env": "local",
         "cli": "cli",
     }
+    if not _workspace_trusted(settings):
+        scope_of["local"] = "project"  # .mycode/config.local.toml is the project's file too
     for layer, data in layers:
         table = (data or {}).get("mcp_servers") or {}
         if isinstance(table, dict) and table:
             scope = scope_of.get(layer, "project")
             out.append((scope, f"{layer} config.toml [mcp_servers]", dict(table)))
     return out
+
+
+def _workspace_trusted(settings: Any) -> bool:
+    """Whether the user trusts this workspace (SPEC §8; see :mod:`mycode_core.trust`)."""
+    from mycode_core.trust import state
+
+    try:
+        return state(settings)["trusted"]
+    except Exception:  # noqa: BLE001 - odd settings objects count as untrusted
+        return False
 
 
 def _cli_sources(settings: Any, problems: list[str]) -> list[tuple[str, dict[str, Any]]]:

@@ -4,8 +4,10 @@ A project server starts only once approved. Approvals are remembered per workspa
 ``$MYCODE_HOME/mcp-approvals.json`` together with a fingerprint of the server's entry, so a
 changed command needs a new approval. In ``-p`` mode nobody can be asked: unapproved servers
 are skipped unless ``[mcp] trust_project_servers`` (``true`` or a list of names) is set in a
-config file the project does not control (``$MYCODE_HOME/config.toml`` or
-``.mycode/config.local.toml``) — the project's own ``.mycode/config.toml`` cannot trust itself.
+config file the project does not control: ``$MYCODE_HOME/config.toml``, or
+``.mycode/config.local.toml`` of a workspace the user trusts (SPEC §8, ``mycode trust``) — in an
+untrusted workspace the core drops that setting from the project's files, and ``[mcp_servers]``
+of ``config.local.toml`` count as project servers.
 """
 
 from __future__ import annotations

@@ -7,7 +7,12 @@ import re
 from mycode_builtin_tools.permissions.wrappers import SHELLS
 
 SEVERITY = {"allow": 0, "ask": 1, "deny": 2}
-FORK_BOMB = re.compile(r"(\S+)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1\s*&")
+MAX_COMMAND_CHARS = 64_000
+"""Longer command lines are not parsed at all: they ask (and are denied in ``-p``)."""
+MAX_PARTS = 1_000
+"""Likewise command lines of more commands than this (after parsing, which is linear)."""
+FUNCTION_PARENS = re.compile(r"\([ \t]{0,16}\)[ \t]{0,16}\{")
+"""``() {`` of a shell function definition; the name is read backwards from it."""
 SUBST_DOWNLOAD = re.compile(r"(\$\(|<\(|`)\s*(curl|wget|fetch)\b")
 LOCAL_URL = re.compile(
     r"^(https?://)?(localhost|127(\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(:\d+)?([/?#].*)?$"

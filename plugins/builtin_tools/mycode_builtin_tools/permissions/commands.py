@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mycode_builtin_tools.paths import sensitive_reason
 from mycode_builtin_tools.permissions import packages
@@ -21,9 +22,11 @@ from mycode_builtin_tools.permissions.catalog import (
     DISK_TOOLS,
     DOWNLOADERS,
     EXTERNAL,
-    FORK_BOMB,
+    FUNCTION_PARENS,
     INTERPRETERS,
     LOCAL_URL,
+    MAX_COMMAND_CHARS,
+    MAX_PARTS,
     MODE_WRITERS,
     NETWORK,
     OPTION_VALUES,
@@ -358,13 +361,46 @@ def _read_only_systemctl(args: list[str]) -> bool:
     )
 
 
-def judge_command(command: str, cwd: Path, root: Path) -> list[tuple[str, Finding]]:
+def is_fork_bomb(command: str) -> bool:
+    """A function that pipes itself into itself in the background (``:(){ :|:& };:``)."""
+    for match in FUNCTION_PARENS.finditer(command):
+        head = command[max(0, match.start() - 80) : match.start()].rstrip(" \t")
+        name = ""
+        for ch in reversed(head):
+            if ch.isspace() or ch in "(){}|&;<>" or len(name) >= 64:
+                break
+            name = ch + name
+        if not name:
+            continue
+        stop = min(len(command), match.end() + 256)
+        end = command.find("}", match.end(), stop)
+        body = "".join(command[match.end() : end if end >= 0 else stop].split())
+        if f"{name}|{name}&" in body:
+            return True
+    return False
+
+
+def judge_command(
+    command: str, cwd: Path, root: Path, strict: Any = None
+) -> list[tuple[str, Finding]]:
     """Judge every command of a command line: ``[(command text, finding)]``, worst first kept
-    in order of appearance. Ordinary commands get an ``allow`` finding."""
-    if FORK_BOMB.search(command):
+    in order of appearance. Ordinary commands get an ``allow`` finding — unless ``strict``
+    (a :class:`~.unsandboxed.Strict`, when no sandbox contains the command) cannot show them to
+    be harmless, then they ask. Long command lines ask before any parsing."""
+    if len(command) > MAX_COMMAND_CHARS:
+        reason = (
+            f"the command is {len(command)} characters long (at most {MAX_COMMAND_CHARS} "
+            f"characters and {MAX_PARTS} commands are checked); write a script file and run it "
+            "instead"
+        )
+        return [(command[:200] + "…", Finding("ask", "builtin:command-too-long", reason))]
+    if is_fork_bomb(command):
         return [(command, Finding("deny", "builtin:fork-bomb", "a fork bomb"))]
     try:
         commands = parse(command)
+        if len(commands) > MAX_PARTS:
+            reason = f"the command line has {len(commands)} commands, over the {MAX_PARTS} checked"
+            return [(command[:200] + "…", Finding("ask", "builtin:command-too-long", reason))]
         judge = Judge(cwd, root)
         results: list[tuple[str, Finding]] = []
         for simple in commands:
@@ -379,6 +415,8 @@ def judge_command(command: str, cwd: Path, root: Path) -> list[tuple[str, Findin
                 if findings:
                     worst = max(findings, key=lambda f: SEVERITY[f.decision])
                     results.append((part.text, worst))
+                elif strict is not None and (why := strict.doubt(part, judge.cwd)):
+                    results.append((part.text, Finding("ask", "builtin:unsandboxed", why)))
                 else:
                     results.append(
                         (

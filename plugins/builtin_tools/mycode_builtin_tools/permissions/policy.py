@@ -22,6 +22,7 @@ from typing import Any
 from mycode_builtin_tools import paths
 from mycode_builtin_tools.permissions import rules as rules_mod
 from mycode_builtin_tools.permissions.commands import Finding, judge_command
+from mycode_builtin_tools.permissions.unsandboxed import strict_for
 from mycode_core import paths as boundary
 from mycode_core.records import PermissionVerdict
 from mycode_core.runtime.tools import mode_layer
@@ -96,7 +97,7 @@ def _command_subjects(arguments: dict[str, Any], context: Any) -> list[_Subject]
 
     command = str(arguments.get("command") or "")
     root = boundary.workspace_root(context)
-    judged = judge_command(command, current_cwd(context), root)
+    judged = judge_command(command, current_cwd(context), root, strict_for(context))
     return [_Subject(text, finding, _grant_for_command(text)) for text, finding in judged]
 
 
@@ -117,7 +118,8 @@ def _other_subject(tool: Any, text: str | None = None) -> _Subject:
 def _ask_reason(what: str, grant: str) -> str:
     return (
         f'{what} needs your approval. To allow it, add "{grant}" to [permissions] allow in '
-        ".mycode/config.toml, or use --permission-mode bypass"
+        "$MYCODE_HOME/config.toml (or .mycode/config.toml of a trusted workspace), or use "
+        "--permission-mode bypass"
     )
 
 

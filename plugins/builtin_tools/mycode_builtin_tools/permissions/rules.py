@@ -121,9 +121,25 @@ def command_matches(spec: str | None, command: str) -> bool:
         rest = command[len(prefix) :]
         return not rest or not (prefix[-1:].isalnum() and rest[0].isalnum())
     if "*" in spec:
-        pattern = "^" + ".*".join(re.escape(piece) for piece in spec.split("*")) + "$"
-        return re.match(pattern, command, re.DOTALL) is not None
+        return glob_match(spec, command)
     return command == spec
+
+
+def glob_match(spec: str, text: str) -> bool:
+    """``*`` matches any run of characters; linear in ``len(text)`` per piece (no regex)."""
+    pieces = spec.split("*")
+    first, last, middle = pieces[0], pieces[-1], pieces[1:-1]
+    if len(text) < len(first) + len(last) or not text.startswith(first):
+        return False
+    if not text.endswith(last):
+        return False
+    pos, end = len(first), len(text) - len(last)
+    for piece in middle:
+        found = text.find(piece, pos, end)
+        if found < 0:
+            return False
+        pos = found + len(piece)
+    return True
 
 
 def path_matches(spec: str | None, rel: str) -> bool:

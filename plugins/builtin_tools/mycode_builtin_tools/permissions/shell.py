@@ -9,11 +9,14 @@ cannot parse is reported through :class:`ParseError`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 MAX_DEPTH = 6
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")", "\n")
 _REDIRECTS = ("&>>", "&>", ">>", ">|", ">&", "<<<", "<<-", "<<", "<>", "<&", ">", "<")
+_PLAIN = re.compile(r"[^ \t\r\n\\'\"$`<>|&;()#]+")
+"""A run of characters that are neither blanks, quotes, expansions nor operators."""
 _KEYWORDS_DROP = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "time"}
 _KEYWORDS_SKIP = {"fi", "done", "esac", "}", "in"}
 
@@ -228,9 +231,11 @@ class _Lexer:
                     self._skip_heredocs(out, heredocs)
                 out.append(("op", operator))
                 continue
-            word.text += ch
+            plain = _PLAIN.match(self.src, self.i)
+            end = plain.end() if plain is not None else self.i + 1
+            word.text += self.src[self.i : end]
             word.started = True
-            self.i += 1
+            self.i = end
         flush()
         return out
 

@@ -48,8 +48,9 @@ GREP = (
 RUN_COMMAND = (
     "Run a bash command in the workspace. The working directory persists between calls but "
     "stays inside the workspace. stdin is closed (no interactive prompts). Default timeout "
-    "120 s (max 600); on timeout the whole process tree is killed, so start servers in the "
-    "background with output redirected to a file. Long output is cut to head and tail; "
+    "120 s (max 600); on timeout the whole process tree is killed. Nothing a command starts "
+    "outlives it: start a server and use it in the same command (`srv & sleep 1; curl ...`). "
+    "Long output is cut to head and tail; "
     "the full output is saved and its path is given. Reports the exit code."
 )
 TODO_WRITE = (

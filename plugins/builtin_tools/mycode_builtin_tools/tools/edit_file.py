@@ -6,11 +6,13 @@ kept; the write is atomic; a file that changed on disk since it was read is refu
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from mycode_builtin_tools import encoding, readstate
 from mycode_builtin_tools.atomic import atomic_write
 from mycode_builtin_tools.diffs import closest_region, line_numbers_of, short_diff
+from mycode_core import safeopen
 from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
@@ -66,11 +68,17 @@ def edit_file(arguments: dict[str, Any], context: Any) -> ToolResult:
             "old_string is empty. To add text, include a unique piece of the surrounding text "
             "in old_string; to replace the whole file, use write_file."
         )
+    with readstate.exclusive(path):
+        return _edit(context, path, rel, old, new, replace_all)
+
+
+def _edit(context: Any, path: Path, rel: str, old: str, new: str, replace_all: bool) -> ToolResult:
+    """The stale check, the replacement and the write, under the folder's lock."""
     stale = readstate.stale_reason(context, path, rel)
     if stale:
         return ToolResult.error(stale)
     try:
-        data = path.read_bytes()
+        data, _info = safeopen.read_bytes(path)
     except OSError as exc:
         return ToolResult.error(f"cannot read {rel}: {exc.strerror or exc}")
     kind = encoding.binary_kind(data[: encoding.SNIFF_BYTES])
@@ -107,7 +115,7 @@ def edit_file(arguments: dict[str, Any], context: Any) -> ToolResult:
         atomic_write(path, payload)
     except OSError as exc:
         return ToolResult.error(f"cannot write {rel}: {exc.strerror or exc}; file unchanged.")
-    readstate.record_write(context, path)
+    readstate.record_write(context, path, payload)
     replaced = count if replace_all else 1
     header = f"Edited {rel} ({replaced} replacement{'s' if replaced != 1 else ''})"
     return ToolResult(

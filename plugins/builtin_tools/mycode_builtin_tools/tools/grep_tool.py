@@ -12,12 +12,14 @@ from mycode_builtin_tools import encoding
 from mycode_builtin_tools.ripgrep import rg_path
 from mycode_builtin_tools.tools.glob_tool import compile_glob
 from mycode_builtin_tools.walk import python_files, rg_skip_args, skip_dirs_for
+from mycode_core import safeopen
 from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
 DEFAULT_HEAD_LIMIT = 250
 MAX_OUTPUT_CHARS = 30_000
 MAX_COLUMNS = 500
+MAX_FILE_BYTES = 64 * 1024 * 1024
 TIMEOUT = 120
 MODES = ("content", "files_with_matches", "count")
 
@@ -105,9 +107,8 @@ def _python_search(args: dict[str, Any], base: Path, target: str, mode: str) -> 
         files = [prefix + rel for rel in python_files(start, skip) if keep(rel)]
     out: list[str] = []
     for rel in files:
-        try:
-            data = (base / rel).read_bytes()
-        except OSError:
+        data = _read_regular(base / rel)
+        if data is None:
             continue
         if encoding.binary_kind(data[: encoding.SNIFF_BYTES]):
             continue
@@ -132,6 +133,19 @@ def _python_search(args: dict[str, Any], base: Path, target: str, mode: str) -> 
                 out.append(f"{rel}{sep}{i + 1}{sep}{lines[i][:MAX_COLUMNS]}")
                 previous = i
     return out
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of a regular file (at most ``MAX_FILE_BYTES``); ``None`` for symlinks, FIFOs,
+    sockets, device nodes, huge or unreadable files — as ripgrep skips them."""
+    try:
+        fd = safeopen.open_read(path)  # O_NOFOLLOW | O_NONBLOCK, then must be S_ISREG
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size > MAX_FILE_BYTES:
+            return None
+        return fh.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
 
 
 def _strip_dot(line: str) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mycode_builtin_tools import encoding, readstate
+from mycode_core import safeopen
 from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
@@ -134,7 +135,7 @@ def read_file(arguments: dict[str, Any], context: Any) -> ToolResult:
     if path.exists() and not path.is_file():
         return ToolResult.error(f"{rel} is not a regular file (a device, socket or FIFO).")
     try:
-        fh = path.open("rb")
+        fh = os.fdopen(safeopen.open_read(path), "rb")  # no symlink followed (issue 13)
     except FileNotFoundError:
         return ToolResult.error(f"{rel} does not exist. Use glob to find the right path.")
     except OSError as exc:

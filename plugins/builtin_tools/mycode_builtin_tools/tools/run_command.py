@@ -1,12 +1,15 @@
 """``run_command``: bash in the workspace, with a persistent working folder and hard timeouts.
 
 * stdin is closed; stdout and stderr are merged, in order.
-* The command runs in its own session (process group); on timeout the whole group gets
-  SIGTERM then SIGKILL, so grandchildren (``sleep``, servers) die too. Groups still alive when
-  the run ends are killed by a cleanup task.
+* In ``default`` and ``accept-edits`` modes it runs inside the OS sandbox when one is
+  available (:mod:`mycode_builtin_tools.sandbox`); API keys and tokens are removed from its
+  environment in every mode but ``bypass``.
+* Nothing it starts outlives the call (:mod:`mycode_builtin_tools.processes`): on exit, on
+  timeout and when the run is cancelled (Ctrl-C, SIGTERM) the whole tree is stopped.
 * The working folder persists between calls (``cd sub`` sticks) but never leaves the workspace.
-* Long output is cut to its head and tail with the elided count; the full output is saved
-  as an artifact under ``MYCODE_HOME`` whose path the result gives (read it with read_file).
+* Long output is cut to its head and tail with the elided count; the output is saved as an
+  artifact under ``MYCODE_HOME`` whose path the result gives (read it with read_file). The
+  artifact itself is capped (``ARTIFACT_HEAD`` + ``ARTIFACT_TAIL`` bytes, the cut said).
 * A non-zero exit is reported with its code and marks the result as an error (``is_error``),
   so a failing ``mv`` or test run is visible to the model and to policies.
 """
@@ -19,14 +22,13 @@ import os
 import re
 import select
 import shutil
-import signal
 import subprocess
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-from mycode_builtin_tools import sandbox
+from mycode_builtin_tools import processes, sandbox
 from mycode_core.records import ToolResult
 
 DEFAULT_TIMEOUT = 120
@@ -34,12 +36,13 @@ MAX_TIMEOUT = 600
 HEAD_CHARS = 10_000
 TAIL_CHARS = 15_000
 CAP_CHARS = HEAD_CHARS + TAIL_CHARS + 5_000
+ARTIFACT_HEAD = 32 * 1024 * 1024
+ARTIFACT_TAIL = 8 * 1024 * 1024
 EXIT_GRACE = 1.0
 KILL_GRACE = 2.0
 CWD_KEY = "builtin_tools.cwd"
 GROUPS_KEY = "builtin_tools.process_groups"
-NOTICE_KEY = "builtin_tools.sandbox_notice"
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,64}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?")
 _TRAP = "trap '__mycode_rc=$?; pwd -P >\"$MYCODE_CWD_FILE\" 2>/dev/null; exit $__mycode_rc' EXIT\n"
 
 
@@ -63,17 +66,14 @@ def _timeout(arguments: dict[str, Any], context: Any) -> float:
 
 
 def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGTERM)
-    deadline = time.monotonic() + KILL_GRACE
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return
-        time.sleep(0.05)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+    processes.kill_group(pgid, KILL_GRACE)
+
+
+def _untrack_group(context: Any, pgid: int) -> None:
+    with context.lock:
+        groups = context.store.get(GROUPS_KEY)
+        if groups is not None:
+            groups.discard(pgid)
 
 
 def _track_group(context: Any, pgid: int) -> None:
@@ -92,7 +92,11 @@ def _track_group(context: Any, pgid: int) -> None:
 
 
 class _Capture:
-    """Keeps the head and tail of the output in memory and everything in a file."""
+    """Keeps the head and tail of the output in memory, and a capped copy in a file.
+
+    The file keeps the first ``ARTIFACT_HEAD`` bytes, then the last ``ARTIFACT_TAIL`` bytes
+    after a line saying how much was cut.
+    """
 
     def __init__(self, artifact: Path) -> None:
         self.artifact = artifact
@@ -101,9 +105,19 @@ class _Capture:
         self.tail: collections.deque[bytes] = collections.deque()
         self.tail_size = 0
         self.total = 0
+        self.file_tail: collections.deque[bytes] = collections.deque()
+        self.file_tail_size = 0
 
     def feed(self, chunk: bytes) -> None:
-        self.file.write(chunk)
+        room_in_file = ARTIFACT_HEAD - self.total
+        if room_in_file > 0:
+            self.file.write(chunk[:room_in_file])
+        if len(chunk) > room_in_file:
+            rest = chunk[max(0, room_in_file) :]
+            self.file_tail.append(rest)
+            self.file_tail_size += len(rest)
+            while self.file_tail and self.file_tail_size - len(self.file_tail[0]) >= ARTIFACT_TAIL:
+                self.file_tail_size -= len(self.file_tail.popleft())
         self.total += len(chunk)
         room = CAP_CHARS * 4 - len(self.head)
         if room > 0:
@@ -114,6 +128,15 @@ class _Capture:
             self.tail_size -= len(self.tail.popleft())
 
     def close(self) -> None:
+        if self.file_tail:
+            tail = b"".join(self.file_tail)[-ARTIFACT_TAIL:]
+            self.file_tail.clear()
+            cut = self.total - ARTIFACT_HEAD - len(tail)
+            self.file.write(
+                f"\n… [artifact cut: {cut} bytes of {self.total} not kept; the first "
+                f"{ARTIFACT_HEAD} and the last {len(tail)} bytes are] …\n".encode()
+            )
+            self.file.write(tail)
         self.file.close()
 
     def text(self) -> tuple[str, bool]:
@@ -122,8 +145,6 @@ class _Capture:
             full = _clean(bytes(self.head))
             if len(full) <= CAP_CHARS:
                 return full, False
-        else:
-            full = ""
         head = _clean(bytes(self.head))[:HEAD_CHARS]
         head = head[: head.rfind("\n") + 1] or head
         tail = _clean(b"".join(self.tail))[-TAIL_CHARS:]
@@ -148,11 +169,14 @@ def _count_lines(path: Path) -> int:
 
 
 def _clean(data: bytes) -> str:
-    return _ANSI.sub("", data.decode("utf-8", "replace")).replace("\r\n", "\n")
+    text = _ANSI.sub("", data.decode("utf-8", "replace")).replace("\r\n", "\n")
+    return text.replace("\x1b", "\u241b")
 
 
-def _environment(cwd_file: Path) -> dict[str, str]:
+def _environment(cwd_file: Path, token: str, context: Any) -> dict[str, str]:
     env = dict(os.environ)
+    if context.permission_mode != "bypass":
+        env = sandbox.scrub_env(env, _config(context).env_passthrough)
     env.update(
         {
             "MYCODE_CWD_FILE": str(cwd_file),
@@ -162,13 +186,14 @@ def _environment(cwd_file: Path) -> dict[str, str]:
             "GIT_EDITOR": "true",
             "NO_COLOR": "1",
             "PYTHONUNBUFFERED": "1",
+            processes.MARKER: token,
         }
     )
     return env
 
 
-def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float) -> bool:
-    """Copy output until the command ends (or times out). Returns True on timeout."""
+def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float, cancelled: Any) -> bool:
+    """Copy output until the command ends, times out or the run is cancelled (True then)."""
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     deadline = time.monotonic() + timeout
@@ -180,7 +205,7 @@ def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float) -> b
             exited_at = now
         if exited_at is not None and (eof or now - exited_at > EXIT_GRACE):
             return False
-        if exited_at is None and now >= deadline:
+        if exited_at is None and (now >= deadline or cancelled.is_set()):
             return True
         if eof:
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -209,31 +234,31 @@ def _drain(proc: subprocess.Popen[bytes], capture: _Capture) -> None:
         capture.feed(chunk)
 
 
-def _sandbox_argv(argv: list[str], context: Any, cwd: Path, state_dir: Path) -> list[str]:
-    settings = context.settings
-    if not sandbox.requested(settings):
-        return argv
-    if sandbox.bwrap_path() is None:
-        if not context.store.get(NOTICE_KEY):
-            context.store[NOTICE_KEY] = True
-            with contextlib.suppress(Exception):
-                from mycode_core.runtime.events import NoticeEvent
+def _config(context: Any) -> sandbox.SandboxConfig:
+    try:
+        return sandbox.config(context.settings)
+    except sandbox.SandboxConfigError:
+        return sandbox.SandboxConfig(mode="on")
 
-                context.emit(
-                    NoticeEvent(
-                        level="warning",
-                        source="builtin_tools",
-                        message="sandbox = true but bubblewrap (bwrap) is not usable here; "
-                        "commands run unsandboxed",
-                    )
-                )
+
+def sandboxed(context: Any) -> bool:
+    """Whether commands of this run go through the OS sandbox."""
+    try:
+        return sandbox.status(context.settings, context.permission_mode).active
+    except sandbox.SandboxConfigError:
+        return False
+
+
+def _sandbox_argv(argv: list[str], context: Any, cwd: Path, state_dir: Path) -> list[str]:
+    if not sandboxed(context):
         return argv
     return sandbox.wrap(
         argv,
         workspace=Path(context.workspace).resolve(),
-        writable=[state_dir],
         cwd=cwd,
-        network=sandbox.network_allowed(settings),
+        cfg=_config(context),
+        home=Path(context.home),
+        state_dir=state_dir,
     )
 
 
@@ -249,11 +274,41 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
     cwd = current_cwd(context)
     state_dir = Path(context.artifacts_dir)
     token = uuid.uuid4().hex[:10]
-    cwd_file = state_dir / f".cwd-{token}"
-    artifact = state_dir / f"command-{time.strftime('%H%M%S')}-{token}.log"
+    try:
+        state_dir = Path(context.artifacts_dir) / ".commands"
+        state_dir.mkdir(exist_ok=True)
+    except OSError as exc:
+        return ToolResult.error(f"cannot prepare the command: {exc.strerror or exc} ({exc})")
+    cwd_file = state_dir / f"cwd-{token}"
+    artifact = Path(context.artifacts_dir) / f"command-{time.strftime('%H%M%S')}-{token}.log"
     shell = shutil.which("bash") or "/bin/sh"
-    argv = _sandbox_argv([shell, "-c", _TRAP + command], context, cwd, state_dir)
-    capture = _Capture(artifact)
+    try:
+        argv = _sandbox_argv([shell, "-c", _TRAP + command], context, cwd, state_dir)
+        capture = _Capture(artifact)
+    except (OSError, RuntimeError) as exc:
+        return ToolResult.error(f"cannot start the command: {exc}")
+    isolated = argv[0] != shell
+    with contextlib.ExitStack() as stack:
+        if not isolated:
+            stack.enter_context(processes.subreaper())
+        return _run(context, command, argv, cwd, root, capture, artifact, cwd_file, token, timeout,
+                    isolated)  # fmt: skip
+
+
+def _run(
+    context: Any,
+    command: str,
+    argv: list[str],
+    cwd: Path,
+    root: Path,
+    capture: _Capture,
+    artifact: Path,
+    cwd_file: Path,
+    token: str,
+    timeout: float,
+    isolated: bool,
+) -> ToolResult:
+    """Start the command, pump its output, stop what is left, and build the result."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -263,43 +318,59 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            env=_environment(cwd_file),
+            env=_environment(cwd_file, token, context),
         )
     except OSError as exc:
         capture.close()
         artifact.unlink(missing_ok=True)
-        return ToolResult.error(f"could not start {shell}: {exc}")
+        return ToolResult.error(f"could not start {argv[0]}: {exc}")
     _track_group(context, proc.pid)
     with proc:
-        timed_out = _pump(proc, capture, timeout)
+        timed_out = _pump(proc, capture, timeout, context.cancelled)
         if timed_out:
             _kill_group(proc.pid)
             _drain(proc, capture)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=KILL_GRACE)
+        strays = 0 if isolated else processes.end_call(proc.pid, token)
+        if isolated:
+            processes.kill_group(proc.pid, grace=0.2)
+    _untrack_group(context, proc.pid)
+    interrupted = timed_out and context.cancelled.is_set()
     capture.close()
     elapsed = time.monotonic() - started
     output, cut = capture.text()
     if not cut:
         artifact.unlink(missing_ok=True)
     notes = _update_cwd(context, cwd_file, cwd, root)
+    if strays:
+        notes.append(
+            f"({strays} background process(es) it left were stopped: nothing outlives a "
+            "command; run servers within one command, e.g. `srv & sleep 1; curl ...`)"
+        )
     code = proc.returncode if proc.returncode is not None else -1
     metadata: dict[str, Any] = {"exit_code": code, "resources": [f"command:{command.strip()}"]}
     if cut:
         metadata["artifact"] = str(artifact)
     text = output.rstrip("\n") if output.strip() else "(no output)"
-    if timed_out:
+    if interrupted:
+        metadata["exit_code"] = 130
+        metadata["interrupted"] = True
+        text += "\nThe command was interrupted (the run was stopped) and its process tree killed."
+    elif timed_out:
         metadata["exit_code"] = 124
         metadata["timed_out"] = True
         text += (
             f"\nCommand timed out after {timeout:g} s and was stopped (its whole process group "
-            "was killed). Start servers and watchers in the background with their output "
-            "redirected, e.g. `cmd > server.log 2>&1 &`, or pass a larger timeout (max 600)."
+            "was killed). Nothing a command starts outlives it, so start a server and use it in "
+            "the same command (e.g. `srv > srv.log 2>&1 & sleep 1; curl ...`), or pass a larger "
+            "timeout (max 600)."
         )
     else:
         text += f"\nexit code: {code}" if code >= 0 else f"\nkilled by signal {-code}"
     text += "".join(f"\n{note}" for note in notes)
     metadata["duration_s"] = round(elapsed, 3)
+    metadata["sandboxed"] = isolated
     return ToolResult(content=text, is_error=timed_out or code != 0, metadata=metadata)
 
 

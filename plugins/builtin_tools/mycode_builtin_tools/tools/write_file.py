@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from mycode_builtin_tools import encoding, readstate
 from mycode_builtin_tools.atomic import atomic_write
 from mycode_builtin_tools.diffs import short_diff
+from mycode_core import safeopen
 from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
 
-def _payload_for_existing(data: bytes, content: str) -> tuple[bytes, str, str]:
-    """Encode ``content`` like the file it replaces: BOM, encoding, CRLF. Returns bytes too."""
+def _payload_for_existing(data: bytes, content: str) -> tuple[bytes, str, str, str | None]:
+    """Encode ``content`` like the file it replaces: BOM, encoding, CRLF. Returns the bytes,
+    the old text, the new text and a note when the file's encoding could not be kept."""
     decoded = encoding.decode(data)
     if encoding.newline_style(decoded.text) == "\r\n" and "\r\n" not in content:
         content = content.replace("\n", "\r\n")
     try:
-        return encoding.encode(content, decoded), decoded.text, content
-    except UnicodeEncodeError:
-        return content.encode("utf-8"), decoded.text, content
+        return encoding.encode(content, decoded), decoded.text, content, None
+    except UnicodeEncodeError as exc:
+        bad = content[exc.start : exc.end]
+        note = (
+            f"the file was {decoded.label}, which cannot hold {bad!r}; it is now written as UTF-8"
+        )
+        return content.encode("utf-8"), decoded.text, content, note
 
 
 def write_file(arguments: dict[str, Any], context: Any) -> ToolResult:
@@ -34,28 +42,37 @@ def write_file(arguments: dict[str, Any], context: Any) -> ToolResult:
         return ToolResult.error("content must be a string.")
     if path.is_dir():
         return ToolResult.error(f"{rel} is a directory; give a file path.")
-    existed = path.exists()
+    with readstate.exclusive(path):
+        return _write(context, path, rel, content)
+
+
+def _write(context: Any, path: Path, rel: str, content: str) -> ToolResult:
+    """The check and the write, under the folder's lock."""
+    existed = os.path.lexists(path)
     before = ""
+    note = None
     if existed:
         stale = readstate.stale_reason(context, path, rel)
         if stale:
             return ToolResult.error(stale.replace("make the change", "overwrite it"))
         try:
-            payload, before, content = _payload_for_existing(path.read_bytes(), content)
+            data, _info = safeopen.read_bytes(path)
+            payload, before, content, note = _payload_for_existing(data, content)
         except OSError as exc:
             return ToolResult.error(f"cannot read {rel}: {exc.strerror or exc}")
     else:
         payload = content.encode("utf-8")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, payload)
+        atomic_write(path, payload, create_parents=True)
+    except safeopen.SymlinkRace:
+        return ToolResult.error(f"cannot write {rel}: a folder on its path became a symlink.")
     except FileExistsError:
         return ToolResult.error(f"cannot create {rel}: a parent path is a file, not a folder.")
     except NotADirectoryError:
         return ToolResult.error(f"cannot create {rel}: a parent path is a file, not a folder.")
     except OSError as exc:
         return ToolResult.error(f"cannot write {rel}: {exc.strerror or exc}")
-    readstate.record_write(context, path)
+    readstate.record_write(context, path, payload)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     meta = {"mutated": [rel], "resources": [f"file:{rel}"]}
     if not existed:
@@ -63,4 +80,5 @@ def write_file(arguments: dict[str, Any], context: Any) -> ToolResult:
             content=f"Created {rel} ({lines} lines, {len(payload)} bytes)", metadata=meta
         )
     diff = short_diff(before, content, rel) or "(content unchanged)"
-    return ToolResult(content=f"Overwrote {rel} ({lines} lines)\n{diff}", metadata=meta)
+    said = f" ({note})" if note else ""
+    return ToolResult(content=f"Overwrote {rel} ({lines} lines){said}\n{diff}", metadata=meta)

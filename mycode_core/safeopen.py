@@ -1,0 +1,119 @@
+"""Opening files without following symlinks anywhere on the path (``openat``-style walking).
+
+The workspace boundary resolves a path once; a symlink swapped in afterwards (a check-then-use
+race) must not redirect the open. These helpers walk a *resolved* absolute path from ``/`` one
+component at a time with ``O_NOFOLLOW`` (``O_DIRECTORY`` for folders), so any component that is
+a symlink at open time fails with :class:`SymlinkRace` instead of being followed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+class SymlinkRace(OSError):
+    """A path component turned into a symlink (or stopped being a folder) after the check."""
+
+
+def _raise_for(exc: OSError, path: Path, name: str, parent: int) -> None:
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+        try:
+            link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+        except OSError:
+            link = False
+        if link:
+            raise SymlinkRace(exc.errno, f"{path}: {name} is a symlink; it is not followed")
+    raise exc
+
+
+@contextlib.contextmanager
+def open_parent(path: Path, *, create: bool = False) -> Iterator[int]:
+    """A file descriptor of ``path``'s folder reached without following symlinks.
+
+    With ``create``, missing folders are made on the way (like ``mkdir -p``)."""
+    parts = Path(os.path.abspath(path)).parts
+    fd = os.open("/", _DIR_FLAGS)
+    try:
+        for name in parts[1:-1]:
+            try:
+                nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o777, dir_fd=fd)
+                try:
+                    nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except OSError as exc:
+                    _raise_for(exc, path, name, fd)
+                    raise
+            except OSError as exc:
+                _raise_for(exc, path, name, fd)
+                raise
+            os.close(fd)
+            fd = nxt
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def open_fd(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
+    """``os.open`` of ``path`` with no symlink followed on the way or at the end."""
+    flags |= os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    with open_parent(path) as parent:
+        name = Path(path).name
+        try:
+            return os.open(name, flags, mode, dir_fd=parent)
+        except OSError as exc:
+            _raise_for(exc, path, name, parent)
+            raise
+
+
+def open_read(path: Path, *, regular_only: bool = True) -> int:
+    """A read descriptor of a regular file (``O_NONBLOCK`` so a FIFO never blocks the open)."""
+    fd = open_fd(path, os.O_RDONLY | os.O_NONBLOCK)
+    info = os.fstat(fd)
+    if regular_only and not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise IsADirectoryError(errno.EINVAL, f"{path} is not a regular file")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def read_bytes(path: Path) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file and its ``fstat``, opened without following symlinks."""
+    fd = open_read(path)
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        return fh.read(), info
+
+
+def replace_atomically(path: Path, data: bytes, mode: int, *, create_parents: bool) -> None:
+    """Write ``data`` to a temporary file in ``path``'s folder and rename it over ``path``,
+    all relative to a folder descriptor reached without following symlinks."""
+    name = Path(path).name
+    with open_parent(path, create=create_parents) as parent:
+        tmp = f".{name}.{secrets.token_hex(4)}.mycode-tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(tmp, flags, 0o600, dir_fd=parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+                os.fchmod(fh.fileno(), mode)
+            os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=parent)
+            raise
+        with contextlib.suppress(OSError):
+            os.fsync(parent)

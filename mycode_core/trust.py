@@ -1,0 +1,243 @@
+"""Workspace trust (SPEC §8): an untrusted workspace's own files may only tighten settings.
+
+Trust is recorded per resolved path in ``$MYCODE_HOME/trusted.json`` (``mycode trust DIR``,
+the one-time question of an interactive session) or given for one run with ``--trust``.
+A trusted folder trusts the folders below it.
+
+:func:`restrict_layers` is what :mod:`mycode_core.config` calls: in an untrusted workspace it
+removes from the project layers (``.mycode/config.toml``, ``.mycode/config.local.toml``) every
+setting that would loosen safety, and records which in the ``cli`` layer's ``trust`` table:
+``settings.section("trust")`` = ``{"trusted": bool, "ignored": [...]}``. The run emits one
+``notice`` naming them (:func:`notice_text`). Other plugins that read project files
+(``.mcp.json``, ``.claude/settings*.json`` hooks, plugin folders) call :func:`is_trusted`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+PROJECT_LAYERS = ("project", "local")
+TRUST_KEY = "trust"
+CLI_FLAG = "trust_workspace"
+_MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
+_SANDBOX_RANK = {"on": 2, True: 2, "auto": 1, "off": 0, False: 0}
+CLAUDE_FILES = (".claude/settings.json", ".claude/settings.local.json", ".mycode/hooks.json")
+
+
+class TrustStoreError(OSError):
+    """The trust records cannot be read or written; the message names the file."""
+
+
+def store_file(home: Path) -> Path:
+    """Where trusted folders are recorded."""
+    return home / "trusted.json"
+
+
+def _key(path: Path) -> str:
+    return str(Path(path).expanduser().resolve())
+
+
+def trusted_folders(home: Path) -> dict[str, dict[str, Any]]:
+    """``{folder: {"since": iso time}}`` of every trusted folder (``{}`` if none)."""
+    path = store_file(home)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        return {}
+    folders = data.get("folders") if isinstance(data, dict) else None
+    out = {str(k): v for k, v in folders.items()} if isinstance(folders, dict) else {}
+    listed = data.get("workspaces") if isinstance(data, dict) else None  # a plain list too
+    for item in listed if isinstance(listed, list) else []:
+        out.setdefault(_key(Path(str(item))), {"trusted": True})
+    return out
+
+
+def is_trusted(workspace: Path, home: Path) -> bool:
+    """Whether ``workspace`` (or a folder above it) was trusted by the user."""
+    target = Path(_key(workspace))
+    for folder, entry in trusted_folders(home).items():
+        base = Path(folder)
+        if entry.get("trusted", True) and (target == base or base in target.parents):
+            return True
+    return False
+
+
+def was_asked(workspace: Path, home: Path) -> bool:
+    """Whether the user already answered the trust question for exactly this folder."""
+    return _key(workspace) in trusted_folders(home)
+
+
+def _save(home: Path, folders: dict[str, dict[str, Any]]) -> None:
+    path = store_file(home)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".trusted.", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"folders": folders}, fh, indent=2, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(tmp)
+        raise TrustStoreError(exc.errno, f"cannot write {path}: {exc.strerror}") from None
+
+
+def trust(workspace: Path, home: Path, trusted: bool = True) -> str:
+    """Record ``workspace`` as trusted (or, ``trusted=False``, as declined: not asked again);
+    returns its resolved path."""
+    folders = trusted_folders(home)
+    key = _key(workspace)
+    folders[key] = {"since": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "trusted": trusted}
+    _save(home, folders)
+    return key
+
+
+def revoke(workspace: Path, home: Path) -> bool:
+    """Forget the trust of ``workspace``; False if it was not recorded."""
+    folders = trusted_folders(home)
+    if folders.pop(_key(workspace), None) is None:
+        return False
+    _save(home, folders)
+    return True
+
+
+# ---------------------------------------------------------------- restricting project layers
+
+
+def _effective(layers: list[tuple[str, dict[str, Any]]], key: str, default: Any) -> Any:
+    value = default
+    for _name, data in layers:
+        if key in data:
+            value = data[key]
+    return value
+
+
+def _sandbox_mode(value: Any) -> Any:
+    return value.get("mode", "auto") if isinstance(value, dict) else value
+
+
+def _restrict(
+    name: str, data: dict[str, Any], lower: list[tuple[str, dict[str, Any]]], key_is_users: bool
+) -> tuple[dict[str, Any], list[str]]:
+    """One project layer without its loosening settings, and their names."""
+    where = ".mycode/config.toml" if name == "project" else ".mycode/config.local.toml"
+    out = dict(data)
+    ignored: list[str] = []
+    out.pop(TRUST_KEY, None)
+    if "permission_mode" in out:
+        current = _effective(lower, "permission_mode", "default")
+        new = out["permission_mode"]
+        if new in _MODE_RANK and _MODE_RANK[new] > _MODE_RANK.get(current, 1):
+            out.pop("permission_mode")
+            ignored.append(f"permission_mode = {new!r} ({where})")
+    rules = out.get("permissions")
+    if isinstance(rules, dict) and rules.get("allow"):
+        out["permissions"] = {k: v for k, v in rules.items() if k != "allow"}
+        ignored.append(f"[permissions] allow ({where})")
+    if "sandbox" in out:
+        current = _sandbox_mode(_effective(lower, "sandbox", "auto"))
+        new = out["sandbox"]
+        widens = isinstance(new, dict) and any(
+            k in new for k in ("network", "writable", "env_passthrough")
+        )
+        mode = _sandbox_mode(new)
+        known = isinstance(mode, bool | str) and mode in _SANDBOX_RANK
+        if widens or (known and _SANDBOX_RANK[mode] < _SANDBOX_RANK.get(current, 1)):
+            out.pop("sandbox")
+            ignored.append(f"sandbox settings ({where})")
+    mcp = out.get("mcp")
+    if isinstance(mcp, dict) and "trust_project_servers" in mcp:
+        out["mcp"] = {k: v for k, v in mcp.items() if k != "trust_project_servers"}
+        ignored.append(f"[mcp] trust_project_servers ({where})")
+    for key, what in (("hooks", "command hooks"), ("plugin_dirs", "plugin folders")):
+        if key in out:
+            out.pop(key)
+            ignored.append(f"{what} ({key} in {where})")
+    tools = out.get("builtin_tools")
+    if isinstance(tools, dict) and "sandbox_network" in tools:
+        out["builtin_tools"] = {k: v for k, v in tools.items() if k != "sandbox_network"}
+        ignored.append(f"[builtin_tools] sandbox_network ({where})")
+    if "base_url" in out and key_is_users:
+        out.pop("base_url")
+        ignored.append(
+            f"base_url ({where}: your API key is not sent to a server the project chose)"
+        )
+    return out, ignored
+
+
+def _claude_findings(workspace: Path) -> list[str]:
+    """Loosening settings in Claude Code files of the workspace (applied by other plugins)."""
+    found = []
+    for rel in CLAUDE_FILES:
+        path = workspace / rel
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        if data.get("hooks"):
+            found.append(f"command hooks ({rel})")
+        perms = data.get("permissions")
+        if isinstance(perms, dict) and perms.get("allow"):
+            found.append(f"permissions allow ({rel})")
+        if data.get("enableAllProjectMcpServers") or data.get("enabledMcpjsonServers"):
+            found.append(f"MCP server trust ({rel})")
+    return found
+
+
+def restrict_layers(
+    workspace: Path, home: Path, layers: list[tuple[str, dict[str, Any]]]
+) -> list[tuple[str, dict[str, Any]]]:
+    """``layers`` with the project layers restricted unless the workspace is trusted.
+
+    ``layers`` are ``(name, data)`` pairs, lowest precedence first, as read by
+    :func:`mycode_core.config.load_settings`; a ``cli`` layer with ``trust_workspace = true``
+    (``--trust``) trusts the workspace for this run. The ``cli`` layer gets a ``trust`` table.
+    """
+    cli = next((data for name, data in layers if name == "cli"), {})
+    trusted = bool(cli.get(CLI_FLAG)) or is_trusted(workspace, home)
+    key_layers = [name for name, data in layers if data.get("api_key")]
+    key_is_users = bool(key_layers) and key_layers[-1] not in PROJECT_LAYERS
+    out: list[tuple[str, dict[str, Any]]] = []
+    ignored: list[str] = []
+    for name, data in layers:
+        data = {k: v for k, v in data.items() if k not in (TRUST_KEY, CLI_FLAG)}
+        if name in PROJECT_LAYERS and not trusted and data:
+            data, dropped = _restrict(name, data, out, key_is_users)
+            ignored.extend(dropped)
+        out.append((name, data))
+    if not trusted:
+        ignored.extend(_claude_findings(workspace))
+    name, data = out[-1] if out and out[-1][0] == "cli" else ("cli", {})
+    data = {**data, TRUST_KEY: {"trusted": trusted, "ignored": ignored}}
+    if out and out[-1][0] == "cli":
+        out[-1] = (name, data)
+    else:
+        out.append((name, data))
+    return out
+
+
+def state(settings: Any) -> dict[str, Any]:
+    """``{"trusted": bool, "ignored": [...]}`` of a run's settings (untrusted if unknown)."""
+    section = settings.section(TRUST_KEY) if hasattr(settings, "section") else {}
+    return {"trusted": bool(section.get("trusted")), "ignored": list(section.get("ignored", []))}
+
+
+def notice_text(settings: Any) -> str | None:
+    """The one notice naming every ignored setting, or ``None`` when nothing was ignored."""
+    ignored = state(settings)["ignored"]
+    if not ignored:
+        return None
+    return (
+        "untrusted workspace: its own settings may only make things stricter; "
+        f"ignored: {'; '.join(ignored)}. Trust it with `mycode trust` (or --trust for one run) "
+        "if you trust its contents."
+    )
