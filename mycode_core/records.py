@@ -253,6 +253,12 @@ class RunContext:
         """Set when the user cancels the running turn; long-running tools should stop early."""
         self.cleanup: list[Callable[[], None]] = []
         """Called once when the run ends, whatever the reason (shut servers down)."""
+        # issue 9 (context engine): pinned context and the side request
+        self.pins: dict[str, ContextSection] = {}
+        """Context that survives every compaction, by key (see :meth:`pin`)."""
+        self.side_request: Callable[[list[dict[str, Any]]], str] | None = None
+        """Set by the runner: one model request without tools (``messages`` → reply text,
+        raising ``ModelError``); its usage counts towards the run. Used by summarisers."""
 
     @property
     def permission_mode(self) -> str:
@@ -270,3 +276,29 @@ class RunContext:
         """Send an event (e.g. a ``progress`` event) into the run's event stream."""
         if self._emit is not None:
             self._emit(event)
+
+    def pin(self, key: str, text: str, title: str = "") -> None:
+        """Keep ``text`` in the model view across every compaction, under ``key`` (issue 9).
+
+        A later pin with the same key replaces it; an empty text removes it. Pinning does not
+        add the text to the conversation by itself: what the model should see at once goes
+        where it already goes (a tool result, a ``build_context`` section). Each compacted
+        view re-states every pin, in pinning order.
+        """
+        with self.lock:
+            if text.strip():
+                self.pins[key] = ContextSection(title=title or key, text=text)
+            else:
+                self.pins.pop(key, None)
+
+
+# --- issue 9: context engine ------------------------------------------------------------------
+
+
+class CompactedView(BaseModel):
+    """What a ``compact_context`` implementation may return instead of a plain list: the
+    replacement messages (system message first) and the summary shown in the ``compaction``
+    event."""
+
+    messages: list[dict[str, Any]]
+    summary: str | None = None

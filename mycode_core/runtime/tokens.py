@@ -60,3 +60,39 @@ def count_message(message: dict[str, Any]) -> int:
             str(function.get("arguments", ""))
         )
     return total
+
+
+class Calibration:
+    """Tracks how the provider's reported prompt tokens relate to our estimate.
+
+    ``ratio`` multiplies estimates so budgeting follows the real tokenizer. A sample far out
+    of the plausible range (a fake server reporting 10 tokens, a cached-prompt discount) is
+    ignored rather than trusted.
+    """
+
+    MIN_SAMPLE = 200
+    LOW, HIGH = 0.5, 2.5
+
+    def __init__(self) -> None:
+        self.ratio = 1.0
+        self.samples = 0
+
+    def observe(self, estimated: int, reported: int) -> None:
+        """Fold in one request: ``estimated`` raw tokens, ``reported`` by the provider."""
+        if estimated < self.MIN_SAMPLE or reported <= 0:
+            return
+        sample = reported / estimated
+        if not self.LOW <= sample <= self.HIGH:
+            return
+        self.ratio = sample if self.samples == 0 else 0.5 * self.ratio + 0.5 * sample
+        self.samples += 1
+
+    def raise_to(self, sample: float) -> None:
+        """The server counted more than we did (from its error text): trust it at once."""
+        if self.LOW <= sample <= self.HIGH and sample > self.ratio:
+            self.ratio = sample
+            self.samples += 1
+
+    def scale(self, tokens: int) -> int:
+        """``tokens`` as the provider would count them."""
+        return int(tokens * self.ratio) + 1
