@@ -42,12 +42,10 @@ def summariser(text: str = SUMMARY) -> Callable[[dict[str, Any]], Any]:
     return lambda body: None if body.get("tools") else turn(text)
 
 
-def read_turns(count: int, files: int = 10) -> list[Any]:
+def read_turns(count: int) -> list[Any]:
     """``count`` turns each reading one of the 40-line files."""
     return [
-        turn(
-            None, [{"id": f"r{i}", "name": "read_file", "arguments": {"path": f"f{i % files}.py"}}]
-        )
+        turn(None, [{"id": f"r{i}", "name": "read_file", "arguments": {"path": f"f{i % 10}.py"}}])
         for i in range(count)
     ]
 
