@@ -105,4 +105,5 @@ def default_summary(
     request = summary_request(
         messages, previous_summary, instructions, max(50, int(max_tokens * 0.7)), request_chars
     )
-    return str(side_request(request))
+    text = str(side_request(request) or "")
+    return text if text.strip() else None  # an empty reply is a failure, not "facts only"

@@ -62,3 +62,73 @@ def test_between_compactions_every_request_extends_the_previous_one(
     assert len(broken) == compactions  # only at compaction points
     for i in broken:
         assert requests[i][1]["content"].startswith("[mycode: context summary]")
+
+
+def test_calibration_follows_a_server_that_counts_more_tokens(
+    workspace: Path, home: Path, h: Any
+) -> None:
+    """The server's tokenizer counts 35% more than ours; its reported usage corrects us (an
+    uncalibrated view compacted at 95% of 7,000 would send 9,000 real tokens)."""
+    config = (
+        "context_window = 8000\nmax_output_tokens = 1000\n[context]\ncompact_threshold = 0.95\n"
+    )
+    (home / "config.toml").write_text(config, encoding="utf-8")
+    server = FakeOpenAIServer(
+        h.read_turns(40), context_window=8_000, token_factor=1.35, side_responder=h.summariser()
+    )
+    with server:
+        result = h.run(server, workspace, home, TASK)
+    assert result.rc == 0, result.stderr
+    assert server.overflows == 0
+    assert len(result.of_type("compaction")) >= 2
+
+
+def test_the_window_is_discovered_from_the_server(workspace: Path, home: Path, h: Any) -> None:
+    server = FakeOpenAIServer(
+        h.read_turns(40),
+        model="m",
+        model_metadata={"max_model_len": 8_000},
+        context_window=8_000,
+        side_responder=h.summariser(),
+    )
+    with server:
+        result = h.run(server, workspace, home, TASK)
+    assert result.rc == 0, result.stderr
+    assert server.overflows <= 1  # discovery runs in the background: at worst one lesson
+    assert any(r.method == "GET" and r.path.endswith("/models") for r in server.requests)
+    sources = {c["window_source"] for c in result.of_type("compaction")}
+    assert sources & {"server", "learned"}
+    assert all(c["context_window"] == 8_000 for c in result.of_type("compaction"))
+
+
+def test_an_error_naming_no_limit_halves_the_budget_once_then_overflows(
+    workspace: Path, home: Path, h: Any
+) -> None:
+    from mycode_core.testing.server import NO_LIMIT_OVERFLOW
+
+    server = FakeOpenAIServer(
+        context_window=10, overflow_message=NO_LIMIT_OVERFLOW, side_responder=h.summariser()
+    )
+    with server:
+        result = h.run(server, workspace, home, TASK)
+    assert result.rc == 1
+    assert result.result is not None and result.result["stop_reason"] == "context_overflow"
+    assert len(h.main_requests(server)) == 2
+    assert any("halving" in n["message"] for n in result.of_type("notice"))
+
+
+def test_resume_rebuilds_the_same_view(workspace: Path, home: Path, h: Any) -> None:
+    (home / "config.toml").write_text("context_window = 8000\n", encoding="utf-8")
+    server = FakeOpenAIServer(h.read_turns(30), side_responder=h.summariser())
+    with server:
+        first = h.run(server, workspace, home, TASK)
+        assert first.rc == 0, first.stderr
+        assert first.of_type("compaction")
+        before = h.main_requests(server)[-1].messages
+        session = first.result["session_id"] if first.result else ""
+        second = h.run(server, workspace, home, "and now the next question", "--resume", session)
+    assert second.rc == 0, second.stderr
+    after = h.main_requests(server)[-1].messages
+    assert h.is_prefix(before, after)  # the compacted view, not the whole history again
+    assert after[len(before)]["role"] == "assistant"  # the first run's final answer
+    assert after[-1]["content"].startswith("and now the next question")
