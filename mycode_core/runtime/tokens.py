@@ -7,6 +7,7 @@ counts come from the provider's reported usage; this is for budgeting the model 
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable
@@ -35,14 +36,20 @@ def _load_encoder() -> Callable[[str], int]:
 
 
 def count_text(text: str) -> int:
-    """Tokens in ``text`` (offline tokenizer, or an estimate)."""
+    """Tokens in ``text`` (offline tokenizer, or an estimate). Repeated texts (a message
+    counted again when a view is compacted) come from a small cache."""
+    if len(text) > 200_000:  # tokenizing megabytes costs more than it tells
+        return _estimate(text)
+    return _cached_count(text)
+
+
+@functools.lru_cache(maxsize=2048)
+def _cached_count(text: str) -> int:
     global _encoder
     if _encoder is None:
         with _lock:
             if _encoder is None:
                 _encoder = _load_encoder()
-    if len(text) > 200_000:  # tokenizing megabytes costs more than it tells
-        return _estimate(text)
     return _encoder(text)
 
 

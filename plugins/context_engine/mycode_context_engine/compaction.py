@@ -12,11 +12,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from mycode_context_engine.facts import recorded_facts
 from mycode_context_engine.settings import EngineSettings
 from mycode_context_engine.shaping import reference_line
 from mycode_core.records import CompactedView
 from mycode_core.runtime.context import ContextOverflow
-from mycode_core.runtime.guards import recorded_facts
 from mycode_core.runtime.tokens import count_message, count_text
 
 MARKER = "[mycode: context summary]"
@@ -91,7 +91,7 @@ def summary_message(task: str, summary: str | None, note: str | None, context: A
     if note:
         body = f"{body}\n\n({note})".strip()
     parts.append(f"## Summary of earlier work\n{SUMMARY_OPEN}\n{body or '(none)'}\n{SUMMARY_CLOSE}")
-    parts.append(recorded_facts(list(getattr(context, "observations", []))))
+    parts.append(recorded_facts(context))
     todos = _todo_lines(context)
     if todos:
         parts.append("## Todo list\n" + "\n".join(todos))
