@@ -47,12 +47,14 @@ class ReadingModel:
         self.stamps: list[float] = []
         self.requests: list[list[dict[str, Any]]] = []
         self.sent_tokens = 0
+        self.side_tokens = 0
 
     def complete(self, messages: Any, tools: Any, on_text: Any) -> Any:
         from mycode_core.providers.base import ModelReply, ReplyToolCall
         from mycode_core.runtime.tokens import count_message
 
         if not tools:
+            self.side_tokens += sum(count_message(m) for m in messages)
             return ModelReply(content=SUMMARY, usage={"input_tokens": 0, "output_tokens": 20})
         self.stamps.append(time.perf_counter())
         self.requests.append(list(messages))
@@ -145,27 +147,33 @@ def prefix_reuse(requests: list[list[dict[str, Any]]]) -> tuple[float, int]:
     return (kept / pairs if pairs else 1.0), points
 
 
-def calibration(sse_dir: Path) -> tuple[float, float, int]:
-    """(mean |error| %, max |error| %, streams) of our count vs reported completion tokens."""
+def calibration(sse_dir: Path) -> dict[str, tuple[float, int]]:
+    """Our count of each recorded stream's completion vs its reported ``completion_tokens``:
+    ``{"text": (mean |error| %, streams), "tool calls": (…)}``. Tool calls are counted as
+    ``count_message`` does (name + arguments); the provider adds a few tokens of call framing
+    per call, which the calibration against reported usage absorbs."""
     from mycode_core.providers.sse import accumulate_sse
     from mycode_core.runtime.tokens import count_text
 
-    errors = []
+    errors: dict[str, list[float]] = {"text": [], "tool calls": []}
     for path in sorted(sse_dir.glob("*.sse")) if sse_dir.is_dir() else []:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        if "multiple_choices" in path.name:
+            continue  # n > 1: the usage counts every choice, the reply holds one
         try:
             reply = accumulate_sse(iter(lines), lambda _text: None)
         except Exception:  # noqa: BLE001 - a stream we cannot parse is not a sample
             continue
         reported = int(reply.usage.get("output_tokens", 0) or 0)
-        text = (reply.content or "") + "".join(c.arguments for c in reply.tool_calls)
-        if reported < 5 or not text:
+        text = reply.content or reply.refusal or ""
+        ours = count_text(text) + sum(
+            count_text(c.name) + count_text(c.arguments) for c in reply.tool_calls
+        )
+        if reported < 5 or not ours:
             continue
-        ours = count_text(text)
-        errors.append(abs(ours - reported) / reported * 100)
-    if not errors:
-        return 0.0, 0.0, 0
-    return statistics.mean(errors), max(errors), len(errors)
+        kind = "tool calls" if reply.tool_calls else "text"
+        errors[kind].append(abs(ours - reported) / reported * 100)
+    return {k: (statistics.mean(v) if v else 0.0, len(v)) for k, v in errors.items()}
 
 
 def main() -> int:
@@ -209,7 +217,8 @@ def main() -> int:
                 f"({points} compaction points excluded) — goal ≥ {100 * GOAL_PREFIX:.0f}%"
             )
             print(
-                f"tokens sent (300 steps): engine {model.sent_tokens:,}; plain truncation "
+                f"tokens sent (300 steps): engine {model.sent_tokens:,} (+ {model.side_tokens:,} "
+                "in summary requests); plain truncation "
                 f"{plain.sent_tokens:,} (its prefix reuse {100 * plain_reuse:.1f}%, "
                 f"{plain_points} cut points, stop {plain_events[-1].stop_reason})"
             )
@@ -220,11 +229,11 @@ def main() -> int:
             f"per-step ratio {lengths[-1]} vs {lengths[0]} steps: {ratio:.2f} "
             f"(goal ≤ {GOAL_RATIO}) {verdict}"
         )
-    mean_error, max_error, streams = calibration(args.sse_dir)
-    print(
-        f"token count vs reported completion tokens: mean |error| {mean_error:.1f}%, "
-        f"max {max_error:.1f}% over {streams} recorded streams ({args.sse_dir})"
-    )
+    for kind, (error, streams) in calibration(args.sse_dir).items():
+        print(
+            f"token count vs reported completion tokens, {kind}: mean |error| {error:.1f}% "
+            f"over {streams} recorded streams ({args.sse_dir})"
+        )
     return 0
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from mycode_context_engine.facts import recorded_facts
 from mycode_context_engine.settings import EngineSettings
-from mycode_context_engine.shaping import reference_line
+from mycode_context_engine.shaping import reference_line, shape_tool_result
 from mycode_core.records import CompactedView
 from mycode_core.runtime.context import ContextOverflow
 from mycode_core.runtime.tokens import count_message, count_text
@@ -178,6 +178,7 @@ def compact_view(
     older, tail = body[:cut], body[cut:]
     calls = _call_index(body)
     tail = _shrink_results(tail, settings.recent_results, calls)
+    tail = [_reshape(m, budget, settings, context) for m in tail]  # the window may have shrunk
     if not older and tail == body[cut:]:
         return None, None  # nothing to summarise or shrink
     summary, problem = (previous_summary, None)
@@ -204,6 +205,16 @@ def compact_view(
     if note:
         shown = f"{shown}\n({note})"
     return CompactedView(messages=[system, head, *tail], summary=shown), problem
+
+
+def _reshape(
+    message: dict[str, Any], budget: int, settings: EngineSettings, context: Any
+) -> dict[str, Any]:
+    """A kept tool result cut again to head + tail if it is too big for today's budget."""
+    if message.get("role") != "tool":
+        return message
+    shaped = shape_tool_result(message, budget, settings, lambda: context.artifacts_dir)
+    return message if shaped is None else shaped
 
 
 def _drop_first_segment(tail: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from mycode_context_engine.compaction import compact_view, is_summary_message
 from mycode_context_engine.settings import EngineSettings, engine_settings
+
 from mycode_core.runtime.context import ContextOverflow
 from mycode_core.testing import make_context, tool_pairing_problems
 
