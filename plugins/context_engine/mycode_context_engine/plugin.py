@@ -18,22 +18,18 @@ if TYPE_CHECKING:
 
 def _summarizer(context: RunContext, instructions: str | None, budget: int) -> Summarize:
     """Calls ``summarize_context`` through pluggy and turns every failure into a problem."""
-    hook = getattr(context, "hook", None)
 
     def summarize(
         older: list[dict[str, Any]], previous: str | None
     ) -> tuple[str | None, str | None]:
         try:
-            if hook is not None:
-                summary = hook.summarize_context(
-                    messages=older,
-                    previous_summary=previous,
-                    instructions=instructions,
-                    budget=budget,
-                    context=context,
-                )
-            else:
-                summary = summarize_context(older, previous, instructions, budget, context)
+            summary = context.hook.summarize_context(
+                messages=older,
+                previous_summary=previous,
+                instructions=instructions,
+                budget=budget,
+                context=context,
+            )
         except ModelError as exc:
             return None, f"the summary request failed ({exc})"
         except Exception as exc:  # noqa: BLE001 - a broken summariser must not lose the task
