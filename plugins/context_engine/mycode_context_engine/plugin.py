@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mycode_context_engine.compaction import Summarize, compact_view, problem_of
-from mycode_context_engine.settings import engine_settings
-from mycode_context_engine.shaping import shape_tool_calls, shape_tool_result
-from mycode_context_engine.summary import default_summary
 from mycode_core.hookspecs import hookimpl
-from mycode_core.providers.base import ModelError
-from mycode_core.runtime.events import NoticeEvent
 
 if TYPE_CHECKING:
+    from mycode_context_engine.compaction import Summarize
     from mycode_core.records import CompactedView, RunContext
+
+# The engine's modules are imported inside the hooks: loading the plugin (``mycode --help``
+# loads every plugin) costs nothing.
 
 
 def _summarizer(context: RunContext, instructions: str | None, budget: int) -> Summarize:
     """Calls ``summarize_context`` through pluggy and turns every failure into a problem."""
+    from mycode_context_engine.compaction import problem_of
+    from mycode_core.providers.base import ModelError
 
     def summarize(
         older: list[dict[str, Any]], previous: str | None
@@ -51,6 +51,10 @@ def compact_context(
     instructions: str | None,
 ) -> CompactedView | None:
     """Summarise older turns, keep the recent ones, re-state the pinned context."""
+    from mycode_context_engine.compaction import compact_view
+    from mycode_context_engine.settings import engine_settings
+    from mycode_core.runtime.events import NoticeEvent
+
     settings = engine_settings(context.settings)
     result, problem = compact_view(
         messages, budget, context, reason, settings, _summarizer(context, instructions, budget)
@@ -75,6 +79,9 @@ def summarize_context(
     context: RunContext,
 ) -> str | None:
     """Ask the model for a structured summary in a side request without tools."""
+    from mycode_context_engine.settings import engine_settings
+    from mycode_context_engine.summary import default_summary
+
     settings = engine_settings(context.settings)
     if not settings.summarizer:
         return ""
@@ -93,6 +100,9 @@ def view_message(
     message: dict[str, Any], budget: int, context: RunContext
 ) -> dict[str, Any] | None:
     """Big tool results → head + tail + saved path; huge tool-call arguments → elided."""
+    from mycode_context_engine.settings import engine_settings
+    from mycode_context_engine.shaping import shape_tool_calls, shape_tool_result
+
     settings = engine_settings(context.settings)
     role = message.get("role")
     if role == "tool":
