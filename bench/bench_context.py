@@ -150,10 +150,9 @@ def prefix_reuse(requests: list[list[dict[str, Any]]]) -> tuple[float, int]:
 def calibration(sse_dir: Path) -> dict[str, tuple[float, int]]:
     """Our count of each recorded stream's completion vs its reported ``completion_tokens``:
     ``{"text": (mean |error| %, streams), "tool calls": (…)}``. Tool calls are counted as
-    ``count_message`` does (name + arguments); the provider adds a few tokens of call framing
-    per call, which the calibration against reported usage absorbs."""
+    ``count_message`` does (name + arguments + ``TOOL_CALL_OVERHEAD``)."""
     from mycode_core.providers.sse import accumulate_sse
-    from mycode_core.runtime.tokens import count_text
+    from mycode_core.runtime.tokens import TOOL_CALL_OVERHEAD, count_text
 
     errors: dict[str, list[float]] = {"text": [], "tool calls": []}
     for path in sorted(sse_dir.glob("*.sse")) if sse_dir.is_dir() else []:
@@ -167,7 +166,8 @@ def calibration(sse_dir: Path) -> dict[str, tuple[float, int]]:
         reported = int(reply.usage.get("output_tokens", 0) or 0)
         text = reply.content or reply.refusal or ""
         ours = count_text(text) + sum(
-            count_text(c.name) + count_text(c.arguments) for c in reply.tool_calls
+            TOOL_CALL_OVERHEAD + count_text(c.name) + count_text(c.arguments)
+            for c in reply.tool_calls
         )
         if reported < 5 or not ours:
             continue

@@ -13,6 +13,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+TOOL_CALL_OVERHEAD = 7
+"""Tokens a provider spends framing one tool call beyond its name and arguments (measured on
+recorded OpenAI streams: reported completion tokens minus name and arguments)."""
+
 _encoder: Callable[[str], int] | None = None
 _lock = threading.Lock()
 
@@ -63,6 +67,7 @@ def count_message(message: dict[str, Any]) -> int:
         total += count_text(json.dumps(content, ensure_ascii=False))
     for call in message.get("tool_calls") or ():
         function = call.get("function", {})
+        total += TOOL_CALL_OVERHEAD
         total += count_text(str(function.get("name", ""))) + count_text(
             str(function.get("arguments", ""))
         )
