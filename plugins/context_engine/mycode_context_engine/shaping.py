@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -74,7 +75,10 @@ def shape_tool_result(
     limit = result_limit_chars(budget, settings)
     if len(content) <= limit:
         return None
-    where = save_full_output(content, str(message.get("tool_call_id", "result")), artifacts())
+    call_id = message.get("tool_call_id")
+    if not call_id:  # no id to name the file by: name it by its content
+        call_id = hashlib.sha1(content.encode("utf-8", "replace")).hexdigest()[:16]  # noqa: S324
+    where = save_full_output(content, str(call_id), artifacts())
     return {**message, "content": head_and_tail(content, limit, where)}
 
 
