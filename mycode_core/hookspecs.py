@@ -267,6 +267,9 @@ def view_message(
     :param budget: the view's token budget when the message entered.
     :param context: the run's :class:`~mycode_core.records.RunContext`.
     :return: a new message dict, or ``None``.
+    """
+
+
 # ---------------------------------------------------------------- issue 12: lifecycle points
 # Synchronous points of the loop that external hook protocols (Claude Code hooks) need. Each is
 # called through ``pm.hook`` by the core; exceptions are reported as one notice.
