@@ -161,6 +161,10 @@ class FakeOpenAIServer:
     ``side_responder(body)`` may answer a request before the queue (e.g. summaries asked
     without tools). ``model_metadata`` is merged into the ``/v1/models`` entry (vLLM's
     ``max_model_len``, llama.cpp's ``meta``); ``props`` is served at ``/props``.
+
+    Different conversations (a parent agent and its child agents) can be scripted apart with
+    :meth:`route`: a request whose first user message or system prompt contains the route's
+    text takes the route's next response instead.
     """
 
     def __init__(
@@ -192,6 +196,7 @@ class FakeOpenAIServer:
         self._changed = threading.Condition()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._routes: list[tuple[str, queue.Queue[FakeResponse]]] = []
         self.enqueue(*responses)
 
     # -- life cycle
@@ -240,9 +245,38 @@ class FakeOpenAIServer:
         for response in responses:
             self._queue.put(response)
 
-    def _next_response(self) -> FakeResponse:
+    def route(self, contains: str, *responses: FakeResponse) -> None:
+        """Answer the conversation whose first user message or system prompt contains
+        ``contains`` with ``responses`` (in order, then the plain final text), whatever the
+        main queue holds. Routes are tried in the order they were added; calling it again
+        with the same text adds to that route."""
+        for text, pending in self._routes:
+            if text == contains:
+                for response in responses:
+                    pending.put(response)
+                return
+        pending = queue.Queue()
+        for response in responses:
+            pending.put(response)
+        self._routes.append((contains, pending))
+
+    def _route_for(self, body: Any) -> queue.Queue[FakeResponse] | None:
+        if not self._routes or not isinstance(body, dict):
+            return None
+        messages = body.get("messages") or []
+        empty: dict[str, Any] = {}
+        system = next((m for m in messages if m.get("role") == "system"), empty)
+        user = next((m for m in messages if m.get("role") == "user"), empty)
+        texts = [str(system.get("content") or ""), str(user.get("content") or "")]
+        for text, pending in self._routes:
+            if any(text in part for part in texts):
+                return pending
+        return None
+
+    def _next_response(self, body: Any = None) -> FakeResponse:
+        pending = self._route_for(body)
         try:
-            return self._queue.get_nowait()
+            return (pending if pending is not None else self._queue).get_nowait()
         except queue.Empty:
             return turn(self.final_text, usage={"prompt_tokens": 10, "completion_tokens": 3})
 
@@ -280,7 +314,7 @@ class FakeOpenAIServer:
             answer = self.side_responder(body)
             if answer is not None:
                 return answer
-        return self._next_response()
+        return self._next_response(body)
 
     @property
     def pending(self) -> int:
