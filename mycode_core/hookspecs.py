@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import click
 
     from mycode_core.records import (
+        CompactedView,
         CompletionVerdict,
         ContextSection,
         ModelProvider,
@@ -173,19 +174,33 @@ def completion_verdict(
 
 @hookspec(firstresult=True)
 def compact_context(
-    messages: list[dict[str, Any]], budget: int, context: RunContext
-) -> list[dict[str, Any]] | None:
-    """Shrink the model view when it does not fit the context window.
+    messages: list[dict[str, Any]],
+    budget: int,
+    context: RunContext,
+    reason: str,
+    instructions: str | None,
+) -> list[dict[str, Any]] | CompactedView | None:
+    """Shrink the model view when it no longer fits, or when asked to.
 
-    Called when the provider reports a context-length error or the view exceeds ``budget``
-    tokens. Stops at the first non-``None`` result; return the replacement list of
-    chat-completions messages (the system message first), or ``None`` to decline. The core's
-    default (``trylast``) keeps the system prompt, the first user turn and the most recent
-    turns, replacing the middle with a note. History itself is never changed.
+    Called when the view passes the proactive threshold of the budget (``[context]
+    compact_threshold``, reason ``proactive``), after the provider reported a context-length
+    error (``reactive``, with ``budget`` lowered to the learned limit), or on ``/compact``
+    (``manual``, with the user's ``instructions``). Stops at the first non-``None`` result:
+    the replacement list of chat-completions messages (the system message first) or a
+    :class:`~mycode_core.records.CompactedView` carrying also the summary. Return ``None`` to
+    pass. The ``context_engine`` plugin summarises older turns; the core's default
+    (``trylast``) keeps the system prompt, the first user turn and the most recent turns.
+    A ``wrapper=True`` implementation may *veto* a compaction by returning ``None`` from
+    ``yield`` (the view is sent unchanged; if it cannot fit, the run ends with
+    ``context_overflow``). Raise ``mycode_core.runtime.context.ContextOverflow`` to end the run
+    with a message saying what is too big. History itself is never changed.
 
-    :param messages: the current model view.
-    :param budget: the token budget the result should fit.
-    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    :param messages: the current model view (system message first).
+    :param budget: the token budget the result should fit (window minus output reserve).
+    :param context: the run's :class:`~mycode_core.records.RunContext` (``pins``,
+        ``observations``, ``store["todos"]``, ``side_request``).
+    :param reason: ``proactive``, ``reactive`` or ``manual``.
+    :param instructions: what the user asked ``/compact`` to focus on, or ``None``.
     """
 
 
@@ -202,6 +217,56 @@ def on_event(event: AgentEvent, context: RunContext) -> None:
 
     :param event: the :class:`~mycode_core.runtime.events.AgentEvent`.
     :param context: the run's :class:`~mycode_core.records.RunContext`.
+    """
+
+
+# --- issue 9: context engine ------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def summarize_context(
+    messages: list[dict[str, Any]],
+    previous_summary: str | None,
+    instructions: str | None,
+    budget: int,
+    context: RunContext,
+) -> str | None:
+    """Write the summary of older turns a compaction replaces.
+
+    Called by the ``context_engine`` plugin's compaction with the messages being replaced
+    (never the system message). Stops at the first non-``None`` result. The plugin's default
+    (``trylast``) asks the model in a side request without tools for a structured summary
+    (goal, constraints, progress, decisions, open items, next steps) that folds in
+    ``previous_summary``. Return ``""`` to use only the runtime's recorded facts. The engine
+    appends those facts (files read and changed, test results, the todo list) and the pins
+    itself, whatever the summary says.
+
+    :param messages: the chat messages being summarised away, oldest first.
+    :param previous_summary: the summary of the previous compaction, or ``None``.
+    :param instructions: the user's ``/compact`` instructions, or ``None``.
+    :param budget: the view's token budget; a side request must fit it, and the summary
+        should stay well under it (the default aims at 15%).
+    :param context: the run's :class:`~mycode_core.records.RunContext` (``side_request``).
+    :return: the summary text, or ``None`` to pass.
+    """
+
+
+@hookspec(firstresult=True)
+def view_message(
+    message: dict[str, Any], budget: int, context: RunContext
+) -> dict[str, Any] | None:
+    """Give the form a history message takes in the model view.
+
+    Called once per message, when it enters history (and again on ``--resume``), so the
+    result must depend only on the message and ``budget``. Stops at the first non-``None``
+    result; ``None`` sends the message as it is. History keeps the original. The
+    ``context_engine`` plugin turns a big tool result into head + tail + the path of the full
+    output, and elides huge tool-call arguments.
+
+    :param message: the chat-completions message as history holds it (do not change it).
+    :param budget: the view's token budget when the message entered.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    :return: a new message dict, or ``None``.
     """
 
 

@@ -319,6 +319,13 @@ class RunContext:
         self.readable_roots: list[Path] = []
         """Folders outside the workspace whose files path reads may open (read-only), e.g.
         the folders of listed skills. Writes never leave the workspace."""
+        # issue 9 (context engine): pinned context and the side request
+        self.pins: dict[str, ContextSection] = {}
+        """Context that survives every compaction, by key (see :meth:`pin`)."""
+        self.side_request: Callable[[list[dict[str, Any]]], str] | None = None
+        """Set by the runner: one model request without tools (``messages`` → reply text,
+        raising ``ModelError``); its usage counts towards the run. Used by summarisers."""
+
         # -- issue 11: child agents
         self.agent_id: str | None = None
         """``None`` for the main agent; a child agent's id (also on its events)."""
@@ -354,6 +361,20 @@ class RunContext:
         """Send an event (e.g. a ``progress`` event) into the run's event stream."""
         if self._emit is not None:
             self._emit(event)
+
+    def pin(self, key: str, text: str, title: str = "") -> None:
+        """Keep ``text`` in the model view across every compaction, under ``key`` (issue 9).
+
+        A later pin with the same key replaces it; an empty text removes it. Pinning does not
+        add the text to the conversation by itself: what the model should see at once goes
+        where it already goes (a tool result, a ``build_context`` section). Each compacted
+        view re-states every pin, in pinning order.
+        """
+        with self.lock:
+            if text.strip():
+                self.pins[key] = ContextSection(title=title or key, text=text)
+            else:
+                self.pins.pop(key, None)
 
     # -- issue 11: child agents
 
@@ -423,3 +444,15 @@ class SlashCommand(BaseModel):
         if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_:.-]{0,63}$", value):
             raise ValueError(f"slash command name {value!r} is invalid")
         return value
+
+
+# --- issue 9: context engine ------------------------------------------------------------------
+
+
+class CompactedView(BaseModel):
+    """What a ``compact_context`` implementation may return instead of a plain list: the
+    replacement messages (system message first) and the summary shown in the ``compaction``
+    event."""
+
+    messages: list[dict[str, Any]]
+    summary: str | None = None

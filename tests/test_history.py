@@ -33,7 +33,7 @@ def test_the_view_is_system_plus_history_when_it_fits() -> None:
     history = History()
     history.append({"role": "user", "content": "task"})
 
-    def never(messages: list[dict[str, Any]], budget: int) -> None:
+    def never(messages: list[dict[str, Any]], budget: int, *_: Any) -> None:
         raise AssertionError("no compaction when everything fits")
 
     view = ModelView("You are a test.", 10_000, never)
@@ -48,7 +48,7 @@ def test_the_view_compacts_when_over_budget_and_never_changes_history() -> None:
         history.append({"role": "user", "content": f"message {i} " + "x " * 50})
     seen: list[int] = []
 
-    def compactor(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    def compactor(messages: list[dict[str, Any]], budget: int, *_: Any) -> list[dict[str, Any]]:
         seen.append(budget)
         return [messages[0], messages[-1]]
 
@@ -62,7 +62,7 @@ def test_the_view_compacts_when_over_budget_and_never_changes_history() -> None:
 def test_a_declined_compaction_sends_the_full_view() -> None:
     history = History()
     history.append({"role": "user", "content": "x " * 500})
-    view = ModelView("sys", 50, lambda messages, budget: None)
+    view = ModelView("sys", 50, lambda messages, budget, *_: None)
     messages, compacted = view.build(history, force_compact=True)
     assert not compacted and len(messages) == 2
 

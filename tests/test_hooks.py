@@ -77,6 +77,8 @@ def test_the_hook_list_is_complete() -> None:
             "register_slash_commands",
             "register_tools",
             "stagnation_verdict",
+            "summarize_context",
+            "view_message",
             # issue 12: lifecycle points
             "session_start",
             "user_prompt_verdict",
@@ -840,3 +842,51 @@ def test_register_tools_wrapper_and_fewer_parameters(tmp_path: Path) -> None:
     events = run_events(runner)
     (system,) = _of(events, "system")
     assert "few" in system.tools and order[:2] == ["wrapper", "few"]
+
+
+# --- view_message / summarize_context (issue 9) ------------------------------------------------
+
+
+def test_view_message_shapes_the_view_but_never_history(tmp_path: Path) -> None:
+    class Shaper:
+        @hookimpl
+        def view_message(self, message: dict[str, Any], budget: int, context: Any) -> Any:
+            if message.get("role") == "tool":
+                return {**message, "content": f"SHORT (budget {budget})"}
+            return None
+
+    runner = make_runner(
+        tmp_path, Shaper(), tools_plugin(noop_tool()), turns=[tool_turn("noop"), {"content": "ok"}]
+    )
+    events = run_events(runner)
+    assert events[-1].stop_reason == "completed"
+    second = runner.turns_model.calls[1]["messages"]
+    assert second[-1]["role"] == "tool" and second[-1]["content"].startswith("SHORT (budget ")
+    assert [m["content"] for m in runner.history.messages() if m["role"] == "tool"] == ["noop ran"]
+
+
+def test_summarize_context_replaces_the_summariser(tmp_path: Path) -> None:
+    import mycode_context_engine.plugin as engine
+
+    seen: list[tuple[int, str | None, str | None]] = []
+
+    class Summariser:
+        @hookimpl
+        def summarize_context(
+            self, messages: Any, previous_summary: Any, instructions: Any, budget: int, context: Any
+        ) -> str:
+            seen.append((len(messages), previous_summary, instructions))
+            return "MY SUMMARY: the user wants the task done."
+
+    runner = make_runner(tmp_path, engine, Summariser(), turns=[{"content": "ok"}])
+    for i in range(6):
+        runner.history.append({"role": "user", "content": f"question {i} " + "x " * 200})
+        runner.history.append({"role": "assistant", "content": f"answer {i}"})
+    runner.request_compaction("keep the numbers")
+    events = run_events(runner)
+    (compaction,) = _of(events, "compaction")
+    assert compaction.reason == "manual" and "MY SUMMARY" in (compaction.summary or "")
+    assert seen and seen[0][1] is None and seen[0][2] == "keep the numbers"
+    first = runner.turns_model.calls[0]["messages"]
+    assert "MY SUMMARY" in first[1]["content"] and len(runner.turns_model.calls) == 1
+    assert len(first) < 14  # the older turns were replaced

@@ -215,12 +215,18 @@ def test_a_context_length_error_compacts_and_retries(
         ),
         turn("fits now"),
     )
+    server.side_responder = lambda body: None if body.get("tools") else turn("SUMMARY")
     run = cli(["-p", "task", *server_args])
     assert run.rc == 0, run.stderr
-    assert len(run.of_type("compaction")) == 1 and run.of_type("retry") == []
-    before, after = server.chat_requests[-2].messages, server.chat_requests[-1].messages
-    assert len(after) < len(before)
-    assert after[:2] == before[:2]  # system prompt and the task survive
+    assert run.of_type("retry") == []
+    compaction = run.of_type("compaction")[-1]
+    assert compaction["reason"] == "reactive"
+    assert (compaction["context_window"], compaction["window_source"]) == (4096, "learned")
+    main = [r for r in server.chat_requests if r.body.get("tools")]
+    before, after = main[-2].messages, main[-1].messages
+    assert server.prompt_tokens(main[-1].body) + 1000 <= 4096  # fits the learned window
+    assert after[0] == before[0]  # the system prompt survives, and the task with it
+    assert "task" in json.dumps(after[1:])
     assert tool_pairing_problems(after) == []
     assert run.result is not None and run.result["final_text"] == "fits now"
 

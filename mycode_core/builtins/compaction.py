@@ -1,4 +1,5 @@
-"""Default ``compact_context``: keep the task and the most recent turns, drop the middle."""
+"""Default ``compact_context`` (the trivial fallback when the ``context_engine`` plugin is not
+installed): keep the task and the most recent turns, drop the middle."""
 
 from __future__ import annotations
 
@@ -54,5 +55,11 @@ def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str
 def compact_context(
     messages: list[dict[str, Any]], budget: int, context: RunContext
 ) -> list[dict[str, Any]] | None:
-    """Keep the system prompt, the task and the most recent turns that fit ``budget``."""
-    return trim_to_budget(messages, budget)
+    """Keep the system prompt, the task and the most recent turns that fit half of ``budget``
+    (so the next compaction is many steps away), then re-state the pinned context."""
+    trimmed = trim_to_budget(messages, budget // 2)
+    pins = [f"## {pin.title}\n{pin.text}" for pin in list(context.pins.values())]
+    if pins:
+        note = {"role": "user", "content": "[mycode: pinned context]\n\n" + "\n\n".join(pins)}
+        trimmed = [*trimmed[:2], note, *trimmed[2:]]
+    return trimmed

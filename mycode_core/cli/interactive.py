@@ -16,6 +16,7 @@ Type a task and press Enter. Esc then Enter (or a line ending in \\) inserts a n
   /clear         start a fresh conversation (a new session)
   /sessions      list the sessions of this workspace
   /resume ID     load an earlier session's conversation
+  /compact [focus]  summarise older turns before the next request
   /exit          leave (Ctrl-D works too)
 Ctrl-C cancels the running turn."""
 
@@ -149,6 +150,9 @@ class InteractiveSession:
             messages = history_from_events(self.store.read_events(argument))
             self._replace_runner(messages=messages, session_id=argument)
             click.echo(f"Resumed {argument} ({len(messages)} messages).")
+        elif name == "/compact":
+            self.runner.request_compaction(argument or None)
+            click.echo("The conversation will be compacted before the next request.")
         else:
             return self._plugin_command(text, name)
         return None

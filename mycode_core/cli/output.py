@@ -162,11 +162,8 @@ class TextRenderer:
                 f"[yellow]mycode: {_escape(data.message)}[/yellow]", markup=True, highlight=False
             )
         elif kind == "compaction":
-            self.console.print(
-                f"[dim]context compacted: {data.before_messages} → "
-                f"{data.after_messages} messages[/dim]",
-                markup=True,
-            )
+            self._unspin()
+            self.console.print(f"[dim]{_escape(compaction_line(data))}[/dim]", markup=True)
         elif kind == "assistant":
             self._end_stream()
         elif kind == "result":
@@ -259,3 +256,14 @@ def make_renderer(output_format: str, interactive: bool = False) -> Any:
     if output_format == "json":
         return JsonRenderer()
     return TextRenderer(interactive=interactive)
+
+
+def compaction_line(data: Any) -> str:
+    """The one-line notice of a ``compaction`` event (issue 9)."""
+    line = (
+        f"context compacted ({data.reason or 'proactive'}): ~{data.before_tokens} → "
+        f"~{data.after_tokens} tokens"
+    )
+    if data.context_window:
+        line += f", window {data.context_window} ({data.window_source or 'default'})"
+    return line

@@ -145,6 +145,17 @@ class OpenAICompatibleModel:
         except Exception as exc:  # noqa: BLE001 - every failure is classified
             raise classify(exc) from exc
 
+    def discover_context_window(self) -> int | None:
+        """The model's window as the server reports it (vLLM, llama.cpp, Ollama, OpenRouter),
+        or ``None``; called once in the background, never for the default OpenAI endpoint."""
+        from mycode_core.providers.discovery import discover_context_window
+
+        if not self.settings.base_url:
+            return None
+        return discover_context_window(
+            str(self.settings.base_url), self.model_id, self.settings.api_key, timeout=3.0
+        )
+
     def abort(self) -> None:
         """Cut the request in flight (the user cancelled): close the response being streamed
         and the client's connections, so even a request still waiting for headers fails now."""

@@ -30,6 +30,14 @@ CONTEXT_MARKERS = (
     "prompt is too long",
     "reduce the length",
     "input is too long",
+    # issue 9: llama.cpp / Ollama, Gemini, vLLM, TGI, generic proxies
+    "context size",
+    "exceed_context_size",
+    "maximum number of tokens allowed",
+    "maximum model length",
+    "context limit",
+    "max_model_len",
+    "input validation error: `inputs` tokens",
 )
 
 

@@ -1,15 +1,36 @@
-"""The model view: what the model sees each step, built from history within a token budget."""
+"""The model view: what the model sees each step, built from history within a token budget.
+
+The view is kept incrementally: each history message is shaped (``view_message`` hook) and
+counted once when it enters, so building a request costs nothing that grows with the
+session. Between compactions every request's messages extend the previous request's exactly
+(prefix stability for server-side prompt caches). A compaction (``compact_context`` hook)
+replaces the view with a new one: from then on that list is the fixed prefix and new history
+messages are appended after it. History itself is never changed.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from mycode_core.records import ContextSection
 from mycode_core.runtime.history import History
-from mycode_core.runtime.tokens import count_text
+from mycode_core.runtime.tokens import Calibration, count_message, count_text
+from mycode_core.runtime.window import ContextWindow
 
-Compactor = Callable[[list[dict[str, Any]], int], list[dict[str, Any]] | None]
+Compactor = Callable[..., Any]
+"""``compactor(messages, budget, reason, instructions)`` → list of messages, an object with
+``messages`` and ``summary`` attributes, or ``None`` to decline."""
+Shaper = Callable[[dict[str, Any], int], dict[str, Any] | None]
+"""``shaper(message, budget)`` → the message's form in the view, or ``None`` for as is."""
+
+ViewRef = int | dict[str, Any]
+"""A view message as the transcript records it: a history index, or the message itself."""
+
+
+class ContextOverflow(Exception):
+    """The view cannot be made to fit the window; the message says what is too big."""
 
 
 def render_system_prompt(sections: list[ContextSection]) -> str:
@@ -24,27 +45,220 @@ def render_system_prompt(sections: list[ContextSection]) -> str:
     return "\n\n".join(parts)
 
 
+@dataclass
+class ViewChange:
+    """What one compaction did; the loop turns it into a ``compaction`` event."""
+
+    reason: str
+    before_tokens: int
+    after_tokens: int
+    before_messages: int
+    after_messages: int
+    summary: str | None
+    refs: list[ViewRef] = field(default_factory=list)
+    history_length: int = 0
+
+    def __bool__(self) -> bool:
+        return True
+
+
 class ModelView:
     """Builds the message list for each model call."""
 
-    def __init__(self, system_prompt: str, budget: int, compactor: Compactor) -> None:
-        self.system_message = {"role": "system", "content": system_prompt}
+    def __init__(
+        self,
+        system_prompt: str,
+        window: ContextWindow | int,
+        compactor: Compactor,
+        *,
+        shaper: Shaper | None = None,
+        threshold: float = 1.0,
+    ) -> None:
+        self.system_message: dict[str, Any] = {"role": "system", "content": system_prompt}
         self.system_tokens = count_text(system_prompt) + 4
-        self.budget = budget
+        self.window = window if isinstance(window, ContextWindow) else ContextWindow(budget=window)
+        self.calibration = Calibration()
+        self.tool_tokens = 0
+        self.threshold = min(1.0, max(0.1, float(threshold)))
         self._compactor = compactor
+        self._shaper = shaper
+        self._prefix: list[dict[str, Any]] = []
+        self._prefix_tokens = 0
+        self._tail: list[dict[str, Any]] = []
+        self._tail_tokens = 0
+        self._synced = 0
+        self._ids: dict[int, int] = {}
+        self._manual: str | None = None
+        self._declined_below = 0
+        self.compactions = 0
+
+    # ------------------------------------------------------------------ accounting
+
+    @property
+    def budget(self) -> int:
+        """Tokens the view may use (window minus output reserve; see :class:`ContextWindow`)."""
+        return self.window.budget
+
+    @budget.setter
+    def budget(self, value: int) -> None:
+        self.window = ContextWindow(budget=int(value))
+
+    def raw_tokens(self) -> int:
+        """Our own count of the current view (system, messages, tool schemas); O(1)."""
+        return self.system_tokens + self._prefix_tokens + self._tail_tokens + self.tool_tokens
+
+    def estimate(self) -> int:
+        """The view's size as the provider would count it (calibrated)."""
+        return self.calibration.scale(self.raw_tokens())
+
+    def set_tools(self, tools: list[dict[str, Any]]) -> None:
+        """Count the tool schemas sent with each request (call when the list changes)."""
+        import json
+
+        self.tool_tokens = count_text(json.dumps(tools, ensure_ascii=False)) if tools else 0
+
+    def _shape(self, message: dict[str, Any]) -> dict[str, Any]:
+        if self._shaper is None:
+            return message
+        shaped = self._shaper(message, self.budget)
+        return message if shaped is None else shaped
+
+    def sync(self, history: History) -> None:
+        """Append the view form of history messages not seen yet (each counted once)."""
+        for index in range(self._synced, len(history)):
+            entry = history[index]
+            shaped = self._shape(entry.message)
+            tokens = entry.tokens if shaped is entry.message else count_message(shaped)
+            self._tail.append(shaped)
+            self._tail_tokens += tokens
+            self._ids[id(shaped)] = index
+        self._synced = len(history)
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The current view: system message, compacted prefix, then the live tail."""
+        return [self.system_message, *self._prefix, *self._tail]
+
+    # ------------------------------------------------------------------ building
+
+    def request_compaction(self, instructions: str | None = None) -> None:
+        """Compact before the next request (``/compact``), with optional instructions."""
+        self._manual = (instructions or "").strip()
 
     def build(
-        self, history: History, *, force_compact: bool = False
-    ) -> tuple[list[dict[str, Any]], bool]:
-        """Return ``(messages, compacted)``. History is never changed.
+        self,
+        history: History,
+        *,
+        force_compact: bool = False,
+        reason: str | None = None,
+    ) -> tuple[list[dict[str, Any]], ViewChange | None]:
+        """Return ``(messages, change)``; ``change`` is set when the view was compacted.
 
-        When everything fits the whole history is sent; the cost is one list copy, so per-step
-        overhead does not grow with the token arithmetic of a long session.
+        Compacts when forced (``reason`` ``reactive``), when ``/compact`` asked (``manual``),
+        or when the estimate passes ``threshold`` of the budget (``proactive``). Raises
+        :class:`ContextOverflow` when even the compacted view does not fit.
         """
-        messages = [self.system_message, *history.message_list]
-        if not force_compact and self.system_tokens + history.tokens <= self.budget:
-            return messages, False
-        compacted = self._compactor(messages, self.budget)
-        if compacted is None:
-            return messages, False
-        return compacted, True
+        self.sync(history)
+        estimate = self.estimate()
+        instructions: str | None = None
+        if self._manual is not None:
+            reason, instructions, self._manual = "manual", self._manual or None, None
+        elif force_compact:
+            reason = reason or "reactive"
+        elif estimate > self.budget * self.threshold and (
+            estimate > self.budget or estimate >= self._declined_below
+        ):
+            reason = "proactive"
+        else:
+            return self.messages(), None
+        return self._compact(history, estimate, reason, instructions)
+
+    def _compact(
+        self, history: History, before: int, reason: str, instructions: str | None
+    ) -> tuple[list[dict[str, Any]], ViewChange | None]:
+        current = self.messages()
+        # the budget the messages must fit, in our own token units (tool schemas set aside)
+        target = max(64, int(self.budget / self.calibration.ratio) - self.tool_tokens)
+        result = self._compactor(current, target, reason, instructions)
+        if result is None:
+            if before > self.budget and reason != "reactive":
+                raise ContextOverflow(self._overflow_text(current, before, "compaction declined"))
+            # declined: try again only once the view has grown noticeably
+            self._declined_below = before + max(64, self.budget // 20)
+            return current, None
+        messages: list[dict[str, Any]] = list(getattr(result, "messages", None) or result)
+        summary = getattr(result, "summary", None)
+        if not messages or messages[0].get("role") != "system":
+            messages = [self.system_message, *messages]
+        self.system_message = messages[0]
+        self.system_tokens = count_message(messages[0])
+        refs: list[ViewRef] = []
+        ids: dict[int, int] = {}
+        for message in messages[1:]:
+            index = self._ids.get(id(message))
+            if index is not None:
+                refs.append(index)
+                ids[id(message)] = index
+            else:
+                refs.append(message)
+        self._prefix = messages[1:]
+        self._prefix_tokens = sum(count_message(m) for m in self._prefix)
+        self._tail, self._tail_tokens, self._ids = [], 0, ids
+        self._declined_below = 0
+        after = self.estimate()
+        if after > self.budget:
+            raise ContextOverflow(self._overflow_text(messages, after, "after compaction"))
+        self.compactions += 1
+        return messages, ViewChange(
+            reason=reason,
+            before_tokens=before,
+            after_tokens=after,
+            before_messages=len(current),
+            after_messages=len(messages),
+            summary=summary,
+            refs=refs,
+            history_length=len(history),
+        )
+
+    def _overflow_text(self, messages: list[dict[str, Any]], tokens: int, when: str) -> str:
+        window = self.window
+        parts = [f"system prompt ~{self.calibration.scale(self.system_tokens)} tokens"]
+        if self.tool_tokens:
+            parts.append(f"tool schemas ~{self.calibration.scale(self.tool_tokens)} tokens")
+        rest = messages[1:]
+        if rest:
+            biggest = max(rest, key=count_message)
+            parts.append(
+                f"largest message ({biggest.get('role')}) "
+                f"~{self.calibration.scale(count_message(biggest))} tokens"
+            )
+        return (
+            f"the context does not fit ({when}): ~{tokens} tokens needed, the budget is "
+            f"{self.budget} (window {window.limit} from {window.source}, minus "
+            f"{window.reserve} for the reply); {', '.join(parts)}"
+        )
+
+    # ------------------------------------------------------------------ resume
+
+    def restore(self, refs: list[ViewRef], history: History, history_length: int) -> bool:
+        """Rebuild a compacted view recorded in a transcript; ``False`` if it does not match."""
+        if history_length > len(history):
+            return False
+        prefix: list[dict[str, Any]] = []
+        ids: dict[int, int] = {}
+        for ref in refs:
+            if isinstance(ref, int):
+                if not 0 <= ref < history_length:
+                    return False
+                message = self._shape(history[ref].message)
+                ids[id(message)] = ref
+                prefix.append(message)
+            elif isinstance(ref, dict):
+                prefix.append(ref)
+            else:
+                return False
+        self._prefix = prefix
+        self._prefix_tokens = sum(count_message(m) for m in prefix)
+        self._tail, self._tail_tokens, self._ids = [], 0, ids
+        self._synced = history_length
+        self.sync(history)
+        return True

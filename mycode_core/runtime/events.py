@@ -147,10 +147,24 @@ class RetryEvent(AgentEvent):
 
 
 class CompactionEvent(AgentEvent):
+    """The view was compacted; emitted before the first request that uses the new view.
+
+    ``reason`` is ``proactive``, ``reactive`` or ``manual``; tokens are the engine's
+    estimates. ``view`` records the new view for ``--resume`` (history indexes, or messages
+    that are not in history such as the summary); ``history_length`` is how much history it
+    stands for."""
+
     type: Literal["compaction"] = "compaction"
     before_messages: int
     after_messages: int
     reason: str = ""
+    before_tokens: int = 0
+    after_tokens: int = 0
+    summary: str | None = None
+    context_window: int | None = None
+    window_source: str | None = None
+    view: list[Any] | None = None
+    history_length: int | None = None
 
 
 class ProgressEvent(AgentEvent):

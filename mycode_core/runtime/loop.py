@@ -49,9 +49,11 @@ from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.stream import EventStream
 from mycode_core.runtime.tools import CallOutcome, ToolOrchestrator, writes_files
+from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
 
 OUTPUT_RESERVE = 8_000
+DEFAULT_THRESHOLD = 0.8
 _AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
 
 
@@ -139,9 +141,7 @@ class AgentRunner:
         prompt = self._system_prompt()
         if self.context.agent_id is None:  # issue 11: a child agent starts no session
             prompt = lifecycle.with_session_start(self.pm, self.context, self.start_source, prompt)
-        window = int(self.settings.context_window)
-        reserve = int(self.settings.max_output_tokens or min(OUTPUT_RESERVE, window // 4))
-        self.view = ModelView(prompt, max(1024, window - reserve), self._compact)
+        self.view = self._make_view(prompt)
         for task in self.context.startup_tasks:
             try:
                 task()
@@ -580,11 +580,92 @@ class AgentRunner:
 
     # ------------------------------------------------------------------ calling the model
 
-    def _compact(self, messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]] | None:
+    def _compact(
+        self,
+        messages: list[dict[str, Any]],
+        budget: int,
+        reason: str = "proactive",
+        instructions: str | None = None,
+    ) -> Any:
         result = self.pm.hook.compact_context(
-            messages=messages, budget=budget, context=self.context
+            messages=messages,
+            budget=budget,
+            context=self.context,
+            reason=reason,
+            instructions=instructions,
         )
-        return list(result) if result is not None else None
+        return list(result) if isinstance(result, list | tuple) else result
+
+    # ------------------------------------------------------------------ the view (issue 9)
+
+    def _make_view(self, prompt: str) -> ModelView:
+        """The model view over this run's window; discovery of the server's window runs in
+        the background (never for a configured window or a provider that cannot tell)."""
+        settings = self.settings
+        configured = "context_window" in settings.model_fields_set
+        window = ContextWindow(
+            default=int(settings.context_window),
+            configured=int(settings.context_window) if configured else None,
+            reserve=settings.max_output_tokens,
+        )
+        threshold = settings.section("context").get("compact_threshold", DEFAULT_THRESHOLD)
+        try:
+            threshold = float(threshold)
+        except (TypeError, ValueError):
+            self._notice(f"[context] compact_threshold {threshold!r} is not a number; using 0.8")
+            threshold = DEFAULT_THRESHOLD
+        view = ModelView(
+            prompt, window, self._compact, shaper=self._shape_message, threshold=threshold
+        )
+        discover = getattr(self.model, "discover_context_window", None)
+        if not configured and callable(discover):
+            threading.Thread(
+                target=lambda: window.discover(_quietly(discover)),
+                daemon=True,
+                name="mycode-window-discovery",
+            ).start()
+        self.context.side_request = self._side_request
+        if self.resumed_from:
+            self._restore_view(view, window)
+        return view
+
+    def _shape_message(self, message: dict[str, Any], budget: int) -> dict[str, Any] | None:
+        try:
+            shaped = self.pm.hook.view_message(message=message, budget=budget, context=self.context)
+        except Exception as exc:  # noqa: BLE001 - a broken shaper must not stop the run
+            if not getattr(self, "_shaper_failed", False):
+                self._shaper_failed = True
+                self._notice(f"view_message failed: {exc}; messages are sent as they are")
+            return None
+        return shaped if isinstance(shaped, dict) else None
+
+    def _side_request(self, messages: list[dict[str, Any]]) -> str:
+        """One model request without tools (summaries); its usage counts for the run."""
+        reply = self.model.complete(messages, [], lambda _text: None)
+        for key in ("input_tokens", "output_tokens"):
+            self.usage[key] = self.usage.get(key, 0) + int(reply.usage.get(key, 0) or 0)
+        return str(reply.content or "")
+
+    def request_compaction(self, instructions: str | None = None) -> None:
+        """Compact the view before the next request (``/compact [instructions]``)."""
+        self.prepare()
+        assert self.view is not None
+        self.view.request_compaction(instructions)
+
+    def _restore_view(self, view: ModelView, window: ContextWindow) -> None:
+        """On ``--resume``, rebuild the view the last compaction of the session recorded."""
+        from mycode_core.runtime.resume import last_view
+
+        try:
+            events = SessionStore(self.home).read_events(str(self.resumed_from))
+        except Exception:  # noqa: BLE001 - no transcript to read: start from plain history
+            return
+        recorded = last_view(events)
+        if recorded is None:
+            return
+        if recorded.get("window_source") == "learned" and recorded.get("context_window"):
+            window.learn(int(recorded["context_window"]))
+        view.restore(recorded["view"], self.history, int(recorded["history_length"]))
 
     # ------------------------------------------------------------------ checkpoint
 
@@ -593,7 +674,8 @@ class AgentRunner:
         facts = guards.recorded_facts(self.context.observations)
         notes = ""
         try:
-            messages, _ = self.view.build(self.history)
+            self.view.sync(self.history)
+            messages = self.view.messages()
             messages = [*messages, {"role": "user", "content": guards.CHECKPOINT_REQUEST}]
             reply = self.model.complete(messages, [], lambda _text: None)
             self.caller.add_usage(reply.usage)
@@ -602,3 +684,12 @@ class AgentRunner:
             notes = f"(the model could not write its notes: {exc})"
         text = (notes + "\n\n" if notes else "") + facts
         self._emit(CheckpointEvent(text=text))
+
+
+def _quietly(function: Any) -> int | None:
+    """Call a discovery function; any failure means "unknown"."""
+    try:
+        value = function()
+    except Exception:  # noqa: BLE001 - discovery is best effort
+        return None
+    return int(value) if isinstance(value, int) and value > 0 else None

@@ -14,23 +14,25 @@ from collections.abc import Callable
 from typing import Any
 
 from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
-from mycode_core.runtime.context import ModelView
+from mycode_core.runtime.context import ContextOverflow, ModelView, ViewChange
 from mycode_core.runtime.events import (
     AgentEvent,
     AssistantEvent,
     CompactionEvent,
+    NoticeEvent,
     RetryEvent,
     TextDeltaEvent,
 )
 from mycode_core.runtime.history import History
 from mycode_core.runtime.messages import assistant_message
 from mycode_core.runtime.state import LoopState, RunStopped, TransitionReason
+from mycode_core.runtime.window import parse_context_error
 
 EMPTY_REPLY_NUDGE = (
     "Your last reply was empty. Continue the task: call a tool, or give your final answer."
 )
 LENGTH_NUDGE = "Your reply was cut off by the output limit. Continue exactly where you stopped."
-MAX_COMPACTIONS = 2
+MAX_COMPACTIONS = 3
 MAX_LENGTH_CONTINUES = 2
 
 
@@ -110,28 +112,97 @@ class ModelCaller:
         reply: ModelReply = outcome["reply"]
         return reply
 
+    def _compaction_event(self, change: ViewChange) -> CompactionEvent:
+        window = self.view.window
+        return CompactionEvent(
+            before_messages=change.before_messages,
+            after_messages=change.after_messages,
+            reason=change.reason,
+            before_tokens=change.before_tokens,
+            after_tokens=change.after_tokens,
+            summary=change.summary,
+            context_window=window.limit,
+            window_source=window.source,
+            view=change.refs,
+            history_length=change.history_length,
+        )
+
+    def _tool_specs(self) -> list[dict[str, Any]]:
+        tools = self.tools()
+        names = tuple(t.get("function", {}).get("name") for t in tools)
+        if names != self._tool_names:
+            self._tool_names = names
+            self.view.set_tools(tools)
+        return tools
+
+    _tool_names: tuple[Any, ...] = ()
+
+    def _learn(self, exc: ContextLengthExceeded, sent_raw: int) -> bool:
+        """Read the server's limit from its error. ``True`` when the next try can be smaller
+        (a lower limit learned, a better calibration, or the budget halved once)."""
+        window = self.view.window
+        info = parse_context_error(str(exc))
+        progress = False
+        if info.requested and sent_raw:
+            before = self.view.calibration.ratio
+            self.view.calibration.raise_to(info.requested / sent_raw)
+            progress = self.view.calibration.ratio > before
+        if info.limit is not None and window.learn(info.limit):
+            self.emit(
+                NoticeEvent(
+                    level="info",
+                    message=(
+                        f"the server's context window is {info.limit} tokens (learned from its "
+                        "error); kept for this session"
+                    ),
+                )
+            )
+            progress = True
+        if not progress:
+            progress = window.halve()
+            if progress:
+                self.emit(
+                    NoticeEvent(
+                        level="warning",
+                        message=(
+                            "the server rejected the request as too long without naming its "
+                            f"limit; halving the context budget to {window.budget} tokens"
+                        ),
+                    )
+                )
+        return progress
+
     def call(self, state: LoopState) -> tuple[LoopState, ModelReply]:
         """One usable model turn, or :class:`RunStopped`."""
         attempt = 0
+        reactive = 0
         force_compact = False
         while True:
             if self.cancelled.is_set():
                 raise RunStopped(state.finish("interrupted"))
-            messages, compacted = self.view.build(self.history, force_compact=force_compact)
-            if compacted:
-                self.emit(
-                    CompactionEvent(
-                        before_messages=len(self.history) + 1,
-                        after_messages=len(messages),
-                        reason="context window",
-                    )
-                )
+            tools = self._tool_specs()
             try:
-                reply = self._complete(state, messages, self.tools())
+                messages, change = self.view.build(
+                    self.history, force_compact=force_compact, reason="reactive"
+                )
+            except ContextOverflow as exc:
+                raise RunStopped(state.finish("context_overflow", str(exc))) from None
+            if change is not None:
+                self.emit(self._compaction_event(change))
+            force_compact = False
+            sent_raw = self.view.raw_tokens()
+            try:
+                reply = self._complete(state, messages, tools)
             except ContextLengthExceeded as exc:
-                if state.compactions >= MAX_COMPACTIONS:
-                    raise RunStopped(state.finish("context_overflow", str(exc))) from None
-                self.view.budget = max(1024, int(self.view.budget * 0.6))
+                reactive += 1
+                if reactive > MAX_COMPACTIONS or not self._learn(exc, sent_raw):
+                    raise RunStopped(
+                        state.finish(
+                            "context_overflow",
+                            f"{exc} (the view was ~{self.view.estimate()} tokens, budget "
+                            f"{self.view.budget}; nothing left to shrink)",
+                        )
+                    ) from None
                 force_compact = True
                 state = state.next(
                     TransitionReason.COMPACTED, str(exc), compactions=state.compactions + 1
@@ -161,6 +232,8 @@ class ModelCaller:
             if self.cancelled.is_set():
                 raise RunStopped(state.finish("interrupted"))
             self.add_usage(reply.usage)
+            reported = int((reply.usage or {}).get("input_tokens", 0) or 0)
+            self.view.calibration.observe(sent_raw, reported)
             if not reply.tool_calls and not (reply.content or "").strip() and not reply.refusal:
                 if state.empty_nudges >= 1:
                     raise RunStopped(

@@ -86,3 +86,21 @@ def _last_checkpoint(events: list[dict[str, Any]]) -> str | None:
     if last_result is None or last_result.get("stop_reason") != "max_steps":
         return None
     return checkpoint
+
+
+def last_view(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The view recorded by the session's last ``compaction`` event, for ``--resume``.
+
+    ``None`` when there is none, or when the history restarts from a checkpoint (the
+    recorded indexes would not match).
+    """
+    if _last_checkpoint(events) is not None:
+        return None
+    for event in reversed(events):
+        if event.get("type") != "compaction":
+            continue
+        view, length = event.get("view"), event.get("history_length")
+        if isinstance(view, list) and isinstance(length, int):
+            return event
+        return None
+    return None

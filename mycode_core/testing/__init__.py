@@ -2,9 +2,12 @@
 
 * :class:`FakeOpenAIServer` — a local OpenAI-compatible chat-completions endpoint (stdlib
   ``http.server`` on 127.0.0.1, random port) that answers from a queue of scripted responses
-  and records every request. Build responses with :func:`turn`, :func:`completion`,
-  :func:`sse_stream`, :func:`raw_sse`, :func:`http_error`, :func:`dropped_connection`,
-  :func:`cut_stream` and :func:`delayed`.
+  and records every request; with ``context_window=N`` it rejects oversized requests in a real
+  server's phrasing (``mycode_core.testing.server.OPENAI_OVERFLOW``, ``LLAMA_CPP_OVERFLOW``,
+  ``OPENROUTER_OVERFLOW``, ``NO_LIMIT_OVERFLOW``) and reports counted prompt tokens; it can
+  serve ``/v1/models`` metadata and llama.cpp's ``/props``. Build responses with
+  :func:`turn`, :func:`completion`, :func:`sse_stream`, :func:`raw_sse`, :func:`http_error`,
+  :func:`dropped_connection`, :func:`cut_stream` and :func:`delayed`.
 * :func:`write_script` — write a scripted-model file (SPEC §6) and get its ``--model`` id.
 * :func:`run_cli` — run ``mycode`` as a real subprocess and parse its stream-json output;
   :func:`write_plugin_dist` makes a real entry-point plugin in a folder for ``PYTHONPATH``.

@@ -7,7 +7,7 @@ import queue
 import socket
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -20,6 +20,25 @@ from mycode_core.testing.responses import (
     stream_chunks,
     turn,
 )
+
+OPENAI_OVERFLOW = (
+    "This model's maximum context length is {limit} tokens. However, you requested {requested} "
+    "tokens ({prompt} in the messages, {completion} in the completion). Please reduce the length "
+    "of the messages or completion."
+)
+"""The phrasing OpenAI and vLLM use; pass another as ``overflow_message`` (placeholders
+``{limit}``, ``{requested}``, ``{prompt}``, ``{completion}``)."""
+LLAMA_CPP_OVERFLOW = (
+    "request ({prompt} tokens) exceeds the available context size ({limit} tokens), try "
+    "increasing it"
+)
+OPENROUTER_OVERFLOW = (
+    "This endpoint's maximum context length is {limit} tokens. However, you requested about "
+    "{requested} tokens ({prompt} of text input, {completion} in the output). Please reduce the "
+    'length of either one, or use the "middle-out" transform to compress your prompt '
+    "automatically."
+)
+NO_LIMIT_OVERFLOW = "the input is too long for this model"
 
 
 @dataclass
@@ -63,8 +82,11 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         fake._record(self, None, time.monotonic())
         if self.path.rstrip("/").endswith("/models"):
-            data = {"object": "list", "data": [{"id": fake.model, "object": "model"}]}
+            entry = {"id": fake.model, "object": "model", **fake.model_metadata}
+            data = {"object": "list", "data": [entry]}
             self._write(200, {"Content-Type": "application/json"}, json.dumps(data).encode())
+        elif fake.props is not None and self.path.rstrip("/").endswith("/props"):
+            self._write(200, {"Content-Type": "application/json"}, json.dumps(fake.props).encode())
         else:
             self._write(404, {"Content-Type": "application/json"}, b'{"error":{"message":"no"}}')
 
@@ -90,7 +112,7 @@ class _Handler(BaseHTTPRequestHandler):
                 error_type="invalid_request_error",
             )
         else:
-            reply = fake._next_response(body)
+            reply = fake._answer(body if isinstance(body, dict) else {})
         if reply.delay:
             time.sleep(reply.delay)
         if reply.kind == "drop":
@@ -108,6 +130,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if reply.kind == "turn":
             spec = reply.turn or {}
+            if fake.context_window is not None and isinstance(body, dict):
+                spec = {**spec, "usage": {**(spec.get("usage") or {}), **fake._usage(body)}}
             if wants_stream:
                 data = b"".join(stream_chunks(spec, fake.model))
                 self._write(200, {"Content-Type": "text/event-stream"}, data)
@@ -131,7 +155,12 @@ class FakeOpenAIServer:
     is empty the answer is a plain final text (``final_text``). Every request (method, path,
     headers with lower-case names, parsed JSON body) is appended to ``requests``.
     ``reject_stream_options=True`` answers any request carrying ``stream_options`` with a 400
-    that names it, as some servers do.
+    that names it, as some servers do. ``context_window=N`` rejects a request whose prompt
+    (counted as :meth:`prompt_tokens`) plus ``max_tokens`` exceeds ``N`` with a 400 phrased as
+    ``overflow_message``, and reports the counted ``prompt_tokens`` as usage.
+    ``side_responder(body)`` may answer a request before the queue (e.g. summaries asked
+    without tools). ``model_metadata`` is merged into the ``/v1/models`` entry (vLLM's
+    ``max_model_len``, llama.cpp's ``meta``); ``props`` is served at ``/props``.
 
     Different conversations (a parent agent and its child agents) can be scripted apart with
     :meth:`route`: a request whose first user message or system prompt contains the route's
@@ -145,10 +174,23 @@ class FakeOpenAIServer:
         final_text: str = DEFAULT_FINAL_TEXT,
         model: str = "fake-model",
         reject_stream_options: bool = False,
+        context_window: int | None = None,
+        overflow_message: str = OPENAI_OVERFLOW,
+        token_factor: float = 1.0,
+        side_responder: Callable[[dict[str, Any]], FakeResponse | None] | None = None,
+        model_metadata: Mapping[str, Any] | None = None,
+        props: Mapping[str, Any] | None = None,
     ) -> None:
         self.final_text = final_text
         self.model = model
         self.reject_stream_options = reject_stream_options
+        self.context_window = context_window
+        self.overflow_message = overflow_message
+        self.token_factor = token_factor
+        self.side_responder = side_responder
+        self.model_metadata = dict(model_metadata or {})
+        self.props = dict(props) if props is not None else None
+        self.overflows = 0
         self.requests: list[RecordedRequest] = []
         self._queue: queue.Queue[FakeResponse] = queue.Queue()
         self._changed = threading.Condition()
@@ -237,6 +279,42 @@ class FakeOpenAIServer:
             return (pending if pending is not None else self._queue).get_nowait()
         except queue.Empty:
             return turn(self.final_text, usage={"prompt_tokens": 10, "completion_tokens": 3})
+
+    def prompt_tokens(self, body: Mapping[str, Any]) -> int:
+        """How many tokens this server counts in a request (our tokenizer × ``token_factor``)."""
+        from mycode_core.runtime.tokens import count_message, count_text
+
+        messages = body.get("messages") or []
+        raw = sum(count_message(m) for m in messages if isinstance(m, dict))
+        if body.get("tools"):
+            raw += count_text(json.dumps(body["tools"], ensure_ascii=False))
+        return int(raw * self.token_factor)
+
+    def _usage(self, body: Mapping[str, Any]) -> dict[str, int]:
+        return {"prompt_tokens": self.prompt_tokens(body)}
+
+    def _answer(self, body: dict[str, Any]) -> FakeResponse:
+        """Enforce ``context_window`` (a 400 in the configured phrasing), then ask
+        ``side_responder``, then the queue."""
+        if self.context_window is not None:
+            requested = self.prompt_tokens(body)
+            completion = int(body.get("max_tokens") or 0)
+            if requested + completion > self.context_window:
+                self.overflows += 1
+                message = self.overflow_message.format(
+                    limit=self.context_window,
+                    requested=requested + completion,
+                    prompt=requested,
+                    completion=completion,
+                )
+                return http_error(
+                    400, message, error_type="invalid_request_error", code="context_length_exceeded"
+                )
+        if self.side_responder is not None:
+            answer = self.side_responder(body)
+            if answer is not None:
+                return answer
+        return self._next_response(body)
 
     @property
     def pending(self) -> int:

@@ -1,0 +1,241 @@
+"""The context engine at session lengths of 20, 300 and 2,000 steps (issue 9).
+
+An in-process :class:`~mycode_core.runtime.loop.AgentRunner` with the real built-in tools and
+the ``context_engine`` plugin, a context window of 8,000 tokens and a model that reads a
+different 40-line file every step (summaries, asked without tools, get a fixed answer), so
+compaction is active all along. Figures:
+
+* per-step wall time (mean over the last 100 steps, and over the whole run; median of
+  ``--repeat`` interleaved rounds) at 20 / 300 / 2,000 steps — goal: 2,000 ≤ 1.3× 20;
+* prefix reuse over the 300-step run: the share of consecutive agent requests where the
+  earlier request's messages are exactly the start of the later one's, compaction points
+  excluded — goal ≥ 95%;
+* tokens sent over the 300-step run (our count of every request), engine vs. the core's plain
+  truncation (the engine plugin left out);
+* token-count calibration: our count of the completion text of recorded real OpenAI SSE
+  streams vs. the ``completion_tokens`` the provider reported (read at run time from
+  ``--sse-dir``, default the conformance kit's folder; nothing is copied).
+
+    uv run python bench/bench_context.py [--lengths 20,300,2000] [--repeat 3] [--sse-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+GOAL_RATIO = 1.3
+GOAL_PREFIX = 0.95
+DEFAULT_SSE = Path("/work/shared/conformance/provider/sse")
+SUMMARY = "## Goal\nRead the files.\n## Progress\nRead many files.\n## Next steps\nRead more."
+
+
+class ReadingModel:
+    """Reads file ``f{i}.py`` at step ``i``; answers summaries; stops after ``steps``."""
+
+    model_id = "bench:reader"
+
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+        self.step = 0
+        self.stamps: list[float] = []
+        self.requests: list[list[dict[str, Any]]] = []
+        self.sent_tokens = 0
+        self.side_tokens = 0
+
+    def complete(self, messages: Any, tools: Any, on_text: Any) -> Any:
+        from mycode_core.providers.base import ModelReply, ReplyToolCall
+        from mycode_core.runtime.tokens import count_message
+
+        if not tools:
+            self.side_tokens += sum(count_message(m) for m in messages)
+            return ModelReply(content=SUMMARY, usage={"input_tokens": 0, "output_tokens": 20})
+        self.stamps.append(time.perf_counter())
+        self.requests.append(list(messages))
+        self.sent_tokens += sum(count_message(m) for m in messages)
+        if self.step >= self.steps:
+            return ModelReply(content="All done.", finish_reason="stop")
+        call = ReplyToolCall(
+            id=f"c{self.step}", name="read_file", arguments=json.dumps({"path": f"f{self.step}.py"})
+        )
+        self.step += 1
+        return ModelReply(tool_calls=[call], finish_reason="tool_calls")
+
+
+def _plugin(model: ReadingModel) -> object:
+    from mycode_core import hookimpl
+    from mycode_core.records import ModelProvider
+
+    class Provider:
+        @hookimpl
+        def register_models(self, register: Any) -> None:
+            register(ModelProvider(prefix="bench", factory=lambda _id, _settings: model))
+
+    return Provider()
+
+
+def run_session(steps: int, root: Path, *, engine: bool = True) -> tuple[ReadingModel, list[Any]]:
+    """Run ``steps`` reading steps; return the model (stamps, requests) and the events."""
+    import mycode_builtin_tools
+    import mycode_context_engine.plugin as context_engine
+
+    from mycode_core.config import Settings
+    from mycode_core.plugins import get_plugin_manager
+    from mycode_core.runtime.loop import AgentRunner
+
+    workspace = root / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    for i in range(steps):
+        path = workspace / f"f{i}.py"
+        if not path.exists():
+            lines = [
+                f"def function_{i}_{n}(value):  return value * {n}  # line {n}" for n in range(40)
+            ]
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    home = root / f"home-{steps}-{engine}"
+    home.mkdir(parents=True, exist_ok=True)
+    model = ReadingModel(steps)
+    plugins = [mycode_builtin_tools, _plugin(model)]
+    if engine:
+        plugins.append(context_engine)
+    pm = get_plugin_manager(extra_plugins=plugins, load_entry_points=False)
+    settings = Settings(
+        model="bench:reader",
+        context_window=8_000,
+        max_steps=steps + 5,
+        permission_mode="bypass",
+        stagnation={"enabled": False},
+    )
+    runner = AgentRunner(
+        pm=pm, settings=settings, workspace=workspace.resolve(), home=home, session_id=f"b{steps}"
+    )
+    gc.collect()
+    try:
+        events = list(runner.run("Read every file in order and report what you find."))
+    finally:
+        runner.close()
+    return model, events
+
+
+def per_step(model: ReadingModel) -> tuple[float, float]:
+    """(mean of the last 100 steps, mean of the whole run) in milliseconds; a step is the
+    time between two agent requests (tools, view, compaction and summary included)."""
+    gaps = [b - a for a, b in zip(model.stamps, model.stamps[1:], strict=False)]
+    return 1000 * statistics.mean(gaps[-100:]), 1000 * statistics.mean(gaps)
+
+
+def prefix_reuse(requests: list[list[dict[str, Any]]]) -> tuple[float, int]:
+    """Share of consecutive requests that extend the previous one, compaction points excluded
+    (a point is a request whose view was rebuilt: its second message is a new summary)."""
+    kept = points = 0
+    for before, after in zip(requests, requests[1:], strict=False):
+        if len(before) <= len(after) and after[: len(before)] == before:
+            kept += 1
+        elif "[mycode: context summary]" in str(after[1].get("content", "")) or (
+            "earlier messages were left out" in json.dumps(after[:4])
+        ):
+            points += 1
+        else:
+            pass
+    pairs = len(requests) - 1 - points
+    return (kept / pairs if pairs else 1.0), points
+
+
+def calibration(sse_dir: Path) -> dict[str, tuple[float, int]]:
+    """Our count of each recorded stream's completion vs its reported ``completion_tokens``:
+    ``{"text": (mean |error| %, streams), "tool calls": (…)}``. Tool calls are counted as
+    ``count_message`` does (name + arguments + ``TOOL_CALL_OVERHEAD``)."""
+    from mycode_core.providers.sse import accumulate_sse
+    from mycode_core.runtime.tokens import TOOL_CALL_OVERHEAD, count_text
+
+    errors: dict[str, list[float]] = {"text": [], "tool calls": []}
+    for path in sorted(sse_dir.glob("*.sse")) if sse_dir.is_dir() else []:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        if "multiple_choices" in path.name:
+            continue  # n > 1: the usage counts every choice, the reply holds one
+        try:
+            reply = accumulate_sse(iter(lines), lambda _text: None)
+        except Exception:  # noqa: BLE001 - a stream we cannot parse is not a sample
+            continue
+        reported = int(reply.usage.get("output_tokens", 0) or 0)
+        text = reply.content or reply.refusal or ""
+        ours = count_text(text) + sum(
+            TOOL_CALL_OVERHEAD + count_text(c.name) + count_text(c.arguments)
+            for c in reply.tool_calls
+        )
+        if reported < 5 or not ours:
+            continue
+        kind = "tool calls" if reply.tool_calls else "text"
+        errors[kind].append(abs(ours - reported) / reported * 100)
+    return {k: (statistics.mean(v) if v else 0.0, len(v)) for k, v in errors.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lengths", default="20,300,2000")
+    parser.add_argument("--sse-dir", type=Path, default=DEFAULT_SSE)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    lengths = [int(x) for x in args.lengths.split(",")]
+    with tempfile.TemporaryDirectory(prefix="mycode-bench-context-") as tmp:
+        root = Path(tmp)
+        run_session(30, root / "warm-up")  # imports, tokenizer, caches: not part of a step
+        walls: dict[int, tuple[float, float]] = {}
+        samples: dict[int, list[tuple[float, float]]] = {n: [] for n in lengths}
+        for _round in range(args.repeat):  # lengths interleaved, so load spikes hit all
+            for steps in lengths:
+                model, events = run_session(steps, root)
+                samples[steps].append(per_step(model))
+                compactions = sum(1 for e in events if e.type == "compaction")
+                if _round == 0:
+                    print(
+                        f"{steps:>5} steps: {compactions} compactions, "
+                        f"stop {events[-1].stop_reason}"
+                    )
+        for steps in lengths:
+            walls[steps] = (
+                statistics.median(s[0] for s in samples[steps]),
+                statistics.median(s[1] for s in samples[steps]),
+            )
+            print(
+                f"{steps:>5} steps: {walls[steps][0]:.2f} ms/step (last 100 steps), "
+                f"{walls[steps][1]:.2f} ms/step (whole run); median of {args.repeat}"
+            )
+        if 300 in lengths:
+            model, _events = run_session(300, root)
+            reuse, points = prefix_reuse(model.requests)
+            plain, plain_events = run_session(300, root, engine=False)
+            plain_reuse, plain_points = prefix_reuse(plain.requests)
+            print(
+                f"prefix reuse (300 steps): {100 * reuse:.1f}% of request pairs "
+                f"({points} compaction points excluded) — goal ≥ {100 * GOAL_PREFIX:.0f}%"
+            )
+            print(
+                f"tokens sent (300 steps): engine {model.sent_tokens:,} (+ {model.side_tokens:,} "
+                "in summary requests); plain truncation "
+                f"{plain.sent_tokens:,} (its prefix reuse {100 * plain_reuse:.1f}%, "
+                f"{plain_points} cut points, stop {plain_events[-1].stop_reason})"
+            )
+        first, last = walls[lengths[0]][0], walls[lengths[-1]][0]
+        ratio = last / first if first else 0.0
+        verdict = "ok" if ratio <= GOAL_RATIO else "OVER GOAL"
+        print(
+            f"per-step ratio {lengths[-1]} vs {lengths[0]} steps: {ratio:.2f} "
+            f"(goal ≤ {GOAL_RATIO}) {verdict}"
+        )
+    for kind, (error, streams) in calibration(args.sse_dir).items():
+        print(
+            f"token count vs reported completion tokens, {kind}: mean |error| {error:.1f}% "
+            f"over {streams} recorded streams ({args.sse_dir})"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,155 @@
+"""The context window of the model and the token budget of the view.
+
+Where the limit comes from, strongest first: a limit *learned* from a context-length error
+(the server said so; it sticks for the session), the configured ``context_window`` (when a
+layer sets it), the limit *discovered* from the server's metadata, the built-in default.
+The budget of the view is that limit minus the output reserve, halved once when the server
+rejected a request without naming its limit.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+
+MIN_BUDGET = 1024
+
+_NUMBER = r"(\d[\d,_]*)"
+# Each pattern captures the limit; ``requested`` patterns capture the prompt size.
+# Phrasings seen in the wild (OpenAI, vLLM, llama.cpp, Ollama, OpenRouter, Anthropic-style
+# proxies, TGI, LM Studio, Mistral, Gemini's OpenAI endpoint).
+_LIMIT_PATTERNS = [
+    rf"maximum context length is {_NUMBER}",  # OpenAI, vLLM, OpenRouter, Groq
+    rf"maximum context length of {_NUMBER}",
+    rf"available context size \({_NUMBER}",  # llama.cpp / Ollama
+    rf"context size \({_NUMBER} tokens\)",
+    rf"context window (?:size )?(?:of|is) {_NUMBER}",
+    rf"context length of (?:only )?{_NUMBER}",  # LM Studio
+    rf"tokens > {_NUMBER} maximum",  # "prompt is too long: 210000 tokens > 200000 maximum"
+    rf"maximum model length of {_NUMBER}",  # vLLM decoder prompt
+    rf"{_NUMBER} maximum context length",  # Mistral
+    rf"must be <= {_NUMBER}",  # TGI
+    rf"maximum number of tokens allowed \({_NUMBER}\)",  # Gemini
+    rf"exceeds (?:the )?(?:context )?limit of {_NUMBER}",
+    rf"\"n_ctx\"\s*:\s*{_NUMBER}",  # llama.cpp's error object
+    rf"limit={_NUMBER}",  # Ollama's log form "prompt=2782 limit=2048"
+]
+_REQUESTED_PATTERNS = [
+    rf"\({_NUMBER} in the messages",  # OpenAI / vLLM
+    rf"your messages resulted in (?:over )?{_NUMBER}",
+    rf"request \({_NUMBER} tokens\)",  # llama.cpp
+    rf"{_NUMBER} of text input",  # OpenRouter
+    rf"has {_NUMBER} input tokens",  # newer vLLM
+    rf"prompt is too long: {_NUMBER}",
+    rf"prompt \(length {_NUMBER}\)",
+    rf"prompt contains {_NUMBER} tokens",
+    rf"given: {_NUMBER} `inputs` tokens",
+    rf"input token count \({_NUMBER}\)",
+    rf"\"n_prompt_tokens\"\s*:\s*{_NUMBER}",
+    rf"prompt={_NUMBER}",
+]
+
+
+@dataclass(frozen=True)
+class ContextErrorInfo:
+    """What a context-length error's text says: the limit and the prompt size, if named."""
+
+    limit: int | None
+    requested: int | None
+
+
+def _first(patterns: list[str], text: str) -> int | None:
+    for pattern in patterns:
+        match = re.search(pattern, text, re.IGNORECASE)
+        if match:
+            try:
+                value = int(match.group(1).replace(",", "").replace("_", ""))
+            except ValueError:
+                continue
+            if value > 0:
+                return value
+    return None
+
+
+def parse_context_error(text: str) -> ContextErrorInfo:
+    """Read the window limit (and the prompt's size) from a context-length error message."""
+    return ContextErrorInfo(_first(_LIMIT_PATTERNS, text), _first(_REQUESTED_PATTERNS, text))
+
+
+class ContextWindow:
+    """The model's window and the view's budget; thread-safe (discovery runs in background)."""
+
+    def __init__(
+        self,
+        *,
+        default: int = 128_000,
+        configured: int | None = None,
+        reserve: int | None = None,
+        budget: int | None = None,
+    ) -> None:
+        self.default = int(default)
+        self.configured = int(configured) if configured else None
+        self.discovered: int | None = None
+        self.learned: int | None = None
+        self.halved = False
+        self._reserve = reserve
+        self._fixed_budget = budget
+        self._lock = threading.Lock()
+
+    @property
+    def limit(self) -> int:
+        """The window in tokens, from the strongest source known."""
+        return self.learned or self.configured or self.discovered or self.default
+
+    @property
+    def source(self) -> str:
+        """Where :attr:`limit` comes from: ``learned``, ``config``, ``server`` or ``default``."""
+        if self.learned:
+            return "learned"
+        if self.configured:
+            return "config"
+        if self.discovered:
+            return "server"
+        return "default"
+
+    @property
+    def reserve(self) -> int:
+        """Tokens kept free for the reply."""
+        if self._reserve:
+            return min(int(self._reserve), self.limit // 2)
+        return min(8_000, self.limit // 4)
+
+    @property
+    def budget(self) -> int:
+        """Tokens the view (messages and tool schemas) may use."""
+        if self._fixed_budget is not None:
+            value = self._fixed_budget
+        else:
+            value = max(MIN_BUDGET, self.limit - self.reserve)
+        return max(MIN_BUDGET // 2, value // 2) if self.halved else value
+
+    def learn(self, limit: int) -> bool:
+        """Record a limit the server stated; ``True`` when it lowers the window (a stated
+        limit at or above the current one changes nothing: the estimate was off instead)."""
+        with self._lock:
+            if limit <= 0 or limit >= self.limit:
+                return False
+            self.learned = limit
+            if self._fixed_budget is not None:
+                self._fixed_budget = min(self._fixed_budget, max(MIN_BUDGET, limit - self.reserve))
+            return True
+
+    def discover(self, limit: int | None) -> None:
+        """Record the limit the server's metadata reports (ignored when config says)."""
+        if limit and limit > 0:
+            with self._lock:
+                self.discovered = int(limit)
+
+    def halve(self) -> bool:
+        """Halve the budget once (an error named no limit); ``False`` if already halved."""
+        with self._lock:
+            if self.halved:
+                return False
+            self.halved = True
+            return True

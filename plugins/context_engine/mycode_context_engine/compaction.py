@@ -1,0 +1,231 @@
+"""Choosing what a compacted view keeps.
+
+The new view is: the system message; one summary message (the task, the model's cumulative
+summary, the facts the runtime recorded, the todo list, every pin); then the most recent whole
+turns verbatim, with older tool results in them shrunk to one-line references. A cut never
+falls between an assistant's tool calls and their results.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from mycode_context_engine.facts import recorded_facts
+from mycode_context_engine.settings import EngineSettings
+from mycode_context_engine.shaping import reference_line, shape_tool_result
+from mycode_core.records import CompactedView
+from mycode_core.runtime.context import ContextOverflow
+from mycode_core.runtime.tokens import count_message, count_text
+
+MARKER = "[mycode: context summary]"
+SUMMARY_OPEN, SUMMARY_CLOSE = "<summary>", "</summary>"
+TASK_HEADING, FACTS_HEADING = "## Task", "## Recorded by mycode"
+REFERENCE_MIN_CHARS = 300
+
+Summarize = Callable[[list[dict[str, Any]], str | None], tuple[str | None, str | None]]
+"""``summarize(older_messages, previous_summary)`` → ``(summary, problem)``."""
+
+
+def is_summary_message(message: dict[str, Any]) -> bool:
+    """Whether ``message`` is a summary message this engine wrote."""
+    content = message.get("content")
+    return message.get("role") == "user" and isinstance(content, str) and content.startswith(MARKER)
+
+
+def previous_parts(message: dict[str, Any]) -> tuple[str | None, str]:
+    """``(summary, task)`` of an earlier summary message."""
+    content = str(message.get("content", ""))
+    summary = None
+    match = re.search(
+        re.escape(SUMMARY_OPEN) + r"\n(.*?)\n" + re.escape(SUMMARY_CLOSE), content, re.S
+    )
+    if match and match.group(1).strip():
+        summary = match.group(1).strip()
+    task = ""
+    match = re.search(re.escape(TASK_HEADING) + r"\n(.*?)\n## ", content, re.S)
+    if match:
+        task = match.group(1).strip()
+    return summary, task
+
+
+def _segments(body: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """``[start, end)`` spans: each starts at a user or assistant message; tool messages
+    (and anything else) stay with the turn before them."""
+    starts = [i for i, m in enumerate(body) if m.get("role") in ("user", "assistant")]
+    if not starts or starts[0] != 0:
+        starts = [0, *starts]
+    ends = [*starts[1:], len(body)]
+    return list(zip(starts, ends, strict=True))
+
+
+def _todo_lines(context: Any) -> list[str]:
+    todos = context.store.get("todos") if hasattr(context, "store") else None
+    marks = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
+    lines = []
+    for item in todos or ():
+        if isinstance(item, dict) and item.get("content"):
+            lines.append(f"- {marks.get(str(item.get('status')), '[ ]')} {item['content']}")
+    return lines
+
+
+def task_text(context: Any, previous_task: str) -> str:
+    """The session's task: what earlier summaries carried plus this run's prompts."""
+    prompt = str(getattr(context, "prompt", "") or "").strip()
+    if not prompt or prompt in previous_task:
+        return previous_task
+    if previous_task and prompt.startswith(previous_task):
+        return prompt
+    return f"{previous_task}\n\n{prompt}".strip()
+
+
+def summary_message(task: str, summary: str | None, note: str | None, context: Any) -> str:
+    """The text of the summary message (pinned context and recorded facts included)."""
+    parts = [
+        MARKER + " Earlier turns of this session were compacted to save context. What "
+        "follows is everything kept from them; the most recent turns come after it verbatim.",
+        f"{TASK_HEADING}\n{task or '(see the conversation below)'}",
+    ]
+    body = summary.strip() if summary else ""
+    if note:
+        body = f"{body}\n\n({note})".strip()
+    parts.append(f"## Summary of earlier work\n{SUMMARY_OPEN}\n{body or '(none)'}\n{SUMMARY_CLOSE}")
+    parts.append(recorded_facts(context))
+    todos = _todo_lines(context)
+    if todos:
+        parts.append("## Todo list\n" + "\n".join(todos))
+    for pin in list(getattr(context, "pins", {}).values()):
+        parts.append(f"## Pinned: {pin.title}\n{pin.text}")
+    parts.append(
+        "Continue the task from here. Files may have changed since you last read them: re-read "
+        "a file before editing it. Full outputs named above stay readable with read_file."
+    )
+    return "\n\n".join(parts)
+
+
+def _shrink_results(
+    tail: list[dict[str, Any]], keep_whole: int, calls: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Older tool results (all but the last ``keep_whole``) as one-line references."""
+    tool_positions = [i for i, m in enumerate(tail) if m.get("role") == "tool"]
+    old = set(tool_positions[: max(0, len(tool_positions) - keep_whole)])
+    out = []
+    for index, message in enumerate(tail):
+        content = message.get("content")
+        long = len(content) if isinstance(content, str) else REFERENCE_MIN_CHARS + 1
+        if index in old and long > REFERENCE_MIN_CHARS:
+            message = reference_line(message, calls.get(str(message.get("tool_call_id"))))
+        out.append(message)
+    return out
+
+
+def _call_index(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    calls: dict[str, dict[str, Any]] = {}
+    for message in messages:
+        for call in message.get("tool_calls") or ():
+            calls[str(call.get("id"))] = call
+    return calls
+
+
+def _overflow(system: dict[str, Any], task: str, context: Any, budget: int) -> str:
+    pins = sum(count_text(p.text) for p in list(getattr(context, "pins", {}).values()))
+    return (
+        f"the pinned context alone does not fit the context budget of {budget} tokens: system "
+        f"prompt ~{count_message(system)} tokens (AGENTS.md/CLAUDE.md included), the task "
+        f"~{count_text(task)} tokens, pins ~{pins} tokens. Shorten the prompt or the project "
+        "instructions, or use a model with a larger context window."
+    )
+
+
+def compact_view(
+    messages: list[dict[str, Any]],
+    budget: int,
+    context: Any,
+    reason: str,
+    settings: EngineSettings,
+    summarize: Summarize,
+) -> tuple[CompactedView | None, str | None]:
+    """The compacted view of ``messages`` for ``budget`` tokens (``None`` to decline), and
+    why the model's summary could not be used (``None`` when it could)."""
+    system, body = messages[0], list(messages[1:])
+    previous_summary, previous_task = None, ""
+    if body and is_summary_message(body[0]):
+        previous_summary, previous_task = previous_parts(body[0])
+        body = body[1:]
+    task = task_text(context, previous_task)
+    fixed = count_message(system) + count_text(
+        summary_message(task, previous_summary, None, context)
+    )
+    if fixed > budget:
+        raise ContextOverflow(_overflow(system, task, context, budget))
+    summary_allowance = int(budget * settings.summary_share)
+    keep_budget = min(
+        int(budget * (settings.keep_recent if reason == "proactive" else settings.keep_recent / 2)),
+        max(0, budget - fixed - summary_allowance),
+    )
+    costs = [count_message(m) for m in body]
+    segments = _segments(body) if body else []
+    cut = len(body)
+    used = 0
+    most = 2 if reason == "manual" else len(segments)  # /compact keeps only the last turns
+    for count, (start, end) in enumerate(reversed(segments)):
+        cost = sum(costs[start:end])
+        if (used + cost > keep_budget or count >= most) and cut < len(body):
+            break
+        used += cost
+        cut = start
+    older, tail = body[:cut], body[cut:]
+    calls = _call_index(body)
+    tail = _shrink_results(tail, settings.recent_results, calls)
+    tail = [_reshape(m, budget, settings, context) for m in tail]  # the window may have shrunk
+    if not older and tail == body[cut:]:
+        return None, None  # nothing to summarise or shrink
+    summary, problem = (previous_summary, None)
+    if older:
+        summary, problem = summarize(older, previous_summary)
+        if summary is not None and count_text(summary) > summary_allowance * 1.5:
+            summary, problem = previous_summary, "the model's summary was too long; not used"
+        if problem is not None:
+            summary = previous_summary
+    note = None if problem is None else f"mycode: {problem}; the recorded facts below are exact"
+    text = summary_message(task, summary, note, context)
+    head = {"role": "user", "content": text}
+    while (
+        tail
+        and count_message(system) + count_message(head) + sum(map(count_message, tail)) > budget
+    ):
+        tail = _drop_first_segment(tail)
+    if tail and tail[0].get("role") == "user" and isinstance(tail[0].get("content"), str):
+        head = {"role": "user", "content": f"{text}\n\n---\n\n{tail[0]['content']}"}
+        tail = tail[1:]
+    if count_message(system) + count_message(head) > budget:
+        raise ContextOverflow(_overflow(system, task, context, budget))
+    shown = summary if summary else "(no model summary)"
+    if note:
+        shown = f"{shown}\n({note})"
+    return CompactedView(messages=[system, head, *tail], summary=shown), problem
+
+
+def _reshape(
+    message: dict[str, Any], budget: int, settings: EngineSettings, context: Any
+) -> dict[str, Any]:
+    """A kept tool result cut again to head + tail if it is too big for today's budget."""
+    if message.get("role") != "tool":
+        return message
+    shaped = shape_tool_result(message, budget, settings, lambda: context.artifacts_dir)
+    return message if shaped is None else shaped
+
+
+def _drop_first_segment(tail: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    segments = _segments(tail)
+    if len(segments) <= 1:
+        return []
+    return tail[segments[1][0] :]
+
+
+def problem_of(summary: str | None) -> str | None:
+    """Why a summariser reply cannot be used, or ``None``."""
+    if summary is None or not summary.strip():
+        return "the summariser returned nothing"
+    return None

@@ -1,0 +1,112 @@
+"""The context engine's hooks: ``compact_context``, ``summarize_context``, ``view_message``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mycode_core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from mycode_context_engine.compaction import Summarize
+    from mycode_core.records import CompactedView, RunContext
+
+# The engine's modules are imported inside the hooks: loading the plugin (``mycode --help``
+# loads every plugin) costs nothing.
+
+
+def _summarizer(context: RunContext, instructions: str | None, budget: int) -> Summarize:
+    """Calls ``summarize_context`` through pluggy and turns every failure into a problem."""
+    from mycode_context_engine.compaction import problem_of
+    from mycode_core.providers.base import ModelError
+
+    def summarize(
+        older: list[dict[str, Any]], previous: str | None
+    ) -> tuple[str | None, str | None]:
+        try:
+            summary = context.hook.summarize_context(
+                messages=older,
+                previous_summary=previous,
+                instructions=instructions,
+                budget=budget,
+                context=context,
+            )
+        except ModelError as exc:
+            return None, f"the summary request failed ({exc})"
+        except Exception as exc:  # noqa: BLE001 - a broken summariser must not lose the task
+            return None, f"the summariser failed ({type(exc).__name__}: {exc})"
+        if summary == "":
+            return "", None  # the summariser chose facts only
+        problem = problem_of(summary)
+        return (summary.strip() if summary else None), problem
+
+    return summarize
+
+
+@hookimpl
+def compact_context(
+    messages: list[dict[str, Any]],
+    budget: int,
+    context: RunContext,
+    reason: str,
+    instructions: str | None,
+) -> CompactedView | None:
+    """Summarise older turns, keep the recent ones, re-state the pinned context."""
+    from mycode_context_engine.compaction import compact_view
+    from mycode_context_engine.settings import engine_settings
+    from mycode_core.runtime.events import NoticeEvent
+
+    settings = engine_settings(context.settings)
+    result, problem = compact_view(
+        messages, budget, context, reason, settings, _summarizer(context, instructions, budget)
+    )
+    if result is not None and problem is not None:
+        context.emit(
+            NoticeEvent(
+                level="warning",
+                message=f"context compaction: {problem}; kept the recorded facts instead",
+                source="context_engine",
+            )
+        )
+    return result
+
+
+@hookimpl(trylast=True)
+def summarize_context(
+    messages: list[dict[str, Any]],
+    previous_summary: str | None,
+    instructions: str | None,
+    budget: int,
+    context: RunContext,
+) -> str | None:
+    """Ask the model for a structured summary in a side request without tools."""
+    from mycode_context_engine.settings import engine_settings
+    from mycode_context_engine.summary import default_summary
+
+    settings = engine_settings(context.settings)
+    if not settings.summarizer:
+        return ""
+    return default_summary(
+        messages,
+        previous_summary,
+        instructions,
+        context,
+        max_tokens=max(100, int(budget * settings.summary_share)),
+        request_chars=max(2_000, int(budget * 0.6) * 3),
+    )
+
+
+@hookimpl
+def view_message(
+    message: dict[str, Any], budget: int, context: RunContext
+) -> dict[str, Any] | None:
+    """Big tool results → head + tail + saved path; huge tool-call arguments → elided."""
+    from mycode_context_engine.settings import engine_settings
+    from mycode_context_engine.shaping import shape_tool_calls, shape_tool_result
+
+    settings = engine_settings(context.settings)
+    role = message.get("role")
+    if role == "tool":
+        return shape_tool_result(message, budget, settings, lambda: context.artifacts_dir)
+    if role == "assistant":
+        return shape_tool_calls(message, settings)
+    return None

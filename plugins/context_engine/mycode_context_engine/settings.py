@@ -1,0 +1,48 @@
+"""The ``[context]`` config table, read leniently (a bad value falls back to its default)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """Knobs of the context engine (``[context]`` in config.toml)."""
+
+    keep_recent: float = 0.3
+    """Share of the budget the verbatim recent turns may take after a compaction."""
+    summary_share: float = 0.15
+    """Share of the budget the model-written summary may take."""
+    big_result_share: float = 0.12
+    """A tool result over this share of the budget is shown as head + tail + artifact path."""
+    max_result_tokens: int = 6_000
+    """…and over this many tokens, whatever the budget."""
+    max_argument_chars: int = 4_000
+    """Tool-call arguments longer than this are elided in the view."""
+    recent_results: int = 6
+    """Tool results kept whole in a compacted view; older ones become one-line references."""
+    summarizer: bool = True
+    """Ask the model for a summary (``false``: only the runtime's recorded facts)."""
+
+
+def engine_settings(settings: Any) -> EngineSettings:
+    """The engine's settings from a run's :class:`~mycode_core.config.Settings`."""
+    raw: dict[str, Any] = {}
+    section = getattr(settings, "section", None)
+    if callable(section):
+        raw = section("context")
+    defaults = EngineSettings()
+    values: dict[str, Any] = {}
+    for name, default in vars(defaults).items():
+        value = raw.get(name, default)
+        try:
+            if isinstance(default, bool):
+                values[name] = value if isinstance(value, bool) else default
+            elif isinstance(default, int):
+                values[name] = max(1, int(value))
+            else:
+                values[name] = min(0.9, max(0.01, float(value)))
+        except (TypeError, ValueError):
+            values[name] = default
+    return EngineSettings(**values)

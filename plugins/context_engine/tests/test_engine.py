@@ -1,0 +1,226 @@
+"""The engine in process: summaries and their failures, pins, references, overflow, veto."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import mycode_builtin_tools
+import mycode_context_engine.plugin as engine
+import pytest
+
+from mycode_core import hookimpl
+from mycode_core.providers.base import FatalModelError, ModelReply
+from mycode_core.records import Tool, ToolResult
+from mycode_core.testing import (
+    TurnsModel,
+    make_plugin_manager,
+    model_plugin,
+    tool_pairing_problems,
+    tools_plugin,
+)
+
+TASK = "TASK-4242: read the files and report the sum"
+
+
+class SideModel(TurnsModel):
+    """A recording scripted model that answers tool-less requests (summaries) itself."""
+
+    def __init__(self, turns: list[dict[str, Any]], summary: Callable[[], str]) -> None:
+        super().__init__(turns)
+        self.summary = summary
+        self.side_calls: list[list[dict[str, Any]]] = []
+
+    def complete(self, messages: Any, tools: Any, on_text: Any) -> Any:
+        if not tools:
+            self.side_calls.append(json.loads(json.dumps(messages)))
+            return ModelReply(content=self.summary(), usage={"input_tokens": 0})
+        return super().complete(messages, tools, on_text)
+
+
+def reads(count: int) -> list[dict[str, Any]]:
+    return [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": f"f{i % 10}.py"}}]}
+        for i in range(count)
+    ]
+
+
+def runner_with(
+    tmp_path: Path,
+    model: TurnsModel,
+    *plugins: object,
+    **settings: Any,
+) -> Any:
+    from mycode_core.config import Settings
+    from mycode_core.runtime.loop import AgentRunner
+
+    workspace = (tmp_path / "workspace").resolve()
+    workspace.mkdir(parents=True, exist_ok=True)
+    for i in range(10):
+        lines = [f"line {n} of file {i}: value = {n * i} # filler" for n in range(40)]
+        (workspace / f"f{i}.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    home = (tmp_path / "home").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    pm = make_plugin_manager(mycode_builtin_tools, engine, model_plugin(model), *plugins)
+    settings.setdefault("model", "test:m")
+    settings.setdefault("permission_mode", "bypass")
+    settings.setdefault("max_steps", 200)
+    return AgentRunner(
+        pm=pm,
+        settings=Settings(**settings),
+        workspace=workspace,
+        home=home,
+        session_id="s1",
+    )
+
+
+def run(runner: Any, prompt: str = TASK) -> list[Any]:
+    try:
+        return list(runner.run(prompt))
+    finally:
+        runner.close()
+
+
+def of(events: list[Any], kind: str) -> list[Any]:
+    return [e for e in events if e.type == kind]
+
+
+def test_a_compacted_view_holds_task_summary_facts_and_todos(tmp_path: Path) -> None:
+    todo = {
+        "tool_calls": [
+            {
+                "name": "todo_write",
+                "arguments": {"todos": [{"content": "SUM-THE-VALUES", "status": "in_progress"}]},
+            }
+        ]
+    }
+    model = SideModel([todo, *reads(20)], lambda: "## Goal\nSum values.\n## Progress\nREAD-SOME")
+    runner = runner_with(tmp_path, model, context_window=8_000)
+    events = run(runner)
+    assert events[-1].stop_reason == "completed"
+    compactions = of(events, "compaction")
+    assert compactions and all(c.reason == "proactive" for c in compactions)
+    assert all(c.after_tokens < c.before_tokens for c in compactions)
+    last = model.calls[-1]["messages"]
+    head = last[1]["content"]
+    for needle in (TASK, "READ-SOME", "Recorded by mycode", "f9.py", "SUM-THE-VALUES"):
+        assert needle in head, needle
+    # the second summary request folds in the first summary (cumulative)
+    assert len(model.side_calls) >= 2 and "READ-SOME" in model.side_calls[1][1]["content"]
+    assert tool_pairing_problems(last) == []
+    assert len(runner.history) == 2 + 21 * 2  # history holds everything
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        (lambda: "", "returned nothing"),
+        (lambda: "word " * 5_000, "too long"),
+        (lambda: (_ for _ in ()).throw(FatalModelError("HTTP 500: boom")), "request failed"),
+    ],
+)
+def test_a_bad_summary_falls_back_to_the_recorded_facts(
+    tmp_path: Path, reply: Callable[[], str], problem: str
+) -> None:
+    model = SideModel(reads(12), reply)
+    runner = runner_with(tmp_path, model, context_window=8_000)
+    events = run(runner)
+    assert events[-1].stop_reason == "completed"
+    assert of(events, "compaction")
+    notices = [n.message for n in of(events, "notice")]
+    assert any(problem in m and "recorded facts" in m for m in notices), notices
+    head = model.calls[-1]["messages"][1]["content"]
+    assert TASK in head and "Recorded by mycode" in head and "f5.py" in head
+
+
+def test_pins_survive_every_compaction(tmp_path: Path) -> None:
+    def pin(arguments: dict[str, Any], context: Any) -> str:
+        context.pin("skill:demo", "PINNED-SKILL-BODY", title="Skill demo")
+        return "loaded"
+
+    tool = Tool(name="load_demo", description="Load the demo skill.", handler=pin)
+    turns = [{"tool_calls": [{"name": "load_demo", "arguments": {}}]}, *reads(24)]
+    model = SideModel(turns, lambda: "summary")
+    runner = runner_with(tmp_path, model, tools_plugin(tool), context_window=8_000)
+    events = run(runner)
+    assert len(of(events, "compaction")) >= 2
+    for call in model.calls[-3:]:
+        assert "PINNED-SKILL-BODY" in json.dumps(call["messages"])
+
+
+def test_a_huge_argument_is_elided_in_the_view_but_the_call_and_result_stay(
+    tmp_path: Path,
+) -> None:
+    content = "x = 1\n" * 200_000  # 1.2 MB
+    write = {
+        "tool_calls": [{"name": "write_file", "arguments": {"path": "big.py", "content": content}}]
+    }
+    model = SideModel([write, {"content": "written"}], lambda: "summary")
+    runner = runner_with(tmp_path, model, context_window=8_000)
+    events = run(runner)
+    assert events[-1].stop_reason == "completed"
+    assert (runner.workspace / "big.py").read_text() == content
+    second = model.calls[1]["messages"]
+    assert len(json.dumps(second)) < 40_000
+    (assistant,) = [m for m in second if m.get("tool_calls")]
+    call = assistant["tool_calls"][0]
+    assert call["function"]["name"] == "write_file"
+    assert "elided" in json.loads(call["function"]["arguments"])["content"]
+    assert second[-1]["role"] == "tool" and second[-1]["tool_call_id"] == call["id"]
+    history_call = [m for m in runner.history.messages() if m.get("tool_calls")][0]
+    assert len(history_call["tool_calls"][0]["function"]["arguments"]) > 1_000_000
+
+
+def test_a_result_bigger_than_the_window_is_referenced_never_sent_whole(tmp_path: Path) -> None:
+    big = "\n".join(f"row {i}: " + "data " * 10 for i in range(20_000))
+
+    def dump(arguments: dict[str, Any], context: Any) -> ToolResult:
+        return ToolResult(content=big)
+
+    tool = Tool(name="dump", description="Dump a lot.", handler=dump, read_only=True)
+    turns = [{"tool_calls": [{"name": "dump", "arguments": {}}]}, {"content": "seen"}]
+    model = SideModel(turns, lambda: "summary")
+    runner = runner_with(tmp_path, model, tools_plugin(tool), context_window=8_000)
+    events = run(runner)
+    assert events[-1].stop_reason == "completed"
+    result = model.calls[1]["messages"][-1]["content"]
+    assert "row 0:" in result and "row 19999:" in result and len(result) < 8_000 * 4
+    saved = Path(result.split("saved at ")[1].split(" ")[0])
+    assert saved.read_text() == big and str(runner.home) in str(saved)
+    assert [m["content"] for m in runner.history.messages() if m["role"] == "tool"] == [big]
+
+
+def test_when_the_pinned_context_alone_does_not_fit_the_run_ends_with_context_overflow(
+    tmp_path: Path,
+) -> None:
+    model = SideModel([{"content": "never"}], lambda: "summary")
+    runner = runner_with(tmp_path, model, context_window=4_000)
+    events = run(runner, "please " * 6_000)
+    result = events[-1]
+    assert result.stop_reason == "context_overflow"
+    assert "pinned context alone" in (result.error or "") and "task" in (result.error or "")
+    assert model.calls == []  # nothing oversized was ever sent
+
+
+def test_a_wrapper_can_veto_a_compaction(tmp_path: Path) -> None:
+    vetoed: list[str] = []
+
+    class Veto:
+        @hookimpl(wrapper=True)
+        def compact_context(
+            self, messages: Any, budget: int, context: Any, reason: str, instructions: Any
+        ) -> Any:
+            yield  # the inner result is thrown away: vetoed
+            vetoed.append(reason)
+            return None
+
+    model = SideModel(reads(30), lambda: "summary")
+    runner = runner_with(tmp_path, model, Veto(), context_window=8_000)
+    events = run(runner)
+    assert vetoed and of(events, "compaction") == []
+    assert events[-1].stop_reason == "context_overflow"
+    assert "compaction declined" in (events[-1].error or "")
+    sizes = [len(json.dumps(c["messages"])) for c in model.calls]
+    assert sizes == sorted(sizes)  # the view only grew: nothing was compacted

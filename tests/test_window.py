@@ -1,0 +1,111 @@
+"""The context window: limits read from real error texts, discovery from server metadata."""
+
+from __future__ import annotations
+
+import pytest
+
+from mycode_core.providers.discovery import discover_context_window
+from mycode_core.runtime.window import ContextWindow, parse_context_error
+from mycode_core.testing import FakeOpenAIServer
+
+# Phrasings collected from public issue threads of each server (see the context_engine README).
+REAL_ERRORS = [
+    (  # OpenAI / vLLM (vllm-project/vllm#20409)
+        "This model's maximum context length is 16384 tokens. However, you requested 122946 "
+        "tokens (112946 in the messages, 10000 in the completion). Please reduce the length of "
+        "the messages or completion.",
+        16384,
+        112946,
+    ),
+    (  # older OpenAI wording
+        "This model's maximum context length is 4097 tokens, however you requested 4231 tokens "
+        "(3975 in your prompt; 256 for the completion). Please reduce your prompt; or "
+        "completion length.",
+        4097,
+        None,
+    ),
+    (  # llama.cpp server (and Ollama's runner)
+        "request (5584 tokens) exceeds the available context size (4096 tokens), try increasing it",
+        4096,
+        5584,
+    ),
+    (  # OpenRouter (musistudio/claude-code-router#252)
+        "This endpoint's maximum context length is 65536 tokens. However, you requested about "
+        "92208 tokens (60833 of text input, 10042 of tool input, 21333 in the output). Please "
+        'reduce the length of either one, or use the "middle-out" transform to compress your '
+        "prompt automatically.",
+        65536,
+        60833,
+    ),
+    ("prompt is too long: 210000 tokens > 200000 maximum", 200000, 210000),  # Anthropic-style
+    (  # Gemini's OpenAI endpoint
+        "The input token count (582632) exceeds the maximum number of tokens allowed (131072).",
+        131072,
+        582632,
+    ),
+    (  # vLLM, newer
+        "'max_tokens' or 'max_completion_tokens' is too large: 1000. This model's maximum "
+        "context length is 4096 tokens and your request has 3500 input tokens "
+        "(1000 > 4096 - 3500).",
+        4096,
+        3500,
+    ),
+    (  # LM Studio
+        "Trying to keep the first 5000 tokens when context the overflows. However, the model "
+        "is loaded with context length of only 4096 tokens, which is not enough.",
+        4096,
+        None,
+    ),
+    (
+        '{"code":400,"type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":8192}',
+        8192,
+        9000,
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "limit", "requested"), REAL_ERRORS)
+def test_limits_are_read_from_real_error_texts(
+    text: str, limit: int, requested: int | None
+) -> None:
+    info = parse_context_error(text)
+    assert info.limit == limit
+    if requested is not None:
+        assert info.requested == requested
+
+
+def test_an_error_naming_no_limit_gives_none() -> None:
+    info = parse_context_error("Input is too long for requested model.")
+    assert (info.limit, info.requested) == (None, None)
+
+
+def test_the_strongest_source_wins_and_a_learned_limit_sticks() -> None:
+    window = ContextWindow(default=128_000)
+    assert (window.limit, window.source) == (128_000, "default")
+    window.discover(32_768)
+    assert (window.limit, window.source) == (32_768, "server")
+    assert window.learn(8_192) and (window.limit, window.source) == (8_192, "learned")
+    assert not window.learn(16_000)  # a larger stated limit never raises the window
+    assert window.limit == 8_192 and window.budget == 8_192 - 2_048
+    assert window.halve() and window.budget == (8_192 - 2_048) // 2 and not window.halve()
+    configured = ContextWindow(default=128_000, configured=20_000)
+    configured.discover(64_000)
+    assert configured.source == "config" and configured.limit == 20_000
+
+
+def test_discovery_reads_vllm_metadata() -> None:
+    with FakeOpenAIServer(model="m", model_metadata={"max_model_len": 12_288}) as server:
+        assert discover_context_window(server.base_url, "m", timeout=5) == 12_288
+
+
+def test_discovery_prefers_llama_cpp_running_context() -> None:
+    meta = {"owned_by": "llamacpp", "meta": {"n_ctx_train": 131_072}}
+    props = {"default_generation_settings": {"n_ctx": 8_192}}
+    with FakeOpenAIServer(model="m", model_metadata=meta, props=props) as server:
+        assert discover_context_window(server.base_url, "m", timeout=5) == 8_192
+
+
+def test_discovery_says_none_when_the_server_does_not_tell() -> None:
+    with FakeOpenAIServer(model="m") as server:
+        assert discover_context_window(server.base_url, "m", timeout=5) is None
+    assert discover_context_window("http://127.0.0.1:9/v1", "m", timeout=1) is None
