@@ -1,0 +1,1 @@
+"""The memory plugin's hook implementations (entry point ``memory``)."""

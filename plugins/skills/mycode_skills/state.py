@@ -1,0 +1,88 @@
+"""The skills of one run: the catalog, the notices already shown, the active skills."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from mycode_skills.discovery import Catalog, Location, Snapshot, default_locations
+from mycode_skills.restrict import Restrictions
+
+STORE_KEY = "skills"
+PINNED_KEY = "pinned_skills"
+
+
+def package_locations(hook: Any, context: Any) -> list[Location]:
+    """Folders contributed through the ``register_skills`` hook, with their plugin's name."""
+    if hook is None or not hasattr(hook, "register_skills"):
+        return []
+    found: list[Location] = []
+
+    def register(path: Path | str) -> None:
+        found.append(Location(Path(path).expanduser(), "package"))
+
+    hook.register_skills(register=register, context=context)
+    return found
+
+
+class SkillsState:
+    """Per-run state, kept in ``context.store["skills"]``."""
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        cwd = Path(os.getcwd())
+        hook = getattr(context, "hook", None)
+        self.catalog = Catalog(
+            default_locations(Path(context.workspace), Path(context.home), cwd),
+            extra=lambda: package_locations(hook, context),
+        )
+        self.restrictions = Restrictions()
+        self.reported: set[str] = set()
+        self.lock = threading.Lock()
+        self._roots: list[Path] = []
+
+    @classmethod
+    def of(cls, context: Any) -> SkillsState:
+        """The state of ``context``'s run (created on first use)."""
+        with context.lock:
+            state = context.store.get(STORE_KEY)
+            if not isinstance(state, cls):
+                state = cls(context)
+                context.store[STORE_KEY] = state
+            return state
+
+    def refresh(self) -> Snapshot:
+        """Re-scan (cheaply), show new problems once, and open the skill folders to reading."""
+        with self.lock:
+            snapshot = self.catalog.refresh()
+            for problem in snapshot.problems:
+                if problem not in self.reported:
+                    self.reported.add(problem)
+                    self._notice(problem)
+            self._sync_roots([skill.folder.resolve() for skill in snapshot.sorted()])
+            return snapshot
+
+    def _sync_roots(self, folders: list[Path]) -> None:
+        roots = getattr(self.context, "readable_roots", None)
+        if roots is None:
+            return
+        for old in self._roots:
+            if old in roots and old not in folders:
+                roots.remove(old)
+        for folder in folders:
+            if folder not in roots:
+                roots.append(folder)
+        self._roots = folders
+
+    def _notice(self, message: str) -> None:
+        from mycode_core.runtime.events import NoticeEvent
+
+        self.context.emit(NoticeEvent(level="warning", message=message))
+
+    def pin(self, name: str, body: str) -> None:
+        """Keep a loaded skill's body as pinned context (survives compaction)."""
+        with self.context.lock:
+            pinned = self.context.store.setdefault(PINNED_KEY, {})
+            pinned[name] = body

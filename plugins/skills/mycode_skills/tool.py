@@ -1,0 +1,54 @@
+"""The ``load_skill`` tool: the body of a listed skill and the files of its folder."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mycode_core.records import Tool, ToolResult
+from mycode_skills.listing import loaded_text
+from mycode_skills.state import SkillsState
+
+DESCRIPTION = (
+    "Load a skill listed under 'Skills' in the system prompt: returns its instructions "
+    "(SKILL.md) and the list of files in its folder, which read_file can open."
+)
+
+
+def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
+    """Load skill ``name`` for ``context``'s run: activate and pin it, return its text."""
+    state = SkillsState.of(context)
+    snapshot = state.refresh()
+    skill = snapshot.skills.get(name.strip())
+    if skill is None:
+        available = ", ".join(sorted(snapshot.skills)) or "none"
+        return ToolResult.error(f"Unknown skill {name!r}. Available skills: {available}.")
+    try:
+        text, body = loaded_text(skill)
+    except OSError as exc:
+        return ToolResult.error(f"Cannot read skill {skill.name!r}: {exc.strerror or exc}")
+    state.restrictions.activate(skill.name, skill.allowed_tools, turn)
+    state.pin(skill.name, body)
+    return ToolResult(
+        content=text,
+        metadata={"skill": skill.name, "resources": [f"skill:{skill.name}"]},
+    )
+
+
+def _handler(arguments: dict[str, Any], context: Any) -> ToolResult:
+    return load(str(arguments.get("name", "")), context, turn=context.prompt)
+
+
+LOAD_SKILL = Tool(
+    name="load_skill",
+    description=DESCRIPTION,
+    input_schema={
+        "type": "object",
+        "properties": {"name": {"type": "string", "description": "The skill's name."}},
+        "required": ["name"],
+        "additionalProperties": False,
+    },
+    handler=_handler,
+    read_only=True,
+    concurrency_safe=True,
+    risk="low",
+)
