@@ -169,6 +169,11 @@ class AgentRunner:
         )
         self._ready = True
 
+    def refresh_system_prompt(self) -> None:
+        """Ask ``build_context`` again (between turns); the view changes only if the text did."""
+        if self.view is not None:
+            self.view.set_system_prompt(system_prompt(self.pm, self.context, self._notice))
+
     def close(self) -> None:
         """Run cleanup tasks (stop MCP servers) and close the transcript."""
         for task in self.context.cleanup:
@@ -250,14 +255,16 @@ class AgentRunner:
         final_text = ""
         error: str | None = None
         try:
+            self.context.prompt = (
+                prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"
+            )
+            if self._ready:  # a later turn: plugins' sections may have changed (skills)
+                self.refresh_system_prompt()
             self.prepare()
             state = state.next(TransitionReason.START)
             content = self._expand_prompt(prompt)
             self._emit(UserEvent(content=content))
             self.history.append({"role": "user", "content": content})
-            self.context.prompt = (
-                prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"
-            )
             state, final_text = self._loop(state)
         except RunStopped as stop:
             state = stop.state

@@ -1,1 +1,70 @@
 """The memory plugin's hook implementations (entry point ``memory``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mycode_core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    import click
+
+    from mycode_core.records import ContextSection, RunContext, Tool
+
+SECTION_KEY = "memory.section"
+SECTION_PRIORITY = 30
+
+
+def budget(context: Any) -> int:
+    """``[memory] budget_tokens`` (default 1500)."""
+    from mycode_memory.select import DEFAULT_BUDGET
+
+    section = context.settings.section("memory") if hasattr(context.settings, "section") else {}
+    try:
+        return max(0, int(section.get("budget_tokens", DEFAULT_BUDGET)))
+    except (TypeError, ValueError):
+        return DEFAULT_BUDGET
+
+
+@hookimpl
+def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
+    """Offer ``remember``."""
+    from mycode_memory.tool import REMEMBER
+
+    register(REMEMBER)
+
+
+@hookimpl
+def build_context(context: RunContext) -> list[ContextSection] | None:
+    """The notes of this project and of the user, chosen once per session."""
+    from mycode_core.records import ContextSection
+    from mycode_core.runtime.tokens import count_text
+    from mycode_memory.select import render_notes
+    from mycode_memory.store import MemoryStore, StoreError
+
+    with context.lock:
+        if SECTION_KEY not in context.store:
+            store = MemoryStore(context.home, context.workspace)
+            try:
+                notes = store.all_notes()
+            except StoreError as exc:
+                from mycode_core.runtime.events import NoticeEvent
+
+                context.emit(NoticeEvent(level="warning", message=f"memory: {exc}"))
+                notes = []
+            context.store[SECTION_KEY] = render_notes(
+                notes, context.prompt, budget(context), count_text
+            )
+        text = context.store[SECTION_KEY]
+    if not text:
+        return None
+    return [ContextSection(title="Memory", text=text, priority=SECTION_PRIORITY)]
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    """Add ``mycode memory``."""
+    from mycode_memory.cli import memory_command
+
+    cli.add_command(memory_command)
