@@ -82,9 +82,9 @@ def build_context(context: RunContext) -> list[ContextSection] | None:
 
     Called when a run starts (``context.prompt`` already holds the first task) and again
     before each later turn of the session, so a section may change between turns (new
-    skills); return the same text when nothing changed, so the prompt prefix stays cacheable. Return a list of
-    :class:`~mycode_core.records.ContextSection` (ordered by ``priority``, lower first) or
-    ``None``. Results of all plugins are combined.
+    skills); return the same text when nothing changed, so the prompt prefix stays cacheable.
+    Return a list of :class:`~mycode_core.records.ContextSection` (ordered by ``priority``,
+    lower first) or ``None``. Results of all plugins are combined.
 
     :param context: the run's :class:`~mycode_core.records.RunContext`.
     """

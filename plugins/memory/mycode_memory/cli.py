@@ -117,12 +117,11 @@ def add_command(ctx: click.Context, text: tuple[str, ...], user: bool) -> None:
 def edit_command(ctx: click.Context, user: bool) -> None:
     """Edit the notes in $VISUAL / $EDITOR (delete a block to forget a note)."""
     from mycode_memory.editing import edit_in_editor
-    from mycode_memory.store import StoreError
+    from mycode_memory.store import Scope, StoreError
 
+    scope: Scope = "user" if user else "project"
     try:
-        before, after = edit_in_editor(
-            _store((ctx.obj or {}).get("cwd")), _scopes(user, not user)[0]
-        )  # type: ignore[arg-type]
+        before, after = edit_in_editor(_store((ctx.obj or {}).get("cwd")), scope)
     except (StoreError, OSError) as exc:
         raise _StoreFailure(str(exc)) from None
     click.echo(f"Saved: {after} notes (were {before}).")

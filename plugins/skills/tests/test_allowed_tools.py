@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-from skill_helpers import write_skill
-
 import mycode_builtin_tools
-from mycode_core.testing import make_runner, run_events
+import pytest
 from mycode_skills import plugin
 from mycode_skills.restrict import Restrictions, parse_rule
+from skill_helpers import write_skill
+
+from mycode_core.testing import make_runner, run_events
 
 
 @pytest.fixture(autouse=True)

@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mycode_skills import plugin
+from mycode_skills.state import PINNED_KEY
+from mycode_skills.tool import LOAD_SKILL
 from skill_helpers import write_skill
 
 from mycode_core.records import ToolResult
 from mycode_core.testing import call_tool, make_context, make_runner, run_events
-from mycode_skills import plugin
-from mycode_skills.state import PINNED_KEY
-from mycode_skills.tool import LOAD_SKILL
 
 
 @pytest.fixture(autouse=True)
