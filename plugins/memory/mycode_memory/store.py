@@ -80,7 +80,7 @@ class MemoryStore:
         path = self.file(scope)
         try:
             text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return []
         except OSError as exc:
             raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None

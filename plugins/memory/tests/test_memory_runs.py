@@ -1,0 +1,160 @@
+"""Memory end to end: remember in one session, see it in the next; the CLI; no trace."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mycode_memory import plugin
+from mycode_memory.store import MemoryStore
+from mycode_memory.tool import REMEMBER
+
+from mycode_core.testing import (
+    FakeOpenAIServer,
+    call_tool,
+    make_context,
+    run_cli,
+    turn,
+    write_script,
+)
+
+
+def test_remember_tool_results(tmp_path: Path) -> None:
+    context = make_context(tmp_path)
+    ok = call_tool(REMEMBER, {"note": "run tests with tox -e py"}, context)
+    assert not ok.is_error and "project note" in ok.text()
+    user = call_tool(REMEMBER, {"note": "likes terse commits", "scope": "user"}, context)
+    assert not user.is_error and "user note" in user.text()
+    assert (
+        "Already remembered"
+        in call_tool(REMEMBER, {"note": "run tests with tox -e py"}, context).text()
+    )
+    assert call_tool(REMEMBER, {"note": "   "}, context).is_error
+    assert call_tool(REMEMBER, {"note": "x" * 2001}, context).is_error
+    bad_scope = call_tool(REMEMBER, {"note": "x", "scope": "global"}, context)
+    assert bad_scope.is_error
+    store = MemoryStore(context.home, context.workspace)
+    assert [n.text for n in store.all_notes()] == [
+        "run tests with tox -e py",
+        "likes terse commits",
+    ]
+    assert list(context.workspace.iterdir()) == []
+
+
+def test_unwritable_store_is_an_error_result(tmp_path: Path) -> None:
+    context = make_context(tmp_path)
+    (context.home / "memory").write_text("in the way", encoding="utf-8")
+    result = call_tool(REMEMBER, {"note": "a fact"}, context)
+    assert result.is_error
+    assert "Could not remember the note" in result.text() and "not writable" in result.text()
+
+
+def test_build_context_shows_notes_once_per_session(tmp_path: Path) -> None:
+    context = make_context(tmp_path)
+    assert plugin.build_context(context=context) is None
+    other = make_context(tmp_path)
+    MemoryStore(other.home, other.workspace).add("deploys go through ./ship.sh", "project")
+    sections = plugin.build_context(context=other)
+    assert sections is not None and "deploys go through ./ship.sh" in sections[0].text
+    MemoryStore(other.home, other.workspace).add("a later note", "project")
+    again = plugin.build_context(context=other)
+    assert again is not None and again[0].text == sections[0].text  # stable within a session
+
+
+def test_notes_persist_across_sessions(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    script = write_script(
+        tmp_path / "s1.json",
+        [
+            {"tool_calls": [{"name": "remember", "arguments": {"note": "the API lives in srv/"}}]},
+            {"content": "noted"},
+        ],
+    )
+    first = run_cli(
+        ["-p", "remember it", "--model", script, "--output-format", "stream-json"],
+        cwd=workspace,
+        home=home,
+    )
+    assert first.rc == 0, first.stderr
+    results = first.of_type("tool_result")
+    assert results and not results[0]["is_error"], results
+    with FakeOpenAIServer([turn("hello")]) as server:
+        second = run_cli(
+            [
+                "-p",
+                "where is the API?",
+                "--model",
+                "m",
+                "--base-url",
+                server.base_url,
+                "--api-key",
+                "x",
+            ],
+            cwd=workspace,
+            home=home,
+        )
+        assert second.rc == 0, second.stderr
+        system = server.requests[0].messages[0]["content"]
+    assert "# Memory" in system and "the API lives in srv/" in system
+    assert sorted(p.name for p in workspace.iterdir()) == []
+
+
+def test_cli_list_forget_edit(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    store = MemoryStore(home, workspace)
+    keep, _ = store.add("keep this one", "project")
+    drop, _ = store.add("drop this one", "project")
+    mine, _ = store.add("user-wide preference", "user")
+    listed = run_cli(["memory", "list", "--json"], cwd=workspace, home=home)
+    assert listed.rc == 0, listed.stderr
+    rows = json.loads(listed.stdout)
+    assert {r["id"] for r in rows} == {keep.id, drop.id, mine.id}
+    plain = run_cli(["memory"], cwd=workspace, home=home)
+    assert keep.id in plain.stdout and "user-wide preference" in plain.stdout
+    forgot = run_cli(["memory", "forget", drop.id], cwd=workspace, home=home)
+    assert forgot.rc == 0 and "Forgot project note" in forgot.stdout
+    missing = run_cli(["memory", "forget", "nope"], cwd=workspace, home=home)
+    assert missing.rc == 1 and "no note with id 'nope'" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys, pathlib\n"
+        "p = pathlib.Path(sys.argv[1])\n"
+        "t = p.read_text().replace('keep this one', 'kept, edited')\n"
+        "p.write_text(t + '\\nnew from editor\\n')\n",
+        encoding="utf-8",
+    )
+    edited = run_cli(
+        ["memory", "edit"],
+        cwd=workspace,
+        home=home,
+        env={"EDITOR": f"{sys.executable} {editor}", "VISUAL": None},
+    )
+    assert edited.rc == 0, edited.stderr
+    texts = sorted(n.text for n in MemoryStore(home, workspace).notes("project"))
+    assert texts == ["kept, edited", "new from editor"]
+    assert [n.text for n in MemoryStore(home, workspace).notes("user")] == ["user-wide preference"]
+
+
+def test_disabled_plugin_leaves_no_trace(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    MemoryStore(home, workspace).add("a secret plan", "project")
+    env: dict[str, Any] = {"MYCODE_DISABLE_PLUGINS": "memory"}
+    with FakeOpenAIServer([turn("hello")]) as server:
+        run = run_cli(
+            ["-p", "hi", "--model", "m", "--base-url", server.base_url, "--api-key", "x"],
+            cwd=workspace,
+            home=home,
+            env=env,
+        )
+        assert run.rc == 0, run.stderr
+        body = server.requests[0].body
+    assert "a secret plan" not in json.dumps(body)
+    assert "remember" not in [t["function"]["name"] for t in body.get("tools", [])]
+    command = run_cli(["memory", "list"], cwd=workspace, home=home, env=env)
+    assert "a secret plan" not in command.stdout + command.stderr
