@@ -15,13 +15,14 @@ def _snapshot(cwd: str | None) -> Any:
     from mycode_core.config import home_dir
     from mycode_core.plugins import get_plugin_manager
     from mycode_skills.discovery import Catalog, default_locations
-    from mycode_skills.state import package_locations
+    from mycode_skills.state import index_file, package_locations
 
     workspace = Path(cwd or os.getcwd()).resolve()
     pm = get_plugin_manager()
     catalog = Catalog(
         default_locations(workspace, home_dir(), Path(os.getcwd())),
         extra=lambda: package_locations(pm.hook, None),
+        index_file=index_file(home_dir()),
     )
     return catalog.refresh()
 

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mycode_skills.index import SkillIndex
 from mycode_skills.parse import SKILL_FILE, Skill, SkillProblem, parse_skill
 
 PROJECT_DIRS = (".mycode/skills", ".agents/skills", ".claude/skills")
@@ -98,11 +99,13 @@ class Catalog:
         self,
         locations: Iterable[Location],
         extra: Callable[[], list[Location]] | None = None,
+        index_file: Path | None = None,
     ) -> None:
         self.locations = list(locations)
+        self._index = SkillIndex(index_file)
         self._extra = extra
         self._extra_locations: list[Location] | None = None
-        self._cache: dict[Path, tuple[_StatKey, Skill | SkillProblem]] = {}
+        self._cache: dict[str, tuple[_StatKey, Skill | SkillProblem]] = {}
         self.parses = 0
         """How many times a ``SKILL.md`` was parsed (the cache's effect shows here)."""
         self.snapshot = Snapshot()
@@ -113,26 +116,28 @@ class Catalog:
             self._extra_locations = self._extra() if self._extra is not None else []
         return [*self.locations, *self._extra_locations]
 
-    def _candidates(self, location: Location, problems: list[str]) -> list[Path]:
-        path = location.path
-        try:
-            if not path.is_dir():
-                return []
-        except OSError:
+    def _candidates(self, location: Location, problems: list[str]) -> list[tuple[str, bool]]:
+        """``(folder, is_symlink)`` of each possible skill folder of ``location``.
+
+        Plain strings and ``os.scandir`` on purpose: this runs before every turn.
+        """
+        path = str(location.path)
+        if not os.path.isdir(path):
             return []
         if location.confined is not None:
-            real = path.resolve()
+            real = Path(os.path.realpath(path))
             if not _inside(real, location.confined):
                 problems.append(
                     f"skills folder {path} refused: it is a symlink leading outside the "
                     f"workspace ({real})"
                 )
                 return []
-        if (path / SKILL_FILE).is_file():
-            return [path]
+        if os.path.isfile(os.path.join(path, SKILL_FILE)):
+            return [(path, os.path.islink(path))]
         found = []
         try:
-            entries = sorted(os.scandir(path), key=lambda entry: entry.name)
+            with os.scandir(path) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
         except OSError as exc:
             problems.append(f"skills folder {path} cannot be read: {exc.strerror}")
             return []
@@ -142,45 +147,54 @@ class Catalog:
             try:
                 if not entry.is_dir():
                     continue
+                link = entry.is_symlink()
             except OSError:
                 continue
-            folder = Path(entry.path)
-            if location.confined is not None and entry.is_symlink():
-                real = folder.resolve()
+            if link and location.confined is not None:
+                real = Path(os.path.realpath(entry.path))
                 if not _inside(real, location.confined):
                     problems.append(
-                        f"skill folder {folder} refused: it is a symlink leading outside the "
-                        f"workspace ({real})"
+                        f"skill folder {entry.path} refused: it is a symlink leading outside "
+                        f"the workspace ({real})"
                     )
                     continue
-            found.append(folder)
+            found.append((entry.path, link))
         return found
 
-    def _load(self, folder: Path, source: str) -> Skill | SkillProblem | None:
-        file = folder / SKILL_FILE
+    def _load(self, folder: str, source: str) -> Skill | SkillProblem | None:
+        file = os.path.join(folder, SKILL_FILE)
         try:
-            st = file.stat()
+            st = os.stat(file)
         except OSError:
             return None
         key = (st.st_mtime_ns, st.st_size, st.st_ino)
         cached = self._cache.get(file)
         if cached is not None and cached[0] == key:
             return cached[1]
-        parsed = parse_skill(folder, source)
-        self.parses += 1
+        parsed = self._index.get(file, key)
+        if (
+            parsed is None
+            or str(parsed.folder) != folder
+            or getattr(parsed, "source", source) != source
+        ):
+            parsed = parse_skill(Path(folder), source)
+            self.parses += 1
+            self._index.put(file, key, parsed)
         self._cache[file] = (key, parsed)
         return parsed
 
     def refresh(self) -> Snapshot:
         """Look at every location again; parse only what changed. Returns the new snapshot."""
         snapshot = Snapshot()
-        seen: set[Path] = set()
+        seen: set[str] = set()
+        files: set[str] = set()
         for location in self.all_locations():
-            for folder in self._candidates(location, snapshot.problems):
-                key = folder.resolve() if folder.is_symlink() else folder
+            for folder, link in self._candidates(location, snapshot.problems):
+                key = os.path.realpath(folder) if link else folder
                 if key in seen:
                     continue
                 seen.add(key)
+                files.add(os.path.join(folder, SKILL_FILE))
                 parsed = self._load(folder, location.source)
                 if parsed is None:
                     continue
@@ -195,5 +209,6 @@ class Catalog:
                     )
                     continue
                 snapshot.skills[parsed.name] = parsed
+        self._index.save(files)
         self.snapshot = snapshot
         return snapshot

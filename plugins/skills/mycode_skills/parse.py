@@ -148,8 +148,9 @@ def parse_skill(folder: Path, source: str) -> Skill | SkillProblem:
         else:
             message = "SKILL.md must start with a '---' YAML front-matter block"
         return SkillProblem(folder, "frontmatter", message)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it
     try:
-        data = yaml.safe_load(split[0])
+        data = yaml.load(split[0], Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         line = f" (line {where.line + 2})" if where is not None else ""

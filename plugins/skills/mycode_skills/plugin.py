@@ -49,7 +49,7 @@ def permission_verdict(
         return verdict
     if verdict is not None and verdict.decision == "deny":
         return verdict
-    skills = state.restrictions.outside(context.prompt, call.name, call.arguments)
+    skills = state.restricting(context.prompt, call.name, call.arguments)
     if skills is None:
         return verdict
     grant = f"skill-outside:{call.name}"

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mycode_skills.discovery import Catalog, Location, Snapshot, default_locations
-from mycode_skills.restrict import Restrictions
+
+if TYPE_CHECKING:
+    from mycode_skills.restrict import Restrictions
 
 STORE_KEY = "skills"
 PINNED_KEY = "pinned_skills"
@@ -27,6 +29,11 @@ def package_locations(hook: Any, context: Any) -> list[Location]:
     return found
 
 
+def index_file(home: Path) -> Path:
+    """Where the parsed-skills index lives: ``$MYCODE_HOME/cache/skills-index.json``."""
+    return home / "cache" / "skills-index.json"
+
+
 class SkillsState:
     """Per-run state, kept in ``context.store["skills"]``."""
 
@@ -37,11 +44,27 @@ class SkillsState:
         self.catalog = Catalog(
             default_locations(Path(context.workspace), Path(context.home), cwd),
             extra=lambda: package_locations(hook, context),
+            index_file=index_file(Path(context.home)),
         )
-        self.restrictions = Restrictions()
+        self._restrictions: Restrictions | None = None
         self.reported: set[str] = set()
         self.lock = threading.Lock()
         self._roots: list[Path] = []
+
+    @property
+    def restrictions(self) -> Restrictions:
+        """The active skills and their ``allowed-tools`` (made on first use)."""
+        if self._restrictions is None:
+            from mycode_skills.restrict import Restrictions
+
+            self._restrictions = Restrictions()
+        return self._restrictions
+
+    def restricting(self, turn: str, name: str, arguments: dict[str, Any]) -> list[str] | None:
+        """Skills whose ``allowed-tools`` leave this call out (``None``: not restricted)."""
+        if self._restrictions is None:
+            return None
+        return self._restrictions.outside(turn, name, arguments)
 
     @classmethod
     def of(cls, context: Any) -> SkillsState:

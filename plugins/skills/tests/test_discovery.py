@@ -161,3 +161,39 @@ def test_packages_are_asked_once(places: dict[str, Path]) -> None:
     cat.refresh()
     cat.refresh()
     assert calls == [1]
+
+
+def test_the_on_disk_index_spares_parsing_in_a_new_session(places: dict[str, Path]) -> None:
+    skills = places["home"] / "skills"
+    for index in range(3):
+        write_skill(skills, f"indexed-{index}", metadata={"when": "2024-01-01"})
+    write_skill(skills, "Invalid")
+    index_file = places["tmp"] / "cache" / "index.json"
+    locations = default_locations(places["workspace"], places["home"], None)
+    first = Catalog(locations, index_file=index_file)
+    found = first.refresh()
+    assert first.parses == 4 and index_file.is_file()
+    second = Catalog(locations, index_file=index_file)
+    again = second.refresh()
+    assert second.parses == 0
+    assert again.skills == found.skills and again.problems == found.problems
+    write_skill(skills, "indexed-1", description="Changed since.")
+    os.utime(skills / "indexed-1" / "SKILL.md", ns=(1, 10**18))
+    third = Catalog(locations, index_file=index_file)
+    assert third.refresh().skills["indexed-1"].description == "Changed since."
+    assert third.parses == 1
+
+
+def test_a_corrupt_index_is_ignored(places: dict[str, Path]) -> None:
+    write_skill(places["home"] / "skills", "fine")
+    index_file = places["tmp"] / "index.json"
+    index_file.write_text("{not json", encoding="utf-8")
+    cat = Catalog(
+        default_locations(places["workspace"], places["home"], None), index_file=index_file
+    )
+    assert list(cat.refresh().skills) == ["fine"]
+    index_file.write_text('{"format": 1, "entries": {"x": 3}}', encoding="utf-8")
+    cat = Catalog(
+        default_locations(places["workspace"], places["home"], None), index_file=index_file
+    )
+    assert list(cat.refresh().skills) == ["fine"]
