@@ -60,8 +60,8 @@ def make_skills(root: Path, count: int) -> None:
             "name or the files involved match."
         )
         (folder / "SKILL.md").write_text(
-            f"---\nname: skill-{index:03d}\ndescription: {json.dumps(description)}\nlicense: MIT\n---\n"
-            + "Step one.\n" * 50,
+            f"---\nname: skill-{index:03d}\ndescription: {json.dumps(description)}\n"
+            "license: MIT\n---\n" + "Step one.\n" * 50,
             encoding="utf-8",
         )
         (folder / "scripts" / "run.py").write_text("print('x')\n", encoding="utf-8")
@@ -90,9 +90,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--skills", type=int, default=200)
     args = parser.parse_args()
-    from mycode_core.runtime.tokens import count_text
     from mycode_skills.discovery import Catalog, default_locations
     from mycode_skills.listing import LISTING_INTRO, listing
+
+    from mycode_core.runtime.tokens import count_text
 
     with tempfile.TemporaryDirectory() as tmp:
         home, ws = Path(tmp) / "home", Path(tmp) / "ws"
