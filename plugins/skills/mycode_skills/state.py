@@ -105,7 +105,14 @@ class SkillsState:
         self.context.emit(NoticeEvent(level="warning", message=message))
 
     def pin(self, name: str, body: str) -> None:
-        """Keep a loaded skill's body as pinned context (survives compaction)."""
+        """Keep a loaded skill's body as pinned context (survives compaction).
+
+        Uses the core's ``context.pin`` when it has one (the context engine's pins); the body
+        is also kept in ``context.store["pinned_skills"][name]``.
+        """
         with self.context.lock:
             pinned = self.context.store.setdefault(PINNED_KEY, {})
             pinned[name] = body
+        pin = getattr(self.context, "pin", None)
+        if callable(pin):
+            pin(f"skill:{name}", body, title=f"Skill {name} (loaded)")
