@@ -68,6 +68,10 @@ class Settings(BaseModel):
     retry_max_delay: float = 30.0
     max_tool_calls_per_reply: int = 16
     max_parallel_tools: int = 4
+    tool_timeout: float = 300.0
+    """Seconds before a hung tool call is answered with an error (a tool may set its own)."""
+    observer_warn_ms: float = 500.0
+    """An ``on_event`` observer slower than this for one event gets one notice."""
     near_limit_steps: int = 3
     permissions: PermissionRules = Field(default_factory=PermissionRules)
     completion_gate: GateSettings = Field(default_factory=GateSettings)

@@ -10,7 +10,7 @@ from mycode_core.hookspecs import hookimpl
 if TYPE_CHECKING:
     import click
 
-    from mycode_core.records import ContextSection, RunContext, Tool
+    from mycode_core.records import ContextSection, RunContext, SlashCommand, Tool
 
 SECTION_KEY = "memory.section"
 SECTION_PRIORITY = 30
@@ -68,3 +68,27 @@ def register_commands(cli: click.Group) -> None:
     from mycode_memory.cli import memory_command
 
     cli.add_command(memory_command)
+
+
+@hookimpl
+def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
+    """``/memory`` (list, forget, edit) and ``/init`` (write AGENTS.md from a survey)."""
+    from mycode_core import SlashCommand
+    from mycode_memory.slash import init_command, memory_command
+
+    register(
+        SlashCommand(
+            name="memory",
+            description="List, edit or forget remembered notes",
+            argument_hint="[list | forget ID | edit [user]]",
+            run=memory_command,
+        )
+    )
+    register(
+        SlashCommand(
+            name="init",
+            description="Survey the workspace and write AGENTS.md",
+            argument_hint="[wishes]",
+            run=init_command,
+        )
+    )

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from mycode_core.records import Tool, ToolResult
+from mycode_core import RunContext, ToolResult, tool
 from mycode_memory.store import MAX_NOTE_CHARS, SCOPES, MemoryStore, StoreError
 
-DESCRIPTION = (
-    "Remember a lasting fact for later sessions (a project convention, a command that works, "
-    "a user preference). scope 'project' (default): this project only; 'user': every project. "
-    "Keep notes short and self-contained; never store secrets."
-)
 
-
-def remember(note: str, scope: str, context: Any) -> ToolResult:
+def save_note(note: str, scope: str, context: Any) -> ToolResult:
     """Save ``note`` in ``scope`` for ``context``'s workspace."""
     text = note.strip()
     if not text:
@@ -38,28 +32,16 @@ def remember(note: str, scope: str, context: Any) -> ToolResult:
     )
 
 
-def _handler(arguments: dict[str, Any], context: Any) -> ToolResult:
-    return remember(
-        str(arguments.get("note", "")), str(arguments.get("scope") or "project"), context
-    )
+@tool(risk="low")
+def remember(
+    note: Annotated[str, "The fact to remember, short and self-contained."],
+    context: RunContext,
+    scope: Annotated[Literal["project", "user"], "project (default) or user."] = "project",
+) -> ToolResult:
+    """Remember a lasting fact for later sessions (a project convention, a command that
+    works, a user preference). scope 'project' (default): this project only; 'user': every
+    project. Keep notes short and self-contained; never store secrets."""
+    return save_note(note, scope, context)
 
 
-REMEMBER = Tool(
-    name="remember",
-    description=DESCRIPTION,
-    input_schema={
-        "type": "object",
-        "properties": {
-            "note": {"type": "string", "description": "The fact to remember."},
-            "scope": {
-                "type": "string",
-                "enum": list(SCOPES),
-                "description": "project (default) or user.",
-            },
-        },
-        "required": ["note"],
-        "additionalProperties": False,
-    },
-    handler=_handler,
-    risk="low",
-)
+REMEMBER = remember

@@ -21,7 +21,9 @@ def _snapshot(cwd: str | None) -> Any:
     pm = get_plugin_manager()
     catalog = Catalog(
         default_locations(workspace, home_dir(), Path(os.getcwd())),
-        extra=lambda: package_locations(pm.hook, None),
+        extra=lambda: package_locations(
+            pm.hook, None, lambda message: click.echo(f"warning: {message}", err=True)
+        ),
         index_file=index_file(home_dir()),
     )
     return catalog.refresh()

@@ -9,10 +9,26 @@ from mycode_core.hookspecs import hookimpl
 
 if TYPE_CHECKING:
     import click
+    import pluggy
 
-    from mycode_core.records import ContextSection, PermissionVerdict, RunContext, Tool, ToolCall
+    from mycode_core.records import (
+        ContextSection,
+        PermissionVerdict,
+        RunContext,
+        SlashCommand,
+        Tool,
+        ToolCall,
+    )
 
 SECTION_PRIORITY = 40
+
+
+@hookimpl
+def add_hookspecs(pluginmanager: pluggy.PluginManager) -> None:
+    """Add ``register_skills``, through which installed packages contribute skills."""
+    from mycode_skills import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 @hookimpl
@@ -73,3 +89,45 @@ def register_commands(cli: click.Group) -> None:
     from mycode_skills.cli import skills_command
 
     cli.add_command(skills_command)
+
+
+@hookimpl
+def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
+    """``/skills``, ``/skill NAME [task]`` and one ``/skill:NAME [task]`` per listed skill."""
+    from mycode_core import SlashCommand
+    from mycode_skills.slash import force_skill, skills_list
+    from mycode_skills.state import SkillsState
+
+    register(
+        SlashCommand(
+            name="skills", description="List the skills (and the invalid ones)", run=skills_list
+        )
+    )
+
+    def named(arguments: str, ctx: RunContext) -> Any:
+        name, _, task = arguments.strip().partition(" ")
+        if not name:
+            return skills_list("", ctx)
+        return force_skill(name, task, ctx)
+
+    register(
+        SlashCommand(
+            name="skill",
+            description="Load a skill into this turn",
+            argument_hint="NAME [task]",
+            run=named,
+        )
+    )
+    for skill in SkillsState.of(context).refresh().sorted():
+
+        def run(arguments: str, ctx: RunContext, _name: str = skill.name) -> Any:
+            return force_skill(_name, arguments, ctx)
+
+        register(
+            SlashCommand(
+                name=f"skill:{skill.name}",
+                description=skill.description[:80],
+                argument_hint="[task]",
+                run=run,
+            )
+        )

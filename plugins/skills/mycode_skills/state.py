@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +17,13 @@ STORE_KEY = "skills"
 PINNED_KEY = "pinned_skills"
 
 
-def package_locations(hook: Any, context: Any) -> list[Location]:
-    """Folders contributed through the ``register_skills`` hook, with their plugin's name."""
+def package_locations(
+    hook: Any, context: Any, notice: Callable[[str], None] | None = None
+) -> list[Location]:
+    """Folders contributed through the ``register_skills`` hook (called through pluggy).
+
+    A failing implementation costs one notice; folders registered before it still count.
+    """
     if hook is None or not hasattr(hook, "register_skills"):
         return []
     found: list[Location] = []
@@ -25,7 +31,11 @@ def package_locations(hook: Any, context: Any) -> list[Location]:
     def register(path: Path | str) -> None:
         found.append(Location(Path(path).expanduser(), "package"))
 
-    hook.register_skills(register=register, context=context)
+    try:
+        hook.register_skills(register=register, context=context)
+    except Exception as exc:  # noqa: BLE001 - a broken package must not break the run
+        if notice is not None:
+            notice(f"register_skills failed: {type(exc).__name__}: {exc}")
     return found
 
 
@@ -40,10 +50,10 @@ class SkillsState:
     def __init__(self, context: Any) -> None:
         self.context = context
         cwd = Path(os.getcwd())
-        hook = getattr(context, "hook", None)
+        hook = context.hook if context.plugin_manager is not None else None
         self.catalog = Catalog(
             default_locations(Path(context.workspace), Path(context.home), cwd),
-            extra=lambda: package_locations(hook, context),
+            extra=lambda: package_locations(hook, context, self._notice),
             index_file=index_file(Path(context.home)),
         )
         self._restrictions: Restrictions | None = None

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from mycode_core.records import Tool, ToolResult
+from mycode_core import RunContext, ToolResult, tool
 from mycode_skills.listing import loaded_text
 from mycode_skills.state import SkillsState
-
-DESCRIPTION = (
-    "Load a skill listed under 'Skills' in the system prompt: returns its instructions "
-    "(SKILL.md) and the list of files in its folder, which read_file can open."
-)
 
 
 def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
@@ -34,21 +29,13 @@ def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
     )
 
 
-def _handler(arguments: dict[str, Any], context: Any) -> ToolResult:
-    return load(str(arguments.get("name", "")), context, turn=context.prompt)
+@tool(read_only=True, concurrency_safe=True, risk="low")
+def load_skill(
+    name: Annotated[str, "The skill's name, as listed under 'Skills'."], context: RunContext
+) -> ToolResult:
+    """Load a skill listed under 'Skills' in the system prompt: returns its instructions
+    (SKILL.md) and the list of files in its folder, which read_file can open."""
+    return load(name, context, turn=context.prompt)
 
 
-LOAD_SKILL = Tool(
-    name="load_skill",
-    description=DESCRIPTION,
-    input_schema={
-        "type": "object",
-        "properties": {"name": {"type": "string", "description": "The skill's name."}},
-        "required": ["name"],
-        "additionalProperties": False,
-    },
-    handler=_handler,
-    read_only=True,
-    concurrency_safe=True,
-    risk="low",
-)
+LOAD_SKILL = load_skill
