@@ -25,12 +25,12 @@ if TYPE_CHECKING:
 
     from mycode_core.records import (
         CompletionVerdict,
-        SlashCommand,
         ContextSection,
         ModelProvider,
         Observation,
         PermissionVerdict,
         RunContext,
+        SlashCommand,
         StagnationVerdict,
         Tool,
         ToolCall,

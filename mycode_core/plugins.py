@@ -167,7 +167,9 @@ def get_plugin_manager(
             try:
                 pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=ep.name)
             except Exception as exc:  # noqa: BLE001 - any import error is reported, not fatal
-                _warn(report, _problem(ep.name, distributions[ep.name], exc, "failed to load"), warn)
+                _warn(
+                    report, _problem(ep.name, distributions[ep.name], exc, "failed to load"), warn
+                )
     extras = list(extra_plugins)
     for plugin in extras:
         pm.register(plugin)

@@ -94,7 +94,9 @@ class Tool(BaseModel):
     def _check_schema(self) -> Tool:
         schema = self.input_schema
         if not isinstance(schema, dict) or schema.get("type") != "object":
-            raise ValueError(f"tool {self.name!r}: input_schema must be a JSON schema of type object")
+            raise ValueError(
+                f"tool {self.name!r}: input_schema must be a JSON schema of type object"
+            )
         import jsonschema
 
         try:

@@ -570,9 +570,7 @@ def test_register_slash_commands_collects_commands_with_their_plugin(tmp_path: P
         @hookimpl
         def register_slash_commands(self, register: Any) -> None:
             register(SlashCommand(name="hello", description="Greet.", run=lambda a, c: f"hi {a}"))
-            register(
-                SlashCommand(name="show", run=lambda a, c: SlashResult(output="shown"))
-            )
+            register(SlashCommand(name="show", run=lambda a, c: SlashResult(output="shown")))
 
     class Again:
         @hookimpl
@@ -632,7 +630,11 @@ def test_on_event_subscribers_only_get_their_types_and_slow_ones_do_not_slow_the
             release.wait(60)  # blocks its own worker only
 
     runner = make_runner(
-        tmp_path, Picky(), Stuck(), tools_plugin(noop_tool()), turns=[tool_turn("noop")],
+        tmp_path,
+        Picky(),
+        Stuck(),
+        tools_plugin(noop_tool()),
+        turns=[tool_turn("noop")],
         observer_warn_ms=1,
     )
     events = list(runner.run("go"))  # finishes although Stuck never returns on its own

@@ -26,3 +26,21 @@ def test_ci_runs_the_readme_test_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     test_command = quickstart_commands()[1]
     assert any(line.strip() == test_command for line in ci.splitlines())
+
+
+def test_nothing_depends_on_the_unrelated_mycode_distribution() -> None:
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    files = [root / "pyproject.toml", *root.glob("plugins/*/pyproject.toml")]
+    files += list(root.glob("examples/*/pyproject.toml"))
+    assert tomllib.loads((root / "pyproject.toml").read_text())["project"]["name"] == "mycode-core"
+    for path in files:
+        project = tomllib.loads(path.read_text())["project"]
+        requirements = list(project.get("dependencies", []))
+        for extra in project.get("optional-dependencies", {}).values():
+            requirements += extra
+        names = {re.split(r"[\s<>=!~\[;@]", r, maxsplit=1)[0].lower() for r in requirements}
+        assert "mycode" not in names, path
+        if path.parent.parent.name in ("plugins", "examples"):
+            assert "mycode-core" in names, path

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
+from mycode_core.paths import (
+    BoundaryError,
+    bind_path,
+    bound_root,
+    relative,
+    resolve_in_workspace,
+)
 from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall, ToolResult
 from mycode_core.runtime.events import AgentEvent, PermissionEvent, ToolCallEvent, ToolResultEvent
 from mycode_core.tooling import coerce_result
@@ -200,7 +206,10 @@ class ToolOrchestrator:
         for name, raw in _path_arguments(tool, call).items():
             mode = tool.paths[name]
             try:
-                call.paths[name] = resolve_in_workspace(raw, self.context, write=mode == "write")
+                resolved = resolve_in_workspace(raw, self.context, write=mode == "write")
+                call.paths[name] = bind_path(
+                    resolved, bound_root(resolved, self.context), writable=mode == "write"
+                )
             except BoundaryError as exc:
                 return self._refuse(
                     call,
@@ -350,7 +359,9 @@ class ToolOrchestrator:
             return
         rel = {name: relative(Path(path), self.context) for name, path in call.paths.items()}
         result.metadata.setdefault("resources", [f"file:{r}" for r in rel.values()])
-        written = [rel[name] for name, mode in tool.paths.items() if mode == "write" and name in rel]
+        written = [
+            rel[name] for name, mode in tool.paths.items() if mode == "write" and name in rel
+        ]
         if written:
             result.metadata.setdefault("mutated", written)
 

@@ -73,7 +73,9 @@ def _file_subject(tool: Any, argument: str, call: Any, context: Any) -> _Subject
     secret = paths.sensitive_reason(path) if path.name else None
     if secret:
         verb = "changing" if write else "reading"
-        finding = Finding("ask", "builtin:sensitive-file", f"{verb} {rel}: {secret}", edit_like=write)
+        finding = Finding(
+            "ask", "builtin:sensitive-file", f"{verb} {rel}: {secret}", edit_like=write
+        )
         return _Subject(rel, finding, grant)
     if write:
         protected = paths.protected_reason(rel)

@@ -59,8 +59,6 @@ TODO_WRITE = (
 )
 
 
-
-
 def _run(module: str, name: str, run: RunContext, /, **arguments: Any) -> ToolResult:
     """Call ``mycode_builtin_tools.tools.<module>.<name>`` with the arguments that were given."""
     func = getattr(importlib.import_module(f"mycode_builtin_tools.tools.{module}"), name)
