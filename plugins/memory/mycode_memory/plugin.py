@@ -44,19 +44,23 @@ def build_context(context: RunContext) -> list[ContextSection] | None:
     from mycode_memory.store import MemoryStore, StoreError
 
     with context.lock:
-        if SECTION_KEY not in context.store:
+        cached = context.store.get(SECTION_KEY)
+        # chosen once per session, for its first task; before the task is known (the CLI
+        # prepares the run first) the choice is provisional and made again with the task
+        if cached is None or (not cached[0] and context.prompt):
             store = MemoryStore(context.home, context.workspace)
             try:
                 notes = store.all_notes()
             except StoreError as exc:
-                from mycode_core.runtime.events import NoticeEvent
+                if cached is None:
+                    from mycode_core.runtime.events import NoticeEvent
 
-                context.emit(NoticeEvent(level="warning", message=f"memory: {exc}"))
+                    context.emit(NoticeEvent(level="warning", message=f"memory: {exc}"))
                 notes = []
-            context.store[SECTION_KEY] = render_notes(
-                notes, context.prompt, budget(context), count_text
-            )
-        text = context.store[SECTION_KEY]
+            rendered = render_notes(notes, context.prompt, budget(context), count_text)
+            cached = (context.prompt, rendered)
+            context.store[SECTION_KEY] = cached
+        text = cached[1]
     if not text:
         return None
     return [ContextSection(title="Memory", text=text, priority=SECTION_PRIORITY)]

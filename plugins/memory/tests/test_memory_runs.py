@@ -158,3 +158,70 @@ def test_disabled_plugin_leaves_no_trace(tmp_path: Path) -> None:
     assert "remember" not in [t["function"]["name"] for t in body.get("tools", [])]
     command = run_cli(["memory", "list"], cwd=workspace, home=home, env=env)
     assert "a secret plan" not in command.stdout + command.stderr
+
+
+def test_print_mode_ranks_notes_for_the_task_and_runs_slash_commands(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    store = MemoryStore(home, workspace)
+    store.add("the frontend build uses vite", "project")
+    store.add("database migrations run with alembic upgrade head", "project")
+    store.add("prefers British spelling", "user")
+    with FakeOpenAIServer([turn("ok")]) as server:
+        run = run_cli(
+            [
+                "-p",
+                "write a database migration",
+                "--model",
+                "m",
+                "--base-url",
+                server.base_url,
+                "--api-key",
+                "x",
+            ],
+            cwd=workspace,
+            home=home,
+        )
+        assert run.rc == 0, run.stderr
+        system = server.requests[0].messages[0]["content"]
+    memory = system.split("# Memory", 1)[1]
+    assert memory.index("alembic") < memory.index("British") < memory.index("vite")
+    idle = write_script(tmp_path / "idle.json", [])
+    listed = run_cli(["-p", "/memory", "--model", idle], cwd=workspace, home=home)
+    assert listed.rc == 0, listed.stderr
+    assert "alembic" in listed.stdout and "project" in listed.stdout
+    script = write_script(
+        tmp_path / "init.json",
+        [
+            {
+                "tool_calls": [
+                    {
+                        "name": "write_file",
+                        "arguments": {"path": "AGENTS.md", "content": "# Agents\n"},
+                    }
+                ]
+            },
+            {"content": "written"},
+        ],
+    )
+    init = run_cli(
+        [
+            "-p",
+            "/init",
+            "--model",
+            script,
+            "--permission-mode",
+            "accept-edits",
+            "--completion-policy",
+            "off",
+            "--output-format",
+            "stream-json",
+        ],
+        cwd=workspace,
+        home=home,
+    )
+    assert init.rc == 0, init.stderr
+    user_turn = [e for e in init.events if e.get("type") == "user"][0]["content"]
+    assert "Survey this workspace" in user_turn
+    assert (workspace / "AGENTS.md").read_text(encoding="utf-8") == "# Agents\n"
+    assert sorted(p.name for p in workspace.iterdir()) == ["AGENTS.md"]

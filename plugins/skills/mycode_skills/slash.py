@@ -35,6 +35,6 @@ def force_skill(name: str, task: str, context: Any) -> Any:
         return _output(result.text())
     request = task.strip() or "Apply this skill to the current work; ask me if anything is unclear."
     return (
-        f"{result.text()}\n\nThe user loaded the skill {name!r} above for this turn. "
-        f"Follow its instructions.\n\nTask: {request}"
+        f"{request}\n\nUse the skill {name!r}, loaded below for this turn, and follow its "
+        f"instructions.\n\n{result.text()}"
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from skill_helpers import write_skill
 
-from mycode_core.testing import CliResult, FakeOpenAIServer, run_cli, turn
+from mycode_core.testing import CliResult, FakeOpenAIServer, run_cli, turn, write_script
 
 
 @pytest.fixture
@@ -123,3 +123,30 @@ def test_enabled_run_lists_skills_and_reports_the_invalid_one(dirs: dict[str, Pa
     assert "Do the home thing." not in system_prompt
     notices = [e["message"] for e in result.of_type("notice")]
     assert sum("Broken_Name" in n for n in notices) == 1
+
+
+def test_print_mode_slash_commands(dirs: dict[str, Path], tmp_path: Path) -> None:
+    idle = write_script(tmp_path / "idle.json", [])
+    listed = _run(["-p", "/skills", "--model", idle], dirs)
+    assert listed.rc == 0, listed.stderr
+    assert "home-skill (user): From MYCODE_HOME." in listed.stdout
+    with FakeOpenAIServer([turn("done")]) as server:
+        forced = _run(
+            [
+                "-p",
+                "/skill:home-skill tidy the repo",
+                "--model",
+                "m",
+                "--base-url",
+                server.base_url,
+                "--api-key",
+                "x",
+                "--completion-policy",
+                "off",
+            ],
+            dirs,
+        )
+        assert forced.rc == 0, forced.stderr
+        user = server.requests[0].messages[-1]["content"]
+    assert "Do the home thing." in user and user.startswith("tidy the repo")
+    assert "- scripts/run.sh" in user

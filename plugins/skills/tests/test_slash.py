@@ -56,7 +56,7 @@ def test_skill_colon_name_forces_the_skill_into_the_turn(
     found, context = commands
     prompt = found["skill:tidy-imports"].run("clean up app.py", context)
     assert isinstance(prompt, str)
-    assert "Run the sorter, then check." in prompt and "Task: clean up app.py" in prompt
+    assert "Run the sorter, then check." in prompt and prompt.startswith("clean up app.py")
     assert context.store[PINNED_KEY]["tidy-imports"].startswith("Run the sorter")
     state = SkillsState.of(context)
     # bound to the turn this prompt starts: restricts there, not in a later one
@@ -68,7 +68,7 @@ def test_skill_colon_name_forces_the_skill_into_the_turn(
 def test_skill_with_a_space_and_unknown_names(commands: tuple[dict[str, Any], Any]) -> None:
     found, context = commands
     prompt = found["skill"].run("tidy-imports", context)
-    assert isinstance(prompt, str) and "Task: Apply this skill" in prompt
+    assert isinstance(prompt, str) and prompt.startswith("Apply this skill")
     unknown = found["skill"].run("nope do it", context)
     assert isinstance(unknown, SlashResult)
     assert "Unknown skill 'nope'" in str(unknown.output) and "tidy-imports" in str(unknown.output)
