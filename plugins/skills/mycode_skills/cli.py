@@ -12,19 +12,24 @@ import click
 
 def _snapshot(cwd: str | None) -> Any:
     """Discover skills as a run in ``cwd`` would (packages included)."""
-    from mycode_core.config import home_dir
+    from mycode_core.config import ConfigError, home_dir, load_settings
     from mycode_core.plugins import get_plugin_manager
     from mycode_skills.discovery import Catalog, default_locations
-    from mycode_skills.state import index_file, package_locations
+    from mycode_skills.state import folder_names_setting, index_file, package_locations
 
     workspace = Path(cwd or os.getcwd()).resolve()
+    try:
+        folder_names = folder_names_setting(load_settings(workspace, home_dir()))
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
     pm = get_plugin_manager()
     catalog = Catalog(
         default_locations(workspace, home_dir(), Path(os.getcwd())),
         extra=lambda: package_locations(
             pm.hook, None, lambda message: click.echo(f"warning: {message}", err=True)
         ),
-        index_file=index_file(home_dir()),
+        index_file=index_file(home_dir(), folder_names),
+        folder_names=folder_names,
     )
     return catalog.refresh()
 

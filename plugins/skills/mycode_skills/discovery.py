@@ -100,8 +100,10 @@ class Catalog:
         locations: Iterable[Location],
         extra: Callable[[], list[Location]] | None = None,
         index_file: Path | None = None,
+        folder_names: bool = False,
     ) -> None:
         self.locations = list(locations)
+        self.folder_names = folder_names
         self._index = SkillIndex(index_file)
         self._extra = extra
         self._extra_locations: list[Location] | None = None
@@ -177,7 +179,7 @@ class Catalog:
             or str(parsed.folder) != folder
             or getattr(parsed, "source", source) != source
         ):
-            parsed = parse_skill(Path(folder), source)
+            parsed = parse_skill(Path(folder), source, self.folder_names)
             self.parses += 1
             self._index.put(file, key, parsed)
         self._cache[file] = (key, parsed)
@@ -201,6 +203,11 @@ class Catalog:
                 if isinstance(parsed, SkillProblem):
                     snapshot.problems.append(parsed.notice())
                     continue
+                if parsed.renamed is not None:
+                    snapshot.problems.append(
+                        f"skill in {folder} listed under its folder's name {parsed.name!r}: "
+                        f"{parsed.renamed}"
+                    )
                 winner = snapshot.skills.get(parsed.name)
                 if winner is not None:
                     snapshot.problems.append(

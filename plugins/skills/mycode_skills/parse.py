@@ -44,6 +44,9 @@ class Skill:
     metadata: dict[str, Any] = field(default_factory=dict)
     allowed_tools: tuple[str, ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    renamed: str | None = None
+    """With ``[skills] folder_names``: the rule the front matter's ``name`` broke, when the
+    skill is listed under its folder's name instead."""
 
     @property
     def file(self) -> Path:
@@ -131,8 +134,13 @@ def _tools_field(value: Any) -> tuple[str, ...] | None:
     return None
 
 
-def parse_skill(folder: Path, source: str) -> Skill | SkillProblem:
-    """Read and validate the ``SKILL.md`` in ``folder``; never raises."""
+def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill | SkillProblem:
+    """Read and validate the ``SKILL.md`` in ``folder``; never raises.
+
+    With ``folder_names`` a ``name`` that breaks a naming rule (Claude Code plugins use
+    display names such as ``Plugin Settings``) is replaced by the folder's name when that one
+    is valid; the skill records the broken rule in ``renamed``.
+    """
     import yaml
 
     path = folder / SKILL_FILE
@@ -158,10 +166,12 @@ def parse_skill(folder: Path, source: str) -> Skill | SkillProblem:
         return SkillProblem(folder, "yaml", f"broken YAML front matter{line}: {problem}")
     if not isinstance(data, dict):
         return SkillProblem(folder, "frontmatter", "the front matter is not a YAML mapping")
-    return validate(data, folder, source)
+    return validate(data, folder, source, folder_names)
 
 
-def validate(data: dict[str, Any], folder: Path, source: str) -> Skill | SkillProblem:
+def validate(
+    data: dict[str, Any], folder: Path, source: str, folder_names: bool = False
+) -> Skill | SkillProblem:
     """Check parsed front matter against the spec; a :class:`Skill` or the first problem."""
     name = data.get("name")
     if name is None or (isinstance(name, str) and not name.strip()):
@@ -169,8 +179,12 @@ def validate(data: dict[str, Any], folder: Path, source: str) -> Skill | SkillPr
     if not isinstance(name, str):
         return SkillProblem(folder, "name-required", "the 'name' field must be a string")
     broken = name_problem(name, folder.name)
+    renamed = None
     if broken is not None:
-        return SkillProblem(folder, broken[0], broken[1], name=name)
+        if not folder_names or name_problem(folder.name, folder.name) is not None:
+            return SkillProblem(folder, broken[0], broken[1], name=name)
+        renamed = f"{broken[1]} [rule {broken[0]}]"
+        name = folder.name
     description = data.get("description")
     if not isinstance(description, str) or not description.strip():
         return SkillProblem(
@@ -225,6 +239,7 @@ def validate(data: dict[str, Any], folder: Path, source: str) -> Skill | SkillPr
         metadata={str(k): v for k, v in (metadata or {}).items()},
         allowed_tools=allowed,
         extra={str(k): v for k, v in data.items() if k not in known},
+        renamed=renamed,
     )
 
 

@@ -39,9 +39,18 @@ def package_locations(
     return found
 
 
-def index_file(home: Path) -> Path:
-    """Where the parsed-skills index lives: ``$MYCODE_HOME/cache/skills-index.json``."""
-    return home / "cache" / "skills-index.json"
+def index_file(home: Path, folder_names: bool = False) -> Path:
+    """Where the parsed-skills index lives: ``$MYCODE_HOME/cache/skills-index.json`` (one
+    file per naming mode, since the mode changes the outcome)."""
+    return (
+        home / "cache" / ("skills-index-folder-names.json" if folder_names else "skills-index.json")
+    )
+
+
+def folder_names_setting(settings: Any) -> bool:
+    """``[skills] folder_names`` (default false: names are validated as the spec says)."""
+    section = settings.section("skills") if hasattr(settings, "section") else {}
+    return section.get("folder_names") is True
 
 
 class SkillsState:
@@ -54,7 +63,8 @@ class SkillsState:
         self.catalog = Catalog(
             default_locations(Path(context.workspace), Path(context.home), cwd),
             extra=lambda: package_locations(hook, context, self._notice),
-            index_file=index_file(Path(context.home)),
+            index_file=index_file(Path(context.home), folder_names_setting(context.settings)),
+            folder_names=folder_names_setting(context.settings),
         )
         self._restrictions: Restrictions | None = None
         self.reported: set[str] = set()

@@ -197,3 +197,20 @@ def test_a_corrupt_index_is_ignored(places: dict[str, Path]) -> None:
         default_locations(places["workspace"], places["home"], None), index_file=index_file
     )
     assert list(cat.refresh().skills) == ["fine"]
+
+
+def test_folder_names_mode_lists_display_named_skills_under_their_folder(
+    places: dict[str, Path],
+) -> None:
+    skills = places["home"] / "skills"
+    write_skill(skills, "plugin-settings", front={"name": "Plugin Settings"})
+    write_skill(skills, "Bad_Folder", front={"name": "Also Bad"})
+    write_skill(skills, "fine-one")
+    locations = default_locations(places["workspace"], places["home"], None)
+    strict = Catalog(locations).refresh()
+    assert sorted(strict.skills) == ["fine-one"]
+    relaxed = Catalog(locations, folder_names=True).refresh()
+    assert sorted(relaxed.skills) == ["fine-one", "plugin-settings"]
+    assert relaxed.skills["plugin-settings"].renamed is not None
+    assert any("listed under its folder's name 'plugin-settings'" in p for p in relaxed.problems)
+    assert any("'Also Bad'" in p and "not loaded" in p for p in relaxed.problems)

@@ -150,3 +150,13 @@ def test_print_mode_slash_commands(dirs: dict[str, Path], tmp_path: Path) -> Non
         user = server.requests[0].messages[-1]["content"]
     assert "Do the home thing." in user and user.startswith("tidy the repo")
     assert "- scripts/run.sh" in user
+
+
+def test_folder_names_setting_from_config(dirs: dict[str, Path]) -> None:
+    write_skill(dirs["home"] / "skills", "display-named", front={"name": "Display Named"})
+    strict = json.loads(_run(["skills", "--json"], dirs).stdout)
+    assert "display-named" not in [s["name"] for s in strict["skills"]]
+    (dirs["home"] / "config.toml").write_text("[skills]\nfolder_names = true\n", "utf-8")
+    relaxed = json.loads(_run(["skills", "--json"], dirs).stdout)
+    assert "display-named" in [s["name"] for s in relaxed["skills"]]
+    assert "Broken_Name" not in [s["name"] for s in relaxed["skills"]]  # its folder is invalid
