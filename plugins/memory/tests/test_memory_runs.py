@@ -225,3 +225,20 @@ def test_print_mode_ranks_notes_for_the_task_and_runs_slash_commands(tmp_path: P
     assert "Survey this workspace" in user_turn
     assert (workspace / "AGENTS.md").read_text(encoding="utf-8") == "# Agents\n"
     assert sorted(p.name for p in workspace.iterdir()) == ["AGENTS.md"]
+
+
+def test_budget_comes_from_config(tmp_path: Path) -> None:
+    from mycode_core.config import load_settings
+
+    context = make_context(tmp_path)
+    store = MemoryStore(context.home, context.workspace)
+    for index in range(20):
+        store.add(f"note number {index} " + "detail " * 30, "project")
+    (context.home / "config.toml").write_text("[memory]\nbudget_tokens = 120\n", "utf-8")
+    small = make_context(tmp_path, settings=load_settings(context.workspace, context.home))
+    sections = plugin.build_context(context=small)
+    assert sections is not None
+    assert sections[0].text.count("note number") < 5
+    assert "more notes not shown" in sections[0].text
+    assert plugin.budget(small) == 120
+    assert plugin.budget(context) == 1500
