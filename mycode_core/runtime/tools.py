@@ -120,6 +120,8 @@ class ToolOrchestrator:
         self._allowed: dict[str, dict[str, Any]] = {}
         self.observer: Observer | None = None
         """Wraps each execution (the runner records observations through it)."""
+        self.notify: Callable[[str], None] | None = None
+        """Called with the question before the user is asked for a permission."""
 
     def close(self) -> None:
         """Release the worker threads."""
@@ -253,6 +255,21 @@ class ToolOrchestrator:
         verdict = self.permission(call, tool) or PermissionVerdict(
             decision="allow", reason="no policy objected", rule="default", layer="default"
         )
+        updated = verdict.updated_arguments
+        if updated is not None and verdict.decision != "deny":
+            problem = self.schemas.problem(tool, updated) if isinstance(updated, dict) else None
+            if not isinstance(updated, dict) or problem is not None:
+                by = f" by {verdict.rule}" if verdict.rule else ""
+                return ToolResult.error(
+                    f"Not run: the arguments rewritten{by} are invalid for {call.name}: "
+                    f"{problem or 'not a JSON object'}"
+                )
+            call.arguments = dict(updated)
+            call.raw_arguments = json.dumps(updated, ensure_ascii=False)
+            call.paths.clear()
+            refusal = self._resolve_paths(call, tool)  # the rewritten paths cross the boundary too
+            if refusal is not None:
+                return refusal
         if verdict.decision == "ask":
             verdict = self._ask(call, tool, verdict)
         self.emit(
@@ -285,6 +302,8 @@ class ToolOrchestrator:
             )
         arguments = json.dumps(call.arguments, ensure_ascii=False)
         question = f"Allow {call.name} {arguments[:300]}? ({verdict.reason})"
+        if self.notify is not None:
+            self.notify(question)
         answer = context.ask(question, ASK_OPTIONS)
         if answer == ASK_OPTIONS[0]:
             return PermissionVerdict(
