@@ -12,23 +12,36 @@ import click
 
 def _snapshot(cwd: str | None) -> Any:
     """Discover skills as a run in ``cwd`` would (packages included)."""
+    from mycode_core import RunContext
     from mycode_core.config import ConfigError, home_dir, load_settings
     from mycode_core.plugins import get_plugin_manager
     from mycode_skills.discovery import Catalog, default_locations
     from mycode_skills.state import folder_names_setting, index_file, package_locations
 
     workspace = Path(cwd or os.getcwd()).resolve()
+    home = home_dir()
     try:
-        folder_names = folder_names_setting(load_settings(workspace, home_dir()))
+        settings = load_settings(workspace, home)
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
+    folder_names = folder_names_setting(settings)
     pm = get_plugin_manager()
+
+    def notice(event: Any) -> None:
+        click.echo(f"warning: {getattr(event, 'message', event)}", err=True)
+
+    context = RunContext(
+        workspace=workspace,
+        home=home,
+        settings=settings,
+        session_id="mycode-skills",
+        emit=notice,
+        plugin_manager=pm,
+    )
     catalog = Catalog(
-        default_locations(workspace, home_dir(), Path(os.getcwd())),
-        extra=lambda: package_locations(
-            pm.hook, None, lambda message: click.echo(f"warning: {message}", err=True)
-        ),
-        index_file=index_file(home_dir(), folder_names),
+        default_locations(workspace, home, Path(os.getcwd())),
+        extra=lambda: package_locations(pm.hook, context, notice),
+        index_file=index_file(home, folder_names),
         folder_names=folder_names,
     )
     return catalog.refresh()

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 @hookspec
-def register_skills(register: Callable[[Path | str], None], context: RunContext | None) -> None:
+def register_skills(register: Callable[[Path | str], None], context: RunContext) -> None:
     """Contribute folders of skills (agentskills.io ``SKILL.md`` folders).
 
     Called once per run when the skills plugin first looks for skills, and by
@@ -23,6 +23,6 @@ def register_skills(register: Callable[[Path | str], None], context: RunContext 
     ``@hookimpl(optionalhook=True)`` so your plugin also loads when the skills plugin is absent.
 
     :param register: callback taking a folder path.
-    :param context: the run's :class:`~mycode_core.records.RunContext`, or ``None`` when
-        called outside a run (the ``mycode skills`` command).
+    :param context: the run's :class:`~mycode_core.records.RunContext` (``mycode skills``
+        passes one of its own: workspace, home, settings and plugin manager, no model).
     """
