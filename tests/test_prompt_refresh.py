@@ -48,3 +48,18 @@ def test_unchanged_sections_keep_the_same_prompt(tmp_path: Path) -> None:
     assert runner.view.system_message is first
     calls = runner.turns_model.calls
     assert _system(calls[0]) == _system(calls[1])
+
+
+def test_session_start_lines_survive_the_refresh(tmp_path: Path) -> None:
+    class Starter:
+        @hookimpl
+        def session_start(self, source: str, context: Any) -> list[str]:
+            return ["Style: terse."]
+
+    counter = Counter()
+    runner = make_runner(tmp_path, counter, Starter(), turns=[{"content": "1"}, {"content": "2"}])
+    run_events(runner, "a", close=False)
+    run_events(runner, "b")
+    for call in runner.turns_model.calls:
+        assert "Style: terse." in _system(call)
+    assert "version 2" in _system(runner.turns_model.calls[1])

@@ -125,8 +125,9 @@ class AgentRunner:
         self.changes = ChangeDetector(self.workspace)
         collect_tools(self.pm, self.context, self._notice)  # MCP servers start in background
         self.model = make_model(self.pm, self.settings, self._notice)
-        prompt = system_prompt(self.pm, self.context, self._notice)
-        prompt = lifecycle.with_session_start(self.pm, self.context, self.start_source, prompt)
+        base = system_prompt(self.pm, self.context, self._notice)
+        prompt = lifecycle.with_session_start(self.pm, self.context, self.start_source, base)
+        self._session_start_text = prompt[len(base) :]  # kept when the sections are refreshed
         window = int(self.settings.context_window)
         reserve = int(self.settings.max_output_tokens or min(OUTPUT_RESERVE, window // 4))
         self.view = ModelView(prompt, max(1024, window - reserve), self._compact)
@@ -182,7 +183,8 @@ class AgentRunner:
     def refresh_system_prompt(self) -> None:
         """Ask ``build_context`` again (between turns); the view changes only if the text did."""
         if self.view is not None:
-            self.view.set_system_prompt(system_prompt(self.pm, self.context, self._notice))
+            sections = system_prompt(self.pm, self.context, self._notice)
+            self.view.set_system_prompt(sections + self._session_start_text)
 
     def close(self, reason: str = "exit") -> None:
         """Run cleanup tasks (stop MCP servers) and close the transcript.
@@ -470,6 +472,7 @@ class AgentRunner:
         return state
 
     _step = 0
+    _session_start_text = ""
 
     def _observe_call(self, call: ToolCall, tool: Any, run: Any) -> CallOutcome:
         """Wraps one tool execution: watch the workspace if the call may change files the
