@@ -47,7 +47,9 @@ class SystemEvent(AgentEvent):
     permission_mode: str = "default"
     resumed_from: str | None = None
     plugin_errors: list[dict[str, Any]] = Field(default_factory=list)
-    """Plugins that failed to load: ``plugin``, ``distribution``, ``error_type``, ``message``."""
+    """Plugins that failed to load: ``plugin``, ``distribution``, ``kind``, ``error_type``,
+    ``message`` (one line) and ``detail`` (the whole error text; the traceback is only in
+    ``mycode plugins --check``)."""
 
 
 class UserEvent(AgentEvent):
