@@ -113,9 +113,11 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
 def build_context(context: RunContext) -> list[ContextSection] | None:
     """Contribute sections to the system prompt the model sees.
 
-    Called when a run starts. Return a list of
-    :class:`~mycode_core.records.ContextSection` (ordered by ``priority``, lower first), plain
-    strings, or ``None``. Results of all plugins are combined.
+    Called when a run starts (``context.prompt`` already holds the first task) and again
+    before each later turn of the session, so a section may change between turns (new
+    skills); return the same text when nothing changed, so the prompt prefix stays cacheable.
+    Return a list of :class:`~mycode_core.records.ContextSection` (ordered by ``priority``,
+    lower first), plain strings, or ``None``. Results of all plugins are combined.
 
     :param context: the run's :class:`~mycode_core.records.RunContext`.
     """

@@ -144,6 +144,12 @@ class ModelView:
         """Compact before the next request (``/compact``), with optional instructions."""
         self._manual = (instructions or "").strip()
 
+    def set_system_prompt(self, system_prompt: str) -> None:
+        """Replace the system prompt (a no-op when the text is unchanged)."""
+        if system_prompt != self.system_message["content"]:
+            self.system_message = {"role": "system", "content": system_prompt}
+            self.system_tokens = count_text(system_prompt) + 4
+
     def build(
         self,
         history: History,

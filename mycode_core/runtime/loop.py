@@ -138,9 +138,11 @@ class AgentRunner:
                 self._notice(ignored)
         self._collect_tools()  # MCP servers start in background
         self.model = self._make_model()
-        prompt = self._system_prompt()
+        base = self._system_prompt()
+        prompt = base
         if self.context.agent_id is None:  # issue 11: a child agent starts no session
-            prompt = lifecycle.with_session_start(self.pm, self.context, self.start_source, prompt)
+            prompt = lifecycle.with_session_start(self.pm, self.context, self.start_source, base)
+        self._session_start_text = prompt[len(base) :]  # kept when the sections are refreshed
         self.view = self._make_view(prompt)
         for task in self.context.startup_tasks:
             try:
@@ -222,6 +224,12 @@ class AgentRunner:
             for key, value in child.items():
                 own[key] = own.get(key, 0) - value
         return {self.context.agent_id or "main": own, **self.children_usage}
+
+    def refresh_system_prompt(self) -> None:
+        """Ask ``build_context`` again (between turns); the view changes only if the text did."""
+        if self.view is not None:
+            sections = self._system_prompt()
+            self.view.set_system_prompt(sections + self._session_start_text)
 
     def close(self, reason: str = "exit") -> None:
         """Run cleanup tasks (stop MCP servers) and close the transcript.
@@ -312,6 +320,11 @@ class AgentRunner:
         final_text = ""
         error: str | None = None
         try:
+            self.context.prompt = (
+                prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"
+            )
+            if self._ready:  # a later turn: plugins' sections may have changed (skills)
+                self.refresh_system_prompt()
             self.prepare()
             state = state.next(TransitionReason.START)
             verdict = (  # issue 11: a child's task is not a user prompt
@@ -326,9 +339,6 @@ class AgentRunner:
             content = lifecycle.with_reminders(self._expand_prompt(prompt), verdict.context)
             self._emit(UserEvent(content=content))
             self.history.append({"role": "user", "content": content})
-            self.context.prompt = (
-                prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"
-            )
             state, final_text = self._loop(state)
         except RunStopped as stop:
             state = stop.state
@@ -512,6 +522,7 @@ class AgentRunner:
         return state
 
     _step = 0
+    _session_start_text = ""
 
     def _observe_call(self, call: ToolCall, tool: Any, run: Any) -> CallOutcome:
         """Wraps one tool execution: watch the workspace if the call may change files the

@@ -1,0 +1,47 @@
+"""The ``remember`` tool: keep a note for later sessions, under ``MYCODE_HOME``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mycode_core import RunContext, ToolResult, tool
+from mycode_memory.store import MAX_NOTE_CHARS, SCOPES, MemoryStore, StoreError
+
+
+def save_note(note: str, scope: str, context: Any) -> ToolResult:
+    """Save ``note`` in ``scope`` for ``context``'s workspace."""
+    text = note.strip()
+    if not text:
+        return ToolResult.error("The note is empty: give the fact to remember.")
+    if len(text) > MAX_NOTE_CHARS:
+        return ToolResult.error(
+            f"The note is {len(text)} characters long (at most {MAX_NOTE_CHARS}); shorten it."
+        )
+    if scope not in SCOPES:
+        return ToolResult.error(f"Unknown scope {scope!r}: use 'project' or 'user'.")
+    store = MemoryStore(context.home, context.workspace)
+    try:
+        saved, added = store.add(text, scope)  # type: ignore[arg-type]
+    except StoreError as exc:
+        return ToolResult.error(f"Could not remember the note: {exc}")
+    if not added:
+        return ToolResult(content=f"Already remembered ({scope} note {saved.id}).")
+    return ToolResult(
+        content=f"Remembered as {scope} note {saved.id}; later sessions will see it.",
+        metadata={"memory": {"id": saved.id, "scope": scope}},
+    )
+
+
+@tool(risk="low")
+def remember(
+    note: Annotated[str, "The fact to remember, short and self-contained."],
+    context: RunContext,
+    scope: Annotated[Literal["project", "user"], "project (default) or user."] = "project",
+) -> ToolResult:
+    """Remember a lasting fact for later sessions (a project convention, a command that
+    works, a user preference). scope 'project' (default): this project only; 'user': every
+    project. Keep notes short and self-contained; never store secrets."""
+    return save_note(note, scope, context)
+
+
+REMEMBER = remember

@@ -1,0 +1,123 @@
+"""``mycode skills [--json] [show NAME]``: what a run would list, and why some are missing."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _snapshot(cwd: str | None) -> Any:
+    """Discover skills as a run in ``cwd`` would (packages included)."""
+    from mycode_core import RunContext
+    from mycode_core.config import ConfigError, home_dir, load_settings
+    from mycode_core.plugins import get_plugin_manager
+    from mycode_skills.discovery import Catalog, default_locations
+    from mycode_skills.state import folder_names_setting, index_file, package_locations
+
+    workspace = Path(cwd or os.getcwd()).resolve()
+    home = home_dir()
+    try:
+        settings = load_settings(workspace, home)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    folder_names = folder_names_setting(settings)
+    pm = get_plugin_manager()
+
+    def notice(event: Any) -> None:
+        click.echo(f"warning: {getattr(event, 'message', event)}", err=True)
+
+    context = RunContext(
+        workspace=workspace,
+        home=home,
+        settings=settings,
+        session_id="mycode-skills",
+        emit=notice,
+        plugin_manager=pm,
+    )
+    catalog = Catalog(
+        default_locations(workspace, home, Path(os.getcwd())),
+        extra=lambda: package_locations(pm.hook, context, notice),
+        index_file=index_file(home, folder_names),
+        folder_names=folder_names,
+    )
+    return catalog.refresh()
+
+
+def _row(skill: Any) -> dict[str, Any]:
+    return {
+        "name": skill.name,
+        "description": skill.description,
+        "source": skill.source,
+        "folder": str(skill.folder),
+        "license": skill.license,
+        "compatibility": skill.compatibility,
+        "allowed_tools": list(skill.allowed_tools) if skill.allowed_tools is not None else None,
+        "metadata": skill.metadata,
+    }
+
+
+@click.group(name="skills", invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--cwd", type=click.Path(file_okay=False), help="Workspace root.")
+@click.pass_context
+def skills_command(ctx: click.Context, as_json: bool, cwd: str | None) -> None:
+    """List the skills a run would offer, and the ones not loaded (and why)."""
+    ctx.obj = {"json": as_json, "cwd": cwd}
+    if ctx.invoked_subcommand is not None:
+        return
+    snapshot = _snapshot(cwd)
+    skills = snapshot.sorted()
+    if as_json:
+        data = {"skills": [_row(s) for s in skills], "problems": snapshot.problems}
+        click.echo(json.dumps(data, indent=2, default=str))
+        return
+    if not skills:
+        click.echo("No skills found.")
+    width = max((len(s.name) for s in skills), default=0)
+    for skill in skills:
+        text = skill.description if len(skill.description) <= 80 else skill.description[:79] + "…"
+        click.echo(f"{skill.name:<{width}}  {skill.source:<8} {text}")
+    for problem in snapshot.problems:
+        click.echo(f"warning: {problem}", err=True)
+
+
+@skills_command.command(name="show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def show_command(ctx: click.Context, name: str, as_json: bool) -> None:
+    """Show one skill: its fields, its instructions and its files."""
+    from mycode_skills.listing import skill_files
+    from mycode_skills.parse import read_body
+
+    options = ctx.obj or {}
+    snapshot = _snapshot(options.get("cwd"))
+    skill = snapshot.skills.get(name)
+    if skill is None:
+        available = ", ".join(sorted(snapshot.skills)) or "none"
+        raise click.UsageError(f"unknown skill {name!r}; available skills: {available}")
+    body, truncated, _size = read_body(skill)
+    files, _total = skill_files(skill.folder)
+    if as_json or options.get("json"):
+        data = {**_row(skill), "body": body, "truncated": truncated, "files": files}
+        click.echo(json.dumps(data, indent=2, default=str))
+        return
+    click.echo(f"{skill.name} ({skill.source}) — {skill.folder}")
+    click.echo(skill.description)
+    for label, value in (
+        ("license", skill.license),
+        ("compatibility", skill.compatibility),
+        ("allowed-tools", " ".join(skill.allowed_tools) if skill.allowed_tools else None),
+    ):
+        if value:
+            click.echo(f"{label}: {value}")
+    click.echo("")
+    click.echo(body)
+    click.echo("")
+    click.echo("Files:")
+    for file in files:
+        click.echo(f"  {file}")

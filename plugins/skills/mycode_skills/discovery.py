@@ -1,0 +1,221 @@
+"""Finding skills: the locations, their precedence, and a stat-based cache.
+
+Locations, first wins on a name clash:
+
+1. the project — ``.mycode/skills/``, ``.agents/skills/``, ``.claude/skills/`` in every folder
+   from the current folder up to the workspace root (the way ``AGENTS.md`` files are read,
+   root down to the current folder); the folder nearest the current folder wins, and within
+   one folder ``.mycode`` beats ``.agents`` beats ``.claude``;
+2. ``$MYCODE_HOME/skills/``;
+3. ``~/.agents/skills/``;
+4. folders registered by installed packages through the ``register_skills`` hook.
+
+A location holds skill folders (``NAME/SKILL.md``), or is itself one. Project locations must
+stay inside the workspace: a skills folder or skill folder that is a symlink leading outside
+is refused with a notice (a repository must not open the rest of the disk to ``read_file``).
+User locations are the user's own choice and may be symlinks anywhere.
+
+:meth:`Catalog.refresh` costs one ``scandir`` per location and one ``stat`` per ``SKILL.md``;
+a file is parsed again only when its modification time, size or inode changed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mycode_skills.index import SkillIndex
+from mycode_skills.parse import SKILL_FILE, Skill, SkillProblem, parse_skill
+
+PROJECT_DIRS = (".mycode/skills", ".agents/skills", ".claude/skills")
+
+
+@dataclass(frozen=True)
+class Location:
+    """A folder that may hold skills, and where it comes from."""
+
+    path: Path
+    source: str
+    confined: Path | None = None
+    """For project locations: the workspace root the skills must resolve inside."""
+
+
+def project_folders(workspace: Path, cwd: Path | None) -> list[Path]:
+    """The folders from ``cwd`` (if inside the workspace) up to the workspace root."""
+    folders = [workspace]
+    if cwd is not None:
+        try:
+            relative = cwd.resolve().relative_to(workspace)
+        except (ValueError, OSError):
+            relative = None
+        if relative is not None:
+            walk = workspace
+            for part in relative.parts:
+                walk = walk / part
+                folders.append(walk)
+    return list(reversed(folders))
+
+
+def default_locations(workspace: Path, home: Path, cwd: Path | None) -> list[Location]:
+    """Every built-in location, highest precedence first."""
+    root = workspace.resolve()
+    out = [
+        Location(folder / sub, "project", confined=root)
+        for folder in project_folders(root, cwd)
+        for sub in PROJECT_DIRS
+    ]
+    out.append(Location(home / "skills", "user"))
+    out.append(Location(Path.home() / ".agents" / "skills", "agents"))
+    return out
+
+
+@dataclass
+class Snapshot:
+    """The outcome of one refresh."""
+
+    skills: dict[str, Skill] = field(default_factory=dict)
+    """Valid skills by name, in precedence order."""
+    problems: list[str] = field(default_factory=list)
+    """One readable line per invalid, refused or shadowed skill."""
+
+    def sorted(self) -> list[Skill]:
+        """The skills in name order (the stable order of the listing)."""
+        return [self.skills[name] for name in sorted(self.skills)]
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+_StatKey = tuple[int, int, int]
+
+
+class Catalog:
+    """The skills of a workspace, kept up to date cheaply between turns."""
+
+    def __init__(
+        self,
+        locations: Iterable[Location],
+        extra: Callable[[], list[Location]] | None = None,
+        index_file: Path | None = None,
+        folder_names: bool = False,
+    ) -> None:
+        self.locations = list(locations)
+        self.folder_names = folder_names
+        self._index = SkillIndex(index_file)
+        self._extra = extra
+        self._extra_locations: list[Location] | None = None
+        self._cache: dict[str, tuple[_StatKey, Skill | SkillProblem]] = {}
+        self.parses = 0
+        """How many times a ``SKILL.md`` was parsed (the cache's effect shows here)."""
+        self.snapshot = Snapshot()
+
+    def all_locations(self) -> list[Location]:
+        """Built-in locations, then those registered by packages (asked once)."""
+        if self._extra_locations is None:
+            self._extra_locations = self._extra() if self._extra is not None else []
+        return [*self.locations, *self._extra_locations]
+
+    def _candidates(self, location: Location, problems: list[str]) -> list[tuple[str, bool]]:
+        """``(folder, is_symlink)`` of each possible skill folder of ``location``.
+
+        Plain strings and ``os.scandir`` on purpose: this runs before every turn.
+        """
+        path = str(location.path)
+        if not os.path.isdir(path):
+            return []
+        if location.confined is not None:
+            real = Path(os.path.realpath(path))
+            if not _inside(real, location.confined):
+                problems.append(
+                    f"skills folder {path} refused: it is a symlink leading outside the "
+                    f"workspace ({real})"
+                )
+                return []
+        if os.path.isfile(os.path.join(path, SKILL_FILE)):
+            return [(path, os.path.islink(path))]
+        found = []
+        try:
+            with os.scandir(path) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError as exc:
+            problems.append(f"skills folder {path} cannot be read: {exc.strerror}")
+            return []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if not entry.is_dir():
+                    continue
+                link = entry.is_symlink()
+            except OSError:
+                continue
+            if link and location.confined is not None:
+                real = Path(os.path.realpath(entry.path))
+                if not _inside(real, location.confined):
+                    problems.append(
+                        f"skill folder {entry.path} refused: it is a symlink leading outside "
+                        f"the workspace ({real})"
+                    )
+                    continue
+            found.append((entry.path, link))
+        return found
+
+    def _load(self, folder: str, source: str) -> Skill | SkillProblem | None:
+        file = os.path.join(folder, SKILL_FILE)
+        try:
+            st = os.stat(file)
+        except OSError:
+            return None
+        key = (st.st_mtime_ns, st.st_size, st.st_ino)
+        cached = self._cache.get(file)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        parsed = self._index.get(file, key)
+        if (
+            parsed is None
+            or str(parsed.folder) != folder
+            or getattr(parsed, "source", source) != source
+        ):
+            parsed = parse_skill(Path(folder), source, self.folder_names)
+            self.parses += 1
+            self._index.put(file, key, parsed)
+        self._cache[file] = (key, parsed)
+        return parsed
+
+    def refresh(self) -> Snapshot:
+        """Look at every location again; parse only what changed. Returns the new snapshot."""
+        snapshot = Snapshot()
+        seen: set[str] = set()
+        files: set[str] = set()
+        for location in self.all_locations():
+            for folder, link in self._candidates(location, snapshot.problems):
+                key = os.path.realpath(folder) if link else folder
+                if key in seen:
+                    continue
+                seen.add(key)
+                files.add(os.path.join(folder, SKILL_FILE))
+                parsed = self._load(folder, location.source)
+                if parsed is None:
+                    continue
+                if isinstance(parsed, SkillProblem):
+                    snapshot.problems.append(parsed.notice())
+                    continue
+                if parsed.renamed is not None:
+                    snapshot.problems.append(
+                        f"skill in {folder} listed under its folder's name {parsed.name!r}: "
+                        f"{parsed.renamed}"
+                    )
+                winner = snapshot.skills.get(parsed.name)
+                if winner is not None:
+                    snapshot.problems.append(
+                        f"skill {parsed.name!r} in {folder} ignored: the one in {winner.folder} "
+                        f"({winner.source}) takes precedence"
+                    )
+                    continue
+                snapshot.skills[parsed.name] = parsed
+        self._index.save(files)
+        self.snapshot = snapshot
+        return snapshot

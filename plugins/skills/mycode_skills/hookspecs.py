@@ -1,0 +1,28 @@
+"""The hook the skills plugin adds: installed packages ship skills the way they ship tools."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mycode_core.hookspecs import hookspec
+
+if TYPE_CHECKING:
+    from mycode_core.records import RunContext
+
+
+@hookspec
+def register_skills(register: Callable[[Path | str], None], context: RunContext) -> None:
+    """Contribute folders of skills (agentskills.io ``SKILL.md`` folders).
+
+    Called once per run when the skills plugin first looks for skills, and by
+    ``mycode skills``. Call ``register(path)`` with a skill folder (one holding ``SKILL.md``)
+    or a folder whose subfolders are skill folders. Package skills have the lowest precedence:
+    a project or user skill of the same name wins (with a notice). Implement it with
+    ``@hookimpl(optionalhook=True)`` so your plugin also loads when the skills plugin is absent.
+
+    :param register: callback taking a folder path.
+    :param context: the run's :class:`~mycode_core.records.RunContext` (``mycode skills``
+        passes one of its own: workspace, home, settings and plugin manager, no model).
+    """

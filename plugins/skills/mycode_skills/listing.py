@@ -1,0 +1,69 @@
+"""What the model sees: the compact listing in the system prompt, and a loaded skill."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mycode_skills.parse import Skill, read_body
+
+MAX_LISTED_FILES = 200
+SKIPPED_DIRS = {".git", "__pycache__", "node_modules", ".venv"}
+
+LISTING_INTRO = (
+    "Skills are folders of instructions and resources for specialised tasks. When a task "
+    "matches a skill's description, call load_skill with its name before you start, then "
+    "follow what it says."
+)
+
+
+def listing(skills: list[Skill]) -> str:
+    """One line per skill, ``- name: description``, in the order given (sorted by name)."""
+    lines = [LISTING_INTRO, ""]
+    lines.extend(f"- {skill.name}: {skill.description}" for skill in skills)
+    return "\n".join(lines)
+
+
+def skill_files(folder: Path) -> tuple[list[str], int]:
+    """The files under ``folder`` (relative, sorted, recursive; symlinks leading outside and
+    noise folders left out) and how many there are in all."""
+    root = folder.resolve()
+    files: list[str] = []
+    for current, dirs, names in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+        for name in names:
+            path = Path(current) / name
+            if path.is_symlink():
+                try:
+                    real = path.resolve(strict=True)
+                except OSError:
+                    continue
+                if root not in real.parents:
+                    continue
+            files.append(path.relative_to(root).as_posix())
+    files.sort()
+    return files, len(files)
+
+
+def loaded_text(skill: Skill) -> tuple[str, str]:
+    """``(text for the model, body)`` of a loaded skill: its body and its files."""
+    body, truncated, size = read_body(skill)
+    folder = skill.folder.resolve()
+    parts = [f'<skill name="{skill.name}" folder="{folder}">', body]
+    if truncated:
+        parts.append(
+            f"[SKILL.md is {size} bytes; only the start is shown. Read the rest with read_file "
+            f"on {folder / 'SKILL.md'} and an offset.]"
+        )
+    parts.append("</skill>")
+    files, total = skill_files(folder)
+    shown = files[:MAX_LISTED_FILES]
+    parts.append("")
+    parts.append(
+        f"Files of this skill ({total}), relative to {folder}. Read them with read_file using "
+        "the absolute path (folder + relative path):"
+    )
+    parts.extend(f"- {name}" for name in shown)
+    if total > len(shown):
+        parts.append(f"- … and {total - len(shown)} more")
+    return "\n".join(parts), body

@@ -1,0 +1,259 @@
+"""Reading one ``SKILL.md``: bounded read, YAML front matter, agentskills.io validation.
+
+The rules follow the Agent Skills specification (agentskills.io/specification):
+
+* ``name`` — required; 1-64 characters; lowercase letters, digits and hyphens; no leading,
+  trailing or doubled hyphen; equal to the name of the folder holding ``SKILL.md``.
+* ``description`` — required, non-empty, at most 1024 characters.
+* ``license`` (string), ``compatibility`` (string, at most 500 characters), ``metadata`` (a
+  mapping), ``allowed-tools`` (a space-separated string or a list of strings) — optional.
+
+Other front-matter keys (``version``, Claude Code's ``argument-hint``...) are kept in
+``extra`` and otherwise ignored: clients extend the format and the spec leaves them alone.
+A skill that breaks a rule is a :class:`SkillProblem` naming the rule; it never raises.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SKILL_FILE = "SKILL.md"
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+MAX_COMPATIBILITY = 500
+HEAD_BYTES = 64 * 1024
+"""The front matter must end within the first 64 KiB (a 10 MB file costs 64 KiB to list)."""
+MAX_BODY_BYTES = 256 * 1024
+"""``load_skill`` returns at most this much of the body and says where the rest is."""
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A valid skill: what the listing shows and where its files are."""
+
+    name: str
+    description: str
+    folder: Path
+    source: str
+    """Where it was found: ``project``, ``user``, ``agents`` or ``package:<plugin>``."""
+    license: str | None = None
+    compatibility: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    allowed_tools: tuple[str, ...] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    renamed: str | None = None
+    """With ``[skills] folder_names``: the rule the front matter's ``name`` broke, when the
+    skill is listed under its folder's name instead."""
+
+    @property
+    def file(self) -> Path:
+        """The skill's ``SKILL.md``."""
+        return self.folder / SKILL_FILE
+
+
+@dataclass(frozen=True)
+class SkillProblem:
+    """An invalid skill: the folder, the rule it breaks and a readable message."""
+
+    folder: Path
+    rule: str
+    message: str
+    name: str | None = None
+
+    def notice(self) -> str:
+        """One line for the user, naming the skill and the rule."""
+        who = self.name or self.folder.name
+        return f"skill {who!r} ({self.folder}) not loaded: {self.message} [rule {self.rule}]"
+
+
+def _read_head(path: Path) -> tuple[bytes, int]:
+    """The first :data:`HEAD_BYTES` of ``path`` and its full size."""
+    with path.open("rb") as fh:
+        size = fh.seek(0, 2)
+        fh.seek(0)
+        return fh.read(HEAD_BYTES), size
+
+
+def split_front_matter(text: str) -> tuple[str, str] | None:
+    """``(yaml_text, rest)`` when ``text`` starts with a ``---`` front-matter block."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        return None
+    for index in range(1, len(lines)):
+        if lines[index].strip() in ("---", "..."):
+            return "".join(lines[1:index]), "".join(lines[index + 1 :])
+    return None
+
+
+def name_problem(name: str, folder_name: str) -> tuple[str, str] | None:
+    """``(rule, message)`` if ``name`` breaks a naming rule of the spec, else ``None``."""
+    normal = unicodedata.normalize("NFKC", name)
+    if len(normal) > MAX_NAME:
+        return "name-length", f"name is {len(normal)} characters long (at most {MAX_NAME})"
+    bad = sorted({ch for ch in normal if not (ch == "-" or (ch.isalnum() and not ch.isupper()))})
+    if bad:
+        shown = ", ".join(repr(ch) for ch in bad)
+        return (
+            "name-characters",
+            f"name {name!r} may only hold lowercase letters, digits and hyphens (found {shown})",
+        )
+    if normal.startswith("-") or normal.endswith("-") or "--" in normal:
+        return (
+            "name-hyphens",
+            f"name {name!r} must not start or end with a hyphen or hold two in a row",
+        )
+    if normal != unicodedata.normalize("NFKC", folder_name):
+        return (
+            "name-folder",
+            f"name {name!r} differs from its folder's name {folder_name!r}",
+        )
+    return None
+
+
+def _join_parentheses(words: list[str]) -> list[str]:
+    """Re-join ``Bash(git log:*)`` that splitting on spaces cut in two."""
+    out: list[str] = []
+    for word in words:
+        if out and out[-1].count("(") > out[-1].count(")"):
+            out[-1] = f"{out[-1]} {word}"
+        else:
+            out.append(word)
+    return out
+
+
+def _tools_field(value: Any) -> tuple[str, ...] | None:
+    if isinstance(value, str):
+        return tuple(_join_parentheses(value.split()))
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(item.strip() for item in value if item.strip())
+    return None
+
+
+def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill | SkillProblem:
+    """Read and validate the ``SKILL.md`` in ``folder``; never raises.
+
+    With ``folder_names`` a ``name`` that breaks a naming rule (Claude Code plugins use
+    display names such as ``Plugin Settings``) is replaced by the folder's name when that one
+    is valid; the skill records the broken rule in ``renamed``.
+    """
+    import yaml
+
+    path = folder / SKILL_FILE
+    try:
+        head, size = _read_head(path)
+    except OSError as exc:
+        return SkillProblem(folder, "unreadable", f"cannot read {SKILL_FILE}: {exc.strerror}")
+    text = head.decode("utf-8", errors="replace")
+    split = split_front_matter(text)
+    if split is None:
+        if size > HEAD_BYTES and text.lstrip("\ufeff").startswith("---"):
+            message = f"the front matter does not end within the first {HEAD_BYTES // 1024} KiB"
+        else:
+            message = "SKILL.md must start with a '---' YAML front-matter block"
+        return SkillProblem(folder, "frontmatter", message)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it
+    try:
+        data = yaml.load(split[0], Loader=loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" (line {where.line + 2})" if where is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return SkillProblem(folder, "yaml", f"broken YAML front matter{line}: {problem}")
+    if not isinstance(data, dict):
+        return SkillProblem(folder, "frontmatter", "the front matter is not a YAML mapping")
+    return validate(data, folder, source, folder_names)
+
+
+def validate(
+    data: dict[str, Any], folder: Path, source: str, folder_names: bool = False
+) -> Skill | SkillProblem:
+    """Check parsed front matter against the spec; a :class:`Skill` or the first problem."""
+    name = data.get("name")
+    if name is None or (isinstance(name, str) and not name.strip()):
+        return SkillProblem(folder, "name-required", "the 'name' field is missing")
+    if not isinstance(name, str):
+        return SkillProblem(folder, "name-required", "the 'name' field must be a string")
+    broken = name_problem(name, folder.name)
+    renamed = None
+    if broken is not None:
+        if not folder_names or name_problem(folder.name, folder.name) is not None:
+            return SkillProblem(folder, broken[0], broken[1], name=name)
+        renamed = f"{broken[1]} [rule {broken[0]}]"
+        name = folder.name
+    description = data.get("description")
+    if not isinstance(description, str) or not description.strip():
+        return SkillProblem(
+            folder, "description-required", "the 'description' field is missing", name=name
+        )
+    if len(description) > MAX_DESCRIPTION:
+        return SkillProblem(
+            folder,
+            "description-length",
+            f"description is {len(description)} characters long (at most {MAX_DESCRIPTION})",
+            name=name,
+        )
+    license_ = data.get("license")
+    if license_ is not None and not isinstance(license_, str):
+        return SkillProblem(folder, "license-type", "'license' must be a string", name=name)
+    compatibility = data.get("compatibility")
+    if compatibility is not None:
+        if not isinstance(compatibility, str) or not compatibility.strip():
+            return SkillProblem(
+                folder, "compatibility-type", "'compatibility' must be a string", name=name
+            )
+        if len(compatibility) > MAX_COMPATIBILITY:
+            return SkillProblem(
+                folder,
+                "compatibility-length",
+                f"compatibility is {len(compatibility)} characters long "
+                f"(at most {MAX_COMPATIBILITY})",
+                name=name,
+            )
+    metadata = data.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        return SkillProblem(
+            folder, "metadata-type", "'metadata' must be a mapping of keys to values", name=name
+        )
+    raw_tools = data.get("allowed-tools")
+    allowed = _tools_field(raw_tools) if raw_tools is not None else None
+    if raw_tools is not None and allowed is None:
+        return SkillProblem(
+            folder,
+            "allowed-tools-type",
+            "'allowed-tools' must be a space-separated string or a list of strings",
+            name=name,
+        )
+    known = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+    return Skill(
+        name=unicodedata.normalize("NFKC", name),
+        description=" ".join(description.split()),
+        folder=folder,
+        source=source,
+        license=license_,
+        compatibility=compatibility,
+        metadata={str(k): v for k, v in (metadata or {}).items()},
+        allowed_tools=allowed,
+        extra={str(k): v for k, v in data.items() if k not in known},
+        renamed=renamed,
+    )
+
+
+def read_body(skill: Skill) -> tuple[str, bool, int]:
+    """``(body, truncated, file_size)``: the Markdown after the front matter, bounded."""
+    path = skill.file
+    with path.open("rb") as fh:
+        size = fh.seek(0, 2)
+        fh.seek(0)
+        raw = fh.read(HEAD_BYTES + MAX_BODY_BYTES)
+    text = raw.decode("utf-8", errors="replace")
+    split = split_front_matter(text)
+    body = split[1] if split is not None else text
+    truncated = size > len(raw) or len(body.encode("utf-8")) > MAX_BODY_BYTES
+    if truncated:
+        body = body.encode("utf-8")[:MAX_BODY_BYTES].decode("utf-8", errors="ignore")
+    return body.strip("\n"), truncated, size

@@ -1,0 +1,133 @@
+"""The skills plugin's hook implementations (entry point ``skills``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mycode_core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    import click
+    import pluggy
+
+    from mycode_core.records import (
+        ContextSection,
+        PermissionVerdict,
+        RunContext,
+        SlashCommand,
+        Tool,
+        ToolCall,
+    )
+
+SECTION_PRIORITY = 40
+
+
+@hookimpl
+def add_hookspecs(pluginmanager: pluggy.PluginManager) -> None:
+    """Add ``register_skills``, through which installed packages contribute skills."""
+    from mycode_skills import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+@hookimpl
+def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
+    """Offer ``load_skill``."""
+    from mycode_skills.tool import LOAD_SKILL
+
+    register(LOAD_SKILL)
+
+
+@hookimpl
+def build_context(context: RunContext) -> list[ContextSection] | None:
+    """List the skills (name and description only, sorted by name)."""
+    from mycode_core.records import ContextSection
+    from mycode_skills.listing import listing
+    from mycode_skills.state import SkillsState
+
+    skills = SkillsState.of(context).refresh().sorted()
+    if not skills:
+        return None
+    return [ContextSection(title="Skills", text=listing(skills), priority=SECTION_PRIORITY)]
+
+
+@hookimpl(wrapper=True)
+def permission_verdict(
+    call: ToolCall, tool: Tool, context: RunContext
+) -> Any:  # a generator: pluggy wrapper
+    """While a skill with ``allowed-tools`` is active, calls outside the list ask first."""
+    verdict: PermissionVerdict | None = yield
+    from mycode_skills.state import STORE_KEY
+
+    state = context.store.get(STORE_KEY)
+    if state is None or context.permission_mode == "bypass":
+        return verdict
+    if verdict is not None and verdict.decision == "deny":
+        return verdict
+    skills = state.restricting(context.prompt, call.name, call.arguments)
+    if skills is None:
+        return verdict
+    grant = f"skill-outside:{call.name}"
+    if grant in context.session_grants:
+        return verdict
+    from mycode_core.records import PermissionVerdict
+
+    names = ", ".join(repr(name) for name in skills)
+    return PermissionVerdict(
+        decision="ask",
+        reason=f"{call.name} is not in the allowed-tools of the active skill {names}",
+        rule=f"skill:{skills[0]}(allowed-tools)",
+        layer="skill",
+        grant=grant,
+    )
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    """Add ``mycode skills``."""
+    from mycode_skills.cli import skills_command
+
+    cli.add_command(skills_command)
+
+
+@hookimpl
+def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
+    """``/skills``, ``/skill NAME [task]`` and one ``/skill:NAME [task]`` per listed skill."""
+    from mycode_core import SlashCommand
+    from mycode_skills.slash import force_skill, skills_list
+    from mycode_skills.state import SkillsState
+
+    register(
+        SlashCommand(
+            name="skills", description="List the skills (and the invalid ones)", run=skills_list
+        )
+    )
+
+    def named(arguments: str, ctx: RunContext) -> Any:
+        name, _, task = arguments.strip().partition(" ")
+        if not name:
+            return skills_list("", ctx)
+        return force_skill(name, task, ctx)
+
+    register(
+        SlashCommand(
+            name="skill",
+            description="Load a skill into this turn",
+            argument_hint="NAME [task]",
+            run=named,
+        )
+    )
+    for skill in SkillsState.of(context).refresh().sorted():
+
+        def run(arguments: str, ctx: RunContext, _name: str = skill.name) -> Any:
+            return force_skill(_name, arguments, ctx)
+
+        register(
+            SlashCommand(
+                name=f"skill:{skill.name}",
+                description=skill.description[:80],
+                argument_hint="[task]",
+                run=run,
+            )
+        )

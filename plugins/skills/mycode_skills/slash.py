@@ -1,0 +1,40 @@
+"""``/skills`` and ``/skill:NAME [task]`` for the interactive session (and ``mycode -p``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _output(text: str) -> Any:
+    from mycode_core import SlashResult
+
+    return SlashResult(output=text)
+
+
+def skills_list(arguments: str, context: Any) -> Any:
+    """``/skills``: the skills the model sees, and the ones not loaded with the reason."""
+    from mycode_skills.state import SkillsState
+
+    state = SkillsState.of(context)
+    snapshot = state.refresh()
+    skills = snapshot.sorted()
+    lines = [f"{skill.name} ({skill.source}): {skill.description}" for skill in skills]
+    if not lines:
+        lines.append("No skills found.")
+    lines.extend(f"not loaded: {problem}" for problem in snapshot.problems)
+    lines.append("Use /skill:NAME [task] to load one into the next turn.")
+    return _output("\n".join(lines))
+
+
+def force_skill(name: str, task: str, context: Any) -> Any:
+    """``/skill:NAME [task]``: the skill's instructions become part of the user's turn."""
+    from mycode_skills.tool import load
+
+    result = load(name, context, turn=None)  # active from the turn this prompt starts
+    if result.is_error:
+        return _output(result.text())
+    request = task.strip() or "Apply this skill to the current work; ask me if anything is unclear."
+    return (
+        f"{request}\n\nUse the skill {name!r}, loaded below for this turn, and follow its "
+        f"instructions.\n\n{result.text()}"
+    )

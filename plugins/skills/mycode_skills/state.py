@@ -1,0 +1,138 @@
+"""The skills of one run: the catalog, the notices already shown, the active skills."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mycode_skills.discovery import Catalog, Location, Snapshot, default_locations
+
+if TYPE_CHECKING:
+    from mycode_skills.restrict import Restrictions
+
+STORE_KEY = "skills"
+PINNED_KEY = "pinned_skills"
+
+
+def package_locations(
+    hook: Any, context: Any, notice: Callable[[str], None] | None = None
+) -> list[Location]:
+    """Folders contributed through the ``register_skills`` hook (called through pluggy).
+
+    A failing implementation costs one notice; folders registered before it still count.
+    """
+    if hook is None or not hasattr(hook, "register_skills"):
+        return []
+    found: list[Location] = []
+
+    def register(path: Path | str) -> None:
+        found.append(Location(Path(path).expanduser(), "package"))
+
+    try:
+        hook.register_skills(register=register, context=context)
+    except Exception as exc:  # noqa: BLE001 - a broken package must not break the run
+        if notice is not None:
+            notice(f"register_skills failed: {type(exc).__name__}: {exc}")
+    return found
+
+
+def index_file(home: Path, folder_names: bool = False) -> Path:
+    """Where the parsed-skills index lives: ``$MYCODE_HOME/cache/skills-index.json`` (one
+    file per naming mode, since the mode changes the outcome)."""
+    return (
+        home / "cache" / ("skills-index-folder-names.json" if folder_names else "skills-index.json")
+    )
+
+
+def folder_names_setting(settings: Any) -> bool:
+    """``[skills] folder_names`` (default false: names are validated as the spec says)."""
+    section = settings.section("skills") if hasattr(settings, "section") else {}
+    return section.get("folder_names") is True
+
+
+class SkillsState:
+    """Per-run state, kept in ``context.store["skills"]``."""
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        cwd = Path(os.getcwd())
+        hook = context.hook if context.plugin_manager is not None else None
+        self.catalog = Catalog(
+            default_locations(Path(context.workspace), Path(context.home), cwd),
+            extra=lambda: package_locations(hook, context, self._notice),
+            index_file=index_file(Path(context.home), folder_names_setting(context.settings)),
+            folder_names=folder_names_setting(context.settings),
+        )
+        self._restrictions: Restrictions | None = None
+        self.reported: set[str] = set()
+        self.lock = threading.Lock()
+        self._roots: list[Path] = []
+
+    @property
+    def restrictions(self) -> Restrictions:
+        """The active skills and their ``allowed-tools`` (made on first use)."""
+        if self._restrictions is None:
+            from mycode_skills.restrict import Restrictions
+
+            self._restrictions = Restrictions()
+        return self._restrictions
+
+    def restricting(self, turn: str, name: str, arguments: dict[str, Any]) -> list[str] | None:
+        """Skills whose ``allowed-tools`` leave this call out (``None``: not restricted)."""
+        if self._restrictions is None:
+            return None
+        return self._restrictions.outside(turn, name, arguments)
+
+    @classmethod
+    def of(cls, context: Any) -> SkillsState:
+        """The state of ``context``'s run (created on first use)."""
+        with context.lock:
+            state = context.store.get(STORE_KEY)
+            if not isinstance(state, cls):
+                state = cls(context)
+                context.store[STORE_KEY] = state
+            return state
+
+    def refresh(self) -> Snapshot:
+        """Re-scan (cheaply), show new problems once, and open the skill folders to reading."""
+        with self.lock:
+            snapshot = self.catalog.refresh()
+            for problem in snapshot.problems:
+                if problem not in self.reported:
+                    self.reported.add(problem)
+                    self._notice(problem)
+            self._sync_roots([skill.folder.resolve() for skill in snapshot.sorted()])
+            return snapshot
+
+    def _sync_roots(self, folders: list[Path]) -> None:
+        roots = getattr(self.context, "readable_roots", None)
+        if roots is None:
+            return
+        for old in self._roots:
+            if old in roots and old not in folders:
+                roots.remove(old)
+        for folder in folders:
+            if folder not in roots:
+                roots.append(folder)
+        self._roots = folders
+
+    def _notice(self, message: str) -> None:
+        from mycode_core.runtime.events import NoticeEvent
+
+        self.context.emit(NoticeEvent(level="warning", message=message))
+
+    def pin(self, name: str, body: str) -> None:
+        """Keep a loaded skill's body as pinned context (survives compaction).
+
+        Uses the core's ``context.pin`` when it has one (the context engine's pins); the body
+        is also kept in ``context.store["pinned_skills"][name]``.
+        """
+        with self.context.lock:
+            pinned = self.context.store.setdefault(PINNED_KEY, {})
+            pinned[name] = body
+        pin = getattr(self.context, "pin", None)
+        if callable(pin):
+            pin(f"skill:{name}", body, title=f"Skill {name} (loaded)")

@@ -1,0 +1,41 @@
+"""The ``load_skill`` tool: the body of a listed skill and the files of its folder."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mycode_core import RunContext, ToolResult, tool
+from mycode_skills.listing import loaded_text
+from mycode_skills.state import SkillsState
+
+
+def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
+    """Load skill ``name`` for ``context``'s run: activate and pin it, return its text."""
+    state = SkillsState.of(context)
+    snapshot = state.refresh()
+    skill = snapshot.skills.get(name.strip())
+    if skill is None:
+        available = ", ".join(sorted(snapshot.skills)) or "none"
+        return ToolResult.error(f"Unknown skill {name!r}. Available skills: {available}.")
+    try:
+        text, body = loaded_text(skill)
+    except OSError as exc:
+        return ToolResult.error(f"Cannot read skill {skill.name!r}: {exc.strerror or exc}")
+    state.restrictions.activate(skill.name, skill.allowed_tools, turn)
+    state.pin(skill.name, body)
+    return ToolResult(
+        content=text,
+        metadata={"skill": skill.name, "resources": [f"skill:{skill.name}"]},
+    )
+
+
+@tool(read_only=True, concurrency_safe=True, risk="low")
+def load_skill(
+    name: Annotated[str, "The skill's name, as listed under 'Skills'."], context: RunContext
+) -> ToolResult:
+    """Load a skill listed under 'Skills' in the system prompt: returns its instructions
+    (SKILL.md) and the list of files in its folder, which read_file can open."""
+    return load(name, context, turn=context.prompt)
+
+
+LOAD_SKILL = load_skill

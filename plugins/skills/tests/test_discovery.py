@@ -1,0 +1,216 @@
+"""Where skills come from, which one wins, symlinks, and the stat-based cache."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from mycode_skills.discovery import Catalog, Location, default_locations
+from skill_helpers import write_skill
+
+
+@pytest.fixture
+def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    workspace = tmp_path / "ws"
+    home = tmp_path / "mycode-home"
+    user_home = tmp_path / "user"
+    for path in (workspace, home, user_home):
+        path.mkdir()
+    monkeypatch.setenv("HOME", str(user_home))
+    return {"workspace": workspace, "home": home, "user": user_home, "tmp": tmp_path}
+
+
+def catalog(
+    places: dict[str, Path], cwd: Path | None = None, extra: list[Location] = ()
+) -> Catalog:  # type: ignore[assignment]
+    locations = default_locations(places["workspace"], places["home"], cwd)
+    return Catalog(locations, extra=lambda: list(extra))
+
+
+def test_every_location_is_found(places: dict[str, Path]) -> None:
+    ws = places["workspace"]
+    write_skill(ws / ".mycode" / "skills", "from-mycode")
+    write_skill(ws / ".agents" / "skills", "from-agents")
+    write_skill(ws / ".claude" / "skills", "from-claude")
+    write_skill(places["home"] / "skills", "from-home")
+    write_skill(places["user"] / ".agents" / "skills", "from-user-agents")
+    package = write_skill(places["tmp"] / "pkg", "from-package")
+    found = catalog(places, extra=(Location(package, "package"),)).refresh()
+    assert {name: skill.source for name, skill in found.skills.items()} == {
+        "from-mycode": "project",
+        "from-agents": "project",
+        "from-claude": "project",
+        "from-home": "user",
+        "from-user-agents": "agents",
+        "from-package": "package",
+    }
+    assert found.problems == []
+    assert [s.name for s in found.sorted()] == sorted(found.skills)
+
+
+def test_nested_folders_down_to_the_cwd_nearest_wins(places: dict[str, Path]) -> None:
+    ws = places["workspace"]
+    sub = ws / "pkg" / "inner"
+    sub.mkdir(parents=True)
+    write_skill(ws / ".claude" / "skills", "shared", description="root version")
+    write_skill(sub / ".agents" / "skills", "shared", description="inner version")
+    write_skill(ws / "pkg" / ".mycode" / "skills", "middle")
+    write_skill(ws / "elsewhere" / ".mycode" / "skills", "not-on-the-path")
+    found = catalog(places, cwd=sub).refresh()
+    assert set(found.skills) == {"shared", "middle"}
+    assert found.skills["shared"].description == "inner version"
+    assert len(found.problems) == 1
+    assert "'shared'" in found.problems[0] and "takes precedence" in found.problems[0]
+    # run from the root: only the root's skills
+    assert set(catalog(places, cwd=ws).refresh().skills) == {"shared"}
+
+
+def test_precedence_project_then_user_then_packages(places: dict[str, Path]) -> None:
+    write_skill(places["workspace"] / ".agents" / "skills", "dup", description="project")
+    write_skill(places["home"] / "skills", "dup", description="home")
+    write_skill(places["user"] / ".agents" / "skills", "dup", description="agents")
+    package = write_skill(places["tmp"] / "pkg", "dup", description="package")
+    found = catalog(places, extra=(Location(package, "package"),)).refresh()
+    assert found.skills["dup"].description == "project"
+    assert len(found.problems) == 3
+    assert all("ignored" in p and "(project) takes precedence" in p for p in found.problems)
+
+
+def test_within_a_folder_mycode_beats_agents_beats_claude(places: dict[str, Path]) -> None:
+    ws = places["workspace"]
+    write_skill(ws / ".claude" / "skills", "same", description="claude")
+    write_skill(ws / ".agents" / "skills", "same", description="agents")
+    assert catalog(places).refresh().skills["same"].description == "agents"
+    write_skill(ws / ".mycode" / "skills", "same", description="mycode")
+    assert catalog(places).refresh().skills["same"].description == "mycode"
+
+
+def test_invalid_skill_is_one_notice_and_the_others_load(places: dict[str, Path]) -> None:
+    skills = places["workspace"] / ".agents" / "skills"
+    write_skill(skills, "good-one")
+    write_skill(skills, "Bad_Name")
+    write_skill(skills, "broken", raw_front="name: broken\ndescription: : :\n  - x\n")
+    (skills / "no-skill-file").mkdir()
+    (skills / "README.md").write_text("not a skill", encoding="utf-8")
+    found = catalog(places).refresh()
+    assert list(found.skills) == ["good-one"]
+    assert len(found.problems) == 2
+    assert any("'Bad_Name'" in p and "name-characters" in p for p in found.problems)
+    assert any("'broken'" in p and "rule yaml" in p for p in found.problems)
+
+
+def test_project_symlink_leading_outside_is_refused(places: dict[str, Path]) -> None:
+    ws = places["workspace"]
+    outside = places["tmp"] / "outside"
+    write_skill(outside, "sneaky")
+    (ws / ".claude").mkdir()
+    os.symlink(outside, ws / ".claude" / "skills")  # the skills folder itself
+    (ws / ".agents" / "skills").mkdir(parents=True)
+    os.symlink(outside / "sneaky", ws / ".agents" / "skills" / "sneaky")  # one skill folder
+    found = catalog(places).refresh()
+    assert found.skills == {}
+    assert len(found.problems) == 2
+    assert all("symlink leading outside the workspace" in p for p in found.problems)
+
+
+def test_symlink_inside_the_workspace_is_fine(places: dict[str, Path]) -> None:
+    ws = places["workspace"]
+    write_skill(ws / "shared-skills", "linked")
+    (ws / ".agents").mkdir()
+    os.symlink(ws / "shared-skills", ws / ".agents" / "skills")
+    assert list(catalog(places).refresh().skills) == ["linked"]
+
+
+def test_user_locations_may_be_symlinks_anywhere(places: dict[str, Path]) -> None:
+    elsewhere = places["tmp"] / "dotfiles"
+    write_skill(elsewhere, "mine")
+    os.symlink(elsewhere, places["home"] / "skills")
+    assert list(catalog(places).refresh().skills) == ["mine"]
+
+
+def test_refresh_parses_only_what_changed(places: dict[str, Path]) -> None:
+    skills = places["workspace"] / ".agents" / "skills"
+    for index in range(5):
+        write_skill(skills, f"skill-{index}")
+    cat = catalog(places)
+    cat.refresh()
+    assert cat.parses == 5
+    cat.refresh()
+    assert cat.parses == 5  # nothing changed: stat only
+    folder = write_skill(skills, "skill-2", description="A new description, longer.")
+    os.utime(folder / "SKILL.md", ns=(time.time_ns(), time.time_ns() + 10_000_000))
+    write_skill(skills, "skill-new")
+    found = cat.refresh()
+    assert cat.parses == 7
+    assert found.skills["skill-2"].description == "A new description, longer."
+    assert "skill-new" in found.skills
+    (skills / "skill-0" / "SKILL.md").unlink()
+    assert "skill-0" not in cat.refresh().skills
+
+
+def test_packages_are_asked_once(places: dict[str, Path]) -> None:
+    calls = []
+
+    def extra() -> list[Location]:
+        calls.append(1)
+        return [Location(places["tmp"] / "missing", "package")]
+
+    cat = Catalog(default_locations(places["workspace"], places["home"], None), extra=extra)
+    cat.refresh()
+    cat.refresh()
+    assert calls == [1]
+
+
+def test_the_on_disk_index_spares_parsing_in_a_new_session(places: dict[str, Path]) -> None:
+    skills = places["home"] / "skills"
+    for index in range(3):
+        write_skill(skills, f"indexed-{index}", metadata={"when": "2024-01-01"})
+    write_skill(skills, "Invalid")
+    index_file = places["tmp"] / "cache" / "index.json"
+    locations = default_locations(places["workspace"], places["home"], None)
+    first = Catalog(locations, index_file=index_file)
+    found = first.refresh()
+    assert first.parses == 4 and index_file.is_file()
+    second = Catalog(locations, index_file=index_file)
+    again = second.refresh()
+    assert second.parses == 0
+    assert again.skills == found.skills and again.problems == found.problems
+    write_skill(skills, "indexed-1", description="Changed since.")
+    os.utime(skills / "indexed-1" / "SKILL.md", ns=(1, 10**18))
+    third = Catalog(locations, index_file=index_file)
+    assert third.refresh().skills["indexed-1"].description == "Changed since."
+    assert third.parses == 1
+
+
+def test_a_corrupt_index_is_ignored(places: dict[str, Path]) -> None:
+    write_skill(places["home"] / "skills", "fine")
+    index_file = places["tmp"] / "index.json"
+    index_file.write_text("{not json", encoding="utf-8")
+    cat = Catalog(
+        default_locations(places["workspace"], places["home"], None), index_file=index_file
+    )
+    assert list(cat.refresh().skills) == ["fine"]
+    index_file.write_text('{"format": 1, "entries": {"x": 3}}', encoding="utf-8")
+    cat = Catalog(
+        default_locations(places["workspace"], places["home"], None), index_file=index_file
+    )
+    assert list(cat.refresh().skills) == ["fine"]
+
+
+def test_folder_names_mode_lists_display_named_skills_under_their_folder(
+    places: dict[str, Path],
+) -> None:
+    skills = places["home"] / "skills"
+    write_skill(skills, "plugin-settings", front={"name": "Plugin Settings"})
+    write_skill(skills, "Bad_Folder", front={"name": "Also Bad"})
+    write_skill(skills, "fine-one")
+    locations = default_locations(places["workspace"], places["home"], None)
+    strict = Catalog(locations).refresh()
+    assert sorted(strict.skills) == ["fine-one"]
+    relaxed = Catalog(locations, folder_names=True).refresh()
+    assert sorted(relaxed.skills) == ["fine-one", "plugin-settings"]
+    assert relaxed.skills["plugin-settings"].renamed is not None
+    assert any("listed under its folder's name 'plugin-settings'" in p for p in relaxed.problems)
+    assert any("'Also Bad'" in p and "not loaded" in p for p in relaxed.problems)

@@ -1,0 +1,169 @@
+"""SKILL.md parsing and validation to the agentskills.io rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mycode_skills.parse import (
+    HEAD_BYTES,
+    MAX_BODY_BYTES,
+    Skill,
+    SkillProblem,
+    parse_skill,
+    read_body,
+)
+from skill_helpers import write_skill
+
+
+def parsed(tmp_path: Path, folder: str = "demo-skill", **kwargs: object) -> Skill | SkillProblem:
+    return parse_skill(write_skill(tmp_path, folder, **kwargs), "project")  # type: ignore[arg-type]
+
+
+def rule_of(result: Skill | SkillProblem) -> str:
+    assert isinstance(result, SkillProblem), result
+    return result.rule
+
+
+def test_valid_skill_with_every_optional_field(tmp_path: Path) -> None:
+    skill = parsed(
+        tmp_path,
+        license="MIT",
+        compatibility="Needs git and Python 3.11",
+        metadata={"owner": "team-a", "version": "2.1"},
+        allowed_tools="Read Grep Bash(git log:*)",
+    )
+    assert isinstance(skill, Skill)
+    assert skill.name == "demo-skill"
+    assert skill.description == "Helps with demo-skill tasks."
+    assert skill.license == "MIT"
+    assert skill.metadata == {"owner": "team-a", "version": "2.1"}
+    assert skill.allowed_tools == ("Read", "Grep", "Bash(git log:*)")
+
+
+def test_allowed_tools_as_a_yaml_list(tmp_path: Path) -> None:
+    skill = parsed(tmp_path, allowed_tools=["Read", "Bash(git:*)"])
+    assert isinstance(skill, Skill)
+    assert skill.allowed_tools == ("Read", "Bash(git:*)")
+
+
+@pytest.mark.parametrize(
+    ("folder", "name", "rule"),
+    [
+        ("x", None, "name-required"),
+        ("x", "", "name-required"),
+        ("x", 42, "name-required"),
+        ("a" * 65, "a" * 65, "name-length"),
+        ("pdf-tools", "PDF-Tools", "name-characters"),
+        ("pdf_tools", "pdf_tools", "name-characters"),
+        ("my-skill", "my skill", "name-characters"),
+        ("-pdf", "-pdf", "name-hyphens"),
+        ("pdf-", "pdf-", "name-hyphens"),
+        ("pdf--tools", "pdf--tools", "name-hyphens"),
+        ("folder-name", "other-name", "name-folder"),
+    ],
+)
+def test_name_rules(tmp_path: Path, folder: str, name: object, rule: str) -> None:
+    result = parsed(tmp_path, folder, front={"name": name})
+    assert rule_of(result) == rule
+    assert isinstance(result, SkillProblem)
+    assert rule in result.notice() and str(result.folder) in result.notice()
+
+
+def test_name_limits_that_are_fine(tmp_path: Path) -> None:
+    assert isinstance(parsed(tmp_path, "a" * 64), Skill)
+    assert isinstance(parsed(tmp_path, "a"), Skill)
+    assert isinstance(parsed(tmp_path, "v2-tool-3"), Skill)
+    assert isinstance(parsed(tmp_path, "données"), Skill)  # unicode lowercase letters
+
+
+@pytest.mark.parametrize(
+    ("front", "rule"),
+    [
+        ({"description": None}, "description-required"),
+        ({"description": "   "}, "description-required"),
+        ({"description": ["a", "b"]}, "description-required"),
+        ({"description": "x" * 1025}, "description-length"),
+        ({"compatibility": "y" * 501}, "compatibility-length"),
+        ({"compatibility": 3}, "compatibility-type"),
+        ({"metadata": ["not", "a", "map"]}, "metadata-type"),
+        ({"license": ["MIT"]}, "license-type"),
+        ({"allowed-tools": {"Read": True}}, "allowed-tools-type"),
+        ({"allowed-tools": ["Read", 3]}, "allowed-tools-type"),
+    ],
+)
+def test_field_rules(tmp_path: Path, front: dict[str, object], rule: str) -> None:
+    assert rule_of(parsed(tmp_path, front=front)) == rule
+
+
+def test_limits_that_are_fine(tmp_path: Path) -> None:
+    skill = parsed(tmp_path, front={"description": "d" * 1024, "compatibility": "c" * 500})
+    assert isinstance(skill, Skill)
+
+
+def test_unknown_fields_are_kept_aside_not_errors(tmp_path: Path) -> None:
+    skill = parsed(tmp_path, front={"version": "0.3.0", "argument-hint": "[file]"})
+    assert isinstance(skill, Skill)
+    assert skill.extra == {"version": "0.3.0", "argument-hint": "[file]"}
+
+
+def test_broken_yaml_names_the_line(tmp_path: Path) -> None:
+    result = parsed(tmp_path, raw_front="name: demo-skill\ndescription: [unclosed\n")
+    assert rule_of(result) == "yaml"
+    assert isinstance(result, SkillProblem)
+    assert "broken YAML" in result.message and "line" in result.message
+
+
+def test_front_matter_missing_or_not_a_mapping(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("# Just markdown\n", encoding="utf-8")
+    assert rule_of(parse_skill(folder, "user")) == "frontmatter"
+    assert rule_of(parsed(tmp_path, raw_front="- a\n- b\n")) == "frontmatter"
+    unclosed = tmp_path / "unclosed"
+    unclosed.mkdir()
+    (unclosed / "SKILL.md").write_text("---\nname: unclosed\n", encoding="utf-8")
+    assert rule_of(parse_skill(unclosed, "user")) == "frontmatter"
+
+
+def test_byte_order_mark_and_crlf(tmp_path: Path) -> None:
+    folder = tmp_path / "bom-skill"
+    folder.mkdir()
+    text = "\ufeff---\r\nname: bom-skill\r\ndescription: Windows file.\r\n---\r\nBody\r\n"
+    (folder / "SKILL.md").write_bytes(text.encode("utf-8"))
+    assert isinstance(parse_skill(folder, "user"), Skill)
+
+
+def test_description_folded_to_one_line(tmp_path: Path) -> None:
+    raw = "name: folded\ndescription: |-\n  First line.\n  TRIGGER when asked.\n"
+    skill = parsed(tmp_path, "folded", raw_front=raw)
+    assert isinstance(skill, Skill)
+    assert skill.description == "First line. TRIGGER when asked."
+
+
+def test_ten_megabyte_skill_is_read_bounded(tmp_path: Path) -> None:
+    folder = write_skill(tmp_path, "huge", body="")
+    with (folder / "SKILL.md").open("a", encoding="utf-8") as fh:
+        line = "lorem ipsum dolor sit amet " * 4 + "\n"
+        fh.write(line * (10 * 1024 * 1024 // len(line)))
+    skill = parse_skill(folder, "user")
+    assert isinstance(skill, Skill)
+    body, truncated, size = read_body(skill)
+    assert truncated and size >= 10_000_000
+    assert len(body.encode("utf-8")) <= MAX_BODY_BYTES
+
+
+def test_front_matter_that_never_ends_in_a_big_file(tmp_path: Path) -> None:
+    folder = tmp_path / "endless"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\n" + "key: value\n" * (HEAD_BYTES // 5), "utf-8")
+    result = parse_skill(folder, "user")
+    assert rule_of(result) == "frontmatter"
+    assert isinstance(result, SkillProblem) and "64 KiB" in result.message
+
+
+def test_unreadable_skill_file(tmp_path: Path) -> None:
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    (folder / "SKILL.md").mkdir()  # a folder where the file should be
+    assert rule_of(parse_skill(folder, "user")) == "unreadable"

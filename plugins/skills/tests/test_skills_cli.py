@@ -1,0 +1,162 @@
+"""``mycode skills`` and a disabled skills plugin, as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from skill_helpers import write_skill
+
+from mycode_core.testing import CliResult, FakeOpenAIServer, run_cli, turn, write_script
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> dict[str, Path]:
+    workspace, home, user = tmp_path / "ws", tmp_path / "home", tmp_path / "user"
+    for path in (workspace, home, user):
+        path.mkdir()
+    write_skill(workspace / ".agents" / "skills", "project-skill", description="From the repo.")
+    write_skill(
+        home / "skills",
+        "home-skill",
+        description="From MYCODE_HOME.",
+        body="Do the home thing.\n",
+        files={"scripts/run.sh": "echo hi\n"},
+        allowed_tools="Read Bash(git:*)",
+    )
+    write_skill(home / "skills", "Broken_Name")
+    return {"workspace": workspace, "home": home, "user": user}
+
+
+def _run(args: list[str], dirs: dict[str, Path], **env: str) -> CliResult:
+    return run_cli(
+        args, cwd=dirs["workspace"], home=dirs["home"], env={"HOME": str(dirs["user"]), **env}
+    )
+
+
+def test_list_json(dirs: dict[str, Path]) -> None:
+    result = _run(["skills", "--json"], dirs)
+    assert result.rc == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [s["name"] for s in data["skills"]] == ["home-skill", "project-skill"]
+    assert data["skills"][0]["source"] == "user"
+    assert data["skills"][0]["allowed_tools"] == ["Read", "Bash(git:*)"]
+    assert len(data["problems"]) == 1 and "Broken_Name" in data["problems"][0]
+
+
+def test_list_text_and_problems_on_stderr(dirs: dict[str, Path]) -> None:
+    result = _run(["skills"], dirs)
+    assert result.rc == 0
+    assert "project-skill" in result.stdout and "From the repo." in result.stdout
+    assert "Broken_Name" in result.stderr and "name-characters" in result.stderr
+
+
+def test_show(dirs: dict[str, Path]) -> None:
+    result = _run(["skills", "show", "home-skill"], dirs)
+    assert result.rc == 0, result.stderr
+    assert "Do the home thing." in result.stdout and "scripts/run.sh" in result.stdout
+    as_json = json.loads(_run(["skills", "show", "home-skill", "--json"], dirs).stdout)
+    assert as_json["files"] == ["SKILL.md", "scripts/run.sh"]
+    assert as_json["body"].strip() == "Do the home thing."
+
+
+def test_show_unknown_names_the_available(dirs: dict[str, Path]) -> None:
+    result = _run(["skills", "show", "nope"], dirs)
+    assert result.rc == 2
+    assert "unknown skill 'nope'" in result.stderr
+    assert "home-skill, project-skill" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_disabled_plugin_leaves_no_trace(dirs: dict[str, Path]) -> None:
+    env = {"MYCODE_DISABLE_PLUGINS": "skills"}
+    with FakeOpenAIServer([turn("hello")]) as server:
+        result = _run(
+            [
+                "-p",
+                "hi",
+                "--model",
+                "m",
+                "--base-url",
+                server.base_url,
+                "--api-key",
+                "x",
+                "--output-format",
+                "stream-json",
+            ],
+            dirs,
+            **env,
+        )
+        assert result.rc == 0, result.stderr
+        body = server.requests[0].body
+    system = result.of_type("system")[0]
+    assert "skills" not in system["plugins"] and "load_skill" not in system["tools"]
+    text = json.dumps(body)
+    assert "home-skill" not in text and "# Skills" not in text
+    assert not [e for e in result.of_type("notice") if "skill" in e["message"]]
+    listing = _run(["skills", "--json"], dirs, **env)
+    assert "home-skill" not in listing.stdout
+
+
+def test_enabled_run_lists_skills_and_reports_the_invalid_one(dirs: dict[str, Path]) -> None:
+    with FakeOpenAIServer([turn("hello")]) as server:
+        result = _run(
+            [
+                "-p",
+                "hi",
+                "--model",
+                "m",
+                "--base-url",
+                server.base_url,
+                "--api-key",
+                "x",
+                "--output-format",
+                "stream-json",
+            ],
+            dirs,
+        )
+        assert result.rc == 0, result.stderr
+        system_prompt = server.requests[0].messages[0]["content"]
+    assert "- home-skill: From MYCODE_HOME." in system_prompt
+    assert "- project-skill: From the repo." in system_prompt
+    assert "Do the home thing." not in system_prompt
+    notices = [e["message"] for e in result.of_type("notice")]
+    assert sum("Broken_Name" in n for n in notices) == 1
+
+
+def test_print_mode_slash_commands(dirs: dict[str, Path], tmp_path: Path) -> None:
+    idle = write_script(tmp_path / "idle.json", [])
+    listed = _run(["-p", "/skills", "--model", idle], dirs)
+    assert listed.rc == 0, listed.stderr
+    assert "home-skill (user): From MYCODE_HOME." in listed.stdout
+    with FakeOpenAIServer([turn("done")]) as server:
+        forced = _run(
+            [
+                "-p",
+                "/skill:home-skill tidy the repo",
+                "--model",
+                "m",
+                "--base-url",
+                server.base_url,
+                "--api-key",
+                "x",
+                "--completion-policy",
+                "off",
+            ],
+            dirs,
+        )
+        assert forced.rc == 0, forced.stderr
+        user = server.requests[0].messages[-1]["content"]
+    assert "Do the home thing." in user and user.startswith("tidy the repo")
+    assert "- scripts/run.sh" in user
+
+
+def test_folder_names_setting_from_config(dirs: dict[str, Path]) -> None:
+    write_skill(dirs["home"] / "skills", "display-named", front={"name": "Display Named"})
+    strict = json.loads(_run(["skills", "--json"], dirs).stdout)
+    assert "display-named" not in [s["name"] for s in strict["skills"]]
+    (dirs["home"] / "config.toml").write_text("[skills]\nfolder_names = true\n", "utf-8")
+    relaxed = json.loads(_run(["skills", "--json"], dirs).stdout)
+    assert "display-named" in [s["name"] for s in relaxed["skills"]]
+    assert "Broken_Name" not in [s["name"] for s in relaxed["skills"]]  # its folder is invalid

@@ -1,0 +1,76 @@
+"""``/skills``, ``/skill NAME`` and ``/skill:NAME [task]``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mycode_skills import plugin
+from mycode_skills.state import PINNED_KEY, SkillsState
+from skill_helpers import write_skill
+
+from mycode_core import SlashResult
+from mycode_core.runtime.setup import collect_slash_commands
+from mycode_core.testing import make_context, make_plugin_manager
+
+
+@pytest.fixture
+def commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], Any]:
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.setenv("HOME", str(user))
+    context = make_context(tmp_path)
+    write_skill(
+        context.home / "skills",
+        "tidy-imports",
+        description="Sort and prune imports.",
+        body="Run the sorter, then check.\n",
+        allowed_tools="Read Edit",
+    )
+    write_skill(context.home / "skills", "Bad_One")
+    pm = make_plugin_manager(plugin)
+    notices: list[str] = []
+    found = collect_slash_commands(pm, context, notices.append)
+    assert notices == []
+    return found, context
+
+
+def test_registered_names(commands: tuple[dict[str, Any], Any]) -> None:
+    found, _ = commands
+    assert {"skills", "skill", "skill:tidy-imports"} <= set(found)
+    assert all(command.plugin for command in found.values())
+
+
+def test_skills_lists_valid_and_invalid(commands: tuple[dict[str, Any], Any]) -> None:
+    found, context = commands
+    result = found["skills"].run("", context)
+    assert isinstance(result, SlashResult) and result.prompt is None
+    assert "tidy-imports (user): Sort and prune imports." in str(result.output)
+    assert "not loaded" in str(result.output) and "Bad_One" in str(result.output)
+
+
+def test_skill_colon_name_forces_the_skill_into_the_turn(
+    commands: tuple[dict[str, Any], Any],
+) -> None:
+    found, context = commands
+    prompt = found["skill:tidy-imports"].run("clean up app.py", context)
+    assert isinstance(prompt, str)
+    assert "Run the sorter, then check." in prompt and prompt.startswith("clean up app.py")
+    assert context.store[PINNED_KEY]["tidy-imports"].startswith("Run the sorter")
+    state = SkillsState.of(context)
+    # bound to the turn this prompt starts: restricts there, not in a later one
+    assert state.restricting("turn 1", "run_command", {"command": "ls"}) == ["tidy-imports"]
+    assert state.restricting("turn 1", "read_file", {"path": "a"}) is None
+    assert state.restricting("turn 1\n\nturn 2", "run_command", {"command": "ls"}) is None
+
+
+def test_skill_with_a_space_and_unknown_names(commands: tuple[dict[str, Any], Any]) -> None:
+    found, context = commands
+    prompt = found["skill"].run("tidy-imports", context)
+    assert isinstance(prompt, str) and prompt.startswith("Apply this skill")
+    unknown = found["skill"].run("nope do it", context)
+    assert isinstance(unknown, SlashResult)
+    assert "Unknown skill 'nope'" in str(unknown.output) and "tidy-imports" in str(unknown.output)
+    listing = found["skill"].run("", context)
+    assert isinstance(listing, SlashResult) and "tidy-imports" in str(listing.output)
