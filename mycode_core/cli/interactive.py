@@ -32,25 +32,25 @@ class InteractiveSession:
         runner.context.interactive = True
 
     def ask(self, question: str, options: list[str]) -> str:
-        """Ask the user to pick one of ``options`` (called from the loop's thread)."""
+        """Ask the user to pick one of ``options``. Called from the loop's threads; the
+        question is put to the main thread, which owns the terminal (see ``AgentRunner.run``).
+        Esc or Ctrl-C picks the last option (deny); the turn goes on."""
+        runner = self.runner
+        return str(
+            runner.main_thread_calls.submit(
+                lambda: self._ask_now(question, options), runner.context.cancelled, options[-1]
+            )
+        )
+
+    def _ask_now(self, question: str, options: list[str]) -> str:
         with self._ask_lock:
             if self.renderer is not None:
-                self.renderer.close()
-            click.echo(click.style(f"\n? {question}", fg="yellow"), err=True)
-            for number, option in enumerate(options, 1):
-                click.echo(f"  {number}) {option}", err=True)
-            choices = [str(n) for n in range(1, len(options) + 1)]
-            try:
-                picked = click.prompt(
-                    "choose",
-                    type=click.Choice(choices),
-                    default=choices[-1],
-                    err=True,
-                    show_choices=False,
-                )
-            except (click.Abort, EOFError):
-                return options[-1]
-            return options[int(picked) - 1]
+                self.renderer.pause()  # the spinner must not draw over the question
+            from mycode_core.cli.prompts import choose
+
+            answer = choose(question, options)
+            click.echo(click.style(f"  → {answer}", dim=True), err=True)
+            return answer
 
     def _prompt_session(self) -> Any:
         from prompt_toolkit import PromptSession
@@ -62,6 +62,14 @@ class InteractiveSession:
         @bindings.add("escape", "enter")
         def _newline(event: Any) -> None:
             event.current_buffer.insert_text("\n")
+
+        @bindings.add("c-c")
+        def _interrupt(event: Any) -> None:
+            buffer = event.current_buffer
+            if buffer.text:
+                buffer.reset()  # first clear what was typed
+            else:
+                event.app.exit(exception=KeyboardInterrupt())
 
         @bindings.add("enter")
         def _submit(event: Any) -> None:
@@ -93,24 +101,30 @@ class InteractiveSession:
         )
         session = self._prompt_session()
         pending = first_prompt
+        armed = False  # a Ctrl-C at the empty prompt: the next one leaves
         try:
             while True:
-                if pending is None:
-                    try:
+                try:
+                    if pending is None:
                         pending = session.prompt("› ")
-                    except KeyboardInterrupt:
+                    armed = False
+                    text = pending.strip()
+                    pending = None
+                    if not text:
                         continue
-                    except EOFError:
+                    if text.startswith("/"):
+                        if self._command(text) == "exit":
+                            return 0
+                        continue
+                    self._turn(text)
+                except KeyboardInterrupt:  # at the prompt, or typed just before it started
+                    pending = None
+                    if armed:
                         return 0
-                text = pending.strip()
-                pending = None
-                if not text:
-                    continue
-                if text.startswith("/"):
-                    if self._command(text) == "exit":
-                        return 0
-                    continue
-                self._turn(text)
+                    armed = True
+                    click.echo("(press Ctrl-C again to exit, or type a task)", err=True)
+                except EOFError:
+                    return 0
         finally:
             self.runner.close()
 

@@ -182,6 +182,11 @@ class TextRenderer:
             summary += f"\n[red]{_escape(result.error)}[/red]"
         self.console.print(summary, markup=True, highlight=False)
 
+    def pause(self) -> None:
+        """Give the terminal to someone else (a question): stop the spinner, end the line."""
+        self._unspin()
+        self._end_stream()
+
     def close(self) -> None:
         """Stop the spinner."""
         self._unspin()

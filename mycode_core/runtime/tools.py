@@ -7,6 +7,7 @@ violations, denials and crashes come back to the model as error results.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +22,11 @@ PermissionHook = Callable[[ToolCall, Tool], PermissionVerdict | None]
 Observer = Callable[[ToolCall, Tool, Callable[[], "CallOutcome"]], "CallOutcome"]
 
 ASK_OPTIONS = ["allow once", "allow for this session", "deny"]
+CANCEL_GRACE = 1.0
+"""Seconds a running tool gets to honour ``context.cancelled`` before its call is answered
+"interrupted" without it (``run_command`` stops its process tree well within this)."""
+NOT_RUN_CANCELLED = "Not run: the user interrupted the turn before this call started."
+INTERRUPTED = "Interrupted by the user before {name} finished; its result is unknown."
 
 
 @dataclass
@@ -60,6 +66,37 @@ class SchemaChecker:
             return None
         where = ".".join(str(p) for p in error.absolute_path)
         return f"{where}: {error.message}" if where else error.message
+
+
+def call_subject(call: ToolCall, limit: int = 160) -> str:
+    """What a call acts on, in one line: the command, the path or pattern, else the arguments."""
+    arguments = call.arguments
+    text = next(
+        (
+            arguments[key]
+            for key in ("command", "path", "file_path", "pattern", "url", "name")
+            if isinstance(arguments.get(key), str)
+        ),
+        None,
+    )
+    if text is None:
+        text = json.dumps(arguments, ensure_ascii=False)
+    lines = text.strip().splitlines() or [""]
+    first = " ".join(lines[0].split())
+    if len(lines) > 1:
+        first += f" … (+{len(lines) - 1} lines)"
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def short_reason(reason: str, call: ToolCall, limit: int = 120) -> str:
+    """A policy's reason in one short line, without the advice meant for ``-p`` runs."""
+    text = " ".join(reason.split())
+    for cut in (" needs your approval", ". To allow", ". Answer yes"):
+        text = text.split(cut, 1)[0]
+    if text.startswith(call.name) and text.endswith(")") and "(" in text:
+        text = text[text.rindex("(") + 1 : -1]  # "run_command 'x' (why)" -> "why"
+    text = text.strip(" .") or "the policy asks before this call"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _coerce(result: Any) -> ToolResult:
@@ -110,6 +147,9 @@ class ToolOrchestrator:
         outcomes: list[CallOutcome | None] = [None] * len(calls)
         runnable: list[tuple[int, ToolCall, Tool]] = []
         for index, call in enumerate(calls):
+            if self.context.cancelled.is_set():
+                outcomes[index] = self._not_run(call)
+                continue
             if index >= self.max_calls:
                 outcomes[index] = self._finish(
                     call,
@@ -134,9 +174,16 @@ class ToolOrchestrator:
             self._run_batch(batch, outcomes)
             batch = []
             index, call, tool = item
-            outcomes[index] = self._execute(call, tool)
+            outcomes[index] = (
+                self._not_run(call, tool)
+                if self.context.cancelled.is_set()
+                else self._execute(call, tool)
+            )
         self._run_batch(batch, outcomes)
         return [outcome for outcome in outcomes if outcome is not None]
+
+    def _not_run(self, call: ToolCall, tool: Tool | None = None) -> CallOutcome:
+        return self._finish(call, tool, ToolResult.error(NOT_RUN_CANCELLED, interrupted=True))
 
     def _run_batch(
         self, batch: list[tuple[int, ToolCall, Tool]], outcomes: list[CallOutcome | None]
@@ -209,9 +256,8 @@ class ToolOrchestrator:
                 rule=verdict.rule,
                 layer=verdict.layer,
             )
-        arguments = json.dumps(call.arguments, ensure_ascii=False)
-        question = f"Allow {call.name} {arguments[:300]}? ({verdict.reason})"
-        answer = context.ask(question, ASK_OPTIONS)
+        question = f"Allow {call.name}: {call_subject(call)}\n{short_reason(verdict.reason, call)}"
+        answer = context.ask(question, ASK_OPTIONS) if not context.cancelled.is_set() else None
         if answer == ASK_OPTIONS[0]:
             return PermissionVerdict(
                 decision="allow",
@@ -238,13 +284,37 @@ class ToolOrchestrator:
 
     def _execute_now(self, call: ToolCall, tool: Tool) -> CallOutcome:
         started = time.monotonic()
-        try:
-            result = _coerce(tool.handler(call.arguments, self.context))
-        except Exception as exc:  # noqa: BLE001 - a tool crash is a result, never a crashed run
-            result = ToolResult.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+        result = self._call_handler(call, tool)
         outcome = self._finish(call, tool, result, started)
         outcome.executed = True
         return outcome
+
+    def _call_handler(self, call: ToolCall, tool: Tool) -> ToolResult:
+        """Run the handler in its own thread so a cancel answers the call at once: the tool
+        gets :data:`CANCEL_GRACE` seconds to honour ``context.cancelled``, then its call is
+        answered "interrupted" and whatever it returns later is dropped."""
+        box: dict[str, ToolResult] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box["result"] = _coerce(tool.handler(call.arguments, self.context))
+            except Exception as exc:  # noqa: BLE001 - a tool crash is a result, not a crash
+                box["result"] = ToolResult.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+            finally:
+                done.set()
+
+        threading.Thread(target=work, daemon=True, name=f"mycode-tool-{call.name}").start()
+        cancelled = self.context.cancelled
+        while not done.wait(0.05):
+            if cancelled.is_set():
+                if done.wait(CANCEL_GRACE):
+                    break
+                return ToolResult.error(INTERRUPTED.format(name=call.name), interrupted=True)
+        result = box.get("result") or ToolResult.error(f"{call.name} returned nothing")
+        if cancelled.is_set() and "interrupted" not in result.metadata:
+            result.metadata["interrupted"] = True
+        return result
 
     def _finish(
         self, call: ToolCall, tool: Tool | None, result: ToolResult, started: float | None = None

@@ -2,8 +2,9 @@
 
 * stdin is closed; stdout and stderr are merged, in order.
 * The command runs in its own session (process group); on timeout the whole group gets
-  SIGTERM then SIGKILL, so grandchildren (``sleep``, servers) die too. Groups still alive when
-  the run ends are killed by a cleanup task.
+  SIGTERM then SIGKILL, so grandchildren (``sleep``, servers) die too. When the user
+  interrupts the turn (``context.cancelled``), the group is killed at once and the result
+  says so. Groups still alive when the run ends are killed by a cleanup task.
 * The working folder persists between calls (``cd sub`` sticks) but never leaves the workspace.
 * Long output is cut to its head and tail with the elided count; the full output is saved
   as an artifact under ``MYCODE_HOME`` whose path the result gives (read it with read_file).
@@ -36,6 +37,7 @@ TAIL_CHARS = 15_000
 CAP_CHARS = HEAD_CHARS + TAIL_CHARS + 5_000
 EXIT_GRACE = 1.0
 KILL_GRACE = 2.0
+CANCEL_KILL_GRACE = 0.2
 CWD_KEY = "builtin_tools.cwd"
 GROUPS_KEY = "builtin_tools.process_groups"
 NOTICE_KEY = "builtin_tools.sandbox_notice"
@@ -62,10 +64,10 @@ def _timeout(arguments: dict[str, Any], context: Any) -> float:
     return min(max(value, 1.0), float(MAX_TIMEOUT))
 
 
-def _kill_group(pgid: int) -> None:
+def _kill_group(pgid: int, grace: float = KILL_GRACE) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGTERM)
-    deadline = time.monotonic() + KILL_GRACE
+    deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
         try:
             os.killpg(pgid, 0)
@@ -167,8 +169,11 @@ def _environment(cwd_file: Path) -> dict[str, str]:
     return env
 
 
-def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float) -> bool:
-    """Copy output until the command ends (or times out). Returns True on timeout."""
+def _pump(
+    proc: subprocess.Popen[bytes], capture: _Capture, timeout: float, cancelled: Any = None
+) -> str | None:
+    """Copy output until the command ends. Returns ``"timeout"``, ``"cancelled"`` (the user
+    interrupted the turn: ``cancelled`` is set) or ``None`` when it ended by itself."""
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     deadline = time.monotonic() + timeout
@@ -179,14 +184,16 @@ def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float) -> b
         if exited_at is None and proc.poll() is not None:
             exited_at = now
         if exited_at is not None and (eof or now - exited_at > EXIT_GRACE):
-            return False
+            return None
         if exited_at is None and now >= deadline:
-            return True
+            return "timeout"
+        if exited_at is None and cancelled is not None and cancelled.is_set():
+            return "cancelled"
         if eof:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=min(0.2, max(0.01, deadline - now)))
             continue
-        ready, _, _ = select.select([fd], [], [], min(0.2, max(0.01, deadline - now)))
+        ready, _, _ = select.select([fd], [], [], min(0.05, max(0.01, deadline - now)))
         if ready:
             chunk = os.read(fd, 65536)
             if chunk:
@@ -195,10 +202,10 @@ def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float) -> b
                 eof = True
 
 
-def _drain(proc: subprocess.Popen[bytes], capture: _Capture) -> None:
+def _drain(proc: subprocess.Popen[bytes], capture: _Capture, limit: float = 0.5) -> None:
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
-    end = time.monotonic() + 0.5
+    end = time.monotonic() + limit
     while time.monotonic() < end:
         ready, _, _ = select.select([fd], [], [], 0.05)
         if not ready:
@@ -271,10 +278,12 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
         return ToolResult.error(f"could not start {shell}: {exc}")
     _track_group(context, proc.pid)
     with proc:
-        timed_out = _pump(proc, capture, timeout)
-        if timed_out:
-            _kill_group(proc.pid)
-            _drain(proc, capture)
+        stopped = _pump(proc, capture, timeout, getattr(context, "cancelled", None))
+        timed_out = stopped == "timeout"
+        if stopped is not None:
+            quick = stopped == "cancelled"
+            _kill_group(proc.pid, CANCEL_KILL_GRACE if quick else KILL_GRACE)
+            _drain(proc, capture, 0.1 if quick else 0.5)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=KILL_GRACE)
     capture.close()
@@ -288,7 +297,14 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
     if cut:
         metadata["artifact"] = str(artifact)
     text = output.rstrip("\n") if output.strip() else "(no output)"
-    if timed_out:
+    if stopped == "cancelled":
+        metadata["exit_code"] = 130
+        metadata["interrupted"] = True
+        text += (
+            "\nInterrupted by the user: the command was stopped (its whole process group was "
+            "killed) before it finished."
+        )
+    elif timed_out:
         metadata["exit_code"] = 124
         metadata["timed_out"] = True
         text += (
@@ -300,7 +316,8 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
         text += f"\nexit code: {code}" if code >= 0 else f"\nkilled by signal {-code}"
     text += "".join(f"\n{note}" for note in notes)
     metadata["duration_s"] = round(elapsed, 3)
-    return ToolResult(content=text, is_error=timed_out or code != 0, metadata=metadata)
+    failed = stopped is not None or code != 0
+    return ToolResult(content=text, is_error=failed, metadata=metadata)
 
 
 def _update_cwd(context: Any, cwd_file: Path, before: Path, root: Path) -> list[str]:
