@@ -28,6 +28,14 @@ def _read_stdin() -> str:
         return ""
 
 
+def _plugin_names(pm: Any) -> list[str]:
+    """Loaded plugins and every installed entry point (a disabled plugin's table is known)."""
+    from importlib import metadata
+
+    names = [name for name, _ in pm.list_name_plugin()]
+    return names + [ep.name for ep in metadata.entry_points(group="mycode")]
+
+
 def run_agent(
     prompt: str,
     *,
@@ -46,7 +54,8 @@ def run_agent(
     continue_latest: bool,
 ) -> int:
     """Run the agent; return the process exit code (SPEC §2)."""
-    from mycode_core.config import ConfigError, home_dir, load_settings
+    from mycode_core.config import ConfigError, ensure_home, home_dir, load_settings
+    from mycode_core.config_check import settings_tables
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
     from mycode_core.runtime.loop import AgentRunner
     from mycode_core.runtime.resume import history_from_events
@@ -79,8 +88,15 @@ def run_agent(
     if completion_policy:
         cli["completion_gate"] = {"policy": completion_policy}
     try:
-        settings = load_settings(workspace, home, cli)
+        ensure_home(home)
         pm = get_plugin_manager()
+        settings = load_settings(
+            workspace,
+            home,
+            cli,
+            tables=settings_tables(pm, lambda message: click.echo(f"mycode: {message}", err=True)),
+            plugin_names=_plugin_names(pm),
+        )
     except (ConfigError, PluginLoadError) as exc:
         return _fail(str(exc))
 

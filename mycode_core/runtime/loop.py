@@ -124,6 +124,8 @@ class AgentRunner:
         if self._ready:
             return
         self.events.transcript = SessionStore(self.home).open(self.session_id)
+        for message in getattr(self.settings, "notices", ()):  # unknown config keys (issue 14)
+            self._notice(message)
         collect_tools(self.pm, self.context, self._notice)  # MCP servers start in background
         self.model = make_model(self.pm, self.settings, self._notice)
         prompt = system_prompt(self.pm, self.context, self._notice)
@@ -202,9 +204,10 @@ class AgentRunner:
         next one and every tool call in history has exactly one result.
         """
         previous = self._worker_thread
-        if previous is not None and previous.is_alive():
-            previous.join()  # only if a consumer stopped reading early: finish that turn first
-        self.events.discard_pending()
+        if previous is not None:
+            if previous.is_alive():
+                previous.join()  # a consumer stopped reading early: that turn finishes first
+            self.events.discard_pending()  # what such a consumer left unread
         self.context.cancelled.clear()
         self._result_sent = False
         worker = threading.Thread(

@@ -58,7 +58,10 @@ def current_cwd(context: Any) -> Path:
 
 def _timeout(arguments: dict[str, Any], context: Any) -> float:
     section = context.settings.section("builtin_tools") if context.settings is not None else {}
-    default = float(section.get("command_timeout", DEFAULT_TIMEOUT))
+    try:
+        default = float(section.get("command_timeout", DEFAULT_TIMEOUT))
+    except (TypeError, ValueError):  # validated before the run; stay safe for hand-made contexts
+        default = DEFAULT_TIMEOUT
     raw = arguments.get("timeout")
     value = float(raw) if isinstance(raw, int | float) and raw > 0 else default
     return min(max(value, 1.0), float(MAX_TIMEOUT))
