@@ -1,4 +1,4 @@
-"""The ``[builtin_tools]`` config table, checked by the core before a run (``register_settings``)."""
+"""The ``[builtin_tools]`` config table, checked by the core before a run."""
 
 from __future__ import annotations
 
