@@ -19,13 +19,34 @@ def _fail(message: str) -> int:
     return USAGE_ERROR
 
 
-def _read_stdin() -> str:
+PIPE_WAIT = 1.0
+"""With a PROMPT given, how long to wait for piped input to start (an idle pipe left open by
+a calling program must not hang the run)."""
+
+
+def _read_stdin(wait: float | None = None) -> str:
+    """Piped or redirected stdin, decoded leniently; ``""`` for a terminal or nothing.
+
+    ``wait`` (seconds) bounds the wait for a pipe's first bytes; ``None`` waits as long as the
+    writer takes (stdin is then the task itself)."""
+    import select
+    import stat
+
     if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
         return ""
     try:
-        return sys.stdin.read().strip()
-    except (OSError, ValueError):
+        fd = sys.stdin.fileno()
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISCHR(mode)):
+            return ""
+        if wait is not None and stat.S_ISFIFO(mode):
+            ready, _, _ = select.select([fd], [], [], wait)
+            if not ready:
+                return ""
+        data = sys.stdin.buffer.read()
+    except (OSError, ValueError, AttributeError):
         return ""
+    return data.decode("utf-8", "replace").strip()
 
 
 def _plugin_names(pm: Any) -> list[str]:
@@ -71,6 +92,10 @@ def run_agent(
     interactive = not print_mode and tty and output_format == "text"
     if not interactive and not prompt:
         prompt = _read_stdin()
+    elif not interactive:
+        piped = _read_stdin(wait=PIPE_WAIT)  # `echo log | mycode -p "why?"`: prompt, then input
+        if piped:
+            prompt = f"{prompt}\n\n{piped}"
     if not interactive and not prompt and not continue_latest and not resume_id:
         return _fail('no prompt given: run `mycode -p "your task"` or pipe the task on stdin')
     for path in mcp_config:
