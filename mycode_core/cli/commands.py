@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-from pathlib import Path
 
 import click
 
@@ -39,44 +37,9 @@ def add_core_commands(cli: click.Group) -> None:
             rows = [row for row in rows if hook_name in row["hooks"]]
         click.echo(json.dumps(rows, indent=2))
 
-    @cli.command(name="sessions")
-    @click.option(
-        "--cwd", type=click.Path(file_okay=False), help="Only sessions of this workspace."
-    )
-    @click.option("--all", "show_all", is_flag=True, help="Sessions of every workspace.")
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-    def sessions_command(cwd: str | None, show_all: bool, as_json: bool) -> None:
-        """List stored sessions, newest first (this workspace unless --all)."""
-        from mycode_core.config import home_dir
-        from mycode_core.sessions import SessionStore
+    from mycode_core.cli.sessions_cmd import sessions_group
 
-        workspace = None if show_all else str(Path(cwd or os.getcwd()).resolve())
-        sessions = SessionStore(home_dir()).list(workspace)
-        if as_json:
-            rows = [
-                {
-                    "id": s.id,
-                    "cwd": s.cwd,
-                    "model": s.model,
-                    "started": s.started,
-                    "stop_reason": s.stop_reason,
-                    "prompt": s.first_prompt,
-                }
-                for s in sessions
-            ]
-            click.echo(json.dumps(rows, indent=2))
-            return
-        if not sessions:
-            click.echo(
-                "No sessions yet." + ("" if show_all else " (use --all for every workspace)")
-            )
-            return
-        import time
-
-        for s in sessions:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started))
-            prompt = " ".join(s.first_prompt.split())[:60]
-            click.echo(f"{s.id}  {when}  {s.stop_reason or 'open':<15} {prompt}")
+    cli.add_command(sessions_group())
 
     @cli.command(name="demo")
     @click.option("--keep", is_flag=True, help="Keep the temporary project folder.")

@@ -155,17 +155,27 @@ class InteractiveSession:
                 prompt = " ".join(info.first_prompt.split())[:60]
                 click.echo(f"{info.id}  {info.stop_reason or 'open':<15} {prompt}")
         elif name == "/resume":
-            if not argument or not self.store.exists(argument):
-                click.echo("Usage: /resume ID (see /sessions)")
-                return None
-            from mycode_core.runtime.resume import history_from_events
-
-            messages = history_from_events(self.store.read_events(argument))
-            self._replace_runner(messages=messages, session_id=argument)
-            click.echo(f"Resumed {argument} ({len(messages)} messages).")
+            self._resume(argument)
         else:
             click.echo(f"Unknown command {name}; /help lists them.")
         return None
+
+    def _resume(self, session_id: str) -> None:
+        if not session_id:
+            click.echo("Usage: /resume ID (see /sessions)")
+            return
+        if "/" in session_id or not self.store.exists(session_id):
+            click.echo(f"No session {session_id!r} in {self.store.root} (see /sessions).")
+            return
+        from mycode_core.runtime.resume import history_from_events
+        from mycode_core.session_view import build_timeline, recap_lines
+
+        events = self.store.read_events(session_id)
+        messages = history_from_events(events)
+        self._replace_runner(messages=messages, session_id=session_id)
+        for line in recap_lines(build_timeline(session_id, events)):
+            click.echo(click.style(line, dim=True))
+        click.echo(f"Resumed {session_id} ({len(messages)} messages).")
 
     def _replace_runner(self, messages: list[dict[str, Any]], session_id: str | None) -> None:
         from mycode_core.runtime.loop import AgentRunner

@@ -49,6 +49,14 @@ def _read_stdin(wait: float | None = None) -> str:
     return data.decode("utf-8", "replace").strip()
 
 
+def _print_recap(session_id: str, events: list[dict[str, Any]]) -> None:
+    """A short recap of the session being resumed (stderr: it is not the answer)."""
+    from mycode_core.session_view import build_timeline, recap_lines
+
+    for line in recap_lines(build_timeline(session_id, events)):
+        click.echo(click.style(line, dim=True), err=True)
+
+
 def _plugin_names(pm: Any) -> list[str]:
     """Loaded plugins and every installed entry point (a disabled plugin's table is known)."""
     from importlib import metadata
@@ -140,7 +148,10 @@ def run_agent(
                 return _fail(f"no earlier session in {workspace} to continue")
             session_id = latest.id
         resumed = session_id
-        prior = history_from_events(store.read_events(session_id))
+        stored = store.read_events(session_id)
+        prior = history_from_events(stored)
+        if output_format == "text":
+            _print_recap(session_id, stored)
         if not prompt and not interactive:
             prompt = "Continue the task from where the previous run stopped."
 

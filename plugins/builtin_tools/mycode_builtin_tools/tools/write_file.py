@@ -57,10 +57,12 @@ def write_file(arguments: dict[str, Any], context: Any) -> ToolResult:
         return ToolResult.error(f"cannot write {rel}: {exc.strerror or exc}")
     readstate.record_write(context, path)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-    meta = {"mutated": [rel], "resources": [f"file:{rel}"]}
+    meta: dict[str, Any] = {"mutated": [rel], "resources": [f"file:{rel}"]}
     if not existed:
+        meta["diff"] = short_diff("", content, rel)  # for people (the CLI); not in the content
         return ToolResult(
             content=f"Created {rel} ({lines} lines, {len(payload)} bytes)", metadata=meta
         )
     diff = short_diff(before, content, rel) or "(content unchanged)"
+    meta["diff"] = diff if diff.startswith("---") else ""
     return ToolResult(content=f"Overwrote {rel} ({lines} lines)\n{diff}", metadata=meta)
