@@ -67,3 +67,34 @@ def test_no_tools_loaded_is_a_configuration_error(
     assert "Traceback" not in run.stderr
     chosen = cli(["-p", "task", "--model", model], env={"MYCODE_LOAD_PLUGINS": ""})
     assert chosen.rc == 0  # no plugins chosen on purpose: a tool-less run is allowed
+
+
+def test_doctor_checks_model_server_key_and_home(
+    workspace: Path, home: Path, server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    pytest.importorskip("mycode_builtin_tools")
+    import json
+
+    env = {"MYCODE_LOAD_PLUGINS": "builtin_tools", "MYCODE_MODEL": "m"}
+    good = run_cli(["doctor"], workspace, home, {**env, "MYCODE_BASE_URL": server.base_url})
+    report = json.loads(good.stdout)
+    assert report["model"]["name"] == "m"
+    assert report["base_url"]["reachable"] is True
+    assert report["api_key"] == {"present": False, "source": None}
+    assert report["home_folder"]["writable"] is True
+    assert report["problems"] == []
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    bad_home = tmp_path / "a-file"
+    bad_home.write_text("x")
+    bad = run_cli(
+        ["doctor"],
+        workspace,
+        home,
+        {**env, "MYCODE_BASE_URL": url, "MYCODE_HOME": str(bad_home), "OPENAI_API_KEY": "sk-x"},
+    )
+    report = json.loads(bad.stdout)
+    assert report["base_url"]["reachable"] is False
+    assert report["api_key"] == {"present": True, "source": "OPENAI_API_KEY"}
+    assert "sk-x" not in bad.stdout  # never the key itself
+    assert any(url in problem for problem in report["problems"])
+    assert any(str(bad_home) in problem for problem in report["problems"])

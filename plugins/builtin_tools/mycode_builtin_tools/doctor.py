@@ -14,8 +14,10 @@ def report(workspace: Path, home: Path) -> dict[str, Any]:
     from mycode_builtin_tools import sandbox
     from mycode_builtin_tools.ripgrep import rg_path, rg_version
     from mycode_core.config import ConfigError, load_settings
+    from mycode_core.diagnostics import core_report
 
     problems: list[str] = []
+    settings = None
     try:
         settings = load_settings(workspace, home)
         requested = sandbox.requested(settings)
@@ -24,8 +26,11 @@ def report(workspace: Path, home: Path) -> dict[str, Any]:
     except ConfigError as exc:
         problems.append(str(exc))
         requested, network, mode = False, False, "default"
+    core, core_problems = core_report(settings, home)  # model, base URL, key, home (issue 14)
+    problems += core_problems
     bwrap = sandbox.bwrap_path()
     return {
+        **core,
         "workspace": str(workspace),
         "home": str(home),
         "permission_mode": mode,
