@@ -1,24 +1,52 @@
 """mycode: a plugin-first coding agent for the terminal.
 
-The public surface for plugin authors is :data:`hookimpl` and :mod:`mycode_core.records`.
-``hookimpl`` is resolved lazily so that ``mycode --version`` does not even import pluggy.
+The public surface for plugin authors: :data:`hookimpl`, :func:`tool`, :data:`ReadPath`,
+:data:`WritePath`, :func:`subscribe` and the records :class:`Tool`, :class:`ToolResult`,
+:class:`ContextSection`, :class:`SlashCommand`, :class:`SlashResult`, :class:`RunContext`
+(all of :mod:`mycode_core.records`), plus :mod:`mycode_core.paths` and
+:mod:`mycode_core.testing`. Names are resolved lazily so that ``mycode --version`` imports
+nothing.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "hookimpl"]
+_LAZY = {
+    "hookimpl": "mycode_core.hookspecs",
+    "tool": "mycode_core.tooling",
+    "ReadPath": "mycode_core.tooling",
+    "WritePath": "mycode_core.tooling",
+    "subscribe": "mycode_core.runtime.observers",
+    "Tool": "mycode_core.records",
+    "ToolResult": "mycode_core.records",
+    "ContextSection": "mycode_core.records",
+    "SlashCommand": "mycode_core.records",
+    "SlashResult": "mycode_core.records",
+    "RunContext": "mycode_core.records",
+}
+
+__all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:
     from mycode_core.hookspecs import hookimpl
+    from mycode_core.records import (
+        ContextSection,
+        RunContext,
+        SlashCommand,
+        SlashResult,
+        Tool,
+        ToolResult,
+    )
+    from mycode_core.runtime.observers import subscribe
+    from mycode_core.tooling import ReadPath, WritePath, tool
 
 
 def __getattr__(name: str) -> Any:
-    if name == "hookimpl":
-        from mycode_core.hookspecs import hookimpl
-
-        return hookimpl
-    raise AttributeError(f"module 'mycode_core' has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mycode_core' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

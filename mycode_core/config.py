@@ -71,6 +71,10 @@ class Settings(BaseModel):
     retry_max_delay: float = Field(default=30.0, ge=0)
     max_tool_calls_per_reply: int = Field(default=16, ge=1, le=1000)
     max_parallel_tools: int = Field(default=4, ge=1, le=64)
+    tool_timeout: float = Field(default=300.0, gt=0)
+    """Seconds before a hung tool call is answered with an error (a tool may set its own)."""
+    observer_warn_ms: float = Field(default=500.0, ge=0)
+    """An ``on_event`` observer slower than this for one event gets one notice."""
     near_limit_steps: int = Field(default=3, ge=0)
     permissions: PermissionRules = Field(default_factory=PermissionRules)
     completion_gate: GateSettings = Field(default_factory=GateSettings)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         Observation,
         PermissionVerdict,
         RunContext,
+        SlashCommand,
         StagnationVerdict,
         Tool,
         ToolCall,
@@ -43,12 +44,27 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
+@hookspec(historic=True)
+def add_hookspecs(pluginmanager: pluggy.PluginManager) -> None:
+    """Add hookspecs of your own plugin, so other plugins can implement them.
+
+    Called once for every plugin as it is registered (a historic hook). Call
+    ``pluginmanager.add_hookspecs(module_or_class)``; call your hooks through pluggy with
+    ``context.hook.<name>(...)``. Implementations of hooks that may be absent (another
+    plugin's) are marked ``@hookimpl(optionalhook=True)``.
+
+    :param pluginmanager: the :class:`pluggy.PluginManager` being built.
+    """
+
+
 @hookspec
 def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
     """Contribute tools the model can call.
 
-    Called once per run, before the first model request. Call ``register(Tool(...))`` for each
-    tool. Tool names must be unique across plugins; a duplicate is an error naming both plugins.
+    Called once per run, before the first model request. Call ``register(tool)`` for each tool
+    (usually a function decorated with :func:`mycode_core.tool`, or a hand-written
+    :class:`~mycode_core.records.Tool`). Tool names must match ``^[a-zA-Z0-9_-]{1,64}$`` and be
+    unique across plugins; a duplicate is an error naming both plugins.
 
     :param register: callback taking a :class:`mycode_core.records.Tool`.
     :param context: the run's :class:`~mycode_core.records.RunContext` (workspace, settings).
@@ -78,12 +94,25 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookspec
+def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
+    """Contribute ``/name`` commands to the interactive session (and ``mycode -p "/name"``).
+
+    Called once per session. Call ``register(SlashCommand(name=..., run=fn))``;
+    ``fn(args, context)`` returns a :class:`~mycode_core.records.SlashResult`, a prompt string
+    to run as the user's turn, or ``None``.
+
+    :param register: callback taking a :class:`mycode_core.records.SlashCommand`.
+    :param context: the session's :class:`~mycode_core.records.RunContext`.
+    """
+
+
+@hookspec
 def build_context(context: RunContext) -> list[ContextSection] | None:
     """Contribute sections to the system prompt the model sees.
 
     Called when a run starts. Return a list of
-    :class:`~mycode_core.records.ContextSection` (ordered by ``priority``, lower first) or
-    ``None``. Results of all plugins are combined.
+    :class:`~mycode_core.records.ContextSection` (ordered by ``priority``, lower first), plain
+    strings, or ``None``. Results of all plugins are combined.
 
     :param context: the run's :class:`~mycode_core.records.RunContext`.
     """
@@ -160,9 +189,14 @@ def compact_context(
 
 @hookspec
 def on_event(event: AgentEvent, context: RunContext) -> None:
-    """Observe every event of the stream (SPEC §4), in order, as it happens.
+    """Observe every event of the stream (SPEC §4), in order.
 
-    Return value is ignored; exceptions are reported once as a notice and do not stop the run.
+    Observers run off the loop's thread (one worker per plugin, events in order), so a slow
+    observer never slows the run; one slower than ``observer_warn_ms`` gets one notice. To be
+    called only for some event types, decorate the implementation with
+    ``@mycode_core.subscribe("tool_result", "result")``. The return value is ignored;
+    exceptions are reported once as a notice and do not stop the run. Observers have seen every
+    event of a run before ``mycode`` exits.
 
     :param event: the :class:`~mycode_core.runtime.events.AgentEvent`.
     :param context: the run's :class:`~mycode_core.records.RunContext`.

@@ -34,10 +34,37 @@ class PluginLoadError(RuntimeError):
 
 
 @dataclass
+class PluginProblem:
+    """One plugin that failed to load or validate, with everything needed to fix it."""
+
+    plugin: str
+    message: str
+    """One readable line: what failed and what to fix."""
+    error_type: str = ""
+    traceback: str = ""
+    distribution: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form (``mycode plugins --check``, the ``system`` event)."""
+        return {
+            "plugin": self.plugin,
+            "distribution": self.distribution,
+            "error_type": self.error_type,
+            "message": self.message,
+            "traceback": self.traceback,
+        }
+
+
+@dataclass
 class PluginReport:
     """What happened while loading plugins: the problems, one readable line each."""
 
-    problems: list[str] = field(default_factory=list)
+    errors: list[PluginProblem] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        """The problems as single lines."""
+        return [error.message for error in self.errors]
 
 
 def _names_from_env(var: str) -> set[str] | None:
@@ -55,15 +82,21 @@ _printed: set[str] = set()
 """Problems already printed to stderr by this process (the CLI may build two managers)."""
 
 
-def _warn(report: PluginReport, message: str, warn: Callable[[str], None] | None) -> None:
+def _warn(report: PluginReport, problem: PluginProblem, warn: Callable[[str], None] | None) -> None:
+    report.errors.append(problem)
     if _strict():
-        raise PluginLoadError(message)
-    report.problems.append(message)
+        raise PluginLoadError(
+            f"{problem.message} (MYCODE_STRICT_PLUGINS is set; the traceback: "
+            "mycode plugins --check with MYCODE_STRICT_PLUGINS unset)"
+        )
     if warn is not None:
-        warn(message)
-    elif message not in _printed:
-        _printed.add(message)
-        print(f"mycode: {message}", file=sys.stderr)
+        warn(problem.message)
+    elif problem.message not in _printed:
+        _printed.add(problem.message)
+        print(
+            f"mycode: {problem.message} (details: mycode plugins --check)",
+            file=sys.stderr,
+        )
 
 
 def allowed_entry_points() -> list[metadata.EntryPoint]:
@@ -78,16 +111,32 @@ def allowed_entry_points() -> list[metadata.EntryPoint]:
     return [chosen[name] for name in sorted(chosen)]
 
 
-def _check_plugin(pm: pluggy.PluginManager, plugin: object) -> None:
-    """Like ``pm.check_pending()`` but for one plugin, so we can drop just that one."""
-    for name in dir(plugin):
-        if pm.parse_hookimpl_opts(plugin, name) is None:
+def _distribution(ep: metadata.EntryPoint) -> str | None:
+    dist = getattr(ep, "dist", None)
+    return str(dist.name) if dist is not None else None
+
+
+def unknown_hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
+    """Hook implementations of ``plugin`` that no hookspec declares (and are not optional)."""
+    bad = []
+    for caller in pm.get_hookcallers(plugin) or []:
+        if caller.has_spec():
             continue
-        hook = getattr(pm.hook, name, None)
-        if hook is None or not hook.has_spec():
-            raise pluggy.PluginValidationError(
-                plugin, f"unknown hook {name!r} (no such hookspec; misspelt?)"
-            )
+        for impl in caller.get_hookimpls():
+            if impl.plugin is plugin and not impl.optionalhook:
+                bad.append(caller.name)
+    return sorted(set(bad))
+
+
+def _validate(pm: pluggy.PluginManager, name: str, plugin: object) -> str | None:
+    """Why a registered plugin is invalid (unknown hook names), or ``None``."""
+    bad = unknown_hooks(pm, plugin)
+    if not bad:
+        return None
+    return (
+        f"unknown hook {', '.join(repr(b) for b in bad)} (no such hookspec; misspelt? "
+        "a hook of an optional plugin needs @hookimpl(optionalhook=True))"
+    )
 
 
 def get_plugin_manager(
@@ -98,38 +147,73 @@ def get_plugin_manager(
 ) -> pluggy.PluginManager:
     """Build a fresh plugin manager: built-ins, entry points, then ``extra_plugins``.
 
+    Plugins may add hookspecs (the historic ``add_hookspecs`` hook), so hook names are checked
+    once everything is registered; a plugin with an unknown hook is unregistered and reported.
     ``warn`` receives one line per plugin that failed to load (default: stderr).
     """
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
+    pm.hook.add_hookspecs.call_historic(kwargs={"pluginmanager": pm})
     report = PluginReport()
     pm.mycode_report = report  # type: ignore[attr-defined]
     for module_name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
+    distributions: dict[str, str | None] = {}
     if load_entry_points:
         for ep in allowed_entry_points():
             if pm.has_plugin(ep.name):
                 continue
+            distributions[ep.name] = _distribution(ep)
             try:
                 pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=ep.name)
-                plugin = pm.get_plugin(ep.name)
-                if plugin is not None:
-                    try:
-                        _check_plugin(pm, plugin)
-                    except pluggy.PluginValidationError:
-                        pm.unregister(plugin)
-                        raise
-            except PluginLoadError:
-                raise
             except Exception as exc:  # noqa: BLE001 - any import error is reported, not fatal
-                detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                _warn(report, f"plugin {ep.name!r} failed to load: {detail}", warn)
-    for plugin in extra_plugins:
+                _warn(
+                    report, _problem(ep.name, distributions[ep.name], exc, "failed to load"), warn
+                )
+    extras = list(extra_plugins)
+    for plugin in extras:
         pm.register(plugin)
+    for name, plugin in list(pm.list_name_plugin()):
+        why = _validate(pm, name, plugin)
+        if why is not None and any(plugin is extra for extra in extras):
+            raise pluggy.PluginValidationError(plugin, f"plugin {name!r}: {why}")
+        if why is not None:
+            pm.unregister(plugin)
+            problem = PluginProblem(
+                plugin=name,
+                message=f"plugin {name!r} is invalid: {why}",
+                error_type="PluginValidationError",
+                distribution=distributions.get(name),
+            )
+            _warn(report, problem, warn)
     pm.check_pending()
     if os.environ.get("MYCODE_TRACE_PLUGINS"):
         _enable_tracing(pm)
     return pm
+
+
+def _problem(name: str, dist: str | None, exc: BaseException, what: str) -> PluginProblem:
+    import traceback
+
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else ""
+    detail = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    if isinstance(exc, pluggy.PluginValidationError):
+        detail = f"invalid hook implementation: {text}"
+    where = f" (distribution {dist})" if dist else ""
+    return PluginProblem(
+        plugin=name,
+        message=f"plugin {name!r}{where} {what}: {detail}",
+        error_type=type(exc).__name__,
+        traceback="".join(traceback.format_exception(exc)),
+        distribution=dist,
+    )
+
+
+def load_report(pm: pluggy.PluginManager) -> PluginReport:
+    """The :class:`PluginReport` of a manager built by :func:`get_plugin_manager`."""
+    report = getattr(pm, "mycode_report", None)
+    return report if isinstance(report, PluginReport) else PluginReport()
 
 
 def _enable_tracing(pm: pluggy.PluginManager) -> None:

@@ -5,14 +5,18 @@ Everything a hook receives or returns is one of these, so plugin authors get one
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Risk = Literal["low", "medium", "high"]
+PathAccess = Literal["read", "write"]
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+"""What chat-completions endpoints accept as a function name."""
 Decision = Literal["allow", "deny", "ask"]
 Verdict = Literal["pass", "fail", "unverified"]
 
@@ -53,9 +57,14 @@ ToolHandler = Callable[[dict[str, Any], "RunContext"], "ToolResult | str"]
 class Tool(BaseModel):
     """A tool the model can call, contributed through ``register_tools``.
 
-    ``handler(arguments, context)`` is synchronous and may block; it returns a
-    :class:`ToolResult` or a plain string. Tools marked ``concurrency_safe`` may run in
-    parallel with each other (up to 4 at once).
+    Usually built with :func:`mycode_core.tool` from a typed function. Written by hand:
+    ``handler(arguments, context)`` is synchronous or async and returns a :class:`ToolResult`,
+    a string or JSON-able data. ``paths`` names the arguments that are paths
+    (``{"path": "read"|"write"}``): the core resolves them through the workspace boundary
+    before the handler runs (the handler receives ``pathlib.Path`` objects), applies
+    permission rules ``name(glob)`` to them, denies writes in plan mode and records the
+    resources and changes. Tools marked ``concurrency_safe`` may run in parallel (up to 4).
+    ``timeout`` (seconds) bounds a hung call (default: the ``tool_timeout`` setting).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -67,7 +76,40 @@ class Tool(BaseModel):
     concurrency_safe: bool = False
     read_only: bool = False
     risk: Risk = "medium"
+    paths: dict[str, PathAccess] = Field(default_factory=dict)
+    timeout: float | None = None
     plugin: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, value: str) -> str:
+        if not TOOL_NAME.match(value):
+            raise ValueError(
+                f"tool name {value!r} is invalid: it must match ^[a-zA-Z0-9_-]{{1,64}}$ "
+                "(letters, digits, _ and -, at most 64 characters)"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _check_schema(self) -> Tool:
+        schema = self.input_schema
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            raise ValueError(
+                f"tool {self.name!r}: input_schema must be a JSON schema of type object"
+            )
+        import jsonschema
+
+        try:
+            jsonschema.validators.validator_for(schema).check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise ValueError(f"tool {self.name!r}: invalid input_schema: {exc.message}") from None
+        properties = schema.get("properties") or {}
+        for argument in self.paths:
+            if argument not in properties:
+                raise ValueError(
+                    f"tool {self.name!r}: paths names {argument!r}, which is not a parameter"
+                )
+        return self
 
     def spec(self) -> dict[str, Any]:
         """The chat-completions ``tools`` entry for this tool."""
@@ -89,6 +131,9 @@ class ToolCall(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     raw_arguments: str = "{}"
     parse_error: str | None = None
+    paths: dict[str, Path] = Field(default_factory=dict)
+    """The tool's path arguments, resolved by the core through the workspace boundary before
+    ``permission_verdict`` is asked (rules match them workspace-relative)."""
 
 
 class PermissionVerdict(BaseModel):
@@ -232,6 +277,7 @@ class RunContext:
         interactive: bool = False,
         ask: Callable[[str, list[str]], str] | None = None,
         emit: Callable[[Any], None] | None = None,
+        plugin_manager: Any = None,
     ) -> None:
         self.workspace = workspace
         self.home = home
@@ -253,6 +299,19 @@ class RunContext:
         """Set when the user cancels the running turn; long-running tools should stop early."""
         self.cleanup: list[Callable[[], None]] = []
         """Called once when the run ends, whatever the reason (shut servers down)."""
+        self.plugin_manager = plugin_manager
+        """The run's pluggy manager (``None`` outside a run)."""
+        self.readable_roots: list[Path] = []
+        """Folders outside the workspace whose files path reads may open (read-only), e.g.
+        the folders of listed skills. Writes never leave the workspace."""
+
+    @property
+    def hook(self) -> Any:
+        """The plugin manager's hook relay: ``context.hook.<name>(...)`` calls a hook through
+        pluggy (including hookspecs a plugin added with ``add_hookspecs``)."""
+        if self.plugin_manager is None:
+            raise RuntimeError("this context has no plugin manager")
+        return self.plugin_manager.hook
 
     @property
     def permission_mode(self) -> str:
@@ -270,3 +329,34 @@ class RunContext:
         """Send an event (e.g. a ``progress`` event) into the run's event stream."""
         if self._emit is not None:
             self._emit(event)
+
+
+class SlashResult(BaseModel):
+    """What a slash command returns: a ``prompt`` to run as the user's turn, and/or ``output``
+    to show the user."""
+
+    prompt: str | None = None
+    output: str | None = None
+
+
+class SlashCommand(BaseModel):
+    """A ``/name`` command of the interactive session (also ``mycode -p "/name args"``).
+
+    ``run(args, context)`` gets the text after the name and returns a :class:`SlashResult`,
+    a string (a prompt to run) or ``None``.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    description: str = ""
+    argument_hint: str = ""
+    run: Callable[[str, RunContext], SlashResult | str | None]
+    plugin: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, value: str) -> str:
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_:.-]{0,63}$", value):
+            raise ValueError(f"slash command name {value!r} is invalid")
+        return value

@@ -66,6 +66,7 @@ def tool_turn(*names: str) -> dict[str, Any]:
 def test_the_hook_list_is_complete() -> None:
     assert HOOK_NAMES == sorted(
         [
+            "add_hookspecs",
             "build_context",
             "compact_context",
             "completion_verdict",
@@ -73,6 +74,7 @@ def test_the_hook_list_is_complete() -> None:
             "permission_verdict",
             "register_commands",
             "register_models",
+            "register_slash_commands",
             "register_tools",
             "stagnation_verdict",
         ]
@@ -500,7 +502,164 @@ def test_on_event_observes_every_event_in_order(tmp_path: Path) -> None:
     )
     events = run_events(runner)
     assert seen[0].type == "system" and seen[-1].type == "result"
-    assert [e.type for e in seen] == [e.type for e in events if e.type != "notice"]
+    assert [e.type for e in seen if e.type != "notice"] == [
+        e.type for e in events if e.type != "notice"
+    ]
     notices = [n for n in _of(events, "notice") if "observer broke" in n.message]
     assert len(notices) == 1  # reported once, not per event
     assert events[-1].stop_reason == "completed"
+
+
+# --- add_hookspecs ---------------------------------------------------------------------------
+
+
+def test_add_hookspecs_lets_a_plugin_define_hooks_others_implement(tmp_path: Path) -> None:
+    class Specs:
+        @hookspecs.hookspec
+        def register_widgets(self, register: Any) -> None:
+            """Contribute widgets (a hook one plugin adds for others)."""
+
+    widgets: list[str] = []
+
+    class Owner:
+        @hookimpl
+        def add_hookspecs(self, pluginmanager: Any) -> None:
+            pluginmanager.add_hookspecs(Specs)
+
+        @hookimpl
+        def build_context(self, context: Any) -> list[str]:
+            context.hook.register_widgets(register=widgets.append)
+            return []
+
+    class Contributor:  # registered before its hook exists: still accepted and called
+        @hookimpl
+        def register_widgets(self, register: Any) -> None:
+            register("gear")
+
+    class Optional:
+        @hookimpl(optionalhook=True)
+        def register_gadgets(self, register: Any) -> None:
+            raise AssertionError("never called: nobody defines register_gadgets")
+
+    runner = make_runner(tmp_path, Contributor(), Owner(), Optional(), turns=[])
+    events = run_events(runner)
+    assert widgets == ["gear"]
+    assert events[-1].stop_reason == "completed"
+
+
+def test_add_hookspecs_is_checked_after_every_plugin_is_registered(tmp_path: Path) -> None:
+    import pluggy
+
+    class Misspelt:
+        @hookimpl
+        def regster_tools(self, register: Any) -> None:
+            """Misspelt hook name."""
+
+    with pytest.raises(pluggy.PluginValidationError, match="regster_tools.*misspelt"):
+        make_plugin_manager(Misspelt(), tools_plugin(noop_tool()))
+
+
+# --- register_slash_commands -----------------------------------------------------------------
+
+
+def test_register_slash_commands_collects_commands_with_their_plugin(tmp_path: Path) -> None:
+    from mycode_core.records import RunContext, SlashCommand, SlashResult
+    from mycode_core.runtime.setup import collect_slash_commands
+
+    class Commands:
+        @hookimpl
+        def register_slash_commands(self, register: Any) -> None:
+            register(SlashCommand(name="hello", description="Greet.", run=lambda a, c: f"hi {a}"))
+            register(SlashCommand(name="show", run=lambda a, c: SlashResult(output="shown")))
+
+    class Again:
+        @hookimpl
+        def register_slash_commands(self, register: Any) -> None:
+            register(SlashCommand(name="hello", run=lambda a, c: None))
+
+    pm = make_plugin_manager(Commands(), Again())
+    context = RunContext(workspace=tmp_path, home=tmp_path, settings=None, session_id="s")
+    notices: list[str] = []
+    commands = collect_slash_commands(pm, context, notices.append)
+    assert set(commands) == {"hello", "show"}
+    assert any("/hello" in n and "registered it first" in n for n in notices)
+    assert commands["hello"].run("you", context) in ("hi you", None)
+
+
+# --- every hook through pluggy ---------------------------------------------------------------
+
+
+def test_on_event_wrappers_specname_and_fewer_parameters_work(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    class Wrapping:
+        @hookimpl(wrapper=True)
+        def on_event(self, event: Any) -> Any:
+            seen.append(f"before:{event.type}")
+            return (yield)
+
+        @hookimpl(specname="on_event")
+        def watch(self, event: Any) -> None:
+            seen.append(f"watch:{event.type}")
+
+    runner = make_runner(tmp_path, Wrapping(), turns=[])
+    run_events(runner)
+    assert "before:result" in seen and "watch:result" in seen
+    assert seen.index("before:result") < seen.index("watch:result")
+
+
+def test_on_event_subscribers_only_get_their_types_and_slow_ones_do_not_slow_the_run(
+    tmp_path: Path,
+) -> None:
+    import threading
+
+    from mycode_core import subscribe
+
+    got: list[str] = []
+    release = threading.Event()
+
+    class Picky:
+        @hookimpl
+        @subscribe("result", "tool_call")
+        def on_event(self, event: Any) -> None:
+            got.append(event.type)
+
+    class Stuck:
+        @hookimpl
+        def on_event(self, event: Any) -> None:
+            release.wait(60)  # blocks its own worker only
+
+    runner = make_runner(
+        tmp_path,
+        Picky(),
+        Stuck(),
+        tools_plugin(noop_tool()),
+        turns=[tool_turn("noop")],
+        observer_warn_ms=1,
+    )
+    events = list(runner.run("go"))  # finishes although Stuck never returns on its own
+    assert events[-1].type == "result"
+    release.set()
+    runner.close()
+    assert got == ["tool_call", "result"]
+
+
+def test_register_tools_wrapper_and_fewer_parameters(tmp_path: Path) -> None:
+    order: list[str] = []
+
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def register_tools(self) -> Any:
+            order.append("wrapper")
+            return (yield)
+
+    class Few:
+        @hookimpl
+        def register_tools(self, register: Any) -> None:
+            order.append("few")
+            register(noop_tool("few"))
+
+    runner = make_runner(tmp_path, Wrapper(), Few(), turns=[])
+    events = run_events(runner)
+    (system,) = _of(events, "system")
+    assert "few" in system.tools and order[:2] == ["wrapper", "few"]

@@ -46,6 +46,8 @@ class SystemEvent(AgentEvent):
     plugins: list[str]
     permission_mode: str = "default"
     resumed_from: str | None = None
+    plugin_errors: list[dict[str, Any]] = Field(default_factory=list)
+    """Plugins that failed to load: ``plugin``, ``distribution``, ``error_type``, ``message``."""
 
 
 class UserEvent(AgentEvent):

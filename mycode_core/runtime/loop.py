@@ -19,6 +19,7 @@ from typing import Any
 
 import pluggy
 
+from mycode_core.plugins import load_report
 from mycode_core.providers.base import ModelError, ModelReply
 from mycode_core.records import CompletionVerdict, RunContext, ToolCall
 from mycode_core.runtime import guards
@@ -99,6 +100,7 @@ class AgentRunner:
             interactive=interactive,
             ask=ask,
             emit=self._emit,
+            plugin_manager=pm,
         )
         self.transitions: list[Any] = []
         self.usage = {"input_tokens": 0, "output_tokens": 0}
@@ -183,6 +185,10 @@ class AgentRunner:
                 plugins=plugins,
                 permission_mode=self.settings.permission_mode,
                 resumed_from=self.resumed_from,
+                plugin_errors=[
+                    {k: v for k, v in error.as_dict().items() if k != "traceback"}
+                    for error in load_report(self.pm).errors
+                ],
             )
         )
         self._ready = True

@@ -7,43 +7,59 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.records import ContextSection, ModelProvider, RunContext, Tool
+from mycode_core.records import ContextSection, ModelProvider, RunContext, SlashCommand, Tool
 from mycode_core.runtime.context import render_system_prompt
+from mycode_core.runtime.hookcalls import call_hook, calling_plugin, implementation_codes
 
 
 class SetupError(Exception):
     """A run cannot start (no model, unknown provider, bad script); exit code 2."""
 
 
-def _call_each(
-    pm: pluggy.PluginManager, hook_name: str, notice: Callable[[str], None], **kwargs: Any
-) -> None:
-    """Call every implementation of a ``register_*`` hook, isolating failures per plugin."""
-    hook = getattr(pm.hook, hook_name)
-    for impl in reversed(hook.get_hookimpls()):
-        try:
-            impl.function(**{name: kwargs[name] for name in impl.argnames})
-        except Exception as exc:  # noqa: BLE001 - one broken plugin must not break the run
-            notice(f"plugin {impl.plugin_name!r} failed in {hook_name}: {exc}")
-
-
 def collect_tools(
     pm: pluggy.PluginManager, context: RunContext, notice: Callable[[str], None]
 ) -> None:
-    """Fill ``context.tools`` from ``register_tools``; each tool is tagged with its plugin."""
-    hook = pm.hook.register_tools
-    for impl in reversed(hook.get_hookimpls()):
+    """Fill ``context.tools`` from ``register_tools``; each tool is tagged with its plugin.
 
-        def register(tool: Tool, _plugin: str = impl.plugin_name) -> None:
-            if tool.plugin is None:
-                tool = tool.model_copy(update={"plugin": _plugin})
-            context.tools.add(tool)
+    A tool that cannot be registered (invalid, duplicate name) is one notice naming the plugin
+    and what to fix; the plugin's other tools and the other plugins still load.
+    """
+    codes = implementation_codes(pm, "register_tools")
 
-        arguments = {"register": register, "context": context}
+    def register(item: Any) -> None:
+        plugin = calling_plugin(codes)
         try:
-            impl.function(**{name: arguments[name] for name in impl.argnames})
-        except Exception as exc:  # noqa: BLE001
-            notice(f"plugin {impl.plugin_name!r} failed in register_tools: {exc}")
+            tool = as_tool(item)
+            if tool.plugin is None:
+                tool = tool.model_copy(update={"plugin": plugin})
+            context.tools.add(tool)
+        except (ValueError, TypeError) as exc:
+            detail = _first_error(exc)
+            notice(f"plugin {plugin!r}: tool not registered: {detail}")
+
+    call_hook(pm, "register_tools", notice, side_effects=True, register=register, context=context)
+
+
+def as_tool(item: Any) -> Tool:
+    """A :class:`Tool`, or a plain typed function turned into one (``@tool`` forgotten)."""
+    if isinstance(item, Tool):
+        return item
+    if callable(item):
+        from mycode_core.tooling import tool_from_function
+
+        return tool_from_function(item)
+    raise TypeError(f"register() takes a Tool or a function, not {type(item).__name__}")
+
+
+def _first_error(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            return str(first.get("msg", exc)).removeprefix("Value error, ")
+        except (IndexError, TypeError, AttributeError):
+            pass
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def collect_providers(
@@ -51,12 +67,41 @@ def collect_providers(
 ) -> dict[str, ModelProvider]:
     """All registered model providers by prefix."""
     providers: dict[str, ModelProvider] = {}
+    codes = implementation_codes(pm, "register_models")
 
     def register(provider: ModelProvider) -> None:
+        if provider.plugin is None:
+            provider = provider.model_copy(update={"plugin": calling_plugin(codes)})
         providers[provider.prefix] = provider
 
-    _call_each(pm, "register_models", notice, register=register)
+    call_hook(pm, "register_models", notice, side_effects=True, register=register)
     return providers
+
+
+def collect_slash_commands(
+    pm: pluggy.PluginManager, context: RunContext, notice: Callable[[str], None]
+) -> dict[str, SlashCommand]:
+    """Every ``/name`` command plugins contribute, by name (the first registration wins)."""
+    commands: dict[str, SlashCommand] = {}
+    codes = implementation_codes(pm, "register_slash_commands")
+
+    def register(command: SlashCommand) -> None:
+        plugin = calling_plugin(codes)
+        if command.plugin is None:
+            command = command.model_copy(update={"plugin": plugin})
+        existing = commands.get(command.name)
+        if existing is not None:
+            notice(
+                f"slash command /{command.name} of plugin {plugin!r} ignored: "
+                f"plugin {existing.plugin!r} registered it first"
+            )
+            return
+        commands[command.name] = command
+
+    call_hook(
+        pm, "register_slash_commands", notice, side_effects=True, register=register, context=context
+    )
+    return commands
 
 
 def make_model(pm: pluggy.PluginManager, settings: Any, notice: Callable[[str], None]) -> Any:
@@ -90,13 +135,7 @@ def system_prompt(
 ) -> str:
     """The system prompt from every ``build_context`` contribution."""
     sections: list[ContextSection] = []
-    hook = pm.hook.build_context
-    for impl in reversed(hook.get_hookimpls()):
-        try:
-            contributed: Any = impl.function(context=context)
-        except Exception as exc:  # noqa: BLE001
-            notice(f"plugin {impl.plugin_name!r} failed in build_context: {exc}")
-            continue
+    for contributed in call_hook(pm, "build_context", notice, context=context):
         for item in contributed or ():
             if isinstance(item, ContextSection):
                 sections.append(item)

@@ -1,5 +1,6 @@
-"""The run's event stream: every event goes to the transcript, to ``on_event`` observers and
-to the consumer's queue, in that order.
+"""The run's event stream: every event goes to the transcript, to the ``on_event`` observers'
+queues (they run on their own threads, :mod:`~mycode_core.runtime.observers`) and to the
+consumer's queue, in that order.
 
 Events emitted before the ``system`` event (start-up notices) are held back and delivered right
 after it, so ``system`` is always the first event of a session.
@@ -14,6 +15,7 @@ from typing import Any
 import pluggy
 
 from mycode_core.runtime.events import AgentEvent, NoticeEvent
+from mycode_core.runtime.observers import ObserverPool
 from mycode_core.sessions import Transcript
 
 
@@ -27,7 +29,10 @@ class EventStream:
         self.transcript: Transcript | None = None
         self._lock = threading.RLock()
         self._held: list[AgentEvent] | None = []
-        self._failed_observers: set[str] = set()
+        self.observers = ObserverPool(pm, context, self._observer_notice)
+
+    def _observer_notice(self, plugin: str, message: str) -> None:
+        self.emit(NoticeEvent(level="warning", source=plugin, message=message))
 
     def emit(self, event: AgentEvent) -> None:
         """Record and publish one event."""
@@ -44,20 +49,7 @@ class EventStream:
     def _deliver(self, event: AgentEvent) -> None:
         if self.transcript is not None:
             self.transcript.write(event)
-        arguments = {"event": event, "context": self.context}
-        for impl in self.pm.hook.on_event.get_hookimpls():
-            try:
-                impl.function(**{name: arguments[name] for name in impl.argnames})
-            except Exception as exc:  # noqa: BLE001 - observers never stop the run
-                if impl.plugin_name not in self._failed_observers:
-                    self._failed_observers.add(impl.plugin_name)
-                    self.queue.put(
-                        NoticeEvent(
-                            level="warning",
-                            source=impl.plugin_name,
-                            message=f"plugin {impl.plugin_name!r} failed in on_event: {exc}",
-                        )
-                    )
+        self.observers.publish(event)
         self.queue.put(event)
 
     def end_of_turn(self) -> None:
@@ -70,6 +62,7 @@ class EventStream:
             self.queue.get_nowait()
 
     def close(self) -> None:
-        """Close the transcript."""
+        """Let observers catch up (bounded), then close the transcript."""
+        self.observers.close()
         if self.transcript is not None:
             self.transcript.close()

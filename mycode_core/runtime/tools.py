@@ -7,15 +7,19 @@ violations, denials and crashes come back to the model as error results.
 from __future__ import annotations
 
 import json
-import threading
 import time
+import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall, ToolResult
 from mycode_core.runtime.events import AgentEvent, PermissionEvent, ToolCallEvent, ToolResultEvent
+from mycode_core.tooling import coerce_result
 
 Emit = Callable[[AgentEvent], None]
 PermissionHook = Callable[[ToolCall, Tool], PermissionVerdict | None]
@@ -99,12 +103,28 @@ def short_reason(reason: str, call: ToolCall, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _coerce(result: Any) -> ToolResult:
-    if isinstance(result, ToolResult):
-        return result
-    if result is None:
-        return ToolResult(content="(no output)")
-    return ToolResult(content=str(result))
+def mode_layer(settings: Any) -> str:
+    """The config layer that set the permission mode (``default`` if none did)."""
+    for layer, raw in reversed(list(getattr(settings, "layers", None) or [])):
+        if isinstance(raw, dict) and raw.get("permission_mode"):
+            return str(layer)
+    return "default"
+
+
+def writes_files(tool: Tool) -> bool:
+    """Whether a tool may change files: not read-only, or it declares a write path."""
+    return not tool.read_only or "write" in tool.paths.values()
+
+
+def _path_arguments(tool: Tool, call: ToolCall) -> dict[str, Any]:
+    """The raw path arguments of a call, with schema defaults for absent ones."""
+    properties = tool.input_schema.get("properties") or {}
+    raw: dict[str, Any] = {}
+    for name in tool.paths:
+        value = call.arguments.get(name, (properties.get(name) or {}).get("default"))
+        if value is not None:
+            raw[name] = value
+    return raw
 
 
 class ToolOrchestrator:
@@ -126,14 +146,16 @@ class ToolOrchestrator:
         self.max_calls = max_calls
         self.schemas = SchemaChecker()
         self._pool: ThreadPoolExecutor | None = None
+        self._handler_pool: ThreadPoolExecutor | None = None
         self._allowed: dict[str, dict[str, Any]] = {}
         self.observer: Observer | None = None
         """Wraps each execution (the runner records observations through it)."""
 
     def close(self) -> None:
         """Release the worker threads."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        for pool in (self._pool, self._handler_pool):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -214,9 +236,57 @@ class ToolOrchestrator:
         problem = self.schemas.problem(tool, call.arguments)
         if problem is not None:
             return tool, ToolResult.error(f"Invalid arguments for {call.name}: {problem}")
+        refusal = self._resolve_paths(call, tool)
+        if refusal is not None:
+            return tool, refusal
         return tool, self._check_permission(call, tool)
 
+    def _resolve_paths(self, call: ToolCall, tool: Tool) -> ToolResult | None:
+        """Resolve the declared path arguments through the boundary (into ``call.paths``)."""
+        for name, raw in _path_arguments(tool, call).items():
+            mode = tool.paths[name]
+            try:
+                call.paths[name] = resolve_in_workspace(raw, self.context, write=mode == "write")
+            except BoundaryError as exc:
+                return self._refuse(
+                    call,
+                    PermissionVerdict(
+                        decision="deny",
+                        reason=str(exc),
+                        rule="core:workspace-boundary",
+                        layer="default",
+                    ),
+                )
+        return None
+
+    def _refuse(self, call: ToolCall, verdict: PermissionVerdict) -> ToolResult:
+        self.emit(
+            PermissionEvent(
+                id=call.id,
+                name=call.name,
+                decision="deny",
+                reason=verdict.reason,
+                rule=verdict.rule,
+                layer=verdict.layer,
+            )
+        )
+        return _denied(verdict)
+
     def _check_permission(self, call: ToolCall, tool: Tool) -> ToolResult | None:
+        if self.context.permission_mode == "plan" and writes_files(tool):
+            return self._refuse(
+                call,
+                PermissionVerdict(
+                    decision="deny",
+                    reason=(
+                        f"plan mode allows read-only tools only; {tool.name} may change files. "
+                        "Describe the plan instead, or re-run with --permission-mode default "
+                        "(or accept-edits) to let it change things."
+                    ),
+                    rule="mode:plan",
+                    layer=mode_layer(self.context.settings),
+                ),
+            )
         verdict = self.permission(call, tool) or PermissionVerdict(
             decision="allow", reason="no policy objected", rule="default", layer="default"
         )
@@ -239,13 +309,7 @@ class ToolOrchestrator:
                 "layer": verdict.layer,
             }
             return None
-        named = [f"rule {verdict.rule}"] if verdict.rule else []
-        named += [f"layer {verdict.layer}"] if verdict.layer else []
-        where = f" ({', '.join(named)})" if named else ""
-        return ToolResult.error(
-            f"Permission denied{where}: {verdict.reason}",
-            permission={"decision": "deny", "rule": verdict.rule, "layer": verdict.layer},
-        )
+        return _denied(verdict)
 
     def _ask(self, call: ToolCall, tool: Tool, verdict: PermissionVerdict) -> PermissionVerdict:
         context = self.context
@@ -285,36 +349,65 @@ class ToolOrchestrator:
     def _execute_now(self, call: ToolCall, tool: Tool) -> CallOutcome:
         started = time.monotonic()
         result = self._call_handler(call, tool)
+        if not result.is_error:
+            self._record_path_facts(call, tool, result)
         outcome = self._finish(call, tool, result, started)
         outcome.executed = True
         return outcome
 
+    def _handlers(self) -> ThreadPoolExecutor:
+        if self._handler_pool is None:
+            self._handler_pool = ThreadPoolExecutor(16, thread_name_prefix="mycode-handler")
+        return self._handler_pool
+
     def _call_handler(self, call: ToolCall, tool: Tool) -> ToolResult:
-        """Run the handler in its own thread so a cancel answers the call at once: the tool
-        gets :data:`CANCEL_GRACE` seconds to honour ``context.cancelled``, then its call is
-        answered "interrupted" and whatever it returns later is dropped."""
-        box: dict[str, ToolResult] = {}
-        done = threading.Event()
-
-        def work() -> None:
+        """Run the handler in a worker thread, bounded by the tool's timeout and by cancel."""
+        arguments = {**call.arguments, **call.paths}
+        timeout = tool.timeout or float(getattr(self.context.settings, "tool_timeout", 300))
+        future: Future[Any] = self._handlers().submit(tool.handler, arguments, self.context)
+        deadline = time.monotonic() + timeout
+        while True:
             try:
-                box["result"] = _coerce(tool.handler(call.arguments, self.context))
-            except Exception as exc:  # noqa: BLE001 - a tool crash is a result, not a crash
-                box["result"] = ToolResult.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
-            finally:
-                done.set()
+                return coerce_result(future.result(timeout=min(0.25, timeout)))
+            except FutureTimeout:
+                if self.context.cancelled.is_set():
+                    return self._interrupted(call, future)
+                if time.monotonic() >= deadline:
+                    return ToolResult.error(
+                        f"{call.name} did not finish within {timeout:g} s and was abandoned. "
+                        "Try a smaller request.",
+                        timed_out=True,
+                    )
+            except BoundaryError as exc:
+                return ToolResult.error(str(exc))
+            except Exception as exc:  # noqa: BLE001 - a tool crash is a result, never a crash
+                return ToolResult.error(
+                    f"{call.name} failed: {type(exc).__name__}: {exc}",
+                    traceback="".join(traceback.format_exception(exc)),
+                )
 
-        threading.Thread(target=work, daemon=True, name=f"mycode-tool-{call.name}").start()
-        cancelled = self.context.cancelled
-        while not done.wait(0.05):
-            if cancelled.is_set():
-                if done.wait(CANCEL_GRACE):
-                    break
-                return ToolResult.error(INTERRUPTED.format(name=call.name), interrupted=True)
-        result = box.get("result") or ToolResult.error(f"{call.name} returned nothing")
-        if cancelled.is_set() and "interrupted" not in result.metadata:
-            result.metadata["interrupted"] = True
+    def _interrupted(self, call: ToolCall, future: Future[Any]) -> ToolResult:
+        """The user cancelled while the handler runs: give it :data:`CANCEL_GRACE` seconds to
+        honour ``context.cancelled`` with its own result (``run_command`` reports the output
+        it got before killing its process tree), else answer the call "interrupted"."""
+        try:
+            result = coerce_result(future.result(timeout=CANCEL_GRACE))
+        except Exception:  # noqa: BLE001 - late, failed or still running: the call is answered
+            return ToolResult.error(INTERRUPTED.format(name=call.name), interrupted=True)
+        result.metadata.setdefault("interrupted", True)
         return result
+
+    def _record_path_facts(self, call: ToolCall, tool: Tool, result: ToolResult) -> None:
+        """Resources and changes of the declared paths, unless the tool reported its own."""
+        if not call.paths:
+            return
+        rel = {name: relative(Path(path), self.context) for name, path in call.paths.items()}
+        result.metadata.setdefault("resources", [f"file:{r}" for r in rel.values()])
+        written = [
+            rel[name] for name, mode in tool.paths.items() if mode == "write" and name in rel
+        ]
+        if written:
+            result.metadata.setdefault("mutated", written)
 
     def _finish(
         self, call: ToolCall, tool: Tool | None, result: ToolResult, started: float | None = None
@@ -334,3 +427,13 @@ class ToolOrchestrator:
             )
         )
         return CallOutcome(call, tool, result, duration)
+
+
+def _denied(verdict: PermissionVerdict) -> ToolResult:
+    named = [f"rule {verdict.rule}"] if verdict.rule else []
+    named += [f"layer {verdict.layer}"] if verdict.layer else []
+    where = f" ({', '.join(named)})" if named else ""
+    return ToolResult.error(
+        f"Permission denied{where}: {verdict.reason}",
+        permission={"decision": "deny", "rule": verdict.rule, "layer": verdict.layer},
+    )

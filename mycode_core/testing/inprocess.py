@@ -38,11 +38,14 @@ def make_context(
     )
 
 
-def make_plugin_manager(*plugins: object, load_entry_points: bool = False) -> Any:
-    """A fresh plugin manager with the core's built-ins and ``plugins`` (no entry points)."""
+def make_plugin_manager(*plugins: object, load_entry_points: bool = False, warn: Any = None) -> Any:
+    """A fresh plugin manager with the core's built-ins and ``plugins`` (no entry points).
+
+    ``warn`` receives one line per plugin that failed to load or validate.
+    """
     from mycode_core.plugins import get_plugin_manager
 
-    return get_plugin_manager(extra_plugins=plugins, load_entry_points=load_entry_points)
+    return get_plugin_manager(extra_plugins=plugins, load_entry_points=load_entry_points, warn=warn)
 
 
 def collect_tools(pm: Any, context: RunContext) -> dict[str, Tool]:

@@ -22,9 +22,10 @@ from typing import Any
 from mycode_builtin_tools import paths
 from mycode_builtin_tools.permissions import rules as rules_mod
 from mycode_builtin_tools.permissions.commands import Finding, judge_command
+from mycode_core import paths as boundary
 from mycode_core.records import PermissionVerdict
+from mycode_core.runtime.tools import mode_layer
 
-FILE_TOOLS = {"read_file", "write_file", "edit_file", "glob", "grep"}
 WRITE_TOOLS = {"write_file", "edit_file"}
 _GRANT_TWO_WORDS = {
     "git", "npm", "pnpm", "yarn", "bun", "pip", "pip3", "uv", "cargo", "go", "docker", "kubectl",
@@ -42,13 +43,6 @@ class _Subject:
     grant: str
 
 
-def _mode_layer(settings: Any) -> str:
-    for layer, raw in reversed(list(getattr(settings, "layers", None) or [])):
-        if isinstance(raw, dict) and raw.get("permission_mode"):
-            return str(layer)
-    return "default"
-
-
 def _grant_for_command(text: str) -> str:
     words = text.split()
     if not words:
@@ -59,33 +53,39 @@ def _grant_for_command(text: str) -> str:
     return f"run_command({' '.join(keep)}:*)"
 
 
-def _file_subject(tool: str, arguments: dict[str, Any], context: Any) -> _Subject:
-    raw = arguments.get("path")
-    if tool in ("glob", "grep") and not raw:
-        raw = "."
-    try:
-        path = paths.resolve_in_workspace(raw, context, allow_artifacts=tool == "read_file")
-    except paths.BoundaryError as exc:
-        return _Subject(str(raw), Finding("deny", "builtin:workspace-boundary", str(exc)), tool)
-    rel = paths.relative(path, context)
-    grant = f"{'edit_file' if tool in WRITE_TOOLS else 'read_file'}({rel})"
+def _file_subject(tool: Any, argument: str, call: Any, context: Any) -> _Subject:
+    """The judgement of one declared path argument of a call (resolved by the core)."""
+    write = tool.paths.get(argument) == "write"
+    path = call.paths.get(argument) if getattr(call, "paths", None) else None
+    raw = call.arguments.get(argument)
+    if path is None:
+        try:
+            path = boundary.resolve_in_workspace(raw or ".", context, write=write)
+        except boundary.BoundaryError as exc:
+            finding = Finding("deny", "builtin:workspace-boundary", str(exc))
+            return _Subject(str(raw), finding, tool.name)
+    rel = boundary.relative(path, context)
+    builtin = getattr(tool, "plugin", None) == "builtin_tools"
+    if builtin:
+        grant = f"{'edit_file' if write else 'read_file'}({rel})"
+    else:
+        grant = f"{tool.name}({rel})"
     secret = paths.sensitive_reason(path) if path.name else None
     if secret:
-        verb = "changing" if tool in WRITE_TOOLS else "reading"
+        verb = "changing" if write else "reading"
         finding = Finding(
-            "ask",
-            "builtin:sensitive-file",
-            f"{verb} {rel}: {secret}",
-            edit_like=tool in WRITE_TOOLS,
+            "ask", "builtin:sensitive-file", f"{verb} {rel}: {secret}", edit_like=write
         )
         return _Subject(rel, finding, grant)
-    if tool in WRITE_TOOLS:
+    if write:
         protected = paths.protected_reason(rel)
         if protected:
             finding = Finding("ask", "builtin:protected-folder", f"changing {rel}: {protected}")
             return _Subject(rel, finding, grant)
         finding = Finding("allow", "builtin:edit-inside-workspace", "an edit inside the workspace")
         return _Subject(rel, finding, grant)
+    if not tool.read_only and not builtin:
+        return _other_subject(tool, rel)
     return _Subject(
         rel, Finding("allow", "builtin:read-inside-workspace", "a read in the workspace"), grant
     )
@@ -95,12 +95,12 @@ def _command_subjects(arguments: dict[str, Any], context: Any) -> list[_Subject]
     from mycode_builtin_tools.tools.run_command import current_cwd
 
     command = str(arguments.get("command") or "")
-    root = paths.workspace_root(context)
+    root = boundary.workspace_root(context)
     judged = judge_command(command, current_cwd(context), root)
     return [_Subject(text, finding, _grant_for_command(text)) for text, finding in judged]
 
 
-def _other_subject(tool: Any) -> _Subject:
+def _other_subject(tool: Any, text: str | None = None) -> _Subject:
     if tool.read_only or tool.risk == "low":
         finding = Finding(
             "allow",
@@ -111,7 +111,7 @@ def _other_subject(tool: Any) -> _Subject:
         finding = Finding("ask", "builtin:high-risk-tool", f"{tool.name} is marked high-risk")
     else:
         finding = Finding("allow", "builtin:default-allow", "tools are allowed by default")
-    return _Subject(None, finding, tool.name)
+    return _Subject(text, finding, tool.name)
 
 
 def _ask_reason(what: str, grant: str) -> str:
@@ -188,7 +188,7 @@ def decide(call: Any, tool: Any, context: Any) -> PermissionVerdict:
     """The verdict for one tool call (see the module docstring)."""
     settings = context.settings
     mode = context.permission_mode
-    mode_layer = _mode_layer(settings)
+    layer_of_mode = mode_layer(settings)
     arguments = call.arguments if isinstance(call.arguments, dict) else {}
     if mode == "plan" and not tool.read_only:
         return PermissionVerdict(
@@ -199,11 +199,11 @@ def decide(call: Any, tool: Any, context: Any) -> PermissionVerdict:
                 "(or accept-edits) to let it change things."
             ),
             rule="mode:plan",
-            layer=mode_layer,
+            layer=layer_of_mode,
         )
     name = tool.name
-    if name in FILE_TOOLS and getattr(tool, "plugin", None) == "builtin_tools":
-        subjects = [_file_subject(name, arguments, context)]
+    if getattr(tool, "paths", None):
+        subjects = [_file_subject(tool, argument, call, context) for argument in tool.paths]
     elif name == "run_command" and getattr(tool, "plugin", None) == "builtin_tools":
         subjects = _command_subjects(arguments, context)
     elif name == "todo_write" and getattr(tool, "plugin", None) == "builtin_tools":
@@ -213,7 +213,7 @@ def decide(call: Any, tool: Any, context: Any) -> PermissionVerdict:
     else:
         subjects = [_other_subject(tool)]
     rules = rules_mod.collect(settings, getattr(context, "session_grants", None))
-    verdicts = [_decide(subject, name, rules, mode, mode_layer) for subject in subjects]
+    verdicts = [_decide(subject, name, rules, mode, layer_of_mode) for subject in subjects]
     for decision in ("deny", "ask"):
         for verdict in verdicts:
             if verdict.decision == decision:

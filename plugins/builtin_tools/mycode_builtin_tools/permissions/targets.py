@@ -9,7 +9,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from mycode_builtin_tools.paths import BoundaryError, resolve_strictly
+from mycode_core.paths import BoundaryError, resolve_strictly
 
 BUILD_DIRS = {
     "build",

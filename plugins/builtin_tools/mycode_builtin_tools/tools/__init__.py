@@ -1,43 +1,22 @@
-"""The seven tools of SPEC §3 as :class:`~mycode_core.records.Tool` records.
+"""The seven tools of SPEC §3, declared with the same public ``@tool`` API plugins use.
 
-Handlers are imported on first use, so registering the tools costs almost nothing.
+Each declaration is a typed signature (the schema the model sees) that forwards to its
+implementation module, imported on first use so registering the tools costs almost nothing.
+Path parameters are ``ReadPath``/``WritePath``: the core resolves them through the workspace
+boundary, applies path rules and plan mode, and records the facts before the handler runs.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
-from mycode_core.records import Tool, ToolResult
+from pydantic import BaseModel, Field
+
+from mycode_core import ReadPath, RunContext, Tool, ToolResult, WritePath, tool
 
 PLUGIN = "builtin_tools"
-
-
-def _lazy(module: str, name: str) -> Callable[[dict[str, Any], Any], Any]:
-    """A handler that imports ``module.name`` when first called, and never raises."""
-
-    def handler(arguments: dict[str, Any], context: Any) -> Any:
-        func = getattr(importlib.import_module(f"mycode_builtin_tools.tools.{module}"), name)
-        try:
-            return func(arguments, context)
-        except Exception as exc:  # noqa: BLE001 - a tool failure is a result, not a crash
-            return ToolResult.error(f"{name} failed: {type(exc).__name__}: {exc}")
-
-    handler.__name__ = name
-    handler.__doc__ = f"Lazy handler for the {name} tool."
-    return handler
-
-
-def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-    }
-
-
-PATH = {"type": "string", "description": "File path, relative to the workspace root."}
 
 READ_FILE = (
     "Read a text file. Returns numbered lines (line number, tab, text). Reads up to 2000 lines "
@@ -80,133 +59,132 @@ TODO_WRITE = (
 )
 
 
+def _run(module: str, name: str, run: RunContext, /, **arguments: Any) -> ToolResult:
+    """Call ``mycode_builtin_tools.tools.<module>.<name>`` with the arguments that were given."""
+    func = getattr(importlib.import_module(f"mycode_builtin_tools.tools.{module}"), name)
+    given = {key: value for key, value in arguments.items() if value is not None}
+    result: ToolResult = func(given, run)
+    return result
+
+
+FilePath = Annotated[ReadPath, "File path, relative to the workspace root."]
+Folder = Annotated[ReadPath, "File or folder to search (default: the workspace root)."]
+
+
+@tool(name="read_file", read_only=True, description=READ_FILE)
+def read_file_tool(
+    run: RunContext,
+    path: FilePath,
+    offset: Annotated[int | None, Field(ge=1, description="First line (1-based).")] = None,
+    limit: Annotated[int | None, Field(ge=1, description="Lines to read.")] = None,
+) -> ToolResult:
+    """Read a text file as numbered lines."""
+    return _run("read_file", "read_file", run, path=path, offset=offset, limit=limit)
+
+
+@tool(name="write_file", description=WRITE_FILE)
+def write_file_tool(
+    run: RunContext,
+    path: Annotated[WritePath, "File path, relative to the workspace root."],
+    content: str,
+) -> ToolResult:
+    """Write a whole file."""
+    return _run("write_file", "write_file", run, path=path, content=content)
+
+
+@tool(name="edit_file", description=EDIT_FILE)
+def edit_file_tool(
+    run: RunContext,
+    path: Annotated[WritePath, "File path, relative to the workspace root."],
+    old_string: Annotated[str, "Exact text to replace."],
+    new_string: Annotated[str, "Replacement text."],
+    replace_all: bool = False,
+) -> ToolResult:
+    """Replace an exact string in a file."""
+    return _run(
+        "edit_file",
+        "edit_file",
+        run,
+        path=path,
+        old_string=old_string,
+        new_string=new_string,
+        replace_all=replace_all,
+    )
+
+
+@tool(name="glob", read_only=True, description=GLOB)
+def find_files(
+    run: RunContext,
+    pattern: Annotated[str, "Glob pattern."],
+    path: Annotated[ReadPath, "Folder to search (default: the workspace root)."] = Path("."),
+) -> ToolResult:
+    """Find files by name pattern."""
+    return _run("glob_tool", "glob", run, pattern=pattern, path=path)
+
+
+@tool(name="grep", read_only=True, description=GREP)
+def search_files(
+    run: RunContext,
+    pattern: Annotated[str, "Regular expression."],
+    path: Folder = Path("."),
+    glob: Annotated[str | None, "Only files matching this glob."] = None,
+    output_mode: Literal["content", "files_with_matches", "count"] | None = None,
+    case_insensitive: bool | None = None,
+    context: Annotated[int | None, Field(ge=0, le=50)] = None,
+    head_limit: Annotated[int | None, Field(ge=1)] = None,
+) -> ToolResult:
+    """Search file contents with a regular expression."""
+    return _run(
+        "grep_tool",
+        "grep",
+        run,
+        pattern=pattern,
+        path=path,
+        glob=glob,
+        output_mode=output_mode,
+        case_insensitive=case_insensitive,
+        context=context,
+        head_limit=head_limit,
+    )
+
+
+@tool(name="run_command", risk="high", timeout=660, description=RUN_COMMAND)
+def run_command_tool(
+    run: RunContext,
+    command: Annotated[str, "Shell command (bash)."],
+    timeout: Annotated[float | None, "Seconds (default 120, max 600)."] = None,
+    description: Annotated[str | None, "What it does, briefly."] = None,
+) -> ToolResult:
+    """Run a bash command in the workspace."""
+    return _run(
+        "run_command", "run_command", run, command=command, timeout=timeout, description=description
+    )
+
+
+class Todo(BaseModel):
+    """One item of the task list."""
+
+    content: str
+    status: Literal["pending", "in_progress", "completed"]
+    id: str | int | None = None
+
+
+@tool(name="todo_write", read_only=True, concurrency_safe=False, description=TODO_WRITE)
+def todo_write_tool(run: RunContext, todos: list[Todo]) -> ToolResult:
+    """Replace the task list."""
+    items = [todo.model_dump(exclude_none=True) for todo in todos]
+    return _run("todo", "todo_write", run, todos=items)
+
+
 def build_tools() -> list[Tool]:
-    """The seven built-in tools, with their schemas, safety flags and risk."""
-    return [
-        Tool(
-            name="read_file",
-            description=READ_FILE,
-            input_schema=_schema(
-                {
-                    "path": PATH,
-                    "offset": {"type": "integer", "minimum": 1, "description": "First line."},
-                    "limit": {"type": "integer", "minimum": 1, "description": "Lines to read."},
-                },
-                ["path"],
-            ),
-            handler=_lazy("read_file", "read_file"),
-            concurrency_safe=True,
-            read_only=True,
-            risk="low",
-            plugin=PLUGIN,
-        ),
-        Tool(
-            name="write_file",
-            description=WRITE_FILE,
-            input_schema=_schema(
-                {"path": PATH, "content": {"type": "string"}}, ["path", "content"]
-            ),
-            handler=_lazy("write_file", "write_file"),
-            risk="medium",
-            plugin=PLUGIN,
-        ),
-        Tool(
-            name="edit_file",
-            description=EDIT_FILE,
-            input_schema=_schema(
-                {
-                    "path": PATH,
-                    "old_string": {"type": "string", "description": "Exact text to replace."},
-                    "new_string": {"type": "string", "description": "Replacement text."},
-                    "replace_all": {"type": "boolean", "default": False},
-                },
-                ["path", "old_string", "new_string"],
-            ),
-            handler=_lazy("edit_file", "edit_file"),
-            risk="medium",
-            plugin=PLUGIN,
-        ),
-        Tool(
-            name="glob",
-            description=GLOB,
-            input_schema=_schema(
-                {
-                    "pattern": {"type": "string", "description": "Glob pattern."},
-                    "path": {"type": "string", "description": "Folder to search (default: root)."},
-                },
-                ["pattern"],
-            ),
-            handler=_lazy("glob_tool", "glob"),
-            concurrency_safe=True,
-            read_only=True,
-            risk="low",
-            plugin=PLUGIN,
-        ),
-        Tool(
-            name="grep",
-            description=GREP,
-            input_schema=_schema(
-                {
-                    "pattern": {"type": "string", "description": "Regular expression."},
-                    "path": {"type": "string", "description": "File or folder (default: root)."},
-                    "glob": {"type": "string", "description": "Only files matching this glob."},
-                    "output_mode": {
-                        "type": "string",
-                        "enum": ["content", "files_with_matches", "count"],
-                    },
-                    "case_insensitive": {"type": "boolean"},
-                    "context": {"type": "integer", "minimum": 0, "maximum": 50},
-                    "head_limit": {"type": "integer", "minimum": 1},
-                },
-                ["pattern"],
-            ),
-            handler=_lazy("grep_tool", "grep"),
-            concurrency_safe=True,
-            read_only=True,
-            risk="low",
-            plugin=PLUGIN,
-        ),
-        Tool(
-            name="run_command",
-            description=RUN_COMMAND,
-            input_schema=_schema(
-                {
-                    "command": {"type": "string", "description": "Shell command (bash)."},
-                    "timeout": {"type": "number", "description": "Seconds (default 120, max 600)."},
-                    "description": {"type": "string", "description": "What it does, briefly."},
-                },
-                ["command"],
-            ),
-            handler=_lazy("run_command", "run_command"),
-            risk="high",
-            plugin=PLUGIN,
-        ),
-        Tool(
-            name="todo_write",
-            description=TODO_WRITE,
-            input_schema=_schema(
-                {
-                    "todos": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "content": {"type": "string"},
-                                "status": {
-                                    "type": "string",
-                                    "enum": ["pending", "in_progress", "completed"],
-                                },
-                                "id": {"type": ["string", "integer"]},
-                            },
-                            "required": ["content", "status"],
-                        },
-                    }
-                },
-                ["todos"],
-            ),
-            handler=_lazy("todo", "todo_write"),
-            read_only=True,
-            risk="low",
-            plugin=PLUGIN,
-        ),
+    """The seven built-in tools, tagged with this plugin."""
+    tools = [
+        read_file_tool,
+        write_file_tool,
+        edit_file_tool,
+        find_files,
+        search_files,
+        run_command_tool,
+        todo_write_tool,
     ]
+    return [t.model_copy(update={"plugin": PLUGIN}) for t in tools]

@@ -11,7 +11,7 @@ from typing import Any
 from mycode_builtin_tools import encoding, readstate
 from mycode_builtin_tools.atomic import atomic_write
 from mycode_builtin_tools.diffs import closest_region, line_numbers_of, short_diff
-from mycode_builtin_tools.paths import BoundaryError, relative, resolve_in_workspace
+from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
 
@@ -44,7 +44,7 @@ def _not_found(text: str, old: str, rel: str) -> ToolResult:
 def edit_file(arguments: dict[str, Any], context: Any) -> ToolResult:
     """Replace ``old_string`` with ``new_string`` in a file read earlier in the session."""
     try:
-        path = resolve_in_workspace(arguments.get("path"), context)
+        path = resolve_in_workspace(arguments.get("path"), context, write=True)
     except BoundaryError as exc:
         return ToolResult.error(str(exc))
     rel = relative(path, context)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mycode_builtin_tools import encoding, readstate
-from mycode_builtin_tools.paths import BoundaryError, relative, resolve_in_workspace
+from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
 DEFAULT_LIMIT = 2000
@@ -120,7 +120,7 @@ def _binary_refusal(rel: str, kind: str, size: int) -> ToolResult:
 def read_file(arguments: dict[str, Any], context: Any) -> ToolResult:
     """Show ``limit`` numbered lines of a file from line ``offset`` (1-based)."""
     try:
-        path = resolve_in_workspace(arguments.get("path"), context, allow_artifacts=True)
+        path = resolve_in_workspace(arguments.get("path"), context)
     except BoundaryError as exc:
         return ToolResult.error(str(exc))
     rel = relative(path, context)

@@ -7,7 +7,7 @@ from typing import Any
 from mycode_builtin_tools import encoding, readstate
 from mycode_builtin_tools.atomic import atomic_write
 from mycode_builtin_tools.diffs import short_diff
-from mycode_builtin_tools.paths import BoundaryError, relative, resolve_in_workspace
+from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
 
@@ -25,7 +25,7 @@ def _payload_for_existing(data: bytes, content: str) -> tuple[bytes, str, str]:
 def write_file(arguments: dict[str, Any], context: Any) -> ToolResult:
     """Write ``content`` to ``path``; overwriting needs a prior ``read_file`` of it."""
     try:
-        path = resolve_in_workspace(arguments.get("path"), context)
+        path = resolve_in_workspace(arguments.get("path"), context, write=True)
     except BoundaryError as exc:
         return ToolResult.error(str(exc))
     rel = relative(path, context)

@@ -1,0 +1,117 @@
+"""Calling hooks through pluggy while keeping one broken plugin from breaking the rest.
+
+Every hook is called as ``pm.hook.<name>(...)`` (so wrappers, ``specname``, implementations
+that take fewer parameters and tracing all work). When an implementation raises, the plugin it
+belongs to is found from the traceback, reported once, and the call goes on through
+``pm.subset_hook_caller`` without it. For ``register_*`` hooks the implementations that had
+already run are left out of the retry too, so nothing registers twice.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from types import CodeType, FrameType, TracebackType
+from typing import Any
+
+import pluggy
+
+Notice = Callable[[str], None]
+
+
+Codes = dict[CodeType, list[tuple[str, object]]]
+
+
+def implementation_codes(pm: pluggy.PluginManager, hook_name: str) -> Codes:
+    """Code objects of a hook's implementations, mapped to ``(plugin name, plugin)`` pairs
+    (several instances of one plugin class share a code object)."""
+    codes: Codes = {}
+    for impl in getattr(pm.hook, hook_name).get_hookimpls():
+        code = getattr(impl.function, "__code__", None)
+        if code is not None:
+            codes.setdefault(code, []).append((impl.plugin_name, impl.plugin))
+    return codes
+
+
+def _owner(codes: Codes, frame: FrameType) -> str | None:
+    candidates = codes.get(frame.f_code)
+    if not candidates:
+        return None
+    if len(candidates) > 1:
+        instance = frame.f_locals.get("self")
+        for name, plugin in candidates:
+            if plugin is instance:
+                return name
+    return candidates[0][0]
+
+
+def calling_plugin(codes: Codes, default: str | None = None) -> str | None:
+    """The plugin whose hook implementation is on the current call stack (innermost first)."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        name = _owner(codes, frame)
+        if name is not None:
+            return name
+        frame = frame.f_back
+    return default
+
+
+def _culprit(codes: Codes, tb: TracebackType | None) -> str | None:
+    """The plugin whose implementation raised: the outermost implementation frame."""
+    while tb is not None:
+        name = _owner(codes, tb.tb_frame)
+        if name is not None:
+            return name
+        tb = tb.tb_next
+    return None
+
+
+def _ran_before(pm: pluggy.PluginManager, hook_name: str, culprit: str) -> list[str]:
+    """Plugins whose implementations pluggy called before ``culprit``'s (it calls in reverse
+    registration order, tryfirst first)."""
+    order = [impl.plugin_name for impl in reversed(getattr(pm.hook, hook_name).get_hookimpls())]
+    return order[: order.index(culprit)] if culprit in order else []
+
+
+def call_hook(
+    pm: pluggy.PluginManager,
+    hook_name: str,
+    notice: Notice,
+    *,
+    side_effects: bool = False,
+    **kwargs: Any,
+) -> list[Any]:
+    """Call ``pm.hook.<hook_name>(**kwargs)``; a failing plugin is reported and skipped.
+
+    Returns the implementations' results (a list, as pluggy gives them). With
+    ``side_effects`` (``register_*`` hooks) implementations that ran before a failure are not
+    called again.
+    """
+    codes = implementation_codes(pm, hook_name)
+    removed: list[str] = []
+    results: list[Any] = []
+    while True:
+        caller = (
+            getattr(pm.hook, hook_name)
+            if not removed
+            else pm.subset_hook_caller(
+                hook_name, remove_plugins=[pm.get_plugin(name) for name in removed]
+            )
+        )
+        try:
+            outcome = caller(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - one broken plugin must not break the run
+            culprit = _culprit(codes, exc.__traceback__)
+            if culprit is None or culprit in removed:
+                notice(f"hook {hook_name} failed: {type(exc).__name__}: {exc}")
+                return results
+            notice(f"plugin {culprit!r} failed in {hook_name}: {type(exc).__name__}: {exc}")
+            if side_effects:
+                removed.extend(p for p in _ran_before(pm, hook_name, culprit) if p not in removed)
+            removed.append(culprit)
+            continue
+        if isinstance(outcome, list):
+            results.extend(outcome)
+        elif outcome is not None:
+            results.append(outcome)
+        return results

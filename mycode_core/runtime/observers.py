@@ -1,0 +1,156 @@
+"""``on_event`` observers, off the loop's thread: one worker per plugin, events in order.
+
+The loop only puts events on queues, so a slow observer never slows a run. Each plugin's
+worker calls that plugin's implementations through pluggy (``pm.subset_hook_caller``), so its
+wrappers, ``specname`` and fewer-parameter implementations work, and tracing sees the calls.
+An implementation decorated with :func:`subscribe` only receives the event types it names.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pluggy
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EVENT_TYPES_ATTRIBUTE = "mycode_event_types"
+FLUSH_SECONDS = 10.0
+
+
+def subscribe(*event_types: str) -> Callable[[F], F]:
+    """Deliver only these event types to an ``on_event`` implementation.
+
+    ``@hookimpl`` and ``@subscribe("tool_call", "result")`` may be stacked in either order.
+    """
+
+    def mark(func: F) -> F:
+        setattr(func, EVENT_TYPES_ATTRIBUTE, frozenset(event_types))
+        return func
+
+    return mark
+
+
+class _Observer:
+    """One plugin's observers: a queue and a worker thread, started on the first event."""
+
+    def __init__(
+        self,
+        name: str,
+        caller: Any,
+        types: frozenset[str] | None,
+        context: Any,
+        slow: Callable[[str, float], None],
+        failed: Callable[[str, BaseException], None],
+    ) -> None:
+        self.name = name
+        self.caller = caller
+        self.types = types
+        self.context = context
+        self.slow = slow
+        self.failed = failed
+        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.thread: threading.Thread | None = None
+        self.warned = False
+        self.broken = False
+
+    def wants(self, event: Any) -> bool:
+        return self.types is None or event.type in self.types
+
+    def put(self, event: Any) -> None:
+        if self.thread is None:
+            self.thread = threading.Thread(
+                target=self._work, daemon=True, name=f"mycode-observer-{self.name}"
+            )
+            self.thread.start()
+        self.queue.put(event)
+
+    def _work(self) -> None:
+        while True:
+            event = self.queue.get()
+            if event is None:
+                return
+            started = time.monotonic()
+            try:
+                self.caller(event=event, context=self.context)
+            except Exception as exc:  # noqa: BLE001 - observers never stop the run
+                if not self.broken:
+                    self.broken = True
+                    self.failed(self.name, exc)
+            elapsed = time.monotonic() - started
+            if not self.warned and elapsed * 1000 > self.context_threshold_ms():
+                self.warned = True
+                self.slow(self.name, elapsed)
+
+    def context_threshold_ms(self) -> float:
+        settings = getattr(self.context, "settings", None)
+        return float(getattr(settings, "observer_warn_ms", 500) or 500)
+
+
+def _event_types(impls: list[Any]) -> frozenset[str] | None:
+    """The event types a plugin's observers subscribed to; ``None`` means every type."""
+    types: set[str] = set()
+    for impl in impls:
+        if impl.wrapper or impl.hookwrapper:
+            continue
+        wanted = getattr(impl.function, EVENT_TYPES_ATTRIBUTE, None)
+        if wanted is None:
+            return None
+        types |= wanted
+    return frozenset(types) if types else None
+
+
+class ObserverPool:
+    """Dispatches events to every plugin's ``on_event`` implementations, asynchronously."""
+
+    def __init__(
+        self,
+        pm: pluggy.PluginManager,
+        context: Any,
+        notice: Callable[[str, str], None],
+    ) -> None:
+        self._observers: list[_Observer] = []
+        impls = pm.hook.on_event.get_hookimpls()
+        by_plugin: dict[str, list[Any]] = {}
+        for impl in impls:
+            by_plugin.setdefault(impl.plugin_name, []).append(impl)
+        for name, own in by_plugin.items():
+            others = [impl.plugin for impl in impls if impl.plugin_name != name]
+            caller = pm.subset_hook_caller("on_event", remove_plugins=others)
+            self._observers.append(
+                _Observer(
+                    name,
+                    caller,
+                    _event_types(own),
+                    context,
+                    slow=lambda plugin, seconds: notice(
+                        plugin,
+                        f"plugin {plugin!r} is a slow on_event observer ({seconds * 1000:.0f} ms "
+                        "for one event); events are queued for it so the run is not slowed",
+                    ),
+                    failed=lambda plugin, exc: notice(
+                        plugin, f"plugin {plugin!r} failed in on_event: {type(exc).__name__}: {exc}"
+                    ),
+                )
+            )
+
+    def publish(self, event: Any) -> None:
+        """Queue ``event`` for every observer that wants it (never blocks)."""
+        for observer in self._observers:
+            if observer.wants(event):
+                observer.put(event)
+
+    def close(self, timeout: float = FLUSH_SECONDS) -> None:
+        """Let observers finish the queued events (bounded), then stop their workers."""
+        deadline = time.monotonic() + timeout
+        for observer in self._observers:
+            if observer.thread is not None:
+                observer.queue.put(None)
+        for observer in self._observers:
+            if observer.thread is not None:
+                observer.thread.join(max(0.0, deadline - time.monotonic()))
+                observer.thread = None
