@@ -88,12 +88,19 @@ class InteractiveSession:
 
     def run(self, first_prompt: str | None) -> int:
         """Loop until the user leaves; returns the exit code."""
+        from mycode_core.cli.run import no_tools_problem
         from mycode_core.runtime.setup import SetupError
 
         try:
             self.runner.prepare()
         except SetupError as exc:
             click.echo(f"mycode: error: {exc}", err=True)
+            self.runner.close()
+            return 2
+        problem = no_tools_problem(self.runner)
+        if problem is not None:
+            click.echo(f"mycode: error: {problem}", err=True)
+            self.runner.close()
             return 2
         click.echo(
             f"mycode · {self.runner.settings.model} · {self.runner.workspace} · /help for help",

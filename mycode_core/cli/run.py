@@ -49,6 +49,21 @@ def _read_stdin(wait: float | None = None) -> str:
     return data.decode("utf-8", "replace").strip()
 
 
+NO_TOOLS = (
+    "no tools are loaded, so the agent could only talk: install the built-in tools "
+    "(pip install ./plugins/builtin_tools, or mycode-builtin-tools) and check "
+    "MYCODE_DISABLE_PLUGINS; set MYCODE_LOAD_PLUGINS= (empty) to run without tools on purpose"
+)
+
+
+def no_tools_problem(runner: Any) -> str | None:
+    """A configuration error when a prepared run has no tools by accident (a core-only install,
+    every plugin disabled); ``MYCODE_LOAD_PLUGINS`` set means the set of plugins was chosen."""
+    if runner.context.tools.names() or "MYCODE_LOAD_PLUGINS" in os.environ:
+        return None
+    return NO_TOOLS
+
+
 def _print_recap(session_id: str, events: list[dict[str, Any]]) -> None:
     """A short recap of the session being resumed (stderr: it is not the answer)."""
     from mycode_core.session_view import build_timeline, recap_lines
@@ -175,6 +190,10 @@ def run_agent(
     except SetupError as exc:
         runner.close()
         return _fail(str(exc))
+    problem = no_tools_problem(runner)
+    if problem is not None:
+        runner.close()
+        return _fail(problem)
     from mycode_core.cli.output import make_renderer, render_turn
 
     try:

@@ -7,7 +7,6 @@ retries, compaction and nudges never consume steps. The state is a frozen
 
 from __future__ import annotations
 
-import os
 import queue
 import re
 import secrets
@@ -52,7 +51,7 @@ from mycode_core.runtime.observation import (
     snapshot_workspace,
 )
 from mycode_core.runtime.recovery import ModelCaller
-from mycode_core.runtime.setup import SetupError, collect_tools, make_model, system_prompt
+from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.stream import EventStream
 from mycode_core.runtime.tools import CallOutcome, ToolOrchestrator
@@ -60,11 +59,6 @@ from mycode_core.sessions import SessionStore
 
 OUTPUT_RESERVE = 8_000
 _AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
-
-
-def _tools_off_on_purpose() -> bool:
-    """``MYCODE_LOAD_PLUGINS`` names the plugins to load: a run without tools is then chosen."""
-    return "MYCODE_LOAD_PLUGINS" in os.environ
 
 
 class AgentRunner:
@@ -145,13 +139,6 @@ class AgentRunner:
                 task()
             except Exception as exc:  # noqa: BLE001
                 self._notice(f"start-up task failed: {exc}")
-        if not self.context.tools.names() and not _tools_off_on_purpose():
-            raise SetupError(
-                "no tools are loaded, so the agent could only talk: install the built-in tools "
-                "(pip install ./plugins/builtin_tools, or mycode-builtin-tools) and check "
-                "MYCODE_DISABLE_PLUGINS; set MYCODE_LOAD_PLUGINS= (empty) to run without tools "
-                "on purpose"
-            )
         self.orchestrator = ToolOrchestrator(
             self.context,
             self._emit,
