@@ -29,7 +29,20 @@ _LAZY = {
     "RunContext": "mycode_core.records",
 }
 
-__all__ = ["__version__", *_LAZY]
+__all__ = [
+    "ContextSection",
+    "ReadPath",
+    "RunContext",
+    "SlashCommand",
+    "SlashResult",
+    "Tool",
+    "ToolResult",
+    "WritePath",
+    "__version__",
+    "hookimpl",
+    "subscribe",
+    "tool",
+]
 
 if TYPE_CHECKING:
     from mycode_core.hookspecs import hookimpl

@@ -164,7 +164,23 @@ class InteractiveSession:
         elif name == "/resume":
             self._resume(argument)
         else:
-            click.echo(f"Unknown command {name}; /help lists them.")
+            return self._plugin_command(text, name)
+        return None
+
+    def _plugin_command(self, text: str, name: str) -> str | None:
+        """A plugin's slash command: show its output, run the prompt it returns."""
+        from mycode_core.runtime.slash import dispatch, plugin_commands
+
+        result = dispatch(self.runner, text, lambda message: click.echo(f"mycode: {message}"))
+        if result is None:
+            known = ", ".join(f"/{n}" for n in sorted(plugin_commands(self.runner, click.echo)))
+            more = f" Plugin commands: {known}." if known else ""
+            click.echo(f"Unknown command {name}; /help lists them.{more}")
+            return None
+        if result.output:
+            click.echo(result.output)
+        if result.prompt:
+            self._turn(result.prompt)
         return None
 
     def _resume(self, session_id: str) -> None:

@@ -195,7 +195,16 @@ def run_agent(
         runner.close()
         return _fail(problem)
     from mycode_core.cli.output import make_renderer, render_turn
+    from mycode_core.runtime.slash import dispatch
 
+    slash = dispatch(runner, prompt, lambda message: click.echo(f"mycode: {message}", err=True))
+    if slash is not None:
+        if slash.output:
+            click.echo(slash.output)
+        if not slash.prompt:
+            runner.close()
+            return 0
+        prompt = slash.prompt
     try:
         result = render_turn(runner, prompt, make_renderer(output_format))
     finally:

@@ -22,6 +22,7 @@ from mycode_core.plugins import load_report
 from mycode_core.providers.base import ModelError, ModelReply
 from mycode_core.records import CompletionVerdict, RunContext, ToolCall
 from mycode_core.runtime import guards
+from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.context import ModelView
 from mycode_core.runtime.events import (
     AgentEvent,
@@ -43,18 +44,12 @@ from mycode_core.runtime.messages import (
     image_message,
     tool_message,
 )
-from mycode_core.runtime.observation import (
-    ValidationMatcher,
-    changed_paths,
-    needs_snapshot,
-    observe,
-    snapshot_workspace,
-)
+from mycode_core.runtime.observation import ValidationMatcher, observe
 from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.stream import EventStream
-from mycode_core.runtime.tools import CallOutcome, ToolOrchestrator
+from mycode_core.runtime.tools import CallOutcome, ToolOrchestrator, writes_files
 from mycode_core.sessions import SessionStore
 
 OUTPUT_RESERVE = 8_000
@@ -110,6 +105,7 @@ class AgentRunner:
         self._worker_thread: threading.Thread | None = None
         self.main_thread_calls = MainThreadCalls()
         """Questions the loop's threads need asked on the main thread (see ``run``)."""
+        self.changes: ChangeDetector | None = None
 
     # ------------------------------------------------------------------ events
 
@@ -128,6 +124,7 @@ class AgentRunner:
         self.events.transcript = SessionStore(self.home).open(self.session_id)
         for message in getattr(self.settings, "notices", ()):  # unknown config keys (issue 14)
             self._notice(message)
+        self.changes = ChangeDetector(self.workspace)
         collect_tools(self.pm, self.context, self._notice)  # MCP servers start in background
         self.model = make_model(self.pm, self.settings, self._notice)
         prompt = system_prompt(self.pm, self.context, self._notice)
@@ -190,6 +187,9 @@ class AgentRunner:
         self.context.cleanup.clear()
         if self.orchestrator is not None:
             self.orchestrator.close()
+        if self.changes is not None:
+            self.changes.close()
+            self.changes = None
         self.events.close()
 
     def cancel(self) -> None:
@@ -447,16 +447,32 @@ class AgentRunner:
     _step = 0
 
     def _observe_call(self, call: ToolCall, tool: Any, run: Any) -> CallOutcome:
-        """Wraps one tool execution: snapshot if it may change files, then record facts."""
-        before = snapshot_workspace(self.workspace) if needs_snapshot(tool, call) else None
+        """Wraps one tool execution: watch the workspace if the call may change files the
+        tool does not declare, then record the facts."""
+        detector = self.changes if self._needs_detection(tool) else None
+        if detector is not None:
+            detector.mark()
         outcome: CallOutcome = run()
-        changes = (
-            changed_paths(before, snapshot_workspace(self.workspace))
-            if before is not None
-            else None
-        )
+        changes = detector.changes() if detector is not None else None
+        if changes and not writes_files(tool):
+            shown = ", ".join(changes[:5]) + (
+                f" and {len(changes) - 5} more" if len(changes) > 5 else ""
+            )
+            self._notice(
+                f"tool {tool.name!r} (plugin {tool.plugin}) is marked read_only but changed "
+                f"files in the workspace: {shown}"
+            )
         self._record(call, tool, outcome, changes)
         return outcome
+
+    def _needs_detection(self, tool: Any) -> bool:
+        """Commands and tools that may write without declaring where are watched; read-only
+        tools too when watching is free (inotify), to catch a wrong ``read_only``."""
+        if tool is None or self.changes is None or "write" in tool.paths.values():
+            return False
+        if tool.read_only:
+            return self.changes.mechanism == "inotify"
+        return True
 
     def _record(
         self, call: ToolCall, tool: Any, outcome: CallOutcome, changes: list[str] | None

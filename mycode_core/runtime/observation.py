@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-from pathlib import Path
 from typing import Any
 
 from mycode_core.records import Observation, Tool, ToolCall, ToolResult, Validation
-from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
 
 DEFAULT_VALIDATORS: dict[str, list[str]] = {
     "test": [
@@ -60,8 +57,6 @@ DEFAULT_VALIDATORS: dict[str, list[str]] = {
 
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
-_SKIPPED_DIRS = NOISE_DIRS | BUILD_DIRS
-SNAPSHOT_LIMIT = 20_000
 
 
 def normalise_arguments(arguments: dict[str, Any]) -> str:
@@ -113,38 +108,6 @@ class ValidationMatcher:
         return None
 
 
-def snapshot_workspace(root: Path) -> dict[str, tuple[int, int]]:
-    """``{relative path: (mtime_ns, size)}`` of workspace files, bounded and skipping caches."""
-    found: dict[str, tuple[int, int]] = {}
-    stack = [root]
-    while stack and len(found) < SNAPSHOT_LIMIT:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in _SKIPPED_DIRS:
-                        stack.append(Path(entry.path))
-                elif entry.is_file(follow_symlinks=False):
-                    stat = entry.stat(follow_symlinks=False)
-                    found[os.path.relpath(entry.path, root)] = (stat.st_mtime_ns, stat.st_size)
-            except OSError:
-                continue
-    return found
-
-
-def changed_paths(
-    before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]
-) -> list[str]:
-    """Paths created, deleted or modified between two snapshots."""
-    changed = [path for path, stamp in after.items() if before.get(path) != stamp]
-    changed.extend(path for path in before if path not in after)
-    return sorted(changed)
-
-
 def observe(
     *,
     step: int,
@@ -184,10 +147,3 @@ def observe(
         validation=validation,
         is_error=result.is_error,
     )
-
-
-def needs_snapshot(tool: Tool | None, call: ToolCall) -> bool:
-    """Whether to diff the workspace around this call (commands may change files)."""
-    if tool is None or tool.read_only:
-        return False
-    return isinstance(call.arguments.get("command"), str)

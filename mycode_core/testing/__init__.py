@@ -13,6 +13,10 @@
   scripted model), :func:`model_plugin`, :func:`tools_plugin`, :func:`make_runner`,
   :func:`run_events`, and :func:`tool_pairing_problems` to check a ``compact_context``.
 
+* :func:`assert_tool_contract` — the boundary, plan-mode and mutation checks every tool must
+  pass; and pytest fixtures ``mycode_workspace``, ``mycode_context`` and ``mycode_run``
+  (loaded automatically through the ``pytest11`` entry point).
+
 Nothing here imports ``openai`` or ``mcp``.
 
 Example::
@@ -36,6 +40,7 @@ from mycode_core.testing.cli import (
     write_plugin_dist,
     write_script,
 )
+from mycode_core.testing.contract import ToolContractError, assert_tool_contract
 from mycode_core.testing.inprocess import (
     TurnsModel,
     call_tool,
@@ -72,7 +77,9 @@ __all__ = [
     "FakeOpenAIServer",
     "FakeResponse",
     "RecordedRequest",
+    "ToolContractError",
     "TurnsModel",
+    "assert_tool_contract",
     "call_tool",
     "cli_env",
     "collect_tools",

@@ -59,23 +59,40 @@ def collect_tools(pm: Any, context: RunContext) -> dict[str, Tool]:
     return {tool.name: tool for tool in context.tools.all()}
 
 
-def call_tool(tool: Tool, arguments: dict[str, Any], context: RunContext) -> ToolResult:
-    """Call ``tool`` as the core does: schema-check the arguments, then run the handler.
-
-    A schema violation or an exception comes back as an error :class:`ToolResult`.
+def call_tool(
+    tool: Tool,
+    arguments: dict[str, Any],
+    context: RunContext,
+    *,
+    permission: Any = None,
+) -> ToolResult:
+    """Call ``tool`` exactly as the core does, through the tool orchestrator: the schema check,
+    the workspace boundary for its paths, plan mode, ``permission(call, tool)`` if given (a
+    ``permission_verdict``-like callable; default: allow), the handler (sync or async) and the
+    path facts. Every failure comes back as an error :class:`ToolResult`.
     """
-    from mycode_core.runtime.tools import SchemaChecker
+    import json
 
-    problem = SchemaChecker().problem(tool, arguments)
-    if problem is not None:
-        return ToolResult.error(f"Invalid arguments for {tool.name}: {problem}")
+    from mycode_core.records import ToolCall
+    from mycode_core.runtime.tools import ToolOrchestrator
+
+    context.tools.add(tool, replace=True)
+    orchestrator = ToolOrchestrator(
+        context,
+        context.emit,
+        permission or (lambda call, tool: None),
+    )
+    call = ToolCall(
+        id="call_test",
+        name=tool.name,
+        arguments=arguments,
+        raw_arguments=json.dumps(arguments, default=str),
+    )
     try:
-        result = tool.handler(arguments, context)
-    except Exception as exc:  # noqa: BLE001 - reported like the core does
-        return ToolResult.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
-    if isinstance(result, ToolResult):
-        return result
-    return ToolResult(content="(no output)" if result is None else str(result))
+        (outcome,) = orchestrator.run([call])
+    finally:
+        orchestrator.close()
+    return outcome.result
 
 
 def _scripted_model_class() -> type:

@@ -11,9 +11,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mycode_builtin_tools import readstate
-from mycode_core.paths import BoundaryError, resolve_in_workspace
 from mycode_builtin_tools.tools import build_tools
 
+from mycode_core.paths import BoundaryError, resolve_in_workspace
 from mycode_core.records import Tool, ToolResult
 
 TOOLS = {tool.name: tool for tool in build_tools()}

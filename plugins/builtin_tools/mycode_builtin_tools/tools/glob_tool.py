@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_builtin_tools.walk import list_files, skip_dirs_for
+from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
 MAX_RESULTS = 100

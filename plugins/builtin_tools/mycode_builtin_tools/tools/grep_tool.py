@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from mycode_builtin_tools import encoding
-from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_builtin_tools.ripgrep import rg_path
 from mycode_builtin_tools.tools.glob_tool import compile_glob
 from mycode_builtin_tools.walk import python_files, rg_skip_args, skip_dirs_for
+from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
 DEFAULT_HEAD_LIMIT = 250

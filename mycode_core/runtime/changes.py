@@ -1,0 +1,346 @@
+"""Which workspace files a tool call changed — complete and cheap at any repository size.
+
+On Linux the workspace is watched with inotify (one watch per folder, set up once in the
+background); the files a call changed are the events queued while it ran, so asking costs one
+``read`` however big the repository is. Folders created during a call are watched (and their
+files counted) at once. Where inotify is unavailable (macOS, the watch limit reached, a queue
+overflow) a snapshot is compared instead: ``git status`` in a git work tree, else a walk of
+the tree; both see every file, without a cap.
+
+Noise folders (``.git``, ``node_modules``, virtualenvs, caches, build output) are not
+watched: writes there are not changes the completion gate should ask to verify.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+import struct
+import subprocess
+import threading
+from pathlib import Path
+
+from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
+
+SKIPPED_DIRS = NOISE_DIRS | BUILD_DIRS
+MAX_WATCHED_DIRS = 100_000
+"""Beyond this many folders the workspace is compared by snapshots instead of watched."""
+
+_IN_NONBLOCK = 0o4000
+_IN_CLOEXEC = 0o2000000
+_IN_MODIFY = 0x002
+_IN_ATTRIB = 0x004
+_IN_CLOSE_WRITE = 0x008
+_IN_MOVED_FROM = 0x040
+_IN_MOVED_TO = 0x080
+_IN_CREATE = 0x100
+_IN_DELETE = 0x200
+_IN_Q_OVERFLOW = 0x4000
+_IN_IGNORED = 0x8000
+_IN_ISDIR = 0x40000000
+_IN_ONLYDIR = 0x01000000
+_IN_DONT_FOLLOW = 0x02000000
+_IN_EXCL_UNLINK = 0x04000000
+_MASK = (
+    _IN_MODIFY
+    | _IN_ATTRIB
+    | _IN_CLOSE_WRITE
+    | _IN_MOVED_FROM
+    | _IN_MOVED_TO
+    | _IN_CREATE
+    | _IN_DELETE
+    | _IN_ONLYDIR
+    | _IN_DONT_FOLLOW
+    | _IN_EXCL_UNLINK
+)
+_EVENT = struct.Struct("iIII")
+
+Snapshot = dict[str, tuple[int, int, str]]
+
+
+class _Inotify:
+    """A minimal inotify binding through libc (Linux only)."""
+
+    def __init__(self) -> None:
+        name = ctypes.util.find_library("c") or "libc.so.6"
+        self.libc = ctypes.CDLL(name, use_errno=True)
+        self.fd = self.libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
+
+    def add(self, path: str) -> int:
+        wd = int(self.libc.inotify_add_watch(self.fd, os.fsencode(path), _MASK))
+        if wd < 0:
+            code = ctypes.get_errno()
+            raise OSError(code, os.strerror(code))
+        return wd
+
+    def read(self) -> bytes:
+        chunks: list[bytes] = []
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return b"".join(chunks)
+            if not data:
+                return b"".join(chunks)
+            chunks.append(data)
+
+    def close(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+class ChangeDetector:
+    """Tells which workspace files changed between :meth:`mark` and :meth:`changes`."""
+
+    def __init__(self, root: Path, *, use_inotify: bool = True) -> None:
+        self.root = Path(root).resolve()
+        self._lock = threading.Lock()
+        self._inotify: _Inotify | None = None
+        self._dirs: dict[int, str] = {}
+        self._ready = threading.Event()
+        self._pending: dict[str, bool] = {}
+        """Paths seen changing since the mark, and whether they were created in that time."""
+        self._snapshot: Snapshot | None = None
+        self._git: bool | None = None
+        self.mechanism = "snapshot"
+        if use_inotify and os.uname().sysname == "Linux":
+            threading.Thread(target=self._start_watching, daemon=True, name="mycode-watch").start()
+        else:
+            self._ready.set()
+
+    # ------------------------------------------------------------------ inotify
+
+    def _start_watching(self) -> None:
+        try:
+            self._inotify = _Inotify()
+            self._watch_tree(self.root, record=False)
+            self.mechanism = "inotify"
+        except OSError:
+            self._give_up_watching()
+        finally:
+            self._ready.set()
+
+    def _give_up_watching(self) -> None:
+        if self._inotify is not None:
+            self._inotify.close()
+        self._inotify = None
+        self._dirs.clear()
+        self.mechanism = "snapshot"
+
+    def _watch_tree(self, top: Path, *, record: bool) -> None:
+        """Watch ``top`` and every folder below it; with ``record`` its files count as new."""
+        assert self._inotify is not None
+        stack = [str(top)]
+        while stack:
+            folder = stack.pop()
+            if len(self._dirs) >= MAX_WATCHED_DIRS:
+                raise OSError(errno.ENOSPC, "too many folders to watch")
+            try:
+                self._dirs[self._inotify.add(folder)] = folder
+                entries = list(os.scandir(folder))
+            except OSError as exc:
+                if exc.errno in (errno.ENOSPC, errno.ENOMEM, errno.EMFILE):
+                    raise
+                continue
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in SKIPPED_DIRS:
+                            stack.append(entry.path)
+                    elif record:
+                        self._note(entry.path, created=True)
+                except OSError:
+                    continue
+
+    def _relative(self, path: str) -> str:
+        return os.path.relpath(path, self.root)
+
+    def _note(self, path: str, *, created: bool, suffix: str = "") -> None:
+        self._pending.setdefault(self._relative(path) + suffix, created)
+
+    def _net_changes(self) -> list[str]:
+        """Pending paths minus the ones created and removed again within the call."""
+        found = []
+        for rel, created in self._pending.items():
+            if _skipped(rel):
+                continue
+            if created and not os.path.lexists(self.root / rel.rstrip("/")):
+                continue  # a temporary file: created and gone again
+            found.append(rel)
+        return sorted(found)
+
+    def _drain(self) -> bool:
+        """Move queued events into ``_pending``; False if the queue overflowed."""
+        assert self._inotify is not None
+        data = self._inotify.read()
+        offset = 0
+        healthy = True
+        while offset + _EVENT.size <= len(data):
+            wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
+            name = data[offset + _EVENT.size : offset + _EVENT.size + length].rstrip(b"\0")
+            offset += _EVENT.size + length
+            if mask & _IN_Q_OVERFLOW:
+                healthy = False
+                continue
+            folder = self._dirs.get(wd)
+            if mask & _IN_IGNORED:
+                self._dirs.pop(wd, None)
+                continue
+            if folder is None or not name:
+                continue
+            path = os.path.join(folder, os.fsdecode(name))
+            if mask & _IN_ISDIR:
+                if (
+                    mask & (_IN_CREATE | _IN_MOVED_TO)
+                    and os.path.basename(path) not in SKIPPED_DIRS
+                ):
+                    self._note(path, created=True, suffix="/")
+                    try:
+                        self._watch_tree(Path(path), record=True)
+                    except OSError:
+                        healthy = False
+                elif mask & (_IN_DELETE | _IN_MOVED_FROM):
+                    self._note(path, created=False, suffix="/")
+                continue
+            self._note(path, created=bool(mask & (_IN_CREATE | _IN_MOVED_TO)))
+        return healthy
+
+    # ------------------------------------------------------------------ snapshots
+
+    def _is_git(self) -> bool:
+        if self._git is None:
+            try:
+                out = subprocess.run(
+                    ["git", "-C", str(self.root), "rev-parse", "--is-inside-work-tree"],
+                    capture_output=True,
+                    text=True,
+                    timeout=10,
+                )
+                self._git = out.returncode == 0 and out.stdout.strip() == "true"
+            except (OSError, subprocess.SubprocessError):
+                self._git = False
+        return self._git
+
+    def _take_snapshot(self) -> Snapshot:
+        if self._is_git():
+            snap = _git_snapshot(self.root)
+            if snap is not None:
+                return snap
+        return _walk_snapshot(self.root)
+
+    # ------------------------------------------------------------------ the API
+
+    def mark(self) -> None:
+        """Start a measurement: forget changes made before now (the user's own edits)."""
+        self._ready.wait(120)
+        with self._lock:
+            if self._inotify is not None:
+                if self._drain():
+                    self._pending.clear()
+                    self._snapshot = None
+                    return
+                self._give_up_watching()
+            self._pending.clear()
+            self._snapshot = self._take_snapshot()
+
+    def changes(self) -> list[str]:
+        """Workspace-relative paths changed since :meth:`mark` (deleted folders end in ``/``)."""
+        with self._lock:
+            if self._inotify is not None and self._snapshot is None:
+                if self._drain():
+                    found = [
+                        p
+                        for p in self._net_changes()
+                        if not p.endswith("/") or not os.path.isdir(self.root / p.rstrip("/"))
+                    ]
+                    self._pending.clear()
+                    return found
+                self._give_up_watching()
+                return []
+            before = self._snapshot or {}
+            after = self._take_snapshot()
+            self._snapshot = None
+            return _diff(before, after)
+
+    def close(self) -> None:
+        """Stop watching."""
+        self._ready.wait(120)
+        with self._lock:
+            self._give_up_watching()
+
+
+def _skipped(rel: str) -> bool:
+    return any(part in SKIPPED_DIRS for part in Path(rel).parts[:-1])
+
+
+def _stat(root: Path, rel: str) -> tuple[int, int]:
+    try:
+        st = os.lstat(root / rel)
+    except OSError:
+        return (-1, -1)
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _git_snapshot(root: Path) -> Snapshot | None:
+    """Dirty and untracked files (status and stat) from ``git status``; clean files are as
+    committed, so a change to any of them shows up as a new status."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain=v1", "-z", "--untracked-files=all"],
+            capture_output=True,
+            env=env,
+            timeout=120,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    snap: Snapshot = {}
+    entries = out.stdout.split(b"\0")
+    index = 0
+    while index < len(entries):
+        entry = entries[index]
+        index += 1
+        if len(entry) < 4:
+            continue
+        status, rel = entry[:2].decode(), os.fsdecode(entry[3:])
+        if status[0] in "RC":
+            index += 1  # the rename's source path follows
+        snap[rel] = (*_stat(root, rel), status)
+    return snap
+
+
+def _walk_snapshot(root: Path) -> Snapshot:
+    """Every file of the tree with its stat (no cap; noise folders skipped)."""
+    found: Snapshot = {}
+    stack = [str(root)]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in SKIPPED_DIRS:
+                        stack.append(entry.path)
+                else:
+                    st = entry.stat(follow_symlinks=False)
+                    found[os.path.relpath(entry.path, root)] = (st.st_mtime_ns, st.st_size, "")
+            except OSError:
+                continue
+    return found
+
+
+def _diff(before: Snapshot, after: Snapshot) -> list[str]:
+    changed = {path for path, stamp in after.items() if before.get(path) != stamp}
+    changed.update(path for path in before if path not in after)
+    return sorted(changed)

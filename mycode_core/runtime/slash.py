@@ -1,0 +1,58 @@
+"""Slash commands from plugins (``register_slash_commands``): lookup and dispatch.
+
+The interactive session and ``mycode -p "/name args"`` both go through :func:`dispatch`, so a
+plugin's command behaves the same in both: a returned prompt runs as the user's turn, returned
+output is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mycode_core.records import SlashCommand, SlashResult
+
+
+def split_command(text: str) -> tuple[str, str] | None:
+    """``("name", "args")`` for text that starts with ``/name``, else ``None``."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return None
+    name, _, args = stripped[1:].partition(" ")
+    if not name or "/" in name:
+        return None  # a path such as /etc/hosts is not a command
+    return name, args.strip()
+
+
+def plugin_commands(runner: Any, notice: Callable[[str], None]) -> dict[str, SlashCommand]:
+    """The plugins' slash commands of a runner's session (collected once, then cached)."""
+    cached = getattr(runner, "_slash_commands", None)
+    if cached is None:
+        from mycode_core.runtime.setup import collect_slash_commands
+
+        cached = collect_slash_commands(runner.pm, runner.context, notice)
+        runner._slash_commands = cached
+    return dict(cached)
+
+
+def dispatch(runner: Any, text: str, notice: Callable[[str], None]) -> SlashResult | None:
+    """Run the plugin command ``text`` names; ``None`` when no plugin command has that name.
+
+    A command that raises becomes ``SlashResult(output=...)`` naming the plugin.
+    """
+    parts = split_command(text)
+    if parts is None:
+        return None
+    name, args = parts
+    command = plugin_commands(runner, notice).get(name)
+    if command is None:
+        return None
+    try:
+        answer = command.run(args, runner.context)
+    except Exception as exc:  # noqa: BLE001 - a broken command is a message, not a crash
+        return SlashResult(output=f"/{name} (plugin {command.plugin}) failed: {exc}")
+    if isinstance(answer, SlashResult):
+        return answer
+    if isinstance(answer, str):
+        return SlashResult(prompt=answer)
+    return SlashResult()
