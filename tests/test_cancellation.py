@@ -152,6 +152,9 @@ def test_ctrl_c_or_esc_at_a_permission_prompt_denies_and_the_turn_goes_on(
     term.type("push it\r")
     term.expect("allow for this session")
     assert "Allow run_command: git push" in term.plain
+    term.set_mark()
+    term.settle(0.6)
+    assert "running run_command" not in term.since_mark()  # the spinner stopped for the question
     assert "--permission-mode bypass" not in term.plain  # advice meant for -p runs
     term.type(key)
     term.expect("understood, not pushing")
