@@ -16,6 +16,7 @@ Families:
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -30,11 +31,13 @@ if TYPE_CHECKING:
         ModelProvider,
         Observation,
         PermissionVerdict,
+        PromptVerdict,
         RunContext,
         SlashCommand,
         StagnationVerdict,
         Tool,
         ToolCall,
+        ToolResult,
     )
     from mycode_core.runtime.events import AgentEvent
 
@@ -218,4 +221,97 @@ def register_settings(register: Callable[[str, type[BaseModel]], None]) -> None:
     with ``settings.section(name)``. Called once per run, before the run starts.
 
     :param register: ``register(name, model)``.
+    """
+
+
+# ---------------------------------------------------------------- issue 12: lifecycle points
+# Synchronous points of the loop that external hook protocols (Claude Code hooks) need. Each is
+# called through ``pm.hook`` by the core; exceptions are reported as one notice.
+
+
+@hookspec
+def session_start(source: str, context: RunContext) -> list[str] | None:
+    """Contribute context lines when a session starts; they are pinned in the system prompt.
+
+    Called once when a runner is prepared, before the first model request. ``source`` is
+    ``startup`` (a new session), ``resume`` (``--resume``/``--continue``/``/resume``) or
+    ``clear`` (``/clear`` in an interactive session). Results of all plugins are combined.
+
+    :param source: why the session starts.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    :return: lines of text for the model, or ``None``.
+    """
+
+
+@hookspec
+def user_prompt_verdict(prompt: str, context: RunContext) -> PromptVerdict | None:
+    """Judge the user's prompt before the model sees it: block it or add context.
+
+    Called for every user turn, before it enters the history. Results of all plugins are
+    combined: any ``block`` drops the prompt (the turn ends with ``stop_reason``
+    ``interrupted`` and the reason as its error); every ``context`` line is appended to the
+    prompt the model sees.
+
+    :param prompt: the user's text, as typed.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    :return: a :class:`~mycode_core.records.PromptVerdict` or ``None``.
+    """
+
+
+@hookspec
+def tool_result_verdict(
+    call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
+) -> list[str] | None:
+    """React to a finished tool call: add feedback the model sees with its result.
+
+    Called after each executed tool call (successful or failed), in call order, before the
+    results are sent to the model. Results of all plugins are combined; each line is appended
+    to the tool result the model sees (the ``tool_result`` event keeps the tool's own output).
+
+    :param call: the :class:`~mycode_core.records.ToolCall` as it ran.
+    :param tool: the :class:`~mycode_core.records.Tool` it ran.
+    :param result: the :class:`~mycode_core.records.ToolResult`.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    :return: feedback lines, or ``None``.
+    """
+
+
+@hookspec
+def session_end(reason: str, context: RunContext) -> None:
+    """Observe the end of a session (the runner is closed).
+
+    Called once, synchronously, when the runner closes. ``reason`` is ``exit`` (``-p`` run or
+    the interactive session ended), ``clear`` (``/clear``) or ``resume`` (``/resume`` replaced
+    it). Return value is ignored.
+
+    :param reason: why the session ends.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    """
+
+
+@hookspec
+def notification(message: str, kind: str, context: RunContext) -> None:
+    """Observe, synchronously, that mycode is about to wait for the user.
+
+    Called before an interactive permission question is shown (``kind`` is
+    ``permission_prompt``). Return value is ignored.
+
+    :param message: what the user is asked.
+    :param kind: what kind of notification it is.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    """
+
+
+@hookspec
+def plugin_details(settings: Any, workspace: Path, home: Path) -> dict[str, Any] | None:
+    """Extra facts for ``mycode plugins``: ``{plugin_name: {key: JSON value}}``.
+
+    Called by ``mycode plugins``; each returned mapping is merged into the row of the named
+    plugin (e.g. the Claude Code plugin folders ``claude_compat`` loaded and what each
+    contributed).
+
+    :param settings: the merged settings of the workspace.
+    :param workspace: the workspace folder.
+    :param home: ``MYCODE_HOME``.
+    :return: a mapping from plugin name to extra JSON fields, or ``None``.
     """

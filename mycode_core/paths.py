@@ -14,9 +14,10 @@ that handles paths by itself calls the same function.
 
 from __future__ import annotations
 
+import io
 import os
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PosixPath
+from typing import IO, Any
 
 MAX_PATH_CHARS = 4096
 MAX_COMPONENT_BYTES = 255
@@ -27,11 +28,17 @@ class BoundaryError(ValueError):
 
 
 def workspace_root(context: Any) -> Path:
-    """The resolved workspace root of a run context."""
+    """The resolved workspace root of a run context (cached on the context)."""
+    workspace = context.workspace
     cached = getattr(context, "_resolved_root", None)
-    if cached is not None:
-        return Path(cached)
-    return Path(context.workspace).resolve()
+    if cached is not None and cached[0] == workspace:
+        return cached[1]  # type: ignore[no-any-return]
+    root = Path(workspace).resolve()
+    try:
+        context._resolved_root = (workspace, root)
+    except AttributeError:  # a context object that takes no attributes
+        pass
+    return root
 
 
 def check_raw(raw: object) -> str:
@@ -72,15 +79,19 @@ def resolve_strictly(candidate: Path, text: str) -> Path:
     checked to be fully resolved.
     """
     try:
-        resolved = candidate.resolve(strict=False)
+        resolved = os.path.realpath(candidate)
         existing = resolved
-        while not os.path.lexists(existing) and existing.parent != existing:
-            existing = existing.parent
-        if existing.resolve(strict=True) != existing:
+        while not os.path.lexists(existing):
+            parent = os.path.dirname(existing)
+            if parent == existing:
+                break
+            existing = parent
+        # realpath resolves every link it can; a link left in the result is a loop
+        if os.path.islink(existing):
             raise BoundaryError(f"cannot resolve {text!r}: a symlink loop or a broken symlink")
-    except (OSError, RuntimeError) as exc:  # symlink loops, ENAMETOOLONG
+    except (OSError, RuntimeError, ValueError) as exc:  # ENAMETOOLONG, embedded NUL
         raise BoundaryError(f"cannot resolve {text!r}: {exc}") from None
-    return resolved
+    return Path(resolved)
 
 
 def readable_roots(context: Any) -> list[Path]:
@@ -131,3 +142,96 @@ def relative(path: Path, context: Any) -> str:
         return str(path)
     text = rel.as_posix()
     return text if text else "."
+
+
+_WRITE_FLAGS = {
+    "r": os.O_RDONLY,
+    "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+    "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+    "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+}
+
+
+def open_beneath(root: Path, relative_path: str, flags: int, mode: int = 0o666) -> int:
+    """Open ``root/relative_path`` without following any symlink on the way (a descriptor).
+
+    Every folder is opened relative to the previous one with ``O_NOFOLLOW``, so a symlink
+    swapped in after a path was checked cannot redirect the open outside ``root``.
+    """
+    parts = [part for part in Path(relative_path).parts if part not in ("", ".")]
+    if any(part == ".." for part in parts) or Path(relative_path).is_absolute():
+        raise PermissionError(f"{relative_path!r} is not a path below {root}")
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    directory = getattr(os, "O_DIRECTORY", 0)
+    fd = os.open(root, os.O_RDONLY | directory | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for part in parts[:-1]:
+            next_fd = os.open(part, os.O_RDONLY | directory | nofollow, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+        if not parts:
+            return os.dup(fd)
+        return os.open(parts[-1], flags | nofollow | getattr(os, "O_CLOEXEC", 0), mode, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+class BoundPath(PosixPath):
+    """A resolved path handed to a tool: ``open()`` (and so ``read_text``/``write_text``…)
+    opens it beneath its root with no symlink followed, and only for reading unless the
+    parameter was a ``WritePath``. Paths derived from it (``/``, ``parent``) keep the rules."""
+
+    _root: Path = Path("/")
+    _writable: bool = False
+
+    def open(  # type: ignore[override]
+        self,
+        mode: str = "r",
+        buffering: int = -1,
+        encoding: str | None = None,
+        errors: str | None = None,
+        newline: str | None = None,
+    ) -> IO[Any]:
+        """Open without following symlinks; writing needs a ``WritePath``."""
+        kind = next((c for c in mode if c in "rwax"), "r")
+        writes = kind != "r" or "+" in mode
+        if writes and not self._writable:
+            raise PermissionError(f"{self} was given for reading only (declare a WritePath)")
+        flags = _WRITE_FLAGS[kind] | (os.O_RDWR if "+" in mode else 0)
+        if "+" in mode:
+            flags &= ~(os.O_WRONLY)
+        try:
+            rel = os.path.relpath(self, self._root)
+        except ValueError:
+            raise PermissionError(f"{self} is outside {self._root}") from None
+        fd = open_beneath(self._root, rel, flags)
+        if "b" in mode:
+            return os.fdopen(fd, mode, buffering)
+        if encoding is None:
+            encoding = io.text_encoding(None)
+        return os.fdopen(fd, mode, buffering, encoding=encoding, errors=errors, newline=newline)
+
+
+_BOUND_CLASSES: dict[tuple[Path, bool], type[BoundPath]] = {}
+
+
+def bind_path(path: Path, root: Path, *, writable: bool) -> BoundPath:
+    """``path`` as a :class:`BoundPath` opened beneath ``root``."""
+    key = (root, writable)
+    cls = _BOUND_CLASSES.get(key)
+    if cls is None:
+        cls = type("BoundPath", (BoundPath,), {"_root": root, "_writable": writable})
+        _BOUND_CLASSES[key] = cls
+    return cls(path)
+
+
+def bound_root(path: Path, context: Any) -> Path:
+    """The root a resolved path is opened beneath: the workspace or the readable root
+    holding it."""
+    root = workspace_root(context)
+    if is_inside(path, root):
+        return root
+    for extra in readable_roots(context):
+        if is_inside(path, extra):
+            return extra
+    return root

@@ -151,6 +151,9 @@ class PermissionVerdict(BaseModel):
     grant: str | None = None
     """For ``ask``: the key remembered in ``context.session_grants`` if the user answers
     "allow for this session" (the policy should then allow calls matching it)."""
+    updated_arguments: dict[str, Any] | None = None
+    """For ``allow``/``ask`` (issue 12): replacement arguments for the call. The core checks
+    them against the tool's schema before the call runs; invalid ones make an error result."""
 
 
 class Validation(BaseModel):
@@ -329,6 +332,22 @@ class RunContext:
         """Send an event (e.g. a ``progress`` event) into the run's event stream."""
         if self._emit is not None:
             self._emit(event)
+
+
+# ---------------------------------------------------------------- issue 12: lifecycle hooks
+
+
+class PromptVerdict(BaseModel):
+    """Answer of a ``user_prompt_verdict`` hook for the user's prompt (issue 12).
+
+    ``block`` drops the prompt (the model never sees it) and shows ``reason`` to the user;
+    ``context`` lines are added to what the model sees with the prompt.
+    """
+
+    block: bool = False
+    reason: str = ""
+    context: list[str] = Field(default_factory=list)
+    source: str = ""
 
 
 class SlashResult(BaseModel):

@@ -150,7 +150,7 @@ class _ToolFunction:
         self.__wrapped__ = func
 
     def __call__(self, arguments: dict[str, Any], context: Any) -> Any:
-        from mycode_core.paths import BoundaryError, resolve_in_workspace
+        from mycode_core.paths import BoundaryError, bind_path, bound_root, resolve_in_workspace
 
         kwargs: dict[str, Any] = {}
         for name, mode in self.paths.items():
@@ -159,7 +159,9 @@ class _ToolFunction:
                 kwargs[name] = value  # the core resolved it already (or it is optional)
                 continue
             try:  # called directly, not through the orchestrator: the same boundary
-                kwargs[name] = resolve_in_workspace(value, context, write=mode == "write")
+                resolved = resolve_in_workspace(value, context, write=mode == "write")
+                root = bound_root(resolved, context)
+                kwargs[name] = bind_path(resolved, root, writable=mode == "write")
             except BoundaryError as exc:
                 return ToolResult.error(str(exc))
         plain = {k: v for k, v in arguments.items() if k not in self.paths}

@@ -347,3 +347,39 @@ def test_tool_result_from_tool_result_passes_through(tmp_path: Path) -> None:
 
     result = call_tool(explicit, {}, make_context(tmp_path))
     assert result.content == "x" and result.metadata["exit_code"] == 0
+
+
+def test_a_symlink_swapped_in_after_the_check_is_not_followed(tmp_path: Path) -> None:
+    from mycode_core.paths import bind_path, resolve_in_workspace
+
+    context = make_context(tmp_path)
+    (context.workspace / "sub").mkdir()
+    (context.workspace / "sub" / "f.txt").write_text("inside")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.txt").write_text("SECRET")
+    resolved = resolve_in_workspace("sub/f.txt", context)
+    path = bind_path(resolved, context.workspace, writable=True)
+    assert path.read_text() == "inside"
+    (context.workspace / "sub" / "f.txt").unlink()
+    (context.workspace / "sub").rmdir()
+    (context.workspace / "sub").symlink_to(outside)  # the race: swapped after the check
+    with pytest.raises(OSError):
+        path.read_text()
+    with pytest.raises(OSError):
+        path.write_text("overwrite")
+    assert (outside / "f.txt").read_text() == "SECRET"
+
+
+def test_a_read_path_cannot_be_opened_for_writing(tmp_path: Path) -> None:
+    @tool
+    def sneaky(path: ReadPath) -> str:
+        """Tries to write through a read path."""
+        path.write_text("changed")
+        return "wrote"
+
+    context = make_context(tmp_path)
+    (context.workspace / "a.txt").write_text("orig")
+    result = call_tool(sneaky, {"path": "a.txt"}, context)
+    assert result.is_error and "reading only" in result.text()
+    assert (context.workspace / "a.txt").read_text() == "orig"

@@ -78,6 +78,13 @@ def test_the_hook_list_is_complete() -> None:
             "register_slash_commands",
             "register_tools",
             "stagnation_verdict",
+            # issue 12: lifecycle points
+            "session_start",
+            "user_prompt_verdict",
+            "tool_result_verdict",
+            "session_end",
+            "notification",
+            "plugin_details",
         ]
     )
 
@@ -509,6 +516,175 @@ def test_on_event_observes_every_event_in_order(tmp_path: Path) -> None:
     notices = [n for n in _of(events, "notice") if "observer broke" in n.message]
     assert len(notices) == 1  # reported once, not per event
     assert events[-1].stop_reason == "completed"
+
+
+# --- issue 12: lifecycle points --------------------------------------------------------------
+
+
+def test_session_start_lines_are_pinned_in_the_system_prompt(tmp_path: Path) -> None:
+    sources: list[str] = []
+
+    class Start:
+        @hookimpl
+        def session_start(self, source: str, context: Any) -> list[str]:
+            sources.append(source)
+            return ["Answer in haiku."]
+
+    runner = make_runner(tmp_path, Start(), turns=[{"content": "ok"}])
+    events = run_events(runner)
+    system = runner.turns_model.calls[0]["messages"][0]["content"]
+    assert system.rstrip().endswith("Answer in haiku.")
+    assert sources == ["startup"]
+    assert events[-1].stop_reason == "completed"
+
+
+def test_user_prompt_verdict_adds_context_and_blocks(tmp_path: Path) -> None:
+    from mycode_core.records import PromptVerdict
+
+    class Judge:
+        @hookimpl
+        def user_prompt_verdict(self, prompt: str, context: Any) -> Any:
+            if "secret" in prompt:
+                return PromptVerdict(block=True, reason="no secrets", source="judge")
+            return PromptVerdict(context=["The repo uses tabs."])
+
+    runner = make_runner(tmp_path / "a", Judge(), turns=[{"content": "ok"}])
+    run_events(runner)
+    user = runner.turns_model.calls[0]["messages"][1]["content"]
+    assert user.startswith("do the task") and "The repo uses tabs." in user
+
+    runner = make_runner(tmp_path / "b", Judge(), turns=[{"content": "ok"}])
+    events = run_events(runner, "print the secret")
+    assert runner.turns_model.calls == []  # the model never saw it
+    assert any("no secrets" in n.message for n in _of(events, "notice"))
+    assert events[-1].stop_reason == "interrupted" and "no secrets" in (events[-1].error or "")
+
+
+def test_tool_result_verdict_feedback_reaches_the_model(tmp_path: Path) -> None:
+    seen: list[tuple[str, bool]] = []
+
+    class Review:
+        @hookimpl
+        def tool_result_verdict(self, call: Any, tool: Any, result: Any, context: Any) -> Any:
+            seen.append((call.name, result.is_error))
+            return ["Remember to run the linter."]
+
+    runner = make_runner(
+        tmp_path, Review(), tools_plugin(noop_tool("hello")), turns=[tool_turn("hello")]
+    )
+    events = run_events(runner)
+    (tool_msg,) = [m for m in runner.turns_model.calls[1]["messages"] if m["role"] == "tool"]
+    assert tool_msg["content"].startswith("hello ran")
+    assert "Remember to run the linter." in tool_msg["content"]
+    (result,) = _of(events, "tool_result")
+    assert result.content == "hello ran"  # the event keeps the tool's own output
+    assert seen == [("hello", False)]
+
+
+def test_session_end_is_called_once_on_close(tmp_path: Path) -> None:
+    reasons: list[str] = []
+
+    class End:
+        @hookimpl
+        def session_end(self, reason: str, context: Any) -> None:
+            reasons.append(reason)
+
+    runner = make_runner(tmp_path, End(), turns=[{"content": "ok"}])
+    run_events(runner, close=False)
+    runner.close()
+    runner.close()
+    assert reasons == ["exit"]
+
+
+def test_notification_before_a_permission_question(tmp_path: Path) -> None:
+    from mycode_core.runtime.loop import AgentRunner
+
+    order: list[str] = []
+
+    class Asker:
+        @hookimpl
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            return PermissionVerdict(decision="ask", reason="check it")
+
+        @hookimpl
+        def notification(self, message: str, kind: str, context: Any) -> None:
+            order.append(f"notify:{kind}:{'hello' in message}")
+
+    def ask(question: str, options: list[str]) -> str:
+        order.append("asked")
+        return options[0]
+
+    template = make_runner(
+        tmp_path, Asker(), tools_plugin(noop_tool("hello")), turns=[tool_turn("hello")]
+    )
+    runner = AgentRunner(
+        pm=template.pm,
+        settings=template.settings,
+        workspace=template.workspace,
+        home=template.home,
+        session_id="ask-session",
+        interactive=True,
+        ask=ask,
+    )
+    events = run_events(runner)
+    assert order == ["notify:permission_prompt:True", "asked"]
+    (result,) = _of(events, "tool_result")
+    assert not result.is_error
+
+
+def test_plugin_details_extend_the_plugins_listing(tmp_path: Path) -> None:
+    pm = make_plugin_manager()
+
+    class Details:
+        @hookimpl
+        def plugin_details(self, settings: Any, workspace: Path, home: Path) -> Any:
+            return {"mine": {"folders": [str(workspace)]}}
+
+    pm.register(Details(), name="mine")
+    from mycode_core.cli.commands import _add_plugin_details
+
+    rows = [{"name": "mine", "hooks": []}, {"name": "other", "hooks": []}]
+    _add_plugin_details(pm, rows, (), str(tmp_path))
+    assert rows[0]["folders"] == [str(tmp_path.resolve())]
+    assert "folders" not in rows[1]
+
+
+def test_permission_verdict_updated_arguments_are_checked_against_the_schema(
+    tmp_path: Path,
+) -> None:
+    ran: list[dict[str, Any]] = []
+
+    def handler(arguments: dict[str, Any], context: Any) -> str:
+        ran.append(arguments)
+        return "echoed " + arguments["text"]
+
+    echo = Tool(
+        name="echo",
+        description="Echo text.",
+        input_schema={
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+        handler=handler,
+    )
+
+    class Rewrite:
+        @hookimpl
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            new = {"text": 42} if call.arguments["text"] == "bad" else {"text": "rewritten"}
+            return PermissionVerdict(decision="allow", rule="rw", updated_arguments=new)
+
+    turns = [
+        {"tool_calls": [{"name": "echo", "arguments": {"text": "good"}}]},
+        {"tool_calls": [{"name": "echo", "arguments": {"text": "bad"}}]},
+    ]
+    runner = make_runner(tmp_path, Rewrite(), tools_plugin(echo), turns=turns)
+    events = run_events(runner)
+    first, second = _of(events, "tool_result")
+    assert first.content == "echoed rewritten" and not first.is_error
+    assert second.is_error and "invalid" in second.content and "rw" in second.content
+    assert ran == [{"text": "rewritten"}]
 
 
 # --- add_hookspecs ---------------------------------------------------------------------------

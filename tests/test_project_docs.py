@@ -42,3 +42,21 @@ def test_quickstart_commands_need_no_pip_outside_a_venv() -> None:
         assert command.startswith("python3 -m venv .venv && ")
         assert "python3 -m pip" not in command  # refused by a PEP 668 Python
     assert "--no-dev" in quickstart_commands()[0]  # the demo installs no dev toolchain
+
+
+def test_nothing_depends_on_the_unrelated_mycode_distribution() -> None:
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    files = [root / "pyproject.toml", *root.glob("plugins/*/pyproject.toml")]
+    files += list(root.glob("examples/*/pyproject.toml"))
+    assert tomllib.loads((root / "pyproject.toml").read_text())["project"]["name"] == "mycode-core"
+    for path in files:
+        project = tomllib.loads(path.read_text())["project"]
+        requirements = list(project.get("dependencies", []))
+        for extra in project.get("optional-dependencies", {}).values():
+            requirements += extra
+        names = {re.split(r"[\s<>=!~\[;@]", r, maxsplit=1)[0].lower() for r in requirements}
+        assert "mycode" not in names, path
+        if path.parent.parent.name in ("plugins", "examples"):
+            assert "mycode-core" in names, path

@@ -205,7 +205,7 @@ class InteractiveSession:
         from mycode_core.sessions import new_session_id
 
         old = self.runner
-        old.close()
+        old.close(reason="resume" if session_id else "clear")
         self.runner = AgentRunner(
             pm=old.pm,
             settings=old.settings,
@@ -216,5 +216,6 @@ class InteractiveSession:
             ask=self.ask,
             prior_messages=messages,
             resumed_from=session_id,
+            start_source="resume" if session_id else "clear",
         )
         self.runner.prepare()

@@ -69,6 +69,13 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Path(dir_okay=False),
             help="MCP servers file (.mcp.json shape); its servers are trusted.",
         ),
+        click.option(
+            "--plugin-dir",
+            "plugin_dir",
+            multiple=True,
+            type=click.Path(file_okay=False),
+            help="Load a Claude Code plugin folder (repeatable).",
+        ),
         click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id."),
         click.option(
             "--continue",

@@ -94,6 +94,7 @@ def run_agent(
     permission_mode: str | None,
     completion_policy: str | None,
     mcp_config: tuple[str, ...],
+    plugin_dir: tuple[str, ...] = (),
     resume_id: str | None,
     continue_latest: bool,
 ) -> int:
@@ -132,6 +133,7 @@ def run_agent(
         "max_tokens": max_tokens,
         "permission_mode": permission_mode,
         "mcp_config_files": [str(Path(p).resolve()) for p in mcp_config] or None,
+        "plugin_dirs": [str(Path(p).expanduser().resolve()) for p in plugin_dir] or None,
     }
     if completion_policy:
         cli["completion_gate"] = {"policy": completion_policy}

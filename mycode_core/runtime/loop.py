@@ -21,7 +21,7 @@ import pluggy
 from mycode_core.plugins import load_report
 from mycode_core.providers.base import ModelError, ModelReply
 from mycode_core.records import CompletionVerdict, RunContext, ToolCall
-from mycode_core.runtime import guards
+from mycode_core.runtime import guards, lifecycle
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.context import ModelView
 from mycode_core.runtime.events import (
@@ -71,6 +71,7 @@ class AgentRunner:
         ask: Any = None,
         prior_messages: list[dict[str, Any]] | None = None,
         resumed_from: str | None = None,
+        start_source: str | None = None,
     ) -> None:
         self.pm = pm
         self.settings = settings
@@ -78,6 +79,7 @@ class AgentRunner:
         self.home = home
         self.session_id = session_id
         self.resumed_from = resumed_from
+        self.start_source = start_source or ("resume" if resumed_from else "startup")
         self.history = History()
         for message in prior_messages or ():
             self.history.append(message)
@@ -105,6 +107,7 @@ class AgentRunner:
         self._worker_thread: threading.Thread | None = None
         self.main_thread_calls = MainThreadCalls()
         """Questions the loop's threads need asked on the main thread (see ``run``)."""
+        self._ended = False
         self.changes: ChangeDetector | None = None
 
     # ------------------------------------------------------------------ events
@@ -128,6 +131,7 @@ class AgentRunner:
         collect_tools(self.pm, self.context, self._notice)  # MCP servers start in background
         self.model = make_model(self.pm, self.settings, self._notice)
         prompt = system_prompt(self.pm, self.context, self._notice)
+        prompt = lifecycle.with_session_start(self.pm, self.context, self.start_source, prompt)
         window = int(self.settings.context_window)
         reserve = int(self.settings.max_output_tokens or min(OUTPUT_RESERVE, window // 4))
         self.view = ModelView(prompt, max(1024, window - reserve), self._compact)
@@ -146,6 +150,9 @@ class AgentRunner:
             max_calls=self.settings.max_tool_calls_per_reply,
         )
         self.orchestrator.observer = self._observe_call
+        self.orchestrator.notify = lambda message: lifecycle.notify(
+            self.pm, self.context, message, "permission_prompt"
+        )
         self.caller = ModelCaller(
             model=self.model,
             view=self.view,
@@ -177,8 +184,13 @@ class AgentRunner:
         )
         self._ready = True
 
-    def close(self) -> None:
-        """Run cleanup tasks (stop MCP servers) and close the transcript."""
+    def close(self, reason: str = "exit") -> None:
+        """Run cleanup tasks (stop MCP servers) and close the transcript.
+
+        ``reason`` reaches the ``session_end`` hook: ``exit``, ``clear`` or ``resume``."""
+        if self._ready and not self._ended:
+            self._ended = True
+            lifecycle.session_end(self.pm, self.context, reason)
         for task in self.context.cleanup:
             try:
                 task()
@@ -258,7 +270,12 @@ class AgentRunner:
         try:
             self.prepare()
             state = state.next(TransitionReason.START)
-            content = self._expand_prompt(prompt)
+            verdict = lifecycle.prompt_verdict(self.pm, self.context, prompt)
+            if verdict.block:
+                reason = verdict.reason or "the prompt was blocked"
+                self._notice(f"prompt blocked by {verdict.source or 'a hook'}: {reason}")
+                raise RunStopped(state.finish("interrupted", f"prompt blocked: {reason}"))
+            content = lifecycle.with_reminders(self._expand_prompt(prompt), verdict.context)
             self._emit(UserEvent(content=content))
             self.history.append({"role": "user", "content": content})
             self.context.prompt = (
@@ -416,9 +433,10 @@ class AgentRunner:
         for outcome in outcomes:
             if not outcome.executed:  # refused calls are facts too (repeated denials)
                 self._record(outcome.call, outcome.tool, outcome, None)
-            self.history.append(
-                tool_message(outcome.call.id, outcome.result.content, outcome.result.is_error)
-            )
+            content = outcome.result.content
+            if outcome.executed:
+                content = lifecycle.tool_feedback(self.pm, self.context, outcome, content)
+            self.history.append(tool_message(outcome.call.id, content, outcome.result.is_error))
             if self.settings.images:
                 images.append(image_message(outcome.call.id, outcome.result.content))
         for message in images:  # after every tool message: the API wants those together

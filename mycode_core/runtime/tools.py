@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
+from mycode_core.paths import (
+    BoundaryError,
+    bind_path,
+    bound_root,
+    relative,
+    resolve_in_workspace,
+)
 from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall, ToolResult
 from mycode_core.runtime.events import AgentEvent, PermissionEvent, ToolCallEvent, ToolResultEvent
 from mycode_core.tooling import coerce_result
@@ -150,6 +156,8 @@ class ToolOrchestrator:
         self._allowed: dict[str, dict[str, Any]] = {}
         self.observer: Observer | None = None
         """Wraps each execution (the runner records observations through it)."""
+        self.notify: Callable[[str], None] | None = None
+        """Called with the question before the user is asked for a permission."""
 
     def close(self) -> None:
         """Release the worker threads."""
@@ -246,7 +254,10 @@ class ToolOrchestrator:
         for name, raw in _path_arguments(tool, call).items():
             mode = tool.paths[name]
             try:
-                call.paths[name] = resolve_in_workspace(raw, self.context, write=mode == "write")
+                resolved = resolve_in_workspace(raw, self.context, write=mode == "write")
+                call.paths[name] = bind_path(
+                    resolved, bound_root(resolved, self.context), writable=mode == "write"
+                )
             except BoundaryError as exc:
                 return self._refuse(
                     call,
@@ -290,6 +301,21 @@ class ToolOrchestrator:
         verdict = self.permission(call, tool) or PermissionVerdict(
             decision="allow", reason="no policy objected", rule="default", layer="default"
         )
+        updated = verdict.updated_arguments
+        if updated is not None and verdict.decision != "deny":
+            problem = self.schemas.problem(tool, updated) if isinstance(updated, dict) else None
+            if not isinstance(updated, dict) or problem is not None:
+                by = f" by {verdict.rule}" if verdict.rule else ""
+                return ToolResult.error(
+                    f"Not run: the arguments rewritten{by} are invalid for {call.name}: "
+                    f"{problem or 'not a JSON object'}"
+                )
+            call.arguments = dict(updated)
+            call.raw_arguments = json.dumps(updated, ensure_ascii=False)
+            call.paths.clear()
+            refusal = self._resolve_paths(call, tool)  # the rewritten paths cross the boundary too
+            if refusal is not None:
+                return refusal
         if verdict.decision == "ask":
             verdict = self._ask(call, tool, verdict)
         self.emit(
@@ -321,6 +347,8 @@ class ToolOrchestrator:
                 layer=verdict.layer,
             )
         question = f"Allow {call.name}: {call_subject(call)}\n{short_reason(verdict.reason, call)}"
+        if self.notify is not None:
+            self.notify(question)
         answer = context.ask(question, ASK_OPTIONS) if not context.cancelled.is_set() else None
         if answer == ASK_OPTIONS[0]:
             return PermissionVerdict(

@@ -50,6 +50,7 @@ from mycode_core.testing.inprocess import (
     make_runner,
     model_plugin,
     run_events,
+    system_prompt_for,
     tool_pairing_problems,
     tools_plugin,
 )
@@ -99,6 +100,7 @@ __all__ = [
     "run_events",
     "sse_stream",
     "stream_chunks",
+    "system_prompt_for",
     "tool_pairing_problems",
     "tools_plugin",
     "turn",

@@ -245,3 +245,17 @@ def tool_pairing_problems(messages: Sequence[Mapping[str, Any]]) -> list[str]:
     if open_ids:
         problems.append(f"end: calls {open_ids} were never answered")
     return problems
+
+
+def system_prompt_for(tmp_path: Path, *plugins: object, **settings: Any) -> str:
+    """The system prompt a run with ``plugins`` would send (every ``build_context`` section)."""
+    from mycode_core.runtime.setup import system_prompt
+
+    context = make_context(tmp_path, settings=Settings(**settings))
+    pm = make_plugin_manager(*plugins)
+    context.plugin_manager = pm
+    notices: list[str] = []
+    text = system_prompt(pm, context, notices.append)
+    if notices:
+        raise RuntimeError("; ".join(notices))
+    return text

@@ -5,7 +5,7 @@
   private ``MYCODE_HOME``;
 * ``mycode_run`` — ``mycode_run(turns, *plugins, prompt="...", **settings)`` runs a scripted
   task in-process through the real loop with your plugins and returns its events (the last is
-  ``result``).
+  ``result``); with ``turns=None`` pass ``model="prefix:id"`` for a model of your own.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def mycode_run(tmp_path: Path, mycode_workspace: Path) -> Callable[..., list[Any
     from mycode_core.testing.inprocess import make_runner, run_events
 
     def run(
-        turns: Sequence[Mapping[str, Any]],
+        turns: Sequence[Mapping[str, Any]] | None,
         *plugins: object,
         prompt: str = "do the task",
         **settings: Any,

@@ -1,0 +1,97 @@
+"""Calls of the lifecycle hooks (issue 12): session start/end, the user's prompt, tool
+feedback and notifications. Every call goes through ``pm.hook``; a failing plugin costs one
+notice, never the run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+from mycode_core.records import PromptVerdict, RunContext
+from mycode_core.runtime.events import NoticeEvent
+from mycode_core.runtime.messages import content_to_text
+
+
+def _notice(context: RunContext, message: str) -> None:
+    context.emit(NoticeEvent(level="warning", message=message))
+
+
+def _lines(results: Any) -> list[str]:
+    lines: list[str] = []
+    for item in results or ():
+        if isinstance(item, str):
+            item = [item]
+        lines.extend(str(line) for line in item or () if str(line).strip())
+    return lines
+
+
+def with_reminders(text: str, lines: list[str]) -> str:
+    """``text`` followed by each line as a ``<system-reminder>`` block."""
+    if not lines:
+        return text
+    blocks = "\n\n".join(f"<system-reminder>{line}</system-reminder>" for line in lines)
+    return f"{text}\n\n{blocks}" if text else blocks
+
+
+def with_session_start(
+    pm: pluggy.PluginManager, context: RunContext, source: str, prompt: str
+) -> str:
+    """The system prompt with the ``session_start`` context lines pinned at its end."""
+    try:
+        lines = _lines(pm.hook.session_start(source=source, context=context))
+    except Exception as exc:  # noqa: BLE001
+        _notice(context, f"session_start hook failed: {exc}")
+        return prompt
+    if not lines:
+        return prompt
+    return prompt + "\n\n# Session start\n\n" + "\n\n".join(lines)
+
+
+def prompt_verdict(pm: pluggy.PluginManager, context: RunContext, prompt: str) -> PromptVerdict:
+    """Every ``user_prompt_verdict`` combined into one: any block blocks, contexts add up."""
+    try:
+        results = pm.hook.user_prompt_verdict(prompt=prompt, context=context)
+    except Exception as exc:  # noqa: BLE001
+        _notice(context, f"user_prompt_verdict hook failed: {exc}")
+        return PromptVerdict()
+    combined = PromptVerdict()
+    for verdict in results or ():
+        if not isinstance(verdict, PromptVerdict):
+            continue
+        combined.context.extend(line for line in verdict.context if line.strip())
+        if verdict.block and not combined.block:
+            combined.block, combined.reason, combined.source = True, verdict.reason, verdict.source
+    return combined
+
+
+def tool_feedback(pm: pluggy.PluginManager, context: RunContext, outcome: Any, content: Any) -> Any:
+    """``content`` with the ``tool_result_verdict`` feedback lines appended (text)."""
+    try:
+        results = pm.hook.tool_result_verdict(
+            call=outcome.call, tool=outcome.tool, result=outcome.result, context=context
+        )
+    except Exception as exc:  # noqa: BLE001
+        _notice(context, f"tool_result_verdict hook failed: {exc}")
+        return content
+    lines = _lines(results)
+    if not lines:
+        return content
+    return with_reminders(content_to_text(content), lines)
+
+
+def session_end(pm: pluggy.PluginManager, context: RunContext, reason: str) -> None:
+    """Call ``session_end``; failures are reported on stderr-free notice."""
+    try:
+        pm.hook.session_end(reason=reason, context=context)
+    except Exception as exc:  # noqa: BLE001
+        _notice(context, f"session_end hook failed: {exc}")
+
+
+def notify(pm: pluggy.PluginManager, context: RunContext, message: str, kind: str) -> None:
+    """Call ``notification`` before mycode waits for the user."""
+    try:
+        pm.hook.notification(message=message, kind=kind, context=context)
+    except Exception as exc:  # noqa: BLE001
+        _notice(context, f"notification hook failed: {exc}")

@@ -1,0 +1,93 @@
+"""Claude Code slash commands: ``commands/*.md`` with optional front matter (``description``,
+``argument-hint``, ``allowed-tools``); the body is the prompt, with ``$ARGUMENTS`` and
+``$1``…``$9`` replaced by the command's arguments."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_POSITIONAL = re.compile(r"\$([1-9])")
+
+
+@dataclass
+class CommandFile:
+    """One parsed command file."""
+
+    name: str
+    path: Path
+    body: str
+    description: str = ""
+    argument_hint: str = ""
+    allowed_tools: list[str] = field(default_factory=list)
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
+    """``(front matter, body, problem)``; a file without front matter is all body."""
+    if not text.startswith("---"):
+        return {}, text, None
+    lines = text.splitlines(keepends=True)
+    for index in range(1, len(lines)):
+        if lines[index].strip() == "---":
+            import yaml
+
+            raw = "".join(lines[1:index])
+            body = "".join(lines[index + 1 :])
+            try:
+                data = yaml.safe_load(raw) or {}
+            except yaml.YAMLError as exc:
+                first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
+                return {}, body, f"invalid front matter: {first}"
+            if not isinstance(data, dict):
+                return {}, body, "front matter is not a mapping"
+            return data, body, None
+    return {}, text, None
+
+
+def _tools(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, list):
+        return [str(item) for item in value]
+    return []
+
+
+def read_command(path: Path) -> tuple[CommandFile | None, str | None]:
+    """Parse one command file; ``(None, problem)`` when it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"cannot read {path}: {exc}"
+    meta, body, problem = split_front_matter(text)
+    description = meta.get("description")
+    hint = meta.get("argument-hint")
+    command = CommandFile(
+        name=path.stem,
+        path=path,
+        body=body.strip(),
+        description=str(description) if description else "",
+        argument_hint=str(hint) if hint else "",
+        allowed_tools=_tools(meta.get("allowed-tools")),
+    )
+    return command, (f"{path}: {problem}" if problem else None)
+
+
+def expand(body: str, arguments: str) -> str:
+    """The prompt: ``$ARGUMENTS`` is the whole argument string, ``$N`` the N-th word.
+
+    Without any placeholder, the arguments are appended (as Claude Code does)."""
+    try:
+        words = shlex.split(arguments)
+    except ValueError:
+        words = arguments.split()
+    has_placeholder = "$ARGUMENTS" in body or _POSITIONAL.search(body) is not None
+    text = body.replace("$ARGUMENTS", arguments)
+    text = _POSITIONAL.sub(
+        lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text
+    )
+    if not has_placeholder and arguments.strip():
+        text = f"{text}\n\nARGUMENTS: {arguments.strip()}"
+    return text

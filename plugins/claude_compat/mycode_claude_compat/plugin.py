@@ -1,0 +1,221 @@
+"""The ``claude_compat`` plugin: Claude Code hooks and plugin folders on mycode's own hooks.
+
+* ``PreToolUse`` → a ``permission_verdict`` wrapper (a user's deny still wins);
+* ``PostToolUse``/``PostToolUseFailure`` → ``tool_result_verdict`` feedback;
+* ``Stop``/``SubagentStop`` → a ``completion_verdict`` wrapper (fail with the reason);
+* ``PreCompact`` → a ``compact_context`` wrapper;
+* ``SessionStart``, ``UserPromptSubmit``, ``SessionEnd``, ``Notification`` → the lifecycle hooks
+  of the same names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mycode_claude_compat import pretool
+from mycode_claude_compat.names import cc_input, cc_name, cc_response
+from mycode_claude_compat.session import session_for
+from mycode_core import hookimpl
+
+if TYPE_CHECKING:
+    from mycode_core.records import (
+        CompletionVerdict,
+        Observation,
+        PermissionVerdict,
+        PromptVerdict,
+        RunContext,
+        Tool,
+        ToolCall,
+        ToolResult,
+    )
+
+_STOP_SOURCE = "claude_code_hook"
+
+
+@hookimpl(tryfirst=True)
+def register_tools(register: Callable[[Any], None], context: RunContext) -> None:
+    """Load the hooks and plugin folders of the run; hand plugin MCP servers to the bridge."""
+    from mycode_claude_compat.folders import mcp_config_file
+
+    state = session_for(context)
+    files = getattr(context.settings, "mcp_config_files", None)
+    for folder in state.loaded.folders:
+        path = mcp_config_file(folder, context.home)
+        if path is not None and isinstance(files, list) and str(path) not in files:
+            files.append(str(path))
+
+
+@hookimpl(wrapper=True)
+def permission_verdict(
+    call: ToolCall, tool: Tool, context: RunContext
+) -> Generator[None, PermissionVerdict | None, PermissionVerdict | None]:
+    """``PreToolUse`` hooks decide before the permission rules; see :mod:`.pretool`."""
+    return (yield from pretool.wrap(call, tool, context))
+
+
+@hookimpl
+def tool_result_verdict(
+    call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
+) -> list[str] | None:
+    """``PostToolUse`` (or ``PostToolUseFailure``) feedback for the model."""
+    state = session_for(context)
+    state.transcript.tool_result(call, result)
+    lines = state.pending_context.pop(call.id, [])
+    name = cc_name(call.name)
+    tool_input = cc_input(call.name, call.arguments, context.workspace)
+    if result.is_error:
+        decision = state.fire(
+            "PostToolUseFailure",
+            name,
+            match_input=tool_input,
+            tool_name=name,
+            tool_input=tool_input,
+            tool_use_id=call.id,
+            error=result.text()[:20_000],
+            is_interrupt=bool(result.metadata.get("timed_out")),
+        )
+    else:
+        decision = state.fire(
+            "PostToolUse",
+            name,
+            match_input=tool_input,
+            tool_name=name,
+            tool_input=tool_input,
+            tool_use_id=call.id,
+            tool_response=cc_response(call.name, call.arguments, result, context.workspace),
+        )
+    if decision is not None:
+        if decision.block:
+            by = decision.hook.label if decision.hook else "a hook"
+            lines.append(f"PostToolUse hook {by} says: {decision.reason}")
+        lines.extend(decision.context)
+    return lines or None
+
+
+@hookimpl(wrapper=True)
+def completion_verdict(
+    final_text: str, observations: list[Observation], context: RunContext
+) -> Generator[None, CompletionVerdict | None, CompletionVerdict | None]:
+    """``Stop``/``SubagentStop``: a block is a ``fail`` whose feedback is the hook's reason.
+
+    The inner policy (the completion gate) speaks first: if it already fails the answer, the
+    agent is not stopping and no Stop hook runs. The loop's gate cap bounds the blocks."""
+    inner = yield
+    if inner is not None and inner.verdict == "fail":
+        return inner
+    try:
+        return _stop_hooks(final_text, context) or inner
+    except Exception as exc:  # noqa: BLE001 - a broken hook never breaks the run
+        session_for(context).notice(f"Stop hooks failed: {exc}")
+        return inner
+
+
+def _stop_hooks(final_text: str, context: RunContext) -> CompletionVerdict | None:
+    from mycode_core.records import CompletionVerdict
+
+    state = session_for(context)
+    state.transcript.assistant_text(final_text)
+    subagent = getattr(context, "agent_id", None) or getattr(context, "parent_call_id", None)
+    event = "SubagentStop" if subagent else "Stop"
+    decision = state.fire(event, stop_hook_active=state.stop_hook_active)
+    if decision is None or not decision.block or decision.stop is not None:
+        state.stop_hook_active = False
+        return None
+    state.stop_hook_active = True
+    return CompletionVerdict(verdict="fail", feedback=decision.reason, source=_STOP_SOURCE)
+
+
+@hookimpl(wrapper=True)
+def compact_context(
+    messages: list[dict[str, Any]], budget: int, context: RunContext
+) -> Generator[None, list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
+    """``PreCompact`` (trigger ``auto``) runs before any compaction policy."""
+    try:
+        session_for(context).fire("PreCompact", "auto", trigger="auto", custom_instructions="")
+    except Exception as exc:  # noqa: BLE001
+        session_for(context).notice(f"PreCompact hooks failed: {exc}")
+    return (yield)
+
+
+@hookimpl
+def session_start(source: str, context: RunContext) -> list[str] | None:
+    """``SessionStart``: plain stdout and ``additionalContext`` are pinned context."""
+    decision = session_for(context).fire("SessionStart", source, source=source)
+    return decision.context if decision is not None and decision.context else None
+
+
+@hookimpl
+def user_prompt_verdict(prompt: str, context: RunContext) -> PromptVerdict | None:
+    """``UserPromptSubmit``: block the prompt, or add context to it."""
+    from mycode_core.records import PromptVerdict
+
+    state = session_for(context)
+    state.stop_hook_active = False
+    state.transcript.user(prompt)
+    decision = state.fire("UserPromptSubmit", prompt=prompt)
+    if decision is None:
+        return None
+    block = decision.block or decision.stop is not None
+    reason = decision.reason if decision.block else (decision.stop or "")
+    return PromptVerdict(
+        block=block, reason=reason, context=decision.context, source="UserPromptSubmit hook"
+    )
+
+
+@hookimpl
+def session_end(reason: str, context: RunContext) -> None:
+    """``SessionEnd`` with Claude Code's reasons (``clear``, ``prompt_input_exit``, ``other``)."""
+    cc_reason = {"clear": "clear"}.get(
+        reason, "prompt_input_exit" if context.interactive else "other"
+    )
+    state = session_for(context)
+    state.fire("SessionEnd", cc_reason, reason=cc_reason)
+    state.transcript.flush()
+
+
+@hookimpl
+def notification(message: str, kind: str, context: RunContext) -> None:
+    """``Notification`` before mycode waits for the user."""
+    session_for(context).fire("Notification", kind, message=message, notification_type=kind)
+
+
+@hookimpl(optionalhook=True)
+def register_slash_commands(register: Callable[[Any], None], context: RunContext) -> None:
+    """Each plugin folder's ``commands/*.md`` as a slash command."""
+    from mycode_claude_compat.slash import register_commands
+
+    register_commands(register, session_for(context))
+
+
+@hookimpl(optionalhook=True)
+def register_skills(register: Callable[[Path], None], context: RunContext) -> None:
+    """Each plugin folder's ``skills/`` (folders with ``SKILL.md``)."""
+    for folder in session_for(context).loaded.folders:
+        for directory in folder.skill_dirs:
+            register(directory)
+
+
+@hookimpl(optionalhook=True)
+def register_agent_profiles(register: Callable[[Path], None], context: RunContext) -> None:
+    """Each plugin folder's ``agents/*.md`` as subagent profiles."""
+    for folder in session_for(context).loaded.folders:
+        for directory in folder.agent_dirs:
+            register(directory)
+
+
+@hookimpl
+def plugin_details(settings: Any, workspace: Path, home: Path) -> dict[str, Any] | None:
+    """The plugin folders and hook sources for ``mycode plugins``."""
+    from mycode_claude_compat.loading import load
+
+    loaded = load(workspace, home, settings)
+    return {
+        "claude_compat": {
+            "trusted": loaded.trusted,
+            "claude_hooks": loaded.hooks.summary() or "none",
+            "plugin_folders": [folder.describe() for folder in loaded.folders],
+            "notices": loaded.notices,
+        }
+    }

@@ -1,0 +1,239 @@
+"""Running hook commands: JSON on stdin, bounded output, a timeout that kills the process
+tree, hooks of one event in parallel."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from mycode_claude_compat.sources import CommandHook
+
+MAX_OUTPUT = 1_000_000
+"""Bytes kept of a hook's stdout and of its stderr; the rest is read and dropped."""
+_SHELL = shutil.which("bash") or "/bin/sh"
+
+
+@dataclass
+class HookRun:
+    """What one hook command did."""
+
+    hook: CommandHook
+    code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    truncated: bool = False
+    error: str | None = None
+    """Set when the command could not be started."""
+    data: dict[str, Any] | None = None
+    """The parsed JSON object of stdout (exit code 0 only)."""
+    json_error: str | None = None
+    detached: bool = False
+    """The hook declared itself async (first stdout line ``{"async": true}``) and runs on in
+    the background; its output is not used."""
+
+    @property
+    def failed(self) -> bool:
+        """Crashed, timed out, not started, or an exit code other than 0 and 2."""
+        if self.detached:
+            return False
+        return self.error is not None or self.timed_out or self.code not in (0, 2)
+
+    def problem(self) -> str:
+        """One readable line saying what went wrong (empty if nothing did)."""
+        name = self.hook.label
+        if self.error is not None:
+            return f"hook {name} could not start: {self.error}"
+        if self.timed_out:
+            return f"hook {name} timed out after {self.hook.timeout:g}s and was killed"
+        if self.code not in (0, 2):
+            tail = self.stderr.strip().splitlines()[-1:] or [""]
+            detail = f": {tail[0][:200]}" if tail[0] else ""
+            return f"hook {name} failed with exit code {self.code}{detail}"
+        if self.json_error is not None:
+            return f"hook {name} printed invalid JSON: {self.json_error}"
+        return ""
+
+
+def _declares_async(sink: bytearray) -> bool:
+    """Whether the first stdout line is Claude Code's ``{"async": true, ...}``."""
+    first = bytes(sink.split(b"\n", 1)[0]).strip()
+    if not first.startswith(b"{") or b"async" not in first:
+        return False
+    try:
+        data = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("async") is True
+
+
+def _pump(
+    stream: IO[bytes],
+    sink: bytearray,
+    flags: dict[str, bool],
+    wake: threading.Event | None = None,
+) -> None:
+    checked = wake is None
+    try:
+        while True:
+            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+            if not chunk:
+                break
+            room = MAX_OUTPUT - len(sink)
+            if room > 0:
+                sink.extend(chunk[:room])
+            if len(chunk) > room:
+                flags["truncated"] = True
+            if not checked and b"\n" in sink:
+                checked = True
+                if _declares_async(sink) and wake is not None:
+                    flags["async"] = True
+                    wake.set()
+    except (OSError, ValueError):
+        pass
+
+
+def _feed(stream: IO[bytes], payload: bytes) -> None:
+    try:
+        stream.write(payload)
+    except (BrokenPipeError, OSError, ValueError):
+        pass  # the hook does not read its input: fine
+    finally:
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
+def _kill_tree(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        try:
+            process.kill()
+        except OSError:
+            pass
+
+
+def _async_timeout(out: bytearray, default: float) -> float:
+    try:
+        data = json.loads(bytes(out.split(b"\n", 1)[0]))
+        value = float(data.get("asyncTimeout", 0)) / 1000
+    except (ValueError, TypeError, AttributeError):
+        value = 0.0
+    return value if value > 0 else max(default, 600.0)
+
+
+def _reap(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """Wait for a detached (async) hook; kill its tree when it outlives ``timeout``."""
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_tree(process)
+
+
+def _parse(run: HookRun) -> None:
+    text = run.stdout.strip()
+    if run.code != 0 or not text.startswith("{"):
+        return
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        if _declares_async(bytearray(text.encode())):
+            run.detached = True  # an async hook that finished before we looked
+            return
+        run.json_error = str(exc) if not run.truncated else "output cut at 1 MB"
+        return
+    if isinstance(data, dict):
+        run.data = data
+    else:
+        run.json_error = "not a JSON object"
+
+
+def run_hook(hook: CommandHook, payload: dict[str, Any], workspace: Path) -> HookRun:
+    """Run one hook command with ``payload`` as JSON on stdin; never raises."""
+    run = HookRun(hook=hook)
+    env = dict(os.environ)
+    env["CLAUDE_PROJECT_DIR"] = str(workspace)
+    if hook.plugin_root is not None:
+        env["CLAUDE_PLUGIN_ROOT"] = str(hook.plugin_root)
+    try:
+        process = subprocess.Popen(  # noqa: S603 - the user's own hook, from a trusted source
+            [_SHELL, "-c", hook.command],
+            cwd=str(workspace),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        run.error = str(exc)
+        return run
+    assert process.stdin and process.stdout and process.stderr
+    out, err = bytearray(), bytearray()
+    flags = {"truncated": False, "async": False}
+    wake = threading.Event()
+
+    def wait_exit() -> None:
+        process.wait()
+        wake.set()
+
+    threads = [
+        threading.Thread(
+            target=_feed, args=(process.stdin, json.dumps(payload).encode()), daemon=True
+        ),
+        threading.Thread(target=_pump, args=(process.stdout, out, flags, wake), daemon=True),
+        threading.Thread(target=_pump, args=(process.stderr, err, flags), daemon=True),
+        threading.Thread(target=wait_exit, daemon=True),
+    ]
+    for thread in threads:
+        thread.start()
+    wake.wait(timeout=hook.timeout)
+    if flags["async"] and process.poll() is None:
+        run.detached = True  # it goes on in the background, as in Claude Code
+        threading.Thread(
+            target=_reap, args=(process, _async_timeout(out, hook.timeout)), daemon=True
+        ).start()
+        return run
+    if process.poll() is None:
+        run.timed_out = True
+        _kill_tree(process)
+        process.wait()
+    run.code = process.returncode
+    for thread in threads[1:3]:
+        thread.join(timeout=2.0)  # a background child may hold the pipes: stop reading
+    run.stdout = out.decode("utf-8", "replace")
+    run.stderr = err.decode("utf-8", "replace")
+    run.truncated = flags["truncated"]
+    if not run.timed_out:
+        _parse(run)
+    return run
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def run_all(hooks: list[CommandHook], payload: dict[str, Any], workspace: Path) -> list[HookRun]:
+    """Run the hooks of one event in parallel (identical commands once); results in order."""
+    unique: dict[str, CommandHook] = {}
+    for hook in hooks:
+        unique.setdefault(hook.command, hook)
+    chosen = list(unique.values())
+    if len(chosen) == 1:
+        return [run_hook(chosen[0], payload, workspace)]
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(8, thread_name_prefix="mycode-cc-hook")
+    futures = [_pool.submit(run_hook, hook, payload, workspace) for hook in chosen]
+    return [future.result() for future in futures]

@@ -1,0 +1,111 @@
+"""Per-run state of the plugin: the hooks that apply, the transcript, and firing an event."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from mycode_claude_compat.loading import Loaded, load
+from mycode_claude_compat.protocol import Decision, decide
+from mycode_claude_compat.runner import run_all
+from mycode_claude_compat.transcript import Transcript
+
+STORE_KEY = "claude_compat"
+_MODES = {
+    "default": "default",
+    "accept-edits": "acceptEdits",
+    "plan": "plan",
+    "bypass": "bypassPermissions",
+}
+_create_lock = threading.Lock()
+BLOCKING_EVENTS = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop"}
+)
+
+
+class CompatSession:
+    """What one run needs: loaded sources, transcript, Stop-hook state."""
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        self.loaded: Loaded = load(context.workspace, context.home, context.settings)
+        path = context.home / "claude_compat" / "transcripts" / f"{context.session_id}.jsonl"
+        self.transcript = Transcript(path, context.session_id, context.workspace)
+        self.transcript.enabled = self.loaded.hooks.count() > 0
+        if self.transcript.enabled:
+            self.transcript.touch()
+        self.stop_hook_active = False
+        self.pending_context: dict[str, list[str]] = {}
+        self.lock = threading.Lock()
+        for message in self.loaded.notices:
+            self.notice(message)
+
+    @property
+    def hooks(self) -> Any:
+        """The run's :class:`~mycode_claude_compat.sources.HookSet`."""
+        return self.loaded.hooks
+
+    def notice(self, message: str, level: str = "warning") -> None:
+        """One notice in the run's event stream."""
+        from mycode_core.runtime.events import NoticeEvent
+
+        self.context.emit(NoticeEvent(level=level, message=message, source="claude_compat"))  # type: ignore[arg-type]
+
+    def payload(self, event: str, **fields: Any) -> dict[str, Any]:
+        """The stdin JSON: the common fields, then the event's own."""
+        mode = self.context.permission_mode
+        return {
+            "session_id": self.context.session_id,
+            "transcript_path": str(self.transcript.path),
+            "cwd": str(self.context.workspace),
+            "permission_mode": _MODES.get(mode, mode),
+            "hook_event_name": event,
+            **fields,
+        }
+
+    def fire(
+        self,
+        event: str,
+        target: str = "",
+        match_input: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> Decision | None:
+        """Run the hooks of ``event`` that match ``target``; ``None`` when none match.
+
+        Messages and problems are reported as notices here; the caller applies the rest."""
+        hooks = self.hooks.matching(event, target, match_input)
+        if not hooks:
+            return None
+        self.transcript.flush()
+        payload = self.payload(event, **fields)
+        waiting = [hook for hook in hooks if not hook.background]
+        for hook in hooks:
+            if hook.background:
+                threading.Thread(
+                    target=run_all, args=([hook], payload, self.context.workspace), daemon=True
+                ).start()
+        if not waiting:
+            return None
+        decision = decide(run_all(waiting, payload, self.context.workspace), event)
+        for message in decision.messages:
+            self.notice(message, level="info")
+        for problem in decision.problems:
+            self.notice(f"{event}: {problem}")
+        if decision.block and event not in BLOCKING_EVENTS:
+            self.notice(f"{event} hook: {decision.reason}")  # cannot block: shown to the user
+        if decision.stop is not None:
+            self.notice(f"{event} hook stopped the run: {decision.stop}")
+            self.context.cancelled.set()
+        return decision
+
+
+def session_for(context: Any) -> CompatSession:
+    """The run's :class:`CompatSession` (created, and its notices emitted, on first use)."""
+    state = context.store.get(STORE_KEY)
+    if state is None:
+        with _create_lock:
+            state = context.store.get(STORE_KEY)
+            if state is None:
+                state = CompatSession(context)
+                context.store[STORE_KEY] = state
+    return state  # type: ignore[no-any-return]

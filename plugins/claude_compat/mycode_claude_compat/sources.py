@@ -1,0 +1,230 @@
+"""Hook definitions in Claude Code's format, parsed and indexed by event and matcher.
+
+``{"hooks": {EVENT: [{"matcher": REGEX, "hooks": [{"type": "command", "command", "timeout"}]}]}}``
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+    "SessionEnd",
+    "Notification",
+)
+DEFAULT_TIMEOUT = 60.0
+_PLAIN = re.compile(r"^[A-Za-z0-9_|]+$")
+_RULE = re.compile(r"^\s*([A-Za-z0-9_*|-]+)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+@dataclass(frozen=True)
+class CommandHook:
+    """One ``{"type": "command"}`` hook and where it came from."""
+
+    event: str
+    command: str
+    timeout: float
+    source: str
+    """The file it was read from (shown in notices)."""
+    layer: str
+    """``user``, ``project``, ``local`` or ``plugin:NAME`` — the permission layer it decides as."""
+    plugin_root: Path | None = None
+    if_rule: str | None = None
+    background: bool = False
+    """``async``/``asyncRewake``: run without waiting; its output is not used."""
+
+    @property
+    def label(self) -> str:
+        """A short name for messages: the command's first 60 characters."""
+        command = " ".join(self.command.split())
+        return repr(command if len(command) <= 60 else command[:57] + "...")
+
+
+class Matcher:
+    """A Claude Code matcher: missing/empty/``*`` matches all, ``A|B`` exact names, else a
+    regular expression searched in the name."""
+
+    def __init__(self, raw: Any) -> None:
+        text = str(raw).strip() if isinstance(raw, str) else ""
+        self.any = text in ("", "*")
+        self.names = frozenset(text.split("|")) if _PLAIN.match(text) else None
+        self.regex: re.Pattern[str] | None = None
+        if not self.any and self.names is None:
+            self.regex = re.compile(text)
+
+    def matches(self, target: str) -> bool:
+        """Whether ``target`` (a tool name, a source, a trigger...) is matched."""
+        if self.any:
+            return True
+        if self.names is not None:
+            return target in self.names
+        assert self.regex is not None
+        return self.regex.search(target) is not None
+
+
+def if_matches(rule: str, tool: str, tool_input: dict[str, Any]) -> bool:
+    """A hook's ``if`` condition in permission-rule syntax: ``Bash(git commit:*)``,
+    ``Edit(src/**)``, ``Bash``."""
+    match = _RULE.match(rule)
+    if match is None:
+        return False
+    name, pattern = match.group(1), match.group(2)
+    if not Matcher(name).matches(tool):
+        return False
+    if pattern is None or pattern.strip() in ("", "*"):
+        return True
+    pattern = pattern.strip()
+    value = tool_input.get("command") if tool == "Bash" else None
+    if value is None:
+        value = tool_input.get("file_path") or tool_input.get("path") or ""
+    value = str(value).strip()
+    if pattern.endswith(":*"):
+        prefix = pattern[:-2]
+        return value == prefix or value.startswith(prefix + " ")
+    return fnmatch.fnmatchcase(value, pattern) or fnmatch.fnmatchcase(
+        value, "*/" + pattern.lstrip("/")
+    )
+
+
+@dataclass
+class HookSet:
+    """Every hook of a run, by event, with its matcher."""
+
+    by_event: dict[str, list[tuple[Matcher, CommandHook]]] = field(default_factory=dict)
+
+    def add(self, matcher: Matcher, hook: CommandHook) -> None:
+        """Add one hook."""
+        self.by_event.setdefault(hook.event, []).append((matcher, hook))
+
+    def has(self, event: str) -> bool:
+        """Whether any hook is configured for ``event``."""
+        return bool(self.by_event.get(event))
+
+    def matching(
+        self, event: str, target: str = "", tool_input: dict[str, Any] | None = None
+    ) -> list[CommandHook]:
+        """The hooks of ``event`` whose matcher (and ``if``) accept ``target``."""
+        entries = self.by_event.get(event)
+        if not entries:
+            return []
+        out = []
+        for matcher, hook in entries:
+            if not matcher.matches(target):
+                continue
+            if hook.if_rule and not if_matches(hook.if_rule, target, tool_input or {}):
+                continue
+            out.append(hook)
+        return out
+
+    def count(self) -> int:
+        """How many hooks there are."""
+        return sum(len(entries) for entries in self.by_event.values())
+
+    def summary(self) -> str:
+        """``PreToolUse: 2, Stop: 1``."""
+        return ", ".join(f"{event}: {len(items)}" for event, items in self.by_event.items())
+
+
+def read_json_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """``(data, None)``, ``(None, None)`` when absent, or ``(None, problem)``."""
+    if not path.is_file():
+        return None, None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"cannot read {path}: {exc}"
+    except ValueError as exc:
+        return None, f"{path} is not valid JSON: {exc}"
+    if not isinstance(data, dict):
+        return None, f"{path} must hold a JSON object"
+    return data, None
+
+
+def parse_hooks(
+    data: Any,
+    *,
+    source: str,
+    layer: str,
+    plugin_root: Path | None = None,
+    into: HookSet,
+) -> list[str]:
+    """Add the hooks of one ``{"hooks": {...}}`` object to ``into``; return the problems."""
+    problems: list[str] = []
+    table = data.get("hooks") if isinstance(data, dict) else None
+    if table is None:
+        return problems
+    if not isinstance(table, dict):
+        return [f"{source}: 'hooks' must be an object of events"]
+    for event, groups in table.items():
+        if event not in EVENTS:
+            problems.append(f"{source}: hook event {event!r} is not supported; ignored")
+            continue
+        if not isinstance(groups, list):
+            problems.append(f"{source}: hooks.{event} must be a list; ignored")
+            continue
+        for group in groups:
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                problems.append(f"{source}: an entry of hooks.{event} has no 'hooks' list")
+                continue
+            try:
+                matcher = Matcher(group.get("matcher"))
+            except re.error as exc:
+                problems.append(f"{source}: matcher {group.get('matcher')!r} is invalid: {exc}")
+                continue
+            for entry in group["hooks"]:
+                problem = _add_entry(entry, event, matcher, source, layer, plugin_root, into)
+                if problem:
+                    problems.append(problem)
+    return problems
+
+
+def _add_entry(
+    entry: Any,
+    event: str,
+    matcher: Matcher,
+    source: str,
+    layer: str,
+    plugin_root: Path | None,
+    into: HookSet,
+) -> str | None:
+    if not isinstance(entry, dict):
+        return f"{source}: a hook of {event} is not an object"
+    kind = entry.get("type", "command")
+    if kind != "command":
+        return f"{source}: {event} hook of type {kind!r} is not supported (only 'command')"
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return f"{source}: a {event} hook has no 'command'"
+    raw_timeout = entry.get("timeout", DEFAULT_TIMEOUT)
+    timeout = (
+        float(raw_timeout)
+        if isinstance(raw_timeout, int | float) and raw_timeout > 0
+        else DEFAULT_TIMEOUT
+    )
+    rule = entry.get("if")
+    into.add(
+        matcher,
+        CommandHook(
+            event=event,
+            command=command,
+            timeout=timeout,
+            source=source,
+            layer=layer,
+            plugin_root=plugin_root,
+            if_rule=rule if isinstance(rule, str) and rule.strip() else None,
+            background=bool(entry.get("async") or entry.get("asyncRewake")),
+        ),
+    )
+    return None

@@ -1,0 +1,99 @@
+"""Slash commands from ``commands/*.md`` and the other folder contributions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mycode_claude_compat.commands import expand, read_command
+
+
+def test_command_front_matter_and_arguments(tmp_path: Path) -> None:
+    path = tmp_path / "fix-issue.md"
+    path.write_text(
+        "---\ndescription: Fix an issue\nargument-hint: NUMBER PRIORITY\n"
+        "allowed-tools: Bash(git:*), Read\n---\nFix issue #$1 with priority $2. All: $ARGUMENTS\n"
+    )
+    command, problem = read_command(path)
+    assert problem is None and command is not None
+    assert command.name == "fix-issue" and command.description == "Fix an issue"
+    assert command.argument_hint == "NUMBER PRIORITY"
+    assert command.allowed_tools == ["Bash(git:*)", "Read"]
+    assert expand(command.body, "123 high") == "Fix issue #123 with priority high. All: 123 high"
+    assert expand(command.body, "") == "Fix issue # with priority . All: "
+
+
+def test_a_command_without_placeholders_gets_its_arguments_appended(tmp_path: Path) -> None:
+    path = tmp_path / "plain.md"
+    path.write_text("Summarise the changes.\n")
+    command, _ = read_command(path)
+    assert command is not None and command.description == ""
+    assert expand(command.body, "in src/") == "Summarise the changes.\n\nARGUMENTS: in src/"
+
+
+def test_bad_front_matter_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "bad.md"
+    path.write_text("---\ndescription: [unclosed\n---\nBody\n")
+    command, problem = read_command(path)
+    assert command is not None and command.body == "Body"
+    assert problem is not None and "front matter" in problem
+
+
+def test_folder_skills_and_agents_are_registered(tmp_path: Path) -> None:
+    from mycode_claude_compat import plugin
+    from mycode_claude_compat.session import STORE_KEY
+
+    folder = tmp_path / "p"
+    (folder / "agents").mkdir(parents=True)
+    (folder / "skills/s").mkdir(parents=True)
+    (folder / "skills/s/SKILL.md").write_text("---\nname: s\ndescription: d\n---\n")
+
+    class Context:
+        workspace = tmp_path
+        home = tmp_path / "home"
+        session_id = "s1"
+        permission_mode = "default"
+        store: dict[str, Any] = {}
+
+        class settings:  # noqa: N801
+            layers = [("cli", {"plugin_dirs": [str(folder)]})]
+
+        def emit(self, event: Any) -> None:
+            raise AssertionError(f"unexpected notice {event}")
+
+    context: Any = Context()
+    skills: list[Path] = []
+    agents: list[Path] = []
+    plugin.register_skills(register=skills.append, context=context)
+    plugin.register_agent_profiles(register=agents.append, context=context)
+    assert skills == [(folder / "skills").resolve()]
+    assert agents == [(folder / "agents").resolve()]
+    assert STORE_KEY in context.store
+
+
+def test_folder_commands_become_slash_commands(tmp_path: Path) -> None:
+    from mycode_claude_compat import plugin
+
+    from mycode_core.config import load_settings
+    from mycode_core.records import RunContext
+    from mycode_core.runtime.setup import collect_slash_commands
+    from mycode_core.testing import make_plugin_manager
+
+    folder = tmp_path / "p"
+    (folder / "commands").mkdir(parents=True)
+    (folder / "commands/fix.md").write_text(
+        "---\ndescription: Fix an issue\nargument-hint: NUMBER\n---\nFix issue #$1 now.\n"
+    )
+    (folder / "commands/notes.md").write_text("Write release notes.\n")
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    settings = load_settings(workspace, home, {"plugin_dirs": [str(folder)]})
+    notices: list[str] = []
+    context = RunContext(workspace=workspace, home=home, settings=settings, session_id="s")
+    commands = collect_slash_commands(make_plugin_manager(plugin), context, notices.append)
+    assert sorted(commands) == ["fix", "notes"], notices
+    fix = commands["fix"]
+    assert fix.description == "Fix an issue" and fix.argument_hint == "NUMBER"
+    assert fix.run("42", context) == "Fix issue #42 now."
+    assert commands["notes"].run("", context) == "Write release notes."
+    assert notices == []

@@ -1,0 +1,245 @@
+"""PostToolUse, Stop, SessionStart, UserPromptSubmit, SessionEnd and the transcript, through
+real ``mycode -p`` runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cc_helpers import Env, bash, call, hooks_file, notices
+
+from mycode_core.testing import FakeOpenAIServer, run_cli, turn
+
+
+def _server_run(env: Env, server: FakeOpenAIServer, prompt: str = "do the task") -> object:
+    return run_cli(
+        [
+            "-p",
+            prompt,
+            "--model",
+            "m",
+            "--base-url",
+            server.base_url,
+            "--api-key",
+            "k",
+            "--output-format",
+            "stream-json",
+            "--permission-mode",
+            "bypass",
+        ],
+        cwd=env.workspace,
+        home=env.home,
+    )
+
+
+def test_posttooluse_sees_claude_code_responses_and_feeds_back(env: Env) -> None:
+    hooks_file(
+        env.home / "hooks.json",
+        {
+            "PostToolUse": [
+                ("Bash", [env.hook("lint", exit=2, stderr="lint: 3 problems in a.py")]),
+                ("Write|Edit", [env.hook("files")]),
+            ],
+            "PostToolUseFailure": [(None, [env.hook("failed")])],
+        },
+    )
+    with FakeOpenAIServer() as server:
+        server.enqueue(
+            turn(
+                None,
+                [
+                    {
+                        "id": "w1",
+                        "name": "write_file",
+                        "arguments": {"path": "a.py", "content": "x=1\n"},
+                    }
+                ],
+            ),
+            turn(None, [{"id": "b1", "name": "run_command", "arguments": {"command": "echo out"}}]),
+            turn(None, [{"id": "b2", "name": "run_command", "arguments": {"command": "exit 3"}}]),
+            turn("done"),
+        )
+        result = _server_run(env, server)
+        requests = server.chat_requests
+    assert result.rc == 0, result.stderr
+    (write,) = env.log("files")
+    assert write["stdin"]["tool_name"] == "Write"
+    response = write["stdin"]["tool_response"]
+    assert response["filePath"] == str(env.workspace / "a.py") and response["success"] is True
+    (lint,) = env.log("lint")  # the failed command went to PostToolUseFailure instead
+    bash_response = lint["stdin"]["tool_response"]
+    assert bash_response["stdout"].startswith("out") and bash_response["interrupted"] is False
+    assert "stderr" in bash_response
+    (failed,) = env.log("failed")
+    assert failed["stdin"]["hook_event_name"] == "PostToolUseFailure"
+    assert failed["stdin"]["tool_use_id"] == "b2" and "exit code: 3" in failed["stdin"]["error"]
+    tool_messages = {
+        m["tool_call_id"]: m["content"] for m in requests[2].messages if m["role"] == "tool"
+    }
+    assert "lint: 3 problems in a.py" in tool_messages["b1"]
+    assert "lint" not in tool_messages["w1"]
+
+
+def test_stop_block_continues_then_stop_hook_active_lets_it_stop(env: Env) -> None:
+    block = {"decision": "block", "reason": "Run the tests before you stop."}
+    hooks_file(
+        env.home / "hooks.json",
+        {"Stop": [(None, [env.hook("stop", stdout=block, when_active={"exit": 0})])]},
+    )
+    result = env.run([{"content": "done?"}, {"content": "done, really"}])
+    assert result.rc == 0, result.stderr
+    first, second = (r["stdin"] for r in env.log("stop"))
+    assert first["hook_event_name"] == "Stop" and first["stop_hook_active"] is False
+    assert second["stop_hook_active"] is True
+    (guidance,) = result.of_type("guidance")
+    assert guidance["message"] == "Run the tests before you stop."
+    assert result.result["final_text"] == "done, really"
+
+
+def test_a_stop_hook_that_always_blocks_is_bounded_by_the_gate_cap(env: Env) -> None:
+    hooks_file(
+        env.home / "hooks.json", {"Stop": [(None, [env.hook("stop", exit=2, stderr="never")])]}
+    )
+    (env.home / "config.toml").write_text("[completion_gate]\nmax_blocks = 2\n")
+    result = env.run([{"content": "a"}, {"content": "b"}, {"content": "c"}, {"content": "d"}])
+    assert result.rc == 1
+    assert result.result["stop_reason"] == "gate_exhausted"
+    assert len(env.log("stop")) == 3
+
+
+def test_the_transcript_is_a_greppable_jsonl_of_the_session(env: Env) -> None:
+    hooks_file(
+        env.home / "hooks.json",
+        {"Stop": [(None, [env.hook("stop", grep_transcript="echo marker-42")])]},
+    )
+    result = env.run([bash("echo marker-42"), {"content": "all done"}])
+    assert result.rc == 0, result.stderr
+    (record,) = env.log("stop")
+    assert record["found"] is True
+    path = Path(record["stdin"]["transcript_path"])
+    assert path.is_relative_to(env.home) and not path.is_relative_to(env.workspace)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    uses = [
+        block
+        for line in lines
+        if line["type"] == "assistant"
+        for block in line["message"]["content"]
+        if block.get("type") == "tool_use"
+    ]
+    assert uses[0]["name"] == "Bash" and uses[0]["input"] == {"command": "echo marker-42"}
+    assert lines[0]["type"] == "user" and lines[0]["message"]["content"] == "do the task"
+    assert lines[-1]["message"]["content"] == [{"type": "text", "text": "all done"}]
+    assert {line["sessionId"] for line in lines} == {result.result["session_id"]}
+    assert not any(p.suffix == ".jsonl" for p in env.workspace.rglob("*"))
+
+
+def test_session_start_and_prompt_context_reach_the_model(env: Env) -> None:
+    prompt_out = {
+        "hookSpecificOutput": {
+            "hookEventName": "UserPromptSubmit",
+            "additionalContext": "Ticket ABC-1 is about the parser.",
+        }
+    }
+    hooks_file(
+        env.home / "hooks.json",
+        {
+            "SessionStart": [(None, [env.hook("start", stdout="Style: explain as you go.")])],
+            "UserPromptSubmit": [(None, [env.hook("prompt", stdout=prompt_out)])],
+            "SessionEnd": [(None, [env.hook("end")])],
+        },
+    )
+    with FakeOpenAIServer() as server:
+        server.enqueue(turn("ok"))
+        result = _server_run(env, server, "fix the parser")
+        (request,) = server.chat_requests
+    assert result.rc == 0, result.stderr
+    system, user = request.messages[0]["content"], request.messages[1]["content"]
+    assert "Style: explain as you go." in system
+    assert user.startswith("fix the parser") and "Ticket ABC-1 is about the parser." in user
+    assert env.log("start")[0]["stdin"]["source"] == "startup"
+    assert env.log("prompt")[0]["stdin"]["prompt"] == "fix the parser"
+    (end,) = env.log("end")
+    assert end["stdin"]["hook_event_name"] == "SessionEnd" and end["stdin"]["reason"] == "other"
+
+
+def test_a_blocked_prompt_never_reaches_the_model(env: Env) -> None:
+    hooks_file(
+        env.home / "hooks.json",
+        {
+            "UserPromptSubmit": [
+                (None, [env.hook("prompt", exit=2, stderr="Prompt names a secret.")])
+            ]
+        },
+    )
+    with FakeOpenAIServer() as server:
+        result = _server_run(env, server, "print AWS_SECRET")
+        assert server.chat_requests == []
+    assert result.result["stop_reason"] == "interrupted"
+    assert any("Prompt names a secret." in n for n in notices(result))
+
+
+def test_continue_false_stops_the_run_with_its_reason(env: Env) -> None:
+    stop = {"continue": False, "stopReason": "Budget hook: out of credits"}
+    hooks_file(
+        env.home / "hooks.json", {"PostToolUse": [("Bash", [env.hook("stop", stdout=stop)])]}
+    )
+    result = env.run([bash("echo one"), bash("echo two"), {"content": "done"}])
+    assert result.result["stop_reason"] == "interrupted"
+    assert len(result.of_type("tool_result")) == 1
+    assert any("out of credits" in n for n in notices(result))
+
+
+def test_odd_exit_codes_are_one_notice_and_do_not_block(env: Env) -> None:
+    hooks_file(
+        env.home / "hooks.json",
+        {"PostToolUse": [(None, [env.hook("odd", exit=7, stderr="something odd")])]},
+    )
+    result = env.run([call("glob", pattern="*")])
+    assert result.rc == 0
+    (problem,) = [n for n in notices(result) if "exit code 7" in n]
+    assert "something odd" in problem
+
+
+def test_a_hook_declaring_itself_async_is_not_waited_for(env: Env) -> None:
+    release = env.root / "release"
+    done = env.root / "done"
+    command = (
+        f'cat > /dev/null; echo \'{{"async": true, "asyncTimeout": 120000}}\'; '
+        f"while [ ! -e {release} ]; do sleep 0.1; done; touch {done}"
+    )
+    hooks_file(
+        env.home / "hooks.json",
+        {"PreToolUse": [(None, [{"command": command, "timeout": 30}])]},
+    )
+    result = env.run([bash("echo hi"), {"content": "ok"}])
+    try:
+        assert result.rc == 0, result.stderr
+        assert not [n for n in notices(result) if "timed out" in n or "invalid" in n]
+        (ran,) = result.of_type("tool_result")
+        assert not ran["is_error"]
+        assert not done.exists()  # still waiting for us: the run did not wait for it
+    finally:
+        release.touch()
+
+
+def test_user_claude_settings_are_read_only_when_enabled(env: Env) -> None:
+    fake_home = env.root / "userhome"
+    hooks_file(fake_home / ".claude/settings.json", {"PreToolUse": [(None, [env.hook("user")])]})
+    from mycode_core.testing import run_cli, write_script
+
+    model = write_script(env.root / "s.json", [bash("echo hi")])
+    args = [
+        "-p",
+        "x",
+        "--model",
+        model,
+        "--output-format",
+        "stream-json",
+        "--permission-mode",
+        "bypass",
+    ]
+    run_cli(args, cwd=env.workspace, home=env.home, env={"HOME": str(fake_home)})
+    assert env.log("user") == []
+    (env.home / "config.toml").write_text("[claude_compat]\nuser_claude_settings = true\n")
+    run_cli(args, cwd=env.workspace, home=env.home, env={"HOME": str(fake_home)})
+    assert len(env.log("user")) == 1

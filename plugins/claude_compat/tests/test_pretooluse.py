@@ -1,0 +1,217 @@
+"""PreToolUse through real ``mycode -p`` runs: stdin fields, blocking, updatedInput, failures."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from cc_helpers import Env, bash, call, hooks_file, notices
+
+
+def test_pretooluse_gets_claude_code_fields_and_exit_2_blocks(env: Env) -> None:
+    hooks_file(
+        env.home / "hooks.json",
+        {"PreToolUse": [("Bash", [env.hook("guard", exit=2, stderr="No rm -rf here.")])]},
+    )
+    (env.workspace / "notes.txt").write_text("hello\n")
+    result = env.run([bash("rm -rf build", "c1"), call("read_file", path="notes.txt")])
+    assert result.rc == 0, result.stderr
+    (record,) = env.log("guard")  # the matcher missed read_file
+    stdin = record["stdin"]
+    assert stdin["hook_event_name"] == "PreToolUse"
+    assert stdin["tool_name"] == "Bash"
+    assert stdin["tool_input"]["command"] == "rm -rf build"
+    assert stdin["tool_use_id"] == "c1"
+    assert stdin["session_id"] == result.of_type("system")[0]["session_id"]
+    assert stdin["cwd"] == str(env.workspace)
+    assert stdin["permission_mode"] == "bypassPermissions"
+    assert Path(stdin["transcript_path"]).is_relative_to(env.home)
+    assert record["cwd"] == str(env.workspace)
+    assert record["CLAUDE_PROJECT_DIR"] == str(env.workspace)
+    denied, read = result.of_type("tool_result")
+    assert denied["is_error"] and "No rm -rf here." in denied["content"]
+    assert not read["is_error"]
+    permission = result.of_type("permission")[0]
+    assert permission["decision"] == "deny"
+    assert permission["rule"].startswith("hook:PreToolUse") and permission["layer"] == "user"
+
+
+def test_file_tools_get_absolute_file_path(env: Env) -> None:
+    hooks_file(env.home / "hooks.json", {"PreToolUse": [("Write|Edit", [env.hook("files")])]})
+    result = env.run(
+        [
+            call("write_file", path="src/a.py", content="x = 1\n"),
+            call("read_file", path="src/a.py"),
+            call("edit_file", path="src/a.py", old_string="1", new_string="2"),
+        ]
+    )
+    assert result.rc == 0, result.stderr
+    write, edit = (r["stdin"] for r in env.log("files"))
+    assert write["tool_name"] == "Write"
+    assert write["tool_input"] == {
+        "file_path": str(env.workspace / "src/a.py"),
+        "content": "x = 1\n",
+    }
+    assert edit["tool_name"] == "Edit"
+    assert edit["tool_input"]["file_path"] == str(env.workspace / "src/a.py")
+    assert (edit["tool_input"]["old_string"], edit["tool_input"]["new_string"]) == ("1", "2")
+    assert (env.workspace / "src/a.py").read_text() == "x = 2\n"
+
+
+def test_json_deny_without_reason_gives_the_model_the_system_message(env: Env) -> None:
+    deny = {
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"},
+        "systemMessage": "[no-curl] curl is not allowed",
+    }
+    hooks_file(env.home / "hooks.json", {"PreToolUse": [(None, [env.hook("deny", stdout=deny)])]})
+    result = env.run([bash("curl example.com")])
+    (denied,) = result.of_type("tool_result")
+    assert denied["is_error"] and "[no-curl] curl is not allowed" in denied["content"]
+    assert any("[no-curl]" in n for n in notices(result))  # shown to the user too
+
+
+def test_updated_input_rewrites_the_call_before_it_runs(env: Env) -> None:
+    rewrite = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"command": "echo rewritten-by-hook"},
+        }
+    }
+    hooks_file(
+        env.home / "hooks.json", {"PreToolUse": [("Bash", [env.hook("rw", stdout=rewrite)])]}
+    )
+    result = env.run([bash("echo original")])
+    (done,) = result.of_type("tool_result")
+    assert not done["is_error"]
+    assert "rewritten-by-hook" in done["content"] and "original" not in done["content"]
+
+
+def test_invalid_updated_input_is_refused_with_a_notice(env: Env) -> None:
+    rewrite = {
+        "hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": 5}}
+    }
+    hooks_file(
+        env.home / "hooks.json", {"PreToolUse": [("Bash", [env.hook("rw", stdout=rewrite)])]}
+    )
+    marker = env.workspace / "ran.txt"
+    result = env.run([bash(f"touch {marker}")])
+    assert result.rc == 0
+    (refused,) = result.of_type("tool_result")
+    assert refused["is_error"] and "invalid" in refused["content"]
+    assert not marker.exists()
+    assert any("invalid input" in n for n in notices(result))
+
+
+def test_a_user_deny_rule_wins_over_a_hook_allow(env: Env) -> None:
+    allow = {"hookSpecificOutput": {"permissionDecision": "allow"}}
+    hooks_file(env.home / "hooks.json", {"PreToolUse": [("Bash", [env.hook("ok", stdout=allow)])]})
+    (env.home / "config.toml").write_text('[permissions]\ndeny = ["run_command(rm:*)"]\n')
+    result = env.run([bash("rm -f nothing.txt"), bash("echo fine")])
+    denied, fine = result.of_type("tool_result")
+    assert denied["is_error"] and "run_command(rm:*)" in denied["content"]
+    assert not fine["is_error"]
+    allowed = result.of_type("permission")[1]
+    assert allowed["decision"] == "allow" and allowed["rule"].startswith("hook:PreToolUse")
+
+
+def test_failing_hooks_never_silently_allow(env: Env) -> None:
+    marker = env.workspace / "ran.txt"
+    cases = {
+        "crash": env.hook("crash", exit=1, stderr="Traceback: boom"),
+        "missing": "/no/such/hook-command --flag",
+        "badjson": env.hook("badjson", stdout="{not json"),
+        "huge": env.hook("huge", stdout='{"a": "', big=3_000_000),
+    }
+    for name, command in cases.items():
+        hooks_file(env.home / "hooks.json", {"PreToolUse": [("Bash", [command])]})
+        result = env.run([bash(f"touch {marker}")])
+        assert result.rc == 0, (name, result.stderr)
+        assert "Traceback (most recent" not in result.stderr
+        (refused,) = result.of_type("tool_result")
+        assert refused["is_error"], name
+        assert "asking instead" in refused["content"], (name, refused["content"])
+        assert not marker.exists(), name
+        problems = [n for n in notices(result) if n.startswith("PreToolUse:")]
+        assert len(problems) == 1, (name, notices(result))
+
+
+def test_a_hanging_hook_is_killed_with_its_children(env: Env) -> None:
+    pid_file = env.root / "child.pid"
+    command = f"sleep 300 & echo $! > {pid_file}; wait"
+    hooks_file(
+        env.home / "hooks.json", {"PreToolUse": [("Bash", [{"command": command, "timeout": 1}])]}
+    )
+    result = env.run([bash("echo hi")])
+    assert result.rc == 0
+    (refused,) = result.of_type("tool_result")
+    assert refused["is_error"] and "timed out" in refused["content"]
+    pid = int(pid_file.read_text().strip())
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("the hook's child process is still alive")
+
+
+def test_hooks_of_one_event_run_in_parallel(env: Env) -> None:
+    hooks_file(
+        env.home / "hooks.json",
+        {"PreToolUse": [(None, [env.hook("a", sleep=2)]), ("Bash", [env.hook("b", sleep=2)])]},
+    )
+    result = env.run([bash("echo hi")])
+    assert result.rc == 0
+    (a,), (b,) = env.log("a"), env.log("b")
+    assert a["start"] < b["end"] and b["start"] < a["end"]  # their runs overlapped
+
+
+def test_mcp_tools_keep_their_names_and_regex_matchers_work(env: Env) -> None:
+    from mycode_claude_compat.sources import HookSet, parse_hooks
+
+    hooks = HookSet()
+    problems = parse_hooks(
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "mcp__memory__.*", "hooks": [{"type": "command", "command": "a"}]},
+                    {"matcher": "Notebook.*|Write", "hooks": [{"type": "command", "command": "b"}]},
+                    {"matcher": "*", "hooks": [{"type": "command", "command": "c"}]},
+                    {"matcher": "(", "hooks": [{"type": "command", "command": "d"}]},
+                ],
+                "Nonsense": [],
+            }
+        },
+        source="test",
+        layer="user",
+        into=hooks,
+    )
+    assert [h.command for h in hooks.matching("PreToolUse", "mcp__memory__save")] == ["a", "c"]
+    assert [h.command for h in hooks.matching("PreToolUse", "Write")] == ["b", "c"]
+    assert [h.command for h in hooks.matching("PreToolUse", "Bash")] == ["c"]
+    assert len(problems) == 2  # the bad regex and the unknown event, one line each
+
+
+def test_if_conditions_use_permission_rule_syntax() -> None:
+    from mycode_claude_compat.sources import if_matches
+
+    assert if_matches("Bash(git commit:*)", "Bash", {"command": "git commit -m x"})
+    assert not if_matches("Bash(git commit:*)", "Bash", {"command": "git push"})
+    assert if_matches("Edit(src/**)", "Edit", {"file_path": "/w/src/a/b.py"})
+    assert not if_matches("Edit(src/**)", "Write", {"file_path": "/w/src/a.py"})
+    assert if_matches("Bash", "Bash", {"command": "anything"})
+
+
+def test_an_unsupported_hook_type_is_one_notice(env: Env) -> None:
+    (env.home / "hooks.json").write_text(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Is it done?"}]}],'
+        ' "PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}]}}'
+    )
+    result = env.run([{"content": "done"}])
+    assert result.rc == 0
+    problems = [n for n in notices(result) if "not supported" in n]
+    assert len(problems) == 2 and any("'prompt'" in n for n in problems)
