@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,14 +44,20 @@ class PluginProblem:
     error_type: str = ""
     traceback: str = ""
     distribution: str | None = None
+    detail: str = ""
+    """The whole error text (e.g. pluggy's multi-line validation message)."""
+    kind: str = "load"
+    """``load`` (import or registration failed) or ``invalid`` (unknown hook names)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (``mycode plugins --check``, the ``system`` event)."""
         return {
             "plugin": self.plugin,
             "distribution": self.distribution,
+            "kind": self.kind,
             "error_type": self.error_type,
             "message": self.message,
+            "detail": self.detail,
             "traceback": self.traceback,
         }
 
@@ -74,7 +81,8 @@ def _names_from_env(var: str) -> set[str] | None:
     return {name.strip() for name in raw.split(",") if name.strip()}
 
 
-def _strict() -> bool:
+def strict_plugins() -> bool:
+    """Whether ``MYCODE_STRICT_PLUGINS`` makes a plugin problem fatal (exit code 2)."""
     return os.environ.get("MYCODE_STRICT_PLUGINS", "") not in ("", "0", "false", "no")
 
 
@@ -82,12 +90,17 @@ _printed: set[str] = set()
 """Problems already printed to stderr by this process (the CLI may build two managers)."""
 
 
-def _warn(report: PluginReport, problem: PluginProblem, warn: Callable[[str], None] | None) -> None:
+def _warn(
+    report: PluginReport,
+    problem: PluginProblem,
+    warn: Callable[[str], None] | None,
+    strict: bool,
+) -> None:
     report.errors.append(problem)
-    if _strict():
+    if strict:
         raise PluginLoadError(
-            f"{problem.message} (MYCODE_STRICT_PLUGINS is set; the traceback: "
-            "mycode plugins --check with MYCODE_STRICT_PLUGINS unset)"
+            f"{problem.message} (MYCODE_STRICT_PLUGINS is set: fix or disable the plugin, "
+            f"e.g. MYCODE_DISABLE_PLUGINS={problem.plugin}; the traceback: mycode plugins --check)"
         )
     if warn is not None:
         warn(problem.message)
@@ -144,13 +157,16 @@ def get_plugin_manager(
     extra_plugins: Iterable[object] = (),
     load_entry_points: bool = True,
     warn: Callable[[str], None] | None = None,
+    strict: bool | None = None,
 ) -> pluggy.PluginManager:
     """Build a fresh plugin manager: built-ins, entry points, then ``extra_plugins``.
 
     Plugins may add hookspecs (the historic ``add_hookspecs`` hook), so hook names are checked
     once everything is registered; a plugin with an unknown hook is unregistered and reported.
-    ``warn`` receives one line per plugin that failed to load (default: stderr).
+    ``warn`` receives one line per plugin that failed to load (default: stderr). ``strict``
+    (default: ``MYCODE_STRICT_PLUGINS``) makes the first failure raise :class:`PluginLoadError`.
     """
+    strict = strict_plugins() if strict is None else strict
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     pm.hook.add_hookspecs.call_historic(kwargs={"pluginmanager": pm})
@@ -167,9 +183,10 @@ def get_plugin_manager(
             try:
                 pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=ep.name)
             except Exception as exc:  # noqa: BLE001 - any import error is reported, not fatal
-                _warn(
-                    report, _problem(ep.name, distributions[ep.name], exc, "failed to load"), warn
-                )
+                if pm.has_plugin(ep.name):  # failed half-way (e.g. in a historic hook)
+                    pm.unregister(name=ep.name)
+                problem = _problem(pm, ep.name, distributions[ep.name], exc, "failed to load")
+                _warn(report, problem, warn, strict)
     extras = list(extra_plugins)
     for plugin in extras:
         pm.register(plugin)
@@ -184,30 +201,67 @@ def get_plugin_manager(
                 message=f"plugin {name!r} is invalid: {why}",
                 error_type="PluginValidationError",
                 distribution=distributions.get(name),
+                detail=why,
+                kind="invalid",
             )
-            _warn(report, problem, warn)
+            _warn(report, problem, warn, strict)
     pm.check_pending()
     if os.environ.get("MYCODE_TRACE_PLUGINS"):
         _enable_tracing(pm)
     return pm
 
 
-def _problem(name: str, dist: str | None, exc: BaseException, what: str) -> PluginProblem:
+def _problem(
+    pm: pluggy.PluginManager, name: str, dist: str | None, exc: BaseException, what: str
+) -> PluginProblem:
     import traceback
 
     text = str(exc).strip()
-    first = text.splitlines()[0] if text else ""
-    detail = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
     if isinstance(exc, pluggy.PluginValidationError):
-        detail = f"invalid hook implementation: {text}"
-    where = f" (distribution {dist})" if dist else ""
+        detail = f"invalid hook implementation {_validation_summary(pm, text)}"
+    else:
+        from mycode_core.runtime.hookcalls import error_line
+
+        detail = error_line(exc)
+        where = _raised_at(exc)
+        if where:
+            detail += f" (at {where})"
+    source = f" (distribution {dist})" if dist else ""
     return PluginProblem(
         plugin=name,
-        message=f"plugin {name!r}{where} {what}: {detail}",
+        message=f"plugin {name!r}{source} {what}: {detail}",
         error_type=type(exc).__name__,
         traceback="".join(traceback.format_exception(exc)),
         distribution=dist,
+        detail=text,
     )
+
+
+def _validation_summary(pm: pluggy.PluginManager, text: str) -> str:
+    """Pluggy's validation message on one line, plus the hookspec's own signature."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if lines and lines[0].startswith("Plugin ") and " for hook " in lines[0]:
+        lines = lines[1:]  # "Plugin 'x' for hook 'y'": the plugin is named already
+    head = ""
+    if lines and lines[0].startswith("hookimpl definition: "):
+        head = lines.pop(0).removeprefix("hookimpl definition: ") + ": "
+    summary = head + "; ".join(lines)
+    match = re.search(r"for hook '(\w+)'", text)
+    caller = getattr(pm.hook, match.group(1), None) if match else None
+    spec = caller.spec if caller is not None else None
+    if spec is not None:
+        summary += f"; the hookspec is {spec.name}({', '.join(spec.argnames)})"
+    return summary
+
+
+def _raised_at(exc: BaseException) -> str:
+    """``file:line`` where ``exc`` was raised (the innermost frame)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return ""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
 
 
 def load_report(pm: pluggy.PluginManager) -> PluginReport:
@@ -229,16 +283,22 @@ def _enable_tracing(pm: pluggy.PluginManager) -> None:
     pm.add_hookcall_monitoring(before, after)
 
 
-def plugin_version(pm: pluggy.PluginManager, plugin: object) -> str | None:
-    """The version of the distribution a plugin came from (``None`` for built-ins)."""
+def plugin_distribution(pm: pluggy.PluginManager, plugin: object) -> tuple[str, str] | None:
+    """``(distribution name, version)`` a plugin came from (``None`` for built-ins/extras)."""
     for plugin_obj, dist in pm.list_plugin_distributions():
         if plugin_obj is plugin:
-            return str(dist.version)
+            return str(dist.metadata["Name"]), str(dist.version)
     return None
 
 
+def plugin_version(pm: pluggy.PluginManager, plugin: object) -> str | None:
+    """The version of the distribution a plugin came from (``None`` for built-ins)."""
+    found = plugin_distribution(pm, plugin)
+    return found[1] if found is not None else None
+
+
 def describe_plugins(pm: pluggy.PluginManager, *, include_builtins: bool) -> list[dict[str, Any]]:
-    """JSON-ready description of loaded plugins: name, version, hooks."""
+    """JSON-ready description of loaded plugins: name, distribution, version, hooks."""
     from mycode_core import __version__
 
     out = []
@@ -247,6 +307,37 @@ def describe_plugins(pm: pluggy.PluginManager, *, include_builtins: bool) -> lis
         if builtin and not include_builtins:
             continue
         hooks = sorted(impl_hook.name for impl_hook in pm.get_hookcallers(plugin) or [])
-        version = __version__ if builtin else plugin_version(pm, plugin)
-        out.append({"name": name, "version": version, "hooks": hooks, "builtin": builtin})
+        found = plugin_distribution(pm, plugin)
+        distribution: str | None = found[0] if found is not None else None
+        version: str | None = found[1] if found is not None else None
+        if builtin:
+            distribution, version = "mycode-core", __version__
+        out.append(
+            {
+                "name": name,
+                "distribution": distribution,
+                "version": version,
+                "hooks": hooks,
+                "builtin": builtin,
+            }
+        )
     return out
+
+
+def entry_point_status(name: str) -> tuple[str, str | None]:
+    """Why the plugin ``name`` is not loaded: ``(status, distribution)``.
+
+    ``status`` is ``not-installed`` (no entry point of that name), ``disabled`` (named in
+    ``MYCODE_DISABLE_PLUGINS``), ``not-selected`` (``MYCODE_LOAD_PLUGINS`` leaves it out) or
+    ``selected`` (allowed, so it failed to load). Nothing is imported.
+    """
+    found = [ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    if not found:
+        return "not-installed", None
+    dist = _distribution(found[0])
+    if name in (_names_from_env("MYCODE_DISABLE_PLUGINS") or set()):
+        return "disabled", dist
+    load = _names_from_env("MYCODE_LOAD_PLUGINS")
+    if load is not None and name not in load:
+        return "not-selected", dist
+    return "selected", dist

@@ -79,6 +79,18 @@ class Tool(BaseModel):
     paths: dict[str, PathAccess] = Field(default_factory=dict)
     timeout: float | None = None
     plugin: str | None = None
+    concurrency_safe_for: Callable[[dict[str, Any]], bool] | None = None
+    """Issue 11: a per-call answer to ``concurrency_safe`` from the call's arguments (e.g.
+    ``delegate_task`` is safe for a read-only profile only); overrides the field when set."""
+
+    def is_concurrency_safe(self, arguments: dict[str, Any]) -> bool:
+        """Whether this call may run in parallel with other concurrency-safe calls."""
+        if self.concurrency_safe_for is not None:
+            try:
+                return bool(self.concurrency_safe_for(arguments))
+            except Exception:  # noqa: BLE001 - an unsure answer is the safe one
+                return False
+        return self.concurrency_safe
 
     @field_validator("name")
     @classmethod
@@ -307,6 +319,16 @@ class RunContext:
         self.readable_roots: list[Path] = []
         """Folders outside the workspace whose files path reads may open (read-only), e.g.
         the folders of listed skills. Writes never leave the workspace."""
+        # -- issue 11: child agents
+        self.agent_id: str | None = None
+        """``None`` for the main agent; a child agent's id (also on its events)."""
+        self.parent_call_id: str | None = None
+        """In a child agent: the id of the tool call that started it."""
+        self.depth = 0
+        """0 for the main agent, 1 for its children, and so on."""
+        self.spawner: Callable[[Any], Any] | None = None
+        """Set by the runner: runs an ``AgentRequest`` (see :meth:`spawn_agent`)."""
+        self._calls = threading.local()
 
     @property
     def hook(self) -> Any:
@@ -332,6 +354,28 @@ class RunContext:
         """Send an event (e.g. a ``progress`` event) into the run's event stream."""
         if self._emit is not None:
             self._emit(event)
+
+    # -- issue 11: child agents
+
+    @property
+    def current_call(self) -> ToolCall | None:
+        """The tool call whose handler is running in this thread (``None`` outside one)."""
+        return getattr(self._calls, "call", None)
+
+    @current_call.setter
+    def current_call(self, call: ToolCall | None) -> None:
+        self._calls.call = call
+
+    def spawn_agent(self, request: Any) -> Any:
+        """Run a child agent to its end and return its
+        :class:`~mycode_core.agents.AgentOutcome` (see :mod:`mycode_core.agents`).
+
+        Call it from a tool handler: the running call becomes the child's ``parent_call_id``.
+        Raises ``RuntimeError`` outside a runner (e.g. a bare test context).
+        """
+        if self.spawner is None:
+            raise RuntimeError("child agents need a running agent (no spawner on this context)")
+        return self.spawner(request)
 
 
 # ---------------------------------------------------------------- issue 12: lifecycle hooks

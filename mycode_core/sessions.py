@@ -129,6 +129,8 @@ class SessionStore:
             return None
         for event in events:
             kind = event.get("type")
+            if event.get("agent_id"):  # a child agent's event (issue 11)
+                continue
             if kind == "system" and system is None:
                 system = event
             elif kind == "user" and not prompt:

@@ -1,8 +1,12 @@
-"""A cache of plugin command names for ``mycode --help``.
+"""A cache of plugin command names for ``mycode --help``, and a memory of whose they were.
 
 Listing plugin commands means importing every plugin; ``--help`` should not pay for that on
 every call. The cache (under ``MYCODE_HOME``) is valid while the installed packages and the
 plugin-selection variables are unchanged.
+
+It also remembers, across installs, which plugin (and distribution) registered each command:
+when that plugin is later uninstalled or disabled, ``mycode NAME`` is a usage error naming it
+instead of a one-word task for the agent.
 """
 
 from __future__ import annotations
@@ -10,14 +14,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
-from pathlib import Path
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 
-def _cache_path() -> Path:
+def _cache_path() -> str:
+    # os.path, not pathlib: this runs on every `mycode --help`, pathlib costs an import
     raw = os.environ.get("MYCODE_HOME")
-    home = Path(raw).expanduser() if raw else Path.home() / ".mycode"
-    return home / "cache" / "plugin_commands.json"
+    home = os.path.expanduser(raw) if raw else os.path.join(os.path.expanduser("~"), ".mycode")
+    return os.path.join(home, "cache", "plugin_commands.json")
 
 
 def fingerprint() -> str:
@@ -27,7 +32,10 @@ def fingerprint() -> str:
         os.environ.get("MYCODE_LOAD_PLUGINS", "\0"),
         os.environ.get("MYCODE_DISABLE_PLUGINS", ""),
     ]
+    cwd = os.getcwd()
     for entry in sys.path:
+        if entry in ("", ".") or os.path.abspath(entry) == cwd:
+            continue  # `python -m mycode_core` puts the current folder first: not an install
         try:
             parts.append(f"{entry}:{os.stat(entry or '.').st_mtime_ns}")
         except OSError:
@@ -35,25 +43,69 @@ def fingerprint() -> str:
     return "|".join(parts)
 
 
+def _read() -> dict[str, Any]:
+    try:
+        with open(_cache_path(), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def load() -> list[tuple[str, str]] | None:
     """Cached ``[(name, short help)]``, or ``None`` if missing or stale."""
+    data = _read()
+    if data.get("fingerprint") != fingerprint():
+        return None
     try:
-        data = json.loads(_cache_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return [(str(row[0]), str(row[1])) for row in data.get("commands", [])]
+    except (TypeError, IndexError, KeyError):
         return None
-    if not isinstance(data, dict) or data.get("fingerprint") != fingerprint():
-        return None
-    return [(str(name), str(text)) for name, text in data.get("commands", [])]
 
 
-def save(commands: list[tuple[str, str]]) -> None:
-    """Write the cache atomically; failures are ignored (it is only a cache)."""
+def known_command(name: str) -> dict[str, str | None] | None:
+    """``{"plugin", "distribution"}`` of the plugin that once registered command ``name``."""
+    entry = (_read().get("known") or {}).get(name)
+    if not isinstance(entry, dict) or not entry.get("plugin"):
+        return None
+    return {"plugin": str(entry["plugin"]), "distribution": entry.get("distribution")}
+
+
+def save(
+    commands: Iterable[tuple[str, str, str | None]],
+    *,
+    distributions: Mapping[str, str | None] | None = None,
+    loaded_plugins: Iterable[str] = (),
+) -> None:
+    """Write the cache atomically; failures are ignored (it is only a cache).
+
+    ``commands`` are ``(name, short help, plugin)``. Remembered commands of plugins not loaded
+    now are kept; those of ``loaded_plugins`` are replaced by what they register now.
+    """
+    rows = list(commands)
+    distributions = distributions or {}
+    loaded = set(loaded_plugins)
+    known = {
+        name: entry
+        for name, entry in (_read().get("known") or {}).items()
+        if isinstance(entry, dict) and entry.get("plugin") not in loaded
+    }
+    for name, _help, plugin in rows:
+        if plugin:
+            known[name] = {"plugin": plugin, "distribution": distributions.get(plugin)}
+    payload = {
+        "fingerprint": fingerprint(),
+        "commands": [[name, short_help] for name, short_help, _plugin in rows],
+        "known": known,
+    }
+    import tempfile
+
     path = _cache_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".commands-")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".commands-")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"fingerprint": fingerprint(), "commands": commands}, fh)
+            json.dump(payload, fh)
         os.replace(tmp, path)
     except OSError:
         pass

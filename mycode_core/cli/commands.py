@@ -1,16 +1,18 @@
-"""Core subcommands: ``plugins``, ``sessions``, ``demo``."""
+"""Core subcommands: ``plugins``, ``tools``, ``sessions``, ``demo``.
+
+Imports beyond click happen inside the commands: this module is loaded by ``mycode --help``.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
-CORE_COMMANDS = ("plugins", "sessions", "demo")
+CORE_COMMANDS = ("plugins", "tools", "sessions", "demo")
 
 
 class _PluginConfigError(click.ClickException):
@@ -26,6 +28,12 @@ def add_core_commands(cli: click.Group) -> None:
     @click.option("--all", "include_all", is_flag=True, help="Include the built-in plugins.")
     @click.option("--hook", "hook_name", help="Only plugins implementing this hook.")
     @click.option(
+        "--check",
+        is_flag=True,
+        help="Also show what failed and why (with tracebacks) and what each plugin "
+        "contributes; exit 1 if anything failed.",
+    )
+    @click.option(
         "--plugin-dir",
         "plugin_dirs",
         multiple=True,
@@ -34,11 +42,18 @@ def add_core_commands(cli: click.Group) -> None:
     )
     @click.option("--cwd", type=click.Path(file_okay=False), help="Workspace (default: here).")
     def plugins_command(
-        include_all: bool, hook_name: str | None, plugin_dirs: tuple[str, ...], cwd: str | None
+        include_all: bool,
+        hook_name: str | None,
+        check: bool,
+        plugin_dirs: tuple[str, ...],
+        cwd: str | None,
     ) -> None:
-        """List installed plugins as JSON: name, version, hooks."""
+        """List installed plugins as JSON: name, distribution, version, hooks."""
         from mycode_core.plugins import PluginLoadError, describe_plugins, get_plugin_manager
 
+        if check:
+            _check_plugins(include_all, hook_name, plugin_dirs, cwd)
+            return
         try:
             pm = get_plugin_manager()
         except PluginLoadError as exc:
@@ -55,6 +70,39 @@ def add_core_commands(cli: click.Group) -> None:
 
     cli.add_command(sessions_group())
 
+    @cli.command(name="tools")
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+    @click.option(
+        "--cwd",
+        type=click.Path(file_okay=False, exists=True),
+        help="Workspace (default: current directory).",
+    )
+    @click.option(
+        "--mcp-config",
+        multiple=True,
+        type=click.Path(dir_okay=False, exists=True),
+        help="MCP servers file (.mcp.json shape), as for a run.",
+    )
+    def tools_command(as_json: bool, cwd: str | None, mcp_config: tuple[str, ...]) -> None:
+        """List the tools a run would offer, with the plugin of each."""
+        from mycode_core.cli.tools_listing import offered_tools, render_table, tool_row
+        from mycode_core.config import ConfigError
+        from mycode_core.plugins import PluginLoadError
+        from mycode_core.runtime.setup import SetupError
+
+        def notice(message: str) -> None:
+            click.echo(f"mycode: {message}", err=True)
+
+        from pathlib import Path
+
+        workspace = Path(cwd or os.getcwd()).resolve()
+        try:
+            files = [str(Path(path).resolve()) for path in mcp_config]
+            rows = [tool_row(tool) for tool in offered_tools(workspace, notice, files)]
+        except (ConfigError, PluginLoadError, SetupError) as exc:
+            raise _PluginConfigError(str(exc)) from None
+        click.echo(json.dumps(rows, indent=2) if as_json else render_table(rows))
+
     @cli.command(name="demo")
     @click.option("--keep", is_flag=True, help="Keep the temporary project folder.")
     def demo_command(keep: bool) -> None:
@@ -64,10 +112,37 @@ def add_core_commands(cli: click.Group) -> None:
         sys.exit(run_demo(keep=keep))
 
 
+def _check_plugins(
+    include_all: bool, hook_name: str | None, plugin_dirs: tuple[str, ...], cwd: str | None
+) -> None:
+    from mycode_core.plugin_check import check_plugins
+
+    def details(pm: Any, rows: list[dict[str, Any]]) -> None:
+        _add_plugin_details(pm, rows, plugin_dirs, cwd)
+
+    try:
+        rows, problems = check_plugins(
+            include_builtins=include_all, hook_name=hook_name, extend=details
+        )
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--hook") from None
+    click.echo(json.dumps(rows, indent=2))
+    for line in problems:
+        click.echo(f"mycode: {line}", err=True)
+    if problems:
+        click.echo(
+            f"mycode: {len(problems)} plugin problem(s); tracebacks are in the JSON above",
+            err=True,
+        )
+        sys.exit(1)
+
+
 def _add_plugin_details(
     pm: Any, rows: list[dict[str, Any]], plugin_dirs: tuple[str, ...], cwd: str | None
 ) -> None:
     """Merge what ``plugin_details`` implementations report into their rows (issue 12)."""
+    from pathlib import Path
+
     from mycode_core.config import ConfigError, home_dir, load_settings
 
     workspace = Path(cwd or os.getcwd()).resolve()

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from mycode_core import __version__
+from mycode_core.cli.plugin_commands import PluginCommandGroup
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
@@ -96,7 +97,7 @@ def _run_from_click(prompt_words: Sequence[str], **options: Any) -> None:
     sys.exit(code)
 
 
-class MycodeGroup(click.Group):
+class MycodeGroup(PluginCommandGroup):
     """A group whose help also lists the agent's own usage."""
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -134,29 +135,20 @@ def build_cli(load_plugins: bool = True) -> click.Group:
 
 
 def _add_plugin_commands(cli: click.Group) -> None:
+    from mycode_core.cli.plugin_commands import add_plugin_commands, save_command_cache
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
 
     try:
         pm = get_plugin_manager()
     except PluginLoadError as exc:
         raise click.UsageError(str(exc)) from None
-    for impl in reversed(pm.hook.register_commands.get_hookimpls()):
-        try:
-            impl.function(cli=cli)
-        except Exception as exc:  # noqa: BLE001 - a broken plugin costs its commands only
-            click.echo(
-                f"mycode: plugin {impl.plugin_name!r} failed to add commands: {exc}", err=True
-            )
-    from mycode_core.cli import command_cache
-    from mycode_core.cli.commands import CORE_COMMANDS
+    assert isinstance(cli, PluginCommandGroup)
 
-    command_cache.save(
-        [
-            (name, command.get_short_help_str())
-            for name, command in sorted(cli.commands.items())
-            if name not in CORE_COMMANDS
-        ]
-    )
+    def notice(message: str) -> None:
+        click.echo(f"mycode: {message}", err=True)
+
+    add_plugin_commands(cli, pm, notice)
+    save_command_cache(cli, pm)
 
 
 def build_prompt_command() -> click.Command:
@@ -220,9 +212,45 @@ def main(argv: Sequence[str] | None = None) -> None:
         exc.show()
         sys.exit(exc.exit_code)
     if first in cli.commands:
-        cli.main(args=args, prog_name="mycode")
+        _run_plugin_command(cli, args, first)
         return
+    if " " not in first:
+        _refuse_missing_command(cli, first)
     prompt_command.main(args=args, prog_name="mycode")
+
+
+def _run_plugin_command(cli: click.Group, args: list[str], name: str) -> None:
+    """Run a plugin's subcommand; if it raises, one line naming the plugin (exit 1) and the
+    traceback in ``$MYCODE_HOME/logs/plugin-errors.log``."""
+    plugin = getattr(cli, "command_plugins", {}).get(name)
+    try:
+        cli.main(args=args, prog_name="mycode")
+    except Exception as exc:
+        if plugin is None:
+            raise
+        from mycode_core.cli.plugin_commands import log_failure
+
+        log = log_failure(f"command {name!r} of plugin {plugin!r}", exc)
+        from mycode_core.runtime.hookcalls import error_line
+
+        where = f" (traceback in {log})" if log is not None else ""
+        click.echo(
+            f"mycode: command {name!r} of plugin {plugin!r} failed: {error_line(exc)}{where}",
+            err=True,
+        )
+        sys.exit(1)
+
+
+def _refuse_missing_command(cli: click.Group, name: str) -> None:
+    """Exit 2 when ``name`` is the command of a plugin that is not loaded now (never a task)."""
+    from mycode_core.cli.plugin_commands import missing_command
+
+    pm = getattr(cli, "plugin_manager", None)
+    loaded = {plugin for plugin, _ in pm.list_name_plugin()} if pm is not None else set()
+    why = missing_command(name, loaded)
+    if why is not None:
+        click.echo(f"mycode: error: {why}", err=True)
+        sys.exit(2)
 
 
 def _add_listed_plugin_commands(cli: click.Group) -> None:

@@ -58,6 +58,9 @@ def describe_call(name: str, arguments: Any) -> str:
                 return f"{name}({_short(arguments[key], 80)})"
         if name == "todo_write" and isinstance(arguments.get("todos"), list):
             return f"{name}({len(arguments['todos'])} items)"
+        if name == "delegate_task" and isinstance(arguments.get("task"), str):  # issue 11
+            what = arguments.get("description") or arguments["task"]
+            return f"{name}({arguments.get('agent') or 'general'}: {_short(what, 70)})"
     return f"{name}({_short(arguments, 80)})"
 
 
@@ -113,6 +116,9 @@ class TextRenderer:
         """Show one event."""
         data: Any = event
         kind = event.type
+        if event.agent_id is not None:
+            self._child_event(data)
+            return
         if kind == "step_start":
             self._spin("thinking…")
         elif kind == "text_delta":
@@ -184,6 +190,26 @@ class TextRenderer:
 
         for style, line in diff_lines(diff):
             self.console.print(Text("    " + line, style=style), soft_wrap=True)
+
+    def _child_event(self, event: Any) -> None:
+        """Issue 11: a subagent's progress, collapsed to one live line under its call on a
+        terminal (one indented line per call in a log); its words are never streamed."""
+        kind = event.type
+        if kind == "tool_call":
+            line = f"{event.agent_id}: {describe_call(event.name, event.arguments)}"
+            if self.console.is_terminal:
+                self._spin(f"  ⎿ {line}")
+            else:
+                self.console.print(f"    [dim]⎿ {_escape(line)}[/dim]", markup=True)
+        elif kind == "step_start" and self.console.is_terminal:
+            self._spin(f"  ⎿ {event.agent_id}: thinking… (step {event.step})")
+        elif kind == "notice":
+            self._unspin()
+            self.console.print(
+                f"    [yellow]{_escape(event.agent_id)}: {_escape(event.message)}[/yellow]",
+                markup=True,
+                highlight=False,
+            )
 
     def _finish(self, result: Any) -> None:
         self._unspin()

@@ -67,6 +67,11 @@ class ScriptedModel:
         """Cut a pending ``delay`` short (the user cancelled)."""
         self._aborted.set()
 
+    def fork(self) -> ScriptedModel:
+        """The model of a child agent (issue 11): this same script, so the turns play in order
+        across the agent tree (a child's turns follow its parent's ``delegate_task`` turn)."""
+        return self
+
     def complete(
         self,
         messages: list[dict[str, Any]],

@@ -26,10 +26,17 @@ VerdictName = Literal["pass", "fail", "unverified", "none"]
 
 
 class AgentEvent(BaseModel):
-    """Base of every event: a ``type`` tag and a timestamp."""
+    """Base of every event: a ``type`` tag and a timestamp.
+
+    Events emitted inside a child agent (issue 11) also carry ``agent_id`` and
+    ``parent_call_id`` (the ``delegate_task`` call that started it); both are absent for the
+    main agent.
+    """
 
     type: str
     ts: float = Field(default_factory=time.time)
+    agent_id: str | None = None
+    parent_call_id: str | None = None
 
     def to_json(self) -> str:
         """One line of stream-json."""
@@ -47,7 +54,9 @@ class SystemEvent(AgentEvent):
     permission_mode: str = "default"
     resumed_from: str | None = None
     plugin_errors: list[dict[str, Any]] = Field(default_factory=list)
-    """Plugins that failed to load: ``plugin``, ``distribution``, ``error_type``, ``message``."""
+    """Plugins that failed to load: ``plugin``, ``distribution``, ``kind``, ``error_type``,
+    ``message`` (one line) and ``detail`` (the whole error text; the traceback is only in
+    ``mycode plugins --check``)."""
 
 
 class UserEvent(AgentEvent):
@@ -168,6 +177,9 @@ class ResultEvent(AgentEvent):
     duration_ms: int = 0
     error: str | None = None
     is_error: bool = False
+    usage_by_agent: dict[str, dict[str, int]] | None = None
+    """Issue 11: when child agents ran, each agent's own tokens (``main`` and every
+    ``agent_id``); they add up to ``usage``."""
 
 
 EVENT_TYPES: dict[str, type[AgentEvent]] = {

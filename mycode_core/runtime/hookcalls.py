@@ -17,6 +17,25 @@ from typing import Any
 import pluggy
 
 Notice = Callable[[str], None]
+OnError = Callable[[str | None, str, BaseException], None]
+"""Told ``(plugin or None, one-line message, exception)`` for each failing implementation."""
+
+
+def error_line(exc: BaseException) -> str:
+    """An exception as one readable line: ``Type: message`` (pydantic: the first error)."""
+    errors = getattr(exc, "errors", None)
+    text = ""
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = ".".join(str(part) for part in first.get("loc", ()))
+            text = str(first.get("msg", "")).removeprefix("Value error, ")
+            text = f"{where}: {text}" if where and text else text
+        except (IndexError, TypeError, AttributeError, KeyError):
+            text = ""
+    if not text:
+        text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 Codes = dict[CodeType, list[tuple[str, object]]]
@@ -79,13 +98,15 @@ def call_hook(
     notice: Notice,
     *,
     side_effects: bool = False,
+    on_error: OnError | None = None,
     **kwargs: Any,
 ) -> list[Any]:
     """Call ``pm.hook.<hook_name>(**kwargs)``; a failing plugin is reported and skipped.
 
     Returns the implementations' results (a list, as pluggy gives them). With
     ``side_effects`` (``register_*`` hooks) implementations that ran before a failure are not
-    called again.
+    called again. Each failure is one ``notice`` line (no traceback); ``on_error`` also gets
+    the exception (``mycode plugins --check`` shows its traceback).
     """
     codes = implementation_codes(pm, hook_name)
     removed: list[str] = []
@@ -103,9 +124,15 @@ def call_hook(
         except Exception as exc:  # noqa: BLE001 - one broken plugin must not break the run
             culprit = _culprit(codes, exc.__traceback__)
             if culprit is None or culprit in removed:
-                notice(f"hook {hook_name} failed: {type(exc).__name__}: {exc}")
+                message = f"hook {hook_name} failed: {error_line(exc)}"
+                notice(message)
+                if on_error is not None:
+                    on_error(None, message, exc)
                 return results
-            notice(f"plugin {culprit!r} failed in {hook_name}: {type(exc).__name__}: {exc}")
+            message = f"plugin {culprit!r} failed in {hook_name}: {error_line(exc)}"
+            notice(message)
+            if on_error is not None:
+                on_error(culprit, message, exc)
             if side_effects:
                 removed.extend(p for p in _ran_before(pm, hook_name, culprit) if p not in removed)
             removed.append(culprit)

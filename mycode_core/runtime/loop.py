@@ -109,6 +109,12 @@ class AgentRunner:
         """Questions the loop's threads need asked on the main thread (see ``run``)."""
         self._ended = False
         self.changes: ChangeDetector | None = None
+        # issue 11: child agents run through this runner's spawner; their usage rolls up here
+        self.context.spawner = self._spawn_agent
+        self.children_usage: dict[str, dict[str, int]] = {}
+        """Each descendant agent's own tokens, by ``agent_id``."""
+        self.spawned_calls: set[str] = set()
+        """Tool calls that ran a child agent: the child's own facts record what it changed."""
 
     # ------------------------------------------------------------------ events
 
@@ -124,14 +130,15 @@ class AgentRunner:
         """Load tools, model and system prompt (once). Raises ``SetupError`` for bad config."""
         if self._ready:
             return
-        self.events.transcript = SessionStore(self.home).open(self.session_id)
+        self._open_transcript()
         for message in getattr(self.settings, "notices", ()):  # unknown config keys (issue 14)
             self._notice(message)
-        self.changes = ChangeDetector(self.workspace)
-        collect_tools(self.pm, self.context, self._notice)  # MCP servers start in background
-        self.model = make_model(self.pm, self.settings, self._notice)
-        prompt = system_prompt(self.pm, self.context, self._notice)
-        prompt = lifecycle.with_session_start(self.pm, self.context, self.start_source, prompt)
+        self.changes = self._change_detector()
+        self._collect_tools()  # MCP servers start in background
+        self.model = self._make_model()
+        prompt = self._system_prompt()
+        if self.context.agent_id is None:  # issue 11: a child agent starts no session
+            prompt = lifecycle.with_session_start(self.pm, self.context, self.start_source, prompt)
         window = int(self.settings.context_window)
         reserve = int(self.settings.max_output_tokens or min(OUTPUT_RESERVE, window // 4))
         self.view = ModelView(prompt, max(1024, window - reserve), self._compact)
@@ -184,11 +191,43 @@ class AgentRunner:
         )
         self._ready = True
 
+    # the steps of `prepare` a child agent (runtime/child.py) does its own way
+    def _open_transcript(self) -> None:
+        self.events.transcript = SessionStore(self.home).open(self.session_id)
+
+    def _change_detector(self) -> ChangeDetector:
+        return ChangeDetector(self.workspace)
+
+    def _collect_tools(self) -> None:
+        collect_tools(self.pm, self.context, self._notice)
+
+    def _make_model(self) -> Any:
+        return make_model(self.pm, self.settings, self._notice)
+
+    def _system_prompt(self) -> str:
+        return system_prompt(self.pm, self.context, self._notice)
+
+    def _spawn_agent(self, request: Any) -> Any:
+        """``context.spawn_agent``: run a child agent (see :mod:`mycode_core.agents`)."""
+        from mycode_core.runtime.child import run_child
+
+        return run_child(self, request)
+
+    def usage_by_agent(self) -> dict[str, dict[str, int]] | None:
+        """Each agent's own tokens when child agents ran (they add up to ``usage``)."""
+        if not self.children_usage:
+            return None
+        own = dict(self.usage)
+        for child in self.children_usage.values():
+            for key, value in child.items():
+                own[key] = own.get(key, 0) - value
+        return {self.context.agent_id or "main": own, **self.children_usage}
+
     def close(self, reason: str = "exit") -> None:
         """Run cleanup tasks (stop MCP servers) and close the transcript.
 
         ``reason`` reaches the ``session_end`` hook: ``exit``, ``clear`` or ``resume``."""
-        if self._ready and not self._ended:
+        if self._ready and not self._ended and self.context.agent_id is None:
             self._ended = True
             lifecycle.session_end(self.pm, self.context, reason)
         for task in self.context.cleanup:
@@ -270,7 +309,11 @@ class AgentRunner:
         try:
             self.prepare()
             state = state.next(TransitionReason.START)
-            verdict = lifecycle.prompt_verdict(self.pm, self.context, prompt)
+            verdict = (  # issue 11: a child's task is not a user prompt
+                lifecycle.prompt_verdict(self.pm, self.context, prompt)
+                if self.context.agent_id is None
+                else lifecycle.PromptVerdict()
+            )
             if verdict.block:
                 reason = verdict.reason or "the prompt was blocked"
                 self._notice(f"prompt blocked by {verdict.source or 'a hook'}: {reason}")
@@ -321,6 +364,7 @@ class AgentRunner:
             duration_ms=int((time.monotonic() - started) * 1000) if started else 0,
             error=error,
             is_error=stop != "completed",
+            usage_by_agent=self.usage_by_agent(),
         )
 
     def _expand_prompt(self, prompt: str) -> str:
@@ -472,6 +516,8 @@ class AgentRunner:
             detector.mark()
         outcome: CallOutcome = run()
         changes = detector.changes() if detector is not None else None
+        if call.id in self.spawned_calls:  # issue 11: the child's observations hold its changes
+            changes = None
         if changes and not writes_files(tool):
             shown = ", ".join(changes[:5]) + (
                 f" and {len(changes) - 5} more" if len(changes) > 5 else ""

@@ -26,6 +26,9 @@ def history_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     its step limit with a checkpoint, the history restarts from that checkpoint instead of the
     whole investigation.
     """
+    # a child agent's events (issue 11) are its own conversation: the parent's history has only
+    # its delegate_task call and result (a call whose child was cut off is closed below)
+    events = [event for event in events if not event.get("agent_id")]
     checkpoint = _last_checkpoint(events)
     if checkpoint is not None:
         first_user = next((e for e in events if e.get("type") == "user"), None)

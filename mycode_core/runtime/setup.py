@@ -9,7 +9,12 @@ import pluggy
 
 from mycode_core.records import ContextSection, ModelProvider, RunContext, SlashCommand, Tool
 from mycode_core.runtime.context import render_system_prompt
-from mycode_core.runtime.hookcalls import call_hook, calling_plugin, implementation_codes
+from mycode_core.runtime.hookcalls import (
+    OnError,
+    call_hook,
+    calling_plugin,
+    implementation_codes,
+)
 
 
 class SetupError(Exception):
@@ -17,13 +22,41 @@ class SetupError(Exception):
 
 
 def collect_tools(
-    pm: pluggy.PluginManager, context: RunContext, notice: Callable[[str], None]
+    pm: pluggy.PluginManager,
+    context: RunContext,
+    notice: Callable[[str], None],
+    *,
+    on_error: OnError | None = None,
 ) -> None:
     """Fill ``context.tools`` from ``register_tools``; each tool is tagged with its plugin.
 
     A tool that cannot be registered (invalid, duplicate name) is one notice naming the plugin
-    and what to fix; the plugin's other tools and the other plugins still load.
+    and what to fix; the plugin's other tools and the other plugins still load. ``on_error``
+    also receives ``(plugin, message, exception)`` for each problem. With
+    ``MYCODE_STRICT_PLUGINS`` set (and no ``on_error``) the first problem raises
+    :class:`SetupError` instead (exit code 2).
     """
+    from mycode_core.plugins import strict_plugins
+
+    problems: list[str] = []
+    if on_error is None and strict_plugins():
+
+        def on_error(plugin: str | None, message: str, exc: BaseException) -> None:
+            problems.append(message)
+
+        _collect_tools(pm, context, lambda message: None, on_error)
+    else:
+        _collect_tools(pm, context, notice, on_error)
+    if problems:
+        raise SetupError(f"{problems[0]} (MYCODE_STRICT_PLUGINS is set)")
+
+
+def _collect_tools(
+    pm: pluggy.PluginManager,
+    context: RunContext,
+    notice: Callable[[str], None],
+    on_error: OnError | None,
+) -> None:
     codes = implementation_codes(pm, "register_tools")
 
     def register(item: Any) -> None:
@@ -35,9 +68,20 @@ def collect_tools(
             context.tools.add(tool)
         except (ValueError, TypeError) as exc:
             detail = _first_error(exc)
-            notice(f"plugin {plugin!r}: tool not registered: {detail}")
+            message = f"plugin {plugin!r}: tool not registered: {detail}"
+            notice(message)
+            if on_error is not None:
+                on_error(plugin, message, exc)
 
-    call_hook(pm, "register_tools", notice, side_effects=True, register=register, context=context)
+    call_hook(
+        pm,
+        "register_tools",
+        notice,
+        side_effects=True,
+        on_error=on_error,
+        register=register,
+        context=context,
+    )
 
 
 def as_tool(item: Any) -> Tool:
@@ -63,7 +107,7 @@ def _first_error(exc: Exception) -> str:
 
 
 def collect_providers(
-    pm: pluggy.PluginManager, notice: Callable[[str], None]
+    pm: pluggy.PluginManager, notice: Callable[[str], None], *, on_error: OnError | None = None
 ) -> dict[str, ModelProvider]:
     """All registered model providers by prefix."""
     providers: dict[str, ModelProvider] = {}
@@ -74,12 +118,18 @@ def collect_providers(
             provider = provider.model_copy(update={"plugin": calling_plugin(codes)})
         providers[provider.prefix] = provider
 
-    call_hook(pm, "register_models", notice, side_effects=True, register=register)
+    call_hook(
+        pm, "register_models", notice, side_effects=True, on_error=on_error, register=register
+    )
     return providers
 
 
 def collect_slash_commands(
-    pm: pluggy.PluginManager, context: RunContext, notice: Callable[[str], None]
+    pm: pluggy.PluginManager,
+    context: RunContext,
+    notice: Callable[[str], None],
+    *,
+    on_error: OnError | None = None,
 ) -> dict[str, SlashCommand]:
     """Every ``/name`` command plugins contribute, by name (the first registration wins)."""
     commands: dict[str, SlashCommand] = {}
@@ -99,7 +149,13 @@ def collect_slash_commands(
         commands[command.name] = command
 
     call_hook(
-        pm, "register_slash_commands", notice, side_effects=True, register=register, context=context
+        pm,
+        "register_slash_commands",
+        notice,
+        side_effects=True,
+        on_error=on_error,
+        register=register,
+        context=context,
     )
     return commands
 

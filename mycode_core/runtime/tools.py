@@ -198,7 +198,7 @@ class ToolOrchestrator:
         # consecutive concurrency-safe calls form a parallel batch; the rest run in order
         batch: list[tuple[int, ToolCall, Tool]] = []
         for item in runnable:
-            if item[2].concurrency_safe:
+            if item[2].is_concurrency_safe(item[1].arguments):
                 batch.append(item)
                 continue
             self._run_batch(batch, outcomes)
@@ -388,11 +388,20 @@ class ToolOrchestrator:
             self._handler_pool = ThreadPoolExecutor(16, thread_name_prefix="mycode-handler")
         return self._handler_pool
 
+    def _handle(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> Any:
+        """Run the handler in this worker thread, ``context.current_call`` telling which call
+        it serves (issue 11: a child agent's ``parent_call_id``)."""
+        self.context.current_call = call
+        try:
+            return tool.handler(arguments, self.context)
+        finally:
+            self.context.current_call = None
+
     def _call_handler(self, call: ToolCall, tool: Tool) -> ToolResult:
         """Run the handler in a worker thread, bounded by the tool's timeout and by cancel."""
         arguments = {**call.arguments, **call.paths}
         timeout = tool.timeout or float(getattr(self.context.settings, "tool_timeout", 300))
-        future: Future[Any] = self._handlers().submit(tool.handler, arguments, self.context)
+        future: Future[Any] = self._handlers().submit(self._handle, call, tool, arguments)
         deadline = time.monotonic() + timeout
         while True:
             try:

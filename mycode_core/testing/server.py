@@ -90,7 +90,7 @@ class _Handler(BaseHTTPRequestHandler):
                 error_type="invalid_request_error",
             )
         else:
-            reply = fake._next_response()
+            reply = fake._next_response(body)
         if reply.delay:
             time.sleep(reply.delay)
         if reply.kind == "drop":
@@ -132,6 +132,10 @@ class FakeOpenAIServer:
     headers with lower-case names, parsed JSON body) is appended to ``requests``.
     ``reject_stream_options=True`` answers any request carrying ``stream_options`` with a 400
     that names it, as some servers do.
+
+    Different conversations (a parent agent and its child agents) can be scripted apart with
+    :meth:`route`: a request whose first user message or system prompt contains the route's
+    text takes the route's next response instead.
     """
 
     def __init__(
@@ -150,6 +154,7 @@ class FakeOpenAIServer:
         self._changed = threading.Condition()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._routes: list[tuple[str, queue.Queue[FakeResponse]]] = []
         self.enqueue(*responses)
 
     # -- life cycle
@@ -198,9 +203,38 @@ class FakeOpenAIServer:
         for response in responses:
             self._queue.put(response)
 
-    def _next_response(self) -> FakeResponse:
+    def route(self, contains: str, *responses: FakeResponse) -> None:
+        """Answer the conversation whose first user message or system prompt contains
+        ``contains`` with ``responses`` (in order, then the plain final text), whatever the
+        main queue holds. Routes are tried in the order they were added; calling it again
+        with the same text adds to that route."""
+        for text, pending in self._routes:
+            if text == contains:
+                for response in responses:
+                    pending.put(response)
+                return
+        pending = queue.Queue()
+        for response in responses:
+            pending.put(response)
+        self._routes.append((contains, pending))
+
+    def _route_for(self, body: Any) -> queue.Queue[FakeResponse] | None:
+        if not self._routes or not isinstance(body, dict):
+            return None
+        messages = body.get("messages") or []
+        empty: dict[str, Any] = {}
+        system = next((m for m in messages if m.get("role") == "system"), empty)
+        user = next((m for m in messages if m.get("role") == "user"), empty)
+        texts = [str(system.get("content") or ""), str(user.get("content") or "")]
+        for text, pending in self._routes:
+            if any(text in part for part in texts):
+                return pending
+        return None
+
+    def _next_response(self, body: Any = None) -> FakeResponse:
+        pending = self._route_for(body)
         try:
-            return self._queue.get_nowait()
+            return (pending if pending is not None else self._queue).get_nowait()
         except queue.Empty:
             return turn(self.final_text, usage={"prompt_tokens": 10, "completion_tokens": 3})
 

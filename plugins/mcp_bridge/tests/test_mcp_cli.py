@@ -229,3 +229,21 @@ def test_help_does_not_import_mcp() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "mcp" in done.stdout  # the subcommand is listed
+
+
+def test_mycode_tools_lists_mcp_tools_and_stops_the_servers(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "pids"
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"feat": feature("--marker", str(marker))}}))
+    done = _mycode(
+        ["tools", "--json", "--mcp-config", str(config), "--cwd", str(workspace)], home, workspace
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {row["name"]: row for row in json.loads(done.stdout)}
+    assert rows["mcp__feat__echo"]["plugin"] == "mcp_bridge"
+    assert rows["mcp__feat__echo"]["parameters"]["type"] == "object"
+    assert rows["read_file"]["plugin"] == "builtin_tools"
+    pids = [int(p) for p in marker.read_text().split()]
+    assert pids and wait_for(lambda: not any(pid_alive(p) for p in pids), 10)

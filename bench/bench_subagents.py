@@ -1,0 +1,178 @@
+"""Subagents (issue 11): the cost of delegating, and read-only children in parallel.
+
+1. Overhead per child: an in-process :class:`~mycode_core.runtime.loop.AgentRunner` with the
+   scripted provider and a no-op tool does N x S tool steps itself, then the same work is
+   delegated to N ``general`` children of S steps each (the script is shared along the agent
+   tree, see ``ScriptedModel.fork``). ``(delegated - direct) / N`` is the cost of one child:
+   its runner, system prompt, transcript, the delegate turn and the child's answer turn.
+   Goal: at most 20 ms per child.
+2. Parallel read-only children: ``mycode -p`` against the local fake server, whose answers to
+   each child take 1 s. The wall time from the parent's first ``delegate_task`` call to its last
+   result (from the stream-json timestamps, so process start-up is left out) with 3 ``explore``
+   children in one reply is compared with 1 child. Goal: 3 children take about as long as 1
+   (ratio <= 1.3), not 3x.
+
+    uv run python bench/bench_subagents.py [--children 10] [--steps 5] [--repeat 7] [--latency 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from mycode_core import hookimpl
+from mycode_core.config import Settings
+from mycode_core.plugins import get_plugin_manager
+from mycode_core.records import Tool
+from mycode_core.runtime.loop import AgentRunner
+
+OVERHEAD_GOAL_MS = 20.0
+PARALLEL_GOAL = 1.3
+
+
+class NoopTools:
+    """A plugin with one tool that does nothing (distinct results, so no stagnation)."""
+
+    @hookimpl
+    def register_tools(self, register: Any, context: Any) -> None:
+        register(
+            Tool(
+                name="noop",
+                description="Does nothing.",
+                handler=lambda arguments, _context: f"ok {arguments.get('i')}",
+                input_schema={"type": "object", "properties": {"i": {"type": "integer"}}},
+                read_only=True,
+            )
+        )
+
+
+def _noop(i: int) -> dict[str, Any]:
+    return {"tool_calls": [{"id": f"c{i}", "name": "noop", "arguments": {"i": i}}]}
+
+
+def scripts(children: int, steps: int) -> tuple[list[Any], list[Any]]:
+    """The direct script and the delegated one (same tool work)."""
+    direct = [_noop(i) for i in range(children * steps)] + [{"content": "done"}]
+    delegated: list[Any] = []
+    for child in range(children):
+        task = {"task": f"do part {child}", "agent": "general"}
+        delegated.append(
+            {"tool_calls": [{"id": f"d{child}", "name": "delegate_task", "arguments": task}]}
+        )
+        delegated += [_noop(child * steps + i) for i in range(steps)]
+        delegated.append({"content": f"part {child} done"})
+    delegated.append({"content": "done"})
+    return direct, delegated
+
+
+def time_run(turns: list[Any], folder: Path, name: str) -> float:
+    """Seconds for one in-process run of ``turns``."""
+    import mycode_subagents.plugin as subagents
+
+    script = folder / f"{name}.json"
+    script.write_text(json.dumps(turns), encoding="utf-8")
+    workspace = folder / "ws"
+    workspace.mkdir(exist_ok=True)
+    settings = Settings(model=f"scripted:{script}", max_steps=len(turns) + 10)
+    runner = AgentRunner(
+        pm=get_plugin_manager(extra_plugins=[NoopTools(), subagents], load_entry_points=False),
+        settings=settings,
+        workspace=workspace,
+        home=folder / "home",
+        session_id=f"bench-{name}-{time.monotonic_ns()}",
+    )
+    runner.prepare()
+    started = time.perf_counter()
+    events = list(runner.run("go"))
+    elapsed = time.perf_counter() - started
+    runner.close()
+    if getattr(events[-1], "stop_reason", None) != "completed":
+        raise SystemExit(f"unexpected end of the benchmark run: {events[-1]}")
+    failed = [e for e in events if e.type == "tool_result" and e.is_error]
+    if failed:
+        raise SystemExit(f"a tool failed in the benchmark run: {failed[0]}")
+    return elapsed
+
+
+def overhead(children: int, steps: int, repeat: int) -> float:
+    """Median milliseconds one child costs over doing its work in the parent."""
+    folder = Path(tempfile.mkdtemp(prefix="mycode-bench-subagents-"))
+    direct, delegated = scripts(children, steps)
+    time_run(delegated[: 3 + steps], folder, "warm")  # imports, tokenizer
+    samples: dict[str, list[float]] = {"direct": [], "delegated": []}
+    for _ in range(repeat):  # interleaved, so background noise hits both alike
+        for name, turns in (("direct", direct), ("delegated", delegated)):
+            gc.collect()
+            samples[name].append(time_run(turns, folder, name))
+    direct_s = statistics.median(samples["direct"])
+    delegated_s = statistics.median(samples["delegated"])
+    print(f"overhead: {children} children x {steps} steps, median of {repeat} runs")
+    print(f"  the work in the parent:  {direct_s * 1000:8.1f} ms")
+    print(f"  delegated to children:   {delegated_s * 1000:8.1f} ms")
+    per_child = (delegated_s - direct_s) / children * 1000
+    verdict = "meets" if per_child <= OVERHEAD_GOAL_MS else "MISSES"
+    print(f"  per child: {per_child:.2f} ms ({verdict} the goal of <= {OVERHEAD_GOAL_MS} ms)")
+    return per_child
+
+
+def parallel(latency: float) -> float:
+    """Wall of 3 read-only children over 1, through ``mycode -p`` and the fake server."""
+    from mycode_core.testing import FakeOpenAIServer, delayed, run_cli, turn
+
+    folder = Path(tempfile.mkdtemp(prefix="mycode-bench-parallel-"))
+    workspace = folder / "ws"
+    workspace.mkdir()
+    (workspace / "a.py").write_text("x = 1\n")
+
+    def wall(count: int) -> float:
+        markers = [f"KID-{i}:" for i in range(count)]
+        delegate = [
+            {"id": f"d{i}", "name": "delegate_task", "arguments": {"task": f"{m} look",
+                                                                   "agent": "explore"}}
+            for i, m in enumerate(markers)
+        ]  # fmt: skip
+        with FakeOpenAIServer([turn(None, delegate), turn("done")]) as server:
+            for marker in markers:
+                server.route(marker, delayed(latency, turn("x is 1")))
+            args = ["-p", "PARENT", "--model", "m", "--base-url", server.base_url,
+                    "--api-key", "x", "--output-format", "stream-json"]  # fmt: skip
+            result = run_cli(args, workspace, folder / "home", timeout=120)
+        if result.rc != 0:
+            raise SystemExit(f"benchmark run failed: {result.stderr}")
+        main = [e for e in result.events if not e.get("agent_id")]
+        started = min(e["ts"] for e in main if e["type"] == "tool_call")
+        ended = max(e["ts"] for e in main if e["type"] == "tool_result")
+        return float(ended - started)
+
+    one = statistics.median(wall(1) for _ in range(3))
+    three = statistics.median(wall(3) for _ in range(3))
+    ratio = three / one
+    verdict = "meets" if ratio <= PARALLEL_GOAL else "MISSES"
+    print(f"parallel read-only children, {latency:.1f} s model latency each (median of 3):")
+    print(f"  1 child:    {one:6.2f} s")
+    print(
+        f"  3 children: {three:6.2f} s  (ratio {ratio:.2f}, {verdict} the goal <= {PARALLEL_GOAL})"
+    )
+    return ratio
+
+
+def main() -> None:
+    """Measure and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--children", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=5, help="tool steps per child")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--latency", type=float, default=1.0, help="seconds per child answer")
+    args = parser.parse_args()
+    overhead(args.children, args.steps, args.repeat)
+    parallel(args.latency)
+
+
+if __name__ == "__main__":
+    main()

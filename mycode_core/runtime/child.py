@@ -1,0 +1,241 @@
+"""Running a child agent inside a tool call (issue 11; public side: :mod:`mycode_core.agents`).
+
+A :class:`ChildRunner` is an :class:`~mycode_core.runtime.loop.AgentRunner` that shares its
+parent's plugin manager, tools (filtered by the request's allowlist), permission grants and
+cancellation flag, and sends its events into the parent's stream stamped with ``agent_id`` and
+``parent_call_id``. It runs synchronously in the thread of the tool call that started it.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from pathlib import Path
+from typing import Any
+
+from mycode_core.agents import AgentOutcome, AgentRequest
+from mycode_core.records import Observation
+from mycode_core.runtime.events import AgentEvent
+from mycode_core.runtime.loop import AgentRunner
+from mycode_core.runtime.setup import SetupError, make_model
+from mycode_core.sessions import SessionStore, Transcript
+
+_NOT_FORWARDED = ("system", "result")
+"""A child's own ``system`` and ``result`` stay in its transcript: the parent's stream keeps
+exactly one of each, and the child's ending reaches the parent as the tool's result."""
+
+
+class ChildStream:
+    """A child's event stream: stamp, write the child's transcript, forward to the parent."""
+
+    def __init__(self, forward: Any, agent_id: str, parent_call_id: str | None) -> None:
+        self.forward = forward
+        self.agent_id = agent_id
+        self.parent_call_id = parent_call_id
+        self.transcript: Transcript | None = None
+        self.result: Any = None
+        self.last_text = ""
+        self.checkpoint = ""
+        self._lock = threading.Lock()
+
+    def emit(self, event: AgentEvent) -> None:
+        """Record and forward one event (a grandchild's keeps its own stamp)."""
+        if event.agent_id is None:
+            event.agent_id = self.agent_id
+            event.parent_call_id = self.parent_call_id
+        with self._lock:
+            if self.transcript is not None:
+                self.transcript.write(event)
+        if event.agent_id == self.agent_id:
+            data: Any = event
+            if event.type == "result":
+                self.result = event
+            elif event.type == "assistant" and data.content:
+                self.last_text = str(data.content)
+            elif event.type == "checkpoint":
+                self.checkpoint = str(data.text)
+            if event.type in _NOT_FORWARDED:
+                return
+        self.forward(event)
+
+    def end_of_turn(self) -> None:
+        """Nothing to signal: the caller waits for the child synchronously."""
+
+    def discard_pending(self) -> None:
+        """Nothing is queued."""
+
+    def close(self) -> None:
+        """Close the child's transcript."""
+        with self._lock:
+            if self.transcript is not None:
+                self.transcript.close()
+
+
+def agent_transcript_path(home: Path, session_id: str, agent_id: str) -> Path:
+    """Where a child agent's own transcript is kept, next to its session's."""
+    return SessionStore(home).root / f"{session_id}.agents" / f"{agent_id}.jsonl"
+
+
+class ChildRunner(AgentRunner):
+    """A runner for one child agent of ``parent``."""
+
+    def __init__(
+        self, parent: AgentRunner, request: AgentRequest, agent_id: str, call_id: str | None
+    ) -> None:
+        update: dict[str, Any] = {"max_tokens": request.max_tokens}
+        if request.max_steps is not None:
+            update["max_steps"] = max(1, int(request.max_steps))
+        if request.model:
+            update["model"] = request.model
+        settings = parent.settings.model_copy(update=update)
+        super().__init__(
+            pm=parent.pm,
+            settings=settings,
+            workspace=parent.workspace,
+            home=parent.home,
+            session_id=parent.session_id,
+            interactive=parent.context.interactive,
+            ask=parent.context.ask,
+        )
+        self.parent = parent
+        self.request = request
+        context, above = self.context, parent.context
+        context.cancelled = above.cancelled  # Ctrl-C of the turn stops the children too
+        context.session_grants = above.session_grants
+        context.agent_id = agent_id
+        context.parent_call_id = call_id
+        context.depth = above.depth + 1
+        for name in ("readable_roots",):  # extension-API lists the core shares with children
+            if isinstance(getattr(above, name, None), list):
+                setattr(context, name, list(getattr(above, name)))
+        self.events = ChildStream(parent._emit, agent_id, call_id)  # type: ignore[assignment]
+
+    def _change_detector(self) -> Any:
+        return self.parent.changes  # one watcher per workspace, shared along the agent tree
+
+    def close(self, reason: str = "exit") -> None:
+        """Close what is the child's own (not the parent's change detector)."""
+        self.changes = None
+        super().close(reason)
+
+    def _open_transcript(self) -> None:
+        path = agent_transcript_path(self.home, self.session_id, str(self.context.agent_id))
+        self.events.transcript = Transcript(path)
+
+    def _collect_tools(self) -> None:
+        allowed = None if self.request.tools is None else set(self.request.tools)
+        for tool in self.parent.context.tools.all():
+            if allowed is None or tool.name in allowed:
+                self.context.tools.add(tool, replace=True)
+
+    def _make_model(self) -> Any:
+        if not self.request.model:
+            fork = getattr(self.parent.model, "fork", None)
+            if callable(fork):
+                return fork()
+        return make_model(self.pm, self.settings, self._notice)
+
+    def _system_prompt(self) -> str:
+        base = super()._system_prompt()
+        extra = self.request.instructions.strip()
+        return f"{base}\n\n{extra}" if extra else base
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_-]+", "-", name).strip("-")[:40] or "agent"
+
+
+def _facts(observations: list[Observation]) -> tuple[list[str], list[dict[str, Any]]]:
+    changed: list[str] = []
+    validations: list[dict[str, Any]] = []
+    for obs in observations:
+        if obs.mutation:
+            changed.extend(path for path in obs.mutated if path not in changed)
+        if obs.validation is not None:
+            validations.append(obs.validation.model_dump())
+    return changed, validations
+
+
+def _clamp_budget(parent: AgentRunner, wanted: int | None) -> int | None:
+    budget = parent.settings.max_tokens
+    if not budget:
+        return wanted
+    with parent._lock:
+        used = parent.usage.get("input_tokens", 0) + parent.usage.get("output_tokens", 0)
+    remaining = max(1, int(budget) - used)
+    return remaining if wanted is None else min(int(wanted), remaining)
+
+
+def run_child(parent: AgentRunner, request: AgentRequest) -> AgentOutcome:
+    """Run ``request`` as a child of ``parent`` to its end; never raises for a failing child."""
+    call = parent.context.current_call
+    call_id = call.id if call is not None else None
+    agent_id = f"{_slug(request.name)}-{secrets.token_hex(3)}"
+    request.max_tokens = _clamp_budget(parent, request.max_tokens)
+    if call_id is not None:
+        parent.spawned_calls.add(call_id)
+    child = ChildRunner(parent, request, agent_id, call_id)
+    stream: ChildStream = child.events  # type: ignore[assignment]
+    setup_error = None
+    try:
+        try:
+            child.prepare()
+        except SetupError as exc:
+            setup_error = str(exc)
+        if setup_error is None:
+            child._worker(request.task)
+    finally:
+        child.close()
+    _roll_up(parent, child, agent_id)
+    changed, validations = _facts(child.context.observations)
+    result = stream.result
+    transcript = str(agent_transcript_path(child.home, child.session_id, agent_id))
+    if setup_error is not None or result is None:
+        return AgentOutcome(
+            agent_id=agent_id,
+            stop_reason="model_error",
+            verdict="none",
+            steps=0,
+            final_text="",
+            usage=dict(child.usage),
+            error=setup_error or "the child agent ended without a result",
+            transcript=transcript,
+        )
+    text = result.final_text
+    if result.stop_reason != "completed":
+        text = "\n\n".join(part for part in (stream.last_text, stream.checkpoint) if part)
+    return AgentOutcome(
+        agent_id=agent_id,
+        stop_reason=result.stop_reason,
+        verdict=result.verdict,
+        steps=result.steps,
+        final_text=text,
+        usage=dict(result.usage),
+        error=result.error,
+        files_changed=changed,
+        validations=validations,
+        transcript=transcript,
+    )
+
+
+def _roll_up(parent: AgentRunner, child: ChildRunner, agent_id: str) -> None:
+    """Add the child's tokens to the parent's and its facts to the parent's observations."""
+    own = dict(child.usage)
+    for grandchild in child.children_usage.values():
+        for key, value in grandchild.items():
+            own[key] = own.get(key, 0) - value
+    with parent._lock:
+        for key, value in child.usage.items():
+            parent.usage[key] = parent.usage.get(key, 0) + value
+        parent.children_usage[agent_id] = own
+        parent.children_usage.update(child.children_usage)
+    # the parent's gate judges a child's edits and test runs like its own
+    facts = [
+        obs.model_copy(update={"step": parent._step})
+        for obs in child.context.observations
+        if obs.mutation or obs.validation is not None
+    ]
+    if facts:
+        with parent.context.lock:
+            parent.context.observations.extend(facts)

@@ -1,0 +1,28 @@
+"""The hook this plugin adds to mycode (through ``add_hookspecs``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mycode_core.hookspecs import hookspec
+
+if TYPE_CHECKING:
+    from mycode_core.records import RunContext
+
+
+@hookspec
+def register_agent_profiles(register: Callable[[Path], None], context: RunContext) -> None:
+    """Contribute subagent profiles for ``delegate_task``.
+
+    Called once per run when the tools are collected. Call ``register(path)`` with a Markdown
+    profile file (front matter ``name``, ``description``, ``tools``, ``model``; the body is the
+    child's instructions) or a folder of them (``*.md``, not recursive). A package profile is
+    overridden by one of the same name in ``$MYCODE_HOME/agents/``, ``.claude/agents/`` or
+    ``.mycode/agents/``. A plugin that implements this without depending on this plugin marks
+    it ``@hookimpl(optionalhook=True)``.
+
+    :param register: callback taking a :class:`pathlib.Path`.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    """

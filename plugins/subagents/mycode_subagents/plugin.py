@@ -1,0 +1,107 @@
+"""The hook implementations of the subagents plugin (entry point ``subagents``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mycode_core import hookimpl
+
+if TYPE_CHECKING:
+    from mycode_core.records import RunContext, SlashCommand, Tool
+
+
+@hookimpl
+def add_hookspecs(pluginmanager: Any) -> None:
+    """Add ``register_agent_profiles`` (see :mod:`mycode_subagents.hookspecs`)."""
+    from mycode_subagents import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def package_sources(context: RunContext, notice: Callable[[str], None]) -> list[Path]:
+    """Profile files and folders that plugins contribute (hook ``register_agent_profiles``)."""
+    if context.plugin_manager is None:
+        return []
+    found: list[Path] = []
+
+    def register(path: Any) -> None:
+        found.append(Path(path).expanduser())
+
+    try:
+        context.hook.register_agent_profiles(register=register, context=context)
+    except Exception as exc:  # noqa: BLE001 - a broken contributor must not stop the run
+        notice(f"register_agent_profiles failed: {exc}")
+    return found
+
+
+def _notice(context: RunContext) -> Callable[[str], None]:
+    from mycode_core.runtime.events import NoticeEvent
+
+    def notice(message: str) -> None:
+        context.emit(NoticeEvent(level="warning", source="subagents", message=message))
+
+    return notice
+
+
+@hookimpl
+def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
+    """Register ``delegate_task`` with the profiles of this run listed in its description."""
+    from mycode_subagents import settings as config_mod
+    from mycode_subagents.delegate import Delegator
+    from mycode_subagents.profiles import load_profiles, profile_folders
+
+    notice = _notice(context)
+    config, problem = config_mod.load(context.settings)
+    if problem:
+        notice(problem)
+    if config.max_depth < 1 or context.depth >= config.max_depth:
+        return
+    sources = package_sources(context, notice)
+    sources += profile_folders(context.workspace, context.home)
+    delegator = Delegator(load_profiles(sources, notice), config)
+    context.store["subagents"] = delegator
+    register(delegator.tool(context))
+
+    def check_tools() -> None:
+        for profile in delegator.profiles.values():
+            missing = [
+                name
+                for name in delegator.missing_tools(profile, context)
+                if not name.startswith("mcp__")  # MCP servers may still be starting
+            ]
+            if missing:
+                notice(
+                    f"agent profile {profile.name!r} ({profile.source}) names tools that do not "
+                    f"exist here: {', '.join(missing)}; its subagent runs without them"
+                )
+
+    context.startup_tasks.append(check_tools)
+
+
+def profiles_text(context: RunContext) -> str:
+    """The profiles of this workspace, one block each, for ``/agents``."""
+    from mycode_subagents.profiles import load_profiles, profile_folders
+
+    problems: list[str] = []
+    sources = package_sources(context, problems.append)
+    sources += profile_folders(context.workspace, context.home)
+    lines = []
+    for profile in load_profiles(sources, problems.append).values():
+        tools = ", ".join(profile.tool_names() or []) if profile.tools is not None else "all"
+        lines.append(f"{profile.name}  ({profile.source}; tools: {tools})")
+        lines.append(f"    {profile.description[:200]}")
+    lines += [f"! {problem}" for problem in problems]
+    return "\n".join(lines)
+
+
+@hookimpl
+def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
+    """``/agents``: list the subagent profiles ``delegate_task`` can run."""
+    from mycode_core.records import SlashCommand, SlashResult
+
+    def run(args: str, context: RunContext) -> SlashResult:
+        return SlashResult(output=profiles_text(context))
+
+    register(SlashCommand(name="agents", description="List the subagent profiles", run=run))

@@ -1,0 +1,260 @@
+"""Agent profiles: Markdown files with YAML front matter, as Claude Code writes them.
+
+```markdown
+---
+name: reviewer
+description: Reviews a change for bugs. Use after editing code.
+tools: Read, Grep, Glob        # or a YAML list; omitted: every tool of the parent
+model: inherit                 # sonnet/opus/haiku/inherit: the parent's model
+---
+You are a careful reviewer...   (the body: the child's instructions)
+```
+
+Claude Code's tool names are mapped to mycode's (``Read`` → ``read_file``, ``Bash`` →
+``run_command``, ...); other fields (``color``...) are ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CLAUDE_TOOL_NAMES = {
+    "Read": "read_file",
+    "Write": "write_file",
+    "Edit": "edit_file",
+    "MultiEdit": "edit_file",
+    "Glob": "glob",
+    "LS": "glob",
+    "Grep": "grep",
+    "Bash": "run_command",
+    "TodoWrite": "todo_write",
+    "Task": "delegate_task",
+    "Agent": "delegate_task",
+}
+"""Claude Code's names of the built-in tools, as a profile's ``tools`` may spell them."""
+
+_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.S | re.M)
+_FIELD_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+|$)(.*)$")
+KNOWN_FIELDS = frozenset(
+    {
+        "name",
+        "description",
+        "tools",
+        "disallowedTools",
+        "model",
+        "color",
+        "permissionMode",
+        "skills",
+        "hooks",
+        "mcpServers",
+        "memory",
+        "maxTurns",
+    }
+)
+"""Front-matter fields of Claude Code's agent files (only the first four mean something here)."""
+MAX_PROFILE_BYTES = 256_000
+
+
+class ProfileError(ValueError):
+    """A profile file that cannot be read; the message names the file and the problem."""
+
+
+@dataclass
+class Profile:
+    """One agent profile.
+
+    ``tools`` is the exact allowlist as written (``None``: every tool of the parent);
+    ``read_only_mcp`` adds the read-only MCP tools (the built-in ``explore``).
+    """
+
+    name: str
+    description: str
+    instructions: str = ""
+    tools: list[str] | None = None
+    model: str | None = None
+    source: str = "built-in"
+    read_only_mcp: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def tool_names(self) -> list[str] | None:
+        """The allowlist in mycode's tool names (``None``: all tools)."""
+        if self.tools is None:
+            return None
+        names: list[str] = []
+        for raw in self.tools:
+            base = raw.split("(", 1)[0].strip()  # `Bash(git:*)` → Bash
+            name = CLAUDE_TOOL_NAMES.get(base, base)
+            if name and name not in names:
+                names.append(name)
+        return names
+
+
+EXPLORE = Profile(
+    name="explore",
+    description=(
+        "Read-only investigation: finds and reads code, searches the workspace and answers "
+        "questions about it. Cannot change files or run commands; several may run at once."
+    ),
+    instructions=(
+        "You are an exploration agent. Investigate with the read-only tools you have and "
+        "answer the question you were given. Cite file paths and line numbers. You cannot "
+        "change files or run commands."
+    ),
+    tools=["read_file", "glob", "grep"],
+    read_only_mcp=True,
+)
+GENERAL = Profile(
+    name="general",
+    description=(
+        "General-purpose agent for a self-contained multi-step task (investigate, edit, run "
+        "tests) with the same tools as you; its changes stay in the workspace."
+    ),
+    instructions="",
+)
+BUILTIN_PROFILES = (EXPLORE, GENERAL)
+
+
+def _tools_field(value: Any, path: Path) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        items = [part.strip() for part in value.split(",")]
+    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+        items = [item.strip() for item in value]
+    else:
+        raise ProfileError(f"{path}: `tools` must be a comma-separated string or a list of names")
+    items = [item for item in items if item]
+    if items == ["*"]:
+        return None
+    return items
+
+
+def _scalar(value: str) -> Any:
+    """A lenient field value: a flow list (``["Read", "Grep"]``) or a quoted string is read as
+    YAML (``YAMLError`` when broken), anything else is the text as written."""
+    import yaml
+
+    text = value.strip()
+    if text[:1] in ("[", '"', "'"):
+        return yaml.safe_load(text)  # a broken one makes the whole front matter broken
+    return text
+
+
+def _lenient_front_matter(text: str) -> dict[str, Any] | None:
+    """Claude Code's files often are not strict YAML: a ``description`` runs over several
+    lines holding ``<example>`` blocks with unquoted colons. Read them as Claude Code does:
+    a line starting with a known field name (``name:``, ``tools:``...) starts that field, any
+    other line continues the field before it."""
+    data: dict[str, str] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        match = _FIELD_LINE.match(line)
+        if match is not None and match.group(1) in KNOWN_FIELDS:
+            current = match.group(1)
+            data[current] = match.group(2)
+        elif current is not None:
+            data[current] += "\n" + line
+        elif line.strip() and not line.lstrip().startswith("#"):
+            return None
+    import yaml
+
+    try:
+        return {key: _scalar(value) for key, value in data.items()} or None
+    except yaml.YAMLError:
+        return None
+
+
+def parse_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
+    """``(fields, body)`` of a Markdown file; :class:`ProfileError` when it has none or it
+    is broken."""
+    import yaml
+
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        raise ProfileError(f"{path}: no front matter (a `---` block with name and description)")
+    raw, body = match.group(1), text[match.end() :]
+    try:
+        data = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        data = _lenient_front_matter(raw)
+        if data is None:
+            where = getattr(exc, "problem_mark", None)
+            line = f" (line {where.line + 2})" if where is not None else ""
+            problem = getattr(exc, "problem", None) or "invalid YAML"
+            raise ProfileError(f"{path}: broken front matter{line}: {problem}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ProfileError(f"{path}: the front matter must be `key: value` fields")
+    return data, body
+
+
+def parse_profile(path: Path) -> Profile:
+    """Read one profile file; :class:`ProfileError` with a readable message when it is bad."""
+    try:
+        if path.stat().st_size > MAX_PROFILE_BYTES:
+            raise ProfileError(f"{path}: larger than {MAX_PROFILE_BYTES} bytes")
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ProfileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    data, body = parse_front_matter(text, path)
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][\w.-]{0,63}", name.strip()):
+        raise ProfileError(f"{path}: `name` must be a short name (letters, digits, - _ .)")
+    description = data.get("description")
+    if description is None:
+        first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+        description = first[:200]
+    if not isinstance(description, str):
+        raise ProfileError(f"{path}: `description` must be text")
+    model = data.get("model")
+    if model is not None and not isinstance(model, str):
+        raise ProfileError(f"{path}: `model` must be a model name")
+    known = {"name", "description", "tools", "model"}
+    return Profile(
+        name=name.strip(),
+        description=" ".join(description.split()),
+        instructions=body.strip(),
+        tools=_tools_field(data.get("tools"), path),
+        model=model.strip() if isinstance(model, str) else None,
+        source=str(path),
+        extra={key: value for key, value in data.items() if key not in known},
+    )
+
+
+def profile_files(path: Path) -> list[Path]:
+    """A profile file, or the ``*.md`` files of a folder (sorted; not recursive)."""
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(p for p in path.glob("*.md") if p.is_file())
+    return []
+
+
+def profile_folders(workspace: Path, home: Path) -> list[Path]:
+    """The folders read, lowest precedence first: user, then Claude Code's, then mycode's."""
+    return [home / "agents", workspace / ".claude" / "agents", workspace / ".mycode" / "agents"]
+
+
+def load_profiles(sources: Iterable[Path], notice: Callable[[str], None]) -> dict[str, Profile]:
+    """Built-ins, then each source in order (a later profile of the same name wins); a bad
+    file costs one notice and the others still load."""
+    profiles: dict[str, Profile] = {profile.name: profile for profile in BUILTIN_PROFILES}
+    seen: set[Path] = set()
+    for source in sources:
+        for path in profile_files(source):
+            key = path.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                profile = parse_profile(path)
+            except ProfileError as exc:
+                notice(f"agent profile skipped: {exc}")
+                continue
+            profiles[profile.name] = profile
+    return profiles

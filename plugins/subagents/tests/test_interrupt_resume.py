@@ -1,0 +1,64 @@
+"""Ctrl-C during a child stops the child too; ``--resume`` then leaves no dangling call."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from pathlib import Path
+
+from sa_helpers import answer, calls, delegate, requests_for, run, workspace
+
+from mycode_core.testing import (
+    FakeOpenAIServer,
+    cli_env,
+    delayed,
+    mycode_command,
+    tool_pairing_problems,
+)
+
+
+def test_ctrl_c_cancels_the_child_and_resume_closes_its_call(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a.py": "x = 1\n"})
+    home = ws.parent / "home"
+    with FakeOpenAIServer([calls(delegate("d1", "CHILD: slow", "explore"))]) as server:
+        server.route("CHILD:", delayed(60, answer("too late")))
+        args = ["-p", "PARENT: task", "--model", "fake-model", "--base-url", server.base_url,
+                "--api-key", "test", "--output-format", "stream-json"]  # fmt: skip
+        process = subprocess.Popen(
+            [*mycode_command(), *args],
+            cwd=ws,
+            env=cli_env(home),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert server.wait_for_requests(2, timeout=60), "the child never called the model"
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        assert process.returncode == 130, err
+        events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        assert events[-1]["type"] == "result"
+        assert events[-1]["stop_reason"] == "interrupted"
+        session = events[0]["session_id"]
+        agents = home / "sessions" / f"{session}.agents"
+        (child_transcript,) = agents.glob("*.jsonl")
+        kinds = [json.loads(line)["type"] for line in child_transcript.read_text().splitlines()]
+        assert "result" in kinds  # the child ended (interrupted) instead of hanging
+
+        before = len(server.chat_requests)
+        server.enqueue(answer("resumed fine"))
+        resumed = run(server, ws, "go on", "--resume", session)
+    assert resumed.rc == 0, resumed.stderr
+    (request,) = server.chat_requests[before:]
+    assert tool_pairing_problems(request.messages) == []
+    answered = [m for m in request.messages if m.get("role") == "tool"]
+    assert [m["tool_call_id"] for m in answered] == ["d1"]
+    assert not requests_for(server, "CHILD:")[1:], "the child was not run again"
+    assert all("CHILD: slow" not in str(m.get("content")) for m in request.messages
+               if m.get("role") == "user")  # fmt: skip
