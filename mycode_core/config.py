@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import os
+import re
+import tempfile
 import tomllib
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from mycode_core.config_check import ConfigError, check_layer, error_line
 from mycode_core.trust import restrict_layers
 
 PermissionMode = Literal["default", "accept-edits", "plan", "bypass"]
+ValidationKind = Literal["test", "lint", "typecheck", "build"]
 LAYER_NAMES = ("default", "user", "project", "local", "env", "cli")
-
-
-class ConfigError(Exception):
-    """A configuration problem; the message names what to fix (exit code 2)."""
+__all__ = ["ConfigError", "Settings", "ensure_home", "home_dir", "load_settings"]
 
 
 class PermissionRules(BaseModel):
@@ -31,10 +33,10 @@ class GateSettings(BaseModel):
     """``[completion_gate]``: which policy, how many blocks before giving up."""
 
     model_config = ConfigDict(extra="allow")
-    policy: str = "standard"
+    policy: str = Field(default="standard", min_length=1)
     """``strict``, ``standard``, ``lenient``, ``off`` (built in), or the name a team policy
     plugin answers to; an unclaimed name falls back to ``standard`` with a warning."""
-    max_blocks: int = 3
+    max_blocks: int = Field(default=3, ge=0, le=100)
 
 
 class StagnationSettings(BaseModel):
@@ -42,9 +44,9 @@ class StagnationSettings(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     enabled: bool = True
-    repeat_threshold: int = 3
-    hard_after_guidance: int = 3
-    window: int = 12
+    repeat_threshold: int = Field(default=3, ge=2, le=1000)
+    hard_after_guidance: int = Field(default=3, ge=1, le=1000)
+    window: int = Field(default=12, ge=2, le=10_000)
 
 
 class Settings(BaseModel):
@@ -55,36 +57,56 @@ class Settings(BaseModel):
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = None
-    max_steps: int = 50
-    max_tokens: int | None = None
+    max_steps: int = Field(default=50, ge=1, le=100_000)
+    max_tokens: int | None = Field(default=None, ge=1)
     permission_mode: PermissionMode = "default"
-    context_window: int = 128_000
-    max_output_tokens: int | None = None
+    context_window: int = Field(default=128_000, ge=1024)
+    max_output_tokens: int | None = Field(default=None, ge=1)
     stream: bool = True
     images: bool = False
     """Send images from tool results (MCP screenshots...) to the model: only for models that
     take image input."""
-    request_timeout: float = 600.0
-    max_retries: int = 4
-    retry_base_delay: float = 1.0
-    retry_max_delay: float = 30.0
-    max_tool_calls_per_reply: int = 16
-    max_parallel_tools: int = 4
-    tool_timeout: float = 300.0
+    request_timeout: float = Field(default=600.0, gt=0)
+    max_retries: int = Field(default=4, ge=0, le=100)
+    retry_base_delay: float = Field(default=1.0, ge=0)
+    retry_max_delay: float = Field(default=30.0, ge=0)
+    max_tool_calls_per_reply: int = Field(default=16, ge=1, le=1000)
+    max_parallel_tools: int = Field(default=4, ge=1, le=64)
+    tool_timeout: float = Field(default=300.0, gt=0)
     """Seconds before a hung tool call is answered with an error (a tool may set its own)."""
-    observer_warn_ms: float = 500.0
+    observer_warn_ms: float = Field(default=500.0, ge=0)
     """An ``on_event`` observer slower than this for one event gets one notice."""
-    near_limit_steps: int = 3
+    near_limit_steps: int = Field(default=3, ge=0)
     permissions: PermissionRules = Field(default_factory=PermissionRules)
     completion_gate: GateSettings = Field(default_factory=GateSettings)
     stagnation: StagnationSettings = Field(default_factory=StagnationSettings)
-    validation_commands: dict[str, list[str]] = Field(default_factory=dict)
-    mcp_servers: dict[str, Any] = Field(default_factory=dict)
+    validation_commands: dict[ValidationKind, list[str]] = Field(default_factory=dict)
+    mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     mcp_config_files: list[str] = Field(default_factory=list)
     sandbox: bool | str | dict[str, Any] = "auto"
     """``"auto"`` / ``"on"`` / ``"off"`` or a ``[sandbox]`` table (SPEC §8)."""
 
+    @field_validator("validation_commands")
+    @classmethod
+    def _patterns_compile(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for kind, patterns in value.items():
+            for pattern in patterns:
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    raise ValueError(
+                        f"[validation_commands] {kind}: {pattern!r} is not a valid regular "
+                        f"expression ({exc})"
+                    ) from None
+        return value
+
     _layers: list[tuple[str, dict[str, Any]]] = PrivateAttr(default_factory=list)
+    _notices: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def notices(self) -> list[str]:
+        """Warnings about the configuration (unknown keys) for the run to show as notices."""
+        return self._notices
 
     @property
     def layers(self) -> list[tuple[str, dict[str, Any]]]:
@@ -107,19 +129,43 @@ def home_dir() -> Path:
     return Path(raw).expanduser() if raw else Path.home() / ".mycode"
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
+def ensure_home(home: Path) -> Path:
+    """Make sure ``home`` is a folder mycode can write (creating it if needed); else raise a
+    :class:`ConfigError` naming the folder and what is wrong."""
+    name = "MYCODE_HOME" if os.environ.get("MYCODE_HOME") else "the mycode home folder"
+    if home.exists() and not home.is_dir():
+        raise ConfigError(f"{name} {home} is not a folder; set MYCODE_HOME to a writable folder")
     try:
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=home):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigError(
+            f"{name} {home} is not writable (cannot create files in it: {reason}); "
+            "set MYCODE_HOME to a writable folder"
+        ) from None
+    return home
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        if not path.is_file():
+            return {}
         with path.open("rb") as fh:
             return tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read this config file: {exc}") from None
+
+
+ENV_SOURCES: dict[str, str] = {}
+"""Which environment variable each key of the last environment layer came from."""
 
 
 def _env_layer() -> dict[str, Any]:
     env = os.environ
     data: dict[str, Any] = {}
+    ENV_SOURCES.clear()
     pairs = {
         "model": ("MYCODE_MODEL",),
         "base_url": ("MYCODE_BASE_URL", "OPENAI_BASE_URL"),
@@ -132,6 +178,7 @@ def _env_layer() -> dict[str, Any]:
         for name in names:
             if env.get(name):
                 data[key] = env[name]
+                ENV_SOURCES[key] = name
                 break
     return data
 
@@ -167,16 +214,42 @@ def config_paths(workspace: Path, home: Path) -> list[tuple[str, Path]]:
 
 
 def load_settings(
-    workspace: Path, home: Path | None = None, cli: dict[str, Any] | None = None
+    workspace: Path,
+    home: Path | None = None,
+    cli: dict[str, Any] | None = None,
+    *,
+    tables: Mapping[str, type[BaseModel]] | None = None,
+    plugin_names: Iterable[str] = (),
 ) -> Settings:
-    """Read every layer and merge them; raises :class:`ConfigError` with a readable message."""
+    """Read every layer, check each one, merge them; raises :class:`ConfigError` with a
+    one-line message naming the file, the key and what is expected.
+
+    :param tables: plugin config tables and their models (from ``register_settings``);
+        when given, unknown keys and tables get a warning in ``settings.notices``.
+    :param plugin_names: names of installed plugins (their tables are not "unknown").
+    """
     home = home or home_dir()
     layers: list[tuple[str, dict[str, Any]]] = [("default", {})]
+    sources: dict[str, str] = {}
     for name, path in config_paths(workspace, home):
         layers.append((name, _read_toml(path)))
+        sources[name] = str(path)
     layers.append(("env", _env_layer()))
     layers.append(("cli", {k: v for k, v in (cli or {}).items() if v is not None}))
     layers = restrict_layers(workspace, home, layers)  # SPEC §8: untrusted projects only tighten
+    notices: list[str] = []
+    names = list(plugin_names)
+    for name, data in layers:
+        if name in ("default", "cli") or not data:
+            continue
+        if name == "env":
+            for key, value in data.items():  # each variable on its own, to name it
+                source = f"environment variable {ENV_SOURCES.get(key, key)}"
+                check_layer(source, {key: value}, Settings, tables or {}, names)
+            continue
+        found = check_layer(sources[name], data, Settings, tables or {}, names)
+        if tables is not None:
+            notices += found
     merged: dict[str, Any] = {}
     for _name, data in layers:
         merged = _merge(merged, data)
@@ -184,8 +257,7 @@ def load_settings(
     try:
         settings = Settings.model_validate(merged)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        raise ConfigError(f"invalid setting {where!r}: {first.get('msg')}") from None
+        raise ConfigError(error_line("settings", exc.errors()[0])) from None
     settings._layers = layers
+    settings._notices = notices
     return settings

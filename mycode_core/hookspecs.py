@@ -23,6 +23,7 @@ import pluggy
 
 if TYPE_CHECKING:
     import click
+    from pydantic import BaseModel
 
     from mycode_core.records import (
         CompactedView,
@@ -269,6 +270,24 @@ def view_message(
     :param budget: the view's token budget when the message entered.
     :param context: the run's :class:`~mycode_core.records.RunContext`.
     :return: a new message dict, or ``None``.
+    """
+
+
+# --- issue 14: configuration tables of plugins ----------------------------------------------
+
+
+@hookspec
+def register_settings(register: Callable[[str, type[BaseModel]], None]) -> None:
+    """Contribute the schema of a plugin's own config table.
+
+    Call ``register(name, model)`` with the table name (``[name]`` in ``config.toml``) and a
+    pydantic model class of it. Before a run, the core validates the table of every config
+    layer against the model: a bad value is a one-line configuration error naming the file,
+    the key and what is expected (exit code 2); a key the model does not know gets a warning
+    with a did-you-mean (unless the model allows extra keys). Read the values as before,
+    with ``settings.section(name)``. Called once per run, before the run starts.
+
+    :param register: ``register(name, model)``.
     """
 
 

@@ -74,6 +74,7 @@ def test_the_hook_list_is_complete() -> None:
             "permission_verdict",
             "register_commands",
             "register_models",
+            "register_settings",
             "register_slash_commands",
             "register_tools",
             "stagnation_verdict",
@@ -890,3 +891,26 @@ def test_summarize_context_replaces_the_summariser(tmp_path: Path) -> None:
     first = runner.turns_model.calls[0]["messages"]
     assert "MY SUMMARY" in first[1]["content"] and len(runner.turns_model.calls) == 1
     assert len(first) < 14  # the older turns were replaced
+
+
+def test_register_settings_declares_a_checked_config_table(tmp_path: Path) -> None:
+    from pydantic import BaseModel, Field
+
+    from mycode_core.config import ConfigError, load_settings
+    from mycode_core.config_check import settings_tables
+
+    class Table(BaseModel):
+        depth: int = Field(default=1, ge=1)
+
+    class Plugin:
+        @hookimpl
+        def register_settings(self, register: Any) -> None:
+            register("deep", Table)
+
+    pm = make_plugin_manager(Plugin())
+    tables = settings_tables(pm)
+    assert tables == {"deep": Table}
+    (tmp_path / ".mycode").mkdir()
+    (tmp_path / ".mycode" / "config.toml").write_text("[deep]\ndepth = 0\n")
+    with pytest.raises(ConfigError, match=r"config.toml: deep.depth: Input should be greater"):
+        load_settings(tmp_path, tmp_path / "home", tables=tables)

@@ -133,10 +133,9 @@ def test_permission_prompt_allow_for_the_session(tmp_path: Path, env: dict[str, 
     term.expect("›")
     term.type("push it\r")
     term.expect("allow for this session")
-    term.expect("choose")
-    term.type("2\r")
+    term.type("2")  # a number picks at once (arrow keys and Enter work too)
     term.expect("pushed twice")
-    assert term.output.count("allow for this session") == 1  # not asked again
+    assert term.output.count("→ allow for this session") == 1  # answered once, not asked again
     term.type("/exit\r")
     assert term.wait() == 0
     transcript = next((tmp_path / "home" / "sessions").glob("*.jsonl"))

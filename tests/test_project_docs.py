@@ -28,6 +28,22 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert any(line.strip() == test_command for line in ci.splitlines())
 
 
+def test_ci_runs_the_readme_demo_command_on_debians_python() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    block = ci.split("# --- issue 14:", 1)[1].split("# --- end issue 14", 1)[0]
+    demo_command = quickstart_commands()[0]
+    assert any(line.strip() == demo_command for line in block.splitlines())
+    assert 'PATH="/usr/bin:/bin"' in block  # `python3` there is Debian's (PEP 668) python3
+    assert "python3-venv" in block
+
+
+def test_quickstart_commands_need_no_pip_outside_a_venv() -> None:
+    for command in quickstart_commands():
+        assert command.startswith("python3 -m venv .venv && ")
+        assert "python3 -m pip" not in command  # refused by a PEP 668 Python
+    assert "--no-dev" in quickstart_commands()[0]  # the demo installs no dev toolchain
+
+
 def test_nothing_depends_on_the_unrelated_mycode_distribution() -> None:
     import tomllib
 

@@ -69,6 +69,10 @@ def add_core_commands(cli: click.Group) -> None:
         _add_plugin_details(pm, rows, plugin_dirs, cwd)
         click.echo(json.dumps(rows, indent=2))
 
+    from mycode_core.cli.sessions_cmd import sessions_group
+
+    cli.add_command(sessions_group())
+
     @cli.command(name="tools")
     @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
     @click.option(
@@ -101,45 +105,6 @@ def add_core_commands(cli: click.Group) -> None:
         except (ConfigError, PluginLoadError, SetupError) as exc:
             raise _PluginConfigError(str(exc)) from None
         click.echo(json.dumps(rows, indent=2) if as_json else render_table(rows))
-
-    @cli.command(name="sessions")
-    @click.option(
-        "--cwd", type=click.Path(file_okay=False), help="Only sessions of this workspace."
-    )
-    @click.option("--all", "show_all", is_flag=True, help="Sessions of every workspace.")
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-    def sessions_command(cwd: str | None, show_all: bool, as_json: bool) -> None:
-        """List stored sessions, newest first (this workspace unless --all)."""
-        from mycode_core.config import home_dir
-        from mycode_core.sessions import SessionStore
-
-        workspace = None if show_all else os.path.realpath(cwd or os.getcwd())
-        sessions = SessionStore(home_dir()).list(workspace)
-        if as_json:
-            rows = [
-                {
-                    "id": s.id,
-                    "cwd": s.cwd,
-                    "model": s.model,
-                    "started": s.started,
-                    "stop_reason": s.stop_reason,
-                    "prompt": s.first_prompt,
-                }
-                for s in sessions
-            ]
-            click.echo(json.dumps(rows, indent=2))
-            return
-        if not sessions:
-            click.echo(
-                "No sessions yet." + ("" if show_all else " (use --all for every workspace)")
-            )
-            return
-        import time
-
-        for s in sessions:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started))
-            prompt = " ".join(s.first_prompt.split())[:60]
-            click.echo(f"{s.id}  {when}  {s.stop_reason or 'open':<15} {prompt}")
 
     @cli.command(name="demo")
     @click.option("--keep", is_flag=True, help="Keep the temporary project folder.")

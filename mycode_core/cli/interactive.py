@@ -33,25 +33,25 @@ class InteractiveSession:
         runner.context.interactive = True
 
     def ask(self, question: str, options: list[str]) -> str:
-        """Ask the user to pick one of ``options`` (called from the loop's thread)."""
+        """Ask the user to pick one of ``options``. Called from the loop's threads; the
+        question is put to the main thread, which owns the terminal (see ``AgentRunner.run``).
+        Esc or Ctrl-C picks the last option (deny); the turn goes on."""
+        runner = self.runner
+        return str(
+            runner.main_thread_calls.submit(
+                lambda: self._ask_now(question, options), runner.context.cancelled, options[-1]
+            )
+        )
+
+    def _ask_now(self, question: str, options: list[str]) -> str:
         with self._ask_lock:
             if self.renderer is not None:
-                self.renderer.close()
-            click.echo(click.style(f"\n? {question}", fg="yellow"), err=True)
-            for number, option in enumerate(options, 1):
-                click.echo(f"  {number}) {option}", err=True)
-            choices = [str(n) for n in range(1, len(options) + 1)]
-            try:
-                picked = click.prompt(
-                    "choose",
-                    type=click.Choice(choices),
-                    default=choices[-1],
-                    err=True,
-                    show_choices=False,
-                )
-            except (click.Abort, EOFError):
-                return options[-1]
-            return options[int(picked) - 1]
+                self.renderer.pause()  # the spinner must not draw over the question
+            from mycode_core.cli.prompts import choose
+
+            answer = choose(question, options)
+            click.echo(click.style(f"  → {answer}", dim=True), err=True)
+            return answer
 
     def _prompt_session(self) -> Any:
         from prompt_toolkit import PromptSession
@@ -63,6 +63,14 @@ class InteractiveSession:
         @bindings.add("escape", "enter")
         def _newline(event: Any) -> None:
             event.current_buffer.insert_text("\n")
+
+        @bindings.add("c-c")
+        def _interrupt(event: Any) -> None:
+            buffer = event.current_buffer
+            if buffer.text:
+                buffer.reset()  # first clear what was typed
+            else:
+                event.app.exit(exception=KeyboardInterrupt())
 
         @bindings.add("enter")
         def _submit(event: Any) -> None:
@@ -81,12 +89,19 @@ class InteractiveSession:
 
     def run(self, first_prompt: str | None) -> int:
         """Loop until the user leaves; returns the exit code."""
+        from mycode_core.cli.run import no_tools_problem
         from mycode_core.runtime.setup import SetupError
 
         try:
             self.runner.prepare()
         except SetupError as exc:
             click.echo(f"mycode: error: {exc}", err=True)
+            self.runner.close()
+            return 2
+        problem = no_tools_problem(self.runner)
+        if problem is not None:
+            click.echo(f"mycode: error: {problem}", err=True)
+            self.runner.close()
             return 2
         click.echo(
             f"mycode · {self.runner.settings.model} · {self.runner.workspace} · /help for help",
@@ -94,24 +109,30 @@ class InteractiveSession:
         )
         session = self._prompt_session()
         pending = first_prompt
+        armed = False  # a Ctrl-C at the empty prompt: the next one leaves
         try:
             while True:
-                if pending is None:
-                    try:
+                try:
+                    if pending is None:
                         pending = session.prompt("› ")
-                    except KeyboardInterrupt:
+                    armed = False
+                    text = pending.strip()
+                    pending = None
+                    if not text:
                         continue
-                    except EOFError:
+                    if text.startswith("/"):
+                        if self._command(text) == "exit":
+                            return 0
+                        continue
+                    self._turn(text)
+                except KeyboardInterrupt:  # at the prompt, or typed just before it started
+                    pending = None
+                    if armed:
                         return 0
-                text = pending.strip()
-                pending = None
-                if not text:
-                    continue
-                if text.startswith("/"):
-                    if self._command(text) == "exit":
-                        return 0
-                    continue
-                self._turn(text)
+                    armed = True
+                    click.echo("(press Ctrl-C again to exit, or type a task)", err=True)
+                except EOFError:
+                    return 0
         finally:
             self.runner.close()
 
@@ -142,14 +163,7 @@ class InteractiveSession:
                 prompt = " ".join(info.first_prompt.split())[:60]
                 click.echo(f"{info.id}  {info.stop_reason or 'open':<15} {prompt}")
         elif name == "/resume":
-            if not argument or not self.store.exists(argument):
-                click.echo("Usage: /resume ID (see /sessions)")
-                return None
-            from mycode_core.runtime.resume import history_from_events
-
-            messages = history_from_events(self.store.read_events(argument))
-            self._replace_runner(messages=messages, session_id=argument)
-            click.echo(f"Resumed {argument} ({len(messages)} messages).")
+            self._resume(argument)
         elif name == "/compact":
             self.runner.request_compaction(argument or None)
             click.echo("The conversation will be compacted before the next request.")
@@ -172,6 +186,23 @@ class InteractiveSession:
         if result.prompt:
             self._turn(result.prompt)
         return None
+
+    def _resume(self, session_id: str) -> None:
+        if not session_id:
+            click.echo("Usage: /resume ID (see /sessions)")
+            return
+        if "/" in session_id or not self.store.exists(session_id):
+            click.echo(f"No session {session_id!r} in {self.store.root} (see /sessions).")
+            return
+        from mycode_core.runtime.resume import history_from_events
+        from mycode_core.session_view import build_timeline, recap_lines
+
+        events = self.store.read_events(session_id)
+        messages = history_from_events(events)
+        self._replace_runner(messages=messages, session_id=session_id)
+        for line in recap_lines(build_timeline(session_id, events)):
+            click.echo(click.style(line, dim=True))
+        click.echo(f"Resumed {session_id} ({len(messages)} messages).")
 
     def _replace_runner(self, messages: list[dict[str, Any]], session_id: str | None) -> None:
         from mycode_core.runtime.loop import AgentRunner

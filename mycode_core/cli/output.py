@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
+from mycode_core.cli.richtext import (
+    MarkdownStream,
+    diff_lines,
+    plural,
+    result_line,
+    safe_stream,
+)
 from mycode_core.runtime.events import AgentEvent
+
+__all__ = ["JsonRenderer", "StreamJsonRenderer", "TextRenderer", "describe_call", "result_line"]
 
 
 class StreamJsonRenderer:
@@ -40,18 +50,6 @@ def _short(value: Any, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def result_line(text: str, metadata: dict[str, Any]) -> str:
-    """The most telling line of a tool result: the first, or for commands the last + exit code."""
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    if not lines:
-        return "(no output)"
-    if "exit_code" in metadata:
-        body = [line for line in lines if not line.startswith("exit code:")]
-        last = body[-1] if body else "(no output)"
-        return f"{last}  (exit {metadata['exit_code']})" if metadata["exit_code"] else last
-    return lines[0]
-
-
 def describe_call(name: str, arguments: Any) -> str:
     """A one-line summary of a tool call for people."""
     if isinstance(arguments, dict):
@@ -77,9 +75,15 @@ class TextRenderer:
         from rich.console import Console
 
         self.out_tty = sys.stdout.isatty()
-        self.console = Console(stderr=not self.out_tty, highlight=False, soft_wrap=True)
-        self.stdout = Console(highlight=False, soft_wrap=True)
+        view = sys.stdout if self.out_tty else sys.stderr
+        self.console = Console(file=safe_stream(view), highlight=False)
+        self.console.soft_wrap = not self.console.is_terminal  # wrap words on terminals only
+        self.stdout = Console(file=safe_stream(sys.stdout), highlight=False, soft_wrap=True)
         self.interactive = interactive
+        dumb = os.environ.get("TERM", "") in ("dumb", "unknown")
+        self.markdown: MarkdownStream | None = (
+            MarkdownStream(self.console) if self.console.is_terminal and not dumb else None
+        )
         self.status: Any = None
         self.streaming = False
         self.calls: dict[str, str] = {}
@@ -100,6 +104,9 @@ class TextRenderer:
             self.status = None
 
     def _end_stream(self) -> None:
+        if self.markdown is not None and self.markdown.active:
+            self.markdown.flush()
+            self.streaming = False
         if self.streaming:
             self.console.file.write("\n")
             self.console.file.flush()
@@ -116,7 +123,9 @@ class TextRenderer:
             self._spin("thinking…")
         elif kind == "text_delta":
             self._unspin()
-            if self.out_tty or self.interactive:
+            if self.markdown is not None and (self.out_tty or self.interactive):
+                self.markdown.feed(neutralise(data.text))
+            elif self.out_tty or self.interactive:
                 self.console.file.write(neutralise(data.text))
                 self.console.file.flush()
                 self.streaming = True
@@ -134,13 +143,18 @@ class TextRenderer:
             first = _short(result_line(text, data.metadata), 110)
             mark = "[red]✗[/red]" if data.is_error else "[green]⎿[/green]"
             lines = text.count("\n") + 1 if text else 0
-            more = f" [dim](+{lines - 1} lines)[/dim]" if lines > 1 else ""
+            diff = data.metadata.get("diff") if isinstance(data.metadata, dict) else None
+            if isinstance(diff, str) and diff.strip():
+                lines = 1  # the diff below says what changed
+            more = f" [dim](+{plural(lines - 1, 'line')})[/dim]" if lines > 1 else ""
             # in a parallel batch the results follow all the calls: say which call this answers
             owner = self.calls.get(data.id, data.name)
             label = f"[dim]{_escape(owner)}:[/dim] " if data.id != self.last_call else ""
             self.console.print(
                 f"  {mark} {label}{_escape(first)}{more}", markup=True, highlight=False
             )
+            if isinstance(diff, str) and diff.strip() and not data.is_error:
+                self._show_diff(diff)
         elif kind == "guidance":
             self._end_stream()
             self.console.print(
@@ -168,6 +182,12 @@ class TextRenderer:
             self._end_stream()
         elif kind == "result":
             self._finish(data)
+
+    def _show_diff(self, diff: str) -> None:
+        from rich.text import Text
+
+        for style, line in diff_lines(diff):
+            self.console.print(Text("    " + line, style=style), soft_wrap=True)
 
     def _child_event(self, event: Any) -> None:
         """Issue 11: a subagent's progress, collapsed to one live line under its call on a
@@ -200,11 +220,16 @@ class TextRenderer:
         colour = "green" if result.stop_reason == "completed" else "red"
         summary = (
             f"[{colour}]{result.stop_reason}[/{colour}] · verdict {result.verdict} · "
-            f"{result.steps} steps · {tokens} tokens · {seconds:.1f}s"
+            f"{plural(result.steps, 'step')} · {plural(tokens, 'token')} · {seconds:.1f}s"
         )
         if result.error and result.stop_reason != "completed":
             summary += f"\n[red]{_escape(result.error)}[/red]"
         self.console.print(summary, markup=True, highlight=False)
+
+    def pause(self) -> None:
+        """Give the terminal to someone else (a question): stop the spinner, end the line."""
+        self._unspin()
+        self._end_stream()
 
     def close(self) -> None:
         """Stop the spinner."""

@@ -47,13 +47,65 @@ def check_home(home: Path) -> OSError | None:
     return None
 
 
-def _read_stdin() -> str:
+PIPE_WAIT = 1.0
+"""With a PROMPT given, how long to wait for piped input to start (an idle pipe left open by
+a calling program must not hang the run)."""
+
+
+def _read_stdin(wait: float | None = None) -> str:
+    """Piped or redirected stdin, decoded leniently; ``""`` for a terminal or nothing.
+
+    ``wait`` (seconds) bounds the wait for a pipe's first bytes; ``None`` waits as long as the
+    writer takes (stdin is then the task itself)."""
+    import select
+    import stat
+
     if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
         return ""
     try:
-        return sys.stdin.read().strip()
-    except (OSError, ValueError):
+        fd = sys.stdin.fileno()
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISCHR(mode)):
+            return ""
+        if wait is not None and stat.S_ISFIFO(mode):
+            ready, _, _ = select.select([fd], [], [], wait)
+            if not ready:
+                return ""
+        data = sys.stdin.buffer.read()
+    except (OSError, ValueError, AttributeError):
         return ""
+    return data.decode("utf-8", "replace").strip()
+
+
+NO_TOOLS = (
+    "no tools are loaded, so the agent could only talk: install the built-in tools "
+    "(pip install ./plugins/builtin_tools, or mycode-builtin-tools) and check "
+    "MYCODE_DISABLE_PLUGINS; set MYCODE_LOAD_PLUGINS= (empty) to run without tools on purpose"
+)
+
+
+def no_tools_problem(runner: Any) -> str | None:
+    """A configuration error when a prepared run has no tools by accident (a core-only install,
+    every plugin disabled); ``MYCODE_LOAD_PLUGINS`` set means the set of plugins was chosen."""
+    if runner.context.tools.names() or "MYCODE_LOAD_PLUGINS" in os.environ:
+        return None
+    return NO_TOOLS
+
+
+def _print_recap(session_id: str, events: list[dict[str, Any]]) -> None:
+    """A short recap of the session being resumed (stderr: it is not the answer)."""
+    from mycode_core.session_view import build_timeline, recap_lines
+
+    for line in recap_lines(build_timeline(session_id, events)):
+        click.echo(click.style(line, dim=True), err=True)
+
+
+def _plugin_names(pm: Any) -> list[str]:
+    """Loaded plugins and every installed entry point (a disabled plugin's table is known)."""
+    from importlib import metadata
+
+    names = [name for name, _ in pm.list_name_plugin()]
+    return names + [ep.name for ep in metadata.entry_points(group="mycode")]
 
 
 def run_agent(
@@ -76,7 +128,8 @@ def run_agent(
     trust_workspace: bool = False,
 ) -> int:
     """Run the agent; return the process exit code (SPEC §2)."""
-    from mycode_core.config import ConfigError, home_dir, load_settings
+    from mycode_core.config import ConfigError, ensure_home, home_dir, load_settings
+    from mycode_core.config_check import settings_tables
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
     from mycode_core.runtime.loop import AgentRunner
     from mycode_core.runtime.resume import history_from_events
@@ -88,12 +141,16 @@ def run_agent(
         return _fail(f"--cwd {workspace} is not a folder")
     workspace = workspace.resolve()
     home = home_dir()
-    if (problem := check_home(home)) is not None:
-        return _home_error(home, problem)
+    if (home_problem := check_home(home)) is not None:
+        return _home_error(home, home_problem)
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     interactive = not print_mode and tty and output_format == "text"
     if not interactive and not prompt:
         prompt = _read_stdin()
+    elif not interactive:
+        piped = _read_stdin(wait=PIPE_WAIT)  # `echo log | mycode -p "why?"`: prompt, then input
+        if piped:
+            prompt = f"{prompt}\n\n{piped}"
     if not interactive and not prompt and not continue_latest and not resume_id:
         return _fail('no prompt given: run `mycode -p "your task"` or pipe the task on stdin')
     for path in mcp_config:
@@ -117,8 +174,15 @@ def run_agent(
 
         ask_once(workspace, home)
     try:
-        settings = load_settings(workspace, home, cli)
+        ensure_home(home)
         pm = get_plugin_manager()
+        settings = load_settings(
+            workspace,
+            home,
+            cli,
+            tables=settings_tables(pm, lambda message: click.echo(f"mycode: {message}", err=True)),
+            plugin_names=_plugin_names(pm),
+        )
     except (ConfigError, PluginLoadError) as exc:
         return _fail(str(exc))
 
@@ -137,7 +201,10 @@ def run_agent(
                 return _fail(f"no earlier session in {workspace} to continue")
             session_id = latest.id
         resumed = session_id
-        prior = history_from_events(store.read_events(session_id))
+        stored = store.read_events(session_id)
+        prior = history_from_events(stored)
+        if output_format == "text":
+            _print_recap(session_id, stored)
         if not prompt and not interactive:
             prompt = "Continue the task from where the previous run stopped."
 
@@ -174,6 +241,10 @@ def run_agent(
         except OSError as exc:
             runner.close()
             return _home_error(home, exc)
+        problem = no_tools_problem(runner)
+        if problem is not None:
+            runner.close()
+            return _fail(problem)
         from mycode_core.cli.output import make_renderer, render_turn
         from mycode_core.runtime.slash import dispatch
 

@@ -57,21 +57,82 @@ def _error_message(exc: Any) -> str:
     return str(getattr(exc, "message", None) or exc)
 
 
-def classify(exc: Exception) -> ModelError:
-    """Map an SDK exception to our error classes."""
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+KEY_HINT = (
+    "check the API key: pass --api-key KEY or set MYCODE_API_KEY (or OPENAI_API_KEY) "
+    "for this server"
+)
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain and len(chain) < 10:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def connection_problem(exc: BaseException) -> str | None:
+    """``"refused"`` or ``"unknown host"`` when a connection error will not go away by
+    retrying it at once, else ``None``."""
+    import socket
+
+    for item in _causes(exc):
+        if isinstance(item, ConnectionRefusedError):
+            return "refused"
+        if isinstance(item, socket.gaierror):
+            return "unknown host"
+        text = str(item)
+        if "Connection refused" in text or "[Errno 111]" in text:
+            return "refused"
+        if "Name or service not known" in text or "nodename nor servname" in text:
+            return "unknown host"
+    return None
+
+
+def _connection_error(exc: BaseException, base_url: str) -> ModelError:
+    from urllib.parse import urlsplit
+
+    problem = connection_problem(exc)
+    host = (urlsplit(base_url).hostname or "").lower()
+    if problem == "refused" and host in LOCAL_HOSTS:
+        return FatalModelError(
+            f"cannot reach the model server at {base_url}: connection refused — is the "
+            "server running? (check --base-url / MYCODE_BASE_URL)"
+        )
+    if problem == "unknown host":
+        return FatalModelError(
+            f"cannot reach the model server at {base_url}: unknown host {host!r} "
+            "(check --base-url / MYCODE_BASE_URL)"
+        )
+    cause = exc.__cause__ or exc
+    return ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
+
+
+def classify(exc: Exception, base_url: str | None = None) -> ModelError:
+    """Map an SDK exception to our error classes; ``base_url`` is named in connection errors.
+
+    Refused connections to a local server and unknown host names fail at once (retrying
+    will not start the server or fix the URL); other connection errors are retried.
+    """
     import openai
 
+    url = base_url or DEFAULT_BASE_URL
     if isinstance(exc, ModelError):
         return exc
     if isinstance(exc, openai.APITimeoutError):
-        return ModelTimeout("the model request timed out")
+        return ModelTimeout(f"the model request to {url} timed out")
     if isinstance(exc, openai.APIConnectionError):
-        return ConnectionFailed(f"cannot reach the model server: {exc.__cause__ or exc}")
+        return _connection_error(exc, url)
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         message = _error_message(exc)
         headers = getattr(exc.response, "headers", None)
         text = f"HTTP {status}: {message}"
+        if status in (401, 403):
+            return FatalModelError(f"{text} — {KEY_HINT} ({url})", status=status)
         if status == 429:
             return RateLimited(text, retry_after=_retry_after(headers), status=status)
         if status in (408, 409) or status >= 500:
@@ -143,7 +204,7 @@ class OpenAICompatibleModel:
         except ModelError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure is classified
-            raise classify(exc) from exc
+            raise classify(exc, self.settings.base_url) from exc
 
     def discover_context_window(self) -> int | None:
         """The model's window as the server reports it (vLLM, llama.cpp, Ollama, OpenRouter),

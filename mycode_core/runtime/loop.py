@@ -37,6 +37,7 @@ from mycode_core.runtime.events import (
     UserEvent,
 )
 from mycode_core.runtime.history import History
+from mycode_core.runtime.mainthread import MainThreadCalls
 from mycode_core.runtime.messages import (
     assistant_message,
     guidance_message,
@@ -106,6 +107,8 @@ class AgentRunner:
         self.matcher = ValidationMatcher(settings.validation_commands)
         self._result_sent = False
         self._worker_thread: threading.Thread | None = None
+        self.main_thread_calls = MainThreadCalls()
+        """Questions the loop's threads need asked on the main thread (see ``run``)."""
         self._ended = False
         self.changes: ChangeDetector | None = None
         # issue 11: child agents run through this runner's spawner; their usage rolls up here
@@ -130,6 +133,8 @@ class AgentRunner:
         if self._ready:
             return
         self._open_transcript()
+        for message in getattr(self.settings, "notices", ()):  # unknown config keys (issue 14)
+            self._notice(message)
         self.changes = self._change_detector()
         if self.context.agent_id is None:  # issue 13: one notice for ignored project settings
             from mycode_core.trust import notice_text
@@ -259,12 +264,20 @@ class AgentRunner:
     # ------------------------------------------------------------------ running
 
     def run(self, prompt: str) -> Iterator[AgentEvent]:
-        """Run one task to its end, yielding events as they happen; the last is ``result``."""
+        """Run one task to its end, yielding events as they happen; the last is ``result``.
+
+        Ctrl-C (``KeyboardInterrupt`` on this, the main thread) cancels the turn: the model
+        call in flight is cut, running tools see ``context.cancelled`` (``run_command`` kills
+        its process tree), calls not yet run are answered "not run", and the worker ends the
+        turn with an ``interrupted`` result carrying the real steps and time. This method only
+        returns once the worker has stopped, so nothing of a cancelled turn runs on into the
+        next one and every tool call in history has exactly one result.
+        """
         previous = self._worker_thread
         if previous is not None:
             if previous.is_alive():
-                previous.join(timeout=10.0)  # a cancelled turn winds down before the next starts
-            self.events.discard_pending()  # late events of a cancelled turn (not `system`)
+                previous.join()  # a consumer stopped reading early: that turn finishes first
+            self.events.discard_pending()  # what such a consumer left unread
         self.context.cancelled.clear()
         self._result_sent = False
         worker = threading.Thread(
@@ -272,27 +285,21 @@ class AgentRunner:
         )
         self._worker_thread = worker
         worker.start()
-        interrupted = False
         while True:
             try:
-                event = self.events.queue.get(timeout=0.1)
-            except queue.Empty:
-                if not worker.is_alive() and self.events.queue.empty():
-                    return
-                continue
+                try:
+                    event = self.events.queue.get(timeout=0.05)
+                except queue.Empty:
+                    self.main_thread_calls.serve()  # questions, once what came before is shown
+                    if not worker.is_alive() and self.events.queue.empty():
+                        return
+                    continue
             except KeyboardInterrupt:
-                if interrupted:
-                    raise
-                interrupted = True
-                self.cancel()
-                worker.join(timeout=2.0)
-                self._finish_interrupted()
+                self.cancel()  # the worker winds down promptly and sends the result
                 continue
             if event is None:
                 return
             yield event
-            if interrupted and isinstance(event, ResultEvent):
-                return
 
     def _save_crash_report(self) -> str:
         """Write the current exception's traceback under MYCODE_HOME; return where."""
@@ -306,13 +313,6 @@ class AgentRunner:
         except OSError:
             return "no crash log could be written"
         return str(path)
-
-    def _finish_interrupted(self) -> None:
-        with self._lock:
-            if self._result_sent:
-                return
-            self._result_sent = True
-            self._emit(self._result("interrupted", "none", 0, "", 0.0, None))
 
     def _worker(self, prompt: str) -> None:
         started = time.monotonic()

@@ -32,6 +32,11 @@ PermissionHook = Callable[[ToolCall, Tool], PermissionVerdict | None]
 Observer = Callable[[ToolCall, Tool, Callable[[], "CallOutcome"]], "CallOutcome"]
 
 ASK_OPTIONS = ["allow once", "allow for this session", "deny"]
+CANCEL_GRACE = 1.0
+"""Seconds a running tool gets to honour ``context.cancelled`` before its call is answered
+"interrupted" without it (``run_command`` stops its process tree well within this)."""
+NOT_RUN_CANCELLED = "Not run: the user interrupted the turn before this call started."
+INTERRUPTED = "Interrupted by the user before {name} finished; its result is unknown."
 
 
 @dataclass
@@ -71,6 +76,37 @@ class SchemaChecker:
             return None
         where = ".".join(str(p) for p in error.absolute_path)
         return f"{where}: {error.message}" if where else error.message
+
+
+def call_subject(call: ToolCall, limit: int = 160) -> str:
+    """What a call acts on, in one line: the command, the path or pattern, else the arguments."""
+    arguments = call.arguments
+    text = next(
+        (
+            arguments[key]
+            for key in ("command", "path", "file_path", "pattern", "url", "name")
+            if isinstance(arguments.get(key), str)
+        ),
+        None,
+    )
+    if text is None:
+        text = json.dumps(arguments, ensure_ascii=False)
+    lines = text.strip().splitlines() or [""]
+    first = " ".join(lines[0].split())
+    if len(lines) > 1:
+        first += f" … (+{len(lines) - 1} lines)"
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def short_reason(reason: str, call: ToolCall, limit: int = 120) -> str:
+    """A policy's reason in one short line, without the advice meant for ``-p`` runs."""
+    text = " ".join(reason.split())
+    for cut in (" needs your approval", ". To allow", ". Answer yes"):
+        text = text.split(cut, 1)[0]
+    if text.startswith(call.name) and text.endswith(")") and "(" in text:
+        text = text[text.rindex("(") + 1 : -1]  # "run_command 'x' (why)" -> "why"
+    text = text.strip(" .") or "the policy asks before this call"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def mode_layer(settings: Any) -> str:
@@ -141,6 +177,9 @@ class ToolOrchestrator:
         outcomes: list[CallOutcome | None] = [None] * len(calls)
         runnable: list[tuple[int, ToolCall, Tool]] = []
         for index, call in enumerate(calls):
+            if self.context.cancelled.is_set():
+                outcomes[index] = self._not_run(call)
+                continue
             if index >= self.max_calls:
                 outcomes[index] = self._finish(
                     call,
@@ -165,9 +204,16 @@ class ToolOrchestrator:
             self._run_batch(batch, outcomes)
             batch = []
             index, call, tool = item
-            outcomes[index] = self._execute(call, tool)
+            outcomes[index] = (
+                self._not_run(call, tool)
+                if self.context.cancelled.is_set()
+                else self._execute(call, tool)
+            )
         self._run_batch(batch, outcomes)
         return [outcome for outcome in outcomes if outcome is not None]
+
+    def _not_run(self, call: ToolCall, tool: Tool | None = None) -> CallOutcome:
+        return self._finish(call, tool, ToolResult.error(NOT_RUN_CANCELLED, interrupted=True))
 
     def _run_batch(
         self, batch: list[tuple[int, ToolCall, Tool]], outcomes: list[CallOutcome | None]
@@ -300,11 +346,10 @@ class ToolOrchestrator:
                 rule=verdict.rule,
                 layer=verdict.layer,
             )
-        arguments = json.dumps(call.arguments, ensure_ascii=False)
-        question = f"Allow {call.name} {arguments[:300]}? ({verdict.reason})"
+        question = f"Allow {call.name}: {call_subject(call)}\n{short_reason(verdict.reason, call)}"
         if self.notify is not None:
             self.notify(question)
-        answer = context.ask(question, ASK_OPTIONS)
+        answer = context.ask(question, ASK_OPTIONS) if not context.cancelled.is_set() else None
         if answer == ASK_OPTIONS[0]:
             return PermissionVerdict(
                 decision="allow",
@@ -363,10 +408,7 @@ class ToolOrchestrator:
                 return coerce_result(future.result(timeout=min(0.25, timeout)))
             except FutureTimeout:
                 if self.context.cancelled.is_set():
-                    return ToolResult.error(
-                        f"{call.name} was interrupted by the user before it finished.",
-                        interrupted=True,
-                    )
+                    return self._interrupted(call, future)
                 if time.monotonic() >= deadline:
                     return ToolResult.error(
                         f"{call.name} did not finish within {timeout:g} s and was abandoned. "
@@ -380,6 +422,17 @@ class ToolOrchestrator:
                     f"{call.name} failed: {type(exc).__name__}: {exc}",
                     traceback="".join(traceback.format_exception(exc)),
                 )
+
+    def _interrupted(self, call: ToolCall, future: Future[Any]) -> ToolResult:
+        """The user cancelled while the handler runs: give it :data:`CANCEL_GRACE` seconds to
+        honour ``context.cancelled`` with its own result (``run_command`` reports the output
+        it got before killing its process tree), else answer the call "interrupted"."""
+        try:
+            result = coerce_result(future.result(timeout=CANCEL_GRACE))
+        except Exception:  # noqa: BLE001 - late, failed or still running: the call is answered
+            return ToolResult.error(INTERRUPTED.format(name=call.name), interrupted=True)
+        result.metadata.setdefault("interrupted", True)
+        return result
 
     def _record_path_facts(self, call: ToolCall, tool: Tool, result: ToolResult) -> None:
         """Resources and changes of the declared paths, unless the tool reported its own."""

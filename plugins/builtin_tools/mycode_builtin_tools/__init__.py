@@ -45,3 +45,11 @@ def register_commands(cli: click.Group) -> None:
     from mycode_builtin_tools.doctor import make_command
 
     cli.add_command(make_command())
+
+
+@hookimpl
+def register_settings(register: Callable[[str, type], None]) -> None:
+    """Declare the ``[builtin_tools]`` config table so the core validates it."""
+    from mycode_builtin_tools.settings import BuiltinToolsSettings
+
+    register("builtin_tools", BuiltinToolsSettings)

@@ -36,3 +36,25 @@ def atomic_write(path: Path, data: bytes, *, create_parents: bool = False) -> No
     except FileNotFoundError:
         mode = _default_mode()
     replace_atomically(path, data, mode, create_parents=create_parents)
+    forget_bytecode(path)
+
+
+def forget_bytecode(path: Path) -> None:
+    """Drop the cached bytecode of a Python source just written.
+
+    CPython trusts ``__pycache__`` when the source's mtime (whole seconds) and size match, so
+    an edit of the same length within the second of the last import would run the old code;
+    removing the ``.pyc`` makes the next run compile the new source.
+    """
+    if path.suffix != ".py":
+        return
+    import importlib.util
+
+    with contextlib.suppress(OSError, ValueError, NotImplementedError):
+        cached = Path(importlib.util.cache_from_source(str(path)))
+        folder = cached.parent
+        stem = path.stem + "."
+        if folder.is_dir():
+            for entry in folder.iterdir():  # every interpreter's and optimisation's copy
+                if entry.name.startswith(stem) and entry.suffix == ".pyc":
+                    entry.unlink(missing_ok=True)

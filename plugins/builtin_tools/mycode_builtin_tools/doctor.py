@@ -15,6 +15,7 @@ def report(workspace: Path, home: Path) -> dict[str, Any]:
     from mycode_builtin_tools.ripgrep import rg_path, rg_version
     from mycode_core import trust
     from mycode_core.config import ConfigError, load_settings
+    from mycode_core.diagnostics import core_report
 
     problems: list[str] = []
     settings: Any = None
@@ -36,7 +37,10 @@ def report(workspace: Path, home: Path) -> dict[str, Any]:
     elif not found.active and found.mode != "off":
         problems.append(f"commands are not sandboxed in {mode!r} mode")
     state = trust.state(settings) if settings is not None else {"trusted": False, "ignored": []}
+    core, core_problems = core_report(settings, home)  # model, base URL, key, home (issue 14)
+    problems += core_problems
     return {
+        **core,
         "workspace": str(workspace),
         "home": str(home),
         "permission_mode": mode,

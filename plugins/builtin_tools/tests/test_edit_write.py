@@ -184,3 +184,33 @@ def test_write_through_symlink_escape_refused(workspace: Path, run, tmp_path: Pa
     (workspace / "escape").symlink_to(outside)
     result = run("write_file", path="escape/x.txt", content="x")
     assert result.is_error and not (outside / "x.txt").exists()
+
+
+def test_an_edit_of_the_same_size_never_runs_stale_bytecode(tmp_path: Path) -> None:
+    """CPython's .pyc check is mtime-in-seconds + size: an edit must drop the cached copy."""
+    import subprocess
+    import sys
+
+    from mycode_builtin_tools.atomic import atomic_write
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+    def add_2_3() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", "import calc; print(calc.add(2, 3))"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    source = tmp_path / "calc.py"
+    source.write_text("def add(a, b):\n    return a - b\n")
+    assert add_2_3() == "-1"  # leaves __pycache__/calc.*.pyc behind
+    assert list((tmp_path / "__pycache__").glob("calc.*.pyc"))
+    atomic_write(source, b"def add(a, b):\n    return a + b\n")  # same size, same second
+    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns))
+    assert add_2_3() == "5"

@@ -40,3 +40,11 @@ def register_commands(cli: click.Group) -> None:
     from mycode_mcp_bridge.cli import mcp_group
 
     cli.add_command(mcp_group())
+
+
+@hookimpl
+def register_settings(register: Callable[[str, type], None]) -> None:
+    """Declare the ``[mcp]`` config table so the core validates it."""
+    from mycode_mcp_bridge.settings import McpSettings
+
+    register("mcp", McpSettings)

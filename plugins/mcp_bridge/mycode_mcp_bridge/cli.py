@@ -205,7 +205,12 @@ def add_cmd(
     force: bool,
     cwd: str | None,
 ) -> None:
-    """Add a server: ``add NAME -- COMMAND ARGS...`` or ``add NAME --transport http URL``."""
+    """Add an MCP server.
+
+    \b
+      mycode mcp add NAME -- COMMAND ARGS...     a stdio server
+      mycode mcp add NAME --transport http URL   an HTTP server
+    """
     workspace, home = _workspace(cwd), _home()
     if not target:
         raise click.UsageError("give the server's command (after --) or, for http, its URL")

@@ -118,7 +118,8 @@ def _edit(context: Any, path: Path, rel: str, old: str, new: str, replace_all: b
     readstate.record_write(context, path, payload)
     replaced = count if replace_all else 1
     header = f"Edited {rel} ({replaced} replacement{'s' if replaced != 1 else ''})"
+    diff = short_diff(text, updated, rel)
     return ToolResult(
-        content=f"{header}\n{short_diff(text, updated, rel)}",
-        metadata={"mutated": [rel], "resources": [f"file:{rel}"]},
+        content=f"{header}\n{diff}",
+        metadata={"mutated": [rel], "resources": [f"file:{rel}"], "diff": diff},
     )

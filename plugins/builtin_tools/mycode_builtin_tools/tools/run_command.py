@@ -40,6 +40,7 @@ ARTIFACT_HEAD = 32 * 1024 * 1024
 ARTIFACT_TAIL = 8 * 1024 * 1024
 EXIT_GRACE = 1.0
 KILL_GRACE = 2.0
+CANCEL_KILL_GRACE = 0.2
 CWD_KEY = "builtin_tools.cwd"
 GROUPS_KEY = "builtin_tools.process_groups"
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,64}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?")
@@ -59,7 +60,10 @@ def current_cwd(context: Any) -> Path:
 
 def _timeout(arguments: dict[str, Any], context: Any) -> float:
     section = context.settings.section("builtin_tools") if context.settings is not None else {}
-    default = float(section.get("command_timeout", DEFAULT_TIMEOUT))
+    try:
+        default = float(section.get("command_timeout", DEFAULT_TIMEOUT))
+    except (TypeError, ValueError):  # validated before the run; stay safe for hand-made contexts
+        default = DEFAULT_TIMEOUT
     raw = arguments.get("timeout")
     value = float(raw) if isinstance(raw, int | float) and raw > 0 else default
     return min(max(value, 1.0), float(MAX_TIMEOUT))
@@ -211,7 +215,7 @@ def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float, canc
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=min(0.2, max(0.01, deadline - now)))
             continue
-        ready, _, _ = select.select([fd], [], [], min(0.2, max(0.01, deadline - now)))
+        ready, _, _ = select.select([fd], [], [], min(0.05, max(0.01, deadline - now)))
         if ready:
             chunk = os.read(fd, 65536)
             if chunk:
@@ -220,10 +224,10 @@ def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float, canc
                 eof = True
 
 
-def _drain(proc: subprocess.Popen[bytes], capture: _Capture) -> None:
+def _drain(proc: subprocess.Popen[bytes], capture: _Capture, limit: float = 0.5) -> None:
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
-    end = time.monotonic() + 0.5
+    end = time.monotonic() + limit
     while time.monotonic() < end:
         ready, _, _ = select.select([fd], [], [], 0.05)
         if not ready:

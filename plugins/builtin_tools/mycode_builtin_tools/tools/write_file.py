@@ -74,11 +74,13 @@ def _write(context: Any, path: Path, rel: str, content: str) -> ToolResult:
         return ToolResult.error(f"cannot write {rel}: {exc.strerror or exc}")
     readstate.record_write(context, path, payload)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-    meta = {"mutated": [rel], "resources": [f"file:{rel}"]}
+    meta: dict[str, Any] = {"mutated": [rel], "resources": [f"file:{rel}"]}
     if not existed:
+        meta["diff"] = short_diff("", content, rel)  # for people (the CLI); not in the content
         return ToolResult(
             content=f"Created {rel} ({lines} lines, {len(payload)} bytes)", metadata=meta
         )
     diff = short_diff(before, content, rel) or "(content unchanged)"
+    meta["diff"] = diff if diff.startswith("---") else ""
     said = f" ({note})" if note else ""
     return ToolResult(content=f"Overwrote {rel} ({lines} lines){said}\n{diff}", metadata=meta)

@@ -1,0 +1,86 @@
+"""Questions to the user in the terminal: a prompt_toolkit choice (arrow keys, 1/2/3, Enter),
+or a numbered list read line by line where a full-screen prompt cannot run (``TERM=dumb``).
+
+Esc and Ctrl-C pick the last option, which callers make the safe one ("deny").
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+
+def _fancy_terminal() -> bool:
+    term = os.environ.get("TERM", "")
+    return (
+        sys.stdin.isatty()
+        and sys.stdout.isatty()
+        and term not in ("", "dumb", "unknown")
+        and "MYCODE_PLAIN_PROMPTS" not in os.environ
+    )
+
+
+def choose(question: str, options: list[str]) -> str:
+    """Ask ``question`` (its first line is the title, the rest shown dimmed) and return the
+    option picked; Esc / Ctrl-C / end of input return ``options[-1]``."""
+    if not options:
+        raise ValueError("choose() needs at least one option")
+    if _fancy_terminal():
+        try:
+            return _choose_fancy(question, options)
+        except (KeyboardInterrupt, EOFError):
+            return options[-1]
+        except Exception:  # noqa: BLE001 - a terminal prompt_toolkit cannot drive: plain list
+            pass
+    return _choose_plain(question, options)
+
+
+def _choose_fancy(question: str, options: list[str]) -> str:
+    from prompt_toolkit.formatted_text import FormattedText
+    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.shortcuts import choice
+
+    title, _, detail = question.partition("\n")
+    message: list[tuple[str, str]] = [("bold fg:ansiyellow", f"? {title}")]
+    if detail.strip():
+        message.append(("", "\n"))
+        message.append(("fg:ansibrightblack", f"  {detail.strip()}"))
+    bindings = KeyBindings()
+
+    @bindings.add("escape", eager=True)
+    def _deny(event: Any) -> None:
+        event.app.exit(result=options[-1])
+
+    for number, option in enumerate(options[:9], 1):
+
+        @bindings.add(str(number), eager=True)
+        def _pick(event: Any, picked: str = option) -> None:
+            event.app.exit(result=picked)
+
+    answer: str = choice(
+        message=FormattedText(message),
+        options=[(option, f"{option}") for option in options],
+        default=options[0],
+        key_bindings=bindings,
+    )
+    return answer
+
+
+def _choose_plain(question: str, options: list[str]) -> str:
+    title, _, detail = question.partition("\n")
+    click.echo(click.style(f"\n? {title}", fg="yellow"), err=True)
+    if detail.strip():
+        click.echo(f"  {detail.strip()}", err=True)
+    for number, option in enumerate(options, 1):
+        click.echo(f"  {number}) {option}", err=True)
+    choices = [str(n) for n in range(1, len(options) + 1)]
+    try:
+        picked = click.prompt(
+            "choose", type=click.Choice(choices), default=choices[-1], err=True, show_choices=False
+        )
+    except (click.Abort, EOFError, KeyboardInterrupt):
+        return options[-1]
+    return options[int(picked) - 1]

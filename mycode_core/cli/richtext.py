@@ -1,0 +1,159 @@
+"""Pieces of the text view: streamed markdown, compact diffs, the telling line of a result.
+
+* :class:`MarkdownStream` prints the assistant's words as rich Markdown one finished block at
+  a time (a block ends at a blank line outside a code fence), so answers stream and still come
+  out rendered and wrapped at word boundaries.
+* :func:`diff_lines` turns a unified diff into a few coloured lines, collapsed past a limit.
+* :func:`result_line` picks the line of a tool result a reviewer wants: for a failed command,
+  its error line rather than its last line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+DIFF_SHOWN = 10
+"""Diff lines shown under an edit before the rest is collapsed."""
+_ERROR_LINE = re.compile(
+    r"(error|exception|traceback|failed|failure|fatal|denied|not found|no such file|"
+    r"cannot|can't|unable to|assert|panic|segmentation fault|\bE\s)",
+    re.IGNORECASE,
+)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 step``, ``2 steps`` (``many`` for irregular plurals)."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def result_line(text: str, metadata: dict[str, Any]) -> str:
+    """The most telling line of a tool result: the first; for a command, the last line, or
+    when it failed the last line that looks like an error; the exit code when non-zero."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return "(no output)"
+    if "exit_code" not in metadata:
+        return lines[0]
+    body = [
+        line
+        for line in lines
+        if not line.startswith(("exit code:", "Interrupted by the user", "Command timed out"))
+    ]
+    code = metadata["exit_code"]
+    if metadata.get("interrupted"):
+        return "interrupted (the command was stopped)"
+    if metadata.get("timed_out"):
+        return f"timed out{': ' + body[-1].strip() if body else ''}"
+    if not body:
+        return "(no output)" + (f"  (exit {code})" if code else "")
+    chosen = body[-1]
+    if code:
+        errors = [line for line in body if _ERROR_LINE.search(line)]
+        if errors:
+            chosen = errors[-1]
+    return f"{chosen.strip()}  (exit {code})" if code else chosen.strip()
+
+
+def diff_lines(diff: str, shown: int = DIFF_SHOWN) -> list[tuple[str, str]]:
+    """``(style, text)`` lines of a unified diff without its file headers, at most ``shown``
+    of them and then a "… N more lines" line."""
+    body = [
+        line
+        for line in diff.splitlines()
+        if not line.startswith(("--- ", "+++ ")) and line.strip() != ""
+    ]
+    out: list[tuple[str, str]] = []
+    for line in body[:shown]:
+        if line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("…"):
+            style = "dim"
+        else:
+            style = "dim"
+        out.append((style, line))
+    if len(body) > shown:
+        out.append(("dim", f"… {plural(len(body) - shown, 'more line')}"))
+    return out
+
+
+class MarkdownStream:
+    """Collects streamed text and prints each finished markdown block with rich."""
+
+    def __init__(self, console: Any) -> None:
+        self.console = console
+        self.buffer = ""
+        self.active = False
+        self.blocks = 0
+
+    def feed(self, text: str) -> None:
+        """Add streamed text; print the blocks it completes."""
+        self.active = True
+        self.buffer += text
+        cut = self._last_block_end()
+        if cut > 0:
+            self._print(self.buffer[:cut])
+            self.buffer = self.buffer[cut:]
+
+    def _last_block_end(self) -> int:
+        """Offset just after the last blank line that is outside a code fence, or 0."""
+        end = 0
+        in_fence = False
+        offset = 0
+        for line in self.buffer.splitlines(keepends=True):
+            offset += len(line)
+            stripped = line.strip()
+            if stripped.startswith(("```", "~~~")):
+                in_fence = not in_fence
+            elif not stripped and not in_fence and line.endswith("\n"):
+                end = offset
+        return end
+
+    def _print(self, text: str) -> None:
+        from rich.markdown import Markdown
+
+        if text.strip():
+            if self.blocks:
+                self.console.print()
+            self.console.print(Markdown(text.strip("\n")))
+            self.blocks += 1
+
+    def flush(self) -> None:
+        """Print what is left (the end of the answer)."""
+        if self.buffer.strip():
+            self._print(self.buffer)
+        self.buffer = ""
+        self.active = False
+        self.blocks = 0
+
+
+GLYPHS = str.maketrans(
+    {"●": "*", "✗": "x", "⎿": "=", "↻": "~", "·": "-", "→": "->", "…": "...", "›": ">", "—": "-"}
+)
+
+
+class EncodingSafeFile:
+    """A text stream that cannot fail on characters its encoding lacks (a non-UTF-8 locale):
+    the view's symbols become ASCII, anything else unencodable becomes ``?``."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.encoding = getattr(stream, "encoding", None) or "ascii"
+
+    def write(self, text: str) -> int:
+        """Write ``text`` after making it encodable."""
+        safe = text.translate(GLYPHS).encode(self.encoding, "replace").decode(self.encoding)
+        return int(self.stream.write(safe) or 0)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def safe_stream(stream: Any) -> Any:
+    """``stream`` itself when it speaks UTF-8, else an :class:`EncodingSafeFile` around it."""
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    return stream if encoding.startswith("utf") else EncodingSafeFile(stream)

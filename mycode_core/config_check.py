@@ -1,0 +1,138 @@
+"""Checking each configuration layer before the layers are merged (issue 14).
+
+* Every core key is validated by the :class:`~mycode_core.config.Settings` model (types and
+  ranges); a plugin's own table (``[builtin_tools]``, ``[mcp]``...) by the model the plugin
+  registered through ``register_settings``. A bad value is one :class:`ConfigError` line
+  naming the file (or environment variable), the key and what is expected.
+* Unknown keys and tables are not errors — a newer or older mycode may know them — but each
+  gets one warning with a did-you-mean (``difflib``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+KNOWN_ELSEWHERE = frozenset(
+    {
+        # tables and keys of plugins documented in SPEC.md, known even when not installed
+        "sandbox",
+        "subagents",
+        "mcp",
+        "plugin_dirs",
+        "skills",
+        "memory",
+        "batch",
+        "context_engine",
+        "claude_compat",
+        "trust",
+        "hooks",
+    }
+)
+
+
+class ConfigError(Exception):
+    """A configuration problem; the message names what to fix (exit code 2)."""
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def error_line(source: str, error: Mapping[str, Any], prefix: str = "") -> str:
+    """One readable line for a pydantic error of ``source`` (a file or an env variable)."""
+    loc = [str(part) for part in error.get("loc", ())]
+    key = ".".join([prefix, *loc] if prefix else loc) or "(top level)"
+    message = str(error.get("msg", "invalid value"))
+    message = message.removeprefix("Value error, ")
+    shown = "input" in error and error.get("type") != "value_error"
+    got = f" (got {_describe(error['input'])})" if shown else ""
+    return f"{source}: {key}: {message}{got}"
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` when a candidate is close to ``name``, else ``""``."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _unknown_keys(
+    data: Mapping[str, Any], model: type[BaseModel], source: str, table: str
+) -> list[str]:
+    known = set(model.model_fields)
+    notes = []
+    for key in data:
+        if key not in known:
+            hint = did_you_mean(key, known)
+            if model.model_config.get("extra") == "allow" and not hint:
+                continue  # a table open to extensions (team policies): only likely typos
+            notes.append(f"{source}: unknown setting [{table}] {key}{hint}; it is ignored")
+    return notes
+
+
+def check_layer(
+    source: str,
+    data: Mapping[str, Any],
+    settings_model: type[BaseModel],
+    tables: Mapping[str, type[BaseModel]],
+    other_names: Iterable[str] = (),
+) -> list[str]:
+    """Validate one layer's raw data; return its warnings, raise :class:`ConfigError`.
+
+    :param source: where the layer came from (a file path, ``environment``...), for messages.
+    :param settings_model: the core settings model.
+    :param tables: plugin table name → its registered model.
+    :param other_names: further names that are not unknown (installed plugins' names).
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: expected a table of settings")
+    core_fields = settings_model.model_fields
+    known_names = set(core_fields) | set(tables) | KNOWN_ELSEWHERE | set(other_names)
+    notes: list[str] = []
+    core: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in core_fields:
+            core[key] = value
+        elif key in tables:
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"{source}: [{key}] must be a table (got {_describe(value)})")
+            try:
+                tables[key].model_validate(dict(value))
+            except ValidationError as exc:
+                raise ConfigError(error_line(source, exc.errors()[0], key)) from None
+            notes += _unknown_keys(value, tables[key], source, key)
+        elif key not in known_names:
+            hint = did_you_mean(key, known_names)
+            notes.append(f"{source}: unknown setting {key!r}{hint}; it is ignored")
+    try:
+        settings_model.model_validate(core)
+    except ValidationError as exc:
+        raise ConfigError(error_line(source, exc.errors()[0])) from None
+    for key, value in core.items():
+        annotation = core_fields[key].annotation
+        if isinstance(value, Mapping) and isinstance(annotation, type):
+            if issubclass(annotation, BaseModel):
+                notes += _unknown_keys(value, annotation, source, key)
+    return notes
+
+
+def settings_tables(pm: Any, warn: Any = None) -> dict[str, type[BaseModel]]:
+    """The config tables plugins declared through ``register_settings``, by name."""
+    tables: dict[str, type[BaseModel]] = {}
+
+    def register(name: str, model: type[BaseModel]) -> None:
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            tables[str(name)] = model
+        elif warn is not None:
+            warn(f"register_settings: {name!r} needs a pydantic model class; ignored")
+
+    try:
+        pm.hook.register_settings(register=register)
+    except Exception as exc:  # noqa: BLE001 - a broken plugin must not stop every run
+        if warn is not None:
+            warn(f"a plugin failed in register_settings: {exc}")
+    return tables

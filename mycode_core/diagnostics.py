@@ -1,0 +1,88 @@
+"""What ``mycode doctor`` checks for the core: model, base URL reachability, API key, home.
+
+:func:`core_report` never prints a key and never raises: each problem is one line in
+``problems`` that says what to fix.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+REACH_TIMEOUT = 5.0
+
+
+def _key_source(settings: Any) -> str | None:
+    for name in ("MYCODE_API_KEY", "OPENAI_API_KEY"):
+        if os.environ.get(name):
+            return name
+    return "config" if getattr(settings, "api_key", None) else None
+
+
+def reachability(
+    base_url: str, api_key: str | None, timeout: float = REACH_TIMEOUT
+) -> dict[str, Any]:
+    """``GET {base_url}/models``: ``reachable`` is true when the server answered at all."""
+    url = base_url.rstrip("/") + "/models"
+    request = urllib.request.Request(url, method="GET")
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+            return {"url": url, "reachable": True, "status": response.status}
+    except urllib.error.HTTPError as exc:
+        return {"url": url, "reachable": True, "status": exc.code}
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return {"url": url, "reachable": False, "error": str(reason)}
+
+
+def home_status(home: Path) -> dict[str, Any]:
+    """Whether ``MYCODE_HOME`` is a folder mycode can write."""
+    from mycode_core.config import ConfigError, ensure_home
+
+    try:
+        ensure_home(home)
+    except ConfigError as exc:
+        return {"path": str(home), "writable": False, "error": str(exc)}
+    return {"path": str(home), "writable": True}
+
+
+def core_report(settings: Any, home: Path) -> tuple[dict[str, Any], list[str]]:
+    """The core's part of ``mycode doctor`` and the problems it found."""
+    problems: list[str] = []
+    model = getattr(settings, "model", None) if settings is not None else None
+    scripted = bool(model) and str(model).startswith("scripted:")
+    if not model:
+        problems.append("no model configured: pass --model NAME or set MYCODE_MODEL")
+    base_url = getattr(settings, "base_url", None) if settings is not None else None
+    source = _key_source(settings)
+    report: dict[str, Any] = {
+        "model": {"name": model, "provider": "scripted" if scripted else "openai-compatible"},
+        "api_key": {"present": source is not None, "source": source},
+        "home_folder": home_status(home),
+    }
+    if not report["home_folder"]["writable"]:
+        problems.append(report["home_folder"]["error"])
+    if scripted or not model:
+        report["base_url"] = {"url": base_url, "checked": False}
+        return report, problems
+    if not base_url and source is None:
+        problems.append(
+            "no API key: set MYCODE_API_KEY or OPENAI_API_KEY (or pass --api-key), or point "
+            "--base-url at a local server"
+        )
+    target = base_url or "https://api.openai.com/v1"
+    reach = reachability(target, getattr(settings, "api_key", None))
+    report["base_url"] = {"checked": True, **reach}
+    if not reach["reachable"]:
+        problems.append(f"cannot reach the model server at {target}: {reach.get('error')}")
+    elif reach.get("status") in (401, 403):
+        problems.append(
+            f"the server at {target} rejected the API key (HTTP {reach['status']}): pass "
+            "--api-key or set MYCODE_API_KEY / OPENAI_API_KEY"
+        )
+    return report, problems

@@ -1,0 +1,147 @@
+"""Configuration checks through the real CLI: one line naming file, key and what is expected,
+exit 2, never a traceback; unknown keys are a warning with a did-you-mean."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, Field
+
+from mycode_core import hookimpl
+from mycode_core.config import ConfigError, load_settings
+from mycode_core.config_check import settings_tables
+from mycode_core.plugins import get_plugin_manager
+from mycode_core.testing import run_cli, write_script
+
+
+def _run(workspace: Path, home: Path, config: str, *extra: str, env: dict | None = None):
+    (workspace / ".mycode").mkdir(exist_ok=True)
+    (workspace / ".mycode" / "config.toml").write_text(config, encoding="utf-8")
+    model = write_script(workspace.parent / "turns.json", [{"content": "fine"}])
+    merged = {"MYCODE_LOAD_PLUGINS": ""}
+    merged.update(env or {})
+    return run_cli(["-p", "task", "--model", model, *extra], workspace, home, merged)
+
+
+@pytest.mark.parametrize(
+    ("config", "key", "expected"),
+    [
+        ("permissions = 3", "permissions", "valid dictionary"),
+        ("[permissions]\ndeny = 5", "permissions.deny", "valid list"),
+        ('[validation_commands]\ntest = ["(unclosed"]', "validation_commands", "regular expr"),
+        ("max_steps = -1", "max_steps", "greater than or equal to 1"),
+        ('max_steps = "many"', "max_steps", "valid integer"),
+        ("context_window = 10", "context_window", "greater than or equal to 1024"),
+        ('permission_mode = "yolo"', "permission_mode", "'default'"),
+        ("[stagnation]\nrepeat_threshold = 0", "stagnation.repeat_threshold", "greater"),
+        ("max_parallel_tools = 0", "max_parallel_tools", "greater than or equal to 1"),
+        ("max_steps = ", "", "cannot read this config file"),
+    ],
+)
+def test_a_bad_value_is_one_line_naming_file_and_key(
+    workspace: Path, home: Path, config: str, key: str, expected: str
+) -> None:
+    run = _run(workspace, home, config)
+    assert run.rc == 2, run.stderr
+    assert "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    path = str(workspace / ".mycode" / "config.toml")
+    assert lines[0].startswith(f"mycode: error: {path}: {key}"), lines[0]
+    assert expected in lines[0]
+
+
+def test_a_plugin_table_is_checked_against_the_model_it_registered(
+    workspace: Path, home: Path
+) -> None:
+    pytest.importorskip("mycode_builtin_tools")
+    run = _run(
+        workspace, home, '[builtin_tools]\ncommand_timeout = "x"', env={"MYCODE_LOAD_PLUGINS": ""}
+    )
+    assert run.rc == 0  # builtin_tools not loaded: its table is not checked, nor "unknown"
+    run = _run(
+        workspace,
+        home,
+        '[builtin_tools]\ncommand_timeout = "x"',
+        env={"MYCODE_LOAD_PLUGINS": "builtin_tools"},
+    )
+    assert run.rc == 2
+    assert "builtin_tools.command_timeout: Input should be a valid number" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_unknown_keys_and_tables_warn_with_a_did_you_mean(workspace: Path, home: Path) -> None:
+    config = 'modle = "x"\nmax_step = 3\n[permisions]\nallow = []\n[stagnation]\nwindw = 3\n'
+    run = _run(workspace, home, config, "--output-format", "stream-json")
+    assert run.rc == 0, run.stderr
+    notices = [e["message"] for e in run.events if e["type"] == "notice"]
+    assert any("'modle' (did you mean 'model'?)" in n for n in notices), notices
+    assert any("'max_step' (did you mean 'max_steps'?)" in n for n in notices)
+    assert any("'permisions' (did you mean 'permissions'?)" in n for n in notices)
+    assert any("[stagnation] windw (did you mean 'window'?)" in n for n in notices)
+    assert all(str(workspace / ".mycode" / "config.toml") in n for n in notices)
+    assert run.events[0]["type"] == "system"
+
+
+def test_an_environment_variable_is_named(workspace: Path, home: Path) -> None:
+    run = _run(workspace, home, "", env={"MYCODE_MAX_STEPS": "lots"})
+    assert run.rc == 2
+    assert run.stderr.startswith("mycode: error: environment variable MYCODE_MAX_STEPS: max_steps")
+
+
+@pytest.mark.parametrize("kind", ["file", "proc", "read-only"])
+def test_an_unusable_mycode_home_is_one_line_naming_it(
+    workspace: Path, tmp_path: Path, kind: str
+) -> None:
+    if kind == "file":
+        bad = tmp_path / "a-file"
+        bad.write_text("x")
+    elif kind == "proc":
+        bad = Path("/proc/mycode-home")
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root can write a read-only folder")
+        bad = tmp_path / "ro"
+        bad.mkdir()
+        bad.chmod(0o555)
+    model = write_script(tmp_path / "turns.json", [{"content": "fine"}])
+    run = run_cli(
+        ["-p", "task", "--model", model],
+        workspace,
+        tmp_path / "unused",
+        {"MYCODE_HOME": str(bad), "MYCODE_LOAD_PLUGINS": ""},
+    )
+    assert run.rc == 2
+    assert "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines() == [run.stderr.strip()]
+    assert f"MYCODE_HOME {bad}" in run.stderr
+
+
+class _Table(BaseModel):
+    level: int = Field(default=1, ge=1, le=3)
+
+
+class _TablePlugin:
+    @hookimpl
+    def register_settings(self, register):  # type: ignore[no-untyped-def]
+        register("fancy", _Table)
+
+
+def test_register_settings_hook_validates_and_warns(tmp_path: Path) -> None:
+    pm = get_plugin_manager(extra_plugins=[_TablePlugin()], load_entry_points=False)
+    tables = settings_tables(pm)
+    assert tables == {"fancy": _Table}
+    workspace = tmp_path / "ws"
+    (workspace / ".mycode").mkdir(parents=True)
+    config = workspace / ".mycode" / "config.toml"
+    config.write_text("[fancy]\nlevel = 2\nlevle = 3\n")
+    settings = load_settings(workspace, tmp_path / "home", tables=tables)
+    assert settings.section("fancy")["level"] == 2
+    assert settings.notices == [
+        f"{config}: unknown setting [fancy] levle (did you mean 'level'?); it is ignored"
+    ]
+    config.write_text("[fancy]\nlevel = 9\n")
+    with pytest.raises(ConfigError, match=r"fancy\.level: Input should be less than or equal"):
+        load_settings(workspace, tmp_path / "home", tables=tables)

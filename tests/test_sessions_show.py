@@ -1,0 +1,155 @@
+"""`mycode sessions show ID`: a readable timeline, and `--html FILE`, checked in a real browser."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mycode_core.session_html import session_page
+from mycode_core.session_view import build_timeline, recap_lines
+from mycode_core.testing import run_cli, write_script
+
+needs_builtin_tools = pytest.mark.skipif(
+    importlib.util.find_spec("mycode_builtin_tools") is None, reason="needs mycode-builtin-tools"
+)
+TURNS = [
+    {
+        "content": "Reading first.",
+        "tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}],
+    },
+    {
+        "tool_calls": [
+            {
+                "name": "edit_file",
+                "arguments": {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"},
+            }
+        ]
+    },
+    {"tool_calls": [{"name": "run_command", "arguments": {"command": "ls nowhere"}}]},
+    {"content": "Fixed <add> & done."},
+]
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> tuple[Path, str]:
+    if importlib.util.find_spec("mycode_builtin_tools") is None:
+        pytest.skip("needs mycode-builtin-tools")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    home = tmp_path / "home"
+    model = write_script(tmp_path / "turns.json", TURNS)
+    run = run_cli(
+        ["-p", "fix add", "--model", model, "--output-format", "stream-json"]
+        + ["--permission-mode", "accept-edits"],
+        workspace,
+        home,
+        {"MYCODE_LOAD_PLUGINS": "builtin_tools"},
+    )
+    assert run.rc == 0, run.stderr
+    return home, run.events[0]["session_id"]
+
+
+def test_show_prints_a_timeline(tmp_path: Path, session: tuple[Path, str]) -> None:
+    home, session_id = session
+    run = run_cli(["sessions", "show", session_id], tmp_path, home, {"COLUMNS": "120"})
+    assert run.rc == 0, run.stderr
+    out = run.stdout
+    assert f"session {session_id}" in out
+    assert "task 1: fix add" in out
+    for needle in ("step 1", "step 4", "read_file(calc.py)", "edit_file(calc.py)"):
+        assert needle in out
+    assert "+    return a + b" in out and "-    return a - b" in out
+    assert "ls nowhere" in out and "(exit 2)" in out  # the failed command and its error line
+    assert "completed · verdict pass · 4 steps" in out
+    assert "token" in out
+
+
+def test_show_names_a_missing_session(tmp_path: Path) -> None:
+    run = run_cli(["sessions", "show", "NO-SUCH-ID"], tmp_path, tmp_path / "home", {})
+    assert run.rc == 2
+    assert "'NO-SUCH-ID'" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_sessions_list_still_works(tmp_path: Path, session: tuple[Path, str]) -> None:
+    home, session_id = session
+    run = run_cli(["sessions", "--all"], tmp_path, home, {})
+    assert run.rc == 0 and session_id in run.stdout
+
+
+def test_recap_of_a_session(session: tuple[Path, str]) -> None:
+    from mycode_core.sessions import SessionStore
+
+    home, session_id = session
+    timeline = build_timeline(session_id, SessionStore(home).read_events(session_id))
+    lines = recap_lines(timeline)
+    assert lines[0].startswith(f"Resuming session {session_id} (1 turn")
+    assert "fix add → completed" in lines[1]
+    assert "changed: calc.py" in lines[2]
+    assert "Fixed <add> & done." in lines[3]
+
+
+def test_the_page_is_self_contained(session: tuple[Path, str]) -> None:
+    from mycode_core.sessions import SessionStore
+
+    home, session_id = session
+    html = session_page(build_timeline(session_id, SessionStore(home).read_events(session_id)))
+    assert "<script" not in html
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing fetched
+    assert "Fixed &lt;add&gt; &amp; done." in html  # escaped
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def test_html_page_renders_in_a_headless_browser(tmp_path: Path, session: tuple[Path, str]) -> None:
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no chromium installed (apt-get install chromium); .ci/run installs it")
+    home, session_id = session
+    target = tmp_path / "page.html"
+    run = run_cli(["sessions", "show", session_id, "--html", str(target)], tmp_path, home, {})
+    assert run.rc == 0, run.stderr
+    assert target.is_file()
+    profile = tmp_path / "chromium-profile"
+    try:
+        done = subprocess.run(
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                "--dump-dom",
+                target.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("chromium did not finish within 180 s")
+    if done.returncode != 0 and not done.stdout.strip():
+        pytest.skip(f"chromium cannot run here: {done.stderr.strip()[:300]}")
+    dom = done.stdout
+    assert f"Session {session_id}" in dom
+    assert "Task 1: fix add" in dom
+    assert '<span class="add">+    return a + b</span>' in dom
+    assert '<span class="del">-    return a - b</span>' in dom
+    assert "completed · verdict pass · 4 steps" in dom
+    assert dom.count('class="step"') == 4

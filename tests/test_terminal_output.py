@@ -1,0 +1,264 @@
+"""What a person sees: diffs under edits, rendered markdown, error lines, plurals, recaps, and a
+readable view on narrow, dumb, non-UTF-8 or absent terminals."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from mycode_core.cli.richtext import (
+    EncodingSafeFile,
+    MarkdownStream,
+    diff_lines,
+    plural,
+    result_line,
+)
+from mycode_core.testing import run_cli, write_script
+from mycode_core.testing.terminal import Terminal
+
+MYCODE = [sys.executable, "-m", "mycode_core"]
+needs_builtin_tools = pytest.mark.skipif(
+    importlib.util.find_spec("mycode_builtin_tools") is None, reason="needs mycode-builtin-tools"
+)
+EDIT = [
+    {"tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}]},
+    {
+        "tool_calls": [
+            {
+                "name": "edit_file",
+                "arguments": {
+                    "path": "calc.py",
+                    "old_string": "return a - b",
+                    "new_string": "return a + b",
+                },
+            }
+        ]
+    },
+    {"content": "Fixed **add**: it now adds.\n\n- one change\n- in `calc.py`"},
+]
+
+
+def _project(tmp_path: Path) -> Path:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    return workspace
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MYCODE_"))}
+    env.update(MYCODE_HOME=str(tmp_path / "home"), MYCODE_LOAD_PLUGINS="builtin_tools")
+    env.update(extra)
+    return env
+
+
+def test_result_line_shows_the_error_line_of_a_failed_command() -> None:
+    output = "collecting\nE   AssertionError: 3 != 4\n1 failed in 0.1s\nsome trailer\nexit code: 1"
+    assert result_line(output, {"exit_code": 1}) == "1 failed in 0.1s  (exit 1)"
+    output = "building\nsrc/x.c:3: error: missing ;\nmake: leaving directory\nexit code: 2"
+    assert result_line(output, {"exit_code": 2}).startswith("make: leaving directory") is False
+    assert "error: missing ;" in result_line(output, {"exit_code": 2})
+    assert result_line("all good\nexit code: 0", {"exit_code": 0}) == "all good"
+    assert result_line("x\nInterrupted by the user: ...", {"exit_code": 130, "interrupted": True})
+    assert result_line("first\nsecond", {}) == "first"
+
+
+def test_plurals() -> None:
+    assert plural(1, "step") == "1 step"
+    assert plural(0, "step") == "0 steps"
+    assert plural(2, "line") == "2 lines"
+
+
+def test_diff_lines_colour_and_collapse() -> None:
+    diff = "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n" + "\n".join(
+        f"-old {i}\n+new {i}" for i in range(9)
+    )
+    lines = diff_lines(diff, shown=5)
+    assert lines[0] == ("cyan", "@@ -1,3 +1,3 @@")
+    assert lines[1] == ("red", "-old 0") and lines[2] == ("green", "+new 0")
+    assert len(lines) == 6 and lines[-1] == ("dim", "… 14 more lines")
+
+
+def test_markdown_is_rendered_block_by_block() -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=40, force_terminal=False, color_system=None)
+    stream = MarkdownStream(console)
+    for piece in ["Some **bold** wor", "ds here.\n\n", "```py\nx = 1\n\n", "y = 2\n```\n", "end"]:
+        stream.feed(piece)
+    assert "bold" in buffer.getvalue() and "**" not in buffer.getvalue()
+    assert "y = 2" not in buffer.getvalue()  # the fence is still open: not printed yet
+    stream.flush()
+    text = buffer.getvalue()
+    assert "x = 1" in text and "y = 2" in text and text.rstrip().endswith("end")
+
+
+def test_markdown_wraps_at_word_boundaries() -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=20, color_system=None)
+    stream = MarkdownStream(console)
+    stream.feed("alphabet soup is a dish with letters floating around\n\n")
+    lines = [line.rstrip() for line in buffer.getvalue().splitlines() if line.strip()]
+    words = "alphabet soup is a dish with letters floating around".split()
+    assert all(word in words for line in lines for word in line.split())
+
+
+def test_encoding_safe_file_never_fails() -> None:
+    raw = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    safe = EncodingSafeFile(raw)
+    safe.write("● run ✗ done … → ünïcode\n")
+    raw.flush()
+    assert raw.buffer.getvalue().decode("ascii") == "* run x done ... -> ?n?code\n"  # type: ignore[attr-defined]
+
+
+@needs_builtin_tools
+def test_an_edit_shows_its_diff_and_the_summary_is_singular(tmp_path: Path) -> None:
+    workspace = _project(tmp_path)
+    model = write_script(tmp_path / "turns.json", [*EDIT[:2], {"content": "done"}])
+    run = run_cli(
+        ["-p", "fix", "--model", model, "--permission-mode", "accept-edits"],
+        workspace,
+        tmp_path / "home",
+        {"MYCODE_LOAD_PLUGINS": "builtin_tools"},
+    )
+    assert run.rc == 0, run.stderr
+    assert "-    return a - b" in run.stderr and "+    return a + b" in run.stderr
+    assert "· 3 steps ·" in run.stderr
+    one = write_script(tmp_path / "one.json", [{"content": "hello"}])
+    single = run_cli(["-p", "hi", "--model", one], workspace, tmp_path / "home", {})
+    assert "· 1 step ·" in single.stderr
+
+
+@needs_builtin_tools
+def test_the_diff_is_in_the_result_metadata_of_edits_and_writes(tmp_path: Path) -> None:
+    workspace = _project(tmp_path)
+    write = {"name": "write_file", "arguments": {"path": "new.py", "content": "x = 1\n"}}
+    model = write_script(tmp_path / "turns.json", [*EDIT[:2], {"tool_calls": [write]}])
+    run = run_cli(
+        ["-p", "fix", "--model", model, "--permission-mode", "accept-edits"]
+        + ["--output-format", "stream-json"],
+        workspace,
+        tmp_path / "home",
+        {"MYCODE_LOAD_PLUGINS": "builtin_tools"},
+    )
+    diffs = [e["metadata"].get("diff", "") for e in run.events if e["type"] == "tool_result"]
+    assert "+    return a + b" in diffs[1]
+    assert "+x = 1" in diffs[2]
+
+
+@needs_builtin_tools
+@pytest.mark.parametrize(
+    ("columns", "term"), [(30, "xterm"), (100, "dumb")], ids=["narrow", "dumb"]
+)
+def test_interactive_on_a_narrow_or_dumb_terminal(tmp_path: Path, columns: int, term: str) -> None:
+    workspace = _project(tmp_path)
+    push = {"tool_calls": [{"name": "run_command", "arguments": {"command": "git push"}}]}
+    model = write_script(tmp_path / "turns.json", [*EDIT[:2], push, EDIT[2]])
+    argv = [*MYCODE, "--model", model, "--cwd", str(workspace)]
+    terminal = Terminal(argv, _env(tmp_path, TERM=term), workspace, columns=columns)
+    try:
+        terminal.expect("/help")
+        terminal.type("fix add\r")
+        terminal.expect("allow once")  # git push asks
+        terminal.type("3\r" if term == "dumb" else "3")
+        terminal.expect("completed")
+        assert "Traceback" not in terminal.plain
+        assert "+    return a + b" in terminal.plain
+        assert "**add**" not in terminal.plain or term == "dumb"  # rendered unless dumb
+        terminal.type("/exit\r")
+        assert terminal.wait() == 0
+    finally:
+        terminal.kill()
+
+
+def test_a_non_utf8_locale_and_no_terminal_give_readable_output(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    model = write_script(tmp_path / "turns.json", [{"content": "naïve → answer"}])
+    env = _env(tmp_path, LC_ALL="C", LANG="C", PYTHONIOENCODING="ascii", MYCODE_LOAD_PLUGINS="")
+    done = subprocess.run(
+        [*MYCODE, "-p", "task", "--model", model],
+        cwd=workspace,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr
+    assert b"completed - verdict pass - 1 step" in done.stderr
+    assert done.stdout.strip() == b"na?ve -> answer"
+
+
+def test_continue_prints_a_recap_and_a_bad_resume_names_the_id(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    home = tmp_path / "home"
+    first = write_script(tmp_path / "a.json", [{"content": "The first answer."}])
+    run_cli(["-p", "remember the number 7", "--model", first], workspace, home, {})
+    again = write_script(tmp_path / "b.json", [{"content": "again"}])
+    run = run_cli(["-p", "more", "--continue", "--model", again], workspace, home, {})
+    assert run.rc == 0
+    assert "Resuming session" in run.stderr
+    assert "remember the number 7 → completed" in run.stderr
+    assert "last answer: The first answer." in run.stderr
+    bad = run_cli(["-p", "x", "--resume", "NOPE-123", "--model", again], workspace, home, {})
+    assert bad.rc == 2 and "'NOPE-123'" in bad.stderr
+
+
+def test_slash_resume_with_a_bad_id_names_it(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    model = write_script(tmp_path / "turns.json", [{"content": "hi"}])
+    env = _env(tmp_path, MYCODE_LOAD_PLUGINS="")
+    terminal = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
+    try:
+        terminal.expect("/help")
+        terminal.type("/resume NOT-A-SESSION\r")
+        terminal.expect("No session 'NOT-A-SESSION'")
+        terminal.type("/exit\r")
+        assert terminal.wait() == 0
+    finally:
+        terminal.kill()
+
+
+def test_subcommand_help_has_no_rest_markup(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from mycode_core.cli.main import build_cli
+
+    cli = build_cli()
+    runner = CliRunner()
+
+    def walk(group: Any, path: list[str]) -> list[list[str]]:
+        found = [path]
+        for name, command in getattr(group, "commands", {}).items():
+            found += walk(command, [*path, name])
+        return found
+
+    for path in walk(cli, []):
+        result = runner.invoke(cli, [*path, "--help"], env={"MYCODE_HOME": str(tmp_path)})
+        assert "``" not in result.output, (path, result.output)
+        assert ":param" not in result.output, path
+
+
+def test_stream_json_is_unaffected_by_terminal_settings(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    model = write_script(tmp_path / "turns.json", [{"content": "**x**"}])
+    run = run_cli(
+        ["-p", "t", "--model", model, "--output-format", "stream-json"],
+        workspace,
+        tmp_path / "home",
+        {"TERM": "dumb", "COLUMNS": "20"},
+    )
+    assert json.loads(run.stdout.splitlines()[-1])["final_text"] == "**x**"
