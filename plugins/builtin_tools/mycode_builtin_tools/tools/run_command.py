@@ -331,9 +331,10 @@ def _run(
     _track_group(context, proc.pid)
     with proc:
         timed_out = _pump(proc, capture, timeout, context.cancelled)
-        if timed_out:
-            _kill_group(proc.pid)
-            _drain(proc, capture)
+        if timed_out:  # a cancelled turn (Ctrl-C, SIGTERM) kills at once, a timeout politely
+            quick = context.cancelled.is_set()
+            processes.kill_group(proc.pid, CANCEL_KILL_GRACE if quick else KILL_GRACE)
+            _drain(proc, capture, 0.1 if quick else 0.5)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=KILL_GRACE)
         strays = 0 if isolated else processes.end_call(proc.pid, token)
@@ -360,7 +361,10 @@ def _run(
     if interrupted:
         metadata["exit_code"] = 130
         metadata["interrupted"] = True
-        text += "\nThe command was interrupted (the run was stopped) and its process tree killed."
+        text += (
+            "\nInterrupted by the user (Ctrl-C, or a signal to mycode): the command was "
+            "interrupted before it finished and its whole process tree killed."
+        )
     elif timed_out:
         metadata["exit_code"] = 124
         metadata["timed_out"] = True
