@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 import click
 
@@ -56,6 +55,8 @@ def sessions_group() -> click.Group:
             raise _SessionError(f"cannot read session {session_id!r}: {exc}") from None
         timeline = build_timeline(session_id, events)
         if html_file:
+            from pathlib import Path
+
             from mycode_core.session_html import session_page
 
             target = Path(html_file)
@@ -80,6 +81,7 @@ def _valid_id(session_id: str) -> bool:
 
 def _list(cwd: str | None, show_all: bool, as_json: bool) -> None:
     import time
+    from pathlib import Path
 
     from mycode_core.config import home_dir
     from mycode_core.sessions import SessionStore

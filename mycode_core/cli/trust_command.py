@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
@@ -12,11 +11,13 @@ def make_command() -> click.Command:
     """Build the ``trust`` click command."""
 
     @click.command("trust")
-    @click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+    @click.argument("folder", required=False, type=click.Path(file_okay=False))
     @click.option("--list", "list_all", is_flag=True, help="List trusted folders (JSON).")
     @click.option("--revoke", is_flag=True, help="Stop trusting FOLDER (default: current).")
-    def trust_command(folder: Path | None, list_all: bool, revoke: bool) -> None:
+    def trust_command(folder: str | None, list_all: bool, revoke: bool) -> None:
         """Trust a workspace: its own config, MCP servers and hooks may then loosen safety."""
+        from pathlib import Path
+
         from mycode_core import trust
         from mycode_core.config import home_dir
 
@@ -25,7 +26,7 @@ def make_command() -> click.Command:
             rows = [{"folder": k, **v} for k, v in sorted(trust.trusted_folders(home).items())]
             click.echo(json.dumps(rows, indent=2))
             return
-        target = (folder or Path.cwd()).expanduser()
+        target = (Path(folder) if folder else Path.cwd()).expanduser()
         if not target.is_dir():
             raise click.UsageError(f"{target} is not a folder")
         try:
