@@ -97,7 +97,7 @@ def test_notes_persist_across_sessions(tmp_path: Path) -> None:
             home=home,
         )
         assert second.rc == 0, second.stderr
-        system = server.requests[0].messages[0]["content"]
+        system = server.chat_requests[0].messages[0]["content"]
     assert "# Memory" in system and "the API lives in srv/" in system
     assert sorted(p.name for p in workspace.iterdir()) == []
 
@@ -153,7 +153,7 @@ def test_disabled_plugin_leaves_no_trace(tmp_path: Path) -> None:
             env=env,
         )
         assert run.rc == 0, run.stderr
-        body = server.requests[0].body
+        body = server.chat_requests[0].body
     assert "a secret plan" not in json.dumps(body)
     assert "remember" not in [t["function"]["name"] for t in body.get("tools", [])]
     command = run_cli(["memory", "list"], cwd=workspace, home=home, env=env)
@@ -183,7 +183,7 @@ def test_print_mode_ranks_notes_for_the_task_and_runs_slash_commands(tmp_path: P
             home=home,
         )
         assert run.rc == 0, run.stderr
-        system = server.requests[0].messages[0]["content"]
+        system = server.chat_requests[0].messages[0]["content"]
     memory = system.split("# Memory", 1)[1]
     assert memory.index("alembic") < memory.index("British") < memory.index("vite")
     idle = write_script(tmp_path / "idle.json", [])

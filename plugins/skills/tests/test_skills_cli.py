@@ -89,7 +89,7 @@ def test_disabled_plugin_leaves_no_trace(dirs: dict[str, Path]) -> None:
             **env,
         )
         assert result.rc == 0, result.stderr
-        body = server.requests[0].body
+        body = server.chat_requests[0].body
     system = result.of_type("system")[0]
     assert "skills" not in system["plugins"] and "load_skill" not in system["tools"]
     text = json.dumps(body)
@@ -117,7 +117,7 @@ def test_enabled_run_lists_skills_and_reports_the_invalid_one(dirs: dict[str, Pa
             dirs,
         )
         assert result.rc == 0, result.stderr
-        system_prompt = server.requests[0].messages[0]["content"]
+        system_prompt = server.chat_requests[0].messages[0]["content"]
     assert "- home-skill: From MYCODE_HOME." in system_prompt
     assert "- project-skill: From the repo." in system_prompt
     assert "Do the home thing." not in system_prompt
@@ -147,7 +147,7 @@ def test_print_mode_slash_commands(dirs: dict[str, Path], tmp_path: Path) -> Non
             dirs,
         )
         assert forced.rc == 0, forced.stderr
-        user = server.requests[0].messages[-1]["content"]
+        user = server.chat_requests[0].messages[-1]["content"]
     assert "Do the home thing." in user and user.startswith("tidy the repo")
     assert "- scripts/run.sh" in user
 
