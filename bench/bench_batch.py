@@ -197,6 +197,7 @@ def many(root: Path, count: int) -> None:
 
 
 def main() -> None:
+    global LATENCY
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", choices=("speedup", "overhead", "many"))
     parser.add_argument("--no-ray", action="store_true")
@@ -204,7 +205,6 @@ def main() -> None:
     parser.add_argument("--many", type=int, default=200)
     parser.add_argument("--latency", type=float, default=LATENCY, help="model seconds per turn")
     args = parser.parse_args()
-    global LATENCY
     LATENCY = args.latency
     use_ray = not args.no_ray and args.only in (None, "speedup", "overhead")
     address = None
