@@ -142,6 +142,10 @@ class RayExecutor:
         resources: dict[str, float],
         memory_mb: int | None = None,
     ) -> None:
+        # Under `uv run`, Ray's default hook would make every worker `uv run` again from an
+        # uploaded copy of the current folder (re-resolving the environment, which hangs
+        # offline); workers use the installed packages instead unless the user asks.
+        os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
         try:
             import ray
         except ImportError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ VOLATILE = ("duration_ms", "session_id", "patch", "host")
 @pytest.fixture(scope="module")
 def ray_address() -> Iterator[str]:
     """A local Ray head started in this process; every Ray process goes at ``shutdown``."""
+    os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")  # as the executor does
     ray = pytest.importorskip(
         "ray", reason="Ray is not installed (pip install 'mycode-batch[ray]')"
     )
