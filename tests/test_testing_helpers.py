@@ -10,6 +10,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mycode_core.providers.sse import accumulate_sse
 from mycode_core.records import Tool
 from mycode_core.testing import (
@@ -17,6 +19,7 @@ from mycode_core.testing import (
     call_tool,
     delayed,
     http_error,
+    installed_plugin,
     make_context,
     stream_chunks,
     tool_pairing_problems,
@@ -137,3 +140,10 @@ def test_the_fake_server_answers_models() -> None:
         with urllib.request.urlopen(server.base_url + "/models", timeout=10) as response:
             assert json.loads(response.read())["data"][0]["id"] == "abc"
         assert server.requests[0].method == "GET" and server.chat_requests == []
+
+
+def test_installed_plugin_loads_by_entry_point_or_skips_naming_it() -> None:
+    tools = installed_plugin("builtin_tools")
+    assert hasattr(tools, "register_tools")
+    with pytest.raises(pytest.skip.Exception, match="'no-such-plugin'"):
+        installed_plugin("no-such-plugin")

@@ -14,7 +14,9 @@
 * In-process: :func:`make_context`, :func:`make_plugin_manager`, :func:`collect_tools`,
   :func:`call_tool` (call a tool the way the core does), :class:`TurnsModel` (a recording
   scripted model), :func:`model_plugin`, :func:`tools_plugin`, :func:`make_runner`,
-  :func:`run_events`, and :func:`tool_pairing_problems` to check a ``compact_context``.
+  :func:`run_events`, :func:`tool_pairing_problems` to check a ``compact_context``, and
+  :func:`installed_plugin` (another installed plugin, by entry-point name, for tests that run
+  beside it).
 
 * :func:`assert_tool_contract` — the boundary, plan-mode and mutation checks every tool must
   pass; and pytest fixtures ``mycode_workspace``, ``mycode_context`` and ``mycode_run``
@@ -48,6 +50,7 @@ from mycode_core.testing.inprocess import (
     TurnsModel,
     call_tool,
     collect_tools,
+    installed_plugin,
     make_context,
     make_plugin_manager,
     make_runner,
@@ -93,6 +96,7 @@ __all__ = [
     "delayed",
     "dropped_connection",
     "http_error",
+    "installed_plugin",
     "make_context",
     "make_plugin_manager",
     "make_runner",

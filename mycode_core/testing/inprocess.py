@@ -48,6 +48,24 @@ def make_plugin_manager(*plugins: object, load_entry_points: bool = False, warn:
     return get_plugin_manager(extra_plugins=plugins, load_entry_points=load_entry_points, warn=warn)
 
 
+def installed_plugin(name: str) -> object:
+    """The installed plugin whose ``mycode`` entry point is ``name`` (e.g. ``"builtin_tools"``).
+
+    For a plugin's tests that run beside another plugin without importing its package. The
+    test is skipped, naming the entry point, when no installed distribution provides it.
+    """
+    from importlib import metadata
+
+    import pytest
+
+    from mycode_core.plugins import ENTRY_POINT_GROUP
+
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            return ep.load()
+    pytest.skip(f"no installed plugin provides the {ENTRY_POINT_GROUP!r} entry point {name!r}")
+
+
 def collect_tools(pm: Any, context: RunContext) -> dict[str, Tool]:
     """The tools every ``register_tools`` implementation contributes, by name."""
     from mycode_core.runtime.setup import collect_tools as collect

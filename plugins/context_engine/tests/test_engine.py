@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import mycode_builtin_tools
 import mycode_context_engine.plugin as engine
 import pytest
 
@@ -16,6 +15,7 @@ from mycode_core.providers.base import FatalModelError, ModelReply
 from mycode_core.records import Tool, ToolResult
 from mycode_core.testing import (
     TurnsModel,
+    installed_plugin,
     make_plugin_manager,
     model_plugin,
     tool_pairing_problems,
@@ -63,7 +63,9 @@ def runner_with(
         (workspace / f"f{i}.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
     home = (tmp_path / "home").resolve()
     home.mkdir(parents=True, exist_ok=True)
-    pm = make_plugin_manager(mycode_builtin_tools, engine, model_plugin(model), *plugins)
+    pm = make_plugin_manager(
+        installed_plugin("builtin_tools"), engine, model_plugin(model), *plugins
+    )
     settings.setdefault("model", "test:m")
     settings.setdefault("permission_mode", "bypass")
     settings.setdefault("max_steps", 200)

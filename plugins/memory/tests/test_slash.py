@@ -64,9 +64,8 @@ def test_init_returns_a_survey_prompt(setup: tuple[dict[str, Any], Any, MemorySt
 
 
 def test_init_prompt_run_writes_agents_md(tmp_path: Path) -> None:
-    import mycode_builtin_tools
 
-    from mycode_core.testing import make_runner, run_events
+    from mycode_core.testing import installed_plugin, make_runner, run_events
 
     turns = [
         {"tool_calls": [{"name": "glob", "arguments": {"pattern": "**/*"}, "id": "g"}]},
@@ -82,7 +81,11 @@ def test_init_prompt_run_writes_agents_md(tmp_path: Path) -> None:
         {"content": "AGENTS.md written"},
     ]
     runner = make_runner(
-        tmp_path, plugin, mycode_builtin_tools, turns=turns, permission_mode="accept-edits"
+        tmp_path,
+        plugin,
+        installed_plugin("builtin_tools"),
+        turns=turns,
+        permission_mode="accept-edits",
     )
     (runner.workspace / "main.py").write_text("print('hi')\n", encoding="utf-8")
     context = runner.context

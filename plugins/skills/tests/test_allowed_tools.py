@@ -6,13 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import mycode_builtin_tools
 import pytest
 from mycode_skills import plugin
 from mycode_skills.restrict import Restrictions, parse_rule
 from skill_helpers import write_skill
 
-from mycode_core.testing import make_runner, run_events
+from mycode_core.testing import installed_plugin, make_runner, run_events
 
 
 @pytest.fixture(autouse=True)
@@ -84,7 +83,7 @@ def test_outside_calls_are_refused_in_print_mode_inside_ones_run(tmp_path: Path)
         ("read_file", {"path": "notes.txt"}),
         ("write_file", {"path": "out.txt", "content": "x"}),
     )
-    runner = make_runner(tmp_path, plugin, mycode_builtin_tools, turns=turns)
+    runner = make_runner(tmp_path, plugin, installed_plugin("builtin_tools"), turns=turns)
     (runner.workspace / "notes.txt").write_text("hello\n", encoding="utf-8")
     write_skill(runner.home / "skills", "read-only-review", allowed_tools="Read Grep Glob")
     results = _results(run_events(runner))
@@ -104,7 +103,7 @@ def test_inside_the_list_the_permission_rules_still_apply(tmp_path: Path) -> Non
     runner = make_runner(
         tmp_path,
         plugin,
-        mycode_builtin_tools,
+        installed_plugin("builtin_tools"),
         turns=turns,
         permissions={"deny": ["run_command(echo:*)"]},
     )
@@ -120,7 +119,7 @@ def test_the_next_turn_is_unrestricted(tmp_path: Path) -> None:
         {"content": "done with the skill"},
         *_turns(("run_command", {"command": "echo again"})),
     ]
-    runner = make_runner(tmp_path, plugin, mycode_builtin_tools, turns=turns)
+    runner = make_runner(tmp_path, plugin, installed_plugin("builtin_tools"), turns=turns)
     write_skill(runner.home / "skills", "tight", allowed_tools="Read")
     run_events(runner, "first", close=False)
     second = run_events(runner, "second")
@@ -136,7 +135,7 @@ def test_interactive_ask_names_the_skill(tmp_path: Path) -> None:
         return options[0]
 
     turns = _turns(("load_skill", {"name": "tight"}), ("run_command", {"command": "echo x"}))
-    runner = make_runner(tmp_path, plugin, mycode_builtin_tools, turns=turns)
+    runner = make_runner(tmp_path, plugin, installed_plugin("builtin_tools"), turns=turns)
     runner.context.interactive = True
     runner.context.ask = ask
     write_skill(runner.home / "skills", "tight", allowed_tools="Read")
