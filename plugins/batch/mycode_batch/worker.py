@@ -11,7 +11,6 @@ task produced is written under ``OUT/tasks/<id>/``:
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import shutil
@@ -23,8 +22,9 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
+from mycode_batch import warm
 from mycode_batch.sandbox import SandboxError, diff, make_copy, remove_copy, snapshot
 
 BATCH_STOP_REASONS = ("setup_failed", "timeout", "error", "worker_lost", "cancelled")
@@ -32,16 +32,6 @@ BATCH_STOP_REASONS = ("setup_failed", "timeout", "error", "worker_lost", "cancel
 
 HOME_SKIP = {"sessions", "cache", "artifacts", "tmp", "batch"}
 KILL_GRACE = 5.0
-
-try:  # children die with the worker that started them (Linux)
-    _PRCTL: Any = ctypes.CDLL(None, use_errno=True).prctl
-except (OSError, AttributeError):
-    _PRCTL = None
-
-
-def _die_with_parent() -> None:
-    if _PRCTL is not None:
-        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 @dataclass
@@ -66,6 +56,7 @@ class RunSpec:
 
 class _Log:
     def __init__(self, path: Path) -> None:
+        self.path = path
         self.fh: IO[str] = path.open("a", encoding="utf-8")
 
     def note(self, message: str) -> None:
@@ -94,7 +85,17 @@ def _copy_user_home(source: str | None, dest: Path) -> None:
             continue
 
 
-def _kill_group(proc: subprocess.Popen[Any]) -> None:
+class _Running(Protocol):
+    """A started process: a :class:`subprocess.Popen` or a :class:`~mycode_batch.warm.WarmRun`."""
+
+    pid: int
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Its exit code; :class:`subprocess.TimeoutExpired` if it still runs."""
+        ...
+
+
+def _kill_group(proc: _Running) -> None:
     """Stop ``proc`` and every process below it, even those in sessions of their own (a
     ``run_command`` of the agent): SIGTERM, a grace period, then SIGKILL."""
     import psutil
@@ -123,9 +124,7 @@ def _kill_group(proc: subprocess.Popen[Any]) -> None:
             return
 
 
-def _wait(
-    proc: subprocess.Popen[Any], deadline: float, cancelled: Callable[[], bool]
-) -> str | None:
+def _wait(proc: _Running, deadline: float, cancelled: Callable[[], bool]) -> str | None:
     """Wait for ``proc``; kill it at the deadline or on cancel. Returns why it was killed."""
     try:
         while True:
@@ -156,7 +155,7 @@ def _spawn(
         stdout=stdout,
         stderr=stderr,
         start_new_session=True,
-        preexec_fn=_die_with_parent,  # noqa: PLW1509 - only an async-signal-safe prctl call
+        preexec_fn=warm.die_with_parent,  # noqa: PLW1509 - only an async-signal-safe prctl call
     )
 
 
@@ -281,16 +280,25 @@ def run_task(spec_data: dict[str, Any], cancelled: Callable[[], bool] = lambda: 
         env = {**os.environ, **spec.env, "MYCODE_HOME": str(home)}
         env.setdefault("PYTHONIOENCODING", "utf-8")
         transcript = task_dir / "transcript.jsonl"
-        log.note("run: mycode -p (prompt on stdin)")
-        with transcript.open("w", encoding="utf-8") as events_fh:
-            proc = _spawn(_command(spec, task, copy), copy, env, events_fh, log.fh, subprocess.PIPE)
-            assert proc.stdin is not None
-            try:
-                proc.stdin.write(str(task["prompt"]).encode("utf-8"))
-                proc.stdin.close()
-            except OSError:
-                pass
+        command = _command(spec, task, copy)
+        if warm.enabled(spec.python):
+            log.note("run: mycode -p, forked warm (prompt on stdin)")
+            prompt = task_dir / ".prompt"
+            prompt.write_text(str(task["prompt"]), encoding="utf-8")
+            proc: Any = warm.start(command[3:], copy, env, prompt, transcript, log.path)
             killed = _wait(proc, deadline, cancelled)
+            prompt.unlink(missing_ok=True)
+        else:
+            log.note("run: mycode -p (prompt on stdin)")
+            with transcript.open("w", encoding="utf-8") as events_fh:
+                proc = _spawn(command, copy, env, events_fh, log.fh, subprocess.PIPE)
+                assert proc.stdin is not None
+                try:
+                    proc.stdin.write(str(task["prompt"]).encode("utf-8"))
+                    proc.stdin.close()
+                except OSError:
+                    pass
+                killed = _wait(proc, deadline, cancelled)
         patch = diff(copy, start_tree, index)
         (task_dir / "diff.patch").write_text(patch, encoding="utf-8")
         events = read_events(transcript)

@@ -1,0 +1,54 @@
+"""Warm starts: tasks forked from a server with mycode loaded give what cold starts give."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psutil
+from batch_helpers import folder, results, run_batch, write_tasks, writer_script
+
+VOLATILE = ("duration_ms", "session_id", "patch")
+
+
+def _fork_servers() -> set[int]:
+    found = set()
+    for proc in psutil.process_iter(["cmdline"]):
+        if "multiprocessing.forkserver" in " ".join(proc.info["cmdline"] or ()):
+            found.add(proc.pid)
+    return found
+
+
+def test_warm_and_cold_starts_give_the_same_results_and_nothing_stays(tmp_path: Path) -> None:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {
+                "id": f"t{i}",
+                "prompt": f"task {i}",
+                "workspace": "ws",
+                "model": writer_script(tmp_path / f"s{i}.json", f"n{i}.txt", f"n{i}\n"),
+            }
+            for i in range(3)
+        ],
+    )
+    before = _fork_servers()
+    runs = {}
+    for mode, env in (("warm", {}), ("cold", {"MYCODE_BATCH_WARM": "0"})):
+        run = run_batch(
+            tasks, tmp_path / mode, tmp_path / "home", "--permission-mode", "bypass", env=env
+        )
+        assert run.rc == 0, run.stderr
+        runs[mode] = {
+            k: {f: v for f, v in r.items() if f not in VOLATILE}
+            for k, r in results(tmp_path / mode).items()
+        }
+        log = (tmp_path / mode / "tasks" / "t1" / "log.txt").read_text(encoding="utf-8")
+        assert ("forked warm" in log) == (mode == "warm"), log
+        # each task its own session, in its own MYCODE_HOME
+        assert len(list((tmp_path / mode / "tasks" / "t2" / "home" / "sessions").iterdir())) == 1
+        patch = (tmp_path / mode / "tasks" / "t2" / "diff.patch").read_text(encoding="utf-8")
+        assert "+n2" in patch and "n1" not in patch
+    assert runs["warm"] == runs["cold"]
+    assert {r["stop_reason"] for r in runs["warm"].values()} == {"completed"}
+    assert _fork_servers() <= before  # the fork server went with the batch
