@@ -19,6 +19,8 @@ import os
 from pathlib import Path, PosixPath
 from typing import IO, Any
 
+from mycode_core import safeopen
+
 MAX_PATH_CHARS = 4096
 MAX_COMPONENT_BYTES = 255
 
@@ -155,25 +157,17 @@ _WRITE_FLAGS = {
 def open_beneath(root: Path, relative_path: str, flags: int, mode: int = 0o666) -> int:
     """Open ``root/relative_path`` without following any symlink on the way (a descriptor).
 
-    Every folder is opened relative to the previous one with ``O_NOFOLLOW``, so a symlink
-    swapped in after a path was checked cannot redirect the open outside ``root``.
+    ``root`` is resolved; every folder from ``/`` down is opened relative to the previous one
+    with ``O_NOFOLLOW`` (:mod:`mycode_core.safeopen`), so a symlink swapped in after a path was
+    checked cannot redirect the open outside ``root``.
     """
     parts = [part for part in Path(relative_path).parts if part not in ("", ".")]
     if any(part == ".." for part in parts) or Path(relative_path).is_absolute():
         raise PermissionError(f"{relative_path!r} is not a path below {root}")
-    nofollow = getattr(os, "O_NOFOLLOW", 0)
-    directory = getattr(os, "O_DIRECTORY", 0)
-    fd = os.open(root, os.O_RDONLY | directory | getattr(os, "O_CLOEXEC", 0))
-    try:
-        for part in parts[:-1]:
-            next_fd = os.open(part, os.O_RDONLY | directory | nofollow, dir_fd=fd)
-            os.close(fd)
-            fd = next_fd
-        if not parts:
-            return os.dup(fd)
-        return os.open(parts[-1], flags | nofollow | getattr(os, "O_CLOEXEC", 0), mode, dir_fd=fd)
-    finally:
-        os.close(fd)
+    target = Path(root).joinpath(*parts)
+    if not parts:
+        return safeopen.open_fd(target, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    return safeopen.open_fd(target, flags, mode)
 
 
 class BoundPath(PosixPath):
