@@ -1,8 +1,8 @@
 """``mycode batch``: parallel speedup, per-task overhead, and a batch of 200 trivial tasks.
 
-* ``speedup``: 8 tasks against a local model server that takes 1 s per turn (2 turns a task:
-  a ``write_file`` call, then a final answer), ``--workers 1`` vs ``--workers 4``, on the local
-  executor and on Ray. Goal: >= 3x at 4 workers (model-latency bound).
+* ``speedup``: 8 tasks against a local model server that takes 1 s per turn (``--turns``, 2 by
+  default: a ``write_file`` call, then a final answer), ``--workers 1`` vs ``--workers 4``, on
+  the local executor and on Ray. Goal: >= 3x at 4 workers (model-latency bound).
 * ``overhead``: the median wall of a bare ``mycode -p`` (scripted model, 1 turn) vs the wall
   per task of a batch of the same runs with one worker (local, and Ray on an already running
   cluster) -- the batch's own cost per task: the copy, the diff, the records.
@@ -10,7 +10,7 @@
   the coordinator process (``VmHWM``, polled).
 
     uv run python bench/bench_batch.py [--only speedup|overhead|many] [--no-ray] [--many 200]
-        [--runs 8] [--latency 1.0]
+        [--runs 8] [--latency 1.0] [--turns 2]
 """
 
 from __future__ import annotations
@@ -30,11 +30,12 @@ from typing import Any
 from mycode_core.testing import cli_env, completion_body, stream_chunks, turn
 
 LATENCY = 1.0
+TURNS = 2
 GOAL = 3.0
 
 
 class _SlowModel(BaseHTTPRequestHandler):
-    """Each turn takes LATENCY s: a write_file call first, the final answer after a result."""
+    """Each turn takes LATENCY s: write_file calls for TURNS - 1 turns, then the final answer."""
 
     protocol_version = "HTTP/1.0"
 
@@ -54,7 +55,8 @@ class _SlowModel(BaseHTTPRequestHandler):
         """Answer one chat-completions request after LATENCY seconds."""
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
         messages = body.get("messages") or []
-        if messages and messages[-1].get("role") == "tool":
+        tool_results = sum(1 for m in messages if m.get("role") == "tool")
+        if tool_results >= TURNS - 1:
             spec = turn("done", usage={"prompt_tokens": 50, "completion_tokens": 5}).turn
         else:
             call = {"name": "write_file", "arguments": {"path": "out.txt", "content": "x\n"}}
@@ -135,7 +137,7 @@ def speedup(root: Path, use_ray: bool, address: str | None) -> None:
     executors = [("local", [])]
     if use_ray and address:
         executors.append(("ray", ["--executor", "ray", "--ray-address", address]))
-    print(f"speedup: 8 tasks, 2 turns each, {LATENCY:.0f} s model latency per turn")
+    print(f"speedup: 8 tasks, {TURNS} turns each, {LATENCY:.0f} s model latency per turn")
     for name, extra in executors:
         walls = {}
         for workers in (1, 4):
@@ -197,15 +199,17 @@ def many(root: Path, count: int) -> None:
 
 
 def main() -> None:
-    global LATENCY
+    global LATENCY, TURNS
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", choices=("speedup", "overhead", "many"))
     parser.add_argument("--no-ray", action="store_true")
     parser.add_argument("--runs", type=int, default=8)
     parser.add_argument("--many", type=int, default=200)
     parser.add_argument("--latency", type=float, default=LATENCY, help="model seconds per turn")
+    parser.add_argument("--turns", type=int, default=TURNS, help="model turns per task (>= 2)")
     args = parser.parse_args()
     LATENCY = args.latency
+    TURNS = max(2, args.turns)
     use_ray = not args.no_ray and args.only in (None, "speedup", "overhead")
     address = None
     ray = None
