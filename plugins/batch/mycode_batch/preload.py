@@ -1,12 +1,16 @@
 """Imported once by the warm fork server (:mod:`mycode_batch.warm`): what every task needs.
 
 Each import is what a ``mycode -p`` run would do anyway; a failure here only makes the start
-colder (the task imports it itself, and reports any error the usual way).
+colder (the task imports it itself, and reports any error the usual way). Of the plugins, only
+mycode's own distributions that the environment allows are imported here: a third-party
+plugin is imported by each task, so whatever it does at import time happens in the task, as in
+a cold start.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 
 MODULES = (
     "mycode_batch.warm",  # the forked child's entry point
@@ -17,15 +21,34 @@ MODULES = (
     "mycode_core.providers.openai_compat",
 )
 
+OWN_DISTRIBUTIONS = frozenset(
+    {
+        "mycode-batch",
+        "mycode-builtin-tools",
+        "mycode-claude-compat",
+        "mycode-completion-gate",
+        "mycode-context-engine",
+        "mycode-mcp-bridge",
+        "mycode-memory",
+        "mycode-skills",
+        "mycode-subagents",
+    }
+)
+"""The plugins of this project, whose import has no side effects."""
+
 
 def _warm_up() -> None:
-    from importlib import metadata
-
-    from mycode_core.plugins import ENTRY_POINT_GROUP
+    from mycode_core.plugins import allowed_entry_points
     from mycode_core.runtime.tokens import count_text
 
     count_text("warm up the offline tokenizer")
-    names = [*MODULES, *(ep.module for ep in metadata.entry_points(group=ENTRY_POINT_GROUP))]
+    ours = [
+        ep.module
+        for ep in allowed_entry_points()
+        if ep.dist is not None
+        and re.sub(r"[-_.]+", "-", str(ep.dist.name)).lower() in OWN_DISTRIBUTIONS
+    ]
+    names = [*MODULES, *ours]
     for name in names:
         try:
             importlib.import_module(name)

@@ -7,6 +7,8 @@ from pathlib import Path
 import psutil
 from batch_helpers import folder, results, run_batch, write_tasks, writer_script
 
+from mycode_core.testing import write_plugin_dist
+
 VOLATILE = ("duration_ms", "session_id", "patch")
 
 
@@ -52,3 +54,43 @@ def test_warm_and_cold_starts_give_the_same_results_and_nothing_stays(tmp_path: 
     assert runs["warm"] == runs["cold"]
     assert {r["stop_reason"] for r in runs["warm"].values()} == {"completed"}
     assert _fork_servers() <= before  # the fork server went with the batch
+
+
+def test_a_third_party_plugin_is_imported_by_each_task_itself(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    seen = tmp_path / "imports.txt"
+    write_plugin_dist(
+        site,
+        "importer",
+        "import os\n"
+        f"with open({str(seen)!r}, 'a') as fh:\n"
+        "    fh.write(os.environ.get('MYCODE_HOME', '?') + '\\n')\n",
+    )
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {
+                "id": f"t{i}",
+                "prompt": "p",
+                "workspace": "ws",
+                "model": writer_script(tmp_path / f"s{i}.json", f"n{i}.txt", "n\n"),
+            }
+            for i in range(2)
+        ],
+    )
+    out = tmp_path / "out"
+    run = run_batch(
+        tasks,
+        out,
+        tmp_path / "home",
+        "--permission-mode",
+        "bypass",
+        env={"PYTHONPATH": str(site)},
+    )
+    assert run.rc == 0, run.stderr
+    assert "forked warm" in (out / "tasks" / "t0" / "log.txt").read_text(encoding="utf-8")
+    homes = seen.read_text(encoding="utf-8").splitlines()
+    # at import time each task saw its own MYCODE_HOME: the import ran in the task
+    for task in ("t0", "t1"):
+        assert str(out / "tasks" / task / "home") in homes
