@@ -403,3 +403,36 @@ def test_interrupt_exits_130(
     assert process.returncode == 130, stderr
     events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     assert events[-1]["type"] == "result" and events[-1]["stop_reason"] == "interrupted"
+
+
+def test_ctrl_c_while_an_event_is_being_written_still_ends_the_turn(
+    server: FakeOpenAIServer, server_args: list[str], workspace: Path, home: Path
+) -> None:
+    # Nobody reads stdout at first, so the main thread is stuck writing the long ``user``
+    # event when Ctrl-C comes; the turn must still be cancelled (not a KeyboardInterrupt out
+    # of the write that leaves the model call waiting for the slow server).
+    server.enqueue(delayed(300.0, turn("too slow")))
+    piped = home.parent / "piped.log"
+    piped.write_text("log line\n" * 30_000, encoding="utf-8")  # ~270 KB: more than a pipe holds
+    with piped.open("rb") as stdin:
+        process = subprocess.Popen(
+            [*mycode_command(), "-p", "why?", *server_args],
+            cwd=workspace,
+            # unbuffered: stdout's bytes go straight to the pipe, so a write cut by the signal
+            # returns short, and the rest of the line must still be written
+            env=cli_env(home, {"MYCODE_LOAD_PLUGINS": "", "PYTHONUNBUFFERED": "1"}),
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    try:
+        assert server.wait_for_requests(1, timeout=60)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr.decode()
+    events = [json.loads(line) for line in stdout.decode().splitlines() if line.startswith("{")]
+    assert any(e["type"] == "user" and "log line" in e["content"] for e in events)
+    assert events[-1]["type"] == "result" and events[-1]["stop_reason"] == "interrupted"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from mycode_core.cli.richtext import (
@@ -19,13 +20,38 @@ from mycode_core.runtime.events import AgentEvent
 __all__ = ["JsonRenderer", "StreamJsonRenderer", "TextRenderer", "describe_call", "result_line"]
 
 
+def write_line(text: str) -> None:
+    """Write ``text`` and a newline to stdout, all of it, now.
+
+    Under ``PYTHONUNBUFFERED`` stdout's byte layer is the raw file, and a signal arriving while
+    a write to a full pipe blocks makes the write return short; ``sys.stdout.write`` would drop
+    the rest of the line. This writes the bytes until every one is out.
+    """
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a replaced stdout (tests, embedding): a text stream only
+        stream.write(text + "\n")
+        stream.flush()
+        return
+    stream.flush()
+    data = memoryview((text + "\n").encode(stream.encoding or "utf-8", stream.errors or "strict"))
+    while data:
+        written = buffer.write(data)
+        if written is None:  # a non-blocking stdout that is full: wait until it drains
+            import select
+
+            select.select([], [stream.fileno()], [])
+            continue
+        data = data[written:]
+    buffer.flush()
+
+
 class StreamJsonRenderer:
     """One JSON event per line on stdout."""
 
     def handle(self, event: AgentEvent) -> None:
         """Print the event."""
-        sys.stdout.write(event.to_json() + "\n")
-        sys.stdout.flush()
+        write_line(event.to_json())
 
     def close(self) -> None:
         """Nothing to release."""
@@ -37,8 +63,7 @@ class JsonRenderer:
     def handle(self, event: AgentEvent) -> None:
         """Print the result event; ignore the rest."""
         if event.type == "result":
-            sys.stdout.write(event.to_json() + "\n")
-            sys.stdout.flush()
+            write_line(event.to_json())
 
     def close(self) -> None:
         """Nothing to release."""
@@ -253,8 +278,18 @@ def _escape(text: str) -> str:
     return escape(neutralise(text))
 
 
-def render_turn(runner: Any, prompt: str, renderer: Any) -> Any:
-    """Run one turn, showing each event; Ctrl-C cancels the turn. Returns the ``result`` event."""
+def render_turn(
+    runner: Any,
+    prompt: str,
+    renderer: Any,
+    cancel_requested: Callable[[], bool] | None = None,
+) -> Any:
+    """Run one turn, showing each event; Ctrl-C cancels the turn. Returns the ``result`` event.
+
+    A ``KeyboardInterrupt`` while an event is shown cancels the turn like one while waiting, so
+    the loop always drains the turn to its ``result``. ``cancel_requested`` tells of a stop
+    asked for before the turn began (a signal handler's), which the turn's start would clear.
+    """
     result = None
     events = runner.run(prompt)
     try:
@@ -266,9 +301,14 @@ def render_turn(runner: Any, prompt: str, renderer: Any) -> Any:
             except KeyboardInterrupt:
                 runner.cancel()
                 continue
-            renderer.handle(event)
             if event.type == "result":
                 result = event
+            try:
+                if cancel_requested is not None and cancel_requested():
+                    runner.cancel()
+                renderer.handle(event)
+            except KeyboardInterrupt:
+                runner.cancel()
     finally:
         renderer.close()
     return result

@@ -230,9 +230,9 @@ def run_agent(
 
         with SignalGuard(runner.cancel, wait=wait):
             return InteractiveSession(runner, store).run(prompt or None)
-    from mycode_core.cli.signals import SignalGuard
+    from mycode_core.cli.signals import WITH_CTRL_C, SignalGuard
 
-    with SignalGuard(runner.cancel) as guard:
+    with SignalGuard(runner.cancel, signals=WITH_CTRL_C) as guard:
         try:
             runner.prepare()
         except SetupError as exc:
@@ -256,8 +256,16 @@ def run_agent(
                 runner.close()
                 return 0
             prompt = slash.prompt
+        if guard.received is not None:  # stopped while setting up: no turn starts
+            runner.close()
+            return guard.exit_code(1)
         try:
-            result = render_turn(runner, prompt, make_renderer(output_format))
+            result = render_turn(
+                runner,
+                prompt,
+                make_renderer(output_format),
+                cancel_requested=lambda: guard.received is not None,
+            )
         finally:
             runner.close()
     if result is None:

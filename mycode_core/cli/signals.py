@@ -5,6 +5,11 @@ reports that it was cut, the loop writes the ``result`` event (``stop_reason = "
 and the process exits 143 (SIGTERM) or 129 (SIGHUP). Should the turn not wind down within
 ``GRACE`` seconds, or a second signal arrive, the process exits at once with the same code.
 In an interactive session the handler waits for the turn to end and then leaves the session.
+
+A ``mycode -p`` run handles Ctrl-C (SIGINT, exit 130) here too: a handler that only asks the
+turn to stop can never cut the main thread mid-write or mid-wait, which a
+``KeyboardInterrupt`` raised at an arbitrary line can (the interactive session keeps
+``KeyboardInterrupt``, which its prompts rely on).
 """
 
 from __future__ import annotations
@@ -18,25 +23,39 @@ from typing import Any
 
 GRACE = 20.0
 SIGNALS = ("SIGTERM", "SIGHUP")
+WITH_CTRL_C = ("SIGINT", *SIGNALS)
 
 
 class SignalGuard:
     """Installs the handlers for the duration of a ``with`` block."""
 
     def __init__(
-        self, cancel: Callable[[], None], *, wait: Callable[[float], None] | None = None
+        self,
+        cancel: Callable[[], None],
+        *,
+        wait: Callable[[float], None] | None = None,
+        signals: tuple[str, ...] = SIGNALS,
     ) -> None:
         """``cancel`` stops the running turn; with ``wait`` (interactive sessions, whose loop
-        would otherwise go on) the handler waits for the turn to end, then exits."""
+        would otherwise go on) the handler waits for the turn to end, then exits. ``signals``
+        names the signals handled (:data:`WITH_CTRL_C` adds SIGINT)."""
         self.cancel = cancel
         self.wait = wait
+        self.signals = signals
         self.received: int | None = None
         self._previous: dict[int, Any] = {}
+        self._wake_r = -1
+        self._wake_w: int | None = None
 
     def __enter__(self) -> SignalGuard:
         if threading.current_thread() is not threading.main_thread():
             return self
-        for name in SIGNALS:
+        if self.wait is None:
+            # the handler only writes a byte; this thread does the rest, so the handler never
+            # takes a lock the interrupted main thread might be holding
+            self._wake_r, self._wake_w = os.pipe()
+            threading.Thread(target=self._stop_on_wake, daemon=True, name="mycode-signals").start()
+        for name in self.signals:
             number = getattr(signal, name, None)
             if number is not None:
                 self._previous[number] = signal.signal(number, self._handle)
@@ -46,16 +65,31 @@ class SignalGuard:
         for number, handler in self._previous.items():
             signal.signal(number, handler)
         self._previous.clear()
+        if self._wake_w is not None:
+            os.close(self._wake_w)  # the watcher reads end-of-file and ends
+            self._wake_w = None
 
     def _handle(self, signum: int, _frame: FrameType | None) -> None:
         if self.received is not None:
             os._exit(128 + self.received)
         self.received = signum
+        if self._wake_w is not None:
+            os.write(self._wake_w, b"!")
+            return
         self.cancel()
         if self.wait is not None:
             self.wait(GRACE)
             raise SystemExit(128 + signum)
-        timer = threading.Timer(GRACE, os._exit, args=(128 + signum,))
+
+    def _stop_on_wake(self) -> None:
+        read_end = self._wake_r
+        try:
+            if not os.read(read_end, 1) or self.received is None:
+                return
+        finally:
+            os.close(read_end)
+        self.cancel()
+        timer = threading.Timer(GRACE, os._exit, args=(128 + self.received,))
         timer.daemon = True
         timer.start()
 
