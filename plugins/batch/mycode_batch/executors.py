@@ -107,8 +107,12 @@ class LocalExecutor:
 
 
 def _ray_entry(spec: dict[str, Any]) -> dict[str, Any]:
-    """The body of a Ray task."""
-    return run_task(spec)
+    """The body of a Ray task: a cold ``mycode -p``, the direct child of the Ray worker.
+
+    No warm fork server here: Ray starts fresh workers for every job and cancels a task by
+    interrupting its worker, and that cancellation must reach the run's process tree at once.
+    """
+    return run_task(spec, warm_start=False)
 
 
 def check_reachable(address: str, timeout: float = 5.0) -> None:

@@ -54,16 +54,26 @@ class BatchOutcome:
 
 
 class _Interrupts:
-    """Ctrl-C once: stop scheduling; twice: cancel the running tasks."""
+    """Ctrl-C once: stop scheduling; twice: cancel the running tasks.
+
+    The handler only counts; :meth:`act` (called by the scheduling loop, which wakes at least
+    every 0.2 s) does the rest, so nothing is printed or locked inside the signal handler.
+    """
 
     def __init__(self, on_first: Callable[[], None], on_second: Callable[[], None]) -> None:
         self.count = 0
+        self._acted = 0
         self._on_first, self._on_second = on_first, on_second
         self._previous: Any = None
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.count += 1
-        (self._on_first if self.count == 1 else self._on_second)()
+
+    def act(self) -> None:
+        """Run the reactions to the Ctrl-Cs received since the last call (each once)."""
+        while self._acted < min(self.count, 2):
+            self._acted += 1
+            (self._on_first if self._acted == 1 else self._on_second)()
 
     def __enter__(self) -> _Interrupts:
         if threading.current_thread() is threading.main_thread():
@@ -118,6 +128,7 @@ def run_batch(
             pending = list(queue)
             cancelled_sent = False
             while pending or executor.running:
+                interrupts.act()
                 while pending and not state["stopping"] and executor.running < options.workers:
                     task = pending.pop(0)
                     spec = RunSpec(task=task.to_dict(), out_dir=str(out), **options.spec_template)

@@ -233,8 +233,15 @@ def _command(spec: RunSpec, task: dict[str, Any], copy: Path) -> list[str]:
     return cmd
 
 
-def run_task(spec_data: dict[str, Any], cancelled: Callable[[], bool] = lambda: False) -> dict:
-    """Run one task to its end and return its record; never raises for a task's failure."""
+def run_task(
+    spec_data: dict[str, Any],
+    cancelled: Callable[[], bool] = lambda: False,
+    *,
+    warm_start: bool = True,
+) -> dict:
+    """Run one task to its end and return its record; never raises for a task's failure.
+
+    ``warm_start`` lets the run fork from the warm server (:mod:`mycode_batch.warm`)."""
     spec = RunSpec(**spec_data)
     task = spec.task
     out = Path(spec.out_dir)
@@ -281,7 +288,7 @@ def run_task(spec_data: dict[str, Any], cancelled: Callable[[], bool] = lambda: 
         env.setdefault("PYTHONIOENCODING", "utf-8")
         transcript = task_dir / "transcript.jsonl"
         command = _command(spec, task, copy)
-        if warm.enabled(spec.python):
+        if warm_start and warm.enabled(spec.python):
             log.note("run: mycode -p, forked warm (prompt on stdin)")
             prompt = task_dir / ".prompt"
             prompt.write_text(str(task["prompt"]), encoding="utf-8")
