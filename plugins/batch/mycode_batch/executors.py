@@ -132,6 +132,10 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
         raise ExecutorError(f"Ray cluster at {address} is unreachable: {exc}") from None
 
 
+FORCE_CANCEL_AFTER = 15.0
+"""Seconds a cancelled Ray task may take to stop its run before its worker is stopped."""
+
+
 class RayExecutor:
     """Each task a Ray task with a resource request; a lost worker is retried once."""
 
@@ -194,6 +198,8 @@ class RayExecutor:
             remote_options["memory"] = memory_mb * 1024 * 1024
         self._remote = ray.remote(**remote_options)(_ray_entry)
         self._refs: dict[Any, dict[str, Any]] = {}
+        self._cancelled_at: float | None = None
+        self._forced = False
 
     def submit(self, spec: dict[str, Any]) -> None:
         """Submit one Ray task."""
@@ -205,6 +211,7 @@ class RayExecutor:
         if not self._refs:
             time.sleep(min(timeout, 0.05))
             return []
+        self._force_overdue_cancels()
         done, _ = ray.wait(list(self._refs), num_returns=1, timeout=timeout)
         records = []
         for ref in done:
@@ -214,11 +221,17 @@ class RayExecutor:
             except ray.exceptions.TaskCancelledError:
                 records.append(_failed(spec, "cancelled", "cancelled"))
             except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError) as exc:
+                if self._cancelled_at is not None:  # a worker we stopped by force
+                    records.append(_failed(spec, "cancelled", "cancelled"))
+                    continue
                 message = str(exc).strip().splitlines()[0] if str(exc).strip() else "lost"
                 records.append(
                     _failed(spec, "worker_lost", f"worker lost twice: {message}", attempts=2)
                 )
             except Exception as exc:  # noqa: BLE001 - one task's failure costs that task
+                if self._cancelled_at is not None:  # stopped by the cancel, however Ray says it
+                    records.append(_failed(spec, "cancelled", "cancelled"))
+                    continue
                 text = str(exc).strip().splitlines()
                 records.append(_failed(spec, "error", text[-1] if text else type(exc).__name__))
         return records
@@ -229,10 +242,26 @@ class RayExecutor:
         return len(self._refs)
 
     def cancel(self) -> None:
-        """Cancel the running Ray tasks (each kills its ``mycode`` process)."""
+        """Cancel the running Ray tasks (each kills its ``mycode`` process tree).
+
+        A task still running :data:`FORCE_CANCEL_AFTER` seconds later has its worker stopped
+        by Ray (``force=True``); the run's processes die with it (``PR_SET_PDEATHSIG``)."""
+        self._cancelled_at = time.monotonic()
         for ref in list(self._refs):
             try:
                 self._ray.cancel(ref)
+            except Exception:  # noqa: BLE001,S110 - already finished
+                pass
+
+    def _force_overdue_cancels(self) -> None:
+        if self._cancelled_at is None or self._forced:
+            return
+        if time.monotonic() - self._cancelled_at < FORCE_CANCEL_AFTER:
+            return
+        self._forced = True
+        for ref in list(self._refs):
+            try:
+                self._ray.cancel(ref, force=True)
             except Exception:  # noqa: BLE001,S110 - already finished
                 pass
 

@@ -185,7 +185,8 @@ def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address:
     from mycode_core.testing import cli_env
 
     folder(tmp_path / "ws", {"a.txt": "a\n"})
-    model = command_script(tmp_path / "s.json", "sleep 120 && echo ray-slept > s.txt")
+    marker = f"ray-slept-{os.getpid()}-{tmp_path.name}"  # other runs' processes don't count
+    model = command_script(tmp_path / "s.json", f"sleep 120 && echo {marker} > s.txt")
     tasks = write_tasks(
         tmp_path / "tasks.jsonl",
         [{"id": f"t{i}", "prompt": "p", "workspace": "ws", "model": model} for i in range(2)],
@@ -210,7 +211,8 @@ def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address:
             "stream-json",
         ],
         cwd=tmp_path,
-        env=cli_env(tmp_path / "home"),
+        # on a hang, SIGABRT makes faulthandler print every thread's stack (see below)
+        env=cli_env(tmp_path / "home", {"PYTHONFAULTHANDLER": "1"}),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -225,11 +227,16 @@ def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address:
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C reaches the whole group
     time.sleep(0.5)
     os.killpg(proc.pid, signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=100)
+    try:
+        stdout, stderr = proc.communicate(timeout=100)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        stdout, stderr = proc.communicate(timeout=30)
+        raise AssertionError(f"the batch did not end after Ctrl-C twice:\n{stderr}") from None
     assert proc.returncode == 130, stderr
     assert "cancelling the running tasks" in stdout
     assert not (out / "results.jsonl").exists()
     left = subprocess.run(
-        ["pgrep", "-f", "sleep 120 && echo ray-slept"], capture_output=True, text=True
+        ["pgrep", "-f", f"sleep 120 && echo {marker}"], capture_output=True, text=True
     )
     assert left.stdout.split() == []

@@ -12,11 +12,17 @@ from mycode_core.testing import write_plugin_dist
 VOLATILE = ("duration_ms", "session_id", "patch")
 
 
-def _fork_servers() -> set[int]:
+def _fork_servers(home: Path) -> set[int]:
+    """Fork servers started by batches whose ``MYCODE_HOME`` is ``home`` (not other runs')."""
     found = set()
     for proc in psutil.process_iter(["cmdline"]):
-        if "multiprocessing.forkserver" in " ".join(proc.info["cmdline"] or ()):
-            found.add(proc.pid)
+        if "multiprocessing.forkserver" not in " ".join(proc.info["cmdline"] or ()):
+            continue
+        try:
+            if proc.environ().get("MYCODE_HOME") == str(home):
+                found.add(proc.pid)
+        except psutil.Error:
+            continue
     return found
 
 
@@ -34,7 +40,6 @@ def test_warm_and_cold_starts_give_the_same_results_and_nothing_stays(tmp_path: 
             for i in range(3)
         ],
     )
-    before = _fork_servers()
     runs = {}
     for mode, env in (("warm", {}), ("cold", {"MYCODE_BATCH_WARM": "0"})):
         run = run_batch(
@@ -53,7 +58,7 @@ def test_warm_and_cold_starts_give_the_same_results_and_nothing_stays(tmp_path: 
         assert "+n2" in patch and "n1" not in patch
     assert runs["warm"] == runs["cold"]
     assert {r["stop_reason"] for r in runs["warm"].values()} == {"completed"}
-    assert _fork_servers() <= before  # the fork server went with the batch
+    assert _fork_servers(tmp_path / "home") == set()  # the fork server went with the batch
 
 
 def test_a_third_party_plugin_is_imported_by_each_task_itself(tmp_path: Path) -> None:
