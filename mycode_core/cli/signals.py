@@ -9,7 +9,9 @@ In an interactive session the handler waits for the turn to end and then leaves 
 A ``mycode -p`` run handles Ctrl-C (SIGINT, exit 130) here too: a handler that only asks the
 turn to stop can never cut the main thread mid-write or mid-wait, which a
 ``KeyboardInterrupt`` raised at an arbitrary line can (the interactive session keeps
-``KeyboardInterrupt``, which its prompts rely on).
+``KeyboardInterrupt``, which its prompts rely on). A signal that was ignored when mycode
+started (``nohup`` ignores SIGHUP; a non-interactive shell's ``cmd &`` ignores SIGINT) stays
+ignored.
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ class SignalGuard:
             threading.Thread(target=self._stop_on_wake, daemon=True, name="mycode-signals").start()
         for name in self.signals:
             number = getattr(signal, name, None)
-            if number is not None:
+            # a signal ignored when we started stays ignored (`nohup`, a script's `cmd &`)
+            if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
                 self._previous[number] = signal.signal(number, self._handle)
         return self
 

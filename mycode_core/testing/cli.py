@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -121,6 +122,15 @@ def run_cli(
     return CliResult(
         completed.returncode, _parse_events(completed.stdout), completed.stdout, completed.stderr
     )
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """``preexec_fn`` for a child a test will Ctrl-C: SIGINT back to its default disposition.
+
+    A process started from a terminal has it; one started under a non-interactive shell's
+    ``cmd &`` (a CI script, ``nohup``) inherits SIGINT ignored, and mycode keeps ignoring it.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def write_plugin_dist(

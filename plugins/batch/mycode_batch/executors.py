@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
+import shutil
 import socket
 import threading
 import time
+from pathlib import Path
 from typing import Any, Protocol
 
 from mycode_batch.worker import run_task
@@ -106,13 +108,20 @@ class LocalExecutor:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
+def cancel_marker(spec: dict[str, Any]) -> Path:
+    """The file whose presence cancels a running Ray task (the output folder is shared)."""
+    return Path(spec["out_dir"]) / ".batch-cancel" / str(spec["task"]["id"])
+
+
 def _ray_entry(spec: dict[str, Any]) -> dict[str, Any]:
     """The body of a Ray task: a cold ``mycode -p``, the direct child of the Ray worker.
 
-    No warm fork server here: Ray starts fresh workers for every job and cancels a task by
-    interrupting its worker, and that cancellation must reach the run's process tree at once.
+    It stops when its cancel marker appears, whether or not Ray's own interrupt reaches the
+    worker (a cluster started with SIGINT ignored never raises it); no warm fork server here,
+    as Ray starts fresh workers for every job.
     """
-    return run_task(spec, warm_start=False)
+    marker = cancel_marker(spec)
+    return run_task(spec, marker.exists, warm_start=False)
 
 
 def check_reachable(address: str, timeout: float = 5.0) -> None:
@@ -200,10 +209,13 @@ class RayExecutor:
         self._refs: dict[Any, dict[str, Any]] = {}
         self._cancelled_at: float | None = None
         self._forced = False
+        self._submitted: list[dict[str, Any]] = []
 
     def submit(self, spec: dict[str, Any]) -> None:
         """Submit one Ray task."""
+        cancel_marker(spec).unlink(missing_ok=True)  # one left by an earlier, cut batch
         self._refs[self._remote.remote(spec)] = spec
+        self._submitted.append(spec)
 
     def wait(self, timeout: float) -> list[dict[str, Any]]:
         """Records of the Ray tasks that ended (streamed as they finish)."""
@@ -247,7 +259,13 @@ class RayExecutor:
         A task still running :data:`FORCE_CANCEL_AFTER` seconds later has its worker stopped
         by Ray (``force=True``); the run's processes die with it (``PR_SET_PDEATHSIG``)."""
         self._cancelled_at = time.monotonic()
-        for ref in list(self._refs):
+        for ref, spec in list(self._refs.items()):
+            marker = cancel_marker(spec)
+            try:
+                marker.parent.mkdir(parents=True, exist_ok=True)
+                marker.touch()
+            except OSError:
+                pass
             try:
                 self._ray.cancel(ref)
             except Exception:  # noqa: BLE001,S110 - already finished
@@ -267,6 +285,8 @@ class RayExecutor:
 
     def close(self) -> None:
         """Disconnect (and stop the local Ray started for the run)."""
+        for folder in {cancel_marker(spec).parent for spec in self._submitted}:
+            shutil.rmtree(folder, ignore_errors=True)
         try:
             self._ray.shutdown()
         except Exception:  # noqa: BLE001,S110 - best effort at exit

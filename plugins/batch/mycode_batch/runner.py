@@ -76,7 +76,9 @@ class _Interrupts:
             (self._on_first if self._acted == 1 else self._on_second)()
 
     def __enter__(self) -> _Interrupts:
-        if threading.current_thread() is threading.main_thread():
+        main = threading.current_thread() is threading.main_thread()
+        # Ctrl-C ignored when the batch started (`nohup`, a script's `cmd &`) stays ignored
+        if main and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             self._previous = signal.signal(signal.SIGINT, self._handle)
         return self
 

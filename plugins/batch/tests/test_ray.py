@@ -22,9 +22,17 @@ def ray_address() -> Iterator[str]:
     ray = pytest.importorskip(
         "ray", reason="Ray is not installed (pip install 'mycode-batch[ray]')"
     )
-    context = ray.init(
-        num_cpus=4, include_dashboard=False, log_to_driver=False, logging_level="ERROR"
-    )
+    import signal
+
+    # Ray's workers inherit SIGINT from here; under a script's `cmd &` it is ignored, and then
+    # Ray's own cancel cannot interrupt a task (the batch's cancel marker still stops it)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        context = ray.init(
+            num_cpus=4, include_dashboard=False, log_to_driver=False, logging_level="ERROR"
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         yield str(context.address_info["gcs_address"])
     finally:
@@ -182,7 +190,7 @@ def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address:
 
     from batch_helpers import command_script
 
-    from mycode_core.testing import cli_env
+    from mycode_core.testing import cli_env, ctrl_c_as_in_a_terminal
 
     folder(tmp_path / "ws", {"a.txt": "a\n"})
     marker = f"ray-slept-{os.getpid()}-{tmp_path.name}"  # other runs' processes don't count
@@ -217,6 +225,7 @@ def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=ctrl_c_as_in_a_terminal,
     )
     deadline = time.monotonic() + 180
     transcripts = [out / "tasks" / f"t{i}" / "transcript.jsonl" for i in range(2)]
