@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mycode_core.testing import cli_env, run_cli, write_script
+from mycode_core.testing import cli_env, run_cli, signals_as_in_a_terminal, write_script
 
 
 def _bin_without_bwrap(tmp_path: Path) -> str:
@@ -123,6 +123,7 @@ def test_signal_ends_the_tool_tree_records_it_and_exits(
          "--output-format", "stream-json"],
         cwd=ws, env=cli_env(home), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
+        preexec_fn=signals_as_in_a_terminal,
     )  # fmt: skip
     seen: list[dict[str, Any]] = []
     _wait_for(proc, "tool_call", seen)

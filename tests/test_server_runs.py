@@ -17,12 +17,12 @@ from typing import Any
 from mycode_core.testing import (
     FakeOpenAIServer,
     cli_env,
-    ctrl_c_as_in_a_terminal,
     cut_stream,
     delayed,
     dropped_connection,
     http_error,
     mycode_command,
+    signals_as_in_a_terminal,
     sse_stream,
     tool_pairing_problems,
     turn,
@@ -390,7 +390,7 @@ def test_interrupt_exits_130(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=ctrl_c_as_in_a_terminal,
+        preexec_fn=signals_as_in_a_terminal,
     )
     try:
         assert server.wait_for_requests(1, timeout=20)
@@ -426,7 +426,7 @@ def test_ctrl_c_while_an_event_is_being_written_still_ends_the_turn(
             stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            preexec_fn=ctrl_c_as_in_a_terminal,
+            preexec_fn=signals_as_in_a_terminal,
         )
     try:
         assert server.wait_for_requests(1, timeout=60)

@@ -124,13 +124,15 @@ def run_cli(
     )
 
 
-def ctrl_c_as_in_a_terminal() -> None:
-    """``preexec_fn`` for a child a test will Ctrl-C: SIGINT back to its default disposition.
+def signals_as_in_a_terminal() -> None:
+    """``preexec_fn`` for a child a test will signal: SIGINT and SIGHUP back to their defaults.
 
-    A process started from a terminal has it; one started under a non-interactive shell's
-    ``cmd &`` (a CI script, ``nohup``) inherits SIGINT ignored, and mycode keeps ignoring it.
+    A process started from a terminal has them; one started under ``nohup`` (SIGHUP) or a
+    non-interactive shell's ``cmd &`` (SIGINT) inherits them ignored, and mycode keeps
+    ignoring them.
     """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    for number in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
 
 
 def write_plugin_dist(

@@ -190,7 +190,7 @@ def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address:
 
     from batch_helpers import command_script
 
-    from mycode_core.testing import cli_env, ctrl_c_as_in_a_terminal
+    from mycode_core.testing import cli_env, signals_as_in_a_terminal
 
     folder(tmp_path / "ws", {"a.txt": "a\n"})
     marker = f"ray-slept-{os.getpid()}-{tmp_path.name}"  # other runs' processes don't count
@@ -225,7 +225,7 @@ def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        preexec_fn=ctrl_c_as_in_a_terminal,
+        preexec_fn=signals_as_in_a_terminal,
     )
     deadline = time.monotonic() + 180
     transcripts = [out / "tasks" / f"t{i}" / "transcript.jsonl" for i in range(2)]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from batch_helpers import command_script, folder, result_lines, results, run_batch, write_tasks
 
-from mycode_core.testing import cli_env, ctrl_c_as_in_a_terminal, write_script
+from mycode_core.testing import cli_env, signals_as_in_a_terminal, write_script
 
 
 def _simple_tasks(tmp_path: Path, count: int, **extra: object) -> Path:
@@ -106,7 +106,7 @@ def _start_batch(tasks: Path, out: Path, home: Path, *args: str) -> subprocess.P
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=ctrl_c_as_in_a_terminal,
+        preexec_fn=signals_as_in_a_terminal,
     )
 
 
@@ -203,7 +203,7 @@ def test_on_a_terminal_progress_is_a_live_display(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=slave,
         text=True,
-        preexec_fn=ctrl_c_as_in_a_terminal,
+        preexec_fn=signals_as_in_a_terminal,
     )
     os.close(slave)
     shown = b""

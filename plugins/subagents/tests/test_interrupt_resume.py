@@ -12,9 +12,9 @@ from sa_helpers import answer, calls, delegate, requests_for, run, workspace
 from mycode_core.testing import (
     FakeOpenAIServer,
     cli_env,
-    ctrl_c_as_in_a_terminal,
     delayed,
     mycode_command,
+    signals_as_in_a_terminal,
     tool_pairing_problems,
 )
 
@@ -34,7 +34,7 @@ def test_ctrl_c_cancels_the_child_and_resume_closes_its_call(tmp_path: Path) -> 
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            preexec_fn=ctrl_c_as_in_a_terminal,
+            preexec_fn=signals_as_in_a_terminal,
         )
         try:
             assert server.wait_for_requests(2, timeout=60), "the child never called the model"
