@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import queue
 import socket
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -113,8 +115,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
         else:
             reply = fake._answer(body if isinstance(body, dict) else {})
-        if reply.delay:
-            time.sleep(reply.delay)
+        if reply.delay and fake._stopping.wait(reply.delay):
+            return  # the server stopped while this answer waited: its client is gone
         if reply.kind == "drop":
             self.close_connection = True
             try:
@@ -145,6 +147,22 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeOpenAIServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Keep a handler's failure out of whatever ``sys.stderr`` is at that moment.
+
+        A client hanging up is what cancellation tests do, so it is not an error. Anything
+        else is kept in ``fake.errors`` and written to the process's real stderr: the
+        stdlib default prints to ``sys.stderr``, which a later test's ``CliRunner`` may have
+        swapped for its own captured output.
+        """
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError):
+            return
+        text = traceback.format_exc()
+        self.fake.errors.append(text)
+        if sys.__stderr__ is not None:
+            sys.__stderr__.write(f"fake server: request from {client_address} failed\n{text}")
 
 
 class FakeOpenAIServer:
@@ -192,6 +210,9 @@ class FakeOpenAIServer:
         self.props = dict(props) if props is not None else None
         self.overflows = 0
         self.requests: list[RecordedRequest] = []
+        self.errors: list[str] = []
+        """Tracebacks of requests the handler failed on (a client hanging up is not one)."""
+        self._stopping = threading.Event()
         self._queue: queue.Queue[FakeResponse] = queue.Queue()
         self._changed = threading.Condition()
         self._server: _Server | None = None
@@ -204,6 +225,7 @@ class FakeOpenAIServer:
     def start(self) -> FakeOpenAIServer:
         """Start serving on a random port of 127.0.0.1 (idempotent)."""
         if self._server is None:
+            self._stopping.clear()
             server = _Server(("127.0.0.1", 0), _Handler)
             server.fake = self
             self._server = server
@@ -214,7 +236,8 @@ class FakeOpenAIServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving and release the port."""
+        """Stop serving and release the port; answers still waiting out a delay are dropped."""
+        self._stopping.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()

@@ -89,7 +89,7 @@ def test_add_list_remove_round_trip(workspace: Path, home: Path) -> None:
 
     listed = _invoke("list", "--json", "--cwd", ws)
     assert listed.exit_code == 0, listed.output
-    rows = {row["name"]: row for row in json.loads(listed.output)["servers"]}
+    rows = {row["name"]: row for row in json.loads(listed.stdout)["servers"]}
     assert rows["time"]["status"] == "ready" and rows["time"]["scope"] == "user"
     assert "get_current_time" in rows["time"]["tools"]
     assert rows["feat"]["status"] == "ready" and "echo" in rows["feat"]["tools"]
@@ -131,10 +131,10 @@ def test_list_reports_failures(workspace: Path, home: Path) -> None:
 
 def test_approve(workspace: Path, home: Path) -> None:
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"p": feature()}}))
-    rows = json.loads(_invoke("list", "--json", "--cwd", str(workspace)).output)["servers"]
+    rows = json.loads(_invoke("list", "--json", "--cwd", str(workspace)).stdout)["servers"]
     assert rows[0]["status"] == "needs-approval"
     assert _invoke("approve", "--cwd", str(workspace)).exit_code == 0
-    rows = json.loads(_invoke("list", "--json", "--cwd", str(workspace)).output)["servers"]
+    rows = json.loads(_invoke("list", "--json", "--cwd", str(workspace)).stdout)["servers"]
     assert rows[0]["status"] == "ready"
     assert _invoke("approve", "--reset", "--cwd", str(workspace)).exit_code == 0
     assert _invoke("approve", "nope", "--cwd", str(workspace)).exit_code == 2
