@@ -134,7 +134,7 @@ def speedup(root: Path, use_ray: bool, address: str | None) -> None:
     url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     tasks = _tasks(root / "speedup", 8)
     common = ["--model", "slow", "--base-url", url, "--api-key", "k"]
-    executors = [("local", [])]
+    executors: list[tuple[str, list[str]]] = [("local", [])]
     if use_ray and address:
         executors.append(("ray", ["--executor", "ray", "--ray-address", address]))
     print(f"speedup: 8 tasks, {TURNS} turns each, {LATENCY:.0f} s model latency per turn")
@@ -172,7 +172,7 @@ def overhead(root: Path, runs: int, use_ray: bool, address: str | None) -> None:
     bare_ms = statistics.median(bare) * 1000
     tasks = _tasks(base, runs, model)
     print(f"overhead: bare `mycode -p` median {bare_ms:.0f} ms ({runs} runs)")
-    executors = [("local", [])]
+    executors: list[tuple[str, list[str]]] = [("local", [])]
     if use_ray and address:
         executors.append(("ray", ["--executor", "ray", "--ray-address", address]))
     for name, extra in executors:
@@ -212,7 +212,7 @@ def main() -> None:
     TURNS = max(2, args.turns)
     use_ray = not args.no_ray and args.only in (None, "speedup", "overhead")
     address = None
-    ray = None
+    ray: Any = None
     if use_ray:
         try:
             import ray

@@ -63,7 +63,7 @@ SETUPS = {
 
 
 def _pm(with_compat: bool = True) -> Any:
-    from mycode_claude_compat import plugin
+    import mycode_claude_compat.plugin as plugin
 
     extra: list[object] = [NoopTools()]
     if with_compat:

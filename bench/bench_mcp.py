@@ -152,7 +152,7 @@ def bench_calls(workspace: Path, home: Path, calls: int) -> dict[str, Any]:
     direct_times: list[float] = []
 
     async def direct() -> None:
-        params = StdioServerParameters(command=entry["command"], args=entry["args"])
+        params = StdioServerParameters(command=str(entry["command"]), args=list(entry["args"]))
         with open(os.devnull, "w") as devnull:
             async with stdio_client(params, errlog=devnull) as (read, write):
                 async with ClientSession(read, write) as session:

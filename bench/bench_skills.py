@@ -102,7 +102,11 @@ def main() -> None:
         ws.mkdir()
         make_skills(home / "skills", args.skills)
         env = {**os.environ, "MYCODE_HOME": str(home), "HOME": tmp}
-        colds, fresh, warms, cpus, fresh_cpus = [], [], [], [], []
+        colds: list[float] = []
+        fresh: list[float] = []
+        warms: list[float] = []
+        cpus: list[float] = []
+        fresh_cpus: list[float] = []
         for _ in range(args.runs):
             for mode, into, cpu_into in (("fresh", fresh, fresh_cpus), ("indexed", colds, cpus)):
                 out = subprocess.run(

@@ -30,6 +30,7 @@ from mycode_core import hookimpl
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
 from mycode_core.records import Tool
+from mycode_core.runtime.events import ToolResultEvent
 from mycode_core.runtime.loop import AgentRunner
 
 OVERHEAD_GOAL_MS = 20.0
@@ -94,7 +95,7 @@ def time_run(turns: list[Any], folder: Path, name: str) -> float:
     runner.close()
     if getattr(events[-1], "stop_reason", None) != "completed":
         raise SystemExit(f"unexpected end of the benchmark run: {events[-1]}")
-    failed = [e for e in events if e.type == "tool_result" and e.is_error]
+    failed = [e for e in events if isinstance(e, ToolResultEvent) and e.is_error]
     if failed:
         raise SystemExit(f"a tool failed in the benchmark run: {failed[0]}")
     return elapsed
