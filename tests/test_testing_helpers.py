@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import socket
@@ -152,33 +153,39 @@ def test_installed_plugin_loads_by_entry_point_or_skips_naming_it() -> None:
         installed_plugin("no-such-plugin")
 
 
-def test_an_answer_still_waiting_when_the_server_stops_writes_nothing_anywhere(
-    capfd: pytest.CaptureFixture[str],
-) -> None:
-    """A test that cancels a slow request must not leave a traceback in a later test's
-    output (CI once saw one inside a ``CliRunner`` result)."""
-    server = FakeOpenAIServer([delayed(0.5, turn("late"))]).start()
-    client = socket.create_connection(("127.0.0.1", server.port))
+def _raw_chat_request(port: int) -> socket.socket:
+    """A chat-completions request sent by hand, so the test decides when the client hangs up."""
+    client = socket.create_connection(("127.0.0.1", port))
     body = json.dumps({"model": "m", "messages": []}).encode()
     client.sendall(
         b"POST /v1/chat/completions HTTP/1.0\r\nContent-Type: application/json\r\n"
         + f"Content-Length: {len(body)}\r\n\r\n".encode()
         + body
     )
+    return client
+
+
+def _join_request_handlers() -> None:
+    for thread in threading.enumerate():
+        if "process_request_thread" in thread.name:
+            thread.join(timeout=5)
+
+
+def test_an_answer_still_waiting_when_the_server_stops_writes_nothing_anywhere(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A test that cancels a slow request must not leave a traceback in a later test's
+    output (CI once saw one inside a ``CliRunner`` result)."""
+    server = FakeOpenAIServer([delayed(0.5, turn("late"))]).start()
+    client = _raw_chat_request(server.port)
     deadline = time.monotonic() + 30
     while not server.requests and time.monotonic() < deadline:
         time.sleep(0.01)
     client.close()  # the client hangs up while the answer waits
     swapped = io.StringIO()
-    before = sys.stderr
-    sys.stderr = swapped
-    try:
+    with contextlib.redirect_stderr(swapped):
         server.stop()
-        for thread in threading.enumerate():
-            if "process_request_thread" in thread.name:
-                thread.join(timeout=5)
-    finally:
-        sys.stderr = before
+        _join_request_handlers()
     assert swapped.getvalue() == ""
     assert server.errors == []
     assert "Traceback" not in capfd.readouterr().err
@@ -188,26 +195,14 @@ def test_a_client_hanging_up_mid_answer_is_not_an_error(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     with FakeOpenAIServer([turn("x" * 2_000_000)]) as server:
-        client = socket.create_connection(("127.0.0.1", server.port))
+        client = _raw_chat_request(server.port)
         client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-        body = json.dumps({"model": "m", "messages": []}).encode()
-        client.sendall(
-            b"POST /v1/chat/completions HTTP/1.0\r\nContent-Type: application/json\r\n"
-            + f"Content-Length: {len(body)}\r\n\r\n".encode()
-            + body
-        )
         client.recv(10)
         swapped = io.StringIO()
-        before = sys.stderr
-        sys.stderr = swapped
-        try:
+        with contextlib.redirect_stderr(swapped):
             client.close()  # a reset: the 2 MB answer cannot all have been written yet
-            deadline = time.monotonic() + 30
-            while len(server.requests) < 1 and time.monotonic() < deadline:
-                time.sleep(0.01)
+            _join_request_handlers()
             urllib.request.urlopen(server.base_url + "/models", timeout=10).read()
-        finally:
-            sys.stderr = before
         assert swapped.getvalue() == ""
         assert server.errors == []
     assert "Traceback" not in capfd.readouterr().err
