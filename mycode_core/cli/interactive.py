@@ -29,6 +29,7 @@ class InteractiveSession:
         self.store = store
         self.renderer: Any = None
         self._ask_lock = threading.Lock()
+        self._asking = False
         runner.context.ask = self.ask
         runner.context.interactive = True
 
@@ -49,7 +50,11 @@ class InteractiveSession:
                 self.renderer.pause()  # the spinner must not draw over the question
             from mycode_core.cli.prompts import choose
 
-            answer = choose(question, options)
+            self._asking = True  # Ctrl-C is the prompt's own again (deny)
+            try:
+                answer = choose(question, options)
+            finally:
+                self._asking = False
             click.echo(click.style(f"  → {answer}", dim=True), err=True)
             return answer
 
@@ -138,10 +143,12 @@ class InteractiveSession:
 
     def _turn(self, prompt: str) -> None:
         from mycode_core.cli.output import TextRenderer, render_turn
+        from mycode_core.cli.signals import CtrlCCancelsTurn
 
         self.renderer = TextRenderer(interactive=True)
         try:
-            render_turn(self.runner, prompt, self.renderer)
+            with CtrlCCancelsTurn(self.runner.cancel, asking=lambda: self._asking):
+                render_turn(self.runner, prompt, self.renderer)
         finally:
             self.renderer = None
 

@@ -8,8 +8,9 @@ In an interactive session the handler waits for the turn to end and then leaves 
 
 A ``mycode -p`` run handles Ctrl-C (SIGINT, exit 130) here too: a handler that only asks the
 turn to stop can never cut the main thread mid-write or mid-wait, which a
-``KeyboardInterrupt`` raised at an arbitrary line can (the interactive session keeps
-``KeyboardInterrupt``, which its prompts rely on). A signal that was ignored when mycode
+``KeyboardInterrupt`` raised at an arbitrary line can. The interactive session does the same
+during a turn (:class:`CtrlCCancelsTurn`) and keeps ``KeyboardInterrupt`` for its prompts,
+which read it as "deny" or "leave". A signal that was ignored when mycode
 started (``nohup`` ignores SIGHUP; a non-interactive shell's ``cmd &`` ignores SIGINT) stays
 ignored.
 """
@@ -99,3 +100,53 @@ class SignalGuard:
     def exit_code(self, code: int) -> int:
         """``code``, or 128 + the signal when one ended the run."""
         return code if self.received is None else 128 + self.received
+
+
+class CtrlCCancelsTurn:
+    """Ctrl-C during an interactive turn cancels it, from a watcher thread.
+
+    Python's own handler raises ``KeyboardInterrupt`` at whatever line the main thread is on;
+    inside a queue's or a lock's bookkeeping that can leave the lock held, and the session hangs
+    with its spinner still turning. While ``asking()`` is true (a question is on the main
+    thread) Ctrl-C stays a ``KeyboardInterrupt``, which the prompts read as "deny". Each Ctrl-C
+    cancels again; the session, not the process, decides what a turn's end means.
+    """
+
+    def __init__(self, cancel: Callable[[], None], asking: Callable[[], bool]) -> None:
+        """``cancel`` stops the running turn; ``asking`` tells whether a question is open."""
+        self.cancel = cancel
+        self.asking = asking
+        self._previous: Any = None
+        self._wake_w: int | None = None
+
+    def __enter__(self) -> CtrlCCancelsTurn:
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            return self  # ignored when we started: stays ignored
+        wake_r, self._wake_w = os.pipe()
+        threading.Thread(
+            target=self._cancel_on_wake, args=(wake_r,), daemon=True, name="mycode-ctrl-c"
+        ).start()
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._wake_w is None:
+            return
+        signal.signal(signal.SIGINT, self._previous)
+        os.close(self._wake_w)  # the watcher reads end-of-file and ends
+        self._wake_w = None
+
+    def _handle(self, _signum: int, _frame: FrameType | None) -> None:
+        if self.asking():
+            raise KeyboardInterrupt
+        if self._wake_w is not None:
+            os.write(self._wake_w, b"!")
+
+    def _cancel_on_wake(self, wake_r: int) -> None:
+        try:
+            while os.read(wake_r, 1):
+                self.cancel()
+        finally:
+            os.close(wake_r)
