@@ -3,9 +3,9 @@
 A path argument is resolved relative to the workspace root (or taken as absolute), with every
 symlink followed, and refused when it ends up outside: ``../`` escapes, absolute paths
 elsewhere, symlinks leading out, ``~``, NUL bytes and absurd lengths. Reads may also open
-files under this session's artifacts folder (saved command output) and under the folders
-plugins list in ``context.readable_roots`` (skill folders, for instance); writes never leave
-the workspace.
+files under this session's artifacts folder (saved command output; not another session's, nor
+the rest of ``MYCODE_HOME``) and under the folders plugins list in ``context.readable_roots``
+(skill folders, for instance); writes never leave the workspace.
 
 Tools declare their path parameters (``ReadPath`` / ``WritePath`` or ``Tool.paths``) and the
 core resolves them through :func:`resolve_in_workspace` before the handler runs; plugin code
@@ -97,9 +97,17 @@ def resolve_strictly(candidate: Path, text: str) -> Path:
 
 
 def readable_roots(context: Any) -> list[Path]:
-    """Folders outside the workspace whose files reads may open: the session's artifacts and
-    ``context.readable_roots`` (resolved)."""
-    roots = [(Path(context.home) / "artifacts").resolve()]
+    """Folders outside the workspace whose files reads may open: this session's artifacts
+    folder (child agents share their parent's session id, so theirs too) and
+    ``context.readable_roots`` (resolved). Other sessions' artifacts and the rest of
+    ``MYCODE_HOME`` stay outside."""
+    roots: list[Path] = []
+    session_id = getattr(context, "session_id", None)
+    home = getattr(context, "home", None)
+    if isinstance(session_id, str) and session_id and home is not None:
+        safe = session_id not in (".", "..") and "/" not in session_id and "\x00" not in session_id
+        if safe:
+            roots.append((Path(home) / "artifacts" / session_id).resolve())
     for extra in getattr(context, "readable_roots", None) or ():
         try:
             roots.append(Path(extra).resolve())

@@ -138,3 +138,27 @@ def test_read_records_mtime_and_size(workspace: Path, run, context) -> None:
 def test_line_numbers_count_newlines_only(workspace: Path, run) -> None:
     (workspace / "ff.txt").write_text("a\x0cb\nc\u2028d\ne\n")
     assert run("read_file", path="ff.txt").text() == "     1\ta\x0cb\n     2\tc\u2028d\n     3\te"
+
+
+def test_another_sessions_artifacts_are_refused(run, context, home: Path) -> None:
+    """Only this session's artifacts folder is readable; another session's and a search over
+    MYCODE_HOME are refused like any outside path."""
+    mine = context.artifacts_dir / "mine.log"
+    mine.write_text("my output\n")
+    other_dir = home / "artifacts" / "other-session"
+    other_dir.mkdir(parents=True)
+    (other_dir / "secret.log").write_text("other output\n")
+    assert "my output" in run("read_file", path=str(mine)).text()
+    refused = run("read_file", path=str(other_dir / "secret.log"))
+    assert refused.is_error and "outside the workspace" in refused.text()
+    # a ../ from this session's folder does not reach the sibling either
+    sneaky = run("read_file", path=str(context.artifacts_dir / ".." / "other-session/secret.log"))
+    assert sneaky.is_error
+    for tool in ("grep", "glob"):
+        for where in (home, home / "artifacts"):
+            args = {"pattern": "output"} if tool == "grep" else {"pattern": "**/*.log"}
+            result = run(tool, path=str(where), **args)
+            assert result.is_error and "other output" not in result.text(), (tool, where)
+            assert "secret.log" not in result.text()
+    found = run("grep", pattern="output", path=str(context.artifacts_dir))
+    assert "mine.log" in found.text() and "secret.log" not in found.text()
