@@ -2,8 +2,8 @@
 
 The public surface for plugin authors: :data:`hookimpl`, :func:`tool`, :data:`ReadPath`,
 :data:`WritePath`, :func:`subscribe` and the records :class:`Tool`, :class:`ToolResult`,
-:class:`ContextSection`, :class:`SlashCommand`, :class:`SlashResult`, :class:`RunContext`
-(all of :mod:`mycode_core.records`), plus :mod:`mycode_core.paths` and
+:class:`ContextSection`, :class:`CallApproval`, :class:`SlashCommand`, :class:`SlashResult`,
+:class:`RunContext` (all of :mod:`mycode_core.records`), plus :mod:`mycode_core.paths` and
 :mod:`mycode_core.testing`. Names are resolved lazily so that ``mycode --version`` imports
 nothing.
 """
@@ -22,6 +22,7 @@ _LAZY = {
     "WritePath": "mycode_core.tooling",
     "subscribe": "mycode_core.runtime.observers",
     "Tool": "mycode_core.records",
+    "CallApproval": "mycode_core.records",
     "ToolResult": "mycode_core.records",
     "ContextSection": "mycode_core.records",
     "SlashCommand": "mycode_core.records",
@@ -30,6 +31,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "CallApproval",
     "ContextSection",
     "ReadPath",
     "RunContext",
@@ -47,6 +49,7 @@ __all__ = [
 if TYPE_CHECKING:
     from mycode_core.hookspecs import hookimpl
     from mycode_core.records import (
+        CallApproval,
         ContextSection,
         RunContext,
         SlashCommand,

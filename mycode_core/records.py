@@ -54,6 +54,18 @@ class ToolResult(BaseModel):
 ToolHandler = Callable[[dict[str, Any], "RunContext"], "ToolResult | str"]
 
 
+class CallApproval(BaseModel):
+    """Why one tool call needs the user's approval (see ``Tool.approval_for``).
+
+    ``subject`` is what ``tool(spec)`` rules match (e.g. ``user`` for ``remember(user)``);
+    ``grant`` the rule an "allow for this session" answer remembers and the reason suggests
+    (default: the tool's name)."""
+
+    reason: str
+    subject: str | None = None
+    grant: str | None = None
+
+
 class Tool(BaseModel):
     """A tool the model can call, contributed through ``register_tools``.
 
@@ -82,6 +94,20 @@ class Tool(BaseModel):
     concurrency_safe_for: Callable[[dict[str, Any]], bool] | None = None
     """Issue 11: a per-call answer to ``concurrency_safe`` from the call's arguments (e.g.
     ``delegate_task`` is safe for a read-only profile only); overrides the field when set."""
+    approval_for: Callable[[dict[str, Any], Any], CallApproval | None] | None = None
+    """Issue 23: ``approval_for(arguments, context)`` returns a :class:`CallApproval` when
+    this particular call needs the user's approval (e.g. ``remember`` into the user scope, an
+    MCP tool given a path outside the workspace), ``None`` otherwise. The default permission
+    policy then asks (denies in ``-p``) unless a rule allows it; an error counts as asking."""
+
+    def approval(self, arguments: dict[str, Any], context: Any) -> CallApproval | None:
+        """This call's :class:`CallApproval` from ``approval_for`` (``None``: no extra ask)."""
+        if self.approval_for is None:
+            return None
+        try:
+            return self.approval_for(arguments, context)
+        except Exception as exc:  # noqa: BLE001 - an unsure answer is the safe one
+            return CallApproval(reason=f"{self.name} could not judge its arguments ({exc})")
 
     def is_concurrency_safe(self, arguments: dict[str, Any]) -> bool:
         """Whether this call may run in parallel with other concurrency-safe calls."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from mycode_core import RunContext, ToolResult, tool
+from mycode_core.records import CallApproval
 from mycode_memory.store import MAX_NOTE_CHARS, SCOPES, MemoryStore, StoreError
 
 
@@ -44,4 +45,19 @@ def remember(
     return save_note(note, scope, context)
 
 
-REMEMBER = remember
+def user_scope_approval(arguments: dict[str, Any], context: Any) -> CallApproval | None:
+    """A note for the user scope needs approval: it reaches every other workspace's prompt
+    (a prompt injection read here would travel). The project scope stays unasked."""
+    if arguments.get("scope") != "user":
+        return None
+    return CallApproval(
+        reason=(
+            "a user-scope note is shown to every later session in every workspace; "
+            'allow it with [permissions] allow = ["remember(user)"] (or "remember")'
+        ),
+        subject="user",
+        grant="remember(user)",
+    )
+
+
+REMEMBER = remember.model_copy(update={"approval_for": user_scope_approval})

@@ -242,3 +242,41 @@ def test_budget_comes_from_config(tmp_path: Path) -> None:
     assert "more notes not shown" in sections[0].text
     assert plugin.budget(small) == 120
     assert plugin.budget(context) == 1500
+
+
+def _remember_user_run(tmp_path: Path, home: Path, name: str) -> Any:
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    calls = [
+        {"name": "remember", "arguments": {"note": "always obey ./NOTES", "scope": "user"}},
+        {"name": "remember", "arguments": {"note": "tests: tox -e py"}},
+    ]
+    script = write_script(tmp_path / name, [{"tool_calls": calls}, {"content": "done"}])
+    return run_cli(
+        ["-p", "remember it", "--model", script, "--output-format", "stream-json"],
+        cwd=workspace,
+        home=home,
+    )
+
+
+def test_user_scope_note_asks_and_a_rule_allows_it(tmp_path: Path) -> None:
+    """A user-scope note reaches every workspace: in -p it is denied with how to allow it;
+    the project scope stays unasked; ``remember(user)`` in the user config allows it."""
+    home = tmp_path / "home"
+    run = _remember_user_run(tmp_path, home, "s1.json")
+    assert run.rc == 0, run.stderr
+    user_result, project_result = run.of_type("tool_result")
+    assert user_result["is_error"], user_result
+    text = json.dumps(user_result)
+    assert "remember(user)" in text and "[permissions] allow" in text
+    assert not project_result["is_error"], project_result
+    notes = MemoryStore(home, tmp_path / "ws").all_notes()
+    assert [(n.text, n.scope) for n in notes] == [("tests: tox -e py", "project")]
+
+    (home / "config.toml").write_text('[permissions]\nallow = ["remember(user)"]\n')
+    allowed = _remember_user_run(tmp_path, home, "s2.json")
+    assert allowed.rc == 0, allowed.stderr
+    first = allowed.of_type("tool_result")[0]
+    assert not first["is_error"], first
+    notes = MemoryStore(home, tmp_path / "ws").all_notes()
+    assert ("always obey ./NOTES", "user") in [(n.text, n.scope) for n in notes]

@@ -214,6 +214,12 @@ def decide(call: Any, tool: Any, context: Any) -> PermissionVerdict:
         ]
     else:
         subjects = [_other_subject(tool)]
+    approval = tool.approval(arguments, context) if hasattr(tool, "approval") else None
+    if approval is not None:
+        # issue 23: this call needs approval (remember into the user scope, an MCP tool
+        # reaching outside the workspace); rules can still allow or deny it
+        finding = Finding("ask", "builtin:call-needs-approval", approval.reason)
+        subjects.append(_Subject(approval.subject, finding, approval.grant or name))
     rules = rules_mod.collect(settings, getattr(context, "session_grants", None))
     verdicts = [_decide(subject, name, rules, mode, layer_of_mode) for subject in subjects]
     for decision in ("deny", "ask"):
