@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from mycode_core.records import RunContext, Tool, ToolResult
 from mycode_core.runtime.events import NoticeEvent, ProgressEvent
-from mycode_mcp_bridge import runtime
+from mycode_mcp_bridge import outside, runtime
 from mycode_mcp_bridge.config import ServerSpec
 from mycode_mcp_bridge.naming import NameAllocator, sanitize
 from mycode_mcp_bridge.tools import PLUGIN, Options, callable_tool, make_tool
@@ -141,7 +141,9 @@ class Bridge:
         def handler(arguments: dict[str, Any], context: RunContext) -> ToolResult:
             return self.call(server, tool_name, exposed, arguments, context)
 
-        return make_tool(server, mcp_tool, exposed, handler)
+        made = make_tool(server, mcp_tool, exposed, handler)
+        judge = outside.approval_for(server, outside.trusts_paths(connection.spec))
+        return made.model_copy(update={"approval_for": judge})
 
     def _on_tools_changed(self, connection: ServerConnection) -> None:
         with self._lock:

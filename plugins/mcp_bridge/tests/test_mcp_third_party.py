@@ -132,3 +132,34 @@ def test_everything_server(make_run, workspace: Path, monkeypatch: pytest.Monkey
 
     env = run.call("mcp__everything__get-env")
     assert "sk-not-for-mcp-servers" not in str(env.content)  # secrets are not inherited
+
+
+def test_git_server_outside_paths_ask_unless_trusted(
+    make_run, workspace: Path, tmp_path: Path
+) -> None:
+    """mcp-server-git acting on another repository asks (``repo_path`` named in the reason);
+    inside the workspace it does not; ``trust_paths = true`` in a user-owned entry lifts it,
+    and a project's own ``.mcp.json`` cannot trust itself."""
+    from mycode_mcp_bridge.config import parse_server
+    from mycode_mcp_bridge.outside import trusts_paths
+
+    other = tmp_path / "other-repo"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", "."], cwd=other, check=True)
+    subprocess.run(["git", "init", "-q", "."], cwd=workspace, check=True)
+    entry = {"command": str(BIN / "mcp-server-git")}
+    run = make_run({"git": entry})
+    checkout = run.context.tools.get("mcp__git__git_checkout")
+    status = run.context.tools.get("mcp__git__git_status")
+    assert checkout is not None and status is not None
+    asked = checkout.approval({"repo_path": str(other), "branch_name": "main"}, run.context)
+    assert asked is not None and "'repo_path'" in asked.reason and str(other) in asked.reason
+    assert "trust_paths = true" in asked.reason
+    assert status.approval({"repo_path": str(workspace)}, run.context) is None
+    assert status.approval({"repo_path": "."}, run.context) is None
+    assert status.approval({"repo_path": "../other-repo"}, run.context) is not None
+    trusted = make_run({"git": {**entry, "trust_paths": True}})
+    tool = trusted.context.tools.get("mcp__git__git_status")
+    assert tool is not None and tool.approval({"repo_path": str(other)}, trusted.context) is None
+    project = parse_server("git", {**entry, "trust_paths": True}, "project", ".mcp.json")
+    assert not trusts_paths(project)
