@@ -77,13 +77,49 @@ def open_fd(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
             raise
 
 
+def kind_of(mode: int) -> str:
+    """A readable name for a file type (``FIFO (named pipe)``, ``socket``, ``device``…)."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    return "not a regular file"
+
+
+class NotRegularFile(IsADirectoryError):
+    """The path is a FIFO, socket, device or folder: refused without being opened."""
+
+
+def refuse_special(path: Path) -> None:
+    """Raise :class:`NotRegularFile` when ``path`` exists and is not a regular file, found
+    with ``lstat`` only (a FIFO or device is never opened: opening one may block or act)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if not stat.S_ISREG(info.st_mode) and not stat.S_ISLNK(info.st_mode):
+        kind = kind_of(info.st_mode)
+        raise NotRegularFile(errno.EINVAL, f"{path} is {kind}, not a regular file; not opened")
+
+
 def open_read(path: Path, *, regular_only: bool = True) -> int:
-    """A read descriptor of a regular file (``O_NONBLOCK`` so a FIFO never blocks the open)."""
+    """A read descriptor of a regular file. With ``regular_only`` a FIFO, socket or device is
+    refused from ``lstat`` before any open; ``O_NONBLOCK`` keeps even a raced-in FIFO from
+    blocking the open."""
+    if regular_only:
+        refuse_special(path)
     fd = open_fd(path, os.O_RDONLY | os.O_NONBLOCK)
     info = os.fstat(fd)
     if regular_only and not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise IsADirectoryError(errno.EINVAL, f"{path} is not a regular file")
+        kind = kind_of(info.st_mode)
+        raise NotRegularFile(errno.EINVAL, f"{path} is {kind}, not a regular file; not opened")
     os.set_blocking(fd, True)
     return fd
 
@@ -100,6 +136,7 @@ def replace_atomically(path: Path, data: bytes, mode: int, *, create_parents: bo
     """Write ``data`` to a temporary file in ``path``'s folder and rename it over ``path``,
     all relative to a folder descriptor reached without following symlinks."""
     name = Path(path).name
+    refuse_special(path)  # never replace a FIFO, socket or device with a file
     with open_parent(path, create=create_parents) as parent:
         tmp = f".{name}.{secrets.token_hex(4)}.mycode-tmp"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)

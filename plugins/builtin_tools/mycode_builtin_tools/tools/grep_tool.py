@@ -181,6 +181,10 @@ def grep(arguments: dict[str, Any], context: Any) -> ToolResult:
         return ToolResult.error(str(exc))
     if not start.exists():
         return ToolResult.error(f"{relative(start, context)} does not exist.")
+    if not start.is_dir() and not start.is_file():
+        # ripgrep reads a FIFO or device it is pointed at (and blocks); never hand it one
+        kind = safeopen.kind_of(os.stat(start).st_mode)
+        return ToolResult.error(f"{relative(start, context)} is {kind}, not a file or folder.")
     base = Path(context.workspace).resolve()
     target = relative(start, context)
     limit = arguments.get("head_limit")
