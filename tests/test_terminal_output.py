@@ -262,3 +262,32 @@ def test_stream_json_is_unaffected_by_terminal_settings(tmp_path: Path) -> None:
         {"TERM": "dumb", "COLUMNS": "20"},
     )
     assert json.loads(run.stdout.splitlines()[-1])["final_text"] == "**x**"
+
+
+def test_huge_tool_arguments_are_elided_in_the_terminal_only(tmp_path: Path) -> None:
+    """A 1 MB one-line write_file shows a bounded line (head + "… N more characters") in the
+    terminal view; the stream-json events keep the whole arguments."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    big = "x" * 1_000_000
+    call = {"name": "write_file", "arguments": {"path": "big.txt", "content": big}}
+    turns = [{"tool_calls": [call]}, {"content": "done"}]
+    text = run_cli(
+        ["-p", "write", "--model", write_script(tmp_path / "a.json", turns)],
+        cwd=workspace,
+        home=home,
+    )
+    assert text.rc == 0, text.stderr[-500:]
+    assert (workspace / "big.txt").stat().st_size == 1_000_000
+    shown = text.stdout + text.stderr
+    assert len(shown) < 5_000, len(shown)
+    assert "more characters" in shown and "x" * 100 in shown
+    (workspace / "big.txt").unlink()
+    stream = run_cli(
+        ["-p", "write", "--model", write_script(tmp_path / "b.json", turns)]
+        + ["--output-format", "stream-json"],
+        cwd=workspace,
+        home=home,
+    )
+    calls = stream.of_type("tool_call")
+    assert calls and calls[0]["arguments"]["content"] == big

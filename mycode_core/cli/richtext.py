@@ -14,6 +14,8 @@ import re
 from typing import Any
 
 DIFF_SHOWN = 10
+DIFF_LINE_CHARS = 200
+"""A diff line longer than this is cut in the terminal view (a 1 MB one-line write)."""
 """Diff lines shown under an edit before the rest is collapsed."""
 _ERROR_LINE = re.compile(
     r"(error|exception|traceback|failed|failure|fatal|denied|not found|no such file|"
@@ -57,7 +59,8 @@ def result_line(text: str, metadata: dict[str, Any]) -> str:
 
 def diff_lines(diff: str, shown: int = DIFF_SHOWN) -> list[tuple[str, str]]:
     """``(style, text)`` lines of a unified diff without its file headers, at most ``shown``
-    of them and then a "… N more lines" line."""
+    of them and then a "… N more lines" line; each line at most ``DIFF_LINE_CHARS``
+    characters, then "… N more characters" (the stream-json events keep the whole diff)."""
     body = [
         line
         for line in diff.splitlines()
@@ -75,6 +78,9 @@ def diff_lines(diff: str, shown: int = DIFF_SHOWN) -> list[tuple[str, str]]:
             style = "dim"
         else:
             style = "dim"
+        if len(line) > DIFF_LINE_CHARS:
+            more = len(line) - DIFF_LINE_CHARS
+            line = f"{line[:DIFF_LINE_CHARS]} … {plural(more, 'more character')}"
         out.append((style, line))
     if len(body) > shown:
         out.append(("dim", f"… {plural(len(body) - shown, 'more line')}"))
