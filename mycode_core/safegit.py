@@ -70,6 +70,10 @@ _DRIVER_KEYS = {
     "diff": ("textconv", "command"),
     "merge": ("driver",),
 }
+_DRIVER_NEUTRAL = {"textconv": "cat", "command": "true", "driver": "false"}
+"""Git runs an empty textconv/diff command/merge driver as a program named "", so those get a
+harmless one instead (``cat``: the text as is; ``true``: no external diff output, callers pass
+``--no-ext-diff``; ``false``: a merge conflict). An empty filter is skipped by git."""
 _REFUSED_SECTIONS = ("include", "includeif")
 _MAX_CONFIG = 1 << 20
 
@@ -222,7 +226,7 @@ def config_overrides(repo: Repository | None) -> list[str]:
                 drivers |= _declared(path, text)
         for section, sub in sorted(drivers):
             for key in _DRIVER_KEYS[section]:
-                pairs.append((f"{section}.{sub}.{key}", ""))
+                pairs.append((f"{section}.{sub}.{key}", _DRIVER_NEUTRAL.get(key, "")))
             if section == "filter":
                 pairs.append((f"filter.{sub}.required", "false"))
             if section == "diff":
