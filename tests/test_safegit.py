@@ -221,3 +221,15 @@ def test_not_a_repository(tmp_path: Path) -> None:
     assert safegit.find_repository(tmp_path) is None
     with pytest.raises(safegit.SafeGitError):
         safegit.run(["status"], tmp_path, root=tmp_path)
+
+
+def test_change_detection_git_fallback_runs_no_config(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "ws")
+    markers = _hostile_config(root / ".git", tmp_path)
+    detector = ChangeDetector(root, use_inotify=False)
+    detector.mark()
+    assert detector._git is True  # the git status snapshot is the one in use
+    (root / "a.txt").write_text("changed\n")
+    (root / "b.txt").write_text("new\n")
+    assert detector.changes() == ["a.txt", "b.txt"]
+    assert [m.name for m in markers if m.exists()] == []
