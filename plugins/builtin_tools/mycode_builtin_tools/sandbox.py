@@ -194,10 +194,12 @@ def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path
     the whole ``.git`` (a folder, or a ``gitdir:`` file with its git and common folders when
     they lie inside the workspace); with ``git_writable`` only ``.git``'s config and hooks."""
     found: list[Path] = []
+    top = os.path.realpath(workspace)
     for rel in (".mycode", ".claude"):
         inside = workspace / rel
-        if os.path.lexists(inside) and not inside.is_symlink():
-            found.append(inside)
+        real = os.path.realpath(inside)
+        if os.path.exists(real) and (real == top or real.startswith(top + os.sep)):
+            found.append(Path(real))  # a symlink to a folder inside: that folder
     dot_git = workspace / ".git"
     if not os.path.lexists(dot_git):
         return found
@@ -209,7 +211,8 @@ def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path
     except safegit.SafeGitError:
         pass  # leads outside the workspace: already read-only there
     if not git_writable:
-        found.append(dot_git)
+        if not dot_git.is_symlink():
+            found.append(dot_git)
         found += [folder for folder in folders if folder not in found]
         return found
     if dot_git.is_file():

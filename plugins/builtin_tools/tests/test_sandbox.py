@@ -286,3 +286,11 @@ def test_bypass_and_off_never_sandbox(workspace: Path, home: Path) -> None:
     for settings in ({"permission_mode": "bypass"}, {"sandbox": "off"}):
         result = rc.run_command({"command": "echo $$"}, _ctx(workspace, home, **settings))
         assert result.metadata["sandboxed"] is False
+
+
+def test_dot_claude_symlinked_inside_is_read_only(workspace: Path, home: Path) -> None:
+    (workspace / "real").mkdir()
+    (workspace / ".claude").symlink_to(workspace / "real")
+    ctx = _ctx(workspace, home)
+    _run(ctx, "echo '{}' > .claude/settings.json; echo '{}' > real/settings.json; echo ok")
+    assert list((workspace / "real").iterdir()) == []
