@@ -84,3 +84,58 @@ def test_no_file_cap_a_change_past_twenty_thousand_files_is_seen(tmp_path: Path)
     detector.mark()
     (root / "d20" / "f20999").write_text("seen")
     assert detector.changes() == ["d20/f20999"]
+
+
+def _queue_limit() -> int:
+    try:
+        return int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    except (OSError, ValueError):
+        pytest.skip("no inotify here")
+
+
+def test_after_a_real_queue_overflow_it_rescans_then_watches_again(tmp_path: Path) -> None:
+    limit = _queue_limit()
+    if limit > 40_000:
+        pytest.skip("the inotify queue is too long to overflow in a test")
+    _tree(tmp_path)
+    detector = ChangeDetector(tmp_path)
+    detector.mark()
+    assert detector.mechanism == "inotify"
+    flood = tmp_path / "flood"
+    flood.mkdir()  # watched before the call: its events are queued
+    detector.mark()
+    count = limit // 2 + 200  # each new file queues at least CREATE + CLOSE_WRITE
+    for index in range(count):
+        (flood / f"f{index}").write_bytes(b"")
+    (tmp_path / "pkg2" / "m100.py").write_text("edited in the flooded call\n")
+    found = detector.changes()
+    assert detector.rearms == 1  # the queue really overflowed
+    assert detector.mechanism == "inotify"
+    assert "pkg2/m100.py" in found
+    assert (
+        f"flood/f{count - 1}" in found
+        and len([p for p in found if p.startswith("flood/")]) == count
+    )
+    # the next call is reported from events again, and completely
+    detector.mark()
+    (tmp_path / "pkg3" / "m150.py").write_text("next call\n")
+    (tmp_path / "pkg4" / "m200.py").unlink()
+    assert detector.changes() == ["pkg3/m150.py", "pkg4/m200.py"]
+    assert detector.rearms == 1 and detector._snapshot is None
+    detector.close()
+
+
+def test_an_overflow_before_the_mark_rearms_too(tmp_path: Path) -> None:
+    limit = _queue_limit()
+    if limit > 40_000:
+        pytest.skip("the inotify queue is too long to overflow in a test")
+    _tree(tmp_path, 50)
+    detector = ChangeDetector(tmp_path)
+    detector.mark()
+    for index in range(limit // 2 + 200):
+        (tmp_path / f"user{index}").write_bytes(b"")
+    detector.mark()  # the user's own flood: not the call's
+    assert detector.rearms == 1 and detector.mechanism == "inotify"
+    (tmp_path / "pkg0" / "m1.py").write_text("call\n")
+    assert detector.changes() == ["pkg0/m1.py"]
+    detector.close()

@@ -3,9 +3,13 @@
 On Linux the workspace is watched with inotify (one watch per folder, set up once in the
 background); the files a call changed are the events queued while it ran, so asking costs one
 ``read`` however big the repository is. Folders created during a call are watched (and their
-files counted) at once. Where inotify is unavailable (macOS, the watch limit reached, a queue
-overflow) a snapshot is compared instead: ``git status`` in a git work tree, else a walk of
-the tree; both see every file, without a cap.
+files counted) at once. After a queue overflow the call's changes are found by one walk of the
+tree (every file whose change time is at or after the mark, plus the events read before the
+overflow), and the watches are set up again at once, so the next call is cheap again
+(:attr:`ChangeDetector.rearms` counts this). Where inotify is unavailable (macOS, the watch
+limit reached) a snapshot is compared instead: ``git status`` in a git work tree (through
+:mod:`mycode_core.safegit`, so the repository's configuration never runs), else a walk of the
+tree; both see every file, without a cap.
 
 Noise folders (``.git``, ``node_modules``, virtualenvs, caches, build output) are not
 watched: writes there are not changes the completion gate should ask to verify.
@@ -20,8 +24,10 @@ import os
 import struct
 import subprocess
 import threading
+import time
 from pathlib import Path
 
+from mycode_core import safegit
 from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
 
 SKIPPED_DIRS = NOISE_DIRS | BUILD_DIRS
@@ -108,7 +114,10 @@ class ChangeDetector:
         """Paths seen changing since the mark, and whether they were created in that time."""
         self._snapshot: Snapshot | None = None
         self._git: bool | None = None
+        self._marked_ns = 0
         self.mechanism = "snapshot"
+        self.rearms = 0
+        """How many times the watches were set up again after a queue overflow."""
         if use_inotify and os.uname().sysname == "Linux":
             threading.Thread(target=self._start_watching, daemon=True, name="mycode-watch").start()
         else:
@@ -125,6 +134,22 @@ class ChangeDetector:
             self._give_up_watching()
         finally:
             self._ready.set()
+
+    def _rearm(self) -> bool:
+        """Set the watches up again after an overflow; False if that fails (then snapshots)."""
+        if self._inotify is not None:
+            self._inotify.close()
+        self._inotify = None
+        self._dirs.clear()
+        try:
+            self._inotify = _Inotify()
+            self._watch_tree(self.root, record=False)
+        except OSError:
+            self._give_up_watching()
+            return False
+        self.rearms += 1
+        self.mechanism = "inotify"
+        return True
 
     def _give_up_watching(self) -> None:
         if self._inotify is not None:
@@ -216,14 +241,15 @@ class ChangeDetector:
     def _is_git(self) -> bool:
         if self._git is None:
             try:
-                out = subprocess.run(
-                    ["git", "-C", str(self.root), "rev-parse", "--is-inside-work-tree"],
-                    capture_output=True,
+                out = safegit.run(
+                    ["rev-parse", "--is-inside-work-tree"],
+                    self.root,
+                    root=self.root,
                     text=True,
                     timeout=10,
                 )
-                self._git = out.returncode == 0 and out.stdout.strip() == "true"
-            except (OSError, subprocess.SubprocessError):
+                self._git = out.returncode == 0 and str(out.stdout).strip() == "true"
+            except (OSError, subprocess.SubprocessError, safegit.SafeGitError):
                 self._git = False
         return self._git
 
@@ -240,12 +266,13 @@ class ChangeDetector:
         """Start a measurement: forget changes made before now (the user's own edits)."""
         self._ready.wait(120)
         with self._lock:
+            self._marked_ns = time.time_ns()
             if self._inotify is not None:
-                if self._drain():
+                healthy = self._drain()
+                if healthy or self._rearm():
                     self._pending.clear()
                     self._snapshot = None
                     return
-                self._give_up_watching()
             self._pending.clear()
             self._snapshot = self._take_snapshot()
 
@@ -261,12 +288,30 @@ class ChangeDetector:
                     ]
                     self._pending.clear()
                     return found
-                self._give_up_watching()
-                return []
+                return self._after_overflow()
             before = self._snapshot or {}
             after = self._take_snapshot()
             self._snapshot = None
             return _diff(before, after)
+
+    def _after_overflow(self) -> list[str]:
+        """The call's changes when events were lost: watch again first (so nothing made
+        from now on is missed), then one walk for what changed since the mark."""
+        seen = dict(self._pending)
+        self._pending.clear()
+        self._rearm()
+        since = self._marked_ns - 2_000_000_000  # filesystem timestamps are coarse
+        found = set(_changed_since(self.root, since))
+        for rel, created in seen.items():
+            if _skipped(rel):
+                continue
+            exists = os.path.lexists(self.root / rel.rstrip("/"))
+            if rel.endswith("/"):
+                if not exists and not created:
+                    found.add(rel)  # a folder deleted before the queue overflowed
+            elif exists or not created:
+                found.add(rel)
+        return sorted(found)
 
     def close(self) -> None:
         """Stop watching."""
@@ -290,20 +335,21 @@ def _stat(root: Path, rel: str) -> tuple[int, int]:
 def _git_snapshot(root: Path) -> Snapshot | None:
     """Dirty and untracked files (status and stat) from ``git status``; clean files are as
     committed, so a change to any of them shows up as a new status."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
     try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain=v1", "-z", "--untracked-files=all"],
-            capture_output=True,
-            env=env,
+        out = safegit.run(
+            ["status", "--porcelain=v1", "-z", "--untracked-files=all"],
+            root,
+            root=root,
+            env={"GIT_OPTIONAL_LOCKS": "0"},
             timeout=120,
         )
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, safegit.SafeGitError):
         return None
     if out.returncode != 0:
         return None
     snap: Snapshot = {}
-    entries = out.stdout.split(b"\0")
+    stdout = out.stdout if isinstance(out.stdout, bytes) else os.fsencode(out.stdout)
+    entries = stdout.split(b"\0")
     index = 0
     while index < len(entries):
         entry = entries[index]
@@ -335,6 +381,32 @@ def _walk_snapshot(root: Path) -> Snapshot:
                 else:
                     st = entry.stat(follow_symlinks=False)
                     found[os.path.relpath(entry.path, root)] = (st.st_mtime_ns, st.st_size, "")
+            except OSError:
+                continue
+    return found
+
+
+def _changed_since(root: Path, since_ns: int) -> list[str]:
+    """Files (no noise folders) whose change or modification time is at or after
+    ``since_ns``; a program cannot set the change time back, so a file written after the
+    mark is always found."""
+    found: list[str] = []
+    stack = [str(root)]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in SKIPPED_DIRS:
+                        stack.append(entry.path)
+                    continue
+                st = entry.stat(follow_symlinks=False)
+                if st.st_ctime_ns >= since_ns or st.st_mtime_ns >= since_ns:
+                    found.append(os.path.relpath(entry.path, root))
             except OSError:
                 continue
     return found

@@ -21,6 +21,8 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from mycode_core import safegit
+
 GIT_IDENTITY = ("-c", "user.name=mycode batch", "-c", "user.email=batch@mycode.invalid")
 
 
@@ -29,24 +31,21 @@ class SandboxError(Exception):
 
 
 def git(args: Sequence[str], cwd: Path, *, env: dict[str, str] | None = None) -> str:
-    """Run ``git ARGS`` in ``cwd``; return stdout, raise :class:`SandboxError` on failure."""
-    completed = subprocess.run(
-        ["git", *GIT_IDENTITY, *args],
-        cwd=str(cwd),
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    """Run ``git ARGS`` in ``cwd`` through :mod:`mycode_core.safegit` (the repository's own
+    configuration never runs); return stdout, raise :class:`SandboxError` on failure.
+    ``env`` holds only the variables this call adds (e.g. a private ``GIT_INDEX_FILE``)."""
+    try:
+        completed = safegit.run([*GIT_IDENTITY, *args], cwd, env=env, text=True)
+    except safegit.SafeGitError as exc:
+        raise SandboxError(f"git {args[0]} refused: {exc}") from None
+    except subprocess.SubprocessError as exc:
+        raise SandboxError(f"git {args[0]} failed: {exc}") from None
     if completed.returncode != 0:
-        detail = (completed.stderr or completed.stdout).strip().splitlines()
+        detail = str(completed.stderr or completed.stdout).strip().splitlines()
         raise SandboxError(
             f"git {args[0]} failed: {detail[-1] if detail else completed.returncode}"
         )
-    return completed.stdout
+    return str(completed.stdout)
 
 
 def _git_toplevel(path: Path) -> Path | None:
@@ -130,7 +129,7 @@ def snapshot(copy: Path, index_file: Path) -> str:
     The copy's own index is the starting point (so unchanged files are not hashed again); the
     result goes to ``index_file``, never to the copy's index.
     """
-    env = {**os.environ, "GIT_INDEX_FILE": str(index_file)}
+    env = {"GIT_INDEX_FILE": str(index_file)}
     index_file.unlink(missing_ok=True)
     try:
         own = Path(
@@ -147,7 +146,10 @@ def snapshot(copy: Path, index_file: Path) -> str:
 def diff(copy: Path, start_tree: str, index_file: Path) -> str:
     """The binary-safe diff from ``start_tree`` to the copy's current files."""
     end_tree = snapshot(copy, index_file)
-    return git(["diff", "--binary", "--no-color", "--no-ext-diff", start_tree, end_tree], copy)
+    return git(
+        ["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", start_tree, end_tree],
+        copy,
+    )
 
 
 def remove_copy(copy: Path, worktree_of: Path | None) -> None:

@@ -7,8 +7,9 @@ modes whenever bubblewrap works here; ``"on"`` makes a missing sandbox a configu
 
 Inside: the whole file system read-only, the workspace and the ``writable`` folders writable, a
 private ``/tmp``, the home's credential folders and ``MYCODE_HOME`` replaced by empty ones,
-``.git/hooks``, ``.git/config`` and ``.mycode/`` read-only, no network, no capabilities (even as
-root), its own pid namespace (nothing outlives the call) and session, dying with mycode.
+the whole ``.git`` (see :func:`read_only_paths`), ``.claude/`` and ``.mycode/`` read-only, no
+network, no capabilities (even as root), its own pid namespace (nothing outlives the call) and
+session, dying with mycode.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from mycode_core import safegit
 
 MODES = ("auto", "on", "off")
 SANDBOXED_PERMISSION_MODES = ("default", "accept-edits")
@@ -186,6 +189,42 @@ def _mask(path: Path, cmd: list[str], masked: set[Path]) -> None:
         cmd += ["--ro-bind", "/dev/null", str(real)]
 
 
+def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path]:
+    """What is bound read-only over the writable workspace: ``.mycode``, ``.claude``, and
+    the whole ``.git`` (a folder, or a ``gitdir:`` file with its git and common folders when
+    they lie inside the workspace); with ``git_writable`` only ``.git``'s config and hooks."""
+    found: list[Path] = []
+    top = os.path.realpath(workspace)
+    for rel in (".mycode", ".claude"):
+        inside = workspace / rel
+        real = os.path.realpath(inside)
+        if os.path.exists(real) and (real == top or real.startswith(top + os.sep)):
+            found.append(Path(real))  # a symlink to a folder inside: that folder
+    dot_git = workspace / ".git"
+    if not os.path.lexists(dot_git):
+        return found
+    folders: list[Path] = []
+    try:
+        repo = safegit.find_repository(workspace, contain=True)
+        if repo is not None:
+            folders = [repo.git_dir, repo.common_dir]
+    except safegit.SafeGitError:
+        pass  # leads outside the workspace: already read-only there
+    if not git_writable:
+        if not dot_git.is_symlink():
+            found.append(dot_git)
+        found += [folder for folder in folders if folder not in found]
+        return found
+    if dot_git.is_file():
+        found.append(dot_git)
+    for folder in dict.fromkeys(folders):
+        for name in ("config", "hooks", "config.worktree", "commondir", "gitdir"):
+            inside = folder / name
+            if os.path.lexists(inside) and not inside.is_symlink():
+                found.append(inside)
+    return found
+
+
 def wrap(
     argv: list[str],
     *,
@@ -194,8 +233,11 @@ def wrap(
     cfg: SandboxConfig,
     home: Path,
     state_dir: Path,
+    git_writable: bool = False,
 ) -> list[str]:
-    """``argv`` wrapped in bubblewrap as the module docstring describes."""
+    """``argv`` wrapped in bubblewrap as the module docstring describes; ``git_writable``
+    (an allowed command line of git commands that write the repository) leaves ``.git``
+    writable but its ``config`` and ``hooks``."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise RuntimeError(unavailable_reason())
@@ -210,10 +252,8 @@ def wrap(
     for folder in [workspace, *cfg.writable]:
         if folder.exists():
             cmd += ["--bind", str(folder), str(folder)]
-    for rel in (".git/hooks", ".git/config", ".mycode"):
-        inside = workspace / rel
-        if os.path.lexists(inside) and not inside.is_symlink():
-            cmd += ["--ro-bind", str(inside), str(inside)]
+    for inside in read_only_paths(workspace, git_writable=git_writable):
+        cmd += ["--ro-bind", str(inside), str(inside)]
     cmd += ["--bind", str(state_dir), str(state_dir)]
     cmd += list(_BASE_FLAGS)
     if not cfg.network:

@@ -120,9 +120,6 @@ ALLOWED = [
     "git status",
     "git diff HEAD~1",
     "git log --oneline -5",
-    "git add -A && git commit -m 'wip'",
-    "git checkout -b feature",
-    "git stash",
     "make test",
     "npm test",
     "npm run build",
@@ -384,3 +381,46 @@ def test_session_grant_beats_an_ask_rule_but_not_deny(workspace: Path, home: Pat
     assert _decide(context, "run_command", command="make deploy").decision == "allow"
     context.session_grants.add("run_command(make:*)")
     assert _decide(context, "run_command", command="make nuke").decision == "deny"
+
+
+GIT_WRITES = [
+    "git add -A && git commit -m 'wip'",
+    "git checkout -b feature",
+    "git stash",
+    "git -C . commit -qm x",
+    "git config core.fsmonitor ./x.sh",
+    "git tag v1",
+    "git branch feature",
+]
+
+
+@pytest.mark.parametrize("command", GIT_WRITES)
+def test_git_writes_ask_in_the_sandbox_with_the_rule_that_allows_them(
+    ctx: RunContext, command: str
+) -> None:
+    from mycode_builtin_tools.tools.run_command import sandboxed
+
+    if not sandboxed(ctx):
+        pytest.skip("no sandbox here (the no-sandbox policy judges git on its own)")
+    verdict = _decide(ctx, "run_command", command=command)
+    assert verdict.decision == "ask", (command, verdict)
+    assert "writes the repository" in verdict.reason and "[permissions] allow" in verdict.reason
+    assert verdict.grant and verdict.grant.startswith("run_command(git")
+
+
+def test_git_reads_stay_allowed_and_an_allow_rule_lifts_the_ask(
+    workspace: Path, home: Path
+) -> None:
+    from mycode_builtin_tools.tools.run_command import sandboxed
+
+    (home / "config.toml").write_text(
+        '[permissions]\nallow = ["run_command(git commit:*)", "run_command(git add:*)"]\n'
+    )
+    context = _context(workspace, home)
+    if not sandboxed(context):
+        pytest.skip("no sandbox here")
+    for command in ("git status", "git branch", "git tag -l", "git stash list", "git log -1"):
+        assert _decide(context, "run_command", command=command).decision == "allow", command
+    verdict = _decide(context, "run_command", command="git add -A && git commit -m x")
+    assert verdict.decision == "allow", verdict
+    assert _decide(context, "run_command", command="git rebase main").decision == "ask"

@@ -193,7 +193,69 @@ def test_git_hooks_config_and_mycode_folder_read_only(workspace: Path, home: Pat
     assert "fsmonitor" not in (workspace / ".git" / "config").read_text()
     assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
     assert (workspace / ".mycode" / "config.toml").read_text() == ""
-    assert (workspace / ".git" / "other").read_text() == "ok\n"
+    assert not (workspace / ".git" / "other").exists()  # the whole .git is read-only
+
+
+def _git_repo(path: Path) -> None:
+    import subprocess
+
+    path.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    for args in (
+        ["init", "-q"],
+        ["config", "user.name", "t"],
+        ["config", "user.email", "t@t"],
+        ["commit", "-qm", "base", "--allow-empty"],
+    ):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=path,
+                       env=env, check=True, capture_output=True)  # fmt: skip
+
+
+def test_dot_git_and_dot_claude_read_only_an_allowed_git_commit_works(
+    workspace: Path, home: Path
+) -> None:
+    _git_repo(workspace)
+    (workspace / ".claude").mkdir()
+    config_before = (workspace / ".git" / "config").read_text()
+    ctx = _ctx(workspace, home)
+    attack = "echo x >> .git/config; touch .git/hooks/x; echo c > .git/commondir; "
+    out = _run(ctx, attack + "echo '{}' > .claude/settings.json; mkdir .claude/hooks; echo done")
+    assert "done" in out and "Read-only file system" in out
+    assert (workspace / ".git" / "config").read_text() == config_before
+    assert not (workspace / ".git" / "hooks" / "x").exists()
+    assert not (workspace / ".git" / "commondir").exists()
+    assert list((workspace / ".claude").iterdir()) == []
+    (workspace / "f.txt").write_text("f")
+    out = _run(
+        ctx, "git add f.txt && git -c user.name=t -c user.email=t@t commit -qm f; echo rc=$?"
+    )
+    assert "rc=0" not in out  # -c on the line: .git stays read-only
+    out = _run(ctx, "git add f.txt && git commit -qm 'add f'")
+    assert "Read-only" not in out, out
+    import subprocess
+
+    log = subprocess.run(["git", "log", "--format=%s", "-1"], cwd=workspace,
+                         capture_output=True, text=True, env={"PATH": os.environ["PATH"],
+                         "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"})  # fmt: skip
+    assert log.stdout.strip() == "add f"
+    # even a git-only call keeps config and hooks read-only
+    _run(ctx, "git config core.fsmonitor ./evil.sh; echo rc=$?")
+    assert "fsmonitor" not in (workspace / ".git" / "config").read_text()
+
+
+def test_dot_git_file_and_its_gitdir_inside_read_only(workspace: Path, home: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", "--separate-git-dir", str(workspace / "store")],
+                   cwd=workspace, check=True, capture_output=True)  # fmt: skip
+    assert (workspace / ".git").is_file()
+    before = (workspace / ".git").read_text()
+    ctx = _ctx(workspace, home)
+    _run(ctx, "echo gitdir: /tmp > .git; echo x >> store/config; touch store/objects/x; echo ok")
+    assert (workspace / ".git").read_text() == before
+    assert "x" not in (workspace / "store" / "config").read_text().split()
+    assert not (workspace / "store" / "objects" / "x").exists()
+    assert (workspace / "store").resolve() in sandbox.read_only_paths(workspace)
 
 
 def test_nothing_outlives_the_call(workspace: Path, home: Path, wait_gone) -> None:
@@ -224,3 +286,11 @@ def test_bypass_and_off_never_sandbox(workspace: Path, home: Path) -> None:
     for settings in ({"permission_mode": "bypass"}, {"sandbox": "off"}):
         result = rc.run_command({"command": "echo $$"}, _ctx(workspace, home, **settings))
         assert result.metadata["sandboxed"] is False
+
+
+def test_dot_claude_symlinked_inside_is_read_only(workspace: Path, home: Path) -> None:
+    (workspace / "real").mkdir()
+    (workspace / ".claude").symlink_to(workspace / "real")
+    ctx = _ctx(workspace, home)
+    _run(ctx, "echo '{}' > .claude/settings.json; echo '{}' > real/settings.json; echo ok")
+    assert list((workspace / "real").iterdir()) == []

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mycode_builtin_tools import paths
+from mycode_builtin_tools.permissions import gitwrites
 from mycode_builtin_tools.permissions import rules as rules_mod
 from mycode_builtin_tools.permissions.commands import Finding, judge_command
 from mycode_builtin_tools.permissions.unsandboxed import strict_for
@@ -97,8 +98,21 @@ def _command_subjects(arguments: dict[str, Any], context: Any) -> list[_Subject]
 
     command = str(arguments.get("command") or "")
     root = boundary.workspace_root(context)
-    judged = judge_command(command, current_cwd(context), root, strict_for(context))
+    strict = strict_for(context)
+    judged = judge_command(command, current_cwd(context), root, strict)
+    if strict is None:
+        judged = gitwrites_in_sandbox(judged)
     return [_Subject(text, finding, _grant_for_command(text)) for text, finding in judged]
+
+
+def gitwrites_in_sandbox(judged: list[tuple[str, Finding]]) -> list[tuple[str, Finding]]:
+    """Inside the sandbox ``.git`` is read-only: a git command writing it asks instead of
+    being allowed (see :mod:`~mycode_builtin_tools.permissions.gitwrites`)."""
+    out = []
+    for text, finding in judged:
+        asked = gitwrites.finding(text) if finding.decision == "allow" else None
+        out.append((text, asked or finding))
+    return out
 
 
 def _other_subject(tool: Any, text: str | None = None) -> _Subject:

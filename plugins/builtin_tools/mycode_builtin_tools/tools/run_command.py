@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_builtin_tools import processes, sandbox
+from mycode_builtin_tools.permissions import gitwrites
 from mycode_core.records import ToolResult
 
 DEFAULT_TIMEOUT = 120
@@ -253,11 +254,14 @@ def sandboxed(context: Any) -> bool:
         return False
 
 
-def _sandbox_argv(argv: list[str], context: Any, cwd: Path, state_dir: Path) -> list[str]:
+def _sandbox_argv(
+    argv: list[str], context: Any, cwd: Path, state_dir: Path, command: str = ""
+) -> list[str]:
     if not sandboxed(context):
         return argv
     return sandbox.wrap(
         argv,
+        git_writable=gitwrites.git_only_writes(command),
         workspace=Path(context.workspace).resolve(),
         cwd=cwd,
         cfg=_config(context),
@@ -287,7 +291,7 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
     artifact = Path(context.artifacts_dir) / f"command-{time.strftime('%H%M%S')}-{token}.log"
     shell = shutil.which("bash") or "/bin/sh"
     try:
-        argv = _sandbox_argv([shell, "-c", _TRAP + command], context, cwd, state_dir)
+        argv = _sandbox_argv([shell, "-c", _TRAP + command], context, cwd, state_dir, command)
         capture = _Capture(artifact)
     except (OSError, RuntimeError) as exc:
         return ToolResult.error(f"cannot start the command: {exc}")
