@@ -69,7 +69,10 @@ def build_context(context: RunContext) -> list[ContextSection]:
                 context.workspace, path, allowed=allowed, limit=4 * MAX_INSTRUCTION_CHARS
             )[:MAX_INSTRUCTION_CHARS]
         except ProjectFileRefused as exc:
-            context.emit(NoticeEvent(level="warning", message=str(exc)))
+            said = context.store.setdefault("core.refused_instructions", set())
+            if str(exc) not in said:  # once a run, though the prompt is built again
+                said.add(str(exc))
+                context.emit(NoticeEvent(level="warning", message=str(exc)))
             continue
         except OSError:
             continue
