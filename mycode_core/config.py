@@ -255,7 +255,6 @@ def load_settings(
         sources[name] = str(path)
     layers.append(("env", _env_layer()))
     layers.append(("cli", {k: v for k, v in (cli or {}).items() if v is not None}))
-    layers = restrict_layers(workspace, home, layers)  # SPEC §8: untrusted projects only tighten
     notices: list[str] = list(refused)
     names = list(plugin_names)
     for name, data in layers:
@@ -269,6 +268,8 @@ def load_settings(
         found = check_layer(sources[name], data, Settings, tables or {}, names)
         if tables is not None:
             notices += found
+    # checked as written (a broken file is an error even where ignored), then restricted
+    layers = restrict_layers(workspace, home, layers)  # SPEC §8: untrusted projects only tighten
     merged: dict[str, Any] = {}
     for _name, data in layers:
         merged = _merge(merged, data)
