@@ -159,6 +159,10 @@ def test_symlink_inside_and_readable_dirs_are_read(tmp_path: Path) -> None:
     assert allowed_dirs(settings) == [shared.resolve()]  # never from a project layer
     assert read_project_text(ws, ws / "CLAUDE.md", allowed=allowed_dirs(settings)) == "team rules"
     assert link_refusal(ws, ws / "docs") is None
+    (ws / "etc").symlink_to("/etc")  # a folder on the way leading out
+    with pytest.raises(ProjectFileRefused, match="etc/passwd is not read"):
+        read_project_text(ws, Path("etc/passwd"))
+    assert link_refusal(ws, ws / "etc") is not None
 
 
 def test_fifo_instruction_file_does_not_hang(tmp_path: Path) -> None:
