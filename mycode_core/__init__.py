@@ -4,7 +4,8 @@ The public surface for plugin authors: :data:`hookimpl`, :func:`tool`, :data:`Re
 :data:`WritePath`, :func:`subscribe` and the records :class:`Tool`, :class:`ToolResult`,
 :class:`ContextSection`, :class:`CallApproval`, :class:`SlashCommand`, :class:`SlashResult`,
 :class:`RunContext` (all of :mod:`mycode_core.records`), plus :mod:`mycode_core.paths`,
-:mod:`mycode_core.safegit` (git without the repository's configuration) and
+:mod:`mycode_core.safegit` (git without the repository's configuration),
+:mod:`mycode_core.project_files` (reading project instruction/config files safely) and
 :mod:`mycode_core.testing`. Names are resolved lazily so that ``mycode --version`` imports
 nothing.
 """

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from mycode_core.config_check import ConfigError, check_layer, error_line
+from mycode_core.project_files import ProjectFileRefused, read_project_text
 from mycode_core.trust import restrict_layers
 
 PermissionMode = Literal["default", "accept-edits", "plan", "bypass"]
@@ -83,6 +84,9 @@ class Settings(BaseModel):
     validation_commands: dict[ValidationKind, list[str]] = Field(default_factory=dict)
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     mcp_config_files: list[str] = Field(default_factory=list)
+    readable_dirs: list[str] = Field(default_factory=list)
+    """Folders outside the workspace that project instruction and configuration files may be
+    symlinks into (taken from the user's own config only; SPEC §8)."""
     sandbox: bool | str | dict[str, Any] = "auto"
     """``"auto"`` / ``"on"`` / ``"off"`` or a ``[sandbox]`` table (SPEC §8)."""
 
@@ -148,8 +152,21 @@ def ensure_home(home: Path) -> Path:
     return home
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(
+    path: Path, workspace: Path | None = None, notices: list[str] | None = None
+) -> dict[str, Any]:
+    """One config file as a table; a project file (``workspace`` given) is read without
+    following a symlink out of the workspace (refused: ``{}`` and a line in ``notices``)."""
     try:
+        if workspace is not None:
+            try:
+                return tomllib.loads(read_project_text(workspace, path))
+            except FileNotFoundError:
+                return {}
+            except ProjectFileRefused as exc:
+                if notices is not None:
+                    notices.append(str(exc))
+                return {}
         if not path.is_file():
             return {}
         with path.open("rb") as fh:
@@ -231,13 +248,14 @@ def load_settings(
     home = home or home_dir()
     layers: list[tuple[str, dict[str, Any]]] = [("default", {})]
     sources: dict[str, str] = {}
+    refused: list[str] = []
     for name, path in config_paths(workspace, home):
-        layers.append((name, _read_toml(path)))
+        project = workspace if name != "user" else None
+        layers.append((name, _read_toml(path, project, refused)))
         sources[name] = str(path)
     layers.append(("env", _env_layer()))
     layers.append(("cli", {k: v for k, v in (cli or {}).items() if v is not None}))
-    layers = restrict_layers(workspace, home, layers)  # SPEC §8: untrusted projects only tighten
-    notices: list[str] = []
+    notices: list[str] = list(refused)
     names = list(plugin_names)
     for name, data in layers:
         if name in ("default", "cli") or not data:
@@ -250,6 +268,8 @@ def load_settings(
         found = check_layer(sources[name], data, Settings, tables or {}, names)
         if tables is not None:
             notices += found
+    # checked as written (a broken file is an error even where ignored), then restricted
+    layers = restrict_layers(workspace, home, layers)  # SPEC §8: untrusted projects only tighten
     merged: dict[str, Any] = {}
     for _name, data in layers:
         merged = _merge(merged, data)

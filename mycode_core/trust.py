@@ -22,11 +22,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mycode_core.project_files import read_project_text
+
 PROJECT_LAYERS = ("project", "local")
 TRUST_KEY = "trust"
 CLI_FLAG = "trust_workspace"
 _MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 _SANDBOX_RANK = {"on": 2, True: 2, "auto": 1, "off": 0, False: 0}
+MODEL_ENDPOINT_KEYS = ("base_url", "api_key", "model")
+"""Settings that pick the model server: never taken from an untrusted project (SPEC §8)."""
 CLAUDE_FILES = (".claude/settings.json", ".claude/settings.local.json", ".mycode/hooks.json")
 
 
@@ -124,7 +128,7 @@ def _sandbox_mode(value: Any) -> Any:
 
 
 def _restrict(
-    name: str, data: dict[str, Any], lower: list[tuple[str, dict[str, Any]]], key_is_users: bool
+    name: str, data: dict[str, Any], lower: list[tuple[str, dict[str, Any]]]
 ) -> tuple[dict[str, Any], list[str]]:
     """One project layer without its loosening settings, and their names."""
     where = ".mycode/config.toml" if name == "project" else ".mycode/config.local.toml"
@@ -164,10 +168,14 @@ def _restrict(
     if isinstance(tools, dict) and "sandbox_network" in tools:
         out["builtin_tools"] = {k: v for k, v in tools.items() if k != "sandbox_network"}
         ignored.append(f"[builtin_tools] sandbox_network ({where})")
-    if "base_url" in out and key_is_users:
-        out.pop("base_url")
+    for key in MODEL_ENDPOINT_KEYS:  # the session never talks to a server the project chose
+        if key in out:
+            out.pop(key)
+            ignored.append(f"{key} ({where}: the model server is chosen by you, not the project)")
+    if "validation_commands" in out:
+        out.pop("validation_commands")
         ignored.append(
-            f"base_url ({where}: your API key is not sent to a server the project chose)"
+            f"[validation_commands] ({where}: they decide what counts as a passing test)"
         )
     return out, ignored
 
@@ -176,9 +184,8 @@ def _claude_findings(workspace: Path) -> list[str]:
     """Loosening settings in Claude Code files of the workspace (applied by other plugins)."""
     found = []
     for rel in CLAUDE_FILES:
-        path = workspace / rel
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+        try:  # no symlink out, no FIFO (issue 23 M1)
+            data = json.loads(read_project_text(workspace, Path(rel)))
         except (OSError, ValueError):
             continue
         if not isinstance(data, dict):
@@ -204,14 +211,12 @@ def restrict_layers(
     """
     cli = next((data for name, data in layers if name == "cli"), {})
     trusted = bool(cli.get(CLI_FLAG)) or is_trusted(workspace, home)
-    key_layers = [name for name, data in layers if data.get("api_key")]
-    key_is_users = bool(key_layers) and key_layers[-1] not in PROJECT_LAYERS
     out: list[tuple[str, dict[str, Any]]] = []
     ignored: list[str] = []
     for name, data in layers:
         data = {k: v for k, v in data.items() if k not in (TRUST_KEY, CLI_FLAG)}
         if name in PROJECT_LAYERS and not trusted and data:
-            data, dropped = _restrict(name, data, out, key_is_users)
+            data, dropped = _restrict(name, data, out)
             ignored.extend(dropped)
         out.append((name, data))
     if not trusted:

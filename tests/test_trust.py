@@ -87,8 +87,14 @@ def test_tightening_is_kept_and_base_url_with_user_key_dropped(tmp_path: Path, m
     assert settings.permission_mode == "plan" and settings.sandbox == "on"
     assert settings.base_url is None
     assert any("base_url" in item for item in trust.state(settings)["ignored"])
-    (ws / ".mycode" / "config.toml").write_text('base_url = "http://local"\napi_key = "proj"\n')
-    assert load_settings(ws, home).base_url == "http://local"  # the project's own key
+    (ws / ".mycode" / "config.toml").write_text(
+        'base_url = "http://local"\napi_key = "proj"\nmodel = "m"\n'
+    )
+    settings = load_settings(ws, home)  # the project's own key changes nothing (issue 23 B2)
+    assert (settings.base_url, settings.api_key, settings.model) == (None, "user-key", None)
+    ignored = trust.state(settings)["ignored"]
+    for key in ("base_url", "api_key", "model"):
+        assert any(item.startswith(f"{key} (.mycode/config.toml") for item in ignored)
 
 
 def test_trust_command_records_lists_and_revokes(tmp_path: Path) -> None:

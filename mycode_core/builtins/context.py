@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mycode_core.hookspecs import hookimpl
+from mycode_core.project_files import ProjectFileRefused, allowed_dirs, read_project_text
+from mycode_core.runtime.events import NoticeEvent
 
 if TYPE_CHECKING:
     from mycode_core.records import ContextSection, RunContext
@@ -42,7 +44,7 @@ def instruction_files(workspace: Path, current: Path | None = None) -> list[Path
     for folder in folders:
         for name in INSTRUCTION_FILES:
             candidate = folder / name
-            if candidate.is_file():
+            if os.path.lexists(candidate):  # a symlink too: reading it decides (issue 23 M1)
                 found.append(candidate)
     return found
 
@@ -60,9 +62,18 @@ def build_context(context: RunContext) -> list[ContextSection]:
         "Paths in tool calls are relative to the workspace root."
     )
     sections.append(ContextSection(title="Environment", text=facts, priority=10))
+    allowed = allowed_dirs(context.settings)
     for path in instruction_files(context.workspace, Path(os.getcwd())):
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")[:MAX_INSTRUCTION_CHARS]
+            text = read_project_text(
+                context.workspace, path, allowed=allowed, limit=4 * MAX_INSTRUCTION_CHARS
+            )[:MAX_INSTRUCTION_CHARS]
+        except ProjectFileRefused as exc:
+            said = context.store.setdefault("core.refused_instructions", set())
+            if str(exc) not in said:  # once a run, though the prompt is built again
+                said.add(str(exc))
+                context.emit(NoticeEvent(level="warning", message=str(exc)))
+            continue
         except OSError:
             continue
         relative = path.relative_to(context.workspace)

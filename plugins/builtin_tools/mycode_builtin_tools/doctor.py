@@ -32,6 +32,7 @@ def report(workspace: Path, home: Path) -> dict[str, Any]:
         problems.append(str(exc))
         found = sandbox.status(None, mode)
         cfg = sandbox.SandboxConfig()
+    problems += cfg.ignored
     if found.problem:
         problems.append(found.problem)
     elif not found.active and found.mode != "off":
@@ -50,7 +51,7 @@ def report(workspace: Path, home: Path) -> dict[str, Any]:
             "active": found.active,
             "mechanism": found.mechanism,
             "mode": found.mode,
-            "bwrap": sandbox.bwrap_path(),
+            "bwrap": sandbox.bwrap_path(cfg.bwrap),
             "network": cfg.network if found.active else True,
             "writable": [str(p) for p in cfg.writable],
             "env_passthrough": cfg.env_passthrough,

@@ -10,6 +10,7 @@ private ``/tmp``, the home's credential folders and ``MYCODE_HOME`` replaced by 
 the whole ``.git`` (see :func:`read_only_paths`), ``.claude/`` and ``.mycode/`` read-only, no
 network, no capabilities (even as root), its own pid namespace (nothing outlives the call) and
 session, dying with mycode.
+``bwrap`` itself comes only from a trusted location (:mod:`.bwrap_location`), never ``PATH``.
 """
 
 from __future__ import annotations
@@ -18,15 +19,16 @@ import fnmatch
 import functools
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mycode_builtin_tools import bwrap_location
 from mycode_core import safegit
 
+NO_NAMESPACES = "bubblewrap cannot create namespaces here (unprivileged user namespaces disabled?)"
 MODES = ("auto", "on", "off")
 SANDBOXED_PERMISSION_MODES = ("default", "accept-edits")
 CREDENTIALS = (
@@ -62,6 +64,10 @@ class SandboxConfig:
     network: bool = False
     writable: list[Path] = field(default_factory=list)
     env_passthrough: list[str] = field(default_factory=list)
+    bwrap: str | None = None
+    """``[sandbox] bwrap`` from the user config (never from a project layer)."""
+    ignored: list[str] = field(default_factory=list)
+    """Project-layer settings this config did not take (``[sandbox] bwrap``)."""
 
 
 @dataclass
@@ -104,47 +110,88 @@ def config(settings: Any) -> SandboxConfig:
         raise SandboxConfigError("[sandbox] network must be true or false")
     writable = [Path(p).expanduser() for p in _as_list(table.get("writable"), "writable")]
     passthrough = _as_list(table.get("env_passthrough"), "env_passthrough")
-    return SandboxConfig(str(mode), network, writable, passthrough)
+    bwrap, ignored = _configured_bwrap(settings)
+    return SandboxConfig(str(mode), network, writable, passthrough, bwrap, ignored)
 
 
-@functools.lru_cache(maxsize=1)
-def bwrap_path() -> str | None:
-    """Path of a ``bwrap`` that can build the full sandbox here, or ``None``."""
+_PROJECT_FILES = {"project": ".mycode/config.toml", "local": ".mycode/config.local.toml"}
+
+
+def _configured_bwrap(settings: Any) -> tuple[str | None, list[str]]:
+    """``[sandbox] bwrap`` of the user layers, and a note for each project layer setting it."""
+    chosen: str | None = None
+    ignored: list[str] = []
+    for name, data in getattr(settings, "layers", None) or []:
+        table = data.get("sandbox") if isinstance(data, dict) else None
+        if not isinstance(table, dict) or "bwrap" not in table:
+            continue
+        if name in _PROJECT_FILES:
+            ignored.append(
+                f"[sandbox] bwrap in {_PROJECT_FILES[name]} is ignored: "
+                "only your user config ($MYCODE_HOME/config.toml) may choose the sandbox program"
+            )
+            continue
+        value = table["bwrap"]
+        if not isinstance(value, str) or not value:
+            raise SandboxConfigError("[sandbox] bwrap must be the absolute path of bwrap")
+        chosen = str(Path(value).expanduser())
+    return chosen, ignored
+
+
+def bwrap_path(configured: str | None = None) -> str | None:
+    """Path of a trusted ``bwrap`` that can build the full sandbox here, or ``None``.
+
+    :param configured: ``[sandbox] bwrap`` of the user config (:attr:`SandboxConfig.bwrap`).
+    """
+    return _locate(configured)[0]
+
+
+@functools.lru_cache(maxsize=8)
+def _locate(configured: str | None) -> tuple[str | None, str | None]:
+    """``(bwrap, None)`` or ``(None, why)`` (``why`` is ``None`` when none is installed)."""
     if not sys.platform.startswith("linux"):
-        return None
-    path = shutil.which("bwrap")
+        return None, None
+    path, rejected = bwrap_location.find(configured)
     if path is None:
-        return None
+        return None, rejected
+    if not _probe(path):
+        return None, NO_NAMESPACES
+    return path, None
+
+
+def _probe(path: str) -> bool:
     probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     probe += [*_BASE_FLAGS, "--unshare-net", "--", "true"]
     try:
         done = subprocess.run(probe, capture_output=True, timeout=20, check=False)
     except (OSError, subprocess.SubprocessError):
-        return None
-    return path if done.returncode == 0 else None
+        return False
+    return done.returncode == 0
 
 
-def unavailable_reason() -> str:
+def unavailable_reason(configured: str | None = None) -> str:
     """Why no sandbox can run here (for notices, denials and ``doctor``)."""
     if not sys.platform.startswith("linux"):
         return f"no command sandbox on {sys.platform} yet (Linux bubblewrap only)"
-    if shutil.which("bwrap") is None:
-        return "bubblewrap (bwrap) is not installed (e.g. apt-get install bubblewrap)"
-    return "bubblewrap cannot create namespaces here (unprivileged user namespaces disabled?)"
+    why = _locate(configured)[1]
+    if why is not None:
+        return why
+    return "bubblewrap (bwrap) is not installed (e.g. apt-get install bubblewrap)"
 
 
 def status(settings: Any, permission_mode: str | None = None) -> Status:
     """Whether commands are sandboxed; raises :class:`SandboxConfigError` for bad settings."""
     cfg = config(settings)
     mode = permission_mode or str(getattr(settings, "permission_mode", "default"))
-    available = bwrap_path() is not None
+    available = bwrap_path(cfg.bwrap) is not None
     mechanism = "bubblewrap" if available else None
     wanted = cfg.mode != "off" and mode in SANDBOXED_PERMISSION_MODES
     problem = None
+    reason = unavailable_reason(cfg.bwrap)
     if cfg.mode == "on" and not available:
-        problem = f'sandbox = "on" but no sandbox is available: {unavailable_reason()}'
+        problem = f'sandbox = "on" but no sandbox is available: {reason}'
     elif cfg.mode == "auto" and not available and mode in SANDBOXED_PERMISSION_MODES:
-        problem = f"commands are not sandboxed: {unavailable_reason()}"
+        problem = f"commands are not sandboxed: {reason}"
     return Status(available, wanted and available, mechanism, cfg.mode, problem)
 
 
@@ -238,9 +285,9 @@ def wrap(
     """``argv`` wrapped in bubblewrap as the module docstring describes; ``git_writable``
     (an allowed command line of git commands that write the repository) leaves ``.git``
     writable but its ``config`` and ``hooks``."""
-    bwrap = bwrap_path()
+    bwrap = bwrap_path(cfg.bwrap)
     if bwrap is None:
-        raise RuntimeError(unavailable_reason())
+        raise RuntimeError(unavailable_reason(cfg.bwrap))
     cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     masked: set[Path] = set()
     for base in _homes():
@@ -277,6 +324,8 @@ def check_run(context: Any) -> None:
             f'{found.problem}. Install bubblewrap, or set sandbox = "auto" or "off" in '
             "$MYCODE_HOME/config.toml"
         )
+    for note in config(context.settings).ignored:
+        context.emit(NoticeEvent(level="warning", message=note))
     if found.problem and not found.active:
         context.emit(
             NoticeEvent(

@@ -84,7 +84,7 @@ def load(workspace: Path, home: Path, settings: Any) -> Loaded:
     ignored: list[str] = []
     disabled = False
     for path, layer, project in _hook_files(workspace, home, settings):
-        data, problem = read_json_file(path)
+        data, problem = read_json_file(path, workspace if project else None)
         if problem:
             loaded.notices.append(f"Claude Code hooks: {problem}; ignored")
             continue

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mycode_core.project_files import ProjectFileRefused, read_project_text
+
 EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
@@ -137,8 +139,26 @@ class HookSet:
         return ", ".join(f"{event}: {len(items)}" for event, items in self.by_event.items())
 
 
-def read_json_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """``(data, None)``, ``(None, None)`` when absent, or ``(None, problem)``."""
+def read_json_file(
+    path: Path, workspace: Path | None = None
+) -> tuple[dict[str, Any] | None, str | None]:
+    """``(data, None)``, ``(None, None)`` when absent, or ``(None, problem)``.
+
+    :param workspace: for a project file: never read through a symlink leading out of it."""
+    if workspace is not None:
+        try:
+            data = json.loads(read_project_text(workspace, path))
+        except FileNotFoundError:
+            return None, None
+        except ProjectFileRefused as exc:
+            return None, str(exc)
+        except OSError as exc:
+            return None, f"cannot read {path}: {exc}"
+        except ValueError as exc:
+            return None, f"{path} is not valid JSON: {exc}"
+        if not isinstance(data, dict):
+            return None, f"{path} must hold a JSON object"
+        return data, None
     if not path.is_file():
         return None, None
     try:

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from mycode_core.project_files import ProjectFileRefused, read_project_text
+
 Scope = Literal["user", "project", "local", "cli"]
 SCOPES: tuple[Scope, ...] = ("user", "project", "local", "cli")
 TRUSTED_SCOPES: frozenset[str] = frozenset({"user", "local", "cli"})
@@ -176,12 +178,19 @@ def servers_of(data: Any, source: str) -> dict[str, Any]:
     return table
 
 
-def read_json(path: Path) -> dict[str, Any]:
-    """A JSON config file, ``{}`` if it does not exist; :class:`ConfigProblem` if unreadable."""
+def read_json(path: Path, workspace: Path | None = None) -> dict[str, Any]:
+    """A JSON config file, ``{}`` if it does not exist; :class:`ConfigProblem` if unreadable.
+
+    :param workspace: for a project file: never read through a symlink leading out of it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        if workspace is not None:
+            text = read_project_text(workspace, path)
+        else:
+            text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
+    except ProjectFileRefused as exc:
+        raise ConfigProblem(str(exc)) from None
     except OSError as exc:
         raise ConfigProblem(f"cannot read {path}: {exc.strerror or exc}") from None
     if not text.strip():
@@ -311,7 +320,8 @@ def load_servers(workspace: Path, home: Path, settings: Any) -> LoadedConfig:
         loaded.problems.append(f"cannot read [mcp_servers]: {exc}")
 
     def add_file(scope: Scope, path: Path) -> None:
-        table = servers_of(read_json(path), str(path))
+        inside = workspace if scope == "project" else None
+        table = servers_of(read_json(path, inside), str(path))
         if table:
             raw_sources.append((scope, str(path), table))
 

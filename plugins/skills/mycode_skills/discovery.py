@@ -22,10 +22,12 @@ a file is parsed again only when its modification time, size or inode changed.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mycode_core.project_files import link_refusal
 from mycode_skills.index import SkillIndex
 from mycode_skills.parse import SKILL_FILE, Skill, SkillProblem, parse_skill
 
@@ -169,6 +171,8 @@ class Catalog:
             st = os.stat(file)
         except OSError:
             return None
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or device must not hang the listing
+            return None
         key = (st.st_mtime_ns, st.st_size, st.st_ino)
         cached = self._cache.get(file)
         if cached is not None and cached[0] == key:
@@ -197,6 +201,12 @@ class Catalog:
                     continue
                 seen.add(key)
                 files.add(os.path.join(folder, SKILL_FILE))
+                file = os.path.join(folder, SKILL_FILE)
+                if location.confined is not None and os.path.islink(file):
+                    refused = link_refusal(location.confined, Path(file))
+                    if refused is not None:  # SKILL.md itself leading out (issue 23 M1)
+                        snapshot.problems.append(refused)
+                        continue
                 parsed = self._load(folder, location.source)
                 if parsed is None:
                     continue

@@ -60,7 +60,7 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
         return
     sources = package_sources(context, notice)
     sources += profile_folders(context.workspace, context.home)
-    delegator = Delegator(load_profiles(sources, notice), config)
+    delegator = Delegator(load_profiles(sources, notice, context.workspace), config)
     context.store["subagents"] = delegator
     register(delegator.tool(context))
 
@@ -88,7 +88,7 @@ def profiles_text(context: RunContext) -> str:
     sources = package_sources(context, problems.append)
     sources += profile_folders(context.workspace, context.home)
     lines = []
-    for profile in load_profiles(sources, problems.append).values():
+    for profile in load_profiles(sources, problems.append, context.workspace).values():
         tools = ", ".join(profile.tool_names() or []) if profile.tools is not None else "all"
         lines.append(f"{profile.name}  ({profile.source}; tools: {tools})")
         lines.append(f"    {profile.description[:200]}")

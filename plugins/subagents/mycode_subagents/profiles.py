@@ -16,11 +16,14 @@ Claude Code's tool names are mapped to mycode's (``Read`` → ``read_file``, ``B
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from mycode_core.project_files import ProjectFileRefused, link_refusal, read_project_bytes
 
 CLAUDE_TOOL_NAMES = {
     "Read": "read_file",
@@ -193,12 +196,22 @@ def parse_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
     return data, body
 
 
-def parse_profile(path: Path) -> Profile:
-    """Read one profile file; :class:`ProfileError` with a readable message when it is bad."""
+def parse_profile(path: Path, workspace: Path | None = None) -> Profile:
+    """Read one profile file; :class:`ProfileError` with a readable message when it is bad.
+
+    :param workspace: for a project profile: read without following a symlink out of it."""
     try:
-        if path.stat().st_size > MAX_PROFILE_BYTES:
-            raise ProfileError(f"{path}: larger than {MAX_PROFILE_BYTES} bytes")
-        text = path.read_text(encoding="utf-8", errors="replace")
+        if workspace is not None:
+            raw = read_project_bytes(workspace, path, limit=MAX_PROFILE_BYTES + 1)
+            if len(raw) > MAX_PROFILE_BYTES:
+                raise ProfileError(f"{path}: larger than {MAX_PROFILE_BYTES} bytes")
+            text = raw.decode("utf-8", errors="replace")
+        else:
+            if not path.is_file() or path.stat().st_size > MAX_PROFILE_BYTES:
+                raise ProfileError(f"{path}: not a file of at most {MAX_PROFILE_BYTES} bytes")
+            text = path.read_text(encoding="utf-8", errors="replace")
+    except ProjectFileRefused as exc:
+        raise ProfileError(str(exc)) from None
     except OSError as exc:
         raise ProfileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     data, body = parse_front_matter(text, path)
@@ -230,8 +243,8 @@ def profile_files(path: Path) -> list[Path]:
     """A profile file, or the ``*.md`` files of a folder (sorted; not recursive)."""
     if path.is_file():
         return [path]
-    if path.is_dir():
-        return sorted(p for p in path.glob("*.md") if p.is_file())
+    if path.is_dir():  # symlinks too: reading them decides (issue 23 M1)
+        return sorted(p for p in path.glob("*.md") if p.is_file() or p.is_symlink())
     return []
 
 
@@ -240,19 +253,28 @@ def profile_folders(workspace: Path, home: Path) -> list[Path]:
     return [home / "agents", workspace / ".claude" / "agents", workspace / ".mycode" / "agents"]
 
 
-def load_profiles(sources: Iterable[Path], notice: Callable[[str], None]) -> dict[str, Profile]:
+def load_profiles(
+    sources: Iterable[Path], notice: Callable[[str], None], workspace: Path | None = None
+) -> dict[str, Profile]:
     """Built-ins, then each source in order (a later profile of the same name wins); a bad
-    file costs one notice and the others still load."""
+    file costs one notice and the others still load. Files under ``workspace`` are never read
+    through a symlink leading out of it (one notice each)."""
+    root = Path(os.path.abspath(workspace)) if workspace is not None else None
     profiles: dict[str, Profile] = {profile.name: profile for profile in BUILTIN_PROFILES}
     seen: set[Path] = set()
     for source in sources:
+        where = Path(os.path.abspath(source))
+        inside = root is not None and (root == where or root in where.parents)
+        if inside and root is not None and (refused := link_refusal(root, source)) is not None:
+            notice(f"agent profiles skipped: {refused}")
+            continue
         for path in profile_files(source):
             key = path.resolve()
             if key in seen:
                 continue
             seen.add(key)
             try:
-                profile = parse_profile(path)
+                profile = parse_profile(path, root if inside else None)
             except ProfileError as exc:
                 notice(f"agent profile skipped: {exc}")
                 continue

@@ -1,0 +1,134 @@
+"""Reading the project's instruction and configuration files safely (SPEC §8, issue 23 M1).
+
+``AGENTS.md``, ``CLAUDE.md``, skills, agent profiles, hook files, ``.mcp.json`` and the project
+config are read only from inside the workspace: every path component is opened without
+following symlinks (:func:`mycode_core.paths.open_beneath`), so a file that is a symlink
+leading out (``CLAUDE.md -> /proc/self/environ``) is refused with
+:class:`ProjectFileRefused`, whose message is the one-line notice to show — trusted workspace or
+not. A symlink that stays inside the workspace is followed. A target under a folder the user
+listed in ``readable_dirs`` (user config only) is allowed. FIFOs, sockets and devices are
+refused without blocking.
+
+Plugins call :func:`read_project_bytes` / :func:`read_project_text` and show the refusal as a
+``notice`` (:func:`link_refusal` checks a folder before listing it); :func:`allowed_dirs`
+gives the user's ``readable_dirs`` of a run's settings.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from mycode_core.paths import is_inside, open_beneath
+
+USER_LAYERS = ("default", "user", "env", "cli")
+"""Settings layers that may name ``readable_dirs`` (never the project's own files)."""
+
+
+class ProjectFileRefused(OSError):
+    """A project file that is not read: a symlink leading outside the workspace, or not a
+    regular file. The message is one readable line naming the file."""
+
+    def __str__(self) -> str:
+        """The message alone (no ``[Errno N]`` prefix)."""
+        return str(self.strerror)
+
+
+def allowed_dirs(settings: Any) -> list[Path]:
+    """The folders of ``readable_dirs`` from the user's layers of ``settings`` (resolved);
+    a project layer's ``readable_dirs`` is never taken."""
+    found: list[Path] = []
+    for name, data in getattr(settings, "layers", None) or []:
+        if name not in USER_LAYERS or not isinstance(data, dict):
+            continue
+        raw = data.get("readable_dirs")
+        for item in [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []:
+            if isinstance(item, str) and item:
+                try:
+                    found.append(Path(item).expanduser().resolve())
+                except (OSError, RuntimeError):
+                    continue
+    return found
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def read_project_bytes(
+    workspace: Path, path: Path, *, allowed: Iterable[Path] = (), limit: int | None = None
+) -> bytes:
+    """The bytes of the project file ``path`` (absolute, or relative to ``workspace``).
+
+    Raises :class:`FileNotFoundError` when it does not exist, :class:`ProjectFileRefused` when
+    it leads outside the workspace (and outside every ``allowed`` folder) or is not a regular
+    file, and other :class:`OSError` as ``open`` does. At most ``limit`` bytes are read.
+    """
+    root = Path(workspace).resolve()
+    given = Path(path) if Path(path).is_absolute() else Path(workspace) / path
+    lexical = Path(os.path.abspath(given))
+    rel_lexical: Path | None = None
+    for base in (root, Path(os.path.abspath(workspace))):
+        if is_inside(lexical, base):
+            rel_lexical = lexical.relative_to(base)
+            break
+    shown = rel_lexical.as_posix() if rel_lexical is not None else str(lexical)
+    if not os.path.lexists(lexical):
+        raise FileNotFoundError(errno.ENOENT, f"{shown}: no such file")
+    real = Path(os.path.realpath(lexical))
+    holder = None
+    if is_inside(real, root):
+        holder = root
+    else:
+        holder = next((Path(d) for d in allowed if is_inside(real, Path(d))), None)
+    if holder is None:
+        raise ProjectFileRefused(
+            errno.EACCES,
+            f"{shown} is not read: it is a symlink leading outside the workspace (to {real}); "
+            "list the folder in readable_dirs of your user config to allow it",
+        )
+    try:
+        fd = open_beneath(holder, os.path.relpath(real, holder), os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # a symlink swapped in meanwhile
+            raise ProjectFileRefused(errno.EACCES, f"{shown} is not read: {exc}") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ProjectFileRefused(errno.EINVAL, f"{shown} is not read: it is not a regular file")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read() if limit is None else fh.read(limit)
+    finally:
+        os.close(fd)
+
+
+def read_project_text(
+    workspace: Path, path: Path, *, allowed: Iterable[Path] = (), limit: int | None = None
+) -> str:
+    """:func:`read_project_bytes` decoded as UTF-8 (undecodable bytes replaced)."""
+    data = read_project_bytes(workspace, path, allowed=allowed, limit=limit)
+    return data.decode("utf-8", errors="replace")
+
+
+def link_refusal(workspace: Path, folder: Path, *, allowed: Iterable[Path] = ()) -> str | None:
+    """``None`` when ``folder`` (a skill or agents folder, or a file) stays inside the workspace
+    or an ``allowed`` folder once symlinks are resolved, else the one-line notice why it is
+    skipped. (A check before listing a folder; read files with :func:`read_project_bytes`.)"""
+    root = Path(workspace).resolve()
+    real = Path(os.path.realpath(folder))
+    if is_inside(real, root) or any(is_inside(real, Path(d)) for d in allowed):
+        return None
+    return (
+        f"{_shown(Path(os.path.abspath(folder)), Path(os.path.abspath(workspace)))} is not read: "
+        f"it is a symlink leading outside the workspace (to {real}); list the folder in "
+        "readable_dirs of your user config to allow it"
+    )
