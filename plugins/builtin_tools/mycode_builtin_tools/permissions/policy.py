@@ -197,7 +197,16 @@ def _hidden_rule_verdict(
     that cannot be read in full ("may be anything"): such a match asks (denies in bypass
     mode, where nobody is asked and the deny rule must hold)."""
     finding = subject.finding
+    granted = any(
+        rule.layer == "session"
+        and rule.kind == "allow"
+        and rule.applies_to("run_command")
+        and rules_mod.command_matches(rule.spec, subject.text or "")
+        for rule in rules
+    )
     for kind in ("deny", "ask"):
+        if kind == "ask" and granted and finding.open_prefix is None:
+            break
         for rule in rules:
             if rule.kind != kind or rule.layer == "session" or not rule.applies_to("run_command"):
                 continue
