@@ -185,7 +185,10 @@ def end_call(pgid: int, token: str, before: set[int] | None = None) -> int:
         for pid in extra:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-        _reap(extra)
+        deadline = time.monotonic() + 0.5
+        while time.monotonic() < deadline and any(_parent_of(pid) == os.getpid() for pid in extra):
+            _reap(extra)  # wait until they are gone, so their own orphans are re-parented
+            time.sleep(0.01)
         strays += extra
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in strays:
