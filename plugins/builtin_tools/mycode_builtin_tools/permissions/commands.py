@@ -8,6 +8,7 @@ judged on its own.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ from mycode_builtin_tools.permissions.catalog import (
 from mycode_builtin_tools.permissions.shell import ParseError, SimpleCommand, parse
 from mycode_builtin_tools.permissions.targets import Target, classify, is_build_name
 from mycode_builtin_tools.permissions.wrappers import PRIVILEGE, Part, expand
+
+
+_PROC_SECRET = re.compile(r"(^|[^\w.])/proc/[^/\s]+/(task/[^/\s]+/)?(environ|mem)\b")
 
 
 @dataclass
@@ -164,6 +168,15 @@ class Judge:
             )
         if program in INTERPRETERS and _runs_download(words):
             found.append(Finding("deny", "builtin:download-and-run", "runs a downloaded script"))
+        targets = [*args, *(t for _, t in part.command.redirects)]
+        if any(_PROC_SECRET.search(a) for a in targets):
+            found.append(
+                Finding(
+                    "deny",
+                    "builtin:process-secrets",
+                    "reads a process's environment or memory under /proc",
+                )
+            )
         found += self.paths(program, args)
         found += self.risky(part, program, args)
         found += self.sensitive(args)

@@ -31,6 +31,11 @@ READ_ONLY_GIT = {
     "status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "grep", "describe",
     "shortlog", "cat-file", "ls-tree",
 }  # fmt: skip
+HARMLESS_WRAPPERS = {
+    "command", "builtin", "exec", "time", "nice", "timeout", "stdbuf", "env", "bash", "sh",
+    "zsh", "dash", "eval",
+}  # fmt: skip
+"""Wrappers that only run the inner command (which is judged itself)."""
 FIND_WRITERS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls", "-fprintf")
 SAFE_ENV = {"LC_ALL", "LANG", "LANGUAGE", "TZ", "NO_COLOR", "TERM", "COLUMNS", "LINES"}
 SAFE_SINKS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
@@ -108,6 +113,11 @@ class Strict:
         )
         if getattr(part, "hidden", None):
             return f"{part.hidden}, and {why}"
+        odd = [w for w in part.wrappers if w.split()[0] not in HARMLESS_WRAPPERS]
+        if odd:
+            return f"it runs through {odd[0]}, and {why}"
+        if part.fed:
+            return f"xargs gives {program} arguments that cannot be checked, and {why}"
         env = [a.split("=", 1)[0] for a in [*part.command.assignments, *part.assignments]]
         unsafe_env = [name for name in env if name not in SAFE_ENV and not name.startswith("LC_")]
         for op, target in part.command.redirects:

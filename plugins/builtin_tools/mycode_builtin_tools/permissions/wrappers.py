@@ -230,6 +230,7 @@ def _expand_script(script: str, outer: SimpleCommand, via: str, depth: int) -> l
             inner.piped_in = True
         for part in expand(inner, depth + 1):
             part.wrappers.insert(0, f"{via} -c" if via != "eval" else via)
+            part.assignments[:0] = outer.assignments  # `BASH_ENV=x bash -c ls`
             parts.append(part)
     if not parts:
         parts.append(Part(outer))
