@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from mycode_builtin_tools.permissions.policy import decide
 from mycode_builtin_tools.tools import build_tools
+
 from mycode_core.config import load_settings
 from mycode_core.records import RunContext, ToolCall
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from mycode_builtin_tools.permissions.policy import decide
 from mycode_builtin_tools.tools import build_tools
+
 from mycode_core import trust
 from mycode_core.config import load_settings
 from mycode_core.records import RunContext, ToolCall
@@ -76,5 +77,9 @@ def test_process_environments_are_never_read(workspace: Path, home: Path, sandbo
     (home / "config.toml").write_text(f'sandbox = "{sandbox}"\n')
     settings = load_settings(workspace, home, cli={"permission_mode": "bypass"})
     context = RunContext(workspace=workspace, home=home, settings=settings, session_id="u")
-    for command in ("cat /proc/1/environ", "xxd /proc/self/mem", "tr '\\0' '\\n' < /proc/7/environ"):
+    for command in (
+        "cat /proc/1/environ",
+        "xxd /proc/self/mem",
+        "tr '\\0' '\\n' < /proc/7/environ",
+    ):
         assert _decision(context, command) == "deny", command

@@ -41,7 +41,6 @@ from mycode_builtin_tools.permissions.shell import ParseError, SimpleCommand, pa
 from mycode_builtin_tools.permissions.targets import Target, classify, is_build_name
 from mycode_builtin_tools.permissions.wrappers import PRIVILEGE, Part, expand
 
-
 _PROC_SECRET = re.compile(r"(^|[^\w.])/proc/[^/\s]+/(task/[^/\s]+/)?(environ|mem)\b")
 
 
@@ -413,8 +412,10 @@ def _judge_part(judge: Judge, part: Part, strict: Any) -> Finding:
         hidden = "its program is not a literal word, so it may be anything"
     if prefix is not None and not hidden:
         hidden = "some of its words cannot be read before it runs"
-    if prefix == "" and (part.hidden_builtin or not part.hidden) and not spelling.hidden_reason(
-        words
+    if (
+        prefix == ""
+        and (part.hidden_builtin or not part.hidden)
+        and not spelling.hidden_reason(words)
     ):
         findings.append(Finding("ask", "builtin:unreadable-command", f"{part.text}: {hidden}"))
     elif (
@@ -432,6 +433,7 @@ def _judge_part(judge: Judge, part: Part, strict: Any) -> Finding:
     norm = " ".join(spelling.normalised(words))
     spellings = tuple(t for t in {norm, part.text} if t)
     if prefix is not None:
+        hidden = hidden or "some of its words cannot be read before it runs"
         reason = f"{worst.reason}; {hidden}" if worst.decision != "allow" else hidden
         return replace(worst, reason=reason, open_prefix=prefix, spellings=spellings)
     return replace(worst, spellings=spellings)

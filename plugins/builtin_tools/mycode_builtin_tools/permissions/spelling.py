@@ -79,7 +79,9 @@ def hidden_reason(words: list[str]) -> str | None:
         return f"{program} can make a later command run anything"
     if program == "git":
         for index, arg in enumerate(args):
-            value = args[index + 1] if arg in ("-c", "--config-env") and index + 1 < len(args) else arg
+            value = (
+                args[index + 1] if arg in ("-c", "--config-env") and index + 1 < len(args) else arg
+            )
             if value.startswith(("alias.", "-calias.", "--config-env=alias.")):
                 return "it defines a git alias, so the git command may be anything"
             if not arg.startswith("-"):

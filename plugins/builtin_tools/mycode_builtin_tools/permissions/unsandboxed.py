@@ -51,7 +51,9 @@ def _option_danger(program: str, args: list[str]) -> str | None:
     positional = [a for a in args if not a.startswith("-") or a == "-"]
     if program == "find" and any(a.startswith(FIND_WRITERS) for a in args):
         return "find runs commands or writes files with these options"
-    if program == "sort" and (_short_flag(args, "o") or any(a.startswith("--output") for a in args)):
+    if program == "sort" and (
+        _short_flag(args, "o") or any(a.startswith("--output") for a in args)
+    ):
         return "sort -o writes a file"
     if program == "uniq" and len(positional) > 1:
         return "uniq writes its second file operand"

@@ -204,7 +204,9 @@ def _fed(part: Part, xargs_args: list[str]) -> None:
         part.hidden, part.hidden_builtin = "xargs builds the command from its input", True
 
 
-def _expand_generic(command: SimpleCommand, program: str, args: list[str], depth: int) -> list[Part]:
+def _expand_generic(
+    command: SimpleCommand, program: str, args: list[str], depth: int
+) -> list[Part]:
     """A wrapper whose options are not all known: ``-c SCRIPT`` is judged, a plain inner
     command is judged when no option comes first, anything else may be anything."""
     script = _shell_script(args) if program in ("su", "runuser", "script", "sg") else None
