@@ -71,7 +71,9 @@ def test_without_a_sandbox_unknown_commands_are_denied_with_how_to_allow(tmp_pat
     assert decisions[0] == ("allow", "builtin:ordinary-command")
     assert decisions[1] == ("deny", "builtin:unsandboxed")
     assert decisions[2][0] == "deny"
-    assert decisions[3][0] == "allow"  # a validation command of the workspace
+    # a validation command runs the workspace's code: unasked only in a trusted workspace
+    assert decisions[3] == ("deny", "builtin:unsandboxed")
+    assert "trust" in run.of_type("tool_result")[3]["content"]
     assert decisions[4] == ("deny", "builtin:unsandboxed")
     denied = run.of_type("tool_result")[1]["content"]
     assert "[permissions] allow" in denied and "doctor" in denied

@@ -5,8 +5,14 @@ ends and the kernel kills everything left. Unsandboxed commands get a marker in 
 environment (``MYCODE_CALL``) and mycode becomes a child subreaper
 (``prctl(PR_SET_CHILD_SUBREAPER)``) while such a call runs, so orphans (``setsid sleep &``,
 double forks) are re-parented to mycode instead of init: after the call its process group is
-killed, every process still carrying the call's marker is killed, and the ones re-parented to
-mycode are reaped.
+killed, every process still carrying the call's marker is killed, and so is every process
+re-parented to mycode during the call that is neither a child mycode had before the call (MCP
+servers, hooks) nor another running call's own process — a double-forked ``setsid`` daemon with
+a cleared environment included. Strays are then reaped.
+
+mycode also makes itself non-dumpable (``prctl(PR_SET_DUMPABLE, 0)``) before the first
+unsandboxed command, so other processes of the same user cannot read its
+``/proc/<pid>/environ`` or ``/proc/<pid>/mem`` (root still can).
 """
 
 from __future__ import annotations
@@ -22,11 +28,59 @@ from collections.abc import Iterator
 
 MARKER = "MYCODE_CALL"
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_DUMPABLE = 4
 KILL_GRACE = 2.0
 
 
 _lock = threading.Lock()
 _users = 0
+_roots: set[int] = set()
+"""The pids of unsandboxed calls running now (their own processes are not strays)."""
+
+
+def protect_self() -> bool:
+    """Make mycode non-dumpable (Linux): its ``/proc`` environ and memory become unreadable
+    to other processes of the user. Children are dumpable again after they ``exec``."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def children() -> set[int]:
+    """Pids of mycode's live children (its own and those re-parented to it)."""
+    me = os.getpid()
+    found: set[int] = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.isdigit() and _parent_of(int(entry)) == me:
+            found.add(int(entry))
+    return found
+
+
+@contextlib.contextmanager
+def call_scope(pid_box: list[int]) -> Iterator[set[int]]:
+    """The children mycode had when a call started; the call's pid (``pid_box[0]`` once
+    started) is registered as a running call for the scope's duration."""
+    before = children()
+    try:
+        yield before
+    finally:
+        with _lock:
+            for pid in pid_box:
+                _roots.discard(pid)
+
+
+def register_call(pid: int) -> None:
+    """Record the pid of an unsandboxed call that has started."""
+    with _lock:
+        _roots.add(pid)
 
 
 def _set_subreaper(on: bool) -> bool:
@@ -47,6 +101,7 @@ def subreaper() -> Iterator[None]:
     with _lock:
         _users += 1
         if _users == 1:
+            protect_self()
             _set_subreaper(True)
     try:
         yield
@@ -111,10 +166,30 @@ def _reap(pids: list[int]) -> None:
                 os.waitpid(pid, os.WNOHANG)
 
 
-def end_call(pgid: int, token: str) -> int:
-    """Kill what is left of a call (its group, then marked strays); returns how many strays."""
+def _orphans(before: set[int], pgid: int) -> list[int]:
+    with _lock:
+        running = set(_roots) - {pgid}
+    return sorted(children() - before - running - {pgid})
+
+
+def end_call(pgid: int, token: str, before: set[int] | None = None) -> int:
+    """Kill what is left of a call (its group, then marked strays and, given the children
+    mycode had ``before`` the call, the processes re-parented to it since); returns how many
+    strays."""
     kill_group(pgid, grace=0.5)
     strays = [pid for pid in _marked(token) if pid != os.getpid()]
+    for _ in range(4 if before is not None else 0):  # orphans of killed orphans come back
+        extra = [pid for pid in _orphans(before or set(), pgid) if pid not in strays]
+        if not extra:
+            break
+        for pid in extra:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 0.5
+        while time.monotonic() < deadline and any(_parent_of(pid) == os.getpid() for pid in extra):
+            _reap(extra)  # wait until they are gone, so their own orphans are re-parented
+            time.sleep(0.01)
+        strays += extra
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in strays:
             with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -160,6 +160,24 @@ def test_setsid_and_double_forks_do_not_outlive_the_call(mode: str, new_context,
     assert wait_gone("sleep 303.25") and wait_gone("sleep 303.5")
 
 
+def test_a_setsid_daemon_with_a_cleared_environment_is_killed(new_context, wait_gone) -> None:
+    """No marker, own session, re-parented to mycode (the subreaper): found and killed."""
+    import subprocess
+    import sys
+
+    ctx = new_context(sandbox="off")
+    known = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        command = "setsid sh -c 'env -i sleep 306.75 >/dev/null 2>&1 &'; echo ok"
+        result = rc.run_command({"command": command}, ctx)
+        assert "ok" in result.text()
+        assert wait_gone("sleep 306.75")
+        assert known.poll() is None  # a child mycode had before the call is kept
+    finally:
+        known.kill()
+        known.wait()
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_cancelled_run_stops_the_command_and_says_so(mode: str, new_context, wait_gone) -> None:
     import threading

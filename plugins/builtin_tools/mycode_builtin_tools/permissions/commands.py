@@ -8,12 +8,13 @@ judged on its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from mycode_builtin_tools.paths import sensitive_reason
-from mycode_builtin_tools.permissions import packages
+from mycode_builtin_tools.permissions import packages, spelling
 from mycode_builtin_tools.permissions.catalog import (
     ADMIN,
     ALL_ARG_WRITERS,
@@ -40,6 +41,8 @@ from mycode_builtin_tools.permissions.shell import ParseError, SimpleCommand, pa
 from mycode_builtin_tools.permissions.targets import Target, classify, is_build_name
 from mycode_builtin_tools.permissions.wrappers import PRIVILEGE, Part, expand
 
+_PROC_SECRET = re.compile(r"(^|[^\w.])/proc/[^/\s]+/(task/[^/\s]+/)?(environ|mem)\b")
+
 
 @dataclass
 class Finding:
@@ -53,6 +56,11 @@ class Finding:
     rule: str
     reason: str
     edit_like: bool = False
+    open_prefix: str | None = None
+    """Set when the command cannot be read in full: the literal words known (``""``: none).
+    Any deny or ask rule these words could begin is taken to match."""
+    spellings: tuple[str, ...] = ()
+    """The command's normalised spellings, also matched by deny and ask rules."""
 
 
 def _positional(program: str, args: list[str]) -> list[str]:
@@ -159,6 +167,15 @@ class Judge:
             )
         if program in INTERPRETERS and _runs_download(words):
             found.append(Finding("deny", "builtin:download-and-run", "runs a downloaded script"))
+        targets = [*args, *(t for _, t in part.command.redirects)]
+        if any(_PROC_SECRET.search(a) for a in targets):
+            found.append(
+                Finding(
+                    "deny",
+                    "builtin:process-secrets",
+                    "reads a process's environment or memory under /proc",
+                )
+            )
         found += self.paths(program, args)
         found += self.risky(part, program, args)
         found += self.sensitive(args)
@@ -380,6 +397,48 @@ def is_fork_bomb(command: str) -> bool:
     return False
 
 
+def _judge_part(judge: Judge, part: Part, strict: Any) -> Finding:
+    """The finding of one command that will run, with what deny/ask rules must see."""
+    findings = judge.judge(part)
+    judge.follow_cd(part)
+    words = part.words
+    prefix = spelling.open_prefix(words)
+    hidden = part.hidden or spelling.hidden_reason(words)
+    if hidden is not None:
+        prefix = ""
+    elif prefix is None and part.fed:
+        prefix = " ".join(spelling.normalised(words))
+    if prefix == "" and not hidden:
+        hidden = "its program is not a literal word, so it may be anything"
+    if prefix is not None and not hidden:
+        hidden = "some of its words cannot be read before it runs"
+    if (
+        prefix == ""
+        and (part.hidden_builtin or not part.hidden)
+        and not spelling.hidden_reason(words)
+    ):
+        findings.append(Finding("ask", "builtin:unreadable-command", f"{part.text}: {hidden}"))
+    elif (
+        prefix is not None
+        and (prefix.split() or [""])[0] in spelling.RISKY_PROGRAMS
+        and (part.fed or len(prefix.split()) < 2)
+    ):
+        findings.append(Finding("ask", "builtin:unreadable-command", f"{part.text}: {hidden}"))
+    if findings:
+        worst = max(findings, key=lambda f: SEVERITY[f.decision])
+    elif strict is not None and (why := strict.doubt(part, judge.cwd)):
+        worst = Finding("ask", "builtin:unsandboxed", why)
+    else:
+        worst = Finding("allow", "builtin:ordinary-command", "an ordinary command")
+    norm = " ".join(spelling.normalised(words))
+    spellings = tuple(t for t in {norm, part.text} if t)
+    if prefix is not None:
+        hidden = hidden or "some of its words cannot be read before it runs"
+        reason = f"{worst.reason}; {hidden}" if worst.decision != "allow" else hidden
+        return replace(worst, reason=reason, open_prefix=prefix, spellings=spellings)
+    return replace(worst, spellings=spellings)
+
+
 def judge_command(
     command: str, cwd: Path, root: Path, strict: Any = None
 ) -> list[tuple[str, Finding]]:
@@ -410,20 +469,7 @@ def judge_command(
             for finding in judge.redirects(simple):
                 results.append((" ".join(simple.words), finding))
             for part in expand(simple):
-                findings = judge.judge(part)
-                judge.follow_cd(part)
-                if findings:
-                    worst = max(findings, key=lambda f: SEVERITY[f.decision])
-                    results.append((part.text, worst))
-                elif strict is not None and (why := strict.doubt(part, judge.cwd)):
-                    results.append((part.text, Finding("ask", "builtin:unsandboxed", why)))
-                else:
-                    results.append(
-                        (
-                            part.text,
-                            Finding("allow", "builtin:ordinary-command", "an ordinary command"),
-                        )
-                    )
+                results.append((part.text, _judge_part(judge, part, strict)))
     except ParseError as exc:
         return [
             (

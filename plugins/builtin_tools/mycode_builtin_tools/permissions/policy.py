@@ -146,6 +146,10 @@ def _decide(
             decision="deny", reason=f"Denied: {finding.reason}.", rule=finding.rule, layer="default"
         )
     matcher = rules_mod.command_matches if tool_name == "run_command" else rules_mod.path_matches
+    if tool_name == "run_command":
+        hidden = _hidden_rule_verdict(subject, rules, mode)
+        if hidden is not None:
+            return hidden
     session = [rule for rule in rules if rule.layer == "session"]
     for kind in ("deny", "session", "ask", "allow"):
         pool, wanted = (session, "allow") if kind == "session" else (rules, kind)
@@ -198,6 +202,60 @@ def _decide(
         rule=finding.rule,
         layer="default",
     )
+
+
+def _hidden_rule_verdict(
+    subject: _Subject, rules: list[rules_mod.Rule], mode: str
+) -> PermissionVerdict | None:
+    """Deny and ask rules against the other spellings of a command, and against a command
+    that cannot be read in full ("may be anything"): such a match asks (denies in bypass
+    mode, where nobody is asked and the deny rule must hold)."""
+    finding = subject.finding
+    granted = any(
+        rule.layer == "session"
+        and rule.kind == "allow"
+        and rule.applies_to("run_command")
+        and rules_mod.command_matches(rule.spec, subject.text or "")
+        for rule in rules
+    )
+    for kind in ("deny", "ask"):
+        if kind == "ask" and granted and finding.open_prefix is None:
+            break
+        for rule in rules:
+            if rule.kind != kind or rule.layer == "session" or not rule.applies_to("run_command"):
+                continue
+            exact = any(rules_mod.command_matches(rule.spec, t) for t in finding.spellings)
+            if exact and kind == "deny":
+                return PermissionVerdict(
+                    decision="deny",
+                    reason=f'Denied by rule "{rule.text}" in {rules_mod.where(rule.layer)}.',
+                    rule=rule.text,
+                    layer=rule.layer,
+                )
+            maybe = finding.open_prefix is not None and rules_mod.may_match(
+                rule.spec, finding.open_prefix
+            )
+            if not (exact or maybe) or (mode == "bypass" and kind == "ask"):
+                continue
+            why = (
+                f"{subject.text!r} cannot be read before it runs ({finding.reason}), so it may "
+                f'be what rule "{rule.text}" in {rules_mod.where(rule.layer)} {kind}s'
+                if maybe and not exact
+                else f'{subject.text!r} is what rule "{rule.text}" {kind}s'
+            )
+            if mode == "bypass":
+                return PermissionVerdict(
+                    decision="deny", reason=f"Denied: {why}.", rule=rule.text, layer=rule.layer
+                )
+            return PermissionVerdict(
+                decision="ask",
+                reason=f"{why}. Answer yes only if you know what it runs; spell the command "
+                "out literally to have it judged.",
+                rule=rule.text,
+                layer=rule.layer,
+                grant=subject.grant,
+            )
+    return None
 
 
 def decide(call: Any, tool: Any, context: Any) -> PermissionVerdict:

@@ -125,6 +125,21 @@ def command_matches(spec: str | None, command: str) -> bool:
     return command == spec
 
 
+def may_match(spec: str | None, prefix: str) -> bool:
+    """Could a command that begins with the literal words ``prefix`` (the rest unknown) match
+    the rule ``spec``? ``""`` (nothing known) could match any rule."""
+    if spec is None:
+        return True
+    literal = spec[:-2] if spec.endswith(":*") else spec
+    literal = literal.split("*", 1)[0]
+    known, wanted = prefix.split(), literal.split()
+    for index, (have, want) in enumerate(zip(known, wanted, strict=False)):
+        last = index == len(wanted) - 1 and "*" in spec[len(literal) - 1 :]
+        if have != want and not (last and have.startswith(want)):
+            return False
+    return True
+
+
 def glob_match(spec: str, text: str) -> bool:
     """``*`` matches any run of characters; linear in ``len(text)`` per piece (no regex)."""
     pieces = spec.split("*")

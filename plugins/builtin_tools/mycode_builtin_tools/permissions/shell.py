@@ -17,7 +17,7 @@ _OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")", "\n")
 _REDIRECTS = ("&>>", "&>", ">>", ">|", ">&", "<<<", "<<-", "<<", "<>", "<&", ">", "<")
 _PLAIN = re.compile(r"[^ \t\r\n\\'\"$`<>|&;()#]+")
 """A run of characters that are neither blanks, quotes, expansions nor operators."""
-_KEYWORDS_DROP = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "time"}
+_KEYWORDS_DROP = {"if", "then", "else", "elif", "do", "while", "until", "!", "{"}
 _KEYWORDS_SKIP = {"fi", "done", "esac", "}", "in"}
 
 
@@ -35,6 +35,8 @@ class SimpleCommand:
     pipeline: int = 0
     substitutions: list[str] = field(default_factory=list)
     nested: bool = False
+    assignments: list[str] = field(default_factory=list)
+    """``NAME=value`` words before the program (``LESSOPEN='|x' less``)."""
 
     @property
     def program(self) -> str:
@@ -272,7 +274,7 @@ def _build(tokens: list[tuple[str, str]]) -> list[SimpleCommand]:
         while words and words[0] in _KEYWORDS_DROP:
             words.pop(0)
         while words and _assignment(words[0]):
-            words.pop(0)
+            current.assignments.append(words.pop(0))
         if words and words[0] in _KEYWORDS_SKIP:
             words.clear()
         if words or current.redirects:
@@ -296,8 +298,11 @@ def _build(tokens: list[tuple[str, str]]) -> list[SimpleCommand]:
                 pipeline += 1
                 finish(False)
         elif not skip_rest:
-            if not current.words and text in ("for", "case", "select", "function"):
+            if not current.words and text in ("for", "case", "select"):
                 skip_rest = True
+                continue
+            if current.words == ["function"]:
+                current.words.clear()  # `function f { git push; }`: the body is judged
                 continue
             current.words.append(text)
     finish(False)

@@ -11,26 +11,74 @@ what they expand to cannot be checked before the command runs.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mycode_builtin_tools.permissions.spelling import normalised
+
 READ_ONLY = {
     "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "echo", "printf",
     "pwd", "which", "type", "file", "stat", "du", "df", "diff", "cmp", "uniq", "cut", "tr",
-    "basename", "dirname", "realpath", "readlink", "date", "true", "false", "test", "[",
+    "basename", "dirname", "realpath", "readlink", "true", "false", "test", "[", "sort",
     "sleep", "seq", "tree", "nl", "column", "md5sum", "sha1sum", "sha256sum", "jq", "whoami",
-    "uname", "hostname", "id", "cd", "pushd", "popd", "command", "hash", "expr", "od", "xxd",
-    "hexdump", "strings", "less", "more", "comm", "paste", "fold", "rev", "tac", "printenv",
+    "uname", "id", "cd", "pushd", "popd", "expr", "od", "xxd", "find", "date",
+    "hexdump", "strings", "comm", "paste", "fold", "rev", "tac", ":",
 }  # fmt: skip
+"""The allowlist: programs that only read and print (each with its dangerous options below)."""
 READ_ONLY_GIT = {
     "status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "grep", "describe",
     "shortlog", "cat-file", "ls-tree",
 }  # fmt: skip
-UNSAFE_OPTIONS = {
-    "sort": ("-o", "--output"),
-    "find": ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprintf", "-fls"),
-}
+HARMLESS_WRAPPERS = {
+    "command", "builtin", "exec", "time", "nice", "timeout", "stdbuf", "env", "bash", "sh",
+    "zsh", "dash", "eval",
+}  # fmt: skip
+"""Wrappers that only run the inner command (which is judged itself)."""
+FIND_WRITERS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls", "-fprintf")
+SAFE_ENV = {"LC_ALL", "LANG", "LANGUAGE", "TZ", "NO_COLOR", "TERM", "COLUMNS", "LINES"}
+SAFE_SINKS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
+WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
+
+
+def _short_flag(args: list[str], letter: str) -> bool:
+    return any(a.startswith("-") and not a.startswith("--") and letter in a[1:] for a in args)
+
+
+def _option_danger(program: str, args: list[str]) -> str | None:
+    """Why an allowlisted program's options make it write or run something, or ``None``."""
+    positional = [a for a in args if not a.startswith("-") or a == "-"]
+    if program == "find" and any(a.startswith(FIND_WRITERS) for a in args):
+        return "find runs commands or writes files with these options"
+    if program == "sort" and (
+        _short_flag(args, "o") or any(a.startswith("--output") for a in args)
+    ):
+        return "sort -o writes a file"
+    if program == "uniq" and len(positional) > 1:
+        return "uniq writes its second file operand"
+    if program == "xxd" and (_short_flag(args, "r") or any(a.startswith("-rev") for a in args)):
+        return "xxd -r writes binary output"
+    if program == "tree" and _short_flag(args, "o"):
+        return "tree -o writes a file"
+    if program == "file" and _short_flag(args, "C"):
+        return "file -C writes a magic file"
+    if program == "date" and (_short_flag(args, "s") or any(a.startswith("--set") for a in args)):
+        return "date -s sets the clock"
+    return None
+
+
+def proc_secret(raw: str, cwd: Path) -> bool:
+    """True when ``raw`` may name another process's environment or memory under ``/proc``."""
+    text = raw if raw.startswith("/") else os.path.normpath(str(cwd / raw))
+    if not text.startswith("/proc"):
+        return False
+    parts = [p for p in text.split("/") if p][1:]
+    if not parts:
+        return False
+    head = parts[0]
+    unknown = any(ch in raw for ch in "$`*?[{")
+    return unknown or head.isdigit() or head in ("self", "thread-self") or len(parts) > 1
 
 
 @dataclass
@@ -52,32 +100,65 @@ class Strict:
         homes = [Path.home(), self.home]
         return any(path == h or h in path.parents for h in homes) or path == Path("/")
 
+    def validation(self, words: list[str]) -> bool:
+        """Whether the command's own program and arguments are a validation command."""
+        text = " ".join(normalised(words))
+        return any(pattern.match(text) for pattern in self.matcher)
+
     def doubt(self, part: Any, cwd: Path) -> str | None:
         """Why this command cannot be shown to be harmless, or ``None`` when it is."""
         words = list(part.words)
         program = part.command.program
-        if self.matcher is not None and self.matcher.kind_of(" ".join(words)):
-            return None
         why = (
             f"no sandbox contains it and {program} is not known to be harmless; "
             "run `mycode doctor` to see why commands are not sandboxed"
         )
+        if getattr(part, "hidden", None):
+            return f"{part.hidden}, and {why}"
+        odd = [w for w in part.wrappers if w.split()[0] not in HARMLESS_WRAPPERS]
+        if odd:
+            return f"it runs through {odd[0]}, and {why}"
+        if part.fed:
+            return f"xargs gives {program} arguments that cannot be checked, and {why}"
+        env = [a.split("=", 1)[0] for a in [*part.command.assignments, *part.assignments]]
+        unsafe_env = [name for name in env if name not in SAFE_ENV and not name.startswith("LC_")]
+        for op, target in part.command.redirects:
+            if proc_secret(target, cwd) or (op == "<" and self._protected(target, cwd)):
+                return f"it reads {target}, and {why}"
+            if op in WRITE_OPS and not (op == ">&" and target.isdigit()):
+                if target not in SAFE_SINKS and not target.startswith("/dev/fd/"):
+                    return f"it writes to {target} ({op}), and {why}"
+        for arg in words[1:]:
+            value = arg.split("=", 1)[-1] if arg.startswith("-") else arg
+            if value and proc_secret(value, cwd):
+                return f"it reads {value}: another process's environment or memory"
+        if self.validation(words):
+            if self.trusted:
+                return None
+            return (
+                f"{program} runs this workspace's own code (a validation command) and no sandbox "
+                "contains it; trust the workspace (`mycode --trust`) or allow the rule to let "
+                "it run unasked"
+            )
+        if unsafe_env:
+            return f"it sets {', '.join(unsafe_env)} for {program}, and {why}"
         args = words[1:]
         if program == "git":
             sub = next((a for a in args if not a.startswith("-")), "")
             if not self.trusted:
                 return f"git runs this repository's own configuration (hooks, fsmonitor): {why}"
-            if sub not in READ_ONLY_GIT or any(a.startswith(("-c", "--exec")) for a in args):
+            if (
+                sub not in READ_ONLY_GIT
+                or any(a.startswith(("-c", "--exec", "--output", "-o", "--ext-diff")) for a in args)
+                or any(a.startswith(("--git-dir", "--work-tree", "-C")) for a in args)
+            ):
                 return why
             return None
-        if program == "sort":
-            if any(a.startswith(UNSAFE_OPTIONS["sort"]) for a in args):
-                return why
-        elif program == "find":
-            if any(a in UNSAFE_OPTIONS["find"] for a in args):
-                return why
-        elif program not in READ_ONLY:
+        if program not in READ_ONLY:
             return why
+        danger = _option_danger(program, args)
+        if danger:
+            return f"{danger}, and {why}"
         for arg in args:
             if "$" in arg or "`" in arg:
                 return f"{arg!r} expands to something that cannot be checked, and {why}"
@@ -91,7 +172,7 @@ def strict_for(context: Any) -> Strict | None:
     """The test to apply to this run's commands, or ``None`` when a sandbox contains them."""
     from mycode_builtin_tools.tools.run_command import sandboxed
     from mycode_core import trust
-    from mycode_core.runtime.observation import ValidationMatcher
+    from mycode_core.runtime.observation import DEFAULT_VALIDATORS
 
     if context.permission_mode == "bypass" or sandboxed(context):
         return None
@@ -100,5 +181,5 @@ def strict_for(context: Any) -> Strict | None:
         root=Path(context.workspace).resolve(),
         home=Path(context.home).resolve(),
         trusted=trust.state(settings)["trusted"] if settings is not None else False,
-        matcher=ValidationMatcher(),
+        matcher=[re.compile(p) for items in DEFAULT_VALIDATORS.values() for p in items],
     )

@@ -297,10 +297,13 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
         return ToolResult.error(f"cannot start the command: {exc}")
     isolated = argv[0] != shell
     with contextlib.ExitStack() as stack:
+        pid_box: list[int] = []
+        before: set[int] | None = None
         if not isolated:
             stack.enter_context(processes.subreaper())
+            before = stack.enter_context(processes.call_scope(pid_box))
         return _run(context, command, argv, cwd, root, capture, artifact, cwd_file, token, timeout,
-                    isolated)  # fmt: skip
+                    isolated, before, pid_box)  # fmt: skip
 
 
 def _run(
@@ -315,6 +318,8 @@ def _run(
     token: str,
     timeout: float,
     isolated: bool,
+    before: set[int] | None = None,
+    pid_box: list[int] | None = None,
 ) -> ToolResult:
     """Start the command, pump its output, stop what is left, and build the result."""
     started = time.monotonic()
@@ -333,6 +338,9 @@ def _run(
         artifact.unlink(missing_ok=True)
         return ToolResult.error(f"could not start {argv[0]}: {exc}")
     _track_group(context, proc.pid)
+    if pid_box is not None and not isolated:
+        pid_box.append(proc.pid)
+        processes.register_call(proc.pid)
     with proc:
         timed_out = _pump(proc, capture, timeout, context.cancelled)
         if timed_out:  # a cancelled turn (Ctrl-C, SIGTERM) kills at once, a timeout politely
@@ -341,7 +349,7 @@ def _run(
             _drain(proc, capture, 0.1 if quick else 0.5)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=KILL_GRACE)
-        strays = 0 if isolated else processes.end_call(proc.pid, token)
+        strays = 0 if isolated else processes.end_call(proc.pid, token, before)
         if isolated:
             processes.kill_group(proc.pid, grace=0.2)
     _untrack_group(context, proc.pid)
