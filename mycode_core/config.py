@@ -40,16 +40,6 @@ class GateSettings(BaseModel):
     max_blocks: int = Field(default=3, ge=0, le=100)
 
 
-class StagnationSettings(BaseModel):
-    """``[stagnation]``: thresholds of the default stagnation policy."""
-
-    model_config = ConfigDict(extra="allow")
-    enabled: bool = True
-    repeat_threshold: int = Field(default=3, ge=2, le=1000)
-    hard_after_guidance: int = Field(default=3, ge=1, le=1000)
-    window: int = Field(default=12, ge=2, le=10_000)
-
-
 class Settings(BaseModel):
     """The merged settings of a run. ``layers`` keeps each layer's raw data for provenance."""
 
@@ -80,7 +70,6 @@ class Settings(BaseModel):
     near_limit_steps: int = Field(default=3, ge=0)
     permissions: PermissionRules = Field(default_factory=PermissionRules)
     completion_gate: GateSettings = Field(default_factory=GateSettings)
-    stagnation: StagnationSettings = Field(default_factory=StagnationSettings)
     validation_commands: dict[ValidationKind, list[str]] = Field(default_factory=dict)
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     mcp_config_files: list[str] = Field(default_factory=list)

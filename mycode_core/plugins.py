@@ -26,7 +26,6 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "mycode_core.builtins.models",
     "mycode_core.builtins.context",
     "mycode_core.builtins.compaction",
-    "mycode_core.builtins.stagnation",
 )
 
 

@@ -1,4 +1,4 @@
-"""The default stagnation policy (``mycode_core.builtins.stagnation``).
+"""The default stagnation policy (the ``mycode_stagnation`` plugin).
 
 Unit tests feed hand-made observations to the hook one batch at a time, as the loop does;
 the end-to-end tests at the bottom play scripted sessions through the CLI.
@@ -16,11 +16,13 @@ from typing import Any
 
 import pytest
 
+import mycode_stagnation as stagnation
 from mycode_core import hookimpl
-from mycode_core.builtins import stagnation
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
 from mycode_core.records import Observation, RunContext, StagnationVerdict
+from mycode_stagnation.policy import StagnationState
+from mycode_stagnation.settings import StagnationSettings
 
 # --- helpers ------------------------------------------------------------------------------
 
@@ -76,9 +78,7 @@ class Session:
     """Feeds observations batch by batch to the hook, like the loop."""
 
     def __init__(self, tmp_path: Path, **stagnation_settings: Any) -> None:
-        settings = Settings()
-        for key, value in stagnation_settings.items():
-            setattr(settings.stagnation, key, value)
+        settings = Settings(stagnation=stagnation_settings)
         self.context = RunContext(
             workspace=tmp_path, home=tmp_path / "home", settings=settings, session_id="t"
         )
@@ -117,7 +117,7 @@ def test_same_tool_repeat_guides_once_then_stops(tmp_path: Path) -> None:
         assert tool not in guide.message
     stop = session.verdicts[-1]
     assert stop is not None and stop.pattern == "same_tool_repeat"
-    assert isinstance(session.context.store["stagnation"], stagnation.StagnationState)
+    assert isinstance(session.context.store["stagnation"], StagnationState)
 
 
 def test_thresholds_come_from_settings(tmp_path: Path) -> None:
@@ -307,11 +307,14 @@ def test_cost_does_not_grow_with_history(tmp_path: Path) -> None:
         CountingList.touched = 0
         stagnation.stagnation_verdict(observations=history, context=context)
         costs.append(CountingList.touched)
-    window = Settings().stagnation.window
+    window = StagnationSettings().window
     assert max(costs) <= 4 * window
 
 
-def test_a_plugin_replaces_the_default_policy(tmp_path: Path) -> None:
+def test_a_plugin_replaces_the_default_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MYCODE_LOAD_PLUGINS", "stagnation")
     class Strict:
         @hookimpl
         def stagnation_verdict(
@@ -321,13 +324,13 @@ def test_a_plugin_replaces_the_default_policy(tmp_path: Path) -> None:
                 return StagnationVerdict(action="stop", pattern="team", message="two is enough")
             return None
 
-    pm = get_plugin_manager(extra_plugins=[Strict()], load_entry_points=False)
+    pm = get_plugin_manager(extra_plugins=[Strict()])
     context = RunContext(workspace=tmp_path, home=tmp_path, settings=Settings(), session_id="t")
     context.observations.extend([read("a.py"), read("a.py"), read("a.py")])
     verdict = pm.hook.stagnation_verdict(observations=context.observations, context=context)
     assert verdict is not None and verdict.pattern == "team"
-    # without it, the built-in default answers
-    pm = get_plugin_manager(load_entry_points=False)
+    # without it, the default policy answers
+    pm = get_plugin_manager()
     context.store.clear()
     verdict = pm.hook.stagnation_verdict(observations=context.observations, context=context)
     assert verdict is not None and verdict.pattern == "same_tool_repeat"

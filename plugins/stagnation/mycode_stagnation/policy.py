@@ -1,7 +1,7 @@
-"""The default stagnation policy: notice when the agent goes round in circles.
+"""The patterns and verdicts of the default stagnation policy.
 
-Registered first and marked ``trylast``, so any plugin implementing ``stagnation_verdict``
-replaces it. It reads the run's :class:`~mycode_core.records.Observation` facts and reports
+The package's ``stagnation_verdict`` hook (marked ``trylast``, so any other plugin implementing
+it replaces this policy) calls :func:`verdict`. It reads the run's :class:`~mycode_core.records.Observation` facts and reports
 four patterns, all "work that brought no new information":
 
 * ``same_tool_repeat`` — the identical call (same signature) returned the same result again.
@@ -36,10 +36,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mycode_core.hookspecs import hookimpl
 from mycode_core.records import Observation, RunContext, StagnationVerdict
 
 STORE_KEY = "stagnation"
+TABLE = "stagnation"
+"""The config table the thresholds are read from."""
 _RANGE = re.compile(r"^file:(?P<path>.+):(?P<start>\d+)-(?P<end>\d+)$")
 _MAX_SHOWN = 160
 
@@ -89,13 +90,12 @@ class Limits:
 
     @classmethod
     def from_settings(cls, settings: Any) -> Limits:
-        """Read ``settings.stagnation`` (tolerating a missing or partial section)."""
-        section = getattr(settings, "stagnation", None)
+        """Read the ``[stagnation]`` table (tolerating a missing or partial section)."""
+        section_of = getattr(settings, "section", None)
+        section = section_of(TABLE) if callable(section_of) else {}
 
         def get(name: str, default: Any) -> Any:
-            if isinstance(section, dict):
-                return section.get(name, default)
-            return getattr(section, name, default)
+            return section.get(name, default)
 
         return cls(
             enabled=bool(get("enabled", True)),
@@ -371,11 +371,8 @@ def evaluate(
     )
 
 
-@hookimpl(trylast=True)
-def stagnation_verdict(
-    observations: list[Observation], context: RunContext
-) -> StagnationVerdict | None:
-    """Default policy: guide once per episode of repetition, stop if it goes on (see module)."""
+def verdict(observations: list[Observation], context: RunContext) -> StagnationVerdict | None:
+    """Guide once per episode of repetition, stop if it goes on (see the module docs)."""
     limits = Limits.from_settings(context.settings)
     if not limits.enabled:
         return None
