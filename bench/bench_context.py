@@ -85,7 +85,7 @@ def run_session(steps: int, root: Path, *, engine: bool = True) -> tuple[Reading
     import mycode_builtin_tools
     import mycode_context_engine.plugin as context_engine
 
-    from mycode_core.config import Settings, StagnationSettings
+    from mycode_core.config import Settings
     from mycode_core.plugins import get_plugin_manager
     from mycode_core.runtime.loop import AgentRunner
 
@@ -110,7 +110,7 @@ def run_session(steps: int, root: Path, *, engine: bool = True) -> tuple[Reading
         context_window=8_000,
         max_steps=steps + 5,
         permission_mode="bypass",
-        stagnation=StagnationSettings(enabled=False),
+        stagnation={"enabled": False},  # in case the stagnation plugin is added
     )
     runner = AgentRunner(
         pm=pm, settings=settings, workspace=workspace.resolve(), home=home, session_id=f"b{steps}"

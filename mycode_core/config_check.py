@@ -25,6 +25,7 @@ KNOWN_ELSEWHERE = frozenset(
         "plugin_dirs",
         "skills",
         "memory",
+        "stagnation",
         "batch",
         "context_engine",
         "claude_compat",

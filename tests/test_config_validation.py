@@ -35,7 +35,6 @@ def _run(workspace: Path, home: Path, config: str, *extra: str, env: dict | None
         ('max_steps = "many"', "max_steps", "valid integer"),
         ("context_window = 10", "context_window", "greater than or equal to 1024"),
         ('permission_mode = "yolo"', "permission_mode", "'default'"),
-        ("[stagnation]\nrepeat_threshold = 0", "stagnation.repeat_threshold", "greater"),
         ("max_parallel_tools = 0", "max_parallel_tools", "greater than or equal to 1"),
         ("max_steps = ", "", "cannot read this config file"),
     ],
@@ -51,6 +50,21 @@ def test_a_bad_value_is_one_line_naming_file_and_key(
     path = str(workspace / ".mycode" / "config.toml")
     assert lines[0].startswith(f"mycode: error: {path}: {key}"), lines[0]
     assert expected in lines[0]
+
+
+def test_the_stagnation_table_is_checked_while_its_plugin_is_loaded(
+    workspace: Path, home: Path
+) -> None:
+    pytest.importorskip("mycode_stagnation")
+    config = "[stagnation]\nrepeat_threshold = 0"
+    run = _run(workspace, home, config, env={"MYCODE_LOAD_PLUGINS": "stagnation"})
+    assert run.rc == 2, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    path = str(workspace / ".mycode" / "config.toml")
+    assert lines[0].startswith(f"mycode: error: {path}: stagnation.repeat_threshold"), lines[0]
+    assert "greater" in lines[0]
+    assert _run(workspace, home, config).rc == 0  # not loaded: not checked, nor "unknown"
 
 
 def test_a_plugin_table_is_checked_against_the_model_it_registered(
@@ -74,7 +88,9 @@ def test_a_plugin_table_is_checked_against_the_model_it_registered(
 
 def test_unknown_keys_and_tables_warn_with_a_did_you_mean(workspace: Path, home: Path) -> None:
     config = 'modle = "x"\nmax_step = 3\n[permisions]\nallow = []\n[stagnation]\nwindw = 3\n'
-    run = _run(workspace, home, config, "--output-format", "stream-json")
+    pytest.importorskip("mycode_stagnation")
+    env = {"MYCODE_LOAD_PLUGINS": "stagnation"}
+    run = _run(workspace, home, config, "--output-format", "stream-json", env=env)
     assert run.rc == 0, run.stderr
     notices = [e["message"] for e in run.events if e["type"] == "notice"]
     assert any("'modle' (did you mean 'model'?)" in n for n in notices), notices
