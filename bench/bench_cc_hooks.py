@@ -83,8 +83,8 @@ def run_once(root: Path, setup: str, steps: int) -> float:
     script = root / "script.json"
     turns = [{"tool_calls": [{"name": "noop", "arguments": {"i": i}}]} for i in range(steps)]
     script.write_text(json.dumps([*turns, {"content": "done"}]))
-    settings = Settings(
-        model=f"scripted:{script}", max_steps=steps + 5, stagnation={"enabled": False}
+    settings = Settings.model_validate(
+        {"model": f"scripted:{script}", "max_steps": steps + 5, "stagnation": {"enabled": False}}
     )
     runner = AgentRunner(
         pm=_pm(), settings=settings, workspace=workspace, home=home, session_id=f"b-{setup}"

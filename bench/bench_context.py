@@ -105,12 +105,14 @@ def run_session(steps: int, root: Path, *, engine: bool = True) -> tuple[Reading
     if engine:
         plugins.append(context_engine)
     pm = get_plugin_manager(extra_plugins=plugins, load_entry_points=False)
-    settings = Settings(
-        model="bench:reader",
-        context_window=8_000,
-        max_steps=steps + 5,
-        permission_mode="bypass",
-        stagnation={"enabled": False},  # in case the stagnation plugin is added
+    settings = Settings.model_validate(
+        {
+            "model": "bench:reader",
+            "context_window": 8_000,
+            "max_steps": steps + 5,
+            "permission_mode": "bypass",
+            "stagnation": {"enabled": False},  # in case the stagnation plugin is added
+        }
     )
     runner = AgentRunner(
         pm=pm, settings=settings, workspace=workspace.resolve(), home=home, session_id=f"b{steps}"

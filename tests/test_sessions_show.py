@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mycode_core.session_html import session_page
-from mycode_core.session_view import build_timeline, recap_lines
+from mycode_core.cli.session_html import session_page
+from mycode_core.cli.session_view import build_timeline, recap_lines
 from mycode_core.testing import run_cli, write_script
 
 needs_builtin_tools = pytest.mark.skipif(

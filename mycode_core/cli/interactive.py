@@ -201,8 +201,8 @@ class InteractiveSession:
         if "/" in session_id or not self.store.exists(session_id):
             click.echo(f"No session {session_id!r} in {self.store.root} (see /sessions).")
             return
+        from mycode_core.cli.session_view import build_timeline, recap_lines
         from mycode_core.runtime.resume import history_from_events
-        from mycode_core.session_view import build_timeline, recap_lines
 
         events = self.store.read_events(session_id)
         messages = history_from_events(events)

@@ -94,7 +94,7 @@ def no_tools_problem(runner: Any) -> str | None:
 
 def _print_recap(session_id: str, events: list[dict[str, Any]]) -> None:
     """A short recap of the session being resumed (stderr: it is not the answer)."""
-    from mycode_core.session_view import build_timeline, recap_lines
+    from mycode_core.cli.session_view import build_timeline, recap_lines
 
     for line in recap_lines(build_timeline(session_id, events)):
         click.echo(click.style(line, dim=True), err=True)

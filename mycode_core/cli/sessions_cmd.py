@@ -42,8 +42,8 @@ def sessions_group() -> click.Group:
     )
     def show(session_id: str, html_file: str | None) -> None:
         """Print a session as a timeline: tasks, steps, tool calls, diffs, guidance, tokens."""
+        from mycode_core.cli.session_view import build_timeline, render_timeline
         from mycode_core.config import home_dir
-        from mycode_core.session_view import build_timeline, render_timeline
         from mycode_core.sessions import SessionStore
 
         store = SessionStore(home_dir())
@@ -57,7 +57,7 @@ def sessions_group() -> click.Group:
         if html_file:
             from pathlib import Path
 
-            from mycode_core.session_html import session_page
+            from mycode_core.cli.session_html import session_page
 
             target = Path(html_file)
             try:

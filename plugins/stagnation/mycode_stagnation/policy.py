@@ -1,8 +1,9 @@
 """The patterns and verdicts of the default stagnation policy.
 
 The package's ``stagnation_verdict`` hook (marked ``trylast``, so any other plugin implementing
-it replaces this policy) calls :func:`verdict`. It reads the run's :class:`~mycode_core.records.Observation` facts and reports
-four patterns, all "work that brought no new information":
+it replaces this policy) calls :func:`verdict`. It reads the run's
+:class:`~mycode_core.records.Observation` facts and reports four patterns, all "work that
+brought no new information":
 
 * ``same_tool_repeat`` — the identical call (same signature) returned the same result again.
 * ``alternation`` — two (or three) calls repeated in turn, A-B-A-B, with unchanged results.

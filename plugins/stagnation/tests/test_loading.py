@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import mycode_stagnation
 import pytest
 
-import mycode_stagnation
 from mycode_core.plugins import DEFAULT_PLUGINS, get_plugin_manager
 from mycode_core.testing import run_cli, write_script
 
@@ -19,7 +19,8 @@ def _read_again_and_again(ws: Path, home: Path, **env: str | None) -> Any:
     read = {"content": "", "tool_calls": [{"name": "read_file", "arguments": {"path": "a.py"}}]}
     model = write_script(home / "script.json", [read] * 8 + [{"content": "done"}])
     args = ["-p", "look at a.py", "--model", model, "--output-format", "stream-json",
-            "--cwd", str(ws), "--permission-mode", "bypass", "--completion-policy", "off"]  # fmt: skip
+            "--cwd", str(ws), "--permission-mode", "bypass",
+            "--completion-policy", "off"]  # fmt: skip
     path = {"PATH": f"{Path(sys.executable).parent}"}
     return run_cli(args, ws, home, {**path, **env}, timeout=120)
 

@@ -14,15 +14,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import mycode_stagnation as stagnation
+import pytest
+from mycode_stagnation.policy import StagnationState
+from mycode_stagnation.settings import StagnationSettings
+
 from mycode_core import hookimpl
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
 from mycode_core.records import Observation, RunContext, StagnationVerdict
-from mycode_stagnation.policy import StagnationState
-from mycode_stagnation.settings import StagnationSettings
 
 # --- helpers ------------------------------------------------------------------------------
 
@@ -315,6 +315,7 @@ def test_a_plugin_replaces_the_default_policy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MYCODE_LOAD_PLUGINS", "stagnation")
+
     class Strict:
         @hookimpl
         def stagnation_verdict(

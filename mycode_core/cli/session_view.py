@@ -3,7 +3,7 @@
 :func:`build_timeline` turns a transcript's events (the dicts ``SessionStore.read_events``
 returns) into a :class:`Timeline`; :func:`render_timeline` prints it with rich (``mycode
 sessions show ID``); :func:`recap_lines` is the short recap printed when a session is resumed.
-The HTML page of the same timeline is :mod:`mycode_core.session_html`.
+The HTML page of the same timeline is :mod:`mycode_core.cli.session_html`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A session timeline as one self-contained HTML page (inline CSS, no scripts, no network).
 
-``session_page(timeline)`` returns the page for a :class:`~mycode_core.session_view.Timeline`;
-other tools (the batch report, for instance) can embed :func:`timeline_section` for each of
-many sessions and wrap them with :func:`page`.
+``session_page(timeline)`` returns the page for a :class:`~mycode_core.cli.session_view.Timeline`;
+other views can embed :func:`timeline_section` for each of many sessions and wrap them with
+:func:`page`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from mycode_core.cli.richtext import diff_lines, plural
-from mycode_core.session_view import Timeline, result_summary, when
+from mycode_core.cli.session_view import Timeline, result_summary, when
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:#f6f7f9;
