@@ -142,3 +142,15 @@ def timed_run(runner: Any, prompt: str) -> tuple[float, list[Any]]:
     elapsed = time.perf_counter() - started
     runner.close()
     return elapsed, events
+
+
+def timed_call(function: Callable[[], T]) -> tuple[float, T]:
+    """Call ``function``; returns its wall seconds and its result."""
+    started = time.perf_counter()
+    result = function()
+    return time.perf_counter() - started, result
+
+
+def median_seconds(function: Callable[[], object], repeat: int) -> float:
+    """The median wall seconds of ``repeat`` calls of ``function``."""
+    return statistics.median(timed_call(function)[0] for _ in range(repeat))
