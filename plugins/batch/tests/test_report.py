@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from batch_helpers import folder, run_batch, write_tasks, writer_script
+from batch_helpers import BYPASS, folder, run_batch, write_tasks, writer_script
 from mycode_batch.report import render_report
 
 
@@ -151,7 +151,7 @@ def test_a_real_batch_report_renders_in_a_headless_browser(tmp_path: Path) -> No
         ],
     )
     out = tmp_path / "out"
-    assert run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass").rc == 1
+    assert run_batch(tasks, out, tmp_path / "home", *BYPASS).rc == 1
     report = out / "report.html"
     dumped = _browser("--dump-dom", report.as_uri(), profile=tmp_path / "profile")
     assert dumped.returncode == 0, dumped.stderr[-2000:]

@@ -10,7 +10,16 @@ import sys
 import time
 from pathlib import Path
 
-from batch_helpers import command_script, folder, result_lines, results, run_batch, write_tasks
+from batch_helpers import (
+    BYPASS,
+    batch_command,
+    command_script,
+    folder,
+    result_lines,
+    results,
+    run_batch,
+    write_tasks,
+)
 
 from mycode_core.testing import cli_env, signals_as_in_a_terminal, write_script
 
@@ -87,20 +96,14 @@ def test_max_total_tokens_stops_scheduling(tmp_path: Path) -> None:
 
 def _start_batch(tasks: Path, out: Path, home: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mycode_core",
-            "batch",
-            str(tasks),
-            "--out",
-            str(out),
-            "--permission-mode",
-            "bypass",
+        batch_command(
+            tasks,
+            out,
+            *BYPASS,
             "--output-format",
             "stream-json",
             *args,
-        ],
+        ),
         cwd=tasks.parent,
         env=cli_env(home),
         stdout=subprocess.PIPE,
@@ -163,7 +166,7 @@ def test_first_ctrl_c_lets_running_tasks_finish_and_schedules_no_more(tmp_path: 
     assert "task_start" not in stdout  # nothing was started after the Ctrl-C
     assert set(json.loads((out / "preds.json").read_text())) == {"t0", "t1"}
     # and --resume runs the two that never started
-    again = run_batch(tasks, out, tmp_path / "home", "--resume", "--permission-mode", "bypass")
+    again = run_batch(tasks, out, tmp_path / "home", "--resume", *BYPASS)
     assert again.rc == 0, again.stderr
     assert set(results(out)) == {"t0", "t1", "t2", "t3"}
 

@@ -13,20 +13,7 @@ from mycode_core.testing import FakeOpenAIServer, run_cli, turn
 
 def _server_run(env: Env, server: FakeOpenAIServer, prompt: str = "do the task") -> object:
     return run_cli(
-        [
-            "-p",
-            prompt,
-            "--model",
-            "m",
-            "--base-url",
-            server.base_url,
-            "--api-key",
-            "k",
-            "--output-format",
-            "stream-json",
-            "--permission-mode",
-            "bypass",
-        ],
+        [*server.cli_args(prompt, output_format="stream-json"), "--permission-mode", "bypass"],
         cwd=env.workspace,
         home=env.home,
     )

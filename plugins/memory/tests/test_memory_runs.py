@@ -83,16 +83,7 @@ def test_notes_persist_across_sessions(tmp_path: Path) -> None:
     assert results and not results[0]["is_error"], results
     with FakeOpenAIServer([turn("hello")]) as server:
         second = run_cli(
-            [
-                "-p",
-                "where is the API?",
-                "--model",
-                "m",
-                "--base-url",
-                server.base_url,
-                "--api-key",
-                "x",
-            ],
+            server.cli_args("where is the API?"),
             cwd=workspace,
             home=home,
         )
@@ -147,7 +138,7 @@ def test_disabled_plugin_leaves_no_trace(tmp_path: Path) -> None:
     env: dict[str, Any] = {"MYCODE_DISABLE_PLUGINS": "memory"}
     with FakeOpenAIServer([turn("hello")]) as server:
         run = run_cli(
-            ["-p", "hi", "--model", "m", "--base-url", server.base_url, "--api-key", "x"],
+            server.cli_args("hi"),
             cwd=workspace,
             home=home,
             env=env,
@@ -169,16 +160,7 @@ def test_print_mode_ranks_notes_for_the_task_and_runs_slash_commands(tmp_path: P
     store.add("prefers British spelling", "user")
     with FakeOpenAIServer([turn("ok")]) as server:
         run = run_cli(
-            [
-                "-p",
-                "write a database migration",
-                "--model",
-                "m",
-                "--base-url",
-                server.base_url,
-                "--api-key",
-                "x",
-            ],
+            server.cli_args("write a database migration"),
             cwd=workspace,
             home=home,
         )

@@ -24,8 +24,7 @@ def test_ctrl_c_cancels_the_child_and_resume_closes_its_call(tmp_path: Path) -> 
     home = ws.parent / "home"
     with FakeOpenAIServer([calls(delegate("d1", "CHILD: slow", "explore"))]) as server:
         server.route("CHILD:", delayed(60, answer("too late")))
-        args = ["-p", "PARENT: task", "--model", "fake-model", "--base-url", server.base_url,
-                "--api-key", "test", "--output-format", "stream-json"]  # fmt: skip
+        args = server.cli_args("PARENT: task", output_format="stream-json", model="fake-model")
         process = subprocess.Popen(
             [*mycode_command(), *args],
             cwd=ws,
