@@ -12,7 +12,6 @@ from pathlib import Path
 
 from batch_helpers import (
     BYPASS,
-    batch_command,
     command_script,
     folder,
     result_lines,
@@ -21,7 +20,7 @@ from batch_helpers import (
     write_tasks,
 )
 
-from mycode_core.testing import cli_env, signals_as_in_a_terminal, write_script
+from mycode_core.testing import cli_env, signals_as_in_a_terminal, start_cli, write_script
 
 
 def _simple_tasks(tmp_path: Path, count: int, **extra: object) -> Path:
@@ -95,22 +94,8 @@ def test_max_total_tokens_stops_scheduling(tmp_path: Path) -> None:
 
 
 def _start_batch(tasks: Path, out: Path, home: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        batch_command(
-            tasks,
-            out,
-            *BYPASS,
-            "--output-format",
-            "stream-json",
-            *args,
-        ),
-        cwd=tasks.parent,
-        env=cli_env(home),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=signals_as_in_a_terminal,
-    )
+    flags = [*BYPASS, "--output-format", "stream-json", *args]
+    return start_cli(["batch", str(tasks), "--out", str(out), *flags], tasks.parent, home)
 
 
 def _wait_for_starts(proc: subprocess.Popen[str], count: int) -> list[str]:
