@@ -20,9 +20,7 @@ def process_alive(pid: int) -> bool:
     return state != "Z"
 
 
-def wait_until(
-    condition: Callable[[], object], seconds: float = 10.0, poll: float = 0.05
-) -> bool:
+def wait_until(condition: Callable[[], object], seconds: float = 10.0, poll: float = 0.05) -> bool:
     """Poll ``condition`` until it is true (True) or ``seconds`` pass (its last value, as bool)."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
