@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from common import median_seconds
 
 from mycode_core.testing import cli_env, completion_body, stream_chunks, turn
 
@@ -96,20 +98,8 @@ def _tasks(root: Path, count: int, model: str | None = None) -> Path:
 
 def _batch(tasks: Path, out: Path, home: Path, *args: str) -> tuple[float, int, int]:
     """Run a batch; return (wall seconds, exit code, coordinator peak RSS in KiB)."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "mycode_core",
-        "batch",
-        str(tasks),
-        "--out",
-        str(out),
-        "--permission-mode",
-        "bypass",
-        "--output-format",
-        "json",
-        *args,
-    ]
+    flags = ["--permission-mode", "bypass", "--output-format", "json", *args]
+    cmd = [sys.executable, "-m", "mycode_core", "batch", str(tasks), "--out", str(out), *flags]
     began = time.monotonic()
     proc = subprocess.Popen(
         cmd, cwd=tasks.parent, env=cli_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -159,17 +149,18 @@ def overhead(root: Path, runs: int, use_ray: bool, address: str | None) -> None:
     script = base / "one.json"
     script.write_text(json.dumps([{"content": "done"}]), encoding="utf-8")
     model = f"scripted:{script}"
-    bare = []
-    for _ in range(runs):
-        began = time.monotonic()
-        subprocess.run(
-            [sys.executable, "-m", "mycode_core", "-p", "hi", "--model", model, "--cwd", str(ws)],
+    bare_command = [sys.executable, "-m", "mycode_core", "-p", "hi", "--model", model]
+    bare_command += ["--cwd", str(ws)]
+    bare_ms = 1000 * median_seconds(
+        partial(
+            subprocess.run,
+            bare_command,
             env=cli_env(base / "home-bare"),
             check=True,
             capture_output=True,
-        )
-        bare.append(time.monotonic() - began)
-    bare_ms = statistics.median(bare) * 1000
+        ),
+        runs,
+    )
     tasks = _tasks(base, runs, model)
     print(f"overhead: bare `mycode -p` median {bare_ms:.0f} ms ({runs} runs)")
     executors: list[tuple[str, list[str]]] = [("local", [])]

@@ -19,35 +19,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from mycode_core import hookimpl
+from common import NoopTools, interleaved, medians, noop_turn, timed_run, write_turns
+
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
 from mycode_core.records import Tool, ToolCall, ToolResult
 from mycode_core.runtime.loop import AgentRunner
 
 GOAL_MS = 0.2
-
-
-class NoopTools:
-    """One tool that does nothing (distinct results, so no stagnation)."""
-
-    @hookimpl
-    def register_tools(self, register: Any, context: Any) -> None:
-        register(
-            Tool(
-                name="noop",
-                description="Does nothing.",
-                handler=lambda arguments, _context: f"ok {arguments.get('i')}",
-                input_schema={"type": "object", "properties": {"i": {"type": "integer"}}},
-                read_only=True,
-            )
-        )
 
 
 def _hooks(matcher: str, command: str) -> dict[str, Any]:
@@ -80,22 +64,15 @@ def run_once(root: Path, setup: str, steps: int) -> float:
     hooks = SETUPS[setup]
     if hooks is not None:
         (home / "hooks.json").write_text(json.dumps(hooks))
-    script = root / "script.json"
-    turns = [{"tool_calls": [{"name": "noop", "arguments": {"i": i}}]} for i in range(steps)]
-    script.write_text(json.dumps([*turns, {"content": "done"}]))
+    turns = [noop_turn(i) for i in range(steps)]
+    model = write_turns(root / "script.json", [*turns, {"content": "done"}])
     settings = Settings.model_validate(
-        {"model": f"scripted:{script}", "max_steps": steps + 5, "stagnation": {"enabled": False}}
+        {"model": model, "max_steps": steps + 5, "stagnation": {"enabled": False}}
     )
     runner = AgentRunner(
         pm=_pm(), settings=settings, workspace=workspace, home=home, session_id=f"b-{setup}"
     )
-    runner.prepare()
-    started = time.perf_counter()
-    for _event in runner.run("go"):
-        pass
-    elapsed = time.perf_counter() - started
-    runner.close()
-    return elapsed
+    return timed_run(runner, "go")[0]
 
 
 def direct_miss_us(root: Path, calls: int) -> tuple[float, float]:
@@ -133,13 +110,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        times: dict[str, list[float]] = {name: [] for name in SETUPS}
         for name in SETUPS:  # warm-up
             run_once(root, name, 10)
-        for _ in range(args.repeat):
-            for name in SETUPS:
-                times[name].append(run_once(root, name, args.steps))
-        per_step = {name: statistics.median(v) / args.steps * 1000 for name, v in times.items()}
+        times = interleaved(
+            {name: name for name in SETUPS},
+            args.repeat,
+            lambda name: run_once(root, name, args.steps),
+            warm_up=False,
+        )
+        per_step = {name: t / args.steps * 1000 for name, t in medians(times).items()}
         with_miss, without = direct_miss_us(root, 2000)
     print(f"steps per run: {args.steps}, runs: {args.repeat} (median)")
     for name, ms in per_step.items():

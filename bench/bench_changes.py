@@ -15,10 +15,12 @@ watches set up again), whether it reported every change, and the per-command tim
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
+
+from common import median_ms, timed_call
 
 from mycode_core.runtime.changes import ChangeDetector
 
@@ -46,13 +48,16 @@ def measure(detector: ChangeDetector, last: Path, repeat: int) -> tuple[float, b
     times, seen = [], True
     rel = str(last.relative_to(detector.root))
     for index in range(repeat):
-        started = time.perf_counter()
-        detector.mark()
-        last.write_text(f"x = {index}  # changed\n")
-        found = detector.changes()
-        times.append((time.perf_counter() - started) * 1000)
+
+        def step(index: int = index) -> Any:
+            detector.mark()
+            last.write_text(f"x = {index}  # changed\n")
+            return detector.changes()
+
+        took, found = timed_call(step)
+        times.append(took)
         seen = seen and rel in found
-    return statistics.median(times), seen
+    return median_ms(times), seen
 
 
 def main() -> None:

@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from common import medians
+
 GOAL_RATIO = 1.3
 GOAL_PREFIX = 0.95
 DEFAULT_SSE = Path("/work/shared/conformance/provider/sse")
@@ -201,10 +203,9 @@ def main() -> int:
                         f"stop {events[-1].stop_reason}"
                     )
         for steps in lengths:
-            walls[steps] = (
-                statistics.median(s[0] for s in samples[steps]),
-                statistics.median(s[1] for s in samples[steps]),
-            )
+            lasts, wholes = zip(*samples[steps], strict=True)
+            figures = medians({"last": lasts, "whole": wholes})
+            walls[steps] = (figures["last"], figures["whole"])
             print(
                 f"{steps:>5} steps: {walls[steps][0]:.2f} ms/step (last 100 steps), "
                 f"{walls[steps][1]:.2f} ms/step (whole run); median of {args.repeat}"

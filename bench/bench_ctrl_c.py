@@ -11,12 +11,13 @@ are on the screen. Median of ``--runs`` sessions.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from common import clean_env
 
 from mycode_core.testing import FakeOpenAIServer, turn
 from mycode_core.testing.terminal import Terminal
@@ -27,8 +28,7 @@ GOAL_S = 0.5
 def one_run(root: Path) -> float:
     workspace = root / "ws"
     workspace.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MYCODE_"))}
-    env.update(MYCODE_HOME=str(root / "home"), MYCODE_LOAD_PLUGINS="builtin_tools", TERM="xterm")
+    env = clean_env(root / "home", MYCODE_LOAD_PLUGINS="builtin_tools", TERM="xterm")
     with FakeOpenAIServer() as server:
         call = {"id": "c1", "name": "run_command", "arguments": {"command": "sleep 300"}}
         server.enqueue(turn(tool_calls=[call]))

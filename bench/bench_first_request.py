@@ -11,22 +11,13 @@ median with every installed plugin and with none (``MYCODE_LOAD_PLUGINS=``).
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
+from common import bench_dir, interleaved, median_ms, mycode_script
+
 from mycode_core.testing import FakeOpenAIServer, cli_env
-
-
-def mycode_script() -> str:
-    """The ``mycode`` console script of this interpreter's environment."""
-    candidate = Path(sys.executable).with_name("mycode")
-    if not candidate.exists():
-        raise SystemExit(f"no mycode script next to {sys.executable}; run `uv sync` first")
-    return str(candidate)
 
 
 def one_launch(server: FakeOpenAIServer, folder: Path, plugins: str | None) -> float:
@@ -35,19 +26,7 @@ def one_launch(server: FakeOpenAIServer, folder: Path, plugins: str | None) -> f
     workspace.mkdir(exist_ok=True)
     env = cli_env(folder / "home", {"MYCODE_LOAD_PLUGINS": plugins})
     seen = len(server.chat_requests)
-    command = [
-        mycode_script(),
-        "-p",
-        "hi",
-        "--model",
-        "m",
-        "--base-url",
-        server.base_url,
-        "--api-key",
-        "x",
-        "--output-format",
-        "json",
-    ]
+    command = [mycode_script(), *server.cli_args("hi", output_format="json")]
     started = time.monotonic()
     process = subprocess.Popen(
         command,
@@ -72,19 +51,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
-    folder = Path(tempfile.mkdtemp(prefix="mycode-bench-first-"))
+    folder = bench_dir("first")
     variants = {"all installed plugins": None, "no plugins": ""}
-    samples: dict[str, list[float]] = {name: [] for name in variants}
     with FakeOpenAIServer() as server:
-        for plugins in variants.values():  # warm-up
-            one_launch(server, folder, plugins)
-        for _ in range(args.runs):
-            for name, plugins in variants.items():
-                samples[name].append(one_launch(server, folder, plugins))
+        samples = interleaved(
+            variants, args.runs, lambda plugins: one_launch(server, folder, plugins)
+        )
     print(f"launch to first request, median of {args.runs} runs:")
     for name, values in samples.items():
         print(
-            f"  {name:<22} {statistics.median(values) * 1000:7.1f} ms "
+            f"  {name:<22} {median_ms(values):7.1f} ms "
             f"(min {min(values) * 1000:.1f}, max {max(values) * 1000:.1f})"
         )
 

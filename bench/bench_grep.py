@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import sysconfig
@@ -24,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from common import medians
 from mycode_builtin_tools.ripgrep import rg_path
 from mycode_builtin_tools.tools.grep_tool import _rg_command, grep
 
@@ -95,8 +95,8 @@ def main() -> None:
                     tool_runs.append(tool_t)
                     rg_runs.append(rg_t)
                     same_runs.append(same_t)
-            tool_median, rg_median = statistics.median(tool_runs), statistics.median(rg_runs)
-            same_median = statistics.median(same_runs)
+            figures = medians({"tool": tool_runs, "rg": rg_runs, "same": same_runs})
+            tool_median, rg_median, same_median = figures["tool"], figures["rg"], figures["same"]
             rows.append({"mode": mode, "pattern": pattern, "tool_s": round(tool_median, 4),
                          "rg_s": round(rg_median, 4), "rg_same_flags_s": round(same_median, 4),
                          "ratio": round(tool_median / rg_median, 3),

@@ -21,12 +21,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
-import tempfile
-import time
-from pathlib import Path
+from collections.abc import Callable
+
+from common import bench_dir, clean_env, interleaved, median_ms, mycode_script, time_once
 
 from mycode_core.testing import write_plugin_dist
 
@@ -60,26 +59,6 @@ def register_tools(register, context):
 '''
 
 
-def mycode_script() -> str:
-    """The ``mycode`` console script of this interpreter's environment."""
-    candidate = Path(sys.executable).with_name("mycode")
-    if not candidate.exists():
-        raise SystemExit(f"no mycode script next to {sys.executable}; run `uv sync` first")
-    return str(candidate)
-
-
-def time_once(command: list[str], env: dict[str, str], before: object = None) -> float:
-    """Wall seconds of one run (output discarded); a failing command aborts the benchmark."""
-    if callable(before):
-        before()
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, check=False)
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{command} failed: {done.stderr.decode(errors='replace')}")
-    return elapsed
-
-
 def main() -> None:
     """Measure and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -87,15 +66,14 @@ def main() -> None:
     parser.add_argument("--plugins", type=int, default=20)
     args = parser.parse_args()
 
-    tmp = Path(tempfile.mkdtemp(prefix="mycode-bench-help-"))
+    tmp = bench_dir("help")
     try:
         site = tmp / "site"
         for index in range(args.plugins):
             write_plugin_dist(site, f"bench{index}", PLUGIN.format(index=index))
         home = tmp / "home"
         home.mkdir()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("MYCODE_", "OPENAI_"))}
-        env["MYCODE_HOME"] = str(home)
+        env = clean_env(home)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
         cache = home / "cache" / "plugin_commands.json"
         script = mycode_script()
@@ -110,29 +88,25 @@ def main() -> None:
         def drop_cache() -> None:
             cache.unlink(missing_ok=True)
 
-        cases: dict[str, tuple[list[str], object]] = {
+        # in this order: warm right after cold, which refilled the cache
+        cases: dict[str, tuple[list[str], Callable[[], None] | None]] = {
             "python -c 'import click'": ([sys.executable, "-c", "import click"], None),
-            "mycode --help (warm cache)": ([script, "--help"], None),
             "mycode --help (cold cache)": ([script, "--help"], drop_cache),
+            "mycode --help (warm cache)": ([script, "--help"], None),
         }
-        times: dict[str, list[float]] = {name: [] for name in cases}
-        for command, before in cases.values():  # warm the OS cache (and refill the cache)
-            time_once(command, env, before)
-        for _ in range(args.runs):
-            for name in ("python -c 'import click'", "mycode --help (cold cache)"):
-                command, before = cases[name]
-                times[name].append(time_once(command, env, before))
-            command, before = cases["mycode --help (warm cache)"]  # after cold: cache refilled
-            times["mycode --help (warm cache)"].append(time_once(command, env, before))
+        # the warm-up fills the OS cache (and refills the command cache)
+        samples = interleaved(cases, args.runs, lambda case: time_once(case[0], env, case[1]))
+        order = ("python -c 'import click'", "mycode --help (warm cache)")
+        times = {name: samples[name] for name in (*order, "mycode --help (cold cache)")}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    click_ms = statistics.median(times["python -c 'import click'"]) * 1000
+    click_ms = median_ms(times["python -c 'import click'"])
     print(f"{args.plugins} extra plugins on PYTHONPATH, {args.runs} runs each, median wall time")
-    for name, samples in times.items():
-        ms = statistics.median(samples) * 1000
+    for name, values in times.items():
+        ms = median_ms(values)
         print(f"  {name:<28} {ms:7.1f} ms  ({ms / click_ms:4.2f}x click)")
-    warm = statistics.median(times["mycode --help (warm cache)"]) * 1000 / click_ms
+    warm = median_ms(times["mycode --help (warm cache)"]) / click_ms
     verdict = "ok" if warm <= GOAL else "MISSED"
     print(f"goal: warm --help <= {GOAL}x click: {warm:.2f}x {verdict}")
 

@@ -22,8 +22,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+from common import timed_call
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -139,9 +142,8 @@ def bench_calls(workspace: Path, home: Path, calls: int) -> dict[str, Any]:
         tool.handler({"text": "warm"}, context)
     bridge_times = []
     for i in range(calls):
-        started = time.perf_counter()
-        result = tool.handler({"text": f"hello {i}"}, context)
-        bridge_times.append(time.perf_counter() - started)
+        took, result = timed_call(partial(tool.handler, {"text": f"hello {i}"}, context))
+        bridge_times.append(took)
         assert result.content == f"hello {i}"
     for task in context.cleanup:
         task()

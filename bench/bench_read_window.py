@@ -15,8 +15,9 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from common import timed_call
 
 CHILD = """
 import json, resource, sys, time
@@ -67,9 +68,7 @@ def main() -> None:
         ws = Path(tmp) / "ws"
         ws.mkdir()
         (Path(tmp) / "home").mkdir()
-        started = time.perf_counter()
-        lines = _generate(ws / "big.log", args.size_mb)
-        generated = time.perf_counter() - started
+        generated, lines = timed_call(lambda: _generate(ws / "big.log", args.size_mb))
         size = (ws / "big.log").stat().st_size
         baseline = _child(ws, 1, read=False)
         middle = _child(ws, lines // 2, read=True)

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
-import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+
+from common import median_seconds
 
 from mycode_core import safegit
 
@@ -39,14 +41,8 @@ def build(root: Path) -> Path:
     return root
 
 
-def _time(run: object, repeat: int) -> float:
-    assert callable(run)
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+def _time(run: Callable[[], object], repeat: int) -> float:
+    return median_seconds(run, repeat) * 1000
 
 
 def main() -> None:
@@ -60,12 +56,17 @@ def main() -> None:
         ("status", ["status", "--porcelain"]),
     ):
         plain = _time(
-            lambda a=git_args: subprocess.run(
-                ["git", *a], cwd=root, env=env, capture_output=True, check=True
+            partial(
+                subprocess.run,
+                ["git", *git_args],
+                cwd=root,
+                env=env,
+                capture_output=True,
+                check=True,
             ),
             args.repeat,
         )
-        safe = _time(lambda a=git_args: safegit.run(a, root, root=root), args.repeat)
+        safe = _time(partial(safegit.run, git_args, root, root=root), args.repeat)
         prep = _time(
             lambda: (safegit.config_overrides(safegit.find_repository(root)), safegit.safe_env()),
             args.repeat * 10,

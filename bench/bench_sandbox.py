@@ -11,11 +11,12 @@ Run: ``uv run python bench/bench_sandbox.py [--runs N]``.
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
+from common import median_ms, timed_call
 from mycode_builtin_tools import sandbox
 from mycode_builtin_tools.permissions.policy import decide
 from mycode_builtin_tools.tools.run_command import run_command
@@ -42,14 +43,14 @@ def _command_cost(runs: int) -> None:
             run_command({"command": "true"}, contexts[mode])
         for _ in range(runs):
             for mode in modes:
-                started = time.perf_counter()
-                result = run_command({"command": "true"}, contexts[mode])
-                times[mode].append(time.perf_counter() - started)
+                context = contexts[mode]
+                took, result = timed_call(partial(run_command, {"command": "true"}, context))
+                times[mode].append(took)
                 assert result.metadata["sandboxed"] is (mode == "auto")
-        plain = statistics.median(times["off"]) * 1000
+        plain = median_ms(times["off"])
         print(f"run_command('true') unsandboxed: {plain:.1f} ms (median of {runs})")
         if "auto" in times:
-            boxed = statistics.median(times["auto"]) * 1000
+            boxed = median_ms(times["auto"])
             extra = boxed - plain
             verdict = "OK" if extra <= 30 else "OVER"
             print(f"run_command('true') sandboxed:   {boxed:.1f} ms  extra {extra:.1f} ms "

@@ -18,12 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from common import median_ms, median_seconds, mycode_script
 
 GOAL_MS = 30.0
 
@@ -69,21 +69,15 @@ def make_skills(root: Path, count: int) -> None:
         (folder / "scripts" / "run.py").write_text("print('x')\n", encoding="utf-8")
 
 
-def median_ms(values: list[float]) -> float:
-    """Median in milliseconds."""
-    return statistics.median(values) * 1000
-
-
 def time_help(env: dict[str, str], runs: int) -> float:
     """Median wall seconds of ``mycode --help``."""
-    script = str(Path(sys.executable).with_name("mycode"))
-    subprocess.run([script, "--help"], env=env, stdout=subprocess.DEVNULL, check=True)  # warm-up
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
+    script = mycode_script()
+
+    def once() -> None:
         subprocess.run([script, "--help"], env=env, stdout=subprocess.DEVNULL, check=True)
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+
+    once()  # warm-up
+    return median_seconds(once, runs)
 
 
 def main() -> None:

@@ -15,39 +15,19 @@ most 1.5x the figure at 10.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import statistics
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from mycode_core import hookimpl
+from common import NoopTools, bench_dir, interleaved, medians, noop_turn, timed_run, write_turns
+
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
-from mycode_core.records import Tool
 from mycode_core.runtime.loop import AgentRunner
 
 GOAL = 1.5
 HISTORY_SIZES = (10, 2000)
-
-
-class NoopTools:
-    """A plugin with one tool that does nothing (distinct results, so no stagnation)."""
-
-    @hookimpl
-    def register_tools(self, register: Any, context: Any) -> None:
-        register(
-            Tool(
-                name="noop",
-                description="Does nothing.",
-                handler=lambda arguments, _context: f"ok {arguments.get('i')}",
-                input_schema={"type": "object", "properties": {"i": {"type": "integer"}}},
-                concurrency_safe=True,
-                read_only=True,
-            )
-        )
 
 
 def prior_history(steps: int) -> list[dict[str, Any]]:
@@ -74,28 +54,21 @@ def prior_history(steps: int) -> list[dict[str, Any]]:
 
 def time_run(history_steps: int, steps: int, folder: Path, with_plugins: bool) -> float:
     """Seconds per step of one run of ``steps`` tool steps after ``history_steps`` old ones."""
-    script = folder / f"script-{history_steps}.json"
-    turns = [
-        {"tool_calls": [{"id": f"c{i}", "name": "noop", "arguments": {"i": i}}]}
-        for i in range(steps)
-    ]
-    script.write_text(json.dumps(turns + [{"content": "done"}]), encoding="utf-8")
+    turns = [noop_turn(i) for i in range(steps)]
+    model = write_turns(folder / f"script-{history_steps}.json", turns + [{"content": "done"}])
     workspace = folder / "ws"
     workspace.mkdir(exist_ok=True)
-    settings = Settings(model=f"scripted:{script}", max_steps=steps + 10)
+    settings = Settings(model=model, max_steps=steps + 10)
+    tools = NoopTools(concurrency_safe=True)
     runner = AgentRunner(
-        pm=get_plugin_manager(extra_plugins=[NoopTools()], load_entry_points=with_plugins),
+        pm=get_plugin_manager(extra_plugins=[tools], load_entry_points=with_plugins),
         settings=settings,
         workspace=workspace,
         home=folder / "home",
         session_id=f"bench-{history_steps}-{time.monotonic_ns()}",
         prior_messages=prior_history(history_steps),
     )
-    runner.prepare()
-    started = time.perf_counter()
-    events = list(runner.run("continue"))
-    elapsed = time.perf_counter() - started
-    runner.close()
+    elapsed, events = timed_run(runner, "continue")
     result = events[-1]
     finished = (getattr(result, "stop_reason", None), getattr(result, "steps", None))
     if finished != ("completed", steps + 1):
@@ -110,14 +83,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7, help="timed runs per history size")
     parser.add_argument("--plugins", action="store_true", help="load installed plugins too")
     args = parser.parse_args()
-    folder = Path(tempfile.mkdtemp(prefix="mycode-bench-steps-"))
+    folder = bench_dir("steps")
     time_run(10, 5, folder, args.plugins)  # warm-up: imports, tokenizer
-    samples: dict[int, list[float]] = {size: [] for size in HISTORY_SIZES}
-    for _ in range(args.repeat):  # interleaved, so background noise hits both sizes alike
-        for size in HISTORY_SIZES:
-            gc.collect()
-            samples[size].append(time_run(size, args.steps, folder, args.plugins))
-    results = {size: statistics.median(values) for size, values in samples.items()}
+    samples = interleaved(
+        {str(size): size for size in HISTORY_SIZES},
+        args.repeat,
+        lambda size: time_run(size, args.steps, folder, args.plugins),
+        warm_up=False,
+        collect=True,
+    )
+    results = {int(size): value for size, value in medians(samples).items()}
     what = "core + installed plugins" if args.plugins else "core only"
     print(f"per-step overhead, median of {args.repeat} runs of {args.steps} steps ({what}):")
     for size, value in results.items():

@@ -18,18 +18,15 @@
 from __future__ import annotations
 
 import argparse
-import gc
-import json
 import statistics
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from mycode_core import hookimpl
+from common import NoopTools, bench_dir, interleaved, noop_turn, timed_run, write_turns
+
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
-from mycode_core.records import Tool
 from mycode_core.runtime.events import ToolResultEvent
 from mycode_core.runtime.loop import AgentRunner
 
@@ -37,36 +34,16 @@ OVERHEAD_GOAL_MS = 20.0
 PARALLEL_GOAL = 1.3
 
 
-class NoopTools:
-    """A plugin with one tool that does nothing (distinct results, so no stagnation)."""
-
-    @hookimpl
-    def register_tools(self, register: Any, context: Any) -> None:
-        register(
-            Tool(
-                name="noop",
-                description="Does nothing.",
-                handler=lambda arguments, _context: f"ok {arguments.get('i')}",
-                input_schema={"type": "object", "properties": {"i": {"type": "integer"}}},
-                read_only=True,
-            )
-        )
-
-
-def _noop(i: int) -> dict[str, Any]:
-    return {"tool_calls": [{"id": f"c{i}", "name": "noop", "arguments": {"i": i}}]}
-
-
 def scripts(children: int, steps: int) -> tuple[list[Any], list[Any]]:
     """The direct script and the delegated one (same tool work)."""
-    direct = [_noop(i) for i in range(children * steps)] + [{"content": "done"}]
+    direct = [noop_turn(i) for i in range(children * steps)] + [{"content": "done"}]
     delegated: list[Any] = []
     for child in range(children):
         task = {"task": f"do part {child}", "agent": "general"}
         delegated.append(
             {"tool_calls": [{"id": f"d{child}", "name": "delegate_task", "arguments": task}]}
         )
-        delegated += [_noop(child * steps + i) for i in range(steps)]
+        delegated += [noop_turn(child * steps + i) for i in range(steps)]
         delegated.append({"content": f"part {child} done"})
     delegated.append({"content": "done"})
     return direct, delegated
@@ -76,11 +53,10 @@ def time_run(turns: list[Any], folder: Path, name: str) -> float:
     """Seconds for one in-process run of ``turns``."""
     import mycode_subagents.plugin as subagents
 
-    script = folder / f"{name}.json"
-    script.write_text(json.dumps(turns), encoding="utf-8")
+    model = write_turns(folder / f"{name}.json", turns)
     workspace = folder / "ws"
     workspace.mkdir(exist_ok=True)
-    settings = Settings(model=f"scripted:{script}", max_steps=len(turns) + 10)
+    settings = Settings(model=model, max_steps=len(turns) + 10)
     runner = AgentRunner(
         pm=get_plugin_manager(extra_plugins=[NoopTools(), subagents], load_entry_points=False),
         settings=settings,
@@ -88,11 +64,7 @@ def time_run(turns: list[Any], folder: Path, name: str) -> float:
         home=folder / "home",
         session_id=f"bench-{name}-{time.monotonic_ns()}",
     )
-    runner.prepare()
-    started = time.perf_counter()
-    events = list(runner.run("go"))
-    elapsed = time.perf_counter() - started
-    runner.close()
+    elapsed, events = timed_run(runner, "go")
     if getattr(events[-1], "stop_reason", None) != "completed":
         raise SystemExit(f"unexpected end of the benchmark run: {events[-1]}")
     failed = [e for e in events if isinstance(e, ToolResultEvent) and e.is_error]
@@ -103,14 +75,16 @@ def time_run(turns: list[Any], folder: Path, name: str) -> float:
 
 def overhead(children: int, steps: int, repeat: int) -> float:
     """Median milliseconds one child costs over doing its work in the parent."""
-    folder = Path(tempfile.mkdtemp(prefix="mycode-bench-subagents-"))
+    folder = bench_dir("subagents")
     direct, delegated = scripts(children, steps)
     time_run(delegated[: 3 + steps], folder, "warm")  # imports, tokenizer
-    samples: dict[str, list[float]] = {"direct": [], "delegated": []}
-    for _ in range(repeat):  # interleaved, so background noise hits both alike
-        for name, turns in (("direct", direct), ("delegated", delegated)):
-            gc.collect()
-            samples[name].append(time_run(turns, folder, name))
+    samples = interleaved(
+        {"direct": ("direct", direct), "delegated": ("delegated", delegated)},
+        repeat,
+        lambda variant: time_run(variant[1], folder, variant[0]),
+        warm_up=False,
+        collect=True,
+    )
     direct_s = statistics.median(samples["direct"])
     delegated_s = statistics.median(samples["delegated"])
     print(f"overhead: {children} children x {steps} steps, median of {repeat} runs")
@@ -126,7 +100,7 @@ def parallel(latency: float) -> float:
     """Wall of 3 read-only children over 1, through ``mycode -p`` and the fake server."""
     from mycode_core.testing import FakeOpenAIServer, delayed, run_cli, turn
 
-    folder = Path(tempfile.mkdtemp(prefix="mycode-bench-parallel-"))
+    folder = bench_dir("parallel")
     workspace = folder / "ws"
     workspace.mkdir()
     (workspace / "a.py").write_text("x = 1\n")

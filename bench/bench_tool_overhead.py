@@ -15,9 +15,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+from common import timed_call
 
 from mycode_core import ReadPath, hookimpl, tool
 from mycode_core.records import ToolCall
@@ -58,14 +59,17 @@ def main() -> None:
         direct, full = [], []
         target = runner.workspace / "a.txt"
         for _ in range(args.repeat):
-            started = time.perf_counter()
-            for _call in calls:
-                noop.handler({"path": target}, runner.context)
-            direct.append((time.perf_counter() - started) / args.calls * 1000)
-            started = time.perf_counter()
-            for call in calls:
-                orchestrator.run([call.model_copy()])
-            full.append((time.perf_counter() - started) / args.calls * 1000)
+
+            def handlers() -> None:
+                for _call in calls:
+                    noop.handler({"path": target}, runner.context)
+
+            def through_core() -> None:
+                for call in calls:
+                    orchestrator.run([call.model_copy()])
+
+            direct.append(timed_call(handlers)[0] / args.calls * 1000)
+            full.append(timed_call(through_core)[0] / args.calls * 1000)
         mechanism = runner.changes.mechanism if runner.changes else "none"
         runner.close()
     d, f = statistics.median(direct), statistics.median(full)

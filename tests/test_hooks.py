@@ -600,7 +600,6 @@ def test_session_end_is_called_once_on_close(tmp_path: Path) -> None:
 
 
 def test_notification_before_a_permission_question(tmp_path: Path) -> None:
-    from mycode_core.runtime.loop import AgentRunner
 
     order: list[str] = []
 
@@ -617,16 +616,12 @@ def test_notification_before_a_permission_question(tmp_path: Path) -> None:
         order.append("asked")
         return options[0]
 
-    template = make_runner(
-        tmp_path, Asker(), tools_plugin(noop_tool("hello")), turns=[tool_turn("hello")]
-    )
-    runner = AgentRunner(
-        pm=template.pm,
-        settings=template.settings,
-        workspace=template.workspace,
-        home=template.home,
+    runner = make_runner(
+        tmp_path,
+        Asker(),
+        tools_plugin(noop_tool("hello")),
+        turns=[tool_turn("hello")],
         session_id="ask-session",
-        interactive=True,
         ask=ask,
     )
     events = run_events(runner)

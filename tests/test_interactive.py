@@ -3,75 +3,25 @@
 from __future__ import annotations
 
 import json
-import os
-import pty
-import select
-import signal
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from mycode_core.testing import cli_env, write_script
+from mycode_core.testing.terminal import Terminal
+
 MYCODE = [sys.executable, "-m", "mycode_core"]
-
-
-class Terminal:
-    """A child process on a pty: type into it, wait for text to appear."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # child
-            # a shell's background job inherits SIGINT ignored; a terminal user's does not
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.chdir(cwd)
-            os.execvpe(argv[0], argv, env)
-        self.output = ""
-
-    def _read(self, timeout: float) -> None:
-        ready, _, _ = select.select([self.fd], [], [], timeout)
-        if ready:
-            try:
-                chunk = os.read(self.fd, 65536)
-            except OSError:
-                return
-            text = chunk.decode("utf-8", "replace")
-            if "\x1b[6n" in text:  # answer prompt_toolkit's cursor-position request
-                os.write(self.fd, b"\x1b[1;1R")
-            self.output += text
-
-    def expect(self, needle: str, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        while needle not in self.output:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{needle!r} did not appear; got:\n{self.output[-2000:]}")
-            self._read(0.1)
-
-    def type(self, text: str) -> None:
-        os.write(self.fd, text.encode())
-
-    def wait(self, timeout: float = 20.0) -> int:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            self._read(0.05)
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                return os.waitstatus_to_exitcode(status)
-        os.kill(self.pid, signal.SIGKILL)
-        raise AssertionError("mycode did not exit")
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MYCODE_"))}
-    environment.update(MYCODE_HOME=str(tmp_path / "home"), TERM="xterm", NO_COLOR="1")
-    return environment
+    return cli_env(tmp_path / "home", {"TERM": "xterm", "NO_COLOR": "1"})
 
 
 def _script(tmp_path: Path, turns: list[dict[str, object]]) -> str:
-    path = tmp_path / "turns.json"
-    path.write_text(json.dumps(turns))
-    return f"scripted:{path}"
+    return write_script(tmp_path / "turns.json", turns)
 
 
 def test_turns_slash_commands_and_exit(tmp_path: Path, env: dict[str, str]) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mycode_core.testing import cli_env, run_cli, signals_as_in_a_terminal, write_script
+from mycode_core.testing import run_cli, start_cli, write_script
 
 
 def _bin_without_bwrap(tmp_path: Path) -> str:
@@ -120,13 +120,7 @@ def test_signal_ends_the_tool_tree_records_it_and_exits(
     ws.mkdir()
     marker = f"sleep 306.{code}"
     model = write_script(tmp_path / "s.json", [_call(f"{marker}; echo never"), {"content": "x"}])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mycode_core", "-p", "t", "--model", model,
-         "--output-format", "stream-json"],
-        cwd=ws, env=cli_env(home), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-        preexec_fn=signals_as_in_a_terminal,
-    )  # fmt: skip
+    proc = start_cli(["-p", "t", "--model", model, "--output-format", "stream-json"], ws, home)
     seen: list[dict[str, Any]] = []
     _wait_for(proc, "tool_call", seen)
     time.sleep(1.0)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,14 +15,12 @@ from typing import Any
 
 from mycode_core.testing import (
     FakeOpenAIServer,
-    cli_env,
     cut_stream,
     delayed,
     dropped_connection,
     http_error,
-    mycode_command,
-    signals_as_in_a_terminal,
     sse_stream,
+    start_cli,
     tool_pairing_problems,
     turn,
 )
@@ -382,16 +379,7 @@ def test_interrupt_exits_130(
     server: FakeOpenAIServer, server_args: list[str], workspace: Path, home: Path
 ) -> None:
     server.enqueue(delayed(300.0, turn("too slow")))
-    process = subprocess.Popen(
-        [*mycode_command(), "-p", "task", *server_args],
-        cwd=workspace,
-        env=cli_env(home, {"MYCODE_LOAD_PLUGINS": ""}),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=signals_as_in_a_terminal,
-    )
+    process = start_cli(["-p", "task", *server_args], workspace, home, {"MYCODE_LOAD_PLUGINS": ""})
     try:
         assert server.wait_for_requests(1, timeout=20)
         time.sleep(0.2)
@@ -417,16 +405,15 @@ def test_ctrl_c_while_an_event_is_being_written_still_ends_the_turn(
     piped = home.parent / "piped.log"
     piped.write_text("log line\n" * 30_000, encoding="utf-8")  # ~270 KB: more than a pipe holds
     with piped.open("rb") as stdin:
-        process = subprocess.Popen(
-            [*mycode_command(), "-p", "why?", *server_args],
-            cwd=workspace,
+        process = start_cli(
+            ["-p", "why?", *server_args],
+            workspace,
+            home,
             # unbuffered: stdout's bytes go straight to the pipe, so a write cut by the signal
             # returns short, and the rest of the line must still be written
-            env=cli_env(home, {"MYCODE_LOAD_PLUGINS": "", "PYTHONUNBUFFERED": "1"}),
+            {"MYCODE_LOAD_PLUGINS": "", "PYTHONUNBUFFERED": "1"},
             stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            preexec_fn=signals_as_in_a_terminal,
+            text=False,
         )
     try:
         assert server.wait_for_requests(1, timeout=60)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from mycode_core.cli.session_html import session_page
 from mycode_core.cli.session_view import build_timeline, recap_lines
 from mycode_core.testing import run_cli, write_script
+from mycode_core.testing.host import find_chromium, headless_chromium
 
 needs_builtin_tools = pytest.mark.skipif(
     importlib.util.find_spec("mycode_builtin_tools") is None, reason="needs mycode-builtin-tools"
@@ -104,16 +104,8 @@ def test_the_page_is_self_contained(session: tuple[Path, str]) -> None:
     assert "Fixed &lt;add&gt; &amp; done." in html  # escaped
 
 
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
 def test_html_page_renders_in_a_headless_browser(tmp_path: Path, session: tuple[Path, str]) -> None:
-    browser = _chromium()
+    browser = find_chromium()
     if browser is None:
         pytest.skip("no chromium installed (apt-get install chromium); .ci/run installs it")
     home, session_id = session
@@ -123,25 +115,7 @@ def test_html_page_renders_in_a_headless_browser(tmp_path: Path, session: tuple[
     assert target.is_file()
     profile = tmp_path / "chromium-profile"
     try:
-        done = subprocess.run(
-            [
-                browser,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                f"--user-data-dir={profile}",
-                "--dump-dom",
-                target.as_uri(),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
+        done = headless_chromium(browser, ["--dump-dom", target.as_uri()], profile)
     except subprocess.TimeoutExpired:
         pytest.fail("chromium did not finish within 180 s")
     if done.returncode != 0 and not done.stdout.strip():

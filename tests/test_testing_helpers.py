@@ -206,3 +206,42 @@ def test_a_client_hanging_up_mid_answer_is_not_an_error(
         assert swapped.getvalue() == ""
         assert server.errors == []
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_cli_args_point_a_run_at_the_server(tmp_path: Path) -> None:
+    from mycode_core.testing import run_cli
+
+    with FakeOpenAIServer([turn("served")]) as server:
+        flags = ["--model", "m", "--base-url", server.base_url, "--api-key", "x"]
+        assert server.cli_args() == flags
+        assert server.cli_args("hi", model="other")[:4] == ["-p", "hi", "--model", "other"]
+        args = server.cli_args("hi", output_format="stream-json")
+        assert args == ["-p", "hi", *flags, "--output-format", "stream-json"]
+        run = run_cli(args, tmp_path, tmp_path / "home", {"MYCODE_LOAD_PLUGINS": ""})
+        assert run.rc == 0, run.stderr
+        assert len(server.chat_requests) == 1
+    assert run.result is not None and run.result["final_text"] == "served"
+
+
+def test_start_cli_runs_mycode_with_pipes_and_its_own_home(tmp_path: Path) -> None:
+    from mycode_core.testing import start_cli
+
+    process = start_cli(["--version"], tmp_path, tmp_path / "home")
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert "mycode" in out.lower() and isinstance(out, str)
+
+
+def test_host_helpers_see_live_and_finished_processes() -> None:
+    import os
+    import subprocess
+
+    from mycode_core.testing.host import process_alive, wait_until
+
+    assert process_alive(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    assert wait_until(lambda: child.poll() is not None, 60)
+    assert not process_alive(child.pid)  # reaped: gone from /proc
+    flips = iter([False, False, True])
+    assert wait_until(lambda: next(flips), 5, poll=0.01)
+    assert not wait_until(lambda: False, 0.1)

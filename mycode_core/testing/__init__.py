@@ -9,7 +9,9 @@
   :func:`turn`, :func:`completion`, :func:`sse_stream`, :func:`raw_sse`, :func:`http_error`,
   :func:`dropped_connection`, :func:`cut_stream` and :func:`delayed`.
 * :func:`write_script` — write a scripted-model file (SPEC §6) and get its ``--model`` id.
-* :func:`run_cli` — run ``mycode`` as a real subprocess and parse its stream-json output;
+* :func:`run_cli` — run ``mycode`` as a real subprocess and parse its stream-json output
+  (:func:`start_cli` starts one a test signals; ``FakeOpenAIServer.cli_args`` gives the flags
+  that point a run at the server);
   :func:`write_plugin_dist` makes a real entry-point plugin in a folder for ``PYTHONPATH``.
 * In-process: :func:`make_context`, :func:`make_plugin_manager`, :func:`collect_tools`,
   :func:`call_tool` (call a tool the way the core does), :class:`TurnsModel` (a recording
@@ -18,6 +20,8 @@
   :func:`installed_plugin` (another installed plugin, by entry-point name, for tests that run
   beside it).
 
+* ``mycode_core.testing.host``: ``process_alive``, ``wait_until``, ``find_chromium`` and
+  ``headless_chromium``; ``mycode_core.testing.terminal.Terminal`` drives a child on a pty.
 * :func:`assert_tool_contract` — the boundary, plan-mode and mutation checks every tool must
   pass; and pytest fixtures ``mycode_workspace``, ``mycode_context`` and ``mycode_run``
   (loaded automatically through the ``pytest11`` entry point).
@@ -43,6 +47,7 @@ from mycode_core.testing.cli import (
     mycode_command,
     run_cli,
     signals_as_in_a_terminal,
+    start_cli,
     write_plugin_dist,
     write_script,
 )
@@ -108,6 +113,7 @@ __all__ = [
     "run_cli",
     "run_events",
     "sse_stream",
+    "start_cli",
     "stream_chunks",
     "system_prompt_for",
     "tool_pairing_problems",

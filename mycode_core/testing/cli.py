@@ -124,6 +124,31 @@ def run_cli(
     )
 
 
+def start_cli(
+    args: Sequence[str],
+    cwd: Path,
+    home: Path,
+    env: Mapping[str, str | None] | None = None,
+    **popen: Any,
+) -> subprocess.Popen[str]:
+    """Start ``mycode ARGS`` in ``cwd`` (``MYCODE_HOME=home``) for a test that signals it.
+
+    stdin is empty, stdout and stderr are text pipes, and SIGINT/SIGHUP are as in a terminal
+    (:func:`signals_as_in_a_terminal`); ``popen`` keywords override any of these.
+    """
+    options: dict[str, Any] = {
+        "stdin": subprocess.DEVNULL,
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.PIPE,
+        "text": True,
+        "preexec_fn": signals_as_in_a_terminal,
+    }
+    options.update(popen)
+    return subprocess.Popen(
+        [*mycode_command(), *args], cwd=str(cwd), env=cli_env(home, env), **options
+    )
+
+
 def signals_as_in_a_terminal() -> None:
     """``preexec_fn`` for a child a test will signal: SIGINT and SIGHUP back to their defaults.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -198,12 +198,14 @@ def make_runner(
     *plugins: object,
     turns: Sequence[Mapping[str, Any]] | None = None,
     session_id: str = "test-session",
+    ask: Callable[..., Any] | None = None,
     **settings: Any,
 ) -> Any:
     """An :class:`~mycode_core.runtime.loop.AgentRunner` on ``tmp_path/"workspace"``.
 
     With ``turns`` a :class:`TurnsModel` is registered as ``test:`` and selected; it is
     available as ``runner.model`` after :meth:`prepare` (and as ``runner.turns_model``).
+    With ``ask`` the run is interactive and ``ask`` answers its questions.
     ``settings`` override :class:`~mycode_core.config.Settings` fields.
     """
     from mycode_core.runtime.loop import AgentRunner
@@ -224,6 +226,8 @@ def make_runner(
         workspace=workspace,
         home=home,
         session_id=session_id,
+        interactive=ask is not None,
+        ask=ask,
     )
     runner.turns_model = turns_model
     return runner

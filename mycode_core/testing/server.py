@@ -261,6 +261,17 @@ class FakeOpenAIServer:
         """The URL to pass as ``--base-url``."""
         return f"http://127.0.0.1:{self.port}/v1"
 
+    def cli_args(
+        self, prompt: str | None = None, *, output_format: str | None = None, model: str = "m"
+    ) -> list[str]:
+        """``mycode`` flags that point a run at this server: ``[-p PROMPT] --model M
+        --base-url URL --api-key x [--output-format FORMAT]``."""
+        args = [] if prompt is None else ["-p", prompt]
+        args += ["--model", model, "--base-url", self.base_url, "--api-key", "x"]
+        if output_format is not None:
+            args += ["--output-format", output_format]
+        return args
+
     # -- the queue
 
     def enqueue(self, *responses: FakeResponse) -> None:

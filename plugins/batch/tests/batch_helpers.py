@@ -8,17 +8,29 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mycode_core.testing import CliResult, run_cli, write_script
+from mycode_core.testing import CliResult, mycode_command, run_cli, write_script
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+
+
+BYPASS = ("--permission-mode", "bypass")
+"""Flags: run the tasks' tools without asking."""
+
+
+def on_ray(address: str) -> tuple[str, ...]:
+    """Flags: run the tasks on the Ray cluster at ``address``."""
+    return ("--executor", "ray", "--ray-address", address)
+
+
+def batch_command(tasks_file: Path, out: Path, *args: str) -> list[str]:
+    """The argv of ``mycode batch TASKS --out OUT ARGS`` (for a ``Popen`` the test controls)."""
+    return [*mycode_command(), "batch", str(tasks_file), "--out", str(out), *args]
 
 
 def git_repo(path: Path, files: Mapping[str, str]) -> Path:
     """A git repository at ``path`` with ``files`` committed."""
     path.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (path / name).parent.mkdir(parents=True, exist_ok=True)
-        (path / name).write_text(text, encoding="utf-8")
+    folder(path, files)
     subprocess.run([*GIT, "init", "-q"], cwd=path, check=True)
     subprocess.run([*GIT, "add", "-A"], cwd=path, check=True)
     subprocess.run([*GIT, "commit", "-qm", "start"], cwd=path, check=True)

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from batch_helpers import (
+    BYPASS,
     command_script,
     folder,
     git_repo,
@@ -79,7 +80,7 @@ def test_three_kinds_of_workspace_each_run_on_a_copy(tmp_path: Path) -> None:
         ],
     )
     out = tmp_path / "out"
-    run = run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass", "--workers", "2")
+    run = run_batch(tasks, out, tmp_path / "home", *BYPASS, "--workers", "2")
     assert run.rc == 0, run.stderr
     records = results(out)
     assert set(records) == {"git", "plain", "clone"}
@@ -146,8 +147,7 @@ def test_failures_are_recorded_and_the_batch_goes_on(tmp_path: Path) -> None:
         tasks,
         out,
         tmp_path / "home",
-        "--permission-mode",
-        "bypass",
+        *BYPASS,
         "--output-format",
         "stream-json",
         timeout=200,
@@ -255,7 +255,7 @@ def test_an_output_folder_inside_the_workspace_is_not_copied(tmp_path: Path) -> 
         [{"id": f"t{i}", "prompt": "p", "workspace": ".", "model": model} for i in range(2)],
     )
     out = ws / "runs"
-    run = run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass")
+    run = run_batch(tasks, out, tmp_path / "home", *BYPASS)
     assert run.rc == 0, run.stderr
     for r in results(out).values():
         patch = Path(r["patch"]).read_text()
@@ -279,7 +279,7 @@ def test_a_dirty_or_empty_git_workspace_is_copied_as_it_is(tmp_path: Path) -> No
         ],
     )
     out = tmp_path / "out"
-    run = run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass")
+    run = run_batch(tasks, out, tmp_path / "home", *BYPASS)
     assert run.rc == 0, run.stderr
     preds = json.loads((out / "preds.json").read_text())
     # the run saw the workspace as it is, and only its own change is in the patch

@@ -10,7 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_helpers import folder, git_repo, results, run_batch, write_tasks, writer_script
+from batch_helpers import (
+    BYPASS,
+    batch_command,
+    folder,
+    git_repo,
+    on_ray,
+    results,
+    run_batch,
+    write_tasks,
+    writer_script,
+)
 
 VOLATILE = ("duration_ms", "session_id", "patch", "host")
 
@@ -77,17 +87,13 @@ def _stable(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def test_ray_and_local_give_the_same_results(tmp_path: Path, ray_address: str) -> None:
     tasks = _tasks(tmp_path)
     home = tmp_path / "home"
-    local = run_batch(tasks, tmp_path / "local", home, "--permission-mode", "bypass")
+    local = run_batch(tasks, tmp_path / "local", home, *BYPASS)
     remote = run_batch(
         tasks,
         tmp_path / "ray",
         home,
-        "--permission-mode",
-        "bypass",
-        "--executor",
-        "ray",
-        "--ray-address",
-        ray_address,
+        *BYPASS,
+        *on_ray(ray_address),
         "--output-format",
         "stream-json",
     )
@@ -128,12 +134,8 @@ def test_a_lost_worker_is_retried_once_then_the_task_fails(
         tasks,
         out,
         tmp_path / "home",
-        "--permission-mode",
-        "bypass",
-        "--executor",
-        "ray",
-        "--ray-address",
-        ray_address,
+        *BYPASS,
+        *on_ray(ray_address),
     )
     assert run.rc == 1, run.stderr
     records = results(out)
@@ -174,8 +176,7 @@ def test_without_an_address_a_local_ray_is_started_for_the_run(tmp_path: Path) -
         "ray",
         "--workers",
         "2",
-        "--permission-mode",
-        "bypass",
+        *BYPASS,
     )
     assert run.rc == 0, run.stderr
     assert {r["stop_reason"] for r in results(tmp_path / "out").values()} == {"completed"}
@@ -185,7 +186,6 @@ def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address:
     import os
     import signal
     import subprocess
-    import sys
     import time
 
     from batch_helpers import command_script
@@ -201,23 +201,14 @@ def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address:
     )
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mycode_core",
-            "batch",
-            str(tasks),
-            "--out",
-            str(out),
-            "--executor",
-            "ray",
-            "--ray-address",
-            ray_address,
-            "--permission-mode",
-            "bypass",
+        batch_command(
+            tasks,
+            out,
+            *on_ray(ray_address),
+            *BYPASS,
             "--output-format",
             "stream-json",
-        ],
+        ),
         cwd=tmp_path,
         # on a hang, SIGABRT makes faulthandler print every thread's stack (see below)
         env=cli_env(tmp_path / "home", {"PYTHONFAULTHANDLER": "1"}),

@@ -4,45 +4,21 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from batch_helpers import folder, run_batch, write_tasks, writer_script
+from batch_helpers import BYPASS, folder, run_batch, write_tasks, writer_script
 from mycode_batch.report import render_report
 
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+from mycode_core.testing.host import find_chromium, headless_chromium
 
 
 def _browser(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
-    binary = _chromium()
+    binary = find_chromium()
     assert binary is not None
-    return subprocess.run(
-        [
-            binary,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return headless_chromium(binary, args, profile)
 
 
 class _Dom(HTMLParser):
@@ -129,7 +105,9 @@ def test_the_timeline_shows_tool_calls_guidance_and_the_diff(tmp_path: Path) -> 
     assert '<details class="task" id="task-a" open>' in page  # a failed task is open
 
 
-@pytest.mark.skipif(_chromium() is None, reason="no chromium on this machine (.ci/run installs it)")
+@pytest.mark.skipif(
+    find_chromium() is None, reason="no chromium on this machine (.ci/run installs it)"
+)
 def test_a_real_batch_report_renders_in_a_headless_browser(tmp_path: Path) -> None:
     folder(tmp_path / "ws", {"a.txt": "a\n"})
     tasks = write_tasks(
@@ -151,7 +129,7 @@ def test_a_real_batch_report_renders_in_a_headless_browser(tmp_path: Path) -> No
         ],
     )
     out = tmp_path / "out"
-    assert run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass").rc == 1
+    assert run_batch(tasks, out, tmp_path / "home", *BYPASS).rc == 1
     report = out / "report.html"
     dumped = _browser("--dump-dom", report.as_uri(), profile=tmp_path / "profile")
     assert dumped.returncode == 0, dumped.stderr[-2000:]

@@ -10,9 +10,17 @@ import sys
 import time
 from pathlib import Path
 
-from batch_helpers import command_script, folder, result_lines, results, run_batch, write_tasks
+from batch_helpers import (
+    BYPASS,
+    command_script,
+    folder,
+    result_lines,
+    results,
+    run_batch,
+    write_tasks,
+)
 
-from mycode_core.testing import cli_env, signals_as_in_a_terminal, write_script
+from mycode_core.testing import cli_env, signals_as_in_a_terminal, start_cli, write_script
 
 
 def _simple_tasks(tmp_path: Path, count: int, **extra: object) -> Path:
@@ -86,28 +94,8 @@ def test_max_total_tokens_stops_scheduling(tmp_path: Path) -> None:
 
 
 def _start_batch(tasks: Path, out: Path, home: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mycode_core",
-            "batch",
-            str(tasks),
-            "--out",
-            str(out),
-            "--permission-mode",
-            "bypass",
-            "--output-format",
-            "stream-json",
-            *args,
-        ],
-        cwd=tasks.parent,
-        env=cli_env(home),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=signals_as_in_a_terminal,
-    )
+    flags = [*BYPASS, "--output-format", "stream-json", *args]
+    return start_cli(["batch", str(tasks), "--out", str(out), *flags], tasks.parent, home)
 
 
 def _wait_for_starts(proc: subprocess.Popen[str], count: int) -> list[str]:
@@ -163,7 +151,7 @@ def test_first_ctrl_c_lets_running_tasks_finish_and_schedules_no_more(tmp_path: 
     assert "task_start" not in stdout  # nothing was started after the Ctrl-C
     assert set(json.loads((out / "preds.json").read_text())) == {"t0", "t1"}
     # and --resume runs the two that never started
-    again = run_batch(tasks, out, tmp_path / "home", "--resume", "--permission-mode", "bypass")
+    again = run_batch(tasks, out, tmp_path / "home", "--resume", *BYPASS)
     assert again.rc == 0, again.stderr
     assert set(results(out)) == {"t0", "t1", "t2", "t3"}
 

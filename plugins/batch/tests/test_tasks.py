@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from batch_helpers import folder, git_repo, results, run_batch, write_tasks, writer_script
+from batch_helpers import BYPASS, folder, git_repo, results, run_batch, write_tasks, writer_script
 from mycode_batch.tasks import load_tasks
 
 
@@ -58,7 +58,7 @@ def test_a_malformed_line_stops_the_batch_before_anything_runs(tmp_path: Path) -
         [{"id": "good", "prompt": "p", "workspace": "ws", "model": model}, '{"id": "bad"'],
     )
     out = tmp_path / "out"
-    run = run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass")
+    run = run_batch(tasks, out, tmp_path / "home", *BYPASS)
     assert run.rc == 2
     assert f"{tasks}:2: not valid JSON" in run.stderr
     assert "--skip-invalid" in run.stderr
@@ -77,7 +77,7 @@ def test_skip_invalid_runs_the_valid_tasks(tmp_path: Path) -> None:
         ],
     )
     out = tmp_path / "out"
-    run = run_batch(tasks, out, tmp_path / "home", "--permission-mode", "bypass", "--skip-invalid")
+    run = run_batch(tasks, out, tmp_path / "home", *BYPASS, "--skip-invalid")
     assert run.rc == 0, run.stderr
     assert f"{tasks}:2:" in run.stderr and "missing-folder" in run.stderr
     assert list(results(out)) == ["good"]

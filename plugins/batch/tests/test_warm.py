@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import psutil
-from batch_helpers import folder, results, run_batch, write_tasks, writer_script
+from batch_helpers import BYPASS, folder, results, run_batch, write_tasks, writer_script
 
 from mycode_core.testing import write_plugin_dist
 
@@ -42,9 +42,7 @@ def test_warm_and_cold_starts_give_the_same_results_and_nothing_stays(tmp_path: 
     )
     runs = {}
     for mode, env in (("warm", {}), ("cold", {"MYCODE_BATCH_WARM": "0"})):
-        run = run_batch(
-            tasks, tmp_path / mode, tmp_path / "home", "--permission-mode", "bypass", env=env
-        )
+        run = run_batch(tasks, tmp_path / mode, tmp_path / "home", *BYPASS, env=env)
         assert run.rc == 0, run.stderr
         runs[mode] = {
             k: {f: v for f, v in r.items() if f not in VOLATILE}
@@ -89,8 +87,7 @@ def test_a_third_party_plugin_is_imported_by_each_task_itself(tmp_path: Path) ->
         tasks,
         out,
         tmp_path / "home",
-        "--permission-mode",
-        "bypass",
+        *BYPASS,
         env={"PYTHONPATH": str(site)},
     )
     assert run.rc == 0, run.stderr

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from mycode_builtin_tools.tools import build_tools
 
 from mycode_core.config import Settings
 from mycode_core.records import RunContext, ToolResult
+from mycode_core.testing.host import process_alive, wait_until
 
 
 @pytest.fixture
@@ -61,14 +61,6 @@ def run(context: RunContext) -> Callable[..., ToolResult]:
     return call
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return False
-    return state != "Z"
-
-
 def host_processes(needle: str) -> list[int]:
     """Live processes on the host whose command line contains ``needle``."""
     found = []
@@ -79,19 +71,14 @@ def host_processes(needle: str) -> list[int]:
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
         except OSError:
             continue
-        if needle.encode() in cmdline and _alive(int(entry)):
+        if needle.encode() in cmdline and process_alive(int(entry)):
             found.append(int(entry))
     return found
 
 
 def _wait_gone(needle: str, seconds: float = 10.0) -> bool:
     """True once no host process has ``needle`` in its command line."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if not host_processes(needle):
-            return True
-        time.sleep(0.05)
-    return False
+    return wait_until(lambda: not host_processes(needle), seconds)
 
 
 @pytest.fixture

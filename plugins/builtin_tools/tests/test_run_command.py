@@ -10,23 +10,7 @@ import pytest
 from mycode_builtin_tools import sandbox
 from mycode_builtin_tools.tools import run_command as rc
 
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return False
-    return state != "Z"
-
-
-def _wait_dead(pid: int, seconds: float = 5.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if not _alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
-
+from mycode_core.testing.host import process_alive, wait_until
 
 MODES = [
     "off",
@@ -101,7 +85,9 @@ def test_background_process_does_not_block_and_dies_with_the_call(
     assert time.monotonic() - started < 60
     assert "started" in result.text() and not result.is_error
     pid = int((workspace / "bg.pid").read_text())
-    assert _wait_dead(pid), "a background process outlived its command"
+    assert wait_until(lambda: not process_alive(pid), 5.0), (
+        "a background process outlived its command"
+    )
 
 
 def test_long_output_is_capped_and_saved(run) -> None:

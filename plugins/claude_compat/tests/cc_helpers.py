@@ -95,23 +95,16 @@ class Env:
         *args: str,
         prompt: str = "do the task",
         timeout: float = 120,
+        env: dict[str, str | None] | None = None,
     ) -> CliResult:
         """``mycode -p PROMPT`` with a scripted model, stream-json, bypass mode."""
         model = write_script(self.root / "script.json", turns)
+        flags = ["--output-format", "stream-json", "--permission-mode", "bypass"]
         return run_cli(
-            [
-                "-p",
-                prompt,
-                "--model",
-                model,
-                "--output-format",
-                "stream-json",
-                "--permission-mode",
-                "bypass",
-                *args,
-            ],
+            ["-p", prompt, "--model", model, *flags, *args],
             cwd=self.workspace,
             home=self.home,
+            env=env,
             timeout=timeout,
         )
 

@@ -13,20 +13,7 @@ from mycode_core.testing import FakeOpenAIServer, run_cli, turn
 
 def _server_run(env: Env, server: FakeOpenAIServer, prompt: str = "do the task") -> object:
     return run_cli(
-        [
-            "-p",
-            prompt,
-            "--model",
-            "m",
-            "--base-url",
-            server.base_url,
-            "--api-key",
-            "k",
-            "--output-format",
-            "stream-json",
-            "--permission-mode",
-            "bypass",
-        ],
+        [*server.cli_args(prompt, output_format="stream-json"), "--permission-mode", "bypass"],
         cwd=env.workspace,
         home=env.home,
     )
@@ -225,21 +212,8 @@ def test_a_hook_declaring_itself_async_is_not_waited_for(env: Env) -> None:
 def test_user_claude_settings_are_read_only_when_enabled(env: Env) -> None:
     fake_home = env.root / "userhome"
     hooks_file(fake_home / ".claude/settings.json", {"PreToolUse": [(None, [env.hook("user")])]})
-    from mycode_core.testing import run_cli, write_script
-
-    model = write_script(env.root / "s.json", [bash("echo hi")])
-    args = [
-        "-p",
-        "x",
-        "--model",
-        model,
-        "--output-format",
-        "stream-json",
-        "--permission-mode",
-        "bypass",
-    ]
-    run_cli(args, cwd=env.workspace, home=env.home, env={"HOME": str(fake_home)})
+    env.run([bash("echo hi")], prompt="x", env={"HOME": str(fake_home)})
     assert env.log("user") == []
     (env.home / "config.toml").write_text("[claude_compat]\nuser_claude_settings = true\n")
-    run_cli(args, cwd=env.workspace, home=env.home, env={"HOME": str(fake_home)})
+    env.run([bash("echo hi")], prompt="x", env={"HOME": str(fake_home)})
     assert len(env.log("user")) == 1

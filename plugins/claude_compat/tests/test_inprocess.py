@@ -10,7 +10,6 @@ from mycode_claude_compat import plugin
 
 from mycode_core import hookimpl
 from mycode_core.records import PermissionVerdict, Tool
-from mycode_core.runtime.loop import AgentRunner
 from mycode_core.testing import make_runner, run_events, tools_plugin
 
 
@@ -31,23 +30,16 @@ def test_notification_runs_before_a_permission_question(tmp_path: Path) -> None:
         order.append(f"asked after {len(env.log('note'))} notification(s)")
         return options[0]
 
-    template = make_runner(
+    runner = make_runner(
         tmp_path,
         plugin,
         Asker(),
         tools_plugin(_tool("hello", "hi")),
         turns=[{"tool_calls": [{"name": "hello", "arguments": {}}]}],
-    )
-    hooks_file(template.home / "hooks.json", {"Notification": [(None, [env.hook("note")])]})
-    runner = AgentRunner(
-        pm=template.pm,
-        settings=template.settings,
-        workspace=template.workspace,
-        home=template.home,
         session_id="n1",
-        interactive=True,
         ask=ask,
     )
+    hooks_file(runner.home / "hooks.json", {"Notification": [(None, [env.hook("note")])]})
     run_events(runner)
     assert order == ["asked after 1 notification(s)"]
     (note,) = env.log("note")

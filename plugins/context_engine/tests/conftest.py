@@ -54,8 +54,8 @@ def run(
     server: FakeOpenAIServer, workspace: Path, home: Path, prompt: str, *extra: str
 ) -> CliResult:
     """``mycode -p PROMPT`` against ``server`` with the built-in tools and this plugin."""
-    args = ["-p", prompt, "--model", "m", "--base-url", server.base_url, "--api-key", "x"]
-    args += ["--output-format", "stream-json", "--permission-mode", "bypass", "--max-steps", "400"]
+    args = server.cli_args(prompt, output_format="stream-json")
+    args += ["--permission-mode", "bypass", "--max-steps", "400"]
     return run_cli(
         [*args, *extra],
         cwd=workspace,

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from mycode_core.config import Settings
 from mycode_core.records import RunContext, ToolResult
+from mycode_core.testing.host import wait_until
 
 HERE = Path(__file__).parent
 FEATURE_SERVER = HERE / "servers" / "feature_server.py"
@@ -94,31 +93,6 @@ class Run:
         return [e for e in self.events if e.type == kind]
 
 
-def wait_for(predicate: Any, timeout: float = 10.0) -> bool:
-    """Poll ``predicate`` until true (bounded)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return bool(predicate())
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process exists and is not a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state != "Z"
-
-
 def free_port() -> int:
     """A TCP port that was free a moment ago."""
     with socket.socket() as sock:
@@ -141,7 +115,14 @@ def start_http_server(port: int, *extra: str) -> subprocess.Popen[bytes]:
         except OSError:
             return False
 
-    if not wait_for(accepting, 20.0):
+    if not wait_until(accepting, 20.0):
         proc.kill()
         raise RuntimeError("HTTP test server did not start")
     return proc
+
+
+def assert_not_imported(code: str) -> subprocess.CompletedProcess[str]:
+    """Run ``python -c CODE`` (which asserts what it must not have imported); it must pass."""
+    done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
-from mcp_helpers import BIN, feature, pid_alive, wait_for
+from mcp_helpers import BIN, assert_not_imported, feature
 from mycode_mcp_bridge.cli import mcp_cli
+
+from mycode_core.testing.host import process_alive, wait_until
 
 
 def _invoke(*args: str):  # type: ignore[no-untyped-def]
@@ -152,6 +154,20 @@ def _mycode(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedProce
     )
 
 
+def _scripted_run(
+    prompt: str, script: Path, config: Path, home: Path, workspace: Path
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """``mycode -p PROMPT`` with the scripted model and ``--mcp-config``; it must succeed."""
+    done = _mycode(
+        ["-p", prompt, "--model", f"scripted:{script}", "--mcp-config", str(config),
+         "--output-format", "stream-json", "--cwd", str(workspace), "--completion-policy", "off"],
+        home,
+        workspace,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done, [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
 def test_end_to_end_run_with_mcp_config(workspace: Path, home: Path, tmp_path: Path) -> None:
     marker = tmp_path / "pids"
     config = tmp_path / "servers.json"
@@ -165,14 +181,7 @@ def test_end_to_end_run_with_mcp_config(workspace: Path, home: Path, tmp_path: P
     script.write_text(
         json.dumps([{"content": "using MCP", "tool_calls": calls}, {"content": "all done"}])
     )
-    done = _mycode(
-        ["-p", "use the MCP tools", "--model", f"scripted:{script}", "--mcp-config", str(config),
-         "--output-format", "stream-json", "--cwd", str(workspace), "--completion-policy", "off"],
-        home,
-        workspace,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    done, events = _scripted_run("use the MCP tools", script, config, home, workspace)
     calls_seen = [e["name"] for e in events if e["type"] == "tool_call"]
     assert calls_seen == ["mcp__feat__echo", "mcp__feat__fail", "mcp__feat__slow_count"]
     results = {e["name"]: e for e in events if e["type"] == "tool_result"}
@@ -185,7 +194,7 @@ def test_end_to_end_run_with_mcp_config(workspace: Path, home: Path, tmp_path: P
     assert events[-1]["type"] == "result" and events[-1]["stop_reason"] == "completed"
     assert "noise" not in done.stderr and "starting" not in done.stderr  # server stderr kept out
     pids = [int(p) for p in marker.read_text().split()]
-    assert pids and wait_for(lambda: not any(pid_alive(p) for p in pids), 10)
+    assert pids and wait_until(lambda: not any(process_alive(p) for p in pids), 10)
 
 
 def test_end_to_end_failed_server_is_a_notice(workspace: Path, home: Path, tmp_path: Path) -> None:
@@ -193,14 +202,7 @@ def test_end_to_end_failed_server_is_a_notice(workspace: Path, home: Path, tmp_p
     config.write_text(json.dumps({"mcpServers": {"gone": {"command": "/nonexistent/mcp-gone"}}}))
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"content": "nothing to do"}]))
-    done = _mycode(
-        ["-p", "hi", "--model", f"scripted:{script}", "--mcp-config", str(config),
-         "--output-format", "stream-json", "--cwd", str(workspace), "--completion-policy", "off"],
-        home,
-        workspace,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    done, events = _scripted_run("hi", script, config, home, workspace)
     notices = [e for e in events if e["type"] == "notice" and e.get("source") == "mcp_bridge"]
     assert len(notices) == 1 and "command not found" in notices[0]["message"]
     assert events[0]["type"] == "system"
@@ -226,8 +228,7 @@ def test_help_does_not_import_mcp() -> None:
         "bad = [m for m in ('mcp', 'anyio', 'httpx2') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = assert_not_imported(code)
     assert "mcp" in done.stdout  # the subcommand is listed
 
 
@@ -246,4 +247,4 @@ def test_mycode_tools_lists_mcp_tools_and_stops_the_servers(
     assert rows["mcp__feat__echo"]["parameters"]["type"] == "object"
     assert rows["read_file"]["plugin"] == "builtin_tools"
     pids = [int(p) for p in marker.read_text().split()]
-    assert pids and wait_for(lambda: not any(pid_alive(p) for p in pids), 10)
+    assert pids and wait_until(lambda: not any(process_alive(p) for p in pids), 10)

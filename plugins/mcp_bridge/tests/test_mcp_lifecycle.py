@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import textwrap
 import threading
 import time
 from pathlib import Path
 
-from mcp_helpers import PYTHON, feature, free_port, pid_alive, start_http_server, wait_for
+from mcp_helpers import PYTHON, assert_not_imported, feature, free_port, start_http_server
+
+from mycode_core.testing.host import process_alive, wait_until
 
 
 def _pids(marker: Path) -> list[int]:
@@ -63,12 +64,12 @@ def test_failures_at_start_are_reported_once_and_the_run_goes_on(make_run) -> No
 def test_list_changed_adds_and_removes_tools(make_run) -> None:
     run = make_run({"feat": feature()})
     assert run.call("mcp__feat__grow", {"tool_name": "fresh"}).content == "added fresh"
-    assert wait_for(lambda: "mcp__feat__fresh" in run.context.tools.names())
+    assert wait_until(lambda: "mcp__feat__fresh" in run.context.tools.names())
     assert run.call("mcp__feat__fresh", {"x": 7}).content == "fresh says 7"
     assert run.call("mcp__feat__shrink", {"tool_name": "fresh"}).content == "removed fresh"
-    assert wait_for(lambda: "mcp__feat__fresh" not in run.context.tools.names())
+    assert wait_until(lambda: "mcp__feat__fresh" not in run.context.tools.names())
     assert run.call("mcp__feat__shrink", {"tool_name": "peek"}).content == "removed peek"
-    assert wait_for(lambda: "mcp__feat__peek" not in run.context.tools.names())
+    assert wait_until(lambda: "mcp__feat__peek" not in run.context.tools.names())
 
 
 def test_crash_is_reported_and_restarted_once(make_run, tmp_path: Path) -> None:
@@ -98,7 +99,7 @@ def test_idle_crash_is_noticed_and_next_call_restarts(make_run, tmp_path: Path) 
     import signal
 
     os.kill(_pids(marker)[0], signal.SIGKILL)
-    assert wait_for(lambda: any("crashed" in n for n in run.notices()))
+    assert wait_until(lambda: any("crashed" in n for n in run.notices()))
     assert run.call("mcp__feat__echo", {"text": "revived"}).content == "revived"
     assert len(_pids(marker)) == 2
 
@@ -113,10 +114,10 @@ def test_timeout_and_hung_server(make_run, tmp_path: Path) -> None:
     hung = run.call("mcp__feat__hang")
     assert hung.is_error and "timed out" in str(hung.content)
     assert time.monotonic() - started < 5
-    assert wait_for(lambda: any("hung" in n for n in run.notices()), 10)
+    assert wait_until(lambda: any("hung" in n for n in run.notices()), 10)
     first = _pids(marker)[0]
     assert run.call("mcp__feat__echo", {"text": "restarted"}).content == "restarted"
-    assert wait_for(lambda: not pid_alive(first), 10)
+    assert wait_until(lambda: not process_alive(first), 10)
     notices = run.notices()
     assert any("did not answer 'nap' within 1.5 s" in n for n in notices)
     assert any("hanging now" in n for n in notices if "hung" in n)
@@ -157,7 +158,7 @@ def test_clean_shutdown_leaves_no_process(make_run, tmp_path: Path) -> None:
     started = time.monotonic()
     run.close()
     assert time.monotonic() - started < 10
-    assert wait_for(lambda: not any(pid_alive(p) for p in pids), 10)
+    assert wait_until(lambda: not any(process_alive(p) for p in pids), 10)
     after = run.call("mcp__a__echo", {"text": "x"})
     assert after.is_error
     run.close()  # idempotent
@@ -186,7 +187,7 @@ def test_exit_without_cleanup_still_stops_servers(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "started" in done.stdout
     pids = _pids(marker)
-    assert pids and wait_for(lambda: not any(pid_alive(p) for p in pids), 10)
+    assert pids and wait_until(lambda: not any(process_alive(p) for p in pids), 10)
 
 
 def test_http_server_with_expanded_headers(make_run, monkeypatch) -> None:
@@ -249,8 +250,7 @@ def test_module_import_stays_light() -> None:
         "bad = [m for m in ('mcp', 'anyio', 'httpx2', 'openai', 'rich') if m in sys.modules];"
         "print(bad); assert not bad"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert_not_imported(code)
 
 
 def test_mcp_section_options(workspace: Path, home: Path, runs) -> None:

@@ -13,7 +13,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from mcp_helpers import BIN, wait_for
+from mcp_helpers import BIN
+
+from mycode_core.testing.host import wait_until
 
 EVERYTHING_DIR = os.environ.get("MYCODE_TEST_EVERYTHING_DIR", "")
 EVERYTHING_JS = (
@@ -101,8 +103,8 @@ def test_everything_server(make_run, workspace: Path, monkeypatch: pytest.Monkey
     # list_changed: the server registers tools that depend on client capabilities after
     # initialisation (we offer roots) and announces them with notifications/tools/list_changed.
     connection = run.bridge.connections["everything"]
-    assert wait_for(lambda: connection.list_changes >= 1, 10)
-    assert wait_for(lambda: "mcp__everything__get-roots-list" in run.context.tools.names(), 10)
+    assert wait_until(lambda: connection.list_changes >= 1, 10)
+    assert wait_until(lambda: "mcp__everything__get-roots-list" in run.context.tools.names(), 10)
     roots = run.call("mcp__everything__get-roots-list")
     assert workspace.resolve().as_uri() in str(roots.content)
 

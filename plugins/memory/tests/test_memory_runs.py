@@ -21,6 +21,20 @@ from mycode_core.testing import (
 )
 
 
+def _served_run(
+    workspace: Path, home: Path, prompt: str, env: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """``mycode -p PROMPT`` against a fake server answering "ok"; the first request's body."""
+    with FakeOpenAIServer([turn("ok")]) as server:
+        run = run_cli(server.cli_args(prompt), cwd=workspace, home=home, env=env)
+        assert run.rc == 0, run.stderr
+        return server.chat_requests[0].body
+
+
+def _system_prompt(body: dict[str, Any]) -> str:
+    return str(body["messages"][0]["content"])
+
+
 def test_remember_tool_results(tmp_path: Path) -> None:
     context = make_context(tmp_path)
     ok = call_tool(REMEMBER, {"note": "run tests with tox -e py"}, context)
@@ -81,23 +95,7 @@ def test_notes_persist_across_sessions(tmp_path: Path) -> None:
     assert first.rc == 0, first.stderr
     results = first.of_type("tool_result")
     assert results and not results[0]["is_error"], results
-    with FakeOpenAIServer([turn("hello")]) as server:
-        second = run_cli(
-            [
-                "-p",
-                "where is the API?",
-                "--model",
-                "m",
-                "--base-url",
-                server.base_url,
-                "--api-key",
-                "x",
-            ],
-            cwd=workspace,
-            home=home,
-        )
-        assert second.rc == 0, second.stderr
-        system = server.chat_requests[0].messages[0]["content"]
+    system = _system_prompt(_served_run(workspace, home, "where is the API?"))
     assert "# Memory" in system and "the API lives in srv/" in system
     assert sorted(p.name for p in workspace.iterdir()) == []
 
@@ -145,15 +143,7 @@ def test_disabled_plugin_leaves_no_trace(tmp_path: Path) -> None:
     workspace.mkdir()
     MemoryStore(home, workspace).add("a secret plan", "project")
     env: dict[str, Any] = {"MYCODE_DISABLE_PLUGINS": "memory"}
-    with FakeOpenAIServer([turn("hello")]) as server:
-        run = run_cli(
-            ["-p", "hi", "--model", "m", "--base-url", server.base_url, "--api-key", "x"],
-            cwd=workspace,
-            home=home,
-            env=env,
-        )
-        assert run.rc == 0, run.stderr
-        body = server.chat_requests[0].body
+    body = _served_run(workspace, home, "hi", env)
     assert "a secret plan" not in json.dumps(body)
     assert "remember" not in [t["function"]["name"] for t in body.get("tools", [])]
     command = run_cli(["memory", "list"], cwd=workspace, home=home, env=env)
@@ -167,23 +157,7 @@ def test_print_mode_ranks_notes_for_the_task_and_runs_slash_commands(tmp_path: P
     store.add("the frontend build uses vite", "project")
     store.add("database migrations run with alembic upgrade head", "project")
     store.add("prefers British spelling", "user")
-    with FakeOpenAIServer([turn("ok")]) as server:
-        run = run_cli(
-            [
-                "-p",
-                "write a database migration",
-                "--model",
-                "m",
-                "--base-url",
-                server.base_url,
-                "--api-key",
-                "x",
-            ],
-            cwd=workspace,
-            home=home,
-        )
-        assert run.rc == 0, run.stderr
-        system = server.chat_requests[0].messages[0]["content"]
+    system = _system_prompt(_served_run(workspace, home, "write a database migration"))
     memory = system.split("# Memory", 1)[1]
     assert memory.index("alembic") < memory.index("British") < memory.index("vite")
     idle = write_script(tmp_path / "idle.json", [])

@@ -13,13 +13,7 @@ from skill_helpers import write_skill
 
 from mycode_core.testing import installed_plugin, make_runner, run_events
 
-
-@pytest.fixture(autouse=True)
-def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    user = tmp_path / "user-home"
-    user.mkdir()
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_home")
 
 
 @pytest.mark.parametrize(

@@ -73,18 +73,7 @@ def test_disabled_plugin_leaves_no_trace(dirs: dict[str, Path]) -> None:
     env = {"MYCODE_DISABLE_PLUGINS": "skills"}
     with FakeOpenAIServer([turn("hello")]) as server:
         result = _run(
-            [
-                "-p",
-                "hi",
-                "--model",
-                "m",
-                "--base-url",
-                server.base_url,
-                "--api-key",
-                "x",
-                "--output-format",
-                "stream-json",
-            ],
+            server.cli_args("hi", output_format="stream-json"),
             dirs,
             **env,
         )
@@ -102,18 +91,7 @@ def test_disabled_plugin_leaves_no_trace(dirs: dict[str, Path]) -> None:
 def test_enabled_run_lists_skills_and_reports_the_invalid_one(dirs: dict[str, Path]) -> None:
     with FakeOpenAIServer([turn("hello")]) as server:
         result = _run(
-            [
-                "-p",
-                "hi",
-                "--model",
-                "m",
-                "--base-url",
-                server.base_url,
-                "--api-key",
-                "x",
-                "--output-format",
-                "stream-json",
-            ],
+            server.cli_args("hi", output_format="stream-json"),
             dirs,
         )
         assert result.rc == 0, result.stderr
@@ -132,18 +110,7 @@ def test_print_mode_slash_commands(dirs: dict[str, Path], tmp_path: Path) -> Non
     assert "home-skill (user): From MYCODE_HOME." in listed.stdout
     with FakeOpenAIServer([turn("done")]) as server:
         forced = _run(
-            [
-                "-p",
-                "/skill:home-skill tidy the repo",
-                "--model",
-                "m",
-                "--base-url",
-                server.base_url,
-                "--api-key",
-                "x",
-                "--completion-policy",
-                "off",
-            ],
+            [*server.cli_args("/skill:home-skill tidy the repo"), "--completion-policy", "off"],
             dirs,
         )
         assert forced.rc == 0, forced.stderr

@@ -15,13 +15,7 @@ from skill_helpers import write_skill
 from mycode_core.records import ToolResult
 from mycode_core.testing import call_tool, make_context, make_runner, run_events
 
-
-@pytest.fixture(autouse=True)
-def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    user = tmp_path / "user-home"
-    user.mkdir()
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_home")
 
 
 def _load(context: Any, name: str) -> ToolResult:

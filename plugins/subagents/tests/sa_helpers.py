@@ -59,8 +59,8 @@ def run(
 ) -> CliResult:
     """``mycode -p PROMPT`` on the fake server, with ``MYCODE_HOME`` next to ``ws``."""
     path = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    args = ["-p", prompt, "--model", "fake-model", "--base-url", server.base_url,
-            "--api-key", "test", "--output-format", output, "--cwd", str(ws), *extra]  # fmt: skip
+    args = server.cli_args(prompt, output_format=output, model="fake-model")
+    args += ["--cwd", str(ws), *extra]
     return run_cli(
         args, ws, ws.parent / "home", {**path, **(env or {})}, timeout=120, pythonpath=pythonpath
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sa_helpers import answer, call, calls, child_events, delegate, main_events, run, workspace
 
-from mycode_core.testing import FakeOpenAIServer, delayed
+from mycode_core.testing import CliResult, FakeOpenAIServer, delayed
 
 PROJECT = {
     "calc.py": "def add(a, b):\n    return a - b\n",
@@ -68,33 +68,33 @@ def _spans(server: FakeOpenAIServer, markers: list[str]) -> dict[str, tuple[floa
     return spans
 
 
-def test_read_only_children_run_in_parallel(tmp_path: Path) -> None:
+def _children(
+    tmp_path: Path, markers: list[str], task: str, agent: str, delay: float
+) -> tuple[CliResult, dict[str, tuple[float, float]]]:
+    """A parent delegating one child per marker at once; each child's first answer (a glob
+    call) takes ``delay`` seconds. Returns the run and each child's model-request span."""
     ws = workspace(tmp_path, {"a.py": "x = 1\n"})
-    markers = ["KID-A:", "KID-B:", "KID-C:"]
-    first = calls(*[delegate(f"d{i}", f"{m} look", "explore") for i, m in enumerate(markers)])
+    first = calls(*[delegate(f"d{i}", f"{m} {task}", agent) for i, m in enumerate(markers)])
     with FakeOpenAIServer([first, answer("all done")]) as server:
         for marker in markers:
             # the child's first answer takes a while; its second request comes after it
             glob = calls(call("glob", "g", pattern="*.py"))
-            server.route(marker, delayed(1.5, glob), answer("x"))
+            server.route(marker, delayed(delay, glob), answer("x"))
         result = run(server, ws)
     assert result.rc == 0, result.stderr
+    return result, _spans(server, markers)
+
+
+def test_read_only_children_run_in_parallel(tmp_path: Path) -> None:
+    markers = ["KID-A:", "KID-B:", "KID-C:"]
+    result, spans = _children(tmp_path, markers, "look", "explore", 1.5)
     assert len({e["agent_id"] for e in child_events(result)}) == 3
-    spans = _spans(server, markers)
     starts = sorted(start for start, _ in spans.values())
     ends = sorted(end for _, end in spans.values())
     assert starts[-1] < ends[0], f"the children did not overlap: {spans}"
 
 
 def test_writing_children_run_one_at_a_time(tmp_path: Path) -> None:
-    ws = workspace(tmp_path, {"a.py": "x = 1\n"})
-    markers = ["KID-A:", "KID-B:"]
-    first = calls(*[delegate(f"d{i}", f"{m} edit", "general") for i, m in enumerate(markers)])
-    with FakeOpenAIServer([first, answer("all done")]) as server:
-        for marker in markers:
-            glob = calls(call("glob", "g", pattern="*.py"))
-            server.route(marker, delayed(0.3, glob), answer("x"))
-        result = run(server, ws)
-    assert result.rc == 0, result.stderr
-    spans = sorted(_spans(server, markers).values())
+    _, by_marker = _children(tmp_path, ["KID-A:", "KID-B:"], "edit", "general", 0.3)
+    spans = sorted(by_marker.values())
     assert spans[0][1] < spans[1][0], f"the writing children overlapped: {spans}"

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 from pathlib import Path
 
 from sa_helpers import answer, calls, delegate, requests_for, run, workspace
 
-from mycode_core.testing import (
-    FakeOpenAIServer,
-    cli_env,
-    delayed,
-    mycode_command,
-    signals_as_in_a_terminal,
-    tool_pairing_problems,
-)
+from mycode_core.testing import FakeOpenAIServer, delayed, start_cli, tool_pairing_problems
 
 
 def test_ctrl_c_cancels_the_child_and_resume_closes_its_call(tmp_path: Path) -> None:
@@ -24,18 +16,8 @@ def test_ctrl_c_cancels_the_child_and_resume_closes_its_call(tmp_path: Path) -> 
     home = ws.parent / "home"
     with FakeOpenAIServer([calls(delegate("d1", "CHILD: slow", "explore"))]) as server:
         server.route("CHILD:", delayed(60, answer("too late")))
-        args = ["-p", "PARENT: task", "--model", "fake-model", "--base-url", server.base_url,
-                "--api-key", "test", "--output-format", "stream-json"]  # fmt: skip
-        process = subprocess.Popen(
-            [*mycode_command(), *args],
-            cwd=ws,
-            env=cli_env(home),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=signals_as_in_a_terminal,
-        )
+        args = server.cli_args("PARENT: task", output_format="stream-json", model="fake-model")
+        process = start_cli(args, ws, home)
         try:
             assert server.wait_for_requests(2, timeout=60), "the child never called the model"
             process.send_signal(signal.SIGINT)
