@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from mycode_builtin_tools import processes, sandbox
-from mycode_builtin_tools.permissions import gitwrites
 from mycode_core import RunContext, tool
 from mycode_core.records import ToolResult
 
@@ -270,6 +269,9 @@ def _sandbox_argv(
 ) -> list[str]:
     if not sandboxed(context):
         return argv
+    # the command judgement is big to import: loaded with the first command, not at start-up
+    from mycode_builtin_tools.permissions import gitwrites
+
     return sandbox.wrap(
         argv,
         git_writable=gitwrites.git_only_writes(command),
