@@ -187,13 +187,14 @@ def _order(lines: list[str], mode: str, base: Path) -> list[str]:
     return lines
 
 
+Where = Annotated[ReadPath, "File or folder to search (default: the workspace root)."]
+
+
 @tool(name="grep", read_only=True, description=DESCRIPTION)
 def grep(
     run: RunContext,
     pattern: Annotated[str, "Regular expression."],
-    path: Annotated[ReadPath, "File or folder to search (default: the workspace root)."] = Path(
-        "."
-    ),
+    path: Where = Path("."),
     glob: Annotated[str | None, "Only files matching this glob."] = None,
     output_mode: Literal["content", "files_with_matches", "count"] | None = None,
     case_insensitive: bool | None = None,
