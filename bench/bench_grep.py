@@ -25,7 +25,7 @@ from typing import Any
 
 from common import medians
 from mycode_builtin_tools.ripgrep import rg_path
-from mycode_builtin_tools.tools.grep_tool import _rg_command, grep
+from mycode_builtin_tools.tools.grep_tool import Query, _rg_command, grep
 
 from mycode_core.config import Settings
 from mycode_core.records import RunContext
@@ -49,7 +49,7 @@ def _trees() -> list[Path]:
 def _time_tool(root: Path, home: Path, mode: str, pattern: str) -> float:
     context = RunContext(workspace=root, home=home, settings=Settings(), session_id="bench")
     started = time.perf_counter()
-    result = grep({"pattern": pattern, "output_mode": mode}, context)
+    result = grep.handler({"pattern": pattern, "output_mode": mode}, context)
     elapsed = time.perf_counter() - started
     if result.is_error:
         raise SystemExit(f"grep tool failed: {result.text()}")
@@ -67,7 +67,7 @@ def _time_rg(root: Path, mode: str, pattern: str) -> float:
 
 
 def _time_rg_same_flags(root: Path, mode: str, pattern: str) -> float:
-    cmd = _rg_command({"pattern": pattern}, ".", mode)
+    cmd = _rg_command(Query(pattern), ".", mode)
     started = time.perf_counter()
     subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
     return time.perf_counter() - started

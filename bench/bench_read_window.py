@@ -30,7 +30,7 @@ context = RunContext(workspace=ws, home=ws.parent / "home", settings=Settings(),
 elapsed, shown = 0.0, 0
 if do_read:
     started = time.perf_counter()
-    result = read_file({"path": "big.log", "offset": offset, "limit": 100}, context)
+    result = read_file.handler({"path": "big.log", "offset": offset, "limit": 100}, context)
     elapsed = time.perf_counter() - started
     assert not result.is_error, result.text()[:300]
     shown = result.text().count("\\n")

@@ -66,7 +66,9 @@ def test_stdin_is_closed(run) -> None:
 def test_timeout_kills_grandchildren(mode: str, new_context, wait_gone) -> None:
     ctx = new_context(sandbox=mode)
     started = time.monotonic()
-    result = rc.run_command({"command": "bash -c 'sleep 301.5 & wait' & wait", "timeout": 1}, ctx)
+    result = rc.run_command.handler(
+        {"command": "bash -c 'sleep 301.5 & wait' & wait", "timeout": 1}, ctx
+    )
     assert time.monotonic() - started < 60
     assert result.is_error and result.metadata["timed_out"] is True
     assert "timed out after 1 s" in result.text()
@@ -110,9 +112,9 @@ def test_short_output_leaves_no_artifact(run, context) -> None:
 
 
 def test_default_and_max_timeout(context) -> None:
-    assert rc._timeout({}, context) == 120
-    assert rc._timeout({"timeout": 5000}, context) == 600
-    assert rc._timeout({"timeout": 3}, context) == 3
+    assert rc._timeout(None, context) == 120
+    assert rc._timeout(5000, context) == 600
+    assert rc._timeout(3, context) == 3
 
 
 def test_ansi_codes_stripped(run) -> None:
@@ -126,14 +128,14 @@ def test_sandbox_blocks_writes_outside_and_network(workspace: Path, new_context)
     ctx = new_context(sandbox=True)
     outside = Path(f"/var/tmp/mycode-sandbox-probe-{os.getpid()}")
     try:
-        result = run_command({"command": f"echo x > inside.txt; echo y > {outside}"}, ctx)
+        result = run_command.handler({"command": f"echo x > inside.txt; echo y > {outside}"}, ctx)
         assert (workspace / "inside.txt").read_text() == "x\n"
         assert not outside.exists() and result.is_error
         assert "Read-only file system" in result.text()
     finally:
         outside.unlink(missing_ok=True)
     probe = "import socket; print(sorted(n for _, n in socket.if_nameindex()))"
-    inside = run_command({"command": f'python3 -c "{probe}"'}, ctx).text()
+    inside = run_command.handler({"command": f'python3 -c "{probe}"'}, ctx).text()
     assert inside.startswith("['lo']")
 
 
@@ -141,7 +143,7 @@ def test_sandbox_blocks_writes_outside_and_network(workspace: Path, new_context)
 def test_setsid_and_double_forks_do_not_outlive_the_call(mode: str, new_context, wait_gone) -> None:
     ctx = new_context(sandbox=mode)
     command = "setsid sleep 303.25 >/dev/null 2>&1 & (sleep 303.5 >/dev/null 2>&1 &); echo ok"
-    result = rc.run_command({"command": command}, ctx)
+    result = rc.run_command.handler({"command": command}, ctx)
     assert "ok" in result.text()
     assert wait_gone("sleep 303.25") and wait_gone("sleep 303.5")
 
@@ -155,7 +157,7 @@ def test_a_setsid_daemon_with_a_cleared_environment_is_killed(new_context, wait_
     known = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         command = "setsid sh -c 'env -i sleep 306.75 >/dev/null 2>&1 &'; echo ok"
-        result = rc.run_command({"command": command}, ctx)
+        result = rc.run_command.handler({"command": command}, ctx)
         assert "ok" in result.text()
         assert wait_gone("sleep 306.75")
         assert known.poll() is None  # a child mycode had before the call is kept
@@ -170,7 +172,7 @@ def test_cancelled_run_stops_the_command_and_says_so(mode: str, new_context, wai
 
     ctx = new_context(sandbox=mode)
     threading.Timer(1.0, ctx.cancelled.set).start()
-    result = rc.run_command({"command": "sleep 304.5; echo never", "timeout": 120}, ctx)
+    result = rc.run_command.handler({"command": "sleep 304.5; echo never", "timeout": 120}, ctx)
     assert result.is_error and result.metadata["interrupted"] is True
     assert "interrupted" in result.text() and "never" not in result.text()
     assert wait_gone("sleep 304.5")

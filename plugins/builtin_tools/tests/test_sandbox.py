@@ -50,7 +50,7 @@ def _ctx(workspace: Path, home: Path, **settings: Any) -> RunContext:
 
 
 def _run(ctx: RunContext, command: str, timeout: int = 60) -> str:
-    result = rc.run_command({"command": command, "timeout": timeout}, ctx)
+    result = rc.run_command.handler({"command": command, "timeout": timeout}, ctx)
     assert result.metadata.get("sandboxed") is True
     return result.text()
 
@@ -284,7 +284,7 @@ def test_configured_writable_path(workspace: Path, home: Path, tmp_path: Path) -
 
 def test_bypass_and_off_never_sandbox(workspace: Path, home: Path) -> None:
     for settings in ({"permission_mode": "bypass"}, {"sandbox": "off"}):
-        result = rc.run_command({"command": "echo $$"}, _ctx(workspace, home, **settings))
+        result = rc.run_command.handler({"command": "echo $$"}, _ctx(workspace, home, **settings))
         assert result.metadata["sandboxed"] is False
 
 

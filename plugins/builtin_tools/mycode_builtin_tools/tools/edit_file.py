@@ -7,14 +7,21 @@ kept; the write is atomic; a file that changed on disk since it was read is refu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated
 
 from mycode_builtin_tools import encoding, readstate
 from mycode_builtin_tools.atomic import atomic_write
 from mycode_builtin_tools.diffs import closest_region, line_numbers_of, short_diff
-from mycode_core import safeopen
-from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
+from mycode_core import RunContext, WritePath, safeopen, tool
+from mycode_core.paths import relative
 from mycode_core.records import ToolResult
+
+DESCRIPTION = (
+    "Replace an exact string in a file read earlier with read_file. old_string must match "
+    "the file exactly (without line-number prefixes) and be unique unless replace_all is "
+    "true; include surrounding lines to make it unique. Line endings, encoding and the rest "
+    "of the file are kept. Refused if the file changed since it was read."
+)
 
 
 def _adapt_newlines(text: str, old: str, new: str) -> tuple[str, str]:
@@ -43,18 +50,17 @@ def _not_found(text: str, old: str, rel: str) -> ToolResult:
     return ToolResult.error(message)
 
 
-def edit_file(arguments: dict[str, Any], context: Any) -> ToolResult:
+@tool(name="edit_file", description=DESCRIPTION)
+def edit_file(
+    context: RunContext,
+    path: Annotated[WritePath, "File path, relative to the workspace root."],
+    old_string: Annotated[str, "Exact text to replace."],
+    new_string: Annotated[str, "Replacement text."],
+    replace_all: bool = False,
+) -> ToolResult:
     """Replace ``old_string`` with ``new_string`` in a file read earlier in the session."""
-    try:
-        path = resolve_in_workspace(arguments.get("path"), context, write=True)
-    except BoundaryError as exc:
-        return ToolResult.error(str(exc))
     rel = relative(path, context)
-    old = arguments.get("old_string")
-    new = arguments.get("new_string")
-    replace_all = bool(arguments.get("replace_all", False))
-    if not isinstance(old, str) or not isinstance(new, str):
-        return ToolResult.error("old_string and new_string must both be strings.")
+    old, new = old_string, new_string
     if path.is_dir():
         return ToolResult.error(f"{rel} is a directory; edit_file works on files.")
     if not path.exists():
@@ -72,7 +78,9 @@ def edit_file(arguments: dict[str, Any], context: Any) -> ToolResult:
         return _edit(context, path, rel, old, new, replace_all)
 
 
-def _edit(context: Any, path: Path, rel: str, old: str, new: str, replace_all: bool) -> ToolResult:
+def _edit(
+    context: RunContext, path: Path, rel: str, old: str, new: str, replace_all: bool
+) -> ToolResult:
     """The stale check, the replacement and the write, under the folder's lock."""
     stale = readstate.stale_reason(context, path, rel)
     if stale:

@@ -10,12 +10,18 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated
 
 from mycode_builtin_tools.walk import list_files, skip_dirs_for
+from mycode_core import ReadPath, RunContext, tool
 from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
+DESCRIPTION = (
+    "Find files by name pattern, e.g. '**/*.py' or 'src/**/test_*.{js,ts}'. '*' stays in one "
+    "folder, '**' crosses folders. Respects .gitignore; skips .git, node_modules and "
+    "virtualenvs. Newest first, at most 100 results."
+)
 MAX_RESULTS = 100
 
 
@@ -69,8 +75,9 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     return re.compile("(?:" + "|".join(alternatives) + r")\Z", re.DOTALL)
 
 
-def _split_pattern(pattern: str, base: Path, context: Any) -> tuple[str, Path]:
-    """Make an absolute pattern relative to ``base`` (it must stay inside the workspace)."""
+def _split_pattern(pattern: str, base: Path, context: RunContext) -> tuple[str, Path]:
+    """Make an absolute pattern relative to ``base``: its fixed leading folders are a path the
+    model wrote inside the pattern, so they go through the workspace boundary here."""
     pattern = pattern.replace("\\", "/")
     if pattern.startswith("/"):
         static = []
@@ -94,16 +101,19 @@ def _matches(base: Path, pattern: str) -> list[str]:
     return [rel for rel in list_files(base, skip_dirs_for(pattern)) if regex.match(rel)]
 
 
-def glob(arguments: dict[str, Any], context: Any) -> ToolResult:
+@tool(name="glob", read_only=True, description=DESCRIPTION)
+def glob(
+    context: RunContext,
+    pattern: Annotated[str, "Glob pattern."],
+    path: Annotated[ReadPath, "Folder to search (default: the workspace root)."] = Path("."),
+) -> ToolResult:
     """List files matching ``pattern`` under ``path`` (default: the workspace), newest first."""
-    pattern = arguments.get("pattern")
-    if not isinstance(pattern, str) or not pattern.strip():
+    if not pattern.strip():
         return ToolResult.error("pattern must be a non-empty glob such as '**/*.py'.")
     if "\x00" in pattern:
         return ToolResult.error("pattern contains a NUL byte")
     try:
-        base = resolve_in_workspace(arguments.get("path") or ".", context)
-        pattern, base = _split_pattern(pattern, base, context)
+        pattern, base = _split_pattern(pattern, path, context)
     except BoundaryError as exc:
         return ToolResult.error(str(exc))
     if not base.is_dir():

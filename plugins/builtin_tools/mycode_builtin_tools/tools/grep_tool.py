@@ -5,16 +5,27 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from mycode_builtin_tools import encoding
 from mycode_builtin_tools.ripgrep import rg_path
 from mycode_builtin_tools.tools.glob_tool import compile_glob
 from mycode_builtin_tools.walk import python_files, rg_skip_args, skip_dirs_for
-from mycode_core import safeopen
-from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
+from mycode_core import ReadPath, RunContext, safeopen, tool
+from mycode_core.paths import relative
 from mycode_core.records import ToolResult
+
+DESCRIPTION = (
+    "Search file contents with a regular expression (ripgrep syntax). output_mode: "
+    "'files_with_matches' (default, file paths), 'content' (matching lines as path:line:text, "
+    "with optional context lines) or 'count'. glob filters files (e.g. '*.py'); head_limit "
+    "caps the lines returned. Respects .gitignore."
+)
 
 DEFAULT_HEAD_LIMIT = 250
 MAX_OUTPUT_CHARS = 30_000
@@ -28,26 +39,35 @@ class GrepError(Exception):
     """The search could not run (bad regex, …); the message is for the model."""
 
 
-def _rg_command(args: dict[str, Any], target: str, mode: str) -> list[str]:
+@dataclass(frozen=True)
+class Query:
+    """What to look for: the regex and the options that shape the search itself."""
+
+    pattern: str
+    glob: str | None = None
+    case_insensitive: bool = False
+    context: int = 0
+
+
+def _rg_command(query: Query, target: str, mode: str) -> list[str]:
     rg = rg_path()
     assert rg is not None
     cmd = [rg, "--no-config", "--hidden", "--no-require-git", "--color", "never"]
-    cmd += rg_skip_args(skip_dirs_for(str(args.get("glob") or "")))
+    cmd += rg_skip_args(skip_dirs_for(query.glob or ""))
     if mode == "content":
         cmd += ["-n", "--no-heading", "-H", "--max-columns", str(MAX_COLUMNS)]
         cmd += ["--max-columns-preview"]
-        context = args.get("context")
-        if context:
-            cmd += ["-C", str(int(context))]
+        if query.context:
+            cmd += ["-C", str(query.context)]
     elif mode == "files_with_matches":
         cmd += ["-l"]
     else:
         cmd += ["-c", "-H"]
-    if args.get("case_insensitive"):
+    if query.case_insensitive:
         cmd += ["-i"]
-    if args.get("glob"):
-        cmd += ["--glob", str(args["glob"])]
-    cmd += ["-e", str(args["pattern"]), "--", target]
+    if query.glob:
+        cmd += ["--glob", query.glob]
+    cmd += ["-e", query.pattern, "--", target]
     return cmd
 
 
@@ -82,7 +102,7 @@ def _first_lines(data: bytes, count: int) -> tuple[list[str], int]:
     return [_strip_dot(line) for line in head], total
 
 
-def _glob_filter(pattern: str | None) -> Any:
+def _glob_filter(pattern: str | None) -> Callable[[str], bool]:
     if not pattern:
         return lambda rel: True
     regex = compile_glob(pattern)
@@ -91,19 +111,19 @@ def _glob_filter(pattern: str | None) -> Any:
     return lambda rel: bool(regex.match(rel.rsplit("/", 1)[-1]))
 
 
-def _python_search(args: dict[str, Any], base: Path, target: str, mode: str) -> list[str]:
-    flags = re.IGNORECASE if args.get("case_insensitive") else 0
+def _python_search(query: Query, base: Path, target: str, mode: str) -> list[str]:
+    flags = re.IGNORECASE if query.case_insensitive else 0
     try:
-        regex = re.compile(str(args["pattern"]), flags)
+        regex = re.compile(query.pattern, flags)
     except re.error as exc:
         raise GrepError(f"invalid regex: {exc}") from None
-    context = int(args.get("context") or 0)
-    keep = _glob_filter(args.get("glob"))
+    context = query.context
+    keep = _glob_filter(query.glob)
     start = base / target
     files = [target] if start.is_file() else []
     if not files:
         prefix = "" if target == "." else target + "/"
-        skip = skip_dirs_for(str(args.get("glob") or ""))
+        skip = skip_dirs_for(query.glob or "")
         files = [prefix + rel for rel in python_files(start, skip) if keep(rel)]
     out: list[str] = []
     for rel in files:
@@ -167,36 +187,46 @@ def _order(lines: list[str], mode: str, base: Path) -> list[str]:
     return lines
 
 
-def grep(arguments: dict[str, Any], context: Any) -> ToolResult:
-    """Search file contents for a regex; see the tool description for the arguments."""
-    pattern = arguments.get("pattern")
-    if not isinstance(pattern, str) or pattern == "":
+Where = Annotated[ReadPath, "File or folder to search (default: the workspace root)."]
+
+
+@tool(name="grep", read_only=True, description=DESCRIPTION)
+def grep(
+    run: RunContext,
+    pattern: Annotated[str, "Regular expression."],
+    path: Where = Path("."),
+    glob: Annotated[str | None, "Only files matching this glob."] = None,
+    output_mode: Literal["content", "files_with_matches", "count"] | None = None,
+    case_insensitive: bool | None = None,
+    context: Annotated[int | None, Field(ge=0, le=50)] = None,
+    head_limit: Annotated[int | None, Field(ge=1)] = None,
+) -> ToolResult:
+    """Search file contents for a regex; see the tool description for the arguments.
+
+    The run's context is ``run`` here: ``context`` is the model's number of context lines.
+    """
+    if pattern == "":
         return ToolResult.error("pattern must be a non-empty regular expression.")
-    mode = str(arguments.get("output_mode") or "files_with_matches")
-    if mode not in MODES:
-        return ToolResult.error(f"output_mode must be one of {', '.join(MODES)}.")
-    try:
-        start = resolve_in_workspace(arguments.get("path") or ".", context)
-    except BoundaryError as exc:
-        return ToolResult.error(str(exc))
+    mode = output_mode or "files_with_matches"
+    start = path
     if not start.exists():
-        return ToolResult.error(f"{relative(start, context)} does not exist.")
+        return ToolResult.error(f"{relative(start, run)} does not exist.")
     if not start.is_dir() and not start.is_file():
         # ripgrep reads a FIFO or device it is pointed at (and blocks); never hand it one
         kind = safeopen.kind_of(os.stat(start).st_mode)
-        return ToolResult.error(f"{relative(start, context)} is {kind}, not a file or folder.")
-    base = Path(context.workspace).resolve()
-    target = relative(start, context)
-    limit = arguments.get("head_limit")
-    limit = DEFAULT_HEAD_LIMIT if not limit or int(limit) <= 0 else int(limit)
+        return ToolResult.error(f"{relative(start, run)} is {kind}, not a file or folder.")
+    base = Path(run.workspace).resolve()
+    target = relative(start, run)
+    limit = DEFAULT_HEAD_LIMIT if not head_limit or head_limit <= 0 else head_limit
+    query = Query(pattern, glob or None, bool(case_insensitive), context or 0)
     try:
         if rg_path() is None:
-            lines = _python_search(arguments, base, target, mode)
+            lines = _python_search(query, base, target, mode)
             total = len(lines)
         elif mode == "content":
-            lines, total = _first_lines(_run_rg(_rg_command(arguments, target, mode), base), limit)
+            lines, total = _first_lines(_run_rg(_rg_command(query, target, mode), base), limit)
         else:
-            data = _run_rg(_rg_command(arguments, target, mode), base)
+            data = _run_rg(_rg_command(query, target, mode), base)
             lines = [_strip_dot(line) for line in data.decode("utf-8", "replace").splitlines()]
             total = len(lines)
     except GrepError as exc:

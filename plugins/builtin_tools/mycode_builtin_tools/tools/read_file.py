@@ -9,13 +9,21 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Annotated
+
+from pydantic import Field
 
 from mycode_builtin_tools import encoding, readstate
-from mycode_core import safeopen
-from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
+from mycode_core import ReadPath, RunContext, safeopen, tool
+from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 
+DESCRIPTION = (
+    "Read a text file. Returns numbered lines (line number, tab, text). Reads up to 2000 lines "
+    "from offset (1-based); the result says when the view is partial and which offset to "
+    "read on from. Lines over 2000 characters are cut. Binary files are refused. Read a file "
+    "before editing or overwriting it. Also reads saved command output (artifact paths)."
+)
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 60_000
@@ -118,15 +126,17 @@ def _binary_refusal(rel: str, kind: str, size: int) -> ToolResult:
     )
 
 
-def read_file(arguments: dict[str, Any], context: Any) -> ToolResult:
+@tool(name="read_file", read_only=True, description=DESCRIPTION)
+def read_file(
+    context: RunContext,
+    path: Annotated[ReadPath, "File path, relative to the workspace root."],
+    offset: Annotated[int | None, Field(ge=1, description="First line (1-based).")] = None,
+    limit: Annotated[int | None, Field(ge=1, description="Lines to read.")] = None,
+) -> ToolResult:
     """Show ``limit`` numbered lines of a file from line ``offset`` (1-based)."""
-    try:
-        path = resolve_in_workspace(arguments.get("path"), context)
-    except BoundaryError as exc:
-        return ToolResult.error(str(exc))
     rel = relative(path, context)
-    offset = max(1, int(arguments.get("offset") or 1))
-    limit = max(1, int(arguments.get("limit") or DEFAULT_LIMIT))
+    offset = max(1, offset or 1)
+    limit = max(1, limit or DEFAULT_LIMIT)
     if path.is_dir():
         return ToolResult.error(
             f"{rel} is a directory, not a file. List it with glob (pattern '{rel}/*') "

@@ -26,11 +26,20 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from mycode_builtin_tools import processes, sandbox
-from mycode_builtin_tools.permissions import gitwrites
+from mycode_core import RunContext, tool
 from mycode_core.records import ToolResult
+
+DESCRIPTION = (
+    "Run a bash command in the workspace. The working directory persists between calls but "
+    "stays inside the workspace. stdin is closed (no interactive prompts). Default timeout "
+    "120 s (max 600); on timeout the whole process tree is killed. Nothing a command starts "
+    "outlives it: start a server and use it in the same command (`srv & sleep 1; curl ...`). "
+    "Long output is cut to head and tail; "
+    "the full output is saved and its path is given. Reports the exit code."
+)
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -59,14 +68,15 @@ def current_cwd(context: Any) -> Path:
     return root
 
 
-def _timeout(arguments: dict[str, Any], context: Any) -> float:
+def _timeout(requested: float | None, context: Any) -> float:
+    """The call's timeout: the model's ``requested`` seconds, else the configured default,
+    within 1 s … ``MAX_TIMEOUT``."""
     section = context.settings.section("builtin_tools") if context.settings is not None else {}
     try:
         default = float(section.get("command_timeout", DEFAULT_TIMEOUT))
     except (TypeError, ValueError):  # validated before the run; stay safe for hand-made contexts
         default = DEFAULT_TIMEOUT
-    raw = arguments.get("timeout")
-    value = float(raw) if isinstance(raw, int | float) and raw > 0 else default
+    value = float(requested) if requested is not None and requested > 0 else default
     return min(max(value, 1.0), float(MAX_TIMEOUT))
 
 
@@ -259,6 +269,9 @@ def _sandbox_argv(
 ) -> list[str]:
     if not sandboxed(context):
         return argv
+    # the command judgement is big to import: loaded with the first command, not at start-up
+    from mycode_builtin_tools.permissions import gitwrites
+
     return sandbox.wrap(
         argv,
         git_writable=gitwrites.git_only_writes(command),
@@ -270,14 +283,22 @@ def _sandbox_argv(
     )
 
 
-def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
-    """Run ``command`` with bash in the persistent working folder; see the module docstring."""
-    command = arguments.get("command")
-    if not isinstance(command, str) or not command.strip():
+@tool(name="run_command", risk="high", timeout=660, description=DESCRIPTION)
+def run_command(
+    context: RunContext,
+    command: Annotated[str, "Shell command (bash)."],
+    timeout: Annotated[float | None, "Seconds (default 120, max 600)."] = None,
+    description: Annotated[str | None, "What it does, briefly."] = None,
+) -> ToolResult:
+    """Run ``command`` with bash in the persistent working folder; see the module docstring.
+
+    ``description`` is the model's note for people reading the call; the command ignores it.
+    """
+    if not command.strip():
         return ToolResult.error("command must be a non-empty shell command.")
     if "\x00" in command:
         return ToolResult.error("command contains a NUL byte.")
-    timeout = _timeout(arguments, context)
+    seconds = _timeout(timeout, context)
     root = Path(context.workspace).resolve()
     cwd = current_cwd(context)
     state_dir = Path(context.artifacts_dir)
@@ -302,7 +323,7 @@ def run_command(arguments: dict[str, Any], context: Any) -> ToolResult:
         if not isolated:
             stack.enter_context(processes.subreaper())
             before = stack.enter_context(processes.call_scope(pid_box))
-        return _run(context, command, argv, cwd, root, capture, artifact, cwd_file, token, timeout,
+        return _run(context, command, argv, cwd, root, capture, artifact, cwd_file, token, seconds,
                     isolated, before, pid_box)  # fmt: skip
 
 

@@ -6,9 +6,18 @@ other plugins — the completion gate — can read it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import BaseModel
+
+from mycode_core import RunContext, tool
 from mycode_core.records import ToolResult
+
+DESCRIPTION = (
+    "Replace your task list. Each todo has content, status (pending, in_progress, completed) "
+    "and an optional id. Keep exactly one in_progress while working; mark items completed "
+    "as soon as they are done."
+)
 
 STATUSES = ("pending", "in_progress", "completed")
 STORE_KEY = "todos"
@@ -54,11 +63,21 @@ def render(todos: list[dict[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def todo_write(arguments: dict[str, Any], context: Any) -> ToolResult:
+class Todo(BaseModel):
+    """One item of the task list."""
+
+    content: str
+    status: Literal["pending", "in_progress", "completed"]
+    id: str | int | None = None
+
+
+@tool(name="todo_write", read_only=True, concurrency_safe=False, description=DESCRIPTION)
+def todo_write(context: RunContext, todos: list[Todo]) -> ToolResult:
     """Replace the todo list with ``todos`` after validating it."""
-    todos, problem = _validate(arguments.get("todos"))
-    if problem is not None or todos is None:
+    items = [todo.model_dump(exclude_none=True) for todo in todos]
+    checked, problem = _validate(items)
+    if problem is not None or checked is None:
         return ToolResult.error(problem or "invalid todos")
     with context.lock:
-        context.store[STORE_KEY] = todos
-    return ToolResult(content=render(todos), metadata={"todos": todos})
+        context.store[STORE_KEY] = checked
+    return ToolResult(content=render(checked), metadata={"todos": checked})

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from mycode_builtin_tools import encoding, readstate
 from mycode_builtin_tools.atomic import atomic_write
 from mycode_builtin_tools.diffs import short_diff
-from mycode_core import safeopen
-from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
+from mycode_core import RunContext, WritePath, safeopen, tool
+from mycode_core.paths import relative
 from mycode_core.records import ToolResult
+
+DESCRIPTION = (
+    "Write a whole file, creating parent folders. Overwriting an existing file requires a "
+    "read_file of it first. Prefer edit_file for changes to existing files."
+)
 
 
 def _payload_for_existing(data: bytes, content: str) -> tuple[bytes, str, str, str | None]:
@@ -30,23 +35,21 @@ def _payload_for_existing(data: bytes, content: str) -> tuple[bytes, str, str, s
         return content.encode("utf-8"), decoded.text, content, note
 
 
-def write_file(arguments: dict[str, Any], context: Any) -> ToolResult:
+@tool(name="write_file", description=DESCRIPTION)
+def write_file(
+    context: RunContext,
+    path: Annotated[WritePath, "File path, relative to the workspace root."],
+    content: str,
+) -> ToolResult:
     """Write ``content`` to ``path``; overwriting needs a prior ``read_file`` of it."""
-    try:
-        path = resolve_in_workspace(arguments.get("path"), context, write=True)
-    except BoundaryError as exc:
-        return ToolResult.error(str(exc))
     rel = relative(path, context)
-    content = arguments.get("content")
-    if not isinstance(content, str):
-        return ToolResult.error("content must be a string.")
     if path.is_dir():
         return ToolResult.error(f"{rel} is a directory; give a file path.")
     with readstate.exclusive(path):
         return _write(context, path, rel, content)
 
 
-def _write(context: Any, path: Path, rel: str, content: str) -> ToolResult:
+def _write(context: RunContext, path: Path, rel: str, content: str) -> ToolResult:
     """The check and the write, under the folder's lock."""
     existed = os.path.lexists(path)
     before = ""
