@@ -51,7 +51,7 @@ class ReadingModel:
 
     def complete(self, messages: Any, tools: Any, on_text: Any) -> Any:
         from mycode_core.providers.base import ModelReply, ReplyToolCall
-        from mycode_core.runtime.tokens import count_message
+        from mycode_core.tokens import count_message
 
         if not tools:
             self.side_tokens += sum(count_message(m) for m in messages)
@@ -152,7 +152,7 @@ def calibration(sse_dir: Path) -> dict[str, tuple[float, int]]:
     ``{"text": (mean |error| %, streams), "tool calls": (…)}``. Tool calls are counted as
     ``count_message`` does (name + arguments + ``TOOL_CALL_OVERHEAD``)."""
     from mycode_core.providers.sse import accumulate_sse
-    from mycode_core.runtime.tokens import TOOL_CALL_OVERHEAD, count_text
+    from mycode_core.tokens import TOOL_CALL_OVERHEAD, count_text
 
     errors: dict[str, list[float]] = {"text": [], "tool calls": []}
     for path in sorted(sse_dir.glob("*.sse")) if sse_dir.is_dir() else []:

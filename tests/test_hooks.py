@@ -24,7 +24,7 @@ from mycode_core.records import (
     StagnationVerdict,
     Tool,
 )
-from mycode_core.runtime.events import exit_code_for
+from mycode_core.events import exit_code_for
 from mycode_core.runtime.setup import SetupError
 from mycode_core.testing import (
     TurnsModel,

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from mycode_core.runtime.events import exit_code_for
+from mycode_core.events import exit_code_for
 
 USAGE_ERROR = 2
 

@@ -24,7 +24,7 @@ from mycode_core.records import CompletionVerdict, RunContext, ToolCall
 from mycode_core.runtime import guards, lifecycle
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.context import ModelView
-from mycode_core.runtime.events import (
+from mycode_core.events import (
     AgentEvent,
     AssistantEvent,
     CheckpointEvent,

@@ -15,7 +15,7 @@ from typing import Any
 
 from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
 from mycode_core.runtime.context import ContextOverflow, ModelView, ViewChange
-from mycode_core.runtime.events import (
+from mycode_core.events import (
     AgentEvent,
     AssistantEvent,
     CompactionEvent,

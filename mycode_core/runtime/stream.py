@@ -14,7 +14,7 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.runtime.events import AgentEvent, NoticeEvent
+from mycode_core.events import AgentEvent, NoticeEvent
 from mycode_core.runtime.observers import ObserverPool
 from mycode_core.sessions import Transcript
 

@@ -24,7 +24,13 @@ from mycode_core.paths import (
     resolve_in_workspace,
 )
 from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall, ToolResult
-from mycode_core.runtime.events import AgentEvent, PermissionEvent, ToolCallEvent, ToolResultEvent
+from mycode_core.events import (
+    AgentEvent,
+    PermissionEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    without_lone_surrogates,
+)
 from mycode_core.tooling import coerce_result
 
 Emit = Callable[[AgentEvent], None]
@@ -478,15 +484,6 @@ def _denied(verdict: PermissionVerdict) -> ToolResult:
 
 # issue 13: arguments the JSON parser accepts but nothing downstream can handle
 MAX_ARGUMENT_DEPTH = 64
-
-
-def without_lone_surrogates(text: str) -> str:
-    """``text`` with unpaired UTF-16 surrogates replaced by U+FFFD (they cannot be encoded)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
 
 
 def argument_problem(value: Any) -> str | None:

@@ -39,7 +39,7 @@ OWN_DISTRIBUTIONS = frozenset(
 
 def _warm_up() -> None:
     from mycode_core.plugins import allowed_entry_points
-    from mycode_core.runtime.tokens import count_text
+    from mycode_core.tokens import count_text
 
     count_text("warm up the offline tokenizer")
     ours = [

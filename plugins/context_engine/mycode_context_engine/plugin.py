@@ -53,7 +53,7 @@ def compact_context(
     """Summarise older turns, keep the recent ones, re-state the pinned context."""
     from mycode_context_engine.compaction import compact_view
     from mycode_context_engine.settings import engine_settings
-    from mycode_core.runtime.events import NoticeEvent
+    from mycode_core.events import NoticeEvent
 
     settings = engine_settings(context.settings)
     result, problem = compact_view(
