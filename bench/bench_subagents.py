@@ -28,9 +28,9 @@ from typing import Any
 
 from mycode_core import hookimpl
 from mycode_core.config import Settings
+from mycode_core.events import ToolResultEvent
 from mycode_core.plugins import get_plugin_manager
 from mycode_core.records import Tool
-from mycode_core.events import ToolResultEvent
 from mycode_core.runtime.loop import AgentRunner
 
 OVERHEAD_GOAL_MS = 20.0

@@ -26,7 +26,6 @@ StopReason = Literal[
 VerdictName = Literal["pass", "fail", "unverified", "none"]
 
 
-
 def without_lone_surrogates(text: str) -> str:
     """``text`` with unpaired UTF-16 surrogates replaced by U+FFFD (they cannot be encoded)."""
     try:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import click
     from pydantic import BaseModel
 
+    from mycode_core.events import AgentEvent
     from mycode_core.records import (
         CompactedView,
         CompletionVerdict,
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
         ToolCall,
         ToolResult,
     )
-    from mycode_core.events import AgentEvent
 
 PROJECT = "mycode"
 

@@ -90,8 +90,8 @@ def add_core_commands(cli: click.Group) -> None:
         """List the tools a run would offer, with the plugin of each."""
         from mycode_core.cli.tools_listing import offered_tools, render_table, tool_row
         from mycode_core.config import ConfigError
+        from mycode_core.errors import SetupError
         from mycode_core.plugins import PluginLoadError
-        from mycode_core.runtime.setup import SetupError
 
         def notice(message: str) -> None:
             click.echo(f"mycode: {message}", err=True)

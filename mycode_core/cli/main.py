@@ -237,7 +237,7 @@ def _run_plugin_command(cli: click.Group, args: list[str], name: str) -> None:
         from mycode_core.cli.plugin_commands import log_failure
 
         log = log_failure(f"command {name!r} of plugin {plugin!r}", exc)
-        from mycode_core.runtime.hookcalls import error_line
+        from mycode_core.errors import error_line
 
         where = f" (traceback in {log})" if log is not None else ""
         click.echo(

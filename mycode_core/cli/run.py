@@ -130,10 +130,10 @@ def run_agent(
     """Run the agent; return the process exit code (SPEC §2)."""
     from mycode_core.config import ConfigError, ensure_home, home_dir, load_settings
     from mycode_core.config_check import settings_tables
+    from mycode_core.errors import SetupError
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
     from mycode_core.runtime.loop import AgentRunner
     from mycode_core.runtime.resume import history_from_events
-    from mycode_core.runtime.setup import SetupError
     from mycode_core.sessions import SessionStore, new_session_id
 
     workspace = Path(cwd or os.getcwd()).expanduser()

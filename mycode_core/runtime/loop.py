@@ -18,12 +18,6 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.plugins import load_report
-from mycode_core.providers.base import ModelError, ModelReply
-from mycode_core.records import CompletionVerdict, RunContext, ToolCall
-from mycode_core.runtime import guards, lifecycle
-from mycode_core.runtime.changes import ChangeDetector
-from mycode_core.runtime.context import ModelView
 from mycode_core.events import (
     AgentEvent,
     AssistantEvent,
@@ -36,6 +30,12 @@ from mycode_core.events import (
     SystemEvent,
     UserEvent,
 )
+from mycode_core.plugins import load_report
+from mycode_core.providers.base import ModelError, ModelReply
+from mycode_core.records import CompletionVerdict, RunContext, ToolCall
+from mycode_core.runtime import guards, lifecycle
+from mycode_core.runtime.changes import ChangeDetector
+from mycode_core.runtime.context import ModelView
 from mycode_core.runtime.history import History
 from mycode_core.runtime.mainthread import MainThreadCalls
 from mycode_core.runtime.messages import (

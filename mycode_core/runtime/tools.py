@@ -16,6 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mycode_core.events import (
+    AgentEvent,
+    PermissionEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    without_lone_surrogates,
+)
 from mycode_core.paths import (
     BoundaryError,
     bind_path,
@@ -24,13 +31,6 @@ from mycode_core.paths import (
     resolve_in_workspace,
 )
 from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall, ToolResult
-from mycode_core.events import (
-    AgentEvent,
-    PermissionEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-    without_lone_surrogates,
-)
 from mycode_core.tooling import coerce_result
 
 Emit = Callable[[AgentEvent], None]
