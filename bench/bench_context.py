@@ -87,6 +87,7 @@ def run_session(steps: int, root: Path, *, engine: bool = True) -> tuple[Reading
 
     from mycode_core.config import Settings, StagnationSettings
     from mycode_core.plugins import get_plugin_manager
+    from mycode_core.runtime.child import run_child
     from mycode_core.runtime.loop import AgentRunner
 
     workspace = root / "workspace"
@@ -113,7 +114,12 @@ def run_session(steps: int, root: Path, *, engine: bool = True) -> tuple[Reading
         stagnation=StagnationSettings(enabled=False),
     )
     runner = AgentRunner(
-        pm=pm, settings=settings, workspace=workspace.resolve(), home=home, session_id=f"b{steps}"
+        spawn_child=run_child,
+        pm=pm,
+        settings=settings,
+        workspace=workspace.resolve(),
+        home=home,
+        session_id=f"b{steps}",
     )
     gc.collect()
     try:

@@ -27,6 +27,7 @@ from mycode_core import hookimpl
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
 from mycode_core.records import Tool
+from mycode_core.runtime.child import run_child
 from mycode_core.runtime.loop import AgentRunner
 
 GOAL = 1.5
@@ -84,6 +85,7 @@ def time_run(history_steps: int, steps: int, folder: Path, with_plugins: bool) -
     workspace.mkdir(exist_ok=True)
     settings = Settings(model=f"scripted:{script}", max_steps=steps + 10)
     runner = AgentRunner(
+        spawn_child=run_child,
         pm=get_plugin_manager(extra_plugins=[NoopTools()], load_entry_points=with_plugins),
         settings=settings,
         workspace=workspace,

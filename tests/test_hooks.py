@@ -600,6 +600,7 @@ def test_session_end_is_called_once_on_close(tmp_path: Path) -> None:
 
 
 def test_notification_before_a_permission_question(tmp_path: Path) -> None:
+    from mycode_core.runtime.child import run_child
     from mycode_core.runtime.loop import AgentRunner
 
     order: list[str] = []
@@ -621,6 +622,7 @@ def test_notification_before_a_permission_question(tmp_path: Path) -> None:
         tmp_path, Asker(), tools_plugin(noop_tool("hello")), turns=[tool_turn("hello")]
     )
     runner = AgentRunner(
+        spawn_child=run_child,
         pm=template.pm,
         settings=template.settings,
         workspace=template.workspace,

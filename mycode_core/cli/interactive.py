@@ -212,12 +212,14 @@ class InteractiveSession:
         click.echo(f"Resumed {session_id} ({len(messages)} messages).")
 
     def _replace_runner(self, messages: list[dict[str, Any]], session_id: str | None) -> None:
+        from mycode_core.runtime.child import run_child
         from mycode_core.runtime.loop import AgentRunner
         from mycode_core.sessions import new_session_id
 
         old = self.runner
         old.close(reason="resume" if session_id else "clear")
         self.runner = AgentRunner(
+            spawn_child=run_child,
             pm=old.pm,
             settings=old.settings,
             workspace=old.workspace,

@@ -132,6 +132,7 @@ def run_agent(
     from mycode_core.config_check import settings_tables
     from mycode_core.errors import SetupError
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
+    from mycode_core.runtime.child import run_child
     from mycode_core.runtime.loop import AgentRunner
     from mycode_core.runtime.resume import history_from_events
     from mycode_core.sessions import SessionStore, new_session_id
@@ -209,6 +210,7 @@ def run_agent(
             prompt = "Continue the task from where the previous run stopped."
 
     runner = AgentRunner(
+        spawn_child=run_child,
         pm=pm,
         settings=settings,
         workspace=workspace,

@@ -98,6 +98,7 @@ class ChildRunner(AgentRunner):
             session_id=parent.session_id,
             interactive=parent.context.interactive,
             ask=parent.context.ask,
+            spawn_child=parent.spawn_child,
         )
         self.parent = parent
         self.request = request

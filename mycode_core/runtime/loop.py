@@ -12,7 +12,7 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,15 @@ DEFAULT_THRESHOLD = 0.8
 _AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
 
 
+ChildSpawner = Callable[["AgentRunner", Any], Any]
+"""Runs one child agent of a runner and returns its outcome.
+
+The loop owns this interface; :func:`mycode_core.runtime.child.run_child` implements it and
+whoever builds a runner (the CLI, the testing kit) passes it in, so the loop never imports
+the child runner.
+"""
+
+
 class AgentRunner:
     """Runs tasks against a model with tools from plugins; keeps history between turns."""
 
@@ -74,6 +83,7 @@ class AgentRunner:
         prior_messages: list[dict[str, Any]] | None = None,
         resumed_from: str | None = None,
         start_source: str | None = None,
+        spawn_child: ChildSpawner | None = None,
     ) -> None:
         self.pm = pm
         self.settings = settings
@@ -111,8 +121,10 @@ class AgentRunner:
         """Questions the loop's threads need asked on the main thread (see ``run``)."""
         self._ended = False
         self.changes: ChangeDetector | None = None
-        # issue 11: child agents run through this runner's spawner; their usage rolls up here
-        self.context.spawner = self._spawn_agent
+        # issue 11: child agents run through the injected spawner; their usage rolls up here
+        self.spawn_child = spawn_child
+        if spawn_child is not None:
+            self.context.spawner = self._spawn_agent
         self.children_usage: dict[str, dict[str, int]] = {}
         """Each descendant agent's own tokens, by ``agent_id``."""
         self.spawned_calls: set[str] = set()
@@ -216,9 +228,8 @@ class AgentRunner:
 
     def _spawn_agent(self, request: Any) -> Any:
         """``context.spawn_agent``: run a child agent (see :mod:`mycode_core.agents`)."""
-        from mycode_core.runtime.child import run_child
-
-        return run_child(self, request)
+        assert self.spawn_child is not None
+        return self.spawn_child(self, request)
 
     def usage_by_agent(self) -> dict[str, dict[str, int]] | None:
         """Each agent's own tokens when child agents ran (they add up to ``usage``)."""

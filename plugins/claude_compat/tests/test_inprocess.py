@@ -10,6 +10,7 @@ from mycode_claude_compat import plugin
 
 from mycode_core import hookimpl
 from mycode_core.records import PermissionVerdict, Tool
+from mycode_core.runtime.child import run_child
 from mycode_core.runtime.loop import AgentRunner
 from mycode_core.testing import make_runner, run_events, tools_plugin
 
@@ -40,6 +41,7 @@ def test_notification_runs_before_a_permission_question(tmp_path: Path) -> None:
     )
     hooks_file(template.home / "hooks.json", {"Notification": [(None, [env.hook("note")])]})
     runner = AgentRunner(
+        spawn_child=run_child,
         pm=template.pm,
         settings=template.settings,
         workspace=template.workspace,
