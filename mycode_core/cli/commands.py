@@ -12,8 +12,6 @@ from typing import Any
 
 import click
 
-CORE_COMMANDS = ("plugins", "tools", "sessions", "demo", "trust")
-
 
 class _PluginConfigError(click.ClickException):
     """A plugin failed to load in strict mode: a configuration error (exit code 2)."""
@@ -118,7 +116,7 @@ def add_core_commands(cli: click.Group) -> None:
 def _check_plugins(
     include_all: bool, hook_name: str | None, plugin_dirs: tuple[str, ...], cwd: str | None
 ) -> None:
-    from mycode_core.plugin_check import check_plugins
+    from mycode_core.cli.plugin_check import check_plugins
 
     def details(pm: Any, rows: list[dict[str, Any]]) -> None:
         _add_plugin_details(pm, rows, plugin_dirs, cwd)

@@ -94,7 +94,7 @@ class InteractiveSession:
 
     def run(self, first_prompt: str | None) -> int:
         """Loop until the user leaves; returns the exit code."""
-        from mycode_core.cli.run import no_tools_problem
+        from mycode_core.cli.tool_check import no_tools_problem
         from mycode_core.errors import SetupError
 
         try:

@@ -207,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             _add_listed_plugin_commands(cli)
         cli.main(args=args, prog_name="mycode")
         return
-    from mycode_core.cli.commands import CORE_COMMANDS
+    from mycode_core.cli.command_cache import CORE_COMMANDS
 
     if first in CORE_COMMANDS:
         build_cli(load_plugins=False).main(args=args, prog_name="mycode")

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from mycode_core.cli.tool_check import no_tools_problem
 from mycode_core.events import exit_code_for
 
 USAGE_ERROR = 2
@@ -75,21 +76,6 @@ def _read_stdin(wait: float | None = None) -> str:
     except (OSError, ValueError, AttributeError):
         return ""
     return data.decode("utf-8", "replace").strip()
-
-
-NO_TOOLS = (
-    "no tools are loaded, so the agent could only talk: install the built-in tools "
-    "(pip install ./plugins/builtin_tools, or mycode-builtin-tools) and check "
-    "MYCODE_DISABLE_PLUGINS; set MYCODE_LOAD_PLUGINS= (empty) to run without tools on purpose"
-)
-
-
-def no_tools_problem(runner: Any) -> str | None:
-    """A configuration error when a prepared run has no tools by accident (a core-only install,
-    every plugin disabled); ``MYCODE_LOAD_PLUGINS`` set means the set of plugins was chosen."""
-    if runner.context.tools.names() or "MYCODE_LOAD_PLUGINS" in os.environ:
-        return None
-    return NO_TOOLS
 
 
 def _print_recap(session_id: str, events: list[dict[str, Any]]) -> None:
