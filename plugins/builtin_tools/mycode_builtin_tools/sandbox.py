@@ -312,7 +312,7 @@ def wrap(
 def check_run(context: Any) -> None:
     """At the start of a run: a bad or unsatisfiable ``sandbox`` setting stops the run (exit 2);
     a sandbox that ``auto`` wanted but cannot have is said in a notice."""
-    from mycode_core.errors import SetupError
+    from mycode_core.api import SetupError
     from mycode_core.events import NoticeEvent
 
     try:
