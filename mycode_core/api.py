@@ -45,7 +45,23 @@ NAMES: dict[str, tuple[str, str]] = {
 }
 """Each public name: ``(the module that defines it, what it is for)``."""
 
-__all__ = sorted(NAMES)
+__all__ = [
+    "AgentOutcome",
+    "AgentRequest",
+    "BUILD_DIRS",
+    "ContextOverflow",
+    "DEFAULT_VALIDATORS",
+    "ModelError",
+    "NOISE_DIRS",
+    "SetupError",
+    "allowed_entry_points",
+    "core_report",
+    "error_line",
+    "get_plugin_manager",
+    "main",
+    "mode_layer",
+    "replace_atomically",
+]
 
 if TYPE_CHECKING:
     from mycode_core.agents import AgentOutcome, AgentRequest
