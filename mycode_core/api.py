@@ -31,6 +31,10 @@ NAMES: dict[str, tuple[str, str]] = {
     ),
     "NOISE_DIRS": ("mycode_core.workspace", "folder names a walk of the workspace skips"),
     "BUILD_DIRS": ("mycode_core.workspace", "folder names of build output"),
+    "safeopen": (
+        "mycode_core.safeopen",
+        "the module that opens files without following symlinks (``open_read``, ``read_bytes``)",
+    ),
     "replace_atomically": (
         "mycode_core.safeopen",
         "write a file by renaming a temporary one over it, following no symlink",
@@ -61,9 +65,11 @@ __all__ = [
     "main",
     "mode_layer",
     "replace_atomically",
+    "safeopen",
 ]
 
 if TYPE_CHECKING:
+    from mycode_core import safeopen
     from mycode_core.agents import AgentOutcome, AgentRequest
     from mycode_core.cli.main import main
     from mycode_core.diagnostics import core_report
@@ -81,4 +87,7 @@ def __getattr__(name: str) -> Any:
     entry = NAMES.get(name)
     if entry is None:
         raise AttributeError(f"module 'mycode_core.api' has no attribute {name!r}")
-    return getattr(importlib.import_module(entry[0]), name)
+    module = importlib.import_module(entry[0])
+    if module.__name__.rpartition(".")[2] == name:  # the name is the module itself
+        return module
+    return getattr(module, name)

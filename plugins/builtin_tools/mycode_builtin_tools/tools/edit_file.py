@@ -12,7 +12,7 @@ from typing import Any
 from mycode_builtin_tools import encoding, readstate
 from mycode_builtin_tools.atomic import atomic_write
 from mycode_builtin_tools.diffs import closest_region, line_numbers_of, short_diff
-from mycode_core import safeopen
+from mycode_core.api import safeopen
 from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mycode_builtin_tools import encoding, readstate
-from mycode_core import safeopen
+from mycode_core.api import safeopen
 from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
