@@ -155,3 +155,17 @@ def test_every_name_of_the_api_facade_resolves_and_is_documented() -> None:
         assert module.startswith("mycode_core."), name
     with pytest.raises(AttributeError):
         api.no_such_name  # noqa: B018
+
+
+LOOP_LIMIT = 400
+MODULE_LIMIT = 450
+
+
+def test_the_loop_and_every_core_module_stay_small() -> None:
+    sizes = {
+        path.relative_to(ROOT).as_posix(): len(path.read_text("utf-8").splitlines())
+        for path in (ROOT / "mycode_core").rglob("*.py")
+        if "demo" not in path.relative_to(ROOT / "mycode_core").parts
+    }
+    assert sizes["mycode_core/runtime/loop.py"] <= LOOP_LIMIT
+    assert {path: size for path, size in sizes.items() if size > MODULE_LIMIT} == {}

@@ -131,7 +131,8 @@ class Acting(RunnerBase):
     def _tool_call(self, step: int, index: int, raw: Any) -> ToolCall:
         import json
 
-        from mycode_core.runtime.tools import argument_problem, without_lone_surrogates
+        from mycode_core.events import without_lone_surrogates
+        from mycode_core.runtime.arguments import argument_problem
 
         call_id = raw.id or f"call_{step}_{index}_{secrets.token_hex(4)}"
         text = without_lone_surrogates(raw.arguments or "{}")
