@@ -88,6 +88,6 @@ def __getattr__(name: str) -> Any:
     if entry is None:
         raise AttributeError(f"module 'mycode_core.api' has no attribute {name!r}")
     module = importlib.import_module(entry[0])
-    if module.__name__.rpartition(".")[2] == name:  # the name is the module itself
+    if entry[0] == f"mycode_core.{name}":  # the name is a module of the core itself
         return module
     return getattr(module, name)
