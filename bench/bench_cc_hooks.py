@@ -29,6 +29,7 @@ from common import NoopTools, interleaved, medians, noop_turn, timed_run, write_
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
 from mycode_core.records import Tool, ToolCall, ToolResult
+from mycode_core.runtime.child import run_child
 from mycode_core.runtime.loop import AgentRunner
 
 GOAL_MS = 0.2
@@ -70,7 +71,12 @@ def run_once(root: Path, setup: str, steps: int) -> float:
         {"model": model, "max_steps": steps + 5, "stagnation": {"enabled": False}}
     )
     runner = AgentRunner(
-        pm=_pm(), settings=settings, workspace=workspace, home=home, session_id=f"b-{setup}"
+        spawn_child=run_child,
+        pm=_pm(),
+        settings=settings,
+        workspace=workspace,
+        home=home,
+        session_id=f"b-{setup}",
     )
     return timed_run(runner, "go")[0]
 

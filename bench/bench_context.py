@@ -53,7 +53,7 @@ class ReadingModel:
 
     def complete(self, messages: Any, tools: Any, on_text: Any) -> Any:
         from mycode_core.providers.base import ModelReply, ReplyToolCall
-        from mycode_core.runtime.tokens import count_message
+        from mycode_core.tokens import count_message
 
         if not tools:
             self.side_tokens += sum(count_message(m) for m in messages)
@@ -89,6 +89,7 @@ def run_session(steps: int, root: Path, *, engine: bool = True) -> tuple[Reading
 
     from mycode_core.config import Settings
     from mycode_core.plugins import get_plugin_manager
+    from mycode_core.runtime.child import run_child
     from mycode_core.runtime.loop import AgentRunner
 
     workspace = root / "workspace"
@@ -117,7 +118,12 @@ def run_session(steps: int, root: Path, *, engine: bool = True) -> tuple[Reading
         }
     )
     runner = AgentRunner(
-        pm=pm, settings=settings, workspace=workspace.resolve(), home=home, session_id=f"b{steps}"
+        spawn_child=run_child,
+        pm=pm,
+        settings=settings,
+        workspace=workspace.resolve(),
+        home=home,
+        session_id=f"b{steps}",
     )
     gc.collect()
     try:
@@ -156,7 +162,7 @@ def calibration(sse_dir: Path) -> dict[str, tuple[float, int]]:
     ``{"text": (mean |error| %, streams), "tool calls": (…)}``. Tool calls are counted as
     ``count_message`` does (name + arguments + ``TOOL_CALL_OVERHEAD``)."""
     from mycode_core.providers.sse import accumulate_sse
-    from mycode_core.runtime.tokens import TOOL_CALL_OVERHEAD, count_text
+    from mycode_core.tokens import TOOL_CALL_OVERHEAD, count_text
 
     errors: dict[str, list[float]] = {"text": [], "tool calls": []}
     for path in sorted(sse_dir.glob("*.sse")) if sse_dir.is_dir() else []:

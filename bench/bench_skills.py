@@ -30,7 +30,7 @@ GOAL_MS = 30.0
 SAMPLE = r"""
 import json, os, sys, time
 from pathlib import Path
-import mycode_core.hookspecs, mycode_core.records, mycode_core.runtime.events  # a run has these
+import mycode_core.hookspecs, mycode_core.records, mycode_core.events  # a run has these
 started = time.perf_counter()
 cpu = time.process_time()
 from mycode_skills import plugin  # noqa: F401  (the entry point module)
@@ -89,7 +89,7 @@ def main() -> None:
     from mycode_skills.discovery import Catalog, default_locations
     from mycode_skills.listing import LISTING_INTRO, listing
 
-    from mycode_core.runtime.tokens import count_text
+    from mycode_core.tokens import count_text
 
     with tempfile.TemporaryDirectory() as tmp:
         home, ws = Path(tmp) / "home", Path(tmp) / "ws"

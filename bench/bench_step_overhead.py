@@ -24,6 +24,7 @@ from common import NoopTools, bench_dir, interleaved, medians, noop_turn, timed_
 
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
+from mycode_core.runtime.child import run_child
 from mycode_core.runtime.loop import AgentRunner
 
 GOAL = 1.5
@@ -61,6 +62,7 @@ def time_run(history_steps: int, steps: int, folder: Path, with_plugins: bool) -
     settings = Settings(model=model, max_steps=steps + 10)
     tools = NoopTools(concurrency_safe=True)
     runner = AgentRunner(
+        spawn_child=run_child,
         pm=get_plugin_manager(extra_plugins=[tools], load_entry_points=with_plugins),
         settings=settings,
         workspace=workspace,

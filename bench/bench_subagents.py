@@ -26,8 +26,9 @@ from typing import Any
 from common import NoopTools, bench_dir, interleaved, noop_turn, timed_run, write_turns
 
 from mycode_core.config import Settings
+from mycode_core.events import ToolResultEvent
 from mycode_core.plugins import get_plugin_manager
-from mycode_core.runtime.events import ToolResultEvent
+from mycode_core.runtime.child import run_child
 from mycode_core.runtime.loop import AgentRunner
 
 OVERHEAD_GOAL_MS = 20.0
@@ -58,6 +59,7 @@ def time_run(turns: list[Any], folder: Path, name: str) -> float:
     workspace.mkdir(exist_ok=True)
     settings = Settings(model=model, max_steps=len(turns) + 10)
     runner = AgentRunner(
+        spawn_child=run_child,
         pm=get_plugin_manager(extra_plugins=[NoopTools(), subagents], load_entry_points=False),
         settings=settings,
         workspace=workspace,

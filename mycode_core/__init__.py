@@ -22,7 +22,7 @@ _LAZY = {
     "tool": "mycode_core.tooling",
     "ReadPath": "mycode_core.tooling",
     "WritePath": "mycode_core.tooling",
-    "subscribe": "mycode_core.runtime.observers",
+    "subscribe": "mycode_core.observers",
     "Tool": "mycode_core.records",
     "CallApproval": "mycode_core.records",
     "ToolResult": "mycode_core.records",
@@ -50,6 +50,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from mycode_core.hookspecs import hookimpl
+    from mycode_core.observers import subscribe
     from mycode_core.records import (
         CallApproval,
         ContextSection,
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
         Tool,
         ToolResult,
     )
-    from mycode_core.runtime.observers import subscribe
     from mycode_core.tooling import ReadPath, WritePath, tool
 
 

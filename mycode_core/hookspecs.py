@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import click
     from pydantic import BaseModel
 
+    from mycode_core.events import AgentEvent
     from mycode_core.records import (
         CompactedView,
         CompletionVerdict,
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
         ToolCall,
         ToolResult,
     )
-    from mycode_core.runtime.events import AgentEvent
 
 PROJECT = "mycode"
 
@@ -218,7 +218,7 @@ def on_event(event: AgentEvent, context: RunContext) -> None:
     exceptions are reported once as a notice and do not stop the run. Observers have seen every
     event of a run before ``mycode`` exits.
 
-    :param event: the :class:`~mycode_core.runtime.events.AgentEvent`.
+    :param event: the :class:`~mycode_core.events.AgentEvent`.
     :param context: the run's :class:`~mycode_core.records.RunContext`.
     """
 

@@ -19,6 +19,7 @@ from typing import Any
 import pluggy
 
 from mycode_core import hookspecs
+from mycode_core.errors import error_line
 
 ENTRY_POINT_GROUP = "mycode"
 
@@ -219,8 +220,6 @@ def _problem(
     if isinstance(exc, pluggy.PluginValidationError):
         detail = f"invalid hook implementation {_validation_summary(pm, text)}"
     else:
-        from mycode_core.runtime.hookcalls import error_line
-
         detail = error_line(exc)
         where = _raised_at(exc)
         if where:

@@ -13,12 +13,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from mycode_core.verdicts import CompactedView as CompactedView
+from mycode_core.verdicts import CompletionVerdict as CompletionVerdict
+from mycode_core.verdicts import Decision as Decision
+from mycode_core.verdicts import PermissionVerdict as PermissionVerdict
+from mycode_core.verdicts import PromptVerdict as PromptVerdict
+from mycode_core.verdicts import SlashResult as SlashResult
+from mycode_core.verdicts import StagnationVerdict as StagnationVerdict
+from mycode_core.verdicts import Verdict as Verdict
+
 Risk = Literal["low", "medium", "high"]
 PathAccess = Literal["read", "write"]
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """What chat-completions endpoints accept as a function name."""
-Decision = Literal["allow", "deny", "ask"]
-Verdict = Literal["pass", "fail", "unverified"]
 
 
 class ToolResult(BaseModel):
@@ -174,26 +181,6 @@ class ToolCall(BaseModel):
     ``permission_verdict`` is asked (rules match them workspace-relative)."""
 
 
-class PermissionVerdict(BaseModel):
-    """Answer of a ``permission_verdict`` policy.
-
-    ``rule`` is the rule that decided (e.g. ``run_command(git push:*)`` or ``mode:plan``) and
-    ``layer`` the config layer it came from (``default``, ``user``, ``project``, ``local``,
-    ``env``, ``cli``, ``session``).
-    """
-
-    decision: Decision
-    reason: str = ""
-    rule: str | None = None
-    layer: str | None = None
-    grant: str | None = None
-    """For ``ask``: the key remembered in ``context.session_grants`` if the user answers
-    "allow for this session" (the policy should then allow calls matching it)."""
-    updated_arguments: dict[str, Any] | None = None
-    """For ``allow``/``ask`` (issue 12): replacement arguments for the call. The core checks
-    them against the tool's schema before the call runs; invalid ones make an error result."""
-
-
 class Validation(BaseModel):
     """A recognised verification command (tests, lint, type-check, build) and its outcome."""
 
@@ -215,26 +202,6 @@ class Observation(BaseModel):
     mutated: list[str] = Field(default_factory=list)
     validation: Validation | None = None
     is_error: bool = False
-
-
-class StagnationVerdict(BaseModel):
-    """Answer of a ``stagnation_verdict`` policy: keep going, guide the model, or stop."""
-
-    action: Literal["continue", "guide", "stop"]
-    pattern: str | None = None
-    message: str = ""
-
-
-class CompletionVerdict(BaseModel):
-    """Answer of a ``completion_verdict`` policy for a final answer.
-
-    ``pass`` and ``unverified`` end the run; ``fail`` sends ``feedback`` back to the model.
-    """
-
-    verdict: Verdict
-    feedback: str = ""
-    source: str = "completion_gate"
-    missing: list[str] = Field(default_factory=list)
 
 
 class ContextSection(BaseModel):
@@ -425,30 +392,6 @@ class RunContext:
         return self.spawner(request)
 
 
-# ---------------------------------------------------------------- issue 12: lifecycle hooks
-
-
-class PromptVerdict(BaseModel):
-    """Answer of a ``user_prompt_verdict`` hook for the user's prompt (issue 12).
-
-    ``block`` drops the prompt (the model never sees it) and shows ``reason`` to the user;
-    ``context`` lines are added to what the model sees with the prompt.
-    """
-
-    block: bool = False
-    reason: str = ""
-    context: list[str] = Field(default_factory=list)
-    source: str = ""
-
-
-class SlashResult(BaseModel):
-    """What a slash command returns: a ``prompt`` to run as the user's turn, and/or ``output``
-    to show the user."""
-
-    prompt: str | None = None
-    output: str | None = None
-
-
 class SlashCommand(BaseModel):
     """A ``/name`` command of the interactive session (also ``mycode -p "/name args"``).
 
@@ -470,15 +413,3 @@ class SlashCommand(BaseModel):
         if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_:.-]{0,63}$", value):
             raise ValueError(f"slash command name {value!r} is invalid")
         return value
-
-
-# --- issue 9: context engine ------------------------------------------------------------------
-
-
-class CompactedView(BaseModel):
-    """What a ``compact_context`` implementation may return instead of a plain list: the
-    replacement messages (system message first) and the summary shown in the ``compaction``
-    event."""
-
-    messages: list[dict[str, Any]]
-    summary: str | None = None

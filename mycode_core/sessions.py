@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from mycode_core.runtime.events import AgentEvent
+from mycode_core.events import AgentEvent
 
 
 def new_session_id() -> str:

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from mycode_core.builtins.compaction import trim_to_budget
 from mycode_core.runtime.context import ModelView
 from mycode_core.runtime.history import History
-from mycode_core.runtime.tokens import count_message
 from mycode_core.testing import tool_pairing_problems
+from mycode_core.tokens import count_message
 
 SYSTEM = {"role": "system", "content": "You are a test."}
 

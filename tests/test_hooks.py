@@ -16,6 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from mycode_core import hookimpl, hookspecs
+from mycode_core.errors import SetupError
+from mycode_core.events import exit_code_for
 from mycode_core.records import (
     CompletionVerdict,
     ContextSection,
@@ -24,8 +26,6 @@ from mycode_core.records import (
     StagnationVerdict,
     Tool,
 )
-from mycode_core.runtime.events import exit_code_for
-from mycode_core.runtime.setup import SetupError
 from mycode_core.testing import (
     TurnsModel,
     make_plugin_manager,

@@ -132,7 +132,7 @@ def test_history_from_events_closes_interrupted_tool_batches() -> None:
 
 
 def test_transcript_is_flushed_per_event(tmp_path: Path) -> None:
-    from mycode_core.runtime.events import UserEvent
+    from mycode_core.events import UserEvent
 
     store = SessionStore(tmp_path)
     transcript = store.open("s1")

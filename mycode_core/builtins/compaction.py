@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mycode_core.hookspecs import hookimpl
-from mycode_core.runtime.tokens import count_message
+from mycode_core.tokens import count_message
 
 if TYPE_CHECKING:
     from mycode_core.records import RunContext

@@ -8,9 +8,9 @@ import platform
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mycode_core.events import NoticeEvent
 from mycode_core.hookspecs import hookimpl
 from mycode_core.project_files import ProjectFileRefused, allowed_dirs, read_project_text
-from mycode_core.runtime.events import NoticeEvent
 
 if TYPE_CHECKING:
     from mycode_core.records import ContextSection, RunContext

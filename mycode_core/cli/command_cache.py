@@ -17,6 +17,9 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+CORE_COMMANDS = ("plugins", "tools", "sessions", "demo", "trust")
+"""The subcommands the core owns; a plugin command may not take these names."""
+
 
 def _cache_path() -> str:
     # os.path, not pathlib: this runs on every `mycode --help`, pathlib costs an import

@@ -12,8 +12,6 @@ from typing import Any
 
 import click
 
-CORE_COMMANDS = ("plugins", "tools", "sessions", "demo", "trust")
-
 
 class _PluginConfigError(click.ClickException):
     """A plugin failed to load in strict mode: a configuration error (exit code 2)."""
@@ -90,8 +88,8 @@ def add_core_commands(cli: click.Group) -> None:
         """List the tools a run would offer, with the plugin of each."""
         from mycode_core.cli.tools_listing import offered_tools, render_table, tool_row
         from mycode_core.config import ConfigError
+        from mycode_core.errors import SetupError
         from mycode_core.plugins import PluginLoadError
-        from mycode_core.runtime.setup import SetupError
 
         def notice(message: str) -> None:
             click.echo(f"mycode: {message}", err=True)
@@ -118,7 +116,7 @@ def add_core_commands(cli: click.Group) -> None:
 def _check_plugins(
     include_all: bool, hook_name: str | None, plugin_dirs: tuple[str, ...], cwd: str | None
 ) -> None:
-    from mycode_core.plugin_check import check_plugins
+    from mycode_core.cli.plugin_check import check_plugins
 
     def details(pm: Any, rows: list[dict[str, Any]]) -> None:
         _add_plugin_details(pm, rows, plugin_dirs, cwd)

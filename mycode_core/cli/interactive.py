@@ -94,8 +94,8 @@ class InteractiveSession:
 
     def run(self, first_prompt: str | None) -> int:
         """Loop until the user leaves; returns the exit code."""
-        from mycode_core.cli.run import no_tools_problem
-        from mycode_core.runtime.setup import SetupError
+        from mycode_core.cli.tool_check import no_tools_problem
+        from mycode_core.errors import SetupError
 
         try:
             self.runner.prepare()
@@ -212,12 +212,14 @@ class InteractiveSession:
         click.echo(f"Resumed {session_id} ({len(messages)} messages).")
 
     def _replace_runner(self, messages: list[dict[str, Any]], session_id: str | None) -> None:
+        from mycode_core.runtime.child import run_child
         from mycode_core.runtime.loop import AgentRunner
         from mycode_core.sessions import new_session_id
 
         old = self.runner
         old.close(reason="resume" if session_id else "clear")
         self.runner = AgentRunner(
+            spawn_child=run_child,
             pm=old.pm,
             settings=old.settings,
             workspace=old.workspace,

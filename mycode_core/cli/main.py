@@ -207,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             _add_listed_plugin_commands(cli)
         cli.main(args=args, prog_name="mycode")
         return
-    from mycode_core.cli.commands import CORE_COMMANDS
+    from mycode_core.cli.command_cache import CORE_COMMANDS
 
     if first in CORE_COMMANDS:
         build_cli(load_plugins=False).main(args=args, prog_name="mycode")
@@ -237,7 +237,7 @@ def _run_plugin_command(cli: click.Group, args: list[str], name: str) -> None:
         from mycode_core.cli.plugin_commands import log_failure
 
         log = log_failure(f"command {name!r} of plugin {plugin!r}", exc)
-        from mycode_core.runtime.hookcalls import error_line
+        from mycode_core.errors import error_line
 
         where = f" (traceback in {log})" if log is not None else ""
         click.echo(

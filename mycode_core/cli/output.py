@@ -15,7 +15,7 @@ from mycode_core.cli.richtext import (
     result_line,
     safe_stream,
 )
-from mycode_core.runtime.events import AgentEvent
+from mycode_core.events import AgentEvent
 
 __all__ = ["JsonRenderer", "StreamJsonRenderer", "TextRenderer", "describe_call", "result_line"]
 

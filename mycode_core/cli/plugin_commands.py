@@ -58,7 +58,7 @@ def add_plugin_commands(
 def save_command_cache(group: PluginCommandGroup, pm: Any) -> None:
     """Record ``group``'s plugin commands (with their plugins) in the command cache."""
     from mycode_core.cli import command_cache
-    from mycode_core.cli.commands import CORE_COMMANDS
+    from mycode_core.cli.command_cache import CORE_COMMANDS
     from mycode_core.plugins import plugin_distribution
 
     distributions: dict[str, str | None] = {}

@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from mycode_core.runtime.events import exit_code_for
+from mycode_core.cli.tool_check import no_tools_problem
+from mycode_core.events import exit_code_for
 
 USAGE_ERROR = 2
 
@@ -77,21 +78,6 @@ def _read_stdin(wait: float | None = None) -> str:
     return data.decode("utf-8", "replace").strip()
 
 
-NO_TOOLS = (
-    "no tools are loaded, so the agent could only talk: install the built-in tools "
-    "(pip install ./plugins/builtin_tools, or mycode-builtin-tools) and check "
-    "MYCODE_DISABLE_PLUGINS; set MYCODE_LOAD_PLUGINS= (empty) to run without tools on purpose"
-)
-
-
-def no_tools_problem(runner: Any) -> str | None:
-    """A configuration error when a prepared run has no tools by accident (a core-only install,
-    every plugin disabled); ``MYCODE_LOAD_PLUGINS`` set means the set of plugins was chosen."""
-    if runner.context.tools.names() or "MYCODE_LOAD_PLUGINS" in os.environ:
-        return None
-    return NO_TOOLS
-
-
 def _print_recap(session_id: str, events: list[dict[str, Any]]) -> None:
     """A short recap of the session being resumed (stderr: it is not the answer)."""
     from mycode_core.cli.session_view import build_timeline, recap_lines
@@ -130,10 +116,11 @@ def run_agent(
     """Run the agent; return the process exit code (SPEC §2)."""
     from mycode_core.config import ConfigError, ensure_home, home_dir, load_settings
     from mycode_core.config_check import settings_tables
+    from mycode_core.errors import SetupError
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
+    from mycode_core.runtime.child import run_child
     from mycode_core.runtime.loop import AgentRunner
     from mycode_core.runtime.resume import history_from_events
-    from mycode_core.runtime.setup import SetupError
     from mycode_core.sessions import SessionStore, new_session_id
 
     workspace = Path(cwd or os.getcwd()).expanduser()
@@ -209,6 +196,7 @@ def run_agent(
             prompt = "Continue the task from where the previous run stopped."
 
     runner = AgentRunner(
+        spawn_child=run_child,
         pm=pm,
         settings=settings,
         workspace=workspace,

@@ -18,7 +18,7 @@ from typing import Any
 
 from mycode_core.providers import base
 from mycode_core.providers.base import ModelReply, ReplyToolCall
-from mycode_core.runtime.tokens import count_text
+from mycode_core.tokens import count_text
 
 END_OF_SCRIPT_TEXT = "Done."
 

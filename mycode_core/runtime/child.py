@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from mycode_core.agents import AgentOutcome, AgentRequest
+from mycode_core.errors import SetupError
+from mycode_core.events import AgentEvent
 from mycode_core.records import Observation
-from mycode_core.runtime.events import AgentEvent
 from mycode_core.runtime.loop import AgentRunner
-from mycode_core.runtime.setup import SetupError, make_model
+from mycode_core.runtime.setup import make_model
 from mycode_core.sessions import SessionStore, Transcript
 
 _NOT_FORWARDED = ("system", "result")
@@ -97,6 +98,7 @@ class ChildRunner(AgentRunner):
             session_id=parent.session_id,
             interactive=parent.context.interactive,
             ask=parent.context.ask,
+            spawn_child=parent.spawn_child,
         )
         self.parent = parent
         self.request = request

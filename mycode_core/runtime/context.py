@@ -16,8 +16,8 @@ from typing import Any
 
 from mycode_core.records import ContextSection
 from mycode_core.runtime.history import History
-from mycode_core.runtime.tokens import Calibration, count_message, count_text
 from mycode_core.runtime.window import ContextWindow
+from mycode_core.tokens import Calibration, count_message, count_text
 
 Compactor = Callable[..., Any]
 """``compactor(messages, budget, reason, instructions)`` → list of messages, an object with

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from mycode_core.runtime.tokens import count_message
+from mycode_core.tokens import count_message
 
 
 @dataclass(frozen=True)

@@ -16,26 +16,11 @@ from typing import Any
 
 import pluggy
 
+from mycode_core.errors import SetupError, error_line
+
 Notice = Callable[[str], None]
 OnError = Callable[[str | None, str, BaseException], None]
 """Told ``(plugin or None, one-line message, exception)`` for each failing implementation."""
-
-
-def error_line(exc: BaseException) -> str:
-    """An exception as one readable line: ``Type: message`` (pydantic: the first error)."""
-    errors = getattr(exc, "errors", None)
-    text = ""
-    if callable(errors):
-        try:
-            first = errors()[0]
-            where = ".".join(str(part) for part in first.get("loc", ()))
-            text = str(first.get("msg", "")).removeprefix("Value error, ")
-            text = f"{where}: {text}" if where and text else text
-        except (IndexError, TypeError, AttributeError, KeyError):
-            text = ""
-    if not text:
-        text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 Codes = dict[CodeType, list[tuple[str, object]]]
@@ -122,8 +107,6 @@ def call_hook(
         try:
             outcome = caller(**kwargs)
         except Exception as exc:  # noqa: BLE001 - one broken plugin must not break the run
-            from mycode_core.runtime.setup import SetupError
-
             if isinstance(exc, SetupError):  # issue 13: a plugin may refuse the run (exit 2)
                 raise
             culprit = _culprit(codes, exc.__traceback__)

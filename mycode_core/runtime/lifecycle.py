@@ -9,8 +9,8 @@ from typing import Any
 
 import pluggy
 
+from mycode_core.events import NoticeEvent
 from mycode_core.records import PromptVerdict, RunContext
-from mycode_core.runtime.events import NoticeEvent
 from mycode_core.runtime.messages import content_to_text
 
 

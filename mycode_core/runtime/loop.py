@@ -9,122 +9,40 @@ from __future__ import annotations
 
 import queue
 import re
-import secrets
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pluggy
-
-from mycode_core.plugins import load_report
-from mycode_core.providers.base import ModelError, ModelReply
-from mycode_core.records import CompletionVerdict, RunContext, ToolCall
-from mycode_core.runtime import guards, lifecycle
-from mycode_core.runtime.changes import ChangeDetector
-from mycode_core.runtime.context import ModelView
-from mycode_core.runtime.events import (
+from mycode_core.events import (
     AgentEvent,
     AssistantEvent,
-    CheckpointEvent,
-    GuidanceEvent,
-    NoticeEvent,
-    ObservationEvent,
     ResultEvent,
     StepStartEvent,
     SystemEvent,
     UserEvent,
 )
-from mycode_core.runtime.history import History
-from mycode_core.runtime.mainthread import MainThreadCalls
+from mycode_core.plugins import load_report
+from mycode_core.records import CompletionVerdict
+from mycode_core.runtime import guards, lifecycle
+from mycode_core.runtime.acting import Acting
+from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.messages import (
     assistant_message,
-    guidance_message,
-    image_message,
-    tool_message,
 )
-from mycode_core.runtime.observation import ValidationMatcher, observe
 from mycode_core.runtime.recovery import ModelCaller
+from mycode_core.runtime.runner_base import ChildSpawner as ChildSpawner
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
-from mycode_core.runtime.stream import EventStream
-from mycode_core.runtime.tools import CallOutcome, ToolOrchestrator, writes_files
-from mycode_core.runtime.window import ContextWindow
+from mycode_core.runtime.tools import ToolOrchestrator
+from mycode_core.runtime.viewing import Viewing
 from mycode_core.sessions import SessionStore
 
-OUTPUT_RESERVE = 8_000
-DEFAULT_THRESHOLD = 0.8
 _AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
 
 
-class AgentRunner:
+class AgentRunner(Acting, Viewing):
     """Runs tasks against a model with tools from plugins; keeps history between turns."""
-
-    def __init__(
-        self,
-        *,
-        pm: pluggy.PluginManager,
-        settings: Any,
-        workspace: Path,
-        home: Path,
-        session_id: str,
-        interactive: bool = False,
-        ask: Any = None,
-        prior_messages: list[dict[str, Any]] | None = None,
-        resumed_from: str | None = None,
-        start_source: str | None = None,
-    ) -> None:
-        self.pm = pm
-        self.settings = settings
-        self.workspace = workspace
-        self.home = home
-        self.session_id = session_id
-        self.resumed_from = resumed_from
-        self.start_source = start_source or ("resume" if resumed_from else "startup")
-        self.history = History()
-        for message in prior_messages or ():
-            self.history.append(message)
-        self.context = RunContext(
-            workspace=workspace,
-            home=home,
-            settings=settings,
-            session_id=session_id,
-            interactive=interactive,
-            ask=ask,
-            emit=self._emit,
-            plugin_manager=pm,
-        )
-        self.transitions: list[Any] = []
-        self.usage = {"input_tokens": 0, "output_tokens": 0}
-        self.events = EventStream(pm, self.context)
-        self._lock = threading.RLock()
-        self._ready = False
-        self.model: Any = None
-        self.view: ModelView | None = None
-        self.orchestrator: ToolOrchestrator | None = None
-        self.caller: ModelCaller
-        self.matcher = ValidationMatcher(settings.validation_commands)
-        self._result_sent = False
-        self._worker_thread: threading.Thread | None = None
-        self.main_thread_calls = MainThreadCalls()
-        """Questions the loop's threads need asked on the main thread (see ``run``)."""
-        self._ended = False
-        self.changes: ChangeDetector | None = None
-        # issue 11: child agents run through this runner's spawner; their usage rolls up here
-        self.context.spawner = self._spawn_agent
-        self.children_usage: dict[str, dict[str, int]] = {}
-        """Each descendant agent's own tokens, by ``agent_id``."""
-        self.spawned_calls: set[str] = set()
-        """Tool calls that ran a child agent: the child's own facts record what it changed."""
-
-    # ------------------------------------------------------------------ events
-
-    def _emit(self, event: AgentEvent) -> None:
-        self.events.emit(event)
-
-    def _notice(self, message: str, level: str = "warning") -> None:
-        self._emit(NoticeEvent(level=level, message=message))  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ setup
 
@@ -213,12 +131,6 @@ class AgentRunner:
 
     def _system_prompt(self) -> str:
         return system_prompt(self.pm, self.context, self._notice)
-
-    def _spawn_agent(self, request: Any) -> Any:
-        """``context.spawn_agent``: run a child agent (see :mod:`mycode_core.agents`)."""
-        from mycode_core.runtime.child import run_child
-
-        return run_child(self, request)
 
     def usage_by_agent(self) -> dict[str, dict[str, int]] | None:
         """Each agent's own tokens when child agents ran (they add up to ``usage``)."""
@@ -464,243 +376,8 @@ class AgentRunner:
             return CompletionVerdict(verdict="unverified", source="runtime")
         return verdict or CompletionVerdict(verdict="pass", source="default")
 
-    def _guide(self, source: str, message: str, pattern: str | None = None) -> None:
-        self._emit(GuidanceEvent(source=source, message=message, pattern=pattern))
-        self.history.append(guidance_message(source, message))
-
-    # ------------------------------------------------------------------ acting
-
-    def _act(self, state: LoopState, reply: ModelReply) -> LoopState:
-        assert self.orchestrator is not None
-        state = state.next(TransitionReason.MODEL_REPLIED_TOOLS, phase=Phase.ACTING)
-        calls = [
-            self._tool_call(state.step, index, raw) for index, raw in enumerate(reply.tool_calls)
-        ]
-        raw_calls = [{"id": c.id, "name": c.name, "arguments": c.raw_arguments} for c in calls]
-        self.history.append(assistant_message(reply.content, raw_calls))
-        self._emit(
-            AssistantEvent(
-                content=reply.content,
-                tool_calls=raw_calls,
-                finish_reason=reply.finish_reason,
-                usage=reply.usage or None,
-            )
-        )
-        self._step = state.step
-        outcomes = self.orchestrator.run(calls)
-        images = []
-        for outcome in outcomes:
-            if not outcome.executed:  # refused calls are facts too (repeated denials)
-                self._record(outcome.call, outcome.tool, outcome, None)
-            content = outcome.result.content
-            if outcome.executed:
-                content = lifecycle.tool_feedback(self.pm, self.context, outcome, content)
-            self.history.append(tool_message(outcome.call.id, content, outcome.result.is_error))
-            if self.settings.images:
-                images.append(image_message(outcome.call.id, outcome.result.content))
-        for message in images:  # after every tool message: the API wants those together
-            if message is not None:
-                self.history.append(message)
-        state = state.next(TransitionReason.TOOLS_DONE, phase=Phase.CALLING_MODEL)
-        try:
-            verdict = self.pm.hook.stagnation_verdict(
-                observations=self.context.observations, context=self.context
-            )
-        except Exception as exc:  # noqa: BLE001
-            self._notice(f"stagnation policy failed: {exc}")
-            verdict = None
-        if verdict is not None and verdict.action == "guide":
-            self._guide("stagnation", verdict.message, verdict.pattern)
-            state = state.next(TransitionReason.STAGNATION_GUIDANCE, verdict.pattern or "")
-        elif verdict is not None and verdict.action == "stop":
-            self._emit(
-                GuidanceEvent(source="stagnation", message=verdict.message, pattern=verdict.pattern)
-            )
-            raise RunStopped(
-                state.finish("stagnation", verdict.message or "the agent kept repeating itself")
-            )
-        return state
-
-    _step = 0
-    _session_start_text = ""
-
-    def _observe_call(self, call: ToolCall, tool: Any, run: Any) -> CallOutcome:
-        """Wraps one tool execution: watch the workspace if the call may change files the
-        tool does not declare, then record the facts."""
-        detector = self.changes if self._needs_detection(tool) else None
-        if detector is not None:
-            detector.mark()
-        outcome: CallOutcome = run()
-        changes = detector.changes() if detector is not None else None
-        if call.id in self.spawned_calls:  # issue 11: the child's observations hold its changes
-            changes = None
-        if changes and not writes_files(tool):
-            shown = ", ".join(changes[:5]) + (
-                f" and {len(changes) - 5} more" if len(changes) > 5 else ""
-            )
-            self._notice(
-                f"tool {tool.name!r} (plugin {tool.plugin}) is marked read_only but changed "
-                f"files in the workspace: {shown}"
-            )
-        self._record(call, tool, outcome, changes)
-        return outcome
-
-    def _needs_detection(self, tool: Any) -> bool:
-        """Commands and tools that may write without declaring where are watched; read-only
-        tools too when watching is free (inotify), to catch a wrong ``read_only``."""
-        if tool is None or self.changes is None or "write" in tool.paths.values():
-            return False
-        if tool.read_only:
-            return self.changes.mechanism == "inotify"
-        return True
-
-    def _record(
-        self, call: ToolCall, tool: Any, outcome: CallOutcome, changes: list[str] | None
-    ) -> None:
-        """Append the observation of one call and emit it."""
-        observation = observe(
-            step=self._step,
-            call=call,
-            tool=tool,
-            result=outcome.result,
-            matcher=self.matcher,
-            workspace_changes=changes,
-        )
-        with self.context.lock:
-            self.context.observations.append(observation)
-        self._emit(ObservationEvent(observation=observation.model_dump(exclude_none=True)))
-
-    def _tool_call(self, step: int, index: int, raw: Any) -> ToolCall:
-        import json
-
-        from mycode_core.runtime.tools import argument_problem, without_lone_surrogates
-
-        call_id = raw.id or f"call_{step}_{index}_{secrets.token_hex(4)}"
-        text = without_lone_surrogates(raw.arguments or "{}")
-        try:
-            arguments = json.loads(text) if text.strip() else {}
-            problem = None if isinstance(arguments, dict) else "the arguments are not a JSON object"
-            problem = problem or argument_problem(arguments)
-        except (ValueError, RecursionError) as exc:  # issue 13: deep nesting is an error result
-            arguments, problem = {}, str(exc)
-        if problem is not None:
-            arguments = {}
-        return ToolCall(
-            id=call_id, name=raw.name, arguments=arguments, raw_arguments=text, parse_error=problem
-        )
-
-    # ------------------------------------------------------------------ calling the model
-
-    def _compact(
-        self,
-        messages: list[dict[str, Any]],
-        budget: int,
-        reason: str = "proactive",
-        instructions: str | None = None,
-    ) -> Any:
-        result = self.pm.hook.compact_context(
-            messages=messages,
-            budget=budget,
-            context=self.context,
-            reason=reason,
-            instructions=instructions,
-        )
-        return list(result) if isinstance(result, list | tuple) else result
-
-    # ------------------------------------------------------------------ the view (issue 9)
-
-    def _make_view(self, prompt: str) -> ModelView:
-        """The model view over this run's window; discovery of the server's window runs in
-        the background (never for a configured window or a provider that cannot tell)."""
-        settings = self.settings
-        configured = "context_window" in settings.model_fields_set
-        window = ContextWindow(
-            default=int(settings.context_window),
-            configured=int(settings.context_window) if configured else None,
-            reserve=settings.max_output_tokens,
-        )
-        threshold = settings.section("context").get("compact_threshold", DEFAULT_THRESHOLD)
-        try:
-            threshold = float(threshold)
-        except (TypeError, ValueError):
-            self._notice(f"[context] compact_threshold {threshold!r} is not a number; using 0.8")
-            threshold = DEFAULT_THRESHOLD
-        view = ModelView(
-            prompt, window, self._compact, shaper=self._shape_message, threshold=threshold
-        )
-        discover = getattr(self.model, "discover_context_window", None)
-        if not configured and callable(discover):
-            threading.Thread(
-                target=lambda: window.discover(_quietly(discover)),
-                daemon=True,
-                name="mycode-window-discovery",
-            ).start()
-        self.context.side_request = self._side_request
-        if self.resumed_from:
-            self._restore_view(view, window)
-        return view
-
-    def _shape_message(self, message: dict[str, Any], budget: int) -> dict[str, Any] | None:
-        try:
-            shaped = self.pm.hook.view_message(message=message, budget=budget, context=self.context)
-        except Exception as exc:  # noqa: BLE001 - a broken shaper must not stop the run
-            if not getattr(self, "_shaper_failed", False):
-                self._shaper_failed = True
-                self._notice(f"view_message failed: {exc}; messages are sent as they are")
-            return None
-        return shaped if isinstance(shaped, dict) else None
-
-    def _side_request(self, messages: list[dict[str, Any]]) -> str:
-        """One model request without tools (summaries); its usage counts for the run."""
-        reply = self.model.complete(messages, [], lambda _text: None)
-        for key in ("input_tokens", "output_tokens"):
-            self.usage[key] = self.usage.get(key, 0) + int(reply.usage.get(key, 0) or 0)
-        return str(reply.content or "")
-
     def request_compaction(self, instructions: str | None = None) -> None:
         """Compact the view before the next request (``/compact [instructions]``)."""
         self.prepare()
         assert self.view is not None
         self.view.request_compaction(instructions)
-
-    def _restore_view(self, view: ModelView, window: ContextWindow) -> None:
-        """On ``--resume``, rebuild the view the last compaction of the session recorded."""
-        from mycode_core.runtime.resume import last_view
-
-        try:
-            events = SessionStore(self.home).read_events(str(self.resumed_from))
-        except Exception:  # noqa: BLE001 - no transcript to read: start from plain history
-            return
-        recorded = last_view(events)
-        if recorded is None:
-            return
-        if recorded.get("window_source") == "learned" and recorded.get("context_window"):
-            window.learn(int(recorded["context_window"]))
-        view.restore(recorded["view"], self.history, int(recorded["history_length"]))
-
-    # ------------------------------------------------------------------ checkpoint
-
-    def _write_checkpoint(self) -> None:
-        assert self.view is not None
-        facts = guards.recorded_facts(self.context.observations)
-        notes = ""
-        try:
-            self.view.sync(self.history)
-            messages = self.view.messages()
-            messages = [*messages, {"role": "user", "content": guards.CHECKPOINT_REQUEST}]
-            reply = self.model.complete(messages, [], lambda _text: None)
-            self.caller.add_usage(reply.usage)
-            notes = (reply.content or "").strip()
-        except ModelError as exc:
-            notes = f"(the model could not write its notes: {exc})"
-        text = (notes + "\n\n" if notes else "") + facts
-        self._emit(CheckpointEvent(text=text))
-
-
-def _quietly(function: Any) -> int | None:
-    """Call a discovery function; any failure means "unknown"."""
-    try:
-        value = function()
-    except Exception:  # noqa: BLE001 - discovery is best effort
-        return None
-    return int(value) if isinstance(value, int) and value > 0 else None

@@ -13,9 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
-from mycode_core.runtime.context import ContextOverflow, ModelView, ViewChange
-from mycode_core.runtime.events import (
+from mycode_core.events import (
     AgentEvent,
     AssistantEvent,
     CompactionEvent,
@@ -23,6 +21,8 @@ from mycode_core.runtime.events import (
     RetryEvent,
     TextDeltaEvent,
 )
+from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
+from mycode_core.runtime.context import ContextOverflow, ModelView, ViewChange
 from mycode_core.runtime.history import History
 from mycode_core.runtime.messages import assistant_message
 from mycode_core.runtime.state import LoopState, RunStopped, TransitionReason

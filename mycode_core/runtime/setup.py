@@ -7,6 +7,8 @@ from typing import Any
 
 import pluggy
 
+from mycode_core.errors import SetupError
+from mycode_core.plugins import strict_plugins
 from mycode_core.records import ContextSection, ModelProvider, RunContext, SlashCommand, Tool
 from mycode_core.runtime.context import render_system_prompt
 from mycode_core.runtime.hookcalls import (
@@ -15,10 +17,6 @@ from mycode_core.runtime.hookcalls import (
     calling_plugin,
     implementation_codes,
 )
-
-
-class SetupError(Exception):
-    """A run cannot start (no model, unknown provider, bad script); exit code 2."""
 
 
 def collect_tools(
@@ -36,8 +34,6 @@ def collect_tools(
     ``MYCODE_STRICT_PLUGINS`` set (and no ``on_error``) the first problem raises
     :class:`SetupError` instead (exit code 2).
     """
-    from mycode_core.plugins import strict_plugins
-
     problems: list[str] = []
     if on_error is None and strict_plugins():
 

@@ -1,5 +1,5 @@
 """The run's event stream: every event goes to the transcript, to the ``on_event`` observers'
-queues (they run on their own threads, :mod:`~mycode_core.runtime.observers`) and to the
+queues (they run on their own threads, :mod:`~mycode_core.observers`) and to the
 consumer's queue, in that order.
 
 Events emitted before the ``system`` event (start-up notices) are held back and delivered right
@@ -14,8 +14,8 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.runtime.events import AgentEvent, NoticeEvent
-from mycode_core.runtime.observers import ObserverPool
+from mycode_core.events import AgentEvent, NoticeEvent
+from mycode_core.observers import ObserverPool
 from mycode_core.sessions import Transcript
 
 

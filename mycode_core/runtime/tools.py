@@ -16,6 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mycode_core.events import (
+    AgentEvent,
+    PermissionEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from mycode_core.paths import (
     BoundaryError,
     bind_path,
@@ -24,7 +30,7 @@ from mycode_core.paths import (
     resolve_in_workspace,
 )
 from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall, ToolResult
-from mycode_core.runtime.events import AgentEvent, PermissionEvent, ToolCallEvent, ToolResultEvent
+from mycode_core.runtime.arguments import SchemaChecker, call_subject, short_reason
 from mycode_core.tooling import coerce_result
 
 Emit = Callable[[AgentEvent], None]
@@ -48,65 +54,6 @@ class CallOutcome:
     result: ToolResult
     duration_ms: int = 0
     executed: bool = False
-
-
-class SchemaChecker:
-    """Validates arguments against each tool's JSON schema (validators cached per tool)."""
-
-    def __init__(self) -> None:
-        self._validators: dict[str, Any] = {}
-
-    def problem(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
-        """A readable description of the first schema violation, or ``None``."""
-        validator = self._validators.get(tool.name)
-        if validator is None:
-            import jsonschema
-
-            cls = jsonschema.validators.validator_for(tool.input_schema)
-            try:
-                cls.check_schema(tool.input_schema)
-                validator = cls(tool.input_schema)
-            except jsonschema.SchemaError:
-                validator = False
-            self._validators[tool.name] = validator
-        if validator is False or validator is True:
-            return None
-        error = next(iter(validator.iter_errors(arguments)), None)
-        if error is None:
-            return None
-        where = ".".join(str(p) for p in error.absolute_path)
-        return f"{where}: {error.message}" if where else error.message
-
-
-def call_subject(call: ToolCall, limit: int = 160) -> str:
-    """What a call acts on, in one line: the command, the path or pattern, else the arguments."""
-    arguments = call.arguments
-    text = next(
-        (
-            arguments[key]
-            for key in ("command", "path", "file_path", "pattern", "url", "name")
-            if isinstance(arguments.get(key), str)
-        ),
-        None,
-    )
-    if text is None:
-        text = json.dumps(arguments, ensure_ascii=False)
-    lines = text.strip().splitlines() or [""]
-    first = " ".join(lines[0].split())
-    if len(lines) > 1:
-        first += f" … (+{len(lines) - 1} lines)"
-    return first if len(first) <= limit else first[: limit - 1] + "…"
-
-
-def short_reason(reason: str, call: ToolCall, limit: int = 120) -> str:
-    """A policy's reason in one short line, without the advice meant for ``-p`` runs."""
-    text = " ".join(reason.split())
-    for cut in (" needs your approval", ". To allow", ". Answer yes"):
-        text = text.split(cut, 1)[0]
-    if text.startswith(call.name) and text.endswith(")") and "(" in text:
-        text = text[text.rindex("(") + 1 : -1]  # "run_command 'x' (why)" -> "why"
-    text = text.strip(" .") or "the policy asks before this call"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def mode_layer(settings: Any) -> str:
@@ -474,33 +421,3 @@ def _denied(verdict: PermissionVerdict) -> ToolResult:
         f"Permission denied{where}: {verdict.reason}",
         permission={"decision": "deny", "rule": verdict.rule, "layer": verdict.layer},
     )
-
-
-# issue 13: arguments the JSON parser accepts but nothing downstream can handle
-MAX_ARGUMENT_DEPTH = 64
-
-
-def without_lone_surrogates(text: str) -> str:
-    """``text`` with unpaired UTF-16 surrogates replaced by U+FFFD (they cannot be encoded)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
-
-
-def argument_problem(value: Any) -> str | None:
-    """Why parsed arguments cannot be used (nested too deep, invalid Unicode), or ``None``."""
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_ARGUMENT_DEPTH:
-            return f"the arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
-        if isinstance(item, dict):
-            stack.extend((k, depth + 1) for k in item)
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-        elif isinstance(item, str) and without_lone_surrogates(item) is not item:
-            return "the arguments contain an unpaired surrogate (invalid Unicode)"
-    return None

@@ -85,7 +85,8 @@ def assert_tool_contract(
     * a tool that may write is denied in plan mode and changes nothing there;
     * a write path of a successful call is recorded as a change (``metadata["mutated"]``).
     """
-    from mycode_core.runtime.tools import SchemaChecker, writes_files
+    from mycode_core.runtime.arguments import SchemaChecker
+    from mycode_core.runtime.tools import writes_files
 
     files = dict(files or {})
     if not TOOL_NAME.match(tool.name):

@@ -208,6 +208,7 @@ def make_runner(
     With ``ask`` the run is interactive and ``ask`` answers its questions.
     ``settings`` override :class:`~mycode_core.config.Settings` fields.
     """
+    from mycode_core.runtime.child import run_child
     from mycode_core.runtime.loop import AgentRunner
 
     workspace = (tmp_path / "workspace").resolve()
@@ -221,6 +222,7 @@ def make_runner(
         extra.append(model_plugin(turns_model))
         settings.setdefault("model", "test:model")
     runner: Any = AgentRunner(
+        spawn_child=run_child,
         pm=make_plugin_manager(*extra),
         settings=Settings(**settings),
         workspace=workspace,

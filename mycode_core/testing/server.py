@@ -316,7 +316,7 @@ class FakeOpenAIServer:
 
     def prompt_tokens(self, body: Mapping[str, Any]) -> int:
         """How many tokens this server counts in a request (our tokenizer × ``token_factor``)."""
-        from mycode_core.runtime.tokens import count_message, count_text
+        from mycode_core.tokens import count_message, count_text
 
         messages = body.get("messages") or []
         raw = sum(count_message(m) for m in messages if isinstance(m, dict))

@@ -38,8 +38,8 @@ OWN_DISTRIBUTIONS = frozenset(
 
 
 def _warm_up() -> None:
-    from mycode_core.plugins import allowed_entry_points
-    from mycode_core.runtime.tokens import count_text
+    from mycode_core.api import allowed_entry_points
+    from mycode_core.tokens import count_text
 
     count_text("warm up the offline tokenizer")
     ours = [

@@ -121,7 +121,7 @@ def _child_main(
     sys.argv = ["mycode", *args]
     code = 1
     try:
-        from mycode_core.cli.main import main
+        from mycode_core.api import main
 
         main(args)
         code = 0

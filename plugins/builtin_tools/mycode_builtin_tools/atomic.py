@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from mycode_core.safeopen import replace_atomically
+from mycode_core.api import replace_atomically
 
 
 def _default_mode() -> int:

@@ -14,8 +14,8 @@ def report(workspace: Path, home: Path) -> dict[str, Any]:
     from mycode_builtin_tools import sandbox
     from mycode_builtin_tools.ripgrep import rg_path, rg_version
     from mycode_core import trust
+    from mycode_core.api import core_report
     from mycode_core.config import ConfigError, load_settings
-    from mycode_core.diagnostics import core_report
 
     problems: list[str] = []
     settings: Any = None

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mycode_core import safeopen
+from mycode_core.api import safeopen
 
 STORE_KEY = "builtin_tools.read_state"
 DIGEST_LIMIT = 64 * 1024 * 1024

@@ -312,8 +312,8 @@ def wrap(
 def check_run(context: Any) -> None:
     """At the start of a run: a bad or unsatisfiable ``sandbox`` setting stops the run (exit 2);
     a sandbox that ``auto`` wanted but cannot have is said in a notice."""
-    from mycode_core.runtime.events import NoticeEvent
-    from mycode_core.runtime.setup import SetupError
+    from mycode_core.api import SetupError
+    from mycode_core.events import NoticeEvent
 
     try:
         found = status(context.settings, context.permission_mode)

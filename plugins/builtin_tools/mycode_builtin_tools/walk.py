@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mycode_builtin_tools.ripgrep import rg_path
-from mycode_core.workspace import NOISE_DIRS
+from mycode_core.api import NOISE_DIRS
 
 SKIP_DIRS = tuple(sorted(NOISE_DIRS))
 

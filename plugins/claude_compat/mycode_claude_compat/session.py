@@ -47,7 +47,7 @@ class CompatSession:
 
     def notice(self, message: str, level: str = "warning") -> None:
         """One notice in the run's event stream."""
-        from mycode_core.runtime.events import NoticeEvent
+        from mycode_core.events import NoticeEvent
 
         self.context.emit(NoticeEvent(level=level, message=message, source="claude_compat"))  # type: ignore[arg-type]
 

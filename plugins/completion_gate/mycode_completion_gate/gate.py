@@ -27,7 +27,7 @@ def _warn_unknown(context: RunContext, name: str) -> None:
     if state.get("warned") == name:
         return
     state["warned"] = name
-    from mycode_core.runtime.events import NoticeEvent
+    from mycode_core.events import NoticeEvent
 
     context.emit(
         NoticeEvent(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
+from mycode_core.api import BUILD_DIRS, NOISE_DIRS
 
 MAX_DEPTH = 3
 MAX_ENTRIES = 4000

@@ -15,9 +15,9 @@ from typing import Any
 from mycode_context_engine.facts import recorded_facts
 from mycode_context_engine.settings import EngineSettings
 from mycode_context_engine.shaping import reference_line, shape_tool_result
+from mycode_core.api import ContextOverflow
 from mycode_core.records import CompactedView
-from mycode_core.runtime.context import ContextOverflow
-from mycode_core.runtime.tokens import count_message, count_text
+from mycode_core.tokens import count_message, count_text
 
 MARKER = "[mycode: context summary]"
 SUMMARY_OPEN, SUMMARY_CLOSE = "<summary>", "</summary>"

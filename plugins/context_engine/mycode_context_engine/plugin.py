@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def _summarizer(context: RunContext, instructions: str | None, budget: int) -> Summarize:
     """Calls ``summarize_context`` through pluggy and turns every failure into a problem."""
     from mycode_context_engine.compaction import problem_of
-    from mycode_core.providers.base import ModelError
+    from mycode_core.api import ModelError
 
     def summarize(
         older: list[dict[str, Any]], previous: str | None
@@ -53,7 +53,7 @@ def compact_context(
     """Summarise older turns, keep the recent ones, re-state the pinned context."""
     from mycode_context_engine.compaction import compact_view
     from mycode_context_engine.settings import engine_settings
-    from mycode_core.runtime.events import NoticeEvent
+    from mycode_core.events import NoticeEvent
 
     settings = engine_settings(context.settings)
     result, problem = compact_view(

@@ -54,6 +54,7 @@ def runner_with(
     **settings: Any,
 ) -> Any:
     from mycode_core.config import Settings
+    from mycode_core.runtime.child import run_child
     from mycode_core.runtime.loop import AgentRunner
 
     workspace = (tmp_path / "workspace").resolve()
@@ -70,6 +71,7 @@ def runner_with(
     settings.setdefault("permission_mode", "bypass")
     settings.setdefault("max_steps", 200)
     return AgentRunner(
+        spawn_child=run_child,
         pm=pm,
         settings=Settings(**settings),
         workspace=workspace,

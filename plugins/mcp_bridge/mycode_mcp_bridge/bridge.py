@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mycode_core.events import NoticeEvent, ProgressEvent
 from mycode_core.records import RunContext, Tool, ToolResult
-from mycode_core.runtime.events import NoticeEvent, ProgressEvent
 from mycode_mcp_bridge import outside, runtime
 from mycode_mcp_bridge.config import ServerSpec
 from mycode_mcp_bridge.naming import NameAllocator, sanitize

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mycode_core.events import NoticeEvent
 from mycode_core.records import RunContext
-from mycode_core.runtime.events import NoticeEvent
 from mycode_mcp_bridge import trust
 from mycode_mcp_bridge.config import ServerSpec, load_servers
 

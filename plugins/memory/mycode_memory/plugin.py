@@ -39,7 +39,7 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
 def build_context(context: RunContext) -> list[ContextSection] | None:
     """The notes of this project and of the user, chosen once per session."""
     from mycode_core.records import ContextSection
-    from mycode_core.runtime.tokens import count_text
+    from mycode_core.tokens import count_text
     from mycode_memory.select import render_notes
     from mycode_memory.store import MemoryStore, StoreError
 
@@ -53,7 +53,7 @@ def build_context(context: RunContext) -> list[ContextSection] | None:
                 notes = store.all_notes()
             except StoreError as exc:
                 if cached is None:
-                    from mycode_core.runtime.events import NoticeEvent
+                    from mycode_core.events import NoticeEvent
 
                     context.emit(NoticeEvent(level="warning", message=f"memory: {exc}"))
                 notes = []

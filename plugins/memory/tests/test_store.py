@@ -10,7 +10,7 @@ from mycode_memory.editing import parse, render
 from mycode_memory.select import rank, render_notes
 from mycode_memory.store import MemoryStore, Note, StoreError, project_key, project_root
 
-from mycode_core.runtime.tokens import count_text
+from mycode_core.tokens import count_text
 
 
 def test_project_key_follows_the_git_root(tmp_path: Path) -> None:

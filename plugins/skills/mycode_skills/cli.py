@@ -13,8 +13,8 @@ import click
 def _snapshot(cwd: str | None) -> Any:
     """Discover skills as a run in ``cwd`` would (packages included)."""
     from mycode_core import RunContext
+    from mycode_core.api import get_plugin_manager
     from mycode_core.config import ConfigError, home_dir, load_settings
-    from mycode_core.plugins import get_plugin_manager
     from mycode_skills.discovery import Catalog, default_locations
     from mycode_skills.state import folder_names_setting, index_file, package_locations
 

@@ -120,7 +120,7 @@ class SkillsState:
         self._roots = folders
 
     def _notice(self, message: str) -> None:
-        from mycode_core.runtime.events import NoticeEvent
+        from mycode_core.events import NoticeEvent
 
         self.context.emit(NoticeEvent(level="warning", message=message))
 

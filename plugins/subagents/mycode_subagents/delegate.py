@@ -169,7 +169,7 @@ class Delegator:
             return ToolResult.error(
                 f"Unknown agent profile {name!r}. Available profiles: {listed}."
             )
-        from mycode_core.agents import AgentRequest
+        from mycode_core.api import AgentRequest
 
         instructions = CHILD_PREAMBLE
         if profile.instructions:

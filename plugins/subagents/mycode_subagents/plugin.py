@@ -37,7 +37,7 @@ def package_sources(context: RunContext, notice: Callable[[str], None]) -> list[
 
 
 def _notice(context: RunContext) -> Callable[[str], None]:
-    from mycode_core.runtime.events import NoticeEvent
+    from mycode_core.events import NoticeEvent
 
     def notice(message: str) -> None:
         context.emit(NoticeEvent(level="warning", source="subagents", message=message))

@@ -25,8 +25,8 @@ from mycode_builtin_tools.permissions import rules as rules_mod
 from mycode_builtin_tools.permissions.commands import Finding, judge_command
 from mycode_builtin_tools.permissions.unsandboxed import strict_for
 from mycode_core import paths as boundary
+from mycode_core.api import mode_layer
 from mycode_core.records import PermissionVerdict
-from mycode_core.runtime.tools import mode_layer
 
 WRITE_TOOLS = {"write_file", "edit_file"}
 _GRANT_TWO_WORDS = {

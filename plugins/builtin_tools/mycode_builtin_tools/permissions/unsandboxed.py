@@ -172,7 +172,7 @@ def strict_for(context: Any) -> Strict | None:
     """The test to apply to this run's commands, or ``None`` when a sandbox contains them."""
     from mycode_builtin_tools.tools.run_command import sandboxed
     from mycode_core import trust
-    from mycode_core.runtime.observation import DEFAULT_VALIDATORS
+    from mycode_core.api import DEFAULT_VALIDATORS
 
     if context.permission_mode == "bypass" or sandboxed(context):
         return None

@@ -16,7 +16,8 @@ from mycode_builtin_tools import encoding
 from mycode_builtin_tools.ripgrep import rg_path
 from mycode_builtin_tools.tools.glob_tool import compile_glob
 from mycode_builtin_tools.walk import python_files, rg_skip_args, skip_dirs_for
-from mycode_core import ReadPath, RunContext, safeopen, tool
+from mycode_core import ReadPath, RunContext, tool
+from mycode_core.api import safeopen
 from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 

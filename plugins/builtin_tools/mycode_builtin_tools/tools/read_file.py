@@ -14,7 +14,8 @@ from typing import IO, Annotated
 from pydantic import Field
 
 from mycode_builtin_tools import encoding, readstate
-from mycode_core import ReadPath, RunContext, safeopen, tool
+from mycode_core import ReadPath, RunContext, tool
+from mycode_core.api import safeopen
 from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 

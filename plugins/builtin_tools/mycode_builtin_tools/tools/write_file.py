@@ -9,7 +9,8 @@ from typing import Annotated, Any
 from mycode_builtin_tools import encoding, readstate
 from mycode_builtin_tools.atomic import atomic_write
 from mycode_builtin_tools.diffs import short_diff
-from mycode_core import RunContext, WritePath, safeopen, tool
+from mycode_core import RunContext, WritePath, tool
+from mycode_core.api import safeopen
 from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 

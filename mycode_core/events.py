@@ -5,6 +5,7 @@ The CLI, the JSON output, the transcript and plugins (``on_event``) all consume 
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any, Literal
 
@@ -25,6 +26,15 @@ StopReason = Literal[
 VerdictName = Literal["pass", "fail", "unverified", "none"]
 
 
+def without_lone_surrogates(text: str) -> str:
+    """``text`` with unpaired UTF-16 surrogates replaced by U+FFFD (they cannot be encoded)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
 class AgentEvent(BaseModel):
     """Base of every event: a ``type`` tag and a timestamp.
 
@@ -43,10 +53,6 @@ class AgentEvent(BaseModel):
         try:
             return self.model_dump_json(exclude_none=True)
         except ValueError:  # issue 13: unpaired surrogates (model text) become U+FFFD
-            import json
-
-            from mycode_core.runtime.tools import without_lone_surrogates
-
             data = self.model_dump(mode="python", exclude_none=True)
             text = json.dumps(data, default=str, ensure_ascii=False, separators=(",", ":"))
             return without_lone_surrogates(text)

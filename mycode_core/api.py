@@ -1,0 +1,93 @@
+"""The facade for the few runtime and CLI services a plugin legitimately needs.
+
+A plugin imports only the public surface of the core: the package root (:mod:`mycode_core`),
+:mod:`~mycode_core.records`, :mod:`~mycode_core.events`, :mod:`~mycode_core.hookspecs`,
+:mod:`~mycode_core.paths`, :mod:`~mycode_core.config`, :mod:`~mycode_core.trust`,
+:mod:`~mycode_core.tokens`, :mod:`~mycode_core.safegit`, :mod:`~mycode_core.project_files`,
+:mod:`~mycode_core.sessions`, :mod:`~mycode_core.testing` and this module. Everything else in
+the core is internal and may change; an import-linter contract (``pyproject.toml``) holds the
+built-in plugins to the same surface a third party gets.
+
+Each name below is resolved lazily (importing this module imports nothing else), and
+:data:`NAMES` says in one line what each one is for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+NAMES: dict[str, tuple[str, str]] = {
+    "AgentRequest": ("mycode_core.agents", "what a plugin asks of ``context.spawn_agent``"),
+    "AgentOutcome": ("mycode_core.agents", "what ``context.spawn_agent`` returns"),
+    "SetupError": ("mycode_core.errors", "raise it to refuse a run (exit code 2)"),
+    "error_line": ("mycode_core.errors", "an exception as one readable line"),
+    "ModelError": ("mycode_core.providers.base", "a failed model call (``retryable`` or not)"),
+    "ContextOverflow": ("mycode_core.runtime.context", "the view cannot be made to fit"),
+    "mode_layer": ("mycode_core.runtime.tools", "the config layer that set the permission mode"),
+    "DEFAULT_VALIDATORS": (
+        "mycode_core.runtime.observation",
+        "the command patterns that count as validation (test, lint, types, build)",
+    ),
+    "NOISE_DIRS": ("mycode_core.workspace", "folder names a walk of the workspace skips"),
+    "BUILD_DIRS": ("mycode_core.workspace", "folder names of build output"),
+    "safeopen": (
+        "mycode_core.safeopen",
+        "the module that opens files without following symlinks (``open_read``, ``read_bytes``)",
+    ),
+    "replace_atomically": (
+        "mycode_core.safeopen",
+        "write a file by renaming a temporary one over it, following no symlink",
+    ),
+    "get_plugin_manager": ("mycode_core.plugins", "the plugin manager a run would use"),
+    "allowed_entry_points": (
+        "mycode_core.plugins",
+        "the ``mycode`` entry points the environment allows",
+    ),
+    "core_report": ("mycode_core.diagnostics", "the core's part of ``mycode doctor``"),
+    "main": ("mycode_core.cli.main", "the ``mycode`` command line (batch's warm start runs it)"),
+}
+"""Each public name: ``(the module that defines it, what it is for)``."""
+
+__all__ = [
+    "AgentOutcome",
+    "AgentRequest",
+    "BUILD_DIRS",
+    "ContextOverflow",
+    "DEFAULT_VALIDATORS",
+    "ModelError",
+    "NOISE_DIRS",
+    "SetupError",
+    "allowed_entry_points",
+    "core_report",
+    "error_line",
+    "get_plugin_manager",
+    "main",
+    "mode_layer",
+    "replace_atomically",
+    "safeopen",
+]
+
+if TYPE_CHECKING:
+    from mycode_core import safeopen
+    from mycode_core.agents import AgentOutcome, AgentRequest
+    from mycode_core.cli.main import main
+    from mycode_core.diagnostics import core_report
+    from mycode_core.errors import SetupError, error_line
+    from mycode_core.plugins import allowed_entry_points, get_plugin_manager
+    from mycode_core.providers.base import ModelError
+    from mycode_core.runtime.context import ContextOverflow
+    from mycode_core.runtime.observation import DEFAULT_VALIDATORS
+    from mycode_core.runtime.tools import mode_layer
+    from mycode_core.safeopen import replace_atomically
+    from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
+
+
+def __getattr__(name: str) -> Any:
+    entry = NAMES.get(name)
+    if entry is None:
+        raise AttributeError(f"module 'mycode_core.api' has no attribute {name!r}")
+    module = importlib.import_module(entry[0])
+    if entry[0] == f"mycode_core.{name}":  # the name is a module of the core itself
+        return module
+    return getattr(module, name)

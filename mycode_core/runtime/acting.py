@@ -1,0 +1,149 @@
+"""The runner acting on one model reply: its tool calls run, their facts are recorded, and
+the stagnation policy looks at what happened.
+
+Part of :class:`~mycode_core.runtime.loop.AgentRunner` (see :mod:`.runner_base`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from mycode_core.events import (
+    AssistantEvent,
+    GuidanceEvent,
+    ObservationEvent,
+)
+from mycode_core.providers.base import ModelReply
+from mycode_core.records import ToolCall
+from mycode_core.runtime import lifecycle
+from mycode_core.runtime.messages import (
+    assistant_message,
+    image_message,
+    tool_message,
+)
+from mycode_core.runtime.observation import observe
+from mycode_core.runtime.runner_base import RunnerBase
+from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
+from mycode_core.runtime.tools import CallOutcome, writes_files
+
+
+class Acting(RunnerBase):
+    """Running a reply's tool calls and recording one observation for each."""
+
+    def _act(self, state: LoopState, reply: ModelReply) -> LoopState:
+        assert self.orchestrator is not None
+        state = state.next(TransitionReason.MODEL_REPLIED_TOOLS, phase=Phase.ACTING)
+        calls = [
+            self._tool_call(state.step, index, raw) for index, raw in enumerate(reply.tool_calls)
+        ]
+        raw_calls = [{"id": c.id, "name": c.name, "arguments": c.raw_arguments} for c in calls]
+        self.history.append(assistant_message(reply.content, raw_calls))
+        self._emit(
+            AssistantEvent(
+                content=reply.content,
+                tool_calls=raw_calls,
+                finish_reason=reply.finish_reason,
+                usage=reply.usage or None,
+            )
+        )
+        self._step = state.step
+        outcomes = self.orchestrator.run(calls)
+        images = []
+        for outcome in outcomes:
+            if not outcome.executed:  # refused calls are facts too (repeated denials)
+                self._record(outcome.call, outcome.tool, outcome, None)
+            content = outcome.result.content
+            if outcome.executed:
+                content = lifecycle.tool_feedback(self.pm, self.context, outcome, content)
+            self.history.append(tool_message(outcome.call.id, content, outcome.result.is_error))
+            if self.settings.images:
+                images.append(image_message(outcome.call.id, outcome.result.content))
+        for message in images:  # after every tool message: the API wants those together
+            if message is not None:
+                self.history.append(message)
+        state = state.next(TransitionReason.TOOLS_DONE, phase=Phase.CALLING_MODEL)
+        try:
+            verdict = self.pm.hook.stagnation_verdict(
+                observations=self.context.observations, context=self.context
+            )
+        except Exception as exc:  # noqa: BLE001
+            self._notice(f"stagnation policy failed: {exc}")
+            verdict = None
+        if verdict is not None and verdict.action == "guide":
+            self._guide("stagnation", verdict.message, verdict.pattern)
+            state = state.next(TransitionReason.STAGNATION_GUIDANCE, verdict.pattern or "")
+        elif verdict is not None and verdict.action == "stop":
+            self._emit(
+                GuidanceEvent(source="stagnation", message=verdict.message, pattern=verdict.pattern)
+            )
+            raise RunStopped(
+                state.finish("stagnation", verdict.message or "the agent kept repeating itself")
+            )
+        return state
+
+    def _observe_call(self, call: ToolCall, tool: Any, run: Any) -> CallOutcome:
+        """Wraps one tool execution: watch the workspace if the call may change files the
+        tool does not declare, then record the facts."""
+        detector = self.changes if self._needs_detection(tool) else None
+        if detector is not None:
+            detector.mark()
+        outcome: CallOutcome = run()
+        changes = detector.changes() if detector is not None else None
+        if call.id in self.spawned_calls:  # issue 11: the child's observations hold its changes
+            changes = None
+        if changes and not writes_files(tool):
+            shown = ", ".join(changes[:5]) + (
+                f" and {len(changes) - 5} more" if len(changes) > 5 else ""
+            )
+            self._notice(
+                f"tool {tool.name!r} (plugin {tool.plugin}) is marked read_only but changed "
+                f"files in the workspace: {shown}"
+            )
+        self._record(call, tool, outcome, changes)
+        return outcome
+
+    def _needs_detection(self, tool: Any) -> bool:
+        """Commands and tools that may write without declaring where are watched; read-only
+        tools too when watching is free (inotify), to catch a wrong ``read_only``."""
+        if tool is None or self.changes is None or "write" in tool.paths.values():
+            return False
+        if tool.read_only:
+            return self.changes.mechanism == "inotify"
+        return True
+
+    def _record(
+        self, call: ToolCall, tool: Any, outcome: CallOutcome, changes: list[str] | None
+    ) -> None:
+        """Append the observation of one call and emit it."""
+        observation = observe(
+            step=self._step,
+            call=call,
+            tool=tool,
+            result=outcome.result,
+            matcher=self.matcher,
+            workspace_changes=changes,
+        )
+        with self.context.lock:
+            self.context.observations.append(observation)
+        self._emit(ObservationEvent(observation=observation.model_dump(exclude_none=True)))
+
+    def _tool_call(self, step: int, index: int, raw: Any) -> ToolCall:
+        import json
+
+        from mycode_core.events import without_lone_surrogates
+        from mycode_core.runtime.arguments import argument_problem
+
+        call_id = raw.id or f"call_{step}_{index}_{secrets.token_hex(4)}"
+        text = without_lone_surrogates(raw.arguments or "{}")
+        try:
+            arguments = json.loads(text) if text.strip() else {}
+            problem = None if isinstance(arguments, dict) else "the arguments are not a JSON object"
+            problem = problem or argument_problem(arguments)
+        except (ValueError, RecursionError) as exc:  # issue 13: deep nesting is an error result
+            arguments, problem = {}, str(exc)
+        if problem is not None:
+            arguments = {}
+        return ToolCall(
+            id=call_id, name=raw.name, arguments=arguments, raw_arguments=text, parse_error=problem
+        )

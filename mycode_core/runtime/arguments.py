@@ -1,0 +1,91 @@
+"""What a tool call's arguments say: checks against the tool's schema and against what
+nothing downstream can handle, and the one-line subject and reason shown for a call.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mycode_core.events import without_lone_surrogates
+from mycode_core.records import Tool, ToolCall
+
+
+class SchemaChecker:
+    """Validates arguments against each tool's JSON schema (validators cached per tool)."""
+
+    def __init__(self) -> None:
+        self._validators: dict[str, Any] = {}
+
+    def problem(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+        """A readable description of the first schema violation, or ``None``."""
+        validator = self._validators.get(tool.name)
+        if validator is None:
+            import jsonschema
+
+            cls = jsonschema.validators.validator_for(tool.input_schema)
+            try:
+                cls.check_schema(tool.input_schema)
+                validator = cls(tool.input_schema)
+            except jsonschema.SchemaError:
+                validator = False
+            self._validators[tool.name] = validator
+        if validator is False or validator is True:
+            return None
+        error = next(iter(validator.iter_errors(arguments)), None)
+        if error is None:
+            return None
+        where = ".".join(str(p) for p in error.absolute_path)
+        return f"{where}: {error.message}" if where else error.message
+
+
+def call_subject(call: ToolCall, limit: int = 160) -> str:
+    """What a call acts on, in one line: the command, the path or pattern, else the arguments."""
+    arguments = call.arguments
+    text = next(
+        (
+            arguments[key]
+            for key in ("command", "path", "file_path", "pattern", "url", "name")
+            if isinstance(arguments.get(key), str)
+        ),
+        None,
+    )
+    if text is None:
+        text = json.dumps(arguments, ensure_ascii=False)
+    lines = text.strip().splitlines() or [""]
+    first = " ".join(lines[0].split())
+    if len(lines) > 1:
+        first += f" … (+{len(lines) - 1} lines)"
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def short_reason(reason: str, call: ToolCall, limit: int = 120) -> str:
+    """A policy's reason in one short line, without the advice meant for ``-p`` runs."""
+    text = " ".join(reason.split())
+    for cut in (" needs your approval", ". To allow", ". Answer yes"):
+        text = text.split(cut, 1)[0]
+    if text.startswith(call.name) and text.endswith(")") and "(" in text:
+        text = text[text.rindex("(") + 1 : -1]  # "run_command 'x' (why)" -> "why"
+    text = text.strip(" .") or "the policy asks before this call"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# issue 13: arguments the JSON parser accepts but nothing downstream can handle
+MAX_ARGUMENT_DEPTH = 64
+
+
+def argument_problem(value: Any) -> str | None:
+    """Why parsed arguments cannot be used (nested too deep, invalid Unicode), or ``None``."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            return f"the arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+        if isinstance(item, dict):
+            stack.extend((k, depth + 1) for k in item)
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str) and without_lone_surrogates(item) is not item:
+            return "the arguments contain an unpaired surrogate (invalid Unicode)"
+    return None

@@ -1,0 +1,124 @@
+"""What every part of :class:`~mycode_core.runtime.loop.AgentRunner` shares: its state.
+
+The runner is split by concern into :class:`RunnerBase` (the state a run holds, emitting
+events and guidance), :mod:`~mycode_core.runtime.acting` (running one reply's tool calls and
+recording their facts), :mod:`~mycode_core.runtime.viewing` (the model view, compaction and
+the checkpoint) and :mod:`~mycode_core.runtime.loop` (setup, the turn and the step loop).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from mycode_core.events import (
+    AgentEvent,
+    GuidanceEvent,
+    NoticeEvent,
+)
+from mycode_core.records import RunContext
+from mycode_core.runtime.changes import ChangeDetector
+from mycode_core.runtime.context import ModelView
+from mycode_core.runtime.history import History
+from mycode_core.runtime.mainthread import MainThreadCalls
+from mycode_core.runtime.messages import (
+    guidance_message,
+)
+from mycode_core.runtime.observation import ValidationMatcher
+from mycode_core.runtime.recovery import ModelCaller
+from mycode_core.runtime.stream import EventStream
+from mycode_core.runtime.tools import ToolOrchestrator
+
+ChildSpawner = Callable[[Any, Any], Any]
+"""Runs one child agent: ``(the parent runner, an AgentRequest) -> AgentOutcome``.
+
+The loop owns this interface; :func:`mycode_core.runtime.child.run_child` implements it and
+whoever builds a runner (the CLI, the testing kit) passes it in, so the loop never imports
+the child runner.
+"""
+
+
+class RunnerBase:
+    """The state of one agent run; the other parts of the runner build on it."""
+
+    def __init__(
+        self,
+        *,
+        pm: pluggy.PluginManager,
+        settings: Any,
+        workspace: Path,
+        home: Path,
+        session_id: str,
+        interactive: bool = False,
+        ask: Any = None,
+        prior_messages: list[dict[str, Any]] | None = None,
+        resumed_from: str | None = None,
+        start_source: str | None = None,
+        spawn_child: ChildSpawner | None = None,
+    ) -> None:
+        self.pm = pm
+        self.settings = settings
+        self.workspace = workspace
+        self.home = home
+        self.session_id = session_id
+        self.resumed_from = resumed_from
+        self.start_source = start_source or ("resume" if resumed_from else "startup")
+        self.history = History()
+        for message in prior_messages or ():
+            self.history.append(message)
+        self.context = RunContext(
+            workspace=workspace,
+            home=home,
+            settings=settings,
+            session_id=session_id,
+            interactive=interactive,
+            ask=ask,
+            emit=self._emit,
+            plugin_manager=pm,
+        )
+        self.transitions: list[Any] = []
+        self.usage = {"input_tokens": 0, "output_tokens": 0}
+        self.events = EventStream(pm, self.context)
+        self._lock = threading.RLock()
+        self._ready = False
+        self.model: Any = None
+        self.view: ModelView | None = None
+        self.orchestrator: ToolOrchestrator | None = None
+        self.caller: ModelCaller
+        self.matcher = ValidationMatcher(settings.validation_commands)
+        self._result_sent = False
+        self._worker_thread: threading.Thread | None = None
+        self.main_thread_calls = MainThreadCalls()
+        """Questions the loop's threads need asked on the main thread (see ``run``)."""
+        self._ended = False
+        self.changes: ChangeDetector | None = None
+        # issue 11: child agents run through the injected spawner; their usage rolls up here
+        self.spawn_child = spawn_child
+        if spawn_child is not None:
+            self.context.spawner = self._spawn_agent
+        self.children_usage: dict[str, dict[str, int]] = {}
+        """Each descendant agent's own tokens, by ``agent_id``."""
+        self.spawned_calls: set[str] = set()
+        """Tool calls that ran a child agent: the child's own facts record what it changed."""
+
+    def _emit(self, event: AgentEvent) -> None:
+        self.events.emit(event)
+
+    def _notice(self, message: str, level: str = "warning") -> None:
+        self._emit(NoticeEvent(level=level, message=message))  # type: ignore[arg-type]
+
+    def _guide(self, source: str, message: str, pattern: str | None = None) -> None:
+        self._emit(GuidanceEvent(source=source, message=message, pattern=pattern))
+        self.history.append(guidance_message(source, message))
+
+    def _spawn_agent(self, request: Any) -> Any:
+        """``context.spawn_agent``: run a child agent (see :mod:`mycode_core.agents`)."""
+        assert self.spawn_child is not None
+        return self.spawn_child(self, request)
+
+    _step = 0
+    _session_start_text = ""

@@ -1,0 +1,129 @@
+"""The runner's model view (issue 9): the window, compaction, shaping messages, the view a
+resumed session restores, and the checkpoint at the step limit (part of
+:class:`~mycode_core.runtime.loop.AgentRunner`).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from mycode_core.events import (
+    CheckpointEvent,
+)
+from mycode_core.providers.base import ModelError
+from mycode_core.runtime import guards
+from mycode_core.runtime.context import ModelView
+from mycode_core.runtime.runner_base import RunnerBase
+from mycode_core.runtime.window import ContextWindow
+from mycode_core.sessions import SessionStore
+
+DEFAULT_THRESHOLD = 0.8
+
+
+class Viewing(RunnerBase):
+    """The model view over the run's history and what keeps it inside the window."""
+
+    def _compact(
+        self,
+        messages: list[dict[str, Any]],
+        budget: int,
+        reason: str = "proactive",
+        instructions: str | None = None,
+    ) -> Any:
+        result = self.pm.hook.compact_context(
+            messages=messages,
+            budget=budget,
+            context=self.context,
+            reason=reason,
+            instructions=instructions,
+        )
+        return list(result) if isinstance(result, list | tuple) else result
+
+    def _make_view(self, prompt: str) -> ModelView:
+        """The model view over this run's window; discovery of the server's window runs in
+        the background (never for a configured window or a provider that cannot tell)."""
+        settings = self.settings
+        configured = "context_window" in settings.model_fields_set
+        window = ContextWindow(
+            default=int(settings.context_window),
+            configured=int(settings.context_window) if configured else None,
+            reserve=settings.max_output_tokens,
+        )
+        threshold = settings.section("context").get("compact_threshold", DEFAULT_THRESHOLD)
+        try:
+            threshold = float(threshold)
+        except (TypeError, ValueError):
+            self._notice(f"[context] compact_threshold {threshold!r} is not a number; using 0.8")
+            threshold = DEFAULT_THRESHOLD
+        view = ModelView(
+            prompt, window, self._compact, shaper=self._shape_message, threshold=threshold
+        )
+        discover = getattr(self.model, "discover_context_window", None)
+        if not configured and callable(discover):
+            threading.Thread(
+                target=lambda: window.discover(_quietly(discover)),
+                daemon=True,
+                name="mycode-window-discovery",
+            ).start()
+        self.context.side_request = self._side_request
+        if self.resumed_from:
+            self._restore_view(view, window)
+        return view
+
+    def _shape_message(self, message: dict[str, Any], budget: int) -> dict[str, Any] | None:
+        try:
+            shaped = self.pm.hook.view_message(message=message, budget=budget, context=self.context)
+        except Exception as exc:  # noqa: BLE001 - a broken shaper must not stop the run
+            if not getattr(self, "_shaper_failed", False):
+                self._shaper_failed = True
+                self._notice(f"view_message failed: {exc}; messages are sent as they are")
+            return None
+        return shaped if isinstance(shaped, dict) else None
+
+    def _side_request(self, messages: list[dict[str, Any]]) -> str:
+        """One model request without tools (summaries); its usage counts for the run."""
+        reply = self.model.complete(messages, [], lambda _text: None)
+        for key in ("input_tokens", "output_tokens"):
+            self.usage[key] = self.usage.get(key, 0) + int(reply.usage.get(key, 0) or 0)
+        return str(reply.content or "")
+
+    def _restore_view(self, view: ModelView, window: ContextWindow) -> None:
+        """On ``--resume``, rebuild the view the last compaction of the session recorded."""
+        from mycode_core.runtime.resume import last_view
+
+        try:
+            events = SessionStore(self.home).read_events(str(self.resumed_from))
+        except Exception:  # noqa: BLE001 - no transcript to read: start from plain history
+            return
+        recorded = last_view(events)
+        if recorded is None:
+            return
+        if recorded.get("window_source") == "learned" and recorded.get("context_window"):
+            window.learn(int(recorded["context_window"]))
+        view.restore(recorded["view"], self.history, int(recorded["history_length"]))
+
+    def _write_checkpoint(self) -> None:
+        assert self.view is not None
+        facts = guards.recorded_facts(self.context.observations)
+        notes = ""
+        try:
+            self.view.sync(self.history)
+            messages = self.view.messages()
+            messages = [*messages, {"role": "user", "content": guards.CHECKPOINT_REQUEST}]
+            reply = self.model.complete(messages, [], lambda _text: None)
+            self.caller.add_usage(reply.usage)
+            notes = (reply.content or "").strip()
+        except ModelError as exc:
+            notes = f"(the model could not write its notes: {exc})"
+        text = (notes + "\n\n" if notes else "") + facts
+        self._emit(CheckpointEvent(text=text))
+
+
+def _quietly(function: Any) -> int | None:
+    """Call a discovery function; any failure means "unknown"."""
+    try:
+        value = function()
+    except Exception:  # noqa: BLE001 - discovery is best effort
+        return None
+    return int(value) if isinstance(value, int) and value > 0 else None

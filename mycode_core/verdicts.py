@@ -1,0 +1,82 @@
+"""The answers hooks give the core: verdicts of the policies, a slash command's result, a
+compacted view. Re-exported by :mod:`mycode_core.records` (import them from there).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Decision = Literal["allow", "deny", "ask"]
+Verdict = Literal["pass", "fail", "unverified"]
+
+
+class PermissionVerdict(BaseModel):
+    """Answer of a ``permission_verdict`` policy.
+
+    ``rule`` is the rule that decided (e.g. ``run_command(git push:*)`` or ``mode:plan``) and
+    ``layer`` the config layer it came from (``default``, ``user``, ``project``, ``local``,
+    ``env``, ``cli``, ``session``).
+    """
+
+    decision: Decision
+    reason: str = ""
+    rule: str | None = None
+    layer: str | None = None
+    grant: str | None = None
+    """For ``ask``: the key remembered in ``context.session_grants`` if the user answers
+    "allow for this session" (the policy should then allow calls matching it)."""
+    updated_arguments: dict[str, Any] | None = None
+    """For ``allow``/``ask`` (issue 12): replacement arguments for the call. The core checks
+    them against the tool's schema before the call runs; invalid ones make an error result."""
+
+
+class StagnationVerdict(BaseModel):
+    """Answer of a ``stagnation_verdict`` policy: keep going, guide the model, or stop."""
+
+    action: Literal["continue", "guide", "stop"]
+    pattern: str | None = None
+    message: str = ""
+
+
+class CompletionVerdict(BaseModel):
+    """Answer of a ``completion_verdict`` policy for a final answer.
+
+    ``pass`` and ``unverified`` end the run; ``fail`` sends ``feedback`` back to the model.
+    """
+
+    verdict: Verdict
+    feedback: str = ""
+    source: str = "completion_gate"
+    missing: list[str] = Field(default_factory=list)
+
+
+class PromptVerdict(BaseModel):
+    """Answer of a ``user_prompt_verdict`` hook for the user's prompt (issue 12).
+
+    ``block`` drops the prompt (the model never sees it) and shows ``reason`` to the user;
+    ``context`` lines are added to what the model sees with the prompt.
+    """
+
+    block: bool = False
+    reason: str = ""
+    context: list[str] = Field(default_factory=list)
+    source: str = ""
+
+
+class SlashResult(BaseModel):
+    """What a slash command returns: a ``prompt`` to run as the user's turn, and/or ``output``
+    to show the user."""
+
+    prompt: str | None = None
+    output: str | None = None
+
+
+class CompactedView(BaseModel):
+    """What a ``compact_context`` implementation may return instead of a plain list: the
+    replacement messages (system message first) and the summary shown in the ``compaction``
+    event."""
+
+    messages: list[dict[str, Any]]
+    summary: str | None = None
