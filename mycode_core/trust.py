@@ -8,7 +8,7 @@ A trusted folder trusts the folders below it.
 removes from the project layers (``.mycode/config.toml``, ``.mycode/config.local.toml``) every
 setting that would loosen safety, and records which in the ``cli`` layer's ``trust`` table:
 ``settings.section("trust")`` = ``{"trusted": bool, "ignored": [...]}``. The run emits one
-``notice`` naming them (:func:`notice_text`). Other plugins that read project files
+``notice`` per ignored setting (:func:`notice_texts`). Other plugins that read project files
 (``.mcp.json``, ``.claude/settings*.json`` hooks, plugin folders) call :func:`is_trusted`.
 """
 
@@ -236,8 +236,17 @@ def state(settings: Any) -> dict[str, Any]:
     return {"trusted": bool(section.get("trusted")), "ignored": list(section.get("ignored", []))}
 
 
+def notice_texts(settings: Any) -> list[str]:
+    """One notice per ignored setting (SPEC §8: "one notice names each ignored setting")."""
+    return [
+        f"untrusted workspace: ignored {item} — its own settings may only make things "
+        "stricter. Trust it with `mycode trust` (or --trust for one run) if you trust its contents."
+        for item in state(settings)["ignored"]
+    ]
+
+
 def notice_text(settings: Any) -> str | None:
-    """The one notice naming every ignored setting, or ``None`` when nothing was ignored."""
+    """All ignored settings in one line, or ``None`` when nothing was ignored (for plugins)."""
     ignored = state(settings)["ignored"]
     if not ignored:
         return None

@@ -54,10 +54,10 @@ class AgentRunner(Acting, Viewing):
         for message in getattr(self.settings, "notices", ()):  # unknown config keys (issue 14)
             self._notice(message)
         self.changes = self._change_detector()
-        if self.context.agent_id is None:  # issue 13: one notice for ignored project settings
-            from mycode_core.trust import notice_text
+        if self.context.agent_id is None:  # one notice per ignored project setting
+            from mycode_core.trust import notice_texts
 
-            if (ignored := notice_text(self.settings)) is not None:
+            for ignored in notice_texts(self.settings):
                 self._notice(ignored)
         self._collect_tools()  # MCP servers start in background
         self.model = self._make_model()
