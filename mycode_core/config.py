@@ -40,6 +40,19 @@ class GateSettings(BaseModel):
     max_blocks: int = Field(default=3, ge=0, le=100)
 
 
+class PluginSettings(BaseModel):
+    """``[plugins]``: failures fatal (exit 2), how long exit waits for slow observers."""
+
+    strict: bool = False
+    observer_drain_s: float = Field(default=10.0, ge=0)
+
+
+class ToolSettings(BaseModel):
+    """``[tools]``: ``replace = {NAME = "plugin"}`` picks which plugin's tool holds a name."""
+
+    replace: dict[str, str] = Field(default_factory=dict)
+
+
 class Settings(BaseModel):
     """The merged settings of a run. ``layers`` keeps each layer's raw data for provenance."""
 
@@ -70,6 +83,8 @@ class Settings(BaseModel):
     near_limit_steps: int = Field(default=3, ge=0)
     permissions: PermissionRules = Field(default_factory=PermissionRules)
     completion_gate: GateSettings = Field(default_factory=GateSettings)
+    plugins: PluginSettings = Field(default_factory=PluginSettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
     validation_commands: dict[ValidationKind, list[str]] = Field(default_factory=dict)
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     mcp_config_files: list[str] = Field(default_factory=list)

@@ -188,6 +188,9 @@ class NoticeEvent(AgentEvent):
     level: Literal["info", "warning", "error"] = "info"
     message: str
     source: str | None = None
+    plugin: str | None = None
+    """The plugin that failed (SPEC §4: a failing plugin's notice carries it and ``hook``)."""
+    hook: str | None = None
 
 
 class CheckpointEvent(AgentEvent):

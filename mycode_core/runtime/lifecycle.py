@@ -11,6 +11,8 @@ import pluggy
 
 from mycode_core.events import NoticeEvent
 from mycode_core.records import PromptVerdict, RunContext
+from mycode_core.runtime import guarded
+from mycode_core.runtime.guard import HookGuard
 from mycode_core.runtime.messages import content_to_text
 
 
@@ -49,13 +51,10 @@ def with_session_start(
     return prompt + "\n\n# Session start\n\n" + "\n\n".join(lines)
 
 
-def prompt_verdict(pm: pluggy.PluginManager, context: RunContext, prompt: str) -> PromptVerdict:
-    """Every ``user_prompt_verdict`` combined into one: any block blocks, contexts add up."""
-    try:
-        results = pm.hook.user_prompt_verdict(prompt=prompt, context=context)
-    except Exception as exc:  # noqa: BLE001
-        _notice(context, f"user_prompt_verdict hook failed: {exc}")
-        return PromptVerdict()
+def prompt_verdict(guard: HookGuard, context: RunContext, prompt: str) -> PromptVerdict:
+    """Every ``user_prompt_verdict`` combined into one: any block blocks, contexts add up (a
+    failing plugin is left out, see :mod:`~mycode_core.runtime.guarded`)."""
+    results = guarded.prompt_results(guard, prompt, context)
     combined = PromptVerdict()
     for verdict in results or ():
         if not isinstance(verdict, PromptVerdict):
@@ -66,16 +65,9 @@ def prompt_verdict(pm: pluggy.PluginManager, context: RunContext, prompt: str) -
     return combined
 
 
-def tool_feedback(pm: pluggy.PluginManager, context: RunContext, outcome: Any, content: Any) -> Any:
+def tool_feedback(guard: HookGuard, context: RunContext, outcome: Any, content: Any) -> Any:
     """``content`` with the ``tool_result_verdict`` feedback lines appended (text)."""
-    try:
-        results = pm.hook.tool_result_verdict(
-            call=outcome.call, tool=outcome.tool, result=outcome.result, context=context
-        )
-    except Exception as exc:  # noqa: BLE001
-        _notice(context, f"tool_result_verdict hook failed: {exc}")
-        return content
-    lines = _lines(results)
+    lines = _lines(guarded.feedback_results(guard, outcome, context))
     if not lines:
         return content
     return with_reminders(content_to_text(content), lines)

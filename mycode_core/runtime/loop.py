@@ -27,6 +27,7 @@ from mycode_core.records import CompletionVerdict
 from mycode_core.runtime import guards, lifecycle
 from mycode_core.runtime.acting import Acting
 from mycode_core.runtime.changes import ChangeDetector
+from mycode_core.runtime.guarded import completion, permission
 from mycode_core.runtime.messages import (
     assistant_message,
 )
@@ -75,9 +76,7 @@ class AgentRunner(Acting, Viewing):
         self.orchestrator = ToolOrchestrator(
             self.context,
             self._emit,
-            lambda call, tool: self.pm.hook.permission_verdict(
-                call=call, tool=tool, context=self.context
-            ),
+            lambda call, tool: permission(self.guard, call, tool, self.context),
             max_parallel=self.settings.max_parallel_tools,
             max_calls=self.settings.max_tool_calls_per_reply,
         )
@@ -240,7 +239,7 @@ class AgentRunner(Acting, Viewing):
             self.prepare()
             state = state.next(TransitionReason.START)
             verdict = (  # issue 11: a child's task is not a user prompt
-                lifecycle.prompt_verdict(self.pm, self.context, prompt)
+                lifecycle.prompt_verdict(self.guard, self.context, prompt)
                 if self.context.agent_id is None
                 else lifecycle.PromptVerdict()
             )
@@ -260,6 +259,8 @@ class AgentRunner(Acting, Viewing):
                 state = state.finish(
                     "model_error", f"internal error {type(exc).__name__}: {exc} (details: {where})"
                 )
+        if self.guard.strict_failure and state.stop_reason in (None, "interrupted", "completed"):
+            state = state.finish("interrupted", f"{self.guard.strict_failure} (strict plugins)")
         if self.context.cancelled.is_set() and state.stop_reason in (None, "interrupted"):
             state = state.finish("interrupted")
         error = state.detail if state.stop_reason != "completed" and state.detail else None
@@ -365,16 +366,7 @@ class AgentRunner(Acting, Viewing):
             )
 
     def _completion_verdict(self, final_text: str) -> CompletionVerdict:
-        try:
-            verdict = self.pm.hook.completion_verdict(
-                final_text=final_text,
-                observations=list(self.context.observations),
-                context=self.context,
-            )
-        except Exception as exc:  # noqa: BLE001
-            self._notice(f"completion policy failed: {exc}; treating the answer as unverified")
-            return CompletionVerdict(verdict="unverified", source="runtime")
-        return verdict or CompletionVerdict(verdict="pass", source="default")
+        return completion(self.guard, final_text, self.context)
 
     def request_compaction(self, instructions: str | None = None) -> None:
         """Compact the view before the next request (``/compact [instructions]``)."""

@@ -23,6 +23,7 @@ from mycode_core.events import (
 from mycode_core.records import RunContext
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.context import ModelView
+from mycode_core.runtime.guard import HookGuard, strict_from
 from mycode_core.runtime.history import History
 from mycode_core.runtime.mainthread import MainThreadCalls
 from mycode_core.runtime.messages import (
@@ -83,6 +84,8 @@ class RunnerBase:
         self.transitions: list[Any] = []
         self.usage = {"input_tokens": 0, "output_tokens": 0}
         self.events = EventStream(pm, self.context)
+        self.guard = HookGuard(pm, self._emit, strict_from(settings))
+        self.guard.on_strict = self.context.cancelled.set  # strict plugins: the run stops
         self._lock = threading.RLock()
         self._ready = False
         self.model: Any = None
