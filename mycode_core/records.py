@@ -237,6 +237,8 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
         self._lock = threading.Lock()
+        self.shadowed: dict[str, list[str]] = {}
+        """Tool name → the plugins whose tool of that name lost (SPEC §7 "Tool identity")."""
 
     def add(self, tool: Tool, *, replace: bool = False) -> None:
         """Add a tool; a duplicate name from another plugin raises :class:`DuplicateToolError`."""

@@ -42,9 +42,9 @@ def _owner(codes: Codes, frame: FrameType) -> str | None:
     if not candidates:
         return None
     if len(candidates) > 1:
-        instance = frame.f_locals.get("self")
+        instance = frame.f_locals.get("self")  # equal code objects: same class, or same text
         for name, plugin in candidates:
-            if plugin is instance:
+            if plugin is instance or getattr(plugin, "__dict__", None) is frame.f_globals:
                 return name
     return candidates[0][0]
 
