@@ -128,6 +128,9 @@ class ToolResultEvent(AgentEvent):
     content: str | list[dict[str, Any]]
     metadata: dict[str, Any] = Field(default_factory=dict)
     duration_ms: int | None = None
+    original: dict[str, Any] | None = None
+    """When a ``transform_tool_result`` changed the result: the tool's own ``content`` and
+    ``is_error`` (``content`` above is what the model sees)."""
 
 
 class ObservationEvent(AgentEvent):

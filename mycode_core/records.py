@@ -39,6 +39,8 @@ class ToolResult(BaseModel):
     content: str | list[dict[str, Any]] = ""
     is_error: bool = False
     metadata: dict[str, Any] = Field(default_factory=dict)
+    call_id: str | None = None
+    """Set by a ``transform_tool_result`` to say which call it answers (checked if set)."""
 
     @classmethod
     def error(cls, message: str, **metadata: Any) -> ToolResult:

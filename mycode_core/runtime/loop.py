@@ -36,6 +36,7 @@ from mycode_core.runtime.runner_base import ChildSpawner as ChildSpawner
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.tools import ToolOrchestrator
+from mycode_core.runtime.transforms import transform_system_prompt, transform_tool_result
 from mycode_core.runtime.viewing import Viewing
 from mycode_core.sessions import SessionStore
 
@@ -81,6 +82,9 @@ class AgentRunner(Acting, Viewing):
             max_calls=self.settings.max_tool_calls_per_reply,
         )
         self.orchestrator.observer = self._observe_call
+        self.orchestrator.transform = lambda call, tool, result: transform_tool_result(
+            self.guard, call, tool, result, self.context
+        )
         self.orchestrator.notify = lambda message: lifecycle.notify(
             self.pm, self.context, message, "permission_prompt"
         )
@@ -129,7 +133,8 @@ class AgentRunner(Acting, Viewing):
         return make_model(self.pm, self.settings, self._notice)
 
     def _system_prompt(self) -> str:
-        return system_prompt(self.pm, self.context, self._notice)
+        prompt = system_prompt(self.pm, self.context, self._notice)
+        return transform_system_prompt(self.guard, prompt, self.context)
 
     def usage_by_agent(self) -> dict[str, dict[str, int]] | None:
         """Each agent's own tokens when child agents ran (they add up to ``usage``)."""
