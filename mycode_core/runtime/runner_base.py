@@ -15,6 +15,7 @@ from typing import Any
 
 import pluggy
 
+from mycode_core.config_check import settings_tables
 from mycode_core.events import (
     AgentEvent,
     GuidanceEvent,
@@ -63,6 +64,8 @@ class RunnerBase:
     ) -> None:
         self.pm = pm
         self.settings = settings
+        if hasattr(settings, "use_tables") and not settings._tables:  # built in-process
+            settings.use_tables(settings_tables(pm))
         self.workspace = workspace
         self.home = home
         self.session_id = session_id
