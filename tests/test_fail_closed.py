@@ -206,3 +206,50 @@ def test_the_cli_names_the_plugin_on_stderr_and_strict_exits_2(tmp_path: Path, s
         notices = [e for e in streamed.events if e["type"] == "notice" and e.get("hook")]
         assert [(n["plugin"], n["hook"]) for n in notices] == [("teampolicy", "completion_verdict")]
         assert json.dumps(notices[0])
+
+
+def _raising_everywhere(error: BaseException) -> object:
+    """A plugin implementing every hookspec of the core, each raising ``error``."""
+    import inspect
+
+    from mycode_core import hookspecs
+
+    namespace: dict[str, Any] = {}
+    for name, spec in vars(hookspecs).items():
+        if not hasattr(spec, "mycode_spec") or name == "add_hookspecs":
+            continue
+        params = list(inspect.signature(spec).parameters)
+
+        def impl(*args: Any, **kwargs: Any) -> Any:
+            raise error
+
+        impl.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params]
+        )
+        namespace[name] = hookimpl(impl)
+    return type("Everywhere", (), {k: staticmethod(v) for k, v in namespace.items()})()
+
+
+@pytest.mark.parametrize("error", [RuntimeError("boom"), SystemExit(2)], ids=["Runtime", "Exit"])
+def test_a_plugin_raising_in_every_hook_at_once_loosens_nothing(
+    tmp_path: Path, error: BaseException
+) -> None:
+    (tmp_path / "workspace").mkdir(parents=True)
+    (tmp_path / "workspace" / "test_app.py").write_text("def test_x():\n    pass\n", "utf-8")
+    runner = make_runner(
+        tmp_path,
+        installed_plugin("builtin_tools"),
+        installed_plugin("completion_gate"),
+        _raising_everywhere(error),
+        turns=[EDIT, {"content": "done"}, {"content": "done"}],
+        completion_gate={"max_blocks": 1},
+    )
+    events = run_events(runner)
+    calls = {e.id for e in _of(events, "tool_call")}
+    assert calls and calls == {e.id for e in _of(events, "tool_result")}
+    assert events[-1].type == "result"
+    assert events[-1].stop_reason in ("gate_exhausted", "completed")
+    if events[-1].stop_reason == "completed":  # the edit was refused: nothing to verify
+        assert all(e.is_error for e in _of(events, "tool_result"))
+    named = {(n.plugin, n.hook) for n in _failure_notices(events)}
+    assert ("completion_verdict" in {h for _, h in named}) or events[-1].stop_reason != "completed"

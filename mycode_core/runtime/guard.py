@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import signal
 import threading
 from collections.abc import Callable
 from types import TracebackType
@@ -20,9 +19,8 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.errors import SetupError
 from mycode_core.events import NoticeEvent
-from mycode_core.runtime.hookcalls import Codes, _owner, implementation_codes
+from mycode_core.runtime.hookcalls import Codes, _owner, implementation_codes, is_plugin_failure
 
 Valid = Callable[[Any], bool]
 
@@ -34,16 +32,6 @@ def strict_from(settings: Any) -> bool:
     section = getattr(settings, "section", None)
     table = section("plugins") if callable(section) else {}
     return bool(table.get("strict", False)) if isinstance(table, dict) else False
-
-
-def is_plugin_failure(exc: BaseException) -> bool:
-    """Whether ``exc`` from a hook call is the plugin's failure (not a real Ctrl-C, not a
-    plugin refusing the run with :class:`SetupError`)."""
-    if isinstance(exc, SetupError):
-        return False
-    if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
-        return signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    return True
 
 
 def _innermost(codes: Codes, tb: TracebackType | None) -> str | None:

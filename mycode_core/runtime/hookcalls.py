@@ -9,7 +9,9 @@ already run are left out of the retry too, so nothing registers twice.
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from types import CodeType, FrameType, TracebackType
 from typing import Any
@@ -24,6 +26,17 @@ OnError = Callable[[str | None, str, BaseException], None]
 
 
 Codes = dict[CodeType, list[tuple[str, object]]]
+
+
+def is_plugin_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` from a hook call is the plugin's failure: any ``BaseException`` but a
+    real Ctrl-C (``KeyboardInterrupt`` on the main thread under Python's own SIGINT handler)
+    and a plugin refusing the run with :class:`SetupError`."""
+    if isinstance(exc, SetupError):
+        return False
+    if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
+        return signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    return True
 
 
 def implementation_codes(pm: pluggy.PluginManager, hook_name: str) -> Codes:
@@ -106,8 +119,8 @@ def call_hook(
         )
         try:
             outcome = caller(**kwargs)
-        except Exception as exc:  # noqa: BLE001 - one broken plugin must not break the run
-            if isinstance(exc, SetupError):  # issue 13: a plugin may refuse the run (exit 2)
+        except BaseException as exc:  # noqa: BLE001 - one broken plugin must not break the run
+            if not is_plugin_failure(exc):  # issue 13: a plugin may refuse the run (exit 2)
                 raise
             culprit = _culprit(codes, exc.__traceback__)
             if culprit is None or culprit in removed:

@@ -13,6 +13,7 @@ from mycode_core.events import NoticeEvent
 from mycode_core.records import PromptVerdict, RunContext
 from mycode_core.runtime import guarded
 from mycode_core.runtime.guard import HookGuard
+from mycode_core.runtime.hookcalls import is_plugin_failure
 from mycode_core.runtime.messages import content_to_text
 
 
@@ -43,7 +44,9 @@ def with_session_start(
     """The system prompt with the ``session_start`` context lines pinned at its end."""
     try:
         lines = _lines(pm.hook.session_start(source=source, context=context))
-    except Exception as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001
+        if not is_plugin_failure(exc):
+            raise
         _notice(context, f"session_start hook failed: {exc}")
         return prompt
     if not lines:
@@ -77,7 +80,9 @@ def session_end(pm: pluggy.PluginManager, context: RunContext, reason: str) -> N
     """Call ``session_end``; failures are reported on stderr-free notice."""
     try:
         pm.hook.session_end(reason=reason, context=context)
-    except Exception as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001
+        if not is_plugin_failure(exc):
+            raise
         _notice(context, f"session_end hook failed: {exc}")
 
 
@@ -85,5 +90,7 @@ def notify(pm: pluggy.PluginManager, context: RunContext, message: str, kind: st
     """Call ``notification`` before mycode waits for the user."""
     try:
         pm.hook.notification(message=message, kind=kind, context=context)
-    except Exception as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001
+        if not is_plugin_failure(exc):
+            raise
         _notice(context, f"notification hook failed: {exc}")

@@ -258,7 +258,7 @@ class AgentRunner(Acting, Viewing):
             state, final_text = self._loop(state)
         except RunStopped as stop:
             state = stop.state
-        except Exception as exc:  # noqa: BLE001 - never a traceback for the user
+        except BaseException as exc:  # noqa: BLE001 - never a traceback; a thread: no Ctrl-C here
             if state.stop_reason is None:
                 where = self._save_crash_report()
                 state = state.finish(

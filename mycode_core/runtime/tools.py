@@ -367,7 +367,7 @@ class ToolOrchestrator:
                     )
             except BoundaryError as exc:
                 return ToolResult.error(str(exc))
-            except Exception as exc:  # noqa: BLE001 - a tool crash is a result, never a crash
+            except BaseException as exc:  # noqa: BLE001 - a tool crash is a result, never a crash
                 return ToolResult.error(
                     f"{call.name} failed: {type(exc).__name__}: {exc}",
                     traceback="".join(traceback.format_exception(exc)),

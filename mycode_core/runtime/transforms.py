@@ -16,7 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mycode_core.records import RunContext, Tool, ToolCall, ToolResult
-from mycode_core.runtime.guard import HookGuard, is_plugin_failure
+from mycode_core.runtime.guard import HookGuard
+from mycode_core.runtime.hookcalls import is_plugin_failure
 
 
 def _chain(
