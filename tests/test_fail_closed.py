@@ -253,3 +253,22 @@ def test_a_plugin_raising_in_every_hook_at_once_loosens_nothing(
         assert all(e.is_error for e in _of(events, "tool_result"))
     named = {(n.plugin, n.hook) for n in _failure_notices(events)}
     assert ("completion_verdict" in {h for _, h in named}) or events[-1].stop_reason != "completed"
+
+
+def test_every_failing_hook_notice_names_plugin_and_hook(tmp_path: Path) -> None:
+    class Lifecycle:
+        @hookimpl
+        def build_context(self, context: Any) -> Any:
+            raise ValueError("no sections today")
+
+        @hookimpl
+        def session_start(self, source: str, context: Any) -> Any:
+            raise SystemExit(4)
+
+    plugin = Lifecycle()
+    runner = make_runner(tmp_path, plugin, turns=[{"content": "ok"}])
+    events = run_events(runner)
+    named = {(n.plugin, n.hook) for n in _failure_notices(events)}
+    name = runner.pm.get_name(plugin)
+    assert {(name, "build_context"), (name, "session_start")} <= named
+    assert events[-1].stop_reason == "completed"

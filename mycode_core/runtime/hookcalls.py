@@ -9,6 +9,7 @@ already run are left out of the retry too, so nothing registers twice.
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 import threading
@@ -19,6 +20,7 @@ from typing import Any
 import pluggy
 
 from mycode_core.errors import SetupError, error_line
+from mycode_core.events import NoticeEvent
 
 Notice = Callable[[str], None]
 OnError = Callable[[str | None, str, BaseException], None]
@@ -26,6 +28,17 @@ OnError = Callable[[str | None, str, BaseException], None]
 
 
 Codes = dict[CodeType, list[tuple[str, object]]]
+
+
+_FAILED = re.compile(r"^plugin '([^']+)' failed in (\w+)")
+
+
+def failure_notice(message: str, level: str = "warning") -> NoticeEvent:
+    """A ``notice`` event; one about a failing plugin ("plugin 'x' failed in hook: ...", as
+    :func:`call_hook` words it) carries ``plugin`` and ``hook`` (SPEC §4)."""
+    found = _FAILED.match(message)
+    plugin, hook = (found.group(1), found.group(2)) if found else (None, None)
+    return NoticeEvent(level=level, message=message, plugin=plugin, hook=hook)  # type: ignore[arg-type]
 
 
 def is_plugin_failure(exc: BaseException) -> bool:

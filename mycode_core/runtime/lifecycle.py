@@ -9,16 +9,15 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.events import NoticeEvent
 from mycode_core.records import PromptVerdict, RunContext
 from mycode_core.runtime import guarded
 from mycode_core.runtime.guard import HookGuard
-from mycode_core.runtime.hookcalls import is_plugin_failure
+from mycode_core.runtime.hookcalls import call_hook, failure_notice
 from mycode_core.runtime.messages import content_to_text
 
 
 def _notice(context: RunContext, message: str) -> None:
-    context.emit(NoticeEvent(level="warning", message=message))
+    context.emit(failure_notice(message))
 
 
 def _lines(results: Any) -> list[str]:
@@ -42,13 +41,8 @@ def with_session_start(
     pm: pluggy.PluginManager, context: RunContext, source: str, prompt: str
 ) -> str:
     """The system prompt with the ``session_start`` context lines pinned at its end."""
-    try:
-        lines = _lines(pm.hook.session_start(source=source, context=context))
-    except BaseException as exc:  # noqa: BLE001
-        if not is_plugin_failure(exc):
-            raise
-        _notice(context, f"session_start hook failed: {exc}")
-        return prompt
+    say = lambda message: _notice(context, message)  # noqa: E731
+    lines = _lines(call_hook(pm, "session_start", say, source=source, context=context))
     if not lines:
         return prompt
     return prompt + "\n\n# Session start\n\n" + "\n\n".join(lines)
@@ -78,19 +72,11 @@ def tool_feedback(guard: HookGuard, context: RunContext, outcome: Any, content: 
 
 def session_end(pm: pluggy.PluginManager, context: RunContext, reason: str) -> None:
     """Call ``session_end``; failures are reported on stderr-free notice."""
-    try:
-        pm.hook.session_end(reason=reason, context=context)
-    except BaseException as exc:  # noqa: BLE001
-        if not is_plugin_failure(exc):
-            raise
-        _notice(context, f"session_end hook failed: {exc}")
+    say = lambda message: _notice(context, message)  # noqa: E731
+    call_hook(pm, "session_end", say, reason=reason, context=context)
 
 
 def notify(pm: pluggy.PluginManager, context: RunContext, message: str, kind: str) -> None:
     """Call ``notification`` before mycode waits for the user."""
-    try:
-        pm.hook.notification(message=message, kind=kind, context=context)
-    except BaseException as exc:  # noqa: BLE001
-        if not is_plugin_failure(exc):
-            raise
-        _notice(context, f"notification hook failed: {exc}")
+    say = lambda line: _notice(context, line)  # noqa: E731
+    call_hook(pm, "notification", say, message=message, kind=kind, context=context)

@@ -19,13 +19,13 @@ from mycode_core.config_check import settings_tables
 from mycode_core.events import (
     AgentEvent,
     GuidanceEvent,
-    NoticeEvent,
 )
 from mycode_core.records import RunContext
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.context import ModelView
 from mycode_core.runtime.guard import HookGuard, strict_from
 from mycode_core.runtime.history import History
+from mycode_core.runtime.hookcalls import failure_notice
 from mycode_core.runtime.mainthread import MainThreadCalls
 from mycode_core.runtime.messages import (
     guidance_message,
@@ -115,7 +115,7 @@ class RunnerBase:
         self.events.emit(event)
 
     def _notice(self, message: str, level: str = "warning") -> None:
-        self._emit(NoticeEvent(level=level, message=message))  # type: ignore[arg-type]
+        self._emit(failure_notice(message, level))
 
     def _guide(self, source: str, message: str, pattern: str | None = None) -> None:
         self._emit(GuidanceEvent(source=source, message=message, pattern=pattern))
