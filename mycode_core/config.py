@@ -40,6 +40,19 @@ class GateSettings(BaseModel):
     max_blocks: int = Field(default=3, ge=0, le=100)
 
 
+class PluginSettings(BaseModel):
+    """``[plugins]``: failures fatal (exit 2), how long exit waits for slow observers."""
+
+    strict: bool = False
+    observer_drain_s: float = Field(default=10.0, ge=0)
+
+
+class ToolSettings(BaseModel):
+    """``[tools]``: ``replace = {NAME = "plugin"}`` picks which plugin's tool holds a name."""
+
+    replace: dict[str, str] = Field(default_factory=dict)
+
+
 class Settings(BaseModel):
     """The merged settings of a run. ``layers`` keeps each layer's raw data for provenance."""
 
@@ -70,6 +83,8 @@ class Settings(BaseModel):
     near_limit_steps: int = Field(default=3, ge=0)
     permissions: PermissionRules = Field(default_factory=PermissionRules)
     completion_gate: GateSettings = Field(default_factory=GateSettings)
+    plugins: PluginSettings = Field(default_factory=PluginSettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
     validation_commands: dict[ValidationKind, list[str]] = Field(default_factory=dict)
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     mcp_config_files: list[str] = Field(default_factory=list)
@@ -106,14 +121,55 @@ class Settings(BaseModel):
         """``[(layer_name, raw_dict), ...]`` from lowest to highest precedence."""
         return self._layers
 
-    def section(self, name: str) -> dict[str, Any]:
-        """A plugin's own config table (``[name]``), merged across layers; ``{}`` if absent."""
+    def section(self, name: str) -> Any:
+        """A plugin's own config table (``[name]``), merged across layers.
+
+        For a table registered with ``register_settings``: the validated model (an instance
+        of the registered class, defaults applied when the table is absent; it also answers
+        ``.get(key)`` and ``[key]`` like the plain table). Otherwise the table as a dict
+        (``{}`` if absent).
+        """
         value = getattr(self, name, None)
         if isinstance(value, BaseModel):
             return value.model_dump()
         if value is None and self.model_extra:
             value = self.model_extra.get(name)
-        return dict(value) if isinstance(value, dict) else {}
+        raw = dict(value) if isinstance(value, dict) else {}
+        model = self._tables.get(name)
+        return raw if model is None else _readable(model).model_validate(raw)
+
+    def use_tables(self, tables: dict[str, type[BaseModel]]) -> None:
+        """Remember the plugins' ``register_settings`` models (for :meth:`section`)."""
+        self._tables = dict(tables)
+
+    _tables: dict[str, type[BaseModel]] = PrivateAttr(default_factory=dict)
+
+
+class _TableAccess:
+    """``.get`` / ``[key]`` / ``in`` on a settings model, as plugins read plain tables."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The field ``key``, or ``default``."""
+        return getattr(self, key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return getattr(self, key)
+        except AttributeError:
+            raise KeyError(key) from None
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and hasattr(self, key)
+
+
+_READABLE: dict[type[BaseModel], type[BaseModel]] = {}
+
+
+def _readable(model: type[BaseModel]) -> type[BaseModel]:
+    """``model`` with :class:`_TableAccess` mixed in (cached; ``isinstance`` still holds)."""
+    if model not in _READABLE:
+        _READABLE[model] = type(model.__name__, (model, _TableAccess), {})
+    return _READABLE[model]
 
 
 def home_dir() -> Path:
@@ -269,4 +325,5 @@ def load_settings(
         raise ConfigError(error_line("settings", exc.errors()[0])) from None
     settings._layers = layers
     settings._notices = notices
+    settings.use_tables(dict(tables or {}))
     return settings

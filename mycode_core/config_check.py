@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from mycode_core.errors import SetupError
+
 KNOWN_ELSEWHERE = frozenset(
     {
         # tables and keys of plugins documented in SPEC.md, known even when not installed
@@ -133,7 +135,9 @@ def settings_tables(pm: Any, warn: Any = None) -> dict[str, type[BaseModel]]:
 
     try:
         pm.hook.register_settings(register=register)
-    except Exception as exc:  # noqa: BLE001 - a broken plugin must not stop every run
+    except BaseException as exc:  # noqa: BLE001 - a broken plugin must not stop every run
+        if isinstance(exc, KeyboardInterrupt | SetupError):
+            raise
         if warn is not None:
             warn(f"a plugin failed in register_settings: {exc}")
     return tables

@@ -128,6 +128,9 @@ class ToolResultEvent(AgentEvent):
     content: str | list[dict[str, Any]]
     metadata: dict[str, Any] = Field(default_factory=dict)
     duration_ms: int | None = None
+    original: dict[str, Any] | None = None
+    """When a ``transform_tool_result`` changed the result: the tool's own ``content`` and
+    ``is_error`` (``content`` above is what the model sees)."""
 
 
 class ObservationEvent(AgentEvent):
@@ -188,6 +191,9 @@ class NoticeEvent(AgentEvent):
     level: Literal["info", "warning", "error"] = "info"
     message: str
     source: str | None = None
+    plugin: str | None = None
+    """The plugin that failed (SPEC §4: a failing plugin's notice carries it and ``hook``)."""
+    hook: str | None = None
 
 
 class CheckpointEvent(AgentEvent):

@@ -344,6 +344,41 @@ def tool_result_verdict(
 
 
 @hookspec
+def transform_tool_result(
+    call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
+) -> ToolResult | None:
+    """Replace a tool's result before the model sees it (e.g. redact secrets).
+
+    Called for every answered call, successes and failures (denied, unknown tool, crashed),
+    chained in plugin order: each implementation gets the previous one's result; return a
+    :class:`~mycode_core.records.ToolResult` to replace it or ``None`` to pass. The model
+    sees the last result; the ``tool_result`` event carries it as ``content`` and the tool's
+    own ``content``/``is_error`` as ``original``. The runtime's facts (``metadata``) stay the
+    tool's. A result with ``call_id`` set must name this call. Raising, or answering with
+    anything else, skips the implementation for the rest of the run (one notice).
+
+    :param call: the :class:`~mycode_core.records.ToolCall` answered.
+    :param tool: its :class:`~mycode_core.records.Tool` (``None`` for an unknown tool).
+    :param result: the :class:`~mycode_core.records.ToolResult` so far.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    :return: a replacement ``ToolResult``, or ``None``.
+    """
+
+
+@hookspec
+def transform_system_prompt(prompt: str, context: RunContext) -> str | None:
+    """Rewrite the system prompt built from every ``build_context`` section (e.g. a team
+    persona). Chained in plugin order like ``transform_tool_result``; return the new text
+    or ``None`` to pass. Called when the prompt is built and again when it is refreshed
+    between turns.
+
+    :param prompt: the system prompt so far.
+    :param context: the run's :class:`~mycode_core.records.RunContext`.
+    :return: the new prompt, or ``None``.
+    """
+
+
+@hookspec
 def session_end(reason: str, context: RunContext) -> None:
     """Observe the end of a session (the runner is closed).
 

@@ -9,8 +9,10 @@ An implementation decorated with :func:`subscribe` only receives the event types
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -77,7 +79,7 @@ class _Observer:
             started = time.monotonic()
             try:
                 self.caller(event=event, context=self.context)
-            except Exception as exc:  # noqa: BLE001 - observers never stop the run
+            except BaseException as exc:  # noqa: BLE001 - observers never stop the run
                 if not self.broken:
                     self.broken = True
                     self.failed(self.name, exc)
@@ -114,6 +116,7 @@ class ObserverPool:
         notice: Callable[[str, str], None],
     ) -> None:
         self._observers: list[_Observer] = []
+        _POOLS.add(self)
         impls = pm.hook.on_event.get_hookimpls()
         by_plugin: dict[str, list[Any]] = {}
         for impl in impls:
@@ -144,13 +147,54 @@ class ObserverPool:
             if observer.wants(event):
                 observer.put(event)
 
-    def close(self, timeout: float = FLUSH_SECONDS) -> None:
-        """Let observers finish the queued events (bounded), then stop their workers."""
+    def close(self, timeout: float | None = None) -> dict[str, int]:
+        """Let observers finish every queued event, waiting up to ``timeout`` seconds in all
+        (default ``[plugins] observer_drain_s``, 10), then stop their workers. An observer still
+        busy then costs one stderr line naming it and the events it did not receive; returns
+        those counts by plugin."""
+        if timeout is None:
+            timeout = drain_seconds(self._settings())
         deadline = time.monotonic() + timeout
         for observer in self._observers:
             if observer.thread is not None:
                 observer.queue.put(None)
+        missed: dict[str, int] = {}
         for observer in self._observers:
             if observer.thread is not None:
                 observer.thread.join(max(0.0, deadline - time.monotonic()))
+                if observer.thread.is_alive():
+                    missed[observer.name] = max(0, observer.queue.qsize() - 1)  # not the stop
+                    print(
+                        f"mycode: observer plugin {observer.name!r} did not receive "
+                        f"{missed[observer.name]} event(s): still busy after "
+                        f"observer_drain_s = {timeout:g} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 observer.thread = None
+        _POOLS.discard(self)
+        return missed
+
+    def _settings(self) -> Any:
+        return getattr(self._observers[0].context, "settings", None) if self._observers else None
+
+
+def drain_seconds(settings: Any) -> float:
+    """``[plugins] observer_drain_s`` (default :data:`FLUSH_SECONDS`)."""
+    section = getattr(settings, "section", None)
+    table = section("plugins") if callable(section) else {}
+    value = table.get("observer_drain_s") if isinstance(table, dict) else None
+    return float(value) if isinstance(value, int | float) else FLUSH_SECONDS
+
+
+_POOLS: weakref.WeakSet[ObserverPool] = weakref.WeakSet()
+
+
+def drain_observers(timeout: float | None = None) -> dict[str, int]:
+    """Deliver every event still queued for any ``on_event`` observer of this process before
+    it exits (bounded by ``timeout``, default ``[plugins] observer_drain_s``); the exit path
+    calls this before ``os._exit``. Returns the events each too-slow plugin did not get."""
+    missed: dict[str, int] = {}
+    for pool in list(_POOLS):
+        missed.update(pool.close(timeout))
+    return missed

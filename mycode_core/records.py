@@ -39,6 +39,8 @@ class ToolResult(BaseModel):
     content: str | list[dict[str, Any]] = ""
     is_error: bool = False
     metadata: dict[str, Any] = Field(default_factory=dict)
+    call_id: str | None = None
+    """Set by a ``transform_tool_result`` to say which call it answers (checked if set)."""
 
     @classmethod
     def error(cls, message: str, **metadata: Any) -> ToolResult:
@@ -237,6 +239,8 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
         self._lock = threading.Lock()
+        self.shadowed: dict[str, list[str]] = {}
+        """Tool name → the plugins whose tool of that name lost (SPEC §7 "Tool identity")."""
 
     def add(self, tool: Tool, *, replace: bool = False) -> None:
         """Add a tool; a duplicate name from another plugin raises :class:`DuplicateToolError`."""

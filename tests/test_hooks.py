@@ -25,6 +25,7 @@ from mycode_core.records import (
     PermissionVerdict,
     StagnationVerdict,
     Tool,
+    ToolResult,
 )
 from mycode_core.testing import (
     TurnsModel,
@@ -87,6 +88,9 @@ def test_the_hook_list_is_complete() -> None:
             "session_end",
             "notification",
             "plugin_details",
+            # issue 18: transforms
+            "transform_tool_result",
+            "transform_system_prompt",
         ]
     )
 
@@ -582,6 +586,103 @@ def test_tool_result_verdict_feedback_reaches_the_model(tmp_path: Path) -> None:
     (result,) = _of(events, "tool_result")
     assert result.content == "hello ran"  # the event keeps the tool's own output
     assert seen == [("hello", False)]
+
+
+def test_transform_tool_result_chains_in_plugin_order_and_keeps_the_original(
+    tmp_path: Path,
+) -> None:
+    seen: list[str] = []
+
+    class Redact:
+        @hookimpl(tryfirst=True)
+        def transform_tool_result(self, call: Any, tool: Any, result: Any, context: Any) -> Any:
+            seen.append(f"redact:{result.text()}")
+            text = result.text().replace("ran", "[x]")
+            return ToolResult(content=text, is_error=result.is_error, call_id=call.id)
+
+    class Shout:
+        @hookimpl
+        def transform_tool_result(self, call: Any, tool: Any, result: Any, context: Any) -> Any:
+            seen.append(f"shout:{result.text()}")
+            return ToolResult(content=result.text().upper(), is_error=result.is_error)
+
+    class Pass:
+        @hookimpl(trylast=True)
+        def transform_tool_result(self, call: Any, tool: Any, result: Any, context: Any) -> Any:
+            seen.append(f"pass:{result.text()}")
+
+    runner = make_runner(
+        tmp_path,
+        Pass(),
+        Shout(),
+        Redact(),
+        tools_plugin(noop_tool("hello")),
+        turns=[tool_turn("hello", "nosuch")],
+    )
+    events = run_events(runner)
+    chain = [step for step in seen if "unknown" not in step.lower()]
+    assert chain == ["redact:hello ran", "shout:hello [x]", "pass:HELLO [X]"]
+    hello, unknown = sorted(_of(events, "tool_result"), key=lambda r: r.name)
+    assert hello.content == "HELLO [X]" and hello.original == {
+        "content": "hello ran",
+        "is_error": False,
+    }
+    assert unknown.is_error and unknown.original is not None  # failures are transformed too
+    tools = [m for m in runner.turns_model.calls[1]["messages"] if m["role"] == "tool"]
+    assert "HELLO [X]" in [m["content"] for m in tools]
+
+
+def test_transform_tool_result_bad_answers_are_skipped_and_named(tmp_path: Path) -> None:
+    class Other:
+        @hookimpl(tryfirst=True)
+        def transform_tool_result(self, call: Any, tool: Any, result: Any, context: Any) -> Any:
+            return ToolResult(content="stolen", call_id="someone-else")
+
+    class Wrong:
+        @hookimpl
+        def transform_tool_result(self, call: Any, tool: Any, result: Any, context: Any) -> Any:
+            return {"content": "a dict"}
+
+    class Raises:
+        @hookimpl(trylast=True)
+        def transform_tool_result(self, call: Any, tool: Any, result: Any, context: Any) -> Any:
+            raise SystemExit(1)
+
+    plugins = [Other(), Wrong(), Raises()]
+    runner = make_runner(
+        tmp_path, *plugins, tools_plugin(noop_tool("hello")), turns=[tool_turn("hello", "hello")]
+    )
+    events = run_events(runner)
+    assert [r.content for r in _of(events, "tool_result")] == ["hello ran", "hello ran"]
+    notices = [n for n in _of(events, "notice") if n.hook == "transform_tool_result"]
+    assert sorted(n.plugin for n in notices) == sorted(runner.pm.get_name(p) for p in plugins)
+    assert any("someone-else" in n.message for n in notices)
+    assert events[-1].stop_reason == "completed"
+
+
+def test_transform_system_prompt_chains_and_none_passes(tmp_path: Path) -> None:
+    class Persona:
+        @hookimpl
+        def transform_system_prompt(self, prompt: str, context: Any) -> Any:
+            return "You are Ada, the team's reviewer.\n\n" + prompt
+
+    class Passes:
+        @hookimpl(tryfirst=True)
+        def transform_system_prompt(self, prompt: str, context: Any) -> Any:
+            return None
+
+    class Broken:
+        @hookimpl(tryfirst=True)
+        def transform_system_prompt(self, prompt: str, context: Any) -> Any:
+            return 42
+
+    runner = make_runner(tmp_path, Persona(), Passes(), Broken(), turns=[{"content": "ok"}])
+    events = run_events(runner)
+    system = runner.turns_model.calls[0]["messages"][0]
+    assert system["role"] == "system"
+    assert system["content"].startswith("You are Ada, the team's reviewer.")
+    (notice,) = [n for n in _of(events, "notice") if n.hook == "transform_system_prompt"]
+    assert "int" in notice.message
 
 
 def test_session_end_is_called_once_on_close(tmp_path: Path) -> None:

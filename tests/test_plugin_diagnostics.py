@@ -281,8 +281,16 @@ def test_tools_lists_what_a_run_offers_with_the_plugin_of_each(run: Any) -> None
     assert result.rc == 0, result.stderr
     rows = json.loads(result.stdout)
     by_name = {row["name"]: row for row in rows}
-    assert set(rows[0]) == {"name", "plugin", "description", "read_only", "parameters"}
+    assert set(rows[0]) - {"shadowed"} == {
+        "name",
+        "plugin",
+        "description",
+        "read_only",
+        "parameters",
+    }
     assert by_name["shout"]["plugin"] == "kit" and by_name["shout"]["read_only"] is True
+    assert by_name["shout"]["shadowed"] == ["duptool"]  # SPEC §7: the winner names the loser
+    assert "shadowed" not in by_name["echo"]
     assert by_name["shout"]["description"] == "Repeat text loudly."
     assert by_name["shout"]["parameters"]["required"] == ["text"]
     assert by_name["fine_tool"]["plugin"] == "duptool"

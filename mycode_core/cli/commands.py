@@ -86,7 +86,7 @@ def add_core_commands(cli: click.Group) -> None:
     )
     def tools_command(as_json: bool, cwd: str | None, mcp_config: tuple[str, ...]) -> None:
         """List the tools a run would offer, with the plugin of each."""
-        from mycode_core.cli.tools_listing import offered_tools, render_table, tool_row
+        from mycode_core.cli.tools_listing import offered_rows, render_table
         from mycode_core.config import ConfigError
         from mycode_core.errors import SetupError
         from mycode_core.plugins import PluginLoadError
@@ -99,7 +99,7 @@ def add_core_commands(cli: click.Group) -> None:
         workspace = Path(cwd or os.getcwd()).resolve()
         try:
             files = [str(Path(path).resolve()) for path in mcp_config]
-            rows = [tool_row(tool) for tool in offered_tools(workspace, notice, files)]
+            rows = offered_rows(workspace, notice, files)
         except (ConfigError, PluginLoadError, SetupError) as exc:
             raise _PluginConfigError(str(exc)) from None
         click.echo(json.dumps(rows, indent=2) if as_json else render_table(rows))

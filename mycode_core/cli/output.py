@@ -195,7 +195,7 @@ class TextRenderer:
                 markup=True,
                 highlight=False,
             )
-        elif kind == "notice":
+        elif kind == "notice" and getattr(data, "hook", None) != "on_event":  # on stderr already
             self._unspin()
             self.console.print(
                 f"[yellow]mycode: {_escape(data.message)}[/yellow]", markup=True, highlight=False

@@ -114,7 +114,8 @@ class _Checker:
         (row["problems"] if row is not None else self.unattributed).append(problem)
 
     def on_error(self, plugin: str | None, message: str, exc: BaseException) -> None:
-        kind = "tool" if "tool not registered" in message else "hook"
+        tool = "tool not registered" in message or "registered by both" in message
+        kind = "tool" if tool else "hook"
         self.add(plugin, _problem(kind, message, exc))
 
     def failed(self, errors: list[PluginProblem]) -> None:

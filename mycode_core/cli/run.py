@@ -256,6 +256,8 @@ def run_agent(
             )
         finally:
             runner.close()
+    if runner.guard.strict_failure:  # SPEC §7: [plugins] strict turns a plugin failure into 2
+        return 2
     if result is None:
         return guard.exit_code(1)
     return guard.exit_code(exit_code_for(result.stop_reason))  # type: ignore[attr-defined]

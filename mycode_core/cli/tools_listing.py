@@ -10,7 +10,29 @@ from typing import Any
 def offered_tools(
     workspace: Path, notice: Callable[[str], None], mcp_config_files: list[str] | None = None
 ) -> list[Any]:
-    """The :class:`~mycode_core.records.Tool` records a run in ``workspace`` would offer.
+    """The :class:`~mycode_core.records.Tool` records a run in ``workspace`` would offer."""
+    return offered_registry(workspace, notice, mcp_config_files).all()
+
+
+def offered_rows(
+    workspace: Path, notice: Callable[[str], None], mcp_config_files: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """:func:`tool_row` of each offered tool; a name other plugins also registered carries
+    ``shadowed`` (those plugins, SPEC §7 "Tool identity")."""
+    registry = offered_registry(workspace, notice, mcp_config_files)
+    rows = []
+    for tool in registry.all():
+        row = tool_row(tool)
+        if registry.shadowed.get(tool.name):
+            row["shadowed"] = list(registry.shadowed[tool.name])
+        rows.append(row)
+    return rows
+
+
+def offered_registry(
+    workspace: Path, notice: Callable[[str], None], mcp_config_files: list[str] | None = None
+) -> Any:
+    """The :class:`~mycode_core.records.ToolRegistry` a run in ``workspace`` would have.
 
     Loads settings and plugins as a run does (``mcp_config_files`` as ``--mcp-config``),
     calls ``register_tools``, runs the start-up tasks (tools of MCP servers) and then the
@@ -45,7 +67,7 @@ def offered_tools(
                 task()
             except Exception as exc:  # noqa: BLE001 - one failing start-up costs its tools only
                 notice(f"start-up task failed: {type(exc).__name__}: {exc}")
-        return context.tools.all()
+        return context.tools
     finally:
         for task in context.cleanup:
             try:
@@ -97,4 +119,8 @@ def render_table(rows: list[dict[str, Any]]) -> str:
 
     out = [fmt(header), *(fmt(line) for line in lines)]
     out.append(f"{len(rows)} tool(s)")
+    for row in rows:
+        if row.get("shadowed"):
+            losers = ", ".join(row["shadowed"])
+            out.append(f"{row['name']}: {row['plugin']}'s tool is used; it shadows {losers}'s")
     return "\n".join(line.rstrip() for line in out)

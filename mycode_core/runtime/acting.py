@@ -16,7 +16,7 @@ from mycode_core.events import (
 )
 from mycode_core.providers.base import ModelReply
 from mycode_core.records import ToolCall
-from mycode_core.runtime import lifecycle
+from mycode_core.runtime import guarded, lifecycle
 from mycode_core.runtime.messages import (
     assistant_message,
     image_message,
@@ -55,7 +55,7 @@ class Acting(RunnerBase):
                 self._record(outcome.call, outcome.tool, outcome, None)
             content = outcome.result.content
             if outcome.executed:
-                content = lifecycle.tool_feedback(self.pm, self.context, outcome, content)
+                content = lifecycle.tool_feedback(self.guard, self.context, outcome, content)
             self.history.append(tool_message(outcome.call.id, content, outcome.result.is_error))
             if self.settings.images:
                 images.append(image_message(outcome.call.id, outcome.result.content))
@@ -63,13 +63,7 @@ class Acting(RunnerBase):
             if message is not None:
                 self.history.append(message)
         state = state.next(TransitionReason.TOOLS_DONE, phase=Phase.CALLING_MODEL)
-        try:
-            verdict = self.pm.hook.stagnation_verdict(
-                observations=self.context.observations, context=self.context
-            )
-        except Exception as exc:  # noqa: BLE001
-            self._notice(f"stagnation policy failed: {exc}")
-            verdict = None
+        verdict = guarded.stagnation(self.guard, self.context)
         if verdict is not None and verdict.action == "guide":
             self._guide("stagnation", verdict.message, verdict.pattern)
             state = state.next(TransitionReason.STAGNATION_GUIDANCE, verdict.pattern or "")

@@ -9,7 +9,10 @@ already run are left out of the retry too, so nothing registers twice.
 
 from __future__ import annotations
 
+import re
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from types import CodeType, FrameType, TracebackType
 from typing import Any
@@ -17,6 +20,7 @@ from typing import Any
 import pluggy
 
 from mycode_core.errors import SetupError, error_line
+from mycode_core.events import NoticeEvent
 
 Notice = Callable[[str], None]
 OnError = Callable[[str | None, str, BaseException], None]
@@ -24,6 +28,28 @@ OnError = Callable[[str | None, str, BaseException], None]
 
 
 Codes = dict[CodeType, list[tuple[str, object]]]
+
+
+_FAILED = re.compile(r"^plugin '([^']+)' failed in (\w+)")
+
+
+def failure_notice(message: str, level: str = "warning") -> NoticeEvent:
+    """A ``notice`` event; one about a failing plugin ("plugin 'x' failed in hook: ...", as
+    :func:`call_hook` words it) carries ``plugin`` and ``hook`` (SPEC §4)."""
+    found = _FAILED.match(message)
+    plugin, hook = (found.group(1), found.group(2)) if found else (None, None)
+    return NoticeEvent(level=level, message=message, plugin=plugin, hook=hook)  # type: ignore[arg-type]
+
+
+def is_plugin_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` from a hook call is the plugin's failure: any ``BaseException`` but a
+    real Ctrl-C (``KeyboardInterrupt`` on the main thread under Python's own SIGINT handler)
+    and a plugin refusing the run with :class:`SetupError`."""
+    if isinstance(exc, SetupError):
+        return False
+    if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
+        return signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    return True
 
 
 def implementation_codes(pm: pluggy.PluginManager, hook_name: str) -> Codes:
@@ -42,9 +68,9 @@ def _owner(codes: Codes, frame: FrameType) -> str | None:
     if not candidates:
         return None
     if len(candidates) > 1:
-        instance = frame.f_locals.get("self")
+        instance = frame.f_locals.get("self")  # equal code objects: same class, or same text
         for name, plugin in candidates:
-            if plugin is instance:
+            if plugin is instance or getattr(plugin, "__dict__", None) is frame.f_globals:
                 return name
     return candidates[0][0]
 
@@ -106,8 +132,8 @@ def call_hook(
         )
         try:
             outcome = caller(**kwargs)
-        except Exception as exc:  # noqa: BLE001 - one broken plugin must not break the run
-            if isinstance(exc, SetupError):  # issue 13: a plugin may refuse the run (exit 2)
+        except BaseException as exc:  # noqa: BLE001 - one broken plugin must not break the run
+            if not is_plugin_failure(exc):  # issue 13: a plugin may refuse the run (exit 2)
                 raise
             culprit = _culprit(codes, exc.__traceback__)
             if culprit is None or culprit in removed:

@@ -9,13 +9,15 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.events import NoticeEvent
 from mycode_core.records import PromptVerdict, RunContext
+from mycode_core.runtime import guarded
+from mycode_core.runtime.guard import HookGuard
+from mycode_core.runtime.hookcalls import call_hook, failure_notice
 from mycode_core.runtime.messages import content_to_text
 
 
 def _notice(context: RunContext, message: str) -> None:
-    context.emit(NoticeEvent(level="warning", message=message))
+    context.emit(failure_notice(message))
 
 
 def _lines(results: Any) -> list[str]:
@@ -39,23 +41,17 @@ def with_session_start(
     pm: pluggy.PluginManager, context: RunContext, source: str, prompt: str
 ) -> str:
     """The system prompt with the ``session_start`` context lines pinned at its end."""
-    try:
-        lines = _lines(pm.hook.session_start(source=source, context=context))
-    except Exception as exc:  # noqa: BLE001
-        _notice(context, f"session_start hook failed: {exc}")
-        return prompt
+    say = lambda message: _notice(context, message)  # noqa: E731
+    lines = _lines(call_hook(pm, "session_start", say, source=source, context=context))
     if not lines:
         return prompt
     return prompt + "\n\n# Session start\n\n" + "\n\n".join(lines)
 
 
-def prompt_verdict(pm: pluggy.PluginManager, context: RunContext, prompt: str) -> PromptVerdict:
-    """Every ``user_prompt_verdict`` combined into one: any block blocks, contexts add up."""
-    try:
-        results = pm.hook.user_prompt_verdict(prompt=prompt, context=context)
-    except Exception as exc:  # noqa: BLE001
-        _notice(context, f"user_prompt_verdict hook failed: {exc}")
-        return PromptVerdict()
+def prompt_verdict(guard: HookGuard, context: RunContext, prompt: str) -> PromptVerdict:
+    """Every ``user_prompt_verdict`` combined into one: any block blocks, contexts add up (a
+    failing plugin is left out, see :mod:`~mycode_core.runtime.guarded`)."""
+    results = guarded.prompt_results(guard, prompt, context)
     combined = PromptVerdict()
     for verdict in results or ():
         if not isinstance(verdict, PromptVerdict):
@@ -66,16 +62,9 @@ def prompt_verdict(pm: pluggy.PluginManager, context: RunContext, prompt: str) -
     return combined
 
 
-def tool_feedback(pm: pluggy.PluginManager, context: RunContext, outcome: Any, content: Any) -> Any:
+def tool_feedback(guard: HookGuard, context: RunContext, outcome: Any, content: Any) -> Any:
     """``content`` with the ``tool_result_verdict`` feedback lines appended (text)."""
-    try:
-        results = pm.hook.tool_result_verdict(
-            call=outcome.call, tool=outcome.tool, result=outcome.result, context=context
-        )
-    except Exception as exc:  # noqa: BLE001
-        _notice(context, f"tool_result_verdict hook failed: {exc}")
-        return content
-    lines = _lines(results)
+    lines = _lines(guarded.feedback_results(guard, outcome, context))
     if not lines:
         return content
     return with_reminders(content_to_text(content), lines)
@@ -83,15 +72,11 @@ def tool_feedback(pm: pluggy.PluginManager, context: RunContext, outcome: Any, c
 
 def session_end(pm: pluggy.PluginManager, context: RunContext, reason: str) -> None:
     """Call ``session_end``; failures are reported on stderr-free notice."""
-    try:
-        pm.hook.session_end(reason=reason, context=context)
-    except Exception as exc:  # noqa: BLE001
-        _notice(context, f"session_end hook failed: {exc}")
+    say = lambda message: _notice(context, message)  # noqa: E731
+    call_hook(pm, "session_end", say, reason=reason, context=context)
 
 
 def notify(pm: pluggy.PluginManager, context: RunContext, message: str, kind: str) -> None:
     """Call ``notification`` before mycode waits for the user."""
-    try:
-        pm.hook.notification(message=message, kind=kind, context=context)
-    except Exception as exc:  # noqa: BLE001
-        _notice(context, f"notification hook failed: {exc}")
+    say = lambda line: _notice(context, line)  # noqa: E731
+    call_hook(pm, "notification", say, message=message, kind=kind, context=context)

@@ -27,6 +27,7 @@ from mycode_core.records import CompletionVerdict
 from mycode_core.runtime import guards, lifecycle
 from mycode_core.runtime.acting import Acting
 from mycode_core.runtime.changes import ChangeDetector
+from mycode_core.runtime.guarded import completion, permission
 from mycode_core.runtime.messages import (
     assistant_message,
 )
@@ -35,6 +36,7 @@ from mycode_core.runtime.runner_base import ChildSpawner as ChildSpawner
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.tools import ToolOrchestrator
+from mycode_core.runtime.transforms import transform_system_prompt, transform_tool_result
 from mycode_core.runtime.viewing import Viewing
 from mycode_core.sessions import SessionStore
 
@@ -75,13 +77,14 @@ class AgentRunner(Acting, Viewing):
         self.orchestrator = ToolOrchestrator(
             self.context,
             self._emit,
-            lambda call, tool: self.pm.hook.permission_verdict(
-                call=call, tool=tool, context=self.context
-            ),
+            lambda call, tool: permission(self.guard, call, tool, self.context),
             max_parallel=self.settings.max_parallel_tools,
             max_calls=self.settings.max_tool_calls_per_reply,
         )
         self.orchestrator.observer = self._observe_call
+        self.orchestrator.transform = lambda call, tool, result: transform_tool_result(
+            self.guard, call, tool, result, self.context
+        )
         self.orchestrator.notify = lambda message: lifecycle.notify(
             self.pm, self.context, message, "permission_prompt"
         )
@@ -130,7 +133,8 @@ class AgentRunner(Acting, Viewing):
         return make_model(self.pm, self.settings, self._notice)
 
     def _system_prompt(self) -> str:
-        return system_prompt(self.pm, self.context, self._notice)
+        prompt = system_prompt(self.pm, self.context, self._notice)
+        return transform_system_prompt(self.guard, prompt, self.context)
 
     def usage_by_agent(self) -> dict[str, dict[str, int]] | None:
         """Each agent's own tokens when child agents ran (they add up to ``usage``)."""
@@ -240,7 +244,7 @@ class AgentRunner(Acting, Viewing):
             self.prepare()
             state = state.next(TransitionReason.START)
             verdict = (  # issue 11: a child's task is not a user prompt
-                lifecycle.prompt_verdict(self.pm, self.context, prompt)
+                lifecycle.prompt_verdict(self.guard, self.context, prompt)
                 if self.context.agent_id is None
                 else lifecycle.PromptVerdict()
             )
@@ -254,12 +258,14 @@ class AgentRunner(Acting, Viewing):
             state, final_text = self._loop(state)
         except RunStopped as stop:
             state = stop.state
-        except Exception as exc:  # noqa: BLE001 - never a traceback for the user
+        except BaseException as exc:  # noqa: BLE001 - never a traceback; a thread: no Ctrl-C here
             if state.stop_reason is None:
                 where = self._save_crash_report()
                 state = state.finish(
                     "model_error", f"internal error {type(exc).__name__}: {exc} (details: {where})"
                 )
+        if self.guard.strict_failure and state.stop_reason in (None, "interrupted", "completed"):
+            state = state.finish("interrupted", f"{self.guard.strict_failure} (strict plugins)")
         if self.context.cancelled.is_set() and state.stop_reason in (None, "interrupted"):
             state = state.finish("interrupted")
         error = state.detail if state.stop_reason != "completed" and state.detail else None
@@ -365,16 +371,7 @@ class AgentRunner(Acting, Viewing):
             )
 
     def _completion_verdict(self, final_text: str) -> CompletionVerdict:
-        try:
-            verdict = self.pm.hook.completion_verdict(
-                final_text=final_text,
-                observations=list(self.context.observations),
-                context=self.context,
-            )
-        except Exception as exc:  # noqa: BLE001
-            self._notice(f"completion policy failed: {exc}; treating the answer as unverified")
-            return CompletionVerdict(verdict="unverified", source="runtime")
-        return verdict or CompletionVerdict(verdict="pass", source="default")
+        return completion(self.guard, final_text, self.context)
 
     def request_compaction(self, instructions: str | None = None) -> None:
         """Compact the view before the next request (``/compact [instructions]``)."""

@@ -15,15 +15,17 @@ from typing import Any
 
 import pluggy
 
+from mycode_core.config_check import settings_tables
 from mycode_core.events import (
     AgentEvent,
     GuidanceEvent,
-    NoticeEvent,
 )
 from mycode_core.records import RunContext
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.context import ModelView
+from mycode_core.runtime.guard import HookGuard, strict_from
 from mycode_core.runtime.history import History
+from mycode_core.runtime.hookcalls import failure_notice
 from mycode_core.runtime.mainthread import MainThreadCalls
 from mycode_core.runtime.messages import (
     guidance_message,
@@ -62,6 +64,8 @@ class RunnerBase:
     ) -> None:
         self.pm = pm
         self.settings = settings
+        if hasattr(settings, "use_tables") and not settings._tables:  # built in-process
+            settings.use_tables(settings_tables(pm))
         self.workspace = workspace
         self.home = home
         self.session_id = session_id
@@ -83,6 +87,8 @@ class RunnerBase:
         self.transitions: list[Any] = []
         self.usage = {"input_tokens": 0, "output_tokens": 0}
         self.events = EventStream(pm, self.context)
+        self.guard = HookGuard(pm, self._emit, strict_from(settings))
+        self.guard.on_strict = self.context.cancelled.set  # strict plugins: the run stops
         self._lock = threading.RLock()
         self._ready = False
         self.model: Any = None
@@ -109,7 +115,7 @@ class RunnerBase:
         self.events.emit(event)
 
     def _notice(self, message: str, level: str = "warning") -> None:
-        self._emit(NoticeEvent(level=level, message=message))  # type: ignore[arg-type]
+        self._emit(failure_notice(message, level))
 
     def _guide(self, source: str, message: str, pattern: str | None = None) -> None:
         self._emit(GuidanceEvent(source=source, message=message, pattern=pattern))

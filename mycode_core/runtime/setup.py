@@ -17,6 +17,7 @@ from mycode_core.runtime.hookcalls import (
     calling_plugin,
     implementation_codes,
 )
+from mycode_core.runtime.identity import settle
 
 
 def collect_tools(
@@ -54,6 +55,7 @@ def _collect_tools(
     on_error: OnError | None,
 ) -> None:
     codes = implementation_codes(pm, "register_tools")
+    pending: list[Tool] = []
 
     def register(item: Any) -> None:
         plugin = calling_plugin(codes)
@@ -61,7 +63,7 @@ def _collect_tools(
             tool = as_tool(item)
             if tool.plugin is None:
                 tool = tool.model_copy(update={"plugin": plugin})
-            context.tools.add(tool)
+            pending.append(tool)
         except (ValueError, TypeError) as exc:
             detail = _first_error(exc)
             message = f"plugin {plugin!r}: tool not registered: {detail}"
@@ -78,6 +80,13 @@ def _collect_tools(
         register=register,
         context=context,
     )
+
+    def problem(plugin: str | None, message: str, exc: BaseException) -> None:
+        notice(message)
+        if on_error is not None:
+            on_error(plugin, message, exc)
+
+    settle(pm, context, pending, problem)
 
 
 def as_tool(item: Any) -> Tool:

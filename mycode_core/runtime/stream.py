@@ -9,6 +9,7 @@ after it, so ``system`` is always the first event of a session.
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 from typing import Any
 
@@ -32,7 +33,13 @@ class EventStream:
         self.observers = ObserverPool(pm, context, self._observer_notice)
 
     def _observer_notice(self, plugin: str, message: str) -> None:
-        self.emit(NoticeEvent(level="warning", source=plugin, message=message))
+        """A slow or failing observer: a notice, and one stderr line now (the consumer may
+        have stopped reading: the run is over while the observer catches up)."""
+        print(f"mycode: {message}", file=sys.stderr, flush=True)
+        notice = NoticeEvent(
+            level="warning", source=plugin, message=message, plugin=plugin, hook="on_event"
+        )
+        self.emit(notice)
 
     def emit(self, event: AgentEvent) -> None:
         """Record and publish one event."""

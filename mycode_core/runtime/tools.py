@@ -105,6 +105,9 @@ class ToolOrchestrator:
         """Wraps each execution (the runner records observations through it)."""
         self.notify: Callable[[str], None] | None = None
         """Called with the question before the user is asked for a permission."""
+        self.transform: Callable[[ToolCall, Tool | None, ToolResult], ToolResult] = (
+            lambda call, tool, result: result
+        )
 
     def close(self) -> None:
         """Release the worker threads."""
@@ -364,7 +367,7 @@ class ToolOrchestrator:
                     )
             except BoundaryError as exc:
                 return ToolResult.error(str(exc))
-            except Exception as exc:  # noqa: BLE001 - a tool crash is a result, never a crash
+            except BaseException as exc:  # noqa: BLE001 - a tool crash is a result, never a crash
                 return ToolResult.error(
                     f"{call.name} failed: {type(exc).__name__}: {exc}",
                     traceback="".join(traceback.format_exception(exc)),
@@ -400,6 +403,10 @@ class ToolOrchestrator:
         allowed = self._allowed.pop(call.id, None)
         if allowed is not None and "permission" not in result.metadata:
             result.metadata["permission"] = allowed  # which rule and layer let it run
+        original, result = result, self.transform(call, tool, result)  # SPEC §7 transforms
+        kept: dict[str, Any] | None = None
+        if result is not original:
+            kept = {"content": original.content, "is_error": original.is_error}
         self.emit(
             ToolResultEvent(
                 id=call.id,
@@ -408,6 +415,7 @@ class ToolOrchestrator:
                 content=result.content,
                 metadata=result.metadata,
                 duration_ms=duration,
+                original=kept,
             )
         )
         return CallOutcome(call, tool, result, duration)

@@ -14,6 +14,7 @@ from mycode_core.events import (
 from mycode_core.providers.base import ModelError
 from mycode_core.runtime import guards
 from mycode_core.runtime.context import ModelView
+from mycode_core.runtime.hookcalls import is_plugin_failure
 from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
@@ -74,7 +75,9 @@ class Viewing(RunnerBase):
     def _shape_message(self, message: dict[str, Any], budget: int) -> dict[str, Any] | None:
         try:
             shaped = self.pm.hook.view_message(message=message, budget=budget, context=self.context)
-        except Exception as exc:  # noqa: BLE001 - a broken shaper must not stop the run
+        except BaseException as exc:  # noqa: BLE001 - a broken shaper must not stop the run
+            if not is_plugin_failure(exc):
+                raise
             if not getattr(self, "_shaper_failed", False):
                 self._shaper_failed = True
                 self._notice(f"view_message failed: {exc}; messages are sent as they are")

@@ -272,14 +272,18 @@ def tool_pairing_problems(messages: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def system_prompt_for(tmp_path: Path, *plugins: object, **settings: Any) -> str:
-    """The system prompt a run with ``plugins`` would send (every ``build_context`` section)."""
+    """The system prompt a run with ``plugins`` would send (every ``build_context`` section,
+    then every ``transform_system_prompt``)."""
+    from mycode_core.runtime.guard import HookGuard
     from mycode_core.runtime.setup import system_prompt
+    from mycode_core.runtime.transforms import transform_system_prompt
 
     context = make_context(tmp_path, settings=Settings(**settings))
     pm = make_plugin_manager(*plugins)
     context.plugin_manager = pm
     notices: list[str] = []
-    text = system_prompt(pm, context, notices.append)
+    guard = HookGuard(pm, lambda event: notices.append(event.message))
+    text = transform_system_prompt(guard, system_prompt(pm, context, notices.append), context)
     if notices:
         raise RuntimeError("; ".join(notices))
     return text

@@ -1,0 +1,274 @@
+"""SPEC §7 "Failure semantics" (issue 18 item 1): a plugin's failure never loosens a decision."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mycode_core import hookimpl
+from mycode_core.records import CompletionVerdict, PermissionVerdict
+from mycode_core.testing import installed_plugin, make_runner, run_events
+from mycode_core.testing.cli import run_cli, write_plugin_dist, write_script
+
+EDIT = {"tool_calls": [{"name": "write_file", "arguments": {"path": "app.py", "content": "x=1\n"}}]}
+
+
+def _of(events: list[Any], kind: str) -> list[Any]:
+    return [event for event in events if event.type == kind]
+
+
+def _failure_notices(events: list[Any]) -> list[Any]:
+    return [event for event in _of(events, "notice") if event.hook is not None]
+
+
+class RaisingGate:
+    @hookimpl(tryfirst=True)
+    def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+        raise RuntimeError("policy file missing")
+
+
+def _gated_runner(tmp_path: Path, *plugins: object) -> Any:
+    (tmp_path / "workspace").mkdir(parents=True)
+    (tmp_path / "workspace" / "test_app.py").write_text("def test_x():\n    pass\n", "utf-8")
+    return make_runner(
+        tmp_path,
+        installed_plugin("builtin_tools"),
+        installed_plugin("completion_gate"),
+        *plugins,
+        turns=[EDIT, {"content": "done"}, {"content": "done"}, {"content": "done"}],
+        completion_gate={"max_blocks": 1},
+    )
+
+
+def test_a_raising_completion_verdict_leaves_the_builtin_gate_blocking(tmp_path: Path) -> None:
+    plain = run_events(_gated_runner(tmp_path / "plain"))
+    assert plain[-1].stop_reason == "gate_exhausted"
+    broken = RaisingGate()
+    runner = _gated_runner(tmp_path / "broken", broken)
+    events = run_events(runner)
+    assert (events[-1].stop_reason, events[-1].verdict) == ("gate_exhausted", "fail")
+    (notice,) = _failure_notices(events)  # skipped for the rest of the run: one notice
+    assert (notice.plugin, notice.hook) == (runner.pm.get_name(broken), "completion_verdict")
+    assert "RuntimeError: policy file missing" in notice.message
+
+
+@pytest.mark.parametrize(
+    "error",
+    [ValueError("bad rule"), SystemExit(3), KeyboardInterrupt()],
+    ids=["ValueError", "SystemExit", "KeyboardInterrupt"],
+)
+def test_a_raising_permission_verdict_denies_that_call_and_the_run_goes_on(
+    tmp_path: Path, error: BaseException
+) -> None:
+    seen: list[str] = []
+
+    class Broken:
+        @hookimpl(tryfirst=True)
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            seen.append(call.id)
+            raise error
+
+    calls = [{"name": "glob", "arguments": {"pattern": "*"}, "id": f"c{n}"} for n in range(3)]
+    broken = Broken()
+    runner = make_runner(
+        tmp_path, installed_plugin("builtin_tools"), broken, turns=[{"tool_calls": calls}]
+    )
+    events = run_events(runner)
+    results = sorted(_of(events, "tool_result"), key=lambda r: r.id)
+    assert [r.id for r in results] == ["c0", "c1", "c2"]  # exactly one result per call
+    name = runner.pm.get_name(broken)
+    assert results[0].is_error and name in results[0].content
+    assert [r.is_error for r in results[1:]] == [False, False]  # the others decided
+    assert seen == ["c0"]
+    (notice,) = _failure_notices(events)
+    assert (notice.plugin, notice.hook) == (name, "permission_verdict")
+    assert type(error).__name__ in notice.message
+    assert events[-1].stop_reason == "completed"
+
+
+def test_a_keyboard_interrupt_raised_in_a_plugin_thread_is_its_failure(tmp_path: Path) -> None:
+    class Threaded:
+        @hookimpl(tryfirst=True)
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            assert threading.current_thread() is not threading.main_thread()
+            raise KeyboardInterrupt
+
+    runner = make_runner(
+        tmp_path,
+        installed_plugin("builtin_tools"),
+        Threaded(),
+        turns=[{"tool_calls": [{"name": "glob", "arguments": {"pattern": "*"}, "id": "a"}]}],
+    )
+    events = run_events(runner)
+    assert _of(events, "tool_result")[0].is_error
+    assert events[-1].stop_reason == "completed"
+
+
+async def _later() -> Any:
+    return PermissionVerdict(decision="allow")
+
+
+@pytest.mark.parametrize(
+    "answer", [lambda: {"decision": "allow"}, _later, lambda: "allow"], ids=["dict", "coro", "str"]
+)
+def test_a_wrong_answer_type_is_a_failure_too(tmp_path: Path, answer: Any) -> None:
+    class Wrong:
+        @hookimpl(tryfirst=True)
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            return answer()
+
+        @hookimpl(tryfirst=True)
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return answer()
+
+    class Gate:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return CompletionVerdict(verdict="fail", feedback="not yet")
+
+    wrong = Wrong()
+    runner = make_runner(
+        tmp_path,
+        installed_plugin("builtin_tools"),
+        Gate(),
+        wrong,
+        turns=[{"tool_calls": [{"name": "glob", "arguments": {"pattern": "*"}, "id": "a"}]}],
+        completion_gate={"max_blocks": 1},
+    )
+    events = run_events(runner)
+    assert _of(events, "tool_result")[0].is_error  # never allowed by a wrong answer
+    assert events[-1].stop_reason == "gate_exhausted"  # the other gate still decided
+    hooks = sorted(n.hook for n in _failure_notices(events))
+    assert hooks == ["completion_verdict", "permission_verdict"]
+    assert all(n.plugin == runner.pm.get_name(wrong) for n in _failure_notices(events))
+
+
+def test_wrappers_keep_working_once_a_plugin_is_skipped(tmp_path: Path) -> None:
+    class Veto:
+        @hookimpl(wrapper=True)
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            yield
+            return CompletionVerdict(verdict="fail", feedback="vetoed", source="veto")
+
+    runner = make_runner(
+        tmp_path, RaisingGate(), Veto(), turns=[], completion_gate={"max_blocks": 1}
+    )
+    events = run_events(runner)
+    assert events[-1].stop_reason == "gate_exhausted"
+    assert [g.source for g in _of(events, "guidance")] == ["veto"]
+    assert len(_failure_notices(events)) == 1
+
+
+def test_asyncio_is_untouched_by_a_discarded_coroutine() -> None:
+    assert asyncio.iscoroutinefunction(_later)
+
+
+BROKEN_PLUGIN = """
+from mycode_core import hookimpl
+
+@hookimpl(tryfirst=True)
+def completion_verdict(final_text, observations, context):
+    raise RuntimeError("team policy crashed")
+"""
+
+
+@pytest.mark.parametrize("strict", ["", "env", "config"])
+def test_the_cli_names_the_plugin_on_stderr_and_strict_exits_2(tmp_path: Path, strict: str) -> None:
+    site = tmp_path / "site"
+    write_plugin_dist(site, "teampolicy", BROKEN_PLUGIN)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    if strict == "config":
+        (home / "config.toml").write_text("[plugins]\nstrict = true\n", "utf-8")
+    script = write_script(tmp_path / "s.json", [{"content": "done"}])
+    env = {"MYCODE_STRICT_PLUGINS": "1" if strict == "env" else None}
+    args = ["-p", "hi", "--model", script]
+    text = run_cli(args, cwd=workspace, home=home, env=env, pythonpath=[site])
+    assert "plugin 'teampolicy' failed in completion_verdict" in text.stderr
+    assert "RuntimeError: team policy crashed" in text.stderr
+    assert "Traceback" not in text.stderr
+    assert text.rc == (2 if strict else 0)
+    if not strict:
+        streamed = run_cli(
+            [*args, "--output-format", "stream-json"],
+            cwd=workspace,
+            home=home,
+            env=env,
+            pythonpath=[site],
+        )
+        notices = [e for e in streamed.events if e["type"] == "notice" and e.get("hook")]
+        assert [(n["plugin"], n["hook"]) for n in notices] == [("teampolicy", "completion_verdict")]
+        assert json.dumps(notices[0])
+
+
+def _raising_everywhere(error: BaseException) -> object:
+    """A plugin implementing every hookspec of the core, each raising ``error``."""
+    import inspect
+
+    from mycode_core import hookspecs
+
+    namespace: dict[str, Any] = {}
+    for name, spec in vars(hookspecs).items():
+        if not hasattr(spec, "mycode_spec") or name == "add_hookspecs":
+            continue
+        params = list(inspect.signature(spec).parameters)
+
+        def impl(*args: Any, **kwargs: Any) -> Any:
+            raise error
+
+        impl.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params]
+        )
+        namespace[name] = hookimpl(impl)
+    return type("Everywhere", (), {k: staticmethod(v) for k, v in namespace.items()})()
+
+
+@pytest.mark.parametrize("error", [RuntimeError("boom"), SystemExit(2)], ids=["Runtime", "Exit"])
+def test_a_plugin_raising_in_every_hook_at_once_loosens_nothing(
+    tmp_path: Path, error: BaseException
+) -> None:
+    (tmp_path / "workspace").mkdir(parents=True)
+    (tmp_path / "workspace" / "test_app.py").write_text("def test_x():\n    pass\n", "utf-8")
+    runner = make_runner(
+        tmp_path,
+        installed_plugin("builtin_tools"),
+        installed_plugin("completion_gate"),
+        _raising_everywhere(error),
+        turns=[EDIT, {"content": "done"}, {"content": "done"}],
+        completion_gate={"max_blocks": 1},
+    )
+    events = run_events(runner)
+    calls = {e.id for e in _of(events, "tool_call")}
+    assert calls and calls == {e.id for e in _of(events, "tool_result")}
+    assert events[-1].type == "result"
+    assert events[-1].stop_reason in ("gate_exhausted", "completed")
+    if events[-1].stop_reason == "completed":  # the edit was refused: nothing to verify
+        assert all(e.is_error for e in _of(events, "tool_result"))
+    named = {(n.plugin, n.hook) for n in _failure_notices(events)}
+    assert ("completion_verdict" in {h for _, h in named}) or events[-1].stop_reason != "completed"
+
+
+def test_every_failing_hook_notice_names_plugin_and_hook(tmp_path: Path) -> None:
+    class Lifecycle:
+        @hookimpl
+        def build_context(self, context: Any) -> Any:
+            raise ValueError("no sections today")
+
+        @hookimpl
+        def session_start(self, source: str, context: Any) -> Any:
+            raise SystemExit(4)
+
+    plugin = Lifecycle()
+    runner = make_runner(tmp_path, plugin, turns=[{"content": "ok"}])
+    events = run_events(runner)
+    named = {(n.plugin, n.hook) for n in _failure_notices(events)}
+    name = runner.pm.get_name(plugin)
+    assert {(name, "build_context"), (name, "session_start")} <= named
+    assert events[-1].stop_reason == "completed"
