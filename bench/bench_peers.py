@@ -11,6 +11,9 @@ Figures, for each agent in the same run:
 * exit lag: from the final answer written to the process gone (goal ≤ 100 ms);
 * first-request bytes, and peak RSS of the process (``ru_maxrss``; goal ≤ 110 MB).
 
+Runs are warm: ``PYTHONDONTWRITEBYTECODE`` is dropped from the agents' environment so the
+warm-up run leaves bytecode caches behind (with it set, every launch compiles each module).
+
     uv run python bench/bench_peers.py [--runs 7] [--steps 20,100,300] [--long 2000] [--no-pi]
 
 pi (``@mariozechner/pi-coding-agent``) is installed into a temp folder with npm from the
@@ -217,7 +220,9 @@ def mycode_agent() -> Agent:
         home = folder / "mycode-home"
         home.mkdir(exist_ok=True)
         (home / "config.toml").write_text("context_window = 1000000\n")
-        return clean_env(home, MYCODE_MAX_STEPS="5000")
+        env = clean_env(home, MYCODE_MAX_STEPS="5000")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # warm runs: the warm-up writes the caches
+        return env
 
     return Agent("mycode", command, env, "read_file")
 

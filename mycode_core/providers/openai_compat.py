@@ -3,6 +3,10 @@
 OpenAI, Ollama, vLLM, llama.cpp's server and OpenRouter all work with a base URL and a key.
 Streaming is the default; the raw SSE lines are accumulated by :mod:`.sse`. The SDK's own
 retries are off: the runner's retry loop (with ``retry`` events) is the only one.
+
+The request body is prepared by :mod:`.wire` (each message serialised once) and sent with the
+client's raw ``post``: the SDK's per-request transform of the whole history is skipped, while
+its connection handling, timeouts, headers and error classes stay.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from mycode_core.providers.base import (
     RateLimited,
     ServerError,
 )
+from mycode_core.providers.wire import RequestBuilder
 from mycode_core.providers.sse import (
     accumulate_sse,
     looks_like_context_overflow,
@@ -156,6 +161,7 @@ class OpenAICompatibleModel:
         self._active: Any = None
         self._client: Any = None
         self._openai = openai
+        self._builder = RequestBuilder()
 
     @property
     def client(self) -> Any:
@@ -169,16 +175,34 @@ class OpenAICompatibleModel:
             )
         return self._client
 
-    def _params(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
-    ) -> dict[str, Any]:
-        params: dict[str, Any] = {"model": self.model_id, "messages": messages}
-        if tools:
-            params["tools"] = tools
+    def request_params(self) -> dict[str, Any]:
+        """The request parameters besides ``model``, ``messages`` and ``tools``
+        (``max_tokens`` from the settings; a subclass or plugin may add more)."""
+        params: dict[str, Any] = {}
         max_output = getattr(self.settings, "max_output_tokens", None)
         if max_output:
             params["max_tokens"] = int(max_output)
         return params
+
+    def _post(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        params: dict[str, Any],
+        *,
+        stream: bool,
+    ) -> Any:
+        """POST a prepared body to ``/chat/completions``; the raw HTTP response (unread when
+        streaming: the caller closes it). Status errors raise the SDK's error classes."""
+        import httpx2  # the openai SDK's own HTTP client (a dependency of openai 3.x)
+
+        body = self._builder.body(self.model_id, messages, tools, params)
+        return self.client.post(
+            "/chat/completions",
+            cast_to=httpx2.Response,
+            content=body,
+            stream=stream,
+        )
 
     def complete(
         self,
@@ -189,17 +213,17 @@ class OpenAICompatibleModel:
         """One model turn; raises a classified :class:`ModelError` on failure."""
         import openai
 
-        params = self._params(messages, tools)
+        params = self.request_params()
         try:
             if not self.stream:
-                raw = self.client.chat.completions.with_raw_response.create(**params)
+                raw = self._post(messages, tools, params, stream=False)
                 return reply_from_completion(json.loads(raw.text), on_text)
             try:
-                return self._stream(params, on_text)
+                return self._stream(messages, tools, params, on_text)
             except openai.BadRequestError as exc:
                 if self.send_stream_options and "stream_options" in _error_message(exc):
                     self.send_stream_options = False  # the server rejects it: never send again
-                    return self._stream(params, on_text)
+                    return self._stream(messages, tools, params, on_text)
                 raise
         except ModelError:
             raise
@@ -227,15 +251,23 @@ class OpenAICompatibleModel:
         if client is not None:
             client.close()
 
-    def _stream(self, params: dict[str, Any], on_text: Callable[[str], None]) -> ModelReply:
-        extra: dict[str, Any] = {"stream": True}
+    def _stream(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        params: dict[str, Any],
+        on_text: Callable[[str], None],
+    ) -> ModelReply:
+        params = {**params, "stream": True}
         if self.send_stream_options:
-            extra["stream_options"] = {"include_usage": True}
-        with self.client.chat.completions.with_streaming_response.create(
-            **params, **extra
-        ) as response:
-            self._active = response
+            params["stream_options"] = {"include_usage": True}
+        response = self._post(messages, tools, params, stream=True)
+        self._active = response
+        try:
             content_type = response.headers.get("content-type", "")
             if "text/event-stream" not in content_type and "json" in content_type:
                 return reply_from_completion(json.loads(response.read()), on_text)
             return accumulate_sse(response.iter_lines(), on_text)
+        finally:
+            self._active = None
+            response.close()
