@@ -2,8 +2,9 @@
 
 Figures, for each agent in the same run:
 
-* first request: wall from launch to the server receiving the first chat-completions request
-  (median of ``--runs`` warm runs, after one warm-up), and its ratio to ``python -c "import click"``;
+* first request: wall from launch to the server receiving the first chat-completions
+  request (median of ``--runs`` warm runs, after one warm-up), and its ratio to
+  ``python -c "import click"``;
 * own time per step of a ``--steps`` session (the model reads a new small file each step): the
   time from the server finishing answer *k* to receiving request *k+1*, so the server's own work
   (it never parses the body) is not counted; the median of steps 1–30 and of the last 30, and
@@ -329,8 +330,8 @@ def main() -> None:
         data = results[agent.name]
         print(f"== {agent.name}")
         print(
-            f"  first request  {data['first'] * 1000:7.1f} ms  ({data['first'] / click:.2f}× import click;"
-            " goal ≤ 6×)"
+            f"  first request  {data['first'] * 1000:7.1f} ms  "
+            f"({data['first'] / click:.2f}× import click; goal ≤ 6×)"
         )
         print(f"  exit lag       {data['exit'] * 1000:7.1f} ms  (goal ≤ 100 ms)")
         print(f"  first request  {data['bytes']:7d} bytes")

@@ -26,12 +26,12 @@ from mycode_core.providers.base import (
     RateLimited,
     ServerError,
 )
-from mycode_core.providers.wire import RequestBuilder
 from mycode_core.providers.sse import (
     accumulate_sse,
     looks_like_context_overflow,
     reply_from_completion,
 )
+from mycode_core.providers.wire import RequestBuilder
 
 PLACEHOLDER_KEY = "sk-no-key-required"
 

@@ -47,9 +47,9 @@ def _encode(value: Any) -> bytes:
         )
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: \u escapes are valid JSON
-        return json.dumps(
-            value, separators=(",", ":"), default=_fallback, allow_nan=False
-        ).encode("ascii")
+        return json.dumps(value, separators=(",", ":"), default=_fallback, allow_nan=False).encode(
+            "ascii"
+        )
 
 
 def dumps(value: Any) -> bytes:
