@@ -1,12 +1,13 @@
-"""Any OpenAI-compatible chat-completions endpoint, through the ``openai`` SDK (3.x).
+"""Any OpenAI-compatible chat-completions endpoint.
 
 OpenAI, Ollama, vLLM, llama.cpp's server and OpenRouter all work with a base URL and a key.
 Streaming is the default; the raw SSE lines are accumulated by :mod:`.sse`. The SDK's own
 retries are off: the runner's retry loop (with ``retry`` events) is the only one.
 
-The request body is prepared by :mod:`.wire` (each message serialised once) and sent with the
-client's raw ``post``: the SDK's per-request transform of the whole history is skipped, while
-its connection handling, timeouts, headers and error classes stay.
+The request body is prepared by :mod:`.wire` (each message serialised once) and posted by
+:mod:`.http` (``httpx2``, the client the ``openai`` SDK runs on, without the SDK: no import of
+its types, no per-request transform of the whole history). Timeouts, connection failures and
+status errors map to the same error classes as the SDK's did.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ from mycode_core.providers.base import (
     ModelTimeout,
     RateLimited,
     ServerError,
+)
+from mycode_core.providers.http import (
+    ChatClient,
+    ConnectFailure,
+    RequestTimedOut,
+    StatusFailure,
 )
 from mycode_core.providers.sse import (
     accumulate_sse,
@@ -116,35 +123,54 @@ def _connection_error(exc: BaseException, base_url: str) -> ModelError:
     return ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
 
 
-def classify(exc: Exception, base_url: str | None = None) -> ModelError:
-    """Map an SDK exception to our error classes; ``base_url`` is named in connection errors.
+def _status_error(status: int, message: str, headers: Any, url: str) -> ModelError:
+    text = f"HTTP {status}: {message}"
+    if status in (401, 403):
+        return FatalModelError(f"{text} — {KEY_HINT} ({url})", status=status)
+    if status == 429:
+        return RateLimited(text, retry_after=_retry_after(headers), status=status)
+    if status in (408, 409) or status >= 500:
+        return ServerError(text, retry_after=_retry_after(headers), status=status)
+    if status in (400, 413, 422) and looks_like_context_overflow(message):
+        return ContextLengthExceeded(text, status=status)
+    return FatalModelError(text, status=status)
 
-    Refused connections to a local server and unknown host names fail at once (retrying
-    will not start the server or fix the URL); other connection errors are retried.
-    """
-    import openai
 
-    url = base_url or DEFAULT_BASE_URL
-    if isinstance(exc, ModelError):
-        return exc
+def _sdk_error(exc: Exception, url: str) -> ModelError | None:
+    """The ``openai`` SDK's own exceptions, when something imported the SDK."""
+    import sys
+
+    openai = sys.modules.get("openai")
+    if openai is None:
+        return None
     if isinstance(exc, openai.APITimeoutError):
         return ModelTimeout(f"the model request to {url} timed out")
     if isinstance(exc, openai.APIConnectionError):
         return _connection_error(exc, url)
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        message = _error_message(exc)
         headers = getattr(exc.response, "headers", None)
-        text = f"HTTP {status}: {message}"
-        if status in (401, 403):
-            return FatalModelError(f"{text} — {KEY_HINT} ({url})", status=status)
-        if status == 429:
-            return RateLimited(text, retry_after=_retry_after(headers), status=status)
-        if status in (408, 409) or status >= 500:
-            return ServerError(text, retry_after=_retry_after(headers), status=status)
-        if status in (400, 413, 422) and looks_like_context_overflow(message):
-            return ContextLengthExceeded(text, status=status)
-        return FatalModelError(text, status=status)
+        return _status_error(exc.status_code, _error_message(exc), headers, url)
+    return None
+
+
+def classify(exc: Exception, base_url: str | None = None) -> ModelError:
+    """Map a request failure to our error classes; ``base_url`` is named in connection errors.
+
+    Refused connections to a local server and unknown host names fail at once (retrying
+    will not start the server or fix the URL); other connection errors are retried.
+    """
+    url = base_url or DEFAULT_BASE_URL
+    if isinstance(exc, ModelError):
+        return exc
+    if isinstance(exc, RequestTimedOut):
+        return ModelTimeout(f"the model request to {url} timed out")
+    if isinstance(exc, ConnectFailure):
+        return _connection_error(exc, url)
+    if isinstance(exc, StatusFailure):
+        return _status_error(exc.status_code, _error_message(exc), exc.headers, url)
+    known = _sdk_error(exc, url)
+    if known is not None:
+        return known
     return BrokenStream(f"the model stream broke: {type(exc).__name__}: {exc}")
 
 
@@ -152,25 +178,21 @@ class OpenAICompatibleModel:
     """A chat-completions model behind an OpenAI-compatible endpoint."""
 
     def __init__(self, model_id: str, settings: Any) -> None:
-        import openai
-
         self.model_id = model_id
         self.settings = settings
         self.stream = bool(getattr(settings, "stream", True))
         self.send_stream_options = True
         self._active: Any = None
         self._client: Any = None
-        self._openai = openai
         self._builder = RequestBuilder()
 
     @property
     def client(self) -> Any:
-        """The SDK client (made anew after a cancelled request closed the previous one)."""
+        """The HTTP client (made anew after a cancelled request closed the previous one)."""
         if self._client is None:
-            self._client = self._openai.OpenAI(
+            self._client = ChatClient(
+                base_url=self.settings.base_url or DEFAULT_BASE_URL,
                 api_key=self.settings.api_key or PLACEHOLDER_KEY,
-                base_url=self.settings.base_url or None,
-                max_retries=0,
                 timeout=float(getattr(self.settings, "request_timeout", 600.0)),
             )
         return self._client
@@ -193,16 +215,9 @@ class OpenAICompatibleModel:
         stream: bool,
     ) -> Any:
         """POST a prepared body to ``/chat/completions``; the raw HTTP response (unread when
-        streaming: the caller closes it). Status errors raise the SDK's error classes."""
-        import httpx2  # the openai SDK's own HTTP client (a dependency of openai 3.x)
-
+        streaming: the caller closes it)."""
         body = self._builder.body(self.model_id, messages, tools, params)
-        return self.client.post(
-            "/chat/completions",
-            cast_to=httpx2.Response,
-            content=body,
-            stream=stream,
-        )
+        return self.client.post("/chat/completions", body, stream=stream)
 
     def complete(
         self,
@@ -211,8 +226,6 @@ class OpenAICompatibleModel:
         on_text: Callable[[str], None],
     ) -> ModelReply:
         """One model turn; raises a classified :class:`ModelError` on failure."""
-        import openai
-
         params = self.request_params()
         try:
             if not self.stream:
@@ -220,8 +233,9 @@ class OpenAICompatibleModel:
                 return reply_from_completion(json.loads(raw.text), on_text)
             try:
                 return self._stream(messages, tools, params, on_text)
-            except openai.BadRequestError as exc:
-                if self.send_stream_options and "stream_options" in _error_message(exc):
+            except StatusFailure as exc:
+                rejected = exc.status_code == 400 and "stream_options" in _error_message(exc)
+                if self.send_stream_options and rejected:
                     self.send_stream_options = False  # the server rejects it: never send again
                     return self._stream(messages, tools, params, on_text)
                 raise
