@@ -39,6 +39,7 @@ from mycode_core.providers.sse import (
     reply_from_completion,
 )
 from mycode_core.providers.wire import RequestBuilder
+from mycode_core.tokens import load_in_background
 
 PLACEHOLDER_KEY = "sk-no-key-required"
 
@@ -217,7 +218,9 @@ class OpenAICompatibleModel:
         """POST a prepared body to ``/chat/completions``; the raw HTTP response (unread when
         streaming: the caller closes it)."""
         body = self._builder.body(self.model_id, messages, tools, params)
-        return self.client.post("/chat/completions", body, stream=stream)
+        response = self.client.post("/chat/completions", body, stream=stream)
+        load_in_background()  # the request is on its way: the tokenizer loads meanwhile
+        return response
 
     def complete(
         self,

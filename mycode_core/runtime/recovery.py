@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from mycode_core import tokens as token_counts
 from mycode_core.events import (
     AgentEvent,
     AssistantEvent,
@@ -231,9 +232,11 @@ class ModelCaller:
                 continue
             if self.cancelled.is_set():
                 raise RunStopped(state.finish("interrupted"))
+            token_counts.load_in_background()  # deferred by the CLI: the first reply is here
             self.add_usage(reply.usage)
             reported = int((reply.usage or {}).get("input_tokens", 0) or 0)
-            self.view.calibration.observe(sent_raw, reported)
+            if not self.view.bounded:  # a byte bound is no sample of the tokenizer's ratio
+                self.view.calibration.observe(sent_raw, reported)
             if not reply.tool_calls and not (reply.content or "").strip() and not reply.refusal:
                 if state.empty_nudges >= 1:
                     raise RunStopped(
