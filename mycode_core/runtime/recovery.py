@@ -233,6 +233,7 @@ class ModelCaller:
             if self.cancelled.is_set():
                 raise RunStopped(state.finish("interrupted"))
             token_counts.load_in_background()  # deferred by the CLI: the first reply is here
+            self.view.window.requested.set()  # window discovery may ask the server now
             self.add_usage(reply.usage)
             reported = int((reply.usage or {}).get("input_tokens", 0) or 0)
             if not self.view.bounded:  # a byte bound is no sample of the tokenizer's ratio
