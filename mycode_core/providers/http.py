@@ -1,10 +1,11 @@
 """The HTTP side of the OpenAI-compatible provider: one POST of a prepared body (issue 24).
 
-``httpx2`` (the HTTP client the ``openai`` SDK itself runs on) sends the request; importing
-the SDK is no longer needed, which was most of the time before the first request. What the
-SDK did for us is kept as it was: the base URL, bearer key, JSON headers, one timeout for
-every phase, proxies from the environment, redirects followed, no retries of its own (the
-runner's retry loop is the only one). Failures come back as the SDK's failures did, so
+The standard library's ``http.client`` (:mod:`.stdhttp`) sends the request, or ``httpx2`` (the
+HTTP client the ``openai`` SDK runs on) when the environment names a proxy; importing the SDK
+is no longer needed, which was most of the time before the first request. What the SDK did
+for us is kept as it was: the base URL, bearer key, JSON headers, one timeout for every
+phase, proxies from the environment, no retries of its own (the runner's retry loop is the
+only one). Failures come back as the SDK's failures did, so
 :func:`~mycode_core.providers.openai_compat.classify` gives the same error classes: a
 timeout, a connection failure (with its cause), or a status error with the server's message.
 """
@@ -54,12 +55,11 @@ def _status_failure(response: Any) -> StatusFailure:
 
 
 class ChatClient:
-    """A connection pool to one OpenAI-compatible server."""
+    """Requests to one OpenAI-compatible server."""
 
     def __init__(self, base_url: str, api_key: str, timeout: float) -> None:
-        import httpx2
+        from mycode_core.providers.stdhttp import Connection, proxy_configured
 
-        self._httpx = httpx2
         self.base_url = base_url.rstrip("/")
         self.headers = {
             "Authorization": f"Bearer {api_key}",
@@ -67,12 +67,45 @@ class ChatClient:
             "Accept": "application/json",
             "User-Agent": f"mycode/{__version__}",
         }
-        self._client = httpx2.Client(timeout=httpx2.Timeout(timeout), follow_redirects=True)
+        self._std: Connection | None = None
+        self._client: Any = None
+        if proxy_configured():
+            import httpx2
+
+            self._httpx = httpx2
+            self._client = httpx2.Client(timeout=httpx2.Timeout(timeout), follow_redirects=True)
+        else:
+            try:
+                self._std = Connection(self.base_url, timeout)
+            except ValueError as exc:  # not an http(s) URL: a connection error, as before
+                raise ConnectFailure(str(exc)) from exc
 
     def post(self, path: str, body: bytes, *, stream: bool) -> Any:
         """POST ``body`` to ``base_url + path``; the response, unread when ``stream`` (the
         caller closes it). Raises :class:`RequestTimedOut`, :class:`ConnectFailure` or
         :class:`StatusFailure`."""
+        if self._std is None:
+            return self._post_httpx(path, body, stream=stream)
+        import http.client
+
+        try:
+            response = self._std.post(path, body, self.headers)
+            if not stream or response.status_code >= 400:
+                response.read()
+        except TimeoutError as exc:
+            raise RequestTimedOut("Request timed out.") from exc
+        except (OSError, http.client.HTTPException) as exc:
+            raise ConnectFailure("Connection error.") from exc
+        if response.status_code >= 400:
+            try:
+                raise _status_failure(response)
+            finally:
+                response.close()
+        if not stream:
+            response.close()
+        return response
+
+    def _post_httpx(self, path: str, body: bytes, *, stream: bool) -> Any:
         httpx2 = self._httpx
         request = self._client.build_request(
             "POST", self.base_url + path, content=body, headers=self.headers
@@ -92,4 +125,7 @@ class ChatClient:
 
     def close(self) -> None:
         """Close every connection (a request in flight fails at once)."""
-        self._client.close()
+        if self._std is not None:
+            self._std.close()
+        if self._client is not None:
+            self._client.close()
