@@ -5,11 +5,12 @@ Uses tiktoken's ``cl100k_base`` through the bundled offline encoding (package
 counts come from the provider's reported usage; this is for budgeting the model view.
 
 Loading the encoding costs a good part of a start-up, so a run may :func:`defer_loading`:
-until the encoding is loaded (in the background, :func:`load_in_background`, once the first
-request is on its way) a count asked with ``bound=True`` (the core's history and model view)
+until the encoding is loaded (by the first exact count anyone asks for, or when the model
+view nears its budget) a count asked with ``bound=True`` (the core's history and model view)
 is the text's UTF-8 length, an upper bound (every token is at least one byte); every other
 count is exact as always. :func:`exact` says whether bound counts are exact now; the model
-view counts again exactly before the bound could make it compact early.
+view counts again exactly before the bound could make it compact early. A short session
+never loads the encoding at all.
 """
 
 from __future__ import annotations

@@ -39,7 +39,6 @@ from mycode_core.providers.sse import (
     reply_from_completion,
 )
 from mycode_core.providers.wire import RequestBuilder
-from mycode_core.tokens import load_in_background
 
 PLACEHOLDER_KEY = "sk-no-key-required"
 
@@ -218,9 +217,7 @@ class OpenAICompatibleModel:
         """POST a prepared body to ``/chat/completions``; the raw HTTP response (unread when
         streaming: the caller closes it)."""
         body = self._builder.body(self.model_id, messages, tools, params)
-        response = self.client.post("/chat/completions", body, stream=stream)
-        load_in_background()  # the request is on its way: the tokenizer loads meanwhile
-        return response
+        return self.client.post("/chat/completions", body, stream=stream)
 
     def complete(
         self,

@@ -81,18 +81,19 @@ class RequestBuilder:
         return data
 
     def messages_json(self, messages: Sequence[Mapping[str, Any]]) -> bytes:
-        """``[m1,m2,…]`` from the cached fragments; drops fragments no longer in the view."""
-        previous = self._fragments
-        fresh: dict[int, tuple[Mapping[str, Any], bytes]] = {}
+        """``[m1,m2,…]`` from the cached fragments (new messages serialised now); fragments
+        of messages no longer in the view are dropped once they outnumber the view."""
+        cache = self._fragments
         parts = []
         for message in messages:
-            key = id(message)
-            cached = previous.get(key)
+            cached = cache.get(id(message))
             if cached is None or cached[0] is not message:
                 cached = (message, dumps(message))
-            fresh[key] = cached
+                cache[id(message)] = cached
             parts.append(cached[1])
-        self._fragments = fresh
+        if len(cache) > 2 * len(messages) + 64:
+            keep = {id(message) for message in messages}
+            self._fragments = {key: value for key, value in cache.items() if key in keep}
         return b"[" + b",".join(parts) + b"]"
 
     def body(

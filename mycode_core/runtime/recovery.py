@@ -13,7 +13,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from mycode_core import tokens as token_counts
 from mycode_core.events import (
     AgentEvent,
     AssistantEvent,
@@ -232,7 +231,6 @@ class ModelCaller:
                 continue
             if self.cancelled.is_set():
                 raise RunStopped(state.finish("interrupted"))
-            token_counts.load_in_background()  # deferred by the CLI: the first reply is here
             self.view.window.requested.set()  # window discovery may ask the server now
             self.add_usage(reply.usage)
             reported = int((reply.usage or {}).get("input_tokens", 0) or 0)
