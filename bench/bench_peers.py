@@ -305,7 +305,7 @@ def main() -> None:
             agents.append(pi)
     click = click_import_seconds(args.runs)
     print(f'python -c "import click": {click * 1000:.1f} ms (median of {args.runs})')
-    results: dict[str, dict[str, Any]] = {agent.name: {} for agent in agents}
+    results: dict[str, dict[Any, Any]] = {agent.name: {} for agent in agents}
     for agent in agents:
         launch(agent, server, 1, folder)  # warm-up
     first: dict[str, list[Run]] = {agent.name: [] for agent in agents}
