@@ -1,6 +1,6 @@
 """``python -m mycode_core``: the same as the ``mycode`` command."""
 
-from mycode_core.cli.main import main
+from mycode_core.cli.entry import console_main
 
 if __name__ == "__main__":
-    main()
+    console_main()

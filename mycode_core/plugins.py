@@ -11,6 +11,7 @@ import importlib
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -67,6 +68,8 @@ class PluginReport:
     """What happened while loading plugins: the problems, one readable line each."""
 
     errors: list[PluginProblem] = field(default_factory=list)
+    import_ms: dict[str, float] = field(default_factory=dict)
+    """Wall milliseconds each entry point took to import and register (issue 24)."""
 
     @property
     def problems(self) -> list[str]:
@@ -180,8 +183,10 @@ def get_plugin_manager(
             if pm.has_plugin(ep.name):
                 continue
             distributions[ep.name] = _distribution(ep)
+            started = time.perf_counter()
             try:
                 pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=ep.name)
+                report.import_ms[ep.name] = (time.perf_counter() - started) * 1000
             except Exception as exc:  # noqa: BLE001 - any import error is reported, not fatal
                 if pm.has_plugin(ep.name):  # failed half-way (e.g. in a historic hook)
                     pm.unregister(name=ep.name)

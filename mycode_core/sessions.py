@@ -73,8 +73,11 @@ class Transcript:
             )
 
     def close(self) -> None:
-        """Close the file."""
+        """Make the file durable (fdatasync) and close it: the process may leave at once after."""
         if self._fh is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self._fh.flush()
+                getattr(os, "fdatasync", os.fsync)(self._fh.fileno())
             self._fh.close()
             self._fh = None
 

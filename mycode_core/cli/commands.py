@@ -116,7 +116,7 @@ def add_core_commands(cli: click.Group) -> None:
 def _check_plugins(
     include_all: bool, hook_name: str | None, plugin_dirs: tuple[str, ...], cwd: str | None
 ) -> None:
-    from mycode_core.cli.plugin_check import check_plugins
+    from mycode_core.cli.plugin_check import check_plugins, slow_imports
 
     def details(pm: Any, rows: list[dict[str, Any]]) -> None:
         _add_plugin_details(pm, rows, plugin_dirs, cwd)
@@ -130,6 +130,8 @@ def _check_plugins(
     click.echo(json.dumps(rows, indent=2))
     for line in problems:
         click.echo(f"mycode: {line}", err=True)
+    for line in slow_imports(rows):
+        click.echo(f"mycode: note: {line}", err=True)
     if problems:
         click.echo(
             f"mycode: {len(problems)} plugin problem(s); tracebacks are in the JSON above",

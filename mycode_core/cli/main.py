@@ -97,9 +97,14 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _run_from_click(prompt_words: Sequence[str], **options: Any) -> None:
+    from mycode_core import tokens
     from mycode_core.cli.run import run_agent
 
-    code = run_agent(" ".join(prompt_words).strip(), **options)
+    tokens.defer_loading()  # the tokenizer loads while the first request waits (issue 24)
+    try:
+        code = run_agent(" ".join(prompt_words).strip(), **options)
+    finally:
+        tokens.defer_loading(False)
     sys.exit(code)
 
 

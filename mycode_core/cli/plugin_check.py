@@ -244,7 +244,8 @@ def check_plugins(
 
     ``rows`` are the ``mycode plugins`` rows plus ``loaded``, ``problems`` (each with
     ``kind``, ``message``, ``error_type``, ``detail``, ``traceback``), ``notes`` and
-    ``contributes`` (``tools``, ``models``, ``policies``, ``commands``, ``slash_commands``).
+    ``contributes`` (``tools``, ``models``, ``policies``, ``commands``, ``slash_commands``),
+    and ``import_ms`` for entry points (the wall time of importing and registering it).
     Plugins that failed to load are always listed. Strict mode does not stop the check.
     Raises ``ValueError`` for an unknown ``hook_name``. ``extend(pm, rows)`` may add fields to
     the rows of loaded plugins (``mycode plugins --plugin-dir``).
@@ -255,6 +256,9 @@ def check_plugins(
     checker = _Checker(pm)
     checker.failed(load_report(pm).errors)
     checker.contributions()
+    for name, ms in load_report(pm).import_ms.items():
+        if name in checker.rows:
+            checker.rows[name]["import_ms"] = round(ms, 1)
     lines = [problem["message"] for row in checker.rows.values() for problem in row["problems"]]
     lines += [problem["message"] for problem in checker.unattributed]
     rows = []
@@ -268,3 +272,19 @@ def check_plugins(
     if extend is not None:
         extend(pm, [row for row in rows if row["loaded"]])
     return rows, lines
+
+
+SLOW_IMPORT_MS = 50.0
+"""``mycode plugins --check`` names each plugin whose import takes longer (issue 24)."""
+
+
+def slow_imports(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per plugin whose import took over :data:`SLOW_IMPORT_MS` (every run pays it
+    before its first request)."""
+    return [
+        f"plugin {row['name']!r} takes {row['import_ms']:.0f} ms to import (over "
+        f"{SLOW_IMPORT_MS:.0f} ms; every run pays it before the first request): import heavy "
+        "modules inside the functions that need them"
+        for row in rows
+        if float(row.get("import_ms") or 0) > SLOW_IMPORT_MS
+    ]

@@ -5,21 +5,24 @@ Servers that tell: vLLM (``/v1/models`` entries carry ``max_model_len``), llama.
 → ``meta.n_ctx_train``, the trained one), Ollama (``/api/show`` → ``num_ctx`` in its
 parameters, else ``<arch>.context_length`` in ``model_info``), OpenRouter and others
 (``context_length`` / ``context_window`` / ``max_context_length`` on the model entry).
-Stdlib only, short timeouts, every failure means "unknown".
+Stdlib only, short timeouts, every failure means "unknown". What a server said is cached per
+base URL and model under ``MYCODE_HOME`` (:func:`cached_window`), so a run knows its window
+before it asks again — in the background, after the first request (issue 24).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import urllib.error
-import urllib.request
+from pathlib import Path
 from typing import Any
 
 MODEL_KEYS = ("max_model_len", "context_length", "context_window", "max_context_length")
 
 
 def _get(url: str, api_key: str | None, timeout: float, body: Any = None) -> Any:
+    import urllib.request
+
     headers = {"Accept": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
@@ -102,7 +105,7 @@ def discover_context_window(
     found: int | None = None
     try:
         listed = _get(f"{base}/models", api_key, timeout)
-    except (OSError, ValueError, urllib.error.URLError):
+    except (OSError, ValueError):  # URLError is an OSError
         listed = None
     found = from_models_list(listed, model) if listed is not None else None
     owned = ""
@@ -112,13 +115,61 @@ def discover_context_window(
     if found is None or owned == "llamacpp":
         try:
             props = from_props(_get(f"{root}/props", api_key, timeout))
-        except (OSError, ValueError, urllib.error.URLError):
+        except (OSError, ValueError):  # URLError is an OSError
             props = None
         if props:
             return props
     if found is None and owned in ("library", "ollama", ""):
         try:
             found = from_ollama_show(_get(f"{root}/api/show", api_key, timeout, {"model": model}))
-        except (OSError, ValueError, urllib.error.URLError):
+        except (OSError, ValueError):  # URLError is an OSError
             found = None
     return found
+
+
+CACHE_FILE = ("cache", "windows.json")
+"""Where discovered windows are kept, under ``MYCODE_HOME``: ``{"<base url> <model>": n}``."""
+
+
+def _cache_key(base_url: str, model: str) -> str:
+    return f"{base_url.rstrip('/')} {model}"
+
+
+def cached_window(home: Path, base_url: str, model: str) -> int | None:
+    """The window found for this server and model by an earlier run, or ``None``."""
+    try:
+        data = json.loads((home.joinpath(*CACHE_FILE)).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get(_cache_key(base_url, model)) if isinstance(data, dict) else None
+    return _positive(value)
+
+
+def remember_window(home: Path, base_url: str, model: str, window: int | None) -> None:
+    """Keep (or, with ``None``, forget) this server's window for later runs; written
+    atomically, failures ignored (it is only a cache)."""
+    import os
+    import tempfile
+
+    path = home.joinpath(*CACHE_FILE)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    key = _cache_key(base_url, model)
+    if data.get(key) == window:
+        return
+    if window:
+        data[key] = int(window)
+    else:
+        data.pop(key, None)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".windows-")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.replace(tmp, path)
+    except OSError:
+        return

@@ -1,8 +1,13 @@
-"""Any OpenAI-compatible chat-completions endpoint, through the ``openai`` SDK (3.x).
+"""Any OpenAI-compatible chat-completions endpoint.
 
 OpenAI, Ollama, vLLM, llama.cpp's server and OpenRouter all work with a base URL and a key.
 Streaming is the default; the raw SSE lines are accumulated by :mod:`.sse`. The SDK's own
 retries are off: the runner's retry loop (with ``retry`` events) is the only one.
+
+The request body is prepared by :mod:`.wire` (each message serialised once) and posted by
+:mod:`.http` (``httpx2``, the client the ``openai`` SDK runs on, without the SDK: no import of
+its types, no per-request transform of the whole history). Timeouts, connection failures and
+status errors map to the same error classes as the SDK's did.
 """
 
 from __future__ import annotations
@@ -22,11 +27,18 @@ from mycode_core.providers.base import (
     RateLimited,
     ServerError,
 )
+from mycode_core.providers.http import (
+    ChatClient,
+    ConnectFailure,
+    RequestTimedOut,
+    StatusFailure,
+)
 from mycode_core.providers.sse import (
     accumulate_sse,
     looks_like_context_overflow,
     reply_from_completion,
 )
+from mycode_core.providers.wire import RequestBuilder
 
 PLACEHOLDER_KEY = "sk-no-key-required"
 
@@ -111,35 +123,54 @@ def _connection_error(exc: BaseException, base_url: str) -> ModelError:
     return ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
 
 
-def classify(exc: Exception, base_url: str | None = None) -> ModelError:
-    """Map an SDK exception to our error classes; ``base_url`` is named in connection errors.
+def _status_error(status: int, message: str, headers: Any, url: str) -> ModelError:
+    text = f"HTTP {status}: {message}"
+    if status in (401, 403):
+        return FatalModelError(f"{text} — {KEY_HINT} ({url})", status=status)
+    if status == 429:
+        return RateLimited(text, retry_after=_retry_after(headers), status=status)
+    if status in (408, 409) or status >= 500:
+        return ServerError(text, retry_after=_retry_after(headers), status=status)
+    if status in (400, 413, 422) and looks_like_context_overflow(message):
+        return ContextLengthExceeded(text, status=status)
+    return FatalModelError(text, status=status)
 
-    Refused connections to a local server and unknown host names fail at once (retrying
-    will not start the server or fix the URL); other connection errors are retried.
-    """
-    import openai
 
-    url = base_url or DEFAULT_BASE_URL
-    if isinstance(exc, ModelError):
-        return exc
+def _sdk_error(exc: Exception, url: str) -> ModelError | None:
+    """The ``openai`` SDK's own exceptions, when something imported the SDK."""
+    import sys
+
+    openai = sys.modules.get("openai")
+    if openai is None:
+        return None
     if isinstance(exc, openai.APITimeoutError):
         return ModelTimeout(f"the model request to {url} timed out")
     if isinstance(exc, openai.APIConnectionError):
         return _connection_error(exc, url)
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        message = _error_message(exc)
         headers = getattr(exc.response, "headers", None)
-        text = f"HTTP {status}: {message}"
-        if status in (401, 403):
-            return FatalModelError(f"{text} — {KEY_HINT} ({url})", status=status)
-        if status == 429:
-            return RateLimited(text, retry_after=_retry_after(headers), status=status)
-        if status in (408, 409) or status >= 500:
-            return ServerError(text, retry_after=_retry_after(headers), status=status)
-        if status in (400, 413, 422) and looks_like_context_overflow(message):
-            return ContextLengthExceeded(text, status=status)
-        return FatalModelError(text, status=status)
+        return _status_error(exc.status_code, _error_message(exc), headers, url)
+    return None
+
+
+def classify(exc: Exception, base_url: str | None = None) -> ModelError:
+    """Map a request failure to our error classes; ``base_url`` is named in connection errors.
+
+    Refused connections to a local server and unknown host names fail at once (retrying
+    will not start the server or fix the URL); other connection errors are retried.
+    """
+    url = base_url or DEFAULT_BASE_URL
+    if isinstance(exc, ModelError):
+        return exc
+    if isinstance(exc, RequestTimedOut):
+        return ModelTimeout(f"the model request to {url} timed out")
+    if isinstance(exc, ConnectFailure):
+        return _connection_error(exc, url)
+    if isinstance(exc, StatusFailure):
+        return _status_error(exc.status_code, _error_message(exc), exc.headers, url)
+    known = _sdk_error(exc, url)
+    if known is not None:
+        return known
     return BrokenStream(f"the model stream broke: {type(exc).__name__}: {exc}")
 
 
@@ -147,38 +178,46 @@ class OpenAICompatibleModel:
     """A chat-completions model behind an OpenAI-compatible endpoint."""
 
     def __init__(self, model_id: str, settings: Any) -> None:
-        import openai
-
         self.model_id = model_id
         self.settings = settings
         self.stream = bool(getattr(settings, "stream", True))
         self.send_stream_options = True
         self._active: Any = None
         self._client: Any = None
-        self._openai = openai
+        self._builder = RequestBuilder()
 
     @property
     def client(self) -> Any:
-        """The SDK client (made anew after a cancelled request closed the previous one)."""
+        """The HTTP client (made anew after a cancelled request closed the previous one)."""
         if self._client is None:
-            self._client = self._openai.OpenAI(
+            self._client = ChatClient(
+                base_url=self.settings.base_url or DEFAULT_BASE_URL,
                 api_key=self.settings.api_key or PLACEHOLDER_KEY,
-                base_url=self.settings.base_url or None,
-                max_retries=0,
                 timeout=float(getattr(self.settings, "request_timeout", 600.0)),
             )
         return self._client
 
-    def _params(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
-    ) -> dict[str, Any]:
-        params: dict[str, Any] = {"model": self.model_id, "messages": messages}
-        if tools:
-            params["tools"] = tools
+    def request_params(self) -> dict[str, Any]:
+        """The request parameters besides ``model``, ``messages`` and ``tools``
+        (``max_tokens`` from the settings; a subclass or plugin may add more)."""
+        params: dict[str, Any] = {}
         max_output = getattr(self.settings, "max_output_tokens", None)
         if max_output:
             params["max_tokens"] = int(max_output)
         return params
+
+    def _post(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        params: dict[str, Any],
+        *,
+        stream: bool,
+    ) -> Any:
+        """POST a prepared body to ``/chat/completions``; the raw HTTP response (unread when
+        streaming: the caller closes it)."""
+        body = self._builder.body(self.model_id, messages, tools, params)
+        return self.client.post("/chat/completions", body, stream=stream)
 
     def complete(
         self,
@@ -187,19 +226,18 @@ class OpenAICompatibleModel:
         on_text: Callable[[str], None],
     ) -> ModelReply:
         """One model turn; raises a classified :class:`ModelError` on failure."""
-        import openai
-
-        params = self._params(messages, tools)
+        params = self.request_params()
         try:
             if not self.stream:
-                raw = self.client.chat.completions.with_raw_response.create(**params)
+                raw = self._post(messages, tools, params, stream=False)
                 return reply_from_completion(json.loads(raw.text), on_text)
             try:
-                return self._stream(params, on_text)
-            except openai.BadRequestError as exc:
-                if self.send_stream_options and "stream_options" in _error_message(exc):
+                return self._stream(messages, tools, params, on_text)
+            except StatusFailure as exc:
+                rejected = exc.status_code == 400 and "stream_options" in _error_message(exc)
+                if self.send_stream_options and rejected:
                     self.send_stream_options = False  # the server rejects it: never send again
-                    return self._stream(params, on_text)
+                    return self._stream(messages, tools, params, on_text)
                 raise
         except ModelError:
             raise
@@ -227,15 +265,23 @@ class OpenAICompatibleModel:
         if client is not None:
             client.close()
 
-    def _stream(self, params: dict[str, Any], on_text: Callable[[str], None]) -> ModelReply:
-        extra: dict[str, Any] = {"stream": True}
+    def _stream(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        params: dict[str, Any],
+        on_text: Callable[[str], None],
+    ) -> ModelReply:
+        params = {**params, "stream": True}
         if self.send_stream_options:
-            extra["stream_options"] = {"include_usage": True}
-        with self.client.chat.completions.with_streaming_response.create(
-            **params, **extra
-        ) as response:
-            self._active = response
+            params["stream_options"] = {"include_usage": True}
+        response = self._post(messages, tools, params, stream=True)
+        self._active = response
+        try:
             content_type = response.headers.get("content-type", "")
             if "text/event-stream" not in content_type and "json" in content_type:
                 return reply_from_completion(json.loads(response.read()), on_text)
             return accumulate_sse(response.iter_lines(), on_text)
+        finally:
+            self._active = None
+            response.close()

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mycode_core import tokens as token_counts
 from mycode_core.records import ContextSection
 from mycode_core.runtime.history import History
 from mycode_core.runtime.window import ContextWindow
@@ -75,7 +76,10 @@ class ModelView:
         threshold: float = 1.0,
     ) -> None:
         self.system_message: dict[str, Any] = {"role": "system", "content": system_prompt}
-        self.system_tokens = count_text(system_prompt) + 4
+        self.bounded = not token_counts.exact()
+        """Some count is the byte bound (the tokenizer was not loaded): see :meth:`recount`."""
+        self.system_tokens = count_text(system_prompt, bound=True) + 4
+        self._tools_text = ""
         self.window = window if isinstance(window, ContextWindow) else ContextWindow(budget=window)
         self.calibration = Calibration()
         self.tool_tokens = 0
@@ -115,7 +119,19 @@ class ModelView:
         """Count the tool schemas sent with each request (call when the list changes)."""
         import json
 
-        self.tool_tokens = count_text(json.dumps(tools, ensure_ascii=False)) if tools else 0
+        self.bounded = self.bounded or not token_counts.exact()
+        self._tools_text = json.dumps(tools, ensure_ascii=False) if tools else ""
+        self.tool_tokens = count_text(self._tools_text, bound=True) if tools else 0
+
+    def recount(self) -> None:
+        """Count the whole view again with the tokenizer (loaded now if need be): once, when
+        byte bounds were used and the estimate nears the budget."""
+        token_counts.load_now()
+        self.system_tokens = count_message(self.system_message)
+        self.tool_tokens = count_text(self._tools_text) if self._tools_text else 0
+        self._prefix_tokens = sum(count_message(m) for m in self._prefix)
+        self._tail_tokens = sum(count_message(m) for m in self._tail)
+        self.bounded = False
 
     def _shape(self, message: dict[str, Any]) -> dict[str, Any]:
         if self._shaper is None:
@@ -128,7 +144,9 @@ class ModelView:
         for index in range(self._synced, len(history)):
             entry = history[index]
             shaped = self._shape(entry.message)
-            tokens = entry.tokens if shaped is entry.message else count_message(shaped)
+            if not entry.exact or not token_counts.exact():
+                self.bounded = True
+            tokens = entry.tokens if shaped is entry.message else count_message(shaped, bound=True)
             self._tail.append(shaped)
             self._tail_tokens += tokens
             self._ids[id(shaped)] = index
@@ -148,7 +166,8 @@ class ModelView:
         """Replace the system prompt (a no-op when the text is unchanged)."""
         if system_prompt != self.system_message["content"]:
             self.system_message = {"role": "system", "content": system_prompt}
-            self.system_tokens = count_text(system_prompt) + 4
+            self.bounded = self.bounded or not token_counts.exact()
+            self.system_tokens = count_text(system_prompt, bound=True) + 4
 
     def build(
         self,
@@ -165,6 +184,10 @@ class ModelView:
         """
         self.sync(history)
         estimate = self.estimate()
+        near = force_compact or estimate > self.budget * self.threshold / 2
+        if self.bounded and (near or token_counts.exact()):
+            self.recount()  # the tokenizer is here, or the bound nears the budget: count exactly
+            estimate = self.estimate()
         instructions: str | None = None
         if self._manual is not None:
             reason, instructions, self._manual = "manual", self._manual or None, None

@@ -6,15 +6,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mycode_core import tokens as token_counts
 from mycode_core.tokens import count_message
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One message of history with its token count computed once."""
+    """One message of history with its token count computed once (``exact`` is false when
+    it was the byte bound of a run whose tokenizer was not loaded yet)."""
 
     message: dict[str, Any]
     tokens: int
+    exact: bool = True
 
 
 class History:
@@ -27,7 +30,8 @@ class History:
 
     def append(self, message: dict[str, Any]) -> None:
         """Add a chat-completions message."""
-        entry = Entry(message, count_message(message))
+        exact = token_counts.exact()
+        entry = Entry(message, count_message(message, bound=True), exact)
         self._entries.append(entry)
         self._messages.append(message)
         self._tokens += entry.tokens

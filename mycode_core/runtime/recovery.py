@@ -231,9 +231,11 @@ class ModelCaller:
                 continue
             if self.cancelled.is_set():
                 raise RunStopped(state.finish("interrupted"))
+            self.view.window.requested.set()  # window discovery may ask the server now
             self.add_usage(reply.usage)
             reported = int((reply.usage or {}).get("input_tokens", 0) or 0)
-            self.view.calibration.observe(sent_raw, reported)
+            if not self.view.bounded:  # a byte bound is no sample of the tokenizer's ratio
+                self.view.calibration.observe(sent_raw, reported)
             if not reply.tool_calls and not (reply.content or "").strip() and not reply.refusal:
                 if state.empty_nudges >= 1:
                     raise RunStopped(

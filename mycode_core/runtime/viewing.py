@@ -12,6 +12,7 @@ from mycode_core.events import (
     CheckpointEvent,
 )
 from mycode_core.providers.base import ModelError
+from mycode_core.providers.discovery import cached_window, remember_window
 from mycode_core.runtime import guards
 from mycode_core.runtime.context import ModelView
 from mycode_core.runtime.hookcalls import is_plugin_failure
@@ -20,6 +21,8 @@ from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
 
 DEFAULT_THRESHOLD = 0.8
+DISCOVERY_WAIT = 30.0
+"""Seconds window discovery waits for the first reply before asking the server anyway."""
 
 
 class Viewing(RunnerBase):
@@ -62,8 +65,13 @@ class Viewing(RunnerBase):
         )
         discover = getattr(self.model, "discover_context_window", None)
         if not configured and callable(discover):
+            base_url = str(getattr(settings, "base_url", None) or "")
+            model_id = str(getattr(self.model, "model_id", ""))
+            if base_url:
+                window.discover(cached_window(self.home, base_url, model_id))
             threading.Thread(
-                target=lambda: window.discover(_quietly(discover)),
+                target=self._refresh_window,
+                args=(window, discover, base_url, model_id),
                 daemon=True,
                 name="mycode-window-discovery",
             ).start()
@@ -71,6 +79,17 @@ class Viewing(RunnerBase):
         if self.resumed_from:
             self._restore_view(view, window)
         return view
+
+    def _refresh_window(
+        self, window: ContextWindow, discover: Any, base_url: str, model_id: str
+    ) -> None:
+        """Ask the server for its window once the first reply is in (never before: the
+        probes stay off the first request's path), then keep the answer for later runs."""
+        window.requested.wait(DISCOVERY_WAIT)
+        found = _quietly(discover)
+        window.discover(found)
+        if found and base_url:
+            remember_window(self.home, base_url, model_id, found)
 
     def _shape_message(self, message: dict[str, Any], budget: int) -> dict[str, Any] | None:
         try:

@@ -96,6 +96,8 @@ class ContextWindow:
         self._reserve = reserve
         self._fixed_budget = budget
         self._lock = threading.Lock()
+        self.requested = threading.Event()
+        """Set once the first model reply arrived: discovery asks the server after that."""
 
     @property
     def limit(self) -> int:

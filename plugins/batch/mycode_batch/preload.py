@@ -17,8 +17,9 @@ MODULES = (
     "mycode_core.cli.main",
     "mycode_core.cli.run",
     "mycode_core.runtime.loop",
-    "openai",
+    "http.client",
     "mycode_core.providers.openai_compat",
+    "mycode_core.providers.stdhttp",
 )
 
 OWN_DISTRIBUTIONS = frozenset(

@@ -1,0 +1,131 @@
+"""The HTTP side of the OpenAI-compatible provider: one POST of a prepared body (issue 24).
+
+The standard library's ``http.client`` (:mod:`.stdhttp`) sends the request, or ``httpx2`` (the
+HTTP client the ``openai`` SDK runs on) when the environment names a proxy; importing the SDK
+is no longer needed, which was most of the time before the first request. What the SDK did
+for us is kept as it was: the base URL, bearer key, JSON headers, one timeout for every
+phase, proxies from the environment, no retries of its own (the runner's retry loop is the
+only one). Failures come back as the SDK's failures did, so
+:func:`~mycode_core.providers.openai_compat.classify` gives the same error classes: a
+timeout, a connection failure (with its cause), or a status error with the server's message.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mycode_core import __version__
+
+
+class RequestTimedOut(Exception):
+    """The request got no answer within the timeout."""
+
+
+class ConnectFailure(Exception):
+    """The request could not be sent or got no answer (the cause is chained)."""
+
+
+class StatusFailure(Exception):
+    """The server answered with an error status."""
+
+    def __init__(self, status: int, body: Any, headers: Any) -> None:
+        self.status_code = status
+        self.body = body.get("error", body) if isinstance(body, dict) else body
+        self.headers = headers
+        message = f"Error code: {status}"
+        inner = self.body.get("message") if isinstance(self.body, dict) else None
+        if isinstance(inner, str) and inner:
+            message += f" - {inner}"
+        self.message = message
+        super().__init__(message)
+
+
+def _status_failure(response: Any) -> StatusFailure:
+    try:
+        text = response.read().decode("utf-8", "replace").strip()
+    except Exception:  # noqa: BLE001 - a body that cannot be read is no body
+        text = ""
+    body: Any = text
+    try:
+        body = json.loads(text)
+    except ValueError:
+        pass
+    return StatusFailure(response.status_code, body, response.headers)
+
+
+class ChatClient:
+    """Requests to one OpenAI-compatible server."""
+
+    def __init__(self, base_url: str, api_key: str, timeout: float) -> None:
+        from mycode_core.providers.stdhttp import Connection, proxy_configured
+
+        self.base_url = base_url.rstrip("/")
+        self.headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": f"mycode/{__version__}",
+        }
+        self._std: Connection | None = None
+        self._client: Any = None
+        if proxy_configured():
+            import httpx2
+
+            self._httpx = httpx2
+            self._client = httpx2.Client(timeout=httpx2.Timeout(timeout), follow_redirects=True)
+        else:
+            try:
+                self._std = Connection(self.base_url, timeout)
+            except ValueError as exc:  # not an http(s) URL: a connection error, as before
+                raise ConnectFailure(str(exc)) from exc
+
+    def post(self, path: str, body: bytes, *, stream: bool) -> Any:
+        """POST ``body`` to ``base_url + path``; the response, unread when ``stream`` (the
+        caller closes it). Raises :class:`RequestTimedOut`, :class:`ConnectFailure` or
+        :class:`StatusFailure`."""
+        if self._std is None:
+            return self._post_httpx(path, body, stream=stream)
+        import http.client
+
+        try:
+            response = self._std.post(path, body, self.headers)
+            if not stream or response.status_code >= 400:
+                response.read()
+        except TimeoutError as exc:
+            raise RequestTimedOut("Request timed out.") from exc
+        except (OSError, http.client.HTTPException) as exc:
+            raise ConnectFailure("Connection error.") from exc
+        if response.status_code >= 400:
+            try:
+                raise _status_failure(response)
+            finally:
+                response.close()
+        if not stream:
+            response.close()
+        return response
+
+    def _post_httpx(self, path: str, body: bytes, *, stream: bool) -> Any:
+        httpx2 = self._httpx
+        request = self._client.build_request(
+            "POST", self.base_url + path, content=body, headers=self.headers
+        )
+        try:
+            response = self._client.send(request, stream=stream)
+        except httpx2.TimeoutException as exc:
+            raise RequestTimedOut("Request timed out.") from exc
+        except (httpx2.HTTPError, OSError) as exc:
+            raise ConnectFailure("Connection error.") from exc
+        if response.status_code >= 400:
+            try:
+                raise _status_failure(response)
+            finally:
+                response.close()
+        return response
+
+    def close(self) -> None:
+        """Close every connection (a request in flight fails at once)."""
+        if self._std is not None:
+            self._std.close()
+        if self._client is not None:
+            self._client.close()

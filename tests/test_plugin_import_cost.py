@@ -1,0 +1,31 @@
+"""``mycode plugins --check`` names the import cost of a plugin over 50 ms (issue 24)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mycode_core.testing import run_cli, write_plugin_dist
+
+HEAVY = """
+import time
+
+time.sleep(0.3)  # stands for importing something heavy at import time
+"""
+
+LIGHT = "X = 1\n"
+
+
+def test_a_heavy_import_is_named_with_its_cost(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    write_plugin_dist(site, "heavyweight", HEAVY)
+    write_plugin_dist(site, "featherweight", LIGHT)
+    result = run_cli(["plugins", "--check"], tmp_path, tmp_path / "home", pythonpath=[site])
+    assert result.rc == 0, result.stderr
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert rows["heavyweight"]["import_ms"] >= 300
+    assert "featherweight" in rows
+    notes = [line for line in result.stderr.splitlines() if "to import" in line]
+    assert len([line for line in notes if "'heavyweight'" in line]) == 1
+    assert "over 50 ms" in notes[0]
+    assert "Traceback" not in result.stderr

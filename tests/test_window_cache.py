@@ -1,0 +1,147 @@
+"""Window discovery off the first request's path (issue 24): a per-server cache under
+MYCODE_HOME, probes only after the first reply, bad /models answers cost nothing."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mycode_core.providers.discovery import cached_window, remember_window
+from mycode_core.testing import FakeOpenAIServer, make_runner, run_cli, run_events, turn
+
+
+def test_the_cache_keeps_one_window_per_server_and_model(tmp_path: Path) -> None:
+    assert cached_window(tmp_path, "http://a/v1", "m") is None
+    remember_window(tmp_path, "http://a/v1/", "m", 32_000)
+    remember_window(tmp_path, "http://a/v1", "other", 8_000)
+    assert cached_window(tmp_path, "http://a/v1", "m") == 32_000
+    assert cached_window(tmp_path, "http://a/v1", "other") == 8_000
+    assert cached_window(tmp_path, "http://b/v1", "m") is None
+    remember_window(tmp_path, "http://a/v1", "m", None)
+    assert cached_window(tmp_path, "http://a/v1", "m") is None
+    (tmp_path / "cache" / "windows.json").write_text("not json")
+    assert cached_window(tmp_path, "http://a/v1", "other") is None  # garbage: unknown
+
+
+def test_probes_come_after_the_first_request_and_fill_the_cache(tmp_path: Path) -> None:
+    home = (tmp_path / "home").resolve()
+    with FakeOpenAIServer(model="m", model_metadata={"max_model_len": 12_288}) as server:
+        server.enqueue(turn("done"))
+        runner = make_runner(tmp_path, model="m", base_url=server.base_url, api_key="k")
+        runner.home = home
+        events = run_events(runner, "hi", close=False)
+        assert events[-1].type == "result"
+        assert runner.view is not None
+        runner.view.window.requested.wait(5)
+        deadline = threading.Event()
+        for _ in range(100):
+            if cached_window(home, server.base_url, "m"):
+                break
+            deadline.wait(0.05)
+        runner.close()
+        kinds = [r.method for r in server.requests]
+        assert kinds.index("POST") < kinds.index("GET")  # no probe before the chat request
+        assert cached_window(home, server.base_url, "m") == 12_288
+
+
+def test_a_cached_window_is_used_from_the_first_request(tmp_path: Path) -> None:
+    home = (tmp_path / "home").resolve()
+    with FakeOpenAIServer(model="m") as server:
+        remember_window(home, server.base_url, "m", 50_000)
+        server.enqueue(turn("done"))
+        runner = make_runner(tmp_path, model="m", base_url=server.base_url, api_key="k")
+        runner.home = home
+        run_events(runner, "hi", close=False)
+        assert runner.view is not None
+        assert (runner.view.window.limit, runner.view.window.source) == (50_000, "server")
+        runner.close()
+
+
+def test_a_wrong_cached_window_is_learned_again(tmp_path: Path) -> None:
+    home = (tmp_path / "home").resolve()
+    with FakeOpenAIServer(model="m", context_window=3_000) as server:
+        remember_window(home, server.base_url, "m", 200_000)  # the server shrank since
+        big = "word " * 3_000
+        server.enqueue(turn("done"), turn("done"))
+        runner = make_runner(
+            tmp_path,
+            model="m",
+            base_url=server.base_url,
+            api_key="k",
+            retry_base_delay=0.001,
+            retry_max_delay=0.01,
+        )
+        runner.home = home
+        events = run_events(runner, f"summarise {big}", close=False)
+        assert runner.view is not None
+        window = runner.view.window
+        runner.close()
+    assert server.overflows >= 1
+    assert (window.limit, window.source) == (3_000, "learned")
+    assert events[-1].type == "result"
+
+
+class _BadModels(BaseHTTPRequestHandler):
+    """``/models`` hangs (``slow``) or answers garbage; chat answers one final turn."""
+
+    mode = "slow"
+    release = threading.Event()
+    protocol_version = "HTTP/1.0"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+        """Quiet."""
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        """Hang (until released) or send garbage."""
+        if self.mode == "slow":
+            self.release.wait(10)
+        body = b"\x00garbage{" if self.mode == "garbage" else b"{}"
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        """One final answer, streamed."""
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        chunk = {"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]}
+        body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(params=["slow", "garbage"])
+def bad_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, threading.Event]]:
+    handler = type("Handler", (_BadModels,), {"mode": request.param, "release": threading.Event()})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", handler.release
+    handler.release.set()
+    server.shutdown()
+
+
+def test_a_bad_models_endpoint_never_holds_the_run(
+    tmp_path: Path, bad_server: tuple[str, threading.Event]
+) -> None:
+    base_url, release = bad_server
+    result = run_cli(
+        ["-p", "hi", "--model", "m", "--base-url", base_url, "--api-key", "x"],
+        tmp_path,
+        tmp_path / "home",
+        use_script=True,
+    )
+    # a hanging /models is still hanging: the run did not wait for it
+    assert not release.is_set()
+    assert result.rc == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+    assert "Traceback" not in result.stderr
