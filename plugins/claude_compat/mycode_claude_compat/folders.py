@@ -69,6 +69,21 @@ class PluginFolder:
         """The folder names of the skills it contributes."""
         return sorted(p.parent.name for d in self.skill_dirs for p in sorted(d.glob("*/SKILL.md")))
 
+    def listing_row(self) -> dict[str, Any]:
+        """The row of this folder plugin in ``mycode plugins`` (SPEC §11)."""
+        row = self.describe()
+        return {
+            "name": self.name,
+            "distribution": None,
+            "version": self.version,
+            "hooks": [],
+            "format": self.format,
+            "source": self.layer,
+            "path": str(self.root),
+            "contributes": row["contributes"],
+            "skipped": self.skipped,
+        }
+
     def describe(self) -> dict[str, Any]:
         """JSON for ``mycode plugins``."""
         return {
