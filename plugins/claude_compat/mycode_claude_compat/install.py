@@ -237,7 +237,8 @@ def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
 
 
 def _installer(args: list[str]) -> list[str]:
-    uv = shutil.which("uv")
+    beside = Path(sys.executable).with_name("uv")
+    uv = shutil.which("uv") or (str(beside) if beside.is_file() else None)
     if uv:
         return [uv, "pip", *args[:1], "--python", sys.executable, *args[1:]]
     return [sys.executable, "-m", "pip", *args[:1], *(["-y"] if args[0] == "uninstall" else [])] + [
