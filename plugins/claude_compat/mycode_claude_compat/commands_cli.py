@@ -26,7 +26,6 @@ def _fail(message: str) -> None:
 def validate_command(directory: str) -> None:
     """Check a plugin folder: JSON {format, name, fatal, warnings}; exit 1 when fatal."""
     from mycode_claude_compat.install import validate
-
     from mycode_core.config import home_dir
 
     root = Path(directory).expanduser()

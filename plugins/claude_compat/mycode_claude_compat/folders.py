@@ -177,10 +177,10 @@ def _agent_plugin(root: Path, layer: str, home: Path) -> PluginFolder:
     if folder.fatal:
         folder.problems += [f"rejected: {p.message} (§{p.section})" for p in folder.fatal]
         return folder
-    skills, problems = skill_folders(root)
-    folder.warnings += problems
-    for problem in problems:
-        folder.skip("skills", problem.message)
+    skills, skill_problems = skill_folders(root)
+    folder.warnings += skill_problems
+    for item in skill_problems:
+        folder.skip("skills", item.message)
     if skills is not None:
         folder.skill_dirs.append(skills)
         for child in sorted(skills.iterdir()):
@@ -199,9 +199,7 @@ def _agent_plugin(root: Path, layer: str, home: Path) -> PluginFolder:
     return folder
 
 
-def _paths(
-    root: Path, value: Any, default: str, folder: PluginFolder | None = None
-) -> list[Path]:
+def _paths(root: Path, value: Any, default: str, folder: PluginFolder | None = None) -> list[Path]:
     """Manifest path fields: a string or a list of strings, relative to the folder; a path
     leading outside the folder (``..``, a symlink out) is refused (noted in ``folder``)."""
     items = [default] if value is None else [value] if isinstance(value, str) else value
@@ -222,7 +220,7 @@ def _paths(
 def load_folder(root: Path, layer: str, hooks: HookSet, home: Path | None = None) -> PluginFolder:
     """Read one plugin folder (any format); its hooks also go into ``hooks``."""
     folder = read_folder(root, layer, home or Path(os.environ.get("MYCODE_HOME", root)))
-    for event, entries in folder.hook_set.by_event.items():
+    for entries in folder.hook_set.by_event.values():
         for matcher, hook in entries:
             hooks.add(matcher, hook)
     return folder
@@ -291,14 +289,14 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
                 table = data.get("mcpServers", {})
                 if isinstance(table, dict):
                     servers.update(table)
-    data = data_dir(home, folder.name)
+    plugin_data = data_dir(home, folder.name)
     for name, entry in servers.items():
         if not isinstance(entry, dict):
             folder.skip(f"mcp server {name}", "the entry is not an object")
             continue
-        entry = _expand(dict(entry), root, data)
+        entry = _expand(dict(entry), root, plugin_data)
         env = dict(entry.get("env") or {}) if isinstance(entry.get("env"), dict) else {}
-        env.update({"PLUGIN_ROOT": str(root), "PLUGIN_DATA": str(data)})
+        env.update({"PLUGIN_ROOT": str(root), "PLUGIN_DATA": str(plugin_data)})
         if entry.get("command") or not entry.get("url"):
             entry["env"] = env
             entry.setdefault("cwd", str(root))

@@ -226,8 +226,10 @@ def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
             )
         plugin_source = _entry_source(entries[0], root, data)
         extra = {"marketplace": source.text(), "marketplace_entry": name}
-        if not plugin_source.is_url and not source.is_url and not is_git_repository(
-            Path(source.location)
+        if (
+            not plugin_source.is_url
+            and not source.is_url
+            and not is_git_repository(Path(source.location))
         ):  # a plain marketplace folder: record the plugin's own folder as its source
             relative = Path(plugin_source.location).relative_to(root.resolve())
             plugin_source = Source(str(Path(source.location) / relative), plugin_source.rev)

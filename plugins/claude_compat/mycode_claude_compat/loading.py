@@ -116,7 +116,7 @@ def _add_folder(loaded: Loaded, folder: PluginFolder, record: dict[str, Any] | N
                 f"plugin {folder.name}: its files changed since it was installed; its hooks "
                 f"and MCP servers do not run until `mycode plugins trust {folder.name}`"
             )
-    for event, entries in folder.hook_set.by_event.items():
+    for entries in folder.hook_set.by_event.values():
         for matcher, hook in entries:
             loaded.hooks.add(matcher, hook)
     loaded.folders.append(folder)

@@ -63,7 +63,16 @@ def wrapper_server(root: Path, record: str = "${PLUGIN_DATA}/seen.json") -> dict
 def git(cwd: Path, *args: str) -> str:
     """Run git in a test repository (plain git: the repository is ours)."""
     done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", *args],
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+            *args,
+        ],
         cwd=cwd,
         capture_output=True,
         text=True,

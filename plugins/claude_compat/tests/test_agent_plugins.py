@@ -356,7 +356,13 @@ def test_expansion_is_narrow(env: Env, tmp_path: Path) -> None:
         "s": {
             "type": "stdio",
             "command": "true",
-            "args": ["${PLUGIN_ROOT}/a", "${PLUGIN_DATA}", "${HOME}", "$PLUGIN_ROOT", "${PLUGIN_X}"],
+            "args": [
+                "${PLUGIN_ROOT}/a",
+                "${PLUGIN_DATA}",
+                "${HOME}",
+                "$PLUGIN_ROOT",
+                "${PLUGIN_X}",
+            ],
             "env": {"K": "${PLUGIN_DATA}/k", "${PLUGIN_ROOT}": "key kept", "H": "${HOME}"},
         }
     }

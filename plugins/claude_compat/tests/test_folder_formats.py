@@ -35,7 +35,9 @@ def test_codex_folder_skills_hooks_and_inline_mcp(env: Env, tmp_path: Path) -> N
             "version": "0.3.0",
             "skills": "./my-skills/",
             "hooks": "./hooks.json",
-            "mcpServers": {"clock": {"command": str(TIME_SERVER), "args": ["--local-timezone", "UTC"]}},
+            "mcpServers": {
+                "clock": {"command": str(TIME_SERVER), "args": ["--local-timezone", "UTC"]}
+            },
         },
     )
     folder = read_folder(root, "cli", env.home)
@@ -54,7 +56,9 @@ def test_codex_mcp_servers_by_path_and_refused_paths(env: Env, tmp_path: Path) -
     root = tmp_path / "cx"
     root.mkdir()
     (root / "servers.json").write_text(
-        json.dumps({"mcpServers": {"a": {"command": "${PLUGIN_ROOT}/bin/a", "args": ["${PLUGIN_DATA}"]}}})
+        json.dumps(
+            {"mcpServers": {"a": {"command": "${PLUGIN_ROOT}/bin/a", "args": ["${PLUGIN_DATA}"]}}}
+        )
     )
     _codex(root, env, {"name": "cxp", "mcpServers": "./servers.json", "skills": "../outside"})
     folder = read_folder(root, "cli", env.home)

@@ -135,7 +135,10 @@ def test_plugin_folder_mcp_servers_start_as_trusted_servers(env: Env) -> None:
     result = env.run([{"content": "ok"}], "--plugin-dir", str(folder))
     assert result.rc == 0, result.stderr
     tools = result.of_type("system")[0]["tools"]
-    assert any(name.startswith("mcp__timeplugin_clock__") for name in tools), (tools, notices(result))
+    assert any(name.startswith("mcp__timeplugin_clock__") for name in tools), (
+        tools,
+        notices(result),
+    )
 
 
 def test_project_plugin_dirs_need_trust(env: Env) -> None:

@@ -28,7 +28,9 @@ def package_locations(
         return []
     found: list[Location] = []
 
-    def register(path: Path | str, plugin: str | None = None, root: Path | str | None = None) -> None:
+    def register(
+        path: Path | str, plugin: str | None = None, root: Path | str | None = None
+    ) -> None:
         folder = Path(path).expanduser()
         if plugin is None:
             found.append(Location(folder, "package"))
