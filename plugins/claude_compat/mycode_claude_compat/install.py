@@ -158,7 +158,7 @@ def install_folder(
         os.replace(fetched, target)
         record = {
             "kind": "folder",
-            "source": source.location,
+            "source": (extra or {}).pop("fetched_from", None) or source.location,
             "rev": rev,
             "pinned": bool(source.rev) or None,
             "hash": digest,
@@ -225,14 +225,14 @@ def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
                 f"{', '.join(known) or 'nothing'})"
             )
         plugin_source = _entry_source(entries[0], root, data)
-        extra = {"marketplace": source.text(), "marketplace_entry": name}
-        if (
-            not plugin_source.is_url
-            and not source.is_url
-            and not is_git_repository(Path(source.location))
-        ):  # a plain marketplace folder: record the plugin's own folder as its source
+        extra: dict[str, Any] = {"marketplace": source.text(), "marketplace_entry": name}
+        if not plugin_source.is_url:
             relative = Path(plugin_source.location).relative_to(root.resolve())
-            plugin_source = Source(str(Path(source.location) / relative), plugin_source.rev)
+            if not source.is_url and not is_git_repository(Path(source.location)):
+                # a plain marketplace folder: the plugin's own folder is its source
+                plugin_source = Source(str(Path(source.location) / relative), plugin_source.rev)
+            else:  # inside a cloned marketplace: update clones the marketplace again
+                extra.update(subdir=str(relative), fetched_from=source.location)
         return install_folder(plugin_source, home, extra=extra)
     finally:
         remove(stage)
@@ -341,6 +341,13 @@ def refetch(name: str, home: Path) -> tuple[Path, Path, str | None, str, str]:
     rev = record.get("rev") if record.get("pinned") else None
     source = Source(str(record["source"]), rev if isinstance(rev, str) else None)
     stage, fetched, new_rev = _stage(source, home)
+    subdir = record.get("subdir")
+    if isinstance(subdir, str):  # a plugin inside a git marketplace
+        inner = (fetched / subdir).resolve()
+        if not inner.is_relative_to(fetched.resolve()) or not inner.is_dir():
+            remove(stage)
+            raise InstallError(f"{source.text()} no longer holds {subdir}")
+        fetched = inner
     try:
         folder = _checked(fetched, home, source.text())
         if folder.name != name:

@@ -144,6 +144,14 @@ def test_marketplace_install_from_a_folder_and_from_a_git_repo(env: Env, tmp_pat
     out = _cli(env, "install", f"lint@file://{codex_market}")
     assert out.rc == 0, out.stderr
     assert (env.home / "plugins" / "lint" / "plugin.json").is_file()
+    assert _registry(env)["lint"]["subdir"] == "p/lint"
+    same = _cli(env, "update", "lint", "--yes")
+    assert same.rc == 0 and "up to date" in same.stdout, same.stderr
+    skill(codex_market / "p" / "lint" / "skills", "newer")
+    commit_all(codex_market)
+    newer = _cli(env, "update", "lint", "--yes")
+    assert newer.rc == 0 and "updated" in newer.stdout, newer.stderr
+    assert (env.home / "plugins" / "lint" / "skills" / "newer" / "SKILL.md").is_file()
     assert _cli(env, "install", f"lint@{tmp_path}/nowhere").rc == 1
 
 
