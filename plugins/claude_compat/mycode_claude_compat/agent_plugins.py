@@ -118,10 +118,11 @@ class McpResult:
 def inside(path: Path, root: Path) -> bool:
     """Whether ``path`` (resolved, symlinks followed) is ``root`` or beneath it."""
     try:
-        real = Path(os.path.realpath(path))
-        return real == root or real.is_relative_to(root)
+        real = os.path.realpath(path)
     except (OSError, ValueError):
         return False
+    base = str(root)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
 def _where(error: Any) -> str:
@@ -129,8 +130,69 @@ def _where(error: Any) -> str:
     return ".".join(parts) if parts else "plugin.json"
 
 
+class SchemaCache:
+    """Results of schema checks by the checked JSON's digest, kept in
+    ``$MYCODE_HOME/cache/folder-plugins.json``: importing jsonschema costs more than a whole
+    start-up, so it happens only for a document not seen before."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.entries: dict[str, Any] = {}
+        self.changed = False
+
+    def bind(self, home: Path) -> None:
+        """Use the cache file of ``home`` (read once)."""
+        path = home / "cache" / "folder-plugins.json"
+        if self.path == path:
+            return
+        self.path, self.entries, self.changed = path, {}, False
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and data.get("version") == 1:
+                self.entries = dict(data.get("entries") or {})
+        except (OSError, ValueError):
+            pass
+
+    def get(self, kind: str, doc: Any, compute: Any) -> Any:
+        """The cached result of ``compute(doc)`` (computed and stored on a miss)."""
+        import hashlib
+
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+        key = kind + ":" + hashlib.sha256(text.encode()).hexdigest()
+        if key not in self.entries:
+            self.entries[key] = compute(doc)
+            self.changed = True
+        return self.entries[key]
+
+    def save(self) -> None:
+        """Write the cache back if it changed (best effort)."""
+        if not self.changed or self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+            temporary.write_text(json.dumps({"version": 1, "entries": self.entries}))
+            os.replace(temporary, self.path)
+            self.changed = False
+        except OSError:
+            pass
+
+
+CACHE = SchemaCache()
+
+
 def check_manifest(data: Any) -> tuple[list[Problem], list[Problem]]:
     """``(fatal, warnings)`` of a parsed ``plugin.json`` (§5.2, §5.3, §5.5, §8.1)."""
+    fatal, warnings = CACHE.get("manifest", data, _check_manifest_json)
+    return [Problem(**p) for p in fatal], [Problem(**p) for p in warnings]
+
+
+def _check_manifest_json(data: Any) -> list[list[dict[str, str]]]:
+    fatal, warnings = _check_manifest(data)
+    return [[p.as_json() for p in fatal], [p.as_json() for p in warnings]]
+
+
+def _check_manifest(data: Any) -> tuple[list[Problem], list[Problem]]:
     from jsonschema import Draft202012Validator
 
     if not isinstance(data, dict):
@@ -164,7 +226,10 @@ def check_manifest(data: Any) -> tuple[list[Problem], list[Problem]]:
 
 
 def read_manifest(root: Path) -> tuple[dict[str, Any] | None, list[Problem], list[Problem]]:
-    """Read and check ``ROOT/plugin.json``: ``(manifest or None when fatal, fatal, warnings)``."""
+    """Read and check ``ROOT/plugin.json``: ``(manifest or None when fatal, fatal, warnings)``.
+
+    A ``$schema`` other than the one of Agent Plugins 1.0.0 rejects the folder (§5.2: the
+    client selects its rules by ``$schema``)."""
     path = root / "plugin.json"
     if not inside(path, root):
         return None, [Problem("plugin.json resolves outside the plugin root", "4.1")], []
@@ -174,6 +239,12 @@ def read_manifest(root: Path) -> tuple[dict[str, Any] | None, list[Problem], lis
         return None, [Problem(f"cannot read plugin.json: {exc}", "5.2")], []
     except ValueError as exc:
         return None, [Problem(f"plugin.json is not valid JSON: {exc}", "5.2")], []
+    if isinstance(data, dict) and data.get("$schema") != PLUGIN_SCHEMA:
+        message = (
+            f"plugin.json names no recognised Agent Plugins schema "
+            f"({data.get('$schema')!r}; expected {PLUGIN_SCHEMA})"
+        )
+        return None, [Problem(message, "5.2")], []
     fatal, warnings = check_manifest(data)
     return (None if fatal else data), fatal, warnings
 
@@ -290,8 +361,6 @@ def _remote(
 
 def read_mcp(root: Path, plugin: str, data: Path) -> McpResult:
     """``ROOT/mcp.json`` as bridge entries named ``<plugin>_<server>`` (§7.2, §9)."""
-    from jsonschema import Draft202012Validator
-
     result = McpResult()
     path = root / "mcp.json"
     if not os.path.lexists(path):
@@ -320,15 +389,8 @@ def read_mcp(root: Path, plugin: str, data: Path) -> McpResult:
     servers = doc.get("mcpServers")
     if not isinstance(servers, dict):
         return disable("mcp.json needs an 'mcpServers' object", "7.2.1")
-    validator = Draft202012Validator(SERVER_RULES)
     for name, entry in servers.items():
-        kind = entry.get("type") if isinstance(entry, dict) else None
-        if isinstance(kind, str) and kind not in SUPPORTED_TRANSPORTS:
-            problem: str | None = f"transport {kind!r} is not supported"
-        elif not validator.is_valid(entry):
-            problem = _explain(entry)
-        else:
-            problem = None
+        problem: str | None = CACHE.get("server", entry, _server_problem)
         bridge: dict[str, Any] | None = None
         if problem is None and entry["type"] == "stdio":
             bridge, problem = _stdio(name, entry, root, data)
@@ -340,6 +402,18 @@ def read_mcp(root: Path, plugin: str, data: Path) -> McpResult:
             continue
         result.servers[f"{plugin}_{name}"] = bridge
     return result
+
+
+def _server_problem(entry: Any) -> str | None:
+    """Why an ``mcpServers`` entry breaks the closed schema of §7.2.1, or ``None``."""
+    from jsonschema import Draft202012Validator
+
+    kind = entry.get("type") if isinstance(entry, dict) else None
+    if isinstance(kind, str) and kind not in SUPPORTED_TRANSPORTS:
+        return f"transport {kind!r} is not supported"
+    if not Draft202012Validator(SERVER_RULES).is_valid(entry):
+        return _explain(entry)
+    return None
 
 
 def _explain(entry: Any) -> str:

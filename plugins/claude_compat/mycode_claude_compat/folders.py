@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from mycode_claude_compat.agent_plugins import (
-    PLUGIN_SCHEMA,
     Problem,
     inside,
     read_manifest,
@@ -133,6 +132,9 @@ def data_dir(home: Path, name: str) -> Path:
 
 def read_folder(root: Path, layer: str, home: Path) -> PluginFolder:
     """Read one plugin folder of any format; problems are collected, never raised."""
+    from mycode_claude_compat.agent_plugins import CACHE
+
+    CACHE.bind(home)
     root = Path(os.path.realpath(root))
     kind = detect_format(root) or "claude-code"
     others = [
@@ -146,34 +148,20 @@ def read_folder(root: Path, layer: str, home: Path) -> PluginFolder:
         folder = _native(root, layer, kind, home)
     for other in others:
         folder.skip(f"{other} manifest", f"the {kind} manifest of this folder wins")
+    CACHE.save()
     return folder
 
 
 def _agent_plugin(root: Path, layer: str, home: Path) -> PluginFolder:
     folder = PluginFolder(root=root, name=root.name, layer=layer, format="agent-plugins")
-    try:
-        raw = json.loads((root / "plugin.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        raw = None
-    if not isinstance(raw, dict) or raw.get("$schema") != PLUGIN_SCHEMA:
-        shown = raw.get("$schema") if isinstance(raw, dict) else None
-        problem = (
-            f"plugin.json names no recognised Agent Plugins schema ({shown!r}; expected "
-            f"{PLUGIN_SCHEMA})"
-            if isinstance(raw, dict)
-            else None
-        )
-        if problem:
-            folder.fatal.append(Problem(problem, "5.2"))
-    if not folder.fatal:
-        manifest, fatal, warnings = read_manifest(root)
-        folder.fatal += fatal
-        folder.warnings += warnings
-        if manifest is not None:
-            folder.name = manifest["name"]
-            folder.manifest = True
-            version = manifest.get("version")
-            folder.version = version if isinstance(version, str) else None
+    manifest, fatal, warnings = read_manifest(root)
+    folder.fatal += fatal
+    folder.warnings += warnings
+    if manifest is not None:
+        folder.name = manifest["name"]
+        folder.manifest = True
+        version = manifest.get("version")
+        folder.version = version if isinstance(version, str) else None
     if folder.fatal:
         folder.problems += [f"rejected: {p.message} (§{p.section})" for p in folder.fatal]
         return folder
@@ -183,9 +171,10 @@ def _agent_plugin(root: Path, layer: str, home: Path) -> PluginFolder:
         folder.skip("skills", item.message)
     if skills is not None:
         folder.skill_dirs.append(skills)
-        for child in sorted(skills.iterdir()):
-            file = child / "SKILL.md"
-            if os.path.lexists(file) and not inside(file, root):
+        for child in sorted(os.scandir(skills), key=lambda e: e.name):
+            file = os.path.join(child.path, "SKILL.md")
+            linked = child.is_symlink() or os.path.islink(file)
+            if linked and os.path.lexists(file) and not inside(Path(file), root):
                 folder.warnings.append(
                     Problem(f"skill {child.name}: SKILL.md resolves outside the root", "4.1")
                 )
