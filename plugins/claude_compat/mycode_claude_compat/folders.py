@@ -169,16 +169,8 @@ def _agent_plugin(root: Path, layer: str, home: Path) -> PluginFolder:
     folder.warnings += skill_problems
     for item in skill_problems:
         folder.skip("skills", item.message)
-    if skills is not None:
-        folder.skill_dirs.append(skills)
-        for child in sorted(os.scandir(skills), key=lambda e: e.name):
-            file = os.path.join(child.path, "SKILL.md")
-            linked = child.is_symlink() or os.path.islink(file)
-            if linked and os.path.lexists(file) and not inside(Path(file), root):
-                folder.warnings.append(
-                    Problem(f"skill {child.name}: SKILL.md resolves outside the root", "4.1")
-                )
-                folder.skip(f"skill {child.name}", "SKILL.md resolves outside the plugin root")
+    if skills is not None:  # skill folders or SKILL.md files leading out: the skills plugin
+        folder.skill_dirs.append(skills)  # refuses them (registered with root=the plugin root)
     mcp = read_mcp(root, folder.name, data_dir(home, folder.name))
     folder.mcp_servers = mcp.servers
     folder.warnings += mcp.warnings
