@@ -71,7 +71,7 @@ def add_core_commands(cli: click.Group) -> None:
         "plugin_dirs",
         multiple=True,
         type=click.Path(file_okay=False),
-        help="Also describe this Claude Code plugin folder (as a run with --plugin-dir would).",
+        help="Also describe this plugin folder (as a run with --plugin-dir would).",
     )
     @click.option("--cwd", type=click.Path(file_okay=False), help="Workspace (default: here).")
     @click.pass_context

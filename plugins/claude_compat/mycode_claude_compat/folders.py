@@ -200,7 +200,11 @@ def _paths(root: Path, value: Any, default: str, folder: PluginFolder | None = N
 
 def load_folder(root: Path, layer: str, hooks: HookSet, home: Path | None = None) -> PluginFolder:
     """Read one plugin folder (any format); its hooks also go into ``hooks``."""
-    folder = read_folder(root, layer, home or Path(os.environ.get("MYCODE_HOME", root)))
+    if home is None:
+        from mycode_core.config import home_dir
+
+        home = home_dir()
+    folder = read_folder(root, layer, home)
     for entries in folder.hook_set.by_event.values():
         for matcher, hook in entries:
             hooks.add(matcher, hook)

@@ -133,3 +133,21 @@ def test_folder_named_by_an_untrusted_project_is_ignored(env: Env, tmp_path: Pat
     env.trust()
     env.run([bash("echo hi"), {"content": "ok"}], "--trust")
     assert len(env.log("proj-cx")) == 1
+
+
+def test_validate_exits_2_when_there_is_no_plugin(env: Env, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for target in (empty, tmp_path / "missing"):
+        out = run_cli(["plugins", "validate", str(target)], cwd=env.workspace, home=env.home)
+        assert out.rc == 2 and "holds no plugin" in out.stderr and out.stdout == ""
+    cc = tmp_path / "cc"
+    (cc / "skills").mkdir(parents=True)
+    skill(cc / "skills", "s")
+    out = run_cli(["plugins", "validate", str(cc)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0 and json.loads(out.stdout) == {
+        "format": "claude-code",
+        "name": "cc",
+        "fatal": [],
+        "warnings": [],
+    }

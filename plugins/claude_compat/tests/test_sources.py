@@ -116,7 +116,7 @@ def test_plugin_folder_mcp_servers_are_handed_to_the_bridge(env: Env) -> None:
     from mycode_claude_compat.folders import load_folder, mcp_config_file
     from mycode_claude_compat.sources import HookSet
 
-    folder = load_folder(_plugin(env.root, env, manifest=True), "cli", HookSet())
+    folder = load_folder(_plugin(env.root, env, manifest=True), "cli", HookSet(), env.home)
     path = mcp_config_file(folder, env.home)
     assert path is not None and path.is_relative_to(env.home)
     data = json.loads(path.read_text())
