@@ -410,7 +410,8 @@ def plugin_details(settings: Any, workspace: Path, home: Path) -> dict[str, Any]
 
     Called by ``mycode plugins``; each returned mapping is merged into the row of the named
     plugin (e.g. the Claude Code plugin folders ``claude_compat`` loaded and what each
-    contributed).
+    contributed). The key ``folder_plugins`` is special: its value, a list of objects, adds
+    one row per folder plugin to the listing (SPEC §11).
 
     :param settings: the merged settings of the workspace.
     :param workspace: the workspace folder.

@@ -19,13 +19,45 @@ class _PluginConfigError(click.ClickException):
     exit_code = 2
 
 
+class PluginsGroup(click.Group):
+    """``mycode plugins``: the listing, plus the subcommands plugins add to it.
+
+    A plugin adds ``mycode plugins VERB`` from its ``register_commands(cli)`` hook with
+    ``cli.commands["plugins"].add_command(...)``. ``plugins`` is a core command (run without
+    importing plugins), so an unknown VERB loads the plugins once and looks again.
+    """
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The subcommand ``cmd_name``, loading plugin subcommands when it is not a core one."""
+        found = super().get_command(ctx, cmd_name)
+        if found is not None:
+            return found
+        root = ctx.find_root().command
+        from mycode_core.cli.plugin_commands import PluginCommandGroup, add_plugin_commands
+
+        if not isinstance(root, PluginCommandGroup) or root.plugin_manager is not None:
+            return None
+        from mycode_core.plugins import PluginLoadError, get_plugin_manager
+
+        try:
+            pm = get_plugin_manager()
+        except PluginLoadError as exc:
+            raise _PluginConfigError(str(exc)) from None
+
+        def notice(message: str) -> None:
+            click.echo(f"mycode: {message}", err=True)
+
+        add_plugin_commands(root, pm, notice)
+        return super().get_command(ctx, cmd_name)
+
+
 def add_core_commands(cli: click.Group) -> None:
     """Attach the core subcommands to ``cli``."""
     from mycode_core.cli.trust_command import make_command as make_trust_command
 
     cli.add_command(make_trust_command())
 
-    @cli.command(name="plugins")
+    @cli.group(name="plugins", cls=PluginsGroup, invoke_without_command=True)
     @click.option("--all", "include_all", is_flag=True, help="Include the built-in plugins.")
     @click.option("--hook", "hook_name", help="Only plugins implementing this hook.")
     @click.option(
@@ -39,10 +71,12 @@ def add_core_commands(cli: click.Group) -> None:
         "plugin_dirs",
         multiple=True,
         type=click.Path(file_okay=False),
-        help="Also describe this Claude Code plugin folder (as a run with --plugin-dir would).",
+        help="Also describe this plugin folder (as a run with --plugin-dir would).",
     )
     @click.option("--cwd", type=click.Path(file_okay=False), help="Workspace (default: here).")
+    @click.pass_context
     def plugins_command(
+        ctx: click.Context,
         include_all: bool,
         hook_name: str | None,
         check: bool,
@@ -51,6 +85,9 @@ def add_core_commands(cli: click.Group) -> None:
     ) -> None:
         """List installed plugins as JSON: name, distribution, version, hooks."""
         from mycode_core.plugins import PluginLoadError, describe_plugins, get_plugin_manager
+
+        if ctx.invoked_subcommand is not None:
+            return
 
         if check:
             _check_plugins(include_all, hook_name, plugin_dirs, cwd)
@@ -158,7 +195,11 @@ def _add_plugin_details(
         click.echo(f"mycode: plugin details unavailable: {exc}", err=True)
         return
     by_name = {row["name"]: row for row in rows}
+    folder_rows: list[dict[str, Any]] = []
     for result in results or ():
         for name, extra in (result or {}).items():
-            if name in by_name and isinstance(extra, dict):
+            if name == "folder_plugins" and isinstance(extra, list):
+                folder_rows += [row for row in extra if isinstance(row, dict)]
+            elif name in by_name and isinstance(extra, dict):
                 by_name[name].update(extra)
+    rows += folder_rows

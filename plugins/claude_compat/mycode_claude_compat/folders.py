@@ -1,15 +1,35 @@
-"""Claude Code plugin folders: ``.claude-plugin/plugin.json`` (optional), ``hooks/hooks.json``,
-``commands/*.md``, ``agents/*.md``, ``skills/*/SKILL.md``, ``.mcp.json``."""
+"""Plugin folders of the three formats (SPEC §9, §11), read into one :class:`PluginFolder`.
+
+* ``agent-plugins``: a root ``plugin.json`` naming the Agent Plugins schema (see
+  :mod:`.agent_plugins`): ``skills/`` and ``mcp.json`` only;
+* ``codex``: ``.codex-plugin/plugin.json`` with ``skills``, ``mcpServers`` (a path or inline) and
+  ``hooks`` (Claude Code's format);
+* ``claude-code``: ``.claude-plugin/plugin.json`` (optional), ``hooks/hooks.json``,
+  ``commands/*.md``, ``agents/*.md``, ``skills/*/SKILL.md``, ``.mcp.json``.
+
+One folder holding several manifests loads once, as the first of that list (the portable
+manifest wins; the others are named in ``skipped``). Paths leading outside the folder are refused.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mycode_claude_compat.agent_plugins import (
+    Problem,
+    inside,
+    read_manifest,
+    read_mcp,
+    skill_folders,
+)
 from mycode_claude_compat.sources import HookSet, parse_hooks, read_json_file
+
+FORMATS = ("agent-plugins", "codex", "claude-code")
 
 
 @dataclass
@@ -19,7 +39,8 @@ class PluginFolder:
     root: Path
     name: str
     layer: str
-    """Where the folder was named: ``cli``, ``user``, ``project``, ``local``."""
+    """Where the folder was named: ``cli``, ``user``, ``project``, ``local``, ``installed``."""
+    format: str = "claude-code"
     version: str | None = None
     manifest: bool = False
     hooks: int = 0
@@ -28,57 +49,194 @@ class PluginFolder:
     skill_dirs: list[Path] = field(default_factory=list)
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    fatal: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    hook_set: HookSet = field(default_factory=HookSet)
+    """This folder's own hooks (merged into the run's unless the folder may not run code)."""
+
+    @property
+    def rejected(self) -> bool:
+        """Whether a fatal problem keeps every component of the folder out."""
+        return bool(self.fatal)
+
+    def skip(self, what: str, reason: str) -> None:
+        """Note one component left out, and why."""
+        self.skipped.append({"what": what, "reason": reason})
+
+    def skill_names(self) -> list[str]:
+        """The folder names of the skills it contributes."""
+        return sorted(p.parent.name for d in self.skill_dirs for p in sorted(d.glob("*/SKILL.md")))
+
+    def listing_row(self) -> dict[str, Any]:
+        """The row of this folder plugin in ``mycode plugins`` (SPEC §11)."""
+        row = self.describe()
+        return {
+            "name": self.name,
+            "distribution": None,
+            "version": self.version,
+            "hooks": [],
+            "format": self.format,
+            "source": self.layer,
+            "path": str(self.root),
+            "contributes": row["contributes"],
+            "skipped": self.skipped,
+        }
 
     def describe(self) -> dict[str, Any]:
         """JSON for ``mycode plugins``."""
         return {
-            "path": str(self.root),
             "name": self.name,
+            "format": self.format,
+            "source": self.layer,
+            "path": str(self.root),
             "version": self.version,
             "manifest": self.manifest,
             "named_by": self.layer,
+            "contributes": {
+                "skills": self.skill_names(),
+                "mcp_servers": sorted(self.mcp_servers),
+                "hooks": self.hooks,
+                "commands": sorted(path.stem for path in self.commands),
+                "agents": sorted(p.stem for d in self.agent_dirs for p in sorted(d.glob("*.md"))),
+            },
             "hooks": self.hooks,
             "commands": sorted(path.stem for path in self.commands),
             "agents": sorted(p.stem for d in self.agent_dirs for p in sorted(d.glob("*.md"))),
-            "skills": sorted(
-                p.parent.name for d in self.skill_dirs for p in sorted(d.glob("*/SKILL.md"))
-            ),
+            "skills": self.skill_names(),
             "mcp_servers": sorted(self.mcp_servers),
+            "skipped": self.skipped,
             "problems": self.problems,
         }
 
 
-def _paths(root: Path, value: Any, default: str) -> list[Path]:
-    """Manifest path fields: a string or a list of strings, relative to the folder."""
+def detect_format(root: Path) -> str | None:
+    """Which format ``root`` holds (the winner when it holds several), or ``None``."""
+    if os.path.lexists(root / "plugin.json"):
+        return "agent-plugins"
+    if os.path.lexists(root / ".codex-plugin" / "plugin.json"):
+        return "codex"
+    if os.path.lexists(root / ".claude-plugin" / "plugin.json"):
+        return "claude-code"
+    layout = ("hooks/hooks.json", "commands", "agents", "skills", ".mcp.json")
+    if any(os.path.lexists(root / item) for item in layout):
+        return "claude-code"
+    return None
+
+
+def data_dir(home: Path, name: str) -> Path:
+    """``PLUGIN_DATA`` of the plugin ``name``: ``$MYCODE_HOME/plugin-data/<name>`` (kept across
+    updates, removed with the plugin)."""
+    return home / "plugin-data" / name
+
+
+def read_folder(root: Path, layer: str, home: Path) -> PluginFolder:
+    """Read one plugin folder of any format; problems are collected, never raised."""
+    from mycode_claude_compat.agent_plugins import CACHE
+
+    CACHE.bind(home)
+    root = Path(os.path.realpath(root))
+    kind = detect_format(root) or "claude-code"
+    others = [
+        f
+        for f, marker in (("codex", ".codex-plugin/plugin.json"), ("claude-code", ".claude-plugin"))
+        if f != kind and os.path.lexists(root / marker)
+    ]
+    if kind == "agent-plugins":
+        folder = _agent_plugin(root, layer, home)
+    else:
+        folder = _native(root, layer, kind, home)
+    for other in others:
+        folder.skip(f"{other} manifest", f"the {kind} manifest of this folder wins")
+    CACHE.save()
+    return folder
+
+
+def _agent_plugin(root: Path, layer: str, home: Path) -> PluginFolder:
+    folder = PluginFolder(root=root, name=root.name, layer=layer, format="agent-plugins")
+    manifest, fatal, warnings = read_manifest(root)
+    folder.fatal += fatal
+    folder.warnings += warnings
+    if manifest is not None:
+        folder.name = manifest["name"]
+        folder.manifest = True
+        version = manifest.get("version")
+        folder.version = version if isinstance(version, str) else None
+    if folder.fatal:
+        folder.problems += [f"rejected: {p.message} (§{p.section})" for p in folder.fatal]
+        return folder
+    skills, skill_problems = skill_folders(root)
+    folder.warnings += skill_problems
+    for item in skill_problems:
+        folder.skip("skills", item.message)
+    if skills is not None:  # skill folders or SKILL.md files leading out: the skills plugin
+        folder.skill_dirs.append(skills)  # refuses them (registered with root=the plugin root)
+    mcp = read_mcp(root, folder.name, data_dir(home, folder.name))
+    folder.mcp_servers = mcp.servers
+    folder.warnings += mcp.warnings
+    for what, reason in mcp.skipped:
+        folder.skip(what, reason)
+    folder.problems += [f"{p.message} (§{p.section})" for p in folder.warnings]
+    return folder
+
+
+def _paths(root: Path, value: Any, default: str, folder: PluginFolder | None = None) -> list[Path]:
+    """Manifest path fields: a string or a list of strings, relative to the folder; a path
+    leading outside the folder (``..``, a symlink out) is refused (noted in ``folder``)."""
     items = [default] if value is None else [value] if isinstance(value, str) else value
     out = []
     for item in items if isinstance(items, list) else []:
-        if isinstance(item, str):
-            out.append((root / item).resolve())
+        if not isinstance(item, str):
+            continue
+        path = Path(os.path.realpath(root / item))
+        if not inside(path, root):
+            if folder is not None:
+                folder.problems.append(f"{item!r} leads outside the plugin folder; ignored")
+                folder.skip(item, "leads outside the plugin folder")
+            continue
+        out.append(path)
     return out
 
 
-def load_folder(root: Path, layer: str, hooks: HookSet) -> PluginFolder:
-    """Read one plugin folder; its hooks go into ``hooks``. Problems are collected, never
-    raised."""
-    folder = PluginFolder(root=root, name=root.name, layer=layer)
-    manifest_path = root / ".claude-plugin" / "plugin.json"
+def load_folder(root: Path, layer: str, hooks: HookSet, home: Path | None = None) -> PluginFolder:
+    """Read one plugin folder (any format); its hooks also go into ``hooks``."""
+    if home is None:
+        from mycode_core.config import home_dir
+
+        home = home_dir()
+    folder = read_folder(root, layer, home)
+    for entries in folder.hook_set.by_event.values():
+        for matcher, hook in entries:
+            hooks.add(matcher, hook)
+    return folder
+
+
+def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
+    """A Codex or Claude Code folder."""
+    folder = PluginFolder(root=root, name=root.name, layer=layer, format=kind)
+    hooks = folder.hook_set
+    manifest_dir = ".codex-plugin" if kind == "codex" else ".claude-plugin"
+    manifest_path = root / manifest_dir / "plugin.json"
     manifest, problem = read_json_file(manifest_path)
+    if problem is None and manifest_path.is_file() and not inside(manifest_path, root):
+        manifest, problem = None, f"{manifest_path} leads outside the plugin folder"
     if problem:
         folder.problems.append(problem)
+        if kind == "codex":
+            folder.fatal.append(Problem(problem, "codex"))
+            return folder
     manifest = manifest or {}
     folder.manifest = manifest_path.is_file() and problem is None
     if isinstance(manifest.get("name"), str) and manifest["name"].strip():
         folder.name = manifest["name"].strip()
     if isinstance(manifest.get("version"), str):
         folder.version = manifest["version"]
-    before = hooks.count()
     hooks_value = manifest.get("hooks")
     sources: list[tuple[str, Any]] = []
     if isinstance(hooks_value, dict):
         sources.append((f"{manifest_path} (hooks)", hooks_value))
     for path in _paths(
-        root, None if isinstance(hooks_value, dict) else hooks_value, "hooks/hooks.json"
+        root, None if isinstance(hooks_value, dict) else hooks_value, "hooks/hooks.json", folder
     ):
         data, problem = read_json_file(path)
         if problem:
@@ -89,45 +247,75 @@ def load_folder(root: Path, layer: str, hooks: HookSet) -> PluginFolder:
         folder.problems += parse_hooks(
             data, source=source, layer=f"plugin:{folder.name}", plugin_root=root, into=hooks
         )
-    folder.hooks = hooks.count() - before
-    for directory in _paths(root, manifest.get("commands"), "commands"):
-        if directory.is_file() and directory.suffix == ".md":
-            folder.commands.append(directory)
-        elif directory.is_dir():
-            folder.commands += sorted(directory.glob("*.md"))
-    folder.agent_dirs = [d for d in _paths(root, manifest.get("agents"), "agents") if d.is_dir()]
-    folder.skill_dirs = [d for d in _paths(root, manifest.get("skills"), "skills") if d.is_dir()]
+    folder.hooks = hooks.count()
+    if kind == "claude-code":
+        for directory in _paths(root, manifest.get("commands"), "commands", folder):
+            if directory.is_file() and directory.suffix == ".md":
+                folder.commands.append(directory)
+            elif directory.is_dir():
+                folder.commands += sorted(directory.glob("*.md"))
+        folder.agent_dirs = [
+            d for d in _paths(root, manifest.get("agents"), "agents", folder) if d.is_dir()
+        ]
+    folder.skill_dirs = [
+        d for d in _paths(root, manifest.get("skills"), "skills", folder) if d.is_dir()
+    ]
     mcp_value = manifest.get("mcpServers")
+    servers: dict[str, Any] = {}
     if isinstance(mcp_value, dict):
-        folder.mcp_servers = dict(mcp_value.get("mcpServers", mcp_value))
+        inline = mcp_value.get("mcpServers", mcp_value)
+        servers = dict(inline) if isinstance(inline, dict) else {}
     else:
-        for path in _paths(root, mcp_value, ".mcp.json"):
+        for path in _paths(root, mcp_value, ".mcp.json", folder):
             data, problem = read_json_file(path)
             if problem:
                 folder.problems.append(problem)
             elif data is not None:
-                servers = data.get("mcpServers", {})
-                if isinstance(servers, dict):
-                    folder.mcp_servers.update(servers)
+                table = data.get("mcpServers", {})
+                if isinstance(table, dict):
+                    servers.update(table)
+    plugin_data = data_dir(home, folder.name)
+    for name, entry in servers.items():
+        if not isinstance(entry, dict):
+            folder.skip(f"mcp server {name}", "the entry is not an object")
+            continue
+        entry = _expand(dict(entry), root, plugin_data)
+        env = dict(entry.get("env") or {}) if isinstance(entry.get("env"), dict) else {}
+        env.update({"PLUGIN_ROOT": str(root), "PLUGIN_DATA": str(plugin_data)})
+        if entry.get("command") or not entry.get("url"):
+            entry["env"] = env
+            entry.setdefault("cwd", str(root))
+        folder.mcp_servers[f"{folder.name}_{name}"] = entry
     return folder
 
 
-def _expand(value: Any, root: Path) -> Any:
+def _expand(value: Any, root: Path, data: Path) -> Any:
     if isinstance(value, str):
-        return value.replace("${CLAUDE_PLUGIN_ROOT}", str(root))
+        for key, text in (
+            ("${CLAUDE_PLUGIN_ROOT}", str(root)),
+            ("${PLUGIN_ROOT}", str(root)),
+            ("${CLAUDE_PLUGIN_DATA}", str(data)),
+            ("${PLUGIN_DATA}", str(data)),
+        ):
+            value = value.replace(key, text)
+        return value
     if isinstance(value, list):
-        return [_expand(item, root) for item in value]
+        return [_expand(item, root, data) for item in value]
     if isinstance(value, dict):
-        return {key: _expand(item, root) for key, item in value.items()}
+        return {key: _expand(item, root, data) for key, item in value.items()}
     return value
 
 
 def mcp_config_file(folder: PluginFolder, home: Path) -> Path | None:
-    """The folder's MCP servers as an ``.mcp.json`` under ``MYCODE_HOME`` with
-    ``${CLAUDE_PLUGIN_ROOT}`` expanded (the MCP bridge reads it like ``--mcp-config``)."""
+    """The folder's MCP servers as an ``.mcp.json`` under ``MYCODE_HOME``, placeholders
+    already expanded (the MCP bridge reads it like ``--mcp-config``); creates ``PLUGIN_DATA``."""
     if not folder.mcp_servers:
         return None
-    data = {"mcpServers": _expand(folder.mcp_servers, folder.root)}
+    try:
+        data_dir(home, folder.name).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        folder.problems.append(f"cannot create PLUGIN_DATA: {exc}")
+    data = {"mcpServers": folder.mcp_servers}
     text = json.dumps(data, indent=2, sort_keys=True)
     digest = hashlib.sha256(f"{folder.root}\n{text}".encode()).hexdigest()[:12]
     path = home / "claude_compat" / "mcp" / f"{folder.name}-{digest}.json"

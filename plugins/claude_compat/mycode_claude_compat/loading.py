@@ -2,7 +2,8 @@
 
 User-level sources always apply: ``$MYCODE_HOME/hooks.json``, ``~/.claude/settings.json`` when
 ``[claude_compat] user_claude_settings = true`` is set in the user config, and plugin folders
-named by ``--plugin-dir`` or the user config's ``plugin_dirs``. Project sources
+named by ``--plugin-dir`` or the user config's ``plugin_dirs``, and every folder installed under
+``$MYCODE_HOME/plugins/`` (SPEC §11). Project sources
 (``.claude/settings.json``, ``.claude/settings.local.json``, ``.mycode/hooks.json``, and
 ``plugin_dirs`` of the project config) apply only in a trusted workspace; otherwise one notice
 names what was ignored.
@@ -14,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mycode_claude_compat.folders import PluginFolder, load_folder
+from mycode_claude_compat.folders import PluginFolder, read_folder
+from mycode_claude_compat.registry import content_hash, installed_folders
 from mycode_claude_compat.sources import HookSet, parse_hooks, read_json_file
 from mycode_claude_compat.trust import is_trusted
 
@@ -27,6 +29,8 @@ class Loaded:
 
     hooks: HookSet = field(default_factory=HookSet)
     folders: list[PluginFolder] = field(default_factory=list)
+    skipped: list[PluginFolder] = field(default_factory=list)
+    """Folders left out entirely (rejected, or a name already taken)."""
     notices: list[str] = field(default_factory=list)
     trusted: bool = False
 
@@ -78,6 +82,46 @@ def _core_names_them() -> bool:
     return hasattr(core_trust, "notice_text")
 
 
+def _add_folder(loaded: Loaded, folder: PluginFolder, record: dict[str, Any] | None) -> None:
+    """One folder into the run: rejected folders contribute nothing, a name already taken
+    loses, an installed folder whose files changed since it was recorded runs no code."""
+    if folder.rejected:
+        folder.skip("plugin", "; ".join(f"{p.message} (§{p.section})" for p in folder.fatal))
+        loaded.skipped.append(folder)
+        for problem in folder.problems:
+            loaded.notices.append(f"plugin folder {folder.root}: {problem}")
+        return
+    taken = next((f for f in loaded.folders if f.name == folder.name), None)
+    if taken is not None:
+        folder.skip("plugin", f"the name {folder.name!r} is already taken by {taken.root}")
+        loaded.skipped.append(folder)
+        loaded.notices.append(
+            f"plugin folder {folder.root}: a plugin named {folder.name!r} is already loaded "
+            f"from {taken.root}; ignored"
+        )
+        return
+    for problem in folder.problems:
+        loaded.notices.append(f"plugin folder {folder.name}: {problem}")
+    runs_code = bool(folder.hook_set.count() or folder.mcp_servers)
+    if runs_code and record is not None and record.get("hash"):
+        if content_hash(folder.root) != record["hash"]:
+            for server in sorted(folder.mcp_servers):
+                folder.skip(f"mcp server {server}", "files changed since install")
+            if folder.hook_set.count():
+                folder.skip("hooks", "files changed since install")
+            folder.mcp_servers = {}
+            folder.hook_set = HookSet()
+            folder.hooks = 0
+            loaded.notices.append(
+                f"plugin {folder.name}: its files changed since it was installed; its hooks "
+                f"and MCP servers do not run until `mycode plugins trust {folder.name}`"
+            )
+    for entries in folder.hook_set.by_event.values():
+        for matcher, hook in entries:
+            loaded.hooks.add(matcher, hook)
+    loaded.folders.append(folder)
+
+
 def load(workspace: Path, home: Path, settings: Any) -> Loaded:
     """Collect hooks and plugin folders; never raises (problems become notices)."""
     loaded = Loaded(trusted=is_trusted(workspace, home, settings))
@@ -99,6 +143,7 @@ def load(workspace: Path, home: Path, settings: Any) -> Loaded:
         disabled = disabled or data.get("disableAllHooks") is True
         for problem in parse_hooks(data, source=str(path), layer=layer, into=loaded.hooks):
             loaded.notices.append(f"Claude Code hooks: {problem}")
+    named: list[tuple[Path, str, dict[str, Any] | None]] = []
     for path, layer in _plugin_dirs(workspace, home, settings):
         if layer not in USER_LAYERS and not loaded.trusted:
             ignored.append(f"plugin folder {path} (named in the {layer} config)")
@@ -106,10 +151,10 @@ def load(workspace: Path, home: Path, settings: Any) -> Loaded:
         if not path.is_dir():
             loaded.notices.append(f"plugin folder {path} does not exist; ignored")
             continue
-        folder = load_folder(path, layer, loaded.hooks)
-        loaded.folders.append(folder)
-        for problem in folder.problems:
-            loaded.notices.append(f"plugin folder {folder.name}: {problem}")
+        named.append((path, layer, None))
+    named += [(path, "installed", record) for path, record in installed_folders(home)]
+    for path, layer, record in named:
+        _add_folder(loaded, read_folder(path, layer, home), record)
     if ignored and not _core_names_them():
         loaded.notices.append(
             "untrusted workspace: ignored command hooks and plugin folders of the project: "

@@ -190,11 +190,14 @@ def register_slash_commands(register: Callable[[Any], None], context: RunContext
 
 
 @hookimpl(optionalhook=True)
-def register_skills(register: Callable[[Path], None], context: RunContext) -> None:
-    """Each plugin folder's ``skills/`` (folders with ``SKILL.md``)."""
+def register_skills(register: Callable[..., None], context: RunContext) -> None:
+    """Each plugin folder's ``skills/`` (folders with ``SKILL.md``), with the plugin's name."""
     for folder in session_for(context).loaded.folders:
         for directory in folder.skill_dirs:
-            register(directory)
+            try:
+                register(directory, plugin=folder.name, root=folder.root)
+            except TypeError:  # an older skills plugin: the folder alone
+                register(directory)
 
 
 @hookimpl(optionalhook=True)
@@ -217,5 +220,16 @@ def plugin_details(settings: Any, workspace: Path, home: Path) -> dict[str, Any]
             "claude_hooks": loaded.hooks.summary() or "none",
             "plugin_folders": [folder.describe() for folder in loaded.folders],
             "notices": loaded.notices,
-        }
+        },
+        "folder_plugins": [  # type: ignore[dict-item]
+            folder.listing_row() for folder in [*loaded.folders, *loaded.skipped]
+        ],
     }
+
+
+@hookimpl
+def register_commands(cli: Any) -> None:
+    """``mycode plugins validate|install|uninstall|update|trust`` (SPEC §11)."""
+    from mycode_claude_compat.commands_cli import add_commands
+
+    add_commands(cli)

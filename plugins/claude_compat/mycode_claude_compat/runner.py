@@ -165,6 +165,7 @@ def run_hook(hook: CommandHook, payload: dict[str, Any], workspace: Path) -> Hoo
     env["CLAUDE_PROJECT_DIR"] = str(workspace)
     if hook.plugin_root is not None:
         env["CLAUDE_PLUGIN_ROOT"] = str(hook.plugin_root)
+        env["PLUGIN_ROOT"] = str(hook.plugin_root)  # Codex folders' hooks (SPEC §11)
     try:
         process = subprocess.Popen(  # noqa: S603 - the user's own hook, from a trusted source
             [_SHELL, "-c", hook.command],

@@ -108,7 +108,7 @@ def test_mycode_plugins_lists_each_folder_and_what_it_contributed(env: Env) -> N
     assert mine["name"] == "reviewer" and mine["version"] == "1.2.0" and mine["manifest"]
     assert mine["hooks"] == 1
     assert mine["commands"] == ["review"] and mine["agents"] == ["critic"]
-    assert mine["skills"] == ["style"] and mine["mcp_servers"] == ["tools"]
+    assert mine["skills"] == ["style"] and mine["mcp_servers"] == ["reviewer_tools"]
     assert bad["hooks"] == 0 and "not valid JSON" in bad["problems"][0]
 
 
@@ -116,11 +116,11 @@ def test_plugin_folder_mcp_servers_are_handed_to_the_bridge(env: Env) -> None:
     from mycode_claude_compat.folders import load_folder, mcp_config_file
     from mycode_claude_compat.sources import HookSet
 
-    folder = load_folder(_plugin(env.root, env, manifest=True), "cli", HookSet())
+    folder = load_folder(_plugin(env.root, env, manifest=True), "cli", HookSet(), env.home)
     path = mcp_config_file(folder, env.home)
     assert path is not None and path.is_relative_to(env.home)
     data = json.loads(path.read_text())
-    assert data["mcpServers"]["tools"]["command"] == f"{folder.root}/server"
+    assert data["mcpServers"]["reviewer_tools"]["command"] == f"{folder.root}/server"
 
 
 def test_plugin_folder_mcp_servers_start_as_trusted_servers(env: Env) -> None:
@@ -135,7 +135,10 @@ def test_plugin_folder_mcp_servers_start_as_trusted_servers(env: Env) -> None:
     result = env.run([{"content": "ok"}], "--plugin-dir", str(folder))
     assert result.rc == 0, result.stderr
     tools = result.of_type("system")[0]["tools"]
-    assert any(name.startswith("mcp__clock__") for name in tools), (tools, notices(result))
+    assert any(name.startswith("mcp__timeplugin_clock__") for name in tools), (
+        tools,
+        notices(result),
+    )
 
 
 def test_project_plugin_dirs_need_trust(env: Env) -> None:

@@ -98,6 +98,11 @@ def expand(value: str, missing: list[str], environ: dict[str, str] | None = None
     return _VAR.sub(repl, value)
 
 
+def _literal(value: str, missing: list[str]) -> str:  # noqa: ARG001 - same shape as expand
+    """No expansion at all."""
+    return value
+
+
 def _str_map(value: Any, what: str, name: str) -> dict[str, str]:
     if value is None:
         return {}
@@ -140,6 +145,8 @@ def parse_server(name: str, entry: Any, scope: Scope, source: str) -> ServerSpec
         raw=entry,
     )
     missing = spec.missing_vars
+    # a folder plugin's entry is already expanded and must stay literal (SPEC §11)
+    subst = _literal if entry.get("literal") is True else expand
     if kind == "stdio":
         command = entry.get("command")
         if not isinstance(command, str) or not command.strip():
@@ -149,10 +156,10 @@ def parse_server(name: str, entry: Any, scope: Scope, source: str) -> ServerSpec
             raise ConfigProblem(f"server {name!r} in {source}: 'args' must be a list of strings")
         env = _str_map(entry.get("env"), "env", name)
         cwd = entry.get("cwd")
-        spec.command = expand(command, missing)
-        spec.args = [expand(str(a), missing) for a in args]
-        spec.env = {k: expand(v, missing) for k, v in env.items()}
-        spec.cwd = expand(str(cwd), missing) if cwd else None
+        spec.command = subst(command, missing)
+        spec.args = [subst(str(a), missing) for a in args]
+        spec.env = {k: subst(v, missing) for k, v in env.items()}
+        spec.cwd = subst(str(cwd), missing) if cwd else None
         return spec
     if kind in HTTP_TYPES or kind == "sse":
         url = entry.get("url")
@@ -160,8 +167,8 @@ def parse_server(name: str, entry: Any, scope: Scope, source: str) -> ServerSpec
             raise ConfigProblem(f"server {name!r} in {source}: 'url' is required for {kind}")
         headers = _str_map(entry.get("headers"), "headers", name)
         spec.transport = "sse" if kind == "sse" else "http"
-        spec.url = expand(url, missing)
-        spec.headers = {k: expand(v, missing) for k, v in headers.items()}
+        spec.url = subst(url, missing)
+        spec.headers = {k: subst(v, missing) for k, v in headers.items()}
         return spec
     raise ConfigProblem(
         f"server {name!r} in {source}: unknown type {kind!r} (use 'stdio', 'http' or 'sse')"

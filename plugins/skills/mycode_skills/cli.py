@@ -52,6 +52,7 @@ def _row(skill: Any) -> dict[str, Any]:
         "name": skill.name,
         "description": skill.description,
         "source": skill.source,
+        "plugin": skill.source[7:] if skill.source.startswith("plugin:") else None,
         "folder": str(skill.folder),
         "license": skill.license,
         "compatibility": skill.compatibility,

@@ -22,7 +22,11 @@ def register_skills(register: Callable[[Path | str], None], context: RunContext)
     a project or user skill of the same name wins (with a notice). Implement it with
     ``@hookimpl(optionalhook=True)`` so your plugin also loads when the skills plugin is absent.
 
-    :param register: callback taking a folder path.
+    A folder plugin passes ``plugin=NAME`` (shown as ``plugin`` in ``mycode skills --json``;
+    the source is ``plugin:NAME``) and ``root=PLUGIN_ROOT`` (skill folders and ``SKILL.md``
+    files leading outside it are refused).
+
+    :param register: callback taking a folder path (and optionally ``plugin``, ``root``).
     :param context: the run's :class:`~mycode_core.records.RunContext` (``mycode skills``
         passes one of its own: workspace, home, settings and plugin manager, no model).
     """

@@ -28,8 +28,15 @@ def package_locations(
         return []
     found: list[Location] = []
 
-    def register(path: Path | str) -> None:
-        found.append(Location(Path(path).expanduser(), "package"))
+    def register(
+        path: Path | str, plugin: str | None = None, root: Path | str | None = None
+    ) -> None:
+        folder = Path(path).expanduser()
+        if plugin is None:
+            found.append(Location(folder, "package"))
+            return
+        confined = Path(root).resolve() if root is not None else None
+        found.append(Location(folder, f"plugin:{plugin}", confined=confined))
 
     try:
         hook.register_skills(register=register, context=context)

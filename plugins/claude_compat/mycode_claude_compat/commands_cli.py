@@ -1,0 +1,140 @@
+"""``mycode plugins validate|install|uninstall|update|trust`` (SPEC §11), added to the core's
+``plugins`` group from this plugin's ``register_commands`` hook."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+
+def _home() -> Path:
+    from mycode_core.config import ensure_home, home_dir
+
+    return ensure_home(home_dir())
+
+
+def _fail(message: str) -> None:
+    click.echo(f"mycode: {message}", err=True)
+    sys.exit(1)
+
+
+@click.command(name="validate")
+@click.argument("directory", type=click.Path(file_okay=True, dir_okay=True))
+def validate_command(directory: str) -> None:
+    """Check a plugin folder: JSON {format, name, fatal, warnings}; exit 1 when fatal."""
+    from mycode_claude_compat.install import validate
+    from mycode_core.config import home_dir
+
+    root = Path(directory).expanduser()
+    report = validate(root.resolve(), home_dir()) if root.is_dir() else None
+    if report is None:
+        click.echo(f"mycode: {directory} holds no plugin", err=True)
+        sys.exit(2)
+    click.echo(json.dumps(report, indent=2))
+    if report["fatal"]:
+        sys.exit(1)
+
+
+@click.command(name="install")
+@click.argument("specs", nargs=-1, required=True)
+def install_command(specs: tuple[str, ...]) -> None:
+    """Install plugins: a folder, a git repository or URL (#REV pins), a Python
+    distribution (requirement, project folder, wheel) or NAME@MARKETPLACE."""
+    from mycode_claude_compat.install import InstallError, install
+
+    home = _home()
+    for spec in specs:
+        try:
+            for done in install([spec], home):
+                click.echo(f"installed {done.name} ({done.kind}): {done.detail}")
+        except InstallError as exc:
+            if exc.report is not None:
+                click.echo(json.dumps(exc.report, indent=2), err=True)
+            _fail(str(exc))
+
+
+@click.command(name="uninstall")
+@click.argument("names", nargs=-1, required=True)
+def uninstall_command(names: tuple[str, ...]) -> None:
+    """Remove installed plugins (folder or Python distribution)."""
+    from mycode_claude_compat.install import InstallError, uninstall
+
+    home = _home()
+    for name in names:
+        try:
+            click.echo(uninstall(name, home))
+        except InstallError as exc:
+            _fail(str(exc))
+
+
+@click.command(name="update")
+@click.argument("name", required=False)
+@click.option("--yes", is_flag=True, help="Update without asking.")
+def update_command(name: str | None, yes: bool) -> None:
+    """Fetch installed folder plugins again; show the hash change and ask before replacing."""
+    from mycode_claude_compat.install import InstallError, apply_update, refetch
+    from mycode_claude_compat.registry import read_registry
+
+    home = _home()
+    records = read_registry(home)
+    names = [name] if name else sorted(n for n, r in records.items() if r.get("kind") != "python")
+    refused = False
+    for item in names:
+        try:
+            stage, fetched, rev, old, new = refetch(item, home)
+        except InstallError as exc:
+            click.echo(f"mycode: {exc}", err=True)
+            refused = True
+            continue
+        from mycode_claude_compat.fetch import remove
+
+        if old == new:
+            remove(stage)
+            click.echo(f"{item}: up to date ({new})")
+            continue
+        click.echo(f"{item}: {old} -> {new}")
+        if not yes:
+            if not sys.stdin.isatty():
+                remove(stage)
+                click.echo(f"mycode: {item} not updated (not a terminal; use --yes)", err=True)
+                refused = True
+                continue
+            if not click.confirm(f"Update {item}?", default=False):
+                remove(stage)
+                click.echo(f"{item}: kept")
+                continue
+        apply_update(item, home, stage, fetched, rev)
+        click.echo(f"{item}: updated")
+    if refused:
+        sys.exit(1)
+
+
+@click.command(name="trust")
+@click.argument("name")
+def trust_command(name: str) -> None:
+    """Approve an installed folder plugin's current files (after they changed)."""
+    from mycode_claude_compat.install import InstallError, trust
+
+    try:
+        click.echo(trust(name, _home()))
+    except InstallError as exc:
+        _fail(str(exc))
+
+
+def add_commands(cli: click.Group) -> None:
+    """Add the verbs to ``mycode plugins`` (when the core's group is there)."""
+    group = cli.commands.get("plugins")
+    if not isinstance(group, click.Group):
+        return
+    for command in (
+        validate_command,
+        install_command,
+        uninstall_command,
+        update_command,
+        trust_command,
+    ):
+        if command.name not in group.commands:
+            group.add_command(command)

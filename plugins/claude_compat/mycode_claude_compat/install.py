@@ -1,0 +1,373 @@
+"""``mycode plugins install/uninstall/update/trust`` (SPEC §11): one verb for every kind.
+
+A folder plugin is fetched into a staging folder under ``$MYCODE_HOME/plugins/.staging``,
+validated there, then renamed into ``$MYCODE_HOME/plugins/<name>/`` and recorded in
+``plugins.toml``; whatever fails leaves nothing behind. A Python distribution goes into the
+interpreter mycode runs from (``uv pip install --python sys.executable`` when uv is on PATH,
+else ``sys.executable -m pip install``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mycode_claude_compat.fetch import (
+    FetchError,
+    Source,
+    fetch,
+    is_git_repository,
+    remove,
+    split_rev,
+    staging_dir,
+)
+from mycode_claude_compat.folders import PluginFolder, data_dir, detect_format, read_folder
+from mycode_claude_compat.registry import (
+    content_hash,
+    plugins_dir,
+    read_registry,
+    write_registry,
+)
+
+MARKETPLACE_FILES = (".claude-plugin/marketplace.json", ".agents/plugins/marketplace.json")
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_MARKET = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)@(.+)$")
+
+
+class InstallError(Exception):
+    """Refused (exit 1): one readable line; ``report`` is a validate report when the plugin
+    itself is invalid."""
+
+    def __init__(self, message: str, report: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+@dataclass
+class Installed:
+    """What one install did."""
+
+    name: str
+    kind: str
+    detail: str
+
+
+def report_of(folder: PluginFolder) -> dict[str, Any]:
+    """The ``mycode plugins validate`` JSON of a read folder."""
+    fatal = [p.as_json() for p in folder.fatal]
+    warnings = [p.as_json() for p in folder.warnings]
+    if folder.format != "agent-plugins":
+        seen = {w["message"] for w in warnings}
+        warnings += [
+            {"message": p, "section": folder.format}
+            for p in folder.problems
+            if p not in seen and not p.startswith("rejected:")
+        ]
+    return {"format": folder.format, "name": folder.name, "fatal": fatal, "warnings": warnings}
+
+
+def validate(root: Path, home: Path) -> dict[str, Any] | None:
+    """The validate report of ``root``, or ``None`` when it holds no plugin."""
+    if not root.is_dir() or detect_format(root) is None:
+        return None
+    return report_of(read_folder(root, "cli", home))
+
+
+def _is_marketplace(spec: str) -> re.Match[str] | None:
+    if spec.startswith("git@") or "://" in spec.split("@", 1)[0]:
+        return None
+    return _MARKET.match(spec)
+
+
+def _is_python(spec: str) -> bool:
+    path = Path(spec.partition("#")[0]).expanduser()
+    if spec.endswith(".whl"):
+        return True
+    if path.is_dir():
+        return (path / "pyproject.toml").is_file() and detect_format(path) is None
+    looks_like_path = spec.startswith((".", "/", "~")) or os.sep in spec or "://" in spec
+    return not looks_like_path and "@" not in spec and not path.exists()
+
+
+def install(specs: list[str], home: Path) -> list[Installed]:
+    """Install each SPEC in order; raises :class:`InstallError` at the first refusal (the
+    ones before it stay installed)."""
+    done = []
+    for spec in specs:
+        market = _is_marketplace(spec)
+        if market is not None:
+            done.append(install_from_marketplace(market.group(1), market.group(2), home))
+        elif _is_python(spec):
+            done.append(install_python(spec, home))
+        else:
+            done.append(install_folder(split_rev(spec), home))
+    return done
+
+
+def _stage(source: Source, home: Path) -> tuple[Path, Path, str | None]:
+    stage = staging_dir(home)
+    try:
+        folder, rev = fetch(source, stage)
+    except FetchError as exc:
+        remove(stage)
+        raise InstallError(f"cannot fetch {source.text()}: {exc}") from None
+    except OSError as exc:
+        remove(stage)
+        raise InstallError(f"cannot fetch {source.text()}: {exc}") from None
+    return stage, folder, rev
+
+
+def _checked(folder_path: Path, home: Path, what: str) -> PluginFolder:
+    if detect_format(folder_path) is None:
+        raise InstallError(
+            f"{what} holds no plugin (no plugin.json, .codex-plugin/ or .claude-plugin/)"
+        )
+    folder = read_folder(folder_path, "installed", home)
+    if folder.rejected:
+        raise InstallError(f"{what} is not a valid plugin", report_of(folder))
+    if not _SAFE_NAME.match(folder.name):
+        raise InstallError(f"{what}: the plugin name {folder.name!r} cannot be a folder name")
+    return folder
+
+
+def install_folder(
+    source: Source, home: Path, *, replace: bool = False, extra: dict[str, Any] | None = None
+) -> Installed:
+    """Fetch, validate and move one folder plugin into place; record it."""
+    stage, fetched, rev = _stage(source, home)
+    try:
+        folder = _checked(fetched, home, source.text())
+        target = plugins_dir(home) / folder.name
+        records = read_registry(home)
+        if (target.exists() or folder.name in records) and not replace:
+            raise InstallError(
+                f"a plugin named {folder.name!r} is already installed "
+                f"(`mycode plugins update {folder.name}` or uninstall it first)"
+            )
+        digest = content_hash(fetched)
+        if target.exists():
+            old = stage / ".old"
+            os.replace(target, old)
+        os.replace(fetched, target)
+        record = {
+            "kind": "folder",
+            "source": (extra or {}).pop("fetched_from", None) or source.location,
+            "rev": rev,
+            "pinned": bool(source.rev) or None,
+            "hash": digest,
+            "format": folder.format,
+            **(extra or {}),
+        }
+        records[folder.name] = record
+        write_registry(home, records)
+        data_dir(home, folder.name).mkdir(parents=True, exist_ok=True)
+        return Installed(folder.name, folder.format, f"{digest[:19]} from {source.text()}")
+    finally:
+        remove(stage)
+
+
+def _market_file(root: Path) -> tuple[Path, dict[str, Any]]:
+    for relative in MARKETPLACE_FILES:
+        path = root / relative
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise InstallError(f"{relative} is not valid JSON: {exc}") from None
+            if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
+                raise InstallError(f"{relative} has no 'plugins' list")
+            return path, data
+    raise InstallError(f"no marketplace there (looked for {', '.join(MARKETPLACE_FILES)})")
+
+
+def _entry_source(entry: dict[str, Any], market_root: Path, data: dict[str, Any]) -> Source:
+    """Where a marketplace entry's plugin is: a folder inside the marketplace or a git URL."""
+    raw = entry.get("source")
+    rev = None
+    if isinstance(raw, dict):
+        rev = raw.get("ref") or raw.get("sha") or raw.get("rev")
+        if raw.get("repo") and not raw.get("url"):
+            raw = f"https://github.com/{raw['repo']}.git"
+        else:
+            raw = raw.get("url") or raw.get("path")
+    if not isinstance(raw, str) or not raw.strip():
+        raise InstallError(f"marketplace entry {entry.get('name')!r} has no usable 'source'")
+    if Source(raw).is_url:
+        return Source(raw, rev if isinstance(rev, str) else None)
+    prefix = ""
+    meta = data.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("pluginRoot"), str) and "/" not in raw[:2]:
+        prefix = meta["pluginRoot"]
+    path = (market_root / prefix / raw).resolve()
+    if not path.is_relative_to(market_root.resolve()):
+        raise InstallError(f"marketplace entry {entry.get('name')!r} leads outside the marketplace")
+    return Source(str(path), rev if isinstance(rev, str) else None)
+
+
+def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
+    """``NAME@MARKETPLACE``: find NAME in the marketplace's list and install it."""
+    source = split_rev(market)
+    stage, root, rev = _stage(source, home)
+    try:
+        path, data = _market_file(root)
+        entries = [e for e in data["plugins"] if isinstance(e, dict) and e.get("name") == name]
+        if not entries:
+            known = sorted(str(e.get("name")) for e in data["plugins"] if isinstance(e, dict))
+            raise InstallError(
+                f"marketplace {market} has no plugin named {name!r} (it lists: "
+                f"{', '.join(known) or 'nothing'})"
+            )
+        plugin_source = _entry_source(entries[0], root, data)
+        extra: dict[str, Any] = {"marketplace": source.text(), "marketplace_entry": name}
+        if not plugin_source.is_url:
+            relative = Path(plugin_source.location).relative_to(root.resolve())
+            if not source.is_url and not is_git_repository(Path(source.location)):
+                # a plain marketplace folder: the plugin's own folder is its source
+                plugin_source = Source(str(Path(source.location) / relative), plugin_source.rev)
+            else:  # inside a cloned marketplace: update clones the marketplace again
+                extra.update(subdir=str(relative), fetched_from=source.location)
+        return install_folder(plugin_source, home, extra=extra)
+    finally:
+        remove(stage)
+
+
+def _installer(args: list[str]) -> list[str]:
+    beside = Path(sys.executable).with_name("uv")
+    uv = shutil.which("uv") or (str(beside) if beside.is_file() else None)
+    if uv:
+        return [uv, "pip", *args[:1], "--python", sys.executable, *args[1:]]
+    return [sys.executable, "-m", "pip", *args[:1], *(["-y"] if args[0] == "uninstall" else [])] + [
+        *args[1:]
+    ]
+
+
+def install_python(spec: str, home: Path) -> Installed:
+    """A requirement, a project folder or a wheel into mycode's own interpreter, then
+    ``plugins --check``."""
+    target = spec
+    path = Path(spec).expanduser()
+    if path.exists():
+        target = str(path.resolve())
+    elif spec.endswith(".whl") or spec.startswith((".", "/", "~")):
+        raise InstallError(f"{spec} does not exist")
+    try:
+        done = subprocess.run(
+            _installer(["install", target]), capture_output=True, text=True, check=False
+        )
+    except OSError as exc:
+        raise InstallError(f"cannot run the installer: {exc}") from None
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        raise InstallError(f"cannot install {spec}: {lines[-1].strip() if lines else 'failed'}")
+    check = subprocess.run(
+        [sys.executable, "-m", "mycode_core", "plugins", "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    records = read_registry(home)
+    records[_distribution_name(spec)] = {"kind": "python", "source": target}
+    write_registry(home, records)
+    status = "plugins --check passed" if check.returncode == 0 else "plugins --check FAILED"
+    if check.returncode != 0:
+        tail = [line for line in check.stderr.splitlines() if line.strip()]
+        status += ": " + (tail[0] if tail else "see `mycode plugins --check`")
+    return Installed(_distribution_name(spec), "python", status)
+
+
+def _distribution_name(spec: str) -> str:
+    path = Path(spec).expanduser()
+    if spec.endswith(".whl"):
+        return path.name.split("-", 1)[0].replace("_", "-").lower()
+    if path.is_dir():
+        try:
+            import tomllib
+
+            project = tomllib.loads((path / "pyproject.toml").read_text(encoding="utf-8"))
+            return str(project["project"]["name"]).lower()
+        except (OSError, ValueError, KeyError):
+            return path.resolve().name
+    return re.split(r"[\s<>=!~;\[@]", spec, maxsplit=1)[0].lower()
+
+
+def uninstall(name: str, home: Path) -> str:
+    """Remove an installed plugin of either kind (and its ``PLUGIN_DATA``)."""
+    records = read_registry(home)
+    record = records.get(name)
+    target = plugins_dir(home) / name
+    if record is not None and record.get("kind") == "python":
+        done = subprocess.run(
+            _installer(["uninstall", name]), capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            lines = [line for line in done.stderr.splitlines() if line.strip()]
+            raise InstallError(f"cannot uninstall {name}: {lines[-1] if lines else 'failed'}")
+    elif record is None and not (_SAFE_NAME.match(name) and target.is_dir()):
+        raise InstallError(f"no installed plugin named {name!r}")
+    else:
+        remove(target)
+        remove(data_dir(home, name))
+    records.pop(name, None)
+    write_registry(home, records)
+    return f"uninstalled {name}"
+
+
+def trust(name: str, home: Path) -> str:
+    """Record the installed folder's current files as approved."""
+    records = read_registry(home)
+    target = plugins_dir(home) / name
+    if name not in records or records[name].get("kind") == "python" or not target.is_dir():
+        raise InstallError(f"no installed folder plugin named {name!r}")
+    old = records[name].get("hash")
+    records[name]["hash"] = content_hash(target)
+    write_registry(home, records)
+    if old == records[name]["hash"]:
+        return f"{name}: files unchanged ({old})"
+    return f"{name}: approved its current files ({old} -> {records[name]['hash']})"
+
+
+def refetch(name: str, home: Path) -> tuple[Path, Path, str | None, str, str]:
+    """Fetch the recorded source again into staging: ``(stage, folder, rev, old, new hash)``."""
+    record = read_registry(home).get(name)
+    if record is None or record.get("kind") == "python":
+        raise InstallError(f"no installed folder plugin named {name!r}")
+    rev = record.get("rev") if record.get("pinned") else None
+    source = Source(str(record["source"]), rev if isinstance(rev, str) else None)
+    stage, fetched, new_rev = _stage(source, home)
+    subdir = record.get("subdir")
+    if isinstance(subdir, str):  # a plugin inside a git marketplace
+        inner = (fetched / subdir).resolve()
+        if not inner.is_relative_to(fetched.resolve()) or not inner.is_dir():
+            remove(stage)
+            raise InstallError(f"{source.text()} no longer holds {subdir}")
+        fetched = inner
+    try:
+        folder = _checked(fetched, home, source.text())
+        if folder.name != name:
+            raise InstallError(f"{source.text()} now holds a plugin named {folder.name!r}")
+    except InstallError:
+        remove(stage)
+        raise
+    return stage, fetched, new_rev, str(record.get("hash")), content_hash(fetched)
+
+
+def apply_update(name: str, home: Path, stage: Path, fetched: Path, rev: str | None) -> None:
+    """Swap the fetched folder in (``PLUGIN_DATA`` is elsewhere and stays) and record it."""
+    try:
+        records = read_registry(home)
+        target = plugins_dir(home) / name
+        if target.exists():
+            os.replace(target, stage / ".old")
+        os.replace(fetched, target)
+        records[name]["hash"] = content_hash(target)
+        records[name]["rev"] = rev
+        write_registry(home, records)
+    finally:
+        remove(stage)

@@ -1,0 +1,106 @@
+"""Installed folder plugins: ``$MYCODE_HOME/plugins/<name>/`` and ``$MYCODE_HOME/plugins.toml``.
+
+Each installed plugin has a table ``[plugins.<name>]`` with ``source``, ``rev``, ``hash``,
+``format`` (and ``kind = "folder"``; Python distributions have ``kind = "python"`` and a
+``requirement``). The hash covers every file of the folder (relative path, mode, content; a
+symlink by its target), so a changed folder is noticed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+REGISTRY = "plugins.toml"
+_SKIP_DIRS = {".git"}
+
+
+def plugins_dir(home: Path) -> Path:
+    """Where installed folder plugins live."""
+    return home / "plugins"
+
+
+def registry_file(home: Path) -> Path:
+    """``$MYCODE_HOME/plugins.toml``."""
+    return home / REGISTRY
+
+
+def read_registry(home: Path) -> dict[str, dict[str, Any]]:
+    """The recorded plugins by name (``{}`` when there is no registry or it is unreadable)."""
+    try:
+        data = tomllib.loads(registry_file(home).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    table = data.get("plugins")
+    if not isinstance(table, dict):
+        return {}
+    return {k: v for k, v in table.items() if isinstance(v, dict)}
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def write_registry(home: Path, entries: dict[str, dict[str, Any]]) -> None:
+    """Write the registry atomically (a temporary file renamed over the old one)."""
+    lines = ["# Plugins installed with `mycode plugins install` (edit with mycode).", ""]
+    for name in sorted(entries):
+        lines.append(f"[plugins.{json.dumps(name)}]")
+        for key in sorted(entries[name]):
+            value = entries[name][key]
+            if value is not None:
+                lines.append(f"{key} = {_toml_value(value)}")
+        lines.append("")
+    path = registry_file(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{REGISTRY}.{os.getpid()}.tmp")
+    temporary.write_text("\n".join(lines), encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def content_hash(root: Path) -> str:
+    """``sha256:HEX`` of the folder's files (``.git`` left out), in a stable order."""
+    digest = hashlib.sha256()
+    base = str(root)
+    for current, dirs, files in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        rel_dir = os.path.relpath(current, base)
+        for name in sorted(files + [d for d in dirs if os.path.islink(os.path.join(current, d))]):
+            path = os.path.join(current, name)
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+            if os.path.islink(path):
+                digest.update(b"L" + os.readlink(path).encode("utf-8", "surrogateescape") + b"\0")
+                continue
+            st = os.stat(path)
+            digest.update(b"X" if st.st_mode & 0o111 else b"F")
+            with open(path, "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 16), b""):
+                    digest.update(chunk)
+            digest.update(b"\0")
+    return "sha256:" + digest.hexdigest()
+
+
+def installed_folders(home: Path) -> list[tuple[Path, dict[str, Any] | None]]:
+    """``(folder, record or None)`` for every folder under ``$MYCODE_HOME/plugins/`` (files —
+    single-module plugins — and dot folders such as the staging area are not folder plugins)."""
+    base = plugins_dir(home)
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except OSError:
+        return []
+    records = read_registry(home) if entries else {}
+    out = []
+    for entry in entries:
+        if entry.name.startswith((".", "_")) or not entry.is_dir(follow_symlinks=False):
+            continue
+        out.append((Path(entry.path), records.get(entry.name)))
+    return out

@@ -1,0 +1,153 @@
+"""Codex folders, folders with several manifests, trust and the ``mycode plugins`` listing
+(SPEC §11)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ap_helpers import PLUGIN_SCHEMA, TIME_SERVER, agent_plugin, skill
+from cc_helpers import Env, bash, notices
+from mycode_claude_compat.folders import read_folder
+
+from mycode_core.testing import run_cli
+
+
+def _codex(root: Path, env: Env, manifest: dict[str, object]) -> Path:
+    (root / ".codex-plugin").mkdir(parents=True, exist_ok=True)
+    (root / ".codex-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    return root
+
+
+def _hooks(env: Env, name: str) -> dict[str, object]:
+    return {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": env.hook(name)}]}]}}
+
+
+def test_codex_folder_skills_hooks_and_inline_mcp(env: Env, tmp_path: Path) -> None:
+    root = tmp_path / "cx"
+    skill(root / "my-skills", "cx-skill")
+    (root / "hooks.json").write_text(json.dumps(_hooks(env, "cx")))
+    _codex(
+        root,
+        env,
+        {
+            "name": "cxp",
+            "version": "0.3.0",
+            "skills": "./my-skills/",
+            "hooks": "./hooks.json",
+            "mcpServers": {
+                "clock": {"command": str(TIME_SERVER), "args": ["--local-timezone", "UTC"]}
+            },
+        },
+    )
+    folder = read_folder(root, "cli", env.home)
+    assert folder.format == "codex" and folder.name == "cxp" and folder.version == "0.3.0"
+    assert folder.skill_names() == ["cx-skill"] and folder.hook_set.count() == 1
+    result = env.run([bash("echo hi"), {"content": "ok"}], "--plugin-dir", str(root))
+    assert result.rc == 0, result.stderr
+    assert len(env.log("cx")) == 1
+    tools = result.of_type("system")[0]["tools"]
+    assert any(t.startswith("mcp__cxp_clock__") for t in tools), (tools, notices(result))
+    out = run_cli(["skills", "--json"], cwd=env.workspace, home=env.home)
+    assert out.rc == 0
+
+
+def test_codex_mcp_servers_by_path_and_refused_paths(env: Env, tmp_path: Path) -> None:
+    root = tmp_path / "cx"
+    root.mkdir()
+    (root / "servers.json").write_text(
+        json.dumps(
+            {"mcpServers": {"a": {"command": "${PLUGIN_ROOT}/bin/a", "args": ["${PLUGIN_DATA}"]}}}
+        )
+    )
+    _codex(root, env, {"name": "cxp", "mcpServers": "./servers.json", "skills": "../outside"})
+    folder = read_folder(root, "cli", env.home)
+    entry = folder.mcp_servers["cxp_a"]
+    real = str(root.resolve())
+    assert entry["command"] == f"{real}/bin/a"
+    assert entry["args"] == [str(env.home / "plugin-data" / "cxp")]
+    assert entry["env"]["PLUGIN_ROOT"] == real and entry["cwd"] == real
+    assert folder.skill_dirs == [] and any("outside" in s["reason"] for s in folder.skipped)
+
+
+def test_codex_manifest_not_json_is_refused(env: Env, tmp_path: Path) -> None:
+    root = tmp_path / "cx"
+    (root / ".codex-plugin").mkdir(parents=True)
+    (root / ".codex-plugin" / "plugin.json").write_text("{")
+    out = run_cli(["plugins", "validate", str(root)], cwd=env.workspace, home=env.home)
+    assert out.rc == 1 and json.loads(out.stdout)["format"] == "codex"
+    assert "Traceback" not in out.stderr
+
+
+def test_one_folder_with_three_manifests_loads_once_as_agent_plugins(
+    env: Env, tmp_path: Path
+) -> None:
+    root = agent_plugin(tmp_path / "all", name="portable", skills=("shared",))
+    _codex(root, env, {"name": "portable", "skills": "./skills/", "hooks": "./h.json"})
+    (root / "h.json").write_text(json.dumps(_hooks(env, "codex-hook")))
+    (root / ".claude-plugin").mkdir()
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "portable"}))
+    folder = read_folder(root, "cli", env.home)
+    assert folder.format == "agent-plugins" and folder.hook_set.count() == 0
+    assert {s["what"] for s in folder.skipped} == {"codex manifest", "claude-code manifest"}
+    (env.home / "config.toml").write_text(f'plugin_dirs = ["{root}"]\n')
+    out = run_cli(["plugins"], cwd=env.workspace, home=env.home)
+    rows = [r for r in json.loads(out.stdout) if r.get("path") == str(root.resolve())]
+    assert len(rows) == 1 and rows[0]["format"] == "agent-plugins"
+    result = env.run([bash("echo hi"), {"content": "ok"}])
+    assert env.log("codex-hook") == [] and result.rc == 0
+    # codex wins over claude-code
+    (root / "plugin.json").unlink()
+    assert read_folder(root, "cli", env.home).format == "codex"
+
+
+def test_listing_shows_format_source_contributes_and_skipped(env: Env, tmp_path: Path) -> None:
+    good = agent_plugin(tmp_path / "good", name="good", skills=("a", "b"))
+    bad = agent_plugin(tmp_path / "bad", {"$schema": PLUGIN_SCHEMA, "name": "Bad Name"})
+    twin = agent_plugin(tmp_path / "twin", name="good")
+    out = run_cli(
+        ["plugins", "--plugin-dir", str(good), "--plugin-dir", str(bad), "--plugin-dir", str(twin)],
+        cwd=env.workspace,
+        home=env.home,
+    )
+    assert out.rc == 0, out.stderr
+    rows = {r["path"]: r for r in json.loads(out.stdout) if "format" in r}
+    first = rows[str(good.resolve())]
+    assert first["format"] == "agent-plugins" and first["source"] == "cli"
+    assert first["contributes"]["skills"] == ["a", "b"] and first["skipped"] == []
+    rejected = rows[str(bad.resolve())]
+    assert rejected["skipped"][0]["what"] == "plugin" and "5.5" in rejected["skipped"][0]["reason"]
+    assert "already taken" in rows[str(twin.resolve())]["skipped"][0]["reason"]
+
+
+def test_folder_named_by_an_untrusted_project_is_ignored(env: Env, tmp_path: Path) -> None:
+    root = tmp_path / "cx"
+    (root / "hooks.json").parent.mkdir(parents=True, exist_ok=True)
+    (root / "hooks.json").write_text(json.dumps(_hooks(env, "proj-cx")))
+    _codex(root, env, {"name": "cxp", "hooks": "./hooks.json"})
+    (env.workspace / ".mycode").mkdir()
+    (env.workspace / ".mycode" / "config.toml").write_text(f'plugin_dirs = ["{root}"]\n')
+    result = env.run([bash("echo hi"), {"content": "ok"}])
+    assert env.log("proj-cx") == []
+    assert len([n for n in notices(result) if "plugin folder" in n]) == 1
+    env.trust()
+    env.run([bash("echo hi"), {"content": "ok"}], "--trust")
+    assert len(env.log("proj-cx")) == 1
+
+
+def test_validate_exits_2_when_there_is_no_plugin(env: Env, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for target in (empty, tmp_path / "missing"):
+        out = run_cli(["plugins", "validate", str(target)], cwd=env.workspace, home=env.home)
+        assert out.rc == 2 and "holds no plugin" in out.stderr and out.stdout == ""
+    cc = tmp_path / "cc"
+    (cc / "skills").mkdir(parents=True)
+    skill(cc / "skills", "s")
+    out = run_cli(["plugins", "validate", str(cc)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0 and json.loads(out.stdout) == {
+        "format": "claude-code",
+        "name": "cc",
+        "fatal": [],
+        "warnings": [],
+    }
