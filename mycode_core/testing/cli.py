@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from mycode_core.sessions import json_objects
+
 FAST_RETRY_CONFIG = "retry_base_delay = 0.01\nretry_max_delay = 0.05\n"
 """A ``config.toml`` snippet that makes the runner's retries near-instant."""
 
@@ -61,18 +63,7 @@ def cli_env(home: Path, env: Mapping[str, str | None] | None = None) -> dict[str
 
 
 def _parse_events(stdout: str) -> list[dict[str, Any]]:
-    events = []
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            events.append(data)
-    return events
+    return list(json_objects(stdout.splitlines()))
 
 
 def mycode_command(use_script: bool = False) -> list[str]:
