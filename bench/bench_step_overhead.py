@@ -14,13 +14,21 @@ most 1.5x the figure at 10.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
 from typing import Any
 
-from common import NoopTools, bench_dir, interleaved, medians, noop_turn, timed_run, write_turns
+from common import (
+    NoopTools,
+    bench_dir,
+    bench_options,
+    interleaved,
+    medians,
+    noop_turn,
+    timed_run,
+    write_turns,
+)
 
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
@@ -80,11 +88,12 @@ def time_run(history_steps: int, steps: int, folder: Path, with_plugins: bool) -
 
 def main() -> None:
     """Measure and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=200, help="steps per timed run")
-    parser.add_argument("--repeat", type=int, default=7, help="timed runs per history size")
-    parser.add_argument("--plugins", action="store_true", help="load installed plugins too")
-    args = parser.parse_args()
+    args = bench_options(
+        __doc__,
+        steps=(200, "steps per timed run"),
+        repeat=(7, "timed runs per history size"),
+        plugins=(False, "load installed plugins too"),
+    )
     folder = bench_dir("steps")
     time_run(10, 5, folder, args.plugins)  # warm-up: imports, tokenizer
     samples = interleaved(

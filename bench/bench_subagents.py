@@ -17,13 +17,20 @@
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from pathlib import Path
 from typing import Any
 
-from common import NoopTools, bench_dir, interleaved, noop_turn, timed_run, write_turns
+from common import (
+    NoopTools,
+    bench_dir,
+    bench_options,
+    interleaved,
+    noop_turn,
+    timed_run,
+    write_turns,
+)
 
 from mycode_core.config import Settings
 from mycode_core.events import ToolResultEvent
@@ -141,12 +148,13 @@ def parallel(latency: float) -> float:
 
 def main() -> None:
     """Measure and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--children", type=int, default=10)
-    parser.add_argument("--steps", type=int, default=5, help="tool steps per child")
-    parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--latency", type=float, default=1.0, help="seconds per child answer")
-    args = parser.parse_args()
+    args = bench_options(
+        __doc__,
+        children=10,
+        steps=(5, "tool steps per child"),
+        repeat=7,
+        latency=(1.0, "seconds per child answer"),
+    )
     overhead(args.children, args.steps, args.repeat)
     parallel(args.latency)
 

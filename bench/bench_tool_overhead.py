@@ -12,13 +12,12 @@ watch and the observation), and compared with calling the function directly. Goa
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import timed_call
+from common import bench_options, timed_call
 
 from mycode_core import ReadPath, hookimpl, tool
 from mycode_core.records import ToolCall
@@ -40,10 +39,7 @@ class Plugin:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    args = bench_options(None, calls=2000, repeat=5)
     import mycode_builtin_tools
 
     with tempfile.TemporaryDirectory() as tmp:

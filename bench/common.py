@@ -6,6 +6,7 @@ The scripts are run as ``python bench/bench_x.py``, so this module is imported a
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import os
@@ -154,3 +155,18 @@ def timed_call(function: Callable[[], T]) -> tuple[float, T]:
 def median_seconds(function: Callable[[], object], repeat: int) -> float:
     """The median wall seconds of ``repeat`` calls of ``function``."""
     return statistics.median(timed_call(function)[0] for _ in range(repeat))
+
+
+def bench_options(doc: str | None, **options: Any) -> argparse.Namespace:
+    """A benchmark's command line, parsed: ``--NAME`` for each option, given as its default or
+    as ``(default, help)``; a ``False`` default makes a flag. The description is ``doc``'s
+    first line."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
+    for name, spec in options.items():
+        default, text = spec if isinstance(spec, tuple) else (spec, None)
+        flag = "--" + name.replace("_", "-")
+        if isinstance(default, bool):
+            parser.add_argument(flag, action="store_true", help=text)
+        else:
+            parser.add_argument(flag, type=type(default), default=default, help=text)
+    return parser.parse_args()

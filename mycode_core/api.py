@@ -44,7 +44,7 @@ NAMES: dict[str, tuple[str, str]] = {
         "mycode_core.plugins",
         "the ``mycode`` entry points the environment allows",
     ),
-    "core_report": ("mycode_core.diagnostics", "the core's part of ``mycode doctor``"),
+    "core_report": ("mycode_core.cli.diagnostics", "the core's part of ``mycode doctor``"),
     "main": ("mycode_core.cli.main", "the ``mycode`` command line (batch's warm start runs it)"),
 }
 """Each public name: ``(the module that defines it, what it is for)``."""
@@ -71,8 +71,8 @@ __all__ = [
 if TYPE_CHECKING:
     from mycode_core import safeopen
     from mycode_core.agents import AgentOutcome, AgentRequest
+    from mycode_core.cli.diagnostics import core_report
     from mycode_core.cli.main import main
-    from mycode_core.diagnostics import core_report
     from mycode_core.errors import SetupError, error_line
     from mycode_core.plugins import allowed_entry_points, get_plugin_manager
     from mycode_core.providers.base import ModelError

@@ -76,6 +76,16 @@ harmless one instead (``cat``: the text as is; ``true``: no external diff output
 ``--no-ext-diff``; ``false``: a merge conflict). An empty filter is skipped by git."""
 _REFUSED_SECTIONS = ("include", "includeif")
 _MAX_CONFIG = 1 << 20
+_FIXED_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "GIT_ASKPASS": "true",
+    "SSH_ASKPASS": "true",
+}
+"""What every git run gets: no system or user config, no prompt, no pager, no askpass."""
 
 
 class SafeGitError(Exception):
@@ -245,15 +255,7 @@ def safe_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
         for key, value in os.environ.items()
         if not key.startswith("GIT_") and key not in ("SSH_ASKPASS", "PAGER", "LESSOPEN")
     }
-    env.update(
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_CONFIG_GLOBAL="/dev/null",
-        GIT_TERMINAL_PROMPT="0",
-        GIT_PAGER="cat",
-        PAGER="cat",
-        GIT_ASKPASS="true",
-        SSH_ASKPASS="true",
-    )
+    env.update(_FIXED_ENV)
     if extra:
         env.update(extra)
     return env

@@ -12,6 +12,7 @@ import os
 import secrets
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -99,19 +100,8 @@ class SessionStore:
     def read_events(self, session_id: str) -> list[dict[str, Any]]:
         """All readable events of a session; a truncated or corrupt line is skipped."""
         path = self.path_for(session_id)
-        events = []
         with path.open("r", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    data = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(data, dict) and "type" in data:
-                    events.append(data)
-        return events
+            return [data for data in json_objects(fh) if "type" in data]
 
     def exists(self, session_id: str) -> bool:
         """Whether a transcript exists for this id."""
@@ -163,3 +153,18 @@ class SessionStore:
             stop_reason=stop,
             first_prompt=prompt,
         )
+
+
+def json_objects(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The JSON objects of JSON Lines text (a transcript, ``--output-format stream-json``):
+    blank, cut or corrupt lines and lines that hold no object are skipped."""
+    for line in lines:
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            yield data

@@ -25,8 +25,19 @@ import inspect
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints, overload
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    TypedDict,
+    Unpack,
+    get_args,
+    get_origin,
+    get_type_hints,
+    overload,
+)
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
@@ -129,25 +140,20 @@ def _is_context_param(name: str, annotation: Any) -> bool:
     return name == "context" and annotation is Any
 
 
+@dataclass(eq=False, repr=False)
 class _ToolFunction:
     """Calls the user's function with validated arguments, resolved paths and the context."""
 
-    def __init__(
-        self,
-        func: Callable[..., Any],
-        model: type[BaseModel],
-        paths: dict[str, PathMode],
-        path_defaults: dict[str, Any],
-        context_param: str | None,
-    ) -> None:
-        self.func = func
-        self.model = model
-        self.paths = paths
-        self.path_defaults = path_defaults
-        self.context_param = context_param
-        self.__name__ = getattr(func, "__name__", "tool")
-        self.__doc__ = func.__doc__
-        self.__wrapped__ = func
+    func: Callable[..., Any]
+    model: type[BaseModel]
+    paths: dict[str, PathMode]
+    path_defaults: dict[str, Any]
+    context_param: str | None
+
+    def __post_init__(self) -> None:
+        self.__name__ = getattr(self.func, "__name__", "tool")
+        self.__doc__ = self.func.__doc__
+        self.__wrapped__ = self.func
 
     def __call__(self, arguments: dict[str, Any], context: Any) -> Any:
         from mycode_core.paths import BoundaryError, bind_path, bound_root, resolve_in_workspace
@@ -251,6 +257,17 @@ def _collapse_optional(node: dict[str, Any]) -> dict[str, Any]:
     return {**kept[0], **rest}
 
 
+class ToolOptions(TypedDict, total=False):
+    """The keyword options of :func:`tool` (each as :func:`tool_from_function` takes it)."""
+
+    name: str | None
+    description: str | None
+    read_only: bool
+    concurrency_safe: bool | None
+    risk: Literal["low", "medium", "high"] | None
+    timeout: float | None
+
+
 def tool_from_function(
     func: Callable[..., Any],
     *,
@@ -320,27 +337,11 @@ def tool(func: Callable[..., Any], /) -> Tool: ...
 
 
 @overload
-def tool(
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    read_only: bool = False,
-    concurrency_safe: bool | None = None,
-    risk: Literal["low", "medium", "high"] | None = None,
-    timeout: float | None = None,
-) -> Callable[[Callable[..., Any]], Tool]: ...
+def tool(**options: Unpack[ToolOptions]) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
 def tool(
-    func: Callable[..., Any] | None = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    read_only: bool = False,
-    concurrency_safe: bool | None = None,
-    risk: Literal["low", "medium", "high"] | None = None,
-    timeout: float | None = None,
+    func: Callable[..., Any] | None = None, /, **options: Unpack[ToolOptions]
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a typed function into a :class:`Tool` (bare ``@tool`` or ``@tool(...)``).
 
@@ -353,15 +354,7 @@ def tool(
     """
 
     def wrap(inner: Callable[..., Any]) -> Tool:
-        return tool_from_function(
-            inner,
-            name=name,
-            description=description,
-            read_only=read_only,
-            concurrency_safe=concurrency_safe,
-            risk=risk,
-            timeout=timeout,
-        )
+        return tool_from_function(inner, **options)
 
     if func is not None:
         return wrap(func)

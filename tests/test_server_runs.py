@@ -7,7 +7,6 @@ over real HTTP, without a process start) in ``test_provider_runs.py``, to keep t
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import time
 from pathlib import Path
@@ -19,6 +18,7 @@ from mycode_core.testing import (
     delayed,
     dropped_connection,
     http_error,
+    interrupt_cli,
     sse_stream,
     start_cli,
     tool_pairing_problems,
@@ -380,18 +380,17 @@ def test_interrupt_exits_130(
 ) -> None:
     server.enqueue(delayed(300.0, turn("too slow")))
     process = start_cli(["-p", "task", *server_args], workspace, home, {"MYCODE_LOAD_PLUGINS": ""})
-    try:
-        assert server.wait_for_requests(1, timeout=20)
+
+    def waiting_for_the_model() -> bool:
+        asked = server.wait_for_requests(1, timeout=20)
         time.sleep(0.2)
-        process.send_signal(signal.SIGINT)
-        # the model call is cut at once, not when the slow server finally answers (300 s):
-        # a generous limit that only catches a run waiting for the server
-        stdout, stderr = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == 130, stderr
-    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+        return asked
+
+    # the model call is cut at once, not when the slow server finally answers (300 s):
+    # a generous limit that only catches a run waiting for the server
+    run = interrupt_cli(process, ready=waiting_for_the_model, timeout=120)
+    assert run.rc == 130, run.stderr
+    events = run.events
     assert events[-1]["type"] == "result" and events[-1]["stop_reason"] == "interrupted"
 
 
@@ -415,14 +414,8 @@ def test_ctrl_c_while_an_event_is_being_written_still_ends_the_turn(
             stdin=stdin,
             text=False,
         )
-    try:
-        assert server.wait_for_requests(1, timeout=60)
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == 130, stderr.decode()
-    events = [json.loads(line) for line in stdout.decode().splitlines() if line.startswith("{")]
+    run = interrupt_cli(process, ready=lambda: server.wait_for_requests(1, 60), timeout=120)
+    assert run.rc == 130, run.stderr
+    events = run.events
     assert any(e["type"] == "user" and "log line" in e["content"] for e in events)
     assert events[-1]["type"] == "result" and events[-1]["stop_reason"] == "interrupted"

@@ -180,7 +180,7 @@ class InteractiveSession:
 
     def _plugin_command(self, text: str, name: str) -> str | None:
         """A plugin's slash command: show its output, run the prompt it returns."""
-        from mycode_core.runtime.slash import dispatch, plugin_commands
+        from mycode_core.cli.slash import dispatch, plugin_commands
 
         result = dispatch(self.runner, text, lambda message: click.echo(f"mycode: {message}"))
         if result is None:

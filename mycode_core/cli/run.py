@@ -234,7 +234,7 @@ def run_agent(
             runner.close()
             return _fail(problem)
         from mycode_core.cli.output import make_renderer, render_turn
-        from mycode_core.runtime.slash import dispatch
+        from mycode_core.cli.slash import dispatch
 
         slash = dispatch(runner, prompt, lambda message: click.echo(f"mycode: {message}", err=True))
         if slash is not None:

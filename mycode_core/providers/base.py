@@ -1,9 +1,11 @@
-"""What every model provider returns and raises."""
+"""What every model provider returns and raises.
+
+A provider is any object with a ``model_id`` and
+``complete(messages, tools, on_text) -> ModelReply`` that streams text through ``on_text`` and
+raises a :class:`ModelError` (``openai_compat.OpenAICompatibleModel``, ``scripted.ScriptedModel``).
+"""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -24,21 +26,6 @@ class ModelReply(BaseModel):
     finish_reason: str | None = None
     usage: dict[str, int] = Field(default_factory=dict)
     refusal: str | None = None
-
-
-class Model(Protocol):
-    """A model the runner can call."""
-
-    model_id: str
-
-    def complete(
-        self,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        on_text: Callable[[str], None],
-    ) -> ModelReply:
-        """Send the view, stream text through ``on_text``, return the full turn."""
-        ...
 
 
 class ModelError(Exception):

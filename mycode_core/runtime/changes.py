@@ -25,6 +25,7 @@ import struct
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from mycode_core import safegit
@@ -363,34 +364,9 @@ def _git_snapshot(root: Path) -> Snapshot | None:
     return snap
 
 
-def _walk_snapshot(root: Path) -> Snapshot:
-    """Every file of the tree with its stat (no cap; noise folders skipped)."""
-    found: Snapshot = {}
-    stack = [str(root)]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in SKIPPED_DIRS:
-                        stack.append(entry.path)
-                else:
-                    st = entry.stat(follow_symlinks=False)
-                    found[os.path.relpath(entry.path, root)] = (st.st_mtime_ns, st.st_size, "")
-            except OSError:
-                continue
-    return found
-
-
-def _changed_since(root: Path, since_ns: int) -> list[str]:
-    """Files (no noise folders) whose change or modification time is at or after
-    ``since_ns``; a program cannot set the change time back, so a file written after the
-    mark is always found."""
-    found: list[str] = []
+def _walk_files(root: Path) -> Iterator[tuple[str, os.stat_result]]:
+    """Every file of the tree (noise folders skipped, no link followed): its path relative
+    to ``root`` and its stat; what cannot be read is passed over."""
     stack = [str(root)]
     while stack:
         folder = stack.pop()
@@ -405,11 +381,25 @@ def _changed_since(root: Path, since_ns: int) -> list[str]:
                         stack.append(entry.path)
                     continue
                 st = entry.stat(follow_symlinks=False)
-                if st.st_ctime_ns >= since_ns or st.st_mtime_ns >= since_ns:
-                    found.append(os.path.relpath(entry.path, root))
             except OSError:
                 continue
-    return found
+            yield os.path.relpath(entry.path, root), st
+
+
+def _walk_snapshot(root: Path) -> Snapshot:
+    """Every file of the tree with its stat (no cap; noise folders skipped)."""
+    return {rel: (st.st_mtime_ns, st.st_size, "") for rel, st in _walk_files(root)}
+
+
+def _changed_since(root: Path, since_ns: int) -> list[str]:
+    """Files (no noise folders) whose change or modification time is at or after
+    ``since_ns``; a program cannot set the change time back, so a file written after the
+    mark is always found."""
+    return [
+        rel
+        for rel, st in _walk_files(root)
+        if st.st_ctime_ns >= since_ns or st.st_mtime_ns >= since_ns
+    ]
 
 
 def _diff(before: Snapshot, after: Snapshot) -> list[str]:

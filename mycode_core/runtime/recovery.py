@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mycode_core.events import (
@@ -44,31 +45,19 @@ def backoff_delay(attempt: int, retry_after: float | None, base: float, cap: flo
     return float(min(cap, base * (2 ** (attempt - 1)) * (0.75 + random.random() / 2)))
 
 
+@dataclass(eq=False, kw_only=True)
 class ModelCaller:
     """Calls the model for one step of the loop."""
 
-    def __init__(
-        self,
-        *,
-        model: Any,
-        view: ModelView,
-        history: History,
-        settings: Any,
-        tools: Callable[[], list[dict[str, Any]]],
-        cancelled: threading.Event,
-        emit: Callable[[AgentEvent], None],
-        guide: Callable[[str, str], None],
-        usage: dict[str, int],
-    ) -> None:
-        self.model = model
-        self.view = view
-        self.history = history
-        self.settings = settings
-        self.tools = tools
-        self.cancelled = cancelled
-        self.emit = emit
-        self.guide = guide
-        self.usage = usage
+    model: Any
+    view: ModelView
+    history: History
+    settings: Any
+    tools: Callable[[], list[dict[str, Any]]]
+    cancelled: threading.Event
+    emit: Callable[[AgentEvent], None]
+    guide: Callable[[str, str], None]
+    usage: dict[str, int]
 
     def add_usage(self, usage: dict[str, int]) -> None:
         """Add a reply's reported token usage to the run's total."""

@@ -7,9 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from mycode_core.sessions import json_objects
 
 FAST_RETRY_CONFIG = "retry_base_delay = 0.01\nretry_max_delay = 0.05\n"
 """A ``config.toml`` snippet that makes the runner's retries near-instant."""
@@ -61,18 +63,7 @@ def cli_env(home: Path, env: Mapping[str, str | None] | None = None) -> dict[str
 
 
 def _parse_events(stdout: str) -> list[dict[str, Any]]:
-    events = []
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            events.append(data)
-    return events
+    return list(json_objects(stdout.splitlines()))
 
 
 def mycode_command(use_script: bool = False) -> list[str]:
@@ -147,6 +138,24 @@ def start_cli(
     return subprocess.Popen(
         [*mycode_command(), *args], cwd=str(cwd), env=cli_env(home, env), **options
     )
+
+
+def interrupt_cli(
+    process: subprocess.Popen[Any], *, ready: Callable[[], object], timeout: float
+) -> CliResult:
+    """Ctrl-C a run :func:`start_cli` started: once ``ready()`` is true (asserted), send SIGINT
+    and wait up to ``timeout`` seconds for the run to end; a run still going then (or whose
+    ``ready`` failed) is killed. Returns what it did (text even from a binary pipe)."""
+    try:
+        assert ready(), "the run never got to where the test interrupts it"
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=timeout)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    if isinstance(stdout, bytes):
+        stdout, stderr = stdout.decode(), stderr.decode()
+    return CliResult(process.returncode, _parse_events(stdout), stdout, stderr)
 
 
 def signals_as_in_a_terminal() -> None:

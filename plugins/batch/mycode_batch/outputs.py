@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from mycode_core.sessions import json_objects
+
 
 def append_result(path: Path, record: dict[str, Any]) -> None:
     """Append one record as a line, flushed and fsynced; a cut last line is closed first."""
@@ -31,12 +33,8 @@ def load_results(path: Path) -> dict[str, dict[str, Any]]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return records
-    for line in text.splitlines():
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(data, dict) and isinstance(data.get("id"), str):
+    for data in json_objects(text.splitlines()):
+        if isinstance(data.get("id"), str):
             records[data["id"]] = data
     return records
 

@@ -11,7 +11,6 @@ task produced is written under ``OUT/tasks/<id>/``:
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -26,6 +25,7 @@ from typing import IO, Any, Protocol
 
 from mycode_batch import warm
 from mycode_batch.sandbox import SandboxError, diff, make_copy, remove_copy, snapshot
+from mycode_core.sessions import json_objects
 
 BATCH_STOP_REASONS = ("setup_failed", "timeout", "error", "worker_lost", "cancelled")
 """Stop reasons a batch record may carry besides the run's own (SPEC §4)."""
@@ -178,21 +178,11 @@ def _run_setup(
 
 def read_events(path: Path) -> list[dict[str, Any]]:
     """The JSON events of a transcript file (a cut last line is skipped)."""
-    events: list[dict[str, Any]] = []
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        return events
-    for line in lines:
-        if not line.startswith("{"):
-            continue
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            events.append(data)
-    return events
+        return []
+    return list(json_objects(lines))
 
 
 def _last_line(path: Path) -> str:

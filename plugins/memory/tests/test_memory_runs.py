@@ -100,10 +100,8 @@ def test_notes_persist_across_sessions(tmp_path: Path) -> None:
     assert sorted(p.name for p in workspace.iterdir()) == []
 
 
-def test_cli_list_forget_edit(tmp_path: Path) -> None:
-    workspace, home = tmp_path / "ws", tmp_path / "home"
-    workspace.mkdir()
-    store = MemoryStore(home, workspace)
+def test_cli_list_forget_edit(tmp_path: Path, store: MemoryStore) -> None:
+    workspace, home = store.workspace, store.home
     keep, _ = store.add("keep this one", "project")
     drop, _ = store.add("drop this one", "project")
     mine, _ = store.add("user-wide preference", "user")
@@ -138,10 +136,9 @@ def test_cli_list_forget_edit(tmp_path: Path) -> None:
     assert [n.text for n in MemoryStore(home, workspace).notes("user")] == ["user-wide preference"]
 
 
-def test_disabled_plugin_leaves_no_trace(tmp_path: Path) -> None:
-    workspace, home = tmp_path / "ws", tmp_path / "home"
-    workspace.mkdir()
-    MemoryStore(home, workspace).add("a secret plan", "project")
+def test_disabled_plugin_leaves_no_trace(store: MemoryStore) -> None:
+    workspace, home = store.workspace, store.home
+    store.add("a secret plan", "project")
     env: dict[str, Any] = {"MYCODE_DISABLE_PLUGINS": "memory"}
     body = _served_run(workspace, home, "hi", env)
     assert "a secret plan" not in json.dumps(body)
@@ -150,10 +147,10 @@ def test_disabled_plugin_leaves_no_trace(tmp_path: Path) -> None:
     assert "a secret plan" not in command.stdout + command.stderr
 
 
-def test_print_mode_ranks_notes_for_the_task_and_runs_slash_commands(tmp_path: Path) -> None:
-    workspace, home = tmp_path / "ws", tmp_path / "home"
-    workspace.mkdir()
-    store = MemoryStore(home, workspace)
+def test_print_mode_ranks_notes_for_the_task_and_runs_slash_commands(
+    tmp_path: Path, store: MemoryStore
+) -> None:
+    workspace, home = store.workspace, store.home
     store.add("the frontend build uses vite", "project")
     store.add("database migrations run with alembic upgrade head", "project")
     store.add("prefers British spelling", "user")

@@ -26,10 +26,8 @@ def test_project_key_follows_the_git_root(tmp_path: Path) -> None:
     assert project_key(plain) != project_key(repo)
 
 
-def test_scopes_are_separate_and_persist(tmp_path: Path) -> None:
-    home, ws = tmp_path / "home", tmp_path / "ws"
-    ws.mkdir()
-    store = MemoryStore(home, ws)
+def test_scopes_are_separate_and_persist(tmp_path: Path, store: MemoryStore) -> None:
+    home, ws = store.home, store.workspace
     p, added = store.add("tests run with `make check`", "project")
     u, _ = store.add("the user prefers short answers", "user")
     assert added

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import signal
 from pathlib import Path
 
 from sa_helpers import answer, calls, delegate, requests_for, run, workspace
 
-from mycode_core.testing import FakeOpenAIServer, delayed, start_cli, tool_pairing_problems
+from mycode_core.testing import FakeOpenAIServer, delayed, tool_pairing_problems
+from mycode_core.testing.cli import interrupt_cli, start_cli
 
 
 def test_ctrl_c_cancels_the_child_and_resume_closes_its_call(tmp_path: Path) -> None:
@@ -18,15 +18,10 @@ def test_ctrl_c_cancels_the_child_and_resume_closes_its_call(tmp_path: Path) -> 
         server.route("CHILD:", delayed(60, answer("too late")))
         args = server.cli_args("PARENT: task", output_format="stream-json", model="fake-model")
         process = start_cli(args, ws, home)
-        try:
-            assert server.wait_for_requests(2, timeout=60), "the child never called the model"
-            process.send_signal(signal.SIGINT)
-            out, err = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-        assert process.returncode == 130, err
-        events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        # the child called the model: the parent is inside its delegate_task call
+        ended = interrupt_cli(process, ready=lambda: server.wait_for_requests(2, 60), timeout=60)
+        assert ended.rc == 130, ended.stderr
+        events = ended.events
         assert events[-1]["type"] == "result"
         assert events[-1]["stop_reason"] == "interrupted"
         session = events[0]["session_id"]

@@ -10,6 +10,7 @@ cannot parse is reported through :class:`ParseError`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 MAX_DEPTH = 6
@@ -62,15 +63,21 @@ class _Lexer:
         j = self.i + n
         return self.src[j] if j < len(self.src) else ""
 
-    def read_balanced(self, opener: str, closer: str) -> str:
-        """Read up to the matching ``closer`` (the opener already consumed), respecting quotes."""
-        depth = 1
-        start = self.i
+    def _unescaped(self) -> Iterator[str]:
+        """Each character from the cursor on, skipping a backslash with the character it
+        escapes; the cursor stays on the character yielded (the caller moves it)."""
         while self.i < len(self.src):
             ch = self.src[self.i]
             if ch == "\\":
                 self.i += 2
                 continue
+            yield ch
+
+    def read_balanced(self, opener: str, closer: str) -> str:
+        """Read up to the matching ``closer`` (the opener already consumed), respecting quotes."""
+        depth = 1
+        start = self.i
+        for ch in self._unescaped():
             if ch == "'":
                 end = self.src.find("'", self.i + 1)
                 if end < 0:
@@ -94,11 +101,7 @@ class _Lexer:
 
     def read_backtick(self) -> str:
         start = self.i
-        while self.i < len(self.src):
-            ch = self.src[self.i]
-            if ch == "\\":
-                self.i += 2
-                continue
+        for ch in self._unescaped():
             if ch == "`":
                 inner = self.src[start : self.i]
                 self.i += 1
