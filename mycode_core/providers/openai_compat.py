@@ -170,12 +170,15 @@ class OpenAICompatibleModel:
         return self._client
 
     def _params(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        max_tokens: int | None = None,
     ) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model_id, "messages": messages}
         if tools:
             params["tools"] = tools
-        max_output = getattr(self.settings, "max_output_tokens", None)
+        max_output = max_tokens or getattr(self.settings, "max_output_tokens", None)
         if max_output:
             params["max_tokens"] = int(max_output)
         return params
@@ -185,11 +188,15 @@ class OpenAICompatibleModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
+        *,
+        max_tokens: int | None = None,
+        purpose: str | None = None,
     ) -> ModelReply:
-        """One model turn; raises a classified :class:`ModelError` on failure."""
+        """One model turn (``max_tokens``: the reply's cap; ``purpose``: unused here, every
+        request goes to the server); raises a classified :class:`ModelError` on failure."""
         import openai
 
-        params = self._params(messages, tools)
+        params = self._params(messages, tools, max_tokens)
         try:
             if not self.stream:
                 raw = self.client.chat.completions.with_raw_response.create(**params)

@@ -57,6 +57,10 @@ class ViewChange:
     summary: str | None
     refs: list[ViewRef] = field(default_factory=list)
     history_length: int = 0
+    stage: str | None = None
+    """``mask``, ``summary`` or ``truncate`` (what the compactor says it did)."""
+    count: int = 0
+    """The run's n-th compaction."""
 
     def __bool__(self) -> bool:
         return True
@@ -110,6 +114,12 @@ class ModelView:
     def estimate(self) -> int:
         """The view's size as the provider would count it (calibrated)."""
         return self.calibration.scale(self.raw_tokens())
+
+    def trigger(self) -> int:
+        """The estimate past which the view is compacted: ``threshold`` of the room the
+        messages have (the tool schemas, sent whole every time, set aside)."""
+        tools = self.calibration.scale(self.tool_tokens)
+        return tools + int(max(0, self.budget - tools) * self.threshold)
 
     def set_tools(self, tools: list[dict[str, Any]]) -> None:
         """Count the tool schemas sent with each request (call when the list changes)."""
@@ -168,9 +178,9 @@ class ModelView:
         instructions: str | None = None
         if self._manual is not None:
             reason, instructions, self._manual = "manual", self._manual or None, None
-        elif force_compact:
-            reason = reason or "reactive"
-        elif estimate > self.budget * self.threshold and (
+        elif force_compact and estimate > self.trigger():
+            reason = reason or "reactive"  # (a view that fits the lowered budget is sent as is)
+        elif estimate > self.trigger() and (
             estimate > self.budget or estimate >= self._declined_below
         ):
             reason = "proactive"
@@ -193,6 +203,7 @@ class ModelView:
             return current, None
         messages: list[dict[str, Any]] = list(getattr(result, "messages", None) or result)
         summary = getattr(result, "summary", None)
+        stage = getattr(result, "stage", None)
         if not messages or messages[0].get("role") != "system":
             messages = [self.system_message, *messages]
         self.system_message = messages[0]
@@ -223,6 +234,8 @@ class ModelView:
             summary=summary,
             refs=refs,
             history_length=len(history),
+            stage=str(stage) if stage else ("summary" if summary else "truncate"),
+            count=self.compactions,
         )
 
     def _overflow_text(self, messages: list[dict[str, Any]], tokens: int, when: str) -> str:

@@ -21,7 +21,12 @@ from mycode_core.events import (
     RetryEvent,
     TextDeltaEvent,
 )
-from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
+from mycode_core.providers.base import (
+    ContextLengthExceeded,
+    ModelError,
+    ModelReply,
+    call_model,
+)
 from mycode_core.runtime.context import ContextOverflow, ModelView, ViewChange
 from mycode_core.runtime.history import History
 from mycode_core.runtime.messages import assistant_message
@@ -90,7 +95,9 @@ class ModelCaller:
 
         def work() -> None:
             try:
-                outcome["reply"] = self.model.complete(messages, tools, on_text)
+                outcome["reply"] = call_model(
+                    self.model, messages, tools, on_text, max_tokens=self.view.window.reserve
+                )
             except BaseException as exc:  # noqa: BLE001 - handed to the loop's thread
                 outcome["error"] = exc
             finally:
@@ -112,9 +119,15 @@ class ModelCaller:
         reply: ModelReply = outcome["reply"]
         return reply
 
-    def _compaction_event(self, change: ViewChange) -> CompactionEvent:
+    _last_compaction_step = 0
+
+    def _compaction_event(self, change: ViewChange, step: int) -> CompactionEvent:
         window = self.view.window
+        since, self._last_compaction_step = step - self._last_compaction_step, step
         return CompactionEvent(
+            stage=change.stage,
+            count=change.count,
+            steps_since_last=since,
             before_messages=change.before_messages,
             after_messages=change.after_messages,
             reason=change.reason,
@@ -188,7 +201,7 @@ class ModelCaller:
             except ContextOverflow as exc:
                 raise RunStopped(state.finish("context_overflow", str(exc))) from None
             if change is not None:
-                self.emit(self._compaction_event(change))
+                self.emit(self._compaction_event(change, state.step))
             force_compact = False
             sent_raw = self.view.raw_tokens()
             try:

@@ -46,7 +46,7 @@ def test_older_turns_are_summarised_and_older_results_become_references(tmp_path
     assert "SUMMARY of" in messages[1]["content"] and "the task" in messages[1]["content"]
     tools = [m for m in messages if m["role"] == "tool"]
     assert len(tools) >= 3
-    assert all(m["content"].startswith("[earlier result of read_file(path=") for m in tools[:-2])
+    assert all(m["content"].startswith("[masked result of read_file(path=") for m in tools[:-2])
     assert all(not m["content"].startswith("[earlier") for m in tools[-2:])
     assert tool_pairing_problems(messages) == []
     again, _ = compact_view(
