@@ -178,8 +178,8 @@ class ModelView:
         instructions: str | None = None
         if self._manual is not None:
             reason, instructions, self._manual = "manual", self._manual or None, None
-        elif force_compact and estimate > self.trigger():
-            reason = reason or "reactive"  # (a view that fits the lowered budget is sent as is)
+        elif force_compact:
+            reason = reason or "reactive"
         elif estimate > self.trigger() and (
             estimate > self.budget or estimate >= self._declined_below
         ):

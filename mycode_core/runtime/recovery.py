@@ -203,7 +203,7 @@ class ModelCaller:
             if change is not None:
                 self.emit(self._compaction_event(change, state.step))
             force_compact = False
-            sent_raw = self.view.raw_tokens()
+            sent_raw, sent_cap = self.view.raw_tokens(), self.view.window.reserve
             try:
                 reply = self._complete(state, messages, tools)
             except ContextLengthExceeded as exc:
@@ -216,7 +216,12 @@ class ModelCaller:
                             f"{self.view.budget}; nothing left to shrink)",
                         )
                     ) from None
-                force_compact = True
+                # a reply cap too big for the window it learned: the same view is sent again
+                # with the smaller cap; else the view is compacted for the new budget
+                force_compact = not (
+                    self.view.window.reserve < sent_cap
+                    and self.view.estimate() <= self.view.trigger()
+                )
                 state = state.next(
                     TransitionReason.COMPACTED, str(exc), compactions=state.compactions + 1
                 )

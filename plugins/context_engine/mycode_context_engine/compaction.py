@@ -138,13 +138,18 @@ def compact_view(
     ``compact_target`` of the budget), then a summary of older turns (``summary``
     strategies, and ``/compact``), else dropping older turns (``truncate``)."""
     system, body = messages[0], list(messages[1:])
+    _check_pinned(system, body, budget, context)
     target = max(1, int(budget * settings.compact_target))
     masked = 0
     if "mask" in settings.strategy and reason != "manual":
-        body, masked = mask_results(
-            body, settings.keep_recent_results, lambda: context.artifacts_dir
-        )
         body = [_reshape(m, budget, settings, context) for m in body]
+        keep = settings.keep_recent_results
+        while True:  # fewer results kept whole while the target is not reached (≥ 1)
+            trial, count = mask_results(body, keep, lambda: context.artifacts_dir)
+            if _size(system, trial) <= target or keep <= 1:
+                break
+            keep = max(1, keep // 2)
+        body, masked = trial, count
         if masked and _size(system, body) <= target:
             return CompactedView(messages=[system, *body], stage="mask"), None
     if "summary" not in settings.strategy and reason != "manual":
@@ -155,6 +160,19 @@ def compact_view(
     if result is not None and summarize is _no_summary:
         result.stage = "truncate"
     return result, problem
+
+
+def _check_pinned(
+    system: dict[str, Any], body: list[dict[str, Any]], budget: int, context: Any
+) -> None:
+    """:class:`ContextOverflow` when the system prompt, task and pins alone exceed ``budget``."""
+    previous_summary, previous_task = None, ""
+    if body and is_summary_message(body[0]):
+        previous_summary, previous_task = previous_parts(body[0])
+    task = task_text(context, previous_task)
+    text = summary_message(task, previous_summary, None, context)
+    if count_message(system) + count_text(text) > budget:
+        raise ContextOverflow(_overflow(system, task, context, budget))
 
 
 def _size(system: dict[str, Any], body: list[dict[str, Any]]) -> int:

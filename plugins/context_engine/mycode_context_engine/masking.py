@@ -52,11 +52,11 @@ def placeholder(message: dict[str, Any], call: dict[str, Any] | None, artifacts:
     lines = text.count("\n") + 1
     where = _artifact(text, str(message.get("tool_call_id") or "result"), artifacts)
     again = (
-        f"full output at {where} — read_file(path={str(where)!r}, offset=1) reads it back"
+        f"full output at {where} — read_file it (offset=N from line N)"
         if where is not None
         else "call the tool again if you need it"
     )
-    return f"{MASK_PREFIX}{describe_call(call)}: {lines} lines, {len(text)} characters; {again}]"
+    return f"{MASK_PREFIX}{describe_call(call)}: {lines} lines, {len(text)} chars; {again}]"
 
 
 def call_index(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -43,7 +43,7 @@ def test_a_long_session_learns_the_window_and_compacts_instead_of_overflowing(
         assert c["after_tokens"] < c["before_tokens"]
         assert c["stage"] in ("mask", "summary") and (c["stage"] == "mask" or c["summary"])
     assert [c["count"] for c in compactions] == list(range(1, len(compactions) + 1))
-    assert all(c["steps_since_last"] >= 3 for c in compactions[1:])  # no thrash
+    assert all(c["steps_since_last"] >= 2 for c in compactions[1:])  # no thrash
     requests = h.main_requests(server)
     assert len(requests) == 61 + 1  # 60 reads, the final answer, and the one rejected
     sizes = [server.prompt_tokens(r.body) for r in requests]
@@ -65,13 +65,20 @@ def test_between_compactions_every_request_extends_the_previous_one(
     with server:
         result = h.run(server, workspace, home, TASK)
     assert result.rc == 0, result.stderr
-    compactions = len(result.of_type("compaction"))
+    events = result.of_type("compaction")
+    compactions = len(events)
     assert compactions >= 2
     requests = [r.messages for r in h.main_requests(server)]
     broken = [i for i in range(1, len(requests)) if not h.is_prefix(requests[i - 1], requests[i])]
     assert len(broken) == compactions  # only at compaction points
-    for i in broken:
-        assert requests[i][1]["content"].startswith("[mycode: context summary]")
+    for i, event in zip(broken, events, strict=True):
+        if event["stage"] == "summary":
+            assert requests[i][1]["content"].startswith("[mycode: context summary]")
+        else:  # masked: the same turns, old results as one-line placeholders
+            assert event["stage"] == "mask"
+            assert "[masked result of read_file(path=" in json.dumps(requests[i])
+    # 700-token reads against ~4,700 tokens of room: a compaction every 2-3 steps at most
+    assert len(requests) - 1 - len(broken) >= 0.6 * (len(requests) - 1)
 
 
 def test_calibration_follows_a_server_that_counts_more_tokens(

@@ -170,7 +170,8 @@ class _Capture:
         elided_bytes = max(0, self.total - len(head.encode()) - len(tail.encode()))
         marker = (
             f"\n… [{elided_lines} lines ({elided_bytes} bytes) elided; full output: "
-            f"{self.artifact}] …\n"
+            f"{self.artifact} — read the rest with read_file (path as shown, offset = the "
+            "first line wanted)] …\n"
         )
         return head + marker + tail, True
 
