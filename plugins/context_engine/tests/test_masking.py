@@ -162,9 +162,7 @@ def test_the_long_task_at_6000_tokens_does_not_thrash(tmp_path: Path) -> None:
         summaries.append(1)
         return turn("## Goal\nRead the files.\n## Progress\nRead several files.")
 
-    fake, result = _long_run(
-        tmp_path, "context_window = 6000\n", _reads(62), side_responder=side
-    )
+    fake, result = _long_run(tmp_path, "context_window = 6000\n", _reads(62), side_responder=side)
     assert result.rc == 0, result.stderr
     main = [r for r in fake.chat_requests if r.body.get("tools")]
     assert len(main) == 63
@@ -195,7 +193,7 @@ def test_the_model_reads_a_masked_result_back_in_every_permission_mode(tmp_path:
             arguments = {"path": found.group(1), "offset": 3, "limit": 2}
             return turn(None, [{"id": "back", "name": "read_file", "arguments": arguments}])
 
-        config = 'context_window = 4000\n[context]\nkeep_recent_results = 2\n'
+        config = "context_window = 4000\n[context]\nkeep_recent_results = 2\n"
         config += '[sandbox]\nmode = "auto"\n'
         fake, result = _long_run(tmp_path / mode, config, _reads(14), mode, side_responder=side)
         assert result.rc == 0, result.stderr
