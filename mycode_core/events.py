@@ -157,9 +157,10 @@ class CompactionEvent(AgentEvent):
 
     ``reason`` is ``proactive``, ``reactive`` or ``manual``; tokens are the engine's
     estimates; ``stage`` is ``mask``, ``summary`` or ``truncate``; ``count`` the run's n-th
-    compaction and ``steps_since_last`` the steps since the previous one (or the start). ``view`` records the new view for ``--resume`` (history indexes, or messages
-    that are not in history such as the summary); ``history_length`` is how much history it
-    stands for."""
+    compaction and ``steps_since_last`` the steps since the previous one (or the start).
+    ``view`` records the new view for ``--resume`` (history indexes, or messages that are
+    not in history such as the summary); ``history_length`` is how much history it stands
+    for."""
 
     type: Literal["compaction"] = "compaction"
     before_messages: int

@@ -115,9 +115,7 @@ def _overflow(system: dict[str, Any], task: str, context: Any, budget: int) -> s
     )
 
 
-def _no_summary(
-    older: list[dict[str, Any]], previous: str | None
-) -> tuple[str | None, str | None]:
+def _no_summary(older: list[dict[str, Any]], previous: str | None) -> tuple[str | None, str | None]:
     """The summariser of the ``mask`` and ``off`` strategies: older turns are dropped, the
     previous summary and the recorded facts stay."""
     return previous, None
@@ -154,7 +152,9 @@ def compact_view(
             return CompactedView(messages=[system, *body], stage="mask"), None
     if "summary" not in settings.strategy and reason != "manual":
         summarize = _no_summary
-    result, problem = _summarised(system, body, budget, target, context, reason, settings, summarize)
+    result, problem = _summarised(
+        system, body, budget, target, context, reason, settings, summarize
+    )
     if result is None and masked:
         return CompactedView(messages=[system, *body], stage="mask"), None
     if result is not None and summarize is _no_summary:

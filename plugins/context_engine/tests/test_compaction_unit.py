@@ -38,7 +38,12 @@ def test_older_turns_are_summarised_and_older_results_become_references(tmp_path
     context = make_context(tmp_path)
     context.prompt = "the task"
     view, problem = compact_view(
-        _turns(12), 6_000, context, "proactive", EngineSettings(recent_results=2, strategy="summary"), _summary
+        _turns(12),
+        6_000,
+        context,
+        "proactive",
+        EngineSettings(recent_results=2, strategy="summary"),
+        _summary,
     )
     assert view is not None and problem is None
     messages = view.messages
@@ -108,9 +113,7 @@ def test_cuts_never_separate_a_call_from_its_result(sizes: list[int], budget: in
             if i % 4 == 3:
                 messages.append({"role": "user", "content": "guidance"})
         try:
-            view, _ = compact_view(
-                messages, budget, context, "reactive", SUMMARY_ONLY, _summary
-            )
+            view, _ = compact_view(messages, budget, context, "reactive", SUMMARY_ONLY, _summary)
         except ContextOverflow:
             return
         if view is not None:

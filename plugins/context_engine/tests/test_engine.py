@@ -147,7 +147,9 @@ def test_pins_survive_every_compaction(tmp_path: Path) -> None:
     tool = Tool(name="load_demo", description="Load the demo skill.", handler=pin)
     turns = [{"tool_calls": [{"name": "load_demo", "arguments": {}}]}, *reads(24)]
     model = SideModel(turns, lambda: "summary")
-    runner = runner_with(tmp_path, model, tools_plugin(tool), context_window=8_000, context={"strategy": "summary"})
+    runner = runner_with(
+        tmp_path, model, tools_plugin(tool), context_window=8_000, context={"strategy": "summary"}
+    )
     events = run(runner)
     assert len(of(events, "compaction")) >= 2
     for call in model.calls[-3:]:

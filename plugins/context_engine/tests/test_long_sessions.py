@@ -14,7 +14,11 @@ TASK = "TASK-7319: find which file defines value = 351"
 
 def requests_with_cap(server: FakeOpenAIServer) -> set[int]:
     """The ``max_tokens`` values the requests carried."""
-    return {int(r.body.get("max_tokens") or 0) for r in server.requests if isinstance(r.body, dict) and "messages" in r.body}
+    return {
+        int(r.body.get("max_tokens") or 0)
+        for r in server.requests
+        if isinstance(r.body, dict) and "messages" in r.body
+    }
 
 
 def test_a_long_session_learns_the_window_and_compacts_instead_of_overflowing(

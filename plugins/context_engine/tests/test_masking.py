@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from mycode_context_engine.compaction import compact_view, is_summary_message
 from mycode_context_engine.masking import MASK_PREFIX, mask_results
 from mycode_context_engine.settings import EngineSettings
+
 from mycode_core.testing import FakeOpenAIServer, make_context, run_cli, turn
 from mycode_core.tokens import count_message
 
