@@ -99,8 +99,7 @@ class Profile:
 EXPLORE = Profile(
     name="explore",
     description=(
-        "Read-only investigation: finds and reads code, searches the workspace and answers "
-        "questions about it. Cannot change files or run commands; several may run at once."
+        "Read-only: finds, reads and searches code, answers questions about it."
     ),
     instructions=(
         "You are an exploration agent. Investigate with the read-only tools you have and "
@@ -113,8 +112,7 @@ EXPLORE = Profile(
 GENERAL = Profile(
     name="general",
     description=(
-        "General-purpose agent for a self-contained multi-step task (investigate, edit, run "
-        "tests) with the same tools as you; its changes stay in the workspace."
+        "Multi-step work (investigate, edit, test) with your tools; changes stay."
     ),
     instructions="",
 )
