@@ -23,7 +23,7 @@ def test_the_first_request_with_every_plugin_is_lean(tmp_path: Path) -> None:
             cwd=workspace,
             home=home,
         )
-    assert result.rc == 0, result.stderr
+    assert result.result is not None, result.stderr  # (the gate may fail the run: no tests)
     body = server.chat_requests[0].body
     names = {t["function"]["name"] for t in body["tools"]}
     assert {"delegate_task", "load_skill", "remember", "read_file", "todo_write"} <= names
