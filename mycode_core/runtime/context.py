@@ -25,6 +25,10 @@ Compactor = Callable[..., Any]
 Shaper = Callable[[dict[str, Any], int], dict[str, Any] | None]
 """``shaper(message, budget)`` → the message's form in the view, or ``None`` for as is."""
 
+SUMMARY_MARK = "[mycode: context summary]"
+MASK_MARK = "[masked result of "
+"""How the context engine's summary message and masked results start (for ``/context``)."""
+
 ViewRef = int | dict[str, Any]
 """A view message as the transcript records it: a history index, or the message itself."""
 
@@ -149,6 +153,23 @@ class ModelView:
         return [self.system_message, *self._prefix, *self._tail]
 
     # ------------------------------------------------------------------ building
+
+    def composition(self) -> dict[str, int]:
+        """What the view holds, in tokens (``/context``): ``system``, ``tools``, ``summary``
+        (the summary message a compaction wrote: task, summary, facts, pins), ``recent``
+        (messages as they are) and ``masked`` (tool results shown as one-line placeholders)."""
+        parts = {"system": self.system_tokens, "tools": self.tool_tokens}
+        parts.update(summary=0, recent=0, masked=0)
+        for message in [*self._prefix, *self._tail]:
+            content = message.get("content")
+            text = content if isinstance(content, str) else ""
+            if message.get("role") == "user" and text.startswith(SUMMARY_MARK):
+                parts["summary"] += count_message(message)
+            elif message.get("role") == "tool" and text.startswith(MASK_MARK):
+                parts["masked"] += count_message(message)
+            else:
+                parts["recent"] += count_message(message)
+        return {key: self.calibration.scale(value) for key, value in parts.items()}
 
     def request_compaction(self, instructions: str | None = None) -> None:
         """Compact before the next request (``/compact``), with optional instructions."""

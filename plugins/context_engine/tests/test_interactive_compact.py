@@ -58,6 +58,9 @@ def test_slash_compact_summarises_before_the_next_request(tmp_path: Path) -> Non
         _expect(fd, seen, "compacted before the next request")
         os.write(fd, b"again\r")
         _expect(fd, seen, "second answer")
+        os.write(fd, b"/context\r")
+        _expect(fd, seen, "summary ~")
+        assert "recent ~" in seen[0] and "masked ~" in seen[0]
         assert "context compacted (manual)" in seen[0]
         os.write(fd, b"/exit\r")
         deadline = time.monotonic() + 30

@@ -201,3 +201,17 @@ def test_the_model_reads_a_masked_result_back_in_every_permission_mode(tmp_path:
         (back,) = [e for e in result.of_type("tool_result") if e["id"] == "back"]
         assert not back["is_error"], (mode, back["content"])
         assert "line 2 of file" in back["content"], (mode, back["content"])
+
+
+def test_the_view_composition_names_summary_recent_and_masked_tokens(tmp_path: Path) -> None:
+    from mycode_core.runtime.context import ModelView
+
+    context = make_context(tmp_path)
+    messages = _turns(12)
+    view_result, _ = compact_view(messages, 3_000, context, "proactive", EngineSettings(), _summary)
+    assert view_result is not None
+    view = ModelView("SYSTEM", 10_000, lambda *a: None)
+    view._prefix = view_result.messages[1:]
+    parts = view.composition()
+    assert parts["summary"] > 0 and parts["masked"] > 0 and parts["recent"] > 0
+    assert parts["system"] > 0 and parts["tools"] <= 1  # no tool schemas set

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from mycode_core import RunContext, ToolResult, tool
 from mycode_core.records import CallApproval

@@ -7,7 +7,6 @@ kept; the write is atomic; a file that changed on disk since it was read is refu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
 
 from mycode_builtin_tools import encoding, readstate
 from mycode_builtin_tools.atomic import atomic_write

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Annotated
 
 from mycode_builtin_tools.walk import list_files, skip_dirs_for
 from mycode_core import ReadPath, RunContext, tool
