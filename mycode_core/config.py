@@ -63,6 +63,12 @@ class ContextSettings(BaseModel):
     """Tool results kept whole; older ones are masked to a one-line placeholder."""
     strategy: ContextStrategy = "mask+summary"
     """``off``: no proactive compaction, only reactive handling at the hard limit."""
+    # the context engine's own knobs (its README), read leniently by the engine; named here so
+    # that they are not taken for typos of the keys above
+    keep_recent: Any = None
+    recent_results: Any = None
+    summary_share: Any = None
+    summarizer: Any = None
 
     @model_validator(mode="after")
     def _target_below_threshold(self) -> ContextSettings:
