@@ -16,7 +16,12 @@ compaction is active all along. Figures:
   streams vs. the ``completion_tokens`` the provider reported (read at run time from
   ``--sse-dir``, default the conformance kit's folder; nothing is copied).
 
+* (``--strategies``) input tokens per ``[context] strategy`` (``mask+summary``, ``summary``,
+  ``mask``) and plain truncation, at 63 steps with a 6,000-token window (the long task) and
+  300 steps with 8,000; summary requests; the share of request pairs between two compactions.
+
     uv run python bench/bench_context.py [--lengths 20,300,2000] [--repeat 3] [--sse-dir DIR]
+    uv run python bench/bench_context.py --strategies
 """
 
 from __future__ import annotations
@@ -82,7 +87,14 @@ def _plugin(model: ReadingModel) -> object:
     return Provider()
 
 
-def run_session(steps: int, root: Path, *, engine: bool = True) -> tuple[ReadingModel, list[Any]]:
+def run_session(
+    steps: int,
+    root: Path,
+    *,
+    engine: bool = True,
+    strategy: str = "mask+summary",
+    window: int = 8_000,
+) -> tuple[ReadingModel, list[Any]]:
     """Run ``steps`` reading steps; return the model (stamps, requests) and the events."""
     import mycode_builtin_tools
     import mycode_context_engine.plugin as context_engine
@@ -101,7 +113,7 @@ def run_session(steps: int, root: Path, *, engine: bool = True) -> tuple[Reading
                 f"def function_{i}_{n}(value):  return value * {n}  # line {n}" for n in range(40)
             ]
             path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    home = root / f"home-{steps}-{engine}"
+    home = root / f"home-{steps}-{engine}-{strategy.replace('+', '_')}-{window}"
     home.mkdir(parents=True, exist_ok=True)
     model = ReadingModel(steps)
     plugins = [mycode_builtin_tools, _plugin(model)]
@@ -111,7 +123,8 @@ def run_session(steps: int, root: Path, *, engine: bool = True) -> tuple[Reading
     settings = Settings.model_validate(
         {
             "model": "bench:reader",
-            "context_window": 8_000,
+            "context_window": window,
+            "context": {"strategy": strategy},
             "max_steps": steps + 5,
             "permission_mode": "bypass",
             "stagnation": {"enabled": False},  # in case the stagnation plugin is added
@@ -186,12 +199,42 @@ def calibration(sse_dir: Path) -> dict[str, tuple[float, int]]:
     return {k: (statistics.mean(v) if v else 0.0, len(v)) for k, v in errors.items()}
 
 
+def strategies(root: Path, steps: int, window: int) -> None:
+    """Input tokens (agent requests + summary requests) per strategy, summary requests, and
+    the share of request pairs that fall between two compactions (issue 21)."""
+    figures: dict[str, int] = {}
+    for strategy in ("mask+summary", "summary", "mask"):
+        model, events = run_session(steps, root, strategy=strategy, window=window)
+        compactions = [e for e in events if e.type == "compaction"]
+        summaries = sum(1 for e in compactions if e.stage == "summary")
+        pairs = max(1, len(model.requests) - 1)
+        between = 1 - len(compactions) / pairs
+        figures[strategy] = model.sent_tokens + model.side_tokens
+        print(
+            f"{strategy:>12} ({steps} steps, window {window}): {figures[strategy]:,} input tokens, "
+            f"{len(model.requests)} main + {summaries} summary requests, "
+            f"{len(compactions)} compactions, {100 * between:.0f}% of pairs between two"
+        )
+    plain, _events = run_session(steps, root, engine=False, window=window)
+    print(f"  plain truncation: {plain.sent_tokens:,} input tokens")
+    ratio = figures["mask+summary"] / max(1, figures["summary"])
+    print(f"  mask+summary / summary = {ratio:.2f} (goal ≤ 0.6)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lengths", default="20,300,2000")
     parser.add_argument("--sse-dir", type=Path, default=DEFAULT_SSE)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--strategies", action="store_true", help="only compare the [context] strategies"
+    )
     args = parser.parse_args()
+    if args.strategies:
+        with tempfile.TemporaryDirectory(prefix="mycode-bench-context-") as tmp:
+            strategies(Path(tmp), 63, 6_000)
+            strategies(Path(tmp), 300, 8_000)
+        return 0
     lengths = [int(x) for x in args.lengths.split(",")]
     with tempfile.TemporaryDirectory(prefix="mycode-bench-context-") as tmp:
         root = Path(tmp)

@@ -10,7 +10,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from mycode_core.config_check import ConfigError, check_layer, error_line
 from mycode_core.project_files import ProjectFileRefused, read_project_text
@@ -53,6 +61,54 @@ class ToolSettings(BaseModel):
     replace: dict[str, str] = Field(default_factory=dict)
 
 
+ContextStrategy = Literal["mask+summary", "mask", "summary", "off"]
+
+
+class ContextSettings(BaseModel):
+    """``[context]``: when and how the view is compacted (the engine reads its own knobs too)."""
+
+    model_config = ConfigDict(extra="allow")
+    compact_threshold: float = Field(default=0.8, gt=0, le=1)
+    """Compact when the view passes this share of the budget."""
+    compact_target: float = Field(default=0.5, gt=0, le=1)
+    """…down to this share (well below the threshold: several steps between compactions)."""
+    keep_recent_results: int = Field(default=10, ge=0)
+    """Tool results kept whole; older ones are masked to a one-line placeholder."""
+    strategy: ContextStrategy = "mask+summary"
+    """``off``: no proactive compaction, only reactive handling at the hard limit."""
+    # the context engine's own knobs (its README), read leniently by the engine; named here so
+    # that they are not taken for typos of the keys above
+    keep_recent: Any = None
+    recent_results: Any = None
+    summary_share: Any = None
+    summarizer: Any = None
+
+    @model_validator(mode="after")
+    def _target_below_threshold(self) -> ContextSettings:
+        if self.compact_target >= self.compact_threshold:
+            raise ValueError(
+                f"compact_target ({self.compact_target}) must be below compact_threshold "
+                f"({self.compact_threshold}): compacting to the trigger would compact every step"
+            )
+        return self
+
+
+def model_table(data: dict[str, Any]) -> dict[str, Any]:
+    """A layer with a ``[model]`` table (``name``, ``max_output_tokens``) as flat keys."""
+    table = data.get("model")
+    if not isinstance(table, dict):
+        return data
+    flat = {key: value for key, value in data.items() if key != "model"}
+    if "name" in table:
+        flat["model"] = table["name"]
+    if "max_output_tokens" in table:
+        flat["max_output_tokens"] = table["max_output_tokens"]
+    for key, value in table.items():
+        if key not in ("name", "max_output_tokens"):
+            flat[f"model.{key}"] = value  # unknown: reported as ``model.KEY``
+    return flat
+
+
 class Settings(BaseModel):
     """The merged settings of a run. ``layers`` keeps each layer's raw data for provenance."""
 
@@ -66,6 +122,8 @@ class Settings(BaseModel):
     permission_mode: PermissionMode = "default"
     context_window: int = Field(default=128_000, ge=1024)
     max_output_tokens: int | None = Field(default=None, ge=1)
+    """``[model] max_output_tokens``: the reply cap sent as ``max_tokens`` on every request."""
+    context: ContextSettings = Field(default_factory=ContextSettings)
     stream: bool = True
     images: bool = False
     """Send images from tool results (MCP screenshots...) to the model: only for models that
@@ -296,7 +354,7 @@ def load_settings(
     refused: list[str] = []
     for name, path in config_paths(workspace, home):
         project = workspace if name != "user" else None
-        layers.append((name, _read_toml(path, project, refused)))
+        layers.append((name, model_table(_read_toml(path, project, refused))))
         sources[name] = str(path)
     layers.append(("env", _env_layer()))
     layers.append(("cli", {k: v for k, v in (cli or {}).items() if v is not None}))

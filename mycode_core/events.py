@@ -159,9 +159,11 @@ class CompactionEvent(AgentEvent):
     """The view was compacted; emitted before the first request that uses the new view.
 
     ``reason`` is ``proactive``, ``reactive`` or ``manual``; tokens are the engine's
-    estimates. ``view`` records the new view for ``--resume`` (history indexes, or messages
-    that are not in history such as the summary); ``history_length`` is how much history it
-    stands for."""
+    estimates; ``stage`` is ``mask``, ``summary`` or ``truncate``; ``count`` the run's n-th
+    compaction and ``steps_since_last`` the steps since the previous one (or the start).
+    ``view`` records the new view for ``--resume`` (history indexes, or messages that are
+    not in history such as the summary); ``history_length`` is how much history it stands
+    for."""
 
     type: Literal["compaction"] = "compaction"
     before_messages: int
@@ -170,6 +172,9 @@ class CompactionEvent(AgentEvent):
     before_tokens: int = 0
     after_tokens: int = 0
     summary: str | None = None
+    stage: str | None = None
+    count: int = 0
+    steps_since_last: int = 0
     context_window: int | None = None
     window_source: str | None = None
     view: list[Any] | None = None

@@ -319,7 +319,7 @@ class RunContext:
         # issue 9 (context engine): pinned context and the side request
         self.pins: dict[str, ContextSection] = {}
         """Context that survives every compaction, by key (see :meth:`pin`)."""
-        self.side_request: Callable[[list[dict[str, Any]]], str] | None = None
+        self.side_request: Callable[..., str] | None = None  # (messages, purpose="summary")
         """Set by the runner: one model request without tools (``messages`` → reply text,
         raising ``ModelError``); its usage counts towards the run. Used by summarisers."""
 

@@ -299,9 +299,8 @@ def tool_from_function(
         text = text or doc_params.get(param.name)
         if role is not None:
             paths[param.name] = role
-            base = str | None if param.default is None else str
-            if not text:
-                text = "Path relative to the workspace root."
+            base = str | None if param.default is None else str  # (the system prompt says
+            # paths are relative to the workspace root: no description repeats it)
         default: Any = ... if param.default is param.empty else param.default
         if isinstance(default, Path):
             default = str(default)

@@ -76,7 +76,9 @@ class SlashResult(BaseModel):
 class CompactedView(BaseModel):
     """What a ``compact_context`` implementation may return instead of a plain list: the
     replacement messages (system message first) and the summary shown in the ``compaction``
-    event."""
+    event, and the ``stage`` (``mask``: old tool results became placeholders; ``summary``:
+    older turns were summarised; ``truncate``: older turns were dropped)."""
 
     messages: list[dict[str, Any]]
     summary: str | None = None
+    stage: str | None = None

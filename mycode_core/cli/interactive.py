@@ -17,6 +17,7 @@ Type a task and press Enter. Esc then Enter (or a line ending in \\) inserts a n
   /sessions      list the sessions of this workspace
   /resume ID     load an earlier session's conversation
   /compact [focus]  summarise older turns before the next request
+  /context       what the model view holds (system, tools, summary, recent, masked)
   /exit          leave (Ctrl-D works too)
 Ctrl-C cancels the running turn."""
 
@@ -171,6 +172,8 @@ class InteractiveSession:
                 click.echo(f"{info.id}  {info.stop_reason or 'open':<15} {prompt}")
         elif name == "/resume":
             self._resume(argument)
+        elif name == "/context":
+            click.echo(self.runner.context_report())
         elif name == "/compact":
             self.runner.request_compaction(argument or None)
             click.echo("The conversation will be compacted before the next request.")

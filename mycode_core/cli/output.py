@@ -331,4 +331,6 @@ def compaction_line(data: Any) -> str:
     )
     if data.context_window:
         line += f", window {data.context_window} ({data.window_source or 'default'})"
+    if getattr(data, "stage", None):
+        line += f"; {data.stage}, #{data.count}"
     return line

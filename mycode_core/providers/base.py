@@ -7,6 +7,10 @@ raises a :class:`ModelError` (``openai_compat.OpenAICompatibleModel``, ``scripte
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 
@@ -26,6 +30,41 @@ class ModelReply(BaseModel):
     finish_reason: str | None = None
     usage: dict[str, int] = Field(default_factory=dict)
     refusal: str | None = None
+
+
+REQUEST_PARAMETERS = ("max_tokens", "purpose")
+
+
+def _accepted(model: Any) -> frozenset[str]:
+    """The request parameters ``model.complete`` accepts (all of them with ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(model.complete).parameters.values()
+    except (TypeError, ValueError):
+        return frozenset()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return frozenset(REQUEST_PARAMETERS)
+    return frozenset(p.name for p in parameters if p.name in REQUEST_PARAMETERS)
+
+
+def call_model(
+    model: Any,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    on_text: Callable[[str], None],
+    *,
+    max_tokens: int | None = None,
+    purpose: str | None = None,
+) -> ModelReply:
+    """``model.complete`` with the request parameters the provider accepts (a provider of a
+    plugin written before they existed gets the three positional arguments only)."""
+    accepted = _accepted(model)
+    extra: dict[str, Any] = {}
+    if max_tokens and "max_tokens" in accepted:
+        extra["max_tokens"] = int(max_tokens)
+    if purpose and "purpose" in accepted:
+        extra["purpose"] = purpose
+    reply: ModelReply = model.complete(messages, tools, on_text, **extra)
+    return reply
 
 
 class ModelError(Exception):

@@ -197,11 +197,11 @@ class OpenAICompatibleModel:
             )
         return self._client
 
-    def request_params(self) -> dict[str, Any]:
+    def request_params(self, max_tokens: int | None = None) -> dict[str, Any]:
         """The request parameters besides ``model``, ``messages`` and ``tools``
-        (``max_tokens`` from the settings; a subclass or plugin may add more)."""
+        (``max_tokens``: the reply's cap, else the settings'; a subclass may add more)."""
         params: dict[str, Any] = {}
-        max_output = getattr(self.settings, "max_output_tokens", None)
+        max_output = max_tokens or getattr(self.settings, "max_output_tokens", None)
         if max_output:
             params["max_tokens"] = int(max_output)
         return params
@@ -224,9 +224,13 @@ class OpenAICompatibleModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
+        *,
+        max_tokens: int | None = None,
+        purpose: str | None = None,
     ) -> ModelReply:
-        """One model turn; raises a classified :class:`ModelError` on failure."""
-        params = self.request_params()
+        """One model turn (``max_tokens``: the reply's cap; ``purpose``: unused here, every
+        request goes to the server); raises a classified :class:`ModelError` on failure."""
+        params = self.request_params(max_tokens)
         try:
             if not self.stream:
                 raw = self._post(messages, tools, params, stream=False)

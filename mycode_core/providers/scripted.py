@@ -5,7 +5,9 @@ Each turn is ``{"content": str?, "tool_calls": [{"name", "arguments", "id"?}]?}`
 ``{"delay": seconds}`` (pause before answering, for demos) and
 ``{"error": {"kind": "rate_limit"|"timeout"|"server_error"|"broken_stream"|"context_length"|
 "model_error", "message": str?, "retry_after": float?}}`` to rehearse recovery paths. When the
-script runs out, the model answers with a plain final text.
+script runs out, the model answers with a plain final text. Internal requests (``purpose`` set:
+a compaction summary, the step-limit checkpoint, a plugin's side request) are answered here,
+deterministically from the request itself, and consume no turn (SPEC §6).
 """
 
 from __future__ import annotations
@@ -77,8 +79,19 @@ class ScriptedModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
+        *,
+        max_tokens: int | None = None,
+        purpose: str | None = None,
     ) -> ModelReply:
-        """Return the next turn of the script (streaming its text through ``on_text``)."""
+        """Return the next turn of the script (streaming its text through ``on_text``); an
+        internal request (``purpose``) gets :func:`internal_answer` and consumes no turn."""
+        if purpose:
+            text = internal_answer(messages, purpose, max_tokens)
+            return ModelReply(
+                content=text,
+                finish_reason="stop",
+                usage={"input_tokens": 0, "output_tokens": count_text(text)},
+            )
         self._aborted.clear()
         with self._lock:
             turn = self.turns[self.position] if self.position < len(self.turns) else None
@@ -128,6 +141,32 @@ class ScriptedModel:
             finish_reason=finish,
             usage={"input_tokens": 0, "output_tokens": count_text(content or "")},
         )
+
+
+SUMMARY_LINES = 12
+
+
+def internal_answer(messages: list[dict[str, Any]], purpose: str, max_tokens: int | None) -> str:
+    """A deterministic reply to an internal request: for a summary, the calls and results the
+    request lists (its ``CALL``/``RESULT`` lines, newest kept); else a short fixed text."""
+    text = "\n".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
+    if purpose != "summary":
+        return f"(scripted {purpose}: no model)"
+    calls = [line.strip() for line in text.splitlines() if line.strip().startswith("CALL ")]
+    results = sum(1 for line in text.splitlines() if line.startswith("RESULT of "))
+    shown = [f"- {line[5:][:160]}" for line in calls[-SUMMARY_LINES:]]
+    if len(calls) > len(shown):
+        shown.insert(0, f"- … {len(calls) - len(shown)} earlier calls")
+    body = "\n".join(
+        [
+            "## Goal\n(see the task above)",
+            f"## Progress\n{len(calls)} tool calls, {results} results in the removed turns.",
+            *(["## Calls", *shown] if shown else []),
+            "## Next steps\nContinue the task.",
+        ]
+    )
+    limit = max(40, int(max_tokens or 4_000)) * 3
+    return body[:limit]
 
 
 def _pieces(text: str, size: int = 24) -> list[str]:

@@ -26,6 +26,10 @@ Compactor = Callable[..., Any]
 Shaper = Callable[[dict[str, Any], int], dict[str, Any] | None]
 """``shaper(message, budget)`` → the message's form in the view, or ``None`` for as is."""
 
+SUMMARY_MARK = "[mycode: context summary]"
+MASK_MARK = "[masked result of "
+"""How the context engine's summary message and masked results start (for ``/context``)."""
+
 ViewRef = int | dict[str, Any]
 """A view message as the transcript records it: a history index, or the message itself."""
 
@@ -58,6 +62,10 @@ class ViewChange:
     summary: str | None
     refs: list[ViewRef] = field(default_factory=list)
     history_length: int = 0
+    stage: str | None = None
+    """``mask``, ``summary`` or ``truncate`` (what the compactor says it did)."""
+    count: int = 0
+    """The run's n-th compaction."""
 
     def __bool__(self) -> bool:
         return True
@@ -115,6 +123,12 @@ class ModelView:
         """The view's size as the provider would count it (calibrated)."""
         return self.calibration.scale(self.raw_tokens())
 
+    def trigger(self) -> int:
+        """The estimate past which the view is compacted: ``threshold`` of the room the
+        messages have (the tool schemas, sent whole every time, set aside)."""
+        tools = self.calibration.scale(self.tool_tokens)
+        return tools + int(max(0, self.budget - tools) * self.threshold)
+
     def set_tools(self, tools: list[dict[str, Any]]) -> None:
         """Count the tool schemas sent with each request (call when the list changes)."""
         import json
@@ -158,6 +172,23 @@ class ModelView:
 
     # ------------------------------------------------------------------ building
 
+    def composition(self) -> dict[str, int]:
+        """What the view holds, in tokens (``/context``): ``system``, ``tools``, ``summary``
+        (the summary message a compaction wrote: task, summary, facts, pins), ``recent``
+        (messages as they are) and ``masked`` (tool results shown as one-line placeholders)."""
+        parts = {"system": self.system_tokens, "tools": self.tool_tokens}
+        parts.update(summary=0, recent=0, masked=0)
+        for message in [*self._prefix, *self._tail]:
+            content = message.get("content")
+            text = content if isinstance(content, str) else ""
+            if message.get("role") == "user" and text.startswith(SUMMARY_MARK):
+                parts["summary"] += count_message(message)
+            elif message.get("role") == "tool" and text.startswith(MASK_MARK):
+                parts["masked"] += count_message(message)
+            else:
+                parts["recent"] += count_message(message)
+        return {key: self.calibration.scale(value) for key, value in parts.items()}
+
     def request_compaction(self, instructions: str | None = None) -> None:
         """Compact before the next request (``/compact``), with optional instructions."""
         self._manual = (instructions or "").strip()
@@ -193,7 +224,7 @@ class ModelView:
             reason, instructions, self._manual = "manual", self._manual or None, None
         elif force_compact:
             reason = reason or "reactive"
-        elif estimate > self.budget * self.threshold and (
+        elif estimate > self.trigger() and (
             estimate > self.budget or estimate >= self._declined_below
         ):
             reason = "proactive"
@@ -216,6 +247,7 @@ class ModelView:
             return current, None
         messages: list[dict[str, Any]] = list(getattr(result, "messages", None) or result)
         summary = getattr(result, "summary", None)
+        stage = getattr(result, "stage", None)
         if not messages or messages[0].get("role") != "system":
             messages = [self.system_message, *messages]
         self.system_message = messages[0]
@@ -246,6 +278,8 @@ class ModelView:
             summary=summary,
             refs=refs,
             history_length=len(history),
+            stage=str(stage) if stage else ("summary" if summary else "truncate"),
+            count=self.compactions,
         )
 
     def _overflow_text(self, messages: list[dict[str, Any]], tokens: int, when: str) -> str:

@@ -22,7 +22,12 @@ from mycode_core.events import (
     RetryEvent,
     TextDeltaEvent,
 )
-from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
+from mycode_core.providers.base import (
+    ContextLengthExceeded,
+    ModelError,
+    ModelReply,
+    call_model,
+)
 from mycode_core.runtime.context import ContextOverflow, ModelView, ViewChange
 from mycode_core.runtime.history import History
 from mycode_core.runtime.messages import assistant_message
@@ -79,7 +84,9 @@ class ModelCaller:
 
         def work() -> None:
             try:
-                outcome["reply"] = self.model.complete(messages, tools, on_text)
+                outcome["reply"] = call_model(
+                    self.model, messages, tools, on_text, max_tokens=self.view.window.reserve
+                )
             except BaseException as exc:  # noqa: BLE001 - handed to the loop's thread
                 outcome["error"] = exc
             finally:
@@ -101,9 +108,15 @@ class ModelCaller:
         reply: ModelReply = outcome["reply"]
         return reply
 
-    def _compaction_event(self, change: ViewChange) -> CompactionEvent:
+    _last_compaction_step = 0
+
+    def _compaction_event(self, change: ViewChange, step: int) -> CompactionEvent:
         window = self.view.window
+        since, self._last_compaction_step = step - self._last_compaction_step, step
         return CompactionEvent(
+            stage=change.stage,
+            count=change.count,
+            steps_since_last=since,
             before_messages=change.before_messages,
             after_messages=change.after_messages,
             reason=change.reason,
@@ -177,9 +190,9 @@ class ModelCaller:
             except ContextOverflow as exc:
                 raise RunStopped(state.finish("context_overflow", str(exc))) from None
             if change is not None:
-                self.emit(self._compaction_event(change))
+                self.emit(self._compaction_event(change, state.step))
             force_compact = False
-            sent_raw = self.view.raw_tokens()
+            sent_raw, sent_cap = self.view.raw_tokens(), self.view.window.reserve
             try:
                 reply = self._complete(state, messages, tools)
             except ContextLengthExceeded as exc:
@@ -192,7 +205,12 @@ class ModelCaller:
                             f"{self.view.budget}; nothing left to shrink)",
                         )
                     ) from None
-                force_compact = True
+                # a reply cap too big for the window it learned: the same view is sent again
+                # with the smaller cap; else the view is compacted for the new budget
+                force_compact = not (
+                    self.view.window.reserve < sent_cap
+                    and self.view.estimate() <= self.view.trigger()
+                )
                 state = state.next(
                     TransitionReason.COMPACTED, str(exc), compactions=state.compactions + 1
                 )

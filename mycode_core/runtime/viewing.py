@@ -11,7 +11,7 @@ from typing import Any
 from mycode_core.events import (
     CheckpointEvent,
 )
-from mycode_core.providers.base import ModelError
+from mycode_core.providers.base import ModelError, call_model
 from mycode_core.providers.discovery import cached_window, remember_window
 from mycode_core.runtime import guards
 from mycode_core.runtime.context import ModelView
@@ -54,12 +54,10 @@ class Viewing(RunnerBase):
             configured=int(settings.context_window) if configured else None,
             reserve=settings.max_output_tokens,
         )
-        threshold = settings.section("context").get("compact_threshold", DEFAULT_THRESHOLD)
-        try:
-            threshold = float(threshold)
-        except (TypeError, ValueError):
-            self._notice(f"[context] compact_threshold {threshold!r} is not a number; using 0.8")
-            threshold = DEFAULT_THRESHOLD
+        context = settings.section("context")
+        threshold = float(context.get("compact_threshold", DEFAULT_THRESHOLD))
+        if context.get("strategy") == "off":
+            threshold = 1.0  # only reactive handling at the hard limit
         view = ModelView(
             prompt, window, self._compact, shaper=self._shape_message, threshold=threshold
         )
@@ -103,9 +101,11 @@ class Viewing(RunnerBase):
             return None
         return shaped if isinstance(shaped, dict) else None
 
-    def _side_request(self, messages: list[dict[str, Any]]) -> str:
-        """One model request without tools (summaries); its usage counts for the run."""
-        reply = self.model.complete(messages, [], lambda _text: None)
+    def _side_request(self, messages: list[dict[str, Any]], purpose: str = "summary") -> str:
+        """One internal model request without tools (summaries; ``purpose`` names it so the
+        scripted provider answers it itself); its usage counts for the run."""
+        cap = self.view.window.reserve if self.view is not None else None
+        reply = call_model(self.model, messages, [], _ignore, max_tokens=cap, purpose=purpose)
         for key in ("input_tokens", "output_tokens"):
             self.usage[key] = self.usage.get(key, 0) + int(reply.usage.get(key, 0) or 0)
         return str(reply.content or "")
@@ -133,7 +133,14 @@ class Viewing(RunnerBase):
             self.view.sync(self.history)
             messages = self.view.messages()
             messages = [*messages, {"role": "user", "content": guards.CHECKPOINT_REQUEST}]
-            reply = self.model.complete(messages, [], lambda _text: None)
+            reply = call_model(
+                self.model,
+                messages,
+                [],
+                _ignore,
+                max_tokens=self.view.window.reserve,
+                purpose="checkpoint",
+            )
             self.caller.add_usage(reply.usage)
             notes = (reply.content or "").strip()
         except ModelError as exc:
@@ -149,3 +156,7 @@ def _quietly(function: Any) -> int | None:
     except Exception:  # noqa: BLE001 - discovery is best effort
         return None
     return int(value) if isinstance(value, int) and value > 0 else None
+
+
+def _ignore(_text: str) -> None:
+    """Streamed text of an internal request is not shown."""

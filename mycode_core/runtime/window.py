@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass
 
 MIN_BUDGET = 1024
+MAX_OUTPUT_DEFAULT = 16_384
 
 _NUMBER = r"(\d[\d,_]*)"
 # Each pattern captures the limit; ``requested`` patterns capture the prompt size.
@@ -117,10 +118,12 @@ class ContextWindow:
 
     @property
     def reserve(self) -> int:
-        """Tokens kept free for the reply."""
+        """Tokens kept free for the reply, and the ``max_tokens`` every request carries:
+        ``[model] max_output_tokens`` (at most half the window), else a quarter of the
+        window, at most :data:`MAX_OUTPUT_DEFAULT`."""
         if self._reserve:
-            return min(int(self._reserve), self.limit // 2)
-        return min(8_000, self.limit // 4)
+            return max(1, min(int(self._reserve), self.limit // 2))
+        return max(1, min(MAX_OUTPUT_DEFAULT, self.limit // 4))
 
     @property
     def budget(self) -> int:

@@ -1,9 +1,10 @@
 """Choosing what a compacted view keeps.
 
-The new view is: the system message; one summary message (the task, the model's cumulative
-summary, the facts the runtime recorded, the todo list, every pin); then the most recent whole
-turns verbatim, with older tool results in them shrunk to one-line references. A cut never
-falls between an assistant's tool calls and their results.
+Masking first (old tool results → one-line placeholders, :mod:`.masking`); when that does not
+bring the view down to ``compact_target``, the new view is: the system message; one summary
+message (the task, the model's cumulative summary, the facts the runtime recorded, the todo
+list, every pin); then the most recent whole turns verbatim, older tool results in them masked.
+A cut never falls between an assistant's tool calls and their results.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from mycode_context_engine.facts import recorded_facts
+from mycode_context_engine.masking import call_index, mask_results
 from mycode_context_engine.settings import EngineSettings
-from mycode_context_engine.shaping import reference_line, shape_tool_result
+from mycode_context_engine.shaping import shape_tool_result
 from mycode_core.api import ContextOverflow
 from mycode_core.records import CompactedView
 from mycode_core.tokens import count_message, count_text
@@ -22,7 +24,6 @@ from mycode_core.tokens import count_message, count_text
 MARKER = "[mycode: context summary]"
 SUMMARY_OPEN, SUMMARY_CLOSE = "<summary>", "</summary>"
 TASK_HEADING, FACTS_HEADING = "## Task", "## Recorded by mycode"
-REFERENCE_MIN_CHARS = 300
 
 Summarize = Callable[[list[dict[str, Any]], str | None], tuple[str | None, str | None]]
 """``summarize(older_messages, previous_summary)`` → ``(summary, problem)``."""
@@ -104,30 +105,6 @@ def summary_message(task: str, summary: str | None, note: str | None, context: A
     return "\n\n".join(parts)
 
 
-def _shrink_results(
-    tail: list[dict[str, Any]], keep_whole: int, calls: dict[str, dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """Older tool results (all but the last ``keep_whole``) as one-line references."""
-    tool_positions = [i for i, m in enumerate(tail) if m.get("role") == "tool"]
-    old = set(tool_positions[: max(0, len(tool_positions) - keep_whole)])
-    out = []
-    for index, message in enumerate(tail):
-        content = message.get("content")
-        long = len(content) if isinstance(content, str) else REFERENCE_MIN_CHARS + 1
-        if index in old and long > REFERENCE_MIN_CHARS:
-            message = reference_line(message, calls.get(str(message.get("tool_call_id"))))
-        out.append(message)
-    return out
-
-
-def _call_index(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    calls: dict[str, dict[str, Any]] = {}
-    for message in messages:
-        for call in message.get("tool_calls") or ():
-            calls[str(call.get("id"))] = call
-    return calls
-
-
 def _overflow(system: dict[str, Any], task: str, context: Any, budget: int) -> str:
     pins = sum(count_text(p.text) for p in list(getattr(context, "pins", {}).values()))
     return (
@@ -136,6 +113,12 @@ def _overflow(system: dict[str, Any], task: str, context: Any, budget: int) -> s
         f"~{count_text(task)} tokens, pins ~{pins} tokens. Shorten the prompt or the project "
         "instructions, or use a model with a larger context window."
     )
+
+
+def _no_summary(older: list[dict[str, Any]], previous: str | None) -> tuple[str | None, str | None]:
+    """The summariser of the ``mask`` and ``off`` strategies: older turns are dropped, the
+    previous summary and the recorded facts stay."""
+    return previous, None
 
 
 def compact_view(
@@ -147,8 +130,66 @@ def compact_view(
     summarize: Summarize,
 ) -> tuple[CompactedView | None, str | None]:
     """The compacted view of ``messages`` for ``budget`` tokens (``None`` to decline), and
-    why the model's summary could not be used (``None`` when it could)."""
+    why the model's summary could not be used (``None`` when it could).
+
+    Stages, cheapest first: masking old tool results (free; enough when the view falls to
+    ``compact_target`` of the budget), then a summary of older turns (``summary``
+    strategies, and ``/compact``), else dropping older turns (``truncate``)."""
     system, body = messages[0], list(messages[1:])
+    _check_pinned(system, body, budget, context)
+    target = max(1, int(budget * settings.compact_target))
+    masked = 0
+    if "mask" in settings.strategy and reason != "manual":
+        body = [_reshape(m, budget, settings, context) for m in body]
+        keep = settings.keep_recent_results
+        while True:  # fewer results kept whole while the target is not reached (≥ 1)
+            trial, count = mask_results(body, keep, lambda: context.artifacts_dir)
+            if _size(system, trial) <= target or keep <= 1:
+                break
+            keep = max(1, keep // 2)
+        body, masked = trial, count
+        if masked and _size(system, body) <= target:
+            return CompactedView(messages=[system, *body], stage="mask"), None
+    if "summary" not in settings.strategy and reason != "manual":
+        summarize = _no_summary
+    result, problem = _summarised(
+        system, body, budget, target, context, reason, settings, summarize
+    )
+    if result is None and masked:
+        return CompactedView(messages=[system, *body], stage="mask"), None
+    if result is not None and summarize is _no_summary:
+        result.stage = "truncate"
+    return result, problem
+
+
+def _check_pinned(
+    system: dict[str, Any], body: list[dict[str, Any]], budget: int, context: Any
+) -> None:
+    """:class:`ContextOverflow` when the system prompt, task and pins alone exceed ``budget``."""
+    previous_summary, previous_task = None, ""
+    if body and is_summary_message(body[0]):
+        previous_summary, previous_task = previous_parts(body[0])
+    task = task_text(context, previous_task)
+    text = summary_message(task, previous_summary, None, context)
+    if count_message(system) + count_text(text) > budget:
+        raise ContextOverflow(_overflow(system, task, context, budget))
+
+
+def _size(system: dict[str, Any], body: list[dict[str, Any]]) -> int:
+    return count_message(system) + sum(map(count_message, body))
+
+
+def _summarised(
+    system: dict[str, Any],
+    body: list[dict[str, Any]],
+    budget: int,
+    target: int,
+    context: Any,
+    reason: str,
+    settings: EngineSettings,
+    summarize: Summarize,
+) -> tuple[CompactedView | None, str | None]:
+    """Older turns → one summary message; the recent turns (within the target) verbatim."""
     previous_summary, previous_task = None, ""
     if body and is_summary_message(body[0]):
         previous_summary, previous_task = previous_parts(body[0])
@@ -162,7 +203,7 @@ def compact_view(
     summary_allowance = int(budget * settings.summary_share)
     keep_budget = min(
         int(budget * (settings.keep_recent if reason == "proactive" else settings.keep_recent / 2)),
-        max(0, budget - fixed - summary_allowance),
+        max(0, target - fixed - summary_allowance),
     )
     costs = [count_message(m) for m in body]
     segments = _segments(body) if body else []
@@ -176,8 +217,8 @@ def compact_view(
         used += cost
         cut = start
     older, tail = body[:cut], body[cut:]
-    calls = _call_index(body)
-    tail = _shrink_results(tail, settings.recent_results, calls)
+    keep = min(settings.keep_recent_results, settings.recent_results)
+    tail, _ = mask_results(tail, keep, lambda: context.artifacts_dir, call_index(body))
     tail = [_reshape(m, budget, settings, context) for m in tail]  # the window may have shrunk
     if not older and tail == body[cut:]:
         return None, None  # nothing to summarise or shrink
@@ -191,10 +232,9 @@ def compact_view(
     note = None if problem is None else f"mycode: {problem}; the recorded facts below are exact"
     text = summary_message(task, summary, note, context)
     head = {"role": "user", "content": text}
-    while (
-        tail
-        and count_message(system) + count_message(head) + sum(map(count_message, tail)) > budget
-    ):
+    while len(_segments(tail)) > 1 and _size(system, [head, *tail]) > target:
+        tail = _drop_first_segment(tail)  # down to the target: several steps until the next
+    while tail and _size(system, [head, *tail]) > budget:
         tail = _drop_first_segment(tail)
     if tail and tail[0].get("role") == "user" and isinstance(tail[0].get("content"), str):
         head = {"role": "user", "content": f"{text}\n\n---\n\n{tail[0]['content']}"}
@@ -204,7 +244,8 @@ def compact_view(
     shown = summary if summary else "(no model summary)"
     if note:
         shown = f"{shown}\n({note})"
-    return CompactedView(messages=[system, head, *tail], summary=shown), problem
+    stage = "summary" if older and problem is None and summary else "truncate"
+    return CompactedView(messages=[system, head, *tail], summary=shown, stage=stage), problem
 
 
 def _reshape(

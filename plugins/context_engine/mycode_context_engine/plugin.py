@@ -59,6 +59,15 @@ def compact_context(
     result, problem = compact_view(
         messages, budget, context, reason, settings, _summarizer(context, instructions, budget)
     )
+    if result is not None and settings.strategy == "off":
+        context.emit(
+            NoticeEvent(
+                level="warning",
+                message="[context] strategy = off: the view reached the window's limit; older "
+                "turns were dropped (the task, pins and recorded facts stay)",
+                source="context_engine",
+            )
+        )
     if result is not None and problem is not None:
         context.emit(
             NoticeEvent(

@@ -5,11 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+STRATEGIES = ("mask+summary", "mask", "summary", "off")
+
 
 @dataclass(frozen=True)
 class EngineSettings:
     """Knobs of the context engine (``[context]`` in config.toml)."""
 
+    compact_target: float = 0.5
+    """A compaction brings the view down to this share of the budget (the core triggers it at
+    ``compact_threshold``, 0.8): several steps pass between two compactions."""
+    keep_recent_results: int = 10
+    """Tool results kept whole; older ones are masked to a one-line placeholder."""
+    strategy: str = "mask+summary"
+    """``mask+summary``, ``mask``, ``summary`` or ``off`` (truncation at the hard limit only)."""
     keep_recent: float = 0.3
     """Share of the budget the verbatim recent turns may take after a compaction."""
     summary_share: float = 0.15
@@ -21,7 +30,7 @@ class EngineSettings:
     max_argument_chars: int = 4_000
     """Tool-call arguments longer than this are elided in the view."""
     recent_results: int = 6
-    """Tool results kept whole in a compacted view; older ones become one-line references."""
+    """Tool results kept whole in the turns a summary keeps (at most ``keep_recent_results``)."""
     summarizer: bool = True
     """Ask the model for a summary (``false``: only the runtime's recorded facts)."""
 
@@ -37,7 +46,9 @@ def engine_settings(settings: Any) -> EngineSettings:
     for name, default in vars(defaults).items():
         value = raw.get(name, default)
         try:
-            if isinstance(default, bool):
+            if isinstance(default, str):
+                values[name] = value if value in STRATEGIES else default
+            elif isinstance(default, bool):
                 values[name] = value if isinstance(value, bool) else default
             elif isinstance(default, int):
                 values[name] = max(1, int(value))

@@ -38,7 +38,12 @@ def test_older_turns_are_summarised_and_older_results_become_references(tmp_path
     context = make_context(tmp_path)
     context.prompt = "the task"
     view, problem = compact_view(
-        _turns(12), 6_000, context, "proactive", EngineSettings(recent_results=2), _summary
+        _turns(12),
+        6_000,
+        context,
+        "proactive",
+        EngineSettings(recent_results=2, strategy="summary"),
+        _summary,
     )
     assert view is not None and problem is None
     messages = view.messages
@@ -46,11 +51,11 @@ def test_older_turns_are_summarised_and_older_results_become_references(tmp_path
     assert "SUMMARY of" in messages[1]["content"] and "the task" in messages[1]["content"]
     tools = [m for m in messages if m["role"] == "tool"]
     assert len(tools) >= 3
-    assert all(m["content"].startswith("[earlier result of read_file(path=") for m in tools[:-2])
+    assert all(m["content"].startswith("[masked result of read_file(path=") for m in tools[:-2])
     assert all(not m["content"].startswith("[earlier") for m in tools[-2:])
     assert tool_pairing_problems(messages) == []
     again, _ = compact_view(
-        [*messages, *_turns(12)[2:]], 6_000, context, "proactive", EngineSettings(), _summary
+        [*messages, *_turns(12)[2:]], 6_000, context, "proactive", SUMMARY_ONLY, _summary
     )
     assert again is not None and "previous: SUMMARY of" in again.messages[1]["content"]
 
@@ -60,6 +65,9 @@ def test_nothing_to_do_declines(tmp_path: Path) -> None:
         _turns(1, size=10), 6_000, make_context(tmp_path), "proactive", EngineSettings(), _summary
     )
     assert view is None
+
+
+SUMMARY_ONLY = EngineSettings(strategy="summary")
 
 
 def test_an_oversized_task_is_a_context_overflow_naming_it(tmp_path: Path) -> None:
@@ -105,9 +113,7 @@ def test_cuts_never_separate_a_call_from_its_result(sizes: list[int], budget: in
             if i % 4 == 3:
                 messages.append({"role": "user", "content": "guidance"})
         try:
-            view, _ = compact_view(
-                messages, budget, context, "reactive", EngineSettings(), _summary
-            )
+            view, _ = compact_view(messages, budget, context, "reactive", SUMMARY_ONLY, _summary)
         except ContextOverflow:
             return
         if view is not None:

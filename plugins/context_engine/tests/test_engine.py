@@ -101,7 +101,7 @@ def test_a_compacted_view_holds_task_summary_facts_and_todos(tmp_path: Path) -> 
         ]
     }
     model = SideModel([todo, *reads(20)], lambda: "## Goal\nSum values.\n## Progress\nREAD-SOME")
-    runner = runner_with(tmp_path, model, context_window=8_000)
+    runner = runner_with(tmp_path, model, context_window=8_000, context={"strategy": "summary"})
     events = run(runner)
     assert events[-1].stop_reason == "completed"
     compactions = of(events, "compaction")
@@ -129,7 +129,7 @@ def test_a_bad_summary_falls_back_to_the_recorded_facts(
     tmp_path: Path, reply: Callable[[], str], problem: str
 ) -> None:
     model = SideModel(reads(12), reply)
-    runner = runner_with(tmp_path, model, context_window=8_000)
+    runner = runner_with(tmp_path, model, context_window=8_000, context={"strategy": "summary"})
     events = run(runner)
     assert events[-1].stop_reason == "completed"
     assert of(events, "compaction")
@@ -147,7 +147,9 @@ def test_pins_survive_every_compaction(tmp_path: Path) -> None:
     tool = Tool(name="load_demo", description="Load the demo skill.", handler=pin)
     turns = [{"tool_calls": [{"name": "load_demo", "arguments": {}}]}, *reads(24)]
     model = SideModel(turns, lambda: "summary")
-    runner = runner_with(tmp_path, model, tools_plugin(tool), context_window=8_000)
+    runner = runner_with(
+        tmp_path, model, tools_plugin(tool), context_window=8_000, context={"strategy": "summary"}
+    )
     events = run(runner)
     assert len(of(events, "compaction")) >= 2
     for call in model.calls[-3:]:

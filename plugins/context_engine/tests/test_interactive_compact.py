@@ -40,7 +40,8 @@ def _expect(fd: int, seen: list[str], needle: str, timeout: float = 30.0) -> Non
 def test_slash_compact_summarises_before_the_next_request(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    turns = [{"content": "first answer"}, {"content": "SUMMARY-X"}, {"content": "second answer"}]
+    # the summary request is answered by the scripted provider itself: it consumes no turn
+    turns = [{"content": "first answer"}, {"content": "second answer"}]
     script = tmp_path / "turns.json"
     script.write_text(json.dumps(turns))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MYCODE_"))}
@@ -57,6 +58,9 @@ def test_slash_compact_summarises_before_the_next_request(tmp_path: Path) -> Non
         _expect(fd, seen, "compacted before the next request")
         os.write(fd, b"again\r")
         _expect(fd, seen, "second answer")
+        os.write(fd, b"/context\r")
+        _expect(fd, seen, "summary ~")
+        assert "recent ~" in seen[0] and "masked ~" in seen[0]
         assert "context compacted (manual)" in seen[0]
         os.write(fd, b"/exit\r")
         deadline = time.monotonic() + 30
@@ -71,4 +75,5 @@ def test_slash_compact_summarises_before_the_next_request(tmp_path: Path) -> Non
     (transcript,) = (tmp_path / "home" / "sessions").glob("*.jsonl")
     events = [json.loads(line) for line in transcript.read_text().splitlines()]
     (compaction,) = [e for e in events if e["type"] == "compaction"]
-    assert compaction["reason"] == "manual" and "SUMMARY-X" in compaction["summary"]
+    assert compaction["reason"] == "manual" and compaction["stage"] == "summary"
+    assert "## Progress" in compaction["summary"]  # the scripted provider's own summary

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from mycode_core import RunContext, ToolResult, tool
 from mycode_core.records import CallApproval
@@ -35,13 +35,12 @@ def save_note(note: str, scope: str, context: Any) -> ToolResult:
 
 @tool(risk="low")
 def remember(
-    note: Annotated[str, "The fact to remember, short and self-contained."],
+    note: str,
     context: RunContext,
-    scope: Annotated[Literal["project", "user"], "project (default) or user."] = "project",
+    scope: Literal["project", "user"] = "project",
 ) -> ToolResult:
-    """Remember a lasting fact for later sessions (a project convention, a command that
-    works, a user preference). scope 'project' (default): this project only; 'user': every
-    project. Keep notes short and self-contained; never store secrets."""
+    """Remember a short, lasting fact (convention, working command, preference) for later
+    sessions of this project (scope user: every project). Never secrets."""
     return save_note(note, scope, context)
 
 

@@ -31,10 +31,9 @@ def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
 
 @tool(read_only=True, concurrency_safe=True, risk="low")
 def load_skill(
-    name: Annotated[str, "The skill's name, as listed under 'Skills'."], context: RunContext
+    name: Annotated[str, "As listed under 'Skills'."], context: RunContext
 ) -> ToolResult:
-    """Load a skill listed under 'Skills' in the system prompt: returns its instructions
-    (SKILL.md) and the list of files in its folder, which read_file can open."""
+    """Load a skill listed under 'Skills': its instructions (SKILL.md) and its files."""
     return load(name, context, turn=context.prompt)
 
 

@@ -30,16 +30,15 @@ SCHEMA: dict[str, Any] = {
     "properties": {
         "task": {
             "type": "string",
-            "description": "The complete, self-contained task for the subagent (it does not "
-            "see this conversation).",
+            "description": "Everything it needs: it does not see this conversation.",
         },
         "agent": {
             "type": "string",
-            "description": f"The profile to run (default {DEFAULT_PROFILE!r}).",
+            "description": f"Default {DEFAULT_PROFILE!r}.",
         },
         "description": {
             "type": "string",
-            "description": "A few words saying what the subagent does, shown to the user.",
+            "description": "A few words for the user.",
         },
     },
     "required": ["task"],
@@ -135,13 +134,11 @@ class Delegator:
     def description(self) -> str:
         """The tool description: what it does, then each profile's name and description."""
         lines = [
-            "Delegate a self-contained task to a subagent that works with its own fresh context "
-            "and tools, then returns its final answer, the files it changed, the checks it ran "
-            "and its verdict. Use it for broad searches or side tasks whose details you do not "
-            "need to keep in your own context. The subagent sees only `task`: include every "
-            "detail it needs. Several read-only subagents called in one reply run in parallel.",
+            "Run a self-contained task in a subagent with its own fresh context; returns its "
+            "answer, changed files, checks and verdict. For broad searches and side tasks. "
+            "Read-only subagents in one reply run in parallel.",
             "",
-            "Available agents (`agent`):",
+            "Agents:",
         ]
         for profile in self.profiles.values():
             text = profile.description

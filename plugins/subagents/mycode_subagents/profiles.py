@@ -98,10 +98,7 @@ class Profile:
 
 EXPLORE = Profile(
     name="explore",
-    description=(
-        "Read-only investigation: finds and reads code, searches the workspace and answers "
-        "questions about it. Cannot change files or run commands; several may run at once."
-    ),
+    description=("Read-only: finds, reads and searches code, answers questions about it."),
     instructions=(
         "You are an exploration agent. Investigate with the read-only tools you have and "
         "answer the question you were given. Cite file paths and line numbers. You cannot "
@@ -112,10 +109,7 @@ EXPLORE = Profile(
 )
 GENERAL = Profile(
     name="general",
-    description=(
-        "General-purpose agent for a self-contained multi-step task (investigate, edit, run "
-        "tests) with the same tools as you; its changes stay in the workspace."
-    ),
+    description=("Multi-step work (investigate, edit, test) with your tools; changes stay."),
     instructions="",
 )
 BUILTIN_PROFILES = (EXPLORE, GENERAL)

@@ -7,7 +7,6 @@ kept; the write is atomic; a file that changed on disk since it was read is refu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
 
 from mycode_builtin_tools import encoding, readstate
 from mycode_builtin_tools.atomic import atomic_write
@@ -18,10 +17,8 @@ from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Replace an exact string in a file read earlier with read_file. old_string must match "
-    "the file exactly (without line-number prefixes) and be unique unless replace_all is "
-    "true; include surrounding lines to make it unique. Line endings, encoding and the rest "
-    "of the file are kept. Refused if the file changed since it was read."
+    "Replace an exact, unique string (or every match with replace_all) in a file read "
+    "earlier; old_string without line-number prefixes. Refused if the file changed since."
 )
 
 
@@ -54,9 +51,9 @@ def _not_found(text: str, old: str, rel: str) -> ToolResult:
 @tool(name="edit_file", description=DESCRIPTION)
 def edit_file(
     context: RunContext,
-    path: Annotated[WritePath, "File path, relative to the workspace root."],
-    old_string: Annotated[str, "Exact text to replace."],
-    new_string: Annotated[str, "Replacement text."],
+    path: WritePath,
+    old_string: str,
+    new_string: str,
     replace_all: bool = False,
 ) -> ToolResult:
     """Replace ``old_string`` with ``new_string`` in a file read earlier in the session."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Annotated
 
 from mycode_builtin_tools.walk import list_files, skip_dirs_for
 from mycode_core import ReadPath, RunContext, tool
@@ -18,9 +17,8 @@ from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Find files by name pattern, e.g. '**/*.py' or 'src/**/test_*.{js,ts}'. '*' stays in one "
-    "folder, '**' crosses folders. Respects .gitignore; skips .git, node_modules and "
-    "virtualenvs. Newest first, at most 100 results."
+    "Find files by glob ('**/*.py'; '**' crosses folders), newest first, at most 100. "
+    "Respects .gitignore."
 )
 MAX_RESULTS = 100
 
@@ -104,8 +102,8 @@ def _matches(base: Path, pattern: str) -> list[str]:
 @tool(name="glob", read_only=True, description=DESCRIPTION)
 def glob(
     context: RunContext,
-    pattern: Annotated[str, "Glob pattern."],
-    path: Annotated[ReadPath, "Folder to search (default: the workspace root)."] = Path("."),
+    pattern: str,
+    path: ReadPath = Path("."),
 ) -> ToolResult:
     """List files matching ``pattern`` under ``path`` (default: the workspace), newest first."""
     if not pattern.strip():

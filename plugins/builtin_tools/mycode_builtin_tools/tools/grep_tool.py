@@ -22,10 +22,8 @@ from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Search file contents with a regular expression (ripgrep syntax). output_mode: "
-    "'files_with_matches' (default, file paths), 'content' (matching lines as path:line:text, "
-    "with optional context lines) or 'count'. glob filters files (e.g. '*.py'); head_limit "
-    "caps the lines returned. Respects .gitignore."
+    "Search file contents by regex (ripgrep). output_mode: files_with_matches (default), "
+    "content (path:line:text) or count. Respects .gitignore."
 )
 
 DEFAULT_HEAD_LIMIT = 250
@@ -188,15 +186,15 @@ def _order(lines: list[str], mode: str, base: Path) -> list[str]:
     return lines
 
 
-Where = Annotated[ReadPath, "File or folder to search (default: the workspace root)."]
+Where = ReadPath
 
 
 @tool(name="grep", read_only=True, description=DESCRIPTION)
 def grep(
     run: RunContext,
-    pattern: Annotated[str, "Regular expression."],
+    pattern: str,
     path: Where = Path("."),
-    glob: Annotated[str | None, "Only files matching this glob."] = None,
+    glob: Annotated[str | None, "e.g. '*.py'"] = None,
     output_mode: Literal["content", "files_with_matches", "count"] | None = None,
     case_insensitive: bool | None = None,
     context: Annotated[int | None, Field(ge=0, le=50)] = None,

@@ -20,10 +20,9 @@ from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Read a text file. Returns numbered lines (line number, tab, text). Reads up to 2000 lines "
-    "from offset (1-based); the result says when the view is partial and which offset to "
-    "read on from. Lines over 2000 characters are cut. Binary files are refused. Read a file "
-    "before editing or overwriting it. Also reads saved command output (artifact paths)."
+    "Read a text file (also saved outputs at artifact paths) as numbered lines, up to 2000 "
+    "from offset (1-based); a partial view says the offset to read on from. Read before "
+    "editing."
 )
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -130,7 +129,7 @@ def _binary_refusal(rel: str, kind: str, size: int) -> ToolResult:
 @tool(name="read_file", read_only=True, description=DESCRIPTION)
 def read_file(
     context: RunContext,
-    path: Annotated[ReadPath, "File path, relative to the workspace root."],
+    path: ReadPath,
     offset: Annotated[int | None, Field(ge=1, description="First line (1-based).")] = None,
     limit: Annotated[int | None, Field(ge=1, description="Lines to read.")] = None,
 ) -> ToolResult:

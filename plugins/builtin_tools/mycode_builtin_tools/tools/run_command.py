@@ -33,12 +33,9 @@ from mycode_core import RunContext, tool
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Run a bash command in the workspace. The working directory persists between calls but "
-    "stays inside the workspace. stdin is closed (no interactive prompts). Default timeout "
-    "120 s (max 600); on timeout the whole process tree is killed. Nothing a command starts "
-    "outlives it: start a server and use it in the same command (`srv & sleep 1; curl ...`). "
-    "Long output is cut to head and tail; "
-    "the full output is saved and its path is given. Reports the exit code."
+    "Run a bash command in the workspace (cwd persists; stdin closed). Timeout 120 s "
+    "default, max 600; nothing it starts outlives it. Long output is cut; the full output "
+    "path is given (read_file it). Reports the exit code."
 )
 
 DEFAULT_TIMEOUT = 120
@@ -170,7 +167,8 @@ class _Capture:
         elided_bytes = max(0, self.total - len(head.encode()) - len(tail.encode()))
         marker = (
             f"\n… [{elided_lines} lines ({elided_bytes} bytes) elided; full output: "
-            f"{self.artifact}] …\n"
+            f"{self.artifact} — read the rest with read_file (path as shown, offset = the "
+            "first line wanted)] …\n"
         )
         return head + marker + tail, True
 
@@ -286,8 +284,8 @@ def _sandbox_argv(
 @tool(name="run_command", risk="high", timeout=660, description=DESCRIPTION)
 def run_command(
     context: RunContext,
-    command: Annotated[str, "Shell command (bash)."],
-    timeout: Annotated[float | None, "Seconds (default 120, max 600)."] = None,
+    command: str,
+    timeout: Annotated[float | None, "Seconds."] = None,
     description: Annotated[str | None, "What it does, briefly."] = None,
 ) -> ToolResult:
     """Run ``command`` with bash in the persistent working folder; see the module docstring.

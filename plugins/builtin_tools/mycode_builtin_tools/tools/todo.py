@@ -13,11 +13,7 @@ from pydantic import BaseModel
 from mycode_core import RunContext, tool
 from mycode_core.records import ToolResult
 
-DESCRIPTION = (
-    "Replace your task list. Each todo has content, status (pending, in_progress, completed) "
-    "and an optional id. Keep exactly one in_progress while working; mark items completed "
-    "as soon as they are done."
-)
+DESCRIPTION = "Replace your task list; keep one item in_progress, mark items completed when done."
 
 STATUSES = ("pending", "in_progress", "completed")
 STORE_KEY = "todos"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 from mycode_builtin_tools import encoding, readstate
 from mycode_builtin_tools.atomic import atomic_write
@@ -15,8 +15,8 @@ from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Write a whole file, creating parent folders. Overwriting an existing file requires a "
-    "read_file of it first. Prefer edit_file for changes to existing files."
+    "Write a whole file (parent folders created); read an existing file first. Prefer "
+    "edit_file for changes."
 )
 
 
@@ -39,7 +39,7 @@ def _payload_for_existing(data: bytes, content: str) -> tuple[bytes, str, str, s
 @tool(name="write_file", description=DESCRIPTION)
 def write_file(
     context: RunContext,
-    path: Annotated[WritePath, "File path, relative to the workspace root."],
+    path: WritePath,
     content: str,
 ) -> ToolResult:
     """Write ``content`` to ``path``; overwriting needs a prior ``read_file`` of it."""

@@ -1,0 +1,91 @@
+"""Observation masking: the first, free stage of a compaction.
+
+Tool results older than the last ``keep_recent_results`` become one line naming the tool, the
+gist of its arguments, the result's size and the path of the full output saved under this
+session's artifacts folder, with how to read it back (``read_file`` with ``offset``). The
+model's own reasoning and calls stay. Masking happens only at a compaction, all old results at
+once (a batch), so between compactions every request extends the previous one exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from mycode_context_engine.shaping import describe_call, save_full_output
+
+MASK_PREFIX = "[masked result of "
+MIN_MASK_CHARS = 300
+"""Results shorter than this are kept: the placeholder would not be much smaller."""
+_SAVED = re.compile(r"(?:saved at|full output:) (\S+?)(?:\]|\s|$)")
+
+
+def is_masked(message: dict[str, Any]) -> bool:
+    """Whether a tool message is already a placeholder."""
+    content = message.get("content")
+    return isinstance(content, str) and content.startswith(MASK_PREFIX)
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+
+
+def _artifact(text: str, call_id: str, artifacts: Any) -> Path | str | None:
+    """Where the full output is: a path the result already names, else a new file."""
+    named = _SAVED.search(text)
+    if named:
+        return named.group(1).rstrip(".,;—")
+    try:
+        folder = Path(artifacts())
+    except Exception:  # noqa: BLE001 - no artifacts folder: the placeholder says so
+        return None
+    digest = hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:8]  # noqa: S324
+    return save_full_output(text, f"{call_id}-{digest}", folder)
+
+
+def placeholder(message: dict[str, Any], call: dict[str, Any] | None, artifacts: Any) -> str:
+    """The one-line form of an old tool result."""
+    text = _text(message.get("content"))
+    lines = text.count("\n") + 1
+    where = _artifact(text, str(message.get("tool_call_id") or "result"), artifacts)
+    again = (
+        f"full output at {where} — read_file it (offset=N from line N)"
+        if where is not None
+        else "call the tool again if you need it"
+    )
+    return f"{MASK_PREFIX}{describe_call(call)}: {lines} lines, {len(text)} chars; {again}]"
+
+
+def call_index(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Tool calls by id, to name the call a result answers."""
+    calls: dict[str, dict[str, Any]] = {}
+    for message in messages:
+        for call in message.get("tool_calls") or ():
+            calls[str(call.get("id"))] = call
+    return calls
+
+
+def mask_results(
+    messages: list[dict[str, Any]],
+    keep: int,
+    artifacts: Any,
+    calls: dict[str, dict[str, Any]] | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """``messages`` with every tool result but the last ``keep`` masked, and how many were
+    masked now. Unchanged messages are the same objects (the view keeps their identity)."""
+    calls = call_index(messages) if calls is None else calls
+    positions = [i for i, m in enumerate(messages) if m.get("role") == "tool"]
+    old = set(positions[: max(0, len(positions) - max(0, keep))])
+    out: list[dict[str, Any]] = []
+    masked = 0
+    for index, message in enumerate(messages):
+        if index in old and not is_masked(message):
+            if len(_text(message.get("content"))) > MIN_MASK_CHARS:
+                call = calls.get(str(message.get("tool_call_id")))
+                message = {**message, "content": placeholder(message, call, artifacts)}
+                masked += 1
+        out.append(message)
+    return out, masked
