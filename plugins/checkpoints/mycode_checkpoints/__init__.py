@@ -110,9 +110,7 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookimpl
-def register_slash_commands(
-    register: Callable[[SlashCommand], None], context: RunContext
-) -> None:
+def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
     """Add ``/undo`` and ``/checkpoints`` to the interactive session."""
     from mycode_checkpoints.slash import commands
 

@@ -88,9 +88,7 @@ def make_commands() -> list[click.Command]:
             flag = "  (undone)" if turn["undone"] else ""
             click.echo(f"turn {turn['turn']}  {when}  {prompt}{flag}")
             for f in turn["files"]:
-                lines = (
-                    f"  +{f['added']} -{f['removed']}" if f.get("added") is not None else ""
-                )
+                lines = f"  +{f['added']} -{f['removed']}" if f.get("added") is not None else ""
                 note = f"  [{f['note']}]" if f.get("note") else ""
                 click.echo(f"    {f['change']:<8} {f['path']}{lines}{note}")
 

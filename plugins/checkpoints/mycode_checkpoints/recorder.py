@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import hashlib
 import os
 import shutil
+import stat
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -62,6 +64,8 @@ class Recorder:
         self._seen_bytes = 0
         self.lock = threading.RLock()
         self.notices: list[str] = []
+        self._total: int | None = None
+        self._counted: dict[Path, set[str]] = {}
 
     # ----------------------------------------------------------------- turns
 
@@ -69,9 +73,7 @@ class Recorder:
         """A new user turn begins."""
         with self.lock:
             number = store.next_turn(self.home, self.session_id, self.workspace)
-            self.turn = store.TurnRecord(
-                self.home, self.session_id, number, prompt, self.workspace
-            )
+            self.turn = store.TurnRecord(self.home, self.session_id, number, prompt, self.workspace)
 
     def _current(self, prompt: str) -> store.TurnRecord:
         if self.turn is None:
@@ -133,6 +135,10 @@ class Recorder:
                 data = path.read_bytes()
         except OSError:
             return
+        self._keep(rel, data)
+
+    def _keep(self, rel: str, data: bytes | None) -> None:
+        """Cache ``data`` as the current content of ``rel`` (None: the file is absent)."""
         with self.lock:
             old = self.seen.pop(rel, None)
             self._seen_bytes -= len(old or b"")
@@ -158,11 +164,23 @@ class Recorder:
                 if rel.endswith("/") or _inside_git_dir(rel) or turn is None:
                     continue
                 stored |= self._record_file(turn, rel, captured, created)
-                self._remember(rel)
             self._drop_pending(captured)
             if stored and turn is not None:
-                max_bytes = int(self.settings.max_mb * 1024 * 1024)
-                store.enforce_limit(self.home, max_bytes, keep=turn.dir)
+                self._bound(turn)
+
+    def _bound(self, turn: store.TurnRecord) -> None:
+        """Keep all checkpoints within ``max_mb``: the folders are measured once per session,
+        then the sizes of the blobs added are counted; over the bound, oldest turns go."""
+        max_bytes = int(self.settings.max_mb * 1024 * 1024)
+        blobs = turn.blob_dir()
+        names = {p.name for p in blobs.iterdir()} if blobs.is_dir() else set()
+        added = sum((blobs / n).stat().st_size for n in names - self._counted.get(turn.dir, set()))
+        self._counted[turn.dir] = names
+        if self._total is not None:
+            self._total += added + 1024  # metadata, roughly
+        if self._total is None or self._total > max_bytes:
+            store.enforce_limit(self.home, max_bytes, keep=turn.dir)
+            self._total = store.total_size(self.home)
 
     def _drop_pending(self, captured: dict[str, tuple[str, int, int] | None]) -> None:
         pending_dir = self.home / "checkpoints" / ".pending" / self.session_id
@@ -191,8 +209,16 @@ class Recorder:
             return stored
         if item["change"] != "created":
             item["change"] = "modified" if exists else "deleted"
-        item["after"] = store.hash_file(now) if exists else None
-        item["added"], item["removed"] = self._line_counts(turn, item, now if exists else None)
+        data = _read_small(now) if exists else b""
+        if data is not None:
+            self._keep(rel, data if exists else None)
+        if not exists:
+            item["after"] = None
+        elif data is not None:
+            item["after"] = hashlib.sha256(data).hexdigest()
+        else:
+            item["after"] = store.hash_file(now)
+        item["added"], item["removed"] = self._line_counts(turn, item, data)
         turn.add(item)
         return stored
 
@@ -237,8 +263,6 @@ class Recorder:
         return item, False
 
     def _store_bytes(self, turn: store.TurnRecord, item: dict[str, Any], data: bytes) -> Any:
-        import hashlib
-
         digest = hashlib.sha256(data).hexdigest()
         blobs = turn.blob_dir()
         blobs.mkdir(parents=True, exist_ok=True)
@@ -261,7 +285,7 @@ class Recorder:
         return out if done.returncode == 0 and isinstance(out, bytes) else None
 
     def _line_counts(
-        self, turn: store.TurnRecord, item: dict[str, Any], now: Path | None
+        self, turn: store.TurnRecord, item: dict[str, Any], new: bytes | None
     ) -> tuple[int | None, int | None]:
         """Lines added and removed by the turn (None for binary or big files)."""
         old = b""
@@ -272,10 +296,6 @@ class Recorder:
             old = path.read_bytes()
         elif item["change"] != "created":
             return None, None
-        try:
-            new = b"" if now is None else now.read_bytes() if now.stat().st_size <= DIFF_MAX else None
-        except OSError:
-            new = None
         if new is None or b"\0" in old or b"\0" in new:
             return None, None
         try:
@@ -289,6 +309,19 @@ class Recorder:
             elif line.startswith("-") and not line.startswith("---"):
                 removed += 1
         return added, removed
+
+
+def _read_small(path: Path) -> bytes | None:
+    """A regular file's bytes when small enough to cache, else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        data = fh.read(CACHE_FILE_MAX + 1)
+    return data if len(data) <= CACHE_FILE_MAX else None
 
 
 def cleanup(context: Any) -> None:

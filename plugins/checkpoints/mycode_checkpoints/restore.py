@@ -45,7 +45,9 @@ def plan(home: Path, session_id: str, turn: int | None) -> UndoPlan:
         chosen = [t for t in turns if int(t["turn"]) >= turn]
         if not chosen:
             numbers = ", ".join(str(t["turn"]) for t in turns)
-            raise UndoError(f"turn {turn} changed no files to undo (turns with changes: {numbers})", 2)
+            raise UndoError(
+                f"turn {turn} changed no files to undo (turns with changes: {numbers})", 2
+            )
     result = UndoPlan(turns=chosen)
     for meta in chosen:  # oldest first: the first entry of a path holds its content before
         for item in meta["files"]:

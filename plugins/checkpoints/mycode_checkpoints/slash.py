@@ -40,7 +40,7 @@ def commands() -> list[Any]:
     from mycode_core import SlashCommand
 
     return [
-        SlashCommand(name="undo", description="Undo the files of the last turn (or turn N and later)",
+        SlashCommand(name="undo", description="Undo the last turn's files (or turn N and later)",
                      argument_hint="[N] [--force]", run=_undo, plugin="checkpoints"),
         SlashCommand(name="checkpoints", description="List the turns that changed files",
                      run=_list, plugin="checkpoints"),

@@ -175,6 +175,12 @@ def _size(path: Path) -> int:
     return total
 
 
+def total_size(home: Path) -> int:
+    """Bytes taken by every session's checkpoints."""
+    base = root(home)
+    return _size(base) if base.is_dir() else 0
+
+
 def enforce_limit(home: Path, max_bytes: int, keep: Path | None = None) -> list[str]:
     """Drop whole oldest turns (any session) until all checkpoints fit in ``max_bytes``;
     the turn folder ``keep`` (the one being recorded) is never dropped. Returns what went."""

@@ -137,9 +137,7 @@ def test_a_file_never_seen_outside_git_is_named_not_lost(ws: Path, home: Path) -
     assert (ws / "b.txt").read_text() == "changed\n"
 
 
-def test_inside_git_the_index_gives_the_content_and_git_is_untouched(
-    ws: Path, home: Path
-) -> None:
+def test_inside_git_the_index_gives_the_content_and_git_is_untouched(ws: Path, home: Path) -> None:
     import subprocess
 
     git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
@@ -162,7 +160,8 @@ def test_max_mb_drops_oldest_turns_and_bad_values_are_config_errors(ws: Path, ho
     first = _run(ws, home, [_call("read_file", path="big.txt"),
                             _call("write_file", path="big.txt", content="c" * 800)])  # fmt: skip
     session = json.loads(first.stdout)["session_id"]
-    second = _run(ws, home, [_call("write_file", path="big.txt", content="d" * 800)],
+    second = _run(ws, home, [_call("read_file", path="big.txt"),
+                             _call("write_file", path="big.txt", content="d" * 800)],
                   "--resume", session)  # fmt: skip
     assert second.rc == 0, second.stderr
     turns = json.loads(_cli(ws, home, "checkpoints", "--json", "--session", session).stdout)
