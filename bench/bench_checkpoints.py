@@ -21,7 +21,6 @@ from mycode_checkpoints.store import root
 from mycode_core.config import load_settings
 from mycode_core.records import Observation, RunContext, Tool, ToolCall, ToolResult
 
-
 SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}}
 
 
