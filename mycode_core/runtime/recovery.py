@@ -23,6 +23,7 @@ from mycode_core.events import (
 )
 from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply
 from mycode_core.runtime.context import ContextOverflow, ModelView, ViewChange
+from mycode_core.runtime.costs import CostMeter
 from mycode_core.runtime.history import History
 from mycode_core.runtime.messages import assistant_message
 from mycode_core.runtime.state import LoopState, RunStopped, TransitionReason
@@ -69,11 +70,13 @@ class ModelCaller:
         self.emit = emit
         self.guide = guide
         self.usage = usage
+        self.meter = CostMeter(settings)
 
     def add_usage(self, usage: dict[str, int]) -> None:
         """Add a reply's reported token usage to the run's total."""
         for key in ("input_tokens", "output_tokens"):
             self.usage[key] = self.usage.get(key, 0) + int(usage.get(key, 0) or 0)
+        self.meter.add(usage)
 
     def _complete(
         self, state: LoopState, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
