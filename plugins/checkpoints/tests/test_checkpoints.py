@@ -175,3 +175,16 @@ def test_nothing_to_undo(ws: Path, home: Path) -> None:
     none = _cli(ws, home, "undo", "--cwd", str(ws))
     assert none.rc == 2 and "nothing to undo" in none.stderr
     assert json.loads(_cli(ws, home, "checkpoints", "--json", "--cwd", str(ws)).stdout) == []
+
+
+def test_slash_undo_in_a_resumed_session(ws: Path, home: Path) -> None:
+    first = _run(ws, home, _edit_turns()[:2])
+    session = json.loads(first.stdout)["session_id"]
+    model = write_script(home.parent / "none.json", [])
+    slash = run_cli(["-p", "/undo", "--resume", session, "--model", model, "--cwd", str(ws)],
+                    ws, home, timeout=120)  # fmt: skip
+    assert slash.rc == 0, slash.stderr
+    assert "restored a.py" in slash.stdout
+    assert (ws / "a.py").read_text() == "one\ntwo\n"
+    plugins = _cli(ws, home, "plugins")
+    assert '"checkpoints"' in plugins.stdout
