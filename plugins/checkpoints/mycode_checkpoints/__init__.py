@@ -46,6 +46,13 @@ __all__ = [
 ]
 
 
+def _notice(context: RunContext, message: str) -> None:
+    """One warning notice in the run's event stream."""
+    from mycode_core.events import NoticeEvent
+
+    context.emit(NoticeEvent(level="warning", message=message, source="checkpoints"))
+
+
 @hookimpl
 def register_settings(register: Callable[[str, type], None]) -> None:
     """Declare the ``[checkpoints]`` config table so the core validates it."""
@@ -69,7 +76,10 @@ def permission_verdict(call: ToolCall, tool: Tool, context: RunContext) -> Permi
     """Before a call runs: copy aside what it declares it writes (never decides anything)."""
     from mycode_checkpoints.recorder import recorder_for
 
-    recorder_for(context).before_call(call, tool)
+    try:
+        recorder_for(context).before_call(call, tool)
+    except OSError as exc:  # a checkpoint problem never costs the call
+        _notice(context, f"checkpoints: cannot save {call.name}'s files before it runs: {exc}")
     return None
 
 
@@ -87,7 +97,10 @@ def tool_result_verdict(
                 observation = item
                 break
     if observation is not None:
-        recorder_for(context).after_call(call, observation, context.prompt)
+        try:
+            recorder_for(context).after_call(call, observation, context.prompt)
+        except OSError as exc:
+            _notice(context, f"checkpoints: cannot record what {call.name} changed: {exc}")
     return None
 
 

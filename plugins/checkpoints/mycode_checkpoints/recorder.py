@@ -317,9 +317,10 @@ def _read_small(path: Path) -> bytes | None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return None
         data = fh.read(CACHE_FILE_MAX + 1)
     return data if len(data) <= CACHE_FILE_MAX else None
 

@@ -71,6 +71,9 @@ def hash_file(path: Path) -> str | None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return None
+    if not _regular(fd):
+        os.close(fd)
+        return None
     digest = hashlib.sha256()
     with os.fdopen(fd, "rb") as fh:
         if not _regular(fh.fileno()):
@@ -90,6 +93,9 @@ def copy_in(source: Path, dest_dir: Path, name: str) -> tuple[str, int] | None:
     try:
         fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
+        return None
+    if not _regular(fd):
+        os.close(fd)
         return None
     dest_dir.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
