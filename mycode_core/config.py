@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from mycode_core.config_check import ConfigError, check_layer, error_line
+from mycode_core.pricing import ModelEntry
 from mycode_core.project_files import ProjectFileRefused, read_project_text
 from mycode_core.trust import restrict_layers
 
@@ -119,6 +120,9 @@ class Settings(BaseModel):
     api_key: str | None = None
     max_steps: int = Field(default=50, ge=1, le=100_000)
     max_tokens: int | None = Field(default=None, ge=1)
+    max_budget_usd: float | None = Field(default=None, ge=0)
+    models: dict[str, ModelEntry] = Field(default_factory=dict)
+    """``[models."NAME"]``: prices (USD per million tokens) and ``images`` per model."""
     permission_mode: PermissionMode = "default"
     context_window: int = Field(default=128_000, ge=1024)
     max_output_tokens: int | None = Field(default=None, ge=1)

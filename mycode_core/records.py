@@ -202,6 +202,8 @@ class Observation(BaseModel):
     resources: list[str] = Field(default_factory=list)
     mutation: bool = False
     mutated: list[str] = Field(default_factory=list)
+    created: list[str] = Field(default_factory=list)
+    """Of ``mutated``, the paths the change detection saw created by the call."""
     validation: Validation | None = None
     is_error: bool = False
 

@@ -54,6 +54,11 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--max-tokens", type=click.IntRange(min=1), help="Token budget for the run."),
         click.option(
+            "--max-budget-usd",
+            type=click.FloatRange(min=0),
+            help="End the run (stop_reason token_budget) once its cost passes this many USD.",
+        ),
+        click.option(
             "--permission-mode",
             type=click.Choice(PERMISSION_MODES),
             help="default | accept-edits | plan (read-only) | bypass (no prompts).",

@@ -246,6 +246,7 @@ class TextRenderer:
         summary = (
             f"[{colour}]{result.stop_reason}[/{colour}] · verdict {result.verdict} · "
             f"{plural(result.steps, 'step')} · {plural(tokens, 'token')} · {seconds:.1f}s"
+            f"{cost_and_context(result)}"
         )
         if result.error and result.stop_reason != "completed":
             summary += f"\n[red]{_escape(result.error)}[/red]"
@@ -334,3 +335,13 @@ def compaction_line(data: Any) -> str:
     if getattr(data, "stage", None):
         line += f"; {data.stage}, #{data.count}"
     return line
+
+
+def cost_and_context(result: Any) -> str:
+    """`` · $0.0123 · context 12% of 128k`` for the summary line (cost ``$?`` when unknown)."""
+    cost = getattr(result, "cost_usd", None)
+    text = f" · ${cost:.4f}" if cost is not None else " · $?"
+    context = getattr(result, "context", None) or {}
+    if context.get("window") and context.get("percent") is not None:
+        text += f" · context {context['percent']:g}% of {int(context['window']) // 1000}k"
+    return text

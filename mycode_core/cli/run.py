@@ -112,6 +112,7 @@ def run_agent(
     resume_id: str | None,
     continue_latest: bool,
     trust_workspace: bool = False,
+    max_budget_usd: float | None = None,
 ) -> int:
     """Run the agent; return the process exit code (SPEC §2)."""
     from mycode_core.config import ConfigError, ensure_home, home_dir, load_settings
@@ -149,6 +150,7 @@ def run_agent(
         "api_key": api_key,
         "max_steps": max_steps,
         "max_tokens": max_tokens,
+        "max_budget_usd": max_budget_usd,
         "permission_mode": permission_mode,
         "mcp_config_files": [str(Path(p).resolve()) for p in mcp_config] or None,
         "trust_workspace": True if trust_workspace else None,

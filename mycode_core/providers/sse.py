@@ -97,6 +97,9 @@ class StreamAccumulator:
                 "input_tokens": int(usage.get("prompt_tokens") or 0),
                 "output_tokens": int(usage.get("completion_tokens") or 0),
             }
+            details = usage.get("prompt_tokens_details")
+            if isinstance(details, dict) and details.get("cached_tokens"):
+                self.usage["cached_input_tokens"] = int(details["cached_tokens"] or 0)
         for choice in chunk.get("choices") or ():
             if not isinstance(choice, dict) or int(choice.get("index") or 0) != 0:
                 continue

@@ -117,6 +117,7 @@ class Acting(RunnerBase):
             result=outcome.result,
             matcher=self.matcher,
             workspace_changes=changes,
+            created=self.changes.created if changes and self.changes is not None else None,
         )
         with self.context.lock:
             self.context.observations.append(observation)

@@ -117,6 +117,8 @@ class ChangeDetector:
         self._git: bool | None = None
         self._marked_ns = 0
         self.mechanism = "snapshot"
+        self.created: set[str] = set()
+        """Of the last :meth:`changes`, the paths created during the call (when known)."""
         self.rearms = 0
         """How many times the watches were set up again after a queue overflow."""
         if use_inotify and os.uname().sysname == "Linux":
@@ -287,18 +289,21 @@ class ChangeDetector:
                         for p in self._net_changes()
                         if not p.endswith("/") or not os.path.isdir(self.root / p.rstrip("/"))
                     ]
+                    self.created = {p for p in found if self._pending.get(p)}
                     self._pending.clear()
                     return found
                 return self._after_overflow()
             before = self._snapshot or {}
             after = self._take_snapshot()
             self._snapshot = None
+            self.created = set(after) - set(before)
             return _diff(before, after)
 
     def _after_overflow(self) -> list[str]:
         """The call's changes when events were lost: watch again first (so nothing made
         from now on is missed), then one walk for what changed since the mark."""
         seen = dict(self._pending)
+        self.created = {rel for rel, created in seen.items() if created}
         self._pending.clear()
         self._rearm()
         since = self._marked_ns - 2_000_000_000  # filesystem timestamps are coarse

@@ -298,6 +298,8 @@ class AgentRunner(Acting, Viewing):
             error=error,
             is_error=stop != "completed",
             usage_by_agent=self.usage_by_agent(),
+            cost_usd=self.caller.meter.total(),
+            context=self.caller.meter.context(self.view.window.limit if self.view else 0),
         )
 
     def _expand_prompt(self, prompt: str) -> str:
@@ -331,6 +333,8 @@ class AgentRunner(Acting, Viewing):
             budget = settings.max_tokens
             if budget and self.usage["input_tokens"] + self.usage["output_tokens"] >= int(budget):
                 raise RunStopped(state.finish("token_budget", f"token budget of {budget} used up"))
+            if over := self.caller.meter.over_budget():
+                raise RunStopped(state.finish("token_budget", over))
             state = state.next(
                 TransitionReason.STEP_BEGIN, step=state.step + 1, phase=Phase.CALLING_MODEL
             )

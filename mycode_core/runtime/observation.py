@@ -116,6 +116,7 @@ def observe(
     result: ToolResult,
     matcher: ValidationMatcher,
     workspace_changes: list[str] | None,
+    created: set[str] | None = None,
 ) -> Observation:
     """Build the :class:`Observation` of one finished call."""
     metadata = result.metadata or {}
@@ -144,6 +145,7 @@ def observe(
         resources=resources,
         mutation=bool(mutated) and not result.is_error or bool(workspace_changes),
         mutated=mutated,
+        created=sorted(set(mutated) & (created or set())),
         validation=validation,
         is_error=result.is_error,
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mycode_core.events import (
@@ -29,6 +29,7 @@ from mycode_core.providers.base import (
     call_model,
 )
 from mycode_core.runtime.context import ContextOverflow, ModelView, ViewChange
+from mycode_core.runtime.costs import CostMeter
 from mycode_core.runtime.history import History
 from mycode_core.runtime.messages import assistant_message
 from mycode_core.runtime.state import LoopState, RunStopped, TransitionReason
@@ -63,11 +64,16 @@ class ModelCaller:
     emit: Callable[[AgentEvent], None]
     guide: Callable[[str, str], None]
     usage: dict[str, int]
+    meter: CostMeter = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.meter = CostMeter(self.settings)
 
     def add_usage(self, usage: dict[str, int]) -> None:
         """Add a reply's reported token usage to the run's total."""
         for key in ("input_tokens", "output_tokens"):
             self.usage[key] = self.usage.get(key, 0) + int(usage.get(key, 0) or 0)
+        self.meter.add(usage)
 
     def _complete(
         self, state: LoopState, messages: list[dict[str, Any]], tools: list[dict[str, Any]]

@@ -1,0 +1,86 @@
+"""What a run costs: the price table (``prices.json``) and ``[models."NAME"]`` overrides.
+
+Prices are USD per million tokens. The config table wins over the bundled table; a model
+with no known price costs ``None`` (unknown), never 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ModelEntry(BaseModel):
+    """``[models."NAME"]``: prices (USD per million tokens) and whether it takes images."""
+
+    model_config = ConfigDict(extra="allow")
+    input_per_mtok: float | None = Field(default=None, ge=0)
+    output_per_mtok: float | None = Field(default=None, ge=0)
+    cached_input_per_mtok: float | None = Field(default=None, ge=0)
+    images: bool | None = None
+
+
+class Price(BaseModel):
+    """One model's prices."""
+
+    input: float
+    output: float
+    cached_input: float | None = None
+
+
+@functools.cache
+def _table() -> dict[str, Price]:
+    raw = json.loads((Path(__file__).with_name("prices.json")).read_text(encoding="utf-8"))
+    return {
+        name: Price(input=v[0], output=v[1], cached_input=v[2])
+        for name, v in raw.items()
+        if not name.startswith("_")
+    }
+
+
+_DATE = re.compile(r"[-@](\d{4}-?\d{2}-?\d{2}|latest)$")
+
+
+def _normalise(model: str) -> str:
+    name = model.strip().lower().rsplit("/", 1)[-1].split(":", 1)[0]
+    return _DATE.sub("", name)
+
+
+def price_for(model: str | None, models: dict[str, Any] | None = None) -> Price | None:
+    """The price of ``model``: its ``[models."NAME"]`` entry, else the bundled table."""
+    if not model:
+        return None
+    entry = (models or {}).get(model)
+    if isinstance(entry, dict):
+        entry = ModelEntry.model_validate(entry)
+    if isinstance(entry, ModelEntry) and entry.input_per_mtok is not None:
+        return Price(
+            input=entry.input_per_mtok,
+            output=entry.output_per_mtok or 0.0,
+            cached_input=entry.cached_input_per_mtok,
+        )
+    name = _normalise(model)
+    table = _table()
+    best = None
+    for known in table:
+        if (name == known or name.startswith(known + "-")) and (
+            best is None or len(known) > len(best)
+        ):
+            best = known
+    return table[best] if best else None
+
+
+def cost_usd(price: Price | None, usage: dict[str, int]) -> float | None:
+    """USD for one reply's usage (``input_tokens`` includes ``cached_input_tokens``)."""
+    if price is None:
+        return None
+    cached = int(usage.get("cached_input_tokens", 0) or 0)
+    fresh = max(0, int(usage.get("input_tokens", 0) or 0) - cached)
+    cached_price = price.cached_input if price.cached_input is not None else price.input
+    total = fresh * price.input + cached * cached_price
+    return (total + int(usage.get("output_tokens", 0) or 0) * price.output) / 1_000_000

@@ -1,0 +1,120 @@
+"""``mycode checkpoints`` and ``mycode undo`` (SPEC §12)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mycode_checkpoints import restore, store
+
+
+def _session(home: Path, session_id: str | None, cwd: Path) -> str | None:
+    """The session asked for, else the latest one of this workspace."""
+    if session_id:
+        return session_id
+    from mycode_core.sessions import SessionStore
+
+    latest = SessionStore(home).latest(str(cwd))
+    if latest is not None:
+        return latest.id
+    base = store.root(home)  # sessions whose transcript is gone still have checkpoints
+    found = []
+    if base.is_dir():
+        for child in base.iterdir():
+            if child.name != ".pending" and store.session_workspace(home, child.name) == str(cwd):
+                found.append((child.stat().st_mtime, child.name))
+    return max(found)[1] if found else None
+
+
+def _public(meta: dict[str, Any]) -> dict[str, Any]:
+    """The SPEC §12 shape of one turn (plus line counts and whether it was undone)."""
+    files = [
+        {
+            "path": f["path"],
+            "change": f["change"],
+            "added": f.get("added"),
+            "removed": f.get("removed"),
+            **({"note": f["note"]} if f.get("note") else {}),
+        }
+        for f in meta["files"]
+    ]
+    return {
+        "turn": int(meta["turn"]),
+        "ts": meta.get("ts"),
+        "prompt": meta.get("prompt", ""),
+        "files": files,
+        "undone": bool(meta.get("undone")),
+    }
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"mycode: {message}", err=True)
+    sys.exit(code)
+
+
+def make_commands() -> list[click.Command]:
+    """Build the ``checkpoints`` and ``undo`` click commands."""
+
+    @click.command("checkpoints")
+    @click.option("--session", "session_id", help="Session id (default: latest in this workspace).")
+    @click.option("--json", "as_json", is_flag=True, help="JSON: one object per turn, newest last.")
+    @click.option("--cwd", type=click.Path(file_okay=False, path_type=Path), help="Workspace.")
+    def checkpoints(session_id: str | None, as_json: bool, cwd: Path | None) -> None:
+        """List what each turn of a session changed (files, +/- lines)."""
+        from mycode_core.config import ConfigError, home_dir
+
+        try:
+            home = home_dir()
+        except ConfigError as exc:
+            _fail(str(exc), 2)
+        workspace = (cwd or Path.cwd()).resolve()
+        sid = _session(home, session_id, workspace)
+        turns = [_public(m) for m in store.load_turns(home, sid)] if sid else []
+        if as_json:
+            click.echo(json.dumps(turns, indent=1, ensure_ascii=False))
+            return
+        if not turns:
+            click.echo("no checkpoints" + (f" in session {sid}" if sid else " in this workspace"))
+            return
+        click.echo(f"session {sid}")
+        for turn in turns:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(turn["ts"] or 0))
+            prompt = " ".join(str(turn["prompt"]).split())[:60]
+            flag = "  (undone)" if turn["undone"] else ""
+            click.echo(f"turn {turn['turn']}  {when}  {prompt}{flag}")
+            for f in turn["files"]:
+                lines = f"  +{f['added']} -{f['removed']}" if f.get("added") is not None else ""
+                note = f"  [{f['note']}]" if f.get("note") else ""
+                click.echo(f"    {f['change']:<8} {f['path']}{lines}{note}")
+
+    @click.command("undo")
+    @click.option("--session", "session_id", help="Session id (default: latest in this workspace).")
+    @click.option("--turn", type=click.IntRange(min=1), help="Undo this turn and every later one.")
+    @click.option("--force", is_flag=True, help="Restore even files changed since.")
+    @click.option("--cwd", type=click.Path(file_okay=False, path_type=Path), help="Workspace.")
+    def undo(session_id: str | None, turn: int | None, force: bool, cwd: Path | None) -> None:
+        """Restore the workspace to before a turn (default: the last turn that changed files)."""
+        from mycode_core.config import ConfigError, home_dir
+
+        try:
+            home = home_dir()
+        except ConfigError as exc:
+            _fail(str(exc), 2)
+        workspace = (cwd or Path.cwd()).resolve()
+        sid = _session(home, session_id, workspace)
+        if sid is None:
+            _fail("nothing to undo: no session in this workspace", 2)
+        assert sid is not None
+        try:
+            done = restore.undo(home, sid, turn, force)
+        except restore.UndoError as exc:
+            _fail(str(exc), exc.code)
+        for line in done:
+            click.echo(line)
+
+    return [checkpoints, undo]

@@ -1,0 +1,336 @@
+"""Recording one session's turns: the content a call is about to change, captured before it runs.
+
+* A tool that declares the paths it writes (``write_file``, ``edit_file``, a plugin's
+  ``WritePath``) has those files copied aside in ``permission_verdict``, before it runs.
+* A file the session has read or written is kept in a small content cache, so a command
+  (``run_command``) that later changes it can be undone too.
+* A command changing a file mycode never saw: inside git its content in the index
+  (``git cat-file``, read-only, through :mod:`mycode_core.safegit`) is taken; outside git it
+  cannot be restored and the checkpoint says so.
+
+After the call, the observation's ``mutated`` paths (the core's change detection: tools,
+commands and plugin tools alike) decide which captured contents are kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import hashlib
+import os
+import shutil
+import stat
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from mycode_checkpoints import store
+from mycode_checkpoints.settings import from_settings
+
+CACHE_FILE_MAX = 1 << 20
+CACHE_TOTAL_MAX = 64 << 20
+DIFF_MAX = 1 << 20
+
+_RECORDERS: dict[tuple[str, str], Recorder] = {}
+_LOCK = threading.Lock()
+
+
+def recorder_for(context: Any) -> Recorder:
+    """The recorder of the context's session (children of a run share their parent's)."""
+    key = (str(context.home), str(context.session_id))
+    with _LOCK:
+        found = _RECORDERS.get(key)
+        if found is None:
+            found = _RECORDERS[key] = Recorder(context)
+        return found
+
+
+def _inside_git_dir(rel: str) -> bool:
+    return rel == ".git" or rel.startswith(".git/") or "/.git/" in rel
+
+
+class Recorder:
+    """What one session's current turn changed, and what it was before."""
+
+    def __init__(self, context: Any) -> None:
+        self.home = Path(context.home)
+        self.workspace = Path(context.workspace).resolve()
+        self.session_id = str(context.session_id)
+        self.settings = from_settings(context.settings)
+        self.turn: store.TurnRecord | None = None
+        self.pending: dict[str, dict[str, tuple[str, int, int] | None]] = {}
+        self.seen: OrderedDict[str, bytes | None] = OrderedDict()
+        self._seen_bytes = 0
+        self.lock = threading.RLock()
+        self.notices: list[str] = []
+        self._total: int | None = None
+        self._counted: dict[Path, set[str]] = {}
+
+    # ----------------------------------------------------------------- turns
+
+    def start_turn(self, prompt: str) -> None:
+        """A new user turn begins."""
+        with self.lock:
+            number = store.next_turn(self.home, self.session_id, self.workspace)
+            self.turn = store.TurnRecord(self.home, self.session_id, number, prompt, self.workspace)
+
+    def _current(self, prompt: str) -> store.TurnRecord:
+        if self.turn is None:
+            self.start_turn(prompt)
+        assert self.turn is not None
+        return self.turn
+
+    def _rel(self, path: Path) -> str | None:
+        try:
+            return Path(os.path.abspath(path)).relative_to(self.workspace).as_posix()
+        except ValueError:
+            return None
+
+    # ----------------------------------------------------------------- before a call
+
+    def before_call(self, call: Any, tool: Any) -> None:
+        """Copy aside the files the call declares it writes; cache the ones it reads."""
+        if not self.settings.enabled or tool is None:
+            return
+        roles = dict(getattr(tool, "paths", {}) or {})
+        for param, path in (getattr(call, "paths", {}) or {}).items():
+            rel = self._rel(Path(path))
+            if rel is None or _inside_git_dir(rel):
+                continue
+            if roles.get(param) == "write":
+                self._capture(call.id, rel)
+            else:
+                self._remember(rel)
+
+    def _capture(self, call_id: str, rel: str) -> None:
+        with self.lock:
+            turn = self.turn
+            if turn is not None and turn.entry(rel) is not None:
+                return  # the turn already holds this file's content before it
+            pending_dir = self.home / "checkpoints" / ".pending" / self.session_id
+            name = f"{call_id}-{len(self.pending.get(call_id, {}))}".replace("/", "_")
+            source = self.workspace / rel
+            copied = store.copy_in(source, pending_dir, name) if source.exists() else None
+            mode = 0
+            if copied is not None:
+                with contextlib.suppress(OSError):
+                    mode = os.stat(source).st_mode & 0o7777
+                os.replace(pending_dir / name, pending_dir / copied[0])
+            entry = None if copied is None else (copied[0], copied[1], mode)
+            self.pending.setdefault(call_id, {})[rel] = entry
+
+    def _remember(self, rel: str) -> None:
+        """Keep a small file's current content (or its absence) in the cache."""
+        path = self.workspace / rel
+        try:
+            if path.is_symlink() or path.is_dir():
+                return
+            if not path.exists():
+                data: bytes | None = None
+            elif path.stat().st_size > CACHE_FILE_MAX:
+                self.seen.pop(rel, None)
+                return
+            else:
+                data = path.read_bytes()
+        except OSError:
+            return
+        self._keep(rel, data)
+
+    def _keep(self, rel: str, data: bytes | None) -> None:
+        """Cache ``data`` as the current content of ``rel`` (None: the file is absent)."""
+        with self.lock:
+            old = self.seen.pop(rel, None)
+            self._seen_bytes -= len(old or b"")
+            self.seen[rel] = data
+            self._seen_bytes += len(data or b"")
+            while self._seen_bytes > CACHE_TOTAL_MAX and self.seen:
+                _, dropped = self.seen.popitem(last=False)
+                self._seen_bytes -= len(dropped or b"")
+
+    # ----------------------------------------------------------------- after a call
+
+    def after_call(self, call: Any, observation: Any, prompt: str) -> None:
+        """Keep what the call's changed files were before it, and note how they are now."""
+        captured = self.pending.pop(call.id, {})
+        if not self.settings.enabled:
+            return
+        mutated = [str(p) for p in (getattr(observation, "mutated", None) or [])]
+        created = set(getattr(observation, "created", None) or [])
+        with self.lock:
+            turn = self._current(prompt) if mutated else self.turn
+            stored = False
+            for rel in mutated:
+                if rel.endswith("/") or _inside_git_dir(rel) or turn is None:
+                    continue
+                stored |= self._record_file(turn, rel, captured, created)
+            self._drop_pending(captured)
+            if stored and turn is not None:
+                self._bound(turn)
+
+    def _bound(self, turn: store.TurnRecord) -> None:
+        """Keep all checkpoints within ``max_mb``: the folders are measured once per session,
+        then the sizes of the blobs added are counted; over the bound, oldest turns go."""
+        max_bytes = int(self.settings.max_mb * 1024 * 1024)
+        blobs = turn.blob_dir()
+        names = {p.name for p in blobs.iterdir()} if blobs.is_dir() else set()
+        added = sum((blobs / n).stat().st_size for n in names - self._counted.get(turn.dir, set()))
+        self._counted[turn.dir] = names
+        if self._total is not None:
+            self._total += added + 1024  # metadata, roughly
+        if self._total is None or self._total > max_bytes:
+            store.enforce_limit(self.home, max_bytes, keep=turn.dir)
+            self._total = store.total_size(self.home)
+
+    def _drop_pending(self, captured: dict[str, tuple[str, int, int] | None]) -> None:
+        pending_dir = self.home / "checkpoints" / ".pending" / self.session_id
+        for entry in captured.values():
+            if entry is not None:
+                with contextlib.suppress(OSError):
+                    (pending_dir / entry[0]).unlink()
+
+    def _record_file(
+        self,
+        turn: store.TurnRecord,
+        rel: str,
+        captured: dict[str, tuple[str, int, int] | None],
+        created: set[str],
+    ) -> bool:
+        """Add or update ``rel`` in the turn; True when a previous content was stored."""
+        now = self.workspace / rel
+        exists = now.exists() or now.is_symlink()
+        item = turn.entry(rel)
+        stored = False
+        if item is None:
+            item, stored = self._before(turn, rel, captured, created)
+        if item["change"] == "created" and not exists:
+            turn.meta["files"] = [f for f in turn.meta["files"] if f["path"] != rel]
+            turn.save()  # created and removed again within the turn: nothing to undo
+            return stored
+        if item["change"] != "created":
+            item["change"] = "modified" if exists else "deleted"
+        data = _read_small(now) if exists else b""
+        if data is not None:
+            self._keep(rel, data if exists else None)
+        if not exists:
+            item["after"] = None
+        elif data is not None:
+            item["after"] = hashlib.sha256(data).hexdigest()
+        else:
+            item["after"] = store.hash_file(now)
+        item["added"], item["removed"] = self._line_counts(turn, item, data)
+        turn.add(item)
+        return stored
+
+    def _before(
+        self,
+        turn: store.TurnRecord,
+        rel: str,
+        captured: dict[str, tuple[str, int, int] | None],
+        created: set[str],
+    ) -> tuple[dict[str, Any], bool]:
+        """The entry of a file the turn changes for the first time: its content before."""
+        item: dict[str, Any] = {"path": rel, "change": "modified", "blob": None, "mode": None}
+        pending_dir = self.home / "checkpoints" / ".pending" / self.session_id
+        if rel in captured:
+            entry = captured.pop(rel)
+            if entry is None:
+                item["change"] = "created"
+                return item, False
+            digest, size, mode = entry
+            blobs = turn.blob_dir()
+            blobs.mkdir(parents=True, exist_ok=True)
+            if size > self.settings.max_mb * 1024 * 1024:
+                item["note"] = f"too large to keep ({size / 1e6:.0f} MB > [checkpoints] max_mb)"
+                return item, False
+            os.replace(pending_dir / digest, blobs / digest)
+            item.update(blob=digest, mode=mode, size=size)
+            return item, True
+        if rel in self.seen:
+            data = self.seen[rel]
+            if data is None:
+                item["change"] = "created"
+                return item, False
+            return self._store_bytes(turn, item, data), True
+        if rel in created:
+            item["change"] = "created"
+            return item, False
+        data = self._from_git(rel)
+        if data is not None:
+            item["note"] = "content before taken from the git index"
+            return self._store_bytes(turn, item, data), True
+        item["note"] = "never seen by mycode before a command changed it: cannot be restored"
+        return item, False
+
+    def _store_bytes(self, turn: store.TurnRecord, item: dict[str, Any], data: bytes) -> Any:
+        digest = hashlib.sha256(data).hexdigest()
+        blobs = turn.blob_dir()
+        blobs.mkdir(parents=True, exist_ok=True)
+        (blobs / digest).write_bytes(data)
+        item.update(blob=digest, mode=None, size=len(data))
+        return item
+
+    def _from_git(self, rel: str) -> bytes | None:
+        """The file's content in the git index (read-only), None outside git or untracked."""
+        from mycode_core import safegit
+
+        if not (self.workspace / ".git").exists():
+            return None
+        try:
+            done = safegit.run(["cat-file", "blob", f":{rel}"], self.workspace, root=self.workspace,
+                               timeout=10)  # fmt: skip
+        except (OSError, safegit.SafeGitError, Exception):  # noqa: BLE001
+            return None
+        out = done.stdout
+        return out if done.returncode == 0 and isinstance(out, bytes) else None
+
+    def _line_counts(
+        self, turn: store.TurnRecord, item: dict[str, Any], new: bytes | None
+    ) -> tuple[int | None, int | None]:
+        """Lines added and removed by the turn (None for binary or big files)."""
+        old = b""
+        if item.get("blob"):
+            path = turn.blob_dir() / item["blob"]
+            if path.stat().st_size > DIFF_MAX:
+                return None, None
+            old = path.read_bytes()
+        elif item["change"] != "created":
+            return None, None
+        if new is None or b"\0" in old or b"\0" in new:
+            return None, None
+        try:
+            a, b = old.decode().splitlines(), new.decode().splitlines()
+        except UnicodeDecodeError:
+            return None, None
+        added = removed = 0
+        for line in difflib.unified_diff(a, b, lineterm="", n=0):
+            if line.startswith("+") and not line.startswith("+++"):
+                added += 1
+            elif line.startswith("-") and not line.startswith("---"):
+                removed += 1
+        return added, removed
+
+
+def _read_small(path: Path) -> bytes | None:
+    """A regular file's bytes when small enough to cache, else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(CACHE_FILE_MAX + 1)
+    return data if len(data) <= CACHE_FILE_MAX else None
+
+
+def cleanup(context: Any) -> None:
+    """Forget a finished session's recorder and its leftovers."""
+    key = (str(context.home), str(context.session_id))
+    with _LOCK:
+        found = _RECORDERS.pop(key, None)
+    if found is not None:
+        shutil.rmtree(
+            found.home / "checkpoints" / ".pending" / found.session_id, ignore_errors=True
+        )

@@ -1,0 +1,126 @@
+"""Undo: put the workspace back as it was before a turn and every later one (SPEC §12)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mycode_checkpoints import store
+
+
+class UndoError(Exception):
+    """Undo cannot proceed; ``code`` is the exit code (1 refused, 2 nothing to undo)."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class UndoPlan:
+    """What an undo will do: for each path, the turn entry holding its content before."""
+
+    turns: list[dict[str, Any]]
+    targets: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
+    expected: dict[str, str | None] = field(default_factory=dict)
+
+
+def active_turns(home: Path, session_id: str) -> list[dict[str, Any]]:
+    """The session's turns with files that are not undone yet, oldest first."""
+    return [t for t in store.load_turns(home, session_id) if not t.get("undone")]
+
+
+def plan(home: Path, session_id: str, turn: int | None) -> UndoPlan:
+    """The turns to undo (``turn`` and later; default the last one that changed files)."""
+    turns = active_turns(home, session_id)
+    if not turns:
+        raise UndoError(f"nothing to undo in session {session_id}", 2)
+    if turn is None:
+        chosen = [turns[-1]]
+    else:
+        chosen = [t for t in turns if int(t["turn"]) >= turn]
+        if not chosen:
+            numbers = ", ".join(str(t["turn"]) for t in turns)
+            raise UndoError(
+                f"turn {turn} changed no files to undo (turns with changes: {numbers})", 2
+            )
+    result = UndoPlan(turns=chosen)
+    for meta in chosen:  # oldest first: the first entry of a path holds its content before
+        for item in meta["files"]:
+            result.targets.setdefault(item["path"], (meta, item))
+            result.expected[item["path"]] = item.get("after")
+    return result
+
+
+def conflicts(workspace: Path, undo: UndoPlan) -> list[str]:
+    """Files changed since the checkpoint (by hand), and files that cannot be restored."""
+    found = []
+    for rel, expected in sorted(undo.expected.items()):
+        now = store.hash_file(workspace / rel)
+        if now != expected:
+            found.append(f"{rel} (changed since turn {undo.targets[rel][0]['turn']})")
+    for rel, (_meta, item) in sorted(undo.targets.items()):
+        if item["change"] != "created" and not item.get("blob"):
+            found.append(f"{rel} ({item.get('note') or 'no saved content'})")
+    return found
+
+
+def _write(path: Path, data_path: Path, mode: int | None) -> None:
+    """Put ``data_path``'s bytes at ``path`` atomically (works for a read-only file too)."""
+    if path.is_symlink() or path.is_dir():
+        raise UndoError(f"cannot restore {path}: it is now a symlink or a folder")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        with contextlib.suppress(OSError):
+            mode = os.stat(path).st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mycode-undo-")
+    try:
+        with os.fdopen(fd, "wb") as out, open(data_path, "rb") as src:
+            while chunk := src.read(store.CHUNK):
+                out.write(chunk)
+        os.chmod(tmp, mode if mode is not None else 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str]:
+    """Restore the workspace before ``turn``; the restored paths (``UndoError`` if refused)."""
+    workspace_text = store.session_workspace(home, session_id)
+    undo_plan = plan(home, session_id, turn)
+    workspace = Path(workspace_text or undo_plan.turns[0]["workspace"])
+    if not workspace.is_dir():
+        raise UndoError(f"the session's workspace {workspace} no longer exists")
+    problems = conflicts(workspace, undo_plan)
+    if problems and not force:
+        raise UndoError(
+            "undo refused, changed since or not restorable (use --force): " + "; ".join(problems)
+        )
+    done = []
+    for rel, (meta, item) in sorted(undo_plan.targets.items()):
+        path = workspace / rel
+        try:
+            if item["change"] == "created":
+                if path.is_file() or path.is_symlink():
+                    path.unlink()
+                    done.append(f"removed {rel}")
+                continue
+            if not item.get("blob"):
+                continue  # forced: nothing saved for it
+            _write(path, Path(meta["_dir"]) / "blobs" / item["blob"], item.get("mode"))
+            done.append(f"restored {rel}")
+        except OSError as exc:
+            raise UndoError(
+                f"cannot restore {rel}: {exc.strerror or exc}; restored so far: "
+                + (", ".join(done) or "nothing")
+            ) from exc
+    for meta in undo_plan.turns:
+        meta["undone"] = True
+        store.save_meta(meta)
+    return done

@@ -1,0 +1,216 @@
+"""Checkpoints on disk: ``MYCODE_HOME/checkpoints/<session>/<turn>/`` per session and turn.
+
+A turn folder holds ``meta.json`` (the turn, its prompt, the files it changed) and ``blobs/``:
+the previous content of each file the turn modified or deleted, named by its SHA-256. Only the
+files a turn changed are stored, so the space taken grows with the files changed, never with
+the size of the repository. ``session.json`` keeps the workspace and the turn counter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+CHUNK = 1 << 20
+
+
+def root(home: Path) -> Path:
+    """Where every session's checkpoints live."""
+    return home / "checkpoints"
+
+
+def session_dir(home: Path, session_id: str) -> Path:
+    """The checkpoint folder of one session (the id is kept to one path component)."""
+    safe = session_id.replace("/", "_").replace("\\", "_")
+    if safe in ("", ".", ".."):
+        safe = "_"
+    return root(home) / safe
+
+
+def _write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically (a temporary file, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON in ``path``, or None when absent or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def next_turn(home: Path, session_id: str, workspace: Path) -> int:
+    """Count one more turn of a session (kept across resumed runs) and return its number."""
+    path = session_dir(home, session_id) / "session.json"
+    data = _read_json(path) or {}
+    turn = int(data.get("turns", 0)) + 1
+    _write_json(path, {"workspace": str(workspace), "turns": turn})
+    return turn
+
+
+def session_workspace(home: Path, session_id: str) -> str | None:
+    """The workspace a session's checkpoints belong to."""
+    data = _read_json(session_dir(home, session_id) / "session.json")
+    return str(data["workspace"]) if isinstance(data, dict) and "workspace" in data else None
+
+
+def hash_file(path: Path) -> str | None:
+    """SHA-256 of a regular file's content (None when absent or not a regular file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    if not _regular(fd):
+        os.close(fd)
+        return None
+    digest = hashlib.sha256()
+    with os.fdopen(fd, "rb") as fh:
+        if not _regular(fh.fileno()):
+            return None
+        while chunk := fh.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _regular(fd: int) -> bool:
+    """Whether an open descriptor is a regular file."""
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def copy_in(source: Path, dest_dir: Path, name: str) -> tuple[str, int] | None:
+    """Copy a regular file (not following a symlink) to ``dest_dir/name``; its hash and size."""
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    if not _regular(fd):
+        os.close(fd)
+        return None
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    size = 0
+    with os.fdopen(fd, "rb") as src:
+        if not _regular(src.fileno()):
+            return None
+        with open(dest_dir / name, "wb") as out:
+            while chunk := src.read(CHUNK):
+                digest.update(chunk)
+                out.write(chunk)
+                size += len(chunk)
+    return digest.hexdigest(), size
+
+
+class TurnRecord:
+    """One turn's checkpoint: its metadata and blobs, saved as they are added."""
+
+    def __init__(self, home: Path, session_id: str, turn: int, prompt: str, workspace: Path):
+        self.dir = session_dir(home, session_id) / str(turn)
+        self.meta_path = self.dir / "meta.json"
+        existing = _read_json(self.meta_path)
+        self.meta: dict[str, Any] = existing or {
+            "turn": turn,
+            "ts": time.time(),
+            "prompt": prompt,
+            "workspace": str(workspace),
+            "session_id": session_id,
+            "undone": False,
+            "files": [],
+        }
+
+    def entry(self, rel: str) -> dict[str, Any] | None:
+        """The file entry of ``rel`` in this turn, if recorded."""
+        for item in self.meta["files"]:
+            if item["path"] == rel:
+                return dict(item)
+        return None
+
+    def add(self, item: dict[str, Any]) -> None:
+        """Add or replace a file entry and save the metadata."""
+        files = [f for f in self.meta["files"] if f["path"] != item["path"]]
+        files.append(item)
+        self.meta["files"] = sorted(files, key=lambda f: f["path"])
+        self.save()
+
+    def save(self) -> None:
+        """Write ``meta.json``."""
+        _write_json(self.meta_path, self.meta)
+
+    def blob_dir(self) -> Path:
+        """Where this turn's previous contents are kept."""
+        return self.dir / "blobs"
+
+
+def load_turns(home: Path, session_id: str) -> list[dict[str, Any]]:
+    """Every recorded turn of a session that changed files, oldest first."""
+    base = session_dir(home, session_id)
+    turns = []
+    if base.is_dir():
+        for child in base.iterdir():
+            if child.is_dir() and child.name.isdigit():
+                meta = _read_json(child / "meta.json")
+                if isinstance(meta, dict) and meta.get("files"):
+                    meta["_dir"] = str(child)
+                    turns.append(meta)
+    turns.sort(key=lambda m: int(m["turn"]))
+    return turns
+
+
+def save_meta(meta: dict[str, Any]) -> None:
+    """Save a turn's metadata loaded with :func:`load_turns`."""
+    data = {k: v for k, v in meta.items() if k != "_dir"}
+    _write_json(Path(meta["_dir"]) / "meta.json", data)
+
+
+def _size(path: Path) -> int:
+    total = 0
+    for folder, _dirs, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(folder, name)).st_size
+    return total
+
+
+def total_size(home: Path) -> int:
+    """Bytes taken by every session's checkpoints."""
+    base = root(home)
+    return _size(base) if base.is_dir() else 0
+
+
+def enforce_limit(home: Path, max_bytes: int, keep: Path | None = None) -> list[str]:
+    """Drop whole oldest turns (any session) until all checkpoints fit in ``max_bytes``;
+    the turn folder ``keep`` (the one being recorded) is never dropped. Returns what went."""
+    base = root(home)
+    if not base.is_dir():
+        return []
+    turns: list[tuple[float, Path, int]] = []
+    total = 0
+    for session in base.iterdir():
+        if not session.is_dir():
+            continue
+        for turn in session.iterdir():
+            if turn.is_dir() and turn.name.isdigit():
+                size = _size(turn)
+                total += size
+                meta = _read_json(turn / "meta.json") or {}
+                turns.append((float(meta.get("ts", 0)), turn, size))
+    dropped = []
+    for _ts, turn, size in sorted(turns, key=lambda t: t[0]):
+        if total <= max_bytes:
+            break
+        if keep is not None and turn == keep:
+            continue
+        shutil.rmtree(turn, ignore_errors=True)
+        total -= size
+        dropped.append(f"{turn.parent.name}/{turn.name}")
+    return dropped

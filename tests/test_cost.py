@@ -1,0 +1,77 @@
+"""Cost and context (SPEC §4 ``cost_usd``/``context``, §2 ``--max-budget-usd``, §5 prices)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mycode_core.pricing import cost_usd, price_for
+from mycode_core.testing import FakeOpenAIServer, turn
+
+USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
+
+
+def test_price_table_matches_provider_prefixes_and_dates() -> None:
+    gpt = price_for("openai/gpt-4o-mini-2024-07-18")
+    assert gpt is not None and gpt.input == 0.15
+    assert price_for("gpt-4o") != gpt  # the longest matching name wins
+    sonnet = price_for("anthropic/claude-sonnet-4.5")
+    assert sonnet is not None and sonnet.output == 15.0
+    assert price_for("my-local-llama") is None
+    assert cost_usd(None, {"input_tokens": 5}) is None
+
+
+def test_config_prices_win_and_cached_tokens_are_cheaper() -> None:
+    models = {"gpt-4o": {"input_per_mtok": 10, "output_per_mtok": 20, "cached_input_per_mtok": 1}}
+    price = price_for("gpt-4o", models)
+    usage = {"input_tokens": 1_000_000, "cached_input_tokens": 500_000, "output_tokens": 0}
+    assert cost_usd(price, usage) == 10 * 0.5 + 1 * 0.5
+
+
+def _price_m(home: Path, per_mtok: int) -> None:
+    with (home / "config.toml").open("a", encoding="utf-8") as fh:
+        fh.write(f'\n[models."m"]\ninput_per_mtok = {per_mtok}\noutput_per_mtok = {per_mtok}\n')
+
+
+def _tool_turn() -> Any:
+    return turn(None, [{"name": "read_note", "arguments": {"path": "a.txt"}}], usage=USAGE)
+
+
+def test_result_has_cost_and_context(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], home: Path
+) -> None:
+    _price_m(home, 1000)
+    server.enqueue(_tool_turn(), turn("done", usage=USAGE))
+    run = cli(["-p", "go", *server_args])
+    result = run.of_type("result")[0]
+    assert run.rc == 0, run.stderr
+    assert abs(result["cost_usd"] - 2 * 120 * 1000 / 1e6) < 1e-9
+    assert result["context"]["used"] == 100 and result["context"]["window"] > 0
+    assert result["context"]["percent"] == round(100 * 100 / result["context"]["window"], 1)
+
+
+def test_unknown_price_is_null(cli: Any, server: FakeOpenAIServer, server_args: list[str]) -> None:
+    server.enqueue(turn("done", usage=USAGE))
+    run = cli(["-p", "go", *server_args])
+    assert '"cost_usd":null' in run.stdout and run.of_type("result")[0]["cost_usd"] is None
+
+
+def test_max_budget_usd_ends_the_run_like_the_token_budget(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], home: Path
+) -> None:
+    _price_m(home, 1000)  # 0.12 USD per reply
+    server.enqueue(_tool_turn(), _tool_turn(), _tool_turn(), turn("done", usage=USAGE))
+    run = cli(["-p", "go", *server_args, "--max-budget-usd", "0.2"])
+    result = run.of_type("result")[0]
+    assert run.rc == 1
+    assert result["stop_reason"] == "token_budget" and result["steps"] == 2
+    assert "0.2" in result["error"]
+
+
+def test_negative_price_is_a_config_error(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], home: Path
+) -> None:
+    _price_m(home, -1)
+    run = cli(["-p", "go", *server_args])
+    assert run.rc == 2 and "input_per_mtok" in run.stderr and "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
