@@ -262,6 +262,8 @@ class AgentRunner(Acting, Viewing):
                 )
         if self.context.cancelled.is_set() and state.stop_reason in (None, "interrupted"):
             state = state.finish("interrupted")
+        if state.stop_reason == "interrupted" and self.context.cancelled.is_set():
+            self.caller.record_interrupted()
         error = state.detail if state.stop_reason != "completed" and state.detail else None
         with self._lock:
             if not self._result_sent:
