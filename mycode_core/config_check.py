@@ -81,8 +81,11 @@ def error_line(
         if other is not error and _key(other, prefix) == key
     ]
     if alternatives and message.startswith("Input should be "):
-        kinds = [m.removesuffix(", unable to interpret input") for m in (message, *alternatives)]
-        message = ", or ".join(dict.fromkeys(kinds))
+        kinds = [
+            m.removeprefix("Input should be ").removesuffix(", unable to interpret input")
+            for m in (message, *alternatives)
+        ]
+        message = "Input should be " + ", or ".join(dict.fromkeys(kinds))
     shown = "input" in error and error.get("type") != "value_error"
     got = f" (got {_describe(error['input'])})" if shown else ""
     return f"{source}: {key}: {message}{got}"
