@@ -227,7 +227,7 @@ def test_interrupted_model_call_keeps_the_partial_answer_as_an_assistant_message
     term.expect("answer two", after_mark=True)
     messages = server.chat_requests[-1].messages
     roles = [m["role"] for m in messages if m["role"] != "system"]
-    assert all(not (a == b == "user") for a, b in zip(roles, roles[1:])), roles
+    assert all(not (a == b == "user") for a, b in zip(roles, roles[1:], strict=False)), roles
     interrupted = [m for m in messages if m["role"] == "assistant"]
     assert len(interrupted) == 1
     assert interrupted[0]["content"].startswith("Here is the first half of my answer")

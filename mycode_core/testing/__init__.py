@@ -72,12 +72,12 @@ from mycode_core.testing.responses import (
     completion,
     completion_body,
     cut_stream,
-    stalled_stream,
     delayed,
     dropped_connection,
     http_error,
     raw_sse,
     sse_stream,
+    stalled_stream,
     stream_chunks,
     turn,
 )
