@@ -177,8 +177,9 @@ def test_fifo_instruction_file_does_not_hang(tmp_path: Path) -> None:
 
 def _doctor(ws: Path, home: Path, env: dict[str, str] | None = None) -> dict:
     run = run_cli(["doctor", "--cwd", str(ws)], ws, home, env=env)
-    assert run.rc == 0, run.stderr
-    return json.loads(run.stdout)
+    report = json.loads(run.stdout)
+    assert run.rc == (1 if report["problems"] else 0), run.stderr  # SPEC §2
+    return report
 
 
 @pytest.mark.skipif(

@@ -8,7 +8,6 @@ retries, compaction and nudges never consume steps. The state is a frozen
 from __future__ import annotations
 
 import queue
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from mycode_core.events import (
 )
 from mycode_core.plugins import load_report
 from mycode_core.records import CompletionVerdict
-from mycode_core.runtime import guards, lifecycle
+from mycode_core.runtime import guards, lifecycle, mentions
 from mycode_core.runtime.acting import Acting
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.messages import (
@@ -37,8 +36,6 @@ from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionRe
 from mycode_core.runtime.tools import ToolOrchestrator
 from mycode_core.runtime.viewing import Viewing
 from mycode_core.sessions import SessionStore
-
-_AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
 
 
 class AgentRunner(Acting, Viewing):
@@ -248,9 +245,15 @@ class AgentRunner(Acting, Viewing):
                 reason = verdict.reason or "the prompt was blocked"
                 self._notice(f"prompt blocked by {verdict.source or 'a hook'}: {reason}")
                 raise RunStopped(state.finish("interrupted", f"prompt blocked: {reason}"))
-            content = lifecycle.with_reminders(self._expand_prompt(prompt), verdict.context)
+            expansion = mentions.expand(
+                prompt, self.context, images=mentions.accepts_images(self.settings)
+            )
+            for note in expansion.notes:
+                self._notice(note)
+            content = lifecycle.with_reminders(expansion.text, verdict.context)
             self._emit(UserEvent(content=content))
-            self.history.append({"role": "user", "content": content})
+            parts = [{"type": "text", "text": content}, *expansion.images]
+            self.history.append({"role": "user", "content": parts if expansion.images else content})
             state, final_text = self._loop(state)
         except RunStopped as stop:
             state = stop.state
@@ -294,20 +297,6 @@ class AgentRunner(Acting, Viewing):
             error=error,
             is_error=stop != "completed",
             usage_by_agent=self.usage_by_agent(),
-        )
-
-    def _expand_prompt(self, prompt: str) -> str:
-        mentions = []
-        for match in _AT_PATH.finditer(prompt):
-            candidate = match.group(1).rstrip(".,;:")
-            if (self.workspace / candidate).exists():
-                mentions.append(candidate)
-        if not mentions:
-            return prompt
-        listed = ", ".join(dict.fromkeys(mentions))
-        return (
-            f"{prompt}\n\n<system-reminder>The user referred to {listed}; "
-            "read it with read_file before acting.</system-reminder>"
         )
 
     # ------------------------------------------------------------------ the step loop
