@@ -17,7 +17,7 @@ from mycode_core.cli.completion import PromptCompleter, workspace_files
 from mycode_core.testing import cli_env, write_plugin_dist
 from mycode_core.testing.terminal import Terminal
 
-PLUGIN = '''
+PLUGIN = """
 from mycode_core import hookimpl
 from mycode_core.records import SlashCommand
 
@@ -26,7 +26,7 @@ from mycode_core.records import SlashCommand
 def register_slash_commands(register, context):
     register(SlashCommand(name="shipit", description="ship the current branch",
                           run=lambda args, ctx: "ship " + args))
-'''
+"""
 
 
 def _complete(completer: PromptCompleter, text: str) -> list[tuple[str, str]]:
@@ -77,7 +77,11 @@ def test_tab_help_and_resume_picker_on_a_pty(tmp_path: Path) -> None:
     write_plugin_dist(site, "shipit", PLUGIN)
     root = _project(tmp_path / "ws", git=True)
     script = tmp_path / "turns.json"
-    script.write_text(json.dumps([{"content": "first answer"}, {"content": "second answer"}, {"content": "third"}]))
+    script.write_text(
+        json.dumps(
+            [{"content": "first answer"}, {"content": "second answer"}, {"content": "third"}]
+        )
+    )
     argv = [sys.executable, "-m", "mycode_core", "--model", f"scripted:{script}"]
     argv += ["--cwd", str(root), "--trust"]
     env = _env(tmp_path, site)

@@ -72,8 +72,9 @@ def accepts_images(settings: Any) -> bool:
     table = getattr(settings, "models", None)
     if table is None and getattr(settings, "model_extra", None):
         table = settings.model_extra.get("models")
-    entry = table.get(model) if isinstance(table, dict) else None
-    entry = entry.model_dump() if hasattr(entry, "model_dump") else entry
+    entry: Any = table.get(model) if isinstance(table, dict) else None
+    if entry is not None and hasattr(entry, "model_dump"):
+        entry = entry.model_dump()
     if isinstance(entry, dict) and isinstance(entry.get("images"), bool):
         return bool(entry["images"])
     bare = model.rsplit(":", 1)[-1] if model.startswith("openai:") else model
