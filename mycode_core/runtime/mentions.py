@@ -114,7 +114,7 @@ def _inline(name: str, path: Path) -> tuple[str, str | None]:
             f"{MAX_BYTES // 1000} KB at most) of a {total:,}-byte file"
         )
         text = "\n".join(kept) + f"\n[… cut here: read_file {name} with an offset for the rest]"
-    return f'<mentioned-file path="{name}">\n{text}\n</mentioned-file>', note
+    return f'<mentioned-file path="{name}">\n{text.rstrip(chr(10))}\n</mentioned-file>', note
 
 
 def _image(name: str, path: Path, allowed: bool, out: Expansion) -> None:

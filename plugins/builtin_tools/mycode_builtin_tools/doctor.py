@@ -79,7 +79,7 @@ def make_command() -> click.Command:
     def doctor(cwd: Path | None) -> None:
         """Show what the built-in tools use here: ripgrep, sandbox, workspace, home (JSON).
 
-        Exits 1 when ``problems`` is not empty."""
+        Exits 1 when it lists problems."""
         from mycode_core.config import home_dir
 
         workspace = (cwd or Path.cwd()).resolve()
