@@ -45,6 +45,10 @@ NAMES: dict[str, tuple[str, str]] = {
         "the ``mycode`` entry points the environment allows",
     ),
     "core_report": ("mycode_core.cli.diagnostics", "the core's part of ``mycode doctor``"),
+    "local_servers": (
+        "mycode_core.cli.local_models",
+        "the local model servers that answer ``/v1/models`` (300 ms in all)",
+    ),
     "main": ("mycode_core.cli.main", "the ``mycode`` command line (batch's warm start runs it)"),
 }
 """Each public name: ``(the module that defines it, what it is for)``."""
@@ -60,6 +64,7 @@ __all__ = [
     "SetupError",
     "allowed_entry_points",
     "core_report",
+    "local_servers",
     "error_line",
     "get_plugin_manager",
     "main",
@@ -72,6 +77,7 @@ if TYPE_CHECKING:
     from mycode_core import safeopen
     from mycode_core.agents import AgentOutcome, AgentRequest
     from mycode_core.cli.diagnostics import core_report
+    from mycode_core.cli.local_models import local_servers
     from mycode_core.cli.main import main
     from mycode_core.errors import SetupError, error_line
     from mycode_core.plugins import allowed_entry_points, get_plugin_manager

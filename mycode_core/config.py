@@ -156,6 +156,25 @@ class Settings(BaseModel):
     sandbox: bool | str | dict[str, Any] = "auto"
     """``"auto"`` / ``"on"`` / ``"off"`` or a ``[sandbox]`` table (SPEC §8)."""
 
+    @field_validator("base_url")
+    @classmethod
+    def _base_url_is_a_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(value.strip())
+            parts.port  # noqa: B018 - raises on a port that is not a number
+        except ValueError:
+            parts = None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"{value!r} is not a URL: expected http(s)://host[:port]/path, e.g. "
+                "http://localhost:11434/v1 or https://api.openai.com/v1"
+            )
+        return value.strip()
+
     @field_validator("validation_commands")
     @classmethod
     def _patterns_compile(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -365,7 +384,10 @@ def load_settings(
     notices: list[str] = list(refused)
     names = list(plugin_names)
     for name, data in layers:
-        if name in ("default", "cli") or not data:
+        if name == "default" or not data:
+            continue
+        if name == "cli":  # the flags: errors name the flag's setting, unknown keys are ours
+            check_layer("command line", data, Settings, {}, [*data, *names])
             continue
         if name == "env":
             for key, value in data.items():  # each variable on its own, to name it

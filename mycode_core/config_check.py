@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -46,12 +47,47 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def error_line(source: str, error: Mapping[str, Any], prefix: str = "") -> str:
-    """One readable line for a pydantic error of ``source`` (a file or an env variable)."""
-    loc = [str(part) for part in error.get("loc", ())]
-    key = ".".join([prefix, *loc] if prefix else loc) or "(top level)"
+_TYPE_TAG = re.compile(
+    r"(bool|str|int|float|none|dict\[.*\]|list\[.*\]|literal\[.*\]|function-\w+\[.*\]|"
+    r"[a-z_-]+\[.*\])"
+)
+"""A ``loc`` part pydantic adds for one member of a union (``sandbox.bool``): not a key."""
+
+
+def _key(error: Mapping[str, Any], prefix: str) -> str:
+    loc = [
+        str(part)
+        for part in error.get("loc", ())
+        if not (isinstance(part, str) and _TYPE_TAG.fullmatch(part))
+    ]
+    return ".".join([prefix, *loc] if prefix else loc) or "(top level)"
+
+
+def error_line(
+    source: str,
+    error: Mapping[str, Any],
+    prefix: str = "",
+    others: Iterable[Mapping[str, Any]] = (),
+) -> str:
+    """One readable line for a pydantic error of ``source`` (a file or an env variable).
+
+    The key is the user's (``sandbox``, never pydantic's ``sandbox.bool``); ``others`` (the
+    rest of the errors) add the other accepted kinds when the value fits none of a union's.
+    """
+    key = _key(error, prefix)
     message = str(error.get("msg", "invalid value"))
     message = message.removeprefix("Value error, ")
+    alternatives = [
+        str(other.get("msg", "")).removeprefix("Input should be ")
+        for other in others
+        if other is not error and _key(other, prefix) == key
+    ]
+    if alternatives and message.startswith("Input should be "):
+        kinds = [
+            m.removeprefix("Input should be ").removesuffix(", unable to interpret input")
+            for m in (message, *alternatives)
+        ]
+        message = "Input should be " + ", or ".join(dict.fromkeys(kinds))
     shown = "input" in error and error.get("type") != "value_error"
     got = f" (got {_describe(error['input'])})" if shown else ""
     return f"{source}: {key}: {message}{got}"
@@ -106,7 +142,7 @@ def check_layer(
             try:
                 tables[key].model_validate(dict(value))
             except ValidationError as exc:
-                raise ConfigError(error_line(source, exc.errors()[0], key)) from None
+                raise ConfigError(error_line(source, exc.errors()[0], key, exc.errors())) from None
             notes += _unknown_keys(value, tables[key], source, key)
         elif key not in known_names:
             hint = did_you_mean(key, known_names)
@@ -114,7 +150,7 @@ def check_layer(
     try:
         settings_model.model_validate(core)
     except ValidationError as exc:
-        raise ConfigError(error_line(source, exc.errors()[0])) from None
+        raise ConfigError(error_line(source, exc.errors()[0], others=exc.errors())) from None
     for key, value in core.items():
         annotation = core_fields[key].annotation
         if isinstance(value, Mapping) and isinstance(annotation, type):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import sys
 import time
@@ -18,6 +19,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from mycode_core.events import AgentEvent
+
+_ADDED_BLOCKS = re.compile(r"\s*<(system-reminder|mentioned-file)\b[^>]*>.*?</\1>\s*", re.DOTALL)
+"""What mycode adds to a prompt (hook reminders, inlined ``@path`` files): not the user's."""
+
+
+def user_words(content: str) -> str:
+    """A stored prompt without the blocks mycode added to it: the user's own words."""
+    return _ADDED_BLOCKS.sub("\n\n", content).strip()
 
 
 def new_session_id() -> str:
@@ -36,6 +45,9 @@ class SessionInfo:
     started: float
     stop_reason: str | None
     first_prompt: str
+    """The first prompt as the user typed it (see :func:`user_words`)."""
+    steps: int = 0
+    """Steps of every run of the session."""
 
 
 class Transcript:
@@ -128,6 +140,7 @@ class SessionStore:
         system: dict[str, Any] | None = None
         prompt = ""
         stop = None
+        steps = 0
         try:
             events = self.read_events(path.stem)
         except OSError:
@@ -139,9 +152,10 @@ class SessionStore:
             if kind == "system" and system is None:
                 system = event
             elif kind == "user" and not prompt:
-                prompt = str(event.get("content", ""))
+                prompt = user_words(str(event.get("content", "")))
             elif kind == "result":
                 stop = event.get("stop_reason")
+                steps += int(event.get("steps") or 0)
         if system is None:
             return None
         return SessionInfo(
@@ -152,6 +166,7 @@ class SessionStore:
             started=float(system.get("ts") or path.stat().st_mtime),
             stop_reason=stop,
             first_prompt=prompt,
+            steps=steps,
         )
 
 

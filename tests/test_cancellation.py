@@ -15,7 +15,13 @@ from typing import Any
 
 import pytest
 
-from mycode_core.testing import FakeOpenAIServer, delayed, tool_pairing_problems, turn
+from mycode_core.testing import (
+    FakeOpenAIServer,
+    delayed,
+    stalled_stream,
+    tool_pairing_problems,
+    turn,
+)
 from mycode_core.testing.terminal import Terminal
 
 MYCODE = [sys.executable, "-m", "mycode_core"]
@@ -203,3 +209,49 @@ def test_interrupted_turn_is_recorded_with_its_real_steps(
     assert len(results) == 1
     assert results[0]["stop_reason"] == "interrupted" and results[0]["steps"] == 1
     assert results[0]["duration_ms"] > 0
+
+
+def test_interrupted_model_call_keeps_the_partial_answer_as_an_assistant_message(
+    tmp_path: Path, server: FakeOpenAIServer, workspace: Path
+) -> None:
+    server.enqueue(stalled_stream("Here is the first half of my answer", 120.0))
+    term = _start(tmp_path, server, workspace, plugins="")
+    term.type("explain\r")
+    assert server.wait_for_requests(1, timeout=30)
+    term.settle(2.0)  # the streamed words reach mycode (the view shows them at the turn's end)
+    term.type("\x03")
+    term.expect("interrupted")
+    server.enqueue(turn("answer two"))
+    term.set_mark()
+    term.type("go on\r")
+    term.expect("answer two", after_mark=True)
+    messages = server.chat_requests[-1].messages
+    roles = [m["role"] for m in messages if m["role"] != "system"]
+    assert all(not (a == b == "user") for a, b in zip(roles, roles[1:], strict=False)), roles
+    interrupted = [m for m in messages if m["role"] == "assistant"]
+    assert len(interrupted) == 1
+    assert interrupted[0]["content"].startswith("Here is the first half of my answer")
+    assert interrupted[0]["content"].endswith("[interrupted by the user]")
+    _leave(term)
+    transcript = next((tmp_path / "home" / "sessions").glob("*.jsonl"))
+    kinds = [e["type"] for e in map(json.loads, transcript.read_text().splitlines())]
+    assert kinds.index("assistant") < kinds.index("result")  # recorded before the result
+
+
+def test_interrupt_before_any_text_still_closes_the_turn(
+    tmp_path: Path, server: FakeOpenAIServer, workspace: Path
+) -> None:
+    server.enqueue(delayed(120.0))
+    term = _start(tmp_path, server, workspace, plugins="")
+    term.type("slow\r")
+    assert server.wait_for_requests(1, timeout=30)
+    term.type("\x03")
+    term.expect("interrupted")
+    server.enqueue(turn("fine"))
+    term.set_mark()
+    term.type("again\r")
+    term.expect("fine", after_mark=True)
+    messages = [m for m in server.chat_requests[-1].messages if m["role"] != "system"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[1]["content"] == "[interrupted by the user]"
+    _leave(term)

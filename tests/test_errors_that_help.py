@@ -75,10 +75,11 @@ def test_doctor_checks_model_server_key_and_home(
     pytest.importorskip("mycode_builtin_tools")
     import json
 
-    env = {"MYCODE_LOAD_PLUGINS": "builtin_tools", "MYCODE_MODEL": "m"}
+    env = {"MYCODE_LOAD_PLUGINS": "builtin_tools", "MYCODE_MODEL": server.model}
     good = run_cli(["doctor"], workspace, home, {**env, "MYCODE_BASE_URL": server.base_url})
     report = json.loads(good.stdout)
-    assert report["model"]["name"] == "m"
+    assert good.rc == 0, good.stdout  # SPEC §2: 0 exactly when there is no problem
+    assert report["model"]["name"] == server.model
     assert report["base_url"]["reachable"] is True
     assert report["api_key"] == {"present": False, "source": None}
     assert report["home_folder"]["writable"] is True

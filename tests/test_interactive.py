@@ -35,7 +35,7 @@ def test_turns_slash_commands_and_exit(tmp_path: Path, env: dict[str, str]) -> N
     term.type("/sessions\r")
     term.expect("hello there")  # the session of this workspace, by its first prompt
     term.type("/help\r")
-    term.expect("/resume ID")
+    term.expect("/resume [ID]")
     term.type("again\r")
     term.expect("second answer")
     term.type("/exit\r")

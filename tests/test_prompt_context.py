@@ -39,15 +39,15 @@ def test_instruction_files_from_root_down(tmp_path: Path) -> None:
     assert instruction_files(tmp_path, Path("/")) == [tmp_path / "AGENTS.md"]
 
 
-def test_at_path_adds_a_reminder(tmp_path: Path) -> None:
+def test_at_path_inlines_the_file(tmp_path: Path) -> None:
     runner = make_runner(tmp_path, turns=[])
     (runner.workspace / "src").mkdir()
     (runner.workspace / "src" / "app.py").write_text("print(1)\n")
     events = run_events(runner, "fix the bug in @src/app.py, then mail me@example.com")
     (user,) = [e for e in events if e.type == "user"]
     assert user.content.startswith("fix the bug in @src/app.py")
-    assert "<system-reminder>" in user.content and "src/app.py" in user.content
-    assert "example.com" not in user.content.split("<system-reminder>")[1]
+    assert '<mentioned-file path="src/app.py">\nprint(1)\n</mentioned-file>' in user.content
+    assert "example.com" not in user.content.split("<mentioned-file")[1]
     sent = runner.turns_model.calls[0]["messages"][-1]
     assert sent == {"role": "user", "content": user.content}
 

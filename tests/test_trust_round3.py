@@ -177,8 +177,9 @@ def test_fifo_instruction_file_does_not_hang(tmp_path: Path) -> None:
 
 def _doctor(ws: Path, home: Path, env: dict[str, str] | None = None) -> dict:
     run = run_cli(["doctor", "--cwd", str(ws)], ws, home, env=env)
-    assert run.rc == 0, run.stderr
-    return json.loads(run.stdout)
+    report = json.loads(run.stdout)
+    assert run.rc == (1 if report["problems"] else 0), run.stderr  # SPEC §2
+    return report
 
 
 @pytest.mark.skipif(
@@ -216,8 +217,10 @@ def test_bwrap_on_path_is_not_used(tmp_path: Path) -> None:
     assert any("[sandbox] bwrap in .mycode/config.toml is ignored" in p for p in report["problems"])
 
 
-def test_bwrap_location_rules(tmp_path: Path) -> None:
+def test_bwrap_location_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mycode_builtin_tools import bwrap_location
+
+    monkeypatch.delenv(bwrap_location.HIDE_ENV, raising=False)  # the rules, not the switch
 
     copy = tmp_path / "bwrap"
     copy.write_text("#!/bin/sh\n")
@@ -229,3 +232,14 @@ def test_bwrap_location_rules(tmp_path: Path) -> None:
     assert bwrap_location.problem_with("relative/bwrap") is not None
     path, why = bwrap_location.find(str(copy))
     assert path is None and why is not None and str(copy) in why
+
+
+def test_no_bwrap_switch_hides_the_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mycode_builtin_tools import bwrap_location
+
+    monkeypatch.setenv(bwrap_location.HIDE_ENV, "1")
+    assert bwrap_location.find(None) == (None, None)
+    assert bwrap_location.find("/usr/bin/bwrap") == (None, None)
+    monkeypatch.setenv(bwrap_location.HIDE_ENV, "0")
+    if os.path.exists("/usr/bin/bwrap") and bwrap_location.problem_with("/usr/bin/bwrap") is None:
+        assert bwrap_location.find(None)[0] == "/usr/bin/bwrap"

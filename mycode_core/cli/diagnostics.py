@@ -32,12 +32,30 @@ def reachability(
         request.add_header("Authorization", f"Bearer {api_key}")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-            return {"url": url, "reachable": True, "status": response.status}
+            answer: dict[str, Any] = {"url": url, "reachable": True, "status": response.status}
+            listed = _model_ids(response.read(1 << 20))
+            if listed is not None:
+                answer["models"] = listed
+            return answer
     except urllib.error.HTTPError as exc:
         return {"url": url, "reachable": True, "status": exc.code}
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         return {"url": url, "reachable": False, "error": str(reason)}
+
+
+def _model_ids(body: bytes) -> list[str] | None:
+    """The ids of an OpenAI-style ``/models`` answer, ``None`` when it is not one."""
+    import json
+
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    entries = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return None
+    return [str(e["id"]) for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str)]
 
 
 def home_status(home: Path) -> dict[str, Any]:
@@ -80,6 +98,12 @@ def core_report(settings: Any, home: Path) -> tuple[dict[str, Any], list[str]]:
     report["base_url"] = {"checked": True, **reach}
     if not reach["reachable"]:
         problems.append(f"cannot reach the model server at {target}: {reach.get('error')}")
+    elif reach.get("models") and str(model) not in reach["models"]:
+        shown = ", ".join(reach["models"][:8]) + (", …" if len(reach["models"]) > 8 else "")
+        problems.append(
+            f"the server at {target} does not list the model {model!r} (it lists: {shown}); "
+            "pass --model with one of them"
+        )
     elif reach.get("status") in (401, 403):
         problems.append(
             f"the server at {target} rejected the API key (HTTP {reach['status']}): pass "

@@ -10,16 +10,37 @@ import click
 
 from mycode_core.sessions import SessionStore
 
-HELP = """\
-Type a task and press Enter. Esc then Enter (or a line ending in \\) inserts a new line.
-  /help          this help
-  /clear         start a fresh conversation (a new session)
-  /sessions      list the sessions of this workspace
-  /resume ID     load an earlier session's conversation
-  /compact [focus]  summarise older turns before the next request
-  /context       what the model view holds (system, tools, summary, recent, masked)
-  /exit          leave (Ctrl-D works too)
-Ctrl-C cancels the running turn."""
+COMMANDS: dict[str, str] = {
+    "help": "this help: every command, the plugins' included",
+    "clear": "start a fresh conversation (a new session)",
+    "sessions": "list the sessions of this workspace",
+    "resume": "load an earlier session (no ID: pick one of this workspace's)",
+    "compact": "summarise older turns before the next request",
+    "context": "what the model view holds (system, tools, summary, recent, masked)",
+    "exit": "leave (Ctrl-D works too)",
+}
+"""The session's own slash commands and what each does (Tab completes them)."""
+USAGE = {"resume": "/resume [ID]", "compact": "/compact [focus]"}
+
+HELP_HEAD = (
+    "Type a task and press Enter. Esc then Enter (or a line ending in \\) inserts a new line.\n"
+    "Tab completes /commands and @path (a file of the workspace, inlined into the prompt)."
+)
+HELP_TAIL = "Ctrl-C cancels the running turn."
+
+
+def help_text(plugin: dict[str, str]) -> str:
+    """``/help``: the built-in commands, then every plugin's, each with its description."""
+    lines = [HELP_HEAD]
+    lines += [f"  {USAGE.get(name, '/' + name):<17} {text}" for name, text in COMMANDS.items()]
+    if plugin:
+        lines.append("Plugin commands:")
+        lines += [f"  {'/' + name:<17} {text}" for name, text in sorted(plugin.items())]
+    lines.append(HELP_TAIL)
+    return "\n".join(lines)
+
+
+HELP = help_text({})
 
 
 class InteractiveSession:
@@ -87,11 +108,29 @@ class InteractiveSession:
             else:
                 buffer.validate_and_handle()
 
+        from mycode_core.cli.completion import PromptCompleter
+
         history_path = self.runner.home / "prompt_history"
         history_path.parent.mkdir(parents=True, exist_ok=True)
         return PromptSession(
-            history=FileHistory(str(history_path)), key_bindings=bindings, multiline=True
+            history=FileHistory(str(history_path)),
+            key_bindings=bindings,
+            multiline=True,
+            completer=PromptCompleter(
+                lambda: {**COMMANDS, **self._plugin_descriptions()}, self.runner.workspace
+            ),
+            complete_while_typing=False,
         )
+
+    def _plugin_descriptions(self) -> dict[str, str]:
+        from mycode_core.runtime.slash import plugin_commands
+
+        commands = plugin_commands(self.runner, lambda message: None)
+        return {
+            name: (command.description or f"(plugin {command.plugin})")
+            for name, command in commands.items()
+            if name not in COMMANDS
+        }
 
     def run(self, first_prompt: str | None) -> int:
         """Loop until the user leaves; returns the exit code."""
@@ -159,7 +198,7 @@ class InteractiveSession:
         if name in ("/exit", "/quit"):
             return "exit"
         if name == "/help":
-            click.echo(HELP)
+            click.echo(help_text(self._plugin_descriptions()))
         elif name == "/clear":
             self._replace_runner(messages=[], session_id=None)
             click.echo("Started a fresh conversation.")
@@ -199,8 +238,12 @@ class InteractiveSession:
 
     def _resume(self, session_id: str) -> None:
         if not session_id:
-            click.echo("Usage: /resume ID (see /sessions)")
-            return
+            from mycode_core.cli.session_picker import pick_session
+
+            picked = pick_session(self.store, str(self.runner.workspace), self.runner.session_id)
+            if picked is None:
+                return
+            session_id = picked
         if "/" in session_id or not self.store.exists(session_id):
             click.echo(f"No session {session_id!r} in {self.store.root} (see /sessions).")
             return

@@ -7,7 +7,9 @@ Esc and Ctrl-C pick the last option, which callers make the safe one ("deny").
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import textwrap
 from typing import Any
 
 import click
@@ -21,6 +23,26 @@ def _fancy_terminal() -> bool:
         and term not in ("", "dumb", "unknown")
         and "MYCODE_PLAIN_PROMPTS" not in os.environ
     )
+
+
+def wrapped(text: str, indent: str = "", width: int | None = None) -> str:
+    """``text`` wrapped at word boundaries to the terminal's width, each line after ``indent``
+    (a word longer than a line — a path, a command — stays whole on its own line)."""
+    columns = width or shutil.get_terminal_size((100, 24)).columns
+    out = []
+    for paragraph in text.splitlines() or [""]:
+        out.append(
+            textwrap.fill(
+                paragraph,
+                width=max(20, columns - 1),
+                initial_indent=indent,
+                subsequent_indent="  " if indent.startswith("?") else indent,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            or indent
+        )
+    return "\n".join(out)
 
 
 def choose(question: str, options: list[str]) -> str:
@@ -44,10 +66,10 @@ def _choose_fancy(question: str, options: list[str]) -> str:
     from prompt_toolkit.shortcuts import choice
 
     title, _, detail = question.partition("\n")
-    message: list[tuple[str, str]] = [("bold fg:ansiyellow", f"? {title}")]
+    message: list[tuple[str, str]] = [("bold fg:ansiyellow", wrapped(title, "? "))]
     if detail.strip():
         message.append(("", "\n"))
-        message.append(("fg:ansibrightblack", f"  {detail.strip()}"))
+        message.append(("fg:ansibrightblack", wrapped(detail.strip(), "  ")))
     bindings = KeyBindings()
 
     @bindings.add("escape", eager=True)
@@ -71,9 +93,9 @@ def _choose_fancy(question: str, options: list[str]) -> str:
 
 def _choose_plain(question: str, options: list[str]) -> str:
     title, _, detail = question.partition("\n")
-    click.echo(click.style(f"\n? {title}", fg="yellow"), err=True)
+    click.echo(click.style("\n" + wrapped(title, "? "), fg="yellow"), err=True)
     if detail.strip():
-        click.echo(f"  {detail.strip()}", err=True)
+        click.echo(wrapped(detail.strip(), "  "), err=True)
     for number, option in enumerate(options, 1):
         click.echo(f"  {number}) {option}", err=True)
     choices = [str(n) for n in range(1, len(options) + 1)]

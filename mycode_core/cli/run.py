@@ -15,6 +15,10 @@ from mycode_core.events import exit_code_for
 USAGE_ERROR = 2
 
 
+PLUGIN_DIR_LOADER = "claude_compat"
+"""The plugin of this repository that reads ``--plugin-dir`` folders (Claude Code plugins)."""
+
+
 def _fail(message: str) -> int:
     click.echo(f"mycode: error: {message}", err=True)
     return USAGE_ERROR
@@ -174,6 +178,28 @@ def run_agent(
         )
     except (ConfigError, PluginLoadError) as exc:
         return _fail(str(exc))
+    if not settings.model:  # issue 20: offer the local servers that answer (only now)
+        from mycode_core.cli import local_models
+
+        servers = local_models.local_servers()
+        if not interactive and (line := local_models.no_model_line(servers)):
+            return _fail(line)
+        picked = local_models.choose(servers, home) if interactive and servers else None
+        if picked is not None:
+            cli["model"], cli["base_url"] = picked
+            try:
+                settings = load_settings(
+                    workspace, home, cli, tables=settings_tables(pm), plugin_names=_plugin_names(pm)
+                )
+            except ConfigError as exc:
+                return _fail(str(exc))
+    if plugin_dir and not pm.has_plugin(PLUGIN_DIR_LOADER):
+        click.echo(
+            f"mycode: --plugin-dir is ignored: no plugin loads plugin folders (install "
+            f"./plugins/{PLUGIN_DIR_LOADER}, or enable it if MYCODE_LOAD_PLUGINS or "
+            "[plugins] disable leaves it out)",
+            err=True,
+        )
 
     store = SessionStore(home)
     prior: list[dict[str, Any]] = []

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mycode_core.cli.richtext import diff_lines, plural, result_line
+from mycode_core.sessions import user_words
 
 
 @dataclass
@@ -100,6 +101,10 @@ class Timeline:
         return list(seen)
 
 
+SHOWN_LINES = 12
+"""Lines of a model answer the text timeline shows (the rest is counted, not dropped silently)."""
+
+
 def _one_line(text: str, limit: int) -> str:
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -138,7 +143,7 @@ def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
             timeline.started = event.get("ts")
             timeline.tools = list(event.get("tools") or [])
         elif kind == "user":
-            turn = Turn(prompt=str(event.get("content", "")))
+            turn = Turn(prompt=user_words(str(event.get("content", ""))))
             timeline.turns.append(turn)
             step = None
         elif turn is None:
@@ -232,8 +237,13 @@ def render_timeline(timeline: Timeline, console: Any) -> None:
             tokens = f" · {plural(step.tokens, 'token')}" if step.tokens else ""
             say(f"[dim]step {step.number}{tokens}[/dim]")
             if step.text.strip():
-                for line in step.text.strip().splitlines()[:12]:
+                lines = step.text.strip().splitlines()
+                for line in lines[:SHOWN_LINES]:
                     say(f"  {escape(line)}")
+                if len(lines) > SHOWN_LINES:
+                    cut = len(lines) - SHOWN_LINES
+                    more = plural(cut, "more line")
+                    say(f"  [dim]… {more} of {len(lines)} (--html shows all)[/dim]")
             for tool in step.tools:
                 mark = "[red]✗[/red]" if tool.is_error else "[green]✓[/green]"
                 denied = " [red](denied)[/red]" if tool.decision == "deny" else ""

@@ -50,6 +50,11 @@ class History:
         """Sum of the entries' token counts."""
         return self._tokens
 
+    @property
+    def message_list(self) -> list[dict[str, Any]]:
+        """The live list of messages (read it, never change it): no copy on the hot path."""
+        return self._messages
+
     def messages(self) -> list[dict[str, Any]]:
         """All messages, in order."""
         return list(self._messages)

@@ -8,7 +8,6 @@ retries, compaction and nudges never consume steps. The state is a frozen
 from __future__ import annotations
 
 import queue
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from mycode_core.events import (
 )
 from mycode_core.plugins import load_report
 from mycode_core.records import CompletionVerdict
-from mycode_core.runtime import guards, lifecycle
+from mycode_core.runtime import guards, lifecycle, mentions
 from mycode_core.runtime.acting import Acting
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.guarded import completion, permission
@@ -39,8 +38,6 @@ from mycode_core.runtime.tools import ToolOrchestrator
 from mycode_core.runtime.transforms import transform_system_prompt, transform_tool_result
 from mycode_core.runtime.viewing import Viewing
 from mycode_core.sessions import SessionStore
-
-_AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
 
 
 class AgentRunner(Acting, Viewing):
@@ -252,9 +249,15 @@ class AgentRunner(Acting, Viewing):
                 reason = verdict.reason or "the prompt was blocked"
                 self._notice(f"prompt blocked by {verdict.source or 'a hook'}: {reason}")
                 raise RunStopped(state.finish("interrupted", f"prompt blocked: {reason}"))
-            content = lifecycle.with_reminders(self._expand_prompt(prompt), verdict.context)
+            expansion = mentions.expand(
+                prompt, self.context, images=mentions.accepts_images(self.settings)
+            )
+            for note in expansion.notes:
+                self._notice(note)
+            content = lifecycle.with_reminders(expansion.text, verdict.context)
             self._emit(UserEvent(content=content))
-            self.history.append({"role": "user", "content": content})
+            parts = [{"type": "text", "text": content}, *expansion.images]
+            self.history.append({"role": "user", "content": parts if expansion.images else content})
             state, final_text = self._loop(state)
         except RunStopped as stop:
             state = stop.state
@@ -268,6 +271,8 @@ class AgentRunner(Acting, Viewing):
             state = state.finish("interrupted", f"{self.guard.strict_failure} (strict plugins)")
         if self.context.cancelled.is_set() and state.stop_reason in (None, "interrupted"):
             state = state.finish("interrupted")
+        if state.stop_reason == "interrupted" and self.context.cancelled.is_set():
+            self.caller.record_interrupted()
         error = state.detail if state.stop_reason != "completed" and state.detail else None
         with self._lock:
             if not self._result_sent:
@@ -300,20 +305,6 @@ class AgentRunner(Acting, Viewing):
             usage_by_agent=self.usage_by_agent(),
             cost_usd=self.caller.meter.total(),
             context=self.caller.meter.context(self.view.window.limit if self.view else 0),
-        )
-
-    def _expand_prompt(self, prompt: str) -> str:
-        mentions = []
-        for match in _AT_PATH.finditer(prompt):
-            candidate = match.group(1).rstrip(".,;:")
-            if (self.workspace / candidate).exists():
-                mentions.append(candidate)
-        if not mentions:
-            return prompt
-        listed = ", ".join(dict.fromkeys(mentions))
-        return (
-            f"{prompt}\n\n<system-reminder>The user referred to {listed}; "
-            "read it with read_file before acting.</system-reminder>"
         )
 
     # ------------------------------------------------------------------ the step loop

@@ -39,6 +39,7 @@ EMPTY_REPLY_NUDGE = (
     "Your last reply was empty. Continue the task: call a tool, or give your final answer."
 )
 LENGTH_NUDGE = "Your reply was cut off by the output limit. Continue exactly where you stopped."
+INTERRUPTED_NOTE = "[interrupted by the user]"
 MAX_COMPACTIONS = 3
 MAX_LENGTH_CONTINUES = 2
 
@@ -68,6 +69,20 @@ class ModelCaller:
 
     def __post_init__(self) -> None:
         self.meter = CostMeter(self.settings)
+        self._partial: list[str] = []
+
+    def record_interrupted(self) -> None:
+        """Close a turn the user interrupted: when history ends with a user message, add an
+        assistant message with the text streamed so far and :data:`INTERRUPTED_NOTE`, so the
+        model later sees what the user saw and never two user messages in a row."""
+        messages = self.history.message_list
+        if not messages or messages[-1].get("role") != "user":
+            return
+        partial = "".join(self._partial).rstrip()
+        self._partial = []
+        content = f"{partial}\n\n{INTERRUPTED_NOTE}" if partial else INTERRUPTED_NOTE
+        self.history.append(assistant_message(content, []))
+        self.emit(AssistantEvent(content=content, finish_reason="interrupted"))
 
     def add_usage(self, usage: dict[str, int]) -> None:
         """Add a reply's reported token usage to the run's total."""
@@ -83,9 +98,12 @@ class ModelCaller:
         done = threading.Event()
         abandoned = threading.Event()
         outcome: dict[str, Any] = {}
+        partial: list[str] = []
+        self._partial = partial
 
         def on_text(text: str) -> None:
             if not abandoned.is_set():
+                partial.append(text)
                 self.emit(TextDeltaEvent(text=text))
 
         def work() -> None:
@@ -109,6 +127,7 @@ class ModelCaller:
                     except Exception:  # noqa: BLE001, S110 - best effort
                         pass
                 raise RunStopped(state.finish("interrupted"))
+        self._partial = []
         if "error" in outcome:
             raise outcome["error"]
         reply: ModelReply = outcome["reply"]

@@ -78,6 +78,7 @@ from mycode_core.testing.responses import (
     http_error,
     raw_sse,
     sse_stream,
+    stalled_stream,
     stream_chunks,
     turn,
 )
@@ -101,6 +102,7 @@ __all__ = [
     "completion",
     "completion_body",
     "cut_stream",
+    "stalled_stream",
     "delayed",
     "dropped_connection",
     "http_error",

@@ -2,7 +2,7 @@
 
 Build them with :func:`turn` (SSE or JSON, as the request asks), :func:`completion` (always a
 JSON body), :func:`sse_stream` / :func:`raw_sse` (always a stream), :func:`http_error`,
-:func:`dropped_connection`, :func:`cut_stream` and :func:`delayed`.
+:func:`dropped_connection`, :func:`cut_stream`, :func:`stalled_stream` and :func:`delayed`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ class FakeResponse:
 
     ``kind`` is ``turn`` (SSE or JSON, whichever the request asked for), ``body`` (fixed
     bytes with ``status`` and ``headers``), ``drop`` (close the socket without answering) or
-    ``cut`` (send ``chunks`` of a stream, then close without ``finish_reason`` or ``[DONE]``).
+    ``cut`` (send ``chunks`` of a stream, then close without ``finish_reason`` or ``[DONE]``;
+    with ``hold``, first keep the connection open that many seconds).
     """
 
     kind: str
@@ -32,6 +33,7 @@ class FakeResponse:
     chunks: list[bytes] = field(default_factory=list)
     turn: dict[str, Any] | None = None
     delay: float = 0.0
+    hold: float = 0.0
 
 
 def _call_entries(tool_calls: Iterable[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
@@ -235,6 +237,17 @@ def cut_stream(content: str = "Partial answer that never", **turn_options: Any) 
         kind="cut",
         headers={"Content-Type": "text/event-stream"},
         chunks=stream_chunks(spec, finish=False),
+    )
+
+
+def stalled_stream(content: str, seconds: float = 120.0) -> FakeResponse:
+    """Stream ``content``, then send nothing for ``seconds`` (a model the user interrupts)."""
+    spec = turn(content).turn or {}
+    return FakeResponse(
+        kind="cut",
+        headers={"Content-Type": "text/event-stream"},
+        chunks=stream_chunks(spec, finish=False),
+        hold=seconds,
     )
 
 

@@ -129,6 +129,8 @@ class _Handler(BaseHTTPRequestHandler):
             for chunk in reply.chunks:
                 self.wfile.write(chunk)
                 self.wfile.flush()
+            if reply.hold:
+                fake._stopping.wait(reply.hold)
             return
         if reply.kind == "turn":
             spec = reply.turn or {}

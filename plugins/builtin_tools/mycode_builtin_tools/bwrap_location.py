@@ -6,6 +6,10 @@ regular file, not group- or other-writable, whose every folder up to ``/`` is ro
 group- or other-writable — found in the standard folders (:data:`STANDARD_DIRS`), or named by
 ``[sandbox] bwrap = "/path"`` in the *user* config (checked the same way; a project layer cannot
 set it).
+
+``MYCODE_NO_BWRAP=1`` (a test switch, documented in the README's development section) makes
+mycode behave as on a machine without bubblewrap: no ``bwrap`` is found at all. It can only
+take the sandbox away, never choose another program.
 """
 
 from __future__ import annotations
@@ -16,6 +20,12 @@ import stat
 from pathlib import Path
 
 STANDARD_DIRS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin")
+HIDE_ENV = "MYCODE_NO_BWRAP"
+
+
+def hidden() -> bool:
+    """Whether ``MYCODE_NO_BWRAP`` asks mycode to act as if bubblewrap were not installed."""
+    return os.environ.get(HIDE_ENV, "").strip() not in ("", "0")
 
 
 def _owner_problem(path: str, info: os.stat_result) -> str | None:
@@ -68,6 +78,8 @@ def find(configured: str | None) -> tuple[str | None, str | None]:
 
     :param configured: ``[sandbox] bwrap`` from the user config, if set (then only it counts).
     """
+    if hidden():
+        return None, None
     if configured:
         problem = problem_with(configured)
         if problem is None:

@@ -40,6 +40,10 @@ def report(workspace: Path, home: Path) -> dict[str, Any]:
     state = trust.state(settings) if settings is not None else {"trusted": False, "ignored": []}
     core, core_problems = core_report(settings, home)  # model, base URL, key, home (issue 14)
     problems += core_problems
+    if not core["model"]["name"]:  # issue 20: what a first run would offer
+        from mycode_core.api import local_servers
+
+        core["local_servers"] = [server.as_json() for server in local_servers()]
     return {
         **core,
         "workspace": str(workspace),
@@ -73,10 +77,15 @@ def make_command() -> click.Command:
         help="Workspace to check (default: current directory).",
     )
     def doctor(cwd: Path | None) -> None:
-        """Show what the built-in tools use here: ripgrep, sandbox, workspace, home (JSON)."""
+        """Show what the built-in tools use here: ripgrep, sandbox, workspace, home (JSON).
+
+        Exits 1 when it lists problems."""
         from mycode_core.config import home_dir
 
         workspace = (cwd or Path.cwd()).resolve()
-        click.echo(json.dumps(report(workspace, home_dir()), indent=2))
+        found = report(workspace, home_dir())
+        click.echo(json.dumps(found, indent=2))
+        if found["problems"]:
+            raise SystemExit(1)  # SPEC §2: doctor exits 1 when it lists problems
 
     return doctor

@@ -103,8 +103,9 @@ def test_import_is_light() -> None:
 def test_doctor_reports_json(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("MYCODE_HOME", str(tmp_path / "home"))
     result = CliRunner().invoke(make_command(), ["--cwd", str(tmp_path)])
-    assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
+    assert data["problems"]  # no model configured here
+    assert result.exit_code == 1, result.output  # SPEC §2: problems → exit 1
     assert data["workspace"] == str(tmp_path.resolve())
     assert data["ripgrep"]["version"].startswith("ripgrep")
     assert set(data["sandbox"]) >= {"available", "active", "mechanism"}

@@ -1,0 +1,176 @@
+"""``@path`` in a prompt (issue 20): the file's text is inlined, an image is attached.
+
+A text file inside the workspace is inlined as a ``<mentioned-file path="…">`` block — at most
+:data:`MAX_LINES` lines and :data:`MAX_BYTES` bytes, with a note saying what was left out. A
+PNG, JPEG, GIF or WebP image (checked by its bytes, not its name) becomes an ``image_url`` content
+part for a model that takes images (:func:`accepts_images`), else a clear line. In an
+interactive session a pasted absolute image path (a file dragged into the terminal) counts too.
+Paths go through the workspace boundary; a path that does not exist is left as typed (an
+``@handle`` is not a file). Every refusal is one notice line.
+"""
+
+from __future__ import annotations
+
+import base64
+import fnmatch
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mycode_core.paths import BoundaryError, resolve_in_workspace
+from mycode_core.safeopen import open_read
+
+MAX_LINES = 2000
+MAX_BYTES = 100_000
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+_AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
+_PASTED = re.compile(r"(?:^|(?<=\s))['\"]?((?:/|~/)[^\s'\"]+\.(?:png|jpe?g|gif|webp))['\"]?", re.I)
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+VISION_MODELS = (
+    "gpt-4o*",
+    "gpt-4.1*",
+    "gpt-5*",
+    "o3*",
+    "o4*",
+    "claude-*",
+    "*/claude-*",
+    "gemini*",
+    "*/gemini*",
+    "*llava*",
+    "*-vl*",
+    "*vision*",
+    "pixtral*",
+    "gemma3*",
+)
+"""Model names known to take image input (a price table entry or ``[models."NAME"] images``
+overrides; ``images = true`` forces it)."""
+
+
+@dataclass
+class Expansion:
+    """The prompt text to send, the image parts to attach, and lines for the user."""
+
+    text: str
+    images: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def accepts_images(settings: Any) -> bool:
+    """Whether the configured model takes images: ``images = true``, else its
+    ``[models."NAME"] images``, else the names in :data:`VISION_MODELS`."""
+    if getattr(settings, "images", False):
+        return True
+    model = str(getattr(settings, "model", "") or "")
+    table = getattr(settings, "models", None)
+    if table is None and getattr(settings, "model_extra", None):
+        table = settings.model_extra.get("models")
+    entry: Any = table.get(model) if isinstance(table, dict) else None
+    if entry is not None and hasattr(entry, "model_dump"):
+        entry = entry.model_dump()
+    if isinstance(entry, dict) and isinstance(entry.get("images"), bool):
+        return bool(entry["images"])
+    bare = model.rsplit(":", 1)[-1] if model.startswith("openai:") else model
+    return any(fnmatch.fnmatch(bare.lower(), pattern) for pattern in VISION_MODELS)
+
+
+def image_type(head: bytes) -> str | None:
+    """The MIME type of PNG, JPEG, GIF or WebP bytes, else ``None``."""
+    for magic, mime in _MAGIC:
+        if head.startswith(magic):
+            return mime
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def _read(path: Path, limit: int) -> bytes:
+    fd = open_read(path)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(limit)
+
+
+def _inline(name: str, path: Path) -> tuple[str, str | None]:
+    data = _read(path, MAX_BYTES + 1)
+    if b"\0" in data[:8192]:
+        return f"[{name} is a binary file: not inlined]", f"@{name} is a binary file: not inlined"
+    text = data[:MAX_BYTES].decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    note = None
+    if len(data) > MAX_BYTES or len(lines) > MAX_LINES:
+        kept = lines[:MAX_LINES]
+        if len(data) > MAX_BYTES:
+            kept = kept[:-1] or kept  # the last line may be cut mid-way
+        total = os.stat(path).st_size
+        note = (
+            f"@{name}: inlined the first {len(kept):,} lines ({MAX_LINES:,} lines / "
+            f"{MAX_BYTES // 1000} KB at most) of a {total:,}-byte file"
+        )
+        text = "\n".join(kept) + f"\n[… cut here: read_file {name} with an offset for the rest]"
+    return f'<mentioned-file path="{name}">\n{text.rstrip(chr(10))}\n</mentioned-file>', note
+
+
+def _image(name: str, path: Path, allowed: bool, out: Expansion) -> None:
+    size = os.stat(path).st_size
+    if size > MAX_IMAGE_BYTES:
+        mb = size / (1024 * 1024)
+        out.notes.append(f"@{name} is {mb:.0f} MB, over the {MAX_IMAGE_BYTES >> 20} MB image limit")
+        return
+    data = _read(path, MAX_IMAGE_BYTES + 1)
+    mime = image_type(data[:16])
+    if mime is None:
+        out.notes.append(f"@{name} is not a PNG, JPEG, GIF or WebP image: not attached")
+        return
+    if not allowed:
+        out.notes.append(
+            f"@{name} not attached: this model does not take images (set images = true, or "
+            f'[models."NAME"] images = true, if it does)'
+        )
+        return
+    url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+    out.images.append({"type": "image_url", "image_url": {"url": url}})
+    out.text += f"\n\n[image attached: {name}]"
+
+
+def expand(prompt: str, context: Any, *, images: bool) -> Expansion:
+    """Inline the ``@path`` files of ``prompt`` and attach its images (see the module doc)."""
+    out = Expansion(prompt)
+    blocks: list[str] = []
+    seen: set[Path] = set()
+    mentions = [m.group(1).rstrip(".,;:") for m in _AT_PATH.finditer(prompt)]
+    pasted = [m.group(1) for m in _PASTED.finditer(prompt)] if context.interactive else []
+    for raw in [*mentions, *pasted]:
+        try:
+            path = (
+                Path(os.path.expanduser(raw)).resolve()
+                if raw in pasted
+                else resolve_in_workspace(raw, context)
+            )
+        except BoundaryError as exc:
+            out.notes.append(f"@{raw}: {exc}")
+            continue
+        if path in seen or not path.exists():
+            continue
+        seen.add(path)
+        try:
+            if path.is_dir():
+                blocks.append(f"[The user referred to the folder {raw}]")
+            elif path.suffix.lower() in IMAGE_SUFFIXES:
+                _image(raw, path, images, out)
+            else:
+                block, note = _inline(raw, path)
+                blocks.append(block)
+                if note:
+                    out.notes.append(note)
+        except OSError as exc:
+            out.notes.append(f"@{raw} cannot be read: {exc.strerror or exc}")
+    if blocks:
+        out.text = out.text + "\n\n" + "\n\n".join(blocks)
+    return out

@@ -1,0 +1,123 @@
+"""Issue 20 items 3–4: ``@path`` inlines a workspace file (bounded) and attaches an image for a
+model that takes images; every bad input is one notice line. Checked on what the fake
+OpenAI server actually receives."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mycode_core.runtime import mentions
+from mycode_core.testing import FakeOpenAIServer, run_cli, turn
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+def _run(tmp_path: Path, prompt: str, model: str = "m", config: str = "") -> tuple[Any, Any]:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(config)
+    with FakeOpenAIServer([turn("ok")]) as server:
+        done = run_cli(
+            [*server.cli_args(prompt, model=model)],
+            tmp_path / "ws",
+            home,
+            {"MYCODE_LOAD_PLUGINS": ""},
+        )
+        assert done.rc == 0, done.stderr
+        assert "Traceback" not in done.stderr
+        user = [m for m in server.chat_requests[0].messages if m["role"] == "user"][-1]
+    return user["content"], done
+
+
+@pytest.fixture(autouse=True)
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "src" / "app.py").write_text("def main():\n    return 42\n")
+    return ws
+
+
+def test_a_mentioned_file_is_inlined(tmp_path: Path) -> None:
+    content, done = _run(tmp_path, "what does @src/app.py return?")
+    assert isinstance(content, str)
+    assert content.startswith("what does @src/app.py return?")
+    assert '<mentioned-file path="src/app.py">\ndef main():\n    return 42\n' in content
+    assert "read it with read_file" not in content
+
+
+def test_a_long_file_is_cut_and_the_user_is_told(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "big.log").write_text("".join(f"line {n}\n" for n in range(1, 5001)))
+    content, done = _run(tmp_path, "see @big.log")
+    assert "line 2000\n" in content and "line 2001\n" not in content
+    assert "cut here" in content
+    assert "inlined the first 2,000 lines" in done.stderr
+
+
+def test_a_huge_line_file_is_cut_at_100_kb(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "wide.txt").write_text(("x" * 999 + "\n") * 300)
+    content, done = _run(tmp_path, "see @wide.txt")
+    assert len(content) < mentions.MAX_BYTES + 2000
+    assert "100 KB at most" in done.stderr
+
+
+def test_binary_outside_and_missing_mentions(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "blob.bin").write_bytes(b"\0\1\2" * 100)
+    (tmp_path / "secret.txt").write_text("outside")
+    content, done = _run(tmp_path, "look at @blob.bin and @../secret.txt and @someone")
+    assert "blob.bin is a binary file" in done.stderr
+    assert "outside the workspace" in done.stderr and "outside" not in content.split("\n\n")[-1]
+    assert "@someone" in content and "mentioned-file" not in content
+
+
+def test_an_image_is_attached_for_a_model_that_takes_images(
+    tmp_path: Path, workspace: Path
+) -> None:
+    (workspace / "shot.png").write_bytes(PNG)
+    content, done = _run(tmp_path, "what is in @shot.png?", model="gpt-4o")
+    assert isinstance(content, list)
+    assert content[0]["type"] == "text" and "[image attached: shot.png]" in content[0]["text"]
+    url = content[1]["image_url"]["url"]
+    assert url == "data:image/png;base64," + base64.b64encode(PNG).decode()
+
+
+@pytest.mark.parametrize(
+    "config", ["images = true\n", '[models."m"]\nimages = true\n'], ids=["images", "models"]
+)
+def test_config_says_the_model_takes_images(tmp_path: Path, workspace: Path, config: str) -> None:
+    (workspace / "a.gif").write_bytes(b"GIF89a" + b"\0" * 20)
+    content, _done = _run(tmp_path, "@a.gif", config=config)
+    assert isinstance(content, list) and content[1]["image_url"]["url"].startswith(
+        "data:image/gif;base64,"
+    )
+
+
+def test_an_image_for_a_text_model_is_one_clear_line(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "shot.png").write_bytes(PNG)
+    content, done = _run(tmp_path, "what is in @shot.png?")
+    assert isinstance(content, str) and "base64" not in content
+    lines = [line for line in done.stderr.splitlines() if "shot.png" in line]
+    assert len(lines) == 1 and "does not take images" in lines[0]
+
+
+def test_not_an_image_and_too_large(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "fake.png").write_text("I am text")
+    with (workspace / "huge.webp").open("wb") as fh:
+        fh.write(b"RIFF\0\0\0\0WEBP")
+        fh.truncate(50 * 1024 * 1024)  # sparse: 50 MB without writing them
+    content, done = _run(tmp_path, "@fake.png @huge.webp", model="gpt-4o")
+    assert isinstance(content, str)
+    assert "@fake.png is not a PNG, JPEG, GIF or WebP image" in done.stderr
+    assert "@huge.webp is 50 MB, over the 20 MB image limit" in done.stderr
+
+
+def test_image_type_by_bytes() -> None:
+    assert mentions.image_type(PNG[:16]) == "image/png"
+    assert mentions.image_type(b"\xff\xd8\xff\xe0" + b"\0" * 12) == "image/jpeg"
+    assert mentions.image_type(b"RIFF\0\0\0\0WEBPVP8 ") == "image/webp"
+    assert mentions.image_type(b"%PDF-1.7") is None
