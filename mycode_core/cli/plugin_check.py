@@ -122,6 +122,7 @@ class _Checker:
             row = self.rows.get(error.plugin)
             if row is None:
                 row = {
+                    **({"source": "file", "path": error.path} if error.path else {}),
                     "name": error.plugin,
                     "distribution": error.distribution,
                     "version": _dist_version(error.distribution),
@@ -238,6 +239,7 @@ def check_plugins(
     include_builtins: bool = False,
     hook_name: str | None = None,
     extend: Callable[[pluggy.PluginManager, list[dict[str, Any]]], None] | None = None,
+    workspace: Path | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Check every installed plugin; returns ``(rows, problem lines)``.
 
@@ -248,7 +250,7 @@ def check_plugins(
     Raises ``ValueError`` for an unknown ``hook_name``. ``extend(pm, rows)`` may add fields to
     the rows of loaded plugins (``mycode plugins --plugin-dir``).
     """
-    pm = get_plugin_manager(warn=lambda message: None, strict=False)
+    pm = get_plugin_manager(warn=lambda message: None, strict=False, workspace=workspace)
     if hook_name is not None and hook_name not in hookspec_names(pm):
         raise ValueError(f"no hook named {hook_name!r}")
     checker = _Checker(pm)
