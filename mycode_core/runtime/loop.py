@@ -365,6 +365,10 @@ class AgentRunner(Acting, Viewing):
             )
 
     def _completion_verdict(self, final_text: str) -> CompletionVerdict:
+        if self.settings.completion_gate.policy.strip().lower() == "off":  # SPEC §7: none asked
+            return CompletionVerdict(
+                verdict="pass", feedback="completion gate is off", source="off"
+            )
         try:
             verdict = self.pm.hook.completion_verdict(
                 final_text=final_text,

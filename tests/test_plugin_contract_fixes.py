@@ -1,0 +1,105 @@
+"""Issue 18, item 7: ``--completion-policy off`` silences every completion policy, and the
+testing kit's ``mycode_run`` dispatches slash commands as the CLI does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mycode_core import hookimpl
+from mycode_core.config import GateSettings
+from mycode_core.records import CompletionVerdict, SlashCommand, SlashResult
+from mycode_core.testing import installed_plugin, write_plugin_dist, write_script
+
+
+class AlwaysFail:
+    """A team policy that refuses every answer and counts how often it was asked."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    @hookimpl
+    def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+        self.calls += 1
+        return CompletionVerdict(verdict="fail", feedback="Never done.", source="always_fail")
+
+
+def _write(path: str) -> dict[str, Any]:
+    return {"tool_calls": [{"name": "write_file", "arguments": {"path": path, "content": "x"}}]}
+
+
+def test_policy_off_calls_no_completion_verdict(mycode_run: Any) -> None:
+    policy = AlwaysFail()
+    turns = [_write("app.py"), {"content": "Done."}]
+    events = mycode_run(
+        turns, policy, installed_plugin("builtin_tools"), completion_gate=GateSettings(policy="off")
+    )
+    assert policy.calls == 0
+    assert events[-1].type == "result" and events[-1].stop_reason == "completed"
+    assert not [e for e in events if e.type == "guidance"]
+
+
+def test_control_the_policy_is_asked_when_the_gate_is_on(mycode_run: Any) -> None:
+    policy = AlwaysFail()
+    turns = [_write("app.py"), *[{"content": "Done."}] * 5]
+    events = mycode_run(turns, policy, installed_plugin("builtin_tools"))
+    assert policy.calls >= 1
+    assert events[-1].stop_reason == "gate_exhausted"
+
+
+ALWAYS_FAIL_DIST = """
+from pathlib import Path
+import os
+
+from mycode_core import hookimpl
+from mycode_core.records import CompletionVerdict
+
+
+@hookimpl
+def completion_verdict(final_text, observations, context):
+    Path(os.environ["CALLED_MARKER"]).write_text("called")
+    return CompletionVerdict(verdict="fail", feedback="Never done.", source="always_fail")
+"""
+
+
+def test_completion_policy_off_on_the_command_line(
+    cli: Any, tmp_path: Path, plugin_site: Path
+) -> None:
+    site = tmp_path / "site"
+    write_plugin_dist(site, "alwaysfail", ALWAYS_FAIL_DIST)
+    marker = tmp_path / "called"
+    model = write_script(tmp_path / "s.json", [{"content": "Done."}] * 5)
+    env = {"MYCODE_LOAD_PLUGINS": "coretools,alwaysfail", "CALLED_MARKER": str(marker)}
+    args = ["-p", "finish", "--model", model, "--output-format", "stream-json"]
+    off = cli([*args, "--completion-policy", "off"], env=env, pythonpath=[site, plugin_site])
+    assert off.rc == 0, off.stderr
+    assert off.result is not None and off.result["stop_reason"] == "completed"
+    assert not marker.exists()
+    on = cli(args, env=env, pythonpath=[site, plugin_site])
+    assert on.rc == 1 and marker.exists()  # control: the plugin is asked and blocks
+
+
+class Greeter:
+    """Slash commands: ``/greet NAME`` returns a prompt, ``/version`` only output."""
+
+    @hookimpl
+    def register_slash_commands(self, register: Any, context: Any) -> None:
+        register(SlashCommand(name="greet", run=lambda args, ctx: f"Say hello to {args}."))
+        register(SlashCommand(name="version", run=lambda args, ctx: SlashResult(output="v9")))
+
+
+def test_mycode_run_dispatches_a_slash_command_returning_a_prompt(mycode_run: Any) -> None:
+    events = mycode_run([{"content": "Hello, Ada!"}], Greeter(), prompt="/greet Ada")
+    users = [e.content for e in events if e.type == "user"]
+    assert users == ["Say hello to Ada."]
+    assert events[-1].type == "result" and events[-1].stop_reason == "completed"
+
+
+def test_mycode_run_slash_command_with_output_only_runs_no_turn(mycode_run: Any) -> None:
+    events = mycode_run([{"content": "never asked"}], Greeter(), prompt="/version")
+    assert [(e.type, e.message, e.source) for e in events] == [("notice", "v9", "/version")]
+
+
+def test_mycode_run_sends_an_unknown_slash_prompt_to_the_model(mycode_run: Any) -> None:
+    events = mycode_run([{"content": "ok"}], Greeter(), prompt="/nosuch thing")
+    assert [e.content for e in events if e.type == "user"] == ["/nosuch thing"]
