@@ -3,6 +3,7 @@ testing kit's ``mycode_run`` dispatches slash commands as the CLI does."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ def test_control_the_policy_is_asked_when_the_gate_is_on(mycode_run: Any) -> Non
 
 
 ALWAYS_FAIL_DIST = """
+import json
 from pathlib import Path
 import os
 
@@ -103,3 +105,97 @@ def test_mycode_run_slash_command_with_output_only_runs_no_turn(mycode_run: Any)
 def test_mycode_run_sends_an_unknown_slash_prompt_to_the_model(mycode_run: Any) -> None:
     events = mycode_run([{"content": "ok"}], Greeter(), prompt="/nosuch thing")
     assert [e.content for e in events if e.type == "user"] == ["/nosuch thing"]
+
+
+EVERYTHING = """
+import json
+from pathlib import Path
+
+import click
+from pydantic import BaseModel
+
+from mycode_core import ContextSection, hookimpl, tool
+from mycode_core.records import SlashCommand
+
+HERE = Path(__file__).parent
+
+
+class Options(BaseModel):
+    level: int = 1
+
+
+@tool(read_only=True)
+def every_tool(text: str) -> str:
+    \"\"\"Echo.\"\"\"
+    return text
+
+
+@hookimpl
+def register_tools(register):
+    register(every_tool)
+
+
+@hookimpl
+def register_settings(register):
+    register("everything", Options)
+
+
+@hookimpl
+def build_context(context):
+    return [ContextSection(title="Everything rules", text="be good")]
+
+
+@hookimpl
+def on_event(event, context):
+    pass
+
+
+@hookimpl
+def register_slash_commands(register, context):
+    register(SlashCommand(name="every", run=lambda args, ctx: None))
+
+
+@hookimpl
+def register_commands(cli):
+    @cli.command(name="everycmd")
+    def everycmd():
+        \"\"\"Everything.\"\"\"
+
+
+@hookimpl(optionalhook=True)
+def register_skills(register, context):
+    register(HERE / "skills" / "greeting")
+
+
+@hookimpl(optionalhook=True)
+def register_agent_profiles(register, context):
+    register(HERE / "agents" / "reviewer.md")
+
+
+@hookimpl
+def completion_verdict(final_text, observations, context):
+    return None
+"""
+
+
+def test_contributes_lists_every_kind(cli: Any, home: Path) -> None:
+    (home / "plugins").mkdir(parents=True)
+    (home / "plugins" / "everything.py").write_text(EVERYTHING, encoding="utf-8")
+    env = {"MYCODE_LOAD_PLUGINS": "coretools,everything,skills,subagents"}
+    check = cli(["plugins", "--check"], env=env)
+    assert check.rc == 0, check.stdout + check.stderr
+    rows = {row["name"]: row for row in json.loads(check.stdout)}
+    assert rows["everything"]["source"] == "file"
+    assert rows["everything"]["contributes"] == {
+        "tools": ["every_tool"],
+        "models": [],
+        "policies": ["completion_verdict"],
+        "commands": ["everycmd"],
+        "slash_commands": ["every"],
+        "skills": ["greeting"],
+        "agent_profiles": ["reviewer"],
+        "context_sections": ["Everything rules"],
+        "observers": ["on_event"],
+        "settings": ["everything"],
+    }
+    assert set(rows["coretools"]["contributes"]) == set(rows["everything"]["contributes"])

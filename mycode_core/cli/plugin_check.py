@@ -174,6 +174,9 @@ class _Checker:
             slash = collect_slash_commands(self.pm, context, ignore, on_error=self.on_error)
             for command in slash.values():
                 self._contribute(command.plugin, "slash_commands", command.name)
+            from mycode_core.cli import contributions
+
+            contributions.collect(self.pm, context, self._contribute, self.on_error)
         group = PluginCommandGroup(name="mycode")
         for command_name, plugin_name in add_plugin_commands(
             group, self.pm, ignore, on_error=self.on_error
@@ -200,7 +203,9 @@ class _Checker:
 
 
 def _empty_contributions() -> dict[str, list[str]]:
-    return {"tools": [], "models": [], "policies": [], "commands": [], "slash_commands": []}
+    from mycode_core.cli.contributions import empty
+
+    return empty()
 
 
 def _dist_version(distribution: str | None) -> str | None:
@@ -245,7 +250,9 @@ def check_plugins(
 
     ``rows`` are the ``mycode plugins`` rows plus ``loaded``, ``problems`` (each with
     ``kind``, ``message``, ``error_type``, ``detail``, ``traceback``), ``notes`` and
-    ``contributes`` (``tools``, ``models``, ``policies``, ``commands``, ``slash_commands``).
+    ``contributes`` (every kind of :data:`mycode_core.cli.contributions.KINDS`: tools, models,
+    policies, commands, slash commands, skills, agent profiles, context sections, observers,
+    settings).
     Plugins that failed to load are always listed. Strict mode does not stop the check.
     Raises ``ValueError`` for an unknown ``hook_name``. ``extend(pm, rows)`` may add fields to
     the rows of loaded plugins (``mycode plugins --plugin-dir``).
