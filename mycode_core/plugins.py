@@ -97,6 +97,8 @@ def strict_plugins() -> bool:
     return os.environ.get("MYCODE_STRICT_PLUGINS", "") not in ("", "0", "false", "no")
 
 
+_CORE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
 _printed: set[str] = set()
 """Problems already printed to stderr by this process (the CLI may build two managers)."""
 
@@ -279,7 +281,7 @@ def _problem(
     else:
         detail = error_line(exc)
         where = syntax_error_at(exc) or _raised_at(exc)
-        if where:
+        if where and not getattr(exc, "where", ""):  # a ToolDefinitionError names it already
             detail += f" (at {where})"
     source = f" (distribution {dist})" if dist else ""
     return PluginProblem(
@@ -311,12 +313,16 @@ def _validation_summary(pm: pluggy.PluginManager, text: str) -> str:
 
 def _raised_at(exc: BaseException) -> str:
     """``file:line`` where ``exc`` was raised (the innermost frame)."""
+    frames = []
     tb = exc.__traceback__
-    if tb is None:
-        return ""
-    while tb.tb_next is not None:
+    while tb is not None:
+        frames.append(f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}")
         tb = tb.tb_next
-    return f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+    library = (os.sep + "pydantic", os.sep + "pluggy" + os.sep, "<frozen ", _CORE_DIR)
+    for frame in reversed(frames):  # the plugin's own line, not pydantic's or ours
+        if not any(part in frame for part in library):
+            return frame
+    return frames[-1] if frames else ""
 
 
 def load_report(pm: pluggy.PluginManager) -> PluginReport:

@@ -199,3 +199,44 @@ def test_contributes_lists_every_kind(cli: Any, home: Path) -> None:
         "settings": ["everything"],
     }
     assert set(rows["coretools"]["contributes"]) == set(rows["everything"]["contributes"])
+
+
+BAD_TOOL_NAME = """from mycode_core import hookimpl, tool
+
+
+@tool(name="bad name!")
+def shout(text: str) -> str:
+    \"\"\"Shout.\"\"\"
+    return text
+
+
+@hookimpl
+def register_tools(register):
+    register(shout)
+"""
+
+
+def test_a_bad_tool_name_points_at_the_plugin_file_and_line(cli: Any, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    write_plugin_dist(site, "badname", BAD_TOOL_NAME, module="mycode_badname")
+    listing = cli(["plugins"], env={"MYCODE_LOAD_PLUGINS": "coretools,badname"}, pythonpath=[site])
+    (row,) = [row for row in json.loads(listing.stdout) if row["name"] == "badname"]
+    assert row["loaded"] is False and row["error_type"] == "ToolDefinitionError"
+    assert f"(at {site / 'mycode_badname.py'}:4)" in row["error"]
+    assert "tool name 'bad name!' is invalid" in row["error"]
+    assert "pydantic" not in row["error"] and "Traceback" not in listing.stderr
+
+
+def test_a_tool_built_by_hand_with_a_bad_name_points_at_the_plugin(cli: Any, home: Path) -> None:
+    source = (
+        "from mycode_core import hookimpl\n"
+        "from mycode_core.records import Tool\n"
+        "\n"
+        'BAD = Tool(name="no spaces allowed", description="x", handler=print)\n'
+    )
+    (home / "plugins").mkdir(parents=True)
+    path = home / "plugins" / "handmade.py"
+    path.write_text(source, encoding="utf-8")
+    listing = cli(["plugins"], env={"MYCODE_LOAD_PLUGINS": "coretools,handmade"})
+    (row,) = [row for row in json.loads(listing.stdout) if row["name"] == "handmade"]
+    assert f"(at {path}:4)" in row["error"], row["error"]
