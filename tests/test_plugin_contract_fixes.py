@@ -7,10 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mycode_core import hookimpl
+from mycode_core import ContextSection, hookimpl
 from mycode_core.config import GateSettings
 from mycode_core.records import CompletionVerdict, SlashCommand, SlashResult
-from mycode_core.testing import installed_plugin, write_plugin_dist, write_script
+from mycode_core.testing import (
+    installed_plugin,
+    system_prompt_for,
+    write_plugin_dist,
+    write_script,
+)
 
 
 class AlwaysFail:
@@ -240,3 +245,40 @@ def test_a_tool_built_by_hand_with_a_bad_name_points_at_the_plugin(cli: Any, hom
     listing = cli(["plugins"], env={"MYCODE_LOAD_PLUGINS": "coretools,handmade"})
     (row,) = [row for row in json.loads(listing.stdout) if row["name"] == "handmade"]
     assert f"(at {path}:4)" in row["error"], row["error"]
+
+
+class Rules:
+    """Two plain ``build_context`` contributions: a list and a bare string."""
+
+    @hookimpl
+    def build_context(self, context: Any) -> Any:
+        return [ContextSection(title="House rules", text="Use tabs.")]
+
+
+class MoreRules:
+    @hookimpl
+    def build_context(self, context: Any) -> Any:
+        return ["Say please."]
+
+
+class Reorder:
+    """A ``wrapper=True`` build_context: records what it sees, returns it reversed (flat)."""
+
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    @hookimpl(wrapper=True)
+    def build_context(self, context: Any) -> Any:
+        sections = yield
+        self.seen = list(sections)
+        return [ContextSection(title="Wrapped", text="wrapper was here"), *sections]
+
+
+def test_a_build_context_wrapper_sees_and_returns_a_flat_list(tmp_path: Path) -> None:
+    wrapper = Reorder()
+    prompt = system_prompt_for(tmp_path, Rules(), MoreRules(), wrapper)
+    assert wrapper.seen and not [item for item in wrapper.seen if isinstance(item, list)]
+    assert any(getattr(item, "title", "") == "House rules" for item in wrapper.seen)
+    assert "Say please." in wrapper.seen
+    assert "wrapper was here" in prompt and "Use tabs." in prompt and "Say please." in prompt
+    assert "You are mycode" in prompt  # the built-in base instructions survive the wrapper
