@@ -282,3 +282,22 @@ def test_a_build_context_wrapper_sees_and_returns_a_flat_list(tmp_path: Path) ->
     assert "Say please." in wrapper.seen
     assert "wrapper was here" in prompt and "Use tabs." in prompt and "Say please." in prompt
     assert "You are mycode" in prompt  # the built-in base instructions survive the wrapper
+
+
+class Broken:
+    @hookimpl
+    def build_context(self, context: Any) -> Any:
+        raise RuntimeError("context broke")
+
+
+def test_a_failing_build_context_is_blamed_not_the_wrapper_around_it(tmp_path: Path) -> None:
+    from mycode_core.runtime.setup import system_prompt
+    from mycode_core.testing import make_context, make_plugin_manager
+
+    wrapper = Reorder()
+    pm = make_plugin_manager(Rules(), Broken(), wrapper)
+    notices: list[str] = []
+    prompt = system_prompt(pm, make_context(tmp_path), notices.append)
+    broken = next(pm.get_name(p) for p in pm.get_plugins() if isinstance(p, Broken))
+    assert len(notices) == 1 and repr(broken) in notices[0] and "context broke" in notices[0]
+    assert "wrapper was here" in prompt and "Use tabs." in prompt and "You are mycode" in prompt
