@@ -234,3 +234,15 @@ def test_a_plugin_file_command_shows_in_help(mycode: Any, home: Path) -> None:
     assert after.rc == 0 and "filecmd" in after.stdout, after.stdout
     ran = mycode(["filecmd"], MYCODE_LOAD_PLUGINS=_select("cmdfile"))
     assert ran.rc == 0 and "filecmd ran" in ran.stdout
+
+
+def test_help_with_a_fresh_command_cache_imports_no_plugin_file(
+    mycode: Any, home: Path, env: dict[str, str | None]
+) -> None:
+    _home_file(home, "wordy", WORDY.format(name="wordy"))
+    marker = Path(str(env["MARKER_DIR"])) / "wordy"
+    first = mycode(["--help"], MYCODE_LOAD_PLUGINS=_select("wordy"))
+    assert first.rc == 0 and marker.exists()  # the cache was built: plugins were imported
+    marker.unlink()
+    again = mycode(["--help"], MYCODE_LOAD_PLUGINS=_select("wordy"))
+    assert again.rc == 0 and not marker.exists()
