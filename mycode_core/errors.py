@@ -1,4 +1,5 @@
-"""Errors every layer shares: :class:`SetupError` and :func:`error_line`.
+"""Errors every layer shares: :class:`SetupError`, :class:`ToolDefinitionError` and
+:func:`error_line`.
 
 A base module: it imports nothing of mycode, so the plugin manager, the runtime and the CLI can
 all use it without reaching up a layer.
@@ -9,6 +10,15 @@ from __future__ import annotations
 
 class SetupError(Exception):
     """A run cannot start (no model, unknown provider, bad script); exit code 2."""
+
+
+class ToolDefinitionError(ValueError):
+    """A ``@tool`` cannot be built (a bad name, schema or option); ``where`` is the
+    ``file:line`` of the decorated function, so the error points into the plugin."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(f"{message} (at {where})" if where else message)
+        self.where = where
 
 
 def error_line(exc: BaseException) -> str:

@@ -118,7 +118,8 @@ def build_context(context: RunContext) -> list[ContextSection] | None:
     before each later turn of the session, so a section may change between turns (new
     skills); return the same text when nothing changed, so the prompt prefix stays cacheable.
     Return a list of :class:`~mycode_core.records.ContextSection` (ordered by ``priority``,
-    lower first), plain strings, or ``None``. Results of all plugins are combined.
+    lower first), plain strings, or ``None``. Results of all plugins are combined; a
+    ``wrapper=True`` implementation sees (and returns) one flat list of them.
 
     :param context: the run's :class:`~mycode_core.records.RunContext`.
     """
@@ -166,6 +167,8 @@ def completion_verdict(
     Called when the model answers without tool calls. Stops at the first non-``None`` result;
     a ``wrapper=True`` implementation may veto what the inner verdict said. Without any plugin
     the verdict is ``pass``. ``fail`` sends the feedback to the model as guidance (bounded).
+    With ``--completion-policy off`` (``[completion_gate] policy = "off"``) no implementation
+    is called at all.
 
     :param final_text: the model's final text.
     :param observations: every :class:`~mycode_core.records.Observation` of this run.

@@ -7,6 +7,7 @@ stderr line naming it; ``MYCODE_STRICT_PLUGINS=1`` makes that fatal.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
@@ -15,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import pluggy
@@ -49,10 +51,12 @@ class PluginProblem:
     """The whole error text (e.g. pluggy's multi-line validation message)."""
     kind: str = "load"
     """``load`` (import or registration failed) or ``invalid`` (unknown hook names)."""
+    path: str | None = None
+    """The plugin file, for a plugin loaded from ``plugins/*.py`` (``None`` otherwise)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (``mycode plugins --check``, the ``system`` event)."""
-        return {
+        data = {
             "plugin": self.plugin,
             "distribution": self.distribution,
             "kind": self.kind,
@@ -61,6 +65,9 @@ class PluginProblem:
             "detail": self.detail,
             "traceback": self.traceback,
         }
+        if self.path is not None:
+            data.update(source="file", path=self.path)
+        return data
 
 
 @dataclass
@@ -70,6 +77,10 @@ class PluginReport:
     errors: list[PluginProblem] = field(default_factory=list)
     import_ms: dict[str, float] = field(default_factory=dict)
     """Wall milliseconds each entry point took to import and register (issue 24)."""
+    notices: list[str] = field(default_factory=list)
+    """Plugin files left out on purpose (untrusted workspace, a shadowing name): not errors."""
+    files: dict[str, str] = field(default_factory=dict)
+    """Plugin name -> path of each plugin loaded from a plugin file."""
 
     @property
     def problems(self) -> list[str]:
@@ -88,6 +99,8 @@ def strict_plugins() -> bool:
     """Whether ``MYCODE_STRICT_PLUGINS`` makes a plugin problem fatal (exit code 2)."""
     return os.environ.get("MYCODE_STRICT_PLUGINS", "") not in ("", "0", "false", "no")
 
+
+_CORE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 _printed: set[str] = set()
 """Problems already printed to stderr by this process (the CLI may build two managers)."""
@@ -115,13 +128,27 @@ def _warn(
         )
 
 
-def allowed_entry_points() -> list[metadata.EntryPoint]:
-    """Entry points of group ``mycode`` that the environment allows, sorted by name."""
+def _notice(report: PluginReport, message: str, warn: Callable[[str], None] | None) -> None:
+    report.notices.append(message)
+    if warn is not None:
+        warn(message)
+    elif message not in _printed:
+        _printed.add(message)
+        print(f"mycode: {message}", file=sys.stderr)
+
+
+def selected(name: str) -> bool:
+    """Whether ``MYCODE_LOAD_PLUGINS`` / ``MYCODE_DISABLE_PLUGINS`` allow the plugin ``name``."""
     load = _names_from_env("MYCODE_LOAD_PLUGINS")
     disable = _names_from_env("MYCODE_DISABLE_PLUGINS") or set()
+    return name not in disable and (load is None or name in load)
+
+
+def allowed_entry_points() -> list[metadata.EntryPoint]:
+    """Entry points of group ``mycode`` that the environment allows, sorted by name."""
     chosen: dict[str, metadata.EntryPoint] = {}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in disable or (load is not None and ep.name not in load):
+        if not selected(ep.name):
             continue
         chosen.setdefault(ep.name, ep)
     return [chosen[name] for name in sorted(chosen)]
@@ -161,8 +188,15 @@ def get_plugin_manager(
     load_entry_points: bool = True,
     warn: Callable[[str], None] | None = None,
     strict: bool | None = None,
+    workspace: Path | None = None,
+    trusted: bool | None = None,
+    load_files: bool | None = None,
 ) -> pluggy.PluginManager:
-    """Build a fresh plugin manager: built-ins, entry points, then ``extra_plugins``.
+    """Build a fresh plugin manager: built-ins, entry points, plugin files, ``extra_plugins``.
+
+    Plugin files (:mod:`mycode_core.plugin_files`) are loaded when ``load_files`` (default:
+    ``load_entry_points``): ``$MYCODE_HOME/plugins/*.py``, then ``.mycode/plugins/*.py`` of
+    ``workspace`` (default: the current folder) if it is ``trusted`` (default: recorded trust).
 
     Plugins may add hookspecs (the historic ``add_hookspecs`` hook), so hook names are checked
     once everything is registered; a plugin with an unknown hook is unregistered and reported.
@@ -192,6 +226,8 @@ def get_plugin_manager(
                     pm.unregister(name=ep.name)
                 problem = _problem(pm, ep.name, distributions[ep.name], exc, "failed to load")
                 _warn(report, problem, warn, strict)
+    if load_entry_points if load_files is None else load_files:
+        _load_files(pm, report, workspace, trusted, warn, strict)
     extras = list(extra_plugins)
     for plugin in extras:
         pm.register(plugin)
@@ -208,6 +244,7 @@ def get_plugin_manager(
                 distribution=distributions.get(name),
                 detail=why,
                 kind="invalid",
+                path=report.files.pop(name, None),
             )
             _warn(report, problem, warn, strict)
     pm.check_pending()
@@ -216,18 +253,40 @@ def get_plugin_manager(
     return pm
 
 
+def _load_files(
+    pm: pluggy.PluginManager,
+    report: PluginReport,
+    workspace: Path | None,
+    trusted: bool | None,
+    warn: Callable[[str], None] | None,
+    strict: bool,
+) -> None:
+    """Import and register the plugin files (SPEC §7 "Plugin files")."""
+    from mycode_core.plugin_files import load_files
+
+    def failed(name: str, path: Path, exc: BaseException) -> None:
+        problem = _problem(pm, name, None, exc, f"(file {path}) failed to load")
+        problem.path = str(path)
+        _warn(report, problem, warn, strict)
+
+    notice = functools.partial(_notice, report, warn=warn)
+    report.files.update(load_files(pm, workspace, trusted, selected, notice, failed))
+
+
 def _problem(
     pm: pluggy.PluginManager, name: str, dist: str | None, exc: BaseException, what: str
 ) -> PluginProblem:
     import traceback
+
+    from mycode_core.plugin_files import syntax_error_at
 
     text = str(exc).strip()
     if isinstance(exc, pluggy.PluginValidationError):
         detail = f"invalid hook implementation {_validation_summary(pm, text)}"
     else:
         detail = error_line(exc)
-        where = _raised_at(exc)
-        if where:
+        where = syntax_error_at(exc) or _raised_at(exc)
+        if where and not getattr(exc, "where", ""):  # a ToolDefinitionError names it already
             detail += f" (at {where})"
     source = f" (distribution {dist})" if dist else ""
     return PluginProblem(
@@ -259,12 +318,16 @@ def _validation_summary(pm: pluggy.PluginManager, text: str) -> str:
 
 def _raised_at(exc: BaseException) -> str:
     """``file:line`` where ``exc`` was raised (the innermost frame)."""
+    frames = []
     tb = exc.__traceback__
-    if tb is None:
-        return ""
-    while tb.tb_next is not None:
+    while tb is not None:
+        frames.append(f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}")
         tb = tb.tb_next
-    return f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+    library = (os.sep + "pydantic", os.sep + "pluggy" + os.sep, "<frozen ", _CORE_DIR)
+    for frame in reversed(frames):  # the plugin's own line, not pydantic's or ours
+        if not any(part in frame for part in library):
+            return frame
+    return frames[-1] if frames else ""
 
 
 def load_report(pm: pluggy.PluginManager) -> PluginReport:
@@ -315,15 +378,17 @@ def describe_plugins(pm: pluggy.PluginManager, *, include_builtins: bool) -> lis
         version: str | None = found[1] if found is not None else None
         if builtin:
             distribution, version = "mycode-core", __version__
-        out.append(
-            {
-                "name": name,
-                "distribution": distribution,
-                "version": version,
-                "hooks": hooks,
-                "builtin": builtin,
-            }
-        )
+        row: dict[str, Any] = {
+            "name": name,
+            "distribution": distribution,
+            "version": version,
+            "hooks": hooks,
+            "builtin": builtin,
+        }
+        path = load_report(pm).files.get(name)
+        if path is not None:
+            row.update(source="file", path=path)
+        out.append(row)
     return out
 
 

@@ -42,6 +42,7 @@ from typing import (
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
+from mycode_core.errors import ToolDefinitionError
 from mycode_core.records import RunContext, Tool, ToolResult
 
 PathMode = Literal["read", "write"]
@@ -318,17 +319,30 @@ def tool_from_function(
     call_model = create_model(f"{func.__name__}_call", __config__=config, **call_fields)
     schema = _tidy_schema(model.model_json_schema())
     text = description if description is not None else doc_description
-    return Tool(
-        name=name or func.__name__,
-        description=text or (name or func.__name__).replace("_", " "),
-        input_schema=schema,
-        handler=_ToolFunction(func, call_model, paths, path_defaults, context_param),
-        read_only=read_only,
-        concurrency_safe=read_only if concurrency_safe is None else concurrency_safe,
-        risk=risk or ("low" if read_only else "medium"),
-        paths=paths,
-        timeout=timeout,
-    )
+    try:
+        return Tool(
+            name=name or func.__name__,
+            description=text or (name or func.__name__).replace("_", " "),
+            input_schema=schema,
+            handler=_ToolFunction(func, call_model, paths, path_defaults, context_param),
+            read_only=read_only,
+            concurrency_safe=read_only if concurrency_safe is None else concurrency_safe,
+            risk=risk or ("low" if read_only else "medium"),
+            paths=paths,
+            timeout=timeout,
+        )
+    except ValidationError as exc:
+        errors = exc.errors()
+        why = str(errors[0]["msg"] if errors else exc).removeprefix("Value error, ")
+        loc = ".".join(str(part) for part in errors[0]["loc"]) if errors else ""
+        why = why if loc == "name" or not loc else f"{loc}: {why}"
+        raise ToolDefinitionError(f"@tool {func.__name__}: {why}", _defined_at(func)) from None
+
+
+def _defined_at(func: Callable[..., Any]) -> str:
+    """``file:line`` of a function's definition (its decorator line), or ``""``."""
+    code = getattr(inspect.unwrap(func), "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else ""
 
 
 @overload

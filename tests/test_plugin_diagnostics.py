@@ -219,6 +219,11 @@ def test_check_of_healthy_plugins_lists_contributions_and_exits_0(run: Any) -> N
         "policies": ["stagnation_verdict"],
         "commands": ["kit-hello"],
         "slash_commands": ["kit"],
+        "skills": [],
+        "agent_profiles": [],
+        "context_sections": [],
+        "observers": [],
+        "settings": [],
     }
     assert rows["coretools"]["contributes"]["tools"][:2] == ["echo", "write_note"]
     assert "mycode_core.builtins.models" not in rows

@@ -53,3 +53,49 @@ def test_every_guide_snippet_runs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     expected = sum(source.count("\ndef test_") for source in _guide_files().values())
     assert f"{expected} passed" in done.stdout, done.stdout
+
+
+def _uv() -> str | None:
+    """A ``uv`` to build with: ``$UV`` (set by ``uv run``), on PATH, or the ``uv`` package."""
+    import shutil
+
+    beside = Path(sys.executable).with_name("uv")
+    found = os.environ.get("UV") or shutil.which("uv") or (str(beside) if beside.exists() else "")
+    if found:
+        return found
+    try:
+        import uv  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return str(uv.find_uv_bin())
+
+
+def test_the_guide_pyproject_builds_as_printed(tmp_path: Path) -> None:
+    import zipfile
+
+    import pytest
+
+    uv = _uv()
+    if uv is None:
+        pytest.skip("no uv to build with (set UV=/path/to/uv)")
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```toml\n(# pyproject.toml of your package\n.*?)```", text, re.S)
+    assert block, "the guide prints a pyproject.toml"
+    (tmp_path / "pyproject.toml").write_text(block.group(1), encoding="utf-8")
+    (tmp_path / "word_count.py").write_text(_guide_files()["word_count.py"], encoding="utf-8")
+    done = subprocess.run(
+        [uv, "build", "--offline", "--wheel", "--out-dir", str(tmp_path / "dist")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+        assert "[mycode]\nword_count = word_count" in archive.read(entry_points).decode()
+        metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA")))
+    assert "word_count.py" in names
+    assert b"Version: 0.1.0" in metadata and b"Requires-Dist: mycode-core" in metadata

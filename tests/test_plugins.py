@@ -71,7 +71,8 @@ def run(cli, site: Path, plugin_site: Path, tmp_path: Path) -> Any:
 
 
 def _names(stdout: str) -> list[str]:
-    return [row["name"] for row in json.loads(stdout)]
+    """The plugins listed as loaded (failed ones are listed with ``loaded: false``)."""
+    return [row["name"] for row in json.loads(stdout) if row.get("loaded", True)]
 
 
 def _lines_naming(stderr: str, name: str) -> list[str]:
@@ -82,6 +83,9 @@ def test_a_broken_plugin_costs_one_line_and_the_rest_work(run: Any, tmp_path: Pa
     listing = run(["plugins"], MYCODE_LOAD_PLUGINS="good,broken,coretools")
     assert listing.rc == 0
     assert _names(listing.stdout) == ["coretools", "good"]
+    failed = json.loads(listing.stdout)[-1]  # a plugin that failed to load is listed (issue 18)
+    assert failed["loaded"] is False and failed["distribution"] == "mycode-test-broken"
+    assert failed["error_type"] == "ImportError" and "kaboom" in failed["error"]
     assert len(_lines_naming(listing.stderr, "broken")) == 1
     assert "kaboom" in listing.stderr and "Traceback" not in listing.stderr
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import os
 import platform
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,3 +82,25 @@ def build_context(context: RunContext) -> list[ContextSection]:
             ContextSection(title=f"Project instructions ({relative})", text=text, priority=20)
         )
     return sections
+
+
+def flatten_sections(results: object) -> list[object]:
+    """Every section of ``build_context`` results as one flat list (lists are opened, ``None``
+    dropped; a section or a string stays one item)."""
+    flat: list[object] = []
+    for item in results if isinstance(results, (list, tuple)) else [results]:
+        if item is None:
+            continue
+        if isinstance(item, (list, tuple)):
+            flat.extend(part for part in item if part is not None)
+        else:
+            flat.append(item)
+    return flat
+
+
+@hookimpl(wrapper=True, trylast=True, specname="build_context")
+def flat_build_context(context: RunContext) -> Generator[None, object, list[object]]:
+    """The innermost wrapper: a plugin's ``wrapper=True`` ``build_context`` sees (and may
+    return) one flat list of sections, not one list per plugin."""
+    results = yield
+    return flatten_sections(results)

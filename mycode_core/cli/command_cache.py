@@ -36,6 +36,9 @@ def fingerprint() -> str:
         os.environ.get("MYCODE_DISABLE_PLUGINS", ""),
     ]
     cwd = os.getcwd()
+    home = os.path.dirname(os.path.dirname(_cache_path()))
+    for folder in (os.path.join(home, "plugins"), os.path.join(cwd, ".mycode", "plugins")):
+        parts.append(_folder_stamp(folder))  # plugin files may add commands (SPEC §7)
     for entry in sys.path:
         if entry in ("", ".") or os.path.abspath(entry) == cwd:
             continue  # `python -m mycode_core` puts the current folder first: not an install
@@ -44,6 +47,22 @@ def fingerprint() -> str:
         except OSError:
             parts.append(f"{entry}:-")
     return "|".join(parts)
+
+
+def _folder_stamp(folder: str) -> str:
+    """The names and mtimes of the ``*.py`` files of ``folder`` (``-`` when there is none)."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return f"{folder}:-"
+    stamps = []
+    for entry in entries:
+        if entry.name.endswith(".py"):
+            try:
+                stamps.append(f"{entry.name}@{entry.stat().st_mtime_ns}")
+            except OSError:
+                continue
+    return f"{folder}:{','.join(stamps)}"
 
 
 def _read() -> dict[str, Any]:

@@ -84,6 +84,8 @@ def add_core_commands(cli: click.Group) -> None:
         cwd: str | None,
     ) -> None:
         """List installed plugins as JSON: name, distribution, version, hooks."""
+        from pathlib import Path
+
         from mycode_core.plugins import PluginLoadError, describe_plugins, get_plugin_manager
 
         if ctx.invoked_subcommand is not None:
@@ -93,7 +95,7 @@ def add_core_commands(cli: click.Group) -> None:
             _check_plugins(include_all, hook_name, plugin_dirs, cwd)
             return
         try:
-            pm = get_plugin_manager()
+            pm = get_plugin_manager(workspace=Path(cwd or os.getcwd()).resolve())
         except PluginLoadError as exc:
             raise _PluginConfigError(str(exc)) from None
         if hook_name is not None and not hasattr(pm.hook, hook_name):
@@ -102,6 +104,8 @@ def add_core_commands(cli: click.Group) -> None:
         if hook_name is not None:
             rows = [row for row in rows if hook_name in row["hooks"]]
         _add_plugin_details(pm, rows, plugin_dirs, cwd)
+        if hook_name is None:
+            rows += failed_plugin_rows(pm)
         click.echo(json.dumps(rows, indent=2))
 
     from mycode_core.cli.sessions_cmd import sessions_group
@@ -150,9 +154,34 @@ def add_core_commands(cli: click.Group) -> None:
         sys.exit(run_demo(keep=keep))
 
 
+def failed_plugin_rows(pm: Any) -> list[dict[str, Any]]:
+    """``mycode plugins`` rows of the plugins that failed to load: ``loaded: false`` and the
+    error (one line; the traceback is in ``plugins --check``)."""
+    from mycode_core.plugins import load_report
+
+    rows = []
+    for error in load_report(pm).errors:
+        row: dict[str, Any] = {
+            "name": error.plugin,
+            "distribution": error.distribution,
+            "version": None,
+            "hooks": [],
+            "builtin": False,
+            "loaded": False,
+            "error": error.message,
+            "error_type": error.error_type,
+        }
+        if error.path:
+            row.update(source="file", path=error.path)
+        rows.append(row)
+    return rows
+
+
 def _check_plugins(
     include_all: bool, hook_name: str | None, plugin_dirs: tuple[str, ...], cwd: str | None
 ) -> None:
+    from pathlib import Path
+
     from mycode_core.cli.plugin_check import check_plugins, slow_imports
 
     def details(pm: Any, rows: list[dict[str, Any]]) -> None:
@@ -160,7 +189,10 @@ def _check_plugins(
 
     try:
         rows, problems = check_plugins(
-            include_builtins=include_all, hook_name=hook_name, extend=details
+            include_builtins=include_all,
+            hook_name=hook_name,
+            extend=details,
+            workspace=Path(cwd or os.getcwd()).resolve(),
         )
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--hook") from None

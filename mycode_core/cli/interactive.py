@@ -123,7 +123,7 @@ class InteractiveSession:
         )
 
     def _plugin_descriptions(self) -> dict[str, str]:
-        from mycode_core.runtime.slash import plugin_commands
+        from mycode_core.cli.slash import plugin_commands
 
         commands = plugin_commands(self.runner, lambda message: None)
         return {

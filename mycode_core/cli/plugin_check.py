@@ -123,6 +123,7 @@ class _Checker:
             row = self.rows.get(error.plugin)
             if row is None:
                 row = {
+                    **({"source": "file", "path": error.path} if error.path else {}),
                     "name": error.plugin,
                     "distribution": error.distribution,
                     "version": _dist_version(error.distribution),
@@ -174,6 +175,9 @@ class _Checker:
             slash = collect_slash_commands(self.pm, context, ignore, on_error=self.on_error)
             for command in slash.values():
                 self._contribute(command.plugin, "slash_commands", command.name)
+            from mycode_core.cli import contributions
+
+            contributions.collect(self.pm, context, self._contribute, self.on_error)
         group = PluginCommandGroup(name="mycode")
         for command_name, plugin_name in add_plugin_commands(
             group, self.pm, ignore, on_error=self.on_error
@@ -200,7 +204,9 @@ class _Checker:
 
 
 def _empty_contributions() -> dict[str, list[str]]:
-    return {"tools": [], "models": [], "policies": [], "commands": [], "slash_commands": []}
+    from mycode_core.cli.contributions import empty
+
+    return empty()
 
 
 def _dist_version(distribution: str | None) -> str | None:
@@ -239,18 +245,21 @@ def check_plugins(
     include_builtins: bool = False,
     hook_name: str | None = None,
     extend: Callable[[pluggy.PluginManager, list[dict[str, Any]]], None] | None = None,
+    workspace: Path | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Check every installed plugin; returns ``(rows, problem lines)``.
 
     ``rows`` are the ``mycode plugins`` rows plus ``loaded``, ``problems`` (each with
     ``kind``, ``message``, ``error_type``, ``detail``, ``traceback``), ``notes`` and
-    ``contributes`` (``tools``, ``models``, ``policies``, ``commands``, ``slash_commands``),
+    ``contributes`` (every kind of :data:`mycode_core.cli.contributions.KINDS`: tools, models,
+    policies, commands, slash commands, skills, agent profiles, context sections, observers,
+    settings),
     and ``import_ms`` for entry points (the wall time of importing and registering it).
     Plugins that failed to load are always listed. Strict mode does not stop the check.
     Raises ``ValueError`` for an unknown ``hook_name``. ``extend(pm, rows)`` may add fields to
     the rows of loaded plugins (``mycode plugins --plugin-dir``).
     """
-    pm = get_plugin_manager(warn=lambda message: None, strict=False)
+    pm = get_plugin_manager(warn=lambda message: None, strict=False, workspace=workspace)
     if hook_name is not None and hook_name not in hookspec_names(pm):
         raise ValueError(f"no hook named {hook_name!r}")
     checker = _Checker(pm)

@@ -168,7 +168,7 @@ def run_agent(
         ask_once(workspace, home)
     try:
         ensure_home(home)
-        pm = get_plugin_manager()
+        pm = get_plugin_manager(workspace=workspace, trusted=True if trust_workspace else None)
         settings = load_settings(
             workspace,
             home,

@@ -46,7 +46,7 @@ def offered_registry(
 
     home = home_dir()
     settings = load_settings(workspace, home, {"mcp_config_files": mcp_config_files or None})
-    pm = get_plugin_manager()
+    pm = get_plugin_manager(workspace=workspace)
 
     def emit(event: Any) -> None:
         if getattr(event, "type", "") == "notice":

@@ -87,13 +87,13 @@ def calling_plugin(codes: Codes, default: str | None = None) -> str | None:
 
 
 def _culprit(codes: Codes, tb: TracebackType | None) -> str | None:
-    """The plugin whose implementation raised: the outermost implementation frame."""
+    """The plugin whose implementation raised: the innermost implementation frame (a wrapper
+    around it — the core's own ``build_context`` flattener included — is not to blame)."""
+    found = None
     while tb is not None:
-        name = _owner(codes, tb.tb_frame)
-        if name is not None:
-            return name
+        found = _owner(codes, tb.tb_frame) or found
         tb = tb.tb_next
-    return None
+    return found
 
 
 def _ran_before(pm: pluggy.PluginManager, hook_name: str, culprit: str) -> list[str]:

@@ -366,6 +366,10 @@ class AgentRunner(Acting, Viewing):
             )
 
     def _completion_verdict(self, final_text: str) -> CompletionVerdict:
+        if self.settings.completion_gate.policy.strip().lower() == "off":  # SPEC §7: none asked
+            return CompletionVerdict(
+                verdict="pass", feedback="completion gate is off", source="off"
+            )
         return completion(self.guard, final_text, self.context)
 
     def context_report(self) -> str:

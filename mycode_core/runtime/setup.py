@@ -196,10 +196,11 @@ def system_prompt(
 ) -> str:
     """The system prompt from every ``build_context`` contribution."""
     sections: list[ContextSection] = []
-    for contributed in call_hook(pm, "build_context", notice, context=context):
-        for item in contributed or ():
-            if isinstance(item, ContextSection):
-                sections.append(item)
-            elif isinstance(item, str):
-                sections.append(ContextSection(title="", text=item, priority=60))
+    from mycode_core.builtins.context import flatten_sections
+
+    for item in flatten_sections(call_hook(pm, "build_context", notice, context=context)):
+        if isinstance(item, ContextSection):
+            sections.append(item)
+        elif isinstance(item, str):
+            sections.append(ContextSection(title="", text=item, priority=60))
     return render_system_prompt(sections)

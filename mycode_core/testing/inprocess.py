@@ -244,6 +244,36 @@ def run_events(runner: Any, prompt: str = "do the task", *, close: bool = True) 
             runner.close()
 
 
+def run_prompt(runner: Any, prompt: str = "do the task", *, close: bool = True) -> list[Any]:
+    """Like :func:`run_events`, but a ``/name args`` prompt goes to the plugin slash command
+    ``name`` first, as ``mycode -p "/name args"`` does.
+
+    The command's output comes back as a ``notice`` event (``source="/name"``); when it returns
+    a prompt, that prompt runs and its events follow; otherwise no turn runs. A prompt that
+    names no plugin command runs as it is.
+    """
+    from mycode_core.cli.slash import dispatch, split_command
+    from mycode_core.events import NoticeEvent
+
+    try:
+        runner.prepare()
+        problems: list[str] = []
+        slash = dispatch(runner, prompt, problems.append)
+        events: list[Any] = [NoticeEvent(level="warning", message=m) for m in problems]
+        if slash is not None:
+            parts = split_command(prompt)
+            name = parts[0] if parts is not None else ""
+            if slash.output:
+                events.append(NoticeEvent(message=slash.output, source=f"/{name}"))
+            if not slash.prompt:
+                return events
+            prompt = slash.prompt
+        return events + list(runner.run(prompt))
+    finally:
+        if close:
+            runner.close()
+
+
 def tool_pairing_problems(messages: Sequence[Mapping[str, Any]]) -> list[str]:
     """What breaks the chat-completions pairing rule in ``messages`` (``[]`` when valid).
 

@@ -6,6 +6,8 @@
 * ``mycode_run`` — ``mycode_run(turns, *plugins, prompt="...", **settings)`` runs a scripted
   task in-process through the real loop with your plugins and returns its events (the last is
   ``result``); with ``turns=None`` pass ``model="prefix:id"`` for a model of your own.
+  A ``prompt="/name args"`` runs a plugin's slash command first, as the CLI does (its output
+  is a ``notice`` event with ``source="/name"``; the prompt it returns, if any, then runs).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def mycode_context(tmp_path: Path, mycode_workspace: Path) -> Any:
 @pytest.fixture
 def mycode_run(tmp_path: Path, mycode_workspace: Path) -> Callable[..., list[Any]]:
     """Run scripted model turns through the real loop with the given plugins."""
-    from mycode_core.testing.inprocess import make_runner, run_events
+    from mycode_core.testing.inprocess import make_runner, run_prompt
 
     def run(
         turns: Sequence[Mapping[str, Any]] | None,
@@ -45,6 +47,6 @@ def mycode_run(tmp_path: Path, mycode_workspace: Path) -> Callable[..., list[Any
         **settings: Any,
     ) -> list[Any]:
         runner = make_runner(tmp_path, *plugins, turns=turns, **settings)
-        return run_events(runner, prompt)
+        return run_prompt(runner, prompt)
 
     return run

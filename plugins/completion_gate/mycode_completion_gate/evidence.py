@@ -39,6 +39,9 @@ class KindStatus:
     """The command that decided (the failing one, or the last passing one)."""
     before_change: Validation | None = None
     """The last validation of this kind that ran before the latest change, if any."""
+    changed_since: tuple[str, ...] = ()
+    """The paths changed after the last *passing* validation of this kind before the latest
+    change (all changed paths when none passed): what that validation does not cover."""
 
 
 @dataclass
@@ -55,6 +58,18 @@ class Evidence:
     """Index of the latest mutation (``-1``: none); validations after it count."""
     after: list[Validation] = field(default_factory=list)
     before: list[Validation] = field(default_factory=list)
+    before_at: list[int] = field(default_factory=list)
+    """The observation index of each validation in ``before``."""
+    mutations: list[tuple[int, list[str]]] = field(default_factory=list)
+    """``(observation index, paths)`` of every change, in order."""
+
+    def changed_after(self, index: int) -> list[str]:
+        """The paths changed by observations after ``index``, in first-change order."""
+        out: list[str] = []
+        for at, paths in self.mutations:
+            if at > index:
+                out.extend(path for path in paths if path not in out)
+        return out
 
     @property
     def code_changed(self) -> list[str]:
@@ -73,17 +88,23 @@ class Evidence:
         running the same command again successfully.
         """
         matching = [v for v in self.after if kind == "check" or v.kind == kind]
-        previous = [v for v in self.before if kind == "check" or v.kind == kind]
-        before = previous[-1] if previous else None
+        previous = [
+            (at, v)
+            for at, v in zip(self.before_at, self.before, strict=True)
+            if kind == "check" or v.kind == kind
+        ]
+        before = previous[-1][1] if previous else None
+        passed_at = [at for at, v in previous if v.passed]
+        since = tuple(self.changed_after(passed_at[-1]) if passed_at else self.changed)
         if not matching:
-            return KindStatus("missing", before_change=before)
+            return KindStatus("missing", before_change=before, changed_since=since)
         latest: dict[str, Validation] = {}
         for validation in matching:
             latest[" ".join(validation.command.split())] = validation
         failed = [v for v in latest.values() if not v.passed]
         if failed:
-            return KindStatus("failed", failed[-1].command, before)
-        return KindStatus("passed", matching[-1].command, before)
+            return KindStatus("failed", failed[-1].command, before, since)
+        return KindStatus("passed", matching[-1].command, before, since)
 
     def last_command(self, kind: str) -> str | None:
         """The most recent command of ``kind`` run in this session (to suggest it again)."""
@@ -101,6 +122,7 @@ def collect(observations: Sequence[Observation]) -> Evidence:
         if not obs.mutation:
             continue
         evidence.mutated = True
+        evidence.mutations.append((index, list(obs.mutated)))
         for path in obs.mutated:
             if path not in seen:
                 seen.add(path)
@@ -112,5 +134,9 @@ def collect(observations: Sequence[Observation]) -> Evidence:
     for index, obs in enumerate(observations):
         if obs.validation is None:
             continue
-        (evidence.after if index > evidence.cutoff else evidence.before).append(obs.validation)
+        if index > evidence.cutoff:
+            evidence.after.append(obs.validation)
+        else:
+            evidence.before.append(obs.validation)
+            evidence.before_at.append(index)
     return evidence

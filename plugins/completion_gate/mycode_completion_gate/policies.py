@@ -114,8 +114,8 @@ def gap_for(need: Need, evidence: Evidence, project: Project) -> Gap | None:
     example = f" (e.g. `{hint}`)" if hint else ""
     label, action = _LABEL[need.kind], _ACTION[need.kind]
     if evidence.mutated:
-        files = describe_files(evidence.changed)
         before = status.before_change
+        files = describe_files(list(status.changed_since) or evidence.changed)
         if before is not None:
             message = (
                 f"{asked}You changed {files} after the last {label} (`{before.command}`), so it "

@@ -86,3 +86,12 @@ def test_documentation(path: str, doc: bool) -> None:
 def test_documentation_only_change() -> None:
     evidence = collect([edit("README.md")])
     assert evidence.mutated and not evidence.changed_code
+
+
+def test_changed_since_the_last_passing_run() -> None:
+    evidence = collect([edit("a.py"), run("pytest"), edit("b.py"), edit("a.py")])
+    status = evidence.status("test")
+    assert status.status == "missing"
+    assert status.changed_since == ("b.py", "a.py")
+    never = collect([edit("a.py"), run("pytest", passed=False), edit("b.py")]).status("test")
+    assert never.changed_since == ("a.py", "b.py")  # nothing passed: every change is uncovered

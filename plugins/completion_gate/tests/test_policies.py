@@ -259,3 +259,25 @@ def test_a_wrapper_can_veto_the_verdict(tmp_path: Path) -> None:
     assert verdict.source == "veto" and verdict.verdict == "fail"
     verdict = hook(final_text="Done.", observations=[], context=context)
     assert verdict.source == "completion_gate" and verdict.verdict == "pass"
+
+
+def test_the_gate_names_only_files_changed_after_the_last_passing_run(tmp_path: Path) -> None:
+    # issue 18: app.py -> tests pass -> CHANGELOG.md names CHANGELOG.md only
+    observations = [edit("calc.py"), run("pytest -q"), edit("CHANGELOG.md")]
+    verdict = judge(project(tmp_path), "Fix add", observations)
+    assert verdict.verdict == "fail"
+    assert "You changed CHANGELOG.md after the last test run (`pytest -q`)" in verdict.feedback
+    assert "calc.py" not in verdict.feedback
+
+
+def test_a_failed_run_in_between_keeps_the_files_since_the_last_pass(tmp_path: Path) -> None:
+    observations = [
+        edit("calc.py"),
+        run("pytest -q"),
+        edit("util.py"),
+        run("pytest -q", passed=False),
+        edit("CHANGELOG.md"),
+    ]
+    verdict = judge(project(tmp_path), "Fix add", observations)
+    assert "You changed util.py, CHANGELOG.md after the last test run" in verdict.feedback
+    assert "calc.py" not in verdict.feedback

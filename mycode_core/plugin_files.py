@@ -1,0 +1,175 @@
+"""Plugin files (SPEC §7): ``$MYCODE_HOME/plugins/*.py`` and, in a trusted workspace,
+``.mycode/plugins/*.py`` load as plugin modules with no packaging.
+
+The module name is the file stem. Folders in those places (folder plugins, SPEC §11) are not
+plugin files and are left alone. A file is *not* imported when the plugin selection
+(``MYCODE_LOAD_PLUGINS`` / ``MYCODE_DISABLE_PLUGINS``, by stem) leaves it out, when the
+workspace is untrusted (one notice for all of them), or when its name shadows a module of the
+standard library or of an installed distribution (one notice each). Importing a file that
+raises (a syntax error included) is reported by the caller like any plugin's load error.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import pluggy
+
+FOLDER = "plugins"
+"""The folder below ``$MYCODE_HOME`` and below the workspace's ``.mycode``."""
+
+_ours: dict[str, str] = {}
+"""Module name -> path of each plugin file this process imported (a rebuilt manager re-imports)."""
+
+
+@dataclass(frozen=True)
+class PluginFile:
+    """One plugin file found on disk: its plugin (module) name, path and where it was found."""
+
+    name: str
+    path: Path
+    scope: str
+    """``home`` (``$MYCODE_HOME/plugins``) or ``workspace`` (``.mycode/plugins``)."""
+
+
+def _files(folder: Path, scope: str) -> list[PluginFile]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return []
+    out = []
+    for entry in entries:
+        if not entry.name.endswith(".py") or entry.name.startswith("."):
+            continue
+        try:
+            if not entry.is_file():  # a folder named x.py is not a plugin file
+                continue
+        except OSError:
+            continue
+        out.append(PluginFile(entry.name[:-3], Path(entry.path), scope))
+    return out
+
+
+def workspace_folder(workspace: Path) -> Path:
+    """Where a workspace keeps its plugin files."""
+    return workspace / ".mycode" / FOLDER
+
+
+def home_folder(home: Path) -> Path:
+    """Where the user keeps plugin files."""
+    return home / FOLDER
+
+
+def discover(
+    home: Path, workspace: Path | None, trusted: bool, notice: Callable[[str], None]
+) -> list[PluginFile]:
+    """The plugin files to consider, home first; untrusted workspace files cost one notice."""
+    found = _files(home_folder(home), "home")
+    if workspace is None:
+        return found
+    local = _files(workspace_folder(workspace), "workspace")
+    if local and not trusted:
+        names = ", ".join(item.path.name for item in local)
+        notice(
+            f"untrusted workspace: its plugin files in .mycode/plugins ({names}) are not "
+            "loaded; trust it with `mycode trust` (or --trust for one run) to load them"
+        )
+        return found
+    return found + local
+
+
+def shadowed_module(name: str) -> str | None:
+    """What the module name ``name`` would shadow (stdlib or installed module), or ``None``."""
+    if name in sys.stdlib_module_names or name in sys.builtin_module_names:
+        return "a module of the standard library"
+    loaded = sys.modules.get(name)
+    if loaded is not None and _ours.get(name) != getattr(loaded, "__file__", None):
+        return "a module already imported"
+    cwd = os.getcwd()
+    search = [
+        entry
+        for entry in sys.path
+        if entry not in ("", ".") and os.path.abspath(entry) != cwd  # `python -m` adds cwd
+    ]
+    try:
+        spec = importlib.machinery.PathFinder.find_spec(name, search)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None:
+        return "an installed module"
+    return None
+
+
+def import_file(item: PluginFile) -> ModuleType:
+    """Import one plugin file as the module ``item.name``; raises what the import raised."""
+    spec = importlib.util.spec_from_file_location(item.name, item.path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {item.path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[item.name] = module
+    _ours[item.name] = str(item.path)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(item.name, None)
+        _ours.pop(item.name, None)
+        raise
+    return module
+
+
+def syntax_error_at(exc: BaseException) -> str:
+    """``file:line`` of a syntax error (its own position, not the importer's frame), or ``""``."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{exc.filename}:{exc.lineno}"
+    return ""
+
+
+def load_files(
+    pm: pluggy.PluginManager,
+    workspace: Path | None,
+    trusted: bool | None,
+    selected: Callable[[str], bool],
+    notice: Callable[[str], None],
+    failed: Callable[[str, Path, BaseException], None],
+) -> dict[str, str]:
+    """Import and register every plugin file; returns plugin name -> path of those loaded.
+
+    ``workspace`` defaults to the current folder, ``trusted`` to its recorded trust.
+    ``selected(name)`` applies the plugin selection before import; files left out on purpose
+    cost a ``notice``; a file whose import or registration raises goes to ``failed``.
+    """
+    raw = os.environ.get("MYCODE_HOME")
+    home = Path(raw).expanduser() if raw else Path.home() / ".mycode"
+    workspace = Path(os.getcwd()) if workspace is None else workspace
+    if trusted is None:
+        from mycode_core.trust import is_trusted
+
+        trusted = workspace_folder(workspace).is_dir() and is_trusted(workspace, home)
+    loaded: dict[str, str] = {}
+    for item in discover(home, workspace, trusted, notice):
+        if not selected(item.name):
+            continue
+        where = f"plugin file {item.path}"
+        if pm.has_plugin(item.name) or pm.is_blocked(item.name):
+            notice(f"{where} is not loaded: a plugin named {item.name!r} is loaded already")
+            continue
+        shadows = shadowed_module(item.name)
+        if shadows is not None:
+            notice(f"{where} is not loaded: its name {item.name!r} shadows {shadows}; rename it")
+            continue
+        try:
+            pm.register(import_file(item), name=item.name)
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken file is a load error
+            if pm.has_plugin(item.name):
+                pm.unregister(name=item.name)
+            failed(item.name, item.path, exc)
+            continue
+        loaded[item.name] = str(item.path)
+    return loaded
