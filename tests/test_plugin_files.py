@@ -212,6 +212,8 @@ def test_workspace_plugin_files_need_trust(
     untrusted = mycode(args, MYCODE_LOAD_PLUGINS=select)
     assert untrusted.rc == 0 and "local1_shout" not in untrusted.events[0]["tools"]
     assert not (markers / "local1").exists()
+    skipped = [e for e in untrusted.of_type("notice") if e.get("source") == "plugin_files"]
+    assert len(skipped) == 1 and "local1.py" in skipped[0]["message"]  # the stream has it too
 
     trusted = mycode([*args, "--trust"], MYCODE_LOAD_PLUGINS=select)
     assert trusted.rc == 0, trusted.stderr

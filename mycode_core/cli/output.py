@@ -195,7 +195,7 @@ class TextRenderer:
                 markup=True,
                 highlight=False,
             )
-        elif kind == "notice" and getattr(data, "hook", None) != "on_event":  # on stderr already
+        elif kind == "notice" and not _on_stderr_already(data):
             self._unspin()
             self.console.print(
                 f"[yellow]mycode: {_escape(data.message)}[/yellow]", markup=True, highlight=False
@@ -345,3 +345,9 @@ def cost_and_context(result: Any) -> str:
     if context.get("window") and context.get("percent") is not None:
         text += f" · context {context['percent']:g}% of {int(context['window']) // 1000}k"
     return text
+
+
+def _on_stderr_already(notice: Any) -> bool:
+    """Notices printed on stderr when they happened (observers, plugin files skipped while
+    the plugin manager was built): the text view does not print them twice."""
+    return getattr(notice, "hook", None) == "on_event" or notice.source == "plugin_files"

@@ -16,6 +16,7 @@ from typing import Any
 from mycode_core.events import (
     AgentEvent,
     AssistantEvent,
+    NoticeEvent,
     ResultEvent,
     StepStartEvent,
     SystemEvent,
@@ -114,6 +115,8 @@ class AgentRunner(Acting, Viewing):
                 ],
             )
         )
+        for message in load_report(self.pm).notices if self.context.agent_id is None else ():
+            self._emit(NoticeEvent(level="warning", message=message, source="plugin_files"))
         self._ready = True
 
     # the steps of `prepare` a child agent (runtime/child.py) does its own way
