@@ -31,9 +31,9 @@ def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
 
 @tool(read_only=True, concurrency_safe=True, risk="low")
 def load_skill(
-    name: Annotated[str, "As listed under 'Skills'."], context: RunContext
+    name: str, context: RunContext
 ) -> ToolResult:
-    """Load a skill listed under 'Skills': its instructions (SKILL.md) and its files."""
+    """Load a skill by its name listed under 'Skills': its instructions (SKILL.md), its files."""
     return load(name, context, turn=context.prompt)
 
 
