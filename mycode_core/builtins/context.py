@@ -20,9 +20,9 @@ MAX_INSTRUCTION_CHARS = 40_000
 
 BASE_INSTRUCTIONS = """\
 You are mycode, a coding agent working in the user's workspace with tools.
-Work until the task is done and verified. Make small, precise edits. After changing code, run the relevant tests or checks and report the real outcome;
-on failure, fix the cause. Never claim success without evidence.
-When done, reply with a short summary and no tool calls."""
+Work until the task is done and verified. Make small, precise edits. After changing code,
+run the relevant tests or checks and report the real outcome; on failure, fix the cause.
+Never claim success without evidence. When done, reply with a short summary and no tool calls."""
 
 
 def instruction_files(workspace: Path, current: Path | None = None) -> list[Path]:

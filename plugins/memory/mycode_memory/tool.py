@@ -39,8 +39,8 @@ def remember(
     context: RunContext,
     scope: Literal["project", "user"] = "project",
 ) -> ToolResult:
-    """Save a short lasting fact (convention, command, preference) for later sessions; scope
-    user: all projects. Never secrets."""
+    """Save a lasting fact (convention, command, preference) for later sessions; scope user:
+    all projects. No secrets."""
     return save_note(note, scope, context)
 
 

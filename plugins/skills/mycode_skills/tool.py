@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from mycode_core import RunContext, ToolResult, tool
 from mycode_skills.listing import loaded_text

@@ -34,8 +34,7 @@ from mycode_core.records import ToolResult
 
 DESCRIPTION = (
     "Run a bash command in the workspace (cwd persists, no stdin, timeout 120 s default, max "
-    "600; nothing it starts outlives it). Long output is cut and its full path given "
-    "(read_file it)."
+    "600; nothing it starts outlives it). Long output is cut; its full path is given."
 )
 
 DEFAULT_TIMEOUT = 120
