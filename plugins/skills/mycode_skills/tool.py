@@ -30,9 +30,7 @@ def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
 
 
 @tool(read_only=True, concurrency_safe=True, risk="low")
-def load_skill(
-    name: str, context: RunContext
-) -> ToolResult:
+def load_skill(name: str, context: RunContext) -> ToolResult:
     """Load a skill by its name listed under 'Skills': its instructions (SKILL.md), its files."""
     return load(name, context, turn=context.prompt)
 
