@@ -20,12 +20,10 @@ INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTION_CHARS = 40_000
 
 BASE_INSTRUCTIONS = """\
-You are mycode, a coding agent working in the user's workspace through tools.
-Work in a loop: look at the code, act with the tools, observe the results, and keep going until
-the task is done and verified. Prefer small, precise edits. Read a file before editing it.
-When you change code, run the relevant tests or checks and report their real outcome.
-If something fails, read the error and fix the cause; do not claim success without evidence.
-When the task is complete, answer with a short final summary and no tool calls."""
+You are mycode, a coding agent working in the user's workspace with tools.
+Work until the task is done and verified. Make small, precise edits. After changing code,
+run the relevant tests or checks and report the real outcome; on failure, fix the cause.
+Never claim success without evidence. When done, reply with a short summary and no tool calls."""
 
 
 def instruction_files(workspace: Path, current: Path | None = None) -> list[Path]:
@@ -57,10 +55,9 @@ def build_context(context: RunContext) -> list[ContextSection]:
 
     sections = [ContextSection(title="", text=BASE_INSTRUCTIONS, priority=0)]
     facts = (
-        f"Workspace root: {context.workspace}\n"
+        f"Workspace root (tool paths are relative to it): {context.workspace}\n"
         f"Platform: {platform.system()} {platform.release()}\n"
-        f"Date: {datetime.date.today().isoformat()}\n"
-        "Paths in tool calls are relative to the workspace root."
+        f"Date: {datetime.date.today().isoformat()}"
     )
     sections.append(ContextSection(title="Environment", text=facts, priority=10))
     allowed = allowed_dirs(context.settings)

@@ -3,7 +3,7 @@
 * ``PreToolUse`` → a ``permission_verdict`` wrapper (a user's deny still wins);
 * ``PostToolUse``/``PostToolUseFailure`` → ``tool_result_verdict`` feedback;
 * ``Stop``/``SubagentStop`` → a ``completion_verdict`` wrapper (fail with the reason);
-* ``PreCompact`` → a ``compact_context`` wrapper;
+* ``PreCompact``/``PostCompact`` → a ``compact_context`` wrapper (and ``summarize_context``);
 * ``SessionStart``, ``UserPromptSubmit``, ``SessionEnd``, ``Notification`` → the lifecycle hooks
   of the same names.
 """
@@ -129,14 +129,30 @@ def _stop_hooks(final_text: str, context: RunContext) -> CompletionVerdict | Non
 
 @hookimpl(wrapper=True)
 def compact_context(
-    messages: list[dict[str, Any]], budget: int, context: RunContext
-) -> Generator[None, list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
-    """``PreCompact`` (trigger ``auto``) runs before any compaction policy."""
-    try:
-        session_for(context).fire("PreCompact", "auto", trigger="auto", custom_instructions="")
-    except Exception as exc:  # noqa: BLE001
-        session_for(context).notice(f"PreCompact hooks failed: {exc}")
-    return (yield)
+    messages: list[dict[str, Any]],
+    budget: int,
+    context: RunContext,
+    reason: str,
+    instructions: str | None,
+) -> Generator[None, Any, Any]:
+    """``PreCompact`` before any compaction policy, ``PostCompact`` after; see :mod:`.compact`."""
+    from mycode_claude_compat import compact
+
+    return (yield from compact.wrap(context, reason, instructions))
+
+
+@hookimpl(tryfirst=True)
+def summarize_context(
+    messages: list[dict[str, Any]],
+    previous_summary: str | None,
+    instructions: str | None,
+    budget: int,
+    context: RunContext,
+) -> str | None:
+    """PreCompact's added instructions (or its skip) reach the summariser; see :mod:`.compact`."""
+    from mycode_claude_compat import compact
+
+    return compact.summarize(messages, previous_summary, instructions, budget, context)
 
 
 @hookimpl

@@ -13,7 +13,7 @@ from typing import Any
 from mycode_claude_compat.runner import HookRun
 from mycode_claude_compat.sources import CommandHook
 
-_PLAIN_TEXT_CONTEXT = ("UserPromptSubmit", "SessionStart")
+_PLAIN_TEXT_CONTEXT = ("UserPromptSubmit", "SessionStart", "PreCompact")
 _PERMISSION_ORDER = {"deny": 3, "ask": 2, "allow": 1}
 
 
@@ -36,6 +36,8 @@ class Decision:
     problems: list[str] = field(default_factory=list)
     failed: CommandHook | None = None
     """A hook that crashed, timed out or printed invalid JSON."""
+    summary: str | None = None
+    """``PostCompact``: ``hookSpecificOutput.compactSummary``, the replacement summary."""
 
 
 def _reason(explicit: Any, data: dict[str, Any] | None, hook: CommandHook, event: str) -> str:
@@ -93,6 +95,8 @@ def _read(run: HookRun, event: str, out: Decision) -> None:
         out.block = True
         out.reason = out.reason or _reason(data.get("reason"), data, hook, event)
         out.hook = out.hook or hook
+    if event == "PostCompact" and isinstance(specific.get("compactSummary"), str):
+        out.summary = specific["compactSummary"].strip() or None
     extra = specific.get("additionalContext")
     if isinstance(extra, str) and extra.strip():
         out.context.append(extra.strip())

@@ -20,6 +20,7 @@ _MODES = {
 _create_lock = threading.Lock()
 BLOCKING_EVENTS = frozenset(
     {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop"}
+    | {"PreCompact"}
 )
 
 

@@ -23,6 +23,7 @@ EVENTS = (
     "Stop",
     "SubagentStop",
     "PreCompact",
+    "PostCompact",
     "SessionEnd",
     "Notification",
 )

@@ -86,3 +86,68 @@ def test_a_subagent_fires_subagent_stop_not_stop(tmp_path: Path) -> None:
     assert first["hook_event_name"] == "SubagentStop" and first["stop_hook_active"] is False
     assert second["stop_hook_active"] is True
     assert [e.message for e in events if e.type == "guidance"] == [block["reason"]]
+
+
+class EchoSummariser:
+    """A summariser that writes the instructions it was given into the summary."""
+
+    @hookimpl
+    def summarize_context(self, messages: Any, instructions: Any, context: Any) -> str:
+        return f"SUMMARY focus={instructions}"
+
+
+def _compacting_run(tmp_path: Path, env: Env, hooks: dict[str, Any], *extra: object) -> list[Any]:
+    """A scripted run with the context engine that compacts (small window, many results)."""
+    from mycode_context_engine import plugin as engine
+
+    turns = [{"tool_calls": [{"name": "mid", "arguments": {}}]} for _ in range(16)]
+    runner = make_runner(
+        tmp_path,
+        plugin,
+        engine,
+        *extra,
+        tools_plugin(_tool("mid", "word " * 300)),
+        turns=[*turns, {"content": "done"}],
+        context_window=4000,
+        context={"strategy": "summary"},
+    )
+    hooks_file(runner.home / "hooks.json", hooks)
+    return run_events(runner)
+
+
+def test_precompact_block_skips_a_proactive_compaction(tmp_path: Path) -> None:
+    env = Env(tmp_path / "e")
+    plain = _compacting_run(tmp_path / "a", env, {})
+    assert [e for e in plain if e.type == "compaction"], "the run should compact"
+    blocked = _compacting_run(
+        tmp_path / "b",
+        env,
+        {"PreCompact": [("auto", [env.hook("pre", stdout={"decision": "block", "reason": "no"})])]},
+    )
+    assert env.log("pre"), "PreCompact should have run"
+    proactive = [e for e in blocked if e.type == "compaction" and e.reason == "proactive"]
+    assert proactive == []
+    assert any("skipped this compaction" in getattr(e, "message", "") for e in blocked)
+
+
+def test_precompact_instructions_and_postcompact_summary(tmp_path: Path) -> None:
+    env = Env(tmp_path / "e")
+    extra = {"hookSpecificOutput": {"additionalContext": "KEEP-THE-API-NAMES"}}
+    replacement = {"hookSpecificOutput": {"compactSummary": "REPLACED SUMMARY 42"}}
+    events = _compacting_run(
+        tmp_path,
+        env,
+        {
+            "PreCompact": [("auto", [env.hook("pre", stdout=extra)])],
+            "PostCompact": [(None, [env.hook("post", stdout=replacement)])],
+        },
+        EchoSummariser(),
+    )
+    compactions = [e for e in events if e.type == "compaction"]
+    assert compactions
+    pre, post = env.log("pre")[0]["stdin"], env.log("post")[0]["stdin"]
+    assert pre["hook_event_name"] == "PreCompact" and pre["trigger"] == "auto"
+    assert {"session_id", "transcript_path", "cwd", "custom_instructions"} <= set(pre)
+    assert post["hook_event_name"] == "PostCompact" and post["compact_summary"]
+    assert "focus=KEEP-THE-API-NAMES" in post["compact_summary"]  # reached the summariser
+    assert all(e.summary == "REPLACED SUMMARY 42" for e in compactions)

@@ -39,8 +39,8 @@ def remember(
     context: RunContext,
     scope: Literal["project", "user"] = "project",
 ) -> ToolResult:
-    """Remember a short, lasting fact (convention, working command, preference) for later
-    sessions of this project (scope user: every project). Never secrets."""
+    """Save a lasting fact (convention, command, preference) for later sessions; scope user:
+    all projects. No secrets."""
     return save_note(note, scope, context)
 
 

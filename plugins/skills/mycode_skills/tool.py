@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from mycode_core import RunContext, ToolResult, tool
 from mycode_skills.listing import loaded_text
@@ -30,10 +30,8 @@ def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
 
 
 @tool(read_only=True, concurrency_safe=True, risk="low")
-def load_skill(
-    name: Annotated[str, "As listed under 'Skills'."], context: RunContext
-) -> ToolResult:
-    """Load a skill listed under 'Skills': its instructions (SKILL.md) and its files."""
+def load_skill(name: str, context: RunContext) -> ToolResult:
+    """Load a skill by its name listed under 'Skills': its instructions (SKILL.md), its files."""
     return load(name, context, turn=context.prompt)
 
 

@@ -30,7 +30,7 @@ SCHEMA: dict[str, Any] = {
     "properties": {
         "task": {
             "type": "string",
-            "description": "Everything it needs: it does not see this conversation.",
+            "description": "All it needs: it cannot see this chat.",
         },
         "agent": {
             "type": "string",
@@ -134,11 +134,9 @@ class Delegator:
     def description(self) -> str:
         """The tool description: what it does, then each profile's name and description."""
         lines = [
-            "Run a self-contained task in a subagent with its own fresh context; returns its "
-            "answer, changed files, checks and verdict. For broad searches and side tasks. "
-            "Read-only subagents in one reply run in parallel.",
-            "",
-            "Agents:",
+            "Run a self-contained task (broad search, side task) in a fresh-context subagent; "
+            "returns its answer, changes, checks, verdict. Read-only ones in one reply run in "
+            "parallel. Agents:",
         ]
         for profile in self.profiles.values():
             text = profile.description

@@ -98,7 +98,7 @@ class Profile:
 
 EXPLORE = Profile(
     name="explore",
-    description=("Read-only: finds, reads and searches code, answers questions about it."),
+    description=("Read-only: finds and reads code, answers questions."),
     instructions=(
         "You are an exploration agent. Investigate with the read-only tools you have and "
         "answer the question you were given. Cite file paths and line numbers. You cannot "
@@ -109,7 +109,7 @@ EXPLORE = Profile(
 )
 GENERAL = Profile(
     name="general",
-    description=("Multi-step work (investigate, edit, test) with your tools; changes stay."),
+    description=("Multi-step work: investigate, edit, test."),
     instructions="",
 )
 BUILTIN_PROFILES = (EXPLORE, GENERAL)

@@ -17,8 +17,8 @@ from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Replace an exact, unique string (or every match with replace_all) in a file read "
-    "earlier; old_string without line-number prefixes. Refused if the file changed since."
+    "Replace an exact unique old_string (every match with replace_all) in a file read "
+    "earlier; no line-number prefixes. Refused if it changed since."
 )
 
 

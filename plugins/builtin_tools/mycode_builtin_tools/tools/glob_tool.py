@@ -16,10 +16,7 @@ from mycode_core import ReadPath, RunContext, tool
 from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
 
-DESCRIPTION = (
-    "Find files by glob ('**/*.py'; '**' crosses folders), newest first, at most 100. "
-    "Respects .gitignore."
-)
+DESCRIPTION = "Find files by glob ('**/*.py'), newest first, at most 100; respects .gitignore."
 MAX_RESULTS = 100
 
 

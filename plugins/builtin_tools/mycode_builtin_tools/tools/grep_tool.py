@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from mycode_builtin_tools import encoding
 from mycode_builtin_tools.ripgrep import rg_path
@@ -22,8 +22,8 @@ from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Search file contents by regex (ripgrep). output_mode: files_with_matches (default), "
-    "content (path:line:text) or count. Respects .gitignore."
+    "Regex search of file contents (ripgrep, respects .gitignore). output_mode: "
+    "files_with_matches (default), content (path:line:text) or count."
 )
 
 DEFAULT_HEAD_LIMIT = 250
@@ -194,11 +194,11 @@ def grep(
     run: RunContext,
     pattern: str,
     path: Where = Path("."),
-    glob: Annotated[str | None, "e.g. '*.py'"] = None,
+    glob: str | None = None,
     output_mode: Literal["content", "files_with_matches", "count"] | None = None,
     case_insensitive: bool | None = None,
     context: Annotated[int | None, Field(ge=0, le=50)] = None,
-    head_limit: Annotated[int | None, Field(ge=1)] = None,
+    head_limit: Annotated[int | None, Field(ge=1), WithJsonSchema({"type": "integer"})] = None,
 ) -> ToolResult:
     """Search file contents for a regex; see the tool description for the arguments.
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Annotated
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from mycode_builtin_tools import encoding, readstate
 from mycode_core import ReadPath, RunContext, tool
@@ -20,10 +20,11 @@ from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Read a text file (also saved outputs at artifact paths) as numbered lines, up to 2000 "
-    "from offset (1-based); a partial view says the offset to read on from. Read before "
-    "editing."
+    "Read a text file (or a saved output's artifact path) as numbered lines, up to 2000 "
+    "from offset (1-based); a partial view says where to read on."
 )
+_INTEGER = WithJsonSchema({"type": "integer"})
+"""The announced schema of a count (its bound is checked on the call, not spelled out)."""
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 60_000
@@ -130,8 +131,8 @@ def _binary_refusal(rel: str, kind: str, size: int) -> ToolResult:
 def read_file(
     context: RunContext,
     path: ReadPath,
-    offset: Annotated[int | None, Field(ge=1, description="First line (1-based).")] = None,
-    limit: Annotated[int | None, Field(ge=1, description="Lines to read.")] = None,
+    offset: Annotated[int | None, Field(ge=1), _INTEGER] = None,
+    limit: Annotated[int | None, Field(ge=1), _INTEGER] = None,
 ) -> ToolResult:
     """Show ``limit`` numbered lines of a file from line ``offset`` (1-based)."""
     rel = relative(path, context)

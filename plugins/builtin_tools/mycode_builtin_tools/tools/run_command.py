@@ -33,9 +33,8 @@ from mycode_core import RunContext, tool
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Run a bash command in the workspace (cwd persists; stdin closed). Timeout 120 s "
-    "default, max 600; nothing it starts outlives it. Long output is cut; the full output "
-    "path is given (read_file it). Reports the exit code."
+    "Run a bash command in the workspace (cwd persists, no stdin, timeout 120 s default, max "
+    "600; nothing it starts outlives it). Long output is cut; its full path is given."
 )
 
 DEFAULT_TIMEOUT = 120
@@ -286,7 +285,7 @@ def run_command(
     context: RunContext,
     command: str,
     timeout: Annotated[float | None, "Seconds."] = None,
-    description: Annotated[str | None, "What it does, briefly."] = None,
+    description: str | None = None,
 ) -> ToolResult:
     """Run ``command`` with bash in the persistent working folder; see the module docstring.
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from mycode_core import RunContext, tool
 from mycode_core.records import ToolResult
@@ -59,8 +59,17 @@ def render(todos: list[dict[str, str]]) -> str:
     return "\n".join(lines)
 
 
+def _lean_schema(schema: dict[str, Any]) -> None:
+    """The item schema the model sees: no description (the tool's says it) and no ``id``
+    (ids are given in order when missing; one sent is still accepted)."""
+    schema.pop("description", None)
+    schema.get("properties", {}).pop("id", None)
+
+
 class Todo(BaseModel):
-    """One item of the task list."""
+    """One item of the task list (no description in the schema: the tool's says it)."""
+
+    model_config = ConfigDict(json_schema_extra=_lean_schema)
 
     content: str
     status: Literal["pending", "in_progress", "completed"]

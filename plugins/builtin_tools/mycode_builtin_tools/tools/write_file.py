@@ -15,8 +15,8 @@ from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Write a whole file (parent folders created); read an existing file first. Prefer "
-    "edit_file for changes."
+    "Write a whole file (creating folders); read an existing one first. For changes prefer "
+    "edit_file."
 )
 
 
