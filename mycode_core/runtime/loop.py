@@ -34,6 +34,7 @@ from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.runner_base import ChildSpawner as ChildSpawner
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
+from mycode_core.runtime.structured import structured_value
 from mycode_core.runtime.tools import ToolOrchestrator
 from mycode_core.runtime.transforms import transform_system_prompt, transform_tool_result
 from mycode_core.runtime.viewing import Viewing
@@ -131,6 +132,8 @@ class AgentRunner(Acting, Viewing):
 
     def _system_prompt(self) -> str:
         prompt = system_prompt(self.pm, self.context, self._notice)
+        if self.structured is not None:
+            prompt += self.structured.instructions()
         return transform_system_prompt(self.guard, prompt, self.context)
 
     def usage_by_agent(self) -> dict[str, dict[str, int]] | None:
@@ -305,6 +308,7 @@ class AgentRunner(Acting, Viewing):
             usage_by_agent=self.usage_by_agent(),
             cost_usd=self.caller.meter.total(),
             context=self.caller.meter.context(self.view.window.limit if self.view else 0),
+            structured_output=structured_value(self.structured, stop),
         )
 
     # ------------------------------------------------------------------ the step loop
@@ -366,7 +370,8 @@ class AgentRunner(Acting, Viewing):
             )
 
     def _completion_verdict(self, final_text: str) -> CompletionVerdict:
-        return completion(self.guard, final_text, self.context)
+        shape = self.structured.judge(final_text) if self.structured is not None else None
+        return shape or completion(self.guard, final_text, self.context)
 
     def context_report(self) -> str:
         """``/context``: what the model view holds, tokens each."""
