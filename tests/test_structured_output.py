@@ -126,3 +126,20 @@ def test_json_schema_needs_print_mode(tmp_path: Path) -> None:
     )
     assert run.rc == 2
     assert "--json-schema needs -p" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_the_model_is_shown_the_schema_and_the_errors(
+    cli: Any, server: Any, server_args: list[str]
+) -> None:
+    from mycode_core.testing import turn
+
+    server.enqueue(turn('{"name": 5}'), turn('{"name": "calc", "count": 2}'))
+    run = cli(["-p", "summarise", "--json-schema", json.dumps(SCHEMA), *server_args])
+    assert run.rc == 0, run.stderr
+    assert run.result is not None
+    assert run.result["structured_output"] == {"name": "calc", "count": 2}
+    first, second = server.chat_requests[:2]
+    system = first.messages[0]
+    assert system["role"] == "system" and '"required": ["name", "count"]' in system["content"]
+    later = json.dumps(second.messages)
+    assert "'count' is a required property" in later and "5 is not of type 'string'" in later
