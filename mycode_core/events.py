@@ -222,6 +222,8 @@ class ResultEvent(AgentEvent):
     """USD for the run's model replies; None when the model's price is unknown."""
     context: dict[str, Any] | None = None
     """``{window, used, percent}``: the context window and the last request's prompt tokens."""
+    structured_output: Any = None
+    """``--json-schema``: the final answer's parsed JSON (left out when not used)."""
 
     def to_json(self) -> str:
         """One line of stream-json; ``cost_usd`` is kept as ``null`` when unknown (SPEC §4)."""

@@ -96,3 +96,26 @@ def test_permission_prompt_allow_for_the_session(tmp_path: Path, env: dict[str, 
     ]
     assert decisions[0] == ("allow", "session")
     assert decisions[1][0] == "allow"
+
+
+def test_model_command_shows_and_switches_the_model(tmp_path: Path, env: dict[str, str]) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    first = write_script(tmp_path / "first.json", [{"content": "from the first model"}] * 2)
+    second = write_script(tmp_path / "second.json", [{"content": "from the second model"}])
+    term = Terminal([*MYCODE, "--model", first, "--cwd", str(workspace)], env, workspace)
+    term.expect("/help for help")
+    term.type("/model\r")
+    term.expect(f"model: {first}")
+    term.type("/model scripted:/no/such/script.json\r")
+    term.expect("cannot switch to scripted:/no/such/script.json")
+    term.type("hello\r")
+    term.expect("from the first model")
+    term.type(f"/model {second}\r")
+    term.expect("for the rest of this session")
+    term.type("again\r")
+    term.expect("from the second model")
+    term.type("/help\r")
+    term.expect("/model [NAME]")
+    term.type("/exit\r")
+    assert term.wait() == 0

@@ -16,11 +16,12 @@ COMMANDS: dict[str, str] = {
     "sessions": "list the sessions of this workspace",
     "resume": "load an earlier session (no ID: pick one of this workspace's)",
     "compact": "summarise older turns before the next request",
+    "model": "show the model in use, or switch to NAME for the rest of the session",
     "context": "what the model view holds (system, tools, summary, recent, masked)",
     "exit": "leave (Ctrl-D works too)",
 }
 """The session's own slash commands and what each does (Tab completes them)."""
-USAGE = {"resume": "/resume [ID]", "compact": "/compact [focus]"}
+USAGE = {"resume": "/resume [ID]", "compact": "/compact [focus]", "model": "/model [NAME]"}
 
 HELP_HEAD = (
     "Type a task and press Enter. Esc then Enter (or a line ending in \\) inserts a new line.\n"
@@ -211,6 +212,10 @@ class InteractiveSession:
                 click.echo(f"{info.id}  {info.stop_reason or 'open':<15} {prompt}")
         elif name == "/resume":
             self._resume(argument)
+        elif name == "/model":
+            from mycode_core.cli.model_switch import switch_model
+
+            click.echo(switch_model(self.runner, argument, lambda message: click.echo(message)))
         elif name == "/context":
             click.echo(self.runner.context_report())
         elif name == "/compact":

@@ -70,6 +70,13 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "name of an installed team policy plugin.",
         ),
         click.option(
+            "--json-schema",
+            "json_schema",
+            metavar="SCHEMA",
+            help="-p only: a JSON Schema (file or inline JSON) the final answer must satisfy; "
+            "result.structured_output holds the parsed answer.",
+        ),
+        click.option(
             "--mcp-config",
             multiple=True,
             type=click.Path(dir_okay=False),

@@ -117,6 +117,7 @@ def run_agent(
     continue_latest: bool,
     trust_workspace: bool = False,
     max_budget_usd: float | None = None,
+    json_schema: str | None = None,
 ) -> int:
     """Run the agent; return the process exit code (SPEC §2)."""
     from mycode_core.config import ConfigError, ensure_home, home_dir, load_settings
@@ -128,6 +129,16 @@ def run_agent(
     from mycode_core.runtime.resume import history_from_events
     from mycode_core.sessions import SessionStore, new_session_id
 
+    schema = None
+    if json_schema is not None:
+        from mycode_core.runtime.structured import SchemaError, load_schema
+
+        if not print_mode:
+            return _fail("--json-schema needs -p (print mode)")
+        try:
+            schema = load_schema(json_schema)
+        except SchemaError as exc:
+            return _fail(str(exc))
     workspace = Path(cwd or os.getcwd()).expanduser()
     if not workspace.is_dir():
         return _fail(f"--cwd {workspace} is not a folder")
@@ -234,6 +245,7 @@ def run_agent(
         ask=None,
         prior_messages=prior,
         resumed_from=resumed,
+        json_schema=schema,
     )
     if interactive:
         from mycode_core.cli.interactive import InteractiveSession

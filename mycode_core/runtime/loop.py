@@ -35,6 +35,7 @@ from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.runner_base import ChildSpawner as ChildSpawner
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
+from mycode_core.runtime.structured import structured_value
 from mycode_core.runtime.tools import ToolOrchestrator
 from mycode_core.runtime.transforms import transform_system_prompt, transform_tool_result
 from mycode_core.runtime.viewing import Viewing
@@ -134,6 +135,8 @@ class AgentRunner(Acting, Viewing):
 
     def _system_prompt(self) -> str:
         prompt = system_prompt(self.pm, self.context, self._notice)
+        if self.structured is not None:
+            prompt += self.structured.instructions()
         return transform_system_prompt(self.guard, prompt, self.context)
 
     def usage_by_agent(self) -> dict[str, dict[str, int]] | None:
@@ -308,6 +311,7 @@ class AgentRunner(Acting, Viewing):
             usage_by_agent=self.usage_by_agent(),
             cost_usd=self.caller.meter.total(),
             context=self.caller.meter.context(self.view.window.limit if self.view else 0),
+            structured_output=structured_value(self.structured, stop),
         )
 
     # ------------------------------------------------------------------ the step loop
@@ -369,6 +373,9 @@ class AgentRunner(Acting, Viewing):
             )
 
     def _completion_verdict(self, final_text: str) -> CompletionVerdict:
+        shape = self.structured.judge(final_text) if self.structured is not None else None
+        if shape is not None:
+            return shape
         if self.settings.completion_gate.policy.strip().lower() == "off":  # SPEC §7: none asked
             return CompletionVerdict(
                 verdict="pass", feedback="completion gate is off", source="off"

@@ -33,6 +33,7 @@ from mycode_core.runtime.messages import (
 from mycode_core.runtime.observation import ValidationMatcher
 from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.stream import EventStream
+from mycode_core.runtime.structured import StructuredOutput
 from mycode_core.runtime.tools import ToolOrchestrator
 
 ChildSpawner = Callable[[Any, Any], Any]
@@ -61,6 +62,7 @@ class RunnerBase:
         resumed_from: str | None = None,
         start_source: str | None = None,
         spawn_child: ChildSpawner | None = None,
+        json_schema: dict[str, Any] | None = None,
     ) -> None:
         self.pm = pm
         self.settings = settings
@@ -108,6 +110,8 @@ class RunnerBase:
             self.context.spawner = self._spawn_agent
         self.children_usage: dict[str, dict[str, int]] = {}
         """Each descendant agent's own tokens, by ``agent_id``."""
+        self.structured = StructuredOutput(json_schema) if json_schema is not None else None
+        """``--json-schema``: the final answer must be JSON valid against it."""
         self.spawned_calls: set[str] = set()
         """Tool calls that ran a child agent: the child's own facts record what it changed."""
 
