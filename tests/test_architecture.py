@@ -142,6 +142,25 @@ def test_plugins_import_no_private_name_of_the_core() -> None:
     assert private == []
 
 
+def test_a_plugins_tests_import_no_other_plugin() -> None:
+    """Tests meet other plugins through entry points (``installed_plugin``), as plugins do."""
+    others = {package.name for package in PLUGIN_PACKAGES}
+    found = []
+    for package in PLUGIN_PACKAGES:
+        for path in sorted((package.parent / "tests").rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+                if isinstance(node, ast.ImportFrom) and not node.level:
+                    names = [node.module or ""]
+                elif isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                else:
+                    continue
+                tops = {name.split(".")[0] for name in names} & (others - {package.name})
+                if tops:
+                    found.append(f"{path.relative_to(ROOT)}: {ast.unparse(node)}")
+    assert found == []
+
+
 def test_every_name_of_the_api_facade_resolves_and_is_documented() -> None:
     api = importlib.import_module("mycode_core.api")
     assert sorted(api.__all__) == sorted(api.NAMES)

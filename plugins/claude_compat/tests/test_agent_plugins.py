@@ -373,10 +373,7 @@ def test_expansion_is_narrow(env: Env, tmp_path: Path) -> None:
     assert entry["args"] == [f"{real}/a", data, "${HOME}", "$PLUGIN_ROOT", "${PLUGIN_X}"]
     assert entry["env"]["K"] == f"{data}/k" and entry["env"]["H"] == "${HOME}"
     assert entry["env"]["${PLUGIN_ROOT}"] == "key kept" and entry["literal"] is True
-    from mycode_mcp_bridge.config import parse_server
-
-    spec = parse_server("pl_s", entry, "cli", "test")
-    assert spec.args[2] == "${HOME}" and spec.env["H"] == "${HOME}"
+    # the bridge keeps a literal entry's other ${...} as written (its own tests check that)
 
 
 def test_remote_url_rules(env: Env, tmp_path: Path) -> None:
@@ -402,10 +399,11 @@ def test_remote_servers_keep_their_transport(env: Env, tmp_path: Path) -> None:
         "s": {"type": "sse", "url": "https://a.example/sse"},
     }
     folder = _read(agent_plugin(tmp_path / "p", name="pl", mcp=servers), env.home)
-    from mycode_mcp_bridge.config import parse_server
-
-    kinds = {n: parse_server(n, e, "cli", "t").transport for n, e in folder.mcp_servers.items()}
-    assert kinds == {"pl_h": "http", "pl_s": "sse"}
+    kinds = {n: (e["type"], e["url"]) for n, e in folder.mcp_servers.items()}
+    assert kinds == {
+        "pl_h": ("http", "https://a.example/mcp"),
+        "pl_s": ("sse", "https://a.example/sse"),
+    }
 
 
 def test_headers_are_literal_and_a_placeholder_warns(env: Env, tmp_path: Path) -> None:
@@ -425,10 +423,8 @@ def test_headers_are_literal_and_a_placeholder_warns(env: Env, tmp_path: Path) -
     root = agent_plugin(tmp_path / "p", name="pl", mcp=servers)
     folder = _read(root, env.home)
     assert sorted(folder.mcp_servers) == ["pl_h"]
-    from mycode_mcp_bridge.config import parse_server
-
-    spec = parse_server("pl_h", folder.mcp_servers["pl_h"], "cli", "t")
-    assert spec.headers["Authorization"] == "Bearer ${TOKEN}"
+    entry = folder.mcp_servers["pl_h"]
+    assert entry["headers"]["Authorization"] == "Bearer ${TOKEN}" and entry["literal"] is True
     rc, report, _ = _validate(root, env)
     assert rc == 0 and report is not None
     assert any("literally" in w["message"] for w in report["warnings"])

@@ -10,7 +10,7 @@ from mycode_claude_compat import plugin
 
 from mycode_core import hookimpl
 from mycode_core.records import PermissionVerdict, Tool
-from mycode_core.testing import make_runner, run_events, tools_plugin
+from mycode_core.testing import installed_plugin, make_runner, run_events, tools_plugin
 
 
 def _tool(name: str, text: str) -> Tool:
@@ -98,8 +98,7 @@ class EchoSummariser:
 
 def _compacting_run(tmp_path: Path, env: Env, hooks: dict[str, Any], *extra: object) -> list[Any]:
     """A scripted run with the context engine that compacts (small window, many results)."""
-    from mycode_context_engine import plugin as engine
-
+    engine = installed_plugin("context_engine")
     turns = [{"tool_calls": [{"name": "mid", "arguments": {}}]} for _ in range(16)]
     runner = make_runner(
         tmp_path,

@@ -140,3 +140,17 @@ def test_fingerprint_changes_with_entry() -> None:
     same = parse_server("s", {"command": "a"}, "project", "f")
     other = parse_server("s", {"command": "b"}, "project", "f")
     assert one.fingerprint() == same.fingerprint() != other.fingerprint()
+
+
+def test_a_literal_entry_keeps_placeholders_and_its_transport() -> None:
+    """Folder plugins' servers (``"literal": true``): nothing is expanded, transports kept."""
+    from mycode_mcp_bridge.config import parse_server
+
+    stdio = {"command": "srv", "args": ["/a", "${HOME}"], "env": {"H": "${HOME}"}, "literal": True}
+    spec = parse_server("pl_s", stdio, "cli", "test")
+    assert spec.args[1] == "${HOME}" and spec.env["H"] == "${HOME}"
+    remote = {"url": "https://a.example/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}
+    http = parse_server("pl_h", {"type": "streamable-http", **remote, "literal": True}, "cli", "t")
+    assert http.transport == "http" and http.headers["Authorization"] == "Bearer ${TOKEN}"
+    sse = parse_server("pl_e", {"type": "sse", "url": "https://a.example/sse"}, "cli", "t")
+    assert sse.transport == "sse"
