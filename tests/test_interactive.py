@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from mycode_core.testing import cli_env, write_script
+from mycode_core.testing import cli_env, mycode_command, write_script
 from mycode_core.testing.terminal import Terminal
 
-MYCODE = [sys.executable, "-m", "mycode_core"]
+MYCODE = mycode_command()
 
 
 @pytest.fixture

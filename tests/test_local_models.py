@@ -5,7 +5,6 @@ not be portable."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import socket
 import sys
@@ -18,12 +17,10 @@ from pathlib import Path
 import pytest
 
 from mycode_core.cli import local_models
-from mycode_core.testing import FakeOpenAIServer, cli_env, run_cli, turn
+from mycode_core.testing import FakeOpenAIServer, cli_env, requires_plugin, run_cli, turn
 from mycode_core.testing.terminal import Terminal
 
-needs_doctor = pytest.mark.skipif(
-    importlib.util.find_spec("mycode_builtin_tools") is None, reason="doctor is builtin_tools'"
-)
+needs_doctor = requires_plugin("builtin_tools")  # doctor is builtin_tools'
 GARBAGE = {
     "not json": b"<html>hello</html>",
     "a list": b"[1, 2, 3]",

@@ -11,12 +11,10 @@ import pytest
 
 from mycode_core.cli.session_html import session_page
 from mycode_core.cli.session_view import build_timeline, recap_lines
-from mycode_core.testing import run_cli, write_script
+from mycode_core.testing import requires_plugin, run_cli, write_script
 from mycode_core.testing.host import find_chromium, headless_chromium
 
-needs_builtin_tools = pytest.mark.skipif(
-    importlib.util.find_spec("mycode_builtin_tools") is None, reason="needs mycode-builtin-tools"
-)
+needs_builtin_tools = requires_plugin("builtin_tools")
 TURNS = [
     {
         "content": "Reading first.",

@@ -3,12 +3,10 @@ readable view on narrow, dumb, non-UTF-8 or absent terminals."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +20,11 @@ from mycode_core.cli.richtext import (
     plural,
     result_line,
 )
-from mycode_core.testing import run_cli, write_script
+from mycode_core.testing import mycode_command, requires_plugin, run_cli, write_script
 from mycode_core.testing.terminal import Terminal
 
-MYCODE = [sys.executable, "-m", "mycode_core"]
-needs_builtin_tools = pytest.mark.skipif(
-    importlib.util.find_spec("mycode_builtin_tools") is None, reason="needs mycode-builtin-tools"
-)
+MYCODE = mycode_command()
+needs_builtin_tools = requires_plugin("builtin_tools")
 EDIT = [
     {"tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}]},
     {

@@ -25,6 +25,7 @@ from mycode_core.testing import (
     http_error,
     installed_plugin,
     make_context,
+    requires_plugin,
     stream_chunks,
     tool_pairing_problems,
     turn,
@@ -151,6 +152,13 @@ def test_installed_plugin_loads_by_entry_point_or_skips_naming_it() -> None:
     assert hasattr(tools, "register_tools")
     with pytest.raises(pytest.skip.Exception, match="'no-such-plugin'"):
         installed_plugin("no-such-plugin")
+
+
+def test_requires_plugin_skips_only_when_the_plugin_is_missing() -> None:
+    present, missing = requires_plugin("builtin_tools"), requires_plugin("no-such-plugin")
+    assert present.name == missing.name == "skipif"
+    assert present.args == (False,)
+    assert missing.args == (True,) and "'no-such-plugin'" in missing.kwargs["reason"]
 
 
 def _raw_chat_request(port: int) -> socket.socket:

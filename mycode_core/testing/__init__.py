@@ -18,7 +18,7 @@
   scripted model), :func:`model_plugin`, :func:`tools_plugin`, :func:`make_runner`,
   :func:`run_events`, :func:`tool_pairing_problems` to check a ``compact_context``, and
   :func:`installed_plugin` (another installed plugin, by entry-point name, for tests that run
-  beside it).
+  beside it) and :func:`requires_plugin` (a ``skipif`` mark when such a plugin is missing).
 
 * ``mycode_core.testing.host``: ``process_alive``, ``wait_until``, ``find_chromium`` and
   ``headless_chromium``; ``mycode_core.testing.terminal.Terminal`` drives a child on a pty.
@@ -62,6 +62,7 @@ from mycode_core.testing.inprocess import (
     make_plugin_manager,
     make_runner,
     model_plugin,
+    requires_plugin,
     run_events,
     run_prompt,
     system_prompt_for,
@@ -115,6 +116,7 @@ __all__ = [
     "model_plugin",
     "mycode_command",
     "raw_sse",
+    "requires_plugin",
     "run_cli",
     "run_events",
     "run_prompt",

@@ -66,6 +66,19 @@ def installed_plugin(name: str) -> object:
     pytest.skip(f"no installed plugin provides the {ENTRY_POINT_GROUP!r} entry point {name!r}")
 
 
+def requires_plugin(name: str) -> Any:
+    """A ``skipif`` mark for a test that needs the installed plugin ``name`` (its ``mycode``
+    entry point), e.g. a subprocess run with ``MYCODE_LOAD_PLUGINS=builtin_tools``."""
+    from importlib import metadata
+
+    import pytest
+
+    from mycode_core.plugins import ENTRY_POINT_GROUP
+
+    names = {ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    return pytest.mark.skipif(name not in names, reason=f"needs the installed plugin {name!r}")
+
+
 def collect_tools(pm: Any, context: RunContext) -> dict[str, Tool]:
     """The tools every ``register_tools`` implementation contributes, by name."""
     from mycode_core.runtime.setup import collect_tools as collect
