@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mycode_core.config import ConfigError, load_settings
-from mycode_core.testing import FakeOpenAIServer, run_cli, turn
+from mycode_core.testing import CliResult, FakeOpenAIServer, run_cli, turn
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,16 +50,21 @@ def test_validation_messages_name_the_users_key(tmp_path: Path, value: str) -> N
     assert "a valid boolean" in message and "a valid string" in message, message
 
 
-def test_plugin_dir_without_its_loader_says_so(tmp_path: Path) -> None:
+def _run_with_plugin_dir(tmp_path: Path, plugins: str) -> CliResult:
+    """``mycode -p hi --plugin-dir EMPTY-FOLDER`` with ``MYCODE_LOAD_PLUGINS=plugins``."""
     folder = tmp_path / "cc-plugin"
     folder.mkdir()
     with FakeOpenAIServer([turn("fine")]) as server:
-        done = run_cli(
+        return run_cli(
             [*server.cli_args("hi"), "--plugin-dir", str(folder)],
             tmp_path,
             tmp_path / "home",
-            {"MYCODE_LOAD_PLUGINS": "builtin_tools"},
+            {"MYCODE_LOAD_PLUGINS": plugins},
         )
+
+
+def test_plugin_dir_without_its_loader_says_so(tmp_path: Path) -> None:
+    done = _run_with_plugin_dir(tmp_path, "builtin_tools")
     assert done.rc == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if "--plugin-dir" in line]
     assert len(lines) == 1 and "ignored" in lines[0] and "claude_compat" in lines[0]
@@ -67,15 +72,7 @@ def test_plugin_dir_without_its_loader_says_so(tmp_path: Path) -> None:
 
 def test_plugin_dir_with_its_loader_is_quiet(tmp_path: Path) -> None:
     pytest.importorskip("mycode_claude_compat")
-    folder = tmp_path / "cc-plugin"
-    folder.mkdir()
-    with FakeOpenAIServer([turn("fine")]) as server:
-        done = run_cli(
-            [*server.cli_args("hi"), "--plugin-dir", str(folder)],
-            tmp_path,
-            tmp_path / "home",
-            {"MYCODE_LOAD_PLUGINS": "builtin_tools,claude_compat"},
-        )
+    done = _run_with_plugin_dir(tmp_path, "builtin_tools,claude_compat")
     assert "--plugin-dir is ignored" not in done.stderr
 
 

@@ -104,6 +104,17 @@ def test_every_hookspec_has_a_docstring(name: str) -> None:
         assert "first non-" in doc, f"{name} is firstresult: its docstring must say so"
 
 
+class Asker:
+    """A policy that asks the person before every tool call."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    @hookimpl
+    def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+        return PermissionVerdict(decision="ask", reason=self.reason)
+
+
 def _plugin_guide() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     match = re.search(r"^## Plugin guide\s*$(.*?)(?=^## )", text + "\n## end", re.S | re.M)
@@ -313,14 +324,11 @@ def test_permission_verdict_deny_returns_an_error_result(tmp_path: Path) -> None
 
 def test_permission_verdict_ask_is_denied_without_a_person(tmp_path: Path) -> None:
     calls: list[str] = []
-
-    class Asker:
-        @hookimpl
-        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
-            return PermissionVerdict(decision="ask", reason="needs a human")
-
     runner = make_runner(
-        tmp_path, Asker(), tools_plugin(noop_tool("act", calls)), turns=[tool_turn("act")]
+        tmp_path,
+        Asker("needs a human"),
+        tools_plugin(noop_tool("act", calls)),
+        turns=[tool_turn("act")],
     )
     (result,) = _of(run_events(runner), "tool_result")
     assert result.is_error and "non-interactive" in result.content
@@ -701,14 +709,9 @@ def test_session_end_is_called_once_on_close(tmp_path: Path) -> None:
 
 
 def test_notification_before_a_permission_question(tmp_path: Path) -> None:
-
     order: list[str] = []
 
-    class Asker:
-        @hookimpl
-        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
-            return PermissionVerdict(decision="ask", reason="check it")
-
+    class Notified:
         @hookimpl
         def notification(self, message: str, kind: str, context: Any) -> None:
             order.append(f"notify:{kind}:{'hello' in message}")
@@ -719,7 +722,8 @@ def test_notification_before_a_permission_question(tmp_path: Path) -> None:
 
     runner = make_runner(
         tmp_path,
-        Asker(),
+        Asker("check it"),
+        Notified(),
         tools_plugin(noop_tool("hello")),
         turns=[tool_turn("hello")],
         session_id="ask-session",
