@@ -78,6 +78,11 @@ def command_script(path: Path, command: str, final: str = "done") -> str:
     )
 
 
+def task(task_id: str, workspace: str = "ws", **fields: Any) -> dict[str, Any]:
+    """A task-file entry with prompt ``p`` on the folder ``workspace`` (``fields`` add to it)."""
+    return {"id": task_id, "prompt": "p", "workspace": workspace, **fields}
+
+
 def write_tasks(path: Path, tasks: Sequence[Mapping[str, Any] | str]) -> Path:
     """A JSONL task file (a ``str`` entry is written as the raw line)."""
     lines = [t if isinstance(t, str) else json.dumps(t) for t in tasks]

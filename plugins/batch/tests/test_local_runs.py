@@ -14,6 +14,7 @@ from batch_helpers import (
     head,
     results,
     run_batch,
+    task,
     write_tasks,
     writer_script,
 )
@@ -131,15 +132,15 @@ def test_failures_are_recorded_and_the_batch_goes_on(tmp_path: Path) -> None:
     tasks = write_tasks(
         tmp_path / "tasks.jsonl",
         [
-            {"id": "setup-fails", "prompt": "p", "workspace": "ws", "setup": "exit 3", "model": ok},
-            {"id": "hangs", "prompt": "p", "workspace": "ws", "timeout": 4, "model": hang},
+            task("setup-fails", setup="exit 3", model=ok),
+            task("hangs", timeout=4, model=hang),
             {
                 "id": "clone-fails",
                 "prompt": "p",
                 "repo": "https://127.0.0.1:9/none.git",
                 "model": ok,
             },
-            {"id": "fine", "prompt": "p", "workspace": "ws", "model": ok},
+            task("fine", model=ok),
         ],
     )
     out = tmp_path / "out"

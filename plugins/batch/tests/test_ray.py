@@ -18,6 +18,7 @@ from batch_helpers import (
     on_ray,
     results,
     run_batch,
+    task,
     write_tasks,
     writer_script,
 )
@@ -55,25 +56,16 @@ def _tasks(tmp_path: Path) -> Path:
     return write_tasks(
         tmp_path / "tasks.jsonl",
         [
-            {
-                "id": "git",
-                "prompt": "p",
-                "workspace": "gitws",
-                "model": writer_script(tmp_path / "g.json", "g.txt", "from git\n"),
-            },
-            {
-                "id": "plain",
-                "prompt": "p",
-                "workspace": "plain",
-                "model": writer_script(tmp_path / "p.json", "p.txt", "from plain\n"),
-            },
-            {
-                "id": "setup-fails",
-                "prompt": "p",
-                "workspace": "plain",
-                "setup": "exit 4",
-                "model": writer_script(tmp_path / "x.json", "x.txt", "x\n"),
-            },
+            task("git", "gitws", model=writer_script(tmp_path / "g.json", "g.txt", "from git\n")),
+            task(
+                "plain", "plain", model=writer_script(tmp_path / "p.json", "p.txt", "from plain\n")
+            ),
+            task(
+                "setup-fails",
+                "plain",
+                setup="exit 4",
+                model=writer_script(tmp_path / "x.json", "x.txt", "x\n"),
+            ),
         ],
     )
 
@@ -119,24 +111,14 @@ def test_a_lost_worker_is_retried_once_then_the_task_fails(
         tmp_path / "tasks.jsonl",
         [
             # setup kills the Ray worker process running the task (its parent)
-            {
-                "id": "crashes",
-                "prompt": "p",
-                "workspace": "ws",
-                "model": model,
-                "setup": f"echo attempt >> {counter}; kill -9 $PPID; sleep 30",
-            },
-            {"id": "fine", "prompt": "p", "workspace": "ws", "model": model},
+            task(
+                "crashes", model=model, setup=f"echo attempt >> {counter}; kill -9 $PPID; sleep 30"
+            ),
+            task("fine", model=model),
         ],
     )
     out = tmp_path / "out"
-    run = run_batch(
-        tasks,
-        out,
-        tmp_path / "home",
-        *BYPASS,
-        *on_ray(ray_address),
-    )
+    run = run_batch(tasks, out, tmp_path / "home", *BYPASS, *on_ray(ray_address))
     assert run.rc == 1, run.stderr
     records = results(out)
     assert records["crashes"]["stop_reason"] == "worker_lost"

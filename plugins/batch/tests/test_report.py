@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from batch_helpers import BYPASS, folder, run_batch, write_tasks, writer_script
+from batch_helpers import BYPASS, folder, run_batch, task, write_tasks, writer_script
 from mycode_batch.report import render_report
 
 from mycode_core.testing.host import find_chromium, headless_chromium
@@ -113,19 +113,12 @@ def test_a_real_batch_report_renders_in_a_headless_browser(tmp_path: Path) -> No
     tasks = write_tasks(
         tmp_path / "tasks.jsonl",
         [
-            {
-                "id": "writes",
-                "prompt": "p",
-                "workspace": "ws",
-                "model": writer_script(tmp_path / "w.json", "w.txt", "written line\n"),
-            },
-            {
-                "id": "broken-setup",
-                "prompt": "p",
-                "workspace": "ws",
-                "setup": "exit 1",
-                "model": writer_script(tmp_path / "x.json", "x.txt", "x\n"),
-            },
+            task("writes", model=writer_script(tmp_path / "w.json", "w.txt", "written line\n")),
+            task(
+                "broken-setup",
+                setup="exit 1",
+                model=writer_script(tmp_path / "x.json", "x.txt", "x\n"),
+            ),
         ],
     )
     out = tmp_path / "out"
