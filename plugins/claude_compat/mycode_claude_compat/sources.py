@@ -146,26 +146,21 @@ def read_json_file(
     """``(data, None)``, ``(None, None)`` when absent, or ``(None, problem)``.
 
     :param workspace: for a project file: never read through a symlink leading out of it."""
-    if workspace is not None:
-        try:
-            data = json.loads(read_project_text(workspace, path))
-        except FileNotFoundError:
-            return None, None
-        except ProjectFileRefused as exc:
-            return None, str(exc)
-        except OSError as exc:
-            return None, f"cannot read {path}: {exc}"
-        except ValueError as exc:
-            return None, f"{path} is not valid JSON: {exc}"
-        if not isinstance(data, dict):
-            return None, f"{path} must hold a JSON object"
-        return data, None
-    if not path.is_file():
+    if workspace is None and not path.is_file():
         return None, None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        if workspace is not None:
+            text = read_project_text(workspace, path)
+        else:
+            text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, None
+    except ProjectFileRefused as exc:
+        return None, str(exc)
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"cannot read {path}: {exc}"
+    try:
+        data = json.loads(text)
     except ValueError as exc:
         return None, f"{path} is not valid JSON: {exc}"
     if not isinstance(data, dict):

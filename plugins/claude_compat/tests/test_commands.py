@@ -5,16 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mycode_claude_compat.commands import expand, read_command
+from mycode_claude_compat.commands import CommandFile, expand, read_command
+
+
+def _command(folder: Path, name: str, text: str) -> tuple[CommandFile | None, str | None]:
+    """``read_command`` of the file ``folder/name`` holding ``text``."""
+    path = folder / name
+    path.write_text(text)
+    return read_command(path)
 
 
 def test_command_front_matter_and_arguments(tmp_path: Path) -> None:
-    path = tmp_path / "fix-issue.md"
-    path.write_text(
+    command, problem = _command(
+        tmp_path,
+        "fix-issue.md",
         "---\ndescription: Fix an issue\nargument-hint: NUMBER PRIORITY\n"
-        "allowed-tools: Bash(git:*), Read\n---\nFix issue #$1 with priority $2. All: $ARGUMENTS\n"
+        "allowed-tools: Bash(git:*), Read\n---\nFix issue #$1 with priority $2. All: $ARGUMENTS\n",
     )
-    command, problem = read_command(path)
     assert problem is None and command is not None
     assert command.name == "fix-issue" and command.description == "Fix an issue"
     assert command.argument_hint == "NUMBER PRIORITY"
@@ -24,17 +31,13 @@ def test_command_front_matter_and_arguments(tmp_path: Path) -> None:
 
 
 def test_a_command_without_placeholders_gets_its_arguments_appended(tmp_path: Path) -> None:
-    path = tmp_path / "plain.md"
-    path.write_text("Summarise the changes.\n")
-    command, _ = read_command(path)
+    command, _ = _command(tmp_path, "plain.md", "Summarise the changes.\n")
     assert command is not None and command.description == ""
     assert expand(command.body, "in src/") == "Summarise the changes.\n\nARGUMENTS: in src/"
 
 
 def test_bad_front_matter_is_a_problem_not_a_crash(tmp_path: Path) -> None:
-    path = tmp_path / "bad.md"
-    path.write_text("---\ndescription: [unclosed\n---\nBody\n")
-    command, problem = read_command(path)
+    command, problem = _command(tmp_path, "bad.md", "---\ndescription: [unclosed\n---\nBody\n")
     assert command is not None and command.body == "Body"
     assert problem is not None and "front matter" in problem
 
