@@ -160,7 +160,7 @@ class TextRenderer:
             line = describe_call(data.name, data.arguments)
             self.calls[data.id] = line
             self.last_call = data.id
-            self.console.print(f"[cyan]●[/cyan] {_escape(line)}", markup=True, highlight=False)
+            self._say(f"[cyan]●[/cyan] {_escape(line)}")
             self._spin(f"running {data.name}…")
         elif kind == "tool_result":
             self._unspin()
@@ -175,31 +175,21 @@ class TextRenderer:
             # in a parallel batch the results follow all the calls: say which call this answers
             owner = self.calls.get(data.id, data.name)
             label = f"[dim]{_escape(owner)}:[/dim] " if data.id != self.last_call else ""
-            self.console.print(
-                f"  {mark} {label}{_escape(first)}{more}", markup=True, highlight=False
-            )
+            self._say(f"  {mark} {label}{_escape(first)}{more}")
             if isinstance(diff, str) and diff.strip() and not data.is_error:
                 self._show_diff(diff)
         elif kind == "guidance":
             self._end_stream()
-            self.console.print(
-                f"[yellow]↻ {data.source}:[/yellow] {_escape(_short(data.message, 200))}",
-                markup=True,
-                highlight=False,
-            )
+            self._say(f"[yellow]↻ {data.source}:[/yellow] {_escape(_short(data.message, 200))}")
         elif kind == "retry":
             self._unspin()
-            self.console.print(
+            self._say(
                 f"[yellow]retry {data.attempt} in {data.delay:.1f}s:[/yellow] "
-                f"{_escape(str(data.reason))}",
-                markup=True,
-                highlight=False,
+                f"{_escape(str(data.reason))}"
             )
         elif kind == "notice" and not _on_stderr_already(data):
             self._unspin()
-            self.console.print(
-                f"[yellow]mycode: {_escape(data.message)}[/yellow]", markup=True, highlight=False
-            )
+            self._say(f"[yellow]mycode: {_escape(data.message)}[/yellow]")
         elif kind == "compaction":
             self._unspin()
             self.console.print(f"[dim]{_escape(compaction_line(data))}[/dim]", markup=True)
@@ -207,6 +197,10 @@ class TextRenderer:
             self._end_stream()
         elif kind == "result":
             self._finish(data)
+
+    def _say(self, markup: str) -> None:
+        """Print rich markup (its values escaped already), nothing highlighted."""
+        self.console.print(markup, markup=True, highlight=False)
 
     def _show_diff(self, diff: str) -> None:
         from rich.text import Text
@@ -228,11 +222,7 @@ class TextRenderer:
             self._spin(f"  ⎿ {event.agent_id}: thinking… (step {event.step})")
         elif kind == "notice":
             self._unspin()
-            self.console.print(
-                f"    [yellow]{_escape(event.agent_id)}: {_escape(event.message)}[/yellow]",
-                markup=True,
-                highlight=False,
-            )
+            self._say(f"    [yellow]{_escape(event.agent_id)}: {_escape(event.message)}[/yellow]")
 
     def _finish(self, result: Any) -> None:
         self._unspin()
@@ -250,7 +240,7 @@ class TextRenderer:
         )
         if result.error and result.stop_reason != "completed":
             summary += f"\n[red]{_escape(result.error)}[/red]"
-        self.console.print(summary, markup=True, highlight=False)
+        self._say(summary)
 
     def pause(self) -> None:
         """Give the terminal to someone else (a question): stop the spinner, end the line."""
