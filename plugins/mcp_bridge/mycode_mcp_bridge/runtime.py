@@ -15,7 +15,7 @@ import queue
 import threading
 import weakref
 from collections.abc import Callable, Coroutine
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 T = TypeVar("T")
 
@@ -24,11 +24,26 @@ class _Stoppable(Protocol):
     def shutdown(self, timeout: float = ...) -> None: ...
 
 
-class BackgroundLoop:
-    """A process-wide asyncio loop in a daemon thread."""
+class _Shared:
+    """One per process, working on its daemon ``thread``: :meth:`get` makes it on first use
+    and again if that thread has died."""
 
-    _instance: BackgroundLoop | None = None
+    _instance: Any = None
     _guard = threading.Lock()
+    thread: threading.Thread
+
+    @classmethod
+    def get(cls) -> Self:
+        """The shared instance, started on first use."""
+        with cls._guard:
+            if cls._instance is None or not cls._instance.thread.is_alive():
+                cls._instance = cls()
+            shared: Self = cls._instance
+            return shared
+
+
+class BackgroundLoop(_Shared):
+    """A process-wide asyncio loop in a daemon thread."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
@@ -36,20 +51,12 @@ class BackgroundLoop:
         self.thread = threading.Thread(target=self._run, name="mycode-mcp-loop", daemon=True)
         self.thread.start()
         self._ready.wait()
+        atexit.register(_shutdown_everything)
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
         self.loop.call_soon(self._ready.set)
         self.loop.run_forever()
-
-    @classmethod
-    def get(cls) -> BackgroundLoop:
-        """The shared loop, started on first use."""
-        with cls._guard:
-            if cls._instance is None or not cls._instance.thread.is_alive():
-                cls._instance = cls()
-                atexit.register(_shutdown_everything)
-            return cls._instance
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run ``coro`` on the loop; returns a thread-safe future."""
@@ -69,24 +76,13 @@ class BackgroundLoop:
         self.loop.call_soon_threadsafe(fn)
 
 
-class Emitter:
+class Emitter(_Shared):
     """Delivers events to ``context.emit`` from a dedicated thread, in order."""
-
-    _instance: Emitter | None = None
-    _guard = threading.Lock()
 
     def __init__(self) -> None:
         self._queue: queue.Queue[tuple[Callable[[Any], None], Any] | None] = queue.Queue()
         self.thread = threading.Thread(target=self._run, name="mycode-mcp-emit", daemon=True)
         self.thread.start()
-
-    @classmethod
-    def get(cls) -> Emitter:
-        """The shared emitter thread."""
-        with cls._guard:
-            if cls._instance is None or not cls._instance.thread.is_alive():
-                cls._instance = cls()
-            return cls._instance
 
     def _run(self) -> None:
         while True:
