@@ -12,6 +12,7 @@ from mycode_core.testing import (
     FAST_RETRY_CONFIG,
     CliResult,
     FakeOpenAIServer,
+    FakeResponse,
     run_cli,
     write_plugin_dist,
 )
@@ -145,3 +146,15 @@ def server_args(server: FakeOpenAIServer) -> list[str]:
         "--output-format",
         "stream-json",
     ]
+
+
+@pytest.fixture
+def run_task(cli: CliRunner, server: FakeOpenAIServer, server_args: list[str]) -> CliRunner:
+    """``run_task(*responses)``: queue ``responses`` on ``server``, then run ``mycode -p task``
+    against it (``cli`` with ``server_args``)."""
+
+    def run(*responses: FakeResponse) -> CliResult:
+        server.enqueue(*responses)
+        return cli(["-p", "task", *server_args])
+
+    return run

@@ -142,11 +142,9 @@ def test_a_bug_fix_with_the_builtin_tools(
     assert run.result is not None and run.result["stop_reason"] == "completed"
 
 
-def test_429_with_retry_after(
-    cli: Any, server: FakeOpenAIServer, server_args: list[str], home: Path
-) -> None:
+def test_429_with_retry_after(run_task: Any, server: FakeOpenAIServer, home: Path) -> None:
     _set_config(home, "retry_max_delay = 5.0\n")
-    server.enqueue(
+    run = run_task(
         http_error(
             429,
             "Rate limit reached",
@@ -155,7 +153,6 @@ def test_429_with_retry_after(
         ),
         turn("after the wait"),
     )
-    run = cli(["-p", "task", *server_args])
     assert run.rc == 0, run.stderr
     (retry,) = run.of_type("retry")
     assert (retry["reason"], retry["attempt"], retry["delay"]) == ("rate_limit", 1, 0.3)
@@ -165,31 +162,24 @@ def test_429_with_retry_after(
     assert run.result["steps"] == 1
 
 
-def test_500_is_retried(cli: Any, server: FakeOpenAIServer, server_args: list[str]) -> None:
-    server.enqueue(
+def test_500_is_retried(run_task: Any) -> None:
+    run = run_task(
         http_error(500, "internal error"), http_error(503, "overloaded"), turn("recovered")
     )
-    run = cli(["-p", "task", *server_args])
     assert run.rc == 0, run.stderr
     assert [r["reason"] for r in run.of_type("retry")] == ["server_error", "server_error"]
     assert run.result is not None and run.result["final_text"] == "recovered"
 
 
-def test_a_dropped_connection_is_retried(
-    cli: Any, server: FakeOpenAIServer, server_args: list[str]
-) -> None:
-    server.enqueue(dropped_connection(), turn("back again"))
-    run = cli(["-p", "task", *server_args])
+def test_a_dropped_connection_is_retried(run_task: Any) -> None:
+    run = run_task(dropped_connection(), turn("back again"))
     assert run.rc == 0, run.stderr
     assert [r["reason"] for r in run.of_type("retry")] == ["connection_error"]
     assert run.result is not None and run.result["final_text"] == "back again"
 
 
-def test_a_cut_stream_is_retried(
-    cli: Any, server: FakeOpenAIServer, server_args: list[str]
-) -> None:
-    server.enqueue(cut_stream("This answer will be cu"), turn("complete answer"))
-    run = cli(["-p", "task", *server_args])
+def test_a_cut_stream_is_retried(run_task: Any) -> None:
+    run = run_task(cut_stream("This answer will be cu"), turn("complete answer"))
     assert run.rc == 0, run.stderr
     assert [r["reason"] for r in run.of_type("retry")] == ["broken_stream"]
     assert run.result is not None and run.result["final_text"] == "complete answer"
@@ -229,10 +219,8 @@ def test_a_context_length_error_compacts_and_retries(
     assert run.result is not None and run.result["final_text"] == "fits now"
 
 
-def test_a_persistent_context_length_error_is_context_overflow(
-    cli: Any, server: FakeOpenAIServer, server_args: list[str]
-) -> None:
-    server.enqueue(
+def test_a_persistent_context_length_error_is_context_overflow(run_task: Any) -> None:
+    run = run_task(
         *[
             http_error(
                 400,
@@ -242,17 +230,13 @@ def test_a_persistent_context_length_error_is_context_overflow(
         ]
         * 4
     )
-    run = cli(["-p", "task", *server_args])
     assert run.rc == 1
     assert run.result is not None and run.result["stop_reason"] == "context_overflow"
     assert run.of_type("compaction") and run.of_type("retry") == []
 
 
-def test_an_empty_reply_gets_one_nudge(
-    cli: Any, server: FakeOpenAIServer, server_args: list[str]
-) -> None:
-    server.enqueue(turn(""), turn("now with words"))
-    run = cli(["-p", "task", *server_args])
+def test_an_empty_reply_gets_one_nudge(run_task: Any, server: FakeOpenAIServer) -> None:
+    run = run_task(turn(""), turn("now with words"))
     assert run.rc == 0, run.stderr
     (guidance,) = run.of_type("guidance")
     assert guidance["source"] == "runtime"
@@ -275,10 +259,8 @@ def test_stream_options_rejected_is_retried_without(cli: Any, server_args: list[
     assert run.result is not None and run.result["final_text"] == "ok"
 
 
-def test_tool_calls_without_id_or_index(
-    cli: Any, server: FakeOpenAIServer, server_args: list[str]
-) -> None:
-    server.enqueue(
+def test_tool_calls_without_id_or_index(run_task: Any, server: FakeOpenAIServer) -> None:
+    run = run_task(
         sse_stream(
             None,
             [
@@ -291,7 +273,6 @@ def test_tool_calls_without_id_or_index(
         ),
         turn("done"),
     )
-    run = cli(["-p", "task", *server_args])
     assert run.rc == 0, run.stderr
     calls = run.of_type("tool_call")
     assert [c["arguments"] for c in calls] == [{"text": "one"}, {"text": "two"}, {"text": "three"}]
@@ -302,9 +283,9 @@ def test_tool_calls_without_id_or_index(
 
 
 def test_bad_arguments_and_unknown_tools_are_error_results(
-    cli: Any, server: FakeOpenAIServer, server_args: list[str]
+    run_task: Any, server: FakeOpenAIServer
 ) -> None:
-    server.enqueue(
+    run = run_task(
         turn(
             None,
             [
@@ -316,7 +297,6 @@ def test_bad_arguments_and_unknown_tools_are_error_results(
         ),
         turn("handled"),
     )
-    run = cli(["-p", "task", *server_args])
     assert run.rc == 0, run.stderr
     results = {r["id"]: r for r in _tool_results(run)}
     assert all(results[i]["is_error"] for i in "abcd")
