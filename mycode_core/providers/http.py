@@ -41,17 +41,22 @@ class StatusFailure(Exception):
         super().__init__(message)
 
 
-def _status_failure(response: Any) -> StatusFailure:
+def _raise_for_status(response: Any) -> None:
+    """A status of 400 or more raises :class:`StatusFailure` with the body (response closed)."""
+    if response.status_code < 400:
+        return
     try:
         text = response.read().decode("utf-8", "replace").strip()
     except Exception:  # noqa: BLE001 - a body that cannot be read is no body
         text = ""
+    finally:
+        response.close()
     body: Any = text
     try:
         body = json.loads(text)
     except ValueError:
         pass
-    return StatusFailure(response.status_code, body, response.headers)
+    raise StatusFailure(response.status_code, body, response.headers)
 
 
 class ChatClient:
@@ -96,11 +101,7 @@ class ChatClient:
             raise RequestTimedOut("Request timed out.") from exc
         except (OSError, http.client.HTTPException) as exc:
             raise ConnectFailure("Connection error.") from exc
-        if response.status_code >= 400:
-            try:
-                raise _status_failure(response)
-            finally:
-                response.close()
+        _raise_for_status(response)
         if not stream:
             response.close()
         return response
@@ -116,11 +117,7 @@ class ChatClient:
             raise RequestTimedOut("Request timed out.") from exc
         except (httpx2.HTTPError, OSError) as exc:
             raise ConnectFailure("Connection error.") from exc
-        if response.status_code >= 400:
-            try:
-                raise _status_failure(response)
-            finally:
-                response.close()
+        _raise_for_status(response)
         return response
 
     def close(self) -> None:
