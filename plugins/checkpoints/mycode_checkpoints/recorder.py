@@ -19,7 +19,6 @@ import difflib
 import hashlib
 import os
 import shutil
-import stat
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -313,14 +312,10 @@ class Recorder:
 
 def _read_small(path: Path) -> bytes | None:
     """A regular file's bytes when small enough to cache, else None."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
+    opened = store.open_regular(path)
+    if opened is None:
         return None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return None
-    with os.fdopen(fd, "rb") as fh:
+    with opened as fh:
         data = fh.read(CACHE_FILE_MAX + 1)
     return data if len(data) <= CACHE_FILE_MAX else None
 

@@ -16,7 +16,7 @@ import shutil
 import stat
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 CHUNK = 1 << 20
 
@@ -65,44 +65,39 @@ def session_workspace(home: Path, session_id: str) -> str | None:
     return str(data["workspace"]) if isinstance(data, dict) and "workspace" in data else None
 
 
-def hash_file(path: Path) -> str | None:
-    """SHA-256 of a regular file's content (None when absent or not a regular file)."""
+def open_regular(path: Path) -> BinaryIO | None:
+    """``path`` open for reading if it is a regular file (a symlink is not followed), else None."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return None
-    if not _regular(fd):
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         return None
+    return os.fdopen(fd, "rb")
+
+
+def hash_file(path: Path) -> str | None:
+    """SHA-256 of a regular file's content (None when absent or not a regular file)."""
+    opened = open_regular(path)
+    if opened is None:
+        return None
     digest = hashlib.sha256()
-    with os.fdopen(fd, "rb") as fh:
-        if not _regular(fh.fileno()):
-            return None
+    with opened as fh:
         while chunk := fh.read(CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
 
 
-def _regular(fd: int) -> bool:
-    """Whether an open descriptor is a regular file."""
-    return stat.S_ISREG(os.fstat(fd).st_mode)
-
-
 def copy_in(source: Path, dest_dir: Path, name: str) -> tuple[str, int] | None:
     """Copy a regular file (not following a symlink) to ``dest_dir/name``; its hash and size."""
-    try:
-        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
+    opened = open_regular(source)
+    if opened is None:
         return None
-    if not _regular(fd):
-        os.close(fd)
-        return None
-    dest_dir.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
     size = 0
-    with os.fdopen(fd, "rb") as src:
-        if not _regular(src.fileno()):
-            return None
+    with opened as src:
+        dest_dir.mkdir(parents=True, exist_ok=True)
         with open(dest_dir / name, "wb") as out:
             while chunk := src.read(CHUNK):
                 digest.update(chunk)
