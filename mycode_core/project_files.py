@@ -119,6 +119,15 @@ def read_project_text(
     return data.decode("utf-8", errors="replace")
 
 
+def folders_down_to(workspace: Path, current: Path | None) -> list[Path]:
+    """``workspace`` and each folder below it down to ``current`` (if inside it), root first."""
+    try:
+        parts = current.resolve().relative_to(workspace).parts if current is not None else ()
+    except (ValueError, OSError):
+        parts = ()
+    return [workspace.joinpath(*parts[:depth]) for depth in range(len(parts) + 1)]
+
+
 def link_refusal(workspace: Path, folder: Path, *, allowed: Iterable[Path] = ()) -> str | None:
     """``None`` when ``folder`` (a skill or agents folder, or a file) stays inside the workspace
     or an ``allowed`` folder once symlinks are resolved, else the one-line notice why it is

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_core.builtins.context import instruction_files
+from mycode_core.project_files import folders_down_to
 from mycode_core.testing import FakeOpenAIServer, make_runner, run_events
 
 
@@ -37,6 +38,13 @@ def test_instruction_files_from_root_down(tmp_path: Path) -> None:
     found = instruction_files(tmp_path, tmp_path / "a" / "b")
     assert found == [tmp_path / "AGENTS.md", tmp_path / "a" / "b" / "CLAUDE.md"]
     assert instruction_files(tmp_path, Path("/")) == [tmp_path / "AGENTS.md"]
+
+
+def test_folders_down_to_are_the_root_then_each_folder_to_the_current_one(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    (root / "a" / "b").mkdir(parents=True)
+    assert folders_down_to(root, root / "a" / "b") == [root, root / "a", root / "a" / "b"]
+    assert folders_down_to(root, None) == folders_down_to(root, root.parent) == [root]
 
 
 def test_at_path_inlines_the_file(tmp_path: Path) -> None:

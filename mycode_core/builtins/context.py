@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING
 
 from mycode_core.events import NoticeEvent
 from mycode_core.hookspecs import hookimpl
-from mycode_core.project_files import ProjectFileRefused, allowed_dirs, read_project_text
+from mycode_core.project_files import (
+    ProjectFileRefused,
+    allowed_dirs,
+    folders_down_to,
+    read_project_text,
+)
 
 if TYPE_CHECKING:
     from mycode_core.records import ContextSection, RunContext
@@ -28,19 +33,8 @@ Never claim success without evidence. When done, reply with a short summary and 
 
 def instruction_files(workspace: Path, current: Path | None = None) -> list[Path]:
     """AGENTS.md / CLAUDE.md from the workspace root down to ``current`` (inside it)."""
-    folders = [workspace]
-    if current is not None:
-        try:
-            relative = current.resolve().relative_to(workspace)
-        except ValueError:
-            relative = None
-        if relative is not None:
-            walk = workspace
-            for part in relative.parts:
-                walk = walk / part
-                folders.append(walk)
     found = []
-    for folder in folders:
+    for folder in folders_down_to(workspace, current):
         for name in INSTRUCTION_FILES:
             candidate = folder / name
             if os.path.lexists(candidate):  # a symlink too: reading it decides (issue 23 M1)

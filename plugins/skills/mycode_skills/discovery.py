@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mycode_core.project_files import link_refusal
+from mycode_core.project_files import folders_down_to, link_refusal
 from mycode_skills.index import SkillIndex
 from mycode_skills.parse import SKILL_FILE, Skill, SkillProblem, parse_skill
 
@@ -46,18 +46,7 @@ class Location:
 
 def project_folders(workspace: Path, cwd: Path | None) -> list[Path]:
     """The folders from ``cwd`` (if inside the workspace) up to the workspace root."""
-    folders = [workspace]
-    if cwd is not None:
-        try:
-            relative = cwd.resolve().relative_to(workspace)
-        except (ValueError, OSError):
-            relative = None
-        if relative is not None:
-            walk = workspace
-            for part in relative.parts:
-                walk = walk / part
-                folders.append(walk)
-    return list(reversed(folders))
+    return list(reversed(folders_down_to(workspace, cwd)))
 
 
 def default_locations(workspace: Path, home: Path, cwd: Path | None) -> list[Location]:
