@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mycode_core.testing import FakeOpenAIServer, run_cli, turn
+from mycode_core.testing import CliResult, FakeOpenAIServer, run_cli, turn
 
 
 def _workspace(tmp_path: Path) -> Path:
@@ -31,6 +31,12 @@ def _home(tmp_path: Path, config: str) -> Path:
 ENV = {"MYCODE_LOAD_PLUGINS": "builtin_tools,context_engine"}
 
 
+def _run(root: Path, args: list[str], config: str, timeout: float = 60.0) -> CliResult:
+    """``mycode ARGS`` with the context engine, on the files of ``_workspace(root)`` and a
+    home whose config is ``config``."""
+    return run_cli(args, cwd=_workspace(root), home=_home(root, config), env=ENV, timeout=timeout)
+
+
 @pytest.mark.parametrize(
     ("config", "expected"),
     [
@@ -44,12 +50,7 @@ ENV = {"MYCODE_LOAD_PLUGINS": "builtin_tools,context_engine"}
 def test_bad_context_settings_are_one_line_config_errors(
     tmp_path: Path, config: str, expected: str
 ) -> None:
-    result = run_cli(
-        ["-p", "hi", "--model", "scripted:/nonexistent.json"],
-        cwd=_workspace(tmp_path),
-        home=_home(tmp_path, config),
-        env=ENV,
-    )
+    result = _run(tmp_path, ["-p", "hi", "--model", "scripted:/nonexistent.json"], config)
     assert result.rc == 2, (result.stdout, result.stderr)
     assert expected in result.stderr and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -76,7 +77,8 @@ def test_a_scripted_replay_plays_every_turn_through_compactions(tmp_path: Path) 
     seen: list[list[Any]] = []
     for run in ("a", "b"):
         root = tmp_path / run
-        result = run_cli(
+        result = _run(
+            root,
             [
                 "-p",
                 "read the files",
@@ -89,9 +91,7 @@ def test_a_scripted_replay_plays_every_turn_through_compactions(tmp_path: Path) 
                 "--max-steps",
                 "200",
             ],
-            cwd=_workspace(root),
-            home=_home(root, 'context_window = 5000\n[context]\nstrategy = "summary"\n'),
-            env=ENV,
+            'context_window = 5000\n[context]\nstrategy = "summary"\n',
             timeout=240,
         )
         assert result.rc == 0, result.stderr
@@ -109,13 +109,11 @@ def test_every_request_carries_the_configured_reply_cap(tmp_path: Path) -> None:
     server = FakeOpenAIServer(
         [turn(None, [{"id": "a", "name": "read_file", "arguments": {"path": "f1.py"}}])]
     )
-    home = _home(tmp_path, "[model]\nmax_output_tokens = 777\n")
     with server:
-        result = run_cli(
+        result = _run(
+            tmp_path,
             server.cli_args("read", output_format="stream-json"),
-            cwd=_workspace(tmp_path),
-            home=home,
-            env=ENV,
+            "[model]\nmax_output_tokens = 777\n",
         )
     assert result.rc == 0, result.stderr
     caps = {r.body.get("max_tokens") for r in server.chat_requests}
@@ -125,11 +123,8 @@ def test_every_request_carries_the_configured_reply_cap(tmp_path: Path) -> None:
 def test_the_default_reply_cap_is_a_quarter_of_the_window(tmp_path: Path) -> None:
     server = FakeOpenAIServer([turn("ok")])
     with server:
-        result = run_cli(
-            server.cli_args("hi", output_format="stream-json"),
-            cwd=_workspace(tmp_path),
-            home=_home(tmp_path, "context_window = 20000\n"),
-            env=ENV,
+        result = _run(
+            tmp_path, server.cli_args("hi", output_format="stream-json"), "context_window = 20000\n"
         )
     assert result.rc == 0, result.stderr
     assert [r.body.get("max_tokens") for r in server.chat_requests] == [5000]
@@ -142,15 +137,14 @@ def test_strategy_off_compacts_only_at_the_hard_limit_with_a_notice(tmp_path: Pa
     ]
     server = FakeOpenAIServer(reads)
     with server:
-        result = run_cli(
+        result = _run(
+            tmp_path,
             [
                 *server.cli_args("TASK-88: read", output_format="stream-json"),
                 "--permission-mode",
                 "bypass",
             ],
-            cwd=_workspace(tmp_path),
-            home=_home(tmp_path, 'context_window = 8000\n[context]\nstrategy = "off"\n'),
-            env=ENV,
+            'context_window = 8000\n[context]\nstrategy = "off"\n',
             timeout=240,
         )
     assert result.rc == 0, result.stderr
