@@ -14,6 +14,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import pluggy
@@ -37,28 +38,20 @@ def subscribe(*event_types: str) -> Callable[[F], F]:
     return mark
 
 
+@dataclass(eq=False)
 class _Observer:
     """One plugin's observers: a queue and a worker thread, started on the first event."""
 
-    def __init__(
-        self,
-        name: str,
-        caller: Any,
-        types: frozenset[str] | None,
-        context: Any,
-        slow: Callable[[str, float], None],
-        failed: Callable[[str, BaseException], None],
-    ) -> None:
-        self.name = name
-        self.caller = caller
-        self.types = types
-        self.context = context
-        self.slow = slow
-        self.failed = failed
-        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self.thread: threading.Thread | None = None
-        self.warned = False
-        self.broken = False
+    name: str
+    caller: Any
+    types: frozenset[str] | None
+    context: Any
+    slow: Callable[[str, float], None]
+    failed: Callable[[str, BaseException], None]
+    queue: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)
+    thread: threading.Thread | None = None
+    warned: bool = False
+    broken: bool = False
 
     def wants(self, event: Any) -> bool:
         return self.types is None or event.type in self.types
