@@ -89,14 +89,14 @@ def _last_checkpoint(events: list[dict[str, Any]]) -> str | None:
 
 
 def last_view(events: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The view recorded by the session's last ``compaction`` event, for ``--resume``.
-
-    ``None`` when there is none, or when the history restarts from a checkpoint (the
-    recorded indexes would not match).
-    """
+    """The view recorded by the session's last ``compaction`` event, for ``--resume``; ``None``
+    when there is none, or when the history restarts from a checkpoint or was rewound since
+    (the recorded indexes would not match)."""
     if _last_checkpoint(events) is not None:
         return None
     for event in reversed(events):
+        if event.get("type") == "rewind":  # the turns it cut off may hold what it refers to
+            return None
         if event.get("type") != "compaction":
             continue
         view, length = event.get("view"), event.get("history_length")

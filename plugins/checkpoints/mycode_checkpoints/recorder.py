@@ -311,6 +311,15 @@ class Recorder:
         return added, removed
 
 
+def refresh_after_undo(context: Any, done: list[str]) -> None:
+    """After an undo put files back (``done``: its ``restored PATH`` / ``removed PATH``
+    lines), the session's cache holds their restored content, not what the undone turns left."""
+    found = _RECORDERS.get((str(context.home), str(context.session_id)))
+    if found is not None:
+        for line in done:
+            found._remember(line.partition(" ")[2])
+
+
 def _read_small(path: Path) -> bytes | None:
     """A regular file's bytes when small enough to cache, else None."""
     try:
