@@ -75,10 +75,12 @@ class SystemEvent(AgentEvent):
 
 
 class UserEvent(AgentEvent):
-    """A user turn (also how a transcript rebuilds history)."""
+    """A user turn (also how a transcript rebuilds history); ``images``: the saved copies
+    (``name``, ``path``) of the images attached to it, sent again on ``--resume``."""
 
     type: Literal["user"] = "user"
     content: str
+    images: list[dict[str, str]] | None = None
 
 
 class StepStartEvent(AgentEvent):

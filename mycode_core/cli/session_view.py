@@ -146,6 +146,11 @@ def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
             timeline.tools = list(event.get("tools") or [])
         elif kind == "user":
             turn = Turn(prompt=user_words(str(event.get("content", ""))))
+            for image in event.get("images") or ():  # attached, kept under MYCODE_HOME
+                if isinstance(image, dict):
+                    turn.notes.append(
+                        ("image", f"{image.get('name')} (saved: {image.get('path')})")
+                    )
             timeline.turns.append(turn)
             step = None
         elif turn is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mycode_core.runtime.mentions import stored_user_message
 from mycode_core.runtime.messages import assistant_message, guidance_message, tool_message
 
 
@@ -30,25 +31,17 @@ def history_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # its delegate_task call and result (a call whose child was cut off is closed below)
     events = [event for event in events if not event.get("agent_id")]
     checkpoint = _last_checkpoint(events)
-    if checkpoint is not None:
-        first_user = next((e for e in events if e.get("type") == "user"), None)
-        messages: list[dict[str, Any]] = []
-        if first_user is not None:
-            messages.append({"role": "user", "content": str(first_user.get("content", ""))})
-        messages.append(
-            {
-                "role": "assistant",
-                "content": "Continuation checkpoint from the previous run:\n\n" + checkpoint,
-            }
-        )
-        return messages
-    messages = []
+    if checkpoint is not None:  # the first prompt, then the checkpoint
+        first = [event for event in events if event.get("type") == "user"][:1]
+        note = "Continuation checkpoint from the previous run:\n\n" + checkpoint
+        return [*map(stored_user_message, first), assistant_message(note, [])]
+    messages: list[dict[str, Any]] = []
     pending: dict[str, str] = {}
     for event in events:
         kind = event.get("type")
         if kind == "user":
             _close_pending(messages, pending)
-            messages.append({"role": "user", "content": str(event.get("content", ""))})
+            messages.append(stored_user_message(event))
         elif kind == "assistant":
             _close_pending(messages, pending)
             calls = _tool_calls(event.get("tool_calls") or [])
