@@ -75,8 +75,7 @@ class SystemEvent(AgentEvent):
 
 
 class UserEvent(AgentEvent):
-    """A user turn (also how a transcript rebuilds history); ``images``: the saved copies
-    (``name``, ``path``) of the images attached to it, sent again on ``--resume``."""
+    """A user turn (how a transcript rebuilds history); ``images``: its images' saved copies."""
 
     type: Literal["user"] = "user"
     content: str

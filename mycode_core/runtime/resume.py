@@ -20,13 +20,10 @@ def _tool_calls(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def history_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Chat messages that reproduce what the model saw, from transcript events.
-
-    A run cut short mid-batch leaves tool calls without results; each gets an
-    "interrupted" result so the history stays valid for the API. If the last run stopped at
-    its step limit with a checkpoint, the history restarts from that checkpoint instead of the
-    whole investigation.
-    """
+    """Chat messages that reproduce what the model saw, from transcript events (as ``/rewind``
+    left them: ``mycode_core.api.rewound``). A run cut short mid-batch leaves tool calls without
+    results; each gets an "interrupted" result so the history stays valid for the API. If the
+    last run stopped at its step limit with a checkpoint, the history restarts from there."""
     # a child agent's events (issue 11) are its own conversation: the parent's history has only
     # its delegate_task call and result (a call whose child was cut off is closed below)
     events = [event for event in events if not event.get("agent_id")]
