@@ -98,7 +98,8 @@ def tool_result_verdict(
                 break
     if observation is not None:
         try:
-            recorder_for(context).after_call(call, observation, context.prompt)
+            for line in recorder_for(context).after_call(call, observation, context.prompt):
+                _notice(context, line)
         except OSError as exc:
             _notice(context, f"checkpoints: cannot record what {call.name} changed: {exc}")
     return None

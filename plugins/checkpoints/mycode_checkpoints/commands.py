@@ -110,10 +110,13 @@ def make_commands() -> list[click.Command]:
         if sid is None:
             _fail("nothing to undo: no session in this workspace", 2)
         assert sid is not None
+        where = store.session_workspace(home, sid)
         try:
             done = restore.undo(home, sid, turn, force)
         except restore.UndoError as exc:
             _fail(str(exc), exc.code)
+        if done and where and Path(where) != workspace:  # --session of another workspace
+            click.echo(f"mycode: undone in the session's workspace {where}", err=True)
         for line in done:
             click.echo(line)
 
