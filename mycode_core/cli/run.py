@@ -136,10 +136,14 @@ def run_agent(
 
         if not print_mode:
             return _fail("--json-schema needs -p (print mode)")
+        from mycode_core.cli.schema_refs import unresolved_ref
+
         try:
             schema = load_schema(json_schema)
         except SchemaError as exc:
             return _fail(str(exc))
+        if (dangling := unresolved_ref(schema)) is not None:
+            return _fail(f"--json-schema: {dangling}")
     workspace = Path(cwd or os.getcwd()).expanduser()
     if not workspace.is_dir():
         return _fail(f"--cwd {workspace} is not a folder")
