@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mycode_core.testing import run_cli, write_script
 
 
@@ -69,3 +71,37 @@ def test_undo_of_another_workspaces_session_says_where(tmp_path: Path) -> None:
     listed = json.loads(run_cli(["checkpoints", "--json", "--session", session], elsewhere,
                                 home, timeout=60).stdout)  # fmt: skip
     assert listed[0]["undone"] is True
+
+
+def _chattr(flag: str, path: Path) -> bool:
+    import subprocess
+
+    try:
+        return subprocess.run(["chattr", flag, str(path)], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+def test_an_undo_cut_short_by_a_file_it_cannot_write_can_be_finished(tmp_path: Path) -> None:
+    ws, home = _dirs(tmp_path)
+    (ws / "sub").mkdir()
+    (ws / "a.txt").write_text("one\n")
+    (ws / "sub" / "b.txt").write_text("two\n")
+    turns = [_call("read_file", path="a.txt"), _call("read_file", path="sub/b.txt"),
+             _call("write_file", path="a.txt", content="ONE\n"),
+             _call("write_file", path="sub/b.txt", content="TWO\n")]  # fmt: skip
+    assert _run(ws, home, turns).rc == 0
+    if not _chattr("+i", ws / "sub"):  # an immutable folder: even root cannot write in it
+        pytest.skip("chattr +i is not available here")
+    try:
+        cut = run_cli(["undo", "--cwd", str(ws)], ws, home, timeout=60)
+    finally:
+        _chattr("-i", ws / "sub")
+    assert cut.rc == 1 and len(cut.stderr.strip().splitlines()) == 1, cut.stderr
+    assert (
+        "cannot restore sub/b.txt" in cut.stderr and "restored so far: restored a.txt" in cut.stderr
+    )
+    assert (ws / "a.txt").read_text() == "one\n" and (ws / "sub" / "b.txt").read_text() == "TWO\n"
+    finished = run_cli(["undo", "--cwd", str(ws)], ws, home, timeout=60)  # no --force needed
+    assert finished.rc == 0, finished.stderr
+    assert (ws / "sub" / "b.txt").read_text() == "two\n"
