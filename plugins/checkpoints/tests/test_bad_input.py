@@ -105,3 +105,13 @@ def test_an_undo_cut_short_by_a_file_it_cannot_write_can_be_finished(tmp_path: P
     finished = run_cli(["undo", "--cwd", str(ws)], ws, home, timeout=60)  # no --force needed
     assert finished.rc == 0, finished.stderr
     assert (ws / "sub" / "b.txt").read_text() == "two\n"
+
+
+def test_an_unknown_session_is_named(tmp_path: Path) -> None:
+    ws, home = _dirs(tmp_path)
+    for command in (["undo"], ["checkpoints", "--json"]):
+        run = run_cli([*command, "--session", "nope"], ws, home, timeout=60)
+        assert (
+            run.rc == 2
+            and run.stderr.strip() == "mycode: no session 'nope' (see `mycode sessions`)"
+        )
