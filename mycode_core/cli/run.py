@@ -289,6 +289,7 @@ def run_agent(
                 from mycode_core.cli.rewind import record
 
                 record(store, session_id, slash.rewind)
+                click.echo(f"The conversation is back to before turn {slash.rewind}.")
             if not slash.prompt:
                 runner.close()
                 return 0

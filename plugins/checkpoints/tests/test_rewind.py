@@ -79,6 +79,7 @@ def test_rewind_restores_files_and_resume_continues_from_the_cut(ws: Path, home:
     done = _slash(ws, home, session, "/rewind 2")
     assert done.rc == 0, done.stderr
     assert "restored a.py" in done.stdout and "removed b.txt" in done.stdout
+    assert "conversation is back to before turn 2" in done.stdout
     assert (ws / "a.py").read_text() == "two\n" and not (ws / "b.txt").exists()
     assert [e["turn"] for e in _events(home, session) if e["type"] == "rewind"] == [2]
     # the next run sees turn 1 only, then its own prompt: what a model is sent shows it
