@@ -41,13 +41,13 @@ overrides; ``images = true`` forces it)."""
 
 @dataclass
 class Expansion:
-    """The prompt text to send, the image parts to attach, and lines for the user."""
+    """The prompt text to send, the image parts to attach (``kept``: their saved copies,
+    ``name`` and ``path``, for the transcript), and lines for the user."""
 
     text: str
     images: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     kept: list[dict[str, str]] = field(default_factory=list)
-    """The images' saved copies (``name``, ``path``), for the transcript's ``user`` event."""
 
 
 def accepts_images(settings: Any) -> bool:
