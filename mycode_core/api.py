@@ -31,10 +31,7 @@ NAMES: dict[str, tuple[str, str]] = {
     ),
     "NOISE_DIRS": ("mycode_core.workspace", "folder names a walk of the workspace skips"),
     "BUILD_DIRS": ("mycode_core.workspace", "folder names of build output"),
-    "safeopen": (
-        "mycode_core.safeopen",
-        "the module that opens files without following symlinks (``open_read``, ``read_bytes``)",
-    ),
+    "safeopen": ("mycode_core.safeopen", "opening files following no symlink (``open_read``)"),
     "replace_atomically": (
         "mycode_core.safeopen",
         "write a file by renaming a temporary one over it, following no symlink",
@@ -49,6 +46,7 @@ NAMES: dict[str, tuple[str, str]] = {
         "mycode_core.cli.local_models",
         "the local model servers that answer ``/v1/models`` (300 ms in all)",
     ),
+    "rewound": ("mycode_core.cli.rewind", "a transcript's events without the turns rewound"),
     "main": ("mycode_core.cli.main", "the ``mycode`` command line (batch's warm start runs it)"),
 }
 """Each public name: ``(the module that defines it, what it is for)``."""
@@ -70,6 +68,7 @@ __all__ = [
     "main",
     "mode_layer",
     "replace_atomically",
+    "rewound",
     "safeopen",
 ]
 
@@ -79,6 +78,7 @@ if TYPE_CHECKING:
     from mycode_core.cli.diagnostics import core_report
     from mycode_core.cli.local_models import local_servers
     from mycode_core.cli.main import main
+    from mycode_core.cli.rewind import rewound
     from mycode_core.errors import SetupError, error_line
     from mycode_core.plugins import allowed_entry_points, get_plugin_manager
     from mycode_core.providers.base import ModelError

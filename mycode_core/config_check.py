@@ -47,6 +47,7 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+_CLASS = r"a valid dictionary or instance of \w+"  # pydantic's words for what TOML calls a table
 _TYPE_TAG = re.compile(
     r"(bool|str|int|float|none|dict\[.*\]|list\[.*\]|literal\[.*\]|function-\w+\[.*\]|"
     r"[a-z_-]+\[.*\])"
@@ -69,16 +70,14 @@ def error_line(
     prefix: str = "",
     others: Iterable[Mapping[str, Any]] = (),
 ) -> str:
-    """One readable line for a pydantic error of ``source`` (a file or an env variable).
-
-    The key is the user's (``sandbox``, never pydantic's ``sandbox.bool``); ``others`` (the
-    rest of the errors) add the other accepted kinds when the value fits none of a union's.
-    """
+    """One readable line for a pydantic error of ``source`` (a file or an env variable): the
+    key is the user's (``sandbox``, never pydantic's ``sandbox.bool``), no class names; ``others``
+    (the rest of the errors) add the other accepted kinds when the value fits none of a union's."""
     key = _key(error, prefix)
-    message = str(error.get("msg", "invalid value"))
-    message = message.removeprefix("Value error, ")
+    message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+    message = re.sub(_CLASS, "a table", message)
     alternatives = [
-        str(other.get("msg", "")).removeprefix("Input should be ")
+        re.sub(_CLASS, "a table", str(other.get("msg", ""))).removeprefix("Input should be ")
         for other in others
         if other is not error and _key(other, prefix) == key
     ]

@@ -75,10 +75,11 @@ class SystemEvent(AgentEvent):
 
 
 class UserEvent(AgentEvent):
-    """A user turn (also how a transcript rebuilds history)."""
+    """A user turn (how a transcript rebuilds history); ``images``: its images' saved copies."""
 
     type: Literal["user"] = "user"
     content: str
+    images: list[dict[str, str]] | None = None
 
 
 class StepStartEvent(AgentEvent):

@@ -53,11 +53,9 @@ class CompletionVerdict(BaseModel):
 
 
 class PromptVerdict(BaseModel):
-    """Answer of a ``user_prompt_verdict`` hook for the user's prompt (issue 12).
-
-    ``block`` drops the prompt (the model never sees it) and shows ``reason`` to the user;
-    ``context`` lines are added to what the model sees with the prompt.
-    """
+    """Answer of a ``user_prompt_verdict`` hook for the user's prompt (issue 12): ``block``
+    drops it (the model never sees it) and shows ``reason`` to the user; ``context`` lines are
+    added to what the model sees with the prompt."""
 
     block: bool = False
     reason: str = ""
@@ -66,11 +64,13 @@ class PromptVerdict(BaseModel):
 
 
 class SlashResult(BaseModel):
-    """What a slash command returns: a ``prompt`` to run as the user's turn, and/or ``output``
-    to show the user."""
+    """What a slash command returns: a ``prompt`` to run as the user's turn, ``output`` to show
+    the user, and/or ``rewind``: cut the conversation back to before the session's N-th user
+    turn (the session records it in the transcript, so ``--resume`` goes on from there)."""
 
     prompt: str | None = None
     output: str | None = None
+    rewind: int | None = None
 
 
 class CompactedView(BaseModel):

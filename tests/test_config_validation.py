@@ -28,7 +28,7 @@ def _run(workspace: Path, home: Path, config: str, *extra: str, env: dict | None
 @pytest.mark.parametrize(
     ("config", "key", "expected"),
     [
-        ("permissions = 3", "permissions", "valid dictionary"),
+        ("permissions = 3", "permissions", "Input should be a table (got 3)"),
         ("[permissions]\ndeny = 5", "permissions.deny", "valid list"),
         ('[validation_commands]\ntest = ["(unclosed"]', "validation_commands", "regular expr"),
         ("max_steps = -1", "max_steps", "greater than or equal to 1"),
@@ -37,6 +37,8 @@ def _run(workspace: Path, home: Path, config: str, *extra: str, env: dict | None
         ('permission_mode = "yolo"', "permission_mode", "'default'"),
         ("max_parallel_tools = 0", "max_parallel_tools", "greater than or equal to 1"),
         ("max_steps = ", "", "cannot read this config file"),
+        ("[models]\nm = 5", "models.m", "Input should be a table (got 5)"),  # no class names
+        ("context = 5", "context", "Input should be a table (got 5)"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_file_and_key(

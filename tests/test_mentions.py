@@ -121,3 +121,42 @@ def test_image_type_by_bytes() -> None:
     assert mentions.image_type(b"\xff\xd8\xff\xe0" + b"\0" * 12) == "image/jpeg"
     assert mentions.image_type(b"RIFF\0\0\0\0WEBPVP8 ") == "image/webp"
     assert mentions.image_type(b"%PDF-1.7") is None
+
+
+def test_an_attached_image_is_kept_for_resume_and_sessions_show(
+    tmp_path: Path, workspace: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (workspace / "shot.png").write_bytes(PNG)
+    with FakeOpenAIServer([turn("a red dot"), turn("still a red dot")]) as server:
+        first = run_cli([*server.cli_args("what is in @shot.png?", model="gpt-4o"),
+                         "--output-format", "json"], workspace, home,
+                        {"MYCODE_LOAD_PLUGINS": ""})  # fmt: skip
+        assert first.rc == 0, first.stderr
+        (workspace / "shot.png").unlink()  # the saved copy is what a resumed session sends
+        session = first.events[-1]["session_id"]
+        again = run_cli([*server.cli_args("and now?", model="gpt-4o"), "--resume", session],
+                        workspace, home, {"MYCODE_LOAD_PLUGINS": ""})  # fmt: skip
+        assert again.rc == 0, again.stderr
+        resumed = server.chat_requests[-1].messages
+    first_prompt = [m for m in resumed if m["role"] == "user"][0]["content"]
+    assert (
+        isinstance(first_prompt, list) and "[image attached: shot.png]" in first_prompt[0]["text"]
+    )
+    assert first_prompt[1]["image_url"]["url"] == (
+        "data:image/png;base64," + base64.b64encode(PNG).decode()
+    )
+    saved = list((home / "artifacts" / session / "images").iterdir())
+    assert [p.read_bytes() for p in saved] == [PNG]
+    assert sorted(p.name for p in workspace.iterdir()) == ["src"]  # nothing of ours there
+    shown = run_cli(["sessions", "show", session], workspace, home, {"MYCODE_LOAD_PLUGINS": ""})
+    assert "image: shot.png (saved:" in shown.stdout
+    assert str(saved[0]) in "".join(shown.stdout.split())  # a long path may wrap
+    saved[0].unlink()  # the copy is gone: the resumed prompt says so instead of failing
+    with FakeOpenAIServer([turn("no image")]) as server:
+        third = run_cli([*server.cli_args("again", model="gpt-4o"), "--resume", session],
+                        workspace, home, {"MYCODE_LOAD_PLUGINS": ""})  # fmt: skip
+        assert third.rc == 0, third.stderr
+        text = [m for m in server.chat_requests[-1].messages if m["role"] == "user"][0]["content"]
+    assert isinstance(text, str) and "[image shot.png: its saved copy is gone]" in text

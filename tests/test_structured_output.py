@@ -100,6 +100,9 @@ def test_without_a_schema_the_result_has_no_structured_output(tmp_path: Path) ->
         ('{"type": "object", "required": "name"}', "not a valid JSON Schema"),
         ("[1, 2]", "a JSON Schema is an object"),
         ("missing-schema.json", "neither inline JSON nor an existing file"),
+        ('{"$ref": "#/nope"}', "$ref '#/nope' does not resolve"),
+        ('{"$ref": "https://example.com/s.json"}', "references inside the schema only"),
+        ('{"properties": {"a": {"$ref": "#/$defs/b"}}, "$defs": {}}', "'#/$defs/b' does not"),
     ],
 )
 def test_bad_schema_is_one_line_exit_2(tmp_path: Path, schema: str, says: str) -> None:
@@ -108,6 +111,16 @@ def test_bad_schema_is_one_line_exit_2(tmp_path: Path, schema: str, says: str) -
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0], run.stderr
     assert "Traceback" not in run.stderr and run.events == []
+
+
+def test_references_inside_the_schema_are_followed(tmp_path: Path) -> None:
+    schema = {
+        "properties": {"n": {"$ref": "#/$defs/count"}},
+        "$defs": {"count": {"type": "integer"}},
+    }
+    run = _run(tmp_path, ['{"n": "three"}', '{"n": 3}'], "--json-schema", json.dumps(schema))
+    assert run.rc == 0, run.stderr
+    assert run.result is not None and run.result["structured_output"] == {"n": 3}
 
 
 def test_bad_schema_file_contents(tmp_path: Path) -> None:

@@ -237,6 +237,8 @@ class InteractiveSession:
             return None
         if result.output:
             click.echo(result.output)
+        if result.rewind:
+            self._rewind(result.rewind)
         if result.prompt:
             self._turn(result.prompt)
         return None
@@ -252,15 +254,29 @@ class InteractiveSession:
         if "/" in session_id or not self.store.exists(session_id):
             click.echo(f"No session {session_id!r} in {self.store.root} (see /sessions).")
             return
+        from mycode_core.cli.rewind import rewound
         from mycode_core.cli.session_view import build_timeline, recap_lines
         from mycode_core.runtime.resume import history_from_events
 
-        events = self.store.read_events(session_id)
+        events = rewound(self.store.read_events(session_id))
         messages = history_from_events(events)
         self._replace_runner(messages=messages, session_id=session_id)
         for line in recap_lines(build_timeline(session_id, events)):
             click.echo(click.style(line, dim=True))
         click.echo(f"Resumed {session_id} ({len(messages)} messages).")
+
+    def _rewind(self, turn: int) -> None:
+        """A plugin's ``/rewind`` restored the files: cut the conversation back to before
+        ``turn`` (recorded in the transcript) and go on with the history left."""
+        from mycode_core.cli import rewind
+        from mycode_core.cli.richtext import plural
+
+        session_id = self.runner.session_id
+        rewind.record(self.store, session_id, turn)
+        messages = rewind.history(self.store, session_id)
+        self._replace_runner(messages=messages, session_id=session_id)
+        kept = plural(len(messages), "message")
+        click.echo(f"The conversation is back to before turn {turn} ({kept} kept).")
 
     def _replace_runner(self, messages: list[dict[str, Any]], session_id: str | None) -> None:
         from mycode_core.runtime.child import run_child

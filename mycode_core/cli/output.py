@@ -328,13 +328,22 @@ def compaction_line(data: Any) -> str:
 
 
 def cost_and_context(result: Any) -> str:
-    """`` · $0.0123 · context 12% of 128k`` for the summary line (cost ``$?`` when unknown)."""
+    """`` · $0.0123 · context 15.4k/128k (12%)`` for the summary line: the cost is left out
+    when the model's price is unknown, the context when the window is."""
     cost = getattr(result, "cost_usd", None)
-    text = f" · ${cost:.4f}" if cost is not None else " · $?"
+    text = f" · ${cost:.4f}" if cost is not None else ""
     context = getattr(result, "context", None) or {}
     if context.get("window") and context.get("percent") is not None:
-        text += f" · context {context['percent']:g}% of {int(context['window']) // 1000}k"
+        used, window = _kilo(int(context.get("used") or 0)), _kilo(int(context["window"]))
+        text += f" · context {used}/{window} ({context['percent']:g}%)"
     return text
+
+
+def _kilo(tokens: int) -> str:
+    """``950``, ``15.4k``, ``128k``: a token count in a few characters."""
+    if tokens < 1000:
+        return str(tokens)
+    return f"{tokens / 1000:.1f}".removesuffix(".0") + "k"
 
 
 def _on_stderr_already(notice: Any) -> bool:

@@ -120,6 +120,7 @@ def run_agent(
     json_schema: str | None = None,
 ) -> int:
     """Run the agent; return the process exit code (SPEC §2)."""
+    from mycode_core.cli.rewind import rewound
     from mycode_core.config import ConfigError, ensure_home, home_dir, load_settings
     from mycode_core.config_check import settings_tables
     from mycode_core.errors import SetupError
@@ -135,10 +136,14 @@ def run_agent(
 
         if not print_mode:
             return _fail("--json-schema needs -p (print mode)")
+        from mycode_core.cli.schema_refs import unresolved_ref
+
         try:
             schema = load_schema(json_schema)
         except SchemaError as exc:
             return _fail(str(exc))
+        if (dangling := unresolved_ref(schema)) is not None:
+            return _fail(f"--json-schema: {dangling}")
     workspace = Path(cwd or os.getcwd()).expanduser()
     if not workspace.is_dir():
         return _fail(f"--cwd {workspace} is not a folder")
@@ -227,7 +232,7 @@ def run_agent(
                 return _fail(f"no earlier session in {workspace} to continue")
             session_id = latest.id
         resumed = session_id
-        stored = store.read_events(session_id)
+        stored = rewound(store.read_events(session_id))
         prior = history_from_events(stored)
         if output_format == "text":
             _print_recap(session_id, stored)
@@ -280,6 +285,11 @@ def run_agent(
         if slash is not None:
             if slash.output:
                 click.echo(slash.output)
+            if slash.rewind:  # `--continue -p "/rewind N"`: the next --resume goes on from there
+                from mycode_core.cli.rewind import record
+
+                record(store, session_id, slash.rewind)
+                click.echo(f"The conversation is back to before turn {slash.rewind}.")
             if not slash.prompt:
                 runner.close()
                 return 0

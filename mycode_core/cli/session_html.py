@@ -86,6 +86,8 @@ def timeline_section(timeline: Timeline) -> str:
         error = (turn.result or {}).get("error")
         if error:
             out.append(f'<div class="err">{escape(str(error))}</div>')
+        for text in turn.after:
+            out.append(f'<div class="note">⟲ {escape(text)}</div>')
         out.append("</section>")
     out.append("</div>")
     return "\n".join(out)

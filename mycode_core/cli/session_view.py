@@ -71,6 +71,8 @@ class Turn:
     steps: list[Step] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
     result: dict[str, Any] | None = None
+    after: list[str] = field(default_factory=list)
+    """What happened once the task ended: ``/rewind`` cutting the conversation back."""
 
 
 @dataclass
@@ -144,6 +146,11 @@ def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
             timeline.tools = list(event.get("tools") or [])
         elif kind == "user":
             turn = Turn(prompt=user_words(str(event.get("content", ""))))
+            for image in event.get("images") or ():  # attached, kept under MYCODE_HOME
+                if isinstance(image, dict):
+                    turn.notes.append(
+                        ("image", f"{image.get('name')} (saved: {image.get('path')})")
+                    )
             timeline.turns.append(turn)
             step = None
         elif turn is None:
@@ -178,6 +185,8 @@ def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
             (step.notes if step is not None else turn.notes).append(note)
         elif kind == "result":
             turn.result = event
+        elif kind == "rewind":
+            turn.after.append(rewind_text(event))
     return timeline
 
 
@@ -195,6 +204,14 @@ def _note_text(event: dict[str, Any]) -> str:
     if kind == "checkpoint":
         return "checkpoint written: " + _one_line(str(event.get("text", "")), 200)
     return str(event.get("message", ""))
+
+
+def rewind_text(event: dict[str, Any]) -> str:
+    """The line of a ``rewind`` event (tasks are numbered as the transcript holds them)."""
+    return (
+        f"rewind: the conversation went back to before task {event.get('turn')}; "
+        "the tasks from there up to here are not part of its history any more"
+    )
 
 
 def result_summary(result: dict[str, Any] | None) -> str:
@@ -259,6 +276,8 @@ def render_timeline(timeline: Timeline, console: Any) -> None:
         error = (turn.result or {}).get("error")
         if error:
             say(f"[red]{escape(_one_line(str(error), 300))}[/red]")
+        for text in turn.after:
+            say(f"[yellow]⟲ {escape(text)}[/yellow]")
 
 
 def recap_lines(timeline: Timeline, limit: int = 3) -> list[str]:

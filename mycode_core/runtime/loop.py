@@ -255,15 +255,12 @@ class AgentRunner(Acting, Viewing):
                 reason = verdict.reason or "the prompt was blocked"
                 self._notice(f"prompt blocked by {verdict.source or 'a hook'}: {reason}")
                 raise RunStopped(state.finish("interrupted", f"prompt blocked: {reason}"))
-            expansion = mentions.expand(
-                prompt, self.context, images=mentions.accepts_images(self.settings)
-            )
+            expansion = mentions.expand(prompt, self.context)
             for note in expansion.notes:
                 self._notice(note)
             content = lifecycle.with_reminders(expansion.text, verdict.context)
-            self._emit(UserEvent(content=content))
-            parts = [{"type": "text", "text": content}, *expansion.images]
-            self.history.append({"role": "user", "content": parts if expansion.images else content})
+            self._emit(UserEvent(content=content, images=expansion.kept or None))
+            self.history.append(mentions.user_message(content, expansion.images))
             state, final_text = self._loop(state)
         except RunStopped as stop:
             state = stop.state

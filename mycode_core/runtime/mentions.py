@@ -6,13 +6,15 @@ PNG, JPEG, GIF or WebP image (checked by its bytes, not its name) becomes an ``i
 part for a model that takes images (:func:`accepts_images`), else a clear line. In an
 interactive session a pasted absolute image path (a file dragged into the terminal) counts too.
 Paths go through the workspace boundary; a path that does not exist is left as typed (an
-``@handle`` is not a file). Every refusal is one notice line.
+``@handle`` is not a file). Every refusal is one notice line. An attached image is also kept
+under the session's artifacts (by its hash) and named in the transcript, for ``--resume``.
 """
 
 from __future__ import annotations
 
 import base64
 import fnmatch
+import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -27,28 +29,11 @@ MAX_BYTES = 100_000
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 _AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
 _PASTED = re.compile(r"(?:^|(?<=\s))['\"]?((?:/|~/)[^\s'\"]+\.(?:png|jpe?g|gif|webp))['\"]?", re.I)
-_MAGIC = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
+_MAGIC = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif"}
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
-VISION_MODELS = (
-    "gpt-4o*",
-    "gpt-4.1*",
-    "gpt-5*",
-    "o3*",
-    "o4*",
-    "claude-*",
-    "*/claude-*",
-    "gemini*",
-    "*/gemini*",
-    "*llava*",
-    "*-vl*",
-    "*vision*",
-    "pixtral*",
-    "gemma3*",
+VISION_MODELS = tuple(
+    "gpt-4o* gpt-4.1* gpt-5* o3* o4* claude-* */claude-* gemini* */gemini* *llava* *-vl* "
+    "*vision* pixtral* gemma3*".split()
 )
 """Model names known to take image input (a price table entry or ``[models."NAME"] images``
 overrides; ``images = true`` forces it)."""
@@ -56,11 +41,13 @@ overrides; ``images = true`` forces it)."""
 
 @dataclass
 class Expansion:
-    """The prompt text to send, the image parts to attach, and lines for the user."""
+    """The prompt text to send, the image parts to attach (``kept``: their saved copies,
+    ``name`` and ``path``, for the transcript), and lines for the user."""
 
     text: str
     images: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    kept: list[dict[str, str]] = field(default_factory=list)
 
 
 def accepts_images(settings: Any) -> bool:
@@ -69,21 +56,17 @@ def accepts_images(settings: Any) -> bool:
     if getattr(settings, "images", False):
         return True
     model = str(getattr(settings, "model", "") or "")
-    table = getattr(settings, "models", None)
-    if table is None and getattr(settings, "model_extra", None):
-        table = settings.model_extra.get("models")
-    entry: Any = table.get(model) if isinstance(table, dict) else None
-    if entry is not None and hasattr(entry, "model_dump"):
-        entry = entry.model_dump()
-    if isinstance(entry, dict) and isinstance(entry.get("images"), bool):
-        return bool(entry["images"])
+    entry = (getattr(settings, "models", None) or {}).get(model)
+    said = entry.get("images") if isinstance(entry, dict) else getattr(entry, "images", None)
+    if isinstance(said, bool):
+        return said
     bare = model.rsplit(":", 1)[-1] if model.startswith("openai:") else model
     return any(fnmatch.fnmatch(bare.lower(), pattern) for pattern in VISION_MODELS)
 
 
 def image_type(head: bytes) -> str | None:
     """The MIME type of PNG, JPEG, GIF or WebP bytes, else ``None``."""
-    for magic, mime in _MAGIC:
+    for magic, mime in _MAGIC.items():
         if head.startswith(magic):
             return mime
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
@@ -117,7 +100,7 @@ def _inline(name: str, path: Path) -> tuple[str, str | None]:
     return f'<mentioned-file path="{name}">\n{text.rstrip(chr(10))}\n</mentioned-file>', note
 
 
-def _image(name: str, path: Path, allowed: bool, out: Expansion) -> None:
+def _image(name: str, path: Path, allowed: bool, out: Expansion, context: Any) -> None:
     size = os.stat(path).st_size
     if size > MAX_IMAGE_BYTES:
         mb = size / (1024 * 1024)
@@ -134,14 +117,50 @@ def _image(name: str, path: Path, allowed: bool, out: Expansion) -> None:
             f'[models."NAME"] images = true, if it does)'
         )
         return
-    url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-    out.images.append({"type": "image_url", "image_url": {"url": url}})
+    out.images.append(_part(mime, data))
     out.text += f"\n\n[image attached: {name}]"
+    try:  # a copy under MYCODE_HOME, so a resumed session sends the image again
+        copy = Path(context.artifacts_dir) / "images" / hashlib.sha256(data).hexdigest()[:32]
+        copy.parent.mkdir(exist_ok=True)
+        if not copy.exists():
+            copy.write_bytes(data)
+        out.kept.append({"name": name, "path": str(copy)})
+    except OSError as exc:
+        out.notes.append(f"@{name} is not kept for --resume: {exc.strerror or exc}")
 
 
-def expand(prompt: str, context: Any, *, images: bool) -> Expansion:
+def _part(mime: str, data: bytes) -> dict[str, Any]:
+    url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def user_message(content: str, images: list[dict[str, Any]]) -> dict[str, Any]:
+    """The chat message of a user turn: its text, then the image parts attached to it."""
+    parts = [{"type": "text", "text": content}, *images]
+    return {"role": "user", "content": parts if images else content}
+
+
+def stored_user_message(event: dict[str, Any]) -> dict[str, Any]:
+    """A transcript ``user`` event as a chat message, its saved images attached again (a copy
+    that is gone, or no image any more, becomes a line of the text instead)."""
+    content, parts = str(event.get("content", "")), []
+    for image in event.get("images") or ():
+        name = image.get("name") if isinstance(image, dict) else None
+        try:
+            data = _read(Path(image["path"]), MAX_IMAGE_BYTES)
+        except (OSError, KeyError, TypeError):
+            data = b""
+        mime = image_type(data[:16])
+        if mime is None:
+            content += f"\n\n[image {name}: its saved copy is gone]"
+        else:
+            parts.append(_part(mime, data))
+    return user_message(content, parts)
+
+
+def expand(prompt: str, context: Any) -> Expansion:
     """Inline the ``@path`` files of ``prompt`` and attach its images (see the module doc)."""
-    out = Expansion(prompt)
+    out, images = Expansion(prompt), accepts_images(context.settings)
     blocks: list[str] = []
     seen: set[Path] = set()
     mentions = [m.group(1).rstrip(".,;:") for m in _AT_PATH.finditer(prompt)]
@@ -163,7 +182,7 @@ def expand(prompt: str, context: Any, *, images: bool) -> Expansion:
             if path.is_dir():
                 blocks.append(f"[The user referred to the folder {raw}]")
             elif path.suffix.lower() in IMAGE_SUFFIXES:
-                _image(raw, path, images, out)
+                _image(raw, path, images, out, context)
             else:
                 block, note = _inline(raw, path)
                 blocks.append(block)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mycode_core.runtime.mentions import stored_user_message
 from mycode_core.runtime.messages import assistant_message, guidance_message, tool_message
 
 
@@ -19,36 +20,25 @@ def _tool_calls(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def history_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Chat messages that reproduce what the model saw, from transcript events.
-
-    A run cut short mid-batch leaves tool calls without results; each gets an
-    "interrupted" result so the history stays valid for the API. If the last run stopped at
-    its step limit with a checkpoint, the history restarts from that checkpoint instead of the
-    whole investigation.
-    """
+    """Chat messages that reproduce what the model saw, from transcript events (as ``/rewind``
+    left them: ``mycode_core.api.rewound``). A run cut short mid-batch leaves tool calls without
+    results; each gets an "interrupted" result so the history stays valid for the API. If the
+    last run stopped at its step limit with a checkpoint, the history restarts from there."""
     # a child agent's events (issue 11) are its own conversation: the parent's history has only
     # its delegate_task call and result (a call whose child was cut off is closed below)
     events = [event for event in events if not event.get("agent_id")]
     checkpoint = _last_checkpoint(events)
-    if checkpoint is not None:
-        first_user = next((e for e in events if e.get("type") == "user"), None)
-        messages: list[dict[str, Any]] = []
-        if first_user is not None:
-            messages.append({"role": "user", "content": str(first_user.get("content", ""))})
-        messages.append(
-            {
-                "role": "assistant",
-                "content": "Continuation checkpoint from the previous run:\n\n" + checkpoint,
-            }
-        )
-        return messages
-    messages = []
+    if checkpoint is not None:  # the first prompt, then the checkpoint
+        first = [event for event in events if event.get("type") == "user"][:1]
+        note = "Continuation checkpoint from the previous run:\n\n" + checkpoint
+        return [*map(stored_user_message, first), assistant_message(note, [])]
+    messages: list[dict[str, Any]] = []
     pending: dict[str, str] = {}
     for event in events:
         kind = event.get("type")
         if kind == "user":
             _close_pending(messages, pending)
-            messages.append({"role": "user", "content": str(event.get("content", ""))})
+            messages.append(stored_user_message(event))
         elif kind == "assistant":
             _close_pending(messages, pending)
             calls = _tool_calls(event.get("tool_calls") or [])
@@ -89,14 +79,14 @@ def _last_checkpoint(events: list[dict[str, Any]]) -> str | None:
 
 
 def last_view(events: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The view recorded by the session's last ``compaction`` event, for ``--resume``.
-
-    ``None`` when there is none, or when the history restarts from a checkpoint (the
-    recorded indexes would not match).
-    """
+    """The view recorded by the session's last ``compaction`` event, for ``--resume``; ``None``
+    when there is none, or when the history restarts from a checkpoint or was rewound since
+    (the recorded indexes would not match)."""
     if _last_checkpoint(events) is not None:
         return None
     for event in reversed(events):
+        if event.get("type") == "rewind":  # the turns it cut off may hold what it refers to
+            return None
         if event.get("type") != "compaction":
             continue
         view, length = event.get("view"), event.get("history_length")

@@ -9,10 +9,10 @@ or ``[checkpoints] enabled = false``). Driven by hooks only:
 * ``tool_result_verdict`` reads the call's observation (``mutated``: the core's change
   detection, so commands and plugin tools count too) and keeps what those files were before;
 * ``register_commands`` adds ``mycode checkpoints`` and ``mycode undo``;
-* ``register_slash_commands`` adds ``/undo`` and ``/checkpoints``.
+* ``register_slash_commands`` adds ``/undo``, ``/checkpoints`` and ``/rewind``.
 
 Modules: :mod:`.store` (the folders under ``MYCODE_HOME/checkpoints``), :mod:`.recorder`,
-:mod:`.restore`, :mod:`.commands`, :mod:`.slash`, :mod:`.settings`.
+:mod:`.restore`, :mod:`.rewind`, :mod:`.commands`, :mod:`.slash`, :mod:`.settings`.
 """
 
 from __future__ import annotations
@@ -98,7 +98,8 @@ def tool_result_verdict(
                 break
     if observation is not None:
         try:
-            recorder_for(context).after_call(call, observation, context.prompt)
+            for line in recorder_for(context).after_call(call, observation, context.prompt):
+                _notice(context, line)
         except OSError as exc:
             _notice(context, f"checkpoints: cannot record what {call.name} changed: {exc}")
     return None
@@ -124,7 +125,7 @@ def register_commands(cli: click.Group) -> None:
 
 @hookimpl
 def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
-    """Add ``/undo`` and ``/checkpoints`` to the interactive session."""
+    """Add ``/undo``, ``/checkpoints`` and ``/rewind`` to the interactive session."""
     from mycode_checkpoints.slash import commands
 
     for command in commands():

@@ -15,9 +15,15 @@ from mycode_checkpoints import restore, store
 
 def _session(home: Path, session_id: str | None, cwd: Path) -> str | None:
     """The session asked for, else the latest one of this workspace."""
-    if session_id:
-        return session_id
     from mycode_core.sessions import SessionStore
+
+    if session_id:
+        known = (
+            SessionStore(home).exists(session_id) or store.session_dir(home, session_id).is_dir()
+        )
+        if not known:
+            _fail(f"no session {session_id!r} (see `mycode sessions`)", 2)
+        return session_id
 
     latest = SessionStore(home).latest(str(cwd))
     if latest is not None:
@@ -107,10 +113,13 @@ def make_commands() -> list[click.Command]:
         if sid is None:
             _fail("nothing to undo: no session in this workspace", 2)
         assert sid is not None
+        where = store.session_workspace(home, sid)
         try:
             done = restore.undo(home, sid, turn, force)
         except restore.UndoError as exc:
             _fail(str(exc), exc.code)
+        if done and where and Path(where) != workspace:  # --session of another workspace
+            click.echo(f"mycode: undone in the session's workspace {where}", err=True)
         for line in done:
             click.echo(line)
 

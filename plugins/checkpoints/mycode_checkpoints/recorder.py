@@ -62,7 +62,6 @@ class Recorder:
         self.seen: OrderedDict[str, bytes | None] = OrderedDict()
         self._seen_bytes = 0
         self.lock = threading.RLock()
-        self.notices: list[str] = []
         self._total: int | None = None
         self._counted: dict[Path, set[str]] = {}
 
@@ -149,23 +148,31 @@ class Recorder:
 
     # ----------------------------------------------------------------- after a call
 
-    def after_call(self, call: Any, observation: Any, prompt: str) -> None:
-        """Keep what the call's changed files were before it, and note how they are now."""
+    def after_call(self, call: Any, observation: Any, prompt: str) -> list[str]:
+        """Keep what the call's changed files were before it, and note how they are now.
+        Returns a line for each file changed for the first time this turn that undo cannot
+        restore (too large to keep, never seen before a command changed it)."""
         captured = self.pending.pop(call.id, {})
         if not self.settings.enabled:
-            return
+            return []
         mutated = [str(p) for p in (getattr(observation, "mutated", None) or [])]
         created = set(getattr(observation, "created", None) or [])
+        lost = []
         with self.lock:
             turn = self._current(prompt) if mutated else self.turn
             stored = False
             for rel in mutated:
                 if rel.endswith("/") or _inside_git_dir(rel) or turn is None:
                     continue
+                known = turn.entry(rel) is not None
                 stored |= self._record_file(turn, rel, captured, created)
+                item = turn.entry(rel)
+                if not known and item and item["change"] != "created" and not item.get("blob"):
+                    lost.append(f"checkpoints: undo cannot restore {rel}: {item.get('note')}")
             self._drop_pending(captured)
             if stored and turn is not None:
                 self._bound(turn)
+        return lost
 
     def _bound(self, turn: store.TurnRecord) -> None:
         """Keep all checkpoints within ``max_mb``: the folders are measured once per session,
@@ -240,7 +247,9 @@ class Recorder:
             blobs = turn.blob_dir()
             blobs.mkdir(parents=True, exist_ok=True)
             if size > self.settings.max_mb * 1024 * 1024:
-                item["note"] = f"too large to keep ({size / 1e6:.0f} MB > [checkpoints] max_mb)"
+                big = f"{size / 1e6:.0f} MB" if size >= 1e6 else f"{size / 1e3:.0f} KB"
+                limit = f"[checkpoints] max_mb = {self.settings.max_mb:g}"
+                item["note"] = f"too large to keep ({big}, over {limit})"
                 return item, False
             os.replace(pending_dir / digest, blobs / digest)
             item.update(blob=digest, mode=mode, size=size)
@@ -308,6 +317,15 @@ class Recorder:
             elif line.startswith("-") and not line.startswith("---"):
                 removed += 1
         return added, removed
+
+
+def refresh_after_undo(context: Any, done: list[str]) -> None:
+    """After an undo put files back (``done``: its ``restored PATH`` / ``removed PATH``
+    lines), the session's cache holds their restored content, not what the undone turns left."""
+    found = _RECORDERS.get((str(context.home), str(context.session_id)))
+    if found is not None:
+        for line in done:
+            found._remember(line.partition(" ")[2])
 
 
 def _read_small(path: Path) -> bytes | None:

@@ -57,12 +57,15 @@ def plan(home: Path, session_id: str, turn: int | None) -> UndoPlan:
 
 
 def conflicts(workspace: Path, undo: UndoPlan) -> list[str]:
-    """Files changed since the checkpoint (by hand), and files that cannot be restored."""
+    """Files changed since the checkpoint (by hand), and files that cannot be restored. A file
+    already as it was before (an undo cut short half-way) is no conflict: undo goes on."""
     found = []
     for rel, expected in sorted(undo.expected.items()):
         now = store.hash_file(workspace / rel)
-        if now != expected:
-            found.append(f"{rel} (changed since turn {undo.targets[rel][0]['turn']})")
+        meta, item = undo.targets[rel]
+        before = None if item["change"] == "created" else item.get("blob")
+        if now not in (expected, before):
+            found.append(f"{rel} (changed since turn {meta['turn']})")
     for rel, (_meta, item) in sorted(undo.targets.items()):
         if item["change"] != "created" and not item.get("blob"):
             found.append(f"{rel} ({item.get('note') or 'no saved content'})")

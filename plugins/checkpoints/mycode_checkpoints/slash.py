@@ -1,4 +1,4 @@
-"""``/undo`` and ``/checkpoints`` in the interactive session."""
+"""``/undo``, ``/checkpoints`` and ``/rewind`` (:mod:`.rewind`) in the interactive session."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from mycode_checkpoints import restore, store
+from mycode_checkpoints.recorder import refresh_after_undo
+from mycode_checkpoints.rewind import rewind_command
 
 
 def _undo(args: str, context: Any) -> Any:
@@ -20,6 +22,7 @@ def _undo(args: str, context: Any) -> Any:
         done = restore.undo(Path(context.home), str(context.session_id), turn, force)
     except restore.UndoError as exc:
         return SlashResult(output=str(exc))
+    refresh_after_undo(context, done)
     return SlashResult(output="\n".join(done) or "nothing changed")
 
 
@@ -44,4 +47,7 @@ def commands() -> list[Any]:
                      argument_hint="[N] [--force]", run=_undo, plugin="checkpoints"),
         SlashCommand(name="checkpoints", description="List the turns that changed files",
                      run=_list, plugin="checkpoints"),
+        SlashCommand(name="rewind", description="Back to before a turn: its files and the "
+                     "conversation (no N: pick one)", argument_hint="[N] [--force]",
+                     run=rewind_command, plugin="checkpoints"),
     ]  # fmt: skip
