@@ -37,15 +37,16 @@ def _session(home: Path, session_id: str | None, cwd: Path) -> str | None:
     return max(found)[1] if found else None
 
 
-def _home_and_session(session_id: str | None, cwd: Path | None) -> tuple[Path, str | None]:
-    """``MYCODE_HOME`` and the session a command is about (exit 2 on a bad home)."""
+def _home_and_session(session_id: str | None, cwd: Path | None) -> tuple[Path, Path, str | None]:
+    """``MYCODE_HOME``, the workspace and the session a command is about (exit 2 on a bad home)."""
     from mycode_core.config import ConfigError, home_dir
 
     try:
         home = home_dir()
     except ConfigError as exc:
         _fail(str(exc), 2)
-    return home, _session(home, session_id, (cwd or Path.cwd()).resolve())
+    workspace = (cwd or Path.cwd()).resolve()
+    return home, workspace, _session(home, session_id, workspace)
 
 
 def _public(meta: dict[str, Any]) -> dict[str, Any]:
@@ -83,7 +84,7 @@ def make_commands() -> list[click.Command]:
     @click.option("--cwd", type=click.Path(file_okay=False, path_type=Path), help="Workspace.")
     def checkpoints(session_id: str | None, as_json: bool, cwd: Path | None) -> None:
         """List what each turn of a session changed (files, +/- lines)."""
-        home, sid = _home_and_session(session_id, cwd)
+        home, _, sid = _home_and_session(session_id, cwd)
         turns = [_public(m) for m in store.load_turns(home, sid)] if sid else []
         if as_json:
             click.echo(json.dumps(turns, indent=1, ensure_ascii=False))
@@ -109,7 +110,7 @@ def make_commands() -> list[click.Command]:
     @click.option("--cwd", type=click.Path(file_okay=False, path_type=Path), help="Workspace.")
     def undo(session_id: str | None, turn: int | None, force: bool, cwd: Path | None) -> None:
         """Restore the workspace to before a turn (default: the last turn that changed files)."""
-        home, sid = _home_and_session(session_id, cwd)
+        home, workspace, sid = _home_and_session(session_id, cwd)
         if sid is None:
             _fail("nothing to undo: no session in this workspace", 2)
         assert sid is not None
