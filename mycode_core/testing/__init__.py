@@ -8,7 +8,8 @@
   serve ``/v1/models`` metadata and llama.cpp's ``/props``. Build responses with
   :func:`turn`, :func:`completion`, :func:`sse_stream`, :func:`raw_sse`, :func:`http_error`,
   :func:`dropped_connection`, :func:`cut_stream` and :func:`delayed`.
-* :func:`write_script` — write a scripted-model file (SPEC §6) and get its ``--model`` id.
+* :func:`write_script` — write a scripted-model file (SPEC §6) and get its ``--model`` id;
+  :func:`script_turn` is one of its turns calling one tool.
 * :func:`run_cli` — run ``mycode`` as a real subprocess and parse its stream-json output
   (:func:`start_cli` starts one a test signals; ``FakeOpenAIServer.cli_args`` gives the flags
   that point a run at the server);
@@ -47,6 +48,7 @@ from mycode_core.testing.cli import (
     interrupt_cli,
     mycode_command,
     run_cli,
+    script_turn,
     signals_as_in_a_terminal,
     start_cli,
     write_plugin_dist,
@@ -128,5 +130,6 @@ __all__ = [
     "tools_plugin",
     "turn",
     "write_plugin_dist",
+    "script_turn",
     "write_script",
 ]

@@ -24,6 +24,11 @@ def write_script(path: Path, turns: Sequence[Mapping[str, Any]]) -> str:
     return f"scripted:{path}"
 
 
+def script_turn(tool: str, **arguments: Any) -> dict[str, Any]:
+    """One scripted-model turn (for :func:`write_script`) that calls ``tool`` with ``arguments``."""
+    return {"content": "", "tool_calls": [{"name": tool, "arguments": arguments}]}
+
+
 class CliResult(NamedTuple):
     """What a ``mycode`` subprocess did: exit code, parsed stream-json events, raw output."""
 

@@ -8,11 +8,7 @@ from typing import Any
 
 import pytest
 
-from mycode_core.testing import run_cli, write_script
-
-
-def _call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"content": "", "tool_calls": [{"name": name, "arguments": arguments}]}
+from mycode_core.testing import run_cli, script_turn, write_script
 
 
 def _run(ws: Path, home: Path, turns: list[dict[str, Any]]) -> Any:
@@ -37,8 +33,9 @@ def test_a_file_too_large_to_keep_is_said_during_the_turn(tmp_path: Path) -> Non
     ws, home = _dirs(tmp_path)
     (home / "config.toml").write_text("[checkpoints]\nmax_mb = 0.001\n")  # ~1 KB
     (ws / "big.txt").write_text("x" * 5000 + "\n")
-    done = _run(ws, home, [_call("read_file", path="big.txt"),
-                           _call("write_file", path="big.txt", content="small\n")])  # fmt: skip
+    turns = [script_turn("read_file", path="big.txt"),
+             script_turn("write_file", path="big.txt", content="small\n")]  # fmt: skip
+    done = _run(ws, home, turns)
     assert done.rc == 0, done.stderr
     assert _notices(done) == [
         "checkpoints: undo cannot restore big.txt: too large to keep "
@@ -52,7 +49,7 @@ def test_a_file_too_large_to_keep_is_said_during_the_turn(tmp_path: Path) -> Non
 def test_a_file_a_command_changed_unseen_is_said_during_the_turn(tmp_path: Path) -> None:
     ws, home = _dirs(tmp_path)
     (ws / "notes.txt").write_text("mine\n")
-    done = _run(ws, home, [_call("run_command", command="echo theirs > notes.txt")])
+    done = _run(ws, home, [script_turn("run_command", command="echo theirs > notes.txt")])
     assert done.rc == 0, done.stderr
     [line] = _notices(done)
     assert line.startswith("checkpoints: undo cannot restore notes.txt: never seen by mycode")
@@ -60,7 +57,7 @@ def test_a_file_a_command_changed_unseen_is_said_during_the_turn(tmp_path: Path)
 
 def test_undo_of_another_workspaces_session_says_where(tmp_path: Path) -> None:
     ws, home = _dirs(tmp_path)
-    done = _run(ws, home, [_call("write_file", path="new.txt", content="x\n")])
+    done = _run(ws, home, [script_turn("write_file", path="new.txt", content="x\n")])
     session = next(e for e in done.events if e["type"] == "result")["session_id"]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -87,9 +84,9 @@ def test_an_undo_cut_short_by_a_file_it_cannot_write_can_be_finished(tmp_path: P
     (ws / "sub").mkdir()
     (ws / "a.txt").write_text("one\n")
     (ws / "sub" / "b.txt").write_text("two\n")
-    turns = [_call("read_file", path="a.txt"), _call("read_file", path="sub/b.txt"),
-             _call("write_file", path="a.txt", content="ONE\n"),
-             _call("write_file", path="sub/b.txt", content="TWO\n")]  # fmt: skip
+    turns = [script_turn("read_file", path="a.txt"), script_turn("read_file", path="sub/b.txt"),
+             script_turn("write_file", path="a.txt", content="ONE\n"),
+             script_turn("write_file", path="sub/b.txt", content="TWO\n")]  # fmt: skip
     assert _run(ws, home, turns).rc == 0
     if not _chattr("+i", ws / "sub"):  # an immutable folder: even root cannot write in it
         pytest.skip("chattr +i is not available here")

@@ -10,11 +10,7 @@ from typing import Any
 
 import pytest
 
-from mycode_core.testing import run_cli, write_script
-
-
-def _call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"content": "", "tool_calls": [{"name": name, "arguments": arguments}]}
+from mycode_core.testing import run_cli, script_turn, write_script
 
 
 def _run(ws: Path, home: Path, turns: list[dict[str, Any]], *extra: str) -> Any:
@@ -41,21 +37,13 @@ def ws(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    """A MYCODE_HOME outside the workspace."""
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
 def _edit_turns() -> list[dict[str, Any]]:
     return [
-        _call("read_file", path="a.py"),
-        _call("edit_file", path="a.py", old_string="two", new_string="TWO\nthree"),
-        _call("write_file", path="new.txt", content="fresh\n"),
-        _call("read_file", path="b.txt"),
-        _call("run_command", command="rm b.txt && echo made > cmd.txt"),
+        script_turn("read_file", path="a.py"),
+        script_turn("edit_file", path="a.py", old_string="two", new_string="TWO\nthree"),
+        script_turn("write_file", path="new.txt", content="fresh\n"),
+        script_turn("read_file", path="b.txt"),
+        script_turn("run_command", command="rm b.txt && echo made > cmd.txt"),
     ]
 
 
@@ -99,8 +87,8 @@ def test_undo_refuses_files_edited_by_hand_unless_forced(ws: Path, home: Path) -
 def test_undo_turn_n_undoes_later_turns_across_resumed_runs(ws: Path, home: Path) -> None:
     first = _run(ws, home, _edit_turns()[:2])
     session = json.loads(first.stdout)["session_id"]
-    second = _run(ws, home, [_call("write_file", path="a.py", content="second\n"),
-                             _call("write_file", path="c.bin", content="x")],
+    second = _run(ws, home, [script_turn("write_file", path="a.py", content="second\n"),
+                             script_turn("write_file", path="c.bin", content="x")],
                   "--resume", session)  # fmt: skip
     assert second.rc == 0, second.stderr
     turns = json.loads(_cli(ws, home, "checkpoints", "--json", "--session", session).stdout)
@@ -115,10 +103,10 @@ def test_undo_turn_n_undoes_later_turns_across_resumed_runs(ws: Path, home: Path
 def test_read_only_and_binary_files_come_back(ws: Path, home: Path) -> None:
     (ws / "data.bin").write_bytes(bytes(range(256)) * 4)
     os.chmod(ws / "a.py", 0o444)
-    turns = [_call("read_file", path="data.bin"),
-             _call("run_command", command="chmod u+w a.py && echo x > a.py && "
+    turns = [script_turn("read_file", path="data.bin"),
+             script_turn("run_command", command="chmod u+w a.py && echo x > a.py && "
                    "printf 'zz' > data.bin && chmod 444 a.py")]  # fmt: skip
-    assert _run(ws, home, [_call("read_file", path="a.py"), *turns]).rc == 0
+    assert _run(ws, home, [script_turn("read_file", path="a.py"), *turns]).rc == 0
     assert (ws / "a.py").read_text() == "x\n"
     undo = _cli(ws, home, "undo", "--cwd", str(ws))
     assert undo.rc == 0, undo.stderr
@@ -128,7 +116,7 @@ def test_read_only_and_binary_files_come_back(ws: Path, home: Path) -> None:
 
 
 def test_a_file_never_seen_outside_git_is_named_not_lost(ws: Path, home: Path) -> None:
-    turns = [_call("run_command", command="echo changed > b.txt")]
+    turns = [script_turn("run_command", command="echo changed > b.txt")]
     assert _run(ws, home, turns).rc == 0
     listed = json.loads(_cli(ws, home, "checkpoints", "--json", "--cwd", str(ws)).stdout)
     assert listed[0]["files"][0]["path"] == "b.txt" and "note" in listed[0]["files"][0]
@@ -146,7 +134,7 @@ def test_inside_git_the_index_gives_the_content_and_git_is_untouched(ws: Path, h
     subprocess.run([*git, "commit", "-qm", "x"], cwd=ws, check=True)
     index = (ws / ".git" / "index").read_bytes()
     refs = sorted(p.name for p in (ws / ".git" / "objects").iterdir())
-    assert _run(ws, home, [_call("run_command", command="echo changed > b.txt")]).rc == 0
+    assert _run(ws, home, [script_turn("run_command", command="echo changed > b.txt")]).rc == 0
     undo = _cli(ws, home, "undo", "--cwd", str(ws))
     assert undo.rc == 0, undo.stderr
     assert (ws / "b.txt").read_text() == "keep me\n"
@@ -157,11 +145,12 @@ def test_inside_git_the_index_gives_the_content_and_git_is_untouched(ws: Path, h
 def test_max_mb_drops_oldest_turns_and_bad_values_are_config_errors(ws: Path, home: Path) -> None:
     (home / "config.toml").write_text("[checkpoints]\nmax_mb = 0.001\n")  # ~1 KB
     (ws / "big.txt").write_text("b" * 800)
-    first = _run(ws, home, [_call("read_file", path="big.txt"),
-                            _call("write_file", path="big.txt", content="c" * 800)])  # fmt: skip
+    turns = [script_turn("read_file", path="big.txt"),
+             script_turn("write_file", path="big.txt", content="c" * 800)]  # fmt: skip
+    first = _run(ws, home, turns)
     session = json.loads(first.stdout)["session_id"]
-    second = _run(ws, home, [_call("read_file", path="big.txt"),
-                             _call("write_file", path="big.txt", content="d" * 800)],
+    second = _run(ws, home, [script_turn("read_file", path="big.txt"),
+                             script_turn("write_file", path="big.txt", content="d" * 800)],
                   "--resume", session)  # fmt: skip
     assert second.rc == 0, second.stderr
     turns = json.loads(_cli(ws, home, "checkpoints", "--json", "--session", session).stdout)

@@ -9,12 +9,8 @@ from typing import Any
 
 import pytest
 
-from mycode_core.testing import FakeOpenAIServer, cli_env, run_cli, turn, write_script
+from mycode_core.testing import FakeOpenAIServer, cli_env, run_cli, script_turn, turn, write_script
 from mycode_core.testing.terminal import Terminal
-
-
-def _call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"content": "", "tool_calls": [{"name": name, "arguments": arguments}]}
 
 
 @pytest.fixture
@@ -23,13 +19,6 @@ def ws(tmp_path: Path) -> Path:
     root.mkdir()
     (root / "a.py").write_text("one\n")
     return root
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
 
 
 def _run(ws: Path, home: Path, prompt: str, turns: list[dict[str, Any]], *extra: str) -> Any:
@@ -42,16 +31,16 @@ def _run(ws: Path, home: Path, prompt: str, turns: list[dict[str, Any]], *extra:
 
 def _three_turns(ws: Path, home: Path) -> str:
     """Turn 1 edits a.py, turn 2 only talks, turn 3 edits a.py again and creates b.txt."""
-    first = _run(ws, home, "first", [_call("read_file", path="a.py"),
-                                     _call("edit_file", path="a.py", old_string="one",
+    first = _run(ws, home, "first", [script_turn("read_file", path="a.py"),
+                                     script_turn("edit_file", path="a.py", old_string="one",
                                            new_string="two")])  # fmt: skip
     assert first.rc == 0, first.stderr
     session = str(json.loads(first.stdout)["session_id"])
     assert _run(ws, home, "second", [], "--resume", session).rc == 0
-    third = _run(ws, home, "third", [_call("read_file", path="a.py"),
-                                     _call("edit_file", path="a.py", old_string="two",
+    third = _run(ws, home, "third", [script_turn("read_file", path="a.py"),
+                                     script_turn("edit_file", path="a.py", old_string="two",
                                            new_string="three"),
-                                     _call("write_file", path="b.txt", content="new\n")],
+                                     script_turn("write_file", path="b.txt", content="new\n")],
                  "--resume", session)  # fmt: skip
     assert third.rc == 0, third.stderr
     assert (ws / "a.py").read_text() == "three\n"

@@ -23,6 +23,7 @@ from mycode_core import hookimpl
 from mycode_core.config import Settings
 from mycode_core.plugins import get_plugin_manager
 from mycode_core.records import Observation, RunContext, StagnationVerdict
+from mycode_core.testing import script_turn
 
 # --- helpers ------------------------------------------------------------------------------
 
@@ -366,11 +367,6 @@ def cli_available() -> bool:
 needs_cli = pytest.mark.skipif(not cli_available(), reason="mycode CLI not built")
 
 
-def tool_turn(name: str, **arguments: Any) -> dict[str, Any]:
-    """One scripted model turn calling one tool."""
-    return {"content": "", "tool_calls": [{"name": name, "arguments": arguments}]}
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A tiny Python project with a failing test."""
@@ -386,7 +382,7 @@ def project(tmp_path: Path) -> Path:
 
 @needs_cli
 def test_cli_reading_the_same_file_again_and_again_stops(project: Path, tmp_path: Path) -> None:
-    turns = [tool_turn("read_file", path="calc.py") for _ in range(8)]
+    turns = [script_turn("read_file", path="calc.py") for _ in range(8)]
     turns.append({"content": "done"})
     events, code = run_cli(project, tmp_path / "home", turns, "look at calc.py")
     guidance = [e for e in events if e["type"] == "guidance" and e["source"] == "stagnation"]
@@ -405,12 +401,12 @@ def test_cli_reading_the_same_file_again_and_again_stops(project: Path, tmp_path
 def test_cli_edit_and_rerun_tests_is_not_stagnation(project: Path, tmp_path: Path) -> None:
     if shutil.which("python", path=str(Path(sys.executable).parent)) is None:
         pytest.skip("python not in the venv bin folder")
-    turns: list[dict[str, Any]] = [tool_turn("read_file", path="calc.py")]
+    turns: list[dict[str, Any]] = [script_turn("read_file", path="calc.py")]
     for old, new in [("a - b", "a * b"), ("a * b", "a - b"), ("a - b", "b + a")]:
-        turns.append(tool_turn("run_command", command="python -m pytest -q"))
-        turns.append(tool_turn("read_file", path="calc.py"))
-        turns.append(tool_turn("edit_file", path="calc.py", old_string=old, new_string=new))
-    turns.append(tool_turn("run_command", command="python -m pytest -q"))
+        turns.append(script_turn("run_command", command="python -m pytest -q"))
+        turns.append(script_turn("read_file", path="calc.py"))
+        turns.append(script_turn("edit_file", path="calc.py", old_string=old, new_string=new))
+    turns.append(script_turn("run_command", command="python -m pytest -q"))
     turns.append({"content": "Fixed add(); `python -m pytest -q` passes."})
     events, code = run_cli(project, tmp_path / "home", turns, "fix add and run the tests")
     assert not [e for e in events if e["type"] == "guidance" and e["source"] == "stagnation"]
