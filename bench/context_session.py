@@ -102,7 +102,8 @@ def turn(step: int) -> tuple[str, str, dict[str, Any]]:
 
 
 class SessionModel:
-    """Plays :func:`turn` for ``steps`` steps, then ends; records every agent request."""
+    """Plays :func:`turn` for ``steps`` steps, then ends; records every agent request and
+    counts its input tokens (messages and tool schemas, as a server does)."""
 
     model_id = "bench:session"
 
@@ -118,7 +119,7 @@ class SessionModel:
     def complete(self, messages: Any, tools: Any, on_text: Any) -> Any:
         """One model turn (a summary when asked without tools)."""
         from mycode_core.providers.base import ModelReply, ReplyToolCall
-        from mycode_core.tokens import count_message
+        from mycode_core.tokens import count_message, count_text
 
         if not tools:
             self.side_requests += 1
@@ -127,6 +128,7 @@ class SessionModel:
         self.stamps.append(time.perf_counter())
         self.requests.append(list(messages))
         self.sent_tokens += sum(count_message(m) for m in messages)
+        self.sent_tokens += count_text(json.dumps(tools, ensure_ascii=False))  # sent each time
         if self.step >= self.steps:
             return ModelReply(content="All modules checked.", finish_reason="stop")
         reasoning, name, arguments = turn(self.step)

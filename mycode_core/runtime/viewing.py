@@ -20,7 +20,6 @@ from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
 
-DEFAULT_THRESHOLD = 0.8
 DISCOVERY_WAIT = 30.0
 """Seconds window discovery waits for the first reply before asking the server anyway."""
 
@@ -54,13 +53,13 @@ class Viewing(RunnerBase):
             configured=int(settings.context_window) if configured else None,
             reserve=settings.max_output_tokens,
         )
-        context = settings.section("context")
-        threshold = float(context.get("compact_threshold", DEFAULT_THRESHOLD))
-        if context.get("strategy") == "off":
-            threshold = 1.0  # only reactive handling at the hard limit
-        view = ModelView(
+        context = settings.context  # strategy off: only reactive handling at the hard limit
+        threshold = 1.0 if context.strategy == "off" else context.compact_threshold
+        batch = max(5, context.keep_recent_results) if "mask" in context.strategy else 0
+        view = ModelView(  # masking strategies mask old results in batches (recheck)
             prompt, window, self._compact, shaper=self._shape_message, threshold=threshold
         )
+        view.recheck = batch
         discover = getattr(self.model, "discover_context_window", None)
         if not configured and callable(discover):
             base_url = str(getattr(settings, "base_url", None) or "")

@@ -139,6 +139,8 @@ def compact_view(
     _check_pinned(system, body, budget, context)
     target = max(1, int(budget * settings.compact_target))
     masked = 0
+    if reason == "proactive" and _size(system, body) <= budget * settings.compact_threshold:
+        return _batch(system, body, budget, context, settings), None
     if "mask" in settings.strategy and reason != "manual":
         body = [_reshape(m, budget, settings, context) for m in body]
         keep = settings.keep_recent_results
@@ -160,6 +162,23 @@ def compact_view(
     if result is not None and summarize is _no_summary:
         result.stage = "truncate"
     return result, problem
+
+
+def _batch(
+    system: dict[str, Any],
+    body: list[dict[str, Any]],
+    budget: int,
+    context: Any,
+    settings: EngineSettings,
+) -> CompactedView | None:
+    """Below the threshold (the core offers the view every ``keep_recent_results`` new
+    results): every result but the last ``keep_recent_results`` masked at once, or ``None``
+    when none is to be masked. Batches keep the prefix stable in between."""
+    if "mask" not in settings.strategy:
+        return None
+    body = [_reshape(m, budget, settings, context) for m in body]
+    masked, count = mask_results(body, settings.keep_recent_results, lambda: context.artifacts_dir)
+    return CompactedView(messages=[system, *masked], stage="mask") if count else None
 
 
 def _check_pinned(
@@ -210,9 +229,12 @@ def _summarised(
     cut = len(body)
     used = 0
     most = 2 if reason == "manual" else len(segments)  # /compact keeps only the last turns
+    window = settings.keep_recent_results if "mask" in settings.strategy else len(body)
+    results = 0  # masking strategies keep the turns of the last keep_recent_results results
     for count, (start, end) in enumerate(reversed(segments)):
         cost = sum(costs[start:end])
-        if (used + cost > keep_budget or count >= most) and cut < len(body):
+        results += sum(1 for m in body[start:end] if m.get("role") == "tool")
+        if (used + cost > keep_budget or count >= most or results > window) and cut < len(body):
             break
         used += cost
         cut = start
