@@ -21,8 +21,7 @@ def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str
     """System message, first user message, a note, then the longest recent tail that fits."""
     if not messages:
         return messages
-    head = [messages[0]]
-    rest = messages[1:]
+    head, rest = [messages[0]], messages[1:]
     first_user = next((i for i, m in enumerate(rest) if m.get("role") == "user"), None)
     if first_user is not None:
         head.append(rest[first_user])

@@ -12,7 +12,7 @@ from mycode_core.events import (
     CheckpointEvent,
 )
 from mycode_core.providers.base import ModelError, call_model
-from mycode_core.providers.discovery import cached_window, remember_window
+from mycode_core.providers.discovery import Limits, cached_window, remember_window
 from mycode_core.runtime import guards
 from mycode_core.runtime.context import ModelView
 from mycode_core.runtime.hookcalls import is_plugin_failure
@@ -65,7 +65,7 @@ class Viewing(RunnerBase):
             base_url = str(getattr(settings, "base_url", None) or "")
             model_id = str(getattr(self.model, "model_id", ""))
             if base_url:
-                window.discover(cached_window(self.home, base_url, model_id))
+                window.discover(*cached_window(self.home, base_url, model_id))
             threading.Thread(
                 target=self._refresh_window,
                 args=(window, discover, base_url, model_id),
@@ -84,8 +84,8 @@ class Viewing(RunnerBase):
         probes stay off the first request's path), then keep the answer for later runs."""
         window.requested.wait(DISCOVERY_WAIT)
         found = _quietly(discover)
-        window.discover(found)
-        if found and base_url:
+        window.discover(*found)
+        if found.window and base_url:
             remember_window(self.home, base_url, model_id, found)
 
     def _shape_message(self, message: dict[str, Any], budget: int) -> dict[str, Any] | None:
@@ -148,13 +148,14 @@ class Viewing(RunnerBase):
         self._emit(CheckpointEvent(text=text))
 
 
-def _quietly(function: Any) -> int | None:
-    """Call a discovery function; any failure means "unknown"."""
+def _quietly(function: Any) -> Limits:
+    """Call a discovery function (its window, or ``Limits``); any failure means "unknown"."""
     try:
         value = function()
     except Exception:  # noqa: BLE001 - discovery is best effort
-        return None
-    return int(value) if isinstance(value, int) and value > 0 else None
+        return Limits(None)
+    parts = (*value, None)[:2] if isinstance(value, tuple) else (value, None)
+    return Limits(*(v if isinstance(v, int) and v > 0 else None for v in parts))
 
 
 def _ignore(_text: str) -> None:
