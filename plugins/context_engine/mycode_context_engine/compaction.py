@@ -108,7 +108,8 @@ def summary_message(task: str, summary: str | None, note: str | None, context: A
 def _overflow(system: dict[str, Any], task: str, context: Any, budget: int) -> str:
     pins = sum(count_text(p.text) for p in list(getattr(context, "pins", {}).values()))
     return (
-        f"the pinned context alone does not fit the context budget of {budget} tokens: system "
+        f"the pinned context alone does not fit the context budget of {budget} tokens (the "
+        "window minus the reply cap and the tool schemas): system "
         f"prompt ~{count_message(system)} tokens (AGENTS.md/CLAUDE.md included), the task "
         f"~{count_text(task)} tokens, pins ~{pins} tokens. Shorten the prompt or the project "
         "instructions, or use a model with a larger context window."
@@ -247,7 +248,7 @@ def _summarised(
     summary, problem = (previous_summary, None)
     if older:
         summary, problem = summarize(older, previous_summary)
-        if summary is not None and count_text(summary) > summary_allowance * 1.5:
+        if problem is None and summary and count_text(summary) > summary_allowance * 1.5:
             summary, problem = previous_summary, "the model's summary was too long; not used"
         if problem is not None:
             summary = previous_summary
@@ -288,7 +289,15 @@ def _drop_first_segment(tail: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def problem_of(summary: str | None) -> str | None:
-    """Why a summariser reply cannot be used, or ``None``."""
+    """Why a summariser reply cannot be used, or ``None``: nothing, binary bytes, or the same
+    few words over and over (a model stuck in a loop)."""
+    from mycode_context_engine.shaping import is_binary
+
     if summary is None or not summary.strip():
         return "the summariser returned nothing"
+    if is_binary(summary):
+        return "the summariser returned binary garbage"
+    words = summary.split()
+    if len(words) >= 50 and len(set(words)) < len(words) / 20:
+        return "the summariser repeated itself (garbage)"
     return None

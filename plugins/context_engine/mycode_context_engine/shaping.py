@@ -19,6 +19,15 @@ from mycode_context_engine.settings import EngineSettings
 
 CHARS_PER_TOKEN = 4
 LONG_VALUE = 200
+BINARY_SHARE = 0.1
+"""A result whose sampled characters are more than this share control bytes is binary."""
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
+
+
+def is_binary(text: str) -> bool:
+    """Whether ``text`` looks like decoded binary bytes (many control characters)."""
+    sample = text[:8_192]
+    return bool(sample) and len(_CONTROL.findall(sample)) > BINARY_SHARE * len(sample)
 
 
 def result_limit_chars(budget: int, settings: EngineSettings) -> int:
@@ -36,8 +45,8 @@ def save_full_output(content: str, call_id: str, artifacts: Path) -> Path | None
     path = artifacts / f"result-{_safe_name(call_id)}.txt"
     try:
         if not path.exists():
-            path.write_text(content, encoding="utf-8")
-    except OSError:
+            path.write_text(content, encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
         return None
     return path
 
@@ -73,12 +82,20 @@ def shape_tool_result(
     if not isinstance(content, str):
         return None
     limit = result_limit_chars(budget, settings)
-    if len(content) <= limit:
+    binary = len(content) > 200 and is_binary(content)
+    if len(content) <= limit and not binary:
         return None
     call_id = message.get("tool_call_id")
     if not call_id:  # no id to name the file by: name it by its content
         call_id = hashlib.sha1(content.encode("utf-8", "replace")).hexdigest()[:16]  # noqa: S324
     where = save_full_output(content, str(call_id), artifacts())
+    if binary:
+        saved = f"saved at {where}" if where is not None else "not saved"
+        text = (
+            f"[binary output: {len(content)} characters of mostly control bytes, not shown; "
+            f"{saved} — inspect it with run_command (e.g. `xxd FILE | head`)]"
+        )
+        return {**message, "content": text}
     return {**message, "content": head_and_tail(content, limit, where)}
 
 
