@@ -16,9 +16,13 @@ compaction is active all along. Figures:
   streams vs. the ``completion_tokens`` the provider reported (read at run time from
   ``--sse-dir``, default the conformance kit's folder; nothing is copied).
 
-* (``--strategies``) input tokens per ``[context] strategy`` (``mask+summary``, ``summary``,
-  ``mask``) and plain truncation, at 63 steps with a 6,000-token window (the long task) and
-  300 steps with 8,000; summary requests; the share of request pairs between two compactions.
+* (``--strategies``) over the realistic session of :mod:`context_session` (grep, reads,
+  commands, edits, a line of reasoning a turn; the same for every strategy): input tokens
+  (messages + tool schemas, summary requests included) per ``[context] strategy``
+  (``mask+summary``, ``summary``, ``mask``) and the core's plain truncation, at 63 steps with
+  a 6,000-token window (the long task) and 300 steps with 8,000, 32,768 and 128,000 (the
+  default); summary requests; compactions by stage; the share of request pairs between two
+  compactions, prefix reuse between them, and the share of input a prompt cache could serve.
 
     uv run python bench/bench_context.py [--lengths 20,300,2000] [--repeat 3] [--sse-dir DIR]
     uv run python bench/bench_context.py --strategies
