@@ -4,7 +4,8 @@
   ``MYCODE_HOME`` (readable with ``read_file``);
 * tool-call arguments over the size limit (a 1 MB ``write_file``): long string values are
   replaced by a placeholder — the call and its result stay, so tool-message pairing holds;
-* at compaction, older tool results shrink to one-line references (:func:`reference_line`).
+* old tool results become one-line placeholders in :mod:`.masking` (they use
+  :func:`describe_call` and :func:`save_full_output`).
 """
 
 from __future__ import annotations
@@ -154,19 +155,3 @@ def describe_call(call: dict[str, Any] | None) -> str:
             text = " ".join(str(text).split())
             parts.append(f"{key}={text[:60]}{'…' if len(text) > 60 else ''}")
     return f"{name}({', '.join(parts)})"
-
-
-def reference_line(message: dict[str, Any], call: dict[str, Any] | None) -> dict[str, Any]:
-    """An older tool result as a one-line reference (same ``tool_call_id``)."""
-    content = message.get("content")
-    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    lines = text.count("\n") + 1
-    saved = re.search(r"saved at (\S+)", text)
-    again = f"read {saved.group(1)}" if saved else "call the tool again"
-    return {
-        **message,
-        "content": (
-            f"[earlier result of {describe_call(call)}: {lines} lines, {len(text)} characters; "
-            f"no longer shown — {again} if you need it]"
-        ),
-    }
