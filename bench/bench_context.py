@@ -16,9 +16,13 @@ compaction is active all along. Figures:
   streams vs. the ``completion_tokens`` the provider reported (read at run time from
   ``--sse-dir``, default the conformance kit's folder; nothing is copied).
 
-* (``--strategies``) input tokens per ``[context] strategy`` (``mask+summary``, ``summary``,
-  ``mask``) and plain truncation, at 63 steps with a 6,000-token window (the long task) and
-  300 steps with 8,000; summary requests; the share of request pairs between two compactions.
+* (``--strategies``) over the realistic session of :mod:`context_session` (grep, reads,
+  commands, edits, a line of reasoning a turn; the same for every strategy): input tokens
+  (messages + tool schemas, summary requests included) per ``[context] strategy``
+  (``mask+summary``, ``summary``, ``mask``) and the core's plain truncation, at 63 steps with
+  a 6,000-token window (the long task) and 300 steps with 8,000, 32,768 and 128,000 (the
+  default); summary requests; compactions by stage; the share of request pairs between two
+  compactions, prefix reuse between them, and the share of input a prompt cache could serve.
 
     uv run python bench/bench_context.py [--lengths 20,300,2000] [--repeat 3] [--sse-dir DIR]
     uv run python bench/bench_context.py --strategies
@@ -32,14 +36,19 @@ import json
 import statistics
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import context_session
 from common import medians
 
 GOAL_RATIO = 1.3
 GOAL_PREFIX = 0.95
 DEFAULT_SSE = Path("/work/shared/conformance/provider/sse")
+STRATEGY_RUNS = ((63, 6_000), (300, 8_000), (300, 32_768), (300, 128_000))
+"""(steps, window) of ``--strategies``: the long task, and 300 steps at a small, a mid-size
+and the default window."""
 SUMMARY = "## Goal\nRead the files.\n## Progress\nRead many files.\n## Next steps\nRead more."
 
 
@@ -94,8 +103,10 @@ def run_session(
     engine: bool = True,
     strategy: str = "mask+summary",
     window: int = 8_000,
-) -> tuple[ReadingModel, list[Any]]:
-    """Run ``steps`` reading steps; return the model (stamps, requests) and the events."""
+    realistic: bool = False,
+) -> tuple[Any, list[Any]]:
+    """Run ``steps`` steps (reading, or the realistic session of :mod:`context_session`);
+    return the model (stamps, requests) and the events."""
     import mycode_builtin_tools
     import mycode_context_engine.plugin as context_engine
 
@@ -106,16 +117,16 @@ def run_session(
 
     workspace = root / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
-    for i in range(steps):
-        path = workspace / f"f{i}.py"
-        if not path.exists():
-            lines = [
-                f"def function_{i}_{n}(value):  return value * {n}  # line {n}" for n in range(40)
-            ]
-            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model: Any
+    if realistic:
+        workspace = root / f"workspace-{steps}-{engine}-{strategy.replace('+', '_')}-{window}"
+        context_session.make_project(workspace)
+        model = context_session.SessionModel(steps)
+    else:
+        _write_files(workspace, steps)
+        model = ReadingModel(steps)
     home = root / f"home-{steps}-{engine}-{strategy.replace('+', '_')}-{window}"
     home.mkdir(parents=True, exist_ok=True)
-    model = ReadingModel(steps)
     plugins = [mycode_builtin_tools, _plugin(model)]
     if engine:
         plugins.append(context_engine)
@@ -144,6 +155,16 @@ def run_session(
     finally:
         runner.close()
     return model, events
+
+
+def _write_files(workspace: Path, steps: int) -> None:
+    for i in range(steps):
+        path = workspace / f"f{i}.py"
+        if not path.exists():
+            lines = [
+                f"def function_{i}_{n}(value):  return value * {n}  # line {n}" for n in range(40)
+            ]
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def per_step(model: ReadingModel) -> tuple[float, float]:
@@ -199,26 +220,67 @@ def calibration(sse_dir: Path) -> dict[str, tuple[float, int]]:
     return {k: (statistics.mean(v) if v else 0.0, len(v)) for k, v in errors.items()}
 
 
-def strategies(root: Path, steps: int, window: int) -> None:
-    """Input tokens (agent requests + summary requests) per strategy, summary requests, and
-    the share of request pairs that fall between two compactions (issue 21)."""
+def cache_figures(requests: list[list[dict[str, Any]]]) -> tuple[float, float]:
+    """``(pairs, cached)``: the share of consecutive agent requests where the later one
+    extends the earlier one exactly (what a server's prompt cache can use whole), and the
+    share of all input tokens that are such a shared prefix (message by message)."""
+    from mycode_core.tokens import count_message
+
+    extended = shared = total = 0
+    for before, after in zip(requests, requests[1:], strict=False):
+        common = 0
+        for old, new in zip(before, after, strict=False):
+            if old != new:
+                break
+            common += 1
+        extended += common == len(before)
+        shared += sum(count_message(m) for m in after[:common])
+        total += sum(count_message(m) for m in after)
+    pairs = max(1, len(requests) - 1)
+    return extended / pairs, (shared / total if total else 1.0)
+
+
+def strategies(root: Path, steps: int, window: int) -> dict[str, int]:
+    """Input tokens (agent requests + summary requests) per strategy and for the core's
+    plain truncation, over the realistic session of :mod:`context_session`; summary
+    requests; compactions by stage; the share of request pairs that fall between two
+    compactions (each compaction breaks one pair), prefix reuse between compactions, and the
+    share of input tokens a prompt cache could serve (issue 21)."""
     figures: dict[str, int] = {}
-    for strategy in ("mask+summary", "summary", "mask"):
-        model, events = run_session(steps, root, strategy=strategy, window=window)
+    for strategy in ("mask+summary", "summary", "mask", "plain"):
+        engine = strategy != "plain"
+        model, events = run_session(
+            steps,
+            root,
+            engine=engine,
+            strategy=strategy if engine else "mask+summary",
+            window=window,
+            realistic=True,
+        )
         compactions = [e for e in events if e.type == "compaction"]
-        summaries = sum(1 for e in compactions if e.stage == "summary")
+        stages = Counter(str(e.stage) for e in compactions)
         pairs = max(1, len(model.requests) - 1)
         between = 1 - len(compactions) / pairs
+        extended, cached = cache_figures(model.requests)
+        reuse = min(1.0, extended / between) if between > 0 else 0.0
         figures[strategy] = model.sent_tokens + model.side_tokens
+        per_request = model.sent_tokens // max(1, len(model.requests))
         print(
-            f"{strategy:>12} ({steps} steps, window {window}): {figures[strategy]:,} input tokens, "
-            f"{len(model.requests)} main + {summaries} summary requests, "
-            f"{len(compactions)} compactions, {100 * between:.0f}% of pairs between two"
+            f"{strategy:>12} ({steps} steps, window {window:,}): "
+            f"{figures[strategy]:,} input tokens ({per_request:,}/request), "
+            f"{len(model.requests)} main + {model.side_requests} summary requests, "
+            f"{len(compactions)} compactions ({', '.join(f'{k} {v}' for k, v in stages.items())}),"
+            f" {100 * between:.0f}% of pairs between two, prefix reuse between "
+            f"{100 * reuse:.0f}%, cacheable input {100 * cached:.0f}%, "
+            f"stop {events[-1].stop_reason}"
         )
-    plain, _events = run_session(steps, root, engine=False, window=window)
-    print(f"  plain truncation: {plain.sent_tokens:,} input tokens")
     ratio = figures["mask+summary"] / max(1, figures["summary"])
-    print(f"  mask+summary / summary = {ratio:.2f} (goal ≤ 0.6)")
+    plain = figures["mask+summary"] / max(1, figures["plain"])
+    print(
+        f"  mask+summary / summary = {ratio:.2f} (goal ≤ 0.6); "
+        f"mask+summary / plain truncation = {plain:.2f}"
+    )
+    return figures
 
 
 def main() -> int:
@@ -232,8 +294,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.strategies:
         with tempfile.TemporaryDirectory(prefix="mycode-bench-context-") as tmp:
-            strategies(Path(tmp), 63, 6_000)
-            strategies(Path(tmp), 300, 8_000)
+            for steps, window in STRATEGY_RUNS:
+                strategies(Path(tmp), steps, window)
         return 0
     lengths = [int(x) for x in args.lengths.split(",")]
     with tempfile.TemporaryDirectory(prefix="mycode-bench-context-") as tmp:

@@ -189,17 +189,17 @@ def compact_context(
     """Shrink the model view when it no longer fits, or when asked to.
 
     Called when the view passes the proactive threshold of the budget (``[context]
-    compact_threshold``, reason ``proactive``), after the provider reported a context-length
-    error (``reactive``, with ``budget`` lowered to the learned limit), or on ``/compact``
-    (``manual``, with the user's ``instructions``). Stops at the first non-``None`` result:
-    the replacement list of chat-completions messages (the system message first) or a
-    :class:`~mycode_core.records.CompactedView` carrying also the summary. Return ``None`` to
-    pass. The ``context_engine`` plugin summarises older turns; the core's default
-    (``trylast``) keeps the system prompt, the first user turn and the most recent turns.
-    A ``wrapper=True`` implementation may *veto* a compaction by returning ``None`` from
-    ``yield`` (the view is sent unchanged; if it cannot fit, the run ends with
-    ``context_overflow``). Raise ``mycode_core.runtime.context.ContextOverflow`` to end the run
-    with a message saying what is too big. History itself is never changed.
+    compact_threshold``, reason ``proactive``; with a ``mask`` strategy also below it every
+    ``keep_recent_results`` new tool results, to mask old ones in a batch: ``None`` if there
+    is nothing to do), after the provider reported a context-length error (``reactive``,
+    ``budget`` lowered to the learned limit), or on ``/compact`` (``manual``, with the
+    user's ``instructions``). Stops at the first non-``None`` result: the new messages (the
+    system message first) or a :class:`~mycode_core.records.CompactedView` (with the
+    summary). Return ``None`` to pass. The ``context_engine`` plugin masks and summarises;
+    the default (``trylast``) keeps the system prompt, the first user turn and recent turns.
+    A ``wrapper=True`` implementation may *veto* by returning ``None`` from ``yield`` (the
+    view is sent unchanged; if it cannot fit, the run ends with ``context_overflow``). Raise
+    ``mycode_core.api.ContextOverflow`` to end the run saying what is too big (history stays).
 
     :param messages: the current model view (system message first).
     :param budget: the token budget the result should fit (window minus output reserve).

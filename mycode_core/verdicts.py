@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SkipValidation
 
 Decision = Literal["allow", "deny", "ask"]
 Verdict = Literal["pass", "fail", "unverified"]
@@ -41,10 +41,8 @@ class StagnationVerdict(BaseModel):
 
 
 class CompletionVerdict(BaseModel):
-    """Answer of a ``completion_verdict`` policy for a final answer.
-
-    ``pass`` and ``unverified`` end the run; ``fail`` sends ``feedback`` back to the model.
-    """
+    """Answer of a ``completion_verdict`` policy for a final answer: ``pass`` and
+    ``unverified`` end the run; ``fail`` sends ``feedback`` back to the model."""
 
     verdict: Verdict
     feedback: str = ""
@@ -77,8 +75,9 @@ class CompactedView(BaseModel):
     """What a ``compact_context`` implementation may return instead of a plain list: the
     replacement messages (system message first) and the summary shown in the ``compaction``
     event, and the ``stage`` (``mask``: old tool results became placeholders; ``summary``:
-    older turns were summarised; ``truncate``: older turns were dropped)."""
+    older turns were summarised; ``truncate``: older turns were dropped). The messages are
+    not copied: those the view holds keep their identity (the transcript names them)."""
 
-    messages: list[dict[str, Any]]
+    messages: SkipValidation[list[dict[str, Any]]]
     summary: str | None = None
     stage: str | None = None

@@ -119,3 +119,53 @@ def test_compaction_never_orphans_tool_messages(turns: list[tuple[int, int]], bu
     tail = [m for m in trimmed[2:] if "left out" not in str(m.get("content"))]
     if tail:
         assert original[len(original) - len(tail) :] == tail
+
+
+def _result_turn(history: History, n: int, words: int = 20) -> None:
+    call = {"id": f"c{n}", "type": "function", "function": {"name": "t", "arguments": "{}"}}
+    history.append({"role": "assistant", "content": None, "tool_calls": [call]})
+    history.append({"role": "tool", "tool_call_id": f"c{n}", "content": "word " * words})
+
+
+def test_below_the_threshold_the_view_is_offered_again_every_recheck_results() -> None:
+    """Masking in batches: below the threshold the compactor sees the view again after
+    ``recheck`` new tool results (a decline starts the count again); past the threshold it
+    is compacted as always."""
+    history = History()
+    history.append({"role": "user", "content": "task"})
+    offers: list[int] = []
+
+    def compactor(messages: list[dict[str, Any]], budget: int, reason: str, *_: Any) -> Any:
+        offers.append(sum(m.get("role") == "tool" for m in messages))
+        assert reason == "proactive"
+        return None if len(offers) < 4 else [messages[0], messages[1]]
+
+    view = ModelView("sys", 10_000, compactor, threshold=0.8, recheck=3)
+    for n in range(9):
+        _result_turn(history, n)
+        assert view.build(history)[1] is None
+    assert offers == [3, 6, 9]  # declined each time, the counter starts again
+    history.append({"role": "user", "content": "word " * 8_000})  # past the threshold now
+    messages, change = view.build(history)
+    assert change is not None and change.reason == "proactive" and offers[-1] == 9
+    assert len(messages) == 2
+    plain = ModelView("sys", 10_000, compactor, threshold=0.8)  # no recheck: never offered
+    short = History()
+    for n in range(9):
+        _result_turn(short, n)
+        assert plain.build(short)[1] is None
+    assert len(offers) == 4
+
+
+def test_the_default_compaction_declines_a_batch_offer_below_the_threshold(
+    tmp_path: Any,
+) -> None:
+    from mycode_core.builtins.compaction import compact_context
+    from mycode_core.testing import make_context
+
+    context = make_context(tmp_path)
+    messages = [SYSTEM, {"role": "user", "content": "task " * 100}]
+    budget = sum(map(count_message, messages)) * 2
+    assert compact_context(messages, budget, context, "proactive") is None
+    assert compact_context(messages, budget, context, "reactive") is not None
+    assert compact_context(messages, budget // 3, context, "proactive") is not None

@@ -95,17 +95,47 @@ def test_the_strongest_source_wins_and_a_learned_limit_sticks() -> None:
 
 def test_discovery_reads_vllm_metadata() -> None:
     with FakeOpenAIServer(model="m", model_metadata={"max_model_len": 12_288}) as server:
-        assert discover_context_window(server.base_url, "m", timeout=5) == 12_288
+        assert discover_context_window(server.base_url, "m", timeout=5).window == 12_288
 
 
 def test_discovery_prefers_llama_cpp_running_context() -> None:
     meta = {"owned_by": "llamacpp", "meta": {"n_ctx_train": 131_072}}
     props = {"default_generation_settings": {"n_ctx": 8_192}}
     with FakeOpenAIServer(model="m", model_metadata=meta, props=props) as server:
-        assert discover_context_window(server.base_url, "m", timeout=5) == 8_192
+        assert discover_context_window(server.base_url, "m", timeout=5).window == 8_192
 
 
 def test_discovery_says_none_when_the_server_does_not_tell() -> None:
     with FakeOpenAIServer(model="m") as server:
-        assert discover_context_window(server.base_url, "m", timeout=5) is None
-    assert discover_context_window("http://127.0.0.1:9/v1", "m", timeout=1) is None
+        assert discover_context_window(server.base_url, "m", timeout=5) == (None, None)
+    assert discover_context_window("http://127.0.0.1:9/v1", "m", timeout=1) == (None, None)
+
+
+def test_discovery_reads_the_servers_reply_cap() -> None:
+    meta = {"max_model_len": 32_768, "max_completion_tokens": 4_000}
+    with FakeOpenAIServer(model="m", model_metadata=meta) as server:
+        assert discover_context_window(server.base_url, "m", timeout=5) == (32_768, 4_000)
+    openrouter = {"context_length": 200_000, "top_provider": {"max_completion_tokens": 8_192}}
+    with FakeOpenAIServer(model="m", model_metadata=openrouter) as server:
+        assert discover_context_window(server.base_url, "m", timeout=5) == (200_000, 8_192)
+    meta = {"owned_by": "llamacpp", "meta": {"n_ctx_train": 131_072}}
+    for settings, cap in (
+        ({"n_ctx": 8_192, "n_predict": 512}, 512),
+        ({"n_ctx": 8_192, "params": {"n_predict": 1_024}}, 1_024),
+        ({"n_ctx": 8_192, "params": {"n_predict": -1}}, None),  # llama.cpp: unlimited
+    ):
+        props = {"default_generation_settings": settings}
+        with FakeOpenAIServer(model="m", model_metadata=meta, props=props) as server:
+            assert discover_context_window(server.base_url, "m", timeout=5) == (8_192, cap)
+
+
+def test_the_reply_cap_is_the_smaller_of_ours_and_the_servers() -> None:
+    window = ContextWindow(default=128_000)
+    assert window.reserve == 16_384
+    window.discover(32_768, 2_000)
+    assert window.reserve == 2_000 and window.budget == 32_768 - 2_000
+    window.discover(None, None)  # nothing new said: what was said stays
+    assert (window.limit, window.reserve) == (32_768, 2_000)
+    configured = ContextWindow(default=128_000, reserve=1_000)
+    configured.discover(None, 4_000)
+    assert configured.reserve == 1_000  # the configured cap is below the server's

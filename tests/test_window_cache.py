@@ -17,16 +17,16 @@ from mycode_core.testing import FakeOpenAIServer, make_runner, run_cli, run_even
 
 
 def test_the_cache_keeps_one_window_per_server_and_model(tmp_path: Path) -> None:
-    assert cached_window(tmp_path, "http://a/v1", "m") is None
+    assert cached_window(tmp_path, "http://a/v1", "m").window is None
     remember_window(tmp_path, "http://a/v1/", "m", 32_000)
     remember_window(tmp_path, "http://a/v1", "other", 8_000)
-    assert cached_window(tmp_path, "http://a/v1", "m") == 32_000
-    assert cached_window(tmp_path, "http://a/v1", "other") == 8_000
-    assert cached_window(tmp_path, "http://b/v1", "m") is None
+    assert cached_window(tmp_path, "http://a/v1", "m").window == 32_000
+    assert cached_window(tmp_path, "http://a/v1", "other").window == 8_000
+    assert cached_window(tmp_path, "http://b/v1", "m").window is None
     remember_window(tmp_path, "http://a/v1", "m", None)
-    assert cached_window(tmp_path, "http://a/v1", "m") is None
+    assert cached_window(tmp_path, "http://a/v1", "m").window is None
     (tmp_path / "cache" / "windows.json").write_text("not json")
-    assert cached_window(tmp_path, "http://a/v1", "other") is None  # garbage: unknown
+    assert cached_window(tmp_path, "http://a/v1", "other").window is None  # garbage: unknown
 
 
 def test_probes_come_after_the_first_request_and_fill_the_cache(tmp_path: Path) -> None:
@@ -41,13 +41,13 @@ def test_probes_come_after_the_first_request_and_fill_the_cache(tmp_path: Path) 
         runner.view.window.requested.wait(5)
         deadline = threading.Event()
         for _ in range(100):
-            if cached_window(home, server.base_url, "m"):
+            if cached_window(home, server.base_url, "m").window:
                 break
             deadline.wait(0.05)
         runner.close()
         kinds = [r.method for r in server.requests]
         assert kinds.index("POST") < kinds.index("GET")  # no probe before the chat request
-        assert cached_window(home, server.base_url, "m") == 12_288
+        assert cached_window(home, server.base_url, "m").window == 12_288
 
 
 def test_a_cached_window_is_used_from_the_first_request(tmp_path: Path) -> None:
@@ -145,3 +145,29 @@ def test_a_bad_models_endpoint_never_holds_the_run(
     assert result.rc == 0, result.stderr
     assert result.stdout.strip() == "ok"
     assert "Traceback" not in result.stderr
+
+
+def test_the_servers_reply_cap_is_cached_and_sent_as_max_tokens(tmp_path: Path) -> None:
+    home = (tmp_path / "home").resolve()
+    meta = {"max_model_len": 32_768, "max_completion_tokens": 3_000}
+    with FakeOpenAIServer(model="m", model_metadata=meta) as server:
+        server.enqueue(turn("one"), turn("two"))
+        for prompt in ("first", "second"):
+            runner = make_runner(tmp_path, model="m", base_url=server.base_url, api_key="k")
+            runner.home = home
+            run_events(runner, prompt, close=False)
+            assert runner.view is not None
+            runner.view.window.requested.wait(5)
+            for _ in range(100):
+                if cached_window(home, server.base_url, "m").output:
+                    break
+                threading.Event().wait(0.05)
+            runner.close()
+        caps = [r.body.get("max_tokens") for r in server.chat_requests]
+        url = server.base_url
+    # the first run's request: a quarter of the default window; the second run knows the
+    # server's window and cap from the cache before its first request
+    assert caps == [16_384, 3_000]
+    assert cached_window(home, url, "m") == (32_768, 3_000)
+    remember_window(home, url, "m", 32_768)  # a later answer without a cap
+    assert cached_window(home, url, "m") == (32_768, None)

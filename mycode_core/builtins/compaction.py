@@ -21,15 +21,12 @@ def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str
     """System message, first user message, a note, then the longest recent tail that fits."""
     if not messages:
         return messages
-    head = [messages[0]]
-    rest = messages[1:]
+    head, rest = [messages[0]], messages[1:]
     first_user = next((i for i, m in enumerate(rest) if m.get("role") == "user"), None)
     if first_user is not None:
         head.append(rest[first_user])
         rest = rest[first_user + 1 :]
-    used = sum(count_message(m) for m in head) + 40
-    tail_start = len(rest)
-    running = 0
+    used, running, tail_start = sum(count_message(m) for m in head) + 40, 0, len(rest)
     costs = [count_message(m) for m in rest]
     for start in reversed(_turn_starts(rest)):
         segment = sum(costs[start:tail_start]) if tail_start > start else 0
@@ -37,8 +34,7 @@ def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str
             break
         running += segment
         tail_start = start
-    dropped = tail_start
-    tail = rest[tail_start:]
+    dropped, tail = tail_start, rest[tail_start:]
     if dropped == 0:
         return head + tail
     note = {
@@ -53,10 +49,14 @@ def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str
 
 @hookimpl(trylast=True)
 def compact_context(
-    messages: list[dict[str, Any]], budget: int, context: RunContext
+    messages: list[dict[str, Any]], budget: int, context: RunContext, reason: str
 ) -> list[dict[str, Any]] | None:
     """Keep the system prompt, the task and the most recent turns that fit half of ``budget``
-    (so the next compaction is many steps away), then re-state the pinned context."""
+    (so the next compaction is many steps away), then re-state the pinned context. A batch
+    offer below the threshold (made for masking engines) is declined."""
+    threshold = getattr(getattr(context.settings, "context", None), "compact_threshold", 0)
+    if reason == "proactive" and sum(map(count_message, messages)) <= budget * threshold:
+        return None
     trimmed = trim_to_budget(messages, budget // 2)
     pins = [f"## {pin.title}\n{pin.text}" for pin in list(context.pins.values())]
     if pins:

@@ -1,13 +1,14 @@
-"""Asking an OpenAI-compatible server how big the model's context window is.
+"""Asking an OpenAI-compatible server how big the model's context window and reply cap are.
 
-Servers that tell: vLLM (``/v1/models`` entries carry ``max_model_len``), llama.cpp
-(``/props`` → ``default_generation_settings.n_ctx``, the running context; ``/v1/models``
-→ ``meta.n_ctx_train``, the trained one), Ollama (``/api/show`` → ``num_ctx`` in its
-parameters, else ``<arch>.context_length`` in ``model_info``), OpenRouter and others
-(``context_length`` / ``context_window`` / ``max_context_length`` on the model entry).
+Windows: vLLM (``/v1/models`` ``max_model_len``), llama.cpp (``/props`` →
+``default_generation_settings.n_ctx``, the running context, over ``/v1/models``
+``meta.n_ctx_train``), Ollama (``/api/show``: ``num_ctx`` parameter, else
+``<arch>.context_length``), OpenRouter and others (``context_length`` / ``context_window`` /
+``max_context_length``). Reply caps: ``max_completion_tokens`` / ``max_output_tokens`` on the
+entry (OpenRouter: ``top_provider.max_completion_tokens``), llama.cpp's ``n_predict`` > 0.
 Stdlib only, short timeouts, every failure means "unknown". What a server said is cached per
-base URL and model under ``MYCODE_HOME`` (:func:`cached_window`), so a run knows its window
-before it asks again — in the background, after the first request (issue 24).
+base URL and model under ``MYCODE_HOME`` (:func:`cached_window`), so a run knows it before it
+asks again — in the background, after the first request (issue 24).
 """
 
 from __future__ import annotations
@@ -15,78 +16,89 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 MODEL_KEYS = ("max_model_len", "context_length", "context_window", "max_context_length")
+OUTPUT_KEYS = ("max_completion_tokens", "max_output_tokens")
 
 
-def _get(url: str, api_key: str | None, timeout: float, body: Any = None) -> Any:
+class Limits(NamedTuple):
+    """What a server says of a model: its window and its reply cap (``None``: not said)."""
+
+    window: int | None
+    output: int | None = None
+
+
+def _ask(url: str, api_key: str | None, timeout: float, body: Any = None) -> Any:
+    """The JSON the server answers at ``url``, or ``None`` (any failure means unknown)."""
     import urllib.request
 
-    headers = {"Accept": "application/json"}
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
-    data = None
-    if body is not None:
-        data = json.dumps(body).encode()
-        headers["Content-Type"] = "application/json"
-    request = urllib.request.Request(url, data=data, headers=headers)  # noqa: S310 - http(s) only
-    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-        return json.loads(response.read(2_000_000))
+    headers = {"Accept": "application/json", "Content-Type": "application/json"}
+    headers.update({"Authorization": f"Bearer {api_key}"} if api_key else {})
+    data = json.dumps(body).encode() if body is not None else None
+    try:
+        request = urllib.request.Request(url, data=data, headers=headers)  # noqa: S310 - http(s)
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+            return json.loads(response.read(2_000_000))
+    except (OSError, ValueError):  # URLError is an OSError
+        return None
 
 
 def _positive(value: Any) -> int | None:
-    if isinstance(value, bool):
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return int(value)
+    return int(value) if isinstance(value, str) and value.isdigit() and int(value) else None
+
+
+def _entries(data: Any, model: str) -> list[dict[str, Any]]:
+    """``model``'s entries in a ``/v1/models`` answer (the only entry if just one)."""
+    entries = data.get("data") if isinstance(data, dict) else None
+    entries = [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+    return [e for e in entries if e.get("id") == model] or (entries if len(entries) == 1 else [])
+
+
+def output_limit(listed: Any, props: Any, model: str) -> int | None:
+    """The reply cap the server reports in ``/v1/models`` or llama.cpp's ``/props``."""
+    for entry in _entries(listed, model):
+        provider = entry.get("top_provider")
+        told = provider.get("max_completion_tokens") if isinstance(provider, dict) else None
+        for value in (*map(entry.get, OUTPUT_KEYS), told):
+            if _positive(value):
+                return _positive(value)
+    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+    if not isinstance(settings, dict):
         return None
-    if isinstance(value, int | float) and value > 0:
-        return int(value)
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return None
+    params = settings.get("params")
+    return _positive((params if isinstance(params, dict) else settings).get("n_predict"))
 
 
 def from_models_list(data: Any, model: str) -> int | None:
     """The window of ``model`` in a ``/v1/models`` answer (the only entry if just one)."""
-    entries = data.get("data") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        return None
-    entries = [e for e in entries if isinstance(e, dict)]
-    chosen = [e for e in entries if e.get("id") == model] or (entries if len(entries) == 1 else [])
-    for entry in chosen:
-        for key in MODEL_KEYS:
-            value = _positive(entry.get(key))
-            if value:
-                return value
-        provider = entry.get("top_provider")
-        if isinstance(provider, dict) and _positive(provider.get("context_length")):
-            return _positive(provider.get("context_length"))
-        meta = entry.get("meta")
-        if isinstance(meta, dict):
-            value = _positive(meta.get("n_ctx")) or _positive(meta.get("n_ctx_train"))
-            if value:
-                return value
+    for entry in _entries(data, model):
+        provider, meta = entry.get("top_provider"), entry.get("meta")
+        provider, meta = [x if isinstance(x, dict) else {} for x in (provider, meta)]
+        told = (provider.get("context_length"), meta.get("n_ctx"), meta.get("n_ctx_train"))
+        for value in (*map(entry.get, MODEL_KEYS), *told):
+            if _positive(value):
+                return _positive(value)
     return None
 
 
 def from_props(data: Any) -> int | None:
     """llama.cpp's running context size from ``/props``."""
-    if not isinstance(data, dict):
-        return None
-    settings = data.get("default_generation_settings")
+    settings = data.get("default_generation_settings") if isinstance(data, dict) else None
     if isinstance(settings, dict) and _positive(settings.get("n_ctx")):
         return _positive(settings.get("n_ctx"))
-    return _positive(data.get("n_ctx"))
+    return _positive(data.get("n_ctx")) if isinstance(data, dict) else None
 
 
 def from_ollama_show(data: Any) -> int | None:
     """Ollama's context from ``/api/show``: a ``num_ctx`` parameter, else the model's own."""
     if not isinstance(data, dict):
         return None
-    parameters = data.get("parameters")
-    if isinstance(parameters, str):
-        match = re.search(r"^\s*num_ctx\s+(\d+)", parameters, re.M)
-        if match:
-            return int(match.group(1))
+    match = re.search(r"^\s*num_ctx\s+(\d+)", str(data.get("parameters") or ""), re.M)
+    if match:
+        return int(match.group(1))
     info = data.get("model_info")
     if isinstance(info, dict):
         for key, value in info.items():
@@ -97,34 +109,22 @@ def from_ollama_show(data: Any) -> int | None:
 
 def discover_context_window(
     base_url: str, model: str, api_key: str | None = None, timeout: float = 2.0
-) -> int | None:
-    """Ask the server at ``base_url`` (``…/v1``) for ``model``'s window; ``None`` if it
-    does not say. llama.cpp's running ``n_ctx`` wins over what ``/v1/models`` reports."""
+) -> Limits:
+    """Ask the server at ``base_url`` (``…/v1``) for ``model``'s window and reply cap (``None``
+    where it does not say); llama.cpp's running ``n_ctx`` wins over ``/v1/models``."""
     base = base_url.rstrip("/")
     root = base[: -len("/v1")] if base.endswith("/v1") else base
-    found: int | None = None
-    try:
-        listed = _get(f"{base}/models", api_key, timeout)
-    except (OSError, ValueError):  # URLError is an OSError
-        listed = None
-    found = from_models_list(listed, model) if listed is not None else None
-    owned = ""
-    if isinstance(listed, dict) and isinstance(listed.get("data"), list) and listed["data"]:
-        first = listed["data"][0]
-        owned = str(first.get("owned_by", "")) if isinstance(first, dict) else ""
+    listed, props = _ask(f"{base}/models", api_key, timeout), None
+    found = from_models_list(listed, model)
+    data = listed.get("data") if isinstance(listed, dict) else None
+    first = data[0] if isinstance(data, list) and data else None
+    owned = str(first.get("owned_by", "")) if isinstance(first, dict) else ""
     if found is None or owned == "llamacpp":
-        try:
-            props = from_props(_get(f"{root}/props", api_key, timeout))
-        except (OSError, ValueError):  # URLError is an OSError
-            props = None
-        if props:
-            return props
+        props = _ask(f"{root}/props", api_key, timeout)
+        found = from_props(props) or found
     if found is None and owned in ("library", "ollama", ""):
-        try:
-            found = from_ollama_show(_get(f"{root}/api/show", api_key, timeout, {"model": model}))
-        except (OSError, ValueError):  # URLError is an OSError
-            found = None
-    return found
+        found = from_ollama_show(_ask(f"{root}/api/show", api_key, timeout, {"model": model}))
+    return Limits(found, output_limit(listed, props, model) if found else None)
 
 
 CACHE_FILE = ("cache", "windows.json")
@@ -135,19 +135,20 @@ def _cache_key(base_url: str, model: str) -> str:
     return f"{base_url.rstrip('/')} {model}"
 
 
-def cached_window(home: Path, base_url: str, model: str) -> int | None:
-    """The window found for this server and model by an earlier run, or ``None``."""
+def cached_window(home: Path, base_url: str, model: str) -> Limits:
+    """The limits found for this server and model by an earlier run (``None``s if none)."""
     try:
         data = json.loads((home.joinpath(*CACHE_FILE)).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return Limits(None)
     value = data.get(_cache_key(base_url, model)) if isinstance(data, dict) else None
-    return _positive(value)
+    value = value if isinstance(value, list) and len(value) == 2 else [value, None]
+    return Limits(_positive(value[0]), _positive(value[1]))
 
 
-def remember_window(home: Path, base_url: str, model: str, window: int | None) -> None:
-    """Keep (or, with ``None``, forget) this server's window for later runs; written
-    atomically, failures ignored (it is only a cache)."""
+def remember_window(home: Path, base_url: str, model: str, window: Limits | int | None) -> None:
+    """Keep (or, with ``None``, forget) this server's window and reply cap for later runs;
+    written atomically, failures ignored (it is only a cache)."""
     import os
     import tempfile
 
@@ -156,20 +157,17 @@ def remember_window(home: Path, base_url: str, model: str, window: int | None) -
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {}
-    if not isinstance(data, dict):
-        data = {}
-    key = _cache_key(base_url, model)
-    if data.get(key) == window:
+    data = data if isinstance(data, dict) else {}
+    limits = window if isinstance(window, tuple) else Limits(window)
+    value = list(limits) if limits.output else limits.window
+    if data.get(key := _cache_key(base_url, model)) == value:
         return
-    if window:
-        data[key] = int(window)
-    else:
-        data.pop(key, None)
+    data[key] = value
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".windows-")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
+            json.dump({k: v for k, v in data.items() if v}, fh)
         os.replace(tmp, path)
     except OSError:
         return

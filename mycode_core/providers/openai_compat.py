@@ -248,13 +248,13 @@ class OpenAICompatibleModel:
         except Exception as exc:  # noqa: BLE001 - every failure is classified
             raise classify(exc, self.settings.base_url) from exc
 
-    def discover_context_window(self) -> int | None:
-        """The model's window as the server reports it (vLLM, llama.cpp, Ollama, OpenRouter),
-        or ``None``; called once in the background, never for the default OpenAI endpoint."""
-        from mycode_core.providers.discovery import discover_context_window
+    def discover_context_window(self) -> Any:
+        """The model's window and reply cap as the server reports them (vLLM, llama.cpp,
+        Ollama, OpenRouter: ``Limits``); once in the background, never for OpenAI itself."""
+        from mycode_core.providers.discovery import Limits, discover_context_window
 
         if not self.settings.base_url:
-            return None
+            return Limits(None)
         return discover_context_window(
             str(self.settings.base_url), self.model_id, self.settings.api_key, timeout=3.0
         )

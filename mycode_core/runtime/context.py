@@ -82,6 +82,7 @@ class ModelView:
         *,
         shaper: Shaper | None = None,
         threshold: float = 1.0,
+        recheck: int = 0,
     ) -> None:
         self.system_message: dict[str, Any] = {"role": "system", "content": system_prompt}
         self.bounded = not token_counts.exact()
@@ -92,17 +93,16 @@ class ModelView:
         self.calibration = Calibration()
         self.tool_tokens = 0
         self.threshold = min(1.0, max(0.1, float(threshold)))
-        self._compactor = compactor
-        self._shaper = shaper
+        self.recheck = max(0, int(recheck))
+        """Offer the view to the compactor again after this many new tool results, even below
+        the threshold (old results are masked in batches); 0: never."""
+        self._compactor, self._shaper = compactor, shaper
         self._prefix: list[dict[str, Any]] = []
-        self._prefix_tokens = 0
         self._tail: list[dict[str, Any]] = []
-        self._tail_tokens = 0
-        self._synced = 0
+        self._prefix_tokens = self._tail_tokens = self._synced = self._fresh = 0
         self._ids: dict[int, int] = {}
         self._manual: str | None = None
-        self._declined_below = 0
-        self.compactions = 0
+        self._declined_below = self.compactions = 0
 
     # ------------------------------------------------------------------ accounting
 
@@ -110,10 +110,6 @@ class ModelView:
     def budget(self) -> int:
         """Tokens the view may use (window minus output reserve; see :class:`ContextWindow`)."""
         return self.window.budget
-
-    @budget.setter
-    def budget(self, value: int) -> None:
-        self.window = ContextWindow(budget=int(value))
 
     def raw_tokens(self) -> int:
         """Our own count of the current view (system, messages, tool schemas); O(1)."""
@@ -164,6 +160,7 @@ class ModelView:
             self._tail.append(shaped)
             self._tail_tokens += tokens
             self._ids[id(shaped)] = index
+            self._fresh += entry.message.get("role") == "tool"
         self._synced = len(history)
 
     def messages(self) -> list[dict[str, Any]]:
@@ -210,8 +207,9 @@ class ModelView:
         """Return ``(messages, change)``; ``change`` is set when the view was compacted.
 
         Compacts when forced (``reason`` ``reactive``), when ``/compact`` asked (``manual``),
-        or when the estimate passes ``threshold`` of the budget (``proactive``). Raises
-        :class:`ContextOverflow` when even the compacted view does not fit.
+        when the estimate passes ``threshold`` of the budget or ``recheck`` tool results came
+        since the last offer (``proactive``). Raises :class:`ContextOverflow` when even the
+        compacted view does not fit.
         """
         self.sync(history)
         estimate = self.estimate()
@@ -224,9 +222,10 @@ class ModelView:
             reason, instructions, self._manual = "manual", self._manual or None, None
         elif force_compact:
             reason = reason or "reactive"
-        elif estimate > self.trigger() and (
-            estimate > self.budget or estimate >= self._declined_below
-        ):
+        elif (
+            estimate > self.trigger()
+            and (estimate > self.budget or estimate >= self._declined_below)
+        ) or 0 < self.recheck <= self._fresh:
             reason = "proactive"
         else:
             return self.messages(), None
@@ -235,15 +234,15 @@ class ModelView:
     def _compact(
         self, history: History, before: int, reason: str, instructions: str | None
     ) -> tuple[list[dict[str, Any]], ViewChange | None]:
-        current = self.messages()
+        current, self._fresh = self.messages(), 0
         # the budget the messages must fit, in our own token units (tool schemas set aside)
         target = max(64, int(self.budget / self.calibration.ratio) - self.tool_tokens)
         result = self._compactor(current, target, reason, instructions)
         if result is None:
             if before > self.budget and reason != "reactive":
                 raise ContextOverflow(self._overflow_text(current, before, "compaction declined"))
-            # declined: try again only once the view has grown noticeably
-            self._declined_below = before + max(64, self.budget // 20)
+            if before > self.trigger():  # declined: try again once the view has grown noticeably
+                self._declined_below = before + max(64, self.budget // 20)
             return current, None
         messages: list[dict[str, Any]] = list(getattr(result, "messages", None) or result)
         summary = getattr(result, "summary", None)

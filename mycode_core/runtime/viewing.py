@@ -12,7 +12,7 @@ from mycode_core.events import (
     CheckpointEvent,
 )
 from mycode_core.providers.base import ModelError, call_model
-from mycode_core.providers.discovery import cached_window, remember_window
+from mycode_core.providers.discovery import Limits, cached_window, remember_window
 from mycode_core.runtime import guards
 from mycode_core.runtime.context import ModelView
 from mycode_core.runtime.hookcalls import is_plugin_failure
@@ -20,7 +20,6 @@ from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
 
-DEFAULT_THRESHOLD = 0.8
 DISCOVERY_WAIT = 30.0
 """Seconds window discovery waits for the first reply before asking the server anyway."""
 
@@ -54,19 +53,19 @@ class Viewing(RunnerBase):
             configured=int(settings.context_window) if configured else None,
             reserve=settings.max_output_tokens,
         )
-        context = settings.section("context")
-        threshold = float(context.get("compact_threshold", DEFAULT_THRESHOLD))
-        if context.get("strategy") == "off":
-            threshold = 1.0  # only reactive handling at the hard limit
-        view = ModelView(
+        context = settings.context  # strategy off: only reactive handling at the hard limit
+        threshold = 1.0 if context.strategy == "off" else context.compact_threshold
+        batch = max(5, context.keep_recent_results) if "mask" in context.strategy else 0
+        view = ModelView(  # masking strategies mask old results in batches (recheck)
             prompt, window, self._compact, shaper=self._shape_message, threshold=threshold
         )
+        view.recheck = batch
         discover = getattr(self.model, "discover_context_window", None)
         if not configured and callable(discover):
             base_url = str(getattr(settings, "base_url", None) or "")
             model_id = str(getattr(self.model, "model_id", ""))
             if base_url:
-                window.discover(cached_window(self.home, base_url, model_id))
+                window.discover(*cached_window(self.home, base_url, model_id))
             threading.Thread(
                 target=self._refresh_window,
                 args=(window, discover, base_url, model_id),
@@ -85,8 +84,8 @@ class Viewing(RunnerBase):
         probes stay off the first request's path), then keep the answer for later runs."""
         window.requested.wait(DISCOVERY_WAIT)
         found = _quietly(discover)
-        window.discover(found)
-        if found and base_url:
+        window.discover(*found)
+        if found.window and base_url:
             remember_window(self.home, base_url, model_id, found)
 
     def _shape_message(self, message: dict[str, Any], budget: int) -> dict[str, Any] | None:
@@ -149,13 +148,14 @@ class Viewing(RunnerBase):
         self._emit(CheckpointEvent(text=text))
 
 
-def _quietly(function: Any) -> int | None:
-    """Call a discovery function; any failure means "unknown"."""
+def _quietly(function: Any) -> Limits:
+    """Call a discovery function (its window, or ``Limits``); any failure means "unknown"."""
     try:
         value = function()
     except Exception:  # noqa: BLE001 - discovery is best effort
-        return None
-    return int(value) if isinstance(value, int) and value > 0 else None
+        return Limits(None)
+    parts = (*value, None)[:2] if isinstance(value, tuple) else (value, None)
+    return Limits(*(v if isinstance(v, int) and v > 0 else None for v in parts))
 
 
 def _ignore(_text: str) -> None:

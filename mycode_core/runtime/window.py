@@ -92,6 +92,7 @@ class ContextWindow:
         self.default = int(default)
         self.configured = int(configured) if configured else None
         self.discovered: int | None = None
+        self.server_output: int | None = None  # the reply cap the server reports, if it does
         self.learned: int | None = None
         self.halved = False
         self._reserve = reserve
@@ -120,10 +121,9 @@ class ContextWindow:
     def reserve(self) -> int:
         """Tokens kept free for the reply, and the ``max_tokens`` every request carries:
         ``[model] max_output_tokens`` (at most half the window), else a quarter of the
-        window, at most :data:`MAX_OUTPUT_DEFAULT`."""
-        if self._reserve:
-            return max(1, min(int(self._reserve), self.limit // 2))
-        return max(1, min(MAX_OUTPUT_DEFAULT, self.limit // 4))
+        window, at most :data:`MAX_OUTPUT_DEFAULT`; never above the server's own cap."""
+        cap = int(self._reserve) if self._reserve else min(MAX_OUTPUT_DEFAULT, self.limit // 4)
+        return max(1, min(cap, self.limit // 2, self.server_output or cap))
 
     @property
     def budget(self) -> int:
@@ -145,11 +145,11 @@ class ContextWindow:
                 self._fixed_budget = min(self._fixed_budget, max(MIN_BUDGET, limit - self.reserve))
             return True
 
-    def discover(self, limit: int | None) -> None:
-        """Record the limit the server's metadata reports (ignored when config says)."""
-        if limit and limit > 0:
-            with self._lock:
-                self.discovered = int(limit)
+    def discover(self, limit: int | None, output: int | None = None) -> None:
+        """Record the window (ignored when config says) and reply cap the server reports."""
+        with self._lock:
+            self.discovered = int(limit) if limit and limit > 0 else self.discovered
+            self.server_output = int(output) if output and output > 0 else self.server_output
 
     def halve(self) -> bool:
         """Halve the budget once (an error named no limit); ``False`` if already halved."""

@@ -135,9 +135,12 @@ def compact_context(
     reason: str,
     instructions: str | None,
 ) -> Generator[None, Any, Any]:
-    """``PreCompact`` before any compaction policy, ``PostCompact`` after; see :mod:`.compact`."""
+    """``PreCompact`` before any compaction policy, ``PostCompact`` after; see :mod:`.compact`.
+    A batch offer below the threshold (old results masked, nothing summarised) runs neither."""
     from mycode_claude_compat import compact
 
+    if reason == "proactive" and compact.below_threshold(messages, budget, context):
+        return (yield)
     return (yield from compact.wrap(context, reason, instructions))
 
 

@@ -68,6 +68,27 @@ def test_precompact_runs_before_compaction(tmp_path: Path) -> None:
     assert records[0]["start"] <= compactions[0].ts
 
 
+def test_precompact_does_not_run_for_the_masking_batches(tmp_path: Path) -> None:
+    """Below the threshold the engine only masks old results (every keep_recent_results new
+    ones): nothing is summarised, so no PreCompact/PostCompact hook runs."""
+    env = Env(tmp_path / "e")
+    turns = [{"tool_calls": [{"name": "mid", "arguments": {}}]} for _ in range(20)]
+    runner = make_runner(
+        tmp_path,
+        plugin,
+        installed_plugin("context_engine"),
+        tools_plugin(_tool("mid", "word " * 300)),
+        turns=[*turns, {"content": "done"}],
+        context_window=128_000,
+        context={"keep_recent_results": 5},
+    )
+    hook = [("auto", [env.hook("pre")])]
+    hooks_file(runner.home / "hooks.json", {"PreCompact": hook, "PostCompact": hook})
+    events = run_events(runner)
+    assert [e.stage for e in events if e.type == "compaction"] == ["mask"] * 3
+    assert env.log("pre") == []
+
+
 def test_a_subagent_fires_subagent_stop_not_stop(tmp_path: Path) -> None:
     env = Env(tmp_path / "e")
     block = {"decision": "block", "reason": "Summarise the files you changed."}

@@ -108,7 +108,8 @@ def summary_message(task: str, summary: str | None, note: str | None, context: A
 def _overflow(system: dict[str, Any], task: str, context: Any, budget: int) -> str:
     pins = sum(count_text(p.text) for p in list(getattr(context, "pins", {}).values()))
     return (
-        f"the pinned context alone does not fit the context budget of {budget} tokens: system "
+        f"the pinned context alone does not fit the context budget of {budget} tokens (the "
+        "window minus the reply cap and the tool schemas): system "
         f"prompt ~{count_message(system)} tokens (AGENTS.md/CLAUDE.md included), the task "
         f"~{count_text(task)} tokens, pins ~{pins} tokens. Shorten the prompt or the project "
         "instructions, or use a model with a larger context window."
@@ -139,6 +140,8 @@ def compact_view(
     _check_pinned(system, body, budget, context)
     target = max(1, int(budget * settings.compact_target))
     masked = 0
+    if reason == "proactive" and _size(system, body) <= budget * settings.compact_threshold:
+        return _batch(system, body, budget, context, settings), None
     if "mask" in settings.strategy and reason != "manual":
         body = [_reshape(m, budget, settings, context) for m in body]
         keep = settings.keep_recent_results
@@ -160,6 +163,23 @@ def compact_view(
     if result is not None and summarize is _no_summary:
         result.stage = "truncate"
     return result, problem
+
+
+def _batch(
+    system: dict[str, Any],
+    body: list[dict[str, Any]],
+    budget: int,
+    context: Any,
+    settings: EngineSettings,
+) -> CompactedView | None:
+    """Below the threshold (the core offers the view every ``keep_recent_results`` new
+    results): every result but the last ``keep_recent_results`` masked at once, or ``None``
+    when none is to be masked. Batches keep the prefix stable in between."""
+    if "mask" not in settings.strategy:
+        return None
+    body = [_reshape(m, budget, settings, context) for m in body]
+    masked, count = mask_results(body, settings.keep_recent_results, lambda: context.artifacts_dir)
+    return CompactedView(messages=[system, *masked], stage="mask") if count else None
 
 
 def _check_pinned(
@@ -210,9 +230,12 @@ def _summarised(
     cut = len(body)
     used = 0
     most = 2 if reason == "manual" else len(segments)  # /compact keeps only the last turns
+    window = settings.keep_recent_results if "mask" in settings.strategy else len(body)
+    results = 0  # masking strategies keep the turns of the last keep_recent_results results
     for count, (start, end) in enumerate(reversed(segments)):
         cost = sum(costs[start:end])
-        if (used + cost > keep_budget or count >= most) and cut < len(body):
+        results += sum(1 for m in body[start:end] if m.get("role") == "tool")
+        if (used + cost > keep_budget or count >= most or results > window) and cut < len(body):
             break
         used += cost
         cut = start
@@ -225,7 +248,7 @@ def _summarised(
     summary, problem = (previous_summary, None)
     if older:
         summary, problem = summarize(older, previous_summary)
-        if summary is not None and count_text(summary) > summary_allowance * 1.5:
+        if problem is None and summary and count_text(summary) > summary_allowance * 1.5:
             summary, problem = previous_summary, "the model's summary was too long; not used"
         if problem is not None:
             summary = previous_summary
@@ -266,7 +289,15 @@ def _drop_first_segment(tail: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def problem_of(summary: str | None) -> str | None:
-    """Why a summariser reply cannot be used, or ``None``."""
+    """Why a summariser reply cannot be used, or ``None``: nothing, binary bytes, or the same
+    few words over and over (a model stuck in a loop)."""
+    from mycode_context_engine.shaping import is_binary
+
     if summary is None or not summary.strip():
         return "the summariser returned nothing"
+    if is_binary(summary):
+        return "the summariser returned binary garbage"
+    words = summary.split()
+    if len(words) >= 50 and len(set(words)) < len(words) / 20:
+        return "the summariser repeated itself (garbage)"
     return None

@@ -12,6 +12,17 @@ if TYPE_CHECKING:
 
 # The engine's modules are imported inside the hooks: loading the plugin (``mycode --help``
 # loads every plugin) costs nothing.
+_NOTICES = "context_engine.notices"
+
+
+def _notice(context: RunContext, message: str) -> None:
+    """A warning for the user, once per run for the same text."""
+    from mycode_core.events import NoticeEvent
+
+    seen = context.store.setdefault(_NOTICES, set())
+    if message not in seen:
+        seen.add(message)
+        context.emit(NoticeEvent(level="warning", message=message, source="context_engine"))
 
 
 def _summarizer(context: RunContext, instructions: str | None, budget: int) -> Summarize:
@@ -53,29 +64,19 @@ def compact_context(
     """Summarise older turns, keep the recent ones, re-state the pinned context."""
     from mycode_context_engine.compaction import compact_view
     from mycode_context_engine.settings import engine_settings
-    from mycode_core.events import NoticeEvent
 
     settings = engine_settings(context.settings)
     result, problem = compact_view(
         messages, budget, context, reason, settings, _summarizer(context, instructions, budget)
     )
     if result is not None and settings.strategy == "off":
-        context.emit(
-            NoticeEvent(
-                level="warning",
-                message="[context] strategy = off: the view reached the window's limit; older "
-                "turns were dropped (the task, pins and recorded facts stay)",
-                source="context_engine",
-            )
+        _notice(
+            context,
+            "[context] strategy = off: the view reached the window's limit; older turns were "
+            "dropped (the task, pins and recorded facts stay)",
         )
-    if result is not None and problem is not None:
-        context.emit(
-            NoticeEvent(
-                level="warning",
-                message=f"context compaction: {problem}; kept the recorded facts instead",
-                source="context_engine",
-            )
-        )
+    if result is not None and problem is not None:  # once per run for the same problem
+        _notice(context, f"context compaction: {problem}; kept the recorded facts instead")
     return result
 
 
@@ -115,7 +116,22 @@ def view_message(
     settings = engine_settings(context.settings)
     role = message.get("role")
     if role == "tool":
-        return shape_tool_result(message, budget, settings, lambda: context.artifacts_dir)
+        shaped = shape_tool_result(message, budget, settings, lambda: context.artifacts_dir)
+        content, text = message.get("content"), str((shaped or {}).get("content", ""))
+        size = len(content) if isinstance(content, str) else 0
+        if text.startswith("[binary output: "):
+            _notice(
+                context,
+                f"a tool result of {size:,} characters is binary bytes: the model sees a "
+                "placeholder and the path of the saved output",
+            )
+        elif shaped is not None and size > budget * 4:  # bigger than the window
+            _notice(
+                context,
+                f"a tool result of {size:,} characters is bigger than the context window: the "
+                "model sees its head and tail and the path of the saved full output",
+            )
+        return shaped
     if role == "assistant":
         return shape_tool_calls(message, settings)
     return None

@@ -12,6 +12,9 @@ STRATEGIES = ("mask+summary", "mask", "summary", "off")
 class EngineSettings:
     """Knobs of the context engine (``[context]`` in config.toml)."""
 
+    compact_threshold: float = 0.8
+    """The core compacts when the view passes this share of the budget; below it, the core
+    offers the view every ``keep_recent_results`` new results only to mask old ones."""
     compact_target: float = 0.5
     """A compaction brings the view down to this share of the budget (the core triggers it at
     ``compact_threshold``, 0.8): several steps pass between two compactions."""
@@ -53,7 +56,8 @@ def engine_settings(settings: Any) -> EngineSettings:
             elif isinstance(default, int):
                 values[name] = max(1, int(value))
             else:
-                values[name] = min(0.9, max(0.01, float(value)))
+                values[name] = min(1.0 if name == "compact_threshold" else 0.9, float(value))
+                values[name] = max(0.01, values[name])
         except (TypeError, ValueError):
             values[name] = default
     return EngineSettings(**values)

@@ -4,7 +4,8 @@
   ``MYCODE_HOME`` (readable with ``read_file``);
 * tool-call arguments over the size limit (a 1 MB ``write_file``): long string values are
   replaced by a placeholder — the call and its result stay, so tool-message pairing holds;
-* at compaction, older tool results shrink to one-line references (:func:`reference_line`).
+* old tool results become one-line placeholders in :mod:`.masking` (they use
+  :func:`describe_call` and :func:`save_full_output`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,15 @@ from mycode_context_engine.settings import EngineSettings
 
 CHARS_PER_TOKEN = 4
 LONG_VALUE = 200
+BINARY_SHARE = 0.1
+"""A result whose sampled characters are more than this share control bytes is binary."""
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
+
+
+def is_binary(text: str) -> bool:
+    """Whether ``text`` looks like decoded binary bytes (many control characters)."""
+    sample = text[:8_192]
+    return bool(sample) and len(_CONTROL.findall(sample)) > BINARY_SHARE * len(sample)
 
 
 def result_limit_chars(budget: int, settings: EngineSettings) -> int:
@@ -36,8 +46,8 @@ def save_full_output(content: str, call_id: str, artifacts: Path) -> Path | None
     path = artifacts / f"result-{_safe_name(call_id)}.txt"
     try:
         if not path.exists():
-            path.write_text(content, encoding="utf-8")
-    except OSError:
+            path.write_text(content, encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
         return None
     return path
 
@@ -73,12 +83,20 @@ def shape_tool_result(
     if not isinstance(content, str):
         return None
     limit = result_limit_chars(budget, settings)
-    if len(content) <= limit:
+    binary = len(content) > 200 and is_binary(content)
+    if len(content) <= limit and not binary:
         return None
     call_id = message.get("tool_call_id")
     if not call_id:  # no id to name the file by: name it by its content
         call_id = hashlib.sha1(content.encode("utf-8", "replace")).hexdigest()[:16]  # noqa: S324
     where = save_full_output(content, str(call_id), artifacts())
+    if binary:
+        saved = f"saved at {where}" if where is not None else "not saved"
+        text = (
+            f"[binary output: {len(content)} characters of mostly control bytes, not shown; "
+            f"{saved} — inspect it with run_command (e.g. `xxd FILE | head`)]"
+        )
+        return {**message, "content": text}
     return {**message, "content": head_and_tail(content, limit, where)}
 
 
@@ -137,19 +155,3 @@ def describe_call(call: dict[str, Any] | None) -> str:
             text = " ".join(str(text).split())
             parts.append(f"{key}={text[:60]}{'…' if len(text) > 60 else ''}")
     return f"{name}({', '.join(parts)})"
-
-
-def reference_line(message: dict[str, Any], call: dict[str, Any] | None) -> dict[str, Any]:
-    """An older tool result as a one-line reference (same ``tool_call_id``)."""
-    content = message.get("content")
-    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    lines = text.count("\n") + 1
-    saved = re.search(r"saved at (\S+)", text)
-    again = f"read {saved.group(1)}" if saved else "call the tool again"
-    return {
-        **message,
-        "content": (
-            f"[earlier result of {describe_call(call)}: {lines} lines, {len(text)} characters; "
-            f"no longer shown — {again} if you need it]"
-        ),
-    }

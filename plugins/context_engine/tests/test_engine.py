@@ -121,7 +121,7 @@ def test_a_compacted_view_holds_task_summary_facts_and_todos(tmp_path: Path) -> 
     ("reply", "problem"),
     [
         (lambda: "", "returned nothing"),
-        (lambda: "word " * 5_000, "too long"),
+        (lambda: " ".join(f"w{i}" for i in range(5_000)), "too long"),
         (lambda: (_ for _ in ()).throw(FatalModelError("HTTP 500: boom")), "request failed"),
     ],
 )
