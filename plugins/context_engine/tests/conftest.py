@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,10 @@ from typing import Any
 import pytest
 
 from mycode_core.testing import FAST_RETRY_CONFIG, CliResult, FakeOpenAIServer, run_cli, turn
+
+_HERE = str(Path(__file__).parent)
+if _HERE not in sys.path:  # this folder's view_helpers (pytest uses --import-mode=importlib)
+    sys.path.insert(0, _HERE)
 
 SUMMARY = (
     "## Goal\nAnswer the question about the files.\n## Progress\nRead several files.\n"

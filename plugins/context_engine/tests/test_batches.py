@@ -10,28 +10,12 @@ from typing import Any
 from mycode_context_engine.compaction import compact_view, is_summary_message
 from mycode_context_engine.masking import is_masked
 from mycode_context_engine.settings import EngineSettings
+from view_helpers import read_turns
 
 from mycode_core.testing import FakeOpenAIServer, make_context, tool_pairing_problems
 from mycode_core.tokens import count_message
 
-BIG = "\n".join(f"result line {n}: " + "x" * 60 for n in range(40))
 TASK = "TASK-4411: read the files"
-
-
-def _turns(count: int) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "SYSTEM"},
-        {"role": "user", "content": "the task"},
-    ]
-    for i in range(count):
-        call = {
-            "id": f"c{i}",
-            "type": "function",
-            "function": {"name": "read_file", "arguments": json.dumps({"path": f"f{i}.py"})},
-        }
-        messages.append({"role": "assistant", "content": f"step {i}", "tool_calls": [call]})
-        messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": f"{i}:{BIG}"})
-    return messages
 
 
 def _no_call(older: list[dict[str, Any]], previous: str | None) -> tuple[str | None, str | None]:
@@ -44,7 +28,7 @@ def _whole(messages: list[dict[str, Any]]) -> int:
 
 def test_a_batch_offer_below_the_threshold_only_masks(tmp_path: Path) -> None:
     context = make_context(tmp_path)
-    messages = _turns(20)
+    messages = read_turns(20)
     budget = sum(map(count_message, messages)) * 2  # far below the threshold
     settings = EngineSettings(keep_recent_results=5)
     view, problem = compact_view(messages, budget, context, "proactive", settings, _no_call)
@@ -63,7 +47,7 @@ def test_after_a_summary_a_masking_strategy_keeps_the_turns_of_the_last_results(
     tmp_path: Path,
 ) -> None:
     context = make_context(tmp_path)
-    messages = _turns(40)
+    messages = read_turns(40)
     masked, _ = compact_view(
         messages, 10**6, context, "proactive", EngineSettings(keep_recent_results=4), _no_call
     )

@@ -11,27 +11,10 @@ import pytest
 from mycode_context_engine.compaction import compact_view, is_summary_message
 from mycode_context_engine.masking import MASK_PREFIX, mask_results
 from mycode_context_engine.settings import EngineSettings
+from view_helpers import read_turns
 
 from mycode_core.testing import FakeOpenAIServer, make_context, run_cli, turn
 from mycode_core.tokens import count_message
-
-BIG = "\n".join(f"result line {n}: " + "x" * 60 for n in range(40))
-
-
-def _turns(count: int, size: str = BIG) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "SYSTEM"},
-        {"role": "user", "content": "the task"},
-    ]
-    for i in range(count):
-        call = {
-            "id": f"c{i}",
-            "type": "function",
-            "function": {"name": "read_file", "arguments": json.dumps({"path": f"f{i}.py"})},
-        }
-        messages.append({"role": "assistant", "content": f"step {i}", "tool_calls": [call]})
-        messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": f"{i}:{size}"})
-    return messages
 
 
 def _summary(older: list[dict[str, Any]], previous: str | None) -> tuple[str | None, str | None]:
@@ -42,7 +25,7 @@ def test_old_results_become_placeholders_naming_tool_arguments_size_and_a_readab
     tmp_path: Path,
 ) -> None:
     context = make_context(tmp_path)
-    messages = _turns(5)
+    messages = read_turns(5)
     masked, count = mask_results(messages, 2, lambda: context.artifacts_dir)
     assert count == 3
     tools = [m for m in masked if m["role"] == "tool"]
@@ -65,7 +48,7 @@ def test_small_results_are_not_masked_and_a_cut_result_keeps_its_saved_path(
     tmp_path: Path,
 ) -> None:
     context = make_context(tmp_path)
-    messages = _turns(3, size="short")
+    messages = read_turns(3, size="short")
     cut = "head\n… [9 lines elided; full output: /h/artifacts/s/command-1.log — read …] …\ntail"
     messages[3] = {**messages[3], "content": cut + "y" * 400}
     masked, count = mask_results(messages, 0, lambda: context.artifacts_dir)
@@ -76,7 +59,7 @@ def test_small_results_are_not_masked_and_a_cut_result_keeps_its_saved_path(
 
 def test_masking_alone_when_it_reaches_the_target(tmp_path: Path) -> None:
     context = make_context(tmp_path)
-    messages = _turns(30)
+    messages = read_turns(30)
     size = sum(map(count_message, messages))
     view, problem = compact_view(
         messages, int(size * 1.1), context, "proactive", EngineSettings(), _summary
@@ -89,7 +72,7 @@ def test_masking_alone_when_it_reaches_the_target(tmp_path: Path) -> None:
 
 def test_summary_second_when_masking_is_not_enough(tmp_path: Path) -> None:
     context = make_context(tmp_path)
-    messages = _turns(30)
+    messages = read_turns(30)
     view, _ = compact_view(messages, 3_000, context, "proactive", EngineSettings(), _summary)
     assert view is not None and view.stage == "summary"
     assert is_summary_message(view.messages[1])
@@ -101,7 +84,7 @@ def test_summary_second_when_masking_is_not_enough(tmp_path: Path) -> None:
 )
 def test_strategies(tmp_path: Path, strategy: str, stage: str) -> None:
     context = make_context(tmp_path)
-    messages = _turns(30)
+    messages = read_turns(30)
     calls: list[int] = []
 
     def summary(older: list[dict[str, Any]], previous: str | None) -> tuple[str, None]:
@@ -207,7 +190,7 @@ def test_the_view_composition_names_summary_recent_and_masked_tokens(tmp_path: P
     from mycode_core.runtime.context import ModelView
 
     context = make_context(tmp_path)
-    messages = _turns(12)
+    messages = read_turns(12)
     view_result, _ = compact_view(messages, 3_000, context, "proactive", EngineSettings(), _summary)
     assert view_result is not None
     view = ModelView("SYSTEM", 10_000, lambda *a: None)
