@@ -52,18 +52,11 @@ and the default window."""
 SUMMARY = "## Goal\nRead the files.\n## Progress\nRead many files.\n## Next steps\nRead more."
 
 
-class ReadingModel:
-    """Reads file ``f{i}.py`` at step ``i``; answers summaries; stops after ``steps``."""
+class ReadingModel(context_session.SessionModel):
+    """Reads file ``f{i}.py`` at step ``i``; answers summaries; stops after ``steps``
+    (the counters of :class:`context_session.SessionModel`, a simpler session)."""
 
     model_id = "bench:reader"
-
-    def __init__(self, steps: int) -> None:
-        self.steps = steps
-        self.step = 0
-        self.stamps: list[float] = []
-        self.requests: list[list[dict[str, Any]]] = []
-        self.sent_tokens = 0
-        self.side_tokens = 0
 
     def complete(self, messages: Any, tools: Any, on_text: Any) -> Any:
         from mycode_core.providers.base import ModelReply, ReplyToolCall
