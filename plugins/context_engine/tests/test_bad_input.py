@@ -11,8 +11,8 @@ from typing import Any
 
 import mycode_context_engine.plugin as engine
 import pytest
+from view_helpers import SideModel
 
-from mycode_core.providers.base import ModelReply
 from mycode_core.records import Tool, ToolResult
 from mycode_core.testing import (
     TurnsModel,
@@ -25,19 +25,6 @@ from mycode_core.testing import (
 )
 
 TASK = "TASK-9090: look at the output"
-
-
-class SideModel(TurnsModel):
-    """A scripted model whose tool-less requests (summaries) get ``summary()``."""
-
-    def __init__(self, turns: list[dict[str, Any]], summary: Callable[[], str]) -> None:
-        super().__init__(turns)
-        self.summary = summary
-
-    def complete(self, messages: Any, tools: Any, on_text: Any) -> Any:
-        if not tools:
-            return ModelReply(content=self.summary(), usage={"input_tokens": 0})
-        return super().complete(messages, tools, on_text)
 
 
 def _run(tmp_path: Path, model: TurnsModel, *plugins: object, **settings: Any) -> list[Any]:

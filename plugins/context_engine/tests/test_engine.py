@@ -9,9 +9,10 @@ from typing import Any
 
 import mycode_context_engine.plugin as engine
 import pytest
+from view_helpers import SideModel
 
 from mycode_core import hookimpl
-from mycode_core.providers.base import FatalModelError, ModelReply
+from mycode_core.providers.base import FatalModelError
 from mycode_core.records import Tool, ToolResult
 from mycode_core.testing import (
     TurnsModel,
@@ -23,21 +24,6 @@ from mycode_core.testing import (
 )
 
 TASK = "TASK-4242: read the files and report the sum"
-
-
-class SideModel(TurnsModel):
-    """A recording scripted model that answers tool-less requests (summaries) itself."""
-
-    def __init__(self, turns: list[dict[str, Any]], summary: Callable[[], str]) -> None:
-        super().__init__(turns)
-        self.summary = summary
-        self.side_calls: list[list[dict[str, Any]]] = []
-
-    def complete(self, messages: Any, tools: Any, on_text: Any) -> Any:
-        if not tools:
-            self.side_calls.append(json.loads(json.dumps(messages)))
-            return ModelReply(content=self.summary(), usage={"input_tokens": 0})
-        return super().complete(messages, tools, on_text)
 
 
 def reads(count: int) -> list[dict[str, Any]]:
