@@ -156,8 +156,8 @@ def allowed_entry_points() -> list[metadata.EntryPoint]:
     return [chosen[name] for name in sorted(chosen)]
 
 
-def _distribution(ep: metadata.EntryPoint) -> str | None:
-    dist = getattr(ep, "dist", None)
+def _distribution(ep: metadata.EntryPoint | None) -> str | None:
+    dist = getattr(ep, "dist", None)  # its name is read from its METADATA: only when needed
     return str(dist.name) if dist is not None else None
 
 
@@ -213,10 +213,10 @@ def get_plugin_manager(
     pm.mycode_report = report  # type: ignore[attr-defined]
     for module_name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
-    distributions: dict[str, str | None] = {}
+    entry_points: dict[str, metadata.EntryPoint] = {}
     for ep in allowed_entry_points() if load_entry_points else ():
         if not pm.has_plugin(ep.name):
-            distributions[ep.name] = _distribution(ep)
+            entry_points[ep.name] = ep
             started = time.perf_counter()
             try:  # ep.load(), not pluggy's loader: that re-reads every distribution per plugin
                 pm.register(ep.load(), name=ep.name)
@@ -225,7 +225,7 @@ def get_plugin_manager(
             except Exception as exc:  # noqa: BLE001 - any import error is reported, not fatal
                 if pm.has_plugin(ep.name):  # failed half-way (e.g. in a historic hook)
                     pm.unregister(name=ep.name)
-                problem = _problem(pm, ep.name, distributions[ep.name], exc, "failed to load")
+                problem = _problem(pm, ep.name, _distribution(ep), exc, "failed to load")
                 _warn(report, problem, warn, strict)
     if load_entry_points if load_files is None else load_files:
         _load_files(pm, report, workspace, trusted, warn, strict)
@@ -242,7 +242,7 @@ def get_plugin_manager(
                 plugin=name,
                 message=f"plugin {name!r} is invalid: {why}",
                 error_type="PluginValidationError",
-                distribution=distributions.get(name),
+                distribution=_distribution(entry_points.get(name)),
                 detail=why,
                 kind="invalid",
                 path=report.files.pop(name, None),

@@ -315,7 +315,8 @@ def tool_from_function(
             path_defaults[param.name] = default
     config = ConfigDict(extra="ignore")
     model = create_model(f"{func.__name__}_arguments", __config__=config, **fields)
-    call_model = create_model(f"{func.__name__}_call", __config__=config, **call_fields)
+    lazy = ConfigDict(extra="ignore", defer_build=True)  # validators built at the first call
+    call_model = create_model(f"{func.__name__}_call", __config__=lazy, **call_fields)
     schema = _tidy_schema(model.model_json_schema())
     text = description if description is not None else doc_description
     try:
