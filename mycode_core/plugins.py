@@ -81,6 +81,8 @@ class PluginReport:
     """Plugin files left out on purpose (untrusted workspace, a shadowing name): not errors."""
     files: dict[str, str] = field(default_factory=dict)
     """Plugin name -> path of each plugin loaded from a plugin file."""
+    distributions: dict[str, Any] = field(default_factory=dict)
+    """Plugin name -> the ``importlib.metadata.Distribution`` of each entry-point plugin."""
 
     @property
     def problems(self) -> list[str]:
@@ -154,8 +156,8 @@ def allowed_entry_points() -> list[metadata.EntryPoint]:
     return [chosen[name] for name in sorted(chosen)]
 
 
-def _distribution(ep: metadata.EntryPoint) -> str | None:
-    dist = getattr(ep, "dist", None)
+def _distribution(ep: metadata.EntryPoint | None) -> str | None:
+    dist = getattr(ep, "dist", None)  # its name is read from its METADATA: only when needed
     return str(dist.name) if dist is not None else None
 
 
@@ -211,20 +213,19 @@ def get_plugin_manager(
     pm.mycode_report = report  # type: ignore[attr-defined]
     for module_name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
-    distributions: dict[str, str | None] = {}
-    if load_entry_points:
-        for ep in allowed_entry_points():
-            if pm.has_plugin(ep.name):
-                continue
-            distributions[ep.name] = _distribution(ep)
+    entry_points: dict[str, metadata.EntryPoint] = {}
+    for ep in allowed_entry_points() if load_entry_points else ():
+        if not pm.has_plugin(ep.name):
+            entry_points[ep.name] = ep
             started = time.perf_counter()
-            try:
-                pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=ep.name)
+            try:  # ep.load(), not pluggy's loader: that re-reads every distribution per plugin
+                pm.register(ep.load(), name=ep.name)
+                report.distributions[ep.name] = getattr(ep, "dist", None)
                 report.import_ms[ep.name] = (time.perf_counter() - started) * 1000
             except Exception as exc:  # noqa: BLE001 - any import error is reported, not fatal
                 if pm.has_plugin(ep.name):  # failed half-way (e.g. in a historic hook)
                     pm.unregister(name=ep.name)
-                problem = _problem(pm, ep.name, distributions[ep.name], exc, "failed to load")
+                problem = _problem(pm, ep.name, _distribution(ep), exc, "failed to load")
                 _warn(report, problem, warn, strict)
     if load_entry_points if load_files is None else load_files:
         _load_files(pm, report, workspace, trusted, warn, strict)
@@ -241,7 +242,7 @@ def get_plugin_manager(
                 plugin=name,
                 message=f"plugin {name!r} is invalid: {why}",
                 error_type="PluginValidationError",
-                distribution=distributions.get(name),
+                distribution=_distribution(entry_points.get(name)),
                 detail=why,
                 kind="invalid",
                 path=report.files.pop(name, None),
@@ -351,10 +352,8 @@ def _enable_tracing(pm: pluggy.PluginManager) -> None:
 
 def plugin_distribution(pm: pluggy.PluginManager, plugin: object) -> tuple[str, str] | None:
     """``(distribution name, version)`` a plugin came from (``None`` for built-ins/extras)."""
-    for plugin_obj, dist in pm.list_plugin_distributions():
-        if plugin_obj is plugin:
-            return str(dist.metadata["Name"]), str(dist.version)
-    return None
+    dist = load_report(pm).distributions.get(pm.get_name(plugin) or "")
+    return (str(dist.metadata["Name"]), str(dist.version)) if dist is not None else None
 
 
 def plugin_version(pm: pluggy.PluginManager, plugin: object) -> str | None:

@@ -26,6 +26,7 @@ Risk = Literal["low", "medium", "high"]
 PathAccess = Literal["read", "write"]
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """What chat-completions endpoints accept as a function name."""
+CHECKED_SCHEMAS: set[str] = set()  # repr() of each input schema that passed (the CLI keeps them)
 
 
 class ToolResult(BaseModel):
@@ -51,13 +52,10 @@ class ToolResult(BaseModel):
         """The content flattened to plain text."""
         if isinstance(self.content, str):
             return self.content
-        parts = []
-        for block in self.content:
-            if block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-            else:
-                parts.append(f"[{block.get('type', 'block')}]")
-        return "\n".join(parts)
+        return "\n".join(
+            str(b.get("text", "")) if b.get("type") == "text" else f"[{b.get('type', 'block')}]"
+            for b in self.content
+        )
 
 
 ToolHandler = Callable[[dict[str, Any], "RunContext"], "ToolResult | str"]
@@ -144,18 +142,20 @@ class Tool(BaseModel):
             raise ValueError(
                 f"tool {self.name!r}: input_schema must be a JSON schema of type object"
             )
-        import jsonschema
+        if repr(schema) not in CHECKED_SCHEMAS:  # jsonschema: 40 ms to import
+            import jsonschema
 
-        try:
-            jsonschema.validators.validator_for(schema).check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            raise ValueError(f"tool {self.name!r}: invalid input_schema: {exc.message}") from None
-        properties = schema.get("properties") or {}
-        for argument in self.paths:
-            if argument not in properties:
+            try:
+                jsonschema.validators.validator_for(schema).check_schema(schema)
+            except jsonschema.SchemaError as err:
                 raise ValueError(
-                    f"tool {self.name!r}: paths names {argument!r}, which is not a parameter"
-                )
+                    f"tool {self.name!r}: invalid input_schema: {err.message}"
+                ) from None
+            CHECKED_SCHEMAS.add(repr(schema))
+        if missing := [n for n in self.paths if n not in (schema.get("properties") or {})]:
+            raise ValueError(
+                f"tool {self.name!r}: paths names {missing[0]!r}, which is not a parameter"
+            )
         return self
 
     def spec(self) -> dict[str, Any]:

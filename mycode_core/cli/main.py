@@ -229,17 +229,30 @@ def main(argv: Sequence[str] | None = None) -> None:
     if first in CORE_COMMANDS:
         build_cli(load_plugins=False).main(args=args, prog_name="mycode")
         return
+    if " " in first or _surely_a_task(first):  # a task: plugin commands are not needed
+        prompt_command.main(args=args, prog_name="mycode")
+        return
     try:
-        cli = build_cli(load_plugins=" " not in first)
+        cli = build_cli()
     except click.ClickException as exc:  # a plugin failed to load in strict mode
         exc.show()
         sys.exit(exc.exit_code)
     if first in cli.commands:
         _run_plugin_command(cli, args, first)
         return
-    if " " not in first:
-        _refuse_missing_command(cli, first)
+    _refuse_missing_command(cli, first)
     prompt_command.main(args=args, prog_name="mycode")
+
+
+def _surely_a_task(word: str) -> bool:
+    """Whether the fresh command cache says no plugin has (or had) a command ``word``, so the
+    plugins need not be imported twice (once for their commands, once for the run)."""
+    from mycode_core.cli import command_cache
+
+    cached = command_cache.load()
+    if cached is None or any(name == word for name, _ in cached):
+        return False
+    return command_cache.known_command(word) is None
 
 
 def _run_plugin_command(cli: click.Group, args: list[str], name: str) -> None:

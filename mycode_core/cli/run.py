@@ -182,6 +182,9 @@ def run_agent(
         from mycode_core.cli.trust_prompt import ask_once
 
         ask_once(workspace, home)
+    from mycode_core.cli import schema_cache
+
+    known_schemas = schema_cache.load(home)
     try:
         ensure_home(home)
         pm = get_plugin_manager(workspace=workspace, trusted=True if trust_workspace else None)
@@ -274,6 +277,7 @@ def run_agent(
         except OSError as exc:
             runner.close()
             return _home_error(home, exc)
+        schema_cache.save(home, known_schemas)
         problem = no_tools_problem(runner)
         if problem is not None:
             runner.close()

@@ -17,8 +17,6 @@ watched: writes there are not changes the completion gate should ask to verify.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
 import os
 import struct
@@ -50,18 +48,8 @@ _IN_ISDIR = 0x40000000
 _IN_ONLYDIR = 0x01000000
 _IN_DONT_FOLLOW = 0x02000000
 _IN_EXCL_UNLINK = 0x04000000
-_MASK = (
-    _IN_MODIFY
-    | _IN_ATTRIB
-    | _IN_CLOSE_WRITE
-    | _IN_MOVED_FROM
-    | _IN_MOVED_TO
-    | _IN_CREATE
-    | _IN_DELETE
-    | _IN_ONLYDIR
-    | _IN_DONT_FOLLOW
-    | _IN_EXCL_UNLINK
-)
+_CHANGES = _IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO
+_MASK = _CHANGES | _IN_CREATE | _IN_DELETE | _IN_ONLYDIR | _IN_DONT_FOLLOW | _IN_EXCL_UNLINK
 _EVENT = struct.Struct("iIII")
 
 Snapshot = dict[str, tuple[int, int, str]]
@@ -71,16 +59,18 @@ class _Inotify:
     """A minimal inotify binding through libc (Linux only)."""
 
     def __init__(self) -> None:
-        name = ctypes.util.find_library("c") or "libc.so.6"
-        self.libc = ctypes.CDLL(name, use_errno=True)
+        import ctypes  # in the watch thread, off the way to the first request
+
+        self.libc = ctypes.CDLL(None, use_errno=True)  # libc's symbols (no ldconfig subprocess)
+        self.errno = ctypes.get_errno
         self.fd = self.libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
         if self.fd < 0:
-            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
+            raise OSError(self.errno(), "inotify_init1 failed")
 
     def add(self, path: str) -> int:
         wd = int(self.libc.inotify_add_watch(self.fd, os.fsencode(path), _MASK))
         if wd < 0:
-            code = ctypes.get_errno()
+            code = self.errno()
             raise OSError(code, os.strerror(code))
         return wd
 
@@ -96,10 +86,9 @@ class _Inotify:
             chunks.append(data)
 
     def close(self) -> None:
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        # closing an inotify descriptor waits for the kernel to retire its watches (an SRCU
+        # grace period: ~15 ms, no CPU): let that happen beside whatever comes next
+        threading.Thread(target=_close_quietly, args=(self.fd,), daemon=True).start()
 
 
 class ChangeDetector:
@@ -111,6 +100,7 @@ class ChangeDetector:
         self._inotify: _Inotify | None = None
         self._dirs: dict[int, str] = {}
         self._ready = threading.Event()
+        self._closing = False
         self._pending: dict[str, bool] = {}
         """Paths seen changing since the mark, and whether they were created in that time."""
         self._snapshot: Snapshot | None = None
@@ -137,6 +127,8 @@ class ChangeDetector:
             self._give_up_watching()
         finally:
             self._ready.set()
+        if self._closing:  # closed while the watches were being set up
+            self.close()
 
     def _rearm(self) -> bool:
         """Set the watches up again after an overflow; False if that fails (then snapshots)."""
@@ -167,8 +159,8 @@ class ChangeDetector:
         stack = [str(top)]
         while stack:
             folder = stack.pop()
-            if len(self._dirs) >= MAX_WATCHED_DIRS:
-                raise OSError(errno.ENOSPC, "too many folders to watch")
+            if len(self._dirs) >= MAX_WATCHED_DIRS or self._closing:
+                raise OSError(errno.ENOSPC, "too many folders to watch (or closed)")
             try:
                 self._dirs[self._inotify.add(folder)] = folder
                 entries = list(os.scandir(folder))
@@ -320,10 +312,18 @@ class ChangeDetector:
         return sorted(found)
 
     def close(self) -> None:
-        """Stop watching."""
-        self._ready.wait(120)
-        with self._lock:
-            self._give_up_watching()
+        """Stop watching; watches still being set up stop at their next folder (no wait)."""
+        self._closing = True
+        if self._ready.is_set():
+            with self._lock:
+                self._give_up_watching()
+
+
+def _close_quietly(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
 
 
 def _skipped(rel: str) -> bool:

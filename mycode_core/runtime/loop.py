@@ -159,6 +159,9 @@ class AgentRunner(Acting, Viewing):
         """Run cleanup tasks (stop MCP servers) and close the transcript.
 
         ``reason`` reaches the ``session_end`` hook: ``exit``, ``clear`` or ``resume``."""
+        if self.changes is not None:  # first: its watches retire while the rest closes
+            self.changes.close()
+            self.changes = None
         if self._ready and not self._ended and self.context.agent_id is None:
             self._ended = True
             lifecycle.session_end(self.pm, self.context, reason)
@@ -170,9 +173,6 @@ class AgentRunner(Acting, Viewing):
         self.context.cleanup.clear()
         if self.orchestrator is not None:
             self.orchestrator.close()
-        if self.changes is not None:
-            self.changes.close()
-            self.changes = None
         self.events.close()
 
     def cancel(self) -> None:

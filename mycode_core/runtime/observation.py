@@ -87,8 +87,8 @@ class ValidationMatcher:
         patterns: dict[str, list[str]] = {k: list(v) for k, v in DEFAULT_VALIDATORS.items()}
         for kind, more in (extra or {}).items():
             patterns.setdefault(kind, []).extend(more)
-        self._compiled = [
-            (kind, re.compile(pattern)) for kind, items in patterns.items() for pattern in items
+        self._patterns = [  # compiled on first use (by ``re``'s cache): not on every start-up
+            (kind, pattern) for kind, items in patterns.items() for pattern in items
         ]
 
     def kind_of(self, command: str) -> str | None:
@@ -102,8 +102,8 @@ class ValidationMatcher:
                     part = (
                         rest[1] if prefix == "timeout " and len(rest) > 1 else part[len(prefix) :]
                     )
-            for kind, pattern in self._compiled:
-                if pattern.search(part):
+            for kind, pattern in self._patterns:
+                if re.search(pattern, part):
                     return kind
         return None
 

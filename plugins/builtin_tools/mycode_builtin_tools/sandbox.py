@@ -154,7 +154,9 @@ def _locate(configured: str | None) -> tuple[str | None, str | None]:
     path, rejected = bwrap_location.find(configured)
     if path is None:
         return None, rejected
-    if not _probe(path):
+    from mycode_builtin_tools.probe_cache import cached_probe
+
+    if not cached_probe(path, _probe):
         return None, NO_NAMESPACES
     return path, None
 
