@@ -117,6 +117,41 @@ def test_strict_mode_makes_a_broken_plugin_fatal(run: Any, tmp_path: Path) -> No
         assert result.events == []
 
 
+ECHO_AGAIN = """
+from mycode_core import hookimpl, tool
+
+
+@tool
+def echo(text: str) -> str:
+    '''Echo, a second time.'''
+    return text
+
+
+@hookimpl
+def register_tools(register):
+    register(echo)
+"""
+
+
+def test_strict_in_config_makes_load_and_tool_problems_fatal_too(
+    run: Any, tmp_path: Path, home: Path, site: Path
+) -> None:
+    """SPEC §7: ``[plugins] strict = true`` is the config form of ``MYCODE_STRICT_PLUGINS``:
+    a plugin that fails to load, or a tool name two plugins register, exits 2 before the run."""
+    write_plugin_dist(site, "echoagain", ECHO_AGAIN)
+    model = write_script(tmp_path / "s.json", [{"content": "hi"}])
+    args = ["-p", "hello there", "--model", model, "--output-format", "stream-json"]
+    for plugins, culprit in (("coretools,broken", "broken"), ("coretools,echoagain", "'echo'")):
+        assert run(args, MYCODE_LOAD_PLUGINS=plugins).rc == 0
+        (home / "config.toml").write_text("[plugins]\nstrict = true\n", "utf-8")
+        result = run(args, MYCODE_LOAD_PLUGINS=plugins)
+        (home / "config.toml").write_text("", "utf-8")
+        assert result.rc == 2, (plugins, result.stderr)
+        assert result.events == []
+        last = result.stderr.strip().splitlines()[-1]
+        assert culprit in last and "strict" in last and "Traceback" not in result.stderr
+
+
 def test_load_plugins_selects_and_empty_loads_none(run: Any) -> None:
     assert _names(run(["plugins"], MYCODE_LOAD_PLUGINS="good").stdout) == ["good"]
     assert _names(run(["plugins"], MYCODE_LOAD_PLUGINS=" good , coretools ").stdout) == [

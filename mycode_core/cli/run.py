@@ -90,6 +90,21 @@ def _print_recap(session_id: str, events: list[dict[str, Any]]) -> None:
         click.echo(click.style(line, dim=True), err=True)
 
 
+def _strict_load_failure(pm: Any, settings: Any) -> str | None:
+    """With ``[plugins] strict = true`` (SPEC §7), the first plugin that failed to load, as
+    the line to exit 2 with; ``MYCODE_STRICT_PLUGINS`` already stopped the load itself."""
+    from mycode_core.plugins import load_report
+    from mycode_core.runtime.guard import strict_from
+
+    errors = load_report(pm).errors
+    if not errors or not strict_from(settings):
+        return None
+    return (
+        f"{errors[0].message} ([plugins] strict is set: fix or disable the plugin, e.g. "
+        f"MYCODE_DISABLE_PLUGINS={errors[0].plugin}; the traceback: mycode plugins --check)"
+    )
+
+
 def _plugin_names(pm: Any) -> list[str]:
     """Loaded plugins and every installed entry point (a disabled plugin's table is known)."""
     from importlib import metadata
@@ -197,6 +212,8 @@ def run_agent(
         )
     except (ConfigError, PluginLoadError) as exc:
         return _fail(str(exc))
+    if (failed := _strict_load_failure(pm, settings)) is not None:
+        return _fail(failed)
     if not settings.model:  # issue 20: offer the local servers that answer (only now)
         from mycode_core.cli import local_models
 

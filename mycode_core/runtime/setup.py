@@ -8,9 +8,9 @@ from typing import Any
 import pluggy
 
 from mycode_core.errors import SetupError
-from mycode_core.plugins import strict_plugins
 from mycode_core.records import ContextSection, ModelProvider, RunContext, SlashCommand, Tool
 from mycode_core.runtime.context import render_system_prompt
+from mycode_core.runtime.guard import strict_from
 from mycode_core.runtime.hookcalls import (
     OnError,
     call_hook,
@@ -32,11 +32,11 @@ def collect_tools(
     A tool that cannot be registered (invalid, duplicate name) is one notice naming the plugin
     and what to fix; the plugin's other tools and the other plugins still load. ``on_error``
     also receives ``(plugin, message, exception)`` for each problem. With
-    ``MYCODE_STRICT_PLUGINS`` set (and no ``on_error``) the first problem raises
+    ``[plugins] strict`` or ``MYCODE_STRICT_PLUGINS`` (and no ``on_error``) the first raises
     :class:`SetupError` instead (exit code 2).
     """
     problems: list[str] = []
-    if on_error is None and strict_plugins():
+    if on_error is None and strict_from(context.settings):
 
         def on_error(plugin: str | None, message: str, exc: BaseException) -> None:
             problems.append(message)
@@ -45,7 +45,7 @@ def collect_tools(
     else:
         _collect_tools(pm, context, notice, on_error)
     if problems:
-        raise SetupError(f"{problems[0]} (MYCODE_STRICT_PLUGINS is set)")
+        raise SetupError(f"{problems[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)")
 
 
 def _collect_tools(
