@@ -9,7 +9,7 @@ import json
 import time
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = 1
 
@@ -42,6 +42,8 @@ class AgentEvent(BaseModel):
     ``parent_call_id`` (the ``delegate_task`` call that started it); both are absent for the
     main agent.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     type: str
     ts: float = Field(default_factory=time.time)

@@ -43,6 +43,7 @@ from pydantic.fields import FieldInfo
 
 from mycode_core.errors import ToolDefinitionError
 from mycode_core.records import RunContext, Tool, ToolResult
+from mycode_core.schema_keys import BUILT_SCHEMAS, schema_key
 
 PathMode = Literal["read", "write"]
 
@@ -313,11 +314,9 @@ def tool_from_function(
             call_fields[param.name] = (annotated, default)
         elif default is not ...:
             path_defaults[param.name] = default
-    config = ConfigDict(extra="ignore")
-    model = create_model(f"{func.__name__}_arguments", __config__=config, **fields)
     lazy = ConfigDict(extra="ignore", defer_build=True)  # validators built at the first call
     call_model = create_model(f"{func.__name__}_call", __config__=lazy, **call_fields)
-    schema = _tidy_schema(model.model_json_schema())
+    schema = _input_schema(func, fields)
     text = description if description is not None else doc_description
     try:
         return Tool(
@@ -337,6 +336,19 @@ def tool_from_function(
         loc = ".".join(str(part) for part in errors[0]["loc"]) if errors else ""
         why = why if loc == "name" or not loc else f"{loc}: {why}"
         raise ToolDefinitionError(f"@tool {func.__name__}: {why}", _defined_at(func)) from None
+
+
+def _input_schema(func: Callable[..., Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """The JSON schema of a tool's parameters: remembered, or built through pydantic."""
+    key = schema_key(func, fields)
+    if key is not None and (known := BUILT_SCHEMAS.get(key)) is not None:
+        return json.loads(json.dumps(known))  # a copy: callers may change theirs
+    config = ConfigDict(extra="ignore")
+    model = create_model(f"{func.__name__}_arguments", __config__=config, **fields)
+    schema = _tidy_schema(model.model_json_schema())
+    if key is not None:
+        BUILT_SCHEMAS[key] = json.loads(json.dumps(schema))
+    return schema
 
 
 def _defined_at(func: Callable[..., Any]) -> str:

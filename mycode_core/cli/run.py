@@ -107,10 +107,9 @@ def _strict_load_failure(pm: Any, settings: Any) -> str | None:
 
 def _plugin_names(pm: Any) -> list[str]:
     """Loaded plugins and every installed entry point (a disabled plugin's table is known)."""
-    from importlib import metadata
+    from mycode_core.plugins import installed_plugin_names
 
-    names = [name for name, _ in pm.list_name_plugin()]
-    return names + [ep.name for ep in metadata.entry_points(group="mycode")]
+    return [name for name, _ in pm.list_name_plugin()] + installed_plugin_names()
 
 
 def run_agent(

@@ -6,6 +6,9 @@ start-up, for the same schemas run after run (issue 24). A run of the CLI theref
 :func:`load`\\ s the schemas that passed before into ``records.CHECKED_SCHEMAS`` (only a schema
 not seen before is checked) and :func:`save`\\ s the new ones after its tools are registered.
 The file is written for one jsonschema version; a file of another version is not used.
+
+The same file keeps the input schemas built from ``@tool`` signatures
+(:data:`mycode_core.schema_keys.BUILT_SCHEMAS`, keyed by what each is built from).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 from pathlib import Path
 
 from mycode_core import records
+from mycode_core.schema_keys import BUILT_SCHEMAS
 
 CACHE_FILE = "schemas.json"
 MAX_SCHEMAS = 1000
@@ -34,30 +38,44 @@ def _jsonschema_version() -> str:
         return "-"
 
 
-def _read(home: Path) -> list[str]:
+def _read(home: Path) -> tuple[list[str], dict[str, dict[str, object]]]:
     try:
         data = json.loads(_path(home).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return []
+        return [], {}
     if not isinstance(data, dict) or data.get("jsonschema") != _jsonschema_version():
-        return []
-    return [item for item in data.get("schemas") or [] if isinstance(item, str)]
+        return [], {}
+    checked = [item for item in data.get("schemas") or [] if isinstance(item, str)]
+    built = data.get("built")
+    if not isinstance(built, dict):
+        return checked, {}
+    return checked, {k: v for k, v in built.items() if isinstance(v, dict) and isinstance(k, str)}
 
 
 def load(home: Path) -> set[str]:
-    """Mark the schemas remembered under ``home`` as checked; returns them."""
-    known = set(_read(home))
-    records.CHECKED_SCHEMAS.update(known)
-    return known
+    """Mark the schemas remembered under ``home`` as checked (and the built ones as built);
+    returns what was known, for :func:`save`."""
+    checked, built = _read(home)
+    records.CHECKED_SCHEMAS.update(checked)
+    for key, schema in built.items():
+        BUILT_SCHEMAS.setdefault(key, schema)
+    return set(checked) | {f"built:{key}" for key in built}
 
 
 def save(home: Path, known: set[str]) -> None:
-    """Remember the schemas checked in this process beyond ``known`` (best effort)."""
+    """Remember the schemas checked or built in this process beyond ``known`` (best effort)."""
     new = records.CHECKED_SCHEMAS - known
-    if not new:
+    new_built = {k: v for k, v in BUILT_SCHEMAS.items() if f"built:{k}" not in known}
+    if not new and not new_built:
         return
-    kept = [item for item in _read(home) if item not in new]
-    payload = {"jsonschema": _jsonschema_version(), "schemas": (kept + sorted(new))[-MAX_SCHEMAS:]}
+    checked, built = _read(home)
+    kept = [item for item in checked if item not in new]
+    built.update(new_built)
+    payload = {
+        "jsonschema": _jsonschema_version(),
+        "schemas": (kept + sorted(new))[-MAX_SCHEMAS:],
+        "built": dict(list(built.items())[-MAX_SCHEMAS:]),
+    }
     path = _path(home)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
