@@ -56,4 +56,7 @@ def _plain_metadata(extra: Any) -> bool:
         return True
     if isinstance(extra, FieldInfo):
         return not callable(extra.json_schema_extra)
-    return type(extra).__module__ == "annotated_types"  # constraints: dataclasses, full repr
+    kind = type(extra)
+    if kind.__module__ == "pydantic.json_schema" and kind.__name__ == "WithJsonSchema":
+        return isinstance(getattr(extra, "json_schema", None), dict)  # a dataclass: full repr
+    return kind.__module__ == "annotated_types"  # constraints: dataclasses, full repr
