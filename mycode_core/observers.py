@@ -19,6 +19,8 @@ from typing import Any, TypeVar
 
 import pluggy
 
+from mycode_core.errors import error_line
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 EVENT_TYPES_ATTRIBUTE = "mycode_event_types"
@@ -129,7 +131,7 @@ class ObserverPool:
                         "for one event); events are queued for it so the run is not slowed",
                     ),
                     failed=lambda plugin, exc: notice(
-                        plugin, f"plugin {plugin!r} failed in on_event: {type(exc).__name__}: {exc}"
+                        plugin, f"plugin {plugin!r} failed in on_event: {error_line(exc)}"
                     ),
                 )
             )
@@ -155,8 +157,11 @@ class ObserverPool:
         for observer in self._observers:
             if observer.thread is not None:
                 observer.thread.join(max(0.0, deadline - time.monotonic()))
-                if observer.thread.is_alive():
-                    missed[observer.name] = max(0, observer.queue.qsize() - 1)  # not the stop
+                # still alive: its stop is queued, so the queue holds the events it never
+                # got plus one for the event it is still busy with (not received in full)
+                count = observer.queue.qsize() if observer.thread.is_alive() else 0
+                if count:
+                    missed[observer.name] = count
                     print(
                         f"mycode: observer plugin {observer.name!r} did not receive "
                         f"{missed[observer.name]} event(s): still busy after "
