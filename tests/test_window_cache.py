@@ -67,7 +67,7 @@ def test_a_wrong_cached_window_is_learned_again(tmp_path: Path) -> None:
     home = (tmp_path / "home").resolve()
     with FakeOpenAIServer(model="m", context_window=3_000) as server:
         remember_window(home, server.base_url, "m", 200_000)  # the server shrank since
-        big = "word " * 3_000
+        big = "word " * 500  # fits 3,000 tokens, not with the reply cap of a 200,000 window
         server.enqueue(turn("done"), turn("done"))
         runner = make_runner(
             tmp_path,
@@ -82,9 +82,36 @@ def test_a_wrong_cached_window_is_learned_again(tmp_path: Path) -> None:
         assert runner.view is not None
         window = runner.view.window
         runner.close()
-    assert server.overflows >= 1
-    assert (window.limit, window.source) == (3_000, "learned")
-    assert events[-1].type == "result"
+        assert server.overflows >= 1
+        assert (window.limit, window.source) == (3_000, "learned")
+        assert events[-1].stop_reason == "completed"
+        assert cached_window(home, server.base_url, "m").window == 3_000  # the cache too
+        overflows = server.overflows
+        again = make_runner(tmp_path, model="m", base_url=server.base_url, api_key="k")
+        again.home = home
+        events = run_events(again, f"summarise {big}")
+        # the next run starts from the learned window: its first request already fits
+        assert server.overflows == overflows
+        assert events[-1].stop_reason == "completed"
+
+
+def test_a_learned_window_beats_the_bigger_one_the_server_reports(tmp_path: Path) -> None:
+    home = (tmp_path / "home").resolve()
+    meta = {"max_model_len": 200_000}  # the metadata says more than the server accepts
+    with FakeOpenAIServer(model="m", context_window=3_000, model_metadata=meta) as server:
+        server.enqueue(turn("done"), turn("done"))
+        runner = make_runner(
+            tmp_path, model="m", base_url=server.base_url, api_key="k", retry_max_delay=0.01
+        )
+        runner.home = home
+        events = run_events(runner, "summarise " + "word " * 500, close=False)
+        assert events[-1].stop_reason == "completed"
+        for thread in threading.enumerate():  # the background refresh has asked and written
+            if thread.name == "mycode-window-discovery":
+                thread.join(10)
+        runner.close()
+        assert "GET" in [r.method for r in server.requests]
+        assert cached_window(home, server.base_url, "m").window == 3_000
 
 
 class _BadModels(BaseHTTPRequestHandler):

@@ -66,6 +66,9 @@ class Viewing(RunnerBase):
             model_id = str(getattr(self.model, "model_id", ""))
             if base_url:
                 window.discover(*cached_window(self.home, base_url, model_id))
+                window.on_learn = lambda limit: remember_window(
+                    self.home, base_url, model_id, Limits(limit, window.server_output)
+                )
             threading.Thread(
                 target=self._refresh_window,
                 args=(window, discover, base_url, model_id),
@@ -81,10 +84,14 @@ class Viewing(RunnerBase):
         self, window: ContextWindow, discover: Any, base_url: str, model_id: str
     ) -> None:
         """Ask the server for its window once the first reply is in (never before: the
-        probes stay off the first request's path), then keep the answer for later runs."""
+        probes stay off the first request's path), then keep the answer for later runs (a
+        limit learned from the server's error wins over a bigger one it reports)."""
         window.requested.wait(DISCOVERY_WAIT)
         found = _quietly(discover)
         window.discover(*found)
+        learned = window.learned  # the server's error beats its metadata, in the cache too
+        if learned and (not found.window or learned < found.window):
+            found = Limits(learned, found.output)
         if found.window and base_url:
             remember_window(self.home, base_url, model_id, found)
 
