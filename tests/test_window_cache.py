@@ -115,9 +115,10 @@ def test_a_learned_window_beats_the_bigger_one_the_server_reports(tmp_path: Path
 
 
 class _BadModels(BaseHTTPRequestHandler):
-    """A probe (``/models``, ``/props``, ``/api/show``) hangs until released (``hang``), answers garbage
-    (``garbage``) or a real answer after 10 s (``slow``); every request is logged in order.
-    Chat: a tool call first (the probes start after the first reply), then a final answer."""
+    """A probe (``/models``, ``/props``, ``/api/show``) hangs until released (``hang``),
+    answers garbage (``garbage``) or a real answer after 10 s (``slow``); every request is
+    logged in order. Chat: a tool call first (the probes start after the first reply), then
+    a final answer."""
 
     mode = "hang"
     release = threading.Event()
