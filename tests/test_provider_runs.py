@@ -194,3 +194,37 @@ def test_retry_after_is_honoured(
         gap = server.chat_requests[1].received_at - server.chat_requests[0].received_at
         assert gap >= delay
     assert events[-1].final_text == "after the wait"
+
+
+TGI_OVERFLOW = (
+    "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. "
+    "Given: 4000 `inputs` tokens and 16384 `max_new_tokens`"
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"error": TGI_OVERFLOW, "error_type": "validation"},  # TGI: the error is a string
+        b"the request exceeds the available context size (4096 tokens), try increasing it",
+    ],
+)
+def test_a_context_error_that_is_no_openai_error_object_is_still_learned(
+    server: FakeOpenAIServer, run: Any, body: Any
+) -> None:
+    server.enqueue(http_error(400, body=body, headers={"Content-Type": "text/plain"}), turn("ok"))
+    events = run()
+    assert events[-1].stop_reason == "completed"
+    assert any("4096 tokens (learned" in n.message for n in _of(events, "notice"))
+    assert server.chat_requests[1].body["max_tokens"] < 4096
+
+
+def test_a_plain_text_error_body_is_named_in_the_message(
+    server: FakeOpenAIServer, run: Any
+) -> None:
+    page = b"<html>\n<body>upstream   exploded</body>\n</html>"
+    server.enqueue(http_error(502, body=page), http_error(404, body={"detail": "no model m"}))
+    events = run()
+    (retry,) = _of(events, "retry")
+    assert retry.message.endswith("<html> <body>upstream exploded</body> </html>")
+    assert events[-1].stop_reason == "model_error" and "no model m" in events[-1].error
