@@ -12,7 +12,12 @@ from typing import Any
 
 import pytest
 
-from mycode_core.providers.discovery import cached_window, remember_window
+from mycode_core.providers.discovery import (
+    Limits,
+    cached_window,
+    claimed_window,
+    remember_window,
+)
 from mycode_core.testing import FakeOpenAIServer, make_runner, run_cli, run_events, turn
 
 
@@ -27,6 +32,15 @@ def test_the_cache_keeps_one_window_per_server_and_model(tmp_path: Path) -> None
     assert cached_window(tmp_path, "http://a/v1", "m").window is None
     (tmp_path / "cache" / "windows.json").write_text("not json")
     assert cached_window(tmp_path, "http://a/v1", "other").window is None  # garbage: unknown
+
+
+def test_a_learned_window_is_cached_with_the_claim_it_beat(tmp_path: Path) -> None:
+    remember_window(tmp_path, "http://a/v1", "m", Limits(3_000, 500), claimed=200_000)
+    assert cached_window(tmp_path, "http://a/v1", "m") == (3_000, 500)
+    assert claimed_window(tmp_path, "http://a/v1", "m") == 200_000
+    remember_window(tmp_path, "http://a/v1", "m", 400_000)  # the metadata changed
+    assert cached_window(tmp_path, "http://a/v1", "m") == (400_000, None)
+    assert claimed_window(tmp_path, "http://a/v1", "m") is None
 
 
 def test_probes_come_after_the_first_request_and_fill_the_cache(tmp_path: Path) -> None:
@@ -106,12 +120,36 @@ def test_a_learned_window_beats_the_bigger_one_the_server_reports(tmp_path: Path
         runner.home = home
         events = run_events(runner, "summarise " + "word " * 500, close=False)
         assert events[-1].stop_reason == "completed"
-        for thread in threading.enumerate():  # the background refresh has asked and written
-            if thread.name == "mycode-window-discovery":
-                thread.join(10)
+        _join_discovery()
         runner.close()
         assert "GET" in [r.method for r in server.requests]
         assert cached_window(home, server.base_url, "m").window == 3_000
+        # the next run keeps it while the metadata claims the same 200,000: no new rejection
+        overflows, gets = server.overflows, len(server.requests)
+        again = make_runner(tmp_path, model="m", base_url=server.base_url, api_key="k")
+        again.home = home
+        events = run_events(again, "summarise " + "word " * 500, close=False)
+        _join_discovery()
+        assert again.view is not None
+        assert (again.view.window.limit, events[-1].stop_reason) == (3_000, "completed")
+        again.close()
+        assert "GET" in [r.method for r in server.requests[gets:]]  # it did ask again
+        assert server.overflows == overflows
+        assert cached_window(home, server.base_url, "m").window == 3_000
+        server.model_metadata["max_model_len"] = 400_000  # a new claim is believed
+        third = make_runner(tmp_path, model="m", base_url=server.base_url, api_key="k")
+        third.home = home
+        run_events(third, "hi", close=False)
+        _join_discovery()
+        third.close()
+        assert cached_window(home, server.base_url, "m").window == 400_000
+
+
+def _join_discovery() -> None:
+    """Wait for the background window refresh to have asked and written."""
+    for thread in threading.enumerate():
+        if thread.name == "mycode-window-discovery":
+            thread.join(10)
 
 
 class _BadModels(BaseHTTPRequestHandler):
