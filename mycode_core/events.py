@@ -6,6 +6,7 @@ The CLI, the JSON output, the transcript and plugins (``on_event``) all consume 
 from __future__ import annotations
 
 import json
+import math
 import time
 from typing import Any, Literal
 
@@ -55,9 +56,22 @@ class AgentEvent(BaseModel):
         try:
             return self.model_dump_json(exclude_none=True)
         except ValueError:  # issue 13: unpaired surrogates (model text) become U+FFFD
-            data = self.model_dump(mode="python", exclude_none=True)
-            text = json.dumps(data, default=str, ensure_ascii=False, separators=(",", ":"))
+            data = _finite(self.model_dump(mode="python", exclude_none=True))
+            text = json.dumps(
+                data, default=str, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+            )
             return without_lone_surrogates(text)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as ``None`` (``null``): strict JSON, like pydantic's."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 class SystemEvent(AgentEvent):

@@ -76,7 +76,8 @@ class PluginReport:
 
     errors: list[PluginProblem] = field(default_factory=list)
     import_ms: dict[str, float] = field(default_factory=dict)
-    """Wall milliseconds each entry point took to import and register (issue 24)."""
+    """Wall milliseconds each entry point and plugin file took to import and register
+    (issue 24)."""
     notices: list[str] = field(default_factory=list)
     """Plugin files left out on purpose (untrusted workspace, a shadowing name): not errors."""
     files: dict[str, str] = field(default_factory=dict)
@@ -282,7 +283,9 @@ def _load_files(
         _warn(report, problem, warn, strict)
 
     notice = functools.partial(_notice, report, warn=warn)
-    report.files.update(load_files(pm, workspace, trusted, selected, notice, failed))
+    report.files.update(
+        load_files(pm, workspace, trusted, selected, notice, failed, report.import_ms)
+    )
 
 
 def _problem(

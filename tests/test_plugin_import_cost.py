@@ -29,3 +29,22 @@ def test_a_heavy_import_is_named_with_its_cost(tmp_path: Path) -> None:
     assert len([line for line in notes if "'heavyweight'" in line]) == 1
     assert "over 50 ms" in notes[0]
     assert "Traceback" not in result.stderr
+
+
+def test_a_heavy_plugin_file_is_named_with_its_cost(tmp_path: Path) -> None:
+    home, site = tmp_path / "home", tmp_path / "site"
+    (home / "plugins").mkdir(parents=True)
+    (home / "plugins" / "slow.py").write_text(HEAVY, encoding="utf-8")
+    (home / "plugins" / "quick.py").write_text(LIGHT, encoding="utf-8")
+    write_plugin_dist(site, "packaged_heavy", HEAVY)
+    result = run_cli(["plugins", "--check"], tmp_path, home, pythonpath=[site])
+    assert result.rc == 0, result.stderr
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert rows["slow"]["source"] == "file"
+    assert rows["slow"]["import_ms"] >= 300
+    assert rows["packaged_heavy"]["import_ms"] >= 300
+    assert isinstance(rows["quick"]["import_ms"], float)
+    notes = [line for line in result.stderr.splitlines() if "to import" in line]
+    for name in ("slow", "packaged_heavy"):
+        assert len([line for line in notes if f"'{name}'" in line]) == 1, notes
+    assert "Traceback" not in result.stderr

@@ -13,10 +13,12 @@ from mycode_core.records import Tool
 from mycode_core.testing import (
     FakeOpenAIServer,
     completion,
+    delayed,
     http_error,
     make_runner,
     raw_sse,
     run_events,
+    stalled_stream,
     tools_plugin,
     turn,
 )
@@ -139,3 +141,90 @@ def test_token_budget(server: FakeOpenAIServer, run: Any) -> None:
 def test_the_max_output_tokens_setting_is_sent(server: FakeOpenAIServer, run: Any) -> None:
     run(max_output_tokens=321)
     assert server.chat_requests[0].body["max_tokens"] == 321
+
+
+# The http.client path (issue 24) keeps the SDK's behaviour: one timeout for every blocking
+# step, Retry-After in seconds or milliseconds, the same retry reasons.
+
+
+def test_no_answer_within_the_timeout_is_a_timeout_retry(
+    server: FakeOpenAIServer, run: Any
+) -> None:
+    server.enqueue(delayed(30.0, turn("far too late")), turn("on time"))
+    events = run(request_timeout=0.5)
+    assert [(r.reason, r.attempt) for r in _of(events, "retry")] == [("timeout", 1)]
+    assert "timed out" in _of(events, "retry")[0].message
+    assert (events[-1].stop_reason, events[-1].final_text) == ("completed", "on time")
+
+
+def test_a_stream_that_stalls_past_the_timeout_is_retried(
+    server: FakeOpenAIServer, run: Any
+) -> None:
+    server.enqueue(stalled_stream("Half an ans", 30.0), turn("a whole answer"))
+    events = run(request_timeout=0.5)
+    assert [r.reason for r in _of(events, "retry")] == ["broken_stream"]
+    assert [e.content for e in _of(events, "assistant")] == ["a whole answer"]
+    assert events[-1].final_text == "a whole answer"
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "reason", "delay"),
+    [
+        (429, {"retry-after-ms": "250"}, "rate_limit", 0.25),
+        (503, {"Retry-After": "0.4"}, "server_error", 0.4),
+        (429, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, "rate_limit", None),
+    ],
+)
+def test_retry_after_is_honoured(
+    server: FakeOpenAIServer,
+    run: Any,
+    status: int,
+    headers: dict[str, str],
+    reason: str,
+    delay: float | None,
+) -> None:
+    server.enqueue(http_error(status, "wait", headers=headers), turn("after the wait"))
+    events = run(retry_base_delay=0.001, retry_max_delay=5.0)
+    (retry,) = _of(events, "retry")
+    assert retry.reason == reason
+    if delay is None:  # an HTTP date is not read (as before): the backoff decides
+        assert retry.delay < 0.01
+    else:
+        assert retry.delay == delay
+        gap = server.chat_requests[1].received_at - server.chat_requests[0].received_at
+        assert gap >= delay
+    assert events[-1].final_text == "after the wait"
+
+
+TGI_OVERFLOW = (
+    "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. "
+    "Given: 4000 `inputs` tokens and 16384 `max_new_tokens`"
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"error": TGI_OVERFLOW, "error_type": "validation"},  # TGI: the error is a string
+        b"the request exceeds the available context size (4096 tokens), try increasing it",
+    ],
+)
+def test_a_context_error_that_is_no_openai_error_object_is_still_learned(
+    server: FakeOpenAIServer, run: Any, body: Any
+) -> None:
+    server.enqueue(http_error(400, body=body, headers={"Content-Type": "text/plain"}), turn("ok"))
+    events = run()
+    assert events[-1].stop_reason == "completed"
+    assert any("4096 tokens (learned" in n.message for n in _of(events, "notice"))
+    assert server.chat_requests[1].body["max_tokens"] < 4096
+
+
+def test_a_plain_text_error_body_is_named_in_the_message(
+    server: FakeOpenAIServer, run: Any
+) -> None:
+    page = b"<html>\n<body>upstream   exploded</body>\n</html>"
+    server.enqueue(http_error(502, body=page), http_error(404, body={"detail": "no model m"}))
+    events = run()
+    (retry,) = _of(events, "retry")
+    assert retry.message.endswith("<html> <body>upstream exploded</body> </html>")
+    assert events[-1].stop_reason == "model_error" and "no model m" in events[-1].error

@@ -65,7 +65,9 @@ def test_tools_and_parameters_follow_the_messages() -> None:
 
 def test_values_json_cannot_hold_are_sent_as_text() -> None:
     assert json.loads(dumps({"a": {1, 2} and (1,), "b": b"x"})) == {"a": [1], "b": "x"}
-    assert json.loads(dumps({"s": "\ud800"})) == {"s": "\ud800"}  # lone surrogate: escaped
+    # a lone surrogate is U+FFFD: strict parsers (llama.cpp's) reject a lone \ud800 escape
+    assert dumps({"s": "a\ud800b"}) == '{"s":"a\ufffdb"}'.encode()
+    assert json.loads(dumps({"s": "\ud83d\ude00"})) == {"s": "\U0001f600"}  # a pair stays
     assert json.loads(dumps({"n": float("nan"), "m": 1.5})) == {"n": None, "m": 1.5}
     cycle: list[Any] = [1]
     cycle.append(cycle)

@@ -254,7 +254,8 @@ def check_plugins(
     ``contributes`` (every kind of :data:`mycode_core.cli.contributions.KINDS`: tools, models,
     policies, commands, slash commands, skills, agent profiles, context sections, observers,
     settings),
-    and ``import_ms`` for entry points (the wall time of importing and registering it).
+    and ``import_ms`` for entry points and plugin files (the wall time of importing and
+    registering it).
     Plugins that failed to load are always listed. Strict mode does not stop the check.
     Raises ``ValueError`` for an unknown ``hook_name``. ``extend(pm, rows)`` may add fields to
     the rows of loaded plugins (``mycode plugins --plugin-dir``).

@@ -128,27 +128,49 @@ def discover_context_window(
 
 
 CACHE_FILE = ("cache", "windows.json")
-"""Where discovered windows are kept, under ``MYCODE_HOME``: ``{"<base url> <model>": n}``."""
+"""Where discovered windows are kept, under ``MYCODE_HOME``: ``{"<base url> <model>": n}``,
+or ``[n, reply cap]``, or ``[n, reply cap, claimed]`` when ``n`` was learned from the server's
+error while its metadata claimed the bigger ``claimed``."""
 
 
 def _cache_key(base_url: str, model: str) -> str:
     return f"{base_url.rstrip('/')} {model}"
 
 
-def cached_window(home: Path, base_url: str, model: str) -> Limits:
-    """The limits found for this server and model by an earlier run (``None``s if none)."""
+def _entry(home: Path, base_url: str, model: str) -> list[Any]:
+    """The cached ``[window, reply cap, claimed]`` (``None`` where unknown)."""
     try:
         data = json.loads((home.joinpath(*CACHE_FILE)).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return Limits(None)
+        return [None, None, None]
     value = data.get(_cache_key(base_url, model)) if isinstance(data, dict) else None
-    value = value if isinstance(value, list) and len(value) == 2 else [value, None]
-    return Limits(_positive(value[0]), _positive(value[1]))
+    value = value if isinstance(value, list) and len(value) in (2, 3) else [value]
+    return [_positive(item) for item in (*value, None, None)[:3]]
 
 
-def remember_window(home: Path, base_url: str, model: str, window: Limits | int | None) -> None:
-    """Keep (or, with ``None``, forget) this server's window and reply cap for later runs;
-    written atomically, failures ignored (it is only a cache)."""
+def cached_window(home: Path, base_url: str, model: str) -> Limits:
+    """The limits found for this server and model by an earlier run (``None``s if none)."""
+    window, output, _ = _entry(home, base_url, model)
+    return Limits(window, output)
+
+
+def claimed_window(home: Path, base_url: str, model: str) -> int | None:
+    """The window the server's metadata claimed when a smaller one was learned from its
+    error (while it still claims it, the learned one stands), or ``None``."""
+    window, _, claimed = _entry(home, base_url, model)
+    return claimed if window else None
+
+
+def remember_window(
+    home: Path,
+    base_url: str,
+    model: str,
+    window: Limits | int | None,
+    claimed: int | None = None,
+) -> None:
+    """Keep (or, with ``None``, forget) this server's window and reply cap for later runs
+    (``claimed``: the bigger window its metadata claims, when this one was learned from its
+    error); written atomically, failures ignored (it is only a cache)."""
     import os
     import tempfile
 
@@ -159,7 +181,9 @@ def remember_window(home: Path, base_url: str, model: str, window: Limits | int 
         data = {}
     data = data if isinstance(data, dict) else {}
     limits = window if isinstance(window, tuple) else Limits(window)
-    value = list(limits) if limits.output else limits.window
+    value: Any = list(limits) if limits.output else limits.window
+    if claimed and limits.window:
+        value = [*limits, claimed]
     if data.get(key := _cache_key(base_url, model)) == value:
         return
     data[key] = value

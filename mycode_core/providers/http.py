@@ -34,11 +34,27 @@ class StatusFailure(Exception):
         self.body = body.get("error", body) if isinstance(body, dict) else body
         self.headers = headers
         message = f"Error code: {status}"
-        inner = self.body.get("message") if isinstance(self.body, dict) else None
-        if isinstance(inner, str) and inner:
+        inner = _said(self.body)
+        if inner:
             message += f" - {inner}"
         self.message = message
         super().__init__(message)
+
+
+ERROR_TEXT_CHARS = 500
+"""How much of an error body that is not an OpenAI error object goes into the message."""
+
+
+def _said(body: Any) -> str:
+    """What an error body says: its ``message``, else a ``detail`` or ``error`` string (TGI,
+    FastAPI servers), else a plain-text body, on one line and cut short (``""``: nothing)."""
+    if isinstance(body, dict):
+        said = next(
+            (v for v in map(body.get, ("message", "detail", "error")) if isinstance(v, str)), ""
+        )
+    else:
+        said = body if isinstance(body, str) else ""
+    return " ".join(said.split())[:ERROR_TEXT_CHARS]
 
 
 def _raise_for_status(response: Any) -> None:

@@ -6,7 +6,8 @@ fragment is kept for as long as the message is in the view: building a request b
 to the server as is (no SDK transform of the whole history).
 
 A value JSON cannot represent (an object a plugin put in a message, a lone surrogate in a
-string) never fails the request: it is sent as its text, or ``\\u`` escaped.
+string) never fails the request: it is sent as its text, a lone surrogate as U+FFFD (as the
+events and the transcript show it).
 """
 
 from __future__ import annotations
@@ -41,20 +42,19 @@ def _plain(value: Any, seen: frozenset[int] = frozenset()) -> Any:
 
 
 def _encode(value: Any) -> bytes:
+    text = json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), default=_fallback, allow_nan=False
+    )
     try:
-        text = json.dumps(
-            value, ensure_ascii=False, separators=(",", ":"), default=_fallback, allow_nan=False
-        )
         return text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: \u escapes are valid JSON
-        return json.dumps(value, separators=(",", ":"), default=_fallback, allow_nan=False).encode(
-            "ascii"
-        )
+    except UnicodeEncodeError:  # a lone surrogate: U+FFFD, as in events (strict parsers
+        # such as llama.cpp's reject a lone ``\ud800`` escape)
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
 
 
 def dumps(value: Any) -> bytes:
     """Compact UTF-8 JSON of ``value``, never raising for an unknown type, a surrogate,
-    NaN or a cycle (those are sent as ``null`` and ``"[cycle]"``)."""
+    NaN or a cycle (those are sent as U+FFFD, ``null`` and ``"[cycle]"``)."""
     try:
         return _encode(value)
     except (ValueError, RecursionError):

@@ -12,7 +12,12 @@ from mycode_core.events import (
     CheckpointEvent,
 )
 from mycode_core.providers.base import ModelError, call_model
-from mycode_core.providers.discovery import Limits, cached_window, remember_window
+from mycode_core.providers.discovery import (
+    Limits,
+    cached_window,
+    claimed_window,
+    remember_window,
+)
 from mycode_core.runtime import guards
 from mycode_core.runtime.context import ModelView
 from mycode_core.runtime.hookcalls import is_plugin_failure
@@ -66,6 +71,13 @@ class Viewing(RunnerBase):
             model_id = str(getattr(self.model, "model_id", ""))
             if base_url:
                 window.discover(*cached_window(self.home, base_url, model_id))
+                window.on_learn = lambda limit: remember_window(
+                    self.home,
+                    base_url,
+                    model_id,
+                    Limits(limit, window.server_output),
+                    claimed_window(self.home, base_url, model_id),
+                )
             threading.Thread(
                 target=self._refresh_window,
                 args=(window, discover, base_url, model_id),
@@ -81,9 +93,27 @@ class Viewing(RunnerBase):
         self, window: ContextWindow, discover: Any, base_url: str, model_id: str
     ) -> None:
         """Ask the server for its window once the first reply is in (never before: the
-        probes stay off the first request's path), then keep the answer for later runs."""
+        probes stay off the first request's path), then keep the answer for later runs.
+
+        A limit learned from the server's error beats the bigger window its metadata claims,
+        in this run and (with that claim) in the cache: while the metadata claims the same,
+        later runs keep the learned limit."""
         window.requested.wait(DISCOVERY_WAIT)
         found = _quietly(discover)
+        learned = window.learned
+        if base_url and found.window and learned and learned < found.window:
+            window.discover(None, found.output)
+            remember_window(
+                self.home, base_url, model_id, Limits(learned, found.output), found.window
+            )
+            return
+        if (
+            base_url
+            and found.window
+            and found.window == claimed_window(self.home, base_url, model_id)
+        ):
+            window.discover(None, found.output)  # the claim that was wrong: the cache stands
+            return
         window.discover(*found)
         if found.window and base_url:
             remember_window(self.home, base_url, model_id, found)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 MIN_BUDGET = 1024
@@ -100,6 +101,8 @@ class ContextWindow:
         self._lock = threading.Lock()
         self.requested = threading.Event()
         """Set once the first model reply arrived: discovery asks the server after that."""
+        self.on_learn: Callable[[int], None] | None = None
+        """Called with each limit :meth:`learn` takes (the runner keeps it in the cache)."""
 
     @property
     def limit(self) -> int:
@@ -143,7 +146,9 @@ class ContextWindow:
             self.learned = limit
             if self._fixed_budget is not None:
                 self._fixed_budget = min(self._fixed_budget, max(MIN_BUDGET, limit - self.reserve))
-            return True
+        if self.on_learn is not None:
+            self.on_learn(limit)
+        return True
 
     def discover(self, limit: int | None, output: int | None = None) -> None:
         """Record the window (ignored when config says) and reply cap the server reports."""
