@@ -272,3 +272,139 @@ def test_every_failing_hook_notice_names_plugin_and_hook(tmp_path: Path) -> None
     name = runner.pm.get_name(plugin)
     assert {(name, "build_context"), (name, "session_start")} <= named
     assert events[-1].stop_reason == "completed"
+
+
+class PassThrough:
+    """An innocent wrapper that reads the inner verdict (as claude_compat and skills do)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    @hookimpl(wrapper=True)
+    def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+        verdict = yield
+        self.seen.append(verdict.decision)  # chokes on a dict
+        return verdict
+
+    @hookimpl(wrapper=True)
+    def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+        verdict = yield
+        self.seen.append(verdict.verdict)
+        return verdict
+
+
+@pytest.mark.parametrize("answer", [lambda: {"decision": "allow"}, _later], ids=["dict", "coro"])
+def test_a_wrong_answer_is_blamed_on_its_plugin_not_on_the_wrapper_around_it(
+    tmp_path: Path, answer: Any
+) -> None:
+    class Wrong:
+        @hookimpl(tryfirst=True)
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            return answer()
+
+        @hookimpl(tryfirst=True)
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return answer()
+
+    class Gate:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return CompletionVerdict(verdict="fail", feedback="not yet")
+
+    wrong, wrapper = Wrong(), PassThrough()
+    glob = {"name": "glob", "arguments": {"pattern": "*"}}
+    runner = make_runner(
+        tmp_path,
+        installed_plugin("builtin_tools"),
+        Gate(),
+        wrong,
+        wrapper,
+        turns=[{"tool_calls": [{**glob, "id": "a"}]}, {"tool_calls": [{**glob, "id": "b"}]}],
+        completion_gate={"max_blocks": 1},
+    )
+    with _no_warning():
+        events = run_events(runner)
+    first, second = _of(events, "tool_result")
+    assert first.is_error and not second.is_error  # denied, then the wrong plugin is skipped
+    assert events[-1].stop_reason == "gate_exhausted"
+    notices = _failure_notices(events)
+    assert {n.plugin for n in notices} == {runner.pm.get_name(wrong)}
+    assert sorted(n.hook for n in notices) == ["completion_verdict", "permission_verdict"]
+    assert "allow" in wrapper.seen and "fail" in wrapper.seen  # the wrapper was never skipped
+
+
+def _no_warning() -> Any:
+    import warnings
+
+    class Strict:
+        def __enter__(self) -> None:
+            self.catcher = warnings.catch_warnings()
+            self.catcher.__enter__()
+            warnings.simplefilter("error", RuntimeWarning)  # "coroutine ... never awaited"
+
+        def __exit__(self, *exc: Any) -> None:
+            import gc
+
+            gc.collect()
+            self.catcher.__exit__(*exc)
+
+    return Strict()
+
+
+def test_a_wrapper_dropping_the_inner_verdict_fails_closed(tmp_path: Path) -> None:
+    class Dropper:
+        @hookimpl(wrapper=True)
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            yield
+            return None
+
+        @hookimpl(wrapper=True)
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            yield
+            return None
+
+    class Gate:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return CompletionVerdict(verdict="fail", feedback="not yet")
+
+    dropper = Dropper()
+    (tmp_path / "workspace" / "secrets").mkdir(parents=True)
+    (tmp_path / "workspace" / "secrets" / "k.txt").write_text("KEY", "utf-8")
+    read = {"name": "read_file", "arguments": {"path": "secrets/k.txt"}}
+    runner = make_runner(
+        tmp_path,
+        installed_plugin("builtin_tools"),
+        Gate(),
+        dropper,
+        turns=[{"tool_calls": [{**read, "id": "a"}]}, {"tool_calls": [{**read, "id": "b"}]}],
+        completion_gate={"max_blocks": 1},
+        permissions={"deny": ["read_file(secrets/**)"]},
+    )
+    events = run_events(runner)
+    assert all(result.is_error for result in _of(events, "tool_result"))  # the rule holds
+    assert "KEY" not in str([result.content for result in _of(events, "tool_result")])
+    assert events[-1].stop_reason == "gate_exhausted"  # the gate's fail was not dropped
+    notices = _failure_notices(events)
+    assert {n.plugin for n in notices} == {runner.pm.get_name(dropper)}
+    assert all("returned None where the inner plugins gave a verdict" in n.message for n in notices)
+
+
+def test_a_wrapper_answering_with_a_dict_is_named(tmp_path: Path) -> None:
+    class BadWrapper:
+        @hookimpl(wrapper=True)
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            yield
+            return {"verdict": "pass"}
+
+    class Gate:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return CompletionVerdict(verdict="fail", feedback="not yet")
+
+    bad = BadWrapper()
+    runner = make_runner(tmp_path, Gate(), bad, turns=[], completion_gate={"max_blocks": 2})
+    events = run_events(runner)
+    assert events[-1].stop_reason == "gate_exhausted"
+    (notice,) = _failure_notices(events)  # named once, then skipped
+    assert notice.plugin == runner.pm.get_name(bad) and "returned dict" in notice.message
