@@ -22,6 +22,8 @@ from types import ModuleType
 
 import pluggy
 
+from mycode_core.errors import raised_by_plugin
+
 FOLDER = "plugins"
 """The folder below ``$MYCODE_HOME`` and below the workspace's ``.mycode``."""
 
@@ -166,7 +168,9 @@ def load_files(
             continue
         try:
             pm.register(import_file(item), name=item.name)
-        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken file is a load error
+        except BaseException as exc:  # noqa: BLE001 - a broken file is a load error
+            if not raised_by_plugin(exc):
+                raise  # a real Ctrl-C
             if pm.has_plugin(item.name):
                 pm.unregister(name=item.name)
             failed(item.name, item.path, exc)
