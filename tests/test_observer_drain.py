@@ -80,3 +80,35 @@ def test_a_bad_observer_drain_s_is_one_readable_line(tmp_path: Path, value: str)
     result = run_cli(["-p", "hi", "--model", "scripted:none"], cwd=tmp_path / "ws", home=home)
     assert result.rc == 2 and "observer_drain_s" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_missed_count_includes_the_event_still_being_handled(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    import threading
+    from types import SimpleNamespace
+
+    import pluggy
+
+    from mycode_core import hookimpl, hookspecs
+    from mycode_core.events import NoticeEvent
+    from mycode_core.observers import ObserverPool
+
+    release = threading.Event()
+
+    class Stuck:
+        @hookimpl
+        def on_event(self, event: object) -> None:
+            release.wait(10)
+
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    pm.register(Stuck(), name="stuck")
+    pool = ObserverPool(pm, SimpleNamespace(settings=None), lambda plugin, message: None)
+    for n in range(3):
+        pool.publish(NoticeEvent(level="info", message=str(n)))
+    try:
+        assert pool.close(timeout=0.2) == {"stuck": 3}  # one in hand, two queued
+    finally:
+        release.set()
+    assert "observer plugin 'stuck' did not receive 3 event(s)" in capfd.readouterr().err

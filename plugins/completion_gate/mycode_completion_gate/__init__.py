@@ -14,14 +14,23 @@ session proves), :mod:`.project` (does the project have tests), :mod:`.policies`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from mycode_core import hookimpl
+from mycode_core import hookimpl, subscribe
 
 if TYPE_CHECKING:
     from mycode_core.records import CompletionVerdict, Observation, RunContext
 
-__all__ = ["completion_verdict"]
+__all__ = ["completion_verdict", "on_event"]
+
+
+@hookimpl
+@subscribe("assistant")
+def on_event(event: Any, context: RunContext) -> None:
+    """Import the gate (its request patterns take ~20 ms to compile) once the model answers,
+    on this plugin's observer thread while the run waits for tools and the next answer, and
+    not between the final answer and the exit."""
+    import mycode_completion_gate.gate  # noqa: F401
 
 
 @hookimpl(trylast=True)
