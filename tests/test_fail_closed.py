@@ -408,3 +408,37 @@ def test_a_wrapper_answering_with_a_dict_is_named(tmp_path: Path) -> None:
     assert events[-1].stop_reason == "gate_exhausted"
     (notice,) = _failure_notices(events)  # named once, then skipped
     assert notice.plugin == runner.pm.get_name(bad) and "returned dict" in notice.message
+
+
+def test_a_plugin_file_raising_in_every_hook_names_itself_everywhere(tmp_path: Path) -> None:
+    import inspect
+
+    from mycode_core import hookspecs
+
+    lines = ["from mycode_core import hookimpl"]
+    for name, spec in vars(hookspecs).items():
+        if callable(spec) and hasattr(spec, "mycode_spec") and name != "add_hookspecs":
+            params = ", ".join(inspect.signature(spec).parameters)
+            lines.append(f"@hookimpl\ndef {name}({params}):\n    raise RuntimeError('in {name}')")
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    (home / "plugins").mkdir(parents=True)
+    (home / "plugins" / "allbad.py").write_text("\n".join(lines) + "\n", "utf-8")
+    (workspace / "tests").mkdir(parents=True)
+    (workspace / "tests" / "test_app.py").write_text("def test_x():\n    pass\n", "utf-8")
+    read = {"tool_calls": [{"name": "read_file", "arguments": {"path": "tests/test_app.py"}}]}
+    model = write_script(tmp_path / "s.json", [read, EDIT] + [{"content": "done"}] * 4)
+    run = run_cli(["-p", "go", "--model", model, "--output-format", "stream-json"], workspace, home)
+    assert run.rc == 1 and run.result is not None, run.stderr
+    assert run.result["stop_reason"] == "gate_exhausted"  # the built-in gate still blocks
+    calls = [e["id"] for e in run.of_type("tool_call")]
+    assert sorted(calls) == sorted(e["id"] for e in run.of_type("tool_result"))
+    failures = [e for e in run.of_type("notice") if "failed" in e["message"]]
+    assert {"permission_verdict", "completion_verdict", "view_message"} <= {
+        e["hook"] for e in failures
+    }
+    assert all(e["plugin"] == "allbad" for e in failures), failures
+    said = [line for line in run.stderr.splitlines() if "failed" in line]
+    assert said and all("plugin 'allbad' failed in" in line for line in said), run.stderr
+    assert "register_settings" in run.stderr and "Traceback" not in run.stderr
+    listing = run_cli(["plugins"], workspace, home)
+    assert listing.rc == 0 and "plugin 'allbad' failed in plugin_details" in listing.stderr

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from mycode_core.errors import error_line
 from mycode_core.events import (
     CheckpointEvent,
 )
@@ -15,7 +16,7 @@ from mycode_core.providers.base import ModelError, call_model
 from mycode_core.providers.discovery import Limits, cached_window, remember_window
 from mycode_core.runtime import guards
 from mycode_core.runtime.context import ModelView
-from mycode_core.runtime.hookcalls import is_plugin_failure
+from mycode_core.runtime.hookcalls import is_plugin_failure, raising_plugin
 from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
@@ -96,7 +97,11 @@ class Viewing(RunnerBase):
                 raise
             if not getattr(self, "_shaper_failed", False):
                 self._shaper_failed = True
-                self._notice(f"view_message failed: {exc}; messages are sent as they are")
+                plugin = raising_plugin(self.pm, "view_message", exc)
+                who = (
+                    f"plugin {plugin!r} failed in view_message" if plugin else "view_message failed"
+                )
+                self._notice(f"{who}: {error_line(exc)}; messages are sent as they are")
             return None
         return shaped if isinstance(shaped, dict) else None
 
