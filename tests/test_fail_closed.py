@@ -442,3 +442,39 @@ def test_a_plugin_file_raising_in_every_hook_names_itself_everywhere(tmp_path: P
     assert "register_settings" in run.stderr and "Traceback" not in run.stderr
     listing = run_cli(["plugins"], workspace, home)
     assert listing.rc == 0 and "plugin 'allbad' failed in plugin_details" in listing.stderr
+
+
+def test_every_tool_call_gets_one_result_whatever_its_handler_raises(tmp_path: Path) -> None:
+    from mycode_core import tool
+
+    @tool(read_only=True)
+    def exits() -> str:
+        """Raise SystemExit."""
+        raise SystemExit(3)
+
+    @tool(read_only=True)
+    def interrupts() -> str:
+        """Raise KeyboardInterrupt (the handler runs on a worker thread)."""
+        raise KeyboardInterrupt
+
+    @tool
+    async def exits_async() -> str:
+        """Raise SystemExit from a coroutine."""
+        raise SystemExit(5)
+
+    class Tools:
+        @hookimpl
+        def register_tools(self, register: Any) -> None:
+            for item in (exits, interrupts, exits_async):
+                register(item)
+
+    names = ["exits", "interrupts", "exits_async"]
+    calls = [{"name": name, "arguments": {}, "id": name} for name in names]
+    runner = make_runner(tmp_path, Tools(), turns=[{"tool_calls": calls}, {"content": "ok"}])
+    events = run_events(runner)
+    results = {e.id: e for e in _of(events, "tool_result")}
+    assert sorted(results) == sorted(names) and len(_of(events, "tool_result")) == 3
+    assert all(result.is_error for result in results.values())
+    assert results["interrupts"].content == "interrupts failed: KeyboardInterrupt"
+    assert "SystemExit: 5" in str(results["exits_async"].content)
+    assert events[-1].stop_reason == "completed"
