@@ -162,6 +162,9 @@ def load_files(
         if pm.has_plugin(item.name) or pm.is_blocked(item.name):
             notice(f"{where} is not loaded: a plugin named {item.name!r} is loaded already")
             continue
+        if item.name.startswith("__") or not item.name.replace("-", "_").isidentifier():
+            notice(f"{where} is not loaded: {item.name!r} is not a module name; rename it")
+            continue
         shadows = shadowed_module(item.name)
         if shadows is not None:
             notice(f"{where} is not loaded: its name {item.name!r} shadows {shadows}; rename it")

@@ -217,6 +217,19 @@ def test_a_real_ctrl_c_while_plugins_import_still_interrupts(mycode: Any, home: 
     assert run.rc != 0 and "failed to load" not in run.stderr  # not taken for the plugin's
 
 
+@pytest.mark.parametrize("name", ["__init__", "json.tool", "a.b"])
+def test_a_file_whose_stem_is_no_module_name_is_not_loaded(
+    mycode: Any, home: Path, env: dict[str, str | None], name: str
+) -> None:
+    _home_file(home, name, WORDY.format(name="wordy"))
+    listing = mycode(["plugins"], MYCODE_LOAD_PLUGINS=_select(name))
+    assert listing.rc == 0, listing.stderr
+    assert name not in _rows(listing.stdout)
+    assert not (Path(str(env["MARKER_DIR"])) / "wordy").exists()
+    (line,) = [line for line in listing.stderr.splitlines() if f"{name}.py" in line]
+    assert "not a module name" in line and "Traceback" not in listing.stderr
+
+
 @pytest.mark.parametrize("name", ["json", "pluggy", "click"])
 def test_a_file_shadowing_a_module_is_not_loaded(
     mycode: Any, home: Path, env: dict[str, str | None], name: str
