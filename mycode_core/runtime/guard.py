@@ -101,14 +101,24 @@ class HookGuard:
         if first_strict and self.on_strict is not None:
             self.on_strict()
 
-    def call(self, hook_name: str, valid: Valid, **kwargs: Any) -> tuple[Any, list[str]]:
+    def call(
+        self,
+        hook_name: str,
+        valid: Valid,
+        *,
+        veto: bool = False,
+        passes: tuple[type[BaseException], ...] = (),
+        **kwargs: Any,
+    ) -> tuple[Any, list[str]]:
         """Call the hook through pluggy; returns ``(outcome, plugins that failed)``.
 
         ``valid`` judges the outcome (for a ``firstresult`` hook: the one answer); a wrong
         answer is blamed on the implementation that gave it, not on a wrapper that choked on
         it. A wrapper of a ``firstresult`` hook that turns the inner plugins' verdict into
         ``None`` fails too (it would loosen the decision). When the culprit cannot be named
-        the outcome is ``None`` and ``"unknown"`` is in the list: fail closed.
+        the outcome is ``None`` and ``"unknown"`` is in the list: fail closed. With ``veto``
+        a wrapper's ``None`` is an answer (``compact_context``: send the view unchanged);
+        exceptions of the ``passes`` types are the plugin's way to end the run, raised on.
         """
         failed: list[str] = []
         codes = implementation_codes(self.pm, hook_name)
@@ -116,7 +126,7 @@ class HookGuard:
             try:
                 outcome = self.caller(hook_name)(**kwargs)
             except BaseException as exc:
-                if not is_plugin_failure(exc):
+                if not is_plugin_failure(exc) or isinstance(exc, passes):
                     raise
                 _close_unstarted(exc.__traceback__)
                 culprit = _innermost(codes, exc.__traceback__)
@@ -135,7 +145,7 @@ class HookGuard:
                     return None, failed
                 continue
             if valid(outcome):
-                dropper = self._dropper(hook_name, outcome, valid, kwargs)
+                dropper = None if veto else self._dropper(hook_name, outcome, valid, kwargs)
                 if dropper is None:
                     return outcome, failed
                 self.fail(

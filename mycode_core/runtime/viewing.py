@@ -15,14 +15,22 @@ from mycode_core.events import (
 from mycode_core.providers.base import ModelError, call_model
 from mycode_core.providers.discovery import Limits, cached_window, remember_window
 from mycode_core.runtime import guards
-from mycode_core.runtime.context import ModelView
+from mycode_core.runtime.context import ContextOverflow, ModelView
 from mycode_core.runtime.hookcalls import is_plugin_failure, raising_plugin
 from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
+from mycode_core.verdicts import CompactedView
 
 DISCOVERY_WAIT = 30.0
 """Seconds window discovery waits for the first reply before asking the server anyway."""
+
+
+def _compaction(value: Any) -> bool:
+    """A ``compact_context`` answer: ``None``, the new messages or a ``CompactedView``."""
+    if value is None or isinstance(value, CompactedView):
+        return True
+    return isinstance(value, list | tuple) and all(isinstance(m, dict) for m in value)
 
 
 class Viewing(RunnerBase):
@@ -35,7 +43,11 @@ class Viewing(RunnerBase):
         reason: str = "proactive",
         instructions: str | None = None,
     ) -> Any:
-        result = self.pm.hook.compact_context(
+        result, _ = self.guard.call(  # a failing compactor is skipped; the others compact
+            "compact_context",
+            _compaction,
+            veto=True,
+            passes=(ContextOverflow,),
             messages=messages,
             budget=budget,
             context=self.context,
