@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mycode_core import ContextSection, hookimpl
 from mycode_core.config import GateSettings
 from mycode_core.records import CompletionVerdict, SlashCommand, SlashResult
@@ -110,6 +112,24 @@ def test_mycode_run_slash_command_with_output_only_runs_no_turn(mycode_run: Any)
 def test_mycode_run_sends_an_unknown_slash_prompt_to_the_model(mycode_run: Any) -> None:
     events = mycode_run([{"content": "ok"}], Greeter(), prompt="/nosuch thing")
     assert [e.content for e in events if e.type == "user"] == ["/nosuch thing"]
+
+
+@pytest.mark.parametrize("error", [RuntimeError("no luck"), SystemExit(3)], ids=["error", "exit"])
+def test_a_raising_slash_command_is_one_message_naming_its_plugin(
+    mycode_run: Any, error: BaseException
+) -> None:
+    def boom(args: str, ctx: Any) -> Any:
+        raise error
+
+    class Boom:
+        @hookimpl
+        def register_slash_commands(self, register: Any, context: Any) -> None:
+            register(SlashCommand(name="boom", run=boom))
+
+    events = mycode_run([{"content": "never asked"}], Boom(), prompt="/boom now")
+    ((kind, message),) = [(e.type, e.message) for e in events]
+    assert kind == "notice" and message.startswith("/boom (plugin ")
+    assert f"failed: {type(error).__name__}" in message
 
 
 EVERYTHING = """
