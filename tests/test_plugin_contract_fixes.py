@@ -250,6 +250,10 @@ def test_a_bad_tool_name_points_at_the_plugin_file_and_line(cli: Any, tmp_path: 
     assert f"(at {site / 'mycode_badname.py'}:4)" in row["error"]
     assert "tool name 'bad name!' is invalid" in row["error"]
     assert "pydantic" not in row["error"] and "Traceback" not in listing.stderr
+    as_json = cli(
+        ["plugins", "--json"], env={"MYCODE_LOAD_PLUGINS": "coretools,badname"}, pythonpath=[site]
+    )  # the default output, accepted as `tools --json` is
+    assert as_json.rc == 0 and json.loads(as_json.stdout) == json.loads(listing.stdout)
 
 
 def test_a_tool_built_by_hand_with_a_bad_name_points_at_the_plugin(cli: Any, home: Path) -> None:

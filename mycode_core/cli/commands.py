@@ -74,6 +74,9 @@ def add_core_commands(cli: click.Group) -> None:
         help="Also describe this plugin folder (as a run with --plugin-dir would).",
     )
     @click.option("--cwd", type=click.Path(file_okay=False), help="Workspace (default: here).")
+    @click.option(
+        "--json", "as_json", is_flag=True, help="JSON output (the default, as `tools --json`)."
+    )
     @click.pass_context
     def plugins_command(
         ctx: click.Context,
@@ -82,6 +85,7 @@ def add_core_commands(cli: click.Group) -> None:
         check: bool,
         plugin_dirs: tuple[str, ...],
         cwd: str | None,
+        as_json: bool,
     ) -> None:
         """List installed plugins as JSON: name, distribution, version, hooks."""
         from pathlib import Path
