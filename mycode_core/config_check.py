@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from mycode_core.errors import SetupError
+from mycode_core.errors import error_line as exception_line
 
 KNOWN_ELSEWHERE = frozenset(
     {
@@ -173,6 +174,18 @@ def settings_tables(pm: Any, warn: Any = None) -> dict[str, type[BaseModel]]:
     except BaseException as exc:  # noqa: BLE001 - a broken plugin must not stop every run
         if isinstance(exc, KeyboardInterrupt | SetupError):
             raise
-        if warn is not None:
-            warn(f"a plugin failed in register_settings: {exc}")
+        tables.clear()  # again, one plugin at a time: the others' tables still count
+        impls = pm.hook.register_settings.get_hookimpls()
+        for impl in reversed(impls):
+            others = [other.plugin for other in impls if other is not impl]
+            try:
+                pm.subset_hook_caller("register_settings", others)(register=register)
+            except BaseException as failure:  # noqa: BLE001 - named, then skipped
+                if isinstance(failure, KeyboardInterrupt | SetupError):
+                    raise
+                if warn is not None:
+                    warn(
+                        f"plugin {impl.plugin_name!r} failed in register_settings: "
+                        f"{exception_line(failure)}"
+                    )
     return tables

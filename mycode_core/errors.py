@@ -1,11 +1,17 @@
-"""Errors every layer shares: :class:`SetupError`, :class:`ToolDefinitionError` and
-:func:`error_line`.
+"""Errors every layer shares: :class:`SetupError`, :class:`ToolDefinitionError`,
+:func:`error_line`, and telling a plugin's own ``KeyboardInterrupt`` from a real Ctrl-C.
 
 A base module: it imports nothing of mycode, so the plugin manager, the runtime and the CLI can
 all use it without reaching up a layer.
 """
 
 from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 
 
 class SetupError(Exception):
@@ -36,3 +42,40 @@ def error_line(exc: BaseException) -> str:
     if not text:
         text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class _CtrlC:
+    watching = False
+    seen = False
+
+
+@contextmanager
+def watching_ctrl_c() -> Iterator[None]:
+    """While plugins import: a real Ctrl-C is recorded (and raised as Python does), so that
+    :func:`raised_by_plugin` can tell it from a ``KeyboardInterrupt`` a plugin raises itself."""
+    on_main = threading.current_thread() is threading.main_thread()
+    if not on_main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        _CtrlC.seen = True
+        signal.default_int_handler(signum, frame)
+
+    _CtrlC.watching, _CtrlC.seen = True, False
+    signal.signal(signal.SIGINT, handle)
+    try:
+        yield
+    finally:
+        if signal.getsignal(signal.SIGINT) is handle:  # a plugin may have set its own
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        _CtrlC.watching = False
+
+
+def raised_by_plugin(exc: BaseException) -> bool:
+    """Whether ``exc``, caught while a plugin imports, is the plugin's failure (a load error):
+    anything but a real Ctrl-C, which :func:`watching_ctrl_c` records."""
+    if not isinstance(exc, KeyboardInterrupt):
+        return True
+    watched = _CtrlC.watching or threading.current_thread() is not threading.main_thread()
+    return watched and not _CtrlC.seen

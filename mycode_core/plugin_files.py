@@ -22,6 +22,8 @@ from types import ModuleType
 
 import pluggy
 
+from mycode_core.errors import raised_by_plugin
+
 FOLDER = "plugins"
 """The folder below ``$MYCODE_HOME`` and below the workspace's ``.mycode``."""
 
@@ -164,6 +166,9 @@ def load_files(
         if pm.has_plugin(item.name) or pm.is_blocked(item.name):
             notice(f"{where} is not loaded: a plugin named {item.name!r} is loaded already")
             continue
+        if item.name.startswith("__") or not item.name.replace("-", "_").isidentifier():
+            notice(f"{where} is not loaded: {item.name!r} is not a module name; rename it")
+            continue
         shadows = shadowed_module(item.name)
         if shadows is not None:
             notice(f"{where} is not loaded: its name {item.name!r} shadows {shadows}; rename it")
@@ -171,7 +176,9 @@ def load_files(
         started = time.perf_counter()
         try:
             pm.register(import_file(item), name=item.name)
-        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken file is a load error
+        except BaseException as exc:  # noqa: BLE001 - a broken file is a load error
+            if not raised_by_plugin(exc):
+                raise  # a real Ctrl-C
             if pm.has_plugin(item.name):
                 pm.unregister(name=item.name)
             failed(item.name, item.path, exc)

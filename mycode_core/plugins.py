@@ -22,7 +22,7 @@ from typing import Any
 import pluggy
 
 from mycode_core import hookspecs
-from mycode_core.errors import error_line
+from mycode_core.errors import error_line, raised_by_plugin, watching_ctrl_c
 
 ENTRY_POINT_GROUP = "mycode"
 
@@ -226,21 +226,13 @@ def get_plugin_manager(
     for module_name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
     entry_points: dict[str, metadata.EntryPoint] = {}
-    for ep in allowed_entry_points() if load_entry_points else ():
-        if not pm.has_plugin(ep.name):
-            entry_points[ep.name] = ep
-            started = time.perf_counter()
-            try:  # ep.load(), not pluggy's loader: that re-reads every distribution per plugin
-                pm.register(ep.load(), name=ep.name)
-                report.distributions[ep.name] = getattr(ep, "dist", None)
-                report.import_ms[ep.name] = (time.perf_counter() - started) * 1000
-            except Exception as exc:  # noqa: BLE001 - any import error is reported, not fatal
-                if pm.has_plugin(ep.name):  # failed half-way (e.g. in a historic hook)
-                    pm.unregister(name=ep.name)
-                problem = _problem(pm, ep.name, _distribution(ep), exc, "failed to load")
-                _warn(report, problem, warn, strict)
-    if load_entry_points if load_files is None else load_files:
-        _load_files(pm, report, workspace, trusted, warn, strict)
+    with watching_ctrl_c():
+        for ep in allowed_entry_points() if load_entry_points else ():
+            if not pm.has_plugin(ep.name):
+                entry_points[ep.name] = ep
+                _load_entry_point(pm, report, ep, warn, strict)
+        if load_entry_points if load_files is None else load_files:
+            _load_files(pm, report, workspace, trusted, warn, strict)
     extras = list(extra_plugins)
     for plugin in extras:
         pm.register(plugin)
@@ -264,6 +256,29 @@ def get_plugin_manager(
     if os.environ.get("MYCODE_TRACE_PLUGINS"):
         _enable_tracing(pm)
     return pm
+
+
+def _load_entry_point(
+    pm: pluggy.PluginManager,
+    report: PluginReport,
+    ep: metadata.EntryPoint,
+    warn: Callable[[str], None] | None,
+    strict: bool,
+) -> None:
+    """Import and register one entry point; whatever it raises (``SystemExit`` and its own
+    ``KeyboardInterrupt`` included, not a real Ctrl-C) is a load error."""
+    started = time.perf_counter()
+    try:  # ep.load(), not pluggy's loader: that re-reads every distribution per plugin
+        pm.register(ep.load(), name=ep.name)
+        report.distributions[ep.name] = getattr(ep, "dist", None)
+        report.import_ms[ep.name] = (time.perf_counter() - started) * 1000
+    except BaseException as exc:  # noqa: BLE001 - any import error is reported, not fatal
+        if not raised_by_plugin(exc):
+            raise
+        if pm.has_plugin(ep.name):  # failed half-way (e.g. in a historic hook)
+            pm.unregister(name=ep.name)
+        problem = _problem(pm, ep.name, _distribution(ep), exc, "failed to load")
+        _warn(report, problem, warn, strict)
 
 
 def _load_files(

@@ -272,3 +272,209 @@ def test_every_failing_hook_notice_names_plugin_and_hook(tmp_path: Path) -> None
     name = runner.pm.get_name(plugin)
     assert {(name, "build_context"), (name, "session_start")} <= named
     assert events[-1].stop_reason == "completed"
+
+
+class PassThrough:
+    """An innocent wrapper that reads the inner verdict (as claude_compat and skills do)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    @hookimpl(wrapper=True)
+    def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+        verdict = yield
+        self.seen.append(verdict.decision)  # chokes on a dict
+        return verdict
+
+    @hookimpl(wrapper=True)
+    def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+        verdict = yield
+        self.seen.append(verdict.verdict)
+        return verdict
+
+
+@pytest.mark.parametrize("answer", [lambda: {"decision": "allow"}, _later], ids=["dict", "coro"])
+def test_a_wrong_answer_is_blamed_on_its_plugin_not_on_the_wrapper_around_it(
+    tmp_path: Path, answer: Any
+) -> None:
+    class Wrong:
+        @hookimpl(tryfirst=True)
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            return answer()
+
+        @hookimpl(tryfirst=True)
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return answer()
+
+    class Gate:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return CompletionVerdict(verdict="fail", feedback="not yet")
+
+    wrong, wrapper = Wrong(), PassThrough()
+    glob = {"name": "glob", "arguments": {"pattern": "*"}}
+    runner = make_runner(
+        tmp_path,
+        installed_plugin("builtin_tools"),
+        Gate(),
+        wrong,
+        wrapper,
+        turns=[{"tool_calls": [{**glob, "id": "a"}]}, {"tool_calls": [{**glob, "id": "b"}]}],
+        completion_gate={"max_blocks": 1},
+    )
+    with _no_warning():
+        events = run_events(runner)
+    first, second = _of(events, "tool_result")
+    assert first.is_error and not second.is_error  # denied, then the wrong plugin is skipped
+    assert events[-1].stop_reason == "gate_exhausted"
+    notices = _failure_notices(events)
+    assert {n.plugin for n in notices} == {runner.pm.get_name(wrong)}
+    assert sorted(n.hook for n in notices) == ["completion_verdict", "permission_verdict"]
+    assert "allow" in wrapper.seen and "fail" in wrapper.seen  # the wrapper was never skipped
+
+
+def _no_warning() -> Any:
+    import warnings
+
+    class Strict:
+        def __enter__(self) -> None:
+            self.catcher = warnings.catch_warnings()
+            self.catcher.__enter__()
+            warnings.simplefilter("error", RuntimeWarning)  # "coroutine ... never awaited"
+
+        def __exit__(self, *exc: Any) -> None:
+            import gc
+
+            gc.collect()
+            self.catcher.__exit__(*exc)
+
+    return Strict()
+
+
+def test_a_wrapper_dropping_the_inner_verdict_fails_closed(tmp_path: Path) -> None:
+    class Dropper:
+        @hookimpl(wrapper=True)
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            yield
+            return None
+
+        @hookimpl(wrapper=True)
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            yield
+            return None
+
+    class Gate:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return CompletionVerdict(verdict="fail", feedback="not yet")
+
+    dropper = Dropper()
+    (tmp_path / "workspace" / "secrets").mkdir(parents=True)
+    (tmp_path / "workspace" / "secrets" / "k.txt").write_text("KEY", "utf-8")
+    read = {"name": "read_file", "arguments": {"path": "secrets/k.txt"}}
+    runner = make_runner(
+        tmp_path,
+        installed_plugin("builtin_tools"),
+        Gate(),
+        dropper,
+        turns=[{"tool_calls": [{**read, "id": "a"}]}, {"tool_calls": [{**read, "id": "b"}]}],
+        completion_gate={"max_blocks": 1},
+        permissions={"deny": ["read_file(secrets/**)"]},
+    )
+    events = run_events(runner)
+    assert all(result.is_error for result in _of(events, "tool_result"))  # the rule holds
+    assert "KEY" not in str([result.content for result in _of(events, "tool_result")])
+    assert events[-1].stop_reason == "gate_exhausted"  # the gate's fail was not dropped
+    notices = _failure_notices(events)
+    assert {n.plugin for n in notices} == {runner.pm.get_name(dropper)}
+    assert all("returned None where the inner plugins gave a verdict" in n.message for n in notices)
+
+
+def test_a_wrapper_answering_with_a_dict_is_named(tmp_path: Path) -> None:
+    class BadWrapper:
+        @hookimpl(wrapper=True)
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            yield
+            return {"verdict": "pass"}
+
+    class Gate:
+        @hookimpl
+        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+            return CompletionVerdict(verdict="fail", feedback="not yet")
+
+    bad = BadWrapper()
+    runner = make_runner(tmp_path, Gate(), bad, turns=[], completion_gate={"max_blocks": 2})
+    events = run_events(runner)
+    assert events[-1].stop_reason == "gate_exhausted"
+    (notice,) = _failure_notices(events)  # named once, then skipped
+    assert notice.plugin == runner.pm.get_name(bad) and "returned dict" in notice.message
+
+
+def test_a_plugin_file_raising_in_every_hook_names_itself_everywhere(tmp_path: Path) -> None:
+    import inspect
+
+    from mycode_core import hookspecs
+
+    lines = ["from mycode_core import hookimpl"]
+    for name, spec in vars(hookspecs).items():
+        if callable(spec) and hasattr(spec, "mycode_spec") and name != "add_hookspecs":
+            params = ", ".join(inspect.signature(spec).parameters)
+            lines.append(f"@hookimpl\ndef {name}({params}):\n    raise RuntimeError('in {name}')")
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    (home / "plugins").mkdir(parents=True)
+    (home / "plugins" / "allbad.py").write_text("\n".join(lines) + "\n", "utf-8")
+    (workspace / "tests").mkdir(parents=True)
+    (workspace / "tests" / "test_app.py").write_text("def test_x():\n    pass\n", "utf-8")
+    read = {"tool_calls": [{"name": "read_file", "arguments": {"path": "tests/test_app.py"}}]}
+    model = write_script(tmp_path / "s.json", [read, EDIT] + [{"content": "done"}] * 4)
+    run = run_cli(["-p", "go", "--model", model, "--output-format", "stream-json"], workspace, home)
+    assert run.rc == 1 and run.result is not None, run.stderr
+    assert run.result["stop_reason"] == "gate_exhausted"  # the built-in gate still blocks
+    calls = [e["id"] for e in run.of_type("tool_call")]
+    assert sorted(calls) == sorted(e["id"] for e in run.of_type("tool_result"))
+    failures = [e for e in run.of_type("notice") if "failed" in e["message"]]
+    assert {"permission_verdict", "completion_verdict", "view_message"} <= {
+        e["hook"] for e in failures
+    }
+    assert all(e["plugin"] == "allbad" for e in failures), failures
+    said = [line for line in run.stderr.splitlines() if "failed" in line]
+    assert said and all("plugin 'allbad' failed in" in line for line in said), run.stderr
+    assert "register_settings" in run.stderr and "Traceback" not in run.stderr
+    listing = run_cli(["plugins"], workspace, home)
+    assert listing.rc == 0 and "plugin 'allbad' failed in plugin_details" in listing.stderr
+
+
+def test_every_tool_call_gets_one_result_whatever_its_handler_raises(tmp_path: Path) -> None:
+    from mycode_core import tool
+
+    @tool(read_only=True)
+    def exits() -> str:
+        """Raise SystemExit."""
+        raise SystemExit(3)
+
+    @tool(read_only=True)
+    def interrupts() -> str:
+        """Raise KeyboardInterrupt (the handler runs on a worker thread)."""
+        raise KeyboardInterrupt
+
+    @tool
+    async def exits_async() -> str:
+        """Raise SystemExit from a coroutine."""
+        raise SystemExit(5)
+
+    class Tools:
+        @hookimpl
+        def register_tools(self, register: Any) -> None:
+            for item in (exits, interrupts, exits_async):
+                register(item)
+
+    names = ["exits", "interrupts", "exits_async"]
+    calls = [{"name": name, "arguments": {}, "id": name} for name in names]
+    runner = make_runner(tmp_path, Tools(), turns=[{"tool_calls": calls}, {"content": "ok"}])
+    events = run_events(runner)
+    results = {e.id: e for e in _of(events, "tool_result")}
+    assert sorted(results) == sorted(names) and len(_of(events, "tool_result")) == 3
+    assert all(result.is_error for result in results.values())
+    assert results["interrupts"].content == "interrupts failed: KeyboardInterrupt"
+    assert "SystemExit: 5" in str(results["exits_async"].content)
+    assert events[-1].stop_reason == "completed"

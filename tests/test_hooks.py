@@ -656,7 +656,15 @@ def test_transform_tool_result_bad_answers_are_skipped_and_named(tmp_path: Path)
         def transform_tool_result(self, call: Any, tool: Any, result: Any, context: Any) -> Any:
             raise SystemExit(1)
 
-    plugins = [Other(), Wrong(), Raises()]
+    class Coro:
+        @hookimpl
+        def transform_tool_result(self, call: Any, tool: Any, result: Any, context: Any) -> Any:
+            async def later() -> Any:
+                return ToolResult(content="awaited?")
+
+            return later()
+
+    plugins = [Other(), Wrong(), Raises(), Coro()]
     runner = make_runner(
         tmp_path, *plugins, tools_plugin(noop_tool("hello")), turns=[tool_turn("hello", "hello")]
     )

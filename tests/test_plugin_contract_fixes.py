@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mycode_core import ContextSection, hookimpl
 from mycode_core.config import GateSettings
 from mycode_core.records import CompletionVerdict, SlashCommand, SlashResult
@@ -110,6 +112,24 @@ def test_mycode_run_slash_command_with_output_only_runs_no_turn(mycode_run: Any)
 def test_mycode_run_sends_an_unknown_slash_prompt_to_the_model(mycode_run: Any) -> None:
     events = mycode_run([{"content": "ok"}], Greeter(), prompt="/nosuch thing")
     assert [e.content for e in events if e.type == "user"] == ["/nosuch thing"]
+
+
+@pytest.mark.parametrize("error", [RuntimeError("no luck"), SystemExit(3)], ids=["error", "exit"])
+def test_a_raising_slash_command_is_one_message_naming_its_plugin(
+    mycode_run: Any, error: BaseException
+) -> None:
+    def boom(args: str, ctx: Any) -> Any:
+        raise error
+
+    class Boom:
+        @hookimpl
+        def register_slash_commands(self, register: Any, context: Any) -> None:
+            register(SlashCommand(name="boom", run=boom))
+
+    events = mycode_run([{"content": "never asked"}], Boom(), prompt="/boom now")
+    ((kind, message),) = [(e.type, e.message) for e in events]
+    assert kind == "notice" and message.startswith("/boom (plugin ")
+    assert f"failed: {type(error).__name__}" in message
 
 
 EVERYTHING = """
@@ -230,6 +250,10 @@ def test_a_bad_tool_name_points_at_the_plugin_file_and_line(cli: Any, tmp_path: 
     assert f"(at {site / 'mycode_badname.py'}:4)" in row["error"]
     assert "tool name 'bad name!' is invalid" in row["error"]
     assert "pydantic" not in row["error"] and "Traceback" not in listing.stderr
+    as_json = cli(
+        ["plugins", "--json"], env={"MYCODE_LOAD_PLUGINS": "coretools,badname"}, pythonpath=[site]
+    )  # the default output, accepted as `tools --json` is
+    assert as_json.rc == 0 and json.loads(as_json.stdout) == json.loads(listing.stdout)
 
 
 def test_a_tool_built_by_hand_with_a_bad_name_points_at_the_plugin(cli: Any, home: Path) -> None:

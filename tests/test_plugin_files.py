@@ -174,6 +174,62 @@ def test_broken_plugin_files_are_load_errors_and_the_run_goes_on(
     assert strict.rc == 2 and "badsyntax" in strict.stderr and "Traceback" not in strict.stderr
 
 
+@pytest.mark.parametrize(
+    "body", ["raise SystemExit(4)\n", "raise KeyboardInterrupt\n"], ids=["exit", "interrupt"]
+)
+def test_a_plugin_raising_a_base_exception_at_import_is_a_load_error(
+    mycode: Any, home: Path, tmp_path: Path, body: str
+) -> None:
+    from mycode_core.testing.cli import write_plugin_dist
+
+    _home_file(home, "quitter", body)
+    _home_file(home, "wordy", WORDY.format(name="wordy"))
+    site = tmp_path / "site"
+    write_plugin_dist(site, "epquitter", body)
+    select = _select("quitter", "wordy", "epquitter")
+    listing = mycode(["plugins"], MYCODE_LOAD_PLUGINS=select, PYTHONPATH=str(site))
+    assert listing.rc == 0, listing.stderr
+    rows = _rows(listing.stdout)
+    assert rows["quitter"]["loaded"] is False and rows["epquitter"]["loaded"] is False
+    assert rows["wordy"]["source"] == "file"
+    assert "Traceback" not in listing.stderr and "Aborted" not in listing.stderr
+    model = write_script(
+        tmp_path / "s.json",
+        [{"tool_calls": [{"name": "wordy_shout", "arguments": {"text": "go"}}]}, {"content": "ok"}],
+    )
+    run = mycode(
+        ["-p", "shout go", "--model", model, "--output-format", "stream-json"],
+        MYCODE_LOAD_PLUGINS=select,
+        PYTHONPATH=str(site),
+    )
+    assert run.rc == 0, run.stderr
+    assert {e["plugin"] for e in run.events[0]["plugin_errors"]} == {"quitter", "epquitter"}
+    assert run.of_type("tool_result")[0]["content"] == "GO!"
+
+
+def test_a_real_ctrl_c_while_plugins_import_still_interrupts(mycode: Any, home: Path) -> None:
+    _home_file(
+        home,
+        "slowimport",
+        "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n",
+    )
+    run = mycode(["plugins"], MYCODE_LOAD_PLUGINS=_select("slowimport"))
+    assert run.rc != 0 and "failed to load" not in run.stderr  # not taken for the plugin's
+
+
+@pytest.mark.parametrize("name", ["__init__", "json.tool", "a.b"])
+def test_a_file_whose_stem_is_no_module_name_is_not_loaded(
+    mycode: Any, home: Path, env: dict[str, str | None], name: str
+) -> None:
+    _home_file(home, name, WORDY.format(name="wordy"))
+    listing = mycode(["plugins"], MYCODE_LOAD_PLUGINS=_select(name))
+    assert listing.rc == 0, listing.stderr
+    assert name not in _rows(listing.stdout)
+    assert not (Path(str(env["MARKER_DIR"])) / "wordy").exists()
+    (line,) = [line for line in listing.stderr.splitlines() if f"{name}.py" in line]
+    assert "not a module name" in line and "Traceback" not in listing.stderr
+
+
 @pytest.mark.parametrize("name", ["json", "pluggy", "click"])
 def test_a_file_shadowing_a_module_is_not_loaded(
     mycode: Any, home: Path, env: dict[str, str | None], name: str

@@ -79,6 +79,8 @@ def test_replace_chooses_and_deny_rules_still_apply(setup: Any) -> None:
     config += '[permissions]\ndeny = ["read_file(secrets/**)"]\n'
     row = _tool(json.loads(setup(["tools", "--json"], config).stdout), "read_file")
     assert (row["plugin"], row["shadowed"]) == ("teamread", ["builtin_tools"])
+    check = setup(["plugins", "--check"], config)  # the user chose: no collision to report
+    assert check.rc == 0 and "registered by both" not in check.stdout + check.stderr, check.stderr
     script = write_script(
         setup.tmp / "s.json",
         [

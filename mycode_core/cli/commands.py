@@ -74,6 +74,9 @@ def add_core_commands(cli: click.Group) -> None:
         help="Also describe this plugin folder (as a run with --plugin-dir would).",
     )
     @click.option("--cwd", type=click.Path(file_okay=False), help="Workspace (default: here).")
+    @click.option(
+        "--json", "as_json", is_flag=True, help="JSON output (the default, as `tools --json`)."
+    )
     @click.pass_context
     def plugins_command(
         ctx: click.Context,
@@ -82,6 +85,7 @@ def add_core_commands(cli: click.Group) -> None:
         check: bool,
         plugin_dirs: tuple[str, ...],
         cwd: str | None,
+        as_json: bool,
     ) -> None:
         """List installed plugins as JSON: name, distribution, version, hooks."""
         from pathlib import Path
@@ -220,16 +224,25 @@ def _add_plugin_details(
     workspace = Path(cwd or os.getcwd()).resolve()
     home = home_dir()
     cli = {"plugin_dirs": [str(Path(p).expanduser().resolve()) for p in plugin_dirs] or None}
+    from mycode_core.runtime.hookcalls import call_hook
+
     try:
         settings = load_settings(workspace, home, cli)
-        results = pm.hook.plugin_details(settings=settings, workspace=workspace, home=home)
-    except (ConfigError, Exception) as exc:  # noqa: BLE001 - the listing still prints
+    except ConfigError as exc:  # the listing still prints
         click.echo(f"mycode: plugin details unavailable: {exc}", err=True)
         return
+    results = call_hook(  # a failing plugin is one line naming it; the others' details stay
+        pm,
+        "plugin_details",
+        lambda message: click.echo(f"mycode: {message}", err=True),
+        settings=settings,
+        workspace=workspace,
+        home=home,
+    )
     by_name = {row["name"]: row for row in rows}
     folder_rows: list[dict[str, Any]] = []
-    for result in results or ():
-        for name, extra in (result or {}).items():
+    for result in results:
+        for name, extra in (result if isinstance(result, dict) else {}).items():
             if name == "folder_plugins" and isinstance(extra, list):
                 folder_rows += [row for row in extra if isinstance(row, dict)]
             elif name in by_name and isinstance(extra, dict):

@@ -101,8 +101,9 @@ def _plugin_root(plugin: object) -> str:
 class _Checker:
     """Collects problems and contributions, per plugin, for one manager."""
 
-    def __init__(self, pm: pluggy.PluginManager) -> None:
+    def __init__(self, pm: pluggy.PluginManager, workspace: Path | None = None) -> None:
         self.pm = pm
+        self.workspace = workspace
         self.rows: dict[str, dict[str, Any]] = {}
         for row in describe_plugins(pm, include_builtins=True):
             row.update(loaded=True, problems=[], notes=[], contributes=_empty_contributions())
@@ -158,7 +159,7 @@ class _Checker:
             for line in forgotten_hookimpls(self.pm, name, plugin):
                 row["problems"].append(_problem("forgot_hookimpl", line))
         with tempfile.TemporaryDirectory(prefix="mycode-check-") as tmp:
-            context = _throwaway_context(self.pm, Path(tmp))
+            context = _throwaway_context(self.pm, Path(tmp), self.workspace)
             try:
                 collect_tools(self.pm, context, ignore, on_error=self.on_error)
                 self._startup_notes(context.startup_tasks)
@@ -220,15 +221,17 @@ def _dist_version(distribution: str | None) -> str | None:
         return None
 
 
-def _throwaway_context(pm: pluggy.PluginManager, tmp: Path) -> Any:
-    from mycode_core.config import ConfigError, Settings, load_settings
+def _throwaway_context(pm: pluggy.PluginManager, tmp: Path, real: Path | None) -> Any:
+    """A context in throwaway folders, with the settings a run in ``real`` would read (so
+    ``[tools] replace`` decides collisions as it does in a run)."""
+    from mycode_core.config import ConfigError, Settings, home_dir, load_settings
     from mycode_core.records import RunContext
 
     workspace, home = tmp / "workspace", tmp / "home"
     workspace.mkdir()
     home.mkdir()
     try:
-        settings = load_settings(workspace, home, {})
+        settings = load_settings(real or workspace, home_dir() if real else home, {})
     except ConfigError:
         settings = Settings()
     return RunContext(
@@ -263,7 +266,7 @@ def check_plugins(
     pm = get_plugin_manager(warn=lambda message: None, strict=False, workspace=workspace)
     if hook_name is not None and hook_name not in hookspec_names(pm):
         raise ValueError(f"no hook named {hook_name!r}")
-    checker = _Checker(pm)
+    checker = _Checker(pm, workspace)
     checker.failed(load_report(pm).errors)
     checker.contributions()
     for name, ms in load_report(pm).import_ms.items():

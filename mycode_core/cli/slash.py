@@ -49,8 +49,13 @@ def dispatch(runner: Any, text: str, notice: Callable[[str], None]) -> SlashResu
         return None
     try:
         answer = command.run(args, runner.context)
-    except Exception as exc:  # noqa: BLE001 - a broken command is a message, not a crash
-        return SlashResult(output=f"/{name} (plugin {command.plugin}) failed: {exc}")
+    except BaseException as exc:  # noqa: BLE001 - a broken command is a message, not a crash
+        from mycode_core.errors import error_line
+        from mycode_core.runtime.hookcalls import is_plugin_failure
+
+        if not is_plugin_failure(exc):
+            raise  # a real Ctrl-C, or a plugin refusing the run (SetupError)
+        return SlashResult(output=f"/{name} (plugin {command.plugin}) failed: {error_line(exc)}")
     if isinstance(answer, SlashResult):
         return answer
     if isinstance(answer, str):

@@ -101,12 +101,24 @@ class HookGuard:
         if first_strict and self.on_strict is not None:
             self.on_strict()
 
-    def call(self, hook_name: str, valid: Valid, **kwargs: Any) -> tuple[Any, list[str]]:
+    def call(
+        self,
+        hook_name: str,
+        valid: Valid,
+        *,
+        veto: bool = False,
+        passes: tuple[type[BaseException], ...] = (),
+        **kwargs: Any,
+    ) -> tuple[Any, list[str]]:
         """Call the hook through pluggy; returns ``(outcome, plugins that failed)``.
 
         ``valid`` judges the outcome (for a ``firstresult`` hook: the one answer); a wrong
-        answer is blamed on the implementation that gave it. When the culprit cannot be
-        named the outcome is ``None`` and ``"unknown"`` is in the list: fail closed.
+        answer is blamed on the implementation that gave it, not on a wrapper that choked on
+        it. A wrapper of a ``firstresult`` hook that turns the inner plugins' verdict into
+        ``None`` fails too (it would loosen the decision). When the culprit cannot be named
+        the outcome is ``None`` and ``"unknown"`` is in the list: fail closed. With ``veto``
+        a wrapper's ``None`` is an answer (``compact_context``: send the view unchanged);
+        exceptions of the ``passes`` types are the plugin's way to end the run, raised on.
         """
         failed: list[str] = []
         codes = implementation_codes(self.pm, hook_name)
@@ -114,9 +126,18 @@ class HookGuard:
             try:
                 outcome = self.caller(hook_name)(**kwargs)
             except BaseException as exc:
-                if not is_plugin_failure(exc):
+                if not is_plugin_failure(exc) or isinstance(exc, passes):
                     raise
+                _close_unstarted(exc.__traceback__)
                 culprit = _innermost(codes, exc.__traceback__)
+                if culprit is None or culprit in self._wrappers(hook_name):
+                    wrong = self._answerer(hook_name, valid, kwargs)  # what the wrapper choked on
+                    if wrong is not None:
+                        self.fail(
+                            hook_name, wrong[0], f"returned {wrong[1]}, which is not a valid answer"
+                        )
+                        failed.append(wrong[0])
+                        continue
                 problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                 self.fail(hook_name, culprit, problem)
                 failed.append(culprit or "unknown")
@@ -124,25 +145,103 @@ class HookGuard:
                     return None, failed
                 continue
             if valid(outcome):
-                return outcome, failed
-            culprit = self._answerer(hook_name, valid, kwargs)
+                dropper = None if veto else self._dropper(hook_name, outcome, valid, kwargs)
+                if dropper is None:
+                    return outcome, failed
+                self.fail(
+                    hook_name, dropper, "returned None where the inner plugins gave a verdict"
+                )
+                failed.append(dropper)
+                continue
             shown = type(outcome).__name__
             _discard(outcome)
+            wrong = self._answerer(hook_name, valid, kwargs)
+            culprit = wrong[0] if wrong else None
+            culprit = culprit or self._wrapper_culprit(
+                hook_name, kwargs, lambda value: value is not None and valid(value)
+            )
             self.fail(hook_name, culprit, f"returned {shown}, which is not a valid answer")
             failed.append(culprit or "unknown")
             if culprit is None:
                 return None, failed
         return None, [*failed, "unknown"]
 
-    def _answerer(self, hook_name: str, valid: Valid, kwargs: dict[str, Any]) -> str | None:
-        """The first implementation (in calling order) whose own answer is not valid."""
+    def _wrappers(self, hook_name: str) -> list[str]:
+        """The plugins whose wrappers of ``hook_name`` are still in use, outermost first."""
+        skipped = set(self.skipped.get(hook_name, ()))
+        impls = getattr(self.pm.hook, hook_name).get_hookimpls()
+        return [
+            str(impl.plugin_name)
+            for impl in reversed(impls)
+            if (impl.hookwrapper or impl.wrapper) and impl.plugin_name not in skipped
+        ]
+
+    def _without(self, hook_name: str, plugins: list[str], kwargs: dict[str, Any]) -> Any:
+        """The hook's outcome without ``plugins`` (and the skipped ones); ``None`` if it fails."""
+        names = {*self.skipped.get(hook_name, ()), *plugins}
+        removed = [p for p in (self.pm.get_plugin(n) for n in names) if p is not None]
+        try:
+            outcome = self.pm.subset_hook_caller(hook_name, remove_plugins=removed)(**kwargs)
+        except BaseException as exc:  # noqa: BLE001 - probing only
+            if not is_plugin_failure(exc):
+                raise
+            _close_unstarted(exc.__traceback__)
+            return None
+        return outcome
+
+    def _dropper(self, hook_name: str, outcome: Any, valid: Valid, kwargs: dict[str, Any]) -> Any:
+        """The wrapper that answered ``None`` over the inner plugins' verdict, if one did."""
+        if outcome is not None or not getattr(self.pm.hook, hook_name).spec.opts["firstresult"]:
+            return None
+        wrappers = self._wrappers(hook_name)
+        if not wrappers:
+            return None
+        inner = self._without(hook_name, wrappers, kwargs)
+        if inner is None or not valid(inner):
+            _discard(inner)
+            return None
+        return (
+            self._wrapper_culprit(hook_name, kwargs, lambda value: value is not None)
+            or (wrappers[0])
+        )
+
+    def _wrapper_culprit(self, hook_name: str, kwargs: dict[str, Any], good: Valid) -> str | None:
+        """The wrapper without which the outcome is ``good``."""
+        for name in self._wrappers(hook_name):
+            outcome = self._without(hook_name, [name], kwargs)
+            ok = good(outcome)
+            _discard(outcome)
+            if ok:
+                return name
+        return None
+
+    def _answerer(
+        self, hook_name: str, valid: Valid, kwargs: dict[str, Any]
+    ) -> tuple[str, str] | None:
+        """The first implementation (in calling order) whose own answer is not valid, and the
+        type of that answer."""
+        firstresult = getattr(self.pm.hook, hook_name).spec.opts["firstresult"]
         for impl in self.implementations(hook_name):
             try:
                 answer = impl.function(*[kwargs[name] for name in impl.argnames])
             except BaseException:  # noqa: BLE001 - probing only; a raise is found by `call`
                 continue
-            bad = answer is not None and not valid(answer)
+            if answer is None:
+                continue
+            bad = not (valid(answer) if firstresult else valid([answer]))
             _discard(answer)
-            if bad or (answer is None and not valid(None)):
-                return str(impl.plugin_name)
+            if bad:
+                return str(impl.plugin_name), type(answer).__name__
         return None
+
+
+def _close_unstarted(tb: TracebackType | None) -> None:
+    """Close the never-started coroutines a failed call left in its frames (a plugin answered
+    with one and a wrapper choked on it): no "never awaited" warning later."""
+    while tb is not None:
+        for value in list(tb.tb_frame.f_locals.values()):
+            candidates = value if isinstance(value, list) else [value]
+            for item in candidates:
+                if inspect.iscoroutine(item) and inspect.getcoroutinestate(item) == "CORO_CREATED":
+                    item.close()
+        tb = tb.tb_next

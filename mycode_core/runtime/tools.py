@@ -368,8 +368,9 @@ class ToolOrchestrator:
             except BoundaryError as exc:
                 return ToolResult.error(str(exc))
             except BaseException as exc:  # noqa: BLE001 - a tool crash is a result, never a crash
+                said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                 return ToolResult.error(
-                    f"{call.name} failed: {type(exc).__name__}: {exc}",
+                    f"{call.name} failed: {said}",
                     traceback="".join(traceback.format_exception(exc)),
                 )
 

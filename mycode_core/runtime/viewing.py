@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from mycode_core.errors import error_line
 from mycode_core.events import (
     CheckpointEvent,
 )
@@ -19,14 +20,22 @@ from mycode_core.providers.discovery import (
     remember_window,
 )
 from mycode_core.runtime import guards
-from mycode_core.runtime.context import ModelView
-from mycode_core.runtime.hookcalls import is_plugin_failure
+from mycode_core.runtime.context import ContextOverflow, ModelView
+from mycode_core.runtime.hookcalls import is_plugin_failure, raising_plugin
 from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
+from mycode_core.verdicts import CompactedView
 
 DISCOVERY_WAIT = 30.0
 """Seconds window discovery waits for the first reply before asking the server anyway."""
+
+
+def _compaction(value: Any) -> bool:
+    """A ``compact_context`` answer: ``None``, the new messages or a ``CompactedView``."""
+    if value is None or isinstance(value, CompactedView):
+        return True
+    return isinstance(value, list | tuple) and all(isinstance(m, dict) for m in value)
 
 
 class Viewing(RunnerBase):
@@ -39,7 +48,11 @@ class Viewing(RunnerBase):
         reason: str = "proactive",
         instructions: str | None = None,
     ) -> Any:
-        result = self.pm.hook.compact_context(
+        result, _ = self.guard.call(  # a failing compactor is skipped; the others compact
+            "compact_context",
+            _compaction,
+            veto=True,
+            passes=(ContextOverflow,),
             messages=messages,
             budget=budget,
             context=self.context,
@@ -126,7 +139,11 @@ class Viewing(RunnerBase):
                 raise
             if not getattr(self, "_shaper_failed", False):
                 self._shaper_failed = True
-                self._notice(f"view_message failed: {exc}; messages are sent as they are")
+                plugin = raising_plugin(self.pm, "view_message", exc)
+                who = (
+                    f"plugin {plugin!r} failed in view_message" if plugin else "view_message failed"
+                )
+                self._notice(f"{who}: {error_line(exc)}; messages are sent as they are")
             return None
         return shaped if isinstance(shaped, dict) else None
 

@@ -44,13 +44,37 @@ def _summarizer(context: RunContext, instructions: str | None, budget: int) -> S
         except ModelError as exc:
             return None, f"the summary request failed ({exc})"
         except Exception as exc:  # noqa: BLE001 - a broken summariser must not lose the task
-            return None, f"the summariser failed ({type(exc).__name__}: {exc})"
+            who = _raiser(context, exc)
+            named = (
+                f"plugin {who!r} failed in summarize_context" if who else "the summariser failed"
+            )
+            return None, f"{named} ({type(exc).__name__}: {exc})"
+        if summary is not None and not isinstance(summary, str):
+            if hasattr(summary, "close") and hasattr(summary, "cr_frame"):
+                summary.close()  # a coroutine, never awaited
+            return None, f"a summarize_context answer was {type(summary).__name__}, not text"
         if summary == "":
             return "", None  # the summariser chose facts only
         problem = problem_of(summary)
         return (summary.strip() if summary else None), problem
 
     return summarize
+
+
+def _raiser(context: RunContext, exc: BaseException) -> str | None:
+    """The plugin whose ``summarize_context`` raised ``exc`` (its innermost frame), if any."""
+    pm = getattr(context, "plugin_manager", None)
+    if pm is None:
+        return None
+    codes = {
+        getattr(impl.function, "__code__", None): str(impl.plugin_name)
+        for impl in pm.hook.summarize_context.get_hookimpls()
+    }
+    found, tb = None, exc.__traceback__
+    while tb is not None:
+        found = codes.get(tb.tb_frame.f_code, found)
+        tb = tb.tb_next
+    return found
 
 
 @hookimpl

@@ -140,3 +140,44 @@ def test_a_window_smaller_than_the_system_prompt_ends_with_context_overflow(
     outcome = json.loads(result.stdout)
     assert outcome["stop_reason"] == "context_overflow"
     assert "system prompt ~" in outcome["error"] and "AGENTS.md" in outcome["error"]
+
+
+@pytest.mark.parametrize(
+    ("hook", "body", "said"),
+    [
+        ("compact_context", 'return {"messages": []}', "plugin 'bad' failed in compact_context"),
+        ("compact_context", "raise RuntimeError('cc')", "plugin 'bad' failed in compact_context"),
+        ("summarize_context", "return {'a': 1}", "a summarize_context answer was dict"),
+        (
+            "summarize_context",
+            "raise RuntimeError('sc')",
+            "plugin 'bad' failed in summarize_context",
+        ),
+    ],
+)
+def test_a_broken_compactor_or_summariser_is_named_and_the_engine_still_compacts(
+    tmp_path: Path, hook: str, body: str, said: str
+) -> None:
+    from mycode_core.testing import script_turn, write_script
+
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    (home / "plugins").mkdir(parents=True)
+    params = "messages, budget, context" if hook == "compact_context" else "messages"
+    (home / "plugins" / "bad.py").write_text(
+        f"from mycode_core import hookimpl\n\n@hookimpl(tryfirst=True)\n"
+        f"def {hook}({params}):\n    {body}\n",
+        "utf-8",
+    )
+    (home / "config.toml").write_text('context_window = 8000\n[context]\nstrategy = "summary"\n')
+    workspace.mkdir()
+    for i in range(6):
+        (workspace / f"f{i}.txt").write_text(f"line of text {i}\n" * 300, "utf-8")
+    turns = [script_turn("read_file", path=f"f{i}.txt") for i in range(6)] + [{"content": "ok"}]
+    model = write_script(tmp_path / "s.json", turns)
+    run = run_cli(["-p", "go", "--model", model, "--output-format", "stream-json"], workspace, home)
+    assert run.rc == 0 and run.result is not None, run.stderr
+    assert run.result["stop_reason"] == "completed" and "Traceback" not in run.stderr
+    assert run.of_type("compaction"), "the engine (or the fallback) still compacted"
+    notices = [e["message"] for e in run.of_type("notice") if said in e["message"]]
+    assert len(notices) == 1, [e["message"] for e in run.of_type("notice")]
+    assert not [e for e in run.of_type("notice") if "'context_engine' failed" in e["message"]]
