@@ -126,10 +126,12 @@ class ToolCallEvent(AgentEvent):
 
 
 class PermissionEvent(AgentEvent):
-    """The permission decision taken for a tool call, naming the rule and layer."""
+    """The permission decision taken for a tool call, naming the rule and layer; ``tool``
+    (SPEC §4) and ``name`` both hold the tool's name."""
 
     type: Literal["permission"] = "permission"
     id: str
+    tool: str
     name: str
     decision: str
     reason: str = ""

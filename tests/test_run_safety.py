@@ -68,6 +68,7 @@ def test_without_a_sandbox_unknown_commands_are_denied_with_how_to_allow(tmp_pat
     model = write_script(tmp_path / "s.json", turns)
     run = run_cli(["-p", "t", "--model", model, "--output-format", "stream-json"], ws, home, env)
     decisions = [(e["decision"], e["rule"]) for e in run.of_type("permission")]
+    assert {e["tool"] for e in run.of_type("permission")} == {"run_command"}  # SPEC §4 names it
     assert decisions[0] == ("allow", "builtin:ordinary-command")
     assert decisions[1] == ("deny", "builtin:unsandboxed")
     assert decisions[2][0] == "deny"

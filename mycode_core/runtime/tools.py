@@ -224,6 +224,7 @@ class ToolOrchestrator:
         self.emit(
             PermissionEvent(
                 id=call.id,
+                tool=call.name,
                 name=call.name,
                 decision="deny",
                 reason=verdict.reason,
@@ -271,6 +272,7 @@ class ToolOrchestrator:
         self.emit(
             PermissionEvent(
                 id=call.id,
+                tool=call.name,
                 name=call.name,
                 decision=verdict.decision,
                 reason=verdict.reason,
