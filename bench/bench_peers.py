@@ -4,7 +4,8 @@ Figures, for each agent in the same run:
 
 * first request: wall from launch to the server receiving the first chat-completions
   request (median of ``--runs`` warm runs, after one warm-up), and its ratio to
-  ``python -c "import click"``;
+  ``python -c "import click"`` (timed once in every round, so a machine that speeds up or
+  slows down during the benchmark changes both alike);
 * own time per step of a ``--steps`` session (the model reads a new small file each step): the
   time from the server finishing answer *k* to receiving request *k+1*, so the server's own work
   (it never parses the body) is not counted; the median of steps 1–30 and of the last 30, and
@@ -303,15 +304,17 @@ def main() -> None:
         if pi is not None:
             os.environ["BENCH_PI_BASE_URL"] = f"http://127.0.0.1:{server.server_address[1]}/v1"
             agents.append(pi)
-    click = click_import_seconds(args.runs)
-    print(f'python -c "import click": {click * 1000:.1f} ms (median of {args.runs})')
     results: dict[str, dict[Any, Any]] = {agent.name: {} for agent in agents}
     for agent in agents:
         launch(agent, server, 1, folder)  # warm-up
     first: dict[str, list[Run]] = {agent.name: [] for agent in agents}
-    for _ in range(args.runs):
+    clicks = [click_import_seconds(1)]  # one warm-up run inside, then one timed run
+    for _ in range(args.runs):  # `import click` is timed beside each round: drift hits both
+        clicks.append(click_import_seconds(1))
         for agent in agents:
             first[agent.name].append(launch(agent, server, 1, folder))
+    click = statistics.median(clicks[1:])
+    print(f'python -c "import click": {click * 1000:.1f} ms (median of {args.runs}, interleaved)')
     for agent in agents:
         runs = first[agent.name]
         results[agent.name]["first"] = statistics.median(r.first_request for r in runs)

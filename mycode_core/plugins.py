@@ -21,7 +21,7 @@ from typing import Any
 
 import pluggy
 
-from mycode_core import hookspecs
+from mycode_core import entry_scan, hookspecs
 from mycode_core.errors import error_line, raised_by_plugin, watching_ctrl_c
 
 ENTRY_POINT_GROUP = "mycode"
@@ -153,7 +153,7 @@ _last_scan: list[metadata.EntryPoint] = []
 def allowed_entry_points() -> list[metadata.EntryPoint]:
     """Entry points of group ``mycode`` that the environment allows, sorted by name."""
     chosen: dict[str, metadata.EntryPoint] = {}
-    _last_scan[:] = metadata.entry_points(group=ENTRY_POINT_GROUP)
+    _last_scan[:] = entry_scan.entry_points(ENTRY_POINT_GROUP)
     for ep in _last_scan:
         if not selected(ep.name):
             continue

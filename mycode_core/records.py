@@ -186,6 +186,8 @@ class ToolCall(BaseModel):
 class Validation(BaseModel):
     """A recognised verification command (tests, lint, type-check, build) and its outcome."""
 
+    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
+
     kind: Literal["test", "lint", "typecheck", "build"]
     command: str
     passed: bool
@@ -193,6 +195,8 @@ class Validation(BaseModel):
 
 class Observation(BaseModel):
     """Facts recorded after one tool run — no judgements."""
+
+    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     step: int
     call_id: str

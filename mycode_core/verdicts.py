@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SkipValidation
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 Decision = Literal["allow", "deny", "ask"]
 Verdict = Literal["pass", "fail", "unverified"]
@@ -19,6 +19,8 @@ class PermissionVerdict(BaseModel):
     ``layer`` the config layer it came from (``default``, ``user``, ``project``, ``local``,
     ``env``, ``cli``, ``session``).
     """
+
+    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     decision: Decision
     reason: str = ""
@@ -35,6 +37,8 @@ class PermissionVerdict(BaseModel):
 class StagnationVerdict(BaseModel):
     """Answer of a ``stagnation_verdict`` policy: keep going, guide the model, or stop."""
 
+    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
+
     action: Literal["continue", "guide", "stop"]
     pattern: str | None = None
     message: str = ""
@@ -43,6 +47,8 @@ class StagnationVerdict(BaseModel):
 class CompletionVerdict(BaseModel):
     """Answer of a ``completion_verdict`` policy for a final answer: ``pass`` and
     ``unverified`` end the run; ``fail`` sends ``feedback`` back to the model."""
+
+    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     verdict: Verdict
     feedback: str = ""
@@ -55,6 +61,8 @@ class PromptVerdict(BaseModel):
     drops it (the model never sees it) and shows ``reason`` to the user; ``context`` lines are
     added to what the model sees with the prompt."""
 
+    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
+
     block: bool = False
     reason: str = ""
     context: list[str] = Field(default_factory=list)
@@ -65,6 +73,8 @@ class SlashResult(BaseModel):
     """What a slash command returns: a ``prompt`` to run as the user's turn, ``output`` to show
     the user, and/or ``rewind``: cut the conversation back to before the session's N-th user
     turn (the session records it in the transcript, so ``--resume`` goes on from there)."""
+
+    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     prompt: str | None = None
     output: str | None = None
@@ -77,6 +87,8 @@ class CompactedView(BaseModel):
     event, and the ``stage`` (``mask``: old tool results became placeholders; ``summary``:
     older turns were summarised; ``truncate``: older turns were dropped). The messages are
     not copied: those the view holds keep their identity (the transcript names them)."""
+
+    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     messages: SkipValidation[list[dict[str, Any]]]
     summary: str | None = None

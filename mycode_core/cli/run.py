@@ -134,6 +134,9 @@ def run_agent(
     json_schema: str | None = None,
 ) -> int:
     """Run the agent; return the process exit code (SPEC §2)."""
+    from mycode_core.entry_scan import scan_for_startup
+
+    scan_for_startup()  # before the first model is built (pydantic scans then)
     from mycode_core.cli.rewind import rewound
     from mycode_core.config import ConfigError, ensure_home, home_dir, load_settings
     from mycode_core.config_check import settings_tables

@@ -11,11 +11,13 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ReplyToolCall(BaseModel):
     """A tool call as the model sent it (arguments still a JSON string)."""
+
+    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     id: str | None = None
     name: str
@@ -24,6 +26,8 @@ class ReplyToolCall(BaseModel):
 
 class ModelReply(BaseModel):
     """One model turn."""
+
+    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     content: str | None = None
     tool_calls: list[ReplyToolCall] = Field(default_factory=list)
