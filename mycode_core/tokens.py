@@ -90,7 +90,9 @@ def count_text(text: str, *, bound: bool = False) -> int:
     return _cached_count(text)
 
 
-@functools.lru_cache(maxsize=2048)
+# big enough for the texts of a 2,000-step session: a smaller cache evicted them in turn, and
+# every compaction check then re-tokenized the whole history (issue 24: flat per step)
+@functools.lru_cache(maxsize=32768)
 def _cached_count(text: str) -> int:
     load_now()
     assert _encoder is not None

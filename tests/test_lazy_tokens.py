@@ -80,3 +80,17 @@ def test_a_small_view_keeps_the_bound_and_skips_the_tokenizer() -> None:
         """
     )
     assert out == {"bounded": True, "loaded": False}
+
+
+def test_a_long_sessions_texts_are_tokenized_once() -> None:
+    """Counting the texts of a 2,000-step session again (as each compaction check does) hits
+    the cache: nothing is tokenized a second time."""
+    from mycode_core import tokens
+
+    texts = [f"result of step {i}: " + "x" * (i % 50) for i in range(6000)]
+    for text in texts:
+        tokens.count_text(text)
+    misses = tokens._cached_count.cache_info().misses
+    for text in texts:
+        tokens.count_text(text)
+    assert tokens._cached_count.cache_info().misses == misses
