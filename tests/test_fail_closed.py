@@ -113,10 +113,9 @@ async def _later() -> Any:
     return PermissionVerdict(decision="allow")
 
 
-@pytest.mark.parametrize(
-    "answer", [lambda: {"decision": "allow"}, _later, lambda: "allow"], ids=["dict", "coro", "str"]
-)
-def test_a_wrong_answer_type_is_a_failure_too(tmp_path: Path, answer: Any) -> None:
+def _wrong_answers(answer: Any) -> Any:
+    """A plugin answering both verdicts with ``answer()``: a value of the wrong type."""
+
     class Wrong:
         @hookimpl(tryfirst=True)
         def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
@@ -126,16 +125,26 @@ def test_a_wrong_answer_type_is_a_failure_too(tmp_path: Path, answer: Any) -> No
         def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
             return answer()
 
-    class Gate:
-        @hookimpl
-        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
-            return CompletionVerdict(verdict="fail", feedback="not yet")
+    return Wrong()
 
-    wrong = Wrong()
+
+class FailingGate:
+    """A gate that always fails the answer."""
+
+    @hookimpl
+    def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
+        return CompletionVerdict(verdict="fail", feedback="not yet")
+
+
+@pytest.mark.parametrize(
+    "answer", [lambda: {"decision": "allow"}, _later, lambda: "allow"], ids=["dict", "coro", "str"]
+)
+def test_a_wrong_answer_type_is_a_failure_too(tmp_path: Path, answer: Any) -> None:
+    wrong = _wrong_answers(answer)
     runner = make_runner(
         tmp_path,
         installed_plugin("builtin_tools"),
-        Gate(),
+        FailingGate(),
         wrong,
         turns=[{"tool_calls": [{"name": "glob", "arguments": {"pattern": "*"}, "id": "a"}]}],
         completion_gate={"max_blocks": 1},
@@ -297,26 +306,12 @@ class PassThrough:
 def test_a_wrong_answer_is_blamed_on_its_plugin_not_on_the_wrapper_around_it(
     tmp_path: Path, answer: Any
 ) -> None:
-    class Wrong:
-        @hookimpl(tryfirst=True)
-        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
-            return answer()
-
-        @hookimpl(tryfirst=True)
-        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
-            return answer()
-
-    class Gate:
-        @hookimpl
-        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
-            return CompletionVerdict(verdict="fail", feedback="not yet")
-
-    wrong, wrapper = Wrong(), PassThrough()
+    wrong, wrapper = _wrong_answers(answer), PassThrough()
     glob = {"name": "glob", "arguments": {"pattern": "*"}}
     runner = make_runner(
         tmp_path,
         installed_plugin("builtin_tools"),
-        Gate(),
+        FailingGate(),
         wrong,
         wrapper,
         turns=[{"tool_calls": [{**glob, "id": "a"}]}, {"tool_calls": [{**glob, "id": "b"}]}],
@@ -363,11 +358,6 @@ def test_a_wrapper_dropping_the_inner_verdict_fails_closed(tmp_path: Path) -> No
             yield
             return None
 
-    class Gate:
-        @hookimpl
-        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
-            return CompletionVerdict(verdict="fail", feedback="not yet")
-
     dropper = Dropper()
     (tmp_path / "workspace" / "secrets").mkdir(parents=True)
     (tmp_path / "workspace" / "secrets" / "k.txt").write_text("KEY", "utf-8")
@@ -375,7 +365,7 @@ def test_a_wrapper_dropping_the_inner_verdict_fails_closed(tmp_path: Path) -> No
     runner = make_runner(
         tmp_path,
         installed_plugin("builtin_tools"),
-        Gate(),
+        FailingGate(),
         dropper,
         turns=[{"tool_calls": [{**read, "id": "a"}]}, {"tool_calls": [{**read, "id": "b"}]}],
         completion_gate={"max_blocks": 1},
@@ -397,13 +387,8 @@ def test_a_wrapper_answering_with_a_dict_is_named(tmp_path: Path) -> None:
             yield
             return {"verdict": "pass"}
 
-    class Gate:
-        @hookimpl
-        def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
-            return CompletionVerdict(verdict="fail", feedback="not yet")
-
     bad = BadWrapper()
-    runner = make_runner(tmp_path, Gate(), bad, turns=[], completion_gate={"max_blocks": 2})
+    runner = make_runner(tmp_path, FailingGate(), bad, turns=[], completion_gate={"max_blocks": 2})
     events = run_events(runner)
     assert events[-1].stop_reason == "gate_exhausted"
     (notice,) = _failure_notices(events)  # named once, then skipped

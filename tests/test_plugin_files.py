@@ -84,6 +84,16 @@ def _rows(stdout: str) -> dict[str, dict[str, Any]]:
     return {row["name"]: row for row in json.loads(stdout)}
 
 
+def _shout(mycode: Any, tmp_path: Path, **env: str) -> Any:
+    """``mycode -p`` (stream-json) with a script that calls ``wordy_shout`` once; the script
+    is ``tmp_path/s.json``."""
+    model = write_script(
+        tmp_path / "s.json",
+        [{"tool_calls": [{"name": "wordy_shout", "arguments": {"text": "go"}}]}, {"content": "ok"}],
+    )
+    return mycode(["-p", "shout go", "--model", model, "--output-format", "stream-json"], **env)
+
+
 def test_a_home_plugin_file_loads_and_its_tool_runs(
     mycode: Any, home: Path, tmp_path: Path, env: dict[str, str | None]
 ) -> None:
@@ -155,14 +165,8 @@ def test_broken_plugin_files_are_load_errors_and_the_run_goes_on(
     assert checked["badsyntax"]["problems"][0]["error_type"] == "SyntaxError"
     assert checked["wordy"]["contributes"]["tools"] == ["wordy_shout"]
 
-    model = write_script(
-        tmp_path / "s.json",
-        [{"tool_calls": [{"name": "wordy_shout", "arguments": {"text": "go"}}]}, {"content": "ok"}],
-    )
-    run = mycode(
-        ["-p", "shout go", "--model", model, "--output-format", "stream-json"],
-        MYCODE_LOAD_PLUGINS=select,
-    )
+    run = _shout(mycode, tmp_path, MYCODE_LOAD_PLUGINS=select)
+    model = f"scripted:{tmp_path / 's.json'}"
     assert run.rc == 0, run.stderr
     assert "Traceback" not in run.stderr
     assert {e["plugin"] for e in run.events[0]["plugin_errors"]} == {"badsyntax", "exploding"}
@@ -193,15 +197,7 @@ def test_a_plugin_raising_a_base_exception_at_import_is_a_load_error(
     assert rows["quitter"]["loaded"] is False and rows["epquitter"]["loaded"] is False
     assert rows["wordy"]["source"] == "file"
     assert "Traceback" not in listing.stderr and "Aborted" not in listing.stderr
-    model = write_script(
-        tmp_path / "s.json",
-        [{"tool_calls": [{"name": "wordy_shout", "arguments": {"text": "go"}}]}, {"content": "ok"}],
-    )
-    run = mycode(
-        ["-p", "shout go", "--model", model, "--output-format", "stream-json"],
-        MYCODE_LOAD_PLUGINS=select,
-        PYTHONPATH=str(site),
-    )
+    run = _shout(mycode, tmp_path, MYCODE_LOAD_PLUGINS=select, PYTHONPATH=str(site))
     assert run.rc == 0, run.stderr
     assert {e["plugin"] for e in run.events[0]["plugin_errors"]} == {"quitter", "epquitter"}
     assert run.of_type("tool_result")[0]["content"] == "GO!"
