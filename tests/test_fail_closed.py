@@ -128,6 +128,20 @@ def _wrong_answers(answer: Any) -> Any:
     return Wrong()
 
 
+def _calling_twice(tmp_path: Path, call: dict[str, Any], *plugins: Any, **settings: Any) -> Any:
+    """A runner with the built-in tools, a failing gate and ``plugins``, whose model makes
+    ``call`` twice (ids ``a`` and ``b``)."""
+    return make_runner(
+        tmp_path,
+        installed_plugin("builtin_tools"),
+        FailingGate(),
+        *plugins,
+        turns=[{"tool_calls": [{**call, "id": "a"}]}, {"tool_calls": [{**call, "id": "b"}]}],
+        completion_gate={"max_blocks": 1},
+        **settings,
+    )
+
+
 class FailingGate:
     """A gate that always fails the answer."""
 
@@ -308,15 +322,7 @@ def test_a_wrong_answer_is_blamed_on_its_plugin_not_on_the_wrapper_around_it(
 ) -> None:
     wrong, wrapper = _wrong_answers(answer), PassThrough()
     glob = {"name": "glob", "arguments": {"pattern": "*"}}
-    runner = make_runner(
-        tmp_path,
-        installed_plugin("builtin_tools"),
-        FailingGate(),
-        wrong,
-        wrapper,
-        turns=[{"tool_calls": [{**glob, "id": "a"}]}, {"tool_calls": [{**glob, "id": "b"}]}],
-        completion_gate={"max_blocks": 1},
-    )
+    runner = _calling_twice(tmp_path, glob, wrong, wrapper)
     with _no_warning():
         events = run_events(runner)
     first, second = _of(events, "tool_result")
@@ -362,13 +368,10 @@ def test_a_wrapper_dropping_the_inner_verdict_fails_closed(tmp_path: Path) -> No
     (tmp_path / "workspace" / "secrets").mkdir(parents=True)
     (tmp_path / "workspace" / "secrets" / "k.txt").write_text("KEY", "utf-8")
     read = {"name": "read_file", "arguments": {"path": "secrets/k.txt"}}
-    runner = make_runner(
+    runner = _calling_twice(
         tmp_path,
-        installed_plugin("builtin_tools"),
-        FailingGate(),
+        read,
         dropper,
-        turns=[{"tool_calls": [{**read, "id": "a"}]}, {"tool_calls": [{**read, "id": "b"}]}],
-        completion_gate={"max_blocks": 1},
         permissions={"deny": ["read_file(secrets/**)"]},
     )
     events = run_events(runner)
