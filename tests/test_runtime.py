@@ -6,6 +6,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mycode_core.events import exit_code_for
 from mycode_core.records import Tool, ToolResult
 from mycode_core.runtime.state import TransitionReason
@@ -407,21 +409,18 @@ def test_images_are_passed_on_when_configured(tmp_path: Path) -> None:
     }
 
 
-def test_an_internal_error_ends_the_run_cleanly_with_a_crash_log(tmp_path: Path) -> None:
-    from mycode_core import hookimpl
+def test_an_internal_error_ends_the_run_cleanly_with_a_crash_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a plugin's failure is skipped (fail closed); an error of the core's own ends the run
+    def broken(prompt: str, context: Any) -> Any:
+        raise RuntimeError("mention expansion exploded")
 
-    class BrokenCompaction:
-        @hookimpl(tryfirst=True)
-        def compact_context(self, messages: Any, budget: int, context: Any) -> Any:
-            raise RuntimeError("compactor exploded")
-
-    runner = make_runner(
-        tmp_path, BrokenCompaction(), turns=[{"content": "never"}], context_window=1100
-    )
-    runner.history.append({"role": "user", "content": "x " * 5000})  # cannot fit: compaction
+    monkeypatch.setattr("mycode_core.runtime.mentions.expand", broken)
+    runner = make_runner(tmp_path, turns=[{"content": "never"}])
     events = run_events(runner)
     result = events[-1]
     assert result.type == "result" and result.stop_reason == "model_error"
-    assert "compactor exploded" in (result.error or "")
+    assert "mention expansion exploded" in (result.error or "")
     logs = list((tmp_path / "home" / "logs").glob("crash-*.log"))
     assert logs and "Traceback" in logs[0].read_text()
