@@ -42,6 +42,8 @@ def _run(tmp_path: Path, slow_s: float, config: str = "") -> tuple[list[str], st
         pythonpath=[site],
     )
     assert result.rc == 0, result.stderr
+    (transcript,) = (home / "sessions").glob("*.jsonl")
+    assert '"type":"result"' in transcript.read_text("utf-8").splitlines()[-1]  # result is last
     lines = seen.read_text("utf-8").split() if seen.exists() else []
     return lines, result.stderr
 
@@ -50,6 +52,7 @@ def test_a_slow_observer_gets_every_event_result_included_and_is_named_once(
     tmp_path: Path,
 ) -> None:
     seen, stderr = _run(tmp_path, 0.6, "[plugins]\nobserver_drain_s = 60\n")
+    # result stays last, also when the slow observer's notice comes once the turn is over
     assert seen[0] == "system" and seen[-1] == "result"
     assert "tool_result" in seen
     slow = [line for line in stderr.splitlines() if "slow on_event observer" in line]

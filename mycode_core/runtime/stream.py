@@ -30,12 +30,15 @@ class EventStream:
         self.transcript: Transcript | None = None
         self._lock = threading.RLock()
         self._held: list[AgentEvent] | None = []
+        self._last_type = ""
         self.observers = ObserverPool(pm, context, self._observer_notice)
 
     def _observer_notice(self, plugin: str, message: str) -> None:
         """A slow or failing observer: a notice, and one stderr line now (the consumer may
         have stopped reading: the run is over while the observer catches up)."""
         print(f"mycode: {message}", file=sys.stderr, flush=True)
+        if self._last_type == "result":  # the turn is over: ``result`` stays its last event
+            return
         notice = NoticeEvent(
             level="warning", source=plugin, message=message, plugin=plugin, hook="on_event"
         )
@@ -54,6 +57,7 @@ class EventStream:
             self._held = None
 
     def _deliver(self, event: AgentEvent) -> None:
+        self._last_type = event.type
         if self.transcript is not None:
             self.transcript.write(event)
         self.observers.publish(event)
