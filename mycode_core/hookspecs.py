@@ -185,6 +185,7 @@ def compact_context(
     context: RunContext,
     reason: str,
     instructions: str | None,
+    tokens: int,
 ) -> list[dict[str, Any]] | CompactedView | None:
     """Shrink the model view when it no longer fits, or when asked to.
 
@@ -207,6 +208,8 @@ def compact_context(
         ``observations``, ``store["todos"]``, ``side_request``).
     :param reason: ``proactive``, ``reactive`` or ``manual``.
     :param instructions: what the user asked ``/compact`` to focus on, or ``None``.
+    :param tokens: the core's count of ``messages``, in the units of ``budget`` (known
+        without counting: below the threshold, ``tokens <= budget * compact_threshold``).
     """
 
 

@@ -99,21 +99,39 @@ def _cached_count(text: str) -> int:
     return _encoder(text)
 
 
+_counted: dict[int, tuple[dict[str, Any], Any, Any, int]] = {}
+"""Exact counts of messages by identity (message, its content, its calls, the count): the
+view offers the same objects to every compaction check, so each is counted once."""
+_COUNTED_MAX = 65_536
+
+
 def count_message(message: dict[str, Any], *, bound: bool = False) -> int:
     """Tokens of one chat-completions message, including a small per-message overhead
-    (``bound``: see :func:`count_text`)."""
+    (``bound``: see :func:`count_text`).
+
+    An exact count is kept by the message's identity, so counting a view again costs a
+    lookup per message; a message is treated as immutable once counted (replacing its
+    ``content`` or ``tool_calls`` counts it anew)."""
+    content, calls = message.get("content"), message.get("tool_calls")
+    kept = _counted.get(id(message))
+    if kept is not None and kept[0] is message and kept[1] is content and kept[2] is calls:
+        return kept[3]
+    keep = not bound or exact()  # asked before counting: the encoding may load meanwhile
     total = 4
-    content = message.get("content")
     if isinstance(content, str):
         total += count_text(content, bound=bound)
     elif isinstance(content, list):
         total += count_text(json.dumps(content, ensure_ascii=False), bound=bound)
-    for call in message.get("tool_calls") or ():
+    for call in calls or ():
         function = call.get("function", {})
         total += TOOL_CALL_OVERHEAD
         total += count_text(str(function.get("name", "")), bound=bound) + count_text(
             str(function.get("arguments", "")), bound=bound
         )
+    if keep:  # a byte bound is not kept: the same message counts less once exact
+        if len(_counted) >= _COUNTED_MAX:
+            _counted.clear()
+        _counted[id(message)] = (message, content, calls, total)
     return total
 
 

@@ -135,9 +135,12 @@ def test_below_the_threshold_the_view_is_offered_again_every_recheck_results() -
     history.append({"role": "user", "content": "task"})
     offers: list[int] = []
 
-    def compactor(messages: list[dict[str, Any]], budget: int, reason: str, *_: Any) -> Any:
+    def compactor(
+        messages: list[dict[str, Any]], budget: int, reason: str, instructions: Any, tokens: int
+    ) -> Any:
         offers.append(sum(m.get("role") == "tool" for m in messages))
         assert reason == "proactive"
+        assert tokens == sum(map(count_message, messages))  # the hooks need not count again
         return None if len(offers) < 4 else [messages[0], messages[1]]
 
     view = ModelView("sys", 10_000, compactor, threshold=0.8, recheck=3)
@@ -165,7 +168,8 @@ def test_the_default_compaction_declines_a_batch_offer_below_the_threshold(
 
     context = make_context(tmp_path)
     messages = [SYSTEM, {"role": "user", "content": "task " * 100}]
-    budget = sum(map(count_message, messages)) * 2
-    assert compact_context(messages, budget, context, "proactive") is None
-    assert compact_context(messages, budget, context, "reactive") is not None
-    assert compact_context(messages, budget // 3, context, "proactive") is not None
+    tokens = sum(map(count_message, messages))
+    budget = tokens * 2
+    assert compact_context(messages, budget, context, "proactive", tokens) is None
+    assert compact_context(messages, budget, context, "reactive", tokens) is not None
+    assert compact_context(messages, budget // 3, context, "proactive", tokens) is not None

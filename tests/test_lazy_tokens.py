@@ -94,3 +94,24 @@ def test_a_long_sessions_texts_are_tokenized_once() -> None:
     for text in texts:
         tokens.count_text(text)
     assert tokens._cached_count.cache_info().misses == misses
+
+
+def test_a_message_is_counted_once_and_again_when_its_content_is_replaced() -> None:
+    out = _run(
+        """
+        import json
+        from mycode_core import tokens
+        tokens.defer_loading()
+        message = {"role": "tool", "tool_call_id": "c1", "content": "wörd " * 50}
+        bound = tokens.count_message(message, bound=True)  # the byte bound: not kept
+        exact = tokens.count_message(message)
+        again = tokens.count_message(message, bound=True)  # exact now, from the memo
+        message["content"] = "short"
+        replaced = tokens.count_message(message)
+        same_text = tokens.count_message(dict(message))
+        print(json.dumps({"bound": bound, "exact": exact, "again": again,
+                          "replaced": replaced, "same_text": same_text}))
+        """
+    )
+    assert out["bound"] > out["exact"] == out["again"]
+    assert out["replaced"] == out["same_text"] < out["exact"]

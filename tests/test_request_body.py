@@ -49,6 +49,20 @@ def test_fragments_of_messages_that_left_the_view_are_dropped() -> None:
     assert len(builder._fragments) <= 2 * 2 + 64  # bounded by the view, not the session
 
 
+def test_a_view_that_extends_the_last_one_or_replaces_it_is_sent_whole() -> None:
+    """Between compactions a view extends the last one (its join is reused); after one it
+    starts anew (a shorter or different prefix): each body is the whole view."""
+    builder = RequestBuilder()
+    view = [{"role": "user", "content": f"m{n}"} for n in range(5)]
+    for end in (1, 2, 2, 5):
+        assert json.loads(builder.messages_json(view[:end])) == view[:end]
+    compacted = [view[0], {"role": "user", "content": "summary"}, view[4]]
+    assert json.loads(builder.messages_json(compacted)) == compacted
+    assert json.loads(builder.messages_json(view[:3])) == view[:3]
+    assert json.loads(builder.messages_json([])) == []
+    assert json.loads(builder.messages_json(view)) == view
+
+
 def test_tools_and_parameters_follow_the_messages() -> None:
     tools = [{"type": "function", "function": {"name": "t", "parameters": {}}}]
     raw = RequestBuilder().body(

@@ -49,13 +49,13 @@ def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str
 
 @hookimpl(trylast=True)
 def compact_context(
-    messages: list[dict[str, Any]], budget: int, context: RunContext, reason: str
+    messages: list[dict[str, Any]], budget: int, context: RunContext, reason: str, tokens: int
 ) -> list[dict[str, Any]] | None:
     """Keep the system prompt, the task and the most recent turns that fit half of ``budget``
     (so the next compaction is many steps away), then re-state the pinned context. A batch
     offer below the threshold (made for masking engines) is declined."""
     threshold = getattr(getattr(context.settings, "context", None), "compact_threshold", 0)
-    if reason == "proactive" and sum(map(count_message, messages)) <= budget * threshold:
+    if reason == "proactive" and tokens <= budget * threshold:
         return None
     trimmed = trim_to_budget(messages, budget // 2)
     pins = [f"## {pin.title}\n{pin.text}" for pin in list(context.pins.values())]

@@ -13,6 +13,7 @@ events and the transcript show it).
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -72,6 +73,7 @@ class RequestBuilder:
     def __init__(self) -> None:
         self._fragments: dict[int, tuple[Mapping[str, Any], bytes]] = {}
         self._tools: tuple[Any, bytes] | None = None
+        self._last: tuple[list[Mapping[str, Any]], bytes] = ([], b"")
 
     def _tools_json(self, tools: Sequence[Mapping[str, Any]]) -> bytes:
         if self._tools is not None and self._tools[0] is tools:
@@ -82,10 +84,16 @@ class RequestBuilder:
 
     def messages_json(self, messages: Sequence[Mapping[str, Any]]) -> bytes:
         """``[m1,m2,…]`` from the cached fragments (new messages serialised now); fragments
-        of messages no longer in the view are dropped once they outnumber the view."""
+        of messages no longer in the view are dropped once they outnumber the view.
+
+        A view that extends the previous one (the same objects, then new ones: every step
+        between compactions) reuses the previous join and looks only at the new messages."""
+        previous, joined = self._last
+        if len(messages) < len(previous) or not all(map(operator.is_, previous, messages)):
+            previous, joined = [], b""
         cache = self._fragments
-        parts = []
-        for message in messages:
+        parts = [joined] if joined else []
+        for message in messages[len(previous) :]:
             cached = cache.get(id(message))
             if cached is None or cached[0] is not message:
                 cached = (message, dumps(message))
@@ -94,7 +102,9 @@ class RequestBuilder:
         if len(cache) > 2 * len(messages) + 64:
             keep = {id(message) for message in messages}
             self._fragments = {key: value for key, value in cache.items() if key in keep}
-        return b"[" + b",".join(parts) + b"]"
+        joined = b",".join(parts)
+        self._last = (list(messages), joined)
+        return b"[" + joined + b"]"
 
     def body(
         self,

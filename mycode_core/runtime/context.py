@@ -21,8 +21,9 @@ from mycode_core.runtime.window import ContextWindow
 from mycode_core.tokens import Calibration, count_message, count_text
 
 Compactor = Callable[..., Any]
-"""``compactor(messages, budget, reason, instructions)`` → list of messages, an object with
-``messages`` and ``summary`` attributes, or ``None`` to decline."""
+"""``compactor(messages, budget, reason, instructions, tokens)`` → list of messages, an object
+with ``messages`` and ``summary`` attributes, or ``None`` to decline (``tokens``: our count of
+``messages``, as for ``compact_context``)."""
 Shaper = Callable[[dict[str, Any], int], dict[str, Any] | None]
 """``shaper(message, budget)`` → the message's form in the view, or ``None`` for as is."""
 
@@ -237,7 +238,8 @@ class ModelView:
         current, self._fresh = self.messages(), 0
         # the budget the messages must fit, in our own token units (tool schemas set aside)
         target = max(64, int(self.budget / self.calibration.ratio) - self.tool_tokens)
-        result = self._compactor(current, target, reason, instructions)
+        tokens = self.raw_tokens() - self.tool_tokens  # what the hooks would count
+        result = self._compactor(current, target, reason, instructions, tokens)
         if result is None:
             if before > self.budget and reason != "reactive":
                 raise ContextOverflow(self._overflow_text(current, before, "compaction declined"))

@@ -45,8 +45,9 @@ class Viewing(RunnerBase):
         self,
         messages: list[dict[str, Any]],
         budget: int,
-        reason: str = "proactive",
-        instructions: str | None = None,
+        reason: str,
+        instructions: str | None,
+        tokens: int,
     ) -> Any:
         result, _ = self.guard.call(  # a failing compactor is skipped; the others compact
             "compact_context",
@@ -58,6 +59,7 @@ class Viewing(RunnerBase):
             context=self.context,
             reason=reason,
             instructions=instructions,
+            tokens=tokens,
         )
         return list(result) if isinstance(result, list | tuple) else result
 

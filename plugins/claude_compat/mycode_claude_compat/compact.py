@@ -24,12 +24,11 @@ _INNER = "claude_compat.summarizing"
 View = list[dict[str, Any]] | Any
 
 
-def below_threshold(messages: list[dict[str, Any]], budget: int, context: RunContext) -> bool:
-    """Whether a proactive call is the core's batch offer (the view under the threshold)."""
-    from mycode_core.tokens import count_message
-
+def below_threshold(tokens: int, budget: int, context: RunContext) -> bool:
+    """Whether a proactive call is the core's batch offer (the view's ``tokens`` under the
+    threshold)."""
     threshold = getattr(getattr(context.settings, "context", None), "compact_threshold", 0)
-    return sum(map(count_message, messages)) <= budget * float(threshold or 0)
+    return tokens <= budget * float(threshold or 0)
 
 
 def wrap(

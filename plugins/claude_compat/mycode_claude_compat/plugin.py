@@ -134,12 +134,13 @@ def compact_context(
     context: RunContext,
     reason: str,
     instructions: str | None,
+    tokens: int,
 ) -> Generator[None, Any, Any]:
     """``PreCompact`` before any compaction policy, ``PostCompact`` after; see :mod:`.compact`.
     A batch offer below the threshold (old results masked, nothing summarised) runs neither."""
     from mycode_claude_compat import compact
 
-    if reason == "proactive" and compact.below_threshold(messages, budget, context):
+    if reason == "proactive" and compact.below_threshold(tokens, budget, context):
         return (yield)
     return (yield from compact.wrap(context, reason, instructions))
 

@@ -129,19 +129,22 @@ def compact_view(
     reason: str,
     settings: EngineSettings,
     summarize: Summarize,
+    tokens: int | None = None,
 ) -> tuple[CompactedView | None, str | None]:
     """The compacted view of ``messages`` for ``budget`` tokens (``None`` to decline), and
-    why the model's summary could not be used (``None`` when it could).
+    why the model's summary could not be used (``None`` when it could); ``tokens`` is the
+    size of ``messages`` when the caller knows it (the core does).
 
     Stages, cheapest first: masking old tool results (free; enough when the view falls to
     ``compact_target`` of the budget), then a summary of older turns (``summary``
     strategies, and ``/compact``), else dropping older turns (``truncate``)."""
     system, body = messages[0], list(messages[1:])
+    size = _size(system, body) if tokens is None else tokens
+    if reason == "proactive" and size <= budget * settings.compact_threshold:
+        return _batch(system, body, budget, context, settings), None
     _check_pinned(system, body, budget, context)
     target = max(1, int(budget * settings.compact_target))
     masked = 0
-    if reason == "proactive" and _size(system, body) <= budget * settings.compact_threshold:
-        return _batch(system, body, budget, context, settings), None
     if "mask" in settings.strategy and reason != "manual":
         body = [_reshape(m, budget, settings, context) for m in body]
         keep = settings.keep_recent_results
@@ -177,9 +180,26 @@ def _batch(
     when none is to be masked. Batches keep the prefix stable in between."""
     if "mask" not in settings.strategy:
         return None
-    body = [_reshape(m, budget, settings, context) for m in body]
-    masked, count = mask_results(body, settings.keep_recent_results, lambda: context.artifacts_dir)
+    settled = _settled(context, budget)
+    body = [m if settled.get(id(m)) is m else _reshape(m, budget, settings, context) for m in body]
+    masked, count = mask_results(
+        body, settings.keep_recent_results, lambda: context.artifacts_dir, settled=settled
+    )
     return CompactedView(messages=[system, *masked], stage="mask") if count else None
+
+
+_SETTLED = "context_engine.settled"
+
+
+def _settled(context: Any, budget: int) -> dict[int, dict[str, Any]]:
+    """The messages (by identity) earlier batches left as they are for this ``budget``: the
+    next batch looks only at the new ones (an offer costs no more as the session grows)."""
+    store = context.store if hasattr(context, "store") else {}
+    kept = store.get(_SETTLED)
+    if kept is None or kept[0] != budget:
+        kept = store[_SETTLED] = (budget, {})
+    settled: dict[int, dict[str, Any]] = kept[1]
+    return settled
 
 
 def _check_pinned(

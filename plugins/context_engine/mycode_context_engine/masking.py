@@ -73,19 +73,50 @@ def mask_results(
     keep: int,
     artifacts: Any,
     calls: dict[str, dict[str, Any]] | None = None,
+    settled: dict[int, dict[str, Any]] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
     """``messages`` with every tool result but the last ``keep`` masked, and how many were
-    masked now. Unchanged messages are the same objects (the view keeps their identity)."""
-    calls = call_index(messages) if calls is None else calls
-    positions = [i for i, m in enumerate(messages) if m.get("role") == "tool"]
-    old = set(positions[: max(0, len(positions) - max(0, keep))])
-    out: list[dict[str, Any]] = []
+    masked now. Unchanged messages are the same objects (the view keeps their identity).
+
+    ``settled`` holds messages (by identity) known to need nothing: they are skipped, and
+    every message before the last ``keep`` results that needs nothing now is added to it."""
+    end = _old_end(messages, keep)
+    out = list(messages)
     masked = 0
-    for index, message in enumerate(messages):
-        if index in old and not is_masked(message):
-            if len(_text(message.get("content"))) > MIN_MASK_CHARS:
-                call = calls.get(str(message.get("tool_call_id")))
-                message = {**message, "content": placeholder(message, call, artifacts)}
-                masked += 1
-        out.append(message)
+    for index in range(end):
+        message = messages[index]
+        if settled is not None and settled.get(id(message)) is message:
+            continue
+        if (
+            message.get("role") == "tool"
+            and not is_masked(message)
+            and len(_text(message.get("content"))) > MIN_MASK_CHARS
+        ):
+            call_id = str(message.get("tool_call_id"))
+            call = _call_before(messages, index, call_id) if calls is None else calls.get(call_id)
+            message = out[index] = {**message, "content": placeholder(message, call, artifacts)}
+            masked += 1
+        if settled is not None:
+            settled[id(message)] = message
     return out, masked
+
+
+def _old_end(messages: list[dict[str, Any]], keep: int) -> int:
+    """The index of the first of the last ``keep`` tool results (``len`` when ``keep`` ≤ 0,
+    0 when there are no more than ``keep``)."""
+    seen = 0
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].get("role") == "tool":
+            seen += 1
+            if seen >= keep:
+                return index if keep > 0 else len(messages)
+    return 0 if keep > 0 else len(messages)
+
+
+def _call_before(messages: list[dict[str, Any]], index: int, call_id: str) -> dict[str, Any] | None:
+    """The tool call ``call_id`` a result at ``index`` answers: the nearest earlier one."""
+    for position in range(index - 1, -1, -1):
+        for call in messages[position].get("tool_calls") or ():
+            if str(call.get("id")) == call_id:
+                return call
+    return None

@@ -84,15 +84,15 @@ def compact_context(
     context: RunContext,
     reason: str,
     instructions: str | None,
+    tokens: int,
 ) -> CompactedView | None:
     """Summarise older turns, keep the recent ones, re-state the pinned context."""
     from mycode_context_engine.compaction import compact_view
     from mycode_context_engine.settings import engine_settings
 
     settings = engine_settings(context.settings)
-    result, problem = compact_view(
-        messages, budget, context, reason, settings, _summarizer(context, instructions, budget)
-    )
+    summarize = _summarizer(context, instructions, budget)
+    result, problem = compact_view(messages, budget, context, reason, settings, summarize, tokens)
     if result is not None and settings.strategy == "off":
         _notice(
             context,

@@ -38,8 +38,24 @@ class EngineSettings:
     """Ask the model for a summary (``false``: only the runtime's recorded facts)."""
 
 
+_last: tuple[Any, Any, EngineSettings] | None = None
+"""The settings object read last, its ``context`` table and what they gave (every hook call
+asks again)."""
+
+
 def engine_settings(settings: Any) -> EngineSettings:
-    """The engine's settings from a run's :class:`~mycode_core.config.Settings`."""
+    """The engine's settings from a run's :class:`~mycode_core.config.Settings` (read once
+    per settings object: a run's settings do not change)."""
+    global _last
+    last, table = _last, getattr(settings, "context", None)
+    if last is not None and last[0] is settings and last[1] is table:
+        return last[2]
+    result = _read(settings)
+    _last = (settings, table, result)
+    return result
+
+
+def _read(settings: Any) -> EngineSettings:
     raw: dict[str, Any] = {}
     section = getattr(settings, "section", None)
     if callable(section):

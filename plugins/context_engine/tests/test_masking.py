@@ -198,3 +198,29 @@ def test_the_view_composition_names_summary_recent_and_masked_tokens(tmp_path: P
     parts = view.composition()
     assert parts["summary"] > 0 and parts["masked"] > 0 and parts["recent"] > 0
     assert parts["system"] > 0 and parts["tools"] <= 1  # no tool schemas set
+
+
+def test_batch_offers_mask_new_results_as_a_fresh_pass_would(tmp_path: Path) -> None:
+    """Below the threshold each offer masks the results that left the recent window; what
+    earlier batches left as is is remembered (settled), and the view is the one a fresh pass
+    over the same messages gives."""
+    context = make_context(tmp_path)
+    settings = EngineSettings(keep_recent_results=3)
+    turns = read_turns(12)
+    size = sum(map(count_message, turns))
+    view, start = turns[:8], 8  # three results: nothing to mask yet
+    result, _ = compact_view(view, size * 4, context, "proactive", settings, _summary, size)
+    assert result is None
+    for end in (14, 20, 26):
+        view, start = [*view, *turns[start:end]], end
+        result, _ = compact_view(view, size * 4, context, "proactive", settings, _summary, size)
+        assert result is not None and result.stage == "mask"
+        fresh, _ = mask_results(view[1:], 3, lambda: context.artifacts_dir)
+        assert [m["content"] for m in result.messages[1:]] == [m["content"] for m in fresh]
+        whole = [
+            m for m in result.messages if m["role"] == "tool" and MASK_PREFIX not in m["content"]
+        ]
+        assert len(whole) == 3
+        view = result.messages
+    settled = context.store["context_engine.settled"][1]
+    assert all(settled.get(id(m)) is m for m in view[1:-6])  # the masked past
