@@ -23,7 +23,7 @@ import struct
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from mycode_core import safegit
@@ -155,28 +155,22 @@ class ChangeDetector:
 
     def _watch_tree(self, top: Path, *, record: bool) -> None:
         """Watch ``top`` and every folder below it; with ``record`` its files count as new."""
+        for entry in _tree_files(top, self._watch_folder):
+            if record:
+                self._note(entry.path, created=True)
+
+    def _watch_folder(self, folder: str) -> list[os.DirEntry[str]]:
+        """Watch ``folder`` and list it (``[]`` if it cannot be); raises when out of watches."""
         assert self._inotify is not None
-        stack = [str(top)]
-        while stack:
-            folder = stack.pop()
-            if len(self._dirs) >= MAX_WATCHED_DIRS or self._closing:
-                raise OSError(errno.ENOSPC, "too many folders to watch (or closed)")
-            try:
-                self._dirs[self._inotify.add(folder)] = folder
-                entries = list(os.scandir(folder))
-            except OSError as exc:
-                if exc.errno in (errno.ENOSPC, errno.ENOMEM, errno.EMFILE):
-                    raise
-                continue
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name not in SKIPPED_DIRS:
-                            stack.append(entry.path)
-                    elif record:
-                        self._note(entry.path, created=True)
-                except OSError:
-                    continue
+        if len(self._dirs) >= MAX_WATCHED_DIRS or self._closing:
+            raise OSError(errno.ENOSPC, "too many folders to watch (or closed)")
+        try:
+            self._dirs[self._inotify.add(folder)] = folder
+            return list(os.scandir(folder))
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.ENOMEM, errno.EMFILE):
+                raise
+            return []
 
     def _relative(self, path: str) -> str:
         return os.path.relpath(path, self.root)
@@ -369,26 +363,40 @@ def _git_snapshot(root: Path) -> Snapshot | None:
     return snap
 
 
+def _listing(folder: str) -> list[os.DirEntry[str]]:
+    try:
+        return list(os.scandir(folder))
+    except OSError:
+        return []
+
+
+def _tree_files(
+    top: Path, listing: Callable[[str], list[os.DirEntry[str]]] = _listing
+) -> Iterator[os.DirEntry[str]]:
+    """Every entry below ``top`` that is not a folder (noise folders skipped, no link
+    followed), each folder listed by ``listing``; an entry that cannot be read is passed over."""
+    stack = [str(top)]
+    while stack:
+        for entry in listing(stack.pop()):
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if not is_dir:
+                yield entry
+            elif entry.name not in SKIPPED_DIRS:
+                stack.append(entry.path)
+
+
 def _walk_files(root: Path) -> Iterator[tuple[str, os.stat_result]]:
     """Every file of the tree (noise folders skipped, no link followed): its path relative
     to ``root`` and its stat; what cannot be read is passed over."""
-    stack = [str(root)]
-    while stack:
-        folder = stack.pop()
+    for entry in _tree_files(root):
         try:
-            entries = list(os.scandir(folder))
+            st = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in SKIPPED_DIRS:
-                        stack.append(entry.path)
-                    continue
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            yield os.path.relpath(entry.path, root), st
+        yield os.path.relpath(entry.path, root), st
 
 
 def _walk_snapshot(root: Path) -> Snapshot:
