@@ -206,13 +206,18 @@ def _check_pinned(
     system: dict[str, Any], body: list[dict[str, Any]], budget: int, context: Any
 ) -> None:
     """:class:`ContextOverflow` when the system prompt, task and pins alone exceed ``budget``."""
-    previous_summary, previous_task = None, ""
-    if body and is_summary_message(body[0]):
-        previous_summary, previous_task = previous_parts(body[0])
+    previous_summary, previous_task = _previous(body)
     task = task_text(context, previous_task)
     text = summary_message(task, previous_summary, None, context)
     if count_message(system) + count_text(text) > budget:
         raise ContextOverflow(_overflow(system, task, context, budget))
+
+
+def _previous(body: list[dict[str, Any]]) -> tuple[str | None, str]:
+    """``(summary, task)`` of the summary message a view starts with (``(None, "")``)."""
+    if body and is_summary_message(body[0]):
+        return previous_parts(body[0])
+    return None, ""
 
 
 def _size(system: dict[str, Any], body: list[dict[str, Any]]) -> int:
@@ -230,9 +235,8 @@ def _summarised(
     summarize: Summarize,
 ) -> tuple[CompactedView | None, str | None]:
     """Older turns → one summary message; the recent turns (within the target) verbatim."""
-    previous_summary, previous_task = None, ""
+    previous_summary, previous_task = _previous(body)
     if body and is_summary_message(body[0]):
-        previous_summary, previous_task = previous_parts(body[0])
         body = body[1:]
     task = task_text(context, previous_task)
     fixed = count_message(system) + count_text(

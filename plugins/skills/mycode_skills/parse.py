@@ -186,34 +186,27 @@ def validate(
         renamed = f"{broken[1]} [rule {broken[0]}]"
         name = folder.name
     description = data.get("description")
-    if not isinstance(description, str) or not description.strip():
-        return SkillProblem(
-            folder, "description-required", "the 'description' field is missing", name=name
-        )
-    if len(description) > MAX_DESCRIPTION:
-        return SkillProblem(
-            folder,
-            "description-length",
-            f"description is {len(description)} characters long (at most {MAX_DESCRIPTION})",
-            name=name,
-        )
+    problem = _text_problem(
+        folder, name, "description", description, MAX_DESCRIPTION, "required", "is missing"
+    )
+    if problem is not None:
+        return problem
     license_ = data.get("license")
     if license_ is not None and not isinstance(license_, str):
         return SkillProblem(folder, "license-type", "'license' must be a string", name=name)
     compatibility = data.get("compatibility")
     if compatibility is not None:
-        if not isinstance(compatibility, str) or not compatibility.strip():
-            return SkillProblem(
-                folder, "compatibility-type", "'compatibility' must be a string", name=name
-            )
-        if len(compatibility) > MAX_COMPATIBILITY:
-            return SkillProblem(
-                folder,
-                "compatibility-length",
-                f"compatibility is {len(compatibility)} characters long "
-                f"(at most {MAX_COMPATIBILITY})",
-                name=name,
-            )
+        problem = _text_problem(
+            folder,
+            name,
+            "compatibility",
+            compatibility,
+            MAX_COMPATIBILITY,
+            "type",
+            "must be a string",
+        )
+        if problem is not None:
+            return problem
     metadata = data.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         return SkillProblem(
@@ -231,7 +224,7 @@ def validate(
     known = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
     return Skill(
         name=unicodedata.normalize("NFKC", name),
-        description=" ".join(description.split()),
+        description=" ".join(str(description).split()),
         folder=folder,
         source=source,
         license=license_,
@@ -241,6 +234,20 @@ def validate(
         extra={str(k): v for k, v in data.items() if k not in known},
         renamed=renamed,
     )
+
+
+def _text_problem(
+    folder: Path, name: str, key: str, value: Any, most: int, rule: str, says: str
+) -> SkillProblem | None:
+    """The problem of a text field (``{key}-{rule}`` when it is not a non-blank string,
+    ``{key}-length`` when longer than ``most``), or ``None``."""
+    if not isinstance(value, str) or not value.strip():
+        field = f"the '{key}' field" if rule == "required" else f"'{key}'"
+        return SkillProblem(folder, f"{key}-{rule}", f"{field} {says}", name=name)
+    if len(value) > most:
+        message = f"{key} is {len(value)} characters long (at most {most})"
+        return SkillProblem(folder, f"{key}-length", message, name=name)
+    return None
 
 
 def read_body(skill: Skill) -> tuple[str, bool, int]:
