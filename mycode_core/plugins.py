@@ -385,12 +385,6 @@ def plugin_distribution(pm: pluggy.PluginManager, plugin: object) -> tuple[str, 
     return (str(dist.metadata["Name"]), str(dist.version)) if dist is not None else None
 
 
-def plugin_version(pm: pluggy.PluginManager, plugin: object) -> str | None:
-    """The version of the distribution a plugin came from (``None`` for built-ins)."""
-    found = plugin_distribution(pm, plugin)
-    return found[1] if found is not None else None
-
-
 def describe_plugins(pm: pluggy.PluginManager, *, include_builtins: bool) -> list[dict[str, Any]]:
     """JSON-ready description of loaded plugins: name, distribution, version, hooks."""
     from mycode_core import __version__

@@ -28,7 +28,6 @@ recorded OpenAI streams: reported completion tokens minus name and arguments).""
 _encoder: Callable[[str], int] | None = None
 _lock = threading.Lock()
 _deferred = False
-_loader: threading.Thread | None = None
 
 
 def defer_loading(deferred: bool = True) -> None:
@@ -50,15 +49,6 @@ def load_now() -> None:
         with _lock:
             if _encoder is None:
                 _encoder = _load_encoder()
-
-
-def load_in_background() -> None:
-    """Start loading the encoding in a daemon thread (once); a no-op when loaded."""
-    global _loader
-    if _encoder is not None or _loader is not None:
-        return
-    _loader = threading.Thread(target=load_now, daemon=True, name="mycode-tokenizer")
-    _loader.start()
 
 
 def _estimate(text: str) -> int:

@@ -112,7 +112,7 @@ def _run_from_click(prompt_words: Sequence[str], **options: Any) -> None:
     from mycode_core import tokens
     from mycode_core.cli.run import run_agent
 
-    tokens.defer_loading()  # the tokenizer loads while the first request waits (issue 24)
+    tokens.defer_loading()  # the tokenizer loads only once the view nears its budget (issue 24)
     try:
         code = run_agent(" ".join(prompt_words).strip(), **options)
     finally:

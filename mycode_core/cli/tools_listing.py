@@ -7,13 +7,6 @@ from pathlib import Path
 from typing import Any
 
 
-def offered_tools(
-    workspace: Path, notice: Callable[[str], None], mcp_config_files: list[str] | None = None
-) -> list[Any]:
-    """The :class:`~mycode_core.records.Tool` records a run in ``workspace`` would offer."""
-    return offered_registry(workspace, notice, mcp_config_files).all()
-
-
 def offered_rows(
     workspace: Path, notice: Callable[[str], None], mcp_config_files: list[str] | None = None
 ) -> list[dict[str, Any]]:

@@ -21,7 +21,6 @@ _SENSITIVE_NAMES = {
 }
 _SENSITIVE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx")
 _ENV_TEMPLATE = re.compile(r"^\.env\.(example|sample|template|dist|defaults?)$", re.IGNORECASE)
-_PROTECTED_DIRS = (".git", ".mycode")
 
 
 def sensitive_reason(path: Path | str) -> str | None:
@@ -45,8 +44,3 @@ def protected_reason(rel: str) -> str | None:
     if first == ".mycode":
         return "it is inside .mycode/ (mycode's own configuration and permissions)"
     return None
-
-
-def is_protected_dir_name(name: str) -> bool:
-    """True for folder names whose contents need permission to change."""
-    return name in _PROTECTED_DIRS
