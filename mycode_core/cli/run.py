@@ -90,14 +90,19 @@ def _print_recap(session_id: str, events: list[dict[str, Any]]) -> None:
         click.echo(click.style(line, dim=True), err=True)
 
 
-def _strict_load_failure(pm: Any, settings: Any) -> str | None:
-    """With ``[plugins] strict = true`` (SPEC §7), the first plugin that failed to load, as
-    the line to exit 2 with; ``MYCODE_STRICT_PLUGINS`` already stopped the load itself."""
+def _strict_load_failure(pm: Any, settings: Any, settings_failures: list[str]) -> str | None:
+    """With ``[plugins] strict = true`` (SPEC §7), the first plugin that failed to load (or
+    failed in ``register_settings``), as the line to exit 2 with; ``MYCODE_STRICT_PLUGINS``
+    already stopped the load itself."""
     from mycode_core.plugins import load_report
     from mycode_core.runtime.guard import strict_from
 
     errors = load_report(pm).errors
-    if not errors or not strict_from(settings):
+    if not strict_from(settings):
+        return None
+    if not errors and settings_failures:
+        return f"{settings_failures[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)"
+    if not errors:
         return None
     return (
         f"{errors[0].message} ([plugins] strict is set: fix or disable the plugin, e.g. "
@@ -205,16 +210,23 @@ def run_agent(
     try:
         ensure_home(home)
         pm = get_plugin_manager(workspace=workspace, trusted=True if trust_workspace else None)
+        settings_failures: list[str] = []
+
+        def settings_warning(message: str) -> None:
+            click.echo(f"mycode: {message}", err=True)
+            if " failed in register_settings" in message:
+                settings_failures.append(message)
+
         settings = load_settings(
             workspace,
             home,
             cli,
-            tables=settings_tables(pm, lambda message: click.echo(f"mycode: {message}", err=True)),
+            tables=settings_tables(pm, settings_warning),
             plugin_names=_plugin_names(pm),
         )
     except (ConfigError, PluginLoadError) as exc:
         return _fail(str(exc))
-    if (failed := _strict_load_failure(pm, settings)) is not None:
+    if (failed := _strict_load_failure(pm, settings, settings_failures)) is not None:
         return _fail(failed)
     if not settings.model:  # issue 20: offer the local servers that answer (only now)
         from mycode_core.cli import local_models
@@ -315,7 +327,7 @@ def run_agent(
                 click.echo(f"The conversation is back to before turn {slash.rewind}.")
             if not slash.prompt:
                 runner.close()
-                return 0
+                return USAGE_ERROR if runner.guard.strict_failure else 0
             prompt = slash.prompt
         if guard.received is not None:  # stopped while setting up: no turn starts
             runner.close()
