@@ -110,6 +110,22 @@ def _strict_load_failure(pm: Any, settings: Any, settings_failures: list[str]) -
     )
 
 
+def _command_reply(runner: Any, text: str, renderer: Any) -> int:
+    """Show a slash command's reply in a machine format (``json``: the ``result`` object;
+    ``stream-json``: ``system`` ... ``result``), close the run; returns the exit code."""
+    try:
+        events = runner.command_turn(text)
+        for event in events:
+            renderer.handle(event)
+    finally:
+        renderer.close()
+        runner.close()
+    if runner.guard.strict_failure:
+        return USAGE_ERROR
+    result = next(event for event in reversed(events) if event.type == "result")
+    return exit_code_for(result.stop_reason)  # type: ignore[attr-defined]
+
+
 def _plugin_names(pm: Any) -> list[str]:
     """Loaded plugins and every installed entry point (a disabled plugin's table is known)."""
     from mycode_core.plugins import installed_plugin_names
@@ -318,13 +334,16 @@ def run_agent(
 
         slash = dispatch(runner, prompt, lambda message: click.echo(f"mycode: {message}", err=True))
         if slash is not None:
-            if slash.output:
-                click.echo(slash.output)
+            lines = [slash.output] if slash.output else []
             if slash.rewind:  # `--continue -p "/rewind N"`: the next --resume goes on from there
                 from mycode_core.cli.rewind import record
 
                 record(store, session_id, slash.rewind)
-                click.echo(f"The conversation is back to before turn {slash.rewind}.")
+                lines.append(f"The conversation is back to before turn {slash.rewind}.")
+            if not slash.prompt and output_format != "text":  # the reply as the format's events
+                return _command_reply(runner, "\n".join(lines), make_renderer(output_format))
+            for line in lines:  # text; or stderr, ahead of a turn's machine output
+                click.echo(line, err=output_format != "text")
             if not slash.prompt:
                 runner.close()
                 return USAGE_ERROR if runner.guard.strict_failure else 0

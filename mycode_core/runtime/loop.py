@@ -222,6 +222,29 @@ class AgentRunner(Acting, Viewing):
                 return
             yield event
 
+    def command_turn(self, text: str) -> list[AgentEvent]:
+        """A turn a slash command answered instead of the model (``mycode -p "/name"``):
+        ``text`` becomes the ``result``'s ``final_text`` (no ``user``/``assistant`` event: a
+        resumed session's history holds no trace of the command). Returns the events not
+        consumed yet, in order: what setup emitted (``system`` first), then the ``result``;
+        the transcript and observers see them like any turn's."""
+        self.prepare()
+        started = time.monotonic()
+        stop, error = "completed", None
+        if self.guard.strict_failure:  # the command (or a hook before it) failed: exit 2
+            stop, error = "interrupted", f"{self.guard.strict_failure} (strict plugins)"
+        with self._lock:
+            self._result_sent = True
+            self._emit(
+                self._result(stop, "pass" if error is None else "none", 0, text, started, error)
+            )
+        events: list[AgentEvent] = []
+        while not self.events.queue.empty():
+            event = self.events.queue.get_nowait()
+            if event is not None:
+                events.append(event)
+        return events
+
     def _save_crash_report(self) -> str:
         """Write the current exception's traceback under MYCODE_HOME; return where."""
         import traceback
