@@ -103,3 +103,29 @@ def register_slash_commands(register, context):
     strict = run_cli(args, workspace, home, {"MYCODE_STRICT_PLUGINS": "1"})
     assert strict.rc == 2, strict.stderr
     assert "Traceback" not in strict.stderr
+
+
+@pytest.mark.parametrize("hook", ["register_agent_profiles", "register_skills"])
+def test_a_hook_a_plugin_calls_itself_counts_too(tmp_path: Path, hook: str) -> None:
+    """The subagents and skills plugins call these hooks through ``context.hook``; a failing
+    implementation is their notice, and ``context.plugin_failed`` makes it count."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    (home / "plugins").mkdir(parents=True)
+    (home / "plugins" / "breaker.py").write_text(
+        HEADER
+        + f"""
+@hookimpl(optionalhook=True)
+def {hook}(register, context):
+    raise RuntimeError("contributor broke")
+""",
+        "utf-8",
+    )
+    workspace.mkdir()
+    model = write_script(tmp_path / "s.json", [{"content": "done"}])
+    args = ["-p", "hi there", "--model", model, "--output-format", "stream-json"]
+    lenient = run_cli(args, workspace, home)
+    assert lenient.rc == 0, lenient.stderr
+    assert any("contributor broke" in e["message"] for e in lenient.of_type("notice"))
+    strict = run_cli(args, workspace, home, {"MYCODE_STRICT_PLUGINS": "1"})
+    assert strict.rc == 2, strict.stderr
+    assert "Traceback" not in strict.stderr

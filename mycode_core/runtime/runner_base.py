@@ -95,6 +95,7 @@ class RunnerBase:
         self.guard = HookGuard(pm, self._emit, strict_from(settings))
         self.guard.on_strict = self.context.cancelled.set  # strict plugins: the run stops
         self.events.on_failure = self.guard.count  # a failing on_event observer counts too
+        self.context.on_plugin_failure = self.guard.count  # and one a plugin caught itself
         self._lock = threading.RLock()
         self._ready = False
         self.model: Any = None
