@@ -109,7 +109,11 @@ class ObserverPool:
         pm: pluggy.PluginManager,
         context: Any,
         notice: Callable[[str, str], None],
+        failed: Callable[[str, str], None] | None = None,
     ) -> None:
+        """``notice(plugin, message)`` is told of a slow observer; ``failed(plugin, message)``
+        (default: ``notice``) of a failing one (once per plugin)."""
+        failure = failed or notice
         self._observers: list[_Observer] = []
         _POOLS.add(self)
         impls = pm.hook.on_event.get_hookimpls()
@@ -130,7 +134,7 @@ class ObserverPool:
                         f"plugin {plugin!r} is a slow on_event observer ({seconds * 1000:.0f} ms "
                         "for one event); events are queued for it so the run is not slowed",
                     ),
-                    failed=lambda plugin, exc: notice(
+                    failed=lambda plugin, exc: failure(
                         plugin, f"plugin {plugin!r} failed in on_event: {error_line(exc)}"
                     ),
                 )

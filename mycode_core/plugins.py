@@ -147,14 +147,10 @@ def selected(name: str) -> bool:
     return name not in disable and (load is None or name in load)
 
 
-_last_scan: list[metadata.EntryPoint] = []
-
-
 def allowed_entry_points() -> list[metadata.EntryPoint]:
     """Entry points of group ``mycode`` that the environment allows, sorted by name."""
     chosen: dict[str, metadata.EntryPoint] = {}
-    _last_scan[:] = entry_scan.entry_points(ENTRY_POINT_GROUP)
-    for ep in _last_scan:
+    for ep in entry_scan.entry_points(ENTRY_POINT_GROUP):
         if not selected(ep.name):
             continue
         chosen.setdefault(ep.name, ep)
@@ -164,8 +160,7 @@ def allowed_entry_points() -> list[metadata.EntryPoint]:
 def installed_plugin_names() -> list[str]:
     """Every installed entry point's name, allowed or not, as the last plugin load found them
     (the scan reads every distribution's metadata: ~8 ms, once per start-up is enough)."""
-    found = _last_scan or metadata.entry_points(group=ENTRY_POINT_GROUP)
-    return [ep.name for ep in found]
+    return [ep.name for ep in entry_scan.latest_entry_points(ENTRY_POINT_GROUP)]
 
 
 def _distribution(ep: metadata.EntryPoint | None) -> str | None:

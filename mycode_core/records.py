@@ -339,6 +339,16 @@ class RunContext:
         self.spawner: Callable[[Any], Any] | None = None
         """Set by the runner: runs an ``AgentRequest`` (see :meth:`spawn_agent`)."""
         self._calls = threading.local()
+        self.on_plugin_failure: Callable[[str], None] | None = None
+        """Set by the runner: counts a plugin failure (see :meth:`plugin_failed`)."""
+
+    def plugin_failed(self, message: str) -> None:
+        """Tell the core that a plugin failed in a hook this plugin called itself (through
+        ``context.hook``) once the failure is reported as a notice: with ``[plugins] strict``
+        or ``MYCODE_STRICT_PLUGINS`` the run stops and exits 2 (SPEC §7); otherwise nothing
+        more happens. ``message`` names the plugin and the hook."""
+        if self.on_plugin_failure is not None:
+            self.on_plugin_failure(message)
 
     @property
     def hook(self) -> Any:

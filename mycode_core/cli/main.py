@@ -15,6 +15,7 @@ import click
 
 from mycode_core import __version__
 from mycode_core.cli.plugin_commands import PluginCommandGroup
+from mycode_core.cli.signals import ctrl_c_exits
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
@@ -121,7 +122,13 @@ def _run_from_click(prompt_words: Sequence[str], **options: Any) -> None:
 
 
 class MycodeGroup(PluginCommandGroup):
-    """A group whose help also lists the agent's own usage."""
+    """A group whose help also lists the agent's own usage; a Ctrl-C that reaches it (while
+    plugins import, say) exits 130 with one line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the group's callback and subcommand (Ctrl-C: exit 130, not click's "Aborted!")."""
+        with ctrl_c_exits():
+            return super().invoke(ctx)
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         formatter.write_usage("mycode", "[OPTIONS] [PROMPT]...\n       mycode COMMAND [ARGS]...")
@@ -174,10 +181,21 @@ def _add_plugin_commands(cli: click.Group) -> None:
     save_command_cache(cli, pm)
 
 
+class PromptCommand(click.Command):
+    """The agent's own command; a Ctrl-C that reaches it exits 130 with one line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command (Ctrl-C: exit 130, not click's "Aborted!")."""
+        with ctrl_c_exits():
+            return super().invoke(ctx)
+
+
 def build_prompt_command() -> click.Command:
     """The agent as a plain command with a PROMPT argument (options may follow the prompt)."""
 
-    @click.command(name="mycode", context_settings={"help_option_names": ["-h", "--help"]})
+    @click.command(
+        name="mycode", cls=PromptCommand, context_settings={"help_option_names": ["-h", "--help"]}
+    )
     @agent_options
     @click.argument("prompt", nargs=-1)
     def prompt_command(prompt: tuple[str, ...], **options: Any) -> None:
@@ -212,7 +230,12 @@ def first_positional(args: Sequence[str], value_options: set[str]) -> str | None
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point."""
+    """Console-script entry point (a Ctrl-C while starting up: one line, exit 130)."""
+    with ctrl_c_exits():
+        _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     prompt_command = build_prompt_command()
     first = first_positional(args, _value_options(prompt_command))

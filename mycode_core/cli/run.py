@@ -90,19 +90,40 @@ def _print_recap(session_id: str, events: list[dict[str, Any]]) -> None:
         click.echo(click.style(line, dim=True), err=True)
 
 
-def _strict_load_failure(pm: Any, settings: Any) -> str | None:
-    """With ``[plugins] strict = true`` (SPEC §7), the first plugin that failed to load, as
-    the line to exit 2 with; ``MYCODE_STRICT_PLUGINS`` already stopped the load itself."""
+def _strict_load_failure(pm: Any, settings: Any, settings_failures: list[str]) -> str | None:
+    """With ``[plugins] strict = true`` (SPEC §7), the first plugin that failed to load (or
+    failed in ``register_settings``), as the line to exit 2 with; ``MYCODE_STRICT_PLUGINS``
+    already stopped the load itself."""
     from mycode_core.plugins import load_report
     from mycode_core.runtime.guard import strict_from
 
     errors = load_report(pm).errors
-    if not errors or not strict_from(settings):
+    if not strict_from(settings):
+        return None
+    if not errors and settings_failures:
+        return f"{settings_failures[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)"
+    if not errors:
         return None
     return (
         f"{errors[0].message} ([plugins] strict is set: fix or disable the plugin, e.g. "
         f"MYCODE_DISABLE_PLUGINS={errors[0].plugin}; the traceback: mycode plugins --check)"
     )
+
+
+def _command_reply(runner: Any, text: str, renderer: Any) -> int:
+    """Show a slash command's reply in a machine format (``json``: the ``result`` object;
+    ``stream-json``: ``system`` ... ``result``), close the run; returns the exit code."""
+    try:
+        events = runner.command_turn(text)
+        for event in events:
+            renderer.handle(event)
+    finally:
+        renderer.close()
+        runner.close()
+    if runner.guard.strict_failure:
+        return USAGE_ERROR
+    result = next(event for event in reversed(events) if event.type == "result")
+    return exit_code_for(result.stop_reason)  # type: ignore[attr-defined]
 
 
 def _plugin_names(pm: Any) -> list[str]:
@@ -205,16 +226,23 @@ def run_agent(
     try:
         ensure_home(home)
         pm = get_plugin_manager(workspace=workspace, trusted=True if trust_workspace else None)
+        settings_failures: list[str] = []
+
+        def settings_warning(message: str) -> None:
+            click.echo(f"mycode: {message}", err=True)
+            if " failed in register_settings" in message:
+                settings_failures.append(message)
+
         settings = load_settings(
             workspace,
             home,
             cli,
-            tables=settings_tables(pm, lambda message: click.echo(f"mycode: {message}", err=True)),
+            tables=settings_tables(pm, settings_warning),
             plugin_names=_plugin_names(pm),
         )
     except (ConfigError, PluginLoadError) as exc:
         return _fail(str(exc))
-    if (failed := _strict_load_failure(pm, settings)) is not None:
+    if (failed := _strict_load_failure(pm, settings, settings_failures)) is not None:
         return _fail(failed)
     if not settings.model:  # issue 20: offer the local servers that answer (only now)
         from mycode_core.cli import local_models
@@ -306,16 +334,19 @@ def run_agent(
 
         slash = dispatch(runner, prompt, lambda message: click.echo(f"mycode: {message}", err=True))
         if slash is not None:
-            if slash.output:
-                click.echo(slash.output)
+            lines = [slash.output] if slash.output else []
             if slash.rewind:  # `--continue -p "/rewind N"`: the next --resume goes on from there
                 from mycode_core.cli.rewind import record
 
                 record(store, session_id, slash.rewind)
-                click.echo(f"The conversation is back to before turn {slash.rewind}.")
+                lines.append(f"The conversation is back to before turn {slash.rewind}.")
+            if not slash.prompt and output_format != "text":  # the reply as the format's events
+                return _command_reply(runner, "\n".join(lines), make_renderer(output_format))
+            for line in lines:  # text; or stderr, ahead of a turn's machine output
+                click.echo(line, err=output_format != "text")
             if not slash.prompt:
                 runner.close()
-                return 0
+                return USAGE_ERROR if runner.guard.strict_failure else 0
             prompt = slash.prompt
         if guard.received is not None:  # stopped while setting up: no turn starts
             runner.close()

@@ -19,10 +19,15 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
+
+INTERRUPTED = 130
+"""The exit code of a run stopped by Ctrl-C (SPEC §2)."""
 
 GRACE = 20.0
 SIGNALS = ("SIGTERM", "SIGHUP")
@@ -150,3 +155,20 @@ class CtrlCCancelsTurn:
                 self.cancel()
         finally:
             os.close(wake_r)
+
+
+def exit_interrupted() -> NoReturn:
+    """Leave after a Ctrl-C that no run was there to handle (start-up: plugins importing,
+    config loading): one readable line on stderr and exit 130, never a traceback."""
+    print("mycode: interrupted (Ctrl-C) while starting up", file=sys.stderr, flush=True)
+    sys.exit(INTERRUPTED)
+
+
+@contextmanager
+def ctrl_c_exits() -> Iterator[None]:
+    """A ``KeyboardInterrupt`` escaping the block ends the process with :func:`exit_interrupted`
+    (click would print "Aborted!" and exit 1)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        exit_interrupted()

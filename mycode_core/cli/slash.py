@@ -30,7 +30,9 @@ def plugin_commands(runner: Any, notice: Callable[[str], None]) -> dict[str, Sla
     if cached is None:
         from mycode_core.runtime.setup import collect_slash_commands
 
-        cached = collect_slash_commands(runner.pm, runner.context, notice)
+        guard = getattr(runner, "guard", None)
+        on_error = guard.on_error if guard is not None else None
+        cached = collect_slash_commands(runner.pm, runner.context, notice, on_error=on_error)
         runner._slash_commands = cached
     return dict(cached)
 
@@ -55,7 +57,11 @@ def dispatch(runner: Any, text: str, notice: Callable[[str], None]) -> SlashResu
 
         if not is_plugin_failure(exc):
             raise  # a real Ctrl-C, or a plugin refusing the run (SetupError)
-        return SlashResult(output=f"/{name} (plugin {command.plugin}) failed: {error_line(exc)}")
+        failed = f"/{name} (plugin {command.plugin}) failed: {error_line(exc)}"
+        guard = getattr(runner, "guard", None)
+        if guard is not None:  # strict plugins: a failing command is a plugin failure (exit 2)
+            guard.count(f"plugin {command.plugin!r} failed in /{name}: {error_line(exc)}")
+        return SlashResult(output=failed)
     if isinstance(answer, SlashResult):
         return answer
     if isinstance(answer, str):

@@ -112,6 +112,7 @@ class ChildRunner(AgentRunner):
             if isinstance(getattr(above, name, None), list):
                 setattr(context, name, list(getattr(above, name)))
         self.events = ChildStream(parent._emit, agent_id, call_id)  # type: ignore[assignment]
+        self.guard.upstream = parent.guard  # strict plugins: a child's failure stops the run
 
     def _change_detector(self) -> Any:
         return self.parent.changes  # one watcher per workspace, shared along the agent tree
@@ -136,7 +137,7 @@ class ChildRunner(AgentRunner):
             fork = getattr(self.parent.model, "fork", None)
             if callable(fork):
                 return fork()
-        return make_model(self.pm, self.settings, self._notice)
+        return make_model(self.pm, self.settings, self._notice, on_error=self.guard.on_error)
 
     def _system_prompt(self) -> str:
         base = super()._system_prompt()

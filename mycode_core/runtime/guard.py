@@ -63,6 +63,8 @@ class HookGuard:
         self.strict_failure: str | None = None
         self.on_strict: Callable[[], None] | None = None
         """Called once on the first failure in strict mode (the runner cancels the run)."""
+        self.upstream: HookGuard | None = None
+        """The parent agent's guard (a child agent's failures count for the whole run)."""
         self._lock = threading.Lock()
 
     def caller(self, hook_name: str) -> Any:
@@ -88,18 +90,33 @@ class HookGuard:
         with self._lock:
             if plugin is not None and plugin not in self.skipped.setdefault(hook_name, []):
                 self.skipped[hook_name].append(plugin)
-            first_strict = self.strict and self.strict_failure is None
-            message = f"plugin {name!r} failed in {hook_name}: {problem}"
-            if first_strict:
-                self.strict_failure = message
+        message = f"plugin {name!r} failed in {hook_name}: {problem}"
         tail = "; the run stops (strict plugins)" if self.strict else "; skipped for this run"
         self.emit(
             NoticeEvent(
                 level="error", message=message + tail, source=name, plugin=name, hook=hook_name
             )
         )
+        self.count(message)
+
+    def count(self, message: str) -> None:
+        """Count one plugin failure already reported as a notice (by :meth:`fail`, or where a
+        hook is called outside :meth:`call`: observers, ``build_context``, ``view_message``,
+        start-up tasks, slash commands, ...): with strict plugins the first one stops the run
+        (:attr:`strict_failure`, exit 2); otherwise nothing more happens."""
+        with self._lock:
+            first_strict = self.strict and self.strict_failure is None
+            if first_strict:
+                self.strict_failure = message
+        if self.upstream is not None:
+            self.upstream.count(message)
         if first_strict and self.on_strict is not None:
             self.on_strict()
+
+    def on_error(self, plugin: str | None, message: str, exc: BaseException) -> None:
+        """:meth:`count` as the ``on_error`` callback of
+        :func:`~mycode_core.runtime.hookcalls.call_hook` (which has emitted the notice)."""
+        self.count(message)
 
     def call(
         self,

@@ -12,7 +12,7 @@ import pluggy
 from mycode_core.records import PromptVerdict, RunContext
 from mycode_core.runtime import guarded
 from mycode_core.runtime.guard import HookGuard
-from mycode_core.runtime.hookcalls import call_hook, failure_notice
+from mycode_core.runtime.hookcalls import OnError, call_hook, failure_notice
 from mycode_core.runtime.messages import content_to_text
 
 
@@ -38,11 +38,17 @@ def with_reminders(text: str, lines: list[str]) -> str:
 
 
 def with_session_start(
-    pm: pluggy.PluginManager, context: RunContext, source: str, prompt: str
+    pm: pluggy.PluginManager,
+    context: RunContext,
+    source: str,
+    prompt: str,
+    on_error: OnError | None = None,
 ) -> str:
-    """The system prompt with the ``session_start`` context lines pinned at its end."""
+    """The system prompt with the ``session_start`` context lines pinned at its end (a
+    failing plugin: one notice, and ``on_error`` is told)."""
     say = lambda message: _notice(context, message)  # noqa: E731
-    lines = _lines(call_hook(pm, "session_start", say, source=source, context=context))
+    found = call_hook(pm, "session_start", say, on_error=on_error, source=source, context=context)
+    lines = _lines(found)
     if not lines:
         return prompt
     return prompt + "\n\n# Session start\n\n" + "\n\n".join(lines)
@@ -70,13 +76,23 @@ def tool_feedback(guard: HookGuard, context: RunContext, outcome: Any, content: 
     return with_reminders(content_to_text(content), lines)
 
 
-def session_end(pm: pluggy.PluginManager, context: RunContext, reason: str) -> None:
-    """Call ``session_end``; failures are reported on stderr-free notice."""
+def session_end(
+    pm: pluggy.PluginManager, context: RunContext, reason: str, on_error: OnError | None = None
+) -> None:
+    """Call ``session_end``; a failure is one notice (and ``on_error`` is told)."""
     say = lambda message: _notice(context, message)  # noqa: E731
-    call_hook(pm, "session_end", say, reason=reason, context=context)
+    call_hook(pm, "session_end", say, on_error=on_error, reason=reason, context=context)
 
 
-def notify(pm: pluggy.PluginManager, context: RunContext, message: str, kind: str) -> None:
-    """Call ``notification`` before mycode waits for the user."""
+def notify(
+    pm: pluggy.PluginManager,
+    context: RunContext,
+    message: str,
+    kind: str,
+    on_error: OnError | None = None,
+) -> None:
+    """Call ``notification`` before mycode waits for the user (failures: as ``session_end``)."""
     say = lambda line: _notice(context, line)  # noqa: E731
-    call_hook(pm, "notification", say, message=message, kind=kind, context=context)
+    call_hook(
+        pm, "notification", say, on_error=on_error, message=message, kind=kind, context=context
+    )

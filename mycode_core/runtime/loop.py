@@ -65,14 +65,16 @@ class AgentRunner(Acting, Viewing):
         base = self._system_prompt()
         prompt = base
         if self.context.agent_id is None:  # issue 11: a child agent starts no session
-            prompt = lifecycle.with_session_start(self.pm, self.context, self.start_source, base)
+            prompt = lifecycle.with_session_start(
+                self.pm, self.context, self.start_source, base, self.guard.on_error
+            )
         self._session_start_text = prompt[len(base) :]  # kept when the sections are refreshed
         self.view = self._make_view(prompt)
         for task in self.context.startup_tasks:
             try:
                 task()
             except Exception as exc:  # noqa: BLE001
-                self._notice(f"start-up task failed: {exc}")
+                self._startup_task_failed(task, exc)
         self.orchestrator = ToolOrchestrator(
             self.context,
             self._emit,
@@ -85,7 +87,7 @@ class AgentRunner(Acting, Viewing):
             self.guard, call, tool, result, self.context
         )
         self.orchestrator.notify = lambda message: lifecycle.notify(
-            self.pm, self.context, message, "permission_prompt"
+            self.pm, self.context, message, "permission_prompt", self.guard.on_error
         )
         self.caller = ModelCaller(
             model=self.model,
@@ -131,10 +133,10 @@ class AgentRunner(Acting, Viewing):
         collect_tools(self.pm, self.context, self._notice)
 
     def _make_model(self) -> Any:
-        return make_model(self.pm, self.settings, self._notice)
+        return make_model(self.pm, self.settings, self._notice, on_error=self.guard.on_error)
 
     def _system_prompt(self) -> str:
-        prompt = system_prompt(self.pm, self.context, self._notice)
+        prompt = system_prompt(self.pm, self.context, self._notice, on_error=self.guard.on_error)
         if self.structured is not None:
             prompt += self.structured.instructions()
         return transform_system_prompt(self.guard, prompt, self.context)
@@ -164,7 +166,7 @@ class AgentRunner(Acting, Viewing):
             self.changes = None
         if self._ready and not self._ended and self.context.agent_id is None:
             self._ended = True
-            lifecycle.session_end(self.pm, self.context, reason)
+            lifecycle.session_end(self.pm, self.context, reason, self.guard.on_error)
         for task in self.context.cleanup:
             try:
                 task()
@@ -219,6 +221,29 @@ class AgentRunner(Acting, Viewing):
             if event is None:
                 return
             yield event
+
+    def command_turn(self, text: str) -> list[AgentEvent]:
+        """A turn a slash command answered instead of the model (``mycode -p "/name"``):
+        ``text`` becomes the ``result``'s ``final_text`` (no ``user``/``assistant`` event: a
+        resumed session's history holds no trace of the command). Returns the events not
+        consumed yet, in order: what setup emitted (``system`` first), then the ``result``;
+        the transcript and observers see them like any turn's."""
+        self.prepare()
+        started = time.monotonic()
+        stop, error = "completed", None
+        if self.guard.strict_failure:  # the command (or a hook before it) failed: exit 2
+            stop, error = "interrupted", f"{self.guard.strict_failure} (strict plugins)"
+        with self._lock:
+            self._result_sent = True
+            self._emit(
+                self._result(stop, "pass" if error is None else "none", 0, text, started, error)
+            )
+        events: list[AgentEvent] = []
+        while not self.events.queue.empty():
+            event = self.events.queue.get_nowait()
+            if event is not None:
+                events.append(event)
+        return events
 
     def _save_crash_report(self) -> str:
         """Write the current exception's traceback under MYCODE_HOME; return where."""
@@ -318,7 +343,7 @@ class AgentRunner(Acting, Viewing):
         near_limit_sent = False
         final_text = ""
         while True:
-            if self.context.cancelled.is_set():
+            if self.context.cancelled.is_set() or self.guard.strict_failure:
                 raise RunStopped(state.finish("interrupted"))
             if state.step >= settings.max_steps:
                 self._write_checkpoint()

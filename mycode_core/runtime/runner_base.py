@@ -11,14 +11,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pluggy
 
 from mycode_core.config_check import settings_tables
+from mycode_core.errors import error_line
 from mycode_core.events import (
     AgentEvent,
     GuidanceEvent,
+    NoticeEvent,
 )
 from mycode_core.records import RunContext
 from mycode_core.runtime.changes import ChangeDetector
@@ -91,6 +94,8 @@ class RunnerBase:
         self.events = EventStream(pm, self.context)
         self.guard = HookGuard(pm, self._emit, strict_from(settings))
         self.guard.on_strict = self.context.cancelled.set  # strict plugins: the run stops
+        self.events.on_failure = self.guard.count  # a failing on_event observer counts too
+        self.context.on_plugin_failure = self.guard.count  # and one a plugin caught itself
         self._lock = threading.RLock()
         self._ready = False
         self.model: Any = None
@@ -121,6 +126,22 @@ class RunnerBase:
     def _notice(self, message: str, level: str = "warning") -> None:
         self._emit(failure_notice(message, level))
 
+    def _startup_task_failed(self, task: Any, exc: BaseException) -> None:
+        """A plugin's start-up task raised: one notice naming the plugin; it counts as a plugin
+        failure (strict plugins: the run stops, exit 2)."""
+        plugin = _plugin_of(self.pm, task)
+        message = f"plugin {plugin or 'unknown'!r} failed in a start-up task: {error_line(exc)}"
+        self._emit(
+            NoticeEvent(
+                level="warning",
+                message=message,
+                source=plugin,
+                plugin=plugin or "unknown",
+                hook="startup_tasks",
+            )
+        )
+        self.guard.count(message)
+
     def _guide(self, source: str, message: str, pattern: str | None = None) -> None:
         self._emit(GuidanceEvent(source=source, message=message, pattern=pattern))
         self.history.append(guidance_message(source, message))
@@ -132,3 +153,16 @@ class RunnerBase:
 
     _step = 0
     _session_start_text = ""
+
+
+def _plugin_of(pm: pluggy.PluginManager, task: Any) -> str | None:
+    """The plugin whose module (or package) defines ``task``, if one does."""
+    module = str(getattr(task, "__module__", None) or type(task).__module__ or "")
+    best: str | None = None
+    for name, plugin in pm.list_name_plugin():
+        own = plugin.__name__ if isinstance(plugin, ModuleType) else type(plugin).__module__
+        if own == module:
+            return str(name)
+        if best is None and own.split(".")[0] == module.split(".")[0]:
+            best = str(name)
+    return best

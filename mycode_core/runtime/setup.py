@@ -165,15 +165,22 @@ def collect_slash_commands(
     return commands
 
 
-def make_model(pm: pluggy.PluginManager, settings: Any, notice: Callable[[str], None]) -> Any:
-    """Instantiate the model named by ``settings.model``."""
+def make_model(
+    pm: pluggy.PluginManager,
+    settings: Any,
+    notice: Callable[[str], None],
+    *,
+    on_error: OnError | None = None,
+) -> Any:
+    """Instantiate the model named by ``settings.model`` (``on_error``: as for
+    :func:`collect_providers`)."""
     model_id = settings.model
     if not model_id:
         raise SetupError(
             "no model configured: pass --model NAME (or set MYCODE_MODEL); "
             "try `mycode demo` for an offline run"
         )
-    providers = collect_providers(pm, notice)
+    providers = collect_providers(pm, notice, on_error=on_error)
     prefix, sep, _rest = model_id.partition(":")
     provider = providers.get(prefix) if sep else None
     if provider is None:
@@ -192,13 +199,19 @@ def make_model(pm: pluggy.PluginManager, settings: Any, notice: Callable[[str], 
 
 
 def system_prompt(
-    pm: pluggy.PluginManager, context: RunContext, notice: Callable[[str], None]
+    pm: pluggy.PluginManager,
+    context: RunContext,
+    notice: Callable[[str], None],
+    *,
+    on_error: OnError | None = None,
 ) -> str:
-    """The system prompt from every ``build_context`` contribution."""
+    """The system prompt from every ``build_context`` contribution (a failing plugin is one
+    notice, and ``on_error`` is told)."""
     sections: list[ContextSection] = []
     from mycode_core.builtins.context import flatten_sections
 
-    for item in flatten_sections(call_hook(pm, "build_context", notice, context=context)):
+    found = call_hook(pm, "build_context", notice, on_error=on_error, context=context)
+    for item in flatten_sections(found):
         if isinstance(item, ContextSection):
             sections.append(item)
         elif isinstance(item, str):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import queue
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pluggy
@@ -31,7 +32,9 @@ class EventStream:
         self._lock = threading.RLock()
         self._held: list[AgentEvent] | None = []
         self._last_type = ""
-        self.observers = ObserverPool(pm, context, self._observer_notice)
+        self.on_failure: Callable[[str], None] | None = None
+        """Told of each failing observer's notice text (the runner's guard counts it)."""
+        self.observers = ObserverPool(pm, context, self._observer_notice, self._observer_failed)
 
     def _observer_notice(self, plugin: str, message: str) -> None:
         """A slow or failing observer: a notice, and one stderr line now (the consumer may
@@ -43,6 +46,12 @@ class EventStream:
             level="warning", source=plugin, message=message, plugin=plugin, hook="on_event"
         )
         self.emit(notice)
+
+    def _observer_failed(self, plugin: str, message: str) -> None:
+        """A failing observer: its notice, then the failure counts (strict plugins: exit 2)."""
+        self._observer_notice(plugin, message)
+        if self.on_failure is not None:
+            self.on_failure(message)
 
     def emit(self, event: AgentEvent) -> None:
         """Record and publish one event."""

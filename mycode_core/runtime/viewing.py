@@ -145,7 +145,9 @@ class Viewing(RunnerBase):
                 who = (
                     f"plugin {plugin!r} failed in view_message" if plugin else "view_message failed"
                 )
-                self._notice(f"{who}: {error_line(exc)}; messages are sent as they are")
+                failure = f"{who}: {error_line(exc)}"
+                self._notice(f"{failure}; messages are sent as they are")
+                self.guard.count(failure)  # strict plugins: the run stops
             return None
         return shaped if isinstance(shaped, dict) else None
 

@@ -48,6 +48,9 @@ def _summarizer(context: RunContext, instructions: str | None, budget: int) -> S
             named = (
                 f"plugin {who!r} failed in summarize_context" if who else "the summariser failed"
             )
+            failed = getattr(context, "plugin_failed", None)
+            if callable(failed):  # strict plugins: the run stops (exit 2)
+                failed(f"{named}: {type(exc).__name__}: {exc}")
             return None, f"{named} ({type(exc).__name__}: {exc})"
         if summary is not None and not isinstance(summary, str):
             if hasattr(summary, "close") and hasattr(summary, "cr_frame"):

@@ -43,6 +43,9 @@ def package_locations(
     except Exception as exc:  # noqa: BLE001 - a broken package must not break the run
         if notice is not None:
             notice(f"register_skills failed: {type(exc).__name__}: {exc}")
+        failed = getattr(context, "plugin_failed", None)
+        if callable(failed):  # strict plugins: the run stops (exit 2)
+            failed(f"register_skills failed: {type(exc).__name__}: {exc}")
     return found
 
 

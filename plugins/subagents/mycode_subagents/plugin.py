@@ -33,6 +33,9 @@ def package_sources(context: RunContext, notice: Callable[[str], None]) -> list[
         context.hook.register_agent_profiles(register=register, context=context)
     except Exception as exc:  # noqa: BLE001 - a broken contributor must not stop the run
         notice(f"register_agent_profiles failed: {exc}")
+        failed = getattr(context, "plugin_failed", None)
+        if callable(failed):  # strict plugins: the run stops (exit 2)
+            failed(f"register_agent_profiles failed: {exc}")
     return found
 
 
