@@ -141,16 +141,6 @@ class AgentRunner(Acting, Viewing):
             prompt += self.structured.instructions()
         return transform_system_prompt(self.guard, prompt, self.context)
 
-    def usage_by_agent(self) -> dict[str, dict[str, int]] | None:
-        """Each agent's own tokens when child agents ran (they add up to ``usage``)."""
-        if not self.children_usage:
-            return None
-        own = dict(self.usage)
-        for child in self.children_usage.values():
-            for key, value in child.items():
-                own[key] = own.get(key, 0) - value
-        return {self.context.agent_id or "main": own, **self.children_usage}
-
     def refresh_system_prompt(self) -> None:
         """Ask ``build_context`` again (between turns); the view changes only if the text did."""
         if self.view is not None:
@@ -244,19 +234,6 @@ class AgentRunner(Acting, Viewing):
             if event is not None:
                 events.append(event)
         return events
-
-    def _save_crash_report(self) -> str:
-        """Write the current exception's traceback under MYCODE_HOME; return where."""
-        import traceback
-
-        path = self.home / "logs" / f"crash-{self.session_id}.log"
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("a", encoding="utf-8") as fh:
-                fh.write(traceback.format_exc())
-        except OSError:
-            return "no crash log could be written"
-        return str(path)
 
     def _worker(self, prompt: str) -> None:
         started = time.monotonic()
@@ -403,19 +380,3 @@ class AgentRunner(Acting, Viewing):
                 verdict="pass", feedback="completion gate is off", source="off"
             )
         return completion(self.guard, final_text, self.context)
-
-    def context_report(self) -> str:
-        """``/context``: what the model view holds, tokens each."""
-        self.prepare()
-        assert self.view is not None
-        self.view.sync(self.history)
-        parts = self.view.composition()
-        used = sum(parts.values())
-        shown = ", ".join(f"{name} ~{tokens}" for name, tokens in parts.items())
-        return f"view ~{used} of {self.view.budget} tokens: {shown}"
-
-    def request_compaction(self, instructions: str | None = None) -> None:
-        """Compact the view before the next request (``/compact [instructions]``)."""
-        self.prepare()
-        assert self.view is not None
-        self.view.request_compaction(instructions)

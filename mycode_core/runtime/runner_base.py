@@ -120,6 +120,11 @@ class RunnerBase:
         self.spawned_calls: set[str] = set()
         """Tool calls that ran a child agent: the child's own facts record what it changed."""
 
+    def prepare(self) -> None:
+        """Set up the run once (model, tools, view): :meth:`AgentRunner.prepare
+        <mycode_core.runtime.loop.AgentRunner.prepare>`."""
+        raise NotImplementedError
+
     def _emit(self, event: AgentEvent) -> None:
         self.events.emit(event)
 
@@ -141,6 +146,29 @@ class RunnerBase:
             )
         )
         self.guard.count(message)
+
+    def usage_by_agent(self) -> dict[str, dict[str, int]] | None:
+        """Each agent's own tokens when child agents ran (they add up to ``usage``)."""
+        if not self.children_usage:
+            return None
+        own = dict(self.usage)
+        for child in self.children_usage.values():
+            for key, value in child.items():
+                own[key] = own.get(key, 0) - value
+        return {self.context.agent_id or "main": own, **self.children_usage}
+
+    def _save_crash_report(self) -> str:
+        """Write the current exception's traceback under MYCODE_HOME; return where."""
+        import traceback
+
+        path = self.home / "logs" / f"crash-{self.session_id}.log"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as fh:
+                fh.write(traceback.format_exc())
+        except OSError:
+            return "no crash log could be written"
+        return str(path)
 
     def _guide(self, source: str, message: str, pattern: str | None = None) -> None:
         self._emit(GuidanceEvent(source=source, message=message, pattern=pattern))

@@ -211,3 +211,19 @@ def _quietly(function: Any) -> Limits:
 
 def _ignore(_text: str) -> None:
     """Streamed text of an internal request is not shown."""
+
+    def context_report(self) -> str:
+        """``/context``: what the model view holds, tokens each."""
+        self.prepare()
+        assert self.view is not None
+        self.view.sync(self.history)
+        parts = self.view.composition()
+        used = sum(parts.values())
+        shown = ", ".join(f"{name} ~{tokens}" for name, tokens in parts.items())
+        return f"view ~{used} of {self.view.budget} tokens: {shown}"
+
+    def request_compaction(self, instructions: str | None = None) -> None:
+        """Compact the view before the next request (``/compact [instructions]``)."""
+        self.prepare()
+        assert self.view is not None
+        self.view.request_compaction(instructions)
