@@ -85,32 +85,45 @@ class ModelError(Exception):
         self.status = status
 
 
-class RateLimited(ModelError):
+class RetryableModelError(ModelError):
+    """A failure that may pass: the loop backs off and calls the model again."""
+
+    retryable = True
+
+
+class RateLimited(RetryableModelError):
+    """HTTP 429 or a provider's rate-limit error (``retry_after`` when it said)."""
+
     kind = "rate_limit"
-    retryable = True
 
 
-class ModelTimeout(ModelError):
+class ModelTimeout(RetryableModelError):
+    """No answer (or no next chunk) in time."""
+
     kind = "timeout"
-    retryable = True
 
 
-class ConnectionFailed(ModelError):
+class ConnectionFailed(RetryableModelError):
+    """The server could not be reached, or dropped the connection."""
+
     kind = "connection_error"
-    retryable = True
 
 
-class ServerError(ModelError):
+class ServerError(RetryableModelError):
+    """HTTP 5xx, or an error the server sent inside the stream."""
+
     kind = "server_error"
-    retryable = True
 
 
-class BrokenStream(ModelError):
+class BrokenStream(RetryableModelError):
+    """The streamed reply broke off or could not be parsed."""
+
     kind = "broken_stream"
-    retryable = True
 
 
 class ContextLengthExceeded(ModelError):
+    """The request is longer than the model's context window (the view is compacted)."""
+
     kind = "context_length"
 
 
