@@ -119,6 +119,15 @@ def read_project_text(
     return data.decode("utf-8", errors="replace")
 
 
+def read_config_text(path: Path, workspace: Path | None = None) -> str:
+    """A config file's text: a project file (``workspace`` given) through
+    :func:`read_project_text` (never through a symlink leading out of the workspace), a user
+    file as it is (UTF-8). Raises as they do (:class:`FileNotFoundError` when absent)."""
+    if workspace is not None:
+        return read_project_text(workspace, path)
+    return path.read_text(encoding="utf-8")
+
+
 def folders_down_to(workspace: Path, current: Path | None) -> list[Path]:
     """``workspace`` and each folder below it down to ``current`` (if inside it), root first."""
     try:

@@ -18,6 +18,7 @@ from mycode_core.project_files import (
     ProjectFileRefused,
     allowed_dirs,
     link_refusal,
+    read_config_text,
     read_project_text,
 )
 from mycode_core.testing import FakeOpenAIServer, run_cli, turn
@@ -163,6 +164,20 @@ def test_symlink_inside_and_readable_dirs_are_read(tmp_path: Path) -> None:
     with pytest.raises(ProjectFileRefused, match="etc/passwd is not read"):
         read_project_text(ws, Path("etc/passwd"))
     assert link_refusal(ws, ws / "etc") is not None
+
+
+def test_a_config_file_is_read_as_a_project_file_only_when_a_workspace_is_given(
+    tmp_path: Path,
+) -> None:
+    ws, outside = tmp_path / "ws", tmp_path / "user.json"
+    ws.mkdir()
+    outside.write_text('{"user": true}')
+    (ws / ".mcp.json").symlink_to(outside)
+    assert read_config_text(ws / ".mcp.json") == '{"user": true}'  # a user file: as it is
+    with pytest.raises(ProjectFileRefused, match=".mcp.json is not read"):
+        read_config_text(ws / ".mcp.json", ws)
+    with pytest.raises(FileNotFoundError):
+        read_config_text(ws / "absent.json", ws)
 
 
 def test_fifo_instruction_file_does_not_hang(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mycode_core.project_files import ProjectFileRefused, read_project_text
+from mycode_core.project_files import ProjectFileRefused, read_config_text
 
 EVENTS = (
     "SessionStart",
@@ -149,10 +149,7 @@ def read_json_file(
     if workspace is None and not path.is_file():
         return None, None
     try:
-        if workspace is not None:
-            text = read_project_text(workspace, path)
-        else:
-            text = path.read_text(encoding="utf-8")
+        text = read_config_text(path, workspace)
     except FileNotFoundError:
         return None, None
     except ProjectFileRefused as exc:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from mycode_core.project_files import ProjectFileRefused, read_project_text
+from mycode_core.project_files import ProjectFileRefused, read_config_text
 
 Scope = Literal["user", "project", "local", "cli"]
 SCOPES: tuple[Scope, ...] = ("user", "project", "local", "cli")
@@ -190,10 +190,7 @@ def read_json(path: Path, workspace: Path | None = None) -> dict[str, Any]:
 
     :param workspace: for a project file: never read through a symlink leading out of it."""
     try:
-        if workspace is not None:
-            text = read_project_text(workspace, path)
-        else:
-            text = path.read_text(encoding="utf-8")
+        text = read_config_text(path, workspace)
     except FileNotFoundError:
         return {}
     except ProjectFileRefused as exc:
