@@ -198,20 +198,6 @@ class Viewing(RunnerBase):
         text = (notes + "\n\n" if notes else "") + facts
         self._emit(CheckpointEvent(text=text))
 
-
-def _quietly(function: Any) -> Limits:
-    """Call a discovery function (its window, or ``Limits``); any failure means "unknown"."""
-    try:
-        value = function()
-    except Exception:  # noqa: BLE001 - discovery is best effort
-        return Limits(None)
-    parts = (*value, None)[:2] if isinstance(value, tuple) else (value, None)
-    return Limits(*(v if isinstance(v, int) and v > 0 else None for v in parts))
-
-
-def _ignore(_text: str) -> None:
-    """Streamed text of an internal request is not shown."""
-
     def context_report(self) -> str:
         """``/context``: what the model view holds, tokens each."""
         self.prepare()
@@ -227,3 +213,17 @@ def _ignore(_text: str) -> None:
         self.prepare()
         assert self.view is not None
         self.view.request_compaction(instructions)
+
+
+def _quietly(function: Any) -> Limits:
+    """Call a discovery function (its window, or ``Limits``); any failure means "unknown"."""
+    try:
+        value = function()
+    except Exception:  # noqa: BLE001 - discovery is best effort
+        return Limits(None)
+    parts = (*value, None)[:2] if isinstance(value, tuple) else (value, None)
+    return Limits(*(v if isinstance(v, int) and v > 0 else None for v in parts))
+
+
+def _ignore(_text: str) -> None:
+    """Streamed text of an internal request is not shown."""
