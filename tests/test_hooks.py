@@ -1001,6 +1001,14 @@ def test_summarize_context_replaces_the_summariser(tmp_path: Path) -> None:
     assert len(first) < 14  # the older turns were replaced
 
 
+def test_context_report_lists_what_the_view_holds(tmp_path: Path) -> None:
+    """``/context`` (interactive) asks the runner what the model view holds."""
+    runner = make_runner(tmp_path, turns=[{"content": "ok"}])
+    runner.history.append({"role": "user", "content": "question " + "x " * 50})
+    report = runner.context_report()
+    assert report.startswith("view ~") and " tokens: " in report
+
+
 def test_register_settings_declares_a_checked_config_table(tmp_path: Path) -> None:
     from pydantic import BaseModel, Field
 
