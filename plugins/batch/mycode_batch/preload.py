@@ -26,12 +26,14 @@ OWN_DISTRIBUTIONS = frozenset(
     {
         "mycode-batch",
         "mycode-builtin-tools",
+        "mycode-checkpoints",
         "mycode-claude-compat",
         "mycode-completion-gate",
         "mycode-context-engine",
         "mycode-mcp-bridge",
         "mycode-memory",
         "mycode-skills",
+        "mycode-stagnation",
         "mycode-subagents",
     }
 )

@@ -1,7 +1,7 @@
 """Warm starts: each task's ``mycode -p`` forked from a server that has mycode loaded already.
 
-Starting ``mycode -p`` costs about a second of CPU before the first request (importing
-``openai``'s types, pydantic models and the plugins, loading tiktoken's encoding). A batch pays
+Starting ``mycode -p`` costs a good part of a second of CPU before the first request
+(importing click, pydantic and its models, the runtime and the plugins). A batch pays
 that once per task, and on a small machine that CPU is what caps the speed-up of more workers.
 Here a :mod:`multiprocessing` fork server imports all of it once (:mod:`mycode_batch.preload`);
 each task is then a fresh process forked from it that runs the ``mycode`` command line with the
