@@ -159,8 +159,10 @@ def check_layer(
     return notes
 
 
-def settings_tables(pm: Any, warn: Any = None) -> dict[str, type[BaseModel]]:
-    """The config tables plugins declared through ``register_settings``, by name."""
+def settings_tables(pm: Any, warn: Any = None, failures: Any = None) -> dict[str, type[BaseModel]]:
+    """The config tables plugins declared through ``register_settings``, by name. ``warn``
+    gets each problem line; ``failures`` (a list), if given, also the lines of plugins that
+    raised (strict plugins make them fatal)."""
     tables: dict[str, type[BaseModel]] = {}
 
     def register(name: str, model: type[BaseModel]) -> None:
@@ -183,9 +185,12 @@ def settings_tables(pm: Any, warn: Any = None) -> dict[str, type[BaseModel]]:
             except BaseException as failure:  # noqa: BLE001 - named, then skipped
                 if isinstance(failure, KeyboardInterrupt | SetupError):
                     raise
+                line = (
+                    f"plugin {impl.plugin_name!r} failed in register_settings: "
+                    f"{exception_line(failure)}"
+                )
                 if warn is not None:
-                    warn(
-                        f"plugin {impl.plugin_name!r} failed in register_settings: "
-                        f"{exception_line(failure)}"
-                    )
+                    warn(line)
+                if failures is not None:
+                    failures.append(line)
     return tables

@@ -129,3 +129,21 @@ def {hook}(register, context):
     strict = run_cli(args, workspace, home, {"MYCODE_STRICT_PLUGINS": "1"})
     assert strict.rc == 2, strict.stderr
     assert "Traceback" not in strict.stderr
+
+
+def test_a_failing_register_settings_is_exit_2_with_strict_plugins(tmp_path: Path) -> None:
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    (home / "plugins").mkdir(parents=True)
+    (home / "plugins" / "breaker.py").write_text(
+        HEADER + "@hookimpl\ndef register_settings(register):\n    raise RuntimeError('no')\n",
+        "utf-8",
+    )
+    workspace.mkdir()
+    model = write_script(tmp_path / "s.json", [{"content": "done"}])
+    args = ["-p", "hi", "--model", model, "--output-format", "json"]
+    lenient = run_cli(args, workspace, home)
+    assert lenient.rc == 0, lenient.stderr
+    assert "plugin 'breaker' failed in register_settings" in lenient.stderr
+    strict = run_cli(args, workspace, home, {"MYCODE_STRICT_PLUGINS": "1"})
+    assert strict.rc == 2 and "failed in register_settings" in strict.stderr, strict.stderr
+    assert "Traceback" not in strict.stderr

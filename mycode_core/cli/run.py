@@ -227,17 +227,15 @@ def run_agent(
         ensure_home(home)
         pm = get_plugin_manager(workspace=workspace, trusted=True if trust_workspace else None)
         settings_failures: list[str] = []
-
-        def settings_warning(message: str) -> None:
-            click.echo(f"mycode: {message}", err=True)
-            if " failed in register_settings" in message:
-                settings_failures.append(message)
-
         settings = load_settings(
             workspace,
             home,
             cli,
-            tables=settings_tables(pm, settings_warning),
+            tables=settings_tables(
+                pm,
+                lambda message: click.echo(f"mycode: {message}", err=True),
+                settings_failures,
+            ),
             plugin_names=_plugin_names(pm),
         )
     except (ConfigError, PluginLoadError) as exc:
