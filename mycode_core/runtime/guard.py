@@ -20,7 +20,7 @@ from typing import Any
 import pluggy
 
 from mycode_core.events import NoticeEvent
-from mycode_core.runtime.hookcalls import Codes, _owner, implementation_codes, is_plugin_failure
+from mycode_core.runtime.hookcalls import culprit_of, implementation_codes, is_plugin_failure
 
 Valid = Callable[[Any], bool]
 
@@ -32,16 +32,6 @@ def strict_from(settings: Any) -> bool:
     section = getattr(settings, "section", None)
     table = section("plugins") if callable(section) else {}
     return bool(table.get("strict", False)) if isinstance(table, dict) else False
-
-
-def _innermost(codes: Codes, tb: TracebackType | None) -> str | None:
-    """The plugin whose implementation raised: the innermost implementation frame (a wrapper
-    re-raising an inner implementation's exception is not blamed)."""
-    found = None
-    while tb is not None:
-        found = _owner(codes, tb.tb_frame) or found
-        tb = tb.tb_next
-    return found
 
 
 def _discard(value: Any) -> None:
@@ -146,7 +136,7 @@ class HookGuard:
                 if not is_plugin_failure(exc) or isinstance(exc, passes):
                     raise
                 _close_unstarted(exc.__traceback__)
-                culprit = _innermost(codes, exc.__traceback__)
+                culprit = culprit_of(codes, exc.__traceback__)
                 if culprit is None or culprit in self._wrappers(hook_name):
                     wrong = self._answerer(hook_name, valid, kwargs)  # what the wrapper choked on
                     if wrong is not None:

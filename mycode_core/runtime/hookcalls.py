@@ -86,7 +86,7 @@ def calling_plugin(codes: Codes, default: str | None = None) -> str | None:
     return default
 
 
-def _culprit(codes: Codes, tb: TracebackType | None) -> str | None:
+def culprit_of(codes: Codes, tb: TracebackType | None) -> str | None:
     """The plugin whose implementation raised: the innermost implementation frame (a wrapper
     around it — the core's own ``build_context`` flattener included — is not to blame)."""
     found = None
@@ -98,7 +98,7 @@ def _culprit(codes: Codes, tb: TracebackType | None) -> str | None:
 
 def raising_plugin(pm: pluggy.PluginManager, hook_name: str, exc: BaseException) -> str | None:
     """The plugin whose ``hook_name`` implementation raised ``exc``, if it can be named."""
-    return _culprit(implementation_codes(pm, hook_name), exc.__traceback__)
+    return culprit_of(implementation_codes(pm, hook_name), exc.__traceback__)
 
 
 def _ran_before(pm: pluggy.PluginManager, hook_name: str, culprit: str) -> list[str]:
@@ -140,7 +140,7 @@ def call_hook(
         except BaseException as exc:  # noqa: BLE001 - one broken plugin must not break the run
             if not is_plugin_failure(exc):  # issue 13: a plugin may refuse the run (exit 2)
                 raise
-            culprit = _culprit(codes, exc.__traceback__)
+            culprit = culprit_of(codes, exc.__traceback__)
             if culprit is None or culprit in removed:
                 message = f"hook {hook_name} failed: {error_line(exc)}"
                 notice(message)
