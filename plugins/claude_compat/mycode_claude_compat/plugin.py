@@ -211,13 +211,24 @@ def register_slash_commands(register: Callable[[Any], None], context: RunContext
 
 @hookimpl(optionalhook=True)
 def register_skills(register: Callable[..., None], context: RunContext) -> None:
-    """Each plugin folder's ``skills/`` (folders with ``SKILL.md``), with the plugin's name."""
+    """Each plugin folder's ``skills/`` (folders with ``SKILL.md``), with the plugin's name.
+
+    Claude Code and Codex treat a skill's ``name`` as a display name (``Plugin Settings``):
+    their folders' skills are registered with ``folder_names`` so they load as those hosts
+    load them, under their folders' names. Agent Plugins folders keep the spec's rules.
+    """
     for folder in session_for(context).loaded.folders:
+        display_names = folder.format != "agent-plugins"
         for directory in folder.skill_dirs:
             try:
-                register(directory, plugin=folder.name, root=folder.root)
-            except TypeError:  # an older skills plugin: the folder alone
-                register(directory)
+                register(
+                    directory, plugin=folder.name, root=folder.root, folder_names=display_names
+                )
+            except TypeError:  # an older skills plugin: fewer keywords, or the folder alone
+                try:
+                    register(directory, plugin=folder.name, root=folder.root)
+                except TypeError:
+                    register(directory)
 
 
 @hookimpl(optionalhook=True)

@@ -151,3 +151,40 @@ def test_validate_exits_2_when_there_is_no_plugin(env: Env, tmp_path: Path) -> N
         "fatal": [],
         "warnings": [],
     }
+
+
+def _display_named(folder: Path, name: str, title: str) -> None:
+    """A skill whose ``name`` is a display name, as Claude Code plugins write them."""
+    path = folder / name / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nname: {title}\ndescription: how to {name}\n---\nSteps for {name}.\n")
+
+
+def test_display_named_skills_of_claude_code_and_codex_folders_load_under_folder_names(
+    env: Env, tmp_path: Path
+) -> None:
+    cc = tmp_path / "cc"
+    (cc / ".claude-plugin").mkdir(parents=True)
+    (cc / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "cc"}))
+    _display_named(cc / "skills", "rule-writing", "Writing Rules")
+    cx = _codex(tmp_path / "cx", env, {"name": "cx", "skills": "./skills/"})
+    _display_named(cx / "skills", "hook-making", "Hook Making")
+    portable = agent_plugin(tmp_path / "ap", name="portable")
+    _display_named(portable / "skills", "plugin-tuning", "Plugin Tuning")
+    turns = [
+        {"tool_calls": [{"name": "load_skill", "arguments": {"name": "rule-writing"}}]},
+        {"tool_calls": [{"name": "load_skill", "arguments": {"name": "hook-making"}}]},
+        {"tool_calls": [{"name": "load_skill", "arguments": {"name": "plugin-tuning"}}]},
+        {"content": "ok"},
+    ]
+    dirs = ("--plugin-dir", str(cc), "--plugin-dir", str(cx), "--plugin-dir", str(portable))
+    result = env.run(turns, *dirs)
+    assert result.rc == 0, result.stderr
+    loaded = result.of_type("tool_result")
+    assert [r["is_error"] for r in loaded] == [False, False, True], loaded
+    assert "Steps for rule-writing." in str(loaded[0]["content"])
+    assert "Steps for hook-making." in str(loaded[1]["content"])
+    said = notices(result)
+    # Claude Code and Codex use display names: no complaint; Agent Plugins keeps the spec's rule
+    assert not [n for n in said if "Writing Rules" in n or "Hook Making" in n], said
+    assert [n for n in said if "Plugin Tuning" in n and "name-characters" in n], said

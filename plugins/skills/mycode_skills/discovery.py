@@ -42,6 +42,10 @@ class Location:
     source: str
     confined: Path | None = None
     """For project locations: the workspace root the skills must resolve inside."""
+    folder_names: bool = False
+    """A Claude Code or Codex plugin folder's skills: a ``name`` breaking a naming rule (those
+    formats use display names such as ``Plugin Settings``) is replaced by the folder's name,
+    quietly, as with ``[skills] folder_names``."""
 
 
 def project_folders(workspace: Path, cwd: Path | None) -> list[Path]:
@@ -154,8 +158,17 @@ class Catalog:
             found.append((entry.path, link))
         return found
 
-    def _load(self, folder: str, source: str) -> Skill | SkillProblem | None:
+    def _entry(self, file: str, folder_names: bool) -> str:
+        """The cache and index key of ``file``: a location parsed in the other naming mode
+        than the catalog's keeps entries of its own."""
+        return f"{file}#folder-names" if folder_names and not self.folder_names else file
+
+    def _load(
+        self, folder: str, source: str, folder_names: bool = False
+    ) -> Skill | SkillProblem | None:
         file = os.path.join(folder, SKILL_FILE)
+        lenient = self.folder_names or folder_names
+        entry = self._entry(file, folder_names)
         try:
             st = os.stat(file)
         except OSError:
@@ -163,19 +176,19 @@ class Catalog:
         if not stat.S_ISREG(st.st_mode):  # a FIFO or device must not hang the listing
             return None
         key = (st.st_mtime_ns, st.st_size, st.st_ino)
-        cached = self._cache.get(file)
+        cached = self._cache.get(entry)
         if cached is not None and cached[0] == key:
             return cached[1]
-        parsed = self._index.get(file, key)
+        parsed = self._index.get(entry, key)
         if (
             parsed is None
             or str(parsed.folder) != folder
             or getattr(parsed, "source", source) != source
         ):
-            parsed = parse_skill(Path(folder), source, self.folder_names)
+            parsed = parse_skill(Path(folder), source, lenient)
             self.parses += 1
-            self._index.put(file, key, parsed)
-        self._cache[file] = (key, parsed)
+            self._index.put(entry, key, parsed)
+        self._cache[entry] = (key, parsed)
         return parsed
 
     def refresh(self) -> Snapshot:
@@ -189,20 +202,20 @@ class Catalog:
                 if key in seen:
                     continue
                 seen.add(key)
-                files.add(os.path.join(folder, SKILL_FILE))
                 file = os.path.join(folder, SKILL_FILE)
+                files.add(self._entry(file, location.folder_names))
                 if location.confined is not None and os.path.islink(file):
                     refused = link_refusal(location.confined, Path(file))
                     if refused is not None:  # SKILL.md itself leading out (issue 23 M1)
                         snapshot.problems.append(refused)
                         continue
-                parsed = self._load(folder, location.source)
+                parsed = self._load(folder, location.source, location.folder_names)
                 if parsed is None:
                     continue
                 if isinstance(parsed, SkillProblem):
                     snapshot.problems.append(parsed.notice())
                     continue
-                if parsed.renamed is not None:
+                if parsed.renamed is not None and not location.folder_names:
                     snapshot.problems.append(
                         f"skill in {folder} listed under its folder's name {parsed.name!r}: "
                         f"{parsed.renamed}"

@@ -24,9 +24,12 @@ def register_skills(register: Callable[[Path | str], None], context: RunContext)
 
     A folder plugin passes ``plugin=NAME`` (shown as ``plugin`` in ``mycode skills --json``;
     the source is ``plugin:NAME``) and ``root=PLUGIN_ROOT`` (skill folders and ``SKILL.md``
-    files leading outside it are refused).
+    files leading outside it are refused). ``folder_names=True`` says the folder is of a
+    format whose ``name`` is a display name (Claude Code and Codex plugins: ``Plugin
+    Settings``): a name breaking a naming rule is then replaced by the folder's name, quietly.
 
-    :param register: callback taking a folder path (and optionally ``plugin``, ``root``).
+    :param register: callback taking a folder path (and optionally ``plugin``, ``root``,
+        ``folder_names``).
     :param context: the run's :class:`~mycode_core.records.RunContext` (``mycode skills``
         passes one of its own: workspace, home, settings and plugin manager, no model).
     """

@@ -29,14 +29,19 @@ def package_locations(
     found: list[Location] = []
 
     def register(
-        path: Path | str, plugin: str | None = None, root: Path | str | None = None
+        path: Path | str,
+        plugin: str | None = None,
+        root: Path | str | None = None,
+        folder_names: bool = False,
     ) -> None:
         folder = Path(path).expanduser()
         if plugin is None:
-            found.append(Location(folder, "package"))
+            found.append(Location(folder, "package", folder_names=folder_names))
             return
         confined = Path(root).resolve() if root is not None else None
-        found.append(Location(folder, f"plugin:{plugin}", confined=confined))
+        found.append(
+            Location(folder, f"plugin:{plugin}", confined=confined, folder_names=folder_names)
+        )
 
     try:
         hook.register_skills(register=register, context=context)
