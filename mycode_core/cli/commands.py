@@ -129,7 +129,16 @@ def add_core_commands(cli: click.Group) -> None:
         type=click.Path(dir_okay=False, exists=True),
         help="MCP servers file (.mcp.json shape), as for a run.",
     )
-    def tools_command(as_json: bool, cwd: str | None, mcp_config: tuple[str, ...]) -> None:
+    @click.option(
+        "--plugin-dir",
+        "plugin_dirs",
+        multiple=True,
+        type=click.Path(file_okay=False),
+        help="A plugin folder, as for a run (repeatable).",
+    )
+    def tools_command(
+        as_json: bool, cwd: str | None, mcp_config: tuple[str, ...], plugin_dirs: tuple[str, ...]
+    ) -> None:
         """List the tools a run would offer, with the plugin of each."""
         from mycode_core.cli.tools_listing import offered_rows, render_table
         from mycode_core.config import ConfigError
@@ -144,7 +153,8 @@ def add_core_commands(cli: click.Group) -> None:
         workspace = Path(cwd or os.getcwd()).resolve()
         try:
             files = [str(Path(path).resolve()) for path in mcp_config]
-            rows = offered_rows(workspace, notice, files)
+            folders = [str(Path(path).expanduser().resolve()) for path in plugin_dirs]
+            rows = offered_rows(workspace, notice, files, folders)
         except (ConfigError, PluginLoadError, SetupError) as exc:
             raise _PluginConfigError(str(exc)) from None
         click.echo(json.dumps(rows, indent=2) if as_json else render_table(rows))

@@ -155,6 +155,8 @@ def build_cli(load_plugins: bool = True) -> click.Group:
         """
         if ctx.invoked_subcommand is None:
             _run_from_click((), **options)
+        else:
+            forward_options(ctx)
 
     from mycode_core.cli import commands
 
@@ -162,6 +164,62 @@ def build_cli(load_plugins: bool = True) -> click.Group:
     if load_plugins:
         _add_plugin_commands(cli)
     return cli
+
+
+def forward_options(ctx: click.Context) -> None:
+    """Hand the run options typed before a subcommand to it (``mycode --plugin-dir D plugins``
+    is ``mycode plugins --plugin-dir D``): each becomes the default of the subcommand's option
+    of the same flag (in a command group, of each of its commands that has it), so the
+    subcommand's own value still wins. An option the subcommand has no use for is one line on
+    stderr, never silently dropped."""
+    name = ctx.invoked_subcommand
+    group = ctx.command
+    if not name or not isinstance(group, click.Group):
+        return
+    sub = group.get_command(ctx, name)
+    if sub is None:
+        return
+    defaults: dict[str, Any] = {}
+    ignored: list[str] = []
+    for param in group.params:
+        if not isinstance(param, click.Option) or param.name is None:
+            continue
+        if ctx.get_parameter_source(param.name) is not click.core.ParameterSource.COMMANDLINE:
+            continue
+        if not _default_for(sub, ctx, param, ctx.params[param.name], defaults):
+            ignored.append(param.opts[-1])
+    if defaults:
+        ctx.default_map = {name: defaults}
+    if ignored:
+        click.echo(
+            f"mycode: `mycode {name}` does not take {', '.join(ignored)}: ignored (options of "
+            "a run go with a prompt; see `mycode " + f"{name} --help`)",
+            err=True,
+        )
+
+
+def _default_for(
+    command: click.Command,
+    ctx: click.Context,
+    given: click.Option,
+    value: Any,
+    defaults: dict[str, Any],
+) -> bool:
+    """Record ``value`` as the default of ``command``'s option sharing a flag with ``given``
+    (or of its commands' options, for a group); whether any took it."""
+    taken = False
+    for param in command.params:
+        if isinstance(param, click.Option) and param.name and set(param.opts) & set(given.opts):
+            defaults[param.name] = list(value) if isinstance(value, tuple) else value
+            taken = True
+    if isinstance(command, click.Group):
+        for child_name in command.list_commands(ctx):
+            child = command.get_command(ctx, child_name)
+            child_defaults: dict[str, Any] = {}
+            if child is not None and _default_for(child, ctx, given, value, child_defaults):
+                defaults.setdefault(child_name, {}).update(child_defaults)
+                taken = True
+    return taken
 
 
 def _add_plugin_commands(cli: click.Group) -> None:

@@ -8,11 +8,14 @@ from typing import Any
 
 
 def offered_rows(
-    workspace: Path, notice: Callable[[str], None], mcp_config_files: list[str] | None = None
+    workspace: Path,
+    notice: Callable[[str], None],
+    mcp_config_files: list[str] | None = None,
+    plugin_dirs: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`tool_row` of each offered tool; a name other plugins also registered carries
     ``shadowed`` (those plugins, SPEC §7 "Tool identity")."""
-    registry = offered_registry(workspace, notice, mcp_config_files)
+    registry = offered_registry(workspace, notice, mcp_config_files, plugin_dirs)
     rows = []
     for tool in registry.all():
         row = tool_row(tool)
@@ -23,11 +26,15 @@ def offered_rows(
 
 
 def offered_registry(
-    workspace: Path, notice: Callable[[str], None], mcp_config_files: list[str] | None = None
+    workspace: Path,
+    notice: Callable[[str], None],
+    mcp_config_files: list[str] | None = None,
+    plugin_dirs: list[str] | None = None,
 ) -> Any:
     """The :class:`~mycode_core.records.ToolRegistry` a run in ``workspace`` would have.
 
-    Loads settings and plugins as a run does (``mcp_config_files`` as ``--mcp-config``),
+    Loads settings and plugins as a run does (``mcp_config_files`` as ``--mcp-config``,
+    ``plugin_dirs`` as ``--plugin-dir``),
     calls ``register_tools``, runs the start-up tasks (tools of MCP servers) and then the
     cleanup callbacks. Raises ``ConfigError`` / ``PluginLoadError`` / ``SetupError`` for a
     configuration problem.
@@ -38,7 +45,8 @@ def offered_registry(
     from mycode_core.runtime.setup import collect_tools
 
     home = home_dir()
-    settings = load_settings(workspace, home, {"mcp_config_files": mcp_config_files or None})
+    layer = {"mcp_config_files": mcp_config_files or None, "plugin_dirs": plugin_dirs or None}
+    settings = load_settings(workspace, home, layer)
     pm = get_plugin_manager(workspace=workspace)
 
     def emit(event: Any) -> None:

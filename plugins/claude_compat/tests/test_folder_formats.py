@@ -48,8 +48,16 @@ def test_codex_folder_skills_hooks_and_inline_mcp(env: Env, tmp_path: Path) -> N
     assert len(env.log("cx")) == 1
     tools = result.of_type("system")[0]["tools"]
     assert any(t.startswith("mcp__cxp_clock__") for t in tools), (tools, notices(result))
-    out = run_cli(["skills", "--json"], cwd=env.workspace, home=env.home)
-    assert out.rc == 0
+    out = run_cli(["skills", "--json", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0, out.stderr
+    assert [(s["name"], s["plugin"]) for s in json.loads(out.stdout)["skills"]] == [
+        ("cx-skill", "cxp")
+    ]
+    listed = run_cli(
+        ["--plugin-dir", str(root), "tools", "--json"], cwd=env.workspace, home=env.home
+    )
+    assert listed.rc == 0, listed.stderr
+    assert any(row["name"].startswith("mcp__cxp_clock__") for row in json.loads(listed.stdout))
 
 
 def test_codex_mcp_servers_by_path_and_refused_paths(env: Env, tmp_path: Path) -> None:

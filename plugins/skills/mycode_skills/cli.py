@@ -10,8 +10,9 @@ from typing import Any
 import click
 
 
-def _snapshot(cwd: str | None) -> Any:
-    """Discover skills as a run in ``cwd`` would (packages included)."""
+def _snapshot(cwd: str | None, plugin_dirs: tuple[str, ...] = ()) -> Any:
+    """Discover skills as a run in ``cwd`` would (packages and ``--plugin-dir`` folders
+    included)."""
     from mycode_core import RunContext
     from mycode_core.api import get_plugin_manager
     from mycode_core.config import ConfigError, home_dir, load_settings
@@ -21,7 +22,8 @@ def _snapshot(cwd: str | None) -> Any:
     workspace = Path(cwd or os.getcwd()).resolve()
     home = home_dir()
     try:
-        settings = load_settings(workspace, home)
+        folders = [str(Path(p).expanduser().resolve()) for p in plugin_dirs]
+        settings = load_settings(workspace, home, {"plugin_dirs": folders or None})
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
     folder_names = folder_names_setting(settings)
@@ -64,13 +66,22 @@ def _row(skill: Any) -> dict[str, Any]:
 @click.group(name="skills", invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--cwd", type=click.Path(file_okay=False), help="Workspace root.")
+@click.option(
+    "--plugin-dir",
+    "plugin_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    help="Also a plugin folder's skills, as a run with --plugin-dir (repeatable).",
+)
 @click.pass_context
-def skills_command(ctx: click.Context, as_json: bool, cwd: str | None) -> None:
+def skills_command(
+    ctx: click.Context, as_json: bool, cwd: str | None, plugin_dirs: tuple[str, ...]
+) -> None:
     """List the skills a run would offer, and the ones not loaded (and why)."""
-    ctx.obj = {"json": as_json, "cwd": cwd}
+    ctx.obj = {"json": as_json, "cwd": cwd, "plugin_dirs": plugin_dirs}
     if ctx.invoked_subcommand is not None:
         return
-    snapshot = _snapshot(cwd)
+    snapshot = _snapshot(cwd, plugin_dirs)
     skills = snapshot.sorted()
     if as_json:
         data = {"skills": [_row(s) for s in skills], "problems": snapshot.problems}
@@ -96,7 +107,7 @@ def show_command(ctx: click.Context, name: str, as_json: bool) -> None:
     from mycode_skills.parse import read_body
 
     options = ctx.obj or {}
-    snapshot = _snapshot(options.get("cwd"))
+    snapshot = _snapshot(options.get("cwd"), options.get("plugin_dirs", ()))
     skill = snapshot.skills.get(name)
     if skill is None:
         available = ", ".join(sorted(snapshot.skills)) or "none"
