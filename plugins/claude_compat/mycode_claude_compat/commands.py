@@ -1,6 +1,11 @@
 """Claude Code slash commands: ``commands/*.md`` with optional front matter (``description``,
 ``argument-hint``, ``allowed-tools``); the body is the prompt, with ``$ARGUMENTS`` and
-``$1``…``$9`` replaced by the command's arguments."""
+``$1``…``$9`` replaced by the command's arguments.
+
+Claude Code runs each ``!`cmd``` of a body before the prompt is sent and puts its output there.
+Here the model runs them, as its first step, through ``run_command`` — under the permission
+rules and the command sandbox like any other command, never by the slash command itself: the
+prompt lists them first and marks where each one's output belongs."""
 
 from __future__ import annotations
 
@@ -11,6 +16,11 @@ from pathlib import Path
 from typing import Any
 
 _POSITIONAL = re.compile(r"\$([1-9])")
+_INLINE_COMMAND = re.compile(r"!`([^`\n]+)`")
+RUN_FIRST = (
+    "Before anything else, run each of these commands with run_command (in this order) and "
+    "read its output; below, `[output of: CMD]` stands for that command's output:"
+)
 
 
 @dataclass
@@ -90,4 +100,14 @@ def expand(body: str, arguments: str) -> str:
     )
     if not has_placeholder and arguments.strip():
         text = f"{text}\n\nARGUMENTS: {arguments.strip()}"
-    return text
+    return run_first(text)
+
+
+def run_first(text: str) -> str:
+    """``!`cmd``` marks turned into commands the model runs first (see the module's doc)."""
+    commands = list(dict.fromkeys(m.group(1).strip() for m in _INLINE_COMMAND.finditer(text)))
+    if not commands:
+        return text
+    body = _INLINE_COMMAND.sub(lambda m: f"`[output of: {m.group(1).strip()}]`", text)
+    listed = "\n".join(f"- `{command}`" for command in commands)
+    return f"{RUN_FIRST}\n{listed}\n\n{body}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from cc_helpers import Env, bash
 from mycode_claude_compat.commands import CommandFile, expand, read_command
 
 
@@ -100,3 +101,30 @@ def test_folder_commands_become_slash_commands(tmp_path: Path) -> None:
     assert fix.run("42", context) == "Fix issue #42 now."
     assert commands["notes"].run("", context) == "Write release notes."
     assert notices == []
+
+
+def test_inline_commands_become_commands_the_model_runs_first() -> None:
+    body = "Status: !`git status`\nBranch: !`git branch --show-current`\nAgain: !`git status`"
+    prompt = expand(body, "")
+    first, listed, rest = prompt.split("\n", 1)[0], prompt.split("\n\n", 1)[0], prompt
+    assert "run each of these commands with run_command" in first
+    assert listed.splitlines()[1:] == ["- `git status`", "- `git branch --show-current`"]
+    assert "Status: `[output of: git status]`" in rest and "!`" not in rest
+    assert expand("No commands here, only `code`.", "") == "No commands here, only `code`."
+
+
+def test_a_folder_command_with_inline_commands_and_mentions_in_a_real_run(env: Env) -> None:
+    folder = env.root / "kit"
+    (folder / "commands").mkdir(parents=True)
+    (folder / "commands" / "brief.md").write_text(
+        "---\ndescription: brief\n---\nSum up @notes.txt given !`echo from-the-shell`.\n"
+    )
+    (env.workspace / "notes.txt").write_text("the notes\n")
+    turns = [bash("echo from-the-shell"), {"content": "done"}]
+    result = env.run(turns, "--plugin-dir", str(folder), prompt="/brief")
+    assert result.rc == 0, result.stderr
+    sent = result.of_type("user")[0]["content"]
+    assert "- `echo from-the-shell`" in sent and "[output of: echo from-the-shell]" in sent
+    assert '<mentioned-file path="notes.txt">' in sent and "the notes" in sent
+    outputs = [r["content"] for r in result.of_type("tool_result")]
+    assert any("from-the-shell" in str(out) for out in outputs), outputs
