@@ -3,9 +3,9 @@
 ``$1``…``$9`` replaced by the command's arguments.
 
 Claude Code runs each ``!`cmd``` of a body before the prompt is sent and puts its output there.
-Here the model runs them, as its first step, through ``run_command`` — under the permission
-rules and the command sandbox like any other command, never by the slash command itself: the
-prompt lists them first and marks where each one's output belongs."""
+Here the model runs them (and ```` ```! ```` blocks), as its first step, through ``run_command``
+— under the permission rules and the command sandbox like any other command, never by the slash
+command itself: the prompt lists them first and marks where each one's output belongs."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 _POSITIONAL = re.compile(r"\$([1-9])")
-_INLINE_COMMAND = re.compile(r"!`([^`\n]+)`")
+_RUN_MARK = re.compile(r"^```!\s*\n(?P<block>.*?)\n```[ \t]*$|!`(?P<inline>[^`\n]+)`", re.S | re.M)
+"""``!`cmd``` inline, or a fenced block opened with ```` ```! ```` (Claude Code's two forms)."""
 RUN_FIRST = (
-    "Before anything else, run each of these commands with run_command (in this order) and "
-    "read its output; below, `[output of: CMD]` stands for that command's output:"
+    "Before anything else, run these commands with run_command, in this order, and read their "
+    "output; below, [output of command N] stands for the output of command N:"
 )
 
 
@@ -104,10 +105,22 @@ def expand(body: str, arguments: str) -> str:
 
 
 def run_first(text: str) -> str:
-    """``!`cmd``` marks turned into commands the model runs first (see the module's doc)."""
-    commands = list(dict.fromkeys(m.group(1).strip() for m in _INLINE_COMMAND.finditer(text)))
+    """``!`cmd``` marks and ```` ```! ```` blocks turned into commands the model runs first
+    (see the module's doc)."""
+    commands: list[str] = []
+
+    def mark(match: re.Match[str]) -> str:
+        command = (match.group("block") or match.group("inline") or "").strip()
+        if command not in commands:
+            commands.append(command)
+        label = f"[output of command {commands.index(command) + 1}]"
+        return label if match.group("block") is not None else f"`{label}`"
+
+    body = _RUN_MARK.sub(mark, text)
     if not commands:
         return text
-    body = _INLINE_COMMAND.sub(lambda m: f"`[output of: {m.group(1).strip()}]`", text)
-    listed = "\n".join(f"- `{command}`" for command in commands)
+    listed = "\n".join(
+        f"{n}. ```sh\n{command}\n```" if "\n" in command else f"{n}. `{command}`"
+        for n, command in enumerate(commands, 1)
+    )
     return f"{RUN_FIRST}\n{listed}\n\n{body}"

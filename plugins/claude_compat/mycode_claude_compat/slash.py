@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from mycode_claude_compat.commands import CommandFile, expand, read_command
 
+_PLUGIN_ROOT = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b")
 
-def _runner(command: CommandFile) -> Callable[[str, Any], str]:
+
+def _runner(command: CommandFile, root: Path) -> Callable[[str, Any], str]:
     def run(args: str, context: Any) -> str:
-        """Send the command's body, with its arguments filled in, as the user's turn."""
-        return expand(command.body, args)
+        """Send the command's body, with its arguments filled in, as the user's turn.
+
+        ``${CLAUDE_PLUGIN_ROOT}`` is the plugin's folder (as in Claude Code), and that folder
+        becomes readable for the run, so ``@${CLAUDE_PLUGIN_ROOT}/templates/x.md`` and a
+        ``read_file`` of the plugin's own files work (the user named the folder)."""
+        roots = getattr(context, "readable_roots", None)
+        if isinstance(roots, list) and root not in roots:
+            roots.append(root)
+        return expand(_PLUGIN_ROOT.sub(lambda _: str(root), command.body), args)
 
     return run
 
@@ -40,7 +51,7 @@ def register_commands(register: Callable[[Any], None], state: Any) -> None:
                         name=name,
                         description=description,
                         argument_hint=command.argument_hint,
-                        run=_runner(command),
+                        run=_runner(command, folder.root.resolve()),
                     )
                 )
             except Exception as exc:  # noqa: BLE001 - one bad command costs only itself

@@ -104,12 +104,28 @@ def test_folder_commands_become_slash_commands(tmp_path: Path) -> None:
 
 
 def test_inline_commands_become_commands_the_model_runs_first() -> None:
-    body = "Status: !`git status`\nBranch: !`git branch --show-current`\nAgain: !`git status`"
+    body = (
+        "Status: !`git status`\nBranch: !`git branch --show-current`\nAgain: !`git status`\n"
+        "```!\n./setup.sh --fast\necho ready\n```\nThen go on."
+    )
     prompt = expand(body, "")
-    first, listed, rest = prompt.split("\n", 1)[0], prompt.split("\n\n", 1)[0], prompt
-    assert "run each of these commands with run_command" in first
-    assert listed.splitlines()[1:] == ["- `git status`", "- `git branch --show-current`"]
-    assert "Status: `[output of: git status]`" in rest and "!`" not in rest
+    head, rest = prompt.split("\n\n", 1)
+    assert "run these commands with run_command" in head.splitlines()[0]
+    assert head.splitlines()[1:] == [
+        "1. `git status`",
+        "2. `git branch --show-current`",
+        "3. ```sh",
+        "./setup.sh --fast",
+        "echo ready",
+        "```",
+    ]
+    assert rest.splitlines() == [
+        "Status: `[output of command 1]`",
+        "Branch: `[output of command 2]`",
+        "Again: `[output of command 1]`",
+        "[output of command 3]",
+        "Then go on.",
+    ]
     assert expand("No commands here, only `code`.", "") == "No commands here, only `code`."
 
 
@@ -117,14 +133,18 @@ def test_a_folder_command_with_inline_commands_and_mentions_in_a_real_run(env: E
     folder = env.root / "kit"
     (folder / "commands").mkdir(parents=True)
     (folder / "commands" / "brief.md").write_text(
-        "---\ndescription: brief\n---\nSum up @notes.txt given !`echo from-the-shell`.\n"
+        "---\ndescription: brief\n---\nSum up @notes.txt given !`echo from-the-shell`, "
+        "in the form of @${CLAUDE_PLUGIN_ROOT}/templates/brief.md\n"
     )
+    (folder / "templates").mkdir()
+    (folder / "templates" / "brief.md").write_text("the template\n")
     (env.workspace / "notes.txt").write_text("the notes\n")
     turns = [bash("echo from-the-shell"), {"content": "done"}]
     result = env.run(turns, "--plugin-dir", str(folder), prompt="/brief")
-    assert result.rc == 0, result.stderr
+    assert result.rc == 0, [e for e in result.events if e["type"] in ("notice", "guidance")]
     sent = result.of_type("user")[0]["content"]
-    assert "- `echo from-the-shell`" in sent and "[output of: echo from-the-shell]" in sent
+    assert "1. `echo from-the-shell`" in sent and "[output of command 1]" in sent
     assert '<mentioned-file path="notes.txt">' in sent and "the notes" in sent
+    assert "${CLAUDE_PLUGIN_ROOT}" not in sent and "the template" in sent  # the plugin's folder
     outputs = [r["content"] for r in result.of_type("tool_result")]
     assert any("from-the-shell" in str(out) for out in outputs), outputs

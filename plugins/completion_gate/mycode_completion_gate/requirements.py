@@ -261,10 +261,17 @@ def _trim(sentence: str, limit: int = 120) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
 
 
+_PATH_LIKE = re.compile(r"\S*/\S*")
+"""A word holding a ``/``: a path or URL, whose parts are names, not requests
+(``/tmp/pytest-of-root/test_x`` asks for no test run)."""
+
+
 def parse_request(prompt: str) -> Request:
-    """Read the user's request: asked kinds, declined kinds, softening (EN and ZH)."""
+    """Read the user's request: asked kinds, declined kinds, softening (EN and ZH).
+
+    Paths and URLs are left out first: only the words around them ask for something."""
     request = Request()
-    for sentence in _sentences(prompt or ""):
+    for sentence in _sentences(_PATH_LIKE.sub(" ", prompt or "")):
         declined = {kind for kind, pattern in _DECLINES if pattern.search(sentence)}
         request.declined |= declined
         soft = bool(_SOFTENERS.search(sentence))

@@ -16,6 +16,8 @@ from mycode_completion_gate.requirements import parse_request, unfinished_todos
         ("Fix the failing test in test_calc.py", "test", True),
         ("The tests are failing, please fix", "test", True),
         ("Check it with pytest", "test", False),
+        ("Run pytest on tests/unit/test_calc.py", "test", False),
+        ("run the tests in ./tests", "test", False),
         ("run `npm test` afterwards", "test", False),
         ("Change the parser and test it", "test", False),
         ("修复 calc.py 里的 bug，然后跑一下测试", "test", False),
@@ -55,6 +57,8 @@ def test_asks(prompt: str, kind: str, must_pass: bool) -> None:
         "Add input validation to the form",
         "给表单添加输入验证",
         "Rename the build_index function",
+        "Summarise /tmp/pytest-of-root/pytest-64/test_notes/notes.md",
+        "Read https://example.org/docs/testing/run-the-tests.html and sum it up",
         "",
     ],
 )
