@@ -172,6 +172,7 @@ def user_prompt_verdict(prompt: str, context: RunContext) -> PromptVerdict | Non
     from mycode_core.records import PromptVerdict
 
     state = session_for(context)
+    state.command_grants.on_prompt(prompt, context.session_grants)
     state.stop_hook_active = False
     state.transcript.user(prompt)
     decision = state.fire("UserPromptSubmit", prompt=prompt)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from mycode_claude_compat.grants import CommandGrants
 from mycode_claude_compat.loading import Loaded, load
 from mycode_claude_compat.protocol import Decision, decide
 from mycode_claude_compat.runner import run_all
@@ -37,6 +38,7 @@ class CompatSession:
             self.transcript.touch()
         self.stop_hook_active = False
         self.pending_context: dict[str, list[str]] = {}
+        self.command_grants = CommandGrants()
         self.lock = threading.Lock()
         for message in self.loaded.notices:
             self.notice(message)

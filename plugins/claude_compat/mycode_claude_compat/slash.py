@@ -8,21 +8,28 @@ from pathlib import Path
 from typing import Any
 
 from mycode_claude_compat.commands import CommandFile, expand, read_command
+from mycode_claude_compat.grants import as_rules
 
 _PLUGIN_ROOT = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b")
 
 
-def _runner(command: CommandFile, root: Path) -> Callable[[str, Any], str]:
+def _runner(command: CommandFile, root: Path, state: Any) -> Callable[[str, Any], str]:
+    def with_root(text: str) -> str:
+        return _PLUGIN_ROOT.sub(lambda _: str(root), text)
+
     def run(args: str, context: Any) -> str:
         """Send the command's body, with its arguments filled in, as the user's turn.
 
         ``${CLAUDE_PLUGIN_ROOT}`` is the plugin's folder (as in Claude Code), and that folder
         becomes readable for the run, so ``@${CLAUDE_PLUGIN_ROOT}/templates/x.md`` and a
-        ``read_file`` of the plugin's own files work (the user named the folder)."""
+        ``read_file`` of the plugin's own files work (the user named the folder). The
+        command's ``allowed-tools`` are granted for its turn (:mod:`.grants`)."""
         roots = getattr(context, "readable_roots", None)
         if isinstance(roots, list) and root not in roots:
             roots.append(root)
-        return expand(_PLUGIN_ROOT.sub(lambda _: str(root), command.body), args)
+        prompt = expand(with_root(command.body), args)
+        state.command_grants.expect(prompt, as_rules([with_root(t) for t in command.allowed_tools]))
+        return prompt
 
     return run
 
@@ -51,7 +58,7 @@ def register_commands(register: Callable[[Any], None], state: Any) -> None:
                         name=name,
                         description=description,
                         argument_hint=command.argument_hint,
-                        run=_runner(command, folder.root.resolve()),
+                        run=_runner(command, folder.root.resolve(), state),
                     )
                 )
             except Exception as exc:  # noqa: BLE001 - one bad command costs only itself

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from cc_helpers import Env, bash
 from mycode_claude_compat.commands import CommandFile, expand, read_command
+
+from mycode_core.testing import run_cli
 
 
 def _command(folder: Path, name: str, text: str) -> tuple[CommandFile | None, str | None]:
@@ -148,3 +151,48 @@ def test_a_folder_command_with_inline_commands_and_mentions_in_a_real_run(env: E
     assert "${CLAUDE_PLUGIN_ROOT}" not in sent and "the template" in sent  # the plugin's folder
     outputs = [r["content"] for r in result.of_type("tool_result")]
     assert any("from-the-shell" in str(out) for out in outputs), outputs
+
+
+def test_allowed_tools_become_rules_granted_for_the_commands_turn_only() -> None:
+    from mycode_claude_compat.grants import CommandGrants, as_rules
+
+    rules = as_rules(["Bash(git add:*)", "Read", " Edit(src/**) ", "mcp__db__query", "not a rule"])
+    assert rules == ["run_command(git add:*)", "read_file", "edit_file(src/**)", "mcp__db__query"]
+    grants = {"glob"}
+    kept = CommandGrants()
+    kept.expect("the command's prompt", ["run_command(git add:*)", "glob"])
+    assert kept.on_prompt("another prompt", grants) == [] and grants == {"glob"}
+    kept.expect("the command's prompt", ["run_command(git add:*)", "glob"])
+    assert kept.on_prompt("the command's prompt", grants) == ["run_command(git add:*)"]
+    assert grants == {"glob", "run_command(git add:*)"}
+    kept.on_prompt("the next prompt", grants)
+    assert grants == {"glob"}  # taken back; a grant the user gave stays
+
+
+def test_a_commands_allowed_tools_approve_its_calls_but_not_over_a_users_deny(env: Env) -> None:
+    import subprocess
+
+    folder = env.root / "kit"
+    (folder / "commands").mkdir(parents=True)
+    (folder / "commands" / "stage.md").write_text(
+        "---\nallowed-tools: Bash(git add:*)\ndescription: stage\n---\nStage notes.txt.\n"
+    )
+    subprocess.run(["git", "init", "-q", str(env.workspace)], check=True)
+    (env.workspace / "notes.txt").write_text("n\n")
+    turns = [bash("git add notes.txt"), {"content": "staged"}]
+
+    def decisions(*args: str) -> list[str]:
+        model = env.root / "script.json"
+        model.write_text(json.dumps(turns))
+        result = run_cli(
+            ["-p", args[0], "--model", f"scripted:{model}", "--output-format", "stream-json"]
+            + ["--plugin-dir", str(folder), *args[1:]],
+            cwd=env.workspace,
+            home=env.home,
+        )
+        return [e["decision"] for e in result.of_type("permission")]
+
+    assert decisions("stage notes.txt") == ["deny"]  # git writes ask; -p says no
+    assert decisions("/stage") == ["allow"]
+    (env.home / "config.toml").write_text('[permissions]\ndeny = ["run_command(git add:*)"]\n')
+    assert decisions("/stage") == ["deny"]
