@@ -54,6 +54,9 @@ class PluginFolder:
     skipped: list[dict[str, str]] = field(default_factory=list)
     hook_set: HookSet = field(default_factory=HookSet)
     """This folder's own hooks (merged into the run's unless the folder may not run code)."""
+    grants: bool = True
+    """Whether its commands' ``allowed-tools`` are granted (not once its files changed since
+    it was installed)."""
 
     @property
     def rejected(self) -> bool:

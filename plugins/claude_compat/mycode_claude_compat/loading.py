@@ -102,9 +102,10 @@ def _add_folder(loaded: Loaded, folder: PluginFolder, record: dict[str, Any] | N
         return
     for problem in folder.problems:
         loaded.notices.append(f"plugin folder {folder.name}: {problem}")
-    runs_code = bool(folder.hook_set.count() or folder.mcp_servers)
+    runs_code = bool(folder.hook_set.count() or folder.mcp_servers or folder.commands)
     if runs_code and record is not None and record.get("hash"):
         if content_hash(folder.root) != record["hash"]:
+            folder.grants = False
             for server in sorted(folder.mcp_servers):
                 folder.skip(f"mcp server {server}", "files changed since install")
             if folder.hook_set.count():
@@ -113,8 +114,9 @@ def _add_folder(loaded: Loaded, folder: PluginFolder, record: dict[str, Any] | N
             folder.hook_set = HookSet()
             folder.hooks = 0
             loaded.notices.append(
-                f"plugin {folder.name}: its files changed since it was installed; its hooks "
-                f"and MCP servers do not run until `mycode plugins trust {folder.name}`"
+                f"plugin {folder.name}: its files changed since it was installed; its hooks, "
+                "MCP servers and commands' allowed-tools do not apply until "
+                f"`mycode plugins trust {folder.name}`"
             )
     for entries in folder.hook_set.by_event.values():
         for matcher, hook in entries:

@@ -13,7 +13,9 @@ from mycode_claude_compat.grants import as_rules
 _PLUGIN_ROOT = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b")
 
 
-def _runner(command: CommandFile, root: Path, state: Any) -> Callable[[str, Any], str]:
+def _runner(
+    command: CommandFile, root: Path, state: Any, grants: bool
+) -> Callable[[str, Any], str]:
     def with_root(text: str) -> str:
         return _PLUGIN_ROOT.sub(lambda _: str(root), text)
 
@@ -28,7 +30,8 @@ def _runner(command: CommandFile, root: Path, state: Any) -> Callable[[str, Any]
         if isinstance(roots, list) and root not in roots:
             roots.append(root)
         prompt = expand(with_root(command.body), args)
-        state.command_grants.expect(prompt, as_rules([with_root(t) for t in command.allowed_tools]))
+        allowed = [with_root(entry) for entry in command.allowed_tools] if grants else []
+        state.command_grants.expect(prompt, as_rules(allowed))
         return prompt
 
     return run
@@ -58,7 +61,7 @@ def register_commands(register: Callable[[Any], None], state: Any) -> None:
                         name=name,
                         description=description,
                         argument_hint=command.argument_hint,
-                        run=_runner(command, folder.root.resolve(), state),
+                        run=_runner(command, folder.root.resolve(), state, folder.grants),
                     )
                 )
             except Exception as exc:  # noqa: BLE001 - one bad command costs only itself

@@ -275,3 +275,30 @@ def test_python_distribution_installs_into_mycodes_interpreter(env: Env, tmp_pat
     assert removed.rc == 0, removed.stderr
     check = subprocess.run([sys.executable, "-c", "import f19_probe_plugin"], capture_output=True)
     assert check.returncode != 0
+
+
+def test_changed_files_take_back_a_commands_allowed_tools(env: Env, tmp_path: Path) -> None:
+    source = tmp_path / "kit"
+    (source / ".claude-plugin").mkdir(parents=True)
+    (source / ".claude-plugin" / "plugin.json").write_text('{"name": "kit"}')
+    (source / "commands").mkdir()
+    (source / "commands" / "stage.md").write_text(
+        "---\nallowed-tools: Bash(git add:*)\n---\nStage notes.txt.\n"
+    )
+    assert _cli(env, "install", str(source)).rc == 0
+    subprocess.run(["git", "init", "-q", str(env.workspace)], check=True)
+    (env.workspace / "notes.txt").write_text("n\n")
+
+    def decisions() -> list[str]:
+        turns = [bash("git add notes.txt"), {"content": "ok"}]
+        # env.run bypasses permissions; the grant matters in the default mode
+        result = env.run(turns, "--permission-mode", "default", prompt="/stage")
+        return [e["decision"] for e in result.of_type("permission")]
+
+    assert decisions() == ["allow"]
+    (env.home / "plugins" / "kit" / "commands" / "stage.md").write_text(
+        "---\nallowed-tools: Bash\n---\nStage notes.txt.\n"
+    )
+    assert decisions() == ["deny"]
+    assert _cli(env, "trust", "kit").rc == 0
+    assert decisions() == ["allow"]
