@@ -7,6 +7,7 @@ import io
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -287,3 +288,32 @@ def test_huge_tool_arguments_are_elided_in_the_terminal_only(tmp_path: Path) -> 
     )
     calls = stream.of_type("tool_call")
     assert calls and calls[0]["arguments"]["content"] == big
+
+
+LAZY_RICH = """
+import sys
+from mycode_core.cli.output import TextRenderer
+from mycode_core.events import StepStartEvent, SystemEvent, ToolCallEvent
+renderer = TextRenderer()
+renderer.handle(SystemEvent(session_id="s", model="m", cwd=".", tools=[], plugins=[]))
+renderer.handle(StepStartEvent(step=1))
+print("before the first reply:", "rich" in sys.modules, flush=True)
+renderer.handle(ToolCallEvent(id="c1", name="read_file", arguments={"path": "a.py"}))
+print("after a tool call:", "rich" in sys.modules, flush=True)
+"""
+
+
+def test_text_output_into_pipes_imports_rich_only_to_show_something(tmp_path: Path) -> None:
+    """Piped (a script, CI), nothing is shown before the first model reply: rich, tens of ms to
+    import, stays out of the time to the first request."""
+    done = subprocess.run(
+        [sys.executable, "-c", LAZY_RICH],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={k: v for k, v in os.environ.items() if k not in ("FORCE_TERMINAL", "TTY_COMPATIBLE")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["before the first reply: False", "after a tool call: True"]
+    assert "read_file(a.py)" in done.stderr  # the live view goes to stderr when piped

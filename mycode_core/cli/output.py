@@ -97,24 +97,53 @@ class TextRenderer:
     """
 
     def __init__(self, interactive: bool = False) -> None:
-        from rich.console import Console
-
         self.out_tty = sys.stdout.isatty()
-        view = sys.stdout if self.out_tty else sys.stderr
-        self.console = Console(file=safe_stream(view), highlight=False)
-        self.console.soft_wrap = not self.console.is_terminal  # wrap words on terminals only
-        self.stdout = Console(file=safe_stream(sys.stdout), highlight=False, soft_wrap=True)
+        self._view = sys.stdout if self.out_tty else sys.stderr
+        self._console: Any = None
+        self._stdout: Any = None
+        self._markdown: MarkdownStream | None = None
         self.interactive = interactive
-        dumb = os.environ.get("TERM", "") in ("dumb", "unknown")
-        self.markdown: MarkdownStream | None = (
-            MarkdownStream(self.console) if self.console.is_terminal and not dumb else None
-        )
         self.status: Any = None
         self.streaming = False
         self.calls: dict[str, str] = {}
         self.last_call: str | None = None
 
+    # rich costs tens of ms to import: made at the first line shown, not before the first request
+    @property
+    def console(self) -> Any:
+        """The live view's rich console (stdout on a terminal, else stderr)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(file=safe_stream(self._view), highlight=False)
+            self._console.soft_wrap = not self._console.is_terminal  # wrap words on terminals
+            dumb = os.environ.get("TERM", "") in ("dumb", "unknown")
+            if self._console.is_terminal and not dumb:
+                self._markdown = MarkdownStream(self._console)
+        return self._console
+
+    @property
+    def stdout(self) -> Any:
+        """A rich console on stdout, for the final answer."""
+        if self._stdout is None:
+            from rich.console import Console
+
+            self._stdout = Console(file=safe_stream(sys.stdout), highlight=False, soft_wrap=True)
+        return self._stdout
+
+    @property
+    def markdown(self) -> MarkdownStream | None:
+        """The streaming Markdown view on a terminal (``None`` in a log or a dumb terminal)."""
+        return self._markdown if self.console is not None else None
+
+    def _surely_no_terminal(self) -> bool:
+        """The view is no terminal and nothing asks rich to treat it as one (so no spinner)."""
+        forced = ("FORCE_TERMINAL", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+        return not self._view.isatty() and not any(os.environ.get(name) for name in forced)
+
     def _spin(self, message: str) -> None:
+        if self._console is None and self._surely_no_terminal():
+            return
         if not self.console.is_terminal:
             return
         if self.status is None:
