@@ -48,6 +48,10 @@ NAMES: dict[str, tuple[str, str]] = {
     ),
     "rewound": ("mycode_core.cli.rewind", "a transcript's events without the turns rewound"),
     "main": ("mycode_core.cli.main", "the ``mycode`` command line (batch's warm start runs it)"),
+    "plugin_dir_option": (
+        "mycode_core.cli.options",
+        "the ``--plugin-dir`` option of a plugin's command, as a run has it",
+    ),
 }
 """Each public name: ``(the module that defines it, what it is for)``."""
 
@@ -67,6 +71,7 @@ __all__ = [
     "get_plugin_manager",
     "main",
     "mode_layer",
+    "plugin_dir_option",
     "replace_atomically",
     "rewound",
     "safeopen",
@@ -78,6 +83,7 @@ if TYPE_CHECKING:
     from mycode_core.cli.diagnostics import core_report
     from mycode_core.cli.local_models import local_servers
     from mycode_core.cli.main import main
+    from mycode_core.cli.options import plugin_dir_option
     from mycode_core.cli.rewind import rewound
     from mycode_core.errors import SetupError, error_line
     from mycode_core.plugins import allowed_entry_points, get_plugin_manager

@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+from mycode_core.cli.options import plugin_dir_option
+
 
 class _PluginConfigError(click.ClickException):
     """A plugin failed to load in strict mode: a configuration error (exit code 2)."""
@@ -66,13 +68,7 @@ def add_core_commands(cli: click.Group) -> None:
         help="Also show what failed and why (with tracebacks) and what each plugin "
         "contributes; exit 1 if anything failed.",
     )
-    @click.option(
-        "--plugin-dir",
-        "plugin_dirs",
-        multiple=True,
-        type=click.Path(file_okay=False),
-        help="Also describe this plugin folder (as a run with --plugin-dir would).",
-    )
+    @plugin_dir_option("Also describe this plugin folder (as a run with --plugin-dir would).")
     @click.option("--cwd", type=click.Path(file_okay=False), help="Workspace (default: here).")
     @click.option(
         "--json", "as_json", is_flag=True, help="JSON output (the default, as `tools --json`)."
@@ -129,13 +125,7 @@ def add_core_commands(cli: click.Group) -> None:
         type=click.Path(dir_okay=False, exists=True),
         help="MCP servers file (.mcp.json shape), as for a run.",
     )
-    @click.option(
-        "--plugin-dir",
-        "plugin_dirs",
-        multiple=True,
-        type=click.Path(file_okay=False),
-        help="A plugin folder, as for a run (repeatable).",
-    )
+    @plugin_dir_option()
     def tools_command(
         as_json: bool, cwd: str | None, mcp_config: tuple[str, ...], plugin_dirs: tuple[str, ...]
     ) -> None:

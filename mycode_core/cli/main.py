@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from mycode_core import __version__
+from mycode_core.cli.options import plugin_dir_option
 from mycode_core.cli.plugin_commands import PluginCommandGroup
 from mycode_core.cli.signals import ctrl_c_exits
 
@@ -89,12 +90,8 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
             is_flag=True,
             help="Trust this workspace for this run (its config may loosen safety).",
         ),
-        click.option(
-            "--plugin-dir",
-            "plugin_dir",
-            multiple=True,
-            type=click.Path(file_okay=False),
-            help="Load a Claude Code plugin folder (repeatable).",
+        plugin_dir_option(
+            "Load a plugin folder: Claude Code, Codex, Agent Plugins (repeatable).", "plugin_dir"
         ),
         click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id."),
         click.option(

@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from mycode_core.api import plugin_dir_option
+
 
 def _snapshot(cwd: str | None, plugin_dirs: tuple[str, ...] = ()) -> Any:
     """Discover skills as a run in ``cwd`` would (packages and ``--plugin-dir`` folders
@@ -66,13 +68,7 @@ def _row(skill: Any) -> dict[str, Any]:
 @click.group(name="skills", invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--cwd", type=click.Path(file_okay=False), help="Workspace root.")
-@click.option(
-    "--plugin-dir",
-    "plugin_dirs",
-    multiple=True,
-    type=click.Path(file_okay=False),
-    help="Also a plugin folder's skills, as a run with --plugin-dir (repeatable).",
-)
+@plugin_dir_option("Also a plugin folder's skills, as a run with --plugin-dir (repeatable).")
 @click.pass_context
 def skills_command(
     ctx: click.Context, as_json: bool, cwd: str | None, plugin_dirs: tuple[str, ...]
