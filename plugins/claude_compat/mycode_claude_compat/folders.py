@@ -27,6 +27,7 @@ from mycode_claude_compat.agent_plugins import (
     read_mcp,
     skill_folders,
 )
+from mycode_claude_compat.codex import bridge_entry
 from mycode_claude_compat.sources import HookSet, parse_hooks, read_json_file
 
 FORMATS = ("agent-plugins", "codex", "claude-code")
@@ -282,6 +283,8 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         if not isinstance(entry, dict):
             folder.skip(f"mcp server {name}", "the entry is not an object")
             continue
+        if kind == "codex":
+            entry = bridge_entry(entry)
         entry = _expand(dict(entry), root, plugin_data)
         env = dict(entry.get("env") or {}) if isinstance(entry.get("env"), dict) else {}
         env.update({"PLUGIN_ROOT": str(root), "PLUGIN_DATA": str(plugin_data)})

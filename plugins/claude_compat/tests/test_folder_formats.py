@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import http.server
 import json
+import threading
 from pathlib import Path
 
-from ap_helpers import PLUGIN_SCHEMA, TIME_SERVER, agent_plugin, skill
+from ap_helpers import PLUGIN_SCHEMA, TIME_SERVER, agent_plugin, skill, wrapper_server
 from cc_helpers import Env, bash, notices
 from mycode_claude_compat.folders import read_folder
 
@@ -196,3 +198,57 @@ def test_display_named_skills_of_claude_code_and_codex_folders_load_under_folder
     # Claude Code and Codex use display names: no complaint; Agent Plugins keeps the spec's rule
     assert not [n for n in said if "Writing Rules" in n or "Hook Making" in n], said
     assert [n for n in said if "Plugin Tuning" in n and "name-characters" in n], said
+
+
+class _HeaderLog(http.server.BaseHTTPRequestHandler):
+    """Records each request's headers and answers 404: enough to see what a client sent."""
+
+    seen: list[dict[str, str]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        type(self).seen.append({k.lower(): v for k, v in self.headers.items()})
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST  # noqa: N815
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+def test_codex_mcp_fields_become_headers_env_timeouts_and_disabled(
+    env: Env, tmp_path: Path
+) -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HeaderLog)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    root = tmp_path / "cx"
+    clock = wrapper_server(root)
+    clock.update({"env_vars": ["CX_PASS", "CX_UNSET"], "startup_timeout_sec": 30})
+    servers = {
+        "web": {
+            "url": f"http://127.0.0.1:{server.server_address[1]}/mcp",
+            "bearer_token_env_var": "CX_TOKEN",
+            "env_http_headers": {"X-Team": "CX_TEAM"},
+            "http_headers": {"X-Fixed": "yes"},
+            "tool_timeout_sec": 5,
+        },
+        "off": {"command": str(tmp_path / "never-started"), "enabled": False},
+        "clock": clock,
+    }
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    _codex(root, env, {"name": "cx", "mcpServers": "./.mcp.json"})
+    variables: dict[str, str | None] = {"CX_TOKEN": "tok", "CX_TEAM": "blue", "CX_PASS": "p1"}
+    try:
+        result = env.run([{"content": "ok"}], "--plugin-dir", str(root), env=variables)
+    finally:
+        server.shutdown()
+    assert result.rc == 0, result.stderr
+    sent = _HeaderLog.seen[0]
+    assert sent["authorization"] == "Bearer tok" and sent["x-team"] == "blue"
+    assert sent["x-fixed"] == "yes"
+    tools = result.of_type("system")[0]["tools"]
+    assert any(t.startswith("mcp__cx_clock__") for t in tools), notices(result)
+    assert not any("off" in n for n in notices(result)), notices(result)
+    seen = json.loads((env.home / "plugin-data" / "cx" / "seen.json").read_text())
+    assert seen["env"]["CX_PASS"] == "p1" and "CX_UNSET" not in seen["env"]
