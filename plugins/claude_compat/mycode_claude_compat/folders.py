@@ -115,13 +115,17 @@ class PluginFolder:
 
 
 def detect_format(root: Path) -> str | None:
-    """Which format ``root`` holds (the winner when it holds several), or ``None``."""
+    """Which format ``root`` holds (the winner when it holds several), or ``None``.
+
+    Agent Plugins first (the portable standard), then Claude Code, then Codex: a folder with
+    both native manifests is most often a Claude Code plugin ported to Codex (obra/superpowers),
+    and the Claude Code form gives mycode more — commands, agents and ``hooks/hooks.json``."""
     if os.path.lexists(root / "plugin.json"):
         return "agent-plugins"
-    if os.path.lexists(root / ".codex-plugin" / "plugin.json"):
-        return "codex"
     if os.path.lexists(root / ".claude-plugin" / "plugin.json"):
         return "claude-code"
+    if os.path.lexists(root / ".codex-plugin" / "plugin.json"):
+        return "codex"
     layout = ("hooks/hooks.json", "commands", "agents", "skills", ".mcp.json")
     if any(os.path.lexists(root / item) for item in layout):
         return "claude-code"

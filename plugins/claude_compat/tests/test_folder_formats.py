@@ -106,8 +106,12 @@ def test_one_folder_with_three_manifests_loads_once_as_agent_plugins(
     assert len(rows) == 1 and rows[0]["format"] == "agent-plugins"
     result = env.run([bash("echo hi"), {"content": "ok"}])
     assert env.log("codex-hook") == [] and result.rc == 0
-    # codex wins over claude-code
+    # then Claude Code's manifest wins over Codex's, and Codex's over a bare Claude Code layout
     (root / "plugin.json").unlink()
+    folder = read_folder(root, "cli", env.home)
+    assert folder.format == "claude-code"
+    assert [s["what"] for s in folder.skipped] == ["codex manifest"]
+    (root / ".claude-plugin" / "plugin.json").unlink()
     assert read_folder(root, "cli", env.home).format == "codex"
 
 
