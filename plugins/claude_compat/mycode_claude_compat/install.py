@@ -187,20 +187,28 @@ def _market_file(root: Path) -> tuple[Path, dict[str, Any]]:
     raise InstallError(f"no marketplace there (looked for {', '.join(MARKETPLACE_FILES)})")
 
 
-def _entry_source(entry: dict[str, Any], market_root: Path, data: dict[str, Any]) -> Source:
-    """Where a marketplace entry's plugin is: a folder inside the marketplace or a git URL."""
+def _entry_source(
+    entry: dict[str, Any], market_root: Path, data: dict[str, Any]
+) -> tuple[Source, str | None]:
+    """Where a marketplace entry's plugin is: a folder inside the marketplace, or a git URL
+    and the folder inside that repository (``{"source": "git-subdir", "url", "path"}``;
+    ``""`` for its root). A ``sha`` pins the commit over a ``ref``."""
     raw = entry.get("source")
     rev = None
+    subdir: str | None = None
     if isinstance(raw, dict):
-        rev = raw.get("ref") or raw.get("sha") or raw.get("rev")
+        rev = raw.get("sha") or raw.get("ref") or raw.get("rev")
+        inner = raw.get("path") if isinstance(raw.get("path"), str) else None
         if raw.get("repo") and not raw.get("url"):
-            raw = f"https://github.com/{raw['repo']}.git"
+            raw, subdir = f"https://github.com/{raw['repo']}.git", inner or ""
+        elif raw.get("url"):
+            raw, subdir = raw.get("url"), inner or ""
         else:
-            raw = raw.get("url") or raw.get("path")
+            raw = inner
     if not isinstance(raw, str) or not raw.strip():
         raise InstallError(f"marketplace entry {entry.get('name')!r} has no usable 'source'")
     if Source(raw).is_url:
-        return Source(raw, rev if isinstance(rev, str) else None)
+        return Source(raw, rev if isinstance(rev, str) else None), subdir or None
     prefix = ""
     meta = data.get("metadata")
     if isinstance(meta, dict) and isinstance(meta.get("pluginRoot"), str) and "/" not in raw[:2]:
@@ -208,7 +216,21 @@ def _entry_source(entry: dict[str, Any], market_root: Path, data: dict[str, Any]
     path = (market_root / prefix / raw).resolve()
     if not path.is_relative_to(market_root.resolve()):
         raise InstallError(f"marketplace entry {entry.get('name')!r} leads outside the marketplace")
-    return Source(str(path), rev if isinstance(rev, str) else None)
+    return Source(str(path), rev if isinstance(rev, str) else None), None
+
+
+def _install_subdir(source: Source, subdir: str, home: Path, extra: dict[str, Any]) -> Installed:
+    """Install the plugin in the folder ``subdir`` of the git repository ``source``."""
+    stage, fetched, rev = _stage(source, home)
+    try:
+        inner = (fetched / subdir).resolve()
+        if not inner.is_relative_to(fetched.resolve()) or not inner.is_dir():
+            raise InstallError(f"{source.text()} holds no folder {subdir!r}")
+        extra.update(subdir=subdir, fetched_from=source.location, rev=rev)
+        extra["pinned"] = bool(source.rev) or None
+        return install_folder(Source(str(inner)), home, extra=extra)
+    finally:
+        remove(stage)
 
 
 def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
@@ -224,8 +246,10 @@ def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
                 f"marketplace {market} has no plugin named {name!r} (it lists: "
                 f"{', '.join(known) or 'nothing'})"
             )
-        plugin_source = _entry_source(entries[0], root, data)
+        plugin_source, subdir = _entry_source(entries[0], root, data)
         extra: dict[str, Any] = {"marketplace": source.text(), "marketplace_entry": name}
+        if subdir is not None:
+            return _install_subdir(plugin_source, subdir, home, extra)
         if not plugin_source.is_url:
             relative = Path(plugin_source.location).relative_to(root.resolve())
             if not source.is_url and not is_git_repository(Path(source.location)):

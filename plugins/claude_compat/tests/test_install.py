@@ -155,6 +155,45 @@ def test_marketplace_install_from_a_folder_and_from_a_git_repo(env: Env, tmp_pat
     assert _cli(env, "install", f"lint@{tmp_path}/nowhere").rc == 1
 
 
+def test_marketplace_entries_in_a_folder_of_another_repository(env: Env, tmp_path: Path) -> None:
+    """Claude Code's ``git-subdir`` (and ``url`` with ``path``) sources: the plugin is one
+    folder of another git repository, at the pinned ``sha``."""
+    repo = tmp_path / "plugins-repo"
+    (repo / "plugins" / "alpha" / ".claude-plugin").mkdir(parents=True)
+    (repo / "plugins" / "alpha" / ".claude-plugin" / "plugin.json").write_text('{"name": "alpha"}')
+    skill(repo / "plugins" / "alpha" / "skills", "first")
+    (repo / "README.md").write_text("not a plugin at the root\n")
+    pinned = commit_all(repo)
+    skill(repo / "plugins" / "alpha" / "skills", "second")
+    commit_all(repo)
+    market = tmp_path / "market"
+    url = f"file://{repo}"
+    _marketplace(
+        market,
+        ".claude-plugin/marketplace.json",
+        [
+            {
+                "name": "alpha",
+                "source": {"source": "git-subdir", "url": url, "path": "plugins/alpha"}
+                | {"ref": "main", "sha": pinned},
+            },
+            {"name": "beta", "source": {"source": "url", "url": url, "path": "plugins/none"}},
+        ],
+    )
+    out = _cli(env, "install", f"alpha@{market}")
+    assert out.rc == 0, out.stderr
+    installed = env.home / "plugins" / "alpha"
+    assert (installed / "skills" / "first" / "SKILL.md").is_file()
+    assert not (installed / "skills" / "second").exists()  # the sha, not the branch's head
+    record = _registry(env)["alpha"]
+    assert record["subdir"] == "plugins/alpha" and record["source"] == url
+    assert record["rev"] == pinned and record["pinned"] is True
+    same = _cli(env, "update", "alpha", "--yes")
+    assert same.rc == 0 and "up to date" in same.stdout, same.stderr
+    missing = _cli(env, "install", f"beta@{market}")
+    assert missing.rc == 1 and "plugins/none" in missing.stderr and _left_over(env) == []
+
+
 def test_uninstall_removes_the_folder_record_and_data(env: Env, tmp_path: Path) -> None:
     source = agent_plugin(tmp_path / "src", name="gone", skills=("x",))
     assert _cli(env, "install", str(source)).rc == 0
