@@ -279,7 +279,7 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
             if problem:
                 folder.problems.append(problem)
             elif data is not None:
-                table = data.get("mcpServers", {})
+                table = data.get("mcpServers", {}) if "mcpServers" in data else _bare(data)
                 if isinstance(table, dict):
                     servers.update(table)
     plugin_data = data_dir(home, folder.name)
@@ -297,6 +297,17 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
             entry.setdefault("cwd", str(root))
         folder.mcp_servers[f"{folder.name}_{name}"] = entry
     return folder
+
+
+def _bare(data: dict[str, Any]) -> dict[str, Any]:
+    """A plugin's ``.mcp.json`` written without the ``mcpServers`` wrapper, as Claude Code
+    also reads it (the official GitHub plugin's ``{"github": {"type": "http", ...}}``): the
+    entries that look like servers (an object with ``command`` or ``url``)."""
+    return {
+        name: entry
+        for name, entry in data.items()
+        if isinstance(entry, dict) and ("command" in entry or "url" in entry)
+    }
 
 
 def _expand(value: Any, root: Path, data: Path) -> Any:

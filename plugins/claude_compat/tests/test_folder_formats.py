@@ -256,3 +256,17 @@ def test_codex_mcp_fields_become_headers_env_timeouts_and_disabled(
     assert not any("off" in n for n in notices(result)), notices(result)
     seen = json.loads((env.home / "plugin-data" / "cx" / "seen.json").read_text())
     assert seen["env"]["CX_PASS"] == "p1" and "CX_UNSET" not in seen["env"]
+
+
+def test_a_plugins_mcp_json_without_the_mcpservers_wrapper(env: Env, tmp_path: Path) -> None:
+    """As the official GitHub plugin writes it: ``{"github": {"type": "http", ...}}``."""
+    root = tmp_path / "bare"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "bare"}')
+    clock = {"command": str(TIME_SERVER), "args": ["--local-timezone", "UTC"]}
+    (root / ".mcp.json").write_text(json.dumps({"clock": clock, "note": "not a server"}))
+    folder = read_folder(root, "cli", env.home)
+    assert sorted(folder.mcp_servers) == ["bare_clock"]
+    result = env.run([{"content": "ok"}], "--plugin-dir", str(root))
+    tools = result.of_type("system")[0]["tools"]
+    assert any(t.startswith("mcp__bare_clock__") for t in tools), notices(result)
