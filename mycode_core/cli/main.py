@@ -188,9 +188,10 @@ def forward_options(ctx: click.Context) -> None:
     if defaults:
         ctx.default_map = {name: defaults}
     if ignored:
+        given = ", ".join(ignored)
         click.echo(
-            f"mycode: `mycode {name}` does not take {', '.join(ignored)}: ignored (options of "
-            "a run go with a prompt; see `mycode " + f"{name} --help`)",
+            f"mycode: `mycode {name}` does not take {given}: ignored (options of a run go with "
+            f"a prompt; see `mycode {name} --help`)",
             err=True,
         )
 
