@@ -137,12 +137,41 @@ def _checked(folder_path: Path, home: Path, what: str) -> PluginFolder:
     return folder
 
 
+_ENTRY_MANIFEST = (
+    *("name", "version", "description", "author"),
+    *("skills", "commands", "agents", "hooks", "mcpServers"),
+)
+
+
+def entry_manifest(entry: dict[str, Any]) -> str | None:
+    """A ``"strict": false`` marketplace entry is the plugin's manifest (Claude Code's rule: its
+    folder needs no ``plugin.json``): the entry's manifest fields as JSON, else ``None``."""
+    if entry.get("strict") is not False:
+        return None
+    return json.dumps({key: entry[key] for key in _ENTRY_MANIFEST if key in entry})
+
+
+def _with_manifest(folder: Path, manifest: str | None) -> None:
+    """Write ``manifest`` as the folder's ``.claude-plugin/plugin.json`` if it has none."""
+    target = folder / ".claude-plugin" / "plugin.json"
+    if manifest is not None and not os.path.lexists(target):
+        target.parent.mkdir(exist_ok=True)
+        target.write_text(manifest, encoding="utf-8")
+
+
 def install_folder(
-    source: Source, home: Path, *, replace: bool = False, extra: dict[str, Any] | None = None
+    source: Source,
+    home: Path,
+    *,
+    replace: bool = False,
+    extra: dict[str, Any] | None = None,
+    manifest: str | None = None,
 ) -> Installed:
-    """Fetch, validate and move one folder plugin into place; record it."""
+    """Fetch, validate and move one folder plugin into place; record it (``manifest``: from a
+    ``"strict": false`` marketplace entry, see :func:`entry_manifest`)."""
     stage, fetched, rev = _stage(source, home)
     try:
+        _with_manifest(fetched, manifest)
         folder = _checked(fetched, home, source.text())
         target = plugins_dir(home) / folder.name
         records = read_registry(home)
@@ -163,6 +192,7 @@ def install_folder(
             "pinned": bool(source.rev) or None,
             "hash": digest,
             "format": folder.format,
+            "manifest": manifest,
             **(extra or {}),
         }
         records[folder.name] = record
@@ -219,7 +249,9 @@ def _entry_source(
     return Source(str(path), rev if isinstance(rev, str) else None), None
 
 
-def _install_subdir(source: Source, subdir: str, home: Path, extra: dict[str, Any]) -> Installed:
+def _install_subdir(
+    source: Source, subdir: str, home: Path, extra: dict[str, Any], manifest: str | None
+) -> Installed:
     """Install the plugin in the folder ``subdir`` of the git repository ``source``."""
     stage, fetched, rev = _stage(source, home)
     try:
@@ -228,7 +260,7 @@ def _install_subdir(source: Source, subdir: str, home: Path, extra: dict[str, An
             raise InstallError(f"{source.text()} holds no folder {subdir!r}")
         extra.update(subdir=subdir, fetched_from=source.location, rev=rev)
         extra["pinned"] = bool(source.rev) or None
-        return install_folder(Source(str(inner)), home, extra=extra)
+        return install_folder(Source(str(inner)), home, extra=extra, manifest=manifest)
     finally:
         remove(stage)
 
@@ -247,9 +279,10 @@ def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
                 f"{', '.join(known) or 'nothing'})"
             )
         plugin_source, subdir = _entry_source(entries[0], root, data)
+        manifest = entry_manifest(entries[0])
         extra: dict[str, Any] = {"marketplace": source.text(), "marketplace_entry": name}
         if subdir is not None:
-            return _install_subdir(plugin_source, subdir, home, extra)
+            return _install_subdir(plugin_source, subdir, home, extra, manifest)
         if not plugin_source.is_url:
             relative = Path(plugin_source.location).relative_to(root.resolve())
             if not source.is_url and not is_git_repository(Path(source.location)):
@@ -257,7 +290,7 @@ def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
                 plugin_source = Source(str(Path(source.location) / relative), plugin_source.rev)
             else:  # inside a cloned marketplace: update clones the marketplace again
                 extra.update(subdir=str(relative), fetched_from=source.location)
-        return install_folder(plugin_source, home, extra=extra)
+        return install_folder(plugin_source, home, extra=extra, manifest=manifest)
     finally:
         remove(stage)
 
@@ -373,6 +406,8 @@ def refetch(name: str, home: Path) -> tuple[Path, Path, str | None, str, str]:
             raise InstallError(f"{source.text()} no longer holds {subdir}")
         fetched = inner
     try:
+        manifest = record.get("manifest")
+        _with_manifest(fetched, manifest if isinstance(manifest, str) else None)
         folder = _checked(fetched, home, source.text())
         if folder.name != name:
             raise InstallError(f"{source.text()} now holds a plugin named {folder.name!r}")

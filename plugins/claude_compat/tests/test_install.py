@@ -194,6 +194,37 @@ def test_marketplace_entries_in_a_folder_of_another_repository(env: Env, tmp_pat
     assert missing.rc == 1 and "plugins/none" in missing.stderr and _left_over(env) == []
 
 
+def test_a_strict_false_entry_is_the_manifest_of_a_folder_without_one(
+    env: Env, tmp_path: Path
+) -> None:
+    """As the official marketplace ships skill collections: the entry names the skills of a
+    folder that has no ``plugin.json`` of its own."""
+    repo = tmp_path / "skills-repo"
+    skill(repo / "skills", "tune-kernels")
+    skill(repo / "skills", "serve-models")
+    skill(repo / "skills", "left-out")
+    commit_all(repo)
+    market = tmp_path / "market"
+    entry = {
+        "name": "gpu-skills",
+        "description": "GPU work",
+        "strict": False,
+        "skills": ["./tune-kernels", "./serve-models"],
+        "source": {"source": "git-subdir", "url": f"file://{repo}", "path": "skills"},
+    }
+    _marketplace(market, ".claude-plugin/marketplace.json", [entry])
+    out = _cli(env, "install", f"gpu-skills@{market}")
+    assert out.rc == 0, out.stderr
+    listed = run_cli(["skills", "--json"], cwd=env.workspace, home=env.home)
+    rows = json.loads(listed.stdout)["skills"]
+    assert sorted((r["name"], r["plugin"]) for r in rows) == [
+        ("serve-models", "gpu-skills"),
+        ("tune-kernels", "gpu-skills"),
+    ]
+    again = _cli(env, "update", "gpu-skills", "--yes")
+    assert again.rc == 0 and "up to date" in again.stdout, again.stderr
+
+
 def test_uninstall_removes_the_folder_record_and_data(env: Env, tmp_path: Path) -> None:
     source = agent_plugin(tmp_path / "src", name="gone", skills=("x",))
     assert _cli(env, "install", str(source)).rc == 0
