@@ -16,7 +16,7 @@ from typing import Any
 
 from mycode_skills.parse import Skill, SkillProblem
 
-FORMAT = 1
+FORMAT = 2  # 2: allowed-tools split on commas too
 StatKey = tuple[int, int, int]
 
 

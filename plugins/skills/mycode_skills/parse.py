@@ -115,20 +115,29 @@ def name_problem(name: str, folder_name: str) -> tuple[str, str] | None:
     return None
 
 
-def _join_parentheses(words: list[str]) -> list[str]:
-    """Re-join ``Bash(git log:*)`` that splitting on spaces cut in two."""
-    out: list[str] = []
-    for word in words:
-        if out and out[-1].count("(") > out[-1].count(")"):
-            out[-1] = f"{out[-1]} {word}"
-        else:
-            out.append(word)
-    return out
+def split_tools(text: str) -> list[str]:
+    """The entries of an ``allowed-tools`` string: separated by spaces (agentskills.io) or
+    commas (Claude Code's ``Read, Grep, Bash(git:*)``), never inside parentheses
+    (``Bash(git log:*)`` is one entry)."""
+    entries: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        if char in ", \t\n" and depth == 0:
+            if current:
+                entries.append("".join(current))
+            current = []
+            continue
+        depth += (char == "(") - (char == ")" and depth > 0)
+        current.append(char)
+    if current:
+        entries.append("".join(current))
+    return entries
 
 
 def _tools_field(value: Any) -> tuple[str, ...] | None:
     if isinstance(value, str):
-        return tuple(_join_parentheses(value.split()))
+        return tuple(split_tools(value))
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return tuple(item.strip() for item in value if item.strip())
     return None

@@ -41,6 +41,12 @@ def test_valid_skill_with_every_optional_field(tmp_path: Path) -> None:
     assert skill.allowed_tools == ("Read", "Grep", "Bash(git log:*)")
 
 
+def test_allowed_tools_separated_by_commas_as_claude_code_writes_them(tmp_path: Path) -> None:
+    skill = parsed(tmp_path, allowed_tools="Read, Write, Edit, Bash(git log:*),Grep")
+    assert isinstance(skill, Skill)
+    assert skill.allowed_tools == ("Read", "Write", "Edit", "Bash(git log:*)", "Grep")
+
+
 def test_allowed_tools_as_a_yaml_list(tmp_path: Path) -> None:
     skill = parsed(tmp_path, allowed_tools=["Read", "Bash(git:*)"])
     assert isinstance(skill, Skill)
