@@ -20,6 +20,8 @@ from pydantic import (
     model_validator,
 )
 
+from mycode_core.claude_rules import SETTINGS_FILES as CLAUDE_SETTINGS
+from mycode_core.claude_rules import claude_layers
 from mycode_core.config_check import ConfigError, check_layer, error_line
 from mycode_core.pricing import ModelEntry
 from mycode_core.project_files import ProjectFileRefused, read_project_text
@@ -379,6 +381,9 @@ def load_settings(
         project = workspace if name != "user" else None
         layers.append((name, model_table(_read_toml(path, project, refused))))
         sources[name] = str(path)
+    for name, data in claude_layers(workspace, refused):  # Claude Code's permission rules
+        layers.append((name, data))
+        sources[name] = str(workspace / dict(CLAUDE_SETTINGS)[name])
     layers.append(("env", _env_layer()))
     layers.append(("cli", {k: v for k, v in (cli or {}).items() if v is not None}))
     notices: list[str] = list(refused)

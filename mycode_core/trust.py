@@ -24,7 +24,13 @@ from typing import Any
 
 from mycode_core.project_files import read_project_text
 
-PROJECT_LAYERS = ("project", "local")
+PROJECT_LAYERS = ("project", "local", "claude-project", "claude-local")
+_LAYER_FILES = {
+    "project": ".mycode/config.toml",
+    "local": ".mycode/config.local.toml",
+    "claude-project": ".claude/settings.json",
+    "claude-local": ".claude/settings.local.json",
+}
 TRUST_KEY = "trust"
 CLI_FLAG = "trust_workspace"
 _MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
@@ -131,7 +137,7 @@ def _restrict(
     name: str, data: dict[str, Any], lower: list[tuple[str, dict[str, Any]]]
 ) -> tuple[dict[str, Any], list[str]]:
     """One project layer without its loosening settings, and their names."""
-    where = ".mycode/config.toml" if name == "project" else ".mycode/config.local.toml"
+    where = _LAYER_FILES.get(name, name)
     out = dict(data)
     ignored: list[str] = []
     out.pop(TRUST_KEY, None)
@@ -181,7 +187,8 @@ def _restrict(
 
 
 def _claude_findings(workspace: Path) -> list[str]:
-    """Loosening settings in Claude Code files of the workspace (applied by other plugins)."""
+    """Loosening settings in Claude Code files of the workspace that plugins apply (hooks, MCP
+    server trust); their permission rules are config layers, restricted like the others."""
     found = []
     for rel in CLAUDE_FILES:
         try:  # no symlink out, no FIFO (issue 23 M1)
@@ -192,9 +199,6 @@ def _claude_findings(workspace: Path) -> list[str]:
             continue
         if data.get("hooks"):
             found.append(f"command hooks ({rel})")
-        perms = data.get("permissions")
-        if isinstance(perms, dict) and perms.get("allow"):
-            found.append(f"permissions allow ({rel})")
         if data.get("enableAllProjectMcpServers") or data.get("enabledMcpjsonServers"):
             found.append(f"MCP server trust ({rel})")
     return found

@@ -40,8 +40,10 @@ class CompatSession:
         self.pending_context: dict[str, list[str]] = {}
         self.command_grants = CommandGrants()
         self.lock = threading.Lock()
+        told = list(getattr(context.settings, "notices", None) or ())  # the core's, same file
         for message in self.loaded.notices:
-            self.notice(message)
+            if not any(line and line in message for line in told):
+                self.notice(message)
 
     @property
     def hooks(self) -> Any:

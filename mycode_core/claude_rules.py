@@ -1,0 +1,88 @@
+"""Claude Code's permission rules as project config layers (SPEC §8 counts
+``.claude/settings*.json`` among a workspace's project layers).
+
+``permissions.allow``/``ask``/``deny`` of ``.claude/settings.json`` (layer ``claude-project``)
+and ``.claude/settings.local.json`` (``claude-local``) are read as mycode rules:
+``Bash(npm test:*)`` → ``run_command(npm test:*)``, ``Read(./.env)`` → ``read_file(.env)``,
+``Edit(/src/**)`` → ``edit_file(src/**)`` (``/`` starts at the project root, ``//`` is an
+absolute path). Like every project layer, an untrusted workspace keeps only their ``deny`` and
+``ask`` rules (:func:`mycode_core.trust.restrict_layers`); a rule naming a tool mycode does not
+have (``WebFetch``) simply never matches.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from mycode_core.project_files import ProjectFileRefused, read_project_text
+
+SETTINGS_FILES = (
+    ("claude-project", ".claude/settings.json"),
+    ("claude-local", ".claude/settings.local.json"),
+)
+TOOL_NAMES = {
+    "Bash": "run_command",
+    "Read": "read_file",
+    "Write": "write_file",
+    "Edit": "edit_file",
+    "MultiEdit": "edit_file",
+    "NotebookEdit": "edit_file",
+    "Glob": "glob",
+    "Grep": "grep",
+    "TodoWrite": "todo_write",
+    "Task": "delegate_task",
+}
+"""Claude Code's tool names and mycode's (MCP tools keep ``mcp__server__tool``)."""
+_PATH_TOOLS = {"read_file", "write_file", "edit_file", "glob", "grep"}
+_ENTRY = re.compile(r"^\s*([A-Za-z0-9_*-]+)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+def mycode_rule(entry: str) -> str | None:
+    """One Claude Code rule in mycode's syntax, or ``None`` when it is not a rule."""
+    found = _ENTRY.match(entry)
+    if found is None:
+        return None
+    name = TOOL_NAMES.get(found.group(1), found.group(1))
+    spec = (found.group(2) or "").strip()
+    if not spec or spec == "*":
+        return name
+    if name in _PATH_TOOLS:
+        if spec.startswith("//"):
+            spec = spec[1:]  # an absolute path
+        elif spec.startswith("./"):
+            spec = spec[2:]
+        elif spec.startswith("/"):
+            spec = spec[1:]  # from the project root
+    return f"{name}({spec})"
+
+
+def claude_layers(workspace: Path, refused: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """The ``(layer, {"permissions": ...})`` of each Claude Code settings file that has rules;
+    a file that cannot be read as JSON costs a line in ``refused`` and its rules."""
+    layers: list[tuple[str, dict[str, Any]]] = []
+    for name, relative in SETTINGS_FILES:
+        try:
+            data = json.loads(read_project_text(workspace, Path(relative)))
+        except FileNotFoundError:
+            continue
+        except ProjectFileRefused as exc:
+            refused.append(str(exc))
+            continue
+        except (OSError, ValueError) as exc:
+            refused.append(f"{relative}: not read ({type(exc).__name__}); its rules are ignored")
+            continue
+        permissions = data.get("permissions") if isinstance(data, dict) else None
+        if not isinstance(permissions, dict):
+            continue
+        table: dict[str, list[str]] = {}
+        for kind in ("allow", "ask", "deny"):
+            entries = permissions.get(kind)
+            rules = [mycode_rule(str(e)) for e in entries] if isinstance(entries, list) else []
+            if kept := [rule for rule in rules if rule]:
+                table[kind] = kept
+        if table:
+            layers.append((name, {"permissions": table}))
+    return layers

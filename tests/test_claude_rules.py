@@ -1,0 +1,62 @@
+"""Claude Code's permission rules (``.claude/settings*.json``) are project layers (SPEC §8)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mycode_core.claude_rules import mycode_rule
+from mycode_core.testing import CliResult, run_cli, write_script
+
+
+@pytest.mark.parametrize(
+    ("entry", "rule"),
+    [
+        ("Bash(npm run test:*)", "run_command(npm run test:*)"),
+        ("Read(./.env)", "read_file(.env)"),
+        ("Edit(/src/**)", "edit_file(src/**)"),
+        ("Read(//etc/hosts)", "read_file(/etc/hosts)"),
+        ("Read(**/.env)", "read_file(**/.env)"),
+        ("Bash", "run_command"),
+        ("mcp__github__create_issue", "mcp__github__create_issue"),
+        ("not a rule(", None),
+    ],
+)
+def test_claude_rules_in_mycode_words(entry: str, rule: str | None) -> None:
+    assert mycode_rule(entry) == rule
+
+
+def _run(workspace: Path, home: Path, turns: list[dict[str, object]], *flags: str) -> CliResult:
+    script = write_script(home.parent / "script.json", turns)
+    return run_cli(
+        ["-p", "do it", "--model", script, "--output-format", "stream-json", *flags],
+        cwd=workspace,
+        home=home,
+    )
+
+
+def test_deny_applies_untrusted_allow_only_once_trusted(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    (workspace / ".claude").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / ".env").write_text("TOKEN=secret\n")
+    (workspace / "notes.txt").write_text("n\n")
+    rules = {"deny": ["Read(./.env)"], "allow": ["Bash(git add:*)"]}
+    (workspace / ".claude" / "settings.json").write_text(json.dumps({"permissions": rules}))
+    read_env = {"tool_calls": [{"name": "read_file", "arguments": {"path": ".env"}}]}
+    stage = {"tool_calls": [{"name": "run_command", "arguments": {"command": "git add notes.txt"}}]}
+    turns = [read_env, stage, {"content": "done"}]
+
+    untrusted = _run(workspace, home, turns)
+    decided = [(e["decision"], e.get("layer")) for e in untrusted.of_type("permission")]
+    assert decided == [("deny", "claude-project"), ("deny", "default")]  # git add still asks
+    said = [e["message"] for e in untrusted.of_type("notice")]
+    assert any("[permissions] allow (.claude/settings.json)" in m for m in said), said
+    assert "secret" not in json.dumps(untrusted.of_type("tool_result"))
+
+    trusted = _run(workspace, home, turns, "--trust")
+    decided = [(e["decision"], e.get("layer")) for e in trusted.of_type("permission")]
+    assert decided == [("deny", "claude-project"), ("allow", "claude-project")]
