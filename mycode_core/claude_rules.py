@@ -5,9 +5,11 @@
 and ``.claude/settings.local.json`` (``claude-local``) are read as mycode rules:
 ``Bash(npm test:*)`` → ``run_command(npm test:*)``, ``Read(./.env)`` → ``read_file(.env)``,
 ``Edit(/src/**)`` → ``edit_file(src/**)`` (``/`` starts at the project root, ``//`` is an
-absolute path). Like every project layer, an untrusted workspace keeps only their ``deny`` and
-``ask`` rules (:func:`mycode_core.trust.restrict_layers`); a rule naming a tool mycode does not
-have (``WebFetch``) simply never matches.
+absolute path). ``enableAllProjectMcpServers`` / ``enabledMcpjsonServers`` become
+``[mcp] trust_project_servers`` (the MCP bridge takes it from the local file only, as from
+``.mycode/config.local.toml``). Like every project layer, an untrusted workspace keeps only
+their ``deny`` and ``ask`` rules (:func:`mycode_core.trust.restrict_layers`); a rule naming a
+tool mycode does not have (``WebFetch``) simply never matches.
 """
 
 from __future__ import annotations
@@ -74,15 +76,28 @@ def claude_layers(workspace: Path, refused: list[str]) -> list[tuple[str, dict[s
         except (OSError, ValueError) as exc:
             refused.append(f"{relative}: not read ({type(exc).__name__}); its rules are ignored")
             continue
-        permissions = data.get("permissions") if isinstance(data, dict) else None
-        if not isinstance(permissions, dict):
-            continue
-        table: dict[str, list[str]] = {}
-        for kind in ("allow", "ask", "deny"):
-            entries = permissions.get(kind)
-            rules = [mycode_rule(str(e)) for e in entries] if isinstance(entries, list) else []
-            if kept := [rule for rule in rules if rule]:
-                table[kind] = kept
-        if table:
-            layers.append((name, {"permissions": table}))
+        if isinstance(data, dict) and (layer := _layer(data)):
+            layers.append((name, layer))
     return layers
+
+
+def _layer(data: dict[str, Any]) -> dict[str, Any]:
+    """The config table of one settings file: its rules, and its approval of the project's
+    ``.mcp.json`` servers (``enableAllProjectMcpServers``, ``enabledMcpjsonServers``) as
+    ``[mcp] trust_project_servers``."""
+    layer: dict[str, Any] = {}
+    permissions = data.get("permissions")
+    table: dict[str, list[str]] = {}
+    for kind in ("allow", "ask", "deny"):
+        entries = permissions.get(kind) if isinstance(permissions, dict) else None
+        rules = [mycode_rule(str(e)) for e in entries] if isinstance(entries, list) else []
+        if kept := [rule for rule in rules if rule]:
+            table[kind] = kept
+    if table:
+        layer["permissions"] = table
+    servers = data.get("enabledMcpjsonServers")
+    if data.get("enableAllProjectMcpServers") is True:
+        layer["mcp"] = {"trust_project_servers": True}
+    elif isinstance(servers, list) and servers:
+        layer["mcp"] = {"trust_project_servers": [str(s) for s in servers]}
+    return layer

@@ -187,8 +187,8 @@ def _restrict(
 
 
 def _claude_findings(workspace: Path) -> list[str]:
-    """Loosening settings in Claude Code files of the workspace that plugins apply (hooks, MCP
-    server trust); their permission rules are config layers, restricted like the others."""
+    """Loosening settings in Claude Code files of the workspace that a plugin applies (hooks);
+    their permission rules and MCP server trust are config layers, restricted like the others."""
     found = []
     for rel in CLAUDE_FILES:
         try:  # no symlink out, no FIFO (issue 23 M1)
@@ -199,8 +199,6 @@ def _claude_findings(workspace: Path) -> list[str]:
             continue
         if data.get("hooks"):
             found.append(f"command hooks ({rel})")
-        if data.get("enableAllProjectMcpServers") or data.get("enabledMcpjsonServers"):
-            found.append(f"MCP server trust ({rel})")
     return found
 
 

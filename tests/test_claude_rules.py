@@ -60,3 +60,28 @@ def test_deny_applies_untrusted_allow_only_once_trusted(tmp_path: Path) -> None:
     trusted = _run(workspace, home, turns, "--trust")
     decided = [(e["decision"], e.get("layer")) for e in trusted.of_type("permission")]
     assert decided == [("deny", "claude-project"), ("allow", "claude-project")]
+
+
+def test_claude_code_approval_of_project_mcp_servers(tmp_path: Path) -> None:
+    """``enabledMcpjsonServers`` of the local settings file approves the project's servers
+    once the workspace is trusted; the committed ``settings.json`` never does."""
+    import sys
+
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    (workspace / ".claude").mkdir(parents=True)
+    time_server = str(Path(sys.executable).with_name("mcp-server-time"))
+    servers = {"clock": {"command": time_server, "args": ["--local-timezone", "UTC"]}}
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    approve = {"enabledMcpjsonServers": ["clock"]}
+
+    def clock_tools(*flags: str) -> list[str]:
+        run = _run(workspace, home, [{"content": "done"}], *flags)
+        assert run.rc == 0, run.stderr
+        return [t for t in run.of_type("system")[0]["tools"] if t.startswith("mcp__clock__")]
+
+    (workspace / ".claude" / "settings.json").write_text(json.dumps(approve))
+    assert clock_tools("--trust") == []  # the committed file does not approve
+    (workspace / ".claude" / "settings.json").unlink()
+    (workspace / ".claude" / "settings.local.json").write_text(json.dumps(approve))
+    assert clock_tools() == []  # untrusted: ignored
+    assert clock_tools("--trust") != []

@@ -5,7 +5,8 @@ A project server starts only once approved. Approvals are remembered per workspa
 changed command needs a new approval. In ``-p`` mode nobody can be asked: unapproved servers
 are skipped unless ``[mcp] trust_project_servers`` (``true`` or a list of names) is set in a
 config file the project does not control: ``$MYCODE_HOME/config.toml``, or
-``.mycode/config.local.toml`` of a workspace the user trusts (SPEC §8, ``mycode trust``) — in an
+``.mycode/config.local.toml`` (or Claude Code's ``.claude/settings.local.json``
+``enabledMcpjsonServers``) of a workspace the user trusts (SPEC §8, ``mycode trust``) — in an
 untrusted workspace the core drops that setting from the project's files, and ``[mcp_servers]``
 of ``config.local.toml`` count as project servers.
 """
@@ -19,6 +20,9 @@ from mycode_mcp_bridge.config import ServerSpec, read_json, workspace_key
 from mycode_mcp_bridge.files import update_json
 
 TRUST_SETTING = "[mcp] trust_project_servers"
+SHARED_PROJECT_LAYERS = ("project", "claude-project")
+"""The project's committed config (``.mycode/config.toml``, ``.claude/settings.json``): whoever
+can push to the repository wrote it, so it never approves the project's own servers."""
 ALLOW, DENY = "allow", "deny"
 
 
@@ -35,7 +39,7 @@ def mcp_section(settings: Any, *, exclude_project: bool = False) -> dict[str, An
         return dict(section("mcp")) if callable(section) else {}
     merged: dict[str, Any] = {}
     for name, data in layers:
-        if exclude_project and name == "project":
+        if exclude_project and name in SHARED_PROJECT_LAYERS:
             continue
         table = (data or {}).get("mcp")
         if isinstance(table, dict):
