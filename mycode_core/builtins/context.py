@@ -1,4 +1,5 @@
-"""Built-in ``build_context``: the base instructions and the project's AGENTS.md / CLAUDE.md."""
+"""Built-in ``build_context``: the base instructions and the project's AGENTS.md / CLAUDE.md
+(with CLAUDE.md's ``@path`` imports, :mod:`.imports`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mycode_core.builtins.imports import imports_of
 from mycode_core.events import NoticeEvent
 from mycode_core.hookspecs import hookimpl
 from mycode_core.project_files import (
@@ -55,23 +57,42 @@ def build_context(context: RunContext) -> list[ContextSection]:
     )
     sections.append(ContextSection(title="Environment", text=facts, priority=10))
     allowed = allowed_dirs(context.settings)
-    for path in instruction_files(context.workspace, Path(os.getcwd())):
+
+    def read(path: Path) -> str:
+        return read_project_text(
+            context.workspace, path, allowed=allowed, limit=4 * MAX_INSTRUCTION_CHARS
+        )[:MAX_INSTRUCTION_CHARS]
+
+    def refused(message: str) -> None:
+        said = context.store.setdefault("core.refused_instructions", set())
+        if message not in said:  # once a run, though the prompt is built again
+            said.add(message)
+            context.emit(NoticeEvent(level="warning", message=message))
+
+    def title(path: Path) -> str:
+        return (
+            str(path.relative_to(context.workspace))
+            if path.is_relative_to(context.workspace)
+            else str(path)
+        )
+
+    files = instruction_files(context.workspace, Path(os.getcwd()))
+    seen = {os.path.abspath(path) for path in files}
+    for path in files:
         try:
-            text = read_project_text(
-                context.workspace, path, allowed=allowed, limit=4 * MAX_INSTRUCTION_CHARS
-            )[:MAX_INSTRUCTION_CHARS]
+            text = read(path)
         except ProjectFileRefused as exc:
-            said = context.store.setdefault("core.refused_instructions", set())
-            if str(exc) not in said:  # once a run, though the prompt is built again
-                said.add(str(exc))
-                context.emit(NoticeEvent(level="warning", message=str(exc)))
+            refused(str(exc))
             continue
         except OSError:
             continue
-        relative = path.relative_to(context.workspace)
-        sections.append(
-            ContextSection(title=f"Project instructions ({relative})", text=text, priority=20)
-        )
+        heading = f"Project instructions ({title(path)})"
+        sections.append(ContextSection(title=heading, text=text, priority=20))
+        if path.name != "CLAUDE.md":
+            continue
+        for target, importer, content in imports_of(path, text, read, seen, refused):
+            heading = f"Project instructions ({title(target)}, imported by {title(importer)})"
+            sections.append(ContextSection(title=heading, text=content, priority=20))
     return sections
 
 

@@ -1,0 +1,77 @@
+"""``@path`` imports of CLAUDE.md, read as Claude Code reads them.
+
+Each ``@path`` outside code (fenced blocks and ``inline code``) names a file whose text joins
+the instructions after the importing file: relative to the importing file's folder, ``~/`` the
+home folder, ``/`` an absolute path. Only words that look like paths count (a ``/`` or a ``.``
+in them: ``@AGENTS.md``, ``@docs/style.md``; ``@someone`` is a handle). Imports nest up to
+:data:`MAX_DEPTH` levels and each file comes once. They are project files like the rest
+(SPEC §8): nothing outside the workspace or the user's ``readable_dirs`` is read — a repository
+cannot pull ``~/.ssh`` into the prompt — and a refused import is one notice.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from mycode_core.project_files import ProjectFileRefused
+
+MAX_DEPTH = 5
+_IMPORT = re.compile(r"(?<![\w@`])@((?:~/|/|\.{1,2}/)?[\w.\-/]+)")
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+Read = Callable[[Path], str]
+"""Reads one file as a project file (raising as
+:func:`~mycode_core.project_files.read_project_text` does)."""
+
+
+def import_paths(text: str) -> list[str]:
+    """The ``@path`` imports of ``text``, in order, code left out."""
+    found: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for match in _IMPORT.finditer(_INLINE_CODE.sub("", line)):
+            path = match.group(1).rstrip(".")
+            if ("/" in path or "." in path) and path not in found:
+                found.append(path)
+    return found
+
+
+def imports_of(
+    source: Path,
+    text: str,
+    read: Read,
+    seen: set[str],
+    refused: Callable[[str], None],
+    depth: int = 1,
+) -> list[tuple[Path, Path, str]]:
+    """``(file, imported by, text)`` of every file ``source`` imports, nested ones after their
+    importer; ``seen`` holds the files already in the instructions (by absolute path)."""
+    out: list[tuple[Path, Path, str]] = []
+    for raw in import_paths(text):
+        target = Path(os.path.expanduser(raw)) if raw.startswith("~/") else Path(raw)
+        target = Path(os.path.abspath(source.parent / target))
+        if str(target) in seen:
+            continue
+        seen.add(str(target))
+        try:
+            content = read(target)
+        except FileNotFoundError:
+            continue  # as in Claude Code: a missing import is no error
+        except ProjectFileRefused as exc:
+            refused(str(exc))
+            continue
+        except OSError:
+            continue
+        out.append((target, source, content))
+        if depth < MAX_DEPTH:
+            out += imports_of(target, content, read, seen, refused, depth + 1)
+    return out

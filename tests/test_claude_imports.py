@@ -1,0 +1,51 @@
+"""CLAUDE.md's ``@path`` imports: inside the workspace only, each file once, code left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mycode_core.builtins.imports import import_paths
+from mycode_core.testing import FakeOpenAIServer, run_cli
+
+
+def test_which_words_are_imports() -> None:
+    text = (
+        "See @AGENTS.md and @docs/style.md, ask @maintainer, mail a@b.org.\n"
+        "`@not/this.md` is code\n"
+        "```\n@nor/this.md\n```\n"
+        "Also @~/notes/mine.md and @../shared/rules.md.\n"
+    )
+    assert import_paths(text) == [
+        "AGENTS.md",
+        "docs/style.md",
+        "~/notes/mine.md",
+        "../shared/rules.md",
+    ]
+
+
+def test_imports_reach_the_prompt_but_nothing_outside_the_workspace(tmp_path: Path) -> None:
+    workspace, home, outside = tmp_path / "ws", tmp_path / "home", tmp_path / "outside"
+    (workspace / "docs").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret.md").write_text("PRIVATE-KEY-MATERIAL\n")
+    (workspace / "AGENTS.md").write_text("Agents say hello.\n")
+    (workspace / "docs" / "style.md").write_text("Use tabs. @deeper.md\n")
+    (workspace / "docs" / "deeper.md").write_text("Deeper rule.\n")
+    (workspace / "CLAUDE.md").write_text(
+        f"@AGENTS.md\nStyle: @docs/style.md\nAnd @{outside}/secret.md\n"
+    )
+    with FakeOpenAIServer() as server:
+        run = run_cli(
+            ["-p", "hi", "--model", "m", "--base-url", server.base_url, "--api-key", "x"]
+            + ["--output-format", "stream-json"],
+            cwd=workspace,
+            home=home,
+        )
+        assert run.rc == 0, run.stderr
+        system = server.requests[0].messages[0]["content"]
+    assert system.count("Agents say hello.") == 1  # already read: not imported twice
+    assert "Use tabs." in system and "Deeper rule." in system
+    assert "imported by docs/style.md" in system
+    assert "PRIVATE-KEY-MATERIAL" not in system
+    said = [e["message"] for e in run.of_type("notice")]
+    assert any("secret.md" in m and "outside the workspace" in m for m in said), said
