@@ -25,6 +25,10 @@ NAMES: dict[str, tuple[str, str]] = {
     "ModelError": ("mycode_core.providers.base", "a failed model call (``retryable`` or not)"),
     "ContextOverflow": ("mycode_core.runtime.context", "the view cannot be made to fit"),
     "mode_layer": ("mycode_core.runtime.tools", "the config layer that set the permission mode"),
+    "mycode_rule": (
+        "mycode_core.claude_rules",
+        "a Claude Code permission rule (``Bash(git:*)``) in mycode's words",
+    ),
     "DEFAULT_VALIDATORS": (
         "mycode_core.runtime.observation",
         "the command patterns that count as validation (test, lint, types, build)",
@@ -71,6 +75,7 @@ __all__ = [
     "get_plugin_manager",
     "main",
     "mode_layer",
+    "mycode_rule",
     "plugin_dir_option",
     "replace_atomically",
     "rewound",
@@ -80,6 +85,7 @@ __all__ = [
 if TYPE_CHECKING:
     from mycode_core import safeopen
     from mycode_core.agents import AgentOutcome, AgentRequest
+    from mycode_core.claude_rules import mycode_rule
     from mycode_core.cli.diagnostics import core_report
     from mycode_core.cli.local_models import local_servers
     from mycode_core.cli.main import main

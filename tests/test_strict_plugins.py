@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mycode_core.testing.cli import run_cli, write_script
+from mycode_core.testing.cli import CliResult, run_cli, write_script
 
 HEADER = "from mycode_core import hookimpl\n\n"
 
@@ -79,12 +79,21 @@ def test_a_failing_plugin_is_exit_2_only_with_strict_plugins(tmp_path: Path, hoo
     assert hook in hooks, (hooks, stderr)
 
 
-def test_a_failing_slash_command_is_exit_2_with_strict_plugins(tmp_path: Path) -> None:
+def _lenient_and_strict(tmp_path: Path, plugin: str, *args: str) -> tuple[CliResult, CliResult]:
+    """``mycode ARGS --model SCRIPT`` with the plugin file ``breaker.py`` holding ``plugin``,
+    without and then with ``MYCODE_STRICT_PLUGINS``."""
     home, workspace = tmp_path / "home", tmp_path / "ws"
     (home / "plugins").mkdir(parents=True)
-    (home / "plugins" / "breaker.py").write_text(
-        HEADER
-        + """from mycode_core.records import SlashCommand
+    (home / "plugins" / "breaker.py").write_text(HEADER + plugin, "utf-8")
+    workspace.mkdir()
+    model = write_script(tmp_path / "s.json", [{"content": "done"}])
+    argv = [*args, "--model", model]
+    lenient = run_cli(argv, workspace, home)
+    return lenient, run_cli(argv, workspace, home, {"MYCODE_STRICT_PLUGINS": "1"})
+
+
+def test_a_failing_slash_command_is_exit_2_with_strict_plugins(tmp_path: Path) -> None:
+    plugin = """from mycode_core.records import SlashCommand
 
 def _boom(args, context):
     raise RuntimeError("command broke")
@@ -92,15 +101,9 @@ def _boom(args, context):
 @hookimpl
 def register_slash_commands(register, context):
     register(SlashCommand(name="boom", run=_boom))
-""",
-        "utf-8",
-    )
-    workspace.mkdir()
-    model = write_script(tmp_path / "s.json", [{"content": "done"}])
-    args = ["-p", "/boom", "--model", model]
-    lenient = run_cli(args, workspace, home)
+"""
+    lenient, strict = _lenient_and_strict(tmp_path, plugin, "-p", "/boom")
     assert lenient.rc == 0 and "command broke" in lenient.stdout + lenient.stderr
-    strict = run_cli(args, workspace, home, {"MYCODE_STRICT_PLUGINS": "1"})
     assert strict.rc == 2, strict.stderr
     assert "Traceback" not in strict.stderr
 
@@ -109,41 +112,23 @@ def register_slash_commands(register, context):
 def test_a_hook_a_plugin_calls_itself_counts_too(tmp_path: Path, hook: str) -> None:
     """The subagents and skills plugins call these hooks through ``context.hook``; a failing
     implementation is their notice, and ``context.plugin_failed`` makes it count."""
-    home, workspace = tmp_path / "home", tmp_path / "ws"
-    (home / "plugins").mkdir(parents=True)
-    (home / "plugins" / "breaker.py").write_text(
-        HEADER
-        + f"""
+    plugin = f"""
 @hookimpl(optionalhook=True)
 def {hook}(register, context):
     raise RuntimeError("contributor broke")
-""",
-        "utf-8",
-    )
-    workspace.mkdir()
-    model = write_script(tmp_path / "s.json", [{"content": "done"}])
-    args = ["-p", "hi there", "--model", model, "--output-format", "stream-json"]
-    lenient = run_cli(args, workspace, home)
+"""
+    args = ("-p", "hi there", "--output-format", "stream-json")
+    lenient, strict = _lenient_and_strict(tmp_path, plugin, *args)
     assert lenient.rc == 0, lenient.stderr
     assert any("contributor broke" in e["message"] for e in lenient.of_type("notice"))
-    strict = run_cli(args, workspace, home, {"MYCODE_STRICT_PLUGINS": "1"})
     assert strict.rc == 2, strict.stderr
     assert "Traceback" not in strict.stderr
 
 
 def test_a_failing_register_settings_is_exit_2_with_strict_plugins(tmp_path: Path) -> None:
-    home, workspace = tmp_path / "home", tmp_path / "ws"
-    (home / "plugins").mkdir(parents=True)
-    (home / "plugins" / "breaker.py").write_text(
-        HEADER + "@hookimpl\ndef register_settings(register):\n    raise RuntimeError('no')\n",
-        "utf-8",
-    )
-    workspace.mkdir()
-    model = write_script(tmp_path / "s.json", [{"content": "done"}])
-    args = ["-p", "hi", "--model", model, "--output-format", "json"]
-    lenient = run_cli(args, workspace, home)
+    plugin = "@hookimpl\ndef register_settings(register):\n    raise RuntimeError('no')\n"
+    lenient, strict = _lenient_and_strict(tmp_path, plugin, "-p", "hi", "--output-format", "json")
     assert lenient.rc == 0, lenient.stderr
     assert "plugin 'breaker' failed in register_settings" in lenient.stderr
-    strict = run_cli(args, workspace, home, {"MYCODE_STRICT_PLUGINS": "1"})
     assert strict.rc == 2 and "failed in register_settings" in strict.stderr, strict.stderr
     assert "Traceback" not in strict.stderr

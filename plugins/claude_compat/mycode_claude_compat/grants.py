@@ -10,25 +10,14 @@ commands carry them, and those are folders the user named or trusted.
 
 from __future__ import annotations
 
-import re
-
-from mycode_claude_compat.names import MYCODE_NAMES
-
-_ENTRY = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*(?:\((.*)\))?\s*$")
+from mycode_core.api import mycode_rule
 
 
 def as_rules(allowed: list[str]) -> list[str]:
     """Claude Code's ``allowed-tools`` entries as mycode permission rules (``Bash(git:*)`` →
-    ``run_command(git:*)``, ``Read`` → ``read_file``); an entry that is no rule is left out."""
-    rules: list[str] = []
-    for entry in allowed:
-        found = _ENTRY.match(entry)
-        if found is None:
-            continue
-        name = MYCODE_NAMES.get(found.group(1), found.group(1))
-        spec = found.group(2)
-        rules.append(f"{name}({spec.strip()})" if spec is not None and spec.strip() else name)
-    return rules
+    ``run_command(git:*)``, ``Read`` → ``read_file``), read as the core reads Claude Code's
+    settings rules; an entry that is no rule is left out."""
+    return [rule for rule in (mycode_rule(entry) for entry in allowed) if rule is not None]
 
 
 class CommandGrants:
