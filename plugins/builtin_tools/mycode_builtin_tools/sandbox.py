@@ -6,7 +6,8 @@ modes whenever bubblewrap works here; ``"on"`` makes a missing sandbox a configu
 ``network = true``, ``writable = [...]``, ``env_passthrough = [...]`` (and ``mode = ...``).
 
 Inside: the whole file system read-only, the workspace and the ``writable`` folders writable, a
-private ``/tmp``, the home's credential folders and ``MYCODE_HOME`` replaced by empty ones,
+private ``/tmp`` (keeping, read-only, the ``PATH`` folders and virtualenvs that lie in it: see
+:func:`tmp_toolchains`), the home's credential folders and ``MYCODE_HOME`` replaced by empty ones,
 the whole ``.git`` (see :func:`read_only_paths`), ``.claude/`` and ``.mycode/`` read-only, no
 network, no capabilities (even as root), its own pid namespace (nothing outlives the call) and
 session, dying with mycode.
@@ -238,6 +239,24 @@ def _mask(path: Path, cmd: list[str], masked: set[Path]) -> None:
         cmd += ["--ro-bind", "/dev/null", str(real)]
 
 
+def tmp_toolchains(path_env: str, prefixes: list[str | None]) -> list[Path]:
+    """The folders under ``/tmp`` that commands need to find the user's programs: each
+    absolute ``PATH`` entry there (the whole virtualenv when it is one's ``bin``) and each of
+    ``prefixes`` (mycode's interpreter, ``VIRTUAL_ENV``). ``/tmp`` itself is never one."""
+    found: list[Path] = []
+    for raw in [*path_env.split(os.pathsep), *prefixes]:
+        if not raw or not os.path.isabs(raw):
+            continue
+        real = Path(os.path.realpath(raw))
+        if real.parent.joinpath("pyvenv.cfg").is_file():
+            real = real.parent
+        if real.parts[:2] != ("/", "tmp") or len(real.parts) < 3 or not real.is_dir():
+            continue
+        if not any(real == seen or seen in real.parents for seen in found):
+            found = [seen for seen in found if real not in seen.parents] + [real]
+    return found
+
+
 def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path]:
     """What is bound read-only over the writable workspace: ``.mycode``, ``.claude``, and
     the whole ``.git`` (a folder, or a ``gitdir:`` file with its git and common folders when
@@ -291,6 +310,9 @@ def wrap(
     if bwrap is None:
         raise RuntimeError(unavailable_reason(cfg.bwrap))
     cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    prefixes = [sys.prefix, os.environ.get("VIRTUAL_ENV")]
+    for folder in tmp_toolchains(os.environ.get("PATH", ""), prefixes):
+        cmd += ["--ro-bind", str(folder), str(folder)]  # before the masks: they still win
     masked: set[Path] = set()
     for base in _homes():
         for name in CREDENTIALS:

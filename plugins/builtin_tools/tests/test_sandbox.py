@@ -294,3 +294,28 @@ def test_dot_claude_symlinked_inside_is_read_only(workspace: Path, home: Path) -
     ctx = _ctx(workspace, home)
     _run(ctx, "echo '{}' > .claude/settings.json; echo '{}' > real/settings.json; echo ok")
     assert list((workspace / "real").iterdir()) == []
+
+
+def test_programs_on_path_under_tmp_stay_and_nothing_else_of_tmp(
+    workspace: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A virtualenv or tool folder the user keeps under ``/tmp`` (on ``PATH``) still runs
+    inside the sandbox, read-only; the rest of ``/tmp`` stays private."""
+    base = Path(os.path.realpath(tmp_path))
+    if base.parts[:2] != ("/", "tmp"):
+        pytest.skip(f"the test folder {base} is not under /tmp")
+    venv = base / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "lib").mkdir()
+    (venv / "lib" / "data.txt").write_text("venv-data\n")
+    tool = venv / "bin" / "mytool"
+    tool.write_text(f"#!/bin/sh\ncat {venv}/lib/data.txt\n")
+    tool.chmod(0o755)
+    (base / "private.txt").write_text(SECRET)
+    monkeypatch.setenv("PATH", f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    out = _run(_ctx(workspace, home), f"mytool; cat {base}/private.txt; touch {venv}/new")
+    assert "venv-data" in out
+    assert SECRET not in out
+    assert not (venv / "new").exists()
+    assert sandbox.tmp_toolchains(f"/tmp{os.pathsep}relative/bin{os.pathsep}/usr/bin", []) == []
