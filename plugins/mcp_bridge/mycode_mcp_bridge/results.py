@@ -45,8 +45,9 @@ def _structured_shown(structured: Any, texts: list[str]) -> tuple[bool, int | No
                     return True, index
             except ValueError:
                 pass
-    if isinstance(structured, dict) and set(structured) == {"result"}:
-        inner = structured["result"]
+    if isinstance(structured, dict) and len(structured) == 1:
+        # one key wrapping what the blocks say: FastMCP's {"result": …}, {"content": text}
+        inner = next(iter(structured.values()))
         if (
             isinstance(inner, list)
             and inner
@@ -54,7 +55,7 @@ def _structured_shown(structured: Any, texts: list[str]) -> tuple[bool, int | No
         ):
             return True, None  # the content blocks themselves, echoed as "structured" output
         for text in texts:
-            if text == inner or text.strip() == compact_json(inner) or text == str(inner):
+            if text.strip() in (compact_json(inner), str(inner).strip()):
                 return True, None
     return False, None
 

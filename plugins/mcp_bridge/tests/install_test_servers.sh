@@ -3,7 +3,7 @@
 #
 #   bash plugins/mcp_bridge/tests/install_test_servers.sh CACHE_DIR
 #
-# Installs @modelcontextprotocol/server-everything from npm with `npm install --prefix CACHE_DIR`
+# Installs @modelcontextprotocol/server-everything and server-filesystem from npm with `npm install --prefix CACHE_DIR`
 # (skipped when already there) and prints the line that points the tests at it:
 #   export MYCODE_TEST_EVERYTHING_DIR=CACHE_DIR
 # (mcp-server-time and mcp-server-git come from PyPI as dev dependencies of the workspace.)
@@ -20,9 +20,10 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     exit 1
 fi
 
-if [ ! -f "$entry" ]; then
+filesystem="$target/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+if [ ! -f "$entry" ] || [ ! -f "$filesystem" ]; then
     npm install --prefix "$target" --no-audit --no-fund --loglevel=error \
-        @modelcontextprotocol/server-everything >&2
+        @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem >&2
 fi
-test -f "$entry"
+test -f "$entry" && test -f "$filesystem"
 echo "export MYCODE_TEST_EVERYTHING_DIR=$target"

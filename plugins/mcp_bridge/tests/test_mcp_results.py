@@ -54,6 +54,12 @@ def test_structured_content_is_compact_and_not_duplicated(tmp_path: Path) -> Non
         content=[types.TextContent(type="text", text="42")], structured_content={"result": 42}
     )
     assert _convert(tmp_path, wrapped).content == "42"
+    # server-filesystem's read_text_file: the text again, under an output schema's one key
+    text = types.CallToolResult(
+        content=[types.TextContent(type="text", text="hello\n")],
+        structured_content={"content": "hello\n"},
+    )
+    assert _convert(tmp_path, text).content == "hello\n"
 
 
 def test_image_becomes_block_with_note(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Integration with real third-party MCP servers.
 
 ``mcp-server-time`` and ``mcp-server-git`` are dev dependencies (PyPI).
-``@modelcontextprotocol/server-everything`` comes from npm: run
+``@modelcontextprotocol/server-everything`` and ``server-filesystem`` come from npm: run
 ``tests/install_test_servers.sh DIR`` and set ``MYCODE_TEST_EVERYTHING_DIR`` to what it prints.
 """
 
@@ -165,3 +165,21 @@ def test_git_server_outside_paths_ask_unless_trusted(
     assert tool is not None and tool.approval({"repo_path": str(other)}, trusted.context) is None
     project = parse_server("git", {**entry, "trust_paths": True}, "project", ".mcp.json")
     assert not trusts_paths(project)
+
+
+@needs_everything
+def test_filesystem_server_works_in_the_roots_it_is_given(make_run, workspace: Path) -> None:
+    """``server-filesystem`` with no folder argument serves the roots mycode gives it (the
+    workspace); a text it returns twice (text block and structured copy) is shown once."""
+    (workspace / "notes.txt").write_text("hello from the workspace\n")
+    js = EVERYTHING_JS.parents[2] / "server-filesystem" / "dist" / "index.js"
+    run = make_run({"fs": {"command": "node", "args": [str(js)]}})
+    read = run.call("mcp__fs__read_text_file", {"path": str(workspace / "notes.txt")})
+    assert not read.is_error
+    assert read.content == "hello from the workspace\n"
+    listing = run.call("mcp__fs__list_allowed_directories", {})
+    assert str(workspace.resolve()) in str(listing.content)
+    outside = run.call("mcp__fs__read_text_file", {"path": "/etc/hostname"})
+    assert outside.is_error and "outside allowed directories" in str(outside.content).lower()
+    writer = run.context.tools.get("mcp__fs__write_file")
+    assert writer is not None and not writer.read_only
