@@ -63,12 +63,36 @@ def callable_tool(tool: Any) -> bool:
     return getattr(execution, "task_support", None) != "required"
 
 
+def defaults_optional(schema: Any) -> Any:
+    """``schema`` with no property both ``required`` and given a ``default``, at any depth.
+
+    Schemas generated from zod (Playwright MCP's ``scale``, ``level``) list defaulted properties
+    as required, yet the server fills them in; leaving them required would make the model's
+    call fail validation here for a value the server never needed."""
+    if isinstance(schema, list):
+        return [defaults_optional(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: defaults_optional(value) for key, value in schema.items()}
+    properties, required = out.get("properties"), out.get("required")
+    if isinstance(properties, dict) and isinstance(required, list):
+        out["required"] = [
+            name
+            for name in required
+            if not (isinstance(properties.get(name), dict) and "default" in properties[name])
+        ]
+    return out
+
+
 def make_tool(server: str, mcp_tool: Any, exposed: str, handler: Callable[..., Any]) -> Tool:
-    """The mycode tool for one MCP tool: its description, its schema unchanged, its traits."""
+    """The mycode tool for one MCP tool: its description, its schema (with
+    :func:`defaults_optional`), its traits."""
     description = (mcp_tool.description or mcp_tool.title or mcp_tool.name).strip()
     if len(description) > MAX_DESCRIPTION:
         description = description[: MAX_DESCRIPTION - 1] + "…"
-    schema = mcp_tool.input_schema if isinstance(mcp_tool.input_schema, dict) else {}
+    schema = (
+        defaults_optional(mcp_tool.input_schema) if isinstance(mcp_tool.input_schema, dict) else {}
+    )
     return Tool(
         name=exposed,
         description=f"[MCP {server}] {description}",

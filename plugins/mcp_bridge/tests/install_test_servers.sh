@@ -3,7 +3,7 @@
 #
 #   bash plugins/mcp_bridge/tests/install_test_servers.sh CACHE_DIR
 #
-# Installs @modelcontextprotocol/server-everything and server-filesystem from npm with `npm install --prefix CACHE_DIR`
+# Installs @modelcontextprotocol/server-everything, server-filesystem and @playwright/mcp from npm with `npm install --prefix CACHE_DIR`
 # (skipped when already there) and prints the line that points the tests at it:
 #   export MYCODE_TEST_EVERYTHING_DIR=CACHE_DIR
 # (mcp-server-time and mcp-server-git come from PyPI as dev dependencies of the workspace.)
@@ -21,9 +21,11 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 
 filesystem="$target/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
-if [ ! -f "$entry" ] || [ ! -f "$filesystem" ]; then
+playwright="$target/node_modules/@playwright/mcp/cli.js"
+if [ ! -f "$entry" ] || [ ! -f "$filesystem" ] || [ ! -f "$playwright" ]; then
     npm install --prefix "$target" --no-audit --no-fund --loglevel=error \
-        @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem >&2
+        @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem \
+        @playwright/mcp >&2
 fi
-test -f "$entry" && test -f "$filesystem"
+test -f "$entry" && test -f "$filesystem" && test -f "$playwright"
 echo "export MYCODE_TEST_EVERYTHING_DIR=$target"

@@ -136,3 +136,26 @@ def test_cap_saves_full_text_as_artifact(tmp_path: Path) -> None:
     assert out.content.startswith(big[:1000])
     assert f"showing 1,000 of {len(big):,} characters" in out.content
     assert str(artifact) in out.content
+
+
+def test_defaulted_properties_are_not_required_at_any_depth() -> None:
+    from mycode_mcp_bridge.tools import defaults_optional
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "scale": {"type": "string", "default": "css"},
+            "url": {"type": "string"},
+            "box": {
+                "type": "object",
+                "properties": {"w": {"type": "integer", "default": 1}, "h": {"type": "integer"}},
+                "required": ["w", "h"],
+            },
+        },
+        "required": ["scale", "url", "box"],
+    }
+    out = defaults_optional(schema)
+    assert out["required"] == ["url", "box"]
+    assert out["properties"]["box"]["required"] == ["h"]
+    assert out["properties"]["scale"]["default"] == "css"
+    assert schema["required"] == ["scale", "url", "box"]  # the server's own schema untouched

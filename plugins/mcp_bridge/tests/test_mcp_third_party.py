@@ -1,21 +1,27 @@
 """Integration with real third-party MCP servers.
 
 ``mcp-server-time`` and ``mcp-server-git`` are dev dependencies (PyPI).
-``@modelcontextprotocol/server-everything`` and ``server-filesystem`` come from npm: run
+``@modelcontextprotocol/server-everything``, ``server-filesystem`` and ``@playwright/mcp`` come
+from npm: run
 ``tests/install_test_servers.sh DIR`` and set ``MYCODE_TEST_EVERYTHING_DIR`` to what it prints.
 """
 
 from __future__ import annotations
 
+import functools
+import http.server
+import json
 import os
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp_helpers import BIN
 
-from mycode_core.testing.host import wait_until
+from mycode_core.testing.host import find_chromium, wait_until
 
 EVERYTHING_DIR = os.environ.get("MYCODE_TEST_EVERYTHING_DIR", "")
 EVERYTHING_JS = (
@@ -183,3 +189,54 @@ def test_filesystem_server_works_in_the_roots_it_is_given(make_run, workspace: P
     assert outside.is_error and "outside allowed directories" in str(outside.content).lower()
     writer = run.context.tools.get("mcp__fs__write_file")
     assert writer is not None and not writer.read_only
+
+
+@pytest.fixture
+def page_url(tmp_path: Path) -> Iterator[str]:
+    """A page served on 127.0.0.1 for the browser to open."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<html><title>Local page</title><body>hi</body></html>")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    server.shutdown()
+    server.server_close()
+
+
+@needs_everything
+@pytest.mark.skipif(find_chromium() is None, reason="no chromium here (CI installs it)")
+def test_playwright_server_defaulted_arguments_may_be_left_out(
+    workspace: Path, home: Path, tmp_path: Path, page_url: str
+) -> None:
+    """Playwright MCP marks properties with a default as required (``scale``, ``level``); a
+    model that leaves them out, as the server allows, gets a screenshot, not a schema error."""
+    cli = EVERYTHING_JS.parents[3] / "@playwright" / "mcp" / "cli.js"
+    args = [str(cli), "--headless", "--isolated", "--no-sandbox", "--executable-path",
+            str(find_chromium()), "--output-dir", str(tmp_path / "pw-out")]  # fmt: skip
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"pw": {"command": "node", "args": args}}}))
+    (home / "config.toml").write_text('[permissions]\nallow = ["mcp__pw__browser_navigate"]\n')
+    script = tmp_path / "script.json"
+    calls = [
+        [{"name": "mcp__pw__browser_navigate", "arguments": {"url": page_url}}],
+        [{"name": "mcp__pw__browser_take_screenshot", "arguments": {}}],
+        [{"name": "mcp__pw__browser_console_messages", "arguments": {}}],
+    ]
+    script.write_text(json.dumps([{"tool_calls": c} for c in calls] + [{"content": "seen"}]))
+    done = subprocess.run(
+        [str(BIN / "mycode"), "-p", "look at the page", "--model", f"scripted:{script}",
+         "--mcp-config", str(config), "--output-format", "stream-json",
+         "--completion-policy", "off"],
+        cwd=workspace, env={**os.environ, "MYCODE_HOME": str(home)},
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    results = {e["name"]: e for e in events if e["type"] == "tool_result"}
+    assert "Page Title: Local page" in results["mcp__pw__browser_navigate"]["content"]
+    for name in ("mcp__pw__browser_take_screenshot", "mcp__pw__browser_console_messages"):
+        assert results[name]["is_error"] is False, results[name]["content"]
+    assert not (workspace / ".playwright-mcp").exists()
