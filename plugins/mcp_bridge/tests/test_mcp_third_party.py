@@ -13,6 +13,7 @@ import http.server
 import json
 import os
 import shutil
+import socket
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -180,11 +181,15 @@ def test_filesystem_server_works_in_the_roots_it_is_given(make_run, workspace: P
     (workspace / "notes.txt").write_text("hello from the workspace\n")
     js = EVERYTHING_JS.parents[2] / "server-filesystem" / "dist" / "index.js"
     run = make_run({"fs": {"command": "node", "args": [str(js)]}})
+
+    def roots_taken() -> bool:  # the server asks for the roots on its own, after start-up
+        listing = run.call("mcp__fs__list_allowed_directories", {})
+        return str(workspace.resolve()) in str(listing.content)
+
+    assert wait_until(roots_taken, 30)
     read = run.call("mcp__fs__read_text_file", {"path": str(workspace / "notes.txt")})
     assert not read.is_error
     assert read.content == "hello from the workspace\n"
-    listing = run.call("mcp__fs__list_allowed_directories", {})
-    assert str(workspace.resolve()) in str(listing.content)
     outside = run.call("mcp__fs__read_text_file", {"path": "/etc/hostname"})
     assert outside.is_error and "outside allowed directories" in str(outside.content).lower()
     writer = run.context.tools.get("mcp__fs__write_file")
@@ -240,3 +245,42 @@ def test_playwright_server_defaulted_arguments_may_be_left_out(
     for name in ("mcp__pw__browser_take_screenshot", "mcp__pw__browser_console_messages"):
         assert results[name]["is_error"] is False, results[name]["content"]
     assert not (workspace / ".playwright-mcp").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@needs_everything
+@pytest.mark.parametrize(("mode", "transport", "path"), [
+    ("streamableHttp", "http", "/mcp"), ("sse", "sse", "/sse"),
+])  # fmt: skip
+def test_everything_server_over_the_network_transports(
+    make_run, mode: str, transport: str, path: str
+) -> None:
+    """The same real server, started on its own as a web service: Streamable HTTP and SSE."""
+    port = _free_port()
+    server = subprocess.Popen(
+        ["node", str(EVERYTHING_JS), mode],
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+
+        def listening() -> bool:
+            with socket.socket() as sock:
+                return sock.connect_ex(("127.0.0.1", port)) == 0
+
+        assert wait_until(listening, 60)
+        url = f"http://127.0.0.1:{port}{path}"
+        run = make_run({"ev": {"type": transport, "url": url}})
+        assert run.call("mcp__ev__echo", {"message": "over the wire"}).content == (
+            "Echo: over the wire"
+        )
+        assert "5" in str(run.call("mcp__ev__get-sum", {"a": 2, "b": 3}).content)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
