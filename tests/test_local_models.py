@@ -187,3 +187,20 @@ def test_interactive_offers_the_choice_and_remembers_it(
     assert "Use which one" not in term.plain
     term.type("/exit\r")
     assert term.wait() == 0
+
+
+def test_p_with_a_base_url_but_no_model_names_that_servers_models(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    """``--base-url`` alone (a llama.cpp server, say): its own models are named first."""
+    done = run_cli(
+        ["-p", "hi", "--base-url", server.base_url],
+        tmp_path,
+        tmp_path / "home",
+        {local_models.PROBE_ENV: ""},
+    )
+    assert done.rc == 2, done.stderr
+    line = done.stderr.strip()
+    assert f"your server at {server.base_url} (qwen2.5-coder:7b)" in line
+    assert f"--model qwen2.5-coder:7b --base-url {server.base_url}" in line
+    assert server.chat_requests == []

@@ -3,8 +3,9 @@
 With no model, ``mycode`` and ``mycode doctor`` ask the usual local servers — Ollama (11434),
 llama.cpp (8080), LM Studio (1234), vLLM (8000), all on ``127.0.0.1`` — for ``/v1/models``, in
 parallel, within :data:`BUDGET` seconds in all. Only then: a run with a model configured never
-probes. ``MYCODE_LOCAL_SERVERS`` replaces the list (comma-separated base URLs, each optionally
-``NAME=URL``; set but empty probes nothing) — meant for tests and unusual set-ups.
+probes. A ``base_url`` you set without a model is asked first. ``MYCODE_LOCAL_SERVERS``
+replaces the list (comma-separated base URLs, each optionally ``NAME=URL``; set but empty
+probes nothing) — meant for tests and unusual set-ups.
 
 An answer that is not an OpenAI-style model list (not JSON, no ``data`` list, no string ids)
 is not a server to offer; nothing here raises.
@@ -89,9 +90,13 @@ def _ask(name: str, url: str, deadline: float, found: dict[str, LocalServer]) ->
         found[url] = LocalServer(name, url, models)
 
 
-def local_servers(budget: float = BUDGET) -> list[LocalServer]:
-    """Every local server that answered within ``budget`` seconds, in :func:`candidates` order."""
+def local_servers(budget: float = BUDGET, configured: str | None = None) -> list[LocalServer]:
+    """Every local server that answered within ``budget`` seconds, in :func:`candidates` order;
+    ``configured`` (the ``base_url`` you set, with no model) is asked first, as "your server"."""
     targets = candidates()
+    if configured:
+        url = configured.rstrip("/")
+        targets = [("your server", url), *((n, u) for n, u in targets if u != url)]
     if not targets:
         return []
     deadline = time.monotonic() + budget

@@ -43,7 +43,9 @@ def report(workspace: Path, home: Path) -> dict[str, Any]:
     if not core["model"]["name"]:  # issue 20: what a first run would offer
         from mycode_core.api import local_servers
 
-        core["local_servers"] = [server.as_json() for server in local_servers()]
+        configured = getattr(settings, "base_url", None)
+        servers = local_servers(configured=configured)
+        core["local_servers"] = [server.as_json() for server in servers]
     return {
         **core,
         "workspace": str(workspace),
