@@ -156,3 +156,12 @@ def test_the_model_is_shown_the_schema_and_the_errors(
     assert system["role"] == "system" and '"required": ["name", "count"]' in system["content"]
     later = json.dumps(second.messages)
     assert "'count' is a required property" in later and "5 is not of type 'string'" in later
+
+
+def test_a_reasoning_models_leading_thoughts_are_left_aside(tmp_path: Path) -> None:
+    """llama.cpp (without a reasoning parser), vLLM, LM Studio: ``<think>`` stays in the text."""
+    thoughts = '<think>\nThe user wants {"name": ...}; count is 3.\n</think>\n\n'
+    answer = thoughts + '{"name": "calc", "count": 3}'
+    run = _run(tmp_path, [answer], "--json-schema", json.dumps(SCHEMA))
+    assert run.rc == 0, run.stderr
+    assert run.result["structured_output"] == {"name": "calc", "count": 3}

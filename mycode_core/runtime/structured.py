@@ -2,9 +2,10 @@
 
 :func:`load_schema` reads the schema (a file path or inline JSON) and checks it is a JSON Schema;
 :class:`StructuredOutput` judges each final answer: the whole text as JSON, or one fenced
-```` ```json ```` block. An invalid answer becomes a failing completion verdict (source
-``structured_output``) whose feedback lists the validation errors, so it goes back to the model
-under the completion gate's block cap — whatever ``--completion-policy`` says.
+```` ```json ```` block (a reasoning model's leading ``<think>`` block left aside). An invalid
+answer becomes a failing completion verdict (source ``structured_output``) whose feedback lists
+the validation errors, so it goes back to the model under the completion gate's block cap —
+whatever ``--completion-policy`` says.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ MAX_SCHEMA_CHARS = 4000
 """How much of the schema the model is shown."""
 
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL)
+_THINKING = re.compile(r"\s*<(think|thinking)>.*?</\1>", re.DOTALL)
+"""A reasoning model's thoughts before its answer, when the server leaves them in the text."""
 
 
 class SchemaError(ValueError):
@@ -59,7 +62,10 @@ def load_schema(value: str) -> dict[str, Any]:
 
 
 def parse_answer(text: str) -> tuple[bool, Any]:
-    """``(True, value)`` for an answer that is JSON (or holds exactly one fenced block)."""
+    """``(True, value)`` for an answer that is JSON (or holds exactly one fenced block), after
+    any leading ``<think>…</think>``."""
+    thoughts = _THINKING.match(text)
+    text = text[thoughts.end() :] if thoughts else text
     candidates = [text.strip()]
     blocks = _FENCE.findall(text)
     if len(blocks) == 1:
