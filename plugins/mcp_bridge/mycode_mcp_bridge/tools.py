@@ -63,6 +63,10 @@ def callable_tool(tool: Any) -> bool:
     return getattr(execution, "task_support", None) != "required"
 
 
+_SCHEMA_DATA = frozenset({"default", "const", "enum", "examples"})
+"""Keywords whose values are data, not schemas: never rewritten."""
+
+
 def defaults_optional(schema: Any) -> Any:
     """``schema`` with no property both ``required`` and given a ``default``, at any depth.
 
@@ -73,7 +77,10 @@ def defaults_optional(schema: Any) -> Any:
         return [defaults_optional(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {key: defaults_optional(value) for key, value in schema.items()}
+    out = {
+        key: value if key in _SCHEMA_DATA else defaults_optional(value)
+        for key, value in schema.items()
+    }
     properties, required = out.get("properties"), out.get("required")
     if isinstance(properties, dict) and isinstance(required, list):
         out["required"] = [
