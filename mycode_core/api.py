@@ -29,6 +29,10 @@ NAMES: dict[str, tuple[str, str]] = {
         "mycode_core.claude_rules",
         "a Claude Code permission rule (``Bash(git:*)``) in mycode's words",
     ),
+    "mycode_tool_name": (
+        "mycode_core.claude_rules",
+        "the mycode tool a Claude Code tool name stands for (``Bash`` → ``run_command``)",
+    ),
     "DEFAULT_VALIDATORS": (
         "mycode_core.runtime.observation",
         "the command patterns that count as validation (test, lint, types, build)",
@@ -76,6 +80,7 @@ __all__ = [
     "main",
     "mode_layer",
     "mycode_rule",
+    "mycode_tool_name",
     "plugin_dir_option",
     "replace_atomically",
     "rewound",
@@ -85,7 +90,7 @@ __all__ = [
 if TYPE_CHECKING:
     from mycode_core import safeopen
     from mycode_core.agents import AgentOutcome, AgentRequest
-    from mycode_core.claude_rules import mycode_rule
+    from mycode_core.claude_rules import mycode_rule, mycode_tool_name
     from mycode_core.cli.diagnostics import core_report
     from mycode_core.cli.local_models import local_servers
     from mycode_core.cli.main import main

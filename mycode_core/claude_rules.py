@@ -25,7 +25,7 @@ SETTINGS_FILES = (
     ("claude-project", ".claude/settings.json"),
     ("claude-local", ".claude/settings.local.json"),
 )
-TOOL_NAMES = {
+CLAUDE_TOOL_NAMES = {
     "Bash": "run_command",
     "Read": "read_file",
     "Write": "write_file",
@@ -33,11 +33,25 @@ TOOL_NAMES = {
     "MultiEdit": "edit_file",
     "NotebookEdit": "edit_file",
     "Glob": "glob",
+    "LS": "glob",
     "Grep": "grep",
     "TodoWrite": "todo_write",
     "Task": "delegate_task",
+    "Agent": "delegate_task",
+    "Skill": "load_skill",
 }
-"""Claude Code's tool names and mycode's (MCP tools keep ``mcp__server__tool``)."""
+"""Claude Code's tool names and the mycode tool each stands for (MCP tools keep
+``mcp__server__tool``): the one table rules, skills' ``allowed-tools`` and agent profiles'
+``tools`` are read with."""
+_BY_LOWER = {name.lower(): mine for name, mine in CLAUDE_TOOL_NAMES.items()}
+
+
+def mycode_tool_name(name: str) -> str:
+    """The mycode tool a Claude Code tool name stands for (``Bash`` → ``run_command``, in any
+    case); any other name is returned as it is."""
+    return CLAUDE_TOOL_NAMES.get(name) or _BY_LOWER.get(name.lower(), name)
+
+
 _PATH_TOOLS = {"read_file", "write_file", "edit_file", "glob", "grep"}
 _ENTRY = re.compile(r"^\s*([A-Za-z0-9_*-]+)\s*(?:\((.*)\))?\s*$", re.S)
 
@@ -47,7 +61,7 @@ def mycode_rule(entry: str) -> str | None:
     found = _ENTRY.match(entry)
     if found is None:
         return None
-    name = TOOL_NAMES.get(found.group(1), found.group(1))
+    name = mycode_tool_name(found.group(1))
     spec = (found.group(2) or "").strip()
     if not spec or spec == "*":
         return name

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mycode_core.api import mycode_tool_name
 from mycode_core.claude_rules import mycode_rule
 from mycode_core.testing import CliResult, run_cli, write_script
 
@@ -23,10 +24,33 @@ from mycode_core.testing import CliResult, run_cli, write_script
         ("Bash", "run_command"),
         ("mcp__github__create_issue", "mcp__github__create_issue"),
         ("not a rule(", None),
+        ("NotebookEdit(nb/**)", "edit_file(nb/**)"),
+        ("LS", "glob"),
+        ("Agent", "delegate_task"),
     ],
 )
 def test_claude_rules_in_mycode_words(entry: str, rule: str | None) -> None:
     assert mycode_rule(entry) == rule
+
+
+@pytest.mark.parametrize(
+    ("name", "tool"),
+    [
+        ("Bash", "run_command"),
+        ("bash", "run_command"),
+        ("MultiEdit", "edit_file"),
+        ("LS", "glob"),
+        ("Task", "delegate_task"),
+        ("Agent", "delegate_task"),
+        ("Skill", "load_skill"),
+        ("read_file", "read_file"),
+        ("mcp__github__create_issue", "mcp__github__create_issue"),
+        ("WebFetch", "WebFetch"),
+    ],
+)
+def test_one_table_of_claude_code_tool_names(name: str, tool: str) -> None:
+    """Rules, skills' ``allowed-tools`` and profiles' ``tools`` read names through it."""
+    assert mycode_tool_name(name) == tool
 
 
 def _run(workspace: Path, home: Path, turns: list[dict[str, object]], *flags: str) -> CliResult:

@@ -15,7 +15,6 @@ TOOL_NAMES = {
     "todo_write": "TodoWrite",
     "delegate_task": "Task",
 }
-MYCODE_NAMES = {cc: mine for mine, cc in TOOL_NAMES.items()}
 
 _PATH_TOOLS = ("read_file", "write_file", "edit_file")
 # mycode argument -> Claude Code field, per tool (other fields keep their names)

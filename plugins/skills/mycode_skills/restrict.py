@@ -23,19 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-CLAUDE_NAMES = {
-    "bash": "run_command",
-    "read": "read_file",
-    "write": "write_file",
-    "edit": "edit_file",
-    "multiedit": "edit_file",
-    "glob": "glob",
-    "grep": "grep",
-    "ls": "glob",
-    "todowrite": "todo_write",
-    "task": "delegate_task",
-    "skill": "load_skill",
-}
+from mycode_core.api import mycode_tool_name
+
 PATH_TOOLS = {"read_file", "write_file", "edit_file", "glob", "grep"}
 ALWAYS_INSIDE = {"load_skill"}
 _RULE = re.compile(r"^\s*([A-Za-z0-9_.*-]+)\s*(?:\((.*)\))?\s*$")
@@ -78,7 +67,7 @@ def parse_rule(text: str) -> ToolRule | None:
     if match is None:
         return None
     name, pattern = match.group(1), match.group(2)
-    name = CLAUDE_NAMES.get(name.lower(), name)
+    name = mycode_tool_name(name)
     return ToolRule(name, pattern.strip() if pattern is not None else None)
 
 

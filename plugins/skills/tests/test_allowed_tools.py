@@ -32,6 +32,9 @@ pytestmark = pytest.mark.usefixtures("isolated_home")
         ("read_file", "read_file", {"path": "x"}, True),
         ("mcp__git__*", "mcp__git__log", {}, True),
         ("Grep", "glob", {"pattern": "*"}, False),
+        ("NotebookEdit(nb/**)", "edit_file", {"path": "nb/a.ipynb"}, True),
+        ("Agent", "delegate_task", {"task": "x"}, True),
+        ("Skill", "load_skill", {"name": "pdf"}, True),
     ],
 )
 def test_rule_matching(entry: str, tool: str, arguments: dict[str, Any], inside: bool) -> None:

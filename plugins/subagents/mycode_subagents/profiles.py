@@ -23,22 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mycode_core.api import mycode_tool_name
 from mycode_core.project_files import ProjectFileRefused, link_refusal, read_project_bytes
-
-CLAUDE_TOOL_NAMES = {
-    "Read": "read_file",
-    "Write": "write_file",
-    "Edit": "edit_file",
-    "MultiEdit": "edit_file",
-    "Glob": "glob",
-    "LS": "glob",
-    "Grep": "grep",
-    "Bash": "run_command",
-    "TodoWrite": "todo_write",
-    "Task": "delegate_task",
-    "Agent": "delegate_task",
-}
-"""Claude Code's names of the built-in tools, as a profile's ``tools`` may spell them."""
 
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.S | re.M)
 _FIELD_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+|$)(.*)$")
@@ -90,7 +76,7 @@ class Profile:
         names: list[str] = []
         for raw in self.tools:
             base = raw.split("(", 1)[0].strip()  # `Bash(git:*)` → Bash
-            name = CLAUDE_TOOL_NAMES.get(base, base)
+            name = mycode_tool_name(base)
             if name and name not in names:
                 names.append(name)
         return names

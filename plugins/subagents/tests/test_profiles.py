@@ -214,3 +214,13 @@ def test_the_agents_slash_command_lists_the_profiles(tmp_path: Path) -> None:
     assert "explore" in output and "general" in output
     assert "scout" in output and "glob, grep, read_file" in output
     assert "! agent profile skipped" in output and "bad.md" in output
+
+
+def test_every_claude_code_name_of_a_builtin_tool_is_read(tmp_path: Path) -> None:
+    profile = parse_profile(
+        _write(
+            tmp_path / "all.md",
+            "---\nname: all\ndescription: d\ntools: LS, NotebookEdit, Agent, Skill\n---\nGo.\n",
+        )
+    )
+    assert profile.tool_names() == ["glob", "edit_file", "delegate_task", "load_skill"]
