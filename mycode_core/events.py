@@ -108,6 +108,13 @@ class TextDeltaEvent(AgentEvent):
     text: str
 
 
+class ReasoningDeltaEvent(AgentEvent):
+    """A piece of the model's thinking, when the server streams it apart from the answer."""
+
+    type: Literal["reasoning_delta"] = "reasoning_delta"
+    text: str
+
+
 class AssistantEvent(AgentEvent):
     """A full model turn."""
 
@@ -260,6 +267,7 @@ EVENT_TYPES: dict[str, type[AgentEvent]] = {
         UserEvent,
         StepStartEvent,
         TextDeltaEvent,
+        ReasoningDeltaEvent,
         AssistantEvent,
         ToolCallEvent,
         PermissionEvent,

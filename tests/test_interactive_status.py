@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -50,3 +51,20 @@ def test_status_line_leaves_out_an_unknown_price(tmp_path: Path) -> None:
         assert term.wait() == 0
     status = next(line for line in term.output.splitlines() if "context 1.5k" in line)
     assert "completed" in status and "$" not in status
+
+
+def test_the_models_thinking_is_shown_apart_before_its_answer(tmp_path: Path) -> None:
+    """A reasoning model's ``reasoning_content`` streams (dim) before the answer, on its own
+    lines, rather than leaving the user with a spinner for the whole think."""
+    with FakeOpenAIServer() as server:
+        server.enqueue(turn("the answer", usage=USAGE, reasoning="Pondering the question."))
+        term = _session(tmp_path, "", server)
+        term.type("hello\r")
+        term.expect("Pondering the question.")
+        term.expect("the answer")
+        term.type("/exit\r")
+        assert term.wait() == 0
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", term.output)
+    lines = [line.strip() for line in plain.splitlines()]
+    thought = lines.index("Pondering the question.")
+    assert "the answer" in lines[thought + 1 :]

@@ -228,3 +228,27 @@ def test_a_plain_text_error_body_is_named_in_the_message(
     (retry,) = _of(events, "retry")
     assert retry.message.endswith("<html> <body>upstream exploded</body> </html>")
     assert events[-1].stop_reason == "model_error" and "no model m" in events[-1].error
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_thinking_sent_apart_is_shown_never_answered_nor_sent_back(
+    server: FakeOpenAIServer, run: Any, stream: bool
+) -> None:
+    """llama.cpp, vLLM and DeepSeek send a reasoning model's thinking as ``reasoning_content``:
+    it streams as ``reasoning_delta`` events, is no part of the answer, and the next request
+    does not carry it."""
+    server.enqueue(
+        turn(
+            None,
+            [{"id": "c1", "name": "echo", "arguments": {"text": "hi"}}],
+            reasoning="The user wants an echo. I will call echo.",
+        ),
+        turn("done", reasoning="It echoed hi."),
+    )
+    events = run(stream=stream)
+    thoughts = "".join(e.text for e in _of(events, "reasoning_delta"))
+    assert thoughts == "The user wants an echo. I will call echo.It echoed hi."
+    assert "".join(e.text for e in _of(events, "text_delta")) == "done"
+    assert events[-1].final_text == "done"
+    second = server.chat_requests[1].messages
+    assert "I will call echo" not in str(second)

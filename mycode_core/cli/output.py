@@ -105,6 +105,8 @@ class TextRenderer:
         self.interactive = interactive
         self.status: Any = None
         self.streaming = False
+        self.thinking = False
+        """The text streaming now is the model's thinking (shown dim, ended by its answer)."""
         self.calls: dict[str, str] = {}
         self.last_call: str | None = None
 
@@ -162,9 +164,10 @@ class TextRenderer:
             self.markdown.flush()
             self.streaming = False
         if self.streaming:
-            self.console.file.write("\n")
+            self.console.file.write("\n\n" if self.thinking else "\n")
             self.console.file.flush()
             self.streaming = False
+        self.thinking = False
 
     def handle(self, event: AgentEvent) -> None:
         """Show one event."""
@@ -175,8 +178,18 @@ class TextRenderer:
             return
         if kind == "step_start":
             self._spin("thinking…")
+        elif kind == "reasoning_delta":
+            if self.out_tty or self.interactive:
+                self._unspin()
+                if not self.thinking:
+                    self._end_stream()
+                text = neutralise(data.text)
+                self.console.print(text, style="dim italic", end="", markup=False, soft_wrap=True)
+                self.streaming = self.thinking = True
         elif kind == "text_delta":
             self._unspin()
+            if self.thinking:
+                self._end_stream()
             if self.markdown is not None and (self.out_tty or self.interactive):
                 self.markdown.feed(neutralise(data.text))
             elif self.out_tty or self.interactive:

@@ -34,9 +34,11 @@ class ModelReply(BaseModel):
     finish_reason: str | None = None
     usage: dict[str, int] = Field(default_factory=dict)
     refusal: str | None = None
+    reasoning: str | None = None
+    """The model's thinking, when the server sends it apart (never sent back to it)."""
 
 
-REQUEST_PARAMETERS = ("max_tokens", "purpose")
+REQUEST_PARAMETERS = ("max_tokens", "purpose", "on_reasoning")
 
 
 def _accepted(model: Any) -> frozenset[str]:
@@ -58,15 +60,19 @@ def call_model(
     *,
     max_tokens: int | None = None,
     purpose: str | None = None,
+    on_reasoning: Callable[[str], None] | None = None,
 ) -> ModelReply:
     """``model.complete`` with the request parameters the provider accepts (a provider of a
-    plugin written before they existed gets the three positional arguments only)."""
+    plugin written before they existed gets the three positional arguments only);
+    ``on_reasoning`` is told the model's thinking as it streams."""
     accepted = _accepted(model)
     extra: dict[str, Any] = {}
     if max_tokens and "max_tokens" in accepted:
         extra["max_tokens"] = int(max_tokens)
     if purpose and "purpose" in accepted:
         extra["purpose"] = purpose
+    if on_reasoning is not None and "on_reasoning" in accepted:
+        extra["on_reasoning"] = on_reasoning
     reply: ModelReply = model.complete(messages, tools, on_text, **extra)
     return reply
 

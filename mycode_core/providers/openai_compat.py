@@ -227,21 +227,24 @@ class OpenAICompatibleModel:
         *,
         max_tokens: int | None = None,
         purpose: str | None = None,
+        on_reasoning: Callable[[str], None] | None = None,
     ) -> ModelReply:
         """One model turn (``max_tokens``: the reply's cap; ``purpose``: unused here, every
-        request goes to the server); raises a classified :class:`ModelError` on failure."""
+        request goes to the server; ``on_reasoning``: told the thinking the server sends apart,
+        as ``reasoning_content`` or ``reasoning``); raises a classified :class:`ModelError`."""
         params = self.request_params(max_tokens)
+        hear = (on_text, on_reasoning)
         try:
             if not self.stream:
                 raw = self._post(messages, tools, params, stream=False)
-                return reply_from_completion(json.loads(raw.text), on_text)
+                return reply_from_completion(json.loads(raw.text), *hear)
             try:
-                return self._stream(messages, tools, params, on_text)
+                return self._stream(messages, tools, params, hear)
             except StatusFailure as exc:
                 rejected = exc.status_code == 400 and "stream_options" in _error_message(exc)
                 if self.send_stream_options and rejected:
                     self.send_stream_options = False  # the server rejects it: never send again
-                    return self._stream(messages, tools, params, on_text)
+                    return self._stream(messages, tools, params, hear)
                 raise
         except ModelError:
             raise
@@ -274,7 +277,7 @@ class OpenAICompatibleModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         params: dict[str, Any],
-        on_text: Callable[[str], None],
+        hear: tuple[Callable[[str], None], Callable[[str], None] | None],
     ) -> ModelReply:
         params = {**params, "stream": True}
         if self.send_stream_options:
@@ -284,8 +287,8 @@ class OpenAICompatibleModel:
         try:
             content_type = response.headers.get("content-type", "")
             if "text/event-stream" not in content_type and "json" in content_type:
-                return reply_from_completion(json.loads(response.read()), on_text)
-            return accumulate_sse(response.iter_lines(), on_text)
+                return reply_from_completion(json.loads(response.read()), *hear)
+            return accumulate_sse(response.iter_lines(), *hear)
         finally:
             self._active = None
             response.close()

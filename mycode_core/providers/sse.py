@@ -75,9 +75,13 @@ class _Call:
 class StreamAccumulator:
     """Feeds on decoded chunk objects; keeps choice 0 only."""
 
-    def __init__(self, on_text: Callable[[str], None]) -> None:
+    def __init__(
+        self, on_text: Callable[[str], None], on_reasoning: Callable[[str], None] | None = None
+    ) -> None:
         self.on_text = on_text
+        self.on_reasoning = on_reasoning
         self.text: list[str] = []
+        self.reasoning: list[str] = []
         self.refusal: list[str] = []
         self.calls: list[_Call] = []
         self.by_index: dict[int, _Call] = {}
@@ -108,6 +112,12 @@ class StreamAccumulator:
             if isinstance(content, str) and content:
                 self.text.append(content)
                 self.on_text(content)
+            # llama.cpp, vLLM, DeepSeek: ``reasoning_content``; OpenRouter, Ollama: ``reasoning``
+            thought = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(thought, str) and thought:
+                self.reasoning.append(thought)
+                if self.on_reasoning is not None:
+                    self.on_reasoning(thought)
             refusal = delta.get("refusal")
             if isinstance(refusal, str) and refusal:
                 self.refusal.append(refusal)
@@ -159,12 +169,17 @@ class StreamAccumulator:
             ],
             finish_reason=self.finish_reason,
             usage=self.usage,
+            reasoning="".join(self.reasoning) or None,
         )
 
 
-def accumulate_sse(lines: Iterable[str], on_text: Callable[[str], None]) -> ModelReply:
+def accumulate_sse(
+    lines: Iterable[str],
+    on_text: Callable[[str], None],
+    on_reasoning: Callable[[str], None] | None = None,
+) -> ModelReply:
     """Read SSE ``lines`` (without newlines) into a reply; raise :class:`ModelError` on errors."""
-    acc = StreamAccumulator(on_text)
+    acc = StreamAccumulator(on_text, on_reasoning)
     event_name: str | None = None
     data: list[str] = []
 
@@ -207,10 +222,14 @@ def accumulate_sse(lines: Iterable[str], on_text: Callable[[str], None]) -> Mode
     return acc.reply()
 
 
-def reply_from_completion(body: dict[str, Any], on_text: Callable[[str], None]) -> ModelReply:
+def reply_from_completion(
+    body: dict[str, Any],
+    on_text: Callable[[str], None],
+    on_reasoning: Callable[[str], None] | None = None,
+) -> ModelReply:
     """A non-streaming ``chat.completion`` body as a reply (text still goes through on_text)."""
     if "error" in body and not body.get("choices"):
         raise error_from_payload(body)
-    acc = StreamAccumulator(on_text)
+    acc = StreamAccumulator(on_text, on_reasoning)
     acc.feed(body)
     return acc.reply()

@@ -19,6 +19,7 @@ from mycode_core.events import (
     AssistantEvent,
     CompactionEvent,
     NoticeEvent,
+    ReasoningDeltaEvent,
     RetryEvent,
     TextDeltaEvent,
 )
@@ -106,10 +107,19 @@ class ModelCaller:
                 partial.append(text)
                 self.emit(TextDeltaEvent(text=text))
 
+        def on_reasoning(text: str) -> None:
+            if not abandoned.is_set():
+                self.emit(ReasoningDeltaEvent(text=text))
+
         def work() -> None:
             try:
                 outcome["reply"] = call_model(
-                    self.model, messages, tools, on_text, max_tokens=self.view.window.reserve
+                    self.model,
+                    messages,
+                    tools,
+                    on_text,
+                    max_tokens=self.view.window.reserve,
+                    on_reasoning=on_reasoning,
                 )
             except BaseException as exc:  # noqa: BLE001 - handed to the loop's thread
                 outcome["error"] = exc

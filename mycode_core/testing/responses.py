@@ -54,13 +54,15 @@ def turn(
     usage: Mapping[str, int] | None = None,
     omit_index: bool = False,
     chunk_size: int = 8,
+    reasoning: str | None = None,
 ) -> FakeResponse:
     """A model turn, sent as SSE when the request asks to stream and as JSON otherwise.
 
     ``tool_calls`` are ``{"name", "arguments" (object or JSON string), "id"?}``; a call
     without ``id`` is sent without one. ``usage`` is ``{"prompt_tokens",
     "completion_tokens"}``. ``omit_index`` leaves ``index`` out of tool-call deltas, as some
-    servers do.
+    servers do. ``reasoning`` is the model's thinking, sent before the answer as
+    ``reasoning_content`` (as llama.cpp and vLLM send it).
     """
     return FakeResponse(
         kind="turn",
@@ -71,6 +73,7 @@ def turn(
             "usage": dict(usage) if usage else None,
             "omit_index": omit_index,
             "chunk_size": max(1, chunk_size),
+            "reasoning": reasoning,
         },
     )
 
@@ -92,6 +95,8 @@ def _usage_block(usage: Mapping[str, int]) -> dict[str, int]:
 def completion_body(spec: Mapping[str, Any], model: str = "fake-model") -> dict[str, Any]:
     """A ``chat.completion`` object for a turn spec (as made by :func:`turn`)."""
     message: dict[str, Any] = {"role": "assistant", "content": spec.get("content")}
+    if spec.get("reasoning"):
+        message["reasoning_content"] = spec["reasoning"]
     calls = spec.get("tool_calls") or []
     if calls:
         message["tool_calls"] = [
@@ -136,6 +141,10 @@ def stream_chunks(
 
     size = int(spec.get("chunk_size") or 8)
     out = [chunk({"role": "assistant", "content": ""})]
+    thought = spec.get("reasoning") or ""
+    out += [
+        chunk({"reasoning_content": thought[i : i + size]}) for i in range(0, len(thought), size)
+    ]
     content = spec.get("content") or ""
     out += [chunk({"content": content[i : i + size]}) for i in range(0, len(content), size)]
     for index, call in enumerate(spec.get("tool_calls") or []):
