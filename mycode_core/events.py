@@ -244,6 +244,8 @@ class ResultEvent(AgentEvent):
     error: str | None = None
     is_error: bool = False
     usage_by_agent: dict[str, dict[str, int]] | None = None
+    """Issue 11: when child agents ran, each agent's own tokens (``main`` and every
+    ``agent_id``); they add up to ``usage``."""
     cost_usd: float | None = None
     """USD for the run's model replies; None when the model's price is unknown."""
     context: dict[str, Any] | None = None
@@ -255,9 +257,6 @@ class ResultEvent(AgentEvent):
         """One line of stream-json; ``cost_usd`` is kept as ``null`` when unknown (SPEC §4)."""
         text = super().to_json()
         return text[:-1] + ',"cost_usd":null}' if self.cost_usd is None else text
-
-    """Issue 11: when child agents ran, each agent's own tokens (``main`` and every
-    ``agent_id``); they add up to ``usage``."""
 
 
 EVENT_TYPES: dict[str, type[AgentEvent]] = {
