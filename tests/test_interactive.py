@@ -118,3 +118,49 @@ def test_model_command_shows_and_switches_the_model(tmp_path: Path, env: dict[st
     term.expect("/model [NAME]")
     term.type("/exit\r")
     assert term.wait() == 0
+
+
+def test_mode_command_and_shift_tab_switch_the_permission_mode(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    write = {"name": "write_file", "arguments": {"path": "a.txt", "content": "hi\n"}}
+    model = _script(
+        tmp_path,
+        [
+            {"tool_calls": [write]},
+            {"content": "planned"},
+            {"tool_calls": [write]},
+            {"content": "ok"},
+        ],
+    )
+    term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
+    term.expect("/help for help")
+    term.type("/mode plan\r")
+    term.expect("permission mode: plan (was default")
+    term.expect("[plan] ›")
+    term.type("write it\r")
+    term.expect("planned")
+    assert not (workspace / "a.txt").exists()  # plan mode refused the write
+    term.type("/mode bypass\r")
+    term.expect("start mycode with --permission-mode bypass")
+    term.type("\x1b[Z")  # Shift+Tab: plan → default
+    term.type("\x1b[Z")  # default → accept-edits
+    term.expect("[accept-edits] ›")
+    term.type("now write it\r")
+    term.expect("ok")
+    term.type("/mode\r")
+    term.expect("permission mode: accept-edits")
+    term.type("/exit\r")
+    assert term.wait() == 0
+    assert (workspace / "a.txt").read_text() == "hi\n"  # allowed without a question
+    assert "allow for this session" not in term.output
+    transcript = next((tmp_path / "home" / "sessions").glob("*.jsonl"))
+    decisions = [
+        (event["decision"], event.get("rule"), event.get("layer"))
+        for event in map(json.loads, transcript.read_text().splitlines())
+        if event["type"] == "permission"
+    ]
+    assert decisions[0] == ("deny", "mode:plan", "session")
+    assert decisions[1][0] == "allow"

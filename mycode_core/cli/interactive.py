@@ -18,10 +18,16 @@ COMMANDS: dict[str, str] = {
     "compact": "summarise older turns before the next request",
     "model": "show the model in use, or switch to NAME for the rest of the session",
     "context": "what the model view holds (system, tools, summary, recent, masked)",
+    "mode": "show the permission mode, or switch it: default, accept-edits, plan (Shift+Tab)",
     "exit": "leave (Ctrl-D works too)",
 }
 """The session's own slash commands and what each does (Tab completes them)."""
-USAGE = {"resume": "/resume [ID]", "compact": "/compact [focus]", "model": "/model [NAME]"}
+USAGE = {
+    "resume": "/resume [ID]",
+    "compact": "/compact [focus]",
+    "model": "/model [NAME]",
+    "mode": "/mode [MODE]",
+}
 
 HELP_HEAD = (
     "Type a task and press Enter. Esc then Enter (or a line ending in \\) inserts a new line.\n"
@@ -100,6 +106,13 @@ class InteractiveSession:
             else:
                 event.app.exit(exception=KeyboardInterrupt())
 
+        @bindings.add("s-tab")
+        def _cycle_mode(event: Any) -> None:
+            from mycode_core.cli.mode_switch import current_mode, next_mode, switch_mode
+
+            switch_mode(self.runner, next_mode(current_mode(self.runner)))
+            event.app.invalidate()  # the prompt shows the new mode
+
         @bindings.add("enter")
         def _submit(event: Any) -> None:
             buffer = event.current_buffer
@@ -160,7 +173,7 @@ class InteractiveSession:
             while True:
                 try:
                     if pending is None:
-                        pending = session.prompt("› ")
+                        pending = session.prompt(self._prompt_text)
                     armed = False
                     text = pending.strip()
                     pending = None
@@ -181,6 +194,11 @@ class InteractiveSession:
                     return 0
         finally:
             self.runner.close()
+
+    def _prompt_text(self) -> str:
+        """``› ``, led by the permission mode when it is not ``default``."""
+        mode = str(getattr(self.runner.settings, "permission_mode", "default"))
+        return "› " if mode == "default" else f"[{mode}] › "
 
     def _turn(self, prompt: str) -> None:
         from mycode_core.cli.output import TextRenderer, render_turn
@@ -216,6 +234,10 @@ class InteractiveSession:
             from mycode_core.cli.model_switch import switch_model
 
             click.echo(switch_model(self.runner, argument, lambda message: click.echo(message)))
+        elif name == "/mode":
+            from mycode_core.cli.mode_switch import switch_mode
+
+            click.echo(switch_mode(self.runner, argument))
         elif name == "/context":
             click.echo(self.runner.context_report())
         elif name == "/compact":

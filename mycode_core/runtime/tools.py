@@ -242,8 +242,8 @@ class ToolOrchestrator:
                     decision="deny",
                     reason=(
                         f"plan mode allows read-only tools only; {tool.name} may change files. "
-                        "Describe the plan instead, or re-run with --permission-mode default "
-                        "(or accept-edits) to let it change things."
+                        "Describe the plan instead; the user can leave plan mode (/mode default "
+                        "in a session, --permission-mode default for a run) to let it."
                     ),
                     rule="mode:plan",
                     layer=mode_layer(self.context.settings),

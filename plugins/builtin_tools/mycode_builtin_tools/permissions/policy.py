@@ -269,8 +269,8 @@ def decide(call: Any, tool: Any, context: Any) -> PermissionVerdict:
             decision="deny",
             reason=(
                 f"plan mode allows read-only tools only; {tool.name} is not read-only. "
-                "Describe the plan instead, or re-run with --permission-mode default "
-                "(or accept-edits) to let it change things."
+                "Describe the plan instead; the user can leave plan mode (/mode default "
+                "in a session, --permission-mode default for a run) to let it."
             ),
             rule="mode:plan",
             layer=layer_of_mode,
