@@ -17,7 +17,7 @@ from mycode_core import hookimpl
 if TYPE_CHECKING:
     import click
 
-    from mycode_core.records import RunContext, Tool
+    from mycode_core.records import RunContext, SlashCommand, SlashResult, Tool
 
 __version__ = "0.1.0"
 
@@ -40,6 +40,32 @@ def register_commands(cli: click.Group) -> None:
     from mycode_mcp_bridge.cli import mcp_group
 
     cli.add_command(mcp_group())
+
+
+@hookimpl
+def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
+    """``/mcp``: this session's MCP servers, their state and tools (why one is not ready)."""
+    from mycode_core import SlashCommand
+
+    register(
+        SlashCommand(
+            name="mcp",
+            description="This session's MCP servers: state and tools",
+            run=_mcp_status,
+        )
+    )
+
+
+def _mcp_status(arguments: str, context: RunContext) -> SlashResult:
+    from mycode_core import SlashResult
+    from mycode_mcp_bridge.cli import status_lines
+
+    bridge = context.store.get("mcp_bridge")
+    if bridge is None:
+        return SlashResult(
+            output="No MCP servers in this session. Add one with: mycode mcp add NAME -- COMMAND"
+        )
+    return SlashResult(output="\n".join(status_lines(bridge.status())))
 
 
 @hookimpl

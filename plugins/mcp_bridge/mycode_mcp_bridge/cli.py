@@ -148,19 +148,27 @@ def list_cmd(as_json: bool, cwd: str | None) -> None:
             "No MCP servers configured. Add one with: mycode mcp add NAME -- COMMAND ARGS..."
         )
         return
+    for line in status_lines(rows):
+        click.echo(line)
+
+
+def status_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The servers' status rows (:meth:`Bridge.status`) as the lines ``mcp list`` and ``/mcp``
+    show: where each comes from, then its tools, or why it is not ready (its stderr's tail)."""
+    lines = []
     for row in rows:
-        click.echo(f"{row['name']}  [{row['scope']}: {row['source']}]  {row['target']}")
+        lines.append(f"{row['name']}  [{row['scope']}: {row['source']}]  {row['target']}")
         status = row["status"]
         if status == "ready":
             took = f" in {row['started_in']:.2f} s" if row.get("started_in") else ""
             tools = ", ".join(row["tools"]) or "no tools"
-            click.echo(f"  ready{took} · {len(row['tools'])} tool(s): {tools}")
+            lines.append(f"  ready{took} · {len(row['tools'])} tool(s): {tools}")
         else:
-            click.echo(f"  {status}: {row.get('reason') or ''}".rstrip())
+            lines.append(f"  {status}: {row.get('reason') or ''}".rstrip())
             tail = row.get("stderr_tail")
             if tail:
-                for line in tail.splitlines()[-5:]:
-                    click.echo(f"    | {line}")
+                lines += [f"    | {line}" for line in tail.splitlines()[-5:]]
+    return lines
 
 
 @mcp_cli.command(

@@ -248,3 +248,23 @@ def test_mycode_tools_lists_mcp_tools_and_stops_the_servers(
     assert rows["read_file"]["plugin"] == "builtin_tools"
     pids = [int(p) for p in marker.read_text().split()]
     assert pids and wait_until(lambda: not any(process_alive(p) for p in pids), 10)
+
+
+def test_slash_mcp_shows_the_sessions_servers(workspace: Path, home: Path, tmp_path: Path) -> None:
+    """``/mcp`` (here as ``mycode -p /mcp``) lists this session's servers: a ready one with its
+    tools, a failed one with the reason."""
+    config = tmp_path / "servers.json"
+    servers = {"time": {"command": str(BIN / "mcp-server-time")}, "gone": {"command": "/no/mcp"}}
+    config.write_text(json.dumps({"mcpServers": servers}))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"content": "unused"}]))
+    args = ["-p", "/mcp", "--model", f"scripted:{script}", "--cwd", str(workspace)]
+    done = _mycode([*args, "--mcp-config", str(config)], home, workspace)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    ready = lines.index(next(line for line in lines if line.startswith("time  [cli:")))
+    assert "2 tool(s): get_current_time, convert_time" in lines[ready + 1]
+    failed = lines.index(next(line for line in lines if line.startswith("gone  [cli:")))
+    assert "command not found" in lines[failed + 1]
+    alone = _mycode(args, home, workspace)
+    assert alone.returncode == 0 and "No MCP servers in this session" in alone.stdout
