@@ -9,7 +9,7 @@ or ``[checkpoints] enabled = false``). Driven by hooks only:
 * ``tool_result_verdict`` reads the call's observation (``mutated``: the core's change
   detection, so commands and plugin tools count too) and keeps what those files were before;
 * ``register_commands`` adds ``mycode checkpoints`` and ``mycode undo``;
-* ``register_slash_commands`` adds ``/undo``, ``/checkpoints`` and ``/rewind``.
+* ``register_slash_commands`` adds ``/undo``, ``/checkpoints``, ``/rewind`` and ``/diff``.
 
 Modules: :mod:`.store` (the folders under ``MYCODE_HOME/checkpoints``), :mod:`.recorder`,
 :mod:`.restore`, :mod:`.rewind`, :mod:`.commands`, :mod:`.slash`, :mod:`.settings`.
@@ -125,7 +125,7 @@ def register_commands(cli: click.Group) -> None:
 
 @hookimpl
 def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
-    """Add ``/undo``, ``/checkpoints`` and ``/rewind`` to the interactive session."""
+    """Add ``/undo``, ``/checkpoints``, ``/rewind`` and ``/diff`` to the interactive session."""
     from mycode_checkpoints.slash import commands
 
     for command in commands():

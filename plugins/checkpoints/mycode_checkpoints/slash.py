@@ -1,4 +1,5 @@
-"""``/undo``, ``/checkpoints`` and ``/rewind`` (:mod:`.rewind`) in the interactive session."""
+"""``/undo``, ``/checkpoints``, ``/rewind`` (:mod:`.rewind`) and ``/diff`` (:mod:`.diff`) in the
+interactive session."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_checkpoints import restore, store
+from mycode_checkpoints.diff import diff_command
 from mycode_checkpoints.recorder import refresh_after_undo
 from mycode_checkpoints.rewind import rewind_command
 
@@ -50,4 +52,6 @@ def commands() -> list[Any]:
         SlashCommand(name="rewind", description="Back to before a turn: its files and the "
                      "conversation (no N: pick one)", argument_hint="[N] [--force]",
                      run=rewind_command, plugin="checkpoints"),
+        SlashCommand(name="diff", description="What this session changed (from turn N)",
+                     argument_hint="[N]", run=diff_command, plugin="checkpoints"),
     ]  # fmt: skip

@@ -177,3 +177,31 @@ def test_slash_undo_in_a_resumed_session(ws: Path, home: Path) -> None:
     assert (ws / "a.py").read_text() == "one\ntwo\n"
     plugins = _cli(ws, home, "plugins")
     assert '"checkpoints"' in plugins.stdout
+
+
+def test_slash_diff_shows_what_the_session_changed(ws: Path, home: Path) -> None:
+    """``/diff``: each changed file from before the session's first turn to now — modified,
+    created and deleted, by tools and commands alike; ``/diff N`` starts at turn N."""
+    first = _run(ws, home, _edit_turns())
+    session = json.loads(first.stdout)["session_id"]
+    second = _run(ws, home, [script_turn("write_file", path="late.txt", content="later\n")],
+                  "--resume", session)  # fmt: skip
+    assert second.rc == 0, second.stderr
+    model = write_script(home.parent / "none.json", [])
+
+    def slash(text: str) -> str:
+        done = run_cli(["-p", text, "--resume", session, "--model", model, "--cwd", str(ws)],
+                       ws, home, timeout=120)  # fmt: skip
+        assert done.rc == 0, done.stderr
+        return done.stdout
+
+    whole = slash("/diff")
+    assert "--- a/a.py\n+++ b/a.py\n" in whole and "-two\n+TWO\n+three\n" in whole
+    assert "--- /dev/null\n+++ b/new.txt\n" in whole and "+fresh\n" in whole
+    assert "--- a/b.txt\n+++ /dev/null\n" in whole and "-keep me\n" in whole
+    assert "+++ b/cmd.txt" in whole and "+++ b/late.txt" in whole
+    from_second = slash("/diff 2")
+    assert "+++ b/late.txt" in from_second and "a.py" not in from_second
+    (ws / "late.txt").unlink()  # by hand: the diff says how things are now
+    assert "+++ b/late.txt" not in slash("/diff 2")
+    assert "no changes to show" in slash("/diff 9")
