@@ -126,6 +126,8 @@ class Settings(BaseModel):
     models: dict[str, ModelEntry] = Field(default_factory=dict)
     """``[models."NAME"]``: prices (USD per million tokens) and ``images`` per model."""
     permission_mode: PermissionMode = "default"
+    append_system_prompt: str | None = None
+    """``--append-system-prompt``: text added at the end of the system prompt."""
     context_window: int = Field(default=128_000, ge=1024)
     max_output_tokens: int | None = Field(default=None, ge=1)
     """``[model] max_output_tokens``: the reply cap sent as ``max_tokens`` on every request."""

@@ -76,6 +76,9 @@ def build_context(context: RunContext) -> list[ContextSection]:
             else str(path)
         )
 
+    extra = getattr(context.settings, "append_system_prompt", None)
+    if extra:
+        sections.append(ContextSection(title="", text=str(extra), priority=1000))
     files = instruction_files(context.workspace, Path(os.getcwd()))
     seen = {os.path.abspath(path) for path in files}
     for path in files:

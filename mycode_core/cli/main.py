@@ -66,6 +66,31 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
             help="default | accept-edits | plan (read-only) | bypass (no prompts).",
         ),
         click.option(
+            "--allow",
+            "--allowedTools",
+            "--allowed-tools",
+            "allow_rules",
+            multiple=True,
+            metavar="RULE",
+            help="Allow what RULE names without asking, for this run: `run_command(git diff:*)`, "
+            "`edit_file(src/**)`, Claude Code's `Bash(npm test:*)` or `Edit` (repeatable; "
+            "commas or spaces separate several).",
+        ),
+        click.option(
+            "--deny",
+            "--disallowedTools",
+            "--disallowed-tools",
+            "deny_rules",
+            multiple=True,
+            metavar="RULE",
+            help="Refuse what RULE names, for this run (repeatable; as --allow).",
+        ),
+        click.option(
+            "--append-system-prompt",
+            metavar="TEXT",
+            help="Add TEXT to the end of the system prompt, for this run.",
+        ),
+        click.option(
             "--completion-policy",
             metavar="POLICY",
             help="Completion gate policy: strict | standard (default) | lenient | off, or the "

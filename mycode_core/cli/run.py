@@ -19,6 +19,36 @@ PLUGIN_DIR_LOADER = "claude_compat"
 """The plugin of this repository that reads ``--plugin-dir`` folders (Claude Code plugins)."""
 
 
+def split_rules(value: str) -> list[str]:
+    """The rules in one flag value: separated by commas or spaces outside parentheses
+    (``"Bash(git log:*) Edit"`` is two rules, as Claude Code's ``--allowedTools`` reads it)."""
+    rules, current, depth = [], "", 0
+    for char in value:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth <= 0 and (char == "," or char.isspace()):
+            if current:
+                rules.append(current)
+            current, depth = "", 0
+            continue
+        current += char
+    return [*rules, current] if current else rules
+
+
+def flag_rules(**kinds: tuple[str, ...]) -> dict[str, list[str]]:
+    """``--allow`` / ``--deny`` values as the permission rules of the ``cli`` layer (Claude
+    Code's names read as mycode's); a value that is no rule is a ``ValueError``."""
+    from mycode_core.claude_rules import mycode_rule
+
+    table: dict[str, list[str]] = {}
+    for kind, values in kinds.items():
+        for raw in (rule for value in values for rule in split_rules(value)):
+            rule = mycode_rule(raw)
+            if rule is None:
+                raise ValueError(f"--{kind} {raw!r}: not a rule (write TOOL or TOOL(pattern))")
+            table.setdefault(kind, []).append(rule)
+    return table
+
+
 def _fail(message: str) -> int:
     click.echo(f"mycode: error: {message}", err=True)
     return USAGE_ERROR
@@ -153,6 +183,9 @@ def run_agent(
     trust_workspace: bool = False,
     max_budget_usd: float | None = None,
     json_schema: str | None = None,
+    allow_rules: tuple[str, ...] = (),
+    deny_rules: tuple[str, ...] = (),
+    append_system_prompt: str | None = None,
 ) -> int:
     """Run the agent; return the process exit code (SPEC §2)."""
     from mycode_core.entry_scan import scan_for_startup
@@ -202,6 +235,10 @@ def run_agent(
     for path in mcp_config:
         if not Path(path).is_file():
             return _fail(f"--mcp-config {path}: no such file")
+    try:
+        permissions = flag_rules(allow=allow_rules, deny=deny_rules)
+    except ValueError as exc:
+        return _fail(str(exc))
     cli: dict[str, Any] = {
         "model": model,
         "base_url": base_url,
@@ -213,6 +250,8 @@ def run_agent(
         "mcp_config_files": [str(Path(p).resolve()) for p in mcp_config] or None,
         "trust_workspace": True if trust_workspace else None,
         "plugin_dirs": [str(Path(p).expanduser().resolve()) for p in plugin_dir] or None,
+        "permissions": permissions or None,
+        "append_system_prompt": append_system_prompt or None,
     }
     if completion_policy:
         cli["completion_gate"] = {"policy": completion_policy}
