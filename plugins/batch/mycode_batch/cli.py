@@ -35,6 +35,9 @@ def _flags(options: dict[str, Any]) -> list[str]:
             flags += [flag, str(options[name])]
     for path in options.get("mcp_config") or ():
         flags += ["--mcp-config", str(Path(path).resolve())]
+    for name, flag in (("allow_rules", "--allow"), ("deny_rules", "--deny")):
+        for rule in options.get(name) or ():
+            flags += [flag, rule]
     return flags
 
 
@@ -176,6 +179,22 @@ def batch_command() -> click.Command:
         help="Permission mode of every run.",
     )
     @click.option("--completion-policy", metavar="POLICY", help="Completion gate policy.")
+    @click.option(
+        "--allow",
+        "--allowedTools",
+        "allow_rules",
+        multiple=True,
+        metavar="RULE",
+        help="A permission rule every run allows without asking (repeatable; as for a run).",
+    )
+    @click.option(
+        "--deny",
+        "--disallowedTools",
+        "deny_rules",
+        multiple=True,
+        metavar="RULE",
+        help="A permission rule every run refuses (repeatable; as for a run).",
+    )
     @click.option(
         "--mcp-config",
         multiple=True,

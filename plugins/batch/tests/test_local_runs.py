@@ -290,3 +290,23 @@ def test_a_dirty_or_empty_git_workspace_is_copied_as_it_is(tmp_path: Path) -> No
     assert "+never committed" in preds["empty"]["model_patch"]
     assert (dirty / "a.txt").read_text() == "uncommitted edit\n"
     assert not (dirty / "seen.log").exists() and not (empty / "seen.log").exists()
+
+
+def test_allow_and_deny_rules_reach_every_run(tmp_path: Path) -> None:
+    from mycode_core.testing import FakeOpenAIServer, turn
+
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl", [{"id": "t0", "prompt": "write", "workspace": "ws"}]
+    )
+    write_call = {"name": "write_file", "arguments": {"path": "x.txt", "content": "x\n"}}
+    with FakeOpenAIServer([turn(tool_calls=[write_call]), turn("done")]) as server:
+        run = run_batch(
+            tasks, tmp_path / "out", tmp_path / "home", "--model", "m", "--base-url",
+            server.base_url, "--api-key", "k", "--disallowedTools", "Write",
+            "--allow", "Bash(make:*)",
+        )  # fmt: skip
+        tool_message = [m for m in server.chat_requests[1].messages if m["role"] == "tool"]
+    assert run.rc == 0, run.stderr
+    assert Path(results(tmp_path / "out")["t0"]["patch"]).read_text() == ""  # refused
+    assert "write_file" in str(tool_message) and "denied" in str(tool_message).lower()
