@@ -79,3 +79,21 @@ def test_append_system_prompt_ends_the_system_prompt(tmp_path: Path) -> None:
         system = server.chat_requests[0].messages[0]
     assert system["role"] == "system"
     assert str(system["content"]).rstrip().endswith("Always answer in French.")
+
+
+def test_claude_codes_spellings_of_the_run_options(tmp_path: Path) -> None:
+    """``--max-turns``, ``-c`` and ``-r``: a script written for ``claude -p`` runs unchanged."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    looping = write_script(tmp_path / "loop.json", [script_turn("glob", pattern="*")] * 5)
+    capped = run_cli(["-p", "go", "--model", looping, "--max-turns", "2",
+                      "--output-format", "json"], workspace, home)  # fmt: skip
+    assert capped.rc == 1 and capped.events[-1]["stop_reason"] == "max_steps"
+    assert capped.events[-1]["steps"] == 2
+    session = capped.events[-1]["session_id"]
+    answer = write_script(tmp_path / "answer.json", [{"content": "still here"}])
+    for flags in (["-c"], ["-r", session]):
+        again = run_cli(["-p", "more", "--model", answer, "--output-format", "json", *flags],
+                        workspace, home)  # fmt: skip
+        assert again.rc == 0, again.stderr
+        assert again.events[-1]["session_id"] == session

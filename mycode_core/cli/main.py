@@ -52,7 +52,11 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
             help="Workspace root (default: current directory).",
         ),
         click.option(
-            "--max-steps", type=click.IntRange(min=1), help="Cap on ReAct steps (default 50)."
+            "--max-steps",
+            "--max-turns",
+            "max_steps",
+            type=click.IntRange(min=1),
+            help="Cap on ReAct steps (default 50).",
         ),
         click.option("--max-tokens", type=click.IntRange(min=1), help="Token budget for the run."),
         click.option(
@@ -118,8 +122,9 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
         plugin_dir_option(
             "Load a plugin folder: Claude Code, Codex, Agent Plugins (repeatable).", "plugin_dir"
         ),
-        click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id."),
+        click.option("-r", "--resume", "resume_id", metavar="ID", help="Resume a session by id."),
         click.option(
+            "-c",
             "--continue",
             "continue_latest",
             is_flag=True,
