@@ -39,6 +39,7 @@ CLAUDE_TOOL_NAMES = {
     "Task": "delegate_task",
     "Agent": "delegate_task",
     "Skill": "load_skill",
+    "LSP": "lsp",
 }
 """Claude Code's tool names and the mycode tool each stands for (MCP tools keep
 ``mcp__server__tool``): the one table rules, skills' ``allowed-tools`` and agent profiles'

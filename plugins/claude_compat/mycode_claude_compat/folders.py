@@ -49,6 +49,8 @@ class PluginFolder:
     agent_dirs: list[Path] = field(default_factory=list)
     skill_dirs: list[Path] = field(default_factory=list)
     mcp_servers: dict[str, Any] = field(default_factory=dict)
+    lsp_servers: dict[str, Any] = field(default_factory=dict)
+    """``lspServers`` (or ``.lsp.json``): language servers for the ``lsp`` plugin, by name."""
     problems: list[str] = field(default_factory=list)
     fatal: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
@@ -103,6 +105,7 @@ class PluginFolder:
                 "hooks": self.hooks,
                 "commands": sorted(path.stem for path in self.commands),
                 "agents": sorted(p.stem for d in self.agent_dirs for p in sorted(d.glob("*.md"))),
+                "lsp_servers": sorted(self.lsp_servers),
             },
             "hooks": self.hooks,
             "commands": sorted(path.stem for path in self.commands),
@@ -296,7 +299,31 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
             entry["env"] = env
             entry.setdefault("cwd", str(root))
         folder.mcp_servers[f"{folder.name}_{name}"] = entry
+    if kind == "claude-code":
+        folder.lsp_servers = _lsp_servers(root, manifest.get("lspServers"), folder, plugin_data)
     return folder
+
+
+def _lsp_servers(root: Path, value: Any, folder: PluginFolder, data: Path) -> dict[str, Any]:
+    """``lspServers``: entries inline, or the JSON file(s) holding them (default ``.lsp.json``,
+    when it exists), ``${CLAUDE_PLUGIN_ROOT}`` expanded."""
+    table: dict[str, Any] = {}
+    if isinstance(value, dict):
+        table = dict(value)
+    elif value is not None or (root / ".lsp.json").is_file():
+        for path in _paths(root, value, ".lsp.json", folder):
+            found, problem = read_json_file(path)
+            if problem:
+                folder.problems.append(problem)
+            elif isinstance(found, dict):
+                table.update(found.get("lspServers", found))
+    servers = {}
+    for name, entry in table.items():
+        if isinstance(entry, dict):
+            servers[str(name)] = _expand(dict(entry), root, data)
+        else:
+            folder.skip(f"lsp server {name}", "the entry is not an object")
+    return servers
 
 
 def _bare(data: dict[str, Any]) -> dict[str, Any]:

@@ -139,7 +139,7 @@ def _checked(folder_path: Path, home: Path, what: str) -> PluginFolder:
 
 _ENTRY_MANIFEST = (
     *("name", "version", "description", "author"),
-    *("skills", "commands", "agents", "hooks", "mcpServers"),
+    *("skills", "commands", "agents", "hooks", "mcpServers", "lspServers"),
 )
 
 

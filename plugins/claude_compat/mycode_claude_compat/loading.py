@@ -102,12 +102,17 @@ def _add_folder(loaded: Loaded, folder: PluginFolder, record: dict[str, Any] | N
         return
     for problem in folder.problems:
         loaded.notices.append(f"plugin folder {folder.name}: {problem}")
-    runs_code = bool(folder.hook_set.count() or folder.mcp_servers or folder.commands)
+    runs_code = bool(
+        folder.hook_set.count() or folder.mcp_servers or folder.lsp_servers or folder.commands
+    )
     if runs_code and record is not None and record.get("hash"):
         if content_hash(folder.root) != record["hash"]:
             folder.grants = False
             for server in sorted(folder.mcp_servers):
                 folder.skip(f"mcp server {server}", "files changed since install")
+            for server in sorted(folder.lsp_servers):
+                folder.skip(f"lsp server {server}", "files changed since install")
+            folder.lsp_servers = {}
             if folder.hook_set.count():
                 folder.skip("hooks", "files changed since install")
             folder.mcp_servers = {}
@@ -115,7 +120,7 @@ def _add_folder(loaded: Loaded, folder: PluginFolder, record: dict[str, Any] | N
             folder.hooks = 0
             loaded.notices.append(
                 f"plugin {folder.name}: its files changed since it was installed; its hooks, "
-                "MCP servers and commands' allowed-tools do not apply until "
+                "MCP and language servers and commands' allowed-tools do not apply until "
                 f"`mycode plugins trust {folder.name}`"
             )
     for entries in folder.hook_set.by_event.values():

@@ -14,6 +14,7 @@ TOOL_NAMES = {
     "grep": "Grep",
     "todo_write": "TodoWrite",
     "delegate_task": "Task",
+    "lsp": "LSP",
 }
 
 _PATH_TOOLS = ("read_file", "write_file", "edit_file")

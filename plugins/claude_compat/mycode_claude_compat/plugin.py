@@ -233,6 +233,14 @@ def register_skills(register: Callable[..., None], context: RunContext) -> None:
 
 
 @hookimpl(optionalhook=True)
+def register_lsp_servers(register: Callable[..., None], context: RunContext) -> None:
+    """Each plugin folder's ``lspServers`` (or ``.lsp.json``) for the ``lsp`` plugin."""
+    for folder in session_for(context).loaded.folders:
+        for name, entry in folder.lsp_servers.items():
+            register(name, entry, plugin=folder.name)
+
+
+@hookimpl(optionalhook=True)
 def register_agent_profiles(register: Callable[[Path], None], context: RunContext) -> None:
     """Each plugin folder's ``agents/*.md`` as subagent profiles."""
     for folder in session_for(context).loaded.folders:

@@ -1,0 +1,55 @@
+"""mycode-lsp: language servers as the ``lsp`` tool, and their diagnostics after each edit.
+
+Servers come from ``[lsp.servers.NAME]`` in the config and from other plugins through the hook
+``register_lsp_servers`` (the Claude Code plugin folders' ``lspServers`` among them). They run
+only in a trusted workspace — a language server reads, and some build, the project's code — and
+start on first use. This module imports nothing heavy; see the README.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mycode_core import hookimpl
+
+if TYPE_CHECKING:
+    from mycode_core.records import RunContext, Tool, ToolCall, ToolResult
+
+__version__ = "0.1.0"
+
+
+@hookimpl
+def add_hookspecs(pluginmanager: Any) -> None:
+    """Add ``register_lsp_servers`` (see :mod:`mycode_lsp.hookspecs`)."""
+    from mycode_lsp import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+@hookimpl
+def register_settings(register: Callable[[str, type], None]) -> None:
+    """Declare the ``[lsp]`` config table so the core validates it."""
+    from mycode_lsp.settings import LspSettings
+
+    register("lsp", LspSettings)
+
+
+@hookimpl
+def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
+    """The ``lsp`` tool, when language servers are configured and the workspace is trusted."""
+    from mycode_lsp.run import start_for_run
+
+    start_for_run(register, context)
+
+
+@hookimpl
+def transform_tool_result(
+    call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
+) -> ToolResult | None:
+    """After a tool wrote a file a language server serves: its errors and warnings."""
+    if context.store.get("lsp") is None:
+        return None
+    from mycode_lsp.run import with_diagnostics
+
+    return with_diagnostics(call, tool, result, context)

@@ -1,0 +1,157 @@
+"""One run's language servers: which apply, the ``lsp`` tool, and diagnostics after writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mycode_core import ReadPath, ToolResult, tool, trust
+from mycode_core.events import NoticeEvent
+from mycode_core.records import RunContext, Tool, ToolCall
+from mycode_lsp.client import LspError
+from mycode_lsp.diagnostics import diagnostics_block
+from mycode_lsp.operations import Operation, run_operation
+from mycode_lsp.servers import Servers
+from mycode_lsp.settings import LspSettings
+from mycode_lsp.specs import ServerSpec, parse_spec
+
+STORE_KEY = "lsp"
+
+
+def _notice(context: RunContext, message: str) -> None:
+    try:
+        context.emit(NoticeEvent(level="warning", message=message, source="lsp"))  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001, S110 - a notice must never break the run
+        pass
+
+
+def lsp_settings(context: RunContext) -> LspSettings:
+    """The ``[lsp]`` table, defaults applied (also where the table was not registered)."""
+    section = context.settings.section("lsp")
+    return (
+        section if isinstance(section, LspSettings) else LspSettings.model_validate(section or {})
+    )
+
+
+def collect_specs(context: RunContext) -> tuple[list[ServerSpec], list[str]]:
+    """The servers of ``[lsp.servers]`` and of other plugins (config first), and the problems
+    of the entries that could not be read."""
+    specs: dict[str, ServerSpec] = {}
+    problems: list[str] = []
+
+    def add(name: str, entry: Any, source: str) -> None:
+        if name in specs:
+            return  # the config's own server of that name wins
+        try:
+            specs[name] = parse_spec(name, entry, source)
+        except ValueError as exc:
+            problems.append(f"language server {name!r} ({source}): {exc}; skipped")
+
+    for name, entry in lsp_settings(context).servers.items():
+        add(str(name), entry, "config")
+    if context.plugin_manager is not None:
+
+        def register(name: str, entry: Any, plugin: str | None = None) -> None:
+            add(str(name), entry, f"plugin:{plugin}" if plugin else "plugin")
+
+        try:
+            context.hook.register_lsp_servers(register=register, context=context)
+        except Exception as exc:  # noqa: BLE001 - a broken contributor must not stop the run
+            problems.append(f"register_lsp_servers failed: {exc}")
+    return list(specs.values()), problems
+
+
+def start_for_run(register: Any, context: RunContext) -> None:
+    """Register the ``lsp`` tool and keep the servers on the context (started on first use)."""
+    if context.store.get(STORE_KEY) is not None:
+        return
+    specs, problems = collect_specs(context)
+    for problem in problems:
+        _notice(context, problem)
+    if not specs:
+        return
+    names = ", ".join(spec.name for spec in specs)
+    if not trust.state(context.settings)["trusted"]:
+        _notice(
+            context,
+            f"language servers not started ({names}): this workspace is untrusted and a language "
+            "server reads — some build — the project's code. Trust it with `mycode trust` "
+            "(or --trust for one run).",
+        )
+        return
+    servers = Servers(specs, context.workspace, context.home / "logs" / "lsp")
+    context.store[STORE_KEY] = servers
+    context.cleanup.append(servers.close)
+    register(lsp_tool(specs))
+
+
+def lsp_tool(specs: list[ServerSpec]) -> Tool:
+    """The ``lsp`` tool, its description naming the servers and the files each serves."""
+    served = "; ".join(f"{s.name} for {' '.join(sorted(s.extensions))}" for s in specs)
+    description = (
+        "Ask the workspace's language server about code: where a symbol is defined "
+        "(goToDefinition, goToImplementation), where it is used (findReferences), its type and "
+        "docs (hover), the symbols of a file (documentSymbol) or of the workspace "
+        "(workspaceSymbol, by `query` or the word at the position), and the calls into or out "
+        "of a function (prepareCallHierarchy, incomingCalls, outgoingCalls). `line` and "
+        "`character` are 1-based, as an editor shows them. Servers: " + served + "."
+    )
+
+    def lsp(
+        operation: Operation,
+        path: ReadPath,
+        context: RunContext,
+        line: int = 1,
+        character: int = 1,
+        query: str = "",
+    ) -> str | ToolResult:
+        """Ask the language server of ``path``.
+
+        :param operation: what to ask.
+        :param path: the file (its server is chosen by its extension).
+        :param line: 1-based line of the symbol.
+        :param character: 1-based column of the symbol.
+        :param query: workspaceSymbol only: the name to look for.
+        """
+        servers: Servers = context.store[STORE_KEY]
+        timeout = float(lsp_settings(context).request_timeout_s)
+        try:
+            return run_operation(servers, operation, Path(path), line, character, query, timeout)
+        except LspError as exc:
+            return ToolResult.error(str(exc))
+
+    return tool(name="lsp", description=description, read_only=True)(lsp)
+
+
+def with_diagnostics(
+    call: ToolCall, tool_: Tool | None, result: ToolResult, context: RunContext
+) -> ToolResult | None:
+    """``result`` with the diagnostics of each file the call wrote (``None``: unchanged)."""
+    servers: Servers | None = context.store.get(STORE_KEY)
+    section = lsp_settings(context)
+    if servers is None or tool_ is None or result.is_error or not section.diagnostics:
+        return None
+    if not isinstance(result.content, str):
+        return None
+    arguments = call.arguments if isinstance(call.arguments, dict) else {}
+    blocks = []
+    for name, mode in tool_.paths.items():
+        raw = arguments.get(name)
+        if mode != "write" or not isinstance(raw, str) or not raw:
+            continue
+        path = Path(raw) if Path(raw).is_absolute() else context.workspace / raw
+        if servers.spec_for(path) is None or not path.is_file():
+            continue
+        try:
+            found = servers.diagnostics(path, float(section.diagnostics_wait_s))
+        except LspError as exc:
+            said = context.store.setdefault("lsp.said", set())
+            if str(exc) not in said:
+                said.add(str(exc))
+                _notice(context, str(exc))
+            continue
+        if found and (block := diagnostics_block(context.workspace, path.resolve(), found)):
+            blocks.append(block)
+    if not blocks:
+        return None
+    return result.model_copy(update={"content": result.content + "\n\n" + "\n".join(blocks)})

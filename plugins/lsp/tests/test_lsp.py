@@ -1,0 +1,205 @@
+"""The ``lsp`` plugin against a real language server (pylsp, from the dev dependencies), through
+real ``mycode -p`` runs with a scripted model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mycode_lsp.diagnostics import diagnostic_lines
+from mycode_lsp.specs import parse_spec
+
+from mycode_core.testing import run_cli, script_turn, write_script
+from mycode_core.testing.host import wait_until
+
+PYLSP = Path(sys.executable).parent / "pylsp"
+pytestmark = pytest.mark.skipif(not PYLSP.exists(), reason="pylsp is not installed")
+
+APP = '''def total(values):
+    """Add the values up."""
+    return sum(values)
+
+
+def report(values):
+    return f"total: {total(values)}"
+'''
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "app.py").write_text(APP)
+    return root
+
+
+def _server(tmp_path: Path) -> dict[str, Any]:
+    """A pylsp entry whose command line names a file of this test (to find its process)."""
+    return {
+        "command": str(PYLSP),
+        "args": ["--log-file", str(tmp_path / "pylsp-own.log")],
+        "extensionToLanguage": {".py": "python"},
+    }
+
+
+def _config(home: Path, servers: dict[str, Any]) -> None:
+    home.mkdir(exist_ok=True)
+    lines = []
+    for name, entry in servers.items():
+        lines.append(f"[lsp.servers.{name}]")
+        lines += [
+            f"{key} = {json.dumps(value)}"
+            for key, value in entry.items()
+            if key != "extensionToLanguage"
+        ]
+        mapping = ", ".join(f'"{k}" = "{v}"' for k, v in entry["extensionToLanguage"].items())
+        lines.append(f"extensionToLanguage = {{ {mapping} }}")
+    (home / "config.toml").write_text("\n".join(lines) + "\n")
+
+
+def _run(ws: Path, home: Path, turns: list[dict[str, Any]], *flags: str) -> Any:
+    model = write_script(home.parent / "turns.json", [*turns, {"content": "done"}])
+    args = ["-p", "look", "--model", model, "--output-format", "stream-json",
+            "--completion-policy", "off", *flags]  # fmt: skip
+    done = run_cli(args, ws, home, timeout=120)
+    assert done.rc == 0, done.stderr
+    return done
+
+
+def _results(done: Any) -> dict[str, dict[str, Any]]:
+    return {e["id"]: e for e in done.events if e["type"] == "tool_result"}
+
+
+def _processes_naming(text: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if text in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def _lsp(call_id: str, operation: str, line: int = 1, character: int = 1) -> dict[str, Any]:
+    arguments = {"operation": operation, "path": "app.py", "line": line, "character": character}
+    return {"id": call_id, "name": "lsp", "arguments": arguments}
+
+
+def test_the_tool_answers_from_the_server_and_edits_get_its_diagnostics(
+    ws: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    _config(home, {"pylsp": _server(tmp_path)})
+    turns = [
+        {"tool_calls": [_lsp("def", "goToDefinition", 7, 22), _lsp("hover", "hover", 7, 22),
+                        _lsp("syms", "documentSymbol"), _lsp("refs", "findReferences", 1, 6)]},
+        script_turn("read_file", path="app.py"),
+        {"tool_calls": [{"id": "edit", "name": "edit_file", "arguments": {
+            "path": "app.py", "old_string": "sum(values)", "new_string": "sum(valuez)"}}]},
+    ]  # fmt: skip
+    done = _run(ws, home, turns, "--trust")
+    results = _results(done)
+    assert results["def"]["content"] == "app.py:1:5  def total(values):"
+    assert "Add the values up." in results["hover"]["content"]
+    assert "function total" in results["syms"]["content"]
+    assert "function report" in results["syms"]["content"]
+    assert results["refs"]["content"].splitlines() == [
+        "app.py:1:5  def total(values):",
+        'app.py:7:22  return f"total: {total(values)}"',
+    ]
+    edited = results["edit"]["content"]
+    assert '<diagnostics file="app.py">' in edited
+    assert "app.py:3:16: error: undefined name 'valuez' [pyflakes]" in edited
+    tools = done.events[0]["tools"]
+    assert "lsp" in [t if isinstance(t, str) else t.get("name") for t in tools]
+    assert wait_until(lambda: not _processes_naming(str(tmp_path / "pylsp-own.log")), 10)
+
+
+def test_a_clean_edit_adds_nothing(ws: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _config(home, {"pylsp": _server(tmp_path)})
+    change = {"path": "app.py", "old_string": "sum(values)", "new_string": "sum(values) + 0"}
+    edit = {"id": "edit", "name": "edit_file", "arguments": change}
+    done = _run(ws, home, [script_turn("read_file", path="app.py"), {"tool_calls": [edit]}],
+                "--trust")  # fmt: skip
+    assert "<diagnostics" not in _results(done)["edit"]["content"]
+
+
+def test_an_untrusted_workspace_starts_no_server(ws: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _config(home, {"pylsp": _server(tmp_path)})
+    done = _run(ws, home, [{"tool_calls": [_lsp("def", "goToDefinition", 7, 22)]}])
+    assert _results(done)["def"]["is_error"] is True  # no such tool
+    notices = [e["message"] for e in done.events if e["type"] == "notice"]
+    assert any("language servers not started (pylsp)" in n and "untrusted" in n for n in notices)
+    assert not (tmp_path / "pylsp-own.log").exists()
+
+
+def test_a_server_that_cannot_start_is_the_tools_error(ws: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _config(
+        home, {"gone": {"command": "/no/such/langserver", "extensionToLanguage": {".py": "python"}}}
+    )
+    done = _run(ws, home, [{"tool_calls": [_lsp("def", "goToDefinition", 7, 22)]}], "--trust")
+    result = _results(done)["def"]
+    assert result["is_error"] is True
+    assert "cannot start '/no/such/langserver'" in result["content"]
+    assert "logs/lsp/gone.log" in result["content"]
+
+
+def test_a_claude_code_plugin_folders_lsp_servers(ws: Path, tmp_path: Path) -> None:
+    """``lspServers`` of a plugin folder (``--plugin-dir``), in ``.lsp.json``: listed by
+    ``mycode plugins`` and used by a run, ``${CLAUDE_PLUGIN_ROOT}`` expanded."""
+    plugin = tmp_path / "py-lsp"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "py-lsp"}))
+    shutil.copy(PYLSP, plugin / "pylsp")
+    entry = {**_server(tmp_path), "command": "${CLAUDE_PLUGIN_ROOT}/pylsp"}
+    (plugin / ".lsp.json").write_text(json.dumps({"python": entry}))
+    home = tmp_path / "home"
+    listed = run_cli(["plugins", "--plugin-dir", str(plugin)], ws, home)
+    row = next(p for p in json.loads(listed.stdout) if p["name"] == "py-lsp")
+    assert row["contributes"]["lsp_servers"] == ["python"]
+    done = _run(ws, home, [{"tool_calls": [_lsp("def", "goToDefinition", 7, 22)]}],
+                "--trust", "--plugin-dir", str(plugin))  # fmt: skip
+    assert _results(done)["def"]["content"] == "app.py:1:5  def total(values):"
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        ({"extensionToLanguage": {".py": "python"}}, "no command"),
+        ({"command": "x"}, "no extensionToLanguage"),
+        ({"command": "x", "extensionToLanguage": {".py": "python"}, "transport": "socket"},
+         "transport 'socket' is not supported"),
+    ],
+)  # fmt: skip
+def test_entries_that_cannot_be_used_say_why(entry: dict[str, Any], problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        parse_spec("s", entry, "config")
+
+
+def test_spec_reads_claude_codes_fields() -> None:
+    spec = parse_spec(
+        "go",
+        {"command": "gopls", "args": ["serve"], "extensionToLanguage": {"GO": "go"},
+         "startupTimeout": 120000, "env": {"A": 1}, "maxRestarts": 3},
+        "plugin:gopls-lsp",
+    )  # fmt: skip
+    assert (spec.args, spec.startup_timeout, spec.env) == (("serve",), 120.0, {"A": "1"})
+    assert spec.language_of(".go") == "go" and spec.language_of(".py") is None
+
+
+def test_only_errors_and_warnings_are_shown() -> None:
+    def at(line: int, severity: int, message: str) -> dict[str, Any]:
+        return {"range": {"start": {"line": line, "character": 0}}, "severity": severity,
+                "message": message, "source": "srv"}  # fmt: skip
+
+    lines = diagnostic_lines("a.py", [at(4, 2, "w"), at(9, 3, "info"), at(1, 1, "e")])
+    assert lines == ["a.py:2:1: error: e [srv]", "a.py:5:1: warning: w [srv]"]
