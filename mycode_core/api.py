@@ -37,6 +37,12 @@ NAMES: dict[str, tuple[str, str]] = {
         "mycode_core.runtime.observation",
         "the command patterns that count as validation (test, lint, types, build)",
     ),
+    "SECRET_ENV": ("mycode_core.secret_env", "name patterns of the environment's secrets"),
+    "is_secret_name": ("mycode_core.secret_env", "whether an environment variable is a secret"),
+    "scrub_env": (
+        "mycode_core.secret_env",
+        "an environment without its API keys, tokens and secrets",
+    ),
     "NOISE_DIRS": ("mycode_core.workspace", "folder names a walk of the workspace skips"),
     "BUILD_DIRS": ("mycode_core.workspace", "folder names of build output"),
     "safeopen": ("mycode_core.safeopen", "opening files following no symlink (``open_read``)"),
@@ -71,12 +77,14 @@ __all__ = [
     "DEFAULT_VALIDATORS",
     "ModelError",
     "NOISE_DIRS",
+    "SECRET_ENV",
     "SetupError",
     "allowed_entry_points",
     "core_report",
     "local_servers",
     "error_line",
     "get_plugin_manager",
+    "is_secret_name",
     "main",
     "mode_layer",
     "mycode_rule",
@@ -85,6 +93,7 @@ __all__ = [
     "replace_atomically",
     "rewound",
     "safeopen",
+    "scrub_env",
 ]
 
 if TYPE_CHECKING:
@@ -103,6 +112,7 @@ if TYPE_CHECKING:
     from mycode_core.runtime.observation import DEFAULT_VALIDATORS
     from mycode_core.runtime.tools import mode_layer
     from mycode_core.safeopen import replace_atomically
+    from mycode_core.secret_env import SECRET_ENV, is_secret_name, scrub_env
     from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
 
 

@@ -16,10 +16,8 @@ session, dying with mycode.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import os
-import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -41,12 +39,6 @@ CREDENTIALS = (
     ".codex/auth.json", ".config/op", ".mycode",
 )  # fmt: skip
 HIDDEN_SYSTEM = ("/run/user", "/run/docker.sock", "/var/run/docker.sock", "/run/containerd")
-SECRET_ENV = (
-    "*_API_KEY", "*_APIKEY", "*_TOKEN", "*_SECRET", "*_SECRET_*", "*_PASSWORD", "*_PASSWD",
-    "*_CREDENTIALS", "*_ACCESS_KEY", "*_PRIVATE_KEY", "AWS_*", "OPENAI_*", "ANTHROPIC_*",
-    "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "GITHUB_TOKEN", "GH_TOKEN", "MYCODE_API_KEY",
-    "MYCODE_HOME", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "NPM_CONFIG__AUTH*", "HF_TOKEN",
-)  # fmt: skip
 _BASE_FLAGS = (
     "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
     "--unshare-cgroup-try", "--cap-drop", "ALL",
@@ -196,21 +188,6 @@ def status(settings: Any, permission_mode: str | None = None) -> Status:
     elif cfg.mode == "auto" and not available and mode in SANDBOXED_PERMISSION_MODES:
         problem = f"commands are not sandboxed: {reason}"
     return Status(available, wanted and available, mechanism, cfg.mode, problem)
-
-
-_SECRET_RE = re.compile("|".join(fnmatch.translate(pattern) for pattern in SECRET_ENV))
-
-
-def is_secret_name(name: str, passthrough: list[str]) -> bool:
-    """Whether an environment variable is removed before a command runs."""
-    if any(fnmatch.fnmatchcase(name, p) for p in passthrough):
-        return False
-    return _SECRET_RE.match(name.upper()) is not None
-
-
-def scrub_env(env: dict[str, str], passthrough: list[str]) -> dict[str, str]:
-    """``env`` without API keys, tokens and secrets (unless named in ``env_passthrough``)."""
-    return {k: v for k, v in env.items() if not is_secret_name(k, passthrough)}
 
 
 def _homes() -> list[Path]:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from mycode_core.api import scrub_env
 from mycode_lsp.specs import ServerSpec
 
 
@@ -112,7 +113,7 @@ class LspClient:
     def start(self) -> None:
         """Start the server and complete the ``initialize`` handshake (``LspError`` if not)."""
         self.log.parent.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, **self.spec.env}
+        env = {**scrub_env(os.environ), **self.spec.env}  # its own env entries are kept
         try:
             with open(self.log, "ab") as errors:
                 self.process = subprocess.Popen(

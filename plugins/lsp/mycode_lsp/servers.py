@@ -19,6 +19,7 @@ from mycode_lsp.specs import ServerSpec
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """A file larger than this is not sent to a server."""
+_NONE: tuple[int, int | None, list[dict[str, Any]]] = (0, None, [])
 
 
 def path_of(uri: str) -> Path:
@@ -42,7 +43,7 @@ class Servers:
         self.clients: dict[str, LspClient] = {}
         self.failed: dict[str, str] = {}
         self._documents: dict[str, _Document] = {}
-        self._published: dict[str, tuple[int, list[dict[str, Any]]]] = {}
+        self._published: dict[str, tuple[int, int | None, list[dict[str, Any]]]] = {}
         self._changed = threading.Condition()
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
@@ -119,25 +120,43 @@ class Servers:
         if method != "textDocument/publishDiagnostics" or not isinstance(params, dict):
             return
         uri = str(params.get("uri") or "")
+        version = params.get("version")
         with self._changed:
-            count = self._published.get(uri, (0, []))[0] + 1
-            self._published[uri] = (count, list(params.get("diagnostics") or []))
+            count = self._published.get(uri, _NONE)[0] + 1
+            self._published[uri] = (
+                count,
+                version if isinstance(version, int) else None,
+                list(params.get("diagnostics") or []),
+            )
             self._changed.notify_all()
 
     def diagnostics(self, path: Path, wait: float) -> list[dict[str, Any]] | None:
         """Send ``path``'s text and return what its server then publishes for it (``None``
-        when nothing came within ``wait`` seconds, or no server serves the file)."""
+        when nothing came within ``wait`` seconds, or no server serves the file). A server
+        that numbers its diagnostics (``version``) is waited for until it speaks of this text,
+        not of an earlier one."""
         if self.spec_for(path) is None:
             return None
         uri = path.resolve().as_uri()
         with self._changed:
-            before = self._published.get(uri, (0, []))[0]
+            before = self._published.get(uri, _NONE)[0]
+        known = self._documents.get(uri)
+        known_text = known.text if known is not None else None
         self.sync(path)
+        document = self._documents.get(uri)
+        wanted = document.version if document is not None else 0
+        if document is not None and document.text == known_text:  # nothing new was sent
+            with self._changed:
+                return list(self._published[uri][2]) if uri in self._published else None
+
+        def arrived() -> bool:
+            count, version, _found = self._published.get(uri, _NONE)
+            return count > before and (version is None or version >= wanted)
+
         with self._changed:
-            arrived = self._changed.wait_for(
-                lambda: self._published.get(uri, (0, []))[0] > before, timeout=wait
-            )
-            return list(self._published[uri][1]) if arrived else None
+            if not self._changed.wait_for(arrived, timeout=wait):
+                return None
+            return list(self._published[uri][2])
 
     def close(self) -> None:
         """Stop every server started for the run."""

@@ -203,3 +203,33 @@ def test_only_errors_and_warnings_are_shown() -> None:
 
     lines = diagnostic_lines("a.py", [at(4, 2, "w"), at(9, 3, "info"), at(1, 1, "e")])
     assert lines == ["a.py:2:1: error: e [srv]", "a.py:5:1: warning: w [srv]"]
+
+
+def test_the_server_gets_no_secrets_and_its_settings(ws: Path, tmp_path: Path) -> None:
+    """The environment's API keys are not the server's; its entry's own ``env`` is; its
+    ``workspace/configuration`` is answered from ``settings``; a write gets its warning."""
+    record = tmp_path / "record.json"
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        "[lsp.servers.fake]\n"
+        f"command = {json.dumps(sys.executable)}\n"
+        f"args = {json.dumps([str(Path(__file__).parent / 'fake_lsp.py'), str(record)])}\n"
+        'extensionToLanguage = { ".py" = "python" }\n'
+        'env = { FAKE_OWN_TOKEN = "kept" }\n'
+        "settings = { fake = { level = 3 } }\n"
+    )
+    turns = [script_turn("write_file", path="new.py", content="x = 1\n"), {"content": "done"}]
+    model = write_script(tmp_path / "turns.json", turns)
+    done = run_cli(
+        ["-p", "go", "--model", model, "--output-format", "stream-json", "--trust"],
+        ws, home, {"OPENAI_API_KEY": "sk-secret", "SOME_SERVICE_TOKEN": "t"}, timeout=120,
+    )  # fmt: skip
+    assert done.rc == 0, done.stderr
+    written = next(e for e in done.events if e["type"] == "tool_result")
+    assert "new.py:1:1: warning: seen textDocument/didOpen [fake]" in written["content"]
+    seen = json.loads(record.read_text())
+    assert "OPENAI_API_KEY" not in seen["env"] and "SOME_SERVICE_TOKEN" not in seen["env"]
+    assert seen["env"]["FAKE_OWN_TOKEN"] == "kept"
+    assert seen["configuration"] == [{"level": 3}]
+    assert seen["initialize"]["rootUri"] == ws.resolve().as_uri()

@@ -30,6 +30,7 @@ from typing import Annotated, Any
 
 from mycode_builtin_tools import processes, sandbox
 from mycode_core import RunContext, tool
+from mycode_core.api import scrub_env
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
@@ -188,7 +189,7 @@ def _clean(data: bytes) -> str:
 def _environment(cwd_file: Path, token: str, context: Any) -> dict[str, str]:
     env = dict(os.environ)
     if context.permission_mode != "bypass":
-        env = sandbox.scrub_env(env, _config(context).env_passthrough)
+        env = scrub_env(env, _config(context).env_passthrough)
     env.update(
         {
             "MYCODE_CWD_FILE": str(cwd_file),
