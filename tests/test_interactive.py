@@ -164,3 +164,32 @@ def test_mode_command_and_shift_tab_switch_the_permission_mode(
     ]
     assert decisions[0] == ("deny", "mode:plan", "session")
     assert decisions[1][0] == "allow"
+
+
+def test_bang_runs_the_users_command_and_the_model_sees_it(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """``!cmd``: run in the workspace, shown, and given to the model with the next message."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("remember the milk\n")
+    model = _script(tmp_path, [{"content": "you ran cat"}])
+    term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
+    term.expect("/help for help")
+    term.type("!cat notes.txt; exit 3\r")
+    term.expect("remember the milk")
+    term.expect("exit 3; the model sees it with your next message")
+    term.type("what was that?\r")
+    term.expect("you ran cat")
+    term.type("/exit\r")
+    assert term.wait() == 0
+    transcript = next((tmp_path / "home" / "sessions").glob("*.jsonl"))
+    users = [
+        event["content"]
+        for event in map(json.loads, transcript.read_text().splitlines())
+        if event["type"] == "user"
+    ]
+    assert len(users) == 1
+    assert "<bash-input>cat notes.txt; exit 3</bash-input>" in users[0]
+    assert "remember the milk" in users[0] and "exit code 3" in users[0]
+    assert users[0].endswith("what was that?")

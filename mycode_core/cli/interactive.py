@@ -31,7 +31,8 @@ USAGE = {
 
 HELP_HEAD = (
     "Type a task and press Enter. Esc then Enter (or a line ending in \\) inserts a new line.\n"
-    "Tab completes /commands and @path (a file of the workspace, inlined into the prompt)."
+    "Tab completes /commands and @path (a file of the workspace, inlined into the prompt).\n"
+    "!command runs a command of yours in the workspace; the model sees it with your next message."
 )
 HELP_TAIL = "Ctrl-C cancels the running turn."
 
@@ -57,6 +58,8 @@ class InteractiveSession:
         self.runner = runner
         self.store = store
         self.renderer: Any = None
+        self.shell_notes: list[str] = []
+        """``!command``s run since the last message (they go to the model with the next)."""
         self._ask_lock = threading.Lock()
         self._asking = False
         runner.context.ask = self.ask
@@ -183,6 +186,14 @@ class InteractiveSession:
                         if self._command(text) == "exit":
                             return 0
                         continue
+                    if text.startswith("!"):
+                        from mycode_core.cli.shell_escape import run_and_note
+
+                        if (
+                            note := run_and_note(text[1:].strip(), self.runner.workspace)
+                        ) is not None:
+                            self.shell_notes.append(note)
+                        continue
                     self._turn(text)
                 except KeyboardInterrupt:  # at the prompt, or typed just before it started
                     pending = None
@@ -204,6 +215,9 @@ class InteractiveSession:
         from mycode_core.cli.output import TextRenderer, render_turn
         from mycode_core.cli.signals import CtrlCCancelsTurn
 
+        if self.shell_notes:  # what the user ran with ``!`` since the last message
+            prompt = "\n\n".join([*self.shell_notes, prompt])
+            self.shell_notes = []
         self.renderer = TextRenderer(interactive=True)
         try:
             with CtrlCCancelsTurn(self.runner.cancel, asking=lambda: self._asking):
