@@ -20,6 +20,8 @@ from mycode_lsp.specs import ServerSpec
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """A file larger than this is not sent to a server."""
 _NONE: tuple[int, int | None, list[dict[str, Any]]] = (0, None, [])
+MAX_STARTS = 4
+"""A server that went away is started again on its next use, this many times in a run."""
 
 
 def path_of(uri: str) -> Path:
@@ -42,6 +44,7 @@ class Servers:
         self.logs = logs
         self.clients: dict[str, LspClient] = {}
         self.failed: dict[str, str] = {}
+        self.starts: dict[str, int] = {}
         self._documents: dict[str, _Document] = {}
         self._published: dict[str, tuple[int, int | None, list[dict[str, Any]]]] = {}
         self._changed = threading.Condition()
@@ -67,12 +70,19 @@ class Servers:
             client = self.clients.get(spec.name)
             if client is not None and client.alive:
                 return client, spec
-            client = LspClient(spec, self.workspace, self.logs / f"{spec.name}.log", self._notified)
+            log = self.logs / f"{spec.name}.log"
+            self.starts[spec.name] = self.starts.get(spec.name, 0) + 1
+            if self.starts[spec.name] > MAX_STARTS:
+                self.failed[spec.name] = (
+                    f"language server {spec.name} stopped {MAX_STARTS} times in this run; "
+                    f"not started again (log: {log})"
+                )
+                raise LspError(self.failed[spec.name])
+            client = LspClient(spec, self.workspace, log, self._notified)
             try:
                 client.start()
             except LspError as exc:
                 client.close(timeout=1.0)
-                log = self.logs / f"{spec.name}.log"
                 self.failed[spec.name] = f"language server {spec.name}: {exc} (log: {log})"
                 raise LspError(self.failed[spec.name]) from None
             self.clients[spec.name] = client

@@ -1,7 +1,7 @@
 """A tiny language server for the tests: records what it was given in the file argv[1].
 
 It writes its environment, asks its client ``workspace/configuration`` and records the answer,
-and publishes one warning for every document opened or changed.
+publishes one warning for every document opened or changed, and crashes on ``hover``.
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ while (message := read()) is not None:
                       "severity": 2, "message": f"seen {method}", "source": "fake"}  # fmt: skip
         send({"method": "textDocument/publishDiagnostics",
               "params": {"uri": uri, "diagnostics": [diagnostic]}})  # fmt: skip
+    elif method == "textDocument/hover":
+        sys.exit(1)  # a server that crashes on a request
     elif method == "shutdown":
         send({"id": message["id"], "result": None})
     elif method == "exit":

@@ -205,11 +205,7 @@ def test_only_errors_and_warnings_are_shown() -> None:
     assert lines == ["a.py:2:1: error: e [srv]", "a.py:5:1: warning: w [srv]"]
 
 
-def test_the_server_gets_no_secrets_and_its_settings(ws: Path, tmp_path: Path) -> None:
-    """The environment's API keys are not the server's; its entry's own ``env`` is; its
-    ``workspace/configuration`` is answered from ``settings``; a write gets its warning."""
-    record = tmp_path / "record.json"
-    home = tmp_path / "home"
+def _fake_config(home: Path, record: Path) -> None:
     home.mkdir()
     (home / "config.toml").write_text(
         "[lsp.servers.fake]\n"
@@ -219,6 +215,26 @@ def test_the_server_gets_no_secrets_and_its_settings(ws: Path, tmp_path: Path) -
         'env = { FAKE_OWN_TOKEN = "kept" }\n'
         "settings = { fake = { level = 3 } }\n"
     )
+
+
+def test_a_server_that_keeps_crashing_is_started_again_a_few_times(
+    ws: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    _fake_config(home, tmp_path / "record.json")
+    turns = [{"tool_calls": [_lsp(f"h{i}", "hover", 1, 1)]} for i in range(5)]
+    results = _results(_run(ws, home, turns, "--trust"))
+    assert all(results[f"h{i}"]["is_error"] for i in range(5))
+    assert "exited" in results["h0"]["content"]
+    assert "stopped 4 times in this run; not started again" in results["h4"]["content"]
+
+
+def test_the_server_gets_no_secrets_and_its_settings(ws: Path, tmp_path: Path) -> None:
+    """The environment's API keys are not the server's; its entry's own ``env`` is; its
+    ``workspace/configuration`` is answered from ``settings``; a write gets its warning."""
+    record = tmp_path / "record.json"
+    home = tmp_path / "home"
+    _fake_config(home, record)
     turns = [script_turn("write_file", path="new.py", content="x = 1\n"), {"content": "done"}]
     model = write_script(tmp_path / "turns.json", turns)
     done = run_cli(
