@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -79,10 +81,27 @@ def start_for_run(register: Any, context: RunContext) -> None:
             "(or --trust for one run).",
         )
         return
+    specs = [spec for spec in specs if _installed(spec, context)]
+    if not specs:
+        return
     servers = Servers(specs, context.workspace, context.home / "logs" / "lsp")
     context.store[STORE_KEY] = servers
     context.cleanup.append(servers.close)
     register(lsp_tool(specs))
+
+
+def _installed(spec: ServerSpec, context: RunContext) -> bool:
+    """Whether the server's command exists; if not, one notice saying so."""
+    command = spec.command
+    found = Path(command).is_file() if os.sep in command else shutil.which(command) is not None
+    if not found:
+        where = f" ({spec.source})" if spec.source != "config" else ""
+        _notice(
+            context,
+            f"language server {spec.name}{where}: {command!r} is not installed (not found on "
+            "PATH); install it to use it",
+        )
+    return found
 
 
 def lsp_tool(specs: list[ServerSpec]) -> Tool:

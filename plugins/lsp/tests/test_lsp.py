@@ -141,16 +141,24 @@ def test_an_untrusted_workspace_starts_no_server(ws: Path, tmp_path: Path) -> No
     assert not (tmp_path / "pylsp-own.log").exists()
 
 
+def test_a_server_not_installed_is_one_notice_and_no_tool(ws: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _config(home, {"gone": {"command": "no-such-langserver", "extensionToLanguage": {".py": "py"}}})
+    done = _run(ws, home, [{"tool_calls": [_lsp("def", "goToDefinition", 7, 22)]}], "--trust")
+    assert _results(done)["def"]["is_error"] is True  # no such tool
+    notices = [e["message"] for e in done.events if e["type"] == "notice"]
+    assert any("language server gone: 'no-such-langserver' is not installed" in n for n in notices)
+
+
 def test_a_server_that_cannot_start_is_the_tools_error(ws: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    _config(
-        home, {"gone": {"command": "/no/such/langserver", "extensionToLanguage": {".py": "python"}}}
-    )
+    exits = {"command": sys.executable, "args": ["-c", "raise SystemExit(3)"]}
+    _config(home, {"quits": {**exits, "extensionToLanguage": {".py": "python"}}})
     done = _run(ws, home, [{"tool_calls": [_lsp("def", "goToDefinition", 7, 22)]}], "--trust")
     result = _results(done)["def"]
     assert result["is_error"] is True
-    assert "cannot start '/no/such/langserver'" in result["content"]
-    assert "logs/lsp/gone.log" in result["content"]
+    assert "language server quits" in result["content"] and "exited" in result["content"]
+    assert "logs/lsp/quits.log" in result["content"]
 
 
 def test_a_claude_code_plugin_folders_lsp_servers(ws: Path, tmp_path: Path) -> None:
