@@ -107,6 +107,8 @@ class LspClient:
         self._next_id = 0
         self._lock = threading.Lock()
         self._closed = False
+        self._gone: str | None = None
+        """Why the server can no longer answer (its output ended), once it cannot."""
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -174,13 +176,16 @@ class LspClient:
 
     @property
     def alive(self) -> bool:
-        """Whether the server process is still running."""
-        return self.process is not None and self.process.poll() is None and not self._closed
+        """Whether the server can still answer (running, its output still open)."""
+        running = self.process is not None and self.process.poll() is None
+        return running and self._gone is None and not self._closed
 
     # ----------------------------------------------------------------- messages
 
     def _send(self, message: dict[str, Any]) -> None:
         process = self.process
+        if self._gone is not None:
+            raise LspError(self._gone)
         if process is None or process.stdin is None or process.poll() is not None:
             raise LspError(f"the language server {self.spec.name} is not running")
         data = frame({"jsonrpc": "2.0", **message})
@@ -198,6 +203,8 @@ class LspClient:
     def request(self, method: str, params: Any, timeout: float) -> Any:
         """Send a request and wait for its result (``LspError`` on an error or no answer)."""
         with self._lock:
+            if self._gone is not None:
+                raise LspError(f"{self.spec.name}: {method} failed: {self._gone}")
             self._next_id += 1
             request_id = self._next_id
             pending = self._pending[request_id] = _Pending()
@@ -226,7 +233,9 @@ class LspClient:
                 self._dispatch(message)
             except Exception:  # noqa: BLE001, S112 - one odd message must not stop the reader
                 continue
-        self._fail_pending(f"the language server {self.spec.name} exited")
+        with self._lock:  # a request sent from now on fails at once instead of waiting
+            self._gone = f"the language server {self.spec.name} exited"
+        self._fail_pending(self._gone)
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         method = message.get("method")
