@@ -72,6 +72,11 @@ def read_command(path: Path) -> tuple[CommandFile | None, str | None]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"cannot read {path}: {exc}"
+    return parse_command(path, text)
+
+
+def parse_command(path: Path, text: str) -> tuple[CommandFile, str | None]:
+    """The command in ``text`` (the file ``path``), and a problem of its front matter."""
     meta, body, problem = split_front_matter(text)
     description = meta.get("description")
     hint = meta.get("argument-hint")

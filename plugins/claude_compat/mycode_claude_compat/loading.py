@@ -40,15 +40,19 @@ def _section(data: dict[str, Any]) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def user_claude(settings: Any) -> bool:
+    """Whether the user's own config opts in to ``~/.claude`` (``user_claude_settings``)."""
+    return any(
+        _section(data).get("user_claude_settings") is True
+        for name, data in getattr(settings, "layers", None) or []
+        if name in USER_LAYERS
+    )
+
+
 def _hook_files(workspace: Path, home: Path, settings: Any) -> list[tuple[Path, str, bool]]:
     """``(path, layer, is_project)`` of every hooks file, in order."""
     files = [(home / "hooks.json", "user", False)]
-    layers = getattr(settings, "layers", None) or []
-    if any(
-        _section(data).get("user_claude_settings") is True
-        for name, data in layers
-        if name in USER_LAYERS
-    ):
+    if user_claude(settings):
         files.append((Path.home() / ".claude" / "settings.json", "user", False))
     files += [
         (workspace / ".claude" / "settings.json", "project", True),

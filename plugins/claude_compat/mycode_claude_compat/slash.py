@@ -1,4 +1,5 @@
-"""Plugin folders' ``commands/*.md`` as mycode slash commands (``register_slash_commands``)."""
+"""Claude Code commands as mycode slash commands (``register_slash_commands``): your own
+(:mod:`.own_commands`), then each plugin folder's ``commands/*.md``."""
 
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ def register_commands(register: Callable[[Any], None], state: Any) -> None:
     except ImportError:
         return
     taken: set[str] = set()
+    _register_own(register, state, taken, SlashCommand)
     for folder in state.loaded.folders:
         for path in folder.commands:
             command, problem = read_command(path)
@@ -66,3 +68,36 @@ def register_commands(register: Callable[[Any], None], state: Any) -> None:
                 )
             except Exception as exc:  # noqa: BLE001 - one bad command costs only itself
                 state.notice(f"plugin folder {folder.name}: command {name!r} not added: {exc}")
+
+
+def _register_own(register: Callable[[Any], None], state: Any, taken: set[str], kind: Any) -> None:
+    """The workspace's and the user's own commands (``.claude/commands/``...), first."""
+    from mycode_claude_compat.loading import user_claude
+    from mycode_claude_compat.own_commands import own_commands
+
+    context = state.context
+    problems: list[str] = []
+    found = own_commands(
+        context.workspace, context.home, user_claude(context.settings), state.loaded.trusted,
+        problems,
+    )  # fmt: skip
+    for problem in problems:
+        state.notice(problem)
+    for own in found:
+        command = own.command
+        name = command.name
+        if name in taken and own.namespace:
+            name = f"{own.namespace}:{name}"
+        if name in taken:
+            continue  # the workspace's command of that name wins over the user's
+        taken.add(name)
+        label = f"{own.scope}:{own.namespace}" if own.namespace else own.scope
+        description = command.description or command.body[:60]
+        register(
+            kind(
+                name=name,
+                description=f"{description} ({label})",
+                argument_hint=command.argument_hint,
+                run=_runner(command, own.root.resolve(), state, own.grants),
+            )
+        )

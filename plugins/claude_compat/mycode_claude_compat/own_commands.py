@@ -1,0 +1,88 @@
+"""Your own Claude Code slash commands, outside any plugin folder.
+
+From the workspace: ``.claude/commands/`` and ``.mycode/commands/``; from you:
+``$MYCODE_HOME/commands/`` and, with ``[claude_compat] user_claude_settings = true`` in your
+config, ``~/.claude/commands/``. Each ``*.md`` is a command named by its file (``review.md`` is
+``/review``), in subfolders too (``frontend/component.md`` is ``/component``, or
+``/frontend:component`` when the name is taken). The workspace's commands come first, then
+yours, then the plugin folders'.
+
+A project's command is a prompt, so it works in any workspace; its ``allowed-tools`` grant
+nothing until the workspace is trusted, and its file is never read through a symlink leading out
+of the workspace.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from mycode_claude_compat.commands import CommandFile, parse_command
+from mycode_core.project_files import ProjectFileRefused, read_project_text
+
+PROJECT_FOLDERS = (".claude/commands", ".mycode/commands")
+
+
+@dataclass
+class OwnCommand:
+    """One command file of the workspace or of the user."""
+
+    command: CommandFile
+    scope: str
+    """``project`` or ``user``."""
+    namespace: str
+    """The subfolder it is in (``""`` at the top)."""
+    grants: bool
+    root: Path
+
+
+def _markdown_files(folder: Path) -> list[Path]:
+    """``*.md`` below ``folder``, subfolders included, no symlinked folder followed."""
+    found = []
+    for current, dirs, files in os.walk(folder, followlinks=False):
+        dirs.sort()
+        found += [Path(current) / name for name in sorted(files) if name.endswith(".md")]
+    return found
+
+
+def own_commands(
+    workspace: Path, home: Path, user_claude: bool, trusted: bool, problems: list[str]
+) -> list[OwnCommand]:
+    """The workspace's commands, then the user's (see the module's doc)."""
+    out: list[OwnCommand] = []
+    for relative in PROJECT_FOLDERS:
+        folder = workspace / relative
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        for path in _markdown_files(folder):
+            try:
+                text = read_project_text(workspace, path.relative_to(workspace))
+            except (ProjectFileRefused, OSError) as exc:
+                problems.append(f"command {path.relative_to(workspace)}: {exc}")
+                continue
+            out.append(_own(path, text, folder, "project", trusted, problems))
+    user_folders = [home / "commands"]
+    if user_claude:
+        user_folders.append(Path.home() / ".claude" / "commands")
+    for folder in user_folders:
+        if not folder.is_dir():
+            continue
+        for path in _markdown_files(folder):
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError as exc:
+                problems.append(f"command {path}: {exc}")
+                continue
+            out.append(_own(path, text, folder, "user", True, problems))
+    return out
+
+
+def _own(
+    path: Path, text: str, folder: Path, scope: str, grants: bool, problems: list[str]
+) -> OwnCommand:
+    command, problem = parse_command(path, text)
+    if problem:
+        problems.append(problem)
+    namespace = ":".join(path.parent.relative_to(folder).parts)
+    return OwnCommand(command, scope, namespace, grants, folder)

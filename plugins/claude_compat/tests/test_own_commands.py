@@ -1,0 +1,76 @@
+"""Your own Claude Code commands: ``.claude/commands/`` and ``.mycode/commands/`` of the
+workspace, ``$MYCODE_HOME/commands/`` (and ``~/.claude/commands/`` when opted in)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from cc_helpers import Env, bash
+
+from mycode_core.testing import run_cli
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def _sent(env: Env, prompt: str, *flags: str) -> str:
+    result = env.run([{"content": "ok"}], *flags, prompt=prompt)
+    assert result.rc == 0, result.stderr
+    return str(result.of_type("user")[0]["content"])
+
+
+def test_the_workspaces_and_your_own_commands(env: Env) -> None:
+    commands = env.workspace / ".claude" / "commands"
+    _write(commands / "greet.md", "---\ndescription: Greet\n---\nSay hello to $ARGUMENTS.\n")
+    _write(commands / "frontend" / "component.md", "Make a component named $1.\n")
+    _write(commands / "component.md", "Top-level component command.\n")
+    _write(env.workspace / ".mycode" / "commands" / "tidy.md", "Tidy the imports.\n")
+    _write(env.home / "commands" / "standup.md", "Write my standup.\n")
+    _write(env.home / "commands" / "greet.md", "The user's greet loses to the workspace's.\n")
+    assert _sent(env, "/greet Bob") == "Say hello to Bob."  # an untrusted workspace too
+    assert _sent(env, "/component") == "Top-level component command."
+    assert _sent(env, "/frontend:component Card") == "Make a component named Card."
+    assert _sent(env, "/tidy") == "Tidy the imports."
+    assert _sent(env, "/standup") == "Write my standup."
+
+
+def test_a_projects_command_grants_its_allowed_tools_only_once_trusted(env: Env) -> None:
+    _write(
+        env.workspace / ".claude" / "commands" / "stage.md",
+        "---\nallowed-tools: Bash(git add:*)\n---\nStage notes.txt.\n",
+    )
+    subprocess.run(["git", "init", "-q", str(env.workspace)], check=True)
+    (env.workspace / "notes.txt").write_text("n\n")
+
+    def decisions(*flags: str) -> list[Any]:
+        model = env.root / "script.json"
+        model.write_text(json.dumps([bash("git add notes.txt"), {"content": "staged"}]))
+        result = run_cli(
+            ["-p", "/stage", "--model", f"scripted:{model}", "--output-format", "stream-json",
+             *flags],
+            cwd=env.workspace,
+            home=env.home,
+        )  # fmt: skip
+        return [e["decision"] for e in result.of_type("permission")]
+
+    assert decisions() == ["deny"]  # untrusted: the prompt runs, the grant does not
+    assert decisions("--trust") == ["allow"]
+
+
+def test_a_command_file_leading_out_of_the_workspace_is_not_read(env: Env) -> None:
+    secret = env.root / "outside.md"
+    secret.write_text("Text from outside the workspace.\n")
+    commands = env.workspace / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    os.symlink(secret, commands / "leak.md")
+    result = env.run([{"content": "ok"}], prompt="/leak")
+    sent = str(result.of_type("user")[0]["content"])
+    assert "Text from outside" not in sent
+    notices = [e["message"] for e in result.of_type("notice")]
+    assert any("leak.md" in message for message in notices)
