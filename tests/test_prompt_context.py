@@ -31,6 +31,19 @@ def test_agents_md_reaches_the_system_prompt(
     assert text.index("ROOT-RULE") < text.index("PKG-RULE")  # root first, then down
 
 
+def test_your_own_agents_md_comes_before_the_projects(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], workspace: Path, home: Path
+) -> None:
+    """``$MYCODE_HOME/AGENTS.md``: your instructions for every workspace (Codex's
+    ``~/.codex/AGENTS.md``, Claude Code's ``~/.claude/CLAUDE.md``)."""
+    (home / "AGENTS.md").write_text("MY-RULE: answer in British English\n")
+    (workspace / "AGENTS.md").write_text("PROJECT-RULE: use tabs\n")
+    run = cli(["-p", "task", *server_args])
+    assert run.rc == 0, run.stderr
+    text = server.chat_requests[0].messages[0]["content"]
+    assert "MY-RULE" in text and text.index("MY-RULE") < text.index("PROJECT-RULE")
+
+
 def test_instruction_files_from_root_down(tmp_path: Path) -> None:
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "AGENTS.md").write_text("x")

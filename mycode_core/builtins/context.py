@@ -46,7 +46,8 @@ def instruction_files(workspace: Path, current: Path | None = None) -> list[Path
 
 @hookimpl
 def build_context(context: RunContext) -> list[ContextSection]:
-    """Base instructions, environment facts and the project's instruction files."""
+    """Base instructions, environment facts, your ``$MYCODE_HOME/AGENTS.md`` and the project's
+    instruction files."""
     from mycode_core.records import ContextSection
 
     sections = [ContextSection(title="", text=BASE_INSTRUCTIONS, priority=0)]
@@ -79,6 +80,12 @@ def build_context(context: RunContext) -> list[ContextSection]:
     extra = getattr(context.settings, "append_system_prompt", None)
     if extra:
         sections.append(ContextSection(title="", text=str(extra), priority=1000))
+    mine = context.home / "AGENTS.md"  # yours, for every workspace (Codex's ~/.codex/AGENTS.md)
+    try:
+        text = mine.read_text(encoding="utf-8", errors="replace")[:MAX_INSTRUCTION_CHARS]
+        sections.append(ContextSection(title=f"Your instructions ({mine})", text=text, priority=15))
+    except OSError:
+        pass
     files = instruction_files(context.workspace, Path(os.getcwd()))
     seen = {os.path.abspath(path) for path in files}
     for path in files:

@@ -273,3 +273,20 @@ def register_commands(cli: Any) -> None:
     from mycode_claude_compat.commands_cli import add_commands
 
     add_commands(cli)
+
+
+@hookimpl
+def build_context(context: RunContext) -> list[Any] | None:
+    """Your ``~/.claude/CLAUDE.md``, once ``user_claude_settings = true`` opts in."""
+    from mycode_claude_compat.loading import user_claude
+
+    if not user_claude(context.settings):
+        return None
+    path = Path.home() / ".claude" / "CLAUDE.md"
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")[:40_000]
+    except OSError:
+        return None
+    from mycode_core import ContextSection
+
+    return [ContextSection(title=f"Your instructions ({path})", text=text, priority=16)]

@@ -74,3 +74,29 @@ def test_a_command_file_leading_out_of_the_workspace_is_not_read(env: Env) -> No
     assert "Text from outside" not in sent
     notices = [e["message"] for e in result.of_type("notice")]
     assert any("leak.md" in message for message in notices)
+
+
+def test_your_claude_folder_once_you_opt_in(env: Env) -> None:
+    """``~/.claude/CLAUDE.md`` and ``~/.claude/commands/`` count once the user config says
+    ``user_claude_settings = true`` — never by default."""
+    from mycode_core.testing import FakeOpenAIServer, turn
+
+    fake_home = env.root / "userhome"
+    _write(fake_home / ".claude" / "CLAUDE.md", "USER-CLAUDE-RULE: be terse\n")
+    _write(fake_home / ".claude" / "commands" / "hello.md", "Say hello from my own command.\n")
+
+    def run() -> tuple[str, str]:
+        with FakeOpenAIServer([turn("ok")]) as server:
+            done = run_cli(
+                ["-p", "/hello", "--model", "m", "--base-url", server.base_url, "--api-key", "k"],
+                cwd=env.workspace, home=env.home, env={"HOME": str(fake_home)},
+            )  # fmt: skip
+            assert done.rc == 0, done.stderr
+            messages = server.chat_requests[0].messages
+        return str(messages[0]["content"]), str(messages[-1]["content"])
+
+    system, user = run()
+    assert "USER-CLAUDE-RULE" not in system and user == "/hello"
+    (env.home / "config.toml").write_text("[claude_compat]\nuser_claude_settings = true\n")
+    system, user = run()
+    assert "USER-CLAUDE-RULE" in system and user == "Say hello from my own command."
