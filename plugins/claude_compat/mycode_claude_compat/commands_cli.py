@@ -124,6 +124,46 @@ def trust_command(name: str) -> None:
         _fail(str(exc))
 
 
+@click.group(name="marketplace")
+def marketplace_group() -> None:
+    """Marketplaces by name: add one, then install NAME@ITS-NAME."""
+
+
+@marketplace_group.command(name="add")
+@click.argument("source")
+def marketplace_add(source: str) -> None:
+    """Record a marketplace (folder, git repository or URL, or GitHub owner/repo) by its name."""
+    from mycode_claude_compat.install import InstallError, add_marketplace
+
+    try:
+        name, where, count = add_marketplace(source, _home())
+    except InstallError as exc:
+        _fail(str(exc))
+        return
+    click.echo(f"added marketplace {name} ({count} plugins) from {where}")
+    click.echo(f"install from it with: mycode plugins install PLUGIN@{name}")
+
+
+@marketplace_group.command(name="list")
+def marketplace_list() -> None:
+    """The added marketplaces (and the ones known without adding)."""
+    from mycode_claude_compat.marketplaces import KNOWN, recorded
+
+    for name, source in {**KNOWN, **recorded(_home())}.items():
+        click.echo(f"{name}  {source}")
+
+
+@marketplace_group.command(name="remove")
+@click.argument("name")
+def marketplace_remove(name: str) -> None:
+    """Forget an added marketplace (its installed plugins stay)."""
+    from mycode_claude_compat.marketplaces import forget
+
+    if not forget(_home(), name):
+        _fail(f"no marketplace named {name!r} was added (see: mycode plugins marketplace list)")
+    click.echo(f"removed marketplace {name}")
+
+
 def add_commands(cli: click.Group) -> None:
     """Add the verbs to ``mycode plugins`` (when the core's group is there)."""
     group = cli.commands.get("plugins")
@@ -135,6 +175,7 @@ def add_commands(cli: click.Group) -> None:
         uninstall_command,
         update_command,
         trust_command,
+        marketplace_group,
     ):
         if command.name not in group.commands:
             group.add_command(command)

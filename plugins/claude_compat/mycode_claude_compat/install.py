@@ -217,6 +217,26 @@ def _market_file(root: Path) -> tuple[Path, dict[str, Any]]:
     raise InstallError(f"no marketplace there (looked for {', '.join(MARKETPLACE_FILES)})")
 
 
+def add_marketplace(source_text: str, home: Path) -> tuple[str, str, int]:
+    """Fetch a marketplace, check it and record it by its name: ``(name, source, plugins)``."""
+    from mycode_claude_compat.marketplaces import github_source, record
+
+    resolved = github_source(source_text)
+    local = Path(resolved.partition("#")[0]).expanduser()
+    if local.exists():
+        resolved = str(local.resolve())
+    stage, root, _rev = _stage(split_rev(resolved), home)
+    try:
+        _path, data = _market_file(root)
+    finally:
+        remove(stage)
+    name = data.get("name")
+    if not isinstance(name, str) or not _SAFE_NAME.match(name):
+        raise InstallError(f"{source_text}: the marketplace has no usable name ({name!r})")
+    record(home, name, resolved)
+    return name, resolved, len(data["plugins"])
+
+
 def _entry_source(
     entry: dict[str, Any], market_root: Path, data: dict[str, Any]
 ) -> tuple[Source, str | None]:
@@ -266,8 +286,11 @@ def _install_subdir(
 
 
 def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
-    """``NAME@MARKETPLACE``: find NAME in the marketplace's list and install it."""
-    source = split_rev(market)
+    """``NAME@MARKETPLACE``: find NAME in the marketplace's list and install it (MARKETPLACE:
+    a path or URL, an added or known name, or ``owner/repo``: :mod:`.marketplaces`)."""
+    from mycode_claude_compat.marketplaces import resolve
+
+    source = split_rev(resolve(market, home))
     stage, root, rev = _stage(source, home)
     try:
         path, data = _market_file(root)

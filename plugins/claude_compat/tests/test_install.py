@@ -372,3 +372,48 @@ def test_changed_files_take_back_a_commands_allowed_tools(env: Env, tmp_path: Pa
     assert decisions() == ["deny"]
     assert _cli(env, "trust", "kit").rc == 0
     assert decisions() == ["allow"]
+
+
+def test_a_marketplace_added_by_its_name(env: Env, tmp_path: Path) -> None:
+    """``plugins marketplace add SOURCE`` records the marketplace by its own name, so
+    ``PLUGIN@team`` installs from it, as Claude Code's ``/plugin marketplace add`` does."""
+    market = tmp_path / "market"
+    agent_plugin(market / "plugins" / "fmt", name="fmt", skills=("format-code",))
+    _marketplace(market, ".claude-plugin/marketplace.json",
+                 [{"name": "fmt", "source": "./plugins/fmt"}])  # fmt: skip
+    commit_all(market)
+    added = _cli(env, "marketplace", "add", f"file://{market}")
+    assert added.rc == 0, added.stderr
+    assert "added marketplace team (1 plugins)" in added.stdout
+    listed = _cli(env, "marketplace", "list")
+    assert f"team  file://{market}" in listed.stdout
+    assert "claude-plugins-official  https://github.com/anthropics/" in listed.stdout
+    out = _cli(env, "install", "fmt@team")
+    assert out.rc == 0, out.stderr
+    assert (env.home / "plugins" / "fmt" / "plugin.json").is_file()
+    assert _cli(env, "marketplace", "remove", "team").rc == 0
+    gone = _cli(env, "marketplace", "remove", "team")
+    assert gone.rc == 1 and "no marketplace named 'team'" in gone.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = _cli(env, "marketplace", "add", str(empty))
+    assert refused.rc == 1 and "no marketplace there" in refused.stderr
+
+
+def test_marketplace_names_resolve_to_their_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mycode_claude_compat.marketplaces import record, resolve
+
+    assert resolve("claude-plugins-official", tmp_path).endswith(
+        "github.com/anthropics/claude-plugins-official.git"
+    )
+    assert resolve("anthropics/claude-code#v2", tmp_path) == (
+        "https://github.com/anthropics/claude-code.git#v2"
+    )
+    record(tmp_path, "claude-plugins-official", "/my/mirror")
+    assert resolve("claude-plugins-official", tmp_path) == "/my/mirror"  # yours wins
+    local = tmp_path / "owner" / "repo"
+    local.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    assert resolve("owner/repo", tmp_path) == "owner/repo"  # a path that exists is itself
