@@ -193,3 +193,23 @@ def test_bang_runs_the_users_command_and_the_model_sees_it(
     assert "<bash-input>cat notes.txt; exit 3</bash-input>" in users[0]
     assert "remember the milk" in users[0] and "exit code 3" in users[0]
     assert users[0].endswith("what was that?")
+
+
+def test_status_and_permissions_commands(tmp_path: Path, env: dict[str, str]) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text('[permissions]\ndeny = ["run_command(rm:*)"]\n')
+    model = _script(tmp_path, [{"content": "hi"}])
+    argv = [*MYCODE, "--model", model, "--cwd", str(workspace), "--allow", "Bash(make:*)"]
+    term = Terminal(argv, env, workspace)
+    term.expect("/help for help")
+    term.type("/status\r")
+    term.expect("mode         default (set by: default; /mode)")
+    assert f"model        {model}" in term.output and "untrusted" in term.output
+    term.type("/permissions\r")
+    term.expect("allow  run_command(make:*)  (cli)")
+    assert "deny   run_command(rm:*)  (user)" in term.output
+    term.type("/exit\r")
+    assert term.wait() == 0

@@ -19,6 +19,8 @@ COMMANDS: dict[str, str] = {
     "model": "show the model in use, or switch to NAME for the rest of the session",
     "context": "what the model view holds (system, tools, summary, recent, masked)",
     "mode": "show the permission mode, or switch it: default, accept-edits, plan (Shift+Tab)",
+    "permissions": "the permission rules in effect, each with the layer that holds it",
+    "status": "session, model, endpoint, workspace trust, mode, tokens and tools",
     "exit": "leave (Ctrl-D works too)",
 }
 """The session's own slash commands and what each does (Tab completes them)."""
@@ -252,6 +254,11 @@ class InteractiveSession:
             from mycode_core.cli.mode_switch import switch_mode
 
             click.echo(switch_mode(self.runner, argument))
+        elif name in ("/status", "/permissions"):
+            from mycode_core.cli.status import permission_lines, status_lines
+
+            lines = status_lines if name == "/status" else permission_lines
+            click.echo("\n".join(lines(self.runner)))
         elif name == "/context":
             click.echo(self.runner.context_report())
         elif name == "/compact":
