@@ -213,3 +213,25 @@ def test_status_and_permissions_commands(tmp_path: Path, env: dict[str, str]) ->
     assert "deny   run_command(rm:*)  (user)" in term.output
     term.type("/exit\r")
     assert term.wait() == 0
+
+
+def test_export_writes_the_session_page(tmp_path: Path, env: dict[str, str]) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    model = _script(tmp_path, [{"content": "the exported answer"}])
+    term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
+    term.expect("/help for help")
+    term.type("a task to export\r")
+    term.expect("the exported answer")
+    term.type("/export\r")
+    term.expect("wrote ")
+    target = tmp_path / "mine.html"
+    term.type(f"/export {target}\r")
+    term.expect(f"wrote {target}")
+    term.type("/exit\r")
+    assert term.wait() == 0
+    (page,) = (tmp_path / "home" / "exports").glob("*.html")
+    for html in (page.read_text(), target.read_text()):
+        assert html.startswith("<!DOCTYPE html>") or "<html" in html
+        assert "a task to export" in html and "the exported answer" in html
+    assert not any(p.suffix == ".html" for p in workspace.iterdir())  # nothing in the workspace

@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "context": "what the model view holds (system, tools, summary, recent, masked)",
     "mode": "show the permission mode, or switch it: default, accept-edits, plan (Shift+Tab)",
     "permissions": "the permission rules in effect, each with the layer that holds it",
+    "export": "write this session as an HTML page (default: under $MYCODE_HOME/exports/)",
     "status": "session, model, endpoint, workspace trust, mode, tokens and tools",
     "exit": "leave (Ctrl-D works too)",
 }
@@ -29,6 +30,7 @@ USAGE = {
     "compact": "/compact [focus]",
     "model": "/model [NAME]",
     "mode": "/mode [MODE]",
+    "export": "/export [FILE]",
 }
 
 HELP_HEAD = (
@@ -259,6 +261,8 @@ class InteractiveSession:
 
             lines = status_lines if name == "/status" else permission_lines
             click.echo("\n".join(lines(self.runner)))
+        elif name == "/export":
+            self._export(argument)
         elif name == "/context":
             click.echo(self.runner.context_report())
         elif name == "/compact":
@@ -267,6 +271,24 @@ class InteractiveSession:
         else:
             return self._plugin_command(text, name)
         return None
+
+    def _export(self, argument: str) -> None:
+        """``/export [FILE]``: this session's page (the transcript so far) as HTML."""
+        from pathlib import Path
+
+        from mycode_core.cli.session_html import write_session_page
+
+        session_id = self.runner.session_id
+        target = Path(argument).expanduser() if argument else (
+            self.runner.home / "exports" / f"{session_id}.html"
+        )  # fmt: skip
+        try:
+            events = self.store.read_events(session_id) if self.store.exists(session_id) else []
+            write_session_page(session_id, events, target)
+        except OSError as exc:
+            click.echo(f"mycode: cannot write {target}: {exc.strerror or exc}")
+            return
+        click.echo(f"wrote {target}")
 
     def _plugin_command(self, text: str, name: str) -> str | None:
         """A plugin's slash command: show its output, run the prompt it returns."""

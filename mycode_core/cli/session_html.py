@@ -8,9 +8,11 @@ other views can embed :func:`timeline_section` for each of many sessions and wra
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
+from typing import Any
 
 from mycode_core.cli.richtext import diff_lines, plural
-from mycode_core.cli.session_view import Timeline, result_summary, when
+from mycode_core.cli.session_view import Timeline, build_timeline, result_summary, when
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:#f6f7f9;
@@ -106,3 +108,11 @@ def page(title: str, body: str) -> str:
 def session_page(timeline: Timeline) -> str:
     """The HTML page of one session."""
     return page(f"mycode session {timeline.session_id}", timeline_section(timeline))
+
+
+def write_session_page(session_id: str, events: list[Any], target: Path) -> None:
+    """Write the session's page to ``target`` atomically (``OSError`` when it cannot be)."""
+    from mycode_core.safeopen import replace_atomically
+
+    page_text = session_page(build_timeline(session_id, events))
+    replace_atomically(target, page_text.encode("utf-8"), 0o644, create_parents=True)

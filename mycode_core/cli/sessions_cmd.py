@@ -53,15 +53,14 @@ def sessions_group() -> click.Group:
             events = store.read_events(session_id)
         except OSError as exc:
             raise _SessionError(f"cannot read session {session_id!r}: {exc}") from None
-        timeline = build_timeline(session_id, events)
         if html_file:
             from pathlib import Path
 
-            from mycode_core.cli.session_html import session_page
+            from mycode_core.cli.session_html import write_session_page
 
             target = Path(html_file)
             try:
-                target.write_text(session_page(timeline), encoding="utf-8")
+                write_session_page(session_id, events, target)
             except OSError as exc:
                 raise _SessionError(f"cannot write {target}: {exc.strerror or exc}") from None
             click.echo(f"wrote {target}", err=True)
@@ -70,6 +69,7 @@ def sessions_group() -> click.Group:
 
         from mycode_core.cli.richtext import safe_stream
 
+        timeline = build_timeline(session_id, events)
         render_timeline(timeline, Console(file=safe_stream(sys.stdout), highlight=False))
 
     return sessions
