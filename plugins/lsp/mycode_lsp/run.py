@@ -142,6 +142,21 @@ def lsp_tool(specs: list[ServerSpec]) -> Tool:
     return tool(name="lsp", description=description, read_only=True)(lsp)
 
 
+def _told(context: RunContext, path: Path, found: list[dict[str, Any]]) -> None:
+    """One line for the user: what the model is now told about the file it wrote."""
+    errors = sum(1 for d in found if int(d.get("severity") or 1) == 1)
+    warnings = sum(1 for d in found if int(d.get("severity") or 1) == 2)
+    try:
+        shown = path.resolve().relative_to(context.workspace)
+    except ValueError:
+        shown = path
+    counts = f"{errors} error(s), {warnings} warning(s)"
+    try:
+        context.emit(NoticeEvent(level="info", message=f"lsp: {shown}: {counts}", source="lsp"))  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001, S110 - a notice must never break the run
+        pass
+
+
 def with_diagnostics(
     call: ToolCall, tool_: Tool | None, result: ToolResult, context: RunContext
 ) -> ToolResult | None:
@@ -171,6 +186,7 @@ def with_diagnostics(
             continue
         if found and (block := diagnostics_block(context.workspace, path.resolve(), found)):
             blocks.append(block)
+            _told(context, path, found)
     if not blocks:
         return None
     return result.model_copy(update={"content": result.content + "\n\n" + "\n".join(blocks)})

@@ -116,6 +116,8 @@ def test_the_tool_answers_from_the_server_and_edits_get_its_diagnostics(
     edited = results["edit"]["content"]
     assert '<diagnostics file="app.py">' in edited
     assert "app.py:3:16: error: undefined name 'valuez' [pyflakes]" in edited
+    notices = [e["message"] for e in done.events if e["type"] == "notice"]
+    assert "lsp: app.py: 1 error(s), 0 warning(s)" in notices  # the user sees it too
     tools = done.events[0]["tools"]
     assert "lsp" in [t if isinstance(t, str) else t.get("name") for t in tools]
     assert wait_until(lambda: not _processes_naming(str(tmp_path / "pylsp-own.log")), 10)
