@@ -5,7 +5,8 @@
 and ``.claude/settings.local.json`` (``claude-local``) are read as mycode rules:
 ``Bash(npm test:*)`` → ``run_command(npm test:*)``, ``Read(./.env)`` → ``read_file(.env)``,
 ``Edit(/src/**)`` → ``edit_file(src/**)`` (``/`` starts at the project root, ``//`` is an
-absolute path). ``enableAllProjectMcpServers`` / ``enabledMcpjsonServers`` become
+absolute path); ``permissions.defaultMode`` (``acceptEdits``, ``plan``…) is
+``permission_mode``. ``enableAllProjectMcpServers`` / ``enabledMcpjsonServers`` become
 ``[mcp] trust_project_servers`` (the MCP bridge takes it from the local file only, as from
 ``.mycode/config.local.toml``). Like every project layer, an untrusted workspace keeps only
 their ``deny`` and ``ask`` rules (:func:`mycode_core.trust.restrict_layers`); a rule naming a
@@ -53,6 +54,13 @@ def mycode_tool_name(name: str) -> str:
     return CLAUDE_TOOL_NAMES.get(name) or _BY_LOWER.get(name.lower(), name)
 
 
+_MODES = {
+    "default": "default",
+    "acceptEdits": "accept-edits",
+    "plan": "plan",
+    "bypassPermissions": "bypass",
+}
+"""``permissions.defaultMode`` in mycode's ``permission_mode`` words."""
 _PATH_TOOLS = {"read_file", "write_file", "edit_file", "glob", "grep"}
 _ENTRY = re.compile(r"^\s*([A-Za-z0-9_*-]+)\s*(?:\((.*)\))?\s*$", re.S)
 
@@ -110,6 +118,9 @@ def _layer(data: dict[str, Any]) -> dict[str, Any]:
             table[kind] = kept
     if table:
         layer["permissions"] = table
+    mode = permissions.get("defaultMode") if isinstance(permissions, dict) else None
+    if isinstance(mode, str) and mode in _MODES:  # an untrusted project keeps only "plan"
+        layer["permission_mode"] = _MODES[mode]
     servers = data.get("enabledMcpjsonServers")
     if data.get("enableAllProjectMcpServers") is True:
         layer["mcp"] = {"trust_project_servers": True}

@@ -109,3 +109,21 @@ def test_claude_code_approval_of_project_mcp_servers(tmp_path: Path) -> None:
     (workspace / ".claude" / "settings.local.json").write_text(json.dumps(approve))
     assert clock_tools() == []  # untrusted: ignored
     assert clock_tools("--trust") != []
+
+
+def test_default_mode_is_the_permission_mode(tmp_path: Path) -> None:
+    """``permissions.defaultMode``: ``plan`` holds in any workspace (it only tightens);
+    ``acceptEdits`` only once the workspace is trusted."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    (workspace / ".claude").mkdir(parents=True)
+    settings = workspace / ".claude" / "settings.json"
+    turns: list[dict[str, object]] = [{"content": "done"}]
+
+    def mode(*flags: str) -> object:
+        return _run(workspace, home, turns, *flags).of_type("system")[0]["permission_mode"]
+
+    settings.write_text(json.dumps({"permissions": {"defaultMode": "plan"}}))
+    assert mode() == "plan"
+    settings.write_text(json.dumps({"permissions": {"defaultMode": "acceptEdits"}}))
+    assert mode() == "default"
+    assert mode("--trust") == "accept-edits"
