@@ -97,3 +97,16 @@ def test_claude_codes_spellings_of_the_run_options(tmp_path: Path) -> None:
                         workspace, home)  # fmt: skip
         assert again.rc == 0, again.stderr
         assert again.events[-1]["session_id"] == session
+
+
+def test_claude_codes_bypass_and_verbose_flags(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    answer = write_script(tmp_path / "answer.json", [{"content": "ok"}])
+    base = ["-p", "go", "--model", answer, "--output-format", "stream-json"]
+    done = run_cli([*base, "--dangerously-skip-permissions", "--verbose"], workspace, home)
+    assert done.rc == 0, done.stderr
+    assert done.events[0]["permission_mode"] == "bypass"
+    both = run_cli([*base, "--dangerously-skip-permissions", "--permission-mode", "plan"],
+                   workspace, home)  # fmt: skip
+    assert both.rc == 2 and "give one of them" in both.stderr

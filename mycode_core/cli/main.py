@@ -70,6 +70,18 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
             help="default | accept-edits | plan (read-only) | bypass (no prompts).",
         ),
         click.option(
+            "--dangerously-skip-permissions",
+            "skip_permissions",
+            is_flag=True,
+            help="Claude Code's spelling of --permission-mode bypass.",
+        ),
+        click.option(
+            "--verbose",
+            is_flag=True,
+            hidden=True,
+            help="Accepted for Claude Code's scripts: the live view is always on stderr.",
+        ),
+        click.option(
             "--allow",
             "--allowedTools",
             "--allowed-tools",
@@ -139,6 +151,14 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
 def _run_from_click(prompt_words: Sequence[str], **options: Any) -> None:
     from mycode_core import tokens
     from mycode_core.cli.run import run_agent
+
+    options.pop("verbose", None)
+    if options.pop("skip_permissions", False):
+        if options.get("permission_mode") not in (None, "bypass"):
+            raise click.UsageError(
+                "--dangerously-skip-permissions is --permission-mode bypass: give one of them"
+            )
+        options["permission_mode"] = "bypass"
 
     tokens.defer_loading()  # the tokenizer loads only once the view nears its budget (issue 24)
     try:
