@@ -4,8 +4,9 @@ From the workspace: ``.claude/commands/`` and ``.mycode/commands/``; from you:
 ``$MYCODE_HOME/commands/`` and, with ``[claude_compat] user_claude_settings = true`` in your
 config, ``~/.claude/commands/``. Each ``*.md`` is a command named by its file (``review.md`` is
 ``/review``), in subfolders too (``frontend/component.md`` is ``/component``, or
-``/frontend:component`` when the name is taken). The workspace's commands come first, then
-yours, then the plugin folders'.
+``/frontend:component`` when the name is taken). Yours come first, then the workspace's (one
+of the same name as yours is left out, with a notice), then the plugin folders'; every installed
+plugin's own commands (``/undo``...) come before all of them.
 
 A project's command is a prompt, so it works in any workspace; its ``allowed-tools`` grant
 nothing until the workspace is trusted, and its file is never read through a symlink leading out
@@ -49,19 +50,8 @@ def _markdown_files(folder: Path) -> list[Path]:
 def own_commands(
     workspace: Path, home: Path, user_claude: bool, trusted: bool, problems: list[str]
 ) -> list[OwnCommand]:
-    """The workspace's commands, then the user's (see the module's doc)."""
+    """The user's commands, then the workspace's (see the module's doc)."""
     out: list[OwnCommand] = []
-    for relative in PROJECT_FOLDERS:
-        folder = workspace / relative
-        if folder.is_symlink() or not folder.is_dir():
-            continue
-        for path in _markdown_files(folder):
-            try:
-                text = read_project_text(workspace, path.relative_to(workspace))
-            except (ProjectFileRefused, OSError) as exc:
-                problems.append(f"command {path.relative_to(workspace)}: {exc}")
-                continue
-            out.append(_own(path, text, folder, "project", trusted, problems))
     user_folders = [home / "commands"]
     if user_claude:
         user_folders.append(Path.home() / ".claude" / "commands")
@@ -75,6 +65,17 @@ def own_commands(
                 problems.append(f"command {path}: {exc}")
                 continue
             out.append(_own(path, text, folder, "user", True, problems))
+    for relative in PROJECT_FOLDERS:
+        folder = workspace / relative
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        for path in _markdown_files(folder):
+            try:
+                text = read_project_text(workspace, path.relative_to(workspace))
+            except (ProjectFileRefused, OSError) as exc:
+                problems.append(f"command {path.relative_to(workspace)}: {exc}")
+                continue
+            out.append(_own(path, text, folder, "project", trusted, problems))
     return out
 
 

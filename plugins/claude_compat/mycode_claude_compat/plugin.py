@@ -202,9 +202,10 @@ def notification(message: str, kind: str, context: RunContext) -> None:
     session_for(context).fire("Notification", kind, message=message, notification_type=kind)
 
 
-@hookimpl(optionalhook=True)
+@hookimpl(optionalhook=True, trylast=True)
 def register_slash_commands(register: Callable[[Any], None], context: RunContext) -> None:
-    """Each plugin folder's ``commands/*.md`` as a slash command."""
+    """Your own and each plugin folder's ``commands/*.md`` as slash commands — after every
+    other plugin's, so a name one of them has (``/undo``) is never taken by a file."""
     from mycode_claude_compat.slash import register_commands
 
     register_commands(register, session_for(context))

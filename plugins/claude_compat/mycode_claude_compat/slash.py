@@ -89,7 +89,9 @@ def _register_own(register: Callable[[Any], None], state: Any, taken: set[str], 
         if name in taken and own.namespace:
             name = f"{own.namespace}:{name}"
         if name in taken:
-            continue  # the workspace's command of that name wins over the user's
+            if own.scope == "project":
+                state.notice(f"the workspace's command /{name} is left out: yours has that name")
+            continue
         taken.add(name)
         label = f"{own.scope}:{own.namespace}" if own.namespace else own.scope
         description = command.description or command.body[:60]
