@@ -23,6 +23,18 @@ def _script(tmp_path: Path, turns: list[dict[str, object]]) -> str:
     return write_script(tmp_path / "turns.json", turns)
 
 
+def _session(
+    tmp_path: Path, env: dict[str, str], turns: list[dict[str, object]], *flags: str
+) -> tuple[Terminal, Path]:
+    """An interactive session on a scripted model, in a fresh workspace, at its first prompt."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    model = _script(tmp_path, turns)
+    term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace), *flags], env, workspace)
+    term.expect("/help for help")
+    return term, workspace
+
+
 def test_turns_slash_commands_and_exit(tmp_path: Path, env: dict[str, str]) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -170,12 +182,9 @@ def test_bang_runs_the_users_command_and_the_model_sees_it(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     """``!cmd``: run in the workspace, shown, and given to the model with the next message."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "notes.txt").write_text("remember the milk\n")
-    model = _script(tmp_path, [{"content": "you ran cat"}])
-    term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
-    term.expect("/help for help")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "notes.txt").write_text("remember the milk\n")
+    term, _workspace = _session(tmp_path, env, [{"content": "you ran cat"}])
     term.type("!cat notes.txt; exit 3\r")
     term.expect("remember the milk")
     term.expect("exit 3; the model sees it with your next message")
@@ -196,15 +205,11 @@ def test_bang_runs_the_users_command_and_the_model_sees_it(
 
 
 def test_status_and_permissions_commands(tmp_path: Path, env: dict[str, str]) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     (home / "config.toml").write_text('[permissions]\ndeny = ["run_command(rm:*)"]\n')
-    model = _script(tmp_path, [{"content": "hi"}])
-    argv = [*MYCODE, "--model", model, "--cwd", str(workspace), "--allow", "Bash(make:*)"]
-    term = Terminal(argv, env, workspace)
-    term.expect("/help for help")
+    term, _workspace = _session(tmp_path, env, [{"content": "hi"}], "--allow", "Bash(make:*)")
+    model = f"scripted:{tmp_path / 'turns.json'}"
     term.type("/status\r")
     term.expect("mode         default (set by: default; /mode)")
     assert f"model        {model}" in term.output and "untrusted" in term.output
@@ -216,11 +221,7 @@ def test_status_and_permissions_commands(tmp_path: Path, env: dict[str, str]) ->
 
 
 def test_export_writes_the_session_page(tmp_path: Path, env: dict[str, str]) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    model = _script(tmp_path, [{"content": "the exported answer"}])
-    term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
-    term.expect("/help for help")
+    term, workspace = _session(tmp_path, env, [{"content": "the exported answer"}])
     term.type("a task to export\r")
     term.expect("the exported answer")
     term.type("/export\r")
