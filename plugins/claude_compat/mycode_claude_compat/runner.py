@@ -160,6 +160,10 @@ def _parse(run: HookRun) -> None:
 
 def run_hook(hook: CommandHook, payload: dict[str, Any], workspace: Path) -> HookRun:
     """Run one hook command with ``payload`` as JSON on stdin; never raises."""
+    if hook.url is not None:
+        from mycode_claude_compat.http_hooks import post_hook
+
+        return post_hook(hook, payload, HookRun(hook=hook), _parse)
     run = HookRun(hook=hook)
     env = dict(os.environ)
     env["CLAUDE_PROJECT_DIR"] = str(workspace)
@@ -228,7 +232,7 @@ def run_all(hooks: list[CommandHook], payload: dict[str, Any], workspace: Path) 
     """Run the hooks of one event in parallel (identical commands once); results in order."""
     unique: dict[str, CommandHook] = {}
     for hook in hooks:
-        unique.setdefault(hook.command, hook)
+        unique.setdefault(hook.key, hook)
     chosen = list(unique.values())
     if len(chosen) == 1:
         return [run_hook(chosen[0], payload, workspace)]

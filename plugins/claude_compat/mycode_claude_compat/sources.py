@@ -34,7 +34,8 @@ _RULE = re.compile(r"^\s*([A-Za-z0-9_*|-]+)\s*(?:\((.*)\))?\s*$", re.S)
 
 @dataclass(frozen=True)
 class CommandHook:
-    """One ``{"type": "command"}`` hook and where it came from."""
+    """One ``{"type": "command"}`` hook — or ``{"type": "http"}`` (``url`` set: the input is
+    POSTed there, the answer read like a command's stdout) — and where it came from."""
 
     event: str
     command: str
@@ -47,11 +48,20 @@ class CommandHook:
     if_rule: str | None = None
     background: bool = False
     """``async``/``asyncRewake``: run without waiting; its output is not used."""
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    allowed_env: tuple[str, ...] = ()
+    """``allowedEnvVars``: the variables ``$NAME`` in a header value may be replaced by."""
+
+    @property
+    def key(self) -> str:
+        """What makes two hooks the same hook (run once for an event)."""
+        return f"http {self.url}" if self.url else self.command
 
     @property
     def label(self) -> str:
-        """A short name for messages: the command's first 60 characters."""
-        command = " ".join(self.command.split())
+        """A short name for messages: the command's (or URL's) first 60 characters."""
+        command = " ".join((self.url or self.command).split())
         return repr(command if len(command) <= 60 else command[:57] + "...")
 
 
@@ -215,11 +225,19 @@ def _add_entry(
     if not isinstance(entry, dict):
         return f"{source}: a hook of {event} is not an object"
     kind = entry.get("type", "command")
-    if kind != "command":
-        return f"{source}: {event} hook of type {kind!r} is not supported (only 'command')"
-    command = entry.get("command")
-    if not isinstance(command, str) or not command.strip():
+    if kind not in ("command", "http"):
+        return (
+            f"{source}: {event} hook of type {kind!r} is not supported (only 'command' and 'http')"
+        )
+    command = entry.get("command") if kind == "command" else ""
+    url = entry.get("url") if kind == "http" else None
+    if kind == "command" and (not isinstance(command, str) or not command.strip()):
         return f"{source}: a {event} hook has no 'command'"
+    if kind == "http" and not (isinstance(url, str) and url.startswith(("http://", "https://"))):
+        return f"{source}: a {event} http hook has no http(s) 'url'"
+    raw_headers, raw_allowed = entry.get("headers"), entry.get("allowedEnvVars")
+    headers: dict[Any, Any] = raw_headers if isinstance(raw_headers, dict) else {}
+    allowed: list[Any] = raw_allowed if isinstance(raw_allowed, list) else []
     raw_timeout = entry.get("timeout", DEFAULT_TIMEOUT)
     timeout = (
         float(raw_timeout)
@@ -231,13 +249,16 @@ def _add_entry(
         matcher,
         CommandHook(
             event=event,
-            command=command,
+            command=str(command or ""),
             timeout=timeout,
             source=source,
             layer=layer,
             plugin_root=plugin_root,
             if_rule=rule if isinstance(rule, str) and rule.strip() else None,
             background=bool(entry.get("async") or entry.get("asyncRewake")),
+            url=url,
+            headers=tuple((str(k), str(v)) for k, v in headers.items()),
+            allowed_env=tuple(str(name) for name in allowed),
         ),
     )
     return None
