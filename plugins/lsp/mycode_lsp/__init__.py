@@ -37,10 +37,32 @@ def register_settings(register: Callable[[str, type], None]) -> None:
 
 @hookimpl
 def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
-    """The ``lsp`` tool, when language servers are configured and the workspace is trusted."""
-    from mycode_lsp.run import start_for_run
+    """The ``lsp`` tool, when language servers are configured and the workspace is trusted
+    (with none, nothing more is imported: a run without servers pays for nothing)."""
+    entries = server_entries(context)
+    if entries:
+        from mycode_lsp.run import start_for_run
 
-    start_for_run(register, context)
+        start_for_run(register, context, entries)
+
+
+def server_entries(context: RunContext) -> list[tuple[str, Any, str]]:
+    """``(name, entry, source)`` of every configured server: ``[lsp.servers]`` first, then what
+    plugins contribute through ``register_lsp_servers`` (a failing contributor is one entry
+    ``("", exception, "register_lsp_servers")``, reported by the run)."""
+    section = context.settings.section("lsp")
+    servers = section.get("servers") if isinstance(section, dict) else section.servers
+    found = [(str(name), entry, "config") for name, entry in (servers or {}).items()]
+    if context.plugin_manager is not None:
+
+        def add(name: str, entry: Any, plugin: str | None = None) -> None:
+            found.append((str(name), entry, f"plugin:{plugin}" if plugin else "plugin"))
+
+        try:
+            context.hook.register_lsp_servers(register=add, context=context)
+        except Exception as exc:  # noqa: BLE001 - a broken contributor must not stop the run
+            found.append(("", exc, "register_lsp_servers"))
+    return found
 
 
 @hookimpl

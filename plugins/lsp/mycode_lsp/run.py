@@ -35,39 +35,27 @@ def lsp_settings(context: RunContext) -> LspSettings:
     )
 
 
-def collect_specs(context: RunContext) -> tuple[list[ServerSpec], list[str]]:
-    """The servers of ``[lsp.servers]`` and of other plugins (config first), and the problems
-    of the entries that could not be read."""
+def parse_entries(entries: list[tuple[str, Any, str]]) -> tuple[list[ServerSpec], list[str]]:
+    """The servers of the entries (the first of a name wins: the config's), and the problems
+    of those that could not be read."""
     specs: dict[str, ServerSpec] = {}
     problems: list[str] = []
-
-    def add(name: str, entry: Any, source: str) -> None:
-        if name in specs:
-            return  # the config's own server of that name wins
-        try:
-            specs[name] = parse_spec(name, entry, source)
-        except ValueError as exc:
-            problems.append(f"language server {name!r} ({source}): {exc}; skipped")
-
-    for name, entry in lsp_settings(context).servers.items():
-        add(str(name), entry, "config")
-    if context.plugin_manager is not None:
-
-        def register(name: str, entry: Any, plugin: str | None = None) -> None:
-            add(str(name), entry, f"plugin:{plugin}" if plugin else "plugin")
-
-        try:
-            context.hook.register_lsp_servers(register=register, context=context)
-        except Exception as exc:  # noqa: BLE001 - a broken contributor must not stop the run
-            problems.append(f"register_lsp_servers failed: {exc}")
+    for name, entry, source in entries:
+        if source == "register_lsp_servers":
+            problems.append(f"register_lsp_servers failed: {entry}")
+        elif name not in specs:
+            try:
+                specs[name] = parse_spec(name, entry, source)
+            except ValueError as exc:
+                problems.append(f"language server {name!r} ({source}): {exc}; skipped")
     return list(specs.values()), problems
 
 
-def start_for_run(register: Any, context: RunContext) -> None:
+def start_for_run(register: Any, context: RunContext, entries: list[tuple[str, Any, str]]) -> None:
     """Register the ``lsp`` tool and keep the servers on the context (started on first use)."""
     if context.store.get(STORE_KEY) is not None:
         return
-    specs, problems = collect_specs(context)
+    specs, problems = parse_entries(entries)
     for problem in problems:
         _notice(context, problem)
     if not specs:
