@@ -20,9 +20,9 @@ from mycode_lsp.specs import ServerSpec, parse_spec
 STORE_KEY = "lsp"
 
 
-def _notice(context: RunContext, message: str) -> None:
+def _notice(context: RunContext, message: str, level: str = "warning") -> None:
     try:
-        context.emit(NoticeEvent(level="warning", message=message, source="lsp"))  # type: ignore[arg-type]
+        context.emit(NoticeEvent(level=level, message=message, source="lsp"))  # type: ignore[arg-type]
     except Exception:  # noqa: BLE001, S110 - a notice must never break the run
         pass
 
@@ -138,11 +138,7 @@ def _told(context: RunContext, path: Path, found: list[dict[str, Any]]) -> None:
         shown = path.resolve().relative_to(context.workspace)
     except ValueError:
         shown = path
-    counts = f"{errors} error(s), {warnings} warning(s)"
-    try:
-        context.emit(NoticeEvent(level="info", message=f"lsp: {shown}: {counts}", source="lsp"))  # type: ignore[arg-type]
-    except Exception:  # noqa: BLE001, S110 - a notice must never break the run
-        pass
+    _notice(context, f"lsp: {shown}: {errors} error(s), {warnings} warning(s)", level="info")
 
 
 def with_diagnostics(
