@@ -203,7 +203,7 @@ def run_agent(
 
     schema = None
     if json_schema is not None:
-        from mycode_core.runtime.structured import SchemaError, load_schema
+        from mycode_core.cli.structured import SchemaError, StructuredOutput, load_schema
 
         if not print_mode:
             return _fail("--json-schema needs -p (print mode)")
@@ -337,7 +337,7 @@ def run_agent(
         ask=None,
         prior_messages=prior,
         resumed_from=resumed,
-        json_schema=schema,
+        answer_check=StructuredOutput(schema) if schema is not None else None,
     )
     if interactive:
         from mycode_core.cli.interactive import InteractiveSession

@@ -1,6 +1,6 @@
 """``--json-schema``: every ``$ref`` must resolve before the run starts (issue 20, bad input).
 
-:func:`~mycode_core.runtime.structured.load_schema` checks the schema against its meta-schema,
+:func:`~mycode_core.cli.structured.load_schema` checks the schema against its meta-schema,
 which says nothing of where a ``$ref`` points: ``{"$ref": "#/nope"}`` or a remote URL passed,
 and the run then failed on the model's first answer. mycode follows references inside the
 schema only (and the meta-schemas jsonschema bundles); it never fetches one.

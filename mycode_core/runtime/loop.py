@@ -35,7 +35,6 @@ from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.runner_base import ChildSpawner as ChildSpawner
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
-from mycode_core.runtime.structured import structured_value
 from mycode_core.runtime.tools import ToolOrchestrator
 from mycode_core.runtime.transforms import transform_system_prompt, transform_tool_result
 from mycode_core.runtime.viewing import Viewing
@@ -310,7 +309,7 @@ class AgentRunner(Acting, Viewing):
             usage_by_agent=self.usage_by_agent(),
             cost_usd=self.caller.meter.total(),
             context=self.caller.meter.context(self.view.window.limit if self.view else 0),
-            structured_output=structured_value(self.structured, stop),
+            structured_output=self.structured.result_value(stop) if self.structured else None,
         )
 
     # ------------------------------------------------------------------ the step loop

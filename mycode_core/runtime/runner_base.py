@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 import pluggy
 
@@ -36,8 +36,8 @@ from mycode_core.runtime.messages import (
 from mycode_core.runtime.observation import ValidationMatcher
 from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.stream import EventStream
-from mycode_core.runtime.structured import StructuredOutput
 from mycode_core.runtime.tools import ToolOrchestrator
+from mycode_core.verdicts import CompletionVerdict
 
 ChildSpawner = Callable[[Any, Any], Any]
 """Runs one child agent: ``(the parent runner, an AgentRequest) -> AgentOutcome``.
@@ -46,6 +46,23 @@ The loop owns this interface; :func:`mycode_core.runtime.child.run_child` implem
 whoever builds a runner (the CLI, the testing kit) passes it in, so the loop never imports
 the child runner.
 """
+
+
+class AnswerCheck(Protocol):
+    """A check of the final answer's shape that the loop runs before any completion policy
+    (``-p --json-schema``: :class:`mycode_core.cli.structured.StructuredOutput`)."""
+
+    def instructions(self) -> str:
+        """Text added to the system prompt: what the answer must look like."""
+        ...
+
+    def judge(self, text: str) -> CompletionVerdict | None:
+        """None when ``text`` passes; else a failing verdict whose feedback goes to the model."""
+        ...
+
+    def result_value(self, stop_reason: str) -> Any:
+        """What ``result.structured_output`` carries for a run that stopped so."""
+        ...
 
 
 class RunnerBase:
@@ -65,7 +82,7 @@ class RunnerBase:
         resumed_from: str | None = None,
         start_source: str | None = None,
         spawn_child: ChildSpawner | None = None,
-        json_schema: dict[str, Any] | None = None,
+        answer_check: AnswerCheck | None = None,
     ) -> None:
         self.pm = pm
         self.settings = settings
@@ -115,7 +132,7 @@ class RunnerBase:
             self.context.spawner = self._spawn_agent
         self.children_usage: dict[str, dict[str, int]] = {}
         """Each descendant agent's own tokens, by ``agent_id``."""
-        self.structured = StructuredOutput(json_schema) if json_schema is not None else None
+        self.structured = answer_check
         """``--json-schema``: the final answer must be JSON valid against it."""
         self.spawned_calls: set[str] = set()
         """Tool calls that ran a child agent: the child's own facts record what it changed."""

@@ -1,5 +1,8 @@
 """Structured output (``-p --json-schema SCHEMA``): the final answer must be JSON valid against it.
 
+A ``-p`` option, so it lives with the command line: the loop only knows the
+:class:`~mycode_core.runtime.runner_base.AnswerCheck` interface this module implements.
+
 :func:`load_schema` reads the schema (a file path or inline JSON) and checks it is a JSON Schema;
 :class:`StructuredOutput` judges each final answer: the whole text as JSON, or one fenced
 ```` ```json ```` block (a reasoning model's leading ``<think>`` block left aside). An invalid
@@ -114,6 +117,10 @@ class StructuredOutput:
         self.valid, self.value = True, value
         return None
 
+    def result_value(self, stop_reason: str) -> Any:
+        """``result.structured_output``: the valid answer's value when the run completed."""
+        return self.value if stop_reason == "completed" and self.valid else None
+
     def _fail(self, why: str) -> CompletionVerdict:
         return CompletionVerdict(
             verdict="fail",
@@ -123,10 +130,3 @@ class StructuredOutput:
                 "Reply again with only the corrected JSON."
             ),
         )
-
-
-def structured_value(structured: StructuredOutput | None, stop_reason: str) -> Any:
-    """``result.structured_output``: the valid answer's value when the run completed."""
-    if structured is None or stop_reason != "completed" or not structured.valid:
-        return None
-    return structured.value
