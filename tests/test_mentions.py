@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mycode_core.runtime import mentions
+from mycode_core.cli import mentions
 from mycode_core.testing import FakeOpenAIServer, run_cli, turn
 
 PNG = base64.b64decode(

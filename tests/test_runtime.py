@@ -6,8 +6,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from mycode_core.events import exit_code_for
 from mycode_core.records import Tool, ToolResult
 from mycode_core.runtime.state import TransitionReason
@@ -409,15 +407,13 @@ def test_images_are_passed_on_when_configured(tmp_path: Path) -> None:
     }
 
 
-def test_an_internal_error_ends_the_run_cleanly_with_a_crash_log(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_internal_error_ends_the_run_cleanly_with_a_crash_log(tmp_path: Path) -> None:
     # a plugin's failure is skipped (fail closed); an error of the core's own ends the run
     def broken(prompt: str, context: Any) -> Any:
         raise RuntimeError("mention expansion exploded")
 
-    monkeypatch.setattr("mycode_core.runtime.mentions.expand", broken)
     runner = make_runner(tmp_path, turns=[{"content": "never"}])
+    runner.expand_prompt = broken
     events = run_events(runner)
     result = events[-1]
     assert result.type == "result" and result.stop_reason == "model_error"

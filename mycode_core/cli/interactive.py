@@ -344,6 +344,7 @@ class InteractiveSession:
         click.echo(f"The conversation is back to before turn {turn} ({kept} kept).")
 
     def _replace_runner(self, messages: list[dict[str, Any]], session_id: str | None) -> None:
+        from mycode_core.cli.mentions import expand
         from mycode_core.runtime.child import run_child
         from mycode_core.runtime.loop import AgentRunner
         from mycode_core.sessions import new_session_id
@@ -352,6 +353,7 @@ class InteractiveSession:
         old.close(reason="resume" if session_id else "clear")
         self.runner = AgentRunner(
             spawn_child=run_child,
+            expand_prompt=expand,
             pm=old.pm,
             settings=old.settings,
             workspace=old.workspace,

@@ -191,6 +191,7 @@ def run_agent(
     from mycode_core.entry_scan import scan_for_startup
 
     scan_for_startup()  # before the first model is built (pydantic scans then)
+    from mycode_core.cli.mentions import expand
     from mycode_core.cli.rewind import rewound
     from mycode_core.config import ConfigError, ensure_home, home_dir, load_settings
     from mycode_core.config_check import settings_tables
@@ -328,6 +329,7 @@ def run_agent(
 
     runner = AgentRunner(
         spawn_child=run_child,
+        expand_prompt=expand,
         pm=pm,
         settings=settings,
         workspace=workspace,

@@ -99,6 +99,7 @@ class ChildRunner(AgentRunner):
             interactive=parent.context.interactive,
             ask=parent.context.ask,
             spawn_child=parent.spawn_child,
+            expand_prompt=parent.expand_prompt,
         )
         self.parent = parent
         self.request = request

@@ -24,13 +24,11 @@ from mycode_core.events import (
 )
 from mycode_core.plugins import load_report
 from mycode_core.records import CompletionVerdict
-from mycode_core.runtime import guards, lifecycle, mentions
+from mycode_core.runtime import guards, lifecycle
 from mycode_core.runtime.acting import Acting
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.guarded import completion, permission
-from mycode_core.runtime.messages import (
-    assistant_message,
-)
+from mycode_core.runtime.messages import assistant_message, user_message
 from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.runner_base import ChildSpawner as ChildSpawner
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
@@ -256,12 +254,12 @@ class AgentRunner(Acting, Viewing):
                 reason = verdict.reason or "the prompt was blocked"
                 self._notice(f"prompt blocked by {verdict.source or 'a hook'}: {reason}")
                 raise RunStopped(state.finish("interrupted", f"prompt blocked: {reason}"))
-            expansion = mentions.expand(prompt, self.context)
+            expansion = self.expand_prompt(prompt, self.context)
             for note in expansion.notes:
                 self._notice(note)
             content = lifecycle.with_reminders(expansion.text, verdict.context)
             self._emit(UserEvent(content=content, images=expansion.kept or None))
-            self.history.append(mentions.user_message(content, expansion.images))
+            self.history.append(user_message(content, expansion.images))
             state, final_text = self._loop(state)
         except RunStopped as stop:
             state = stop.state

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
-from mycode_core.runtime.mentions import stored_user_message
-from mycode_core.runtime.messages import assistant_message, guidance_message, tool_message
+from mycode_core.runtime.messages import (
+    MAX_IMAGE_BYTES,
+    assistant_message,
+    guidance_message,
+    image_part,
+    image_type,
+    tool_message,
+    user_message,
+)
+from mycode_core.safeopen import open_read
 
 
 def _tool_calls(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -94,3 +104,26 @@ def last_view(events: list[dict[str, Any]]) -> dict[str, Any] | None:
             return event
         return None
     return None
+
+
+def stored_user_message(event: dict[str, Any]) -> dict[str, Any]:
+    """A transcript ``user`` event as a chat message, its saved images attached again (a copy
+    that is gone, or no image any more, becomes a line of the text instead)."""
+    content, parts = str(event.get("content", "")), []
+    for image in event.get("images") or ():
+        name = image.get("name") if isinstance(image, dict) else None
+        try:
+            data = _read_image(Path(image["path"]))
+        except (OSError, KeyError, TypeError):
+            data = b""
+        mime = image_type(data[:16])
+        if mime is None:
+            content += f"\n\n[image {name}: its saved copy is gone]"
+        else:
+            parts.append(image_part(mime, data))
+    return user_message(content, parts)
+
+
+def _read_image(path: Path) -> bytes:
+    with os.fdopen(open_read(path), "rb") as fh:
+        return fh.read(MAX_IMAGE_BYTES)

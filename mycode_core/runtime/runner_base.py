@@ -30,9 +30,7 @@ from mycode_core.runtime.guard import HookGuard, strict_from
 from mycode_core.runtime.history import History
 from mycode_core.runtime.hookcalls import failure_notice
 from mycode_core.runtime.mainthread import MainThreadCalls
-from mycode_core.runtime.messages import (
-    guidance_message,
-)
+from mycode_core.runtime.messages import Expansion, guidance_message
 from mycode_core.runtime.observation import ValidationMatcher
 from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.stream import EventStream
@@ -46,6 +44,11 @@ The loop owns this interface; :func:`mycode_core.runtime.child.run_child` implem
 whoever builds a runner (the CLI, the testing kit) passes it in, so the loop never imports
 the child runner.
 """
+
+PromptExpander = Callable[[str, RunContext], Expansion]
+"""Makes a user prompt ready to send (``@path`` mentions inlined, images attached:
+:func:`mycode_core.cli.mentions.expand`). Whoever builds a runner passes it in; without one
+the prompt is sent as typed. A child agent uses its parent's."""
 
 
 class AnswerCheck(Protocol):
@@ -83,6 +86,7 @@ class RunnerBase:
         start_source: str | None = None,
         spawn_child: ChildSpawner | None = None,
         answer_check: AnswerCheck | None = None,
+        expand_prompt: PromptExpander | None = None,
     ) -> None:
         self.pm = pm
         self.settings = settings
@@ -133,6 +137,7 @@ class RunnerBase:
         self.children_usage: dict[str, dict[str, int]] = {}
         """Each descendant agent's own tokens, by ``agent_id``."""
         self.structured = answer_check
+        self.expand_prompt = expand_prompt or (lambda prompt, _context: Expansion(prompt))
         """``--json-schema``: the final answer must be JSON valid against it."""
         self.spawned_calls: set[str] = set()
         """Tool calls that ran a child agent: the child's own facts record what it changed."""

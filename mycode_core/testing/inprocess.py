@@ -221,6 +221,7 @@ def make_runner(
     With ``ask`` the run is interactive and ``ask`` answers its questions.
     ``settings`` override :class:`~mycode_core.config.Settings` fields.
     """
+    from mycode_core.cli.mentions import expand
     from mycode_core.runtime.child import run_child
     from mycode_core.runtime.loop import AgentRunner
 
@@ -236,6 +237,7 @@ def make_runner(
         settings.setdefault("model", "test:model")
     runner: Any = AgentRunner(
         spawn_child=run_child,
+        expand_prompt=expand,
         pm=make_plugin_manager(*extra),
         settings=Settings(**settings),
         workspace=workspace,

@@ -8,28 +8,29 @@ interactive session a pasted absolute image path (a file dragged into the termin
 Paths go through the workspace boundary; a path that does not exist is left as typed (an
 ``@handle`` is not a file). Every refusal is one notice line. An attached image is also kept
 under the session's artifacts (by its hash) and named in the transcript, for ``--resume``.
+
+What the user types is the command line's to read: :func:`expand` is the
+:data:`~mycode_core.runtime.runner_base.PromptExpander` the CLI (and the testing kit) hands
+the runner; a child agent uses its parent's.
 """
 
 from __future__ import annotations
 
-import base64
 import fnmatch
 import hashlib
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mycode_core.paths import BoundaryError, resolve_in_workspace
+from mycode_core.runtime.messages import MAX_IMAGE_BYTES, Expansion, image_part, image_type
 from mycode_core.safeopen import open_read
 
 MAX_LINES = 2000
 MAX_BYTES = 100_000
-MAX_IMAGE_BYTES = 20 * 1024 * 1024
 _AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
 _PASTED = re.compile(r"(?:^|(?<=\s))['\"]?((?:/|~/)[^\s'\"]+\.(?:png|jpe?g|gif|webp))['\"]?", re.I)
-_MAGIC = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif"}
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 VISION_MODELS = tuple(
     "gpt-4o* gpt-4.1* gpt-5* o3* o4* claude-* */claude-* gemini* */gemini* *llava* *-vl* "
@@ -37,17 +38,6 @@ VISION_MODELS = tuple(
 )
 """Model names known to take image input (a price table entry or ``[models."NAME"] images``
 overrides; ``images = true`` forces it)."""
-
-
-@dataclass
-class Expansion:
-    """The prompt text to send, the image parts to attach (``kept``: their saved copies,
-    ``name`` and ``path``, for the transcript), and lines for the user."""
-
-    text: str
-    images: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    kept: list[dict[str, str]] = field(default_factory=list)
 
 
 def accepts_images(settings: Any) -> bool:
@@ -62,16 +52,6 @@ def accepts_images(settings: Any) -> bool:
         return said
     bare = model.rsplit(":", 1)[-1] if model.startswith("openai:") else model
     return any(fnmatch.fnmatch(bare.lower(), pattern) for pattern in VISION_MODELS)
-
-
-def image_type(head: bytes) -> str | None:
-    """The MIME type of PNG, JPEG, GIF or WebP bytes, else ``None``."""
-    for magic, mime in _MAGIC.items():
-        if head.startswith(magic):
-            return mime
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def _read(path: Path, limit: int) -> bytes:
@@ -117,7 +97,7 @@ def _image(name: str, path: Path, allowed: bool, out: Expansion, context: Any) -
             f'[models."NAME"] images = true, if it does)'
         )
         return
-    out.images.append(_part(mime, data))
+    out.images.append(image_part(mime, data))
     out.text += f"\n\n[image attached: {name}]"
     try:  # a copy under MYCODE_HOME, so a resumed session sends the image again
         copy = Path(context.artifacts_dir) / "images" / hashlib.sha256(data).hexdigest()[:32]
@@ -127,35 +107,6 @@ def _image(name: str, path: Path, allowed: bool, out: Expansion, context: Any) -
         out.kept.append({"name": name, "path": str(copy)})
     except OSError as exc:
         out.notes.append(f"@{name} is not kept for --resume: {exc.strerror or exc}")
-
-
-def _part(mime: str, data: bytes) -> dict[str, Any]:
-    url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-    return {"type": "image_url", "image_url": {"url": url}}
-
-
-def user_message(content: str, images: list[dict[str, Any]]) -> dict[str, Any]:
-    """The chat message of a user turn: its text, then the image parts attached to it."""
-    parts = [{"type": "text", "text": content}, *images]
-    return {"role": "user", "content": parts if images else content}
-
-
-def stored_user_message(event: dict[str, Any]) -> dict[str, Any]:
-    """A transcript ``user`` event as a chat message, its saved images attached again (a copy
-    that is gone, or no image any more, becomes a line of the text instead)."""
-    content, parts = str(event.get("content", "")), []
-    for image in event.get("images") or ():
-        name = image.get("name") if isinstance(image, dict) else None
-        try:
-            data = _read(Path(image["path"]), MAX_IMAGE_BYTES)
-        except (OSError, KeyError, TypeError):
-            data = b""
-        mime = image_type(data[:16])
-        if mime is None:
-            content += f"\n\n[image {name}: its saved copy is gone]"
-        else:
-            parts.append(_part(mime, data))
-    return user_message(content, parts)
 
 
 def expand(prompt: str, context: Any) -> Expansion:
