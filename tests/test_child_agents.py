@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from mycode_core.agents import AgentOutcome, AgentRequest
+from mycode_core.cli.transcript_history import history_from_events
 from mycode_core.records import Tool, ToolCall, ToolResult
-from mycode_core.runtime.resume import history_from_events
 from mycode_core.runtime.tools import ToolOrchestrator
 from mycode_core.testing import (
     FakeOpenAIServer,

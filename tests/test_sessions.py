@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mycode_core.runtime.resume import history_from_events
+from mycode_core.cli.transcript_history import history_from_events
 from mycode_core.sessions import SessionStore
 from mycode_core.testing import FakeOpenAIServer, tool_pairing_problems, turn
 

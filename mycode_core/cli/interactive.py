@@ -321,7 +321,7 @@ class InteractiveSession:
             return
         from mycode_core.cli.rewind import rewound
         from mycode_core.cli.session_view import build_timeline, recap_lines
-        from mycode_core.runtime.resume import history_from_events
+        from mycode_core.cli.transcript_history import history_from_events
 
         events = rewound(self.store.read_events(session_id))
         messages = history_from_events(events)

@@ -61,6 +61,6 @@ def record(store: SessionStore, session_id: str, turn: int) -> None:
 
 def history(store: SessionStore, session_id: str) -> list[dict[str, Any]]:
     """The chat history of a stored session as its rewinds left it."""
-    from mycode_core.runtime.resume import history_from_events
+    from mycode_core.cli.transcript_history import history_from_events
 
     return history_from_events(rewound(store.read_events(session_id)))

@@ -193,13 +193,13 @@ def run_agent(
     scan_for_startup()  # before the first model is built (pydantic scans then)
     from mycode_core.cli.mentions import expand
     from mycode_core.cli.rewind import rewound
+    from mycode_core.cli.transcript_history import history_from_events
     from mycode_core.config import ConfigError, ensure_home, home_dir, load_settings
     from mycode_core.config_check import settings_tables
     from mycode_core.errors import SetupError
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
     from mycode_core.runtime.child import run_child
     from mycode_core.runtime.loop import AgentRunner
-    from mycode_core.runtime.resume import history_from_events
     from mycode_core.sessions import SessionStore, new_session_id
 
     schema = None

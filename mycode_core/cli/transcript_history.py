@@ -1,0 +1,99 @@
+"""Rebuilding chat history from a stored transcript: ``--resume``, ``--continue`` and
+``/rewind`` (the runner only restores the view the transcript recorded:
+:func:`mycode_core.runtime.resume.last_view`)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from mycode_core.runtime.messages import (
+    MAX_IMAGE_BYTES,
+    assistant_message,
+    guidance_message,
+    image_part,
+    image_type,
+    tool_message,
+    user_message,
+)
+from mycode_core.runtime.resume import last_checkpoint
+from mycode_core.safeopen import open_read
+
+
+def _tool_calls(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    calls = []
+    for call in raw:
+        arguments = call.get("arguments", "{}")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        calls.append({"id": call.get("id"), "name": call.get("name"), "arguments": arguments})
+    return calls
+
+
+def history_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chat messages that reproduce what the model saw, from transcript events (as ``/rewind``
+    left them: ``mycode_core.api.rewound``). A run cut short mid-batch leaves tool calls without
+    results; each gets an "interrupted" result so the history stays valid for the API. If the
+    last run stopped at its step limit with a checkpoint, the history restarts from there."""
+    # a child agent's events (issue 11) are its own conversation: the parent's history has only
+    # its delegate_task call and result (a call whose child was cut off is closed below)
+    events = [event for event in events if not event.get("agent_id")]
+    checkpoint = last_checkpoint(events)
+    if checkpoint is not None:  # the first prompt, then the checkpoint
+        first = [event for event in events if event.get("type") == "user"][:1]
+        note = "Continuation checkpoint from the previous run:\n\n" + checkpoint
+        return [*map(stored_user_message, first), assistant_message(note, [])]
+    messages: list[dict[str, Any]] = []
+    pending: dict[str, str] = {}
+    for event in events:
+        kind = event.get("type")
+        if kind == "user":
+            _close_pending(messages, pending)
+            messages.append(stored_user_message(event))
+        elif kind == "assistant":
+            _close_pending(messages, pending)
+            calls = _tool_calls(event.get("tool_calls") or [])
+            messages.append(assistant_message(event.get("content"), calls))
+            pending = {str(c["id"]): str(c["name"]) for c in calls}
+        elif kind == "tool_result":
+            call_id = str(event.get("id"))
+            if call_id in pending:
+                pending.pop(call_id)
+                content = event.get("content", "")
+                messages.append(tool_message(call_id, content, bool(event.get("is_error"))))
+        elif kind == "guidance":
+            _close_pending(messages, pending)
+            messages.append(guidance_message(str(event.get("source")), str(event.get("message"))))
+    _close_pending(messages, pending)
+    return messages
+
+
+def _close_pending(messages: list[dict[str, Any]], pending: dict[str, str]) -> None:
+    for call_id in list(pending):
+        messages.append(tool_message(call_id, "Not run: the session was interrupted.", True))
+    pending.clear()
+
+
+def stored_user_message(event: dict[str, Any]) -> dict[str, Any]:
+    """A transcript ``user`` event as a chat message, its saved images attached again (a copy
+    that is gone, or no image any more, becomes a line of the text instead)."""
+    content, parts = str(event.get("content", "")), []
+    for image in event.get("images") or ():
+        name = image.get("name") if isinstance(image, dict) else None
+        try:
+            data = _read_image(Path(image["path"]))
+        except (OSError, KeyError, TypeError):
+            data = b""
+        mime = image_type(data[:16])
+        if mime is None:
+            content += f"\n\n[image {name}: its saved copy is gone]"
+        else:
+            parts.append(image_part(mime, data))
+    return user_message(content, parts)
+
+
+def _read_image(path: Path) -> bytes:
+    with os.fdopen(open_read(path), "rb") as fh:
+        return fh.read(MAX_IMAGE_BYTES)
