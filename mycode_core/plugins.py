@@ -91,7 +91,8 @@ class PluginReport:
         return [error.message for error in self.errors]
 
 
-def _names_from_env(var: str) -> set[str] | None:
+def names_from_env(var: str) -> set[str] | None:
+    """The comma-separated names of ``var`` (``MYCODE_LOAD_PLUGINS``…); ``None`` when unset."""
     raw = os.environ.get(var)
     if raw is None:
         return None
@@ -142,8 +143,8 @@ def _notice(report: PluginReport, message: str, warn: Callable[[str], None] | No
 
 def selected(name: str) -> bool:
     """Whether ``MYCODE_LOAD_PLUGINS`` / ``MYCODE_DISABLE_PLUGINS`` allow the plugin ``name``."""
-    load = _names_from_env("MYCODE_LOAD_PLUGINS")
-    disable = _names_from_env("MYCODE_DISABLE_PLUGINS") or set()
+    load = names_from_env("MYCODE_LOAD_PLUGINS")
+    disable = names_from_env("MYCODE_DISABLE_PLUGINS") or set()
     return name not in disable and (load is None or name in load)
 
 
@@ -157,13 +158,8 @@ def allowed_entry_points() -> list[metadata.EntryPoint]:
     return [chosen[name] for name in sorted(chosen)]
 
 
-def installed_plugin_names() -> list[str]:
-    """Every installed entry point's name, allowed or not, as the last plugin load found them
-    (the scan reads every distribution's metadata: ~8 ms, once per start-up is enough)."""
-    return [ep.name for ep in entry_scan.latest_entry_points(ENTRY_POINT_GROUP)]
-
-
-def _distribution(ep: metadata.EntryPoint | None) -> str | None:
+def distribution_of(ep: metadata.EntryPoint | None) -> str | None:
+    """The name of the distribution that installed ``ep``, if known."""
     dist = getattr(ep, "dist", None)  # its name is read from its METADATA: only when needed
     return str(dist.name) if dist is not None else None
 
@@ -241,7 +237,7 @@ def get_plugin_manager(
                 plugin=name,
                 message=f"plugin {name!r} is invalid: {why}",
                 error_type="PluginValidationError",
-                distribution=_distribution(entry_points.get(name)),
+                distribution=distribution_of(entry_points.get(name)),
                 detail=why,
                 kind="invalid",
                 path=report.files.pop(name, None),
@@ -272,7 +268,7 @@ def _load_entry_point(
             raise
         if pm.has_plugin(ep.name):  # failed half-way (e.g. in a historic hook)
             pm.unregister(name=ep.name)
-        problem = _problem(pm, ep.name, _distribution(ep), exc, "failed to load")
+        problem = _problem(pm, ep.name, distribution_of(ep), exc, "failed to load")
         _warn(report, problem, warn, strict)
 
 
@@ -372,57 +368,3 @@ def _enable_tracing(pm: pluggy.PluginManager) -> None:
         return None
 
     pm.add_hookcall_monitoring(before, after)
-
-
-def plugin_distribution(pm: pluggy.PluginManager, plugin: object) -> tuple[str, str] | None:
-    """``(distribution name, version)`` a plugin came from (``None`` for built-ins/extras)."""
-    dist = load_report(pm).distributions.get(pm.get_name(plugin) or "")
-    return (str(dist.metadata["Name"]), str(dist.version)) if dist is not None else None
-
-
-def describe_plugins(pm: pluggy.PluginManager, *, include_builtins: bool) -> list[dict[str, Any]]:
-    """JSON-ready description of loaded plugins: name, distribution, version, hooks."""
-    from mycode_core import __version__
-
-    out = []
-    for name, plugin in sorted(pm.list_name_plugin(), key=lambda item: item[0]):
-        builtin = name in DEFAULT_PLUGINS
-        if builtin and not include_builtins:
-            continue
-        hooks = sorted(impl_hook.name for impl_hook in pm.get_hookcallers(plugin) or [])
-        found = plugin_distribution(pm, plugin)
-        distribution: str | None = found[0] if found is not None else None
-        version: str | None = found[1] if found is not None else None
-        if builtin:
-            distribution, version = "mycode-core", __version__
-        row: dict[str, Any] = {
-            "name": name,
-            "distribution": distribution,
-            "version": version,
-            "hooks": hooks,
-            "builtin": builtin,
-        }
-        path = load_report(pm).files.get(name)
-        if path is not None:
-            row.update(source="file", path=path)
-        out.append(row)
-    return out
-
-
-def entry_point_status(name: str) -> tuple[str, str | None]:
-    """Why the plugin ``name`` is not loaded: ``(status, distribution)``.
-
-    ``status`` is ``not-installed`` (no entry point of that name), ``disabled`` (named in
-    ``MYCODE_DISABLE_PLUGINS``), ``not-selected`` (``MYCODE_LOAD_PLUGINS`` leaves it out) or
-    ``selected`` (allowed, so it failed to load). Nothing is imported.
-    """
-    found = [ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
-    if not found:
-        return "not-installed", None
-    dist = _distribution(found[0])
-    if name in (_names_from_env("MYCODE_DISABLE_PLUGINS") or set()):
-        return "disabled", dist
-    load = _names_from_env("MYCODE_LOAD_PLUGINS")
-    if load is not None and name not in load:
-        return "not-selected", dist
-    return "selected", dist

@@ -86,7 +86,8 @@ def add_core_commands(cli: click.Group) -> None:
         """List installed plugins as JSON: name, distribution, version, hooks."""
         from pathlib import Path
 
-        from mycode_core.plugins import PluginLoadError, describe_plugins, get_plugin_manager
+        from mycode_core.cli.plugin_rows import describe_plugins
+        from mycode_core.plugins import PluginLoadError, get_plugin_manager
 
         if ctx.invoked_subcommand is not None:
             return

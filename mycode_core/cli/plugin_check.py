@@ -22,7 +22,8 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.plugins import PluginProblem, describe_plugins, get_plugin_manager, load_report
+from mycode_core.cli.plugin_rows import describe_plugins
+from mycode_core.plugins import PluginProblem, get_plugin_manager, load_report
 
 POLICY_HOOKS = ("permission_verdict", "stagnation_verdict", "completion_verdict", "compact_context")
 """The hooks that make a plugin a policy (``*_verdict`` and ``compact_context``)."""

@@ -59,7 +59,7 @@ def save_command_cache(group: PluginCommandGroup, pm: Any) -> None:
     """Record ``group``'s plugin commands (with their plugins) in the command cache."""
     from mycode_core.cli import command_cache
     from mycode_core.cli.command_cache import CORE_COMMANDS
-    from mycode_core.plugins import plugin_distribution
+    from mycode_core.cli.plugin_rows import plugin_distribution
 
     distributions: dict[str, str | None] = {}
     for name, plugin in pm.list_name_plugin():
@@ -83,7 +83,7 @@ def missing_command(name: str, loaded_plugins: set[str]) -> str | None:
     is loaded now. Otherwise one line naming the plugin and how to install or enable it.
     """
     from mycode_core.cli import command_cache
-    from mycode_core.plugins import entry_point_status
+    from mycode_core.cli.plugin_rows import entry_point_status
 
     known = command_cache.known_command(name)
     if known is None or known["plugin"] in loaded_plugins:

@@ -158,7 +158,7 @@ def _command_reply(runner: Any, text: str, renderer: Any) -> int:
 
 def _plugin_names(pm: Any) -> list[str]:
     """Loaded plugins and every installed entry point (a disabled plugin's table is known)."""
-    from mycode_core.plugins import installed_plugin_names
+    from mycode_core.cli.plugin_rows import installed_plugin_names
 
     return [name for name, _ in pm.list_name_plugin()] + installed_plugin_names()
 
