@@ -76,6 +76,9 @@ def test_doctor_checks_model_server_key_and_home(
     import json
 
     env = {"MYCODE_LOAD_PLUGINS": "builtin_tools", "MYCODE_MODEL": server.model}
+    # the same report on a machine with bubblewrap or without (its absence is a problem)
+    with (home / "config.toml").open("a", encoding="utf-8") as config:
+        config.write('sandbox = "off"\n')
     good = run_cli(["doctor"], workspace, home, {**env, "MYCODE_BASE_URL": server.base_url})
     report = json.loads(good.stdout)
     assert good.rc == 0, good.stdout  # SPEC §2: 0 exactly when there is no problem

@@ -130,7 +130,10 @@ def test_a_bug_fix_with_the_builtin_tools(
         turn(None, [{"id": "t", "name": "run_command", "arguments": {"command": test_command}}]),
         turn("Fixed add(); the tests pass."),
     )
-    run = cli(["-p", "fix add", *server_args], env={"MYCODE_LOAD_PLUGINS": "builtin_tools"})
+    # trusted: without bubblewrap an untrusted workspace's tests would need approval
+    run = cli(
+        ["-p", "fix add", "--trust", *server_args], env={"MYCODE_LOAD_PLUGINS": "builtin_tools"}
+    )
     assert run.rc == 0, run.stderr
     assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
     results = {r["id"]: r for r in _tool_results(run)}

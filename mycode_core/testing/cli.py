@@ -49,14 +49,22 @@ class CliResult(NamedTuple):
 
 
 ISOLATED_PREFIXES = ("MYCODE_", "OPENAI_")
+MACHINE_FACTS = ("MYCODE_NO_BWRAP",)
+"""Kept through the isolation: they stand for the machine (``MYCODE_NO_BWRAP=1``: no
+bubblewrap here), which the run under test has to see as the test does."""
 
 
 def cli_env(home: Path, env: Mapping[str, str | None] | None = None) -> dict[str, str]:
-    """The environment for a test run: ours minus ``MYCODE_*``/``OPENAI_*``, plus ``env``.
+    """The environment for a test run: ours minus ``MYCODE_*``/``OPENAI_*`` (but
+    :data:`MACHINE_FACTS`), plus ``env``.
 
     ``MYCODE_HOME`` is ``home``; a ``None`` value in ``env`` removes that variable.
     """
-    out = {k: v for k, v in os.environ.items() if not k.startswith(ISOLATED_PREFIXES)}
+    out = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(ISOLATED_PREFIXES) or k in MACHINE_FACTS
+    }
     out["MYCODE_HOME"] = str(home)
     out.setdefault("PYTHONIOENCODING", "utf-8")
     for key, value in (env or {}).items():
