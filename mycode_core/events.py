@@ -292,14 +292,3 @@ def parse_event(data: dict[str, Any]) -> AgentEvent | None:
         return cls.model_validate(data)
     except ValueError:
         return None
-
-
-EXIT_CODES: dict[str, int] = {
-    "completed": 0,
-    "interrupted": 130,
-}
-
-
-def exit_code_for(stop_reason: str) -> int:
-    """SPEC §2 exit code for a stop reason."""
-    return EXIT_CODES.get(stop_reason, 1)

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from mycode_core import hookimpl, hookspecs
+from mycode_core.cli.run import exit_code_for
 from mycode_core.errors import SetupError
-from mycode_core.events import exit_code_for
 from mycode_core.records import (
     CompletionVerdict,
     ContextSection,
@@ -851,8 +851,8 @@ def test_add_hookspecs_is_checked_after_every_plugin_is_registered(tmp_path: Pat
 
 
 def test_register_slash_commands_collects_commands_with_their_plugin(tmp_path: Path) -> None:
+    from mycode_core.cli.slash import collect_slash_commands
     from mycode_core.records import RunContext, SlashCommand, SlashResult
-    from mycode_core.runtime.setup import collect_slash_commands
 
     class Commands:
         @hookimpl

@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from mycode_core.events import exit_code_for
+from mycode_core.cli.run import exit_code_for
 from mycode_core.records import Tool, ToolResult
 from mycode_core.runtime.state import TransitionReason
 from mycode_core.testing import make_runner, run_events, tool_pairing_problems, tools_plugin

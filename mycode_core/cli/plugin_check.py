@@ -145,11 +145,8 @@ class _Checker:
             add_plugin_commands,
             save_command_cache,
         )
-        from mycode_core.runtime.setup import (
-            collect_providers,
-            collect_slash_commands,
-            collect_tools,
-        )
+        from mycode_core.cli.slash import collect_slash_commands
+        from mycode_core.runtime.setup import collect_providers, collect_tools
 
         def ignore(message: str) -> None:
             return None

@@ -10,13 +10,23 @@ from typing import Any
 import click
 
 from mycode_core.cli.tool_check import no_tools_problem
-from mycode_core.events import exit_code_for
 
 USAGE_ERROR = 2
 
 
 PLUGIN_DIR_LOADER = "claude_compat"
 """The plugin of this repository that reads ``--plugin-dir`` folders (Claude Code plugins)."""
+
+
+EXIT_CODES: dict[str, int] = {
+    "completed": 0,
+    "interrupted": 130,
+}
+
+
+def exit_code_for(stop_reason: str) -> int:
+    """SPEC §2 exit code for a stop reason."""
+    return EXIT_CODES.get(stop_reason, 1)
 
 
 def split_rules(value: str) -> list[str]:

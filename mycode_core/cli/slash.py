@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mycode_core.records import SlashCommand, SlashResult
+import pluggy
+
+from mycode_core.records import RunContext, SlashCommand, SlashResult
+from mycode_core.runtime.hookcalls import OnError, call_hook, calling_plugin, implementation_codes
 
 
 def split_command(text: str) -> tuple[str, str] | None:
@@ -24,12 +27,46 @@ def split_command(text: str) -> tuple[str, str] | None:
     return name, args.strip()
 
 
+def collect_slash_commands(
+    pm: pluggy.PluginManager,
+    context: RunContext,
+    notice: Callable[[str], None],
+    *,
+    on_error: OnError | None = None,
+) -> dict[str, SlashCommand]:
+    """Every ``/name`` command plugins contribute, by name (the first registration wins)."""
+    commands: dict[str, SlashCommand] = {}
+    codes = implementation_codes(pm, "register_slash_commands")
+
+    def register(command: SlashCommand) -> None:
+        plugin = calling_plugin(codes)
+        if command.plugin is None:
+            command = command.model_copy(update={"plugin": plugin})
+        existing = commands.get(command.name)
+        if existing is not None:
+            notice(
+                f"slash command /{command.name} of plugin {plugin!r} ignored: "
+                f"plugin {existing.plugin!r} registered it first"
+            )
+            return
+        commands[command.name] = command
+
+    call_hook(
+        pm,
+        "register_slash_commands",
+        notice,
+        side_effects=True,
+        on_error=on_error,
+        register=register,
+        context=context,
+    )
+    return commands
+
+
 def plugin_commands(runner: Any, notice: Callable[[str], None]) -> dict[str, SlashCommand]:
     """The plugins' slash commands of a runner's session (collected once, then cached)."""
     cached = getattr(runner, "_slash_commands", None)
     if cached is None:
-        from mycode_core.runtime.setup import collect_slash_commands
-
         guard = getattr(runner, "guard", None)
         on_error = guard.on_error if guard is not None else None
         cached = collect_slash_commands(runner.pm, runner.context, notice, on_error=on_error)

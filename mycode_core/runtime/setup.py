@@ -8,7 +8,7 @@ from typing import Any
 import pluggy
 
 from mycode_core.errors import SetupError
-from mycode_core.records import ContextSection, ModelProvider, RunContext, SlashCommand, Tool
+from mycode_core.records import ContextSection, ModelProvider, RunContext, Tool
 from mycode_core.runtime.context import render_system_prompt
 from mycode_core.runtime.guard import strict_from
 from mycode_core.runtime.hookcalls import (
@@ -127,42 +127,6 @@ def collect_providers(
         pm, "register_models", notice, side_effects=True, on_error=on_error, register=register
     )
     return providers
-
-
-def collect_slash_commands(
-    pm: pluggy.PluginManager,
-    context: RunContext,
-    notice: Callable[[str], None],
-    *,
-    on_error: OnError | None = None,
-) -> dict[str, SlashCommand]:
-    """Every ``/name`` command plugins contribute, by name (the first registration wins)."""
-    commands: dict[str, SlashCommand] = {}
-    codes = implementation_codes(pm, "register_slash_commands")
-
-    def register(command: SlashCommand) -> None:
-        plugin = calling_plugin(codes)
-        if command.plugin is None:
-            command = command.model_copy(update={"plugin": plugin})
-        existing = commands.get(command.name)
-        if existing is not None:
-            notice(
-                f"slash command /{command.name} of plugin {plugin!r} ignored: "
-                f"plugin {existing.plugin!r} registered it first"
-            )
-            return
-        commands[command.name] = command
-
-    call_hook(
-        pm,
-        "register_slash_commands",
-        notice,
-        side_effects=True,
-        on_error=on_error,
-        register=register,
-        context=context,
-    )
-    return commands
 
 
 def make_model(

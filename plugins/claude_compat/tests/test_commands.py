@@ -81,9 +81,9 @@ def test_folder_skills_and_agents_are_registered(tmp_path: Path) -> None:
 def test_folder_commands_become_slash_commands(tmp_path: Path) -> None:
     from mycode_claude_compat import plugin
 
+    from mycode_core.cli.slash import collect_slash_commands
     from mycode_core.config import load_settings
     from mycode_core.records import RunContext
-    from mycode_core.runtime.setup import collect_slash_commands
     from mycode_core.testing import make_plugin_manager
 
     folder = tmp_path / "p"

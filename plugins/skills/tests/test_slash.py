@@ -11,7 +11,7 @@ from mycode_skills.state import PINNED_KEY, SkillsState
 from skill_helpers import write_skill
 
 from mycode_core import SlashResult
-from mycode_core.runtime.setup import collect_slash_commands
+from mycode_core.cli.slash import collect_slash_commands
 from mycode_core.testing import make_context, make_plugin_manager
 
 
