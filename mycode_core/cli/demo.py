@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
+DEMO_DIR = Path(__file__).resolve().parent / "demo_project"
 DEMO_PROMPT = (
     "The test suite of this project fails. Find the bug, fix it and make sure the tests pass."
 )
