@@ -16,6 +16,7 @@ the runner; a child agent uses its parent's.
 
 from __future__ import annotations
 
+import base64
 import fnmatch
 import hashlib
 import os
@@ -24,11 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from mycode_core.paths import BoundaryError, resolve_in_workspace
-from mycode_core.runtime.messages import MAX_IMAGE_BYTES, Expansion, image_part, image_type
+from mycode_core.runtime.messages import Expansion
 from mycode_core.safeopen import open_read
 
 MAX_LINES = 2000
 MAX_BYTES = 100_000
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+"""The largest image a user message attaches."""
+_MAGIC = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif"}
 _AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
 _PASTED = re.compile(r"(?:^|(?<=\s))['\"]?((?:/|~/)[^\s'\"]+\.(?:png|jpe?g|gif|webp))['\"]?", re.I)
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
@@ -54,14 +58,31 @@ def accepts_images(settings: Any) -> bool:
     return any(fnmatch.fnmatch(bare.lower(), pattern) for pattern in VISION_MODELS)
 
 
-def _read(path: Path, limit: int) -> bytes:
+def image_type(head: bytes) -> str | None:
+    """The MIME type of PNG, JPEG, GIF or WebP bytes, else ``None``."""
+    for magic, mime in _MAGIC.items():
+        if head.startswith(magic):
+            return mime
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def image_part(mime: str, data: bytes) -> dict[str, Any]:
+    """An ``image_url`` content part holding ``data``."""
+    url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def read_bytes(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of ``path``, opened following no symlink."""
     fd = open_read(path)
     with os.fdopen(fd, "rb") as fh:
         return fh.read(limit)
 
 
 def _inline(name: str, path: Path) -> tuple[str, str | None]:
-    data = _read(path, MAX_BYTES + 1)
+    data = read_bytes(path, MAX_BYTES + 1)
     if b"\0" in data[:8192]:
         return f"[{name} is a binary file: not inlined]", f"@{name} is a binary file: not inlined"
     text = data[:MAX_BYTES].decode("utf-8", errors="replace")
@@ -86,7 +107,7 @@ def _image(name: str, path: Path, allowed: bool, out: Expansion, context: Any) -
         mb = size / (1024 * 1024)
         out.notes.append(f"@{name} is {mb:.0f} MB, over the {MAX_IMAGE_BYTES >> 20} MB image limit")
         return
-    data = _read(path, MAX_IMAGE_BYTES + 1)
+    data = read_bytes(path, MAX_IMAGE_BYTES + 1)
     mime = image_type(data[:16])
     if mime is None:
         out.notes.append(f"@{name} is not a PNG, JPEG, GIF or WebP image: not attached")

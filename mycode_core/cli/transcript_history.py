@@ -5,21 +5,17 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+from mycode_core.cli.mentions import MAX_IMAGE_BYTES, image_part, image_type, read_bytes
 from mycode_core.runtime.messages import (
-    MAX_IMAGE_BYTES,
     assistant_message,
     guidance_message,
-    image_part,
-    image_type,
     tool_message,
     user_message,
 )
 from mycode_core.runtime.resume import last_checkpoint
-from mycode_core.safeopen import open_read
 
 
 def _tool_calls(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -83,7 +79,7 @@ def stored_user_message(event: dict[str, Any]) -> dict[str, Any]:
     for image in event.get("images") or ():
         name = image.get("name") if isinstance(image, dict) else None
         try:
-            data = _read_image(Path(image["path"]))
+            data = read_bytes(Path(image["path"]), MAX_IMAGE_BYTES)
         except (OSError, KeyError, TypeError):
             data = b""
         mime = image_type(data[:16])
@@ -92,8 +88,3 @@ def stored_user_message(event: dict[str, Any]) -> dict[str, Any]:
         else:
             parts.append(image_part(mime, data))
     return user_message(content, parts)
-
-
-def _read_image(path: Path) -> bytes:
-    with os.fdopen(open_read(path), "rb") as fh:
-        return fh.read(MAX_IMAGE_BYTES)

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 GUIDANCE_PREFIX = "[mycode {source}]"
-MAX_IMAGE_BYTES = 20 * 1024 * 1024
-"""The largest image a user message attaches."""
-_MAGIC = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif"}
 
 
 @dataclass
@@ -22,22 +18,6 @@ class Expansion:
     images: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     kept: list[dict[str, str]] = field(default_factory=list)
-
-
-def image_type(head: bytes) -> str | None:
-    """The MIME type of PNG, JPEG, GIF or WebP bytes, else ``None``."""
-    for magic, mime in _MAGIC.items():
-        if head.startswith(magic):
-            return mime
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
-def image_part(mime: str, data: bytes) -> dict[str, Any]:
-    """An ``image_url`` content part holding ``data``."""
-    url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-    return {"type": "image_url", "image_url": {"url": url}}
 
 
 def user_message(content: str, images: list[dict[str, Any]]) -> dict[str, Any]:
