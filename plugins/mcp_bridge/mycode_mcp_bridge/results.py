@@ -35,29 +35,54 @@ def _field(block: Any, name: str, default: Any = None) -> Any:
     return getattr(block, name, default)
 
 
-def _structured_shown(structured: Any, texts: list[str]) -> tuple[bool, int | None]:
-    """Whether a text block already carries the structured content (and which one as JSON)."""
+_NOT_JSON = object()
+
+
+def _parsed(text: str) -> Any:
+    """A text block's JSON value when it holds an object or array, else ``_NOT_JSON``."""
+    stripped = text.strip()
+    if stripped[:1] not in ("{", "["):
+        return _NOT_JSON
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        return _NOT_JSON
+
+
+def _says(text: str, value: Any) -> bool:
+    """Whether a text block says ``value``: the value itself, its JSON (pretty or compact)."""
+    if isinstance(value, str):
+        return text.strip() == value.strip()
+    return text.strip() in (compact_json(value), str(value).strip()) or _parsed(text) == value
+
+
+def _structured_shown(structured: Any, texts: list[str]) -> tuple[bool, int | None, Any]:
+    """Whether the text blocks already carry the structured content, and which block to show
+    as compact JSON instead, of which value (index ``None``: leave the blocks as they are)."""
     for index, text in enumerate(texts):
-        stripped = text.strip()
-        if stripped[:1] in "{[":
-            try:
-                if json.loads(stripped) == structured:
-                    return True, index
-            except ValueError:
-                pass
+        if _parsed(text) == structured:
+            return True, index, structured
     if isinstance(structured, dict) and len(structured) == 1:
-        # one key wrapping what the blocks say: FastMCP's {"result": …}, {"content": text}
+        # one key wrapping what the blocks say: FastMCP's {"result": …}, {"content": text},
+        # server-memory's {"entities": [...]} beside the same list as pretty JSON
         inner = next(iter(structured.values()))
         if (
             isinstance(inner, list)
             and inner
             and all(isinstance(item, dict) and item.get("type") in CONTENT_TYPES for item in inner)
         ):
-            return True, None  # the content blocks themselves, echoed as "structured" output
-        for text in texts:
-            if text.strip() in (compact_json(inner), str(inner).strip()):
-                return True, None
-    return False, None
+            return True, None, None  # the content blocks themselves, echoed as structured
+        for index, text in enumerate(texts):
+            if _says(text, inner):
+                return True, (index if _parsed(text) is not _NOT_JSON else None), inner
+        if (
+            isinstance(inner, list)
+            and inner
+            and len(inner) == len(texts)
+            and all(_says(text, item) for text, item in zip(texts, inner, strict=True))
+        ):
+            return True, None, None  # FastMCP (mcp 1.x): a list as one text block per item
+    return False, None, None
 
 
 def _link_line(block: Any) -> str:
@@ -108,10 +133,10 @@ def render(result: Any) -> tuple[list[dict[str, Any]], bool]:
     structured = _field(result, "structured_content")
     if structured is not None:
         texts = [b["text"] for b in blocks if b["type"] == "text"]
-        shown, index = _structured_shown(structured, texts)
+        shown, index, value = _structured_shown(structured, texts)
         if index is not None:
             position = [i for i, b in enumerate(blocks) if b["type"] == "text"][index]
-            blocks[position] = {"type": "text", "text": compact_json(structured)}
+            blocks[position] = {"type": "text", "text": compact_json(value)}
         elif not shown:
             blocks.append({"type": "text", "text": compact_json(structured)})
     return blocks, bool(_field(result, "is_error", False))

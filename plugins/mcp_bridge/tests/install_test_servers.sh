@@ -3,7 +3,8 @@
 #
 #   bash plugins/mcp_bridge/tests/install_test_servers.sh CACHE_DIR
 #
-# Installs @modelcontextprotocol/server-everything, server-filesystem and @playwright/mcp from npm with `npm install --prefix CACHE_DIR`
+# Installs @modelcontextprotocol/server-everything, server-filesystem, server-memory and @playwright/mcp
+# from npm with `npm install --prefix CACHE_DIR`
 # (skipped when already there) and prints the line that points the tests at it:
 #   export MYCODE_TEST_EVERYTHING_DIR=CACHE_DIR
 # (mcp-server-time and mcp-server-git come from PyPI as dev dependencies of the workspace.)
@@ -22,10 +23,11 @@ fi
 
 filesystem="$target/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 playwright="$target/node_modules/@playwright/mcp/cli.js"
-if [ ! -f "$entry" ] || [ ! -f "$filesystem" ] || [ ! -f "$playwright" ]; then
+memory="$target/node_modules/@modelcontextprotocol/server-memory/dist/index.js"
+if [ ! -f "$entry" ] || [ ! -f "$filesystem" ] || [ ! -f "$playwright" ] || [ ! -f "$memory" ]; then
     npm install --prefix "$target" --no-audit --no-fund --loglevel=error \
         @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem \
-        @playwright/mcp >&2
+        @modelcontextprotocol/server-memory@2026.8.31 @playwright/mcp >&2
 fi
-test -f "$entry" && test -f "$filesystem" && test -f "$playwright"
+test -f "$entry" && test -f "$filesystem" && test -f "$playwright" && test -f "$memory"
 echo "export MYCODE_TEST_EVERYTHING_DIR=$target"

@@ -60,6 +60,26 @@ def test_structured_content_is_compact_and_not_duplicated(tmp_path: Path) -> Non
         structured_content={"content": "hello\n"},
     )
     assert _convert(tmp_path, text).content == "hello\n"
+    # server-memory: the list as pretty JSON, and again under one key: shown once, compact
+    listed = types.CallToolResult(
+        content=[types.TextContent(type="text", text='[\n  {\n    "a": 1\n  }\n]')],
+        structured_content={"entities": [{"a": 1}]},
+    )
+    assert _convert(tmp_path, listed).content == '[{"a":1}]'
+    compact = types.CallToolResult(
+        content=[types.TextContent(type="text", text="[1,2]")],
+        structured_content={"result": [1, 2]},
+    )
+    assert _convert(tmp_path, compact).content == "[1,2]"
+    # FastMCP of mcp 1.x: a returned list is one text block per item, and {"result": [...]}
+    items = types.CallToolResult(
+        content=[
+            types.TextContent(type="text", text="a"),
+            types.TextContent(type="text", text='{\n  "b": 2\n}'),
+        ],
+        structured_content={"result": ["a", {"b": 2}]},
+    )
+    assert _convert(tmp_path, items).content == 'a\n{\n  "b": 2\n}'
 
 
 def test_image_becomes_block_with_note(tmp_path: Path) -> None:

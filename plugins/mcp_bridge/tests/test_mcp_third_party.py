@@ -1,8 +1,8 @@
 """Integration with real third-party MCP servers.
 
 ``mcp-server-time`` and ``mcp-server-git`` are dev dependencies (PyPI).
-``@modelcontextprotocol/server-everything``, ``server-filesystem`` and ``@playwright/mcp`` come
-from npm: run
+``@modelcontextprotocol/server-everything``, ``server-filesystem``, ``server-memory`` and
+``@playwright/mcp`` come from npm: run
 ``tests/install_test_servers.sh DIR`` and set ``MYCODE_TEST_EVERYTHING_DIR`` to what it prints.
 """
 
@@ -194,6 +194,35 @@ def test_filesystem_server_works_in_the_roots_it_is_given(make_run, workspace: P
     assert outside.is_error and "outside allowed directories" in str(outside.content).lower()
     writer = run.context.tools.get("mcp__fs__write_file")
     assert writer is not None and not writer.read_only
+
+
+@needs_everything
+def test_memory_server_results_are_not_shown_twice(make_run, workspace: Path) -> None:
+    """``server-memory`` answers with the list as pretty JSON text and the same list again as
+    structured content under one key (``{"entities": [...]}``): the model gets it once,
+    compact; complex nested array arguments pass validation; the server's errors are errors."""
+    js = EVERYTHING_JS.parents[2] / "server-memory" / "dist" / "index.js"
+    if not js.is_file():
+        pytest.skip("server-memory not installed: rerun install_test_servers.sh")
+    store = workspace / "memory.jsonl"
+    run = make_run({"mem": {"command": "node", "args": [str(js)],
+                            "env": {"MEMORY_FILE_PATH": str(store)}}})  # fmt: skip
+    entities = [
+        {"name": "Alice", "entityType": "person", "observations": ["likes tea"]},
+        {"name": "Bob", "entityType": "person", "observations": []},
+    ]
+    created = run.call("mcp__mem__create_entities", {"entities": entities})
+    assert not created.is_error
+    assert created.content == json.dumps(entities, separators=(",", ":"))
+    relation = {"from": "Alice", "to": "Bob", "relationType": "knows"}
+    related = run.call("mcp__mem__create_relations", {"relations": [relation]})
+    assert related.content == json.dumps([relation], separators=(",", ":"))
+    graph = run.call("mcp__mem__read_graph")
+    assert json.loads(str(graph.content)) == {"entities": entities, "relations": [relation]}
+    nobody = {"entityName": "Nobody", "contents": ["x"]}
+    missing = run.call("mcp__mem__add_observations", {"observations": [nobody]})
+    assert missing.is_error and "Nobody" in str(missing.content)
+    assert store.is_file()
 
 
 @pytest.fixture
