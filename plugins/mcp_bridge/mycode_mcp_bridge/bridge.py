@@ -196,7 +196,8 @@ class Bridge:
             future.cancel()
             return self._call_failed(connection, tool, exposed, ServerError("timeout", "no answer"))
         except Exception as exc:  # noqa: BLE001 - a handler never raises
-            return ToolResult.error(f"MCP tool {exposed} failed: {type(exc).__name__}: {exc}")
+            message = connection.spec.redact(f"{type(exc).__name__}: {exc}")
+            return ToolResult.error(f"MCP tool {exposed} failed: {message}")
         try:
             return to_tool_result(
                 result,

@@ -31,6 +31,8 @@ TRUSTED_SCOPES: frozenset[str] = frozenset({"user", "local", "cli"})
 DEFAULT_STARTUP_TIMEOUT = 10.0
 DEFAULT_CALL_TIMEOUT = 60.0
 DEFAULT_MAX_OUTPUT_CHARS = 100_000
+MIN_REDACTED = 4
+"""Expanded values shorter than this are not hidden in messages (they would mangle them)."""
 HTTP_TYPES = {"http", "streamable-http", "streamable_http", "streamableHttp"}
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -58,6 +60,8 @@ class ServerSpec:
     call_timeout: float | None = None
     raw: dict[str, Any] = field(default_factory=dict)
     missing_vars: list[str] = field(default_factory=list)
+    expanded_vars: dict[str, str] = field(default_factory=dict)
+    """``${VAR}`` taken from the environment → its value (what :meth:`redact` hides)."""
 
     @property
     def trusted(self) -> bool:
@@ -80,14 +84,34 @@ class ServerSpec:
             return " ".join([command, *(str(a) for a in args)]).strip()
         return f"{self.transport} {raw.get('url', self.url)}"
 
+    def redact(self, text: str) -> str:
+        """``text`` with every value a ``${VAR}`` of this entry expanded to written back as
+        ``${VAR}``: an error that quotes the expanded URL (``HTTPStatusError ... for url
+        '...?key=SECRET'``) or a server's stderr must not show the secret, nor hand it to the
+        model in a tool result."""
+        values = sorted(self.expanded_vars.items(), key=lambda item: -len(item[1]))
+        for name, value in values:
+            if len(value) >= MIN_REDACTED:
+                text = text.replace(value, f"${{{name}}}")
+        return text
 
-def expand(value: str, missing: list[str], environ: dict[str, str] | None = None) -> str:
-    """Expand ``${VAR}`` and ``${VAR:-default}``; unknown variables become ``""`` and are noted."""
+
+def expand(
+    value: str,
+    missing: list[str],
+    environ: dict[str, str] | None = None,
+    used: dict[str, str] | None = None,
+) -> str:
+    """Expand ``${VAR}`` and ``${VAR:-default}``; unknown variables become ``""`` and are noted.
+
+    :param used: collects the variables taken from the environment, with their values."""
     env = os.environ if environ is None else environ
 
     def repl(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
         if name in env:
+            if used is not None:
+                used[name] = env[name]
             return env[name]
         if default is not None:
             return default
@@ -145,8 +169,12 @@ def parse_server(name: str, entry: Any, scope: Scope, source: str) -> ServerSpec
         raw=entry,
     )
     missing = spec.missing_vars
+
+    def expand_here(value: str, missing: list[str]) -> str:
+        return expand(value, missing, used=spec.expanded_vars)
+
     # a folder plugin's entry is already expanded and must stay literal (SPEC §11)
-    subst = _literal if entry.get("literal") is True else expand
+    subst = _literal if entry.get("literal") is True else expand_here
     if kind == "stdio":
         command = entry.get("command")
         if not isinstance(command, str) or not command.strip():

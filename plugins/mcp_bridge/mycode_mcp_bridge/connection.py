@@ -339,11 +339,12 @@ class ServerConnection:
             if exc.code == types.REQUEST_TIMEOUT:
                 self._check_health_soon()
                 raise ServerError("timeout", f"no answer within {timeout:g} s") from None
-            raise ServerError("error", f"MCP error {exc.code}: {exc.message}") from None
+            message = self.spec.redact(f"MCP error {exc.code}: {exc.message}")
+            raise ServerError("error", message) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             raise ServerError("crashed", "the connection to the server is closed") from None
         except RuntimeError as exc:
-            raise ServerError("error", str(exc)) from None
+            raise ServerError("error", self.spec.redact(str(exc))) from None
 
     async def ping(self, timeout: float = 5.0) -> bool:
         """Whether the server still answers (a ``ping`` within ``timeout``)."""
@@ -369,4 +370,4 @@ class ServerConnection:
             return ""
         lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
         lines = [line for line in lines if not line.startswith("--- mycode: ")]
-        return "\n".join(lines[-max_lines:])[-max_chars:]
+        return self.spec.redact("\n".join(lines[-max_lines:]))[-max_chars:]

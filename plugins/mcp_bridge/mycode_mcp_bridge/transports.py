@@ -24,7 +24,12 @@ PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
 
 
 def describe_error(exc: BaseException, spec: ServerSpec) -> str:
-    """A short, readable reason for a start-up or transport failure."""
+    """A short, readable reason for a start-up or transport failure (expanded ``${VAR}``
+    values written back as ``${VAR}``)."""
+    return spec.redact(_describe_error(exc, spec))
+
+
+def _describe_error(exc: BaseException, spec: ServerSpec) -> str:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, FileNotFoundError) or (

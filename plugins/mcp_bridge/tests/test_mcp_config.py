@@ -77,6 +77,18 @@ def test_expand_default_and_missing() -> None:
     assert missing == ["C"]
 
 
+def test_redact_writes_expanded_values_back_as_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MYCODE_TEST_TOKEN", "tok-SECRET-42")
+    monkeypatch.setenv("MYCODE_TEST_SHORT", "ab")
+    entry = {"command": "srv", "env": {"T": "${MYCODE_TEST_TOKEN}", "S": "${MYCODE_TEST_SHORT}"}}
+    spec = parse_server("s", entry, "user", "mcp.json")
+    assert spec.env == {"T": "tok-SECRET-42", "S": "ab"}
+    said = "bad token tok-SECRET-42 (ab)"
+    assert spec.redact(said) == "bad token ${MYCODE_TEST_TOKEN} (ab)"  # short values stay
+
+
 def _write(path: Path, servers: dict[str, object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"mcpServers": servers}))

@@ -233,6 +233,39 @@ def test_sse_server(make_run) -> None:
         proc.wait(10)
 
 
+def test_secret_in_a_failing_url_is_not_shown(make_run, monkeypatch) -> None:
+    """An SSE URL with ``${VAR}`` that the server refuses (404): the reason quotes the URL, but
+    with ``${VAR}`` where the secret was, in the notice and in ``/mcp``'s status alike; so is
+    the stderr of a stdio server that prints the token it was given."""
+    monkeypatch.setenv("MYCODE_TEST_TOKEN", "tok-SECRET-42")
+    port = free_port()
+    proc = start_http_server(port, "sse")
+    try:
+        run = make_run(
+            {
+                "old": {
+                    "type": "sse",
+                    "url": f"http://127.0.0.1:{port}/nowhere?key=${{MYCODE_TEST_TOKEN}}",
+                    "startup_timeout": 20,
+                },
+                "sh": {
+                    "command": "sh",
+                    "args": ["-c", 'echo "token $T refused" >&2; exit 3'],
+                    "env": {"T": "${MYCODE_TEST_TOKEN}"},
+                },
+            }
+        )
+        notices = sorted(run.notices())
+        assert len(notices) == 2 and "MCP server 'old' failed to start" in notices[0]
+        assert "404" in notices[0] and "key=${MYCODE_TEST_TOKEN}" in notices[0]
+        assert "token ${MYCODE_TEST_TOKEN} refused" in notices[1]
+        assert not any("tok-SECRET-42" in notice for notice in notices)
+        assert "tok-SECRET-42" not in json.dumps(run.bridge.status())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def test_unreachable_http_server_is_reported(make_run) -> None:
     port = free_port()
     run = make_run(
