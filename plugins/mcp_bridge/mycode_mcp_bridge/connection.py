@@ -25,7 +25,13 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from mycode_mcp_bridge.config import ServerSpec
-from mycode_mcp_bridge.transports import WatchedStream, describe_error, open_transport
+from mycode_mcp_bridge.transports import (
+    WatchedStream,
+    describe_error,
+    end_group,
+    open_transport,
+    server_group,
+)
 
 MAX_RESTARTS = 1
 MAX_LOG_BYTES = 2_000_000
@@ -141,6 +147,7 @@ class ServerConnection:
         self, ready: anyio.Event, wake: anyio.Event, finished: anyio.Event
     ) -> None:
         log: IO[str] | None = None
+        pgid: int | None = None
         try:
             log = self._open_log()
             self._changed = anyio.Event()  # a list_changed during start-up refreshes once ready
@@ -152,6 +159,8 @@ class ServerConnection:
                     read, write = await stack.enter_async_context(
                         open_transport(self.spec, self.workspace, log)
                     )
+                    if self.spec.transport == "stdio":
+                        pgid = server_group(self.log_path)
                     watched = WatchedStream(read, lambda: self._on_eof(wake))
                     session = ClientSession(
                         watched,  # type: ignore[arg-type]
@@ -188,6 +197,9 @@ class ServerConnection:
                 self.state = "failed"
                 if self.reason is None:
                     self.reason = "stopped during start-up"
+            if pgid is not None:  # what the server left running in its group goes too
+                with anyio.CancelScope(shield=True):
+                    await end_group(pgid)
             ready.set()
             finished.set()
             if log is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
@@ -85,6 +86,63 @@ class WatchedStream:
 
     async def __aexit__(self, *exc: Any) -> bool | None:
         return await self._inner.__aexit__(*exc)
+
+
+GROUP_GRACE = 2.0
+"""Seconds a server's leftover processes get between SIGTERM and SIGKILL."""
+
+
+def server_group(log_path: Path) -> int | None:
+    """The process group of the stdio server just started with stderr to ``log_path``.
+
+    The SDK starts each server as a direct child in a session (and group) of its own but does
+    not say which process it is: it is the child of ours that leads its group and whose stderr
+    is this server's log (one per server). Linux (``/proc``) only; ``None`` when not found."""
+    try:
+        want = os.path.realpath(log_path)
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    me = os.getpid()
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as fh:
+                fields = fh.read().rpartition(")")[2].split()
+            ppid, pgrp = int(fields[1]), int(fields[2])
+            if ppid != me or pgrp != int(entry):
+                continue
+            if os.readlink(f"/proc/{entry}/fd/2") == want:
+                return pgrp
+        except (OSError, ValueError, IndexError):
+            continue
+    return None
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def end_group(pgid: int, grace: float = GROUP_GRACE) -> None:
+    """Terminate what is left of a stopped server's process group (children it started in
+    the background survive their parent otherwise): SIGTERM, then SIGKILL after ``grace``."""
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    with anyio.move_on_after(grace):
+        while _group_alive(pgid):
+            await anyio.sleep(0.02)
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 @contextlib.asynccontextmanager

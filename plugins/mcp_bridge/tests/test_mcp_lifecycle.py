@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import textwrap
 import threading
 import time
 from pathlib import Path
 
+import pytest
 from mcp_helpers import PYTHON, assert_not_imported, feature, free_port, start_http_server
+from mycode_mcp_bridge.transports import server_group
 
 from mycode_core.testing.host import process_alive, wait_until
 
@@ -162,6 +166,27 @@ def test_clean_shutdown_leaves_no_process(make_run, tmp_path: Path) -> None:
     after = run.call("mcp__a__echo", {"text": "x"})
     assert after.is_error
     run.close()  # idempotent
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_what_a_server_started_in_its_group_is_stopped_with_it(make_run, tmp_path: Path) -> None:
+    """The real mcp-server-time behind a wrapper that starts a helper in the background: the
+    server exits when its stdin closes, and the helper it left in its process group is
+    stopped too (it used to outlive mycode)."""
+    marker = tmp_path / "helpers"
+    time_server = str(Path(PYTHON).parent / "mcp-server-time")
+    wrapper = f'sleep 600 & echo $! >> {marker}; exec "$0" --local-timezone UTC'
+    run = make_run({"time": {"command": "sh", "args": ["-c", wrapper, time_server]}})
+    assert not run.call("mcp__time__get_current_time", {"timezone": "UTC"}).is_error
+    helpers = _pids(marker)
+    assert len(helpers) == 1 and process_alive(helpers[0])
+    assert server_group(run.bridge.connections["time"].log_path) is not None
+    try:
+        run.close()
+        assert wait_until(lambda: not process_alive(helpers[0]), 20)
+    finally:
+        if process_alive(helpers[0]):
+            os.kill(helpers[0], signal.SIGKILL)
 
 
 def test_exit_without_cleanup_still_stops_servers(tmp_path: Path) -> None:
