@@ -331,6 +331,8 @@ def approve_cmd(names: tuple[str, ...], deny: bool, reset: bool, cwd: str | None
         trust.remember(home, workspace, spec, trust.DENY if deny else trust.ALLOW)
         verb = "Denied" if deny else "Approved"
         click.echo(f"{verb} {spec.name!r}: {spec.describe()}")
+        for item in spec.passes():
+            click.echo(f"  with {item}")
 
 
 def mcp_group() -> click.Group:

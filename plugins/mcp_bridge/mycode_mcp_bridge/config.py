@@ -84,6 +84,17 @@ class ServerSpec:
             return " ".join([command, *(str(a) for a in args)]).strip()
         return f"{self.transport} {raw.get('url', self.url)}"
 
+    def passes(self) -> list[str]:
+        """What the entry hands the server besides its command line, as written (``${VAR}``
+        unexpanded): ``env`` entries, and for HTTP the ``headers``. A project server asking for
+        ``"env": {"KEY": "${OPENAI_API_KEY}"}`` must say so before anyone approves it."""
+        shown: list[str] = []
+        for key in ("env", "headers"):
+            table = self.raw.get(key)
+            if isinstance(table, dict):
+                shown += [f"{key} {name}={value}" for name, value in table.items()]
+        return shown
+
     def redact(self, text: str) -> str:
         """``text`` with every value a ``${VAR}`` of this entry expanded to written back as
         ``${VAR}``: an error that quotes the expanded URL (``HTTPStatusError ... for url

@@ -28,9 +28,10 @@ def _ask(context: RunContext, spec: ServerSpec) -> str | None:
     """Ask the user about one project server; ``None`` if asking is impossible."""
     if not context.interactive or not callable(context.ask):
         return None
+    passes = "".join(f"\n  with {item}" for item in spec.passes())
     question = (
         f"The project's {spec.source} wants to start MCP server '{spec.name}': "
-        f"{spec.describe()}\nAllow it?"
+        f"{spec.describe()}{passes}\nAllow it?"
     )
     try:
         answer = context.ask(question, [ALLOW_ONCE, ALLOW_ALWAYS, DENY])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from mcp_helpers import Run, feature
 
 from mycode_core.config import load_settings
@@ -126,3 +127,24 @@ def test_user_and_cli_servers_are_trusted(workspace: Path, home: Path) -> None:
         assert run.notices() == []
     finally:
         run.close()
+
+
+def test_the_question_shows_what_the_server_is_handed(
+    workspace: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project server asking for a key of the user's says so, unexpanded, before approval."""
+    monkeypatch.setenv("MY_SECRET_TOKEN", "tok-very-secret")
+    _project(workspace, {"one": feature(env={"API_KEY": "${MY_SECRET_TOKEN}"})})
+    questions: list[str] = []
+
+    def ask(question: str, options: list[str]) -> str:
+        questions.append(question)
+        return "deny"
+
+    run = Run(
+        workspace, home, settings=load_settings(workspace, home), interactive=True, ask=ask
+    ).start()
+    run.close()
+    assert len(questions) == 1
+    assert "env API_KEY=${MY_SECRET_TOKEN}" in questions[0]
+    assert "tok-very-secret" not in questions[0]
