@@ -16,7 +16,7 @@ from typing import Any
 
 from mycode_skills.parse import Skill, SkillProblem
 
-FORMAT = 2  # 2: allowed-tools split on commas too
+FORMAT = 3  # 2: allowed-tools split on commas too; 3: name-folder loads (Skill.mismatch)
 StatKey = tuple[int, int, int]
 
 

@@ -3,7 +3,9 @@
 The rules follow the Agent Skills specification (agentskills.io/specification):
 
 * ``name`` — required; 1-64 characters; lowercase letters, digits and hyphens; no leading,
-  trailing or doubled hyphen; equal to the name of the folder holding ``SKILL.md``.
+  trailing or doubled hyphen; equal to the name of the folder holding ``SKILL.md`` — a valid
+  name that differs from its folder's is loaded anyway, under its own name, with a warning (as
+  agentskills.io's guide for clients says: "warn, load anyway").
 * ``description`` — required, non-empty, at most 1024 characters.
 * ``license`` (string), ``compatibility`` (string, at most 500 characters), ``metadata`` (a
   mapping), ``allowed-tools`` (a space-separated string or a list of strings) — optional.
@@ -47,6 +49,9 @@ class Skill:
     renamed: str | None = None
     """With ``[skills] folder_names``: the rule the front matter's ``name`` broke, when the
     skill is listed under its folder's name instead."""
+    mismatch: str | None = None
+    """The ``name-folder`` rule broken (a valid name differing from the folder's): the skill
+    is listed under its ``name`` all the same, with one notice."""
 
     @property
     def file(self) -> Path:
@@ -188,7 +193,9 @@ def validate(
     if not isinstance(name, str):
         return SkillProblem(folder, "name-required", "the 'name' field must be a string")
     broken = name_problem(name, folder.name)
-    renamed = None
+    renamed = mismatch = None
+    if broken is not None and broken[0] == "name-folder":
+        mismatch, broken = f"{broken[1]} [rule {broken[0]}]", None
     if broken is not None:
         if not folder_names or name_problem(folder.name, folder.name) is not None:
             return SkillProblem(folder, broken[0], broken[1], name=name)
@@ -242,6 +249,7 @@ def validate(
         allowed_tools=allowed,
         extra={str(k): v for k, v in data.items() if k not in known},
         renamed=renamed,
+        mismatch=mismatch,
     )
 
 

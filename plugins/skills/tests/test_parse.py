@@ -66,7 +66,6 @@ def test_allowed_tools_as_a_yaml_list(tmp_path: Path) -> None:
         ("-pdf", "-pdf", "name-hyphens"),
         ("pdf-", "pdf-", "name-hyphens"),
         ("pdf--tools", "pdf--tools", "name-hyphens"),
-        ("folder-name", "other-name", "name-folder"),
     ],
 )
 def test_name_rules(tmp_path: Path, folder: str, name: object, rule: str) -> None:
@@ -74,6 +73,19 @@ def test_name_rules(tmp_path: Path, folder: str, name: object, rule: str) -> Non
     assert rule_of(result) == rule
     assert isinstance(result, SkillProblem)
     assert rule in result.notice() and str(result.folder) in result.notice()
+
+
+def test_a_valid_name_differing_from_its_folder_loads_under_its_name(tmp_path: Path) -> None:
+    """agentskills.io's guide for clients: "Name doesn't match the parent directory name →
+    warn, load anyway" (a collection's ``react-patterns/`` folder holding
+    ``acme-react-patterns``)."""
+    for lenient in (False, True):
+        result = parse_skill(
+            write_skill(tmp_path, "react-patterns", name="acme-react-patterns"), "project", lenient
+        )
+        assert isinstance(result, Skill)
+        assert result.name == "acme-react-patterns" and result.renamed is None
+        assert result.mismatch is not None and "[rule name-folder]" in result.mismatch
 
 
 def test_name_limits_that_are_fine(tmp_path: Path) -> None:

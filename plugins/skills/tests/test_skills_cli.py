@@ -127,3 +127,27 @@ def test_folder_names_setting_from_config(dirs: dict[str, Path]) -> None:
     relaxed = json.loads(_run(["skills", "--json"], dirs).stdout)
     assert "display-named" in [s["name"] for s in relaxed["skills"]]
     assert "Broken_Name" not in [s["name"] for s in relaxed["skills"]]  # its folder is invalid
+
+
+def test_a_name_differing_from_its_folder_is_listed_and_loads(dirs: dict[str, Path]) -> None:
+    """A collection copied as is (folder ``react-patterns/`` holding ``acme-react-patterns``)
+    is listed under its name with one warning, and ``load_skill`` loads it — not dropped."""
+    write_skill(
+        dirs["workspace"] / ".claude" / "skills",
+        "react-patterns",
+        name="acme-react-patterns",
+        body="Prefer composition.\n",
+    )
+    listed = _run(["skills"], dirs)
+    assert listed.rc == 0, listed.stderr
+    assert any(line.startswith("acme-react-patterns ") for line in listed.stdout.splitlines())
+    warned = [line for line in listed.stderr.splitlines() if "acme-react-patterns" in line]
+    assert len(warned) == 1 and "[rule name-folder]" in warned[0]
+    script = write_script(
+        dirs["workspace"].parent / "turns.json",
+        [{"tool_calls": [{"name": "load_skill", "arguments": {"name": "acme-react-patterns"}}]}],
+    )
+    run = _run(["-p", "go", "--model", script, "--output-format", "stream-json"], dirs)
+    assert run.rc == 0, run.stderr
+    loaded = run.of_type("tool_result")[0]
+    assert not loaded["is_error"] and "Prefer composition." in str(loaded["content"])
