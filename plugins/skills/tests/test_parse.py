@@ -126,7 +126,8 @@ def test_unknown_fields_are_kept_aside_not_errors(tmp_path: Path) -> None:
 
 
 def test_broken_yaml_names_the_line(tmp_path: Path) -> None:
-    result = parsed(tmp_path, raw_front="name: demo-skill\ndescription: [unclosed\n")
+    front = "name: demo-skill\ndescription: Fine.\ntags: [one,\n  two\nkeys: {\n"
+    result = parsed(tmp_path, raw_front=front)
     assert rule_of(result) == "yaml"
     assert isinstance(result, SkillProblem)
     assert "broken YAML" in result.message and "line" in result.message
@@ -185,3 +186,25 @@ def test_unreadable_skill_file(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "SKILL.md").mkdir()  # a folder where the file should be
     assert rule_of(parse_skill(folder, "user")) == "unreadable"
+
+
+def test_one_line_values_yaml_refuses_are_read_as_text(tmp_path: Path) -> None:
+    """Front matter other clients accept though it is not valid YAML (agentskills.io's guide
+    for clients: retry with such values quoted): a colon inside a plain description, Claude
+    Code's ``argument-hint: [file] [mode]``, ``allowed-tools: *``. Other values keep their
+    YAML meaning."""
+    front = (
+        "name: demo-skill\n"
+        "description: Use when: the user asks for a report. Covers: tables, charts.\n"
+        "argument-hint: [file] [mode]\n"
+        "allowed-tools: *\n"
+        "license: MIT\n"
+        "metadata:\n"
+        "  version: '1.0'\n"
+    )
+    skill = parsed(tmp_path, raw_front=front)
+    assert isinstance(skill, Skill), skill
+    assert skill.description == "Use when: the user asks for a report. Covers: tables, charts."
+    assert skill.extra == {"argument-hint": "[file] [mode]"}
+    assert skill.allowed_tools == ("*",)
+    assert skill.license == "MIT" and skill.metadata == {"version": "1.0"}

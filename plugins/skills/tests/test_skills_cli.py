@@ -151,3 +151,24 @@ def test_a_name_differing_from_its_folder_is_listed_and_loads(dirs: dict[str, Pa
     assert run.rc == 0, run.stderr
     loaded = run.of_type("tool_result")[0]
     assert not loaded["is_error"] and "Prefer composition." in str(loaded["content"])
+
+
+def test_a_description_with_a_bare_colon_is_listed(dirs: dict[str, Path]) -> None:
+    """``description: Use when: ...`` (not valid YAML, accepted by other clients) is listed
+    with its description, and no warning — also when an index from before is there."""
+    write_skill(
+        dirs["workspace"] / ".agents" / "skills",
+        "ui-prompting",
+        raw_front=(
+            "name: ui-prompting\ndescription: Use when: you prompt for UI. Covers: spacing.\n"
+        ),
+    )
+    for _ in range(2):  # the second run reads the parsed index
+        result = _run(["skills", "--json"], dirs)
+        assert result.rc == 0, result.stderr
+        data = json.loads(result.stdout)
+        rows = {row["name"]: row for row in data["skills"]}
+        assert (
+            rows["ui-prompting"]["description"] == "Use when: you prompt for UI. Covers: spacing."
+        )
+        assert not any("ui-prompting" in problem for problem in data["problems"])
