@@ -8,8 +8,10 @@ modes whenever bubblewrap works here; ``"on"`` makes a missing sandbox a configu
 Inside: the whole file system read-only, the workspace and the ``writable`` folders writable, a
 private ``/tmp`` (keeping, read-only, the ``PATH`` folders and virtualenvs that lie in it: see
 :func:`tmp_toolchains`), the home's credential folders and ``MYCODE_HOME`` replaced by empty ones,
-the whole ``.git`` (see :func:`read_only_paths`), ``.claude/`` and ``.mycode/`` read-only, no
-network, no capabilities (even as root), its own pid namespace (nothing outlives the call) and
+the whole ``.git`` (see :func:`read_only_paths`), ``.claude/`` and ``.mycode/`` read-only, the
+folders plugins made readable (``context.readable_roots``: a skill's folder under
+``MYCODE_HOME`` or ``/tmp``, see :func:`readable_binds`) visible read-only, no network, no
+capabilities (even as root), its own pid namespace (nothing outlives the call) and
 session, dying with mycode.
 ``bwrap`` itself comes only from a trusted location (:mod:`.bwrap_location`), never ``PATH``.
 """
@@ -270,6 +272,38 @@ def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path
     return found
 
 
+def readable_binds(
+    roots: list[Path], *, masked: set[Path], home: Path, visible: list[Path]
+) -> list[Path]:
+    """The folders of ``roots`` (``context.readable_roots``: what ``read_file`` may open outside
+    the workspace, such as a skill's folder) to show read-only inside the sandbox, so a skill's
+    scripts run from ``$MYCODE_HOME/skills`` or a plugin folder under ``/tmp``.
+
+    Left out: a folder that is or holds a masked one (it would unmask credentials or all of
+    ``MYCODE_HOME``), one inside a masked credential folder, and one already visible (inside the
+    workspace or a writable folder: binding it read-only would change what commands may do)."""
+    found: list[Path] = []
+    try:
+        home = home.resolve()
+    except (OSError, RuntimeError):
+        pass
+    for raw in roots:
+        try:
+            root = Path(raw).resolve(strict=True)
+        except (OSError, RuntimeError):
+            continue
+        if not root.is_dir() or root == Path("/") or root in found:
+            continue
+        if any(root == hidden or root in hidden.parents for hidden in masked):
+            continue
+        if any(hidden in root.parents for hidden in masked if hidden != home):
+            continue
+        if any(root == shown or shown in root.parents for shown in visible):
+            continue
+        found.append(root)
+    return found
+
+
 def wrap(
     argv: list[str],
     *,
@@ -279,10 +313,12 @@ def wrap(
     home: Path,
     state_dir: Path,
     git_writable: bool = False,
+    readable: list[Path] | None = None,
 ) -> list[str]:
     """``argv`` wrapped in bubblewrap as the module docstring describes; ``git_writable``
     (an allowed command line of git commands that write the repository) leaves ``.git``
-    writable but its ``config`` and ``hooks``."""
+    writable but its ``config`` and ``hooks``; ``readable`` (``context.readable_roots``) are
+    shown read-only (:func:`readable_binds`)."""
     bwrap = bwrap_path(cfg.bwrap)
     if bwrap is None:
         raise RuntimeError(unavailable_reason(cfg.bwrap))
@@ -297,6 +333,9 @@ def wrap(
     for raw in HIDDEN_SYSTEM:
         _mask(Path(raw), cmd, masked)
     _mask(home, cmd, masked)
+    visible = [workspace.resolve(), *(folder.resolve() for folder in cfg.writable)]
+    for folder in readable_binds(list(readable or ()), masked=masked, home=home, visible=visible):
+        cmd += ["--ro-bind", str(folder), str(folder)]  # after the masks: a skill's folder wins
     for folder in [workspace, *cfg.writable]:
         if folder.exists():
             cmd += ["--bind", str(folder), str(folder)]

@@ -319,3 +319,28 @@ def test_programs_on_path_under_tmp_stay_and_nothing_else_of_tmp(
     assert SECRET not in out
     assert not (venv / "new").exists()
     assert sandbox.tmp_toolchains(f"/tmp{os.pathsep}relative/bin{os.pathsep}/usr/bin", []) == []
+
+
+def test_readable_roots_visible_read_only_but_never_unmask(
+    workspace: Path, home: Path, user_home: Path
+) -> None:
+    """``context.readable_roots`` (a skill's folder under ``MYCODE_HOME``) is visible to
+    commands, read-only; a root that is or holds a masked folder (all of ``MYCODE_HOME``, the
+    home with its ``.ssh``) or lies in a credential folder reveals nothing."""
+    skill = home / "skills" / "tool"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "scripts" / "hello.sh").write_text("echo hello-from-skill\n")
+    (home / "config.toml").write_text(SECRET)
+    inside_ssh = user_home / ".ssh" / "sub"
+    inside_ssh.mkdir()
+    (inside_ssh / "k").write_text(SECRET)
+    ctx = _ctx(workspace, home)
+    ctx.readable_roots.extend([skill, home, user_home, inside_ssh])
+    out = _run(
+        ctx,
+        f"bash {skill}/scripts/hello.sh; cat {home}/config.toml ~/.ssh/id_rsa {inside_ssh}/k; "
+        f"touch {skill}/new",
+    )
+    assert "hello-from-skill" in out
+    assert SECRET not in out
+    assert not (skill / "new").exists()

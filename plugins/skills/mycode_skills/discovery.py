@@ -220,6 +220,11 @@ class Catalog:
                         f"skill in {folder} listed under its folder's name {parsed.name!r}: "
                         f"{parsed.renamed}"
                     )
+                if parsed.mismatch is not None and not location.folder_names:
+                    snapshot.problems.append(
+                        f"skill {parsed.name!r} ({folder}) loaded under its name, but: "
+                        f"{parsed.mismatch}"
+                    )
                 winner = snapshot.skills.get(parsed.name)
                 if winner is not None:
                     snapshot.problems.append(

@@ -16,7 +16,7 @@ from typing import Any
 
 from mycode_skills.parse import Skill, SkillProblem
 
-FORMAT = 2  # 2: allowed-tools split on commas too
+FORMAT = 4  # 2: allowed-tools split on commas; 3: name-folder loads; 4: YAML repaired
 StatKey = tuple[int, int, int]
 
 

@@ -3,7 +3,9 @@
 The rules follow the Agent Skills specification (agentskills.io/specification):
 
 * ``name`` — required; 1-64 characters; lowercase letters, digits and hyphens; no leading,
-  trailing or doubled hyphen; equal to the name of the folder holding ``SKILL.md``.
+  trailing or doubled hyphen; equal to the name of the folder holding ``SKILL.md`` — a valid
+  name that differs from its folder's is loaded anyway, under its own name, with a warning (as
+  agentskills.io's guide for clients says: "warn, load anyway").
 * ``description`` — required, non-empty, at most 1024 characters.
 * ``license`` (string), ``compatibility`` (string, at most 500 characters), ``metadata`` (a
   mapping), ``allowed-tools`` (a space-separated string or a list of strings) — optional.
@@ -15,6 +17,7 @@ A skill that breaks a rule is a :class:`SkillProblem` naming the rule; it never 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +50,9 @@ class Skill:
     renamed: str | None = None
     """With ``[skills] folder_names``: the rule the front matter's ``name`` broke, when the
     skill is listed under its folder's name instead."""
+    mismatch: str | None = None
+    """The ``name-folder`` rule broken (a valid name differing from the folder's): the skill
+    is listed under its ``name`` all the same, with one notice."""
 
     @property
     def file(self) -> Path:
@@ -143,6 +149,43 @@ def _tools_field(value: Any) -> tuple[str, ...] | None:
     return None
 
 
+_PLAIN_LINE = re.compile(r"^([A-Za-z0-9_-]+):[ \t]+(\S.*?)[ \t]*$")
+
+
+def _load_repaired(text: str, loader: Any) -> Any:
+    """The front matter read again after quoting the one-line values YAML refuses, or ``None``.
+
+    Skills written for other clients often hold technically invalid YAML their parsers accept:
+    ``description: Use when: the user asks`` (a colon in a plain value) or Claude Code's
+    ``argument-hint: [file] [mode]``. As agentskills.io's guide for clients suggests, such a
+    top-level value on one line is read as a literal string (a block scalar) and the whole
+    front matter parsed again; ``metadata`` is never rewritten (it must stay a mapping)."""
+    import yaml
+
+    lines = text.splitlines()
+    changed = False
+    for index, line in enumerate(lines):
+        match = _PLAIN_LINE.match(line)
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if match is None or match.group(1) == "metadata" or following[:1] in (" ", "\t"):
+            continue  # not a one-line top-level value
+        key, value = match.groups()
+        if value[0] in "\"'|>":
+            continue
+        try:
+            yaml.load(f"{key}: {value}\n", Loader=loader)  # noqa: S506 - a safe loader
+            continue
+        except yaml.YAMLError:
+            lines[index] = f"{key}: |-\n  {value}"
+            changed = True
+    if not changed:
+        return None
+    try:
+        return yaml.load("\n".join(lines) + "\n", Loader=loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError:
+        return None
+
+
 def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill | SkillProblem:
     """Read and validate the ``SKILL.md`` in ``folder``; never raises.
 
@@ -169,10 +212,12 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
     try:
         data = yaml.load(split[0], Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        line = f" (line {where.line + 2})" if where is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return SkillProblem(folder, "yaml", f"broken YAML front matter{line}: {problem}")
+        data = _load_repaired(split[0], loader)
+        if data is None:
+            where = getattr(exc, "problem_mark", None)
+            line = f" (line {where.line + 2})" if where is not None else ""
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            return SkillProblem(folder, "yaml", f"broken YAML front matter{line}: {problem}")
     if not isinstance(data, dict):
         return SkillProblem(folder, "frontmatter", "the front matter is not a YAML mapping")
     return validate(data, folder, source, folder_names)
@@ -188,7 +233,9 @@ def validate(
     if not isinstance(name, str):
         return SkillProblem(folder, "name-required", "the 'name' field must be a string")
     broken = name_problem(name, folder.name)
-    renamed = None
+    renamed = mismatch = None
+    if broken is not None and broken[0] == "name-folder":
+        mismatch, broken = f"{broken[1]} [rule {broken[0]}]", None
     if broken is not None:
         if not folder_names or name_problem(folder.name, folder.name) is not None:
             return SkillProblem(folder, broken[0], broken[1], name=name)
@@ -242,6 +289,7 @@ def validate(
         allowed_tools=allowed,
         extra={str(k): v for k, v in data.items() if k not in known},
         renamed=renamed,
+        mismatch=mismatch,
     )
 
 

@@ -66,7 +66,6 @@ def test_allowed_tools_as_a_yaml_list(tmp_path: Path) -> None:
         ("-pdf", "-pdf", "name-hyphens"),
         ("pdf-", "pdf-", "name-hyphens"),
         ("pdf--tools", "pdf--tools", "name-hyphens"),
-        ("folder-name", "other-name", "name-folder"),
     ],
 )
 def test_name_rules(tmp_path: Path, folder: str, name: object, rule: str) -> None:
@@ -74,6 +73,19 @@ def test_name_rules(tmp_path: Path, folder: str, name: object, rule: str) -> Non
     assert rule_of(result) == rule
     assert isinstance(result, SkillProblem)
     assert rule in result.notice() and str(result.folder) in result.notice()
+
+
+def test_a_valid_name_differing_from_its_folder_loads_under_its_name(tmp_path: Path) -> None:
+    """agentskills.io's guide for clients: "Name doesn't match the parent directory name →
+    warn, load anyway" (a collection's ``react-patterns/`` folder holding
+    ``acme-react-patterns``)."""
+    for lenient in (False, True):
+        result = parse_skill(
+            write_skill(tmp_path, "react-patterns", name="acme-react-patterns"), "project", lenient
+        )
+        assert isinstance(result, Skill)
+        assert result.name == "acme-react-patterns" and result.renamed is None
+        assert result.mismatch is not None and "[rule name-folder]" in result.mismatch
 
 
 def test_name_limits_that_are_fine(tmp_path: Path) -> None:
@@ -114,7 +126,8 @@ def test_unknown_fields_are_kept_aside_not_errors(tmp_path: Path) -> None:
 
 
 def test_broken_yaml_names_the_line(tmp_path: Path) -> None:
-    result = parsed(tmp_path, raw_front="name: demo-skill\ndescription: [unclosed\n")
+    front = "name: demo-skill\ndescription: Fine.\ntags: [one,\n  two\nkeys: {\n"
+    result = parsed(tmp_path, raw_front=front)
     assert rule_of(result) == "yaml"
     assert isinstance(result, SkillProblem)
     assert "broken YAML" in result.message and "line" in result.message
@@ -173,3 +186,25 @@ def test_unreadable_skill_file(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "SKILL.md").mkdir()  # a folder where the file should be
     assert rule_of(parse_skill(folder, "user")) == "unreadable"
+
+
+def test_one_line_values_yaml_refuses_are_read_as_text(tmp_path: Path) -> None:
+    """Front matter other clients accept though it is not valid YAML (agentskills.io's guide
+    for clients: retry with such values quoted): a colon inside a plain description, Claude
+    Code's ``argument-hint: [file] [mode]``, ``allowed-tools: *``. Other values keep their
+    YAML meaning."""
+    front = (
+        "name: demo-skill\n"
+        "description: Use when: the user asks for a report. Covers: tables, charts.\n"
+        "argument-hint: [file] [mode]\n"
+        "allowed-tools: *\n"
+        "license: MIT\n"
+        "metadata:\n"
+        "  version: '1.0'\n"
+    )
+    skill = parsed(tmp_path, raw_front=front)
+    assert isinstance(skill, Skill), skill
+    assert skill.description == "Use when: the user asks for a report. Covers: tables, charts."
+    assert skill.extra == {"argument-hint": "[file] [mode]"}
+    assert skill.allowed_tools == ("*",)
+    assert skill.license == "MIT" and skill.metadata == {"version": "1.0"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from skill_helpers import write_skill
 
 from mycode_core.testing import run_cli, write_plugin_dist, write_script
@@ -78,6 +79,8 @@ def test_load_skill_then_read_its_files_outside_the_workspace(tmp_path: Path) ->
 
 PACKAGE_PLUGIN = """
 from pathlib import Path
+
+import pytest
 from mycode_core import hookimpl
 
 SKILLS = Path(__file__).parent / "shipped_skills"
@@ -130,3 +133,45 @@ def test_a_package_ships_skills_through_register_skills(tmp_path: Path) -> None:
     assert alone.rc == 0, alone.stderr
     system = alone.of_type("system")[0]
     assert "shipper" in system["plugins"] and "load_skill" not in system["tools"]
+
+
+def test_a_skill_script_under_mycode_home_runs_in_the_sandbox(tmp_path: Path) -> None:
+    """A skill in ``$MYCODE_HOME/skills`` whose instructions say "run scripts/x.py --help":
+    the sandbox hides ``MYCODE_HOME``, but the folder of a listed skill stays visible to
+    commands, read-only; the rest of ``MYCODE_HOME`` (config, sessions) stays hidden."""
+    workspace, home, user = tmp_path / "ws", tmp_path / "home", tmp_path / "user"
+    for path in (workspace, user):
+        path.mkdir()
+    folder = write_skill(
+        home / "skills",
+        "report-tool",
+        body="Run scripts/report.py --help first.\n",
+        files={"scripts/report.py": "print('usage: report.py [-h] INPUT')\n"},
+    ).resolve()
+    (home / "config.toml").write_text("# secret-marker\n", encoding="utf-8")
+    command = (
+        f"python3 {folder}/scripts/report.py --help; cat {home.resolve()}/config.toml; "
+        f"touch {folder}/made-by-command"
+    )
+    script = write_script(
+        tmp_path / "turns.json",
+        [
+            {"tool_calls": [{"name": "load_skill", "arguments": {"name": "report-tool"}}]},
+            {"tool_calls": [{"name": "run_command", "arguments": {"command": command}}]},
+            {"content": "ran it"},
+        ],
+    )
+    result = run_cli(
+        ["-p", "make the report", "--model", script, "--output-format", "stream-json"],
+        cwd=workspace,
+        home=home,
+        env={"HOME": str(user)},
+    )
+    assert result.rc == 0, result.stderr
+    ran = result.of_type("tool_result")[1]
+    if not ran.get("metadata", {}).get("sandboxed"):
+        pytest.skip("no command sandbox here")
+    output = str(ran["content"])
+    assert "usage: report.py [-h] INPUT" in output
+    assert "secret-marker" not in output
+    assert not (folder / "made-by-command").exists()

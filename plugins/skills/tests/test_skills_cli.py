@@ -127,3 +127,48 @@ def test_folder_names_setting_from_config(dirs: dict[str, Path]) -> None:
     relaxed = json.loads(_run(["skills", "--json"], dirs).stdout)
     assert "display-named" in [s["name"] for s in relaxed["skills"]]
     assert "Broken_Name" not in [s["name"] for s in relaxed["skills"]]  # its folder is invalid
+
+
+def test_a_name_differing_from_its_folder_is_listed_and_loads(dirs: dict[str, Path]) -> None:
+    """A collection copied as is (folder ``react-patterns/`` holding ``acme-react-patterns``)
+    is listed under its name with one warning, and ``load_skill`` loads it — not dropped."""
+    write_skill(
+        dirs["workspace"] / ".claude" / "skills",
+        "react-patterns",
+        name="acme-react-patterns",
+        body="Prefer composition.\n",
+    )
+    listed = _run(["skills"], dirs)
+    assert listed.rc == 0, listed.stderr
+    assert any(line.startswith("acme-react-patterns ") for line in listed.stdout.splitlines())
+    warned = [line for line in listed.stderr.splitlines() if "acme-react-patterns" in line]
+    assert len(warned) == 1 and "[rule name-folder]" in warned[0]
+    script = write_script(
+        dirs["workspace"].parent / "turns.json",
+        [{"tool_calls": [{"name": "load_skill", "arguments": {"name": "acme-react-patterns"}}]}],
+    )
+    run = _run(["-p", "go", "--model", script, "--output-format", "stream-json"], dirs)
+    assert run.rc == 0, run.stderr
+    loaded = run.of_type("tool_result")[0]
+    assert not loaded["is_error"] and "Prefer composition." in str(loaded["content"])
+
+
+def test_a_description_with_a_bare_colon_is_listed(dirs: dict[str, Path]) -> None:
+    """``description: Use when: ...`` (not valid YAML, accepted by other clients) is listed
+    with its description, and no warning — also when an index from before is there."""
+    write_skill(
+        dirs["workspace"] / ".agents" / "skills",
+        "ui-prompting",
+        raw_front=(
+            "name: ui-prompting\ndescription: Use when: you prompt for UI. Covers: spacing.\n"
+        ),
+    )
+    for _ in range(2):  # the second run reads the parsed index
+        result = _run(["skills", "--json"], dirs)
+        assert result.rc == 0, result.stderr
+        data = json.loads(result.stdout)
+        rows = {row["name"]: row for row in data["skills"]}
+        assert (
+            rows["ui-prompting"]["description"] == "Use when: you prompt for UI. Covers: spacing."
+        )
+        assert not any("ui-prompting" in problem for problem in data["problems"])

@@ -278,6 +278,7 @@ def _sandbox_argv(
         cfg=_config(context),
         home=Path(context.home),
         state_dir=state_dir,
+        readable=list(getattr(context, "readable_roots", None) or ()),
     )
 
 
