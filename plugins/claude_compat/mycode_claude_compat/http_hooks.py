@@ -9,7 +9,6 @@ Claude Code (to block, answer 2xx with ``{"decision": "block", ...}``). A header
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import urllib.error
@@ -17,6 +16,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
+from mycode_claude_compat.names import claude_json
 from mycode_claude_compat.sources import CommandHook
 
 MAX_BODY = 1_000_000
@@ -41,7 +41,7 @@ def post_hook(
     headers = {"Content-Type": "application/json"}
     headers.update({name: header_value(value, hook.allowed_env) for name, value in hook.headers})
     request = urllib.request.Request(
-        hook.url, data=json.dumps(payload).encode(), headers=headers, method="POST"
+        hook.url, data=claude_json(payload).encode(), headers=headers, method="POST"
     )
     try:
         with urllib.request.urlopen(request, timeout=hook.timeout) as response:  # noqa: S310

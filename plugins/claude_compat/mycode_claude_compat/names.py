@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,15 @@ TOOL_NAMES = {
     "delegate_task": "Task",
     "lsp": "LSP",
 }
+
+
+def claude_json(data: Any) -> str:
+    """``data`` as Claude Code writes JSON (``JSON.stringify``): no spaces after ``,`` and
+    ``:``, non-ASCII text as is. Hook scripts grep it literally (ralph-wiggum's Stop hook
+    looks for ``"role":"assistant"`` in the transcript), so the spacing is part of the
+    protocol."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+
 
 _PATH_TOOLS = ("read_file", "write_file", "edit_file")
 # mycode argument -> Claude Code field, per tool (other fields keep their names)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from mycode_claude_compat.names import claude_json
 from mycode_claude_compat.sources import CommandHook
 
 MAX_OUTPUT = 1_000_000
@@ -194,7 +195,7 @@ def run_hook(hook: CommandHook, payload: dict[str, Any], workspace: Path) -> Hoo
 
     threads = [
         threading.Thread(
-            target=_feed, args=(process.stdin, json.dumps(payload).encode()), daemon=True
+            target=_feed, args=(process.stdin, claude_json(payload).encode()), daemon=True
         ),
         threading.Thread(target=_pump, args=(process.stdout, out, flags, wake), daemon=True),
         threading.Thread(target=_pump, args=(process.stderr, err, flags), daemon=True),

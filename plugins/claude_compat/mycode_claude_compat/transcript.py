@@ -9,14 +9,13 @@ the session ends), so runs whose hooks all miss pay no file I/O.
 
 from __future__ import annotations
 
-import json
 import threading
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mycode_claude_compat.names import cc_input, cc_name, cc_response
+from mycode_claude_compat.names import cc_input, cc_name, cc_response, claude_json
 
 
 class Transcript:
@@ -60,10 +59,7 @@ class Transcript:
             if not self._pending or self.broken:
                 self._pending.clear()
                 return
-            text = "".join(
-                json.dumps(record, ensure_ascii=False, default=str) + "\n"
-                for record in self._pending
-            )
+            text = "".join(claude_json(record) + "\n" for record in self._pending)
             self._pending.clear()
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -217,3 +217,32 @@ def test_user_claude_settings_are_read_only_when_enabled(env: Env) -> None:
     (env.home / "config.toml").write_text("[claude_compat]\nuser_claude_settings = true\n")
     env.run([bash("echo hi")], prompt="x", env={"HOME": str(fake_home)})
     assert len(env.log("user")) == 1
+
+
+LOOP_HOOK = r"""
+input=$(cat)
+case "$input" in
+  *'"hook_event_name":"Stop"'*'"stop_hook_active":false'*) ;;
+  *) exit 0 ;;
+esac
+transcript=$(printf '%s' "$input" | sed 's/.*"transcript_path":"\([^"]*\)".*/\1/')
+last=$(grep '"role":"assistant"' "$transcript" | tail -1)
+case "$last" in
+  *'first try'*) printf '{"decision":"block","reason":"loop again, caf\303\251"}' ;;
+esac
+exit 0
+"""
+
+
+def test_stdin_and_transcript_are_compact_json_as_scripts_grep_them(env: Env) -> None:
+    """Claude Code writes hook input and transcript lines with ``JSON.stringify`` (no spaces),
+    and real Stop hooks grep them literally (a loop plugin finds the last answer with
+    ``grep '"role":"assistant"'``): with spaced JSON they never matched and the loop never
+    looped."""
+    script = env.root / "loop.sh"
+    script.write_text(LOOP_HOOK, encoding="utf-8")
+    hooks_file(env.home / "hooks.json", {"Stop": [(None, [f"bash {script}"])]})
+    result = env.run([{"content": "first try"}, {"content": "second try"}], prompt="café")
+    assert result.rc == 0, result.stderr
+    assert [event["message"] for event in result.of_type("guidance")] == ["loop again, café"]
+    assert result.result["final_text"] == "second try"
