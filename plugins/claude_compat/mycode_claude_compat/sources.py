@@ -55,8 +55,14 @@ class CommandHook:
 
     @property
     def key(self) -> str:
-        """What makes two hooks the same hook (run once for an event)."""
-        return f"http {self.url}" if self.url else self.command
+        """What makes two hooks the same hook (run once for an event): the command, and for
+        a plugin's hook its folder too — two plugins' ``${CLAUDE_PLUGIN_ROOT}/hooks/start.sh``
+        are two different scripts (Claude Code expands the variable before comparing)."""
+        if self.url:
+            return f"http {self.url}"
+        if self.plugin_root is not None:
+            return f"{self.plugin_root}\0{self.command}"
+        return self.command
 
     @property
     def label(self) -> str:

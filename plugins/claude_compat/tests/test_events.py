@@ -246,3 +246,39 @@ def test_stdin_and_transcript_are_compact_json_as_scripts_grep_them(env: Env) ->
     assert result.rc == 0, result.stderr
     assert [event["message"] for event in result.of_type("guidance")] == ["loop again, café"]
     assert result.result["final_text"] == "second try"
+
+
+def _style_plugin(root: Path, name: str, text: str) -> Path:
+    """A plugin folder whose SessionStart hook is ``${CLAUDE_PLUGIN_ROOT}/hooks/start.sh``."""
+    folder = root / name
+    (folder / ".claude-plugin").mkdir(parents=True)
+    (folder / ".claude-plugin/plugin.json").write_text(json.dumps({"name": name}))
+    script = folder / "hooks/start.sh"
+    script.parent.mkdir()
+    script.write_text(f"#!/bin/sh\necho '{text}'\n")
+    script.chmod(0o755)
+    command = {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/start.sh"}
+    hooks = {"hooks": {"SessionStart": [{"hooks": [command]}]}}
+    (folder / "hooks/hooks.json").write_text(json.dumps(hooks))
+    return folder
+
+
+def test_two_plugins_with_the_same_hook_command_both_run(env: Env) -> None:
+    """Two output-style plugins both hook SessionStart with the same text,
+    ``${CLAUDE_PLUGIN_ROOT}/hooks/start.sh``: they are different scripts, and both run (only
+    the first one did: hooks were told apart by their command text alone)."""
+    first = _style_plugin(env.root, "explain", "Style one: explain as you go.")
+    second = _style_plugin(env.root, "teach", "Style two: ask the user to write code.")
+    with FakeOpenAIServer() as server:
+        server.enqueue(turn("ok"))
+        args = [*server.cli_args("hi", output_format="stream-json")]
+        result = run_cli(
+            [*args, "--plugin-dir", str(first), "--plugin-dir", str(second)],
+            cwd=env.workspace,
+            home=env.home,
+        )
+        (request,) = server.chat_requests
+    assert result.rc == 0, result.stderr
+    system = request.messages[0]["content"]
+    assert "Style one: explain as you go." in system
+    assert "Style two: ask the user to write code." in system
