@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 _POSITIONAL = re.compile(r"\$([1-9])")
+_FIELD = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*)|[ \t]*)$")
 _RUN_MARK = re.compile(r"^```!\s*\n(?P<block>.*?)\n```[ \t]*$|!`(?P<inline>[^`\n]+)`", re.S | re.M)
 """``!`cmd``` inline, or a fenced block opened with ```` ```! ```` (Claude Code's two forms)."""
 RUN_FIRST = (
@@ -50,12 +51,50 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
             try:
                 data = yaml.safe_load(raw) or {}
             except yaml.YAMLError as exc:
-                first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
-                return {}, body, f"invalid front matter: {first}"
+                data = _lenient_fields(raw)
+                if data is None:
+                    first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
+                    return {}, body, f"invalid front matter: {first}"
             if not isinstance(data, dict):
                 return {}, body, "front matter is not a mapping"
             return data, body, None
     return {}, text, None
+
+
+def _lenient_fields(raw: str) -> dict[str, Any] | None:
+    """Front matter that is not strict YAML, read field by field as Claude Code does: a field
+    whose value YAML cannot read is its text. The documented ``argument-hint: [pr-number]
+    [priority]`` is such a field (two flow lists in a row); one field must not cost the file
+    its ``description`` and ``allowed-tools``. ``None`` when the text is not ``key: value``
+    lines (with indented continuation lines) at all."""
+    import yaml
+
+    chunks: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in raw.splitlines():
+        match = _FIELD.match(line)
+        if match is not None:
+            current = match.group(1)
+            chunks[current] = [match.group(2) or ""]
+        elif current is not None and (not line.strip() or line[:1] in (" ", "\t", "-")):
+            chunks[current].append(line)
+        elif line.strip() and not line.lstrip().startswith("#"):
+            return None
+    data: dict[str, Any] = {}
+    for key, lines in chunks.items():
+        try:
+            value = yaml.safe_load(f"{key}: " + "\n".join(lines))
+            data[key] = value[key] if isinstance(value, dict) else "\n".join(lines).strip()
+        except yaml.YAMLError:
+            data[key] = " ".join(part.strip() for part in lines if part.strip())
+    return data or None
+
+
+def _text(value: Any) -> str:
+    """A display field: ``argument-hint: [name]`` is a YAML list, shown as written."""
+    if isinstance(value, list):
+        return "[" + ", ".join(str(item) for item in value) + "]"
+    return str(value) if value else ""
 
 
 def _tools(value: Any) -> list[str]:
@@ -84,8 +123,8 @@ def parse_command(path: Path, text: str) -> tuple[CommandFile, str | None]:
         name=path.stem,
         path=path,
         body=body.strip(),
-        description=str(description) if description else "",
-        argument_hint=str(hint) if hint else "",
+        description=_text(description),
+        argument_hint=_text(hint),
         allowed_tools=_tools(meta.get("allowed-tools")),
     )
     return command, (f"{path}: {problem}" if problem else None)

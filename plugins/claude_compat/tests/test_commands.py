@@ -41,9 +41,30 @@ def test_a_command_without_placeholders_gets_its_arguments_appended(tmp_path: Pa
 
 
 def test_bad_front_matter_is_a_problem_not_a_crash(tmp_path: Path) -> None:
-    command, problem = _command(tmp_path, "bad.md", "---\ndescription: [unclosed\n---\nBody\n")
+    command, problem = _command(
+        tmp_path, "bad.md", "---\ndescription: [unclosed\nnot a field [\n---\nBody\n"
+    )
     assert command is not None and command.body == "Body"
     assert problem is not None and "front matter" in problem
+
+
+def test_front_matter_yaml_cannot_read_is_read_field_by_field(tmp_path: Path) -> None:
+    """``argument-hint: [env] [version]`` (the documented way to write two arguments) is not
+    YAML: the whole front matter was dropped, with its description and allowed-tools."""
+    command, problem = _command(
+        tmp_path,
+        "deploy.md",
+        "---\ndescription: Deploy a version\nargument-hint: [environment] [version]\n"
+        "allowed-tools:\n  - Bash(git tag:*)\n  - Read\nmodel: haiku\n---\nDeploy $2 to $1.\n",
+    )
+    assert problem is None and command is not None
+    assert command.description == "Deploy a version"
+    assert command.argument_hint == "[environment] [version]"
+    assert command.allowed_tools == ["Bash(git tag:*)", "Read"]
+    assert expand(command.body, "prod 1.2") == "Deploy 1.2 to prod."
+    single, problem = _command(tmp_path, "new.md", "---\nargument-hint: [project-name]\n---\nx\n")
+    assert problem is None and single is not None
+    assert single.argument_hint == "[project-name]"  # a YAML list, shown as written
 
 
 def test_folder_skills_and_agents_are_registered(tmp_path: Path) -> None:
