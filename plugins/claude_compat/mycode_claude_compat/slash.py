@@ -39,8 +39,9 @@ def _runner(
 
 
 def register_commands(register: Callable[[Any], None], state: Any) -> None:
-    """Register each command once; a name two folders share is registered as
-    ``plugin:name`` for the second (Claude Code's namespaced form)."""
+    """Register each command as ``/name`` and as Claude Code's namespaced ``/plugin:name``
+    (what the plugins' own help tells users to type: ``/hookify:list``); a name two folders
+    share is ``/plugin:name`` only for the second."""
     try:
         from mycode_core import SlashCommand  # type: ignore[attr-defined]
     except ImportError:
@@ -54,20 +55,26 @@ def register_commands(register: Callable[[Any], None], state: Any) -> None:
                 state.notice(f"plugin folder {folder.name}: {problem}")
             if command is None:
                 continue
-            name = command.name if command.name not in taken else f"{folder.name}:{command.name}"
-            taken.add(name)
+            qualified = f"{folder.name}:{command.name}"
+            names = [command.name] if command.name not in taken else []
+            if qualified not in taken:
+                names.append(qualified)  # Claude Code's form, which plugins' own docs use
             description = command.description or f"({folder.name}) {command.body[:60]}"
-            try:
-                register(
-                    SlashCommand(
-                        name=name,
-                        description=description,
-                        argument_hint=command.argument_hint,
-                        run=_runner(command, folder.root.resolve(), state, folder.grants),
+            run = _runner(command, folder.root.resolve(), state, folder.grants)
+            for name in names:
+                taken.add(name)
+                shown = description if name == names[0] else f"{description} (= /{names[0]})"
+                try:
+                    register(
+                        SlashCommand(
+                            name=name,
+                            description=shown,
+                            argument_hint=command.argument_hint,
+                            run=run,
+                        )
                     )
-                )
-            except Exception as exc:  # noqa: BLE001 - one bad command costs only itself
-                state.notice(f"plugin folder {folder.name}: command {name!r} not added: {exc}")
+                except Exception as exc:  # noqa: BLE001 - one bad command costs only itself
+                    state.notice(f"plugin folder {folder.name}: command {name!r} not added: {exc}")
 
 
 def _register_own(register: Callable[[Any], None], state: Any, taken: set[str], kind: Any) -> None:

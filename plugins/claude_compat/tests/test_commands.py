@@ -119,10 +119,13 @@ def test_folder_commands_become_slash_commands(tmp_path: Path) -> None:
     notices: list[str] = []
     context = RunContext(workspace=workspace, home=home, settings=settings, session_id="s")
     commands = collect_slash_commands(make_plugin_manager(plugin), context, notices.append)
-    assert sorted(commands) == ["fix", "notes"], notices
+    assert sorted(commands) == ["fix", "notes", "p:fix", "p:notes"], notices
     fix = commands["fix"]
     assert fix.description == "Fix an issue" and fix.argument_hint == "NUMBER"
     assert fix.run("42", context) == "Fix issue #42 now."
+    # Claude Code's namespaced form, which plugins' own docs tell users to type
+    assert commands["p:fix"].run("7", context) == "Fix issue #7 now."
+    assert commands["p:fix"].description == "Fix an issue (= /fix)"
     assert commands["notes"].run("", context) == "Write release notes."
     assert notices == []
 
@@ -217,3 +220,15 @@ def test_a_commands_allowed_tools_approve_its_calls_but_not_over_a_users_deny(en
     assert decisions("/stage") == ["allow"]
     (env.home / "config.toml").write_text('[permissions]\ndeny = ["run_command(git add:*)"]\n')
     assert decisions("/stage") == ["deny"]
+
+
+def test_a_plugin_command_runs_under_its_namespaced_name(env: Env) -> None:
+    """Plugins tell their users to type ``/plugin:command`` (``/hookify:list``); that was sent
+    to the model as plain text unless two plugins shared the command's name."""
+    folder = env.root / "tidy"
+    (folder / "commands").mkdir(parents=True)
+    (folder / "commands" / "sweep.md").write_text("Sweep the $1 folder.\n")
+    result = env.run([{"content": "ok"}], "--plugin-dir", str(folder), prompt="/tidy:sweep src")
+    assert result.rc == 0, result.stderr
+    (user,) = result.of_type("user")
+    assert user["content"] == "Sweep the src folder."
