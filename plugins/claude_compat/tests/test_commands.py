@@ -232,3 +232,23 @@ def test_a_plugin_command_runs_under_its_namespaced_name(env: Env) -> None:
     assert result.rc == 0, result.stderr
     (user,) = result.of_type("user")
     assert user["content"] == "Sweep the src folder."
+
+
+def test_a_plugin_skill_loads_under_its_namespaced_name(env: Env) -> None:
+    """A plugin's commands name its skills as Claude Code does, ``plugin:skill`` ("load the
+    kit:house-style skill first"); ``load_skill`` answered "Unknown skill"."""
+    folder = env.root / "kit"
+    (folder / "skills" / "house-style").mkdir(parents=True)
+    (folder / "skills" / "house-style" / "SKILL.md").write_text(
+        "---\nname: house-style\ndescription: How we write code here.\n---\nTabs, never spaces.\n"
+    )
+    turns = [
+        {"tool_calls": [{"name": "load_skill", "arguments": {"name": "kit:house-style"}}]},
+        {"tool_calls": [{"name": "load_skill", "arguments": {"name": "other:house-style"}}]},
+        {"content": "ok"},
+    ]
+    result = env.run(turns, "--plugin-dir", str(folder))
+    assert result.rc == 0, result.stderr
+    found, wrong_plugin = result.of_type("tool_result")
+    assert not found["is_error"] and "Tabs, never spaces." in found["content"]
+    assert wrong_plugin["is_error"] and "Unknown skill" in wrong_plugin["content"]
