@@ -242,11 +242,15 @@ def register_lsp_servers(register: Callable[..., None], context: RunContext) -> 
 
 
 @hookimpl(optionalhook=True)
-def register_agent_profiles(register: Callable[[Path], None], context: RunContext) -> None:
-    """Each plugin folder's ``agents/*.md`` as subagent profiles."""
+def register_agent_profiles(register: Callable[..., None], context: RunContext) -> None:
+    """Each plugin folder's ``agents/*.md`` as subagent profiles, with the folder's name
+    (``feature-dev:code-reviewer`` and ``pr-review-toolkit:code-reviewer`` are two agents)."""
     for folder in session_for(context).loaded.folders:
         for directory in folder.agent_dirs:
-            register(directory)
+            try:
+                register(directory, plugin=folder.name)
+            except TypeError:  # an older subagents plugin: the folder alone
+                register(directory)
 
 
 @hookimpl

@@ -252,3 +252,39 @@ def test_a_plugin_skill_loads_under_its_namespaced_name(env: Env) -> None:
     found, wrong_plugin = result.of_type("tool_result")
     assert not found["is_error"] and "Tabs, never spaces." in found["content"]
     assert wrong_plugin["is_error"] and "Unknown skill" in wrong_plugin["content"]
+
+
+def test_two_plugins_agents_of_one_name_are_both_reachable(env: Env) -> None:
+    """Two plugins with an agent of the same name (``code-reviewer`` is in two official
+    plugins): the second silently replaced the first, and Claude Code's ``plugin:agent``
+    name was unknown. Both answer now to ``plugin:agent``."""
+    from mycode_core.testing import FakeOpenAIServer, turn
+
+    folders = []
+    for plugin in ("one", "two"):
+        folder = env.root / plugin
+        (folder / "agents").mkdir(parents=True)
+        (folder / "agents" / "checker.md").write_text(
+            f"---\nname: checker\ndescription: Checks things.\n---\nYou are the {plugin} checker.\n"
+        )
+        folders += ["--plugin-dir", str(folder)]
+
+    def delegate(agent: str) -> Any:
+        return turn(
+            tool_calls=[{"name": "delegate_task", "arguments": {"task": "t", "agent": agent}}]
+        )
+
+    with FakeOpenAIServer() as server:
+        server.enqueue(delegate("one:checker"), turn("checked 1"))
+        server.enqueue(delegate("two:checker"), turn("checked 2"), turn("done"))
+        result = run_cli(
+            [*server.cli_args("check", output_format="stream-json"), *folders],
+            cwd=env.workspace,
+            home=env.home,
+        )
+        systems = [request.messages[0]["content"] for request in server.chat_requests]
+    assert result.rc == 0, result.stderr
+    results = [event for event in result.of_type("tool_result") if "agent_id" not in event]
+    assert [event["is_error"] for event in results] == [False, False], results
+    assert "You are the one checker." in systems[1] and "two checker" not in systems[1]
+    assert "You are the two checker." in systems[3]

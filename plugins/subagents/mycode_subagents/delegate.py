@@ -75,6 +75,11 @@ class Delegator:
         for key, profile in self.profiles.items():
             if key.lower() == wanted:
                 return profile
+        plugin, colon, short = name.partition(":")
+        if colon:  # Claude Code's ``plugin:agent`` for a plugin's profile listed as ``agent``
+            held = self.profiles.get(short)
+            if held is not None and held.plugin == plugin:
+                return held
         return None
 
     # -- which tools a child gets

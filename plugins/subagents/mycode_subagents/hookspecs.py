@@ -21,8 +21,11 @@ def register_agent_profiles(register: Callable[[Path], None], context: RunContex
     child's instructions) or a folder of them (``*.md``, not recursive). A package profile is
     overridden by one of the same name in ``$MYCODE_HOME/agents/``, ``.claude/agents/`` or
     ``.mycode/agents/``. A plugin that implements this without depending on this plugin marks
-    it ``@hookimpl(optionalhook=True)``.
+    it ``@hookimpl(optionalhook=True)``. ``register(path, plugin=NAME)`` says which plugin
+    folder the profiles belong to: they also answer to ``NAME:profile`` (Claude Code's name
+    for a plugin's agent), and one whose name another plugin's profile holds is listed as
+    ``NAME:profile`` instead of replacing it.
 
-    :param register: callback taking a :class:`pathlib.Path`.
+    :param register: callback taking a :class:`pathlib.Path` (and ``plugin``, a keyword).
     :param context: the run's :class:`~mycode_core.records.RunContext`.
     """

@@ -20,14 +20,19 @@ def add_hookspecs(pluginmanager: Any) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
-def package_sources(context: RunContext, notice: Callable[[str], None]) -> list[Path]:
-    """Profile files and folders that plugins contribute (hook ``register_agent_profiles``)."""
+def package_sources(
+    context: RunContext, notice: Callable[[str], None], plugins: dict[Path, str] | None = None
+) -> list[Path]:
+    """Profile files and folders that plugins contribute (hook ``register_agent_profiles``);
+    ``plugins`` is filled with the plugin folder name each was registered with."""
     if context.plugin_manager is None:
         return []
     found: list[Path] = []
 
-    def register(path: Any) -> None:
+    def register(path: Any, plugin: str | None = None) -> None:
         found.append(Path(path).expanduser())
+        if plugin and plugins is not None:
+            plugins[found[-1]] = str(plugin)
 
     try:
         context.hook.register_agent_profiles(register=register, context=context)
@@ -61,9 +66,10 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
         notice(problem)
     if config.max_depth < 1 or context.depth >= config.max_depth:
         return
-    sources = package_sources(context, notice)
+    plugins: dict[Path, str] = {}
+    sources = package_sources(context, notice, plugins)
     sources += profile_folders(context.workspace, context.home)
-    delegator = Delegator(load_profiles(sources, notice, context.workspace), config)
+    delegator = Delegator(load_profiles(sources, notice, context.workspace, plugins), config)
     context.store["subagents"] = delegator
     register(delegator.tool(context))
 
@@ -88,10 +94,11 @@ def profiles_text(context: RunContext) -> str:
     from mycode_subagents.profiles import load_profiles, profile_folders
 
     problems: list[str] = []
-    sources = package_sources(context, problems.append)
+    plugins: dict[Path, str] = {}
+    sources = package_sources(context, problems.append, plugins)
     sources += profile_folders(context.workspace, context.home)
     lines = []
-    for profile in load_profiles(sources, problems.append, context.workspace).values():
+    for profile in load_profiles(sources, problems.append, context.workspace, plugins).values():
         tools = ", ".join(profile.tool_names() or []) if profile.tools is not None else "all"
         lines.append(f"{profile.name}  ({profile.source}; tools: {tools})")
         lines.append(f"    {profile.description[:200]}")

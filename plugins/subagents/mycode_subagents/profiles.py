@@ -68,6 +68,9 @@ class Profile:
     source: str = "built-in"
     read_only_mcp: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    plugin: str | None = None
+    """The plugin folder it came from: it also answers to ``plugin:name`` (Claude Code's
+    name for a plugin's agent)."""
 
     def tool_names(self) -> list[str] | None:
         """The allowlist in mycode's tool names (``None``: all tools)."""
@@ -234,11 +237,19 @@ def profile_folders(workspace: Path, home: Path) -> list[Path]:
 
 
 def load_profiles(
-    sources: Iterable[Path], notice: Callable[[str], None], workspace: Path | None = None
+    sources: Iterable[Path],
+    notice: Callable[[str], None],
+    workspace: Path | None = None,
+    plugins: dict[Path, str] | None = None,
 ) -> dict[str, Profile]:
     """Built-ins, then each source in order (a later profile of the same name wins); a bad
     file costs one notice and the others still load. Files under ``workspace`` are never read
-    through a symlink leading out of it (one notice each)."""
+    through a symlink leading out of it (one notice each).
+
+    ``plugins`` names the plugin folder a source came from: its profiles answer to
+    ``plugin:name`` too, and one whose name another plugin's profile already holds is listed
+    as ``plugin:name`` instead of replacing it (Claude Code keeps both:
+    ``feature-dev:code-reviewer`` and ``pr-review-toolkit:code-reviewer``)."""
     root = Path(os.path.abspath(workspace)) if workspace is not None else None
     profiles: dict[str, Profile] = {profile.name: profile for profile in BUILTIN_PROFILES}
     seen: set[Path] = set()
@@ -258,5 +269,11 @@ def load_profiles(
             except ProfileError as exc:
                 notice(f"agent profile skipped: {exc}")
                 continue
+            plugin = (plugins or {}).get(source)
+            if plugin is not None:
+                profile.plugin = plugin
+                held = profiles.get(profile.name)
+                if held is not None and held.plugin not in (None, plugin):
+                    profile.name = f"{plugin}:{profile.name}"
             profiles[profile.name] = profile
     return profiles

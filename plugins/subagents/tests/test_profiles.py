@@ -224,3 +224,24 @@ def test_every_claude_code_name_of_a_builtin_tool_is_read(tmp_path: Path) -> Non
         )
     )
     assert profile.tool_names() == ["glob", "edit_file", "delegate_task", "load_skill"]
+
+
+def test_two_plugins_profiles_of_one_name_stay_apart(tmp_path: Path) -> None:
+    """Profiles registered with their plugin answer to ``plugin:name``; a second plugin's
+    profile of a taken name is listed as ``plugin:name`` instead of replacing the first,
+    while a user's own profile still overrides a plugin's."""
+    from mycode_subagents.delegate import Delegator
+
+    one, two, user = tmp_path / "one", tmp_path / "two", tmp_path / "user"
+    for folder in (one, two):
+        _write(folder / "rev.md", f"---\nname: rev\ndescription: {folder.name}\n---\nx\n")
+    _write(user / "solo.md", "---\nname: solo\ndescription: mine\n---\nx\n")
+    _write(one / "solo.md", "---\nname: solo\ndescription: plugin's\n---\nx\n")
+    plugins = {one: "one", two: "two"}
+    profiles = load_profiles([one, two, user], lambda _m: None, None, plugins)
+    assert profiles["rev"].description == "one" and profiles["two:rev"].description == "two"
+    assert profiles["solo"].description == "mine"
+    delegator = Delegator(profiles, SubagentSettings())
+    assert delegator.find("one:rev") is profiles["rev"]
+    assert delegator.find("two:rev") is profiles["two:rev"]
+    assert delegator.find("two:solo") is None
