@@ -288,3 +288,44 @@ def test_two_plugins_agents_of_one_name_are_both_reachable(env: Env) -> None:
     assert [event["is_error"] for event in results] == [False, False], results
     assert "You are the one checker." in systems[1] and "two checker" not in systems[1]
     assert "You are the two checker." in systems[3]
+
+
+def test_an_installed_plugins_command_runs_its_own_script_in_the_sandbox(env: Env) -> None:
+    """An installed plugin lives under ``MYCODE_HOME``, which the command sandbox hides: its
+    command's ``${CLAUDE_PLUGIN_ROOT}/scripts/...`` (ralph-wiggum's setup script) failed with
+    "No such file or directory". The folder of the command that runs is now visible,
+    read-only, and the rest of ``MYCODE_HOME`` stays hidden."""
+    import pytest
+    from mycode_builtin_tools import sandbox
+
+    from mycode_core.testing import write_script
+
+    if sandbox.bwrap_path() is None:
+        pytest.skip(f"no sandbox here: {sandbox.unavailable_reason()}")
+    source = env.root / "kit"
+    (source / "commands").mkdir(parents=True)
+    (source / "scripts").mkdir()
+    (source / ".claude-plugin").mkdir()
+    (source / ".claude-plugin/plugin.json").write_text('{"name": "kit"}')
+    (source / "scripts/hello.sh").write_text("#!/bin/sh\necho hello-from-kit\n")
+    (source / "scripts/hello.sh").chmod(0o755)
+    (source / "commands/hi.md").write_text(
+        "---\nallowed-tools: Bash(${CLAUDE_PLUGIN_ROOT}/scripts/hello.sh:*)\n---\n"
+        "Say: !`${CLAUDE_PLUGIN_ROOT}/scripts/hello.sh`\n"
+    )
+    installed = run_cli(["plugins", "install", str(source)], cwd=env.workspace, home=env.home)
+    assert installed.rc == 0, installed.stderr
+    script = env.home / "plugins/kit/scripts/hello.sh"
+    (env.home / "secret.txt").write_text("do not show")
+    turns = [bash(str(script)), bash(f"cat {env.home / 'secret.txt'}"), {"content": "ok"}]
+    model = write_script(env.root / "script.json", turns)
+    result = run_cli(
+        ["-p", "/hi", "--model", model, "--output-format", "stream-json"],
+        cwd=env.workspace,
+        home=env.home,
+    )
+    assert result.rc == 0, result.stderr
+    hello, secret = result.of_type("tool_result")
+    assert hello["metadata"].get("sandboxed") is True, hello
+    assert not hello["is_error"] and "hello-from-kit" in hello["content"], hello
+    assert "do not show" not in secret["content"]
