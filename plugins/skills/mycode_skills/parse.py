@@ -2,10 +2,12 @@
 
 The rules follow the Agent Skills specification (agentskills.io/specification):
 
-* ``name`` — required; 1-64 characters; lowercase letters, digits and hyphens; no leading,
-  trailing or doubled hyphen; equal to the name of the folder holding ``SKILL.md`` — a valid
-  name that differs from its folder's is loaded anyway, under its own name, with a warning (as
-  agentskills.io's guide for clients says: "warn, load anyway").
+* ``name`` — required (a skill without one is listed under its folder's name when that is a
+  valid name, with a warning, as Claude Code does); 1-64 characters; lowercase letters,
+  digits and hyphens; no leading, trailing or doubled hyphen; equal to the name of the folder
+  holding ``SKILL.md`` — a valid name that differs from its folder's is loaded anyway, under
+  its own name, with a warning (as agentskills.io's guide for clients says: "warn, load
+  anyway").
 * ``description`` — required, non-empty, at most 1024 characters.
 * ``license`` (string), ``compatibility`` (string, at most 500 characters), ``metadata`` (a
   mapping), ``allowed-tools`` (a space-separated string or a list of strings) — optional.
@@ -48,8 +50,8 @@ class Skill:
     allowed_tools: tuple[str, ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     renamed: str | None = None
-    """With ``[skills] folder_names``: the rule the front matter's ``name`` broke, when the
-    skill is listed under its folder's name instead."""
+    """The rule the front matter's ``name`` broke when the skill is listed under its folder's
+    name instead: a missing ``name`` (always), or with ``[skills] folder_names`` an invalid one."""
     mismatch: str | None = None
     """The ``name-folder`` rule broken (a valid name differing from the folder's): the skill
     is listed under its ``name`` all the same, with one notice."""
@@ -228,12 +230,17 @@ def validate(
 ) -> Skill | SkillProblem:
     """Check parsed front matter against the spec; a :class:`Skill` or the first problem."""
     name = data.get("name")
+    renamed = mismatch = None
     if name is None or (isinstance(name, str) and not name.strip()):
-        return SkillProblem(folder, "name-required", "the 'name' field is missing")
+        # Claude Code falls back to the folder's name (skills published that way load there)
+        missing = "the 'name' field is missing"
+        if name_problem(folder.name, folder.name) is not None:
+            message = f"{missing}, and the folder's name {folder.name!r} is not a valid name"
+            return SkillProblem(folder, "name-required", message)
+        name, renamed = folder.name, f"{missing} [rule name-required]"
     if not isinstance(name, str):
         return SkillProblem(folder, "name-required", "the 'name' field must be a string")
     broken = name_problem(name, folder.name)
-    renamed = mismatch = None
     if broken is not None and broken[0] == "name-folder":
         mismatch, broken = f"{broken[1]} [rule {broken[0]}]", None
     if broken is not None:

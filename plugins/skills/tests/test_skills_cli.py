@@ -172,3 +172,23 @@ def test_a_description_with_a_bare_colon_is_listed(dirs: dict[str, Path]) -> Non
             rows["ui-prompting"]["description"] == "Use when: you prompt for UI. Covers: spacing."
         )
         assert not any("ui-prompting" in problem for problem in data["problems"])
+
+
+def test_a_skill_without_a_name_is_listed_under_its_folder(dirs: dict[str, Path]) -> None:
+    """A ``SKILL.md`` with a description but no ``name`` (Claude Code reads it under its
+    folder's name) is listed so, with exactly one warning; an index from before is no
+    obstacle (the second run reads it)."""
+    write_skill(
+        dirs["workspace"] / ".claude" / "skills",
+        "changelog-writer",
+        raw_front="description: Writes the changelog entry for a change.\n",
+    )
+    for _ in range(2):
+        listed = _run(["skills", "--json"], dirs)
+        assert listed.rc == 0, listed.stderr
+        data = json.loads(listed.stdout)
+        rows = {row["name"]: row for row in data["skills"]}
+        assert rows["changelog-writer"]["description"] == "Writes the changelog entry for a change."
+        warned = [p for p in data["problems"] if "changelog-writer" in p]
+        assert len(warned) == 1 and "[rule name-required]" in warned[0]
+        assert "not loaded" not in warned[0]
