@@ -19,6 +19,7 @@ A skill that breaks a rule is a :class:`SkillProblem` naming the rule; it never 
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -26,6 +27,9 @@ from pathlib import Path
 from typing import Any
 
 SKILL_FILE = "SKILL.md"
+SKILL_FILE_LOWER = "skill.md"
+"""Accepted when a folder has no ``SKILL.md`` (the agentskills.io reference tool ``skills-ref``
+reads it too)."""
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
@@ -33,6 +37,19 @@ HEAD_BYTES = 64 * 1024
 """The front matter must end within the first 64 KiB (a 10 MB file costs 64 KiB to list)."""
 MAX_BODY_BYTES = 256 * 1024
 """``load_skill`` returns at most this much of the body and says where the rest is."""
+
+
+def skill_file_name(folder: str) -> str | None:
+    """The name of ``folder``'s skill file: ``SKILL.md``, else ``skill.md``, else ``None``.
+
+    Any entry named ``SKILL.md`` counts (a symlink or FIFO is judged by the caller). On a
+    case-insensitive file system ``SKILL.md`` also finds a ``skill.md``: one folder, one file,
+    never listed twice.
+    """
+    for name in (SKILL_FILE, SKILL_FILE_LOWER):
+        if os.path.lexists(os.path.join(folder, name)):
+            return name
+    return None
 
 
 @dataclass(frozen=True)
@@ -55,11 +72,13 @@ class Skill:
     mismatch: str | None = None
     """The ``name-folder`` rule broken (a valid name differing from the folder's): the skill
     is listed under its ``name`` all the same, with one notice."""
+    file_name: str = SKILL_FILE
+    """``SKILL.md``, or ``skill.md`` in a folder that has no ``SKILL.md``."""
 
     @property
     def file(self) -> Path:
-        """The skill's ``SKILL.md``."""
-        return self.folder / SKILL_FILE
+        """The skill's ``SKILL.md`` (or ``skill.md``)."""
+        return self.folder / self.file_name
 
 
 @dataclass(frozen=True)
@@ -197,11 +216,12 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
     """
     import yaml
 
-    path = folder / SKILL_FILE
+    file_name = skill_file_name(str(folder)) or SKILL_FILE
+    path = folder / file_name
     try:
         head, size = _read_head(path)
     except OSError as exc:
-        return SkillProblem(folder, "unreadable", f"cannot read {SKILL_FILE}: {exc.strerror}")
+        return SkillProblem(folder, "unreadable", f"cannot read {file_name}: {exc.strerror}")
     text = head.decode("utf-8", errors="replace")
     split = split_front_matter(text)
     if split is None:
@@ -222,11 +242,16 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
             return SkillProblem(folder, "yaml", f"broken YAML front matter{line}: {problem}")
     if not isinstance(data, dict):
         return SkillProblem(folder, "frontmatter", "the front matter is not a YAML mapping")
-    return validate(data, folder, source, folder_names)
+    return validate(data, folder, source, folder_names, file_name=file_name)
 
 
 def validate(
-    data: dict[str, Any], folder: Path, source: str, folder_names: bool = False
+    data: dict[str, Any],
+    folder: Path,
+    source: str,
+    folder_names: bool = False,
+    *,
+    file_name: str = SKILL_FILE,
 ) -> Skill | SkillProblem:
     """Check parsed front matter against the spec; a :class:`Skill` or the first problem."""
     name = data.get("name")
@@ -297,6 +322,7 @@ def validate(
         extra={str(k): v for k, v in data.items() if k not in known},
         renamed=renamed,
         mismatch=mismatch,
+        file_name=file_name,
     )
 
 

@@ -192,3 +192,16 @@ def test_a_skill_without_a_name_is_listed_under_its_folder(dirs: dict[str, Path]
         warned = [p for p in data["problems"] if "changelog-writer" in p]
         assert len(warned) == 1 and "[rule name-required]" in warned[0]
         assert "not loaded" not in warned[0]
+
+
+def test_a_lowercase_skill_md_is_listed_and_shown(dirs: dict[str, Path]) -> None:
+    """A folder with ``skill.md`` and no ``SKILL.md`` — also when a new run reads the index."""
+    folder = write_skill(
+        dirs["workspace"] / ".agents" / "skills", "lower-file", body="From the lowercase file.\n"
+    )
+    (folder / "SKILL.md").rename(folder / "skill.md")
+    for _ in range(2):
+        shown = _run(["skills", "show", "lower-file", "--json"], dirs)
+        assert shown.rc == 0, shown.stderr
+        data = json.loads(shown.stdout)
+        assert data["body"] == "From the lowercase file." and data["files"] == ["skill.md"]
