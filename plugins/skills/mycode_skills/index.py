@@ -17,7 +17,7 @@ from typing import Any
 from mycode_skills.parse import Skill, SkillProblem
 
 FORMAT = 5  # 2: allowed-tools split on commas; 3: name-folder loads; 4: YAML repaired;
-# 5: no name -> the folder's name
+# 5: no name -> the folder's name, skill.md, surrogate-pair escapes joined
 StatKey = tuple[int, int, int]
 
 

@@ -170,6 +170,25 @@ def _tools_field(value: Any) -> tuple[str, ...] | None:
     return None
 
 
+_SURROGATE_PAIR = re.compile(
+    r"(?<!\\)((?:\\\\)*)\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
+)
+
+
+def join_surrogate_pairs(text: str) -> str:
+    """``"\\uD83D\\uDD2D"`` (JSON's way to write 🔭, used in skills' JSON-style ``metadata``)
+    as the one YAML escape ``"\\U0001F52D"``: libyaml refuses a surrogate escape, and the
+    pure-Python loader would keep two lone surrogates. Only a high-low pair of escapes is
+    rewritten (not one after an escaped backslash); anything else is left to YAML."""
+
+    def joined(match: re.Match[str]) -> str:
+        high, low = int(match.group(2), 16), int(match.group(3), 16)
+        code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+        return f"{match.group(1)}\\U{code:08X}"
+
+    return _SURROGATE_PAIR.sub(joined, text) if "\\u" in text else text
+
+
 _PLAIN_LINE = re.compile(r"^([A-Za-z0-9_-]+):[ \t]+(\S.*?)[ \t]*$")
 
 
@@ -231,10 +250,11 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
             message = "SKILL.md must start with a '---' YAML front-matter block"
         return SkillProblem(folder, "frontmatter", message)
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it
+    front = join_surrogate_pairs(split[0])
     try:
-        data = yaml.load(split[0], Loader=loader)  # noqa: S506 - a safe loader
+        data = yaml.load(front, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
-        data = _load_repaired(split[0], loader)
+        data = _load_repaired(front, loader)
         if data is None:
             where = getattr(exc, "problem_mark", None)
             line = f" (line {where.line + 2})" if where is not None else ""

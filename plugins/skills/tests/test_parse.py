@@ -225,3 +225,21 @@ def test_one_line_values_yaml_refuses_are_read_as_text(tmp_path: Path) -> None:
     assert skill.extra == {"argument-hint": "[file] [mode]"}
     assert skill.allowed_tools == ("*",)
     assert skill.license == "MIT" and skill.metadata == {"version": "1.0"}
+
+
+def test_json_style_metadata_with_a_surrogate_pair_escape(tmp_path: Path) -> None:
+    """Front matter written as JSON (``metadata: {"emoji": "\\uD83D\\uDD2D"}``, a published
+    shape): the escaped surrogate pair is the one character it stands for, with libyaml too
+    (which refuses surrogate escapes); an escaped backslash before ``u`` stays text."""
+    raw = (
+        "name: star-gazer\n"
+        'description: "Looks at the sky \\uD83C\\uDF0C, politely."\n'
+        'metadata: {"tool": {"emoji": "\\uD83D\\uDD2D", "path": "C:\\\\uD83D\\\\x",'
+        ' "requires": {"bins": ["gh"]}}}\n'
+    )
+    result = parse_skill(write_skill(tmp_path, "star-gazer", raw_front=raw), "project")
+    assert isinstance(result, Skill), result
+    assert result.description == "Looks at the sky \U0001f30c, politely."
+    assert result.metadata["tool"]["emoji"] == "\U0001f52d"
+    assert result.metadata["tool"]["path"] == "C:\\uD83D\\x"
+    assert result.metadata["tool"]["requires"] == {"bins": ["gh"]}
