@@ -103,7 +103,8 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
 
     Called once per session. Call ``register(SlashCommand(name=..., run=fn))``;
     ``fn(args, context)`` returns a :class:`~mycode_core.records.SlashResult`, a prompt string
-    to run as the user's turn, or ``None``.
+    to run as the user's turn, or ``None``. A command registered with ``alias_of="other"`` is
+    a short name that yields: kept only if no built-in and no other command has its name.
 
     :param register: callback taking a :class:`mycode_core.records.SlashCommand`.
     :param context: the session's :class:`~mycode_core.records.RunContext`.

@@ -417,6 +417,11 @@ class SlashCommand(BaseModel):
 
     ``run(args, context)`` gets the text after the name and returns a :class:`SlashResult`,
     a string (a prompt to run) or ``None``.
+
+    ``alias_of`` makes the command a shorter name for another one (the skills plugin's
+    ``/pdf`` for ``/skill:pdf``): an alias yields — it is kept only when no built-in command
+    of the session and no other plugin's command has its name, and dropped silently
+    otherwise; ``/help`` shows it on the line of the command it stands for.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -426,6 +431,7 @@ class SlashCommand(BaseModel):
     argument_hint: str = ""
     run: Callable[[str, RunContext], SlashResult | str | None]
     plugin: str | None = None
+    alias_of: str | None = None
 
     @field_validator("name")
     @classmethod

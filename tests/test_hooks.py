@@ -874,6 +874,49 @@ def test_register_slash_commands_collects_commands_with_their_plugin(tmp_path: P
     assert commands["hello"].run("you", context) in ("hi you", None)
 
 
+@pytest.mark.parametrize("alias_first", [True, False])
+def test_an_alias_yields_to_every_other_command_and_the_built_ins(
+    tmp_path: Path, alias_first: bool
+) -> None:
+    """``SlashCommand(alias_of=...)``: kept only when no plugin's command and no built-in of
+    the session has its name — whichever plugin registers first — and dropped silently;
+    ``/help`` lists a kept alias on the line of the command it stands for."""
+    from mycode_core.cli.slash import collect_slash_commands, help_entries
+    from mycode_core.records import RunContext, SlashCommand
+
+    def run(args: str, context: Any) -> str:
+        return f"skill {args}"
+
+    class Aliases:
+        @hookimpl(tryfirst=alias_first, trylast=not alias_first)
+        def register_slash_commands(self, register: Any) -> None:
+            for name in ("deploy", "review", "help", "mode", "quit"):
+                register(SlashCommand(name=f"skill:{name}", description=f"{name} it", run=run))
+                register(
+                    SlashCommand(
+                        name=name, description=f"{name} it", run=run, alias_of=f"skill:{name}"
+                    )
+                )
+
+    class Commands:
+        @hookimpl
+        def register_slash_commands(self, register: Any) -> None:
+            register(SlashCommand(name="review", description="Review.", run=lambda a, c: "own"))
+
+    pm = make_plugin_manager(Aliases(), Commands())
+    context = RunContext(workspace=tmp_path, home=tmp_path, settings=None, session_id="s")
+    notices: list[str] = []
+    commands = collect_slash_commands(pm, context, notices.append)
+    assert notices == []
+    assert commands["deploy"].run("now", context) == "skill now"  # kept: nobody else has it
+    assert commands["review"].run("", context) == "own"  # the other plugin's command wins
+    assert not {"help", "mode", "quit"} & set(commands)  # the session's own commands win
+    assert {"skill:help", "skill:mode", "skill:review"} <= set(commands)
+    entries = help_entries(commands)
+    assert entries["deploy"] == "deploy it (also /skill:deploy)" and "skill:deploy" not in entries
+    assert entries["review"] == "Review." and entries["skill:review"] == "review it"
+
+
 # --- every hook through pluggy ---------------------------------------------------------------
 
 

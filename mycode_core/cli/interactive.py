@@ -8,30 +8,8 @@ from typing import Any
 
 import click
 
+from mycode_core.cli.builtin_commands import COMMANDS, USAGE
 from mycode_core.sessions import SessionStore
-
-COMMANDS: dict[str, str] = {
-    "help": "this help: every command, the plugins' included",
-    "clear": "start a fresh conversation (a new session)",
-    "sessions": "list the sessions of this workspace",
-    "resume": "load an earlier session (no ID: pick one of this workspace's)",
-    "compact": "summarise older turns before the next request",
-    "model": "show the model in use, or switch to NAME for the rest of the session",
-    "context": "what the model view holds (system, tools, summary, recent, masked)",
-    "mode": "show the permission mode, or switch it: default, accept-edits, plan (Shift+Tab)",
-    "permissions": "the permission rules in effect, each with the layer that holds it",
-    "export": "write this session as an HTML page (default: under $MYCODE_HOME/exports/)",
-    "status": "session, model, endpoint, workspace trust, mode, tokens and tools",
-    "exit": "leave (Ctrl-D works too)",
-}
-"""The session's own slash commands and what each does (Tab completes them)."""
-USAGE = {
-    "resume": "/resume [ID]",
-    "compact": "/compact [focus]",
-    "model": "/model [NAME]",
-    "mode": "/mode [MODE]",
-    "export": "/export [FILE]",
-}
 
 HELP_HEAD = (
     "Type a task and press Enter. Esc then Enter (or a line ending in \\) inserts a new line.\n"
@@ -143,10 +121,14 @@ class InteractiveSession:
             complete_while_typing=False,
         )
 
-    def _plugin_descriptions(self) -> dict[str, str]:
-        from mycode_core.cli.slash import plugin_commands
+    def _plugin_descriptions(self, *, for_help: bool = False) -> dict[str, str]:
+        """The plugins' commands and their descriptions: every name for Tab completion;
+        for ``/help`` an alias shares the line of the command it stands for."""
+        from mycode_core.cli.slash import help_entries, plugin_commands
 
         commands = plugin_commands(self.runner, lambda message: None)
+        if for_help:
+            return {n: t for n, t in help_entries(commands).items() if n not in COMMANDS}
         return {
             name: (command.description or f"(plugin {command.plugin})")
             for name, command in commands.items()
@@ -235,7 +217,7 @@ class InteractiveSession:
         if name in ("/exit", "/quit"):
             return "exit"
         if name == "/help":
-            click.echo(help_text(self._plugin_descriptions()))
+            click.echo(help_text(self._plugin_descriptions(for_help=True)))
         elif name == "/clear":
             self._replace_runner(messages=[], session_id=None)
             click.echo("Started a fresh conversation.")

@@ -12,6 +12,7 @@ from typing import Any
 
 import pluggy
 
+from mycode_core.cli.builtin_commands import RESERVED
 from mycode_core.records import RunContext, SlashCommand, SlashResult
 from mycode_core.runtime.hookcalls import OnError, call_hook, calling_plugin, implementation_codes
 
@@ -34,14 +35,23 @@ def collect_slash_commands(
     *,
     on_error: OnError | None = None,
 ) -> dict[str, SlashCommand]:
-    """Every ``/name`` command plugins contribute, by name (the first registration wins)."""
+    """Every ``/name`` command plugins contribute, by name (the first registration wins).
+
+    Aliases (``alias_of``) come last and yield without a word: one is kept only when no
+    command and no built-in command of the session (:data:`.builtin_commands.RESERVED`)
+    has its name, whatever order the plugins registered in.
+    """
     commands: dict[str, SlashCommand] = {}
+    aliases: list[SlashCommand] = []
     codes = implementation_codes(pm, "register_slash_commands")
 
     def register(command: SlashCommand) -> None:
         plugin = calling_plugin(codes)
         if command.plugin is None:
             command = command.model_copy(update={"plugin": plugin})
+        if command.alias_of is not None:
+            aliases.append(command)
+            return
         existing = commands.get(command.name)
         if existing is not None:
             notice(
@@ -60,7 +70,29 @@ def collect_slash_commands(
         register=register,
         context=context,
     )
+    for alias in aliases:
+        if alias.name not in commands and alias.name not in RESERVED:
+            commands[alias.name] = alias
     return commands
+
+
+def help_entries(commands: dict[str, SlashCommand]) -> dict[str, str]:
+    """What ``/help`` lists of ``commands``: name → description, an alias on the line of the
+    command it stands for (``/pdf … (also /skill:pdf)``) instead of two lines."""
+
+    def target(command: SlashCommand) -> str | None:  # the same plugin's command, if kept
+        other = commands.get(command.alias_of) if command.alias_of is not None else None
+        return command.alias_of if other is not None and other.plugin == command.plugin else None
+
+    folded = {target(command) for command in commands.values()}
+    entries: dict[str, str] = {}
+    for name, command in commands.items():
+        if name in folded:
+            continue
+        text = command.description or f"(plugin {command.plugin})"
+        shared = target(command)
+        entries[name] = f"{text} (also /{shared})" if shared is not None else text
+    return entries
 
 
 def plugin_commands(runner: Any, notice: Callable[[str], None]) -> dict[str, SlashCommand]:

@@ -225,6 +225,27 @@ def test_file_tools_inside_allowed_outside_denied(ctx: RunContext, tmp_path: Pat
     assert _decide(ctx, "write_file", path=str(artifact), content="x").decision == "deny"
 
 
+def test_a_read_says_where_it_is(ctx: RunContext, tmp_path: Path) -> None:
+    """The allow of a read outside the workspace does not claim it is in the workspace: it
+    names the readable folder (a skill's, a plugin's) or this session's saved output."""
+    inside = _decide(ctx, "read_file", path="src/a.py")
+    assert inside.rule == "builtin:read-inside-workspace"
+    assert inside.reason == "A read in the workspace."
+    skill = tmp_path / "Skills" / "Deploy-Check"  # upper case: the reason keeps it
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("x", encoding="utf-8")
+    ctx.readable_roots.append(skill)
+    outside = _decide(ctx, "read_file", path=str(skill / "SKILL.md"))
+    assert outside.decision == "allow" and outside.rule == "builtin:read-readable-folder"
+    assert str(skill.resolve()) in outside.reason and "workspace." not in outside.reason
+    assert "made readable for this run" in outside.reason
+    saved = ctx.artifacts_dir / "out.log"
+    saved.write_text("x", encoding="utf-8")
+    artifact = _decide(ctx, "read_file", path=str(saved))
+    assert artifact.rule == "builtin:read-session-artifacts"
+    assert artifact.reason == "A read of this session's saved output."
+
+
 def test_sensitive_and_protected_files_ask(ctx: RunContext) -> None:
     for tool, path in [
         ("read_file", ".env"),

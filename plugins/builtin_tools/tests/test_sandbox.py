@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -75,12 +76,16 @@ def test_tmp_is_private(workspace: Path, home: Path) -> None:
     victim = Path("/tmp") / f"mycode-victim-{os.getpid()}"
     victim.mkdir(exist_ok=True)
     (victim / "f").write_text("x")
+    # a name of this test's own: whatever the host has in /tmp (a /tmp/t folder) is no matter
+    marker = Path("/tmp") / f"mycode-tmp-private-{os.getpid()}-{uuid.uuid4().hex}"
     try:
-        out = _run(_ctx(workspace, home), f"ls /tmp; rm -rf {victim}; echo tmp-ok > /tmp/t")
-        assert victim.name not in out
+        script = f"ls /tmp; rm -rf {victim}; echo tmp-ok > {marker}; cat {marker}"
+        out = _run(_ctx(workspace, home), script)
+        assert victim.name not in out and "tmp-ok" in out  # written inside
         assert (victim / "f").read_text() == "x"
-        assert not Path("/tmp/t").exists() or Path("/tmp/t").read_text() != "tmp-ok\n"
+        assert not marker.exists()  # written in the sandbox's own /tmp, gone with it
     finally:
+        marker.unlink(missing_ok=True)
         (victim / "f").unlink(missing_ok=True)
         victim.rmdir()
 

@@ -10,12 +10,13 @@ Locations, first wins on a name clash:
 3. ``~/.agents/skills/``;
 4. folders registered by installed packages through the ``register_skills`` hook.
 
-A location holds skill folders (``NAME/SKILL.md``), or is itself one. Project locations must
+A location holds skill folders (``NAME/SKILL.md``, or ``NAME/skill.md`` when there is no
+``SKILL.md``), or is itself one. Project locations must
 stay inside the workspace: a skills folder or skill folder that is a symlink leading outside
 is refused with a notice (a repository must not open the rest of the disk to ``read_file``).
 User locations are the user's own choice and may be symlinks anywhere.
 
-:meth:`Catalog.refresh` costs one ``scandir`` per location and one ``stat`` per ``SKILL.md``;
+:meth:`Catalog.refresh` costs one ``scandir`` per location and two ``stat`` calls per ``SKILL.md``;
 a file is parsed again only when its modification time, size or inode changed.
 """
 
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from mycode_core.project_files import folders_down_to, link_refusal
 from mycode_skills.index import SkillIndex
-from mycode_skills.parse import SKILL_FILE, Skill, SkillProblem, parse_skill
+from mycode_skills.parse import Skill, SkillProblem, parse_skill, skill_file_name
 
 PROJECT_DIRS = (".mycode/skills", ".agents/skills", ".claude/skills")
 
@@ -129,7 +130,8 @@ class Catalog:
                     f"workspace ({real})"
                 )
                 return []
-        if os.path.isfile(os.path.join(path, SKILL_FILE)):
+        own = skill_file_name(path)
+        if own is not None and os.path.isfile(os.path.join(path, own)):
             return [(path, os.path.islink(path))]
         found = []
         try:
@@ -164,9 +166,8 @@ class Catalog:
         return f"{file}#folder-names" if folder_names and not self.folder_names else file
 
     def _load(
-        self, folder: str, source: str, folder_names: bool = False
+        self, folder: str, file: str, source: str, folder_names: bool = False
     ) -> Skill | SkillProblem | None:
-        file = os.path.join(folder, SKILL_FILE)
         lenient = self.folder_names or folder_names
         entry = self._entry(file, folder_names)
         try:
@@ -202,14 +203,17 @@ class Catalog:
                 if key in seen:
                     continue
                 seen.add(key)
-                file = os.path.join(folder, SKILL_FILE)
+                name = skill_file_name(folder)
+                if name is None:
+                    continue
+                file = os.path.join(folder, name)
                 files.add(self._entry(file, location.folder_names))
                 if location.confined is not None and os.path.islink(file):
                     refused = link_refusal(location.confined, Path(file))
                     if refused is not None:  # SKILL.md itself leading out (issue 23 M1)
                         snapshot.problems.append(refused)
                         continue
-                parsed = self._load(folder, location.source, location.folder_names)
+                parsed = self._load(folder, file, location.source, location.folder_names)
                 if parsed is None:
                     continue
                 if isinstance(parsed, SkillProblem):

@@ -16,7 +16,8 @@ from typing import Any
 
 from mycode_skills.parse import Skill, SkillProblem
 
-FORMAT = 4  # 2: allowed-tools split on commas; 3: name-folder loads; 4: YAML repaired
+FORMAT = 5  # 2: allowed-tools split on commas; 3: name-folder loads; 4: YAML repaired;
+# 5: no name -> the folder's name, skill.md, surrogate-pair escapes joined
 StatKey = tuple[int, int, int]
 
 

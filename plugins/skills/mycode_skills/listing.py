@@ -52,8 +52,8 @@ def loaded_text(skill: Skill) -> tuple[str, str]:
     parts = [f'<skill name="{skill.name}" folder="{folder}">', body]
     if truncated:
         parts.append(
-            f"[SKILL.md is {size} bytes; only the start is shown. Read the rest with read_file "
-            f"on {folder / 'SKILL.md'} and an offset.]"
+            f"[{skill.file_name} is {size} bytes; only the start is shown. Read the rest with "
+            f"read_file on {folder / skill.file_name} and an offset.]"
         )
     parts.append("</skill>")
     files, total = skill_files(folder)

@@ -2,10 +2,12 @@
 
 The rules follow the Agent Skills specification (agentskills.io/specification):
 
-* ``name`` — required; 1-64 characters; lowercase letters, digits and hyphens; no leading,
-  trailing or doubled hyphen; equal to the name of the folder holding ``SKILL.md`` — a valid
-  name that differs from its folder's is loaded anyway, under its own name, with a warning (as
-  agentskills.io's guide for clients says: "warn, load anyway").
+* ``name`` — required (a skill without one is listed under its folder's name when that is a
+  valid name, with a warning, as Claude Code does); 1-64 characters; lowercase letters,
+  digits and hyphens; no leading, trailing or doubled hyphen; equal to the name of the folder
+  holding ``SKILL.md`` — a valid name that differs from its folder's is loaded anyway, under
+  its own name, with a warning (as agentskills.io's guide for clients says: "warn, load
+  anyway").
 * ``description`` — required, non-empty, at most 1024 characters.
 * ``license`` (string), ``compatibility`` (string, at most 500 characters), ``metadata`` (a
   mapping), ``allowed-tools`` (a space-separated string or a list of strings) — optional.
@@ -17,6 +19,7 @@ A skill that breaks a rule is a :class:`SkillProblem` naming the rule; it never 
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -24,6 +27,9 @@ from pathlib import Path
 from typing import Any
 
 SKILL_FILE = "SKILL.md"
+SKILL_FILE_LOWER = "skill.md"
+"""Accepted when a folder has no ``SKILL.md`` (the agentskills.io reference tool ``skills-ref``
+reads it too)."""
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
@@ -31,6 +37,19 @@ HEAD_BYTES = 64 * 1024
 """The front matter must end within the first 64 KiB (a 10 MB file costs 64 KiB to list)."""
 MAX_BODY_BYTES = 256 * 1024
 """``load_skill`` returns at most this much of the body and says where the rest is."""
+
+
+def skill_file_name(folder: str) -> str | None:
+    """The name of ``folder``'s skill file: ``SKILL.md``, else ``skill.md``, else ``None``.
+
+    Any entry named ``SKILL.md`` counts (a symlink or FIFO is judged by the caller). On a
+    case-insensitive file system ``SKILL.md`` also finds a ``skill.md``: one folder, one file,
+    never listed twice.
+    """
+    for name in (SKILL_FILE, SKILL_FILE_LOWER):
+        if os.path.lexists(os.path.join(folder, name)):
+            return name
+    return None
 
 
 @dataclass(frozen=True)
@@ -48,16 +67,18 @@ class Skill:
     allowed_tools: tuple[str, ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     renamed: str | None = None
-    """With ``[skills] folder_names``: the rule the front matter's ``name`` broke, when the
-    skill is listed under its folder's name instead."""
+    """The rule the front matter's ``name`` broke when the skill is listed under its folder's
+    name instead: a missing ``name`` (always), or with ``[skills] folder_names`` an invalid one."""
     mismatch: str | None = None
     """The ``name-folder`` rule broken (a valid name differing from the folder's): the skill
     is listed under its ``name`` all the same, with one notice."""
+    file_name: str = SKILL_FILE
+    """``SKILL.md``, or ``skill.md`` in a folder that has no ``SKILL.md``."""
 
     @property
     def file(self) -> Path:
-        """The skill's ``SKILL.md``."""
-        return self.folder / SKILL_FILE
+        """The skill's ``SKILL.md`` (or ``skill.md``)."""
+        return self.folder / self.file_name
 
 
 @dataclass(frozen=True)
@@ -149,6 +170,25 @@ def _tools_field(value: Any) -> tuple[str, ...] | None:
     return None
 
 
+_SURROGATE_PAIR = re.compile(
+    r"(?<!\\)((?:\\\\)*)\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
+)
+
+
+def join_surrogate_pairs(text: str) -> str:
+    """``"\\uD83D\\uDD2D"`` (JSON's way to write 🔭, used in skills' JSON-style ``metadata``)
+    as the one YAML escape ``"\\U0001F52D"``: libyaml refuses a surrogate escape, and the
+    pure-Python loader would keep two lone surrogates. Only a high-low pair of escapes is
+    rewritten (not one after an escaped backslash); anything else is left to YAML."""
+
+    def joined(match: re.Match[str]) -> str:
+        high, low = int(match.group(2), 16), int(match.group(3), 16)
+        code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+        return f"{match.group(1)}\\U{code:08X}"
+
+    return _SURROGATE_PAIR.sub(joined, text) if "\\u" in text else text
+
+
 _PLAIN_LINE = re.compile(r"^([A-Za-z0-9_-]+):[ \t]+(\S.*?)[ \t]*$")
 
 
@@ -195,11 +235,12 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
     """
     import yaml
 
-    path = folder / SKILL_FILE
+    file_name = skill_file_name(str(folder)) or SKILL_FILE
+    path = folder / file_name
     try:
         head, size = _read_head(path)
     except OSError as exc:
-        return SkillProblem(folder, "unreadable", f"cannot read {SKILL_FILE}: {exc.strerror}")
+        return SkillProblem(folder, "unreadable", f"cannot read {file_name}: {exc.strerror}")
     text = head.decode("utf-8", errors="replace")
     split = split_front_matter(text)
     if split is None:
@@ -209,10 +250,11 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
             message = "SKILL.md must start with a '---' YAML front-matter block"
         return SkillProblem(folder, "frontmatter", message)
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it
+    front = join_surrogate_pairs(split[0])
     try:
-        data = yaml.load(split[0], Loader=loader)  # noqa: S506 - a safe loader
+        data = yaml.load(front, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
-        data = _load_repaired(split[0], loader)
+        data = _load_repaired(front, loader)
         if data is None:
             where = getattr(exc, "problem_mark", None)
             line = f" (line {where.line + 2})" if where is not None else ""
@@ -220,20 +262,30 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
             return SkillProblem(folder, "yaml", f"broken YAML front matter{line}: {problem}")
     if not isinstance(data, dict):
         return SkillProblem(folder, "frontmatter", "the front matter is not a YAML mapping")
-    return validate(data, folder, source, folder_names)
+    return validate(data, folder, source, folder_names, file_name=file_name)
 
 
 def validate(
-    data: dict[str, Any], folder: Path, source: str, folder_names: bool = False
+    data: dict[str, Any],
+    folder: Path,
+    source: str,
+    folder_names: bool = False,
+    *,
+    file_name: str = SKILL_FILE,
 ) -> Skill | SkillProblem:
     """Check parsed front matter against the spec; a :class:`Skill` or the first problem."""
     name = data.get("name")
+    renamed = mismatch = None
     if name is None or (isinstance(name, str) and not name.strip()):
-        return SkillProblem(folder, "name-required", "the 'name' field is missing")
+        # Claude Code falls back to the folder's name (skills published that way load there)
+        missing = "the 'name' field is missing"
+        if name_problem(folder.name, folder.name) is not None:
+            message = f"{missing}, and the folder's name {folder.name!r} is not a valid name"
+            return SkillProblem(folder, "name-required", message)
+        name, renamed = folder.name, f"{missing} [rule name-required]"
     if not isinstance(name, str):
         return SkillProblem(folder, "name-required", "the 'name' field must be a string")
     broken = name_problem(name, folder.name)
-    renamed = mismatch = None
     if broken is not None and broken[0] == "name-folder":
         mismatch, broken = f"{broken[1]} [rule {broken[0]}]", None
     if broken is not None:
@@ -290,6 +342,7 @@ def validate(
         extra={str(k): v for k, v in data.items() if k not in known},
         renamed=renamed,
         mismatch=mismatch,
+        file_name=file_name,
     )
 
 

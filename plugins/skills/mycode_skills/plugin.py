@@ -93,7 +93,9 @@ def register_commands(cli: click.Group) -> None:
 
 @hookimpl
 def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
-    """``/skills``, ``/skill NAME [task]`` and one ``/skill:NAME [task]`` per listed skill."""
+    """``/skills``, ``/skill NAME [task]`` and one ``/skill:NAME [task]`` per listed skill,
+    with ``/NAME [task]`` as its alias (as Claude Code users type it): the core keeps the
+    alias only when no built-in or other command has that name."""
     from mycode_core import SlashCommand
     from mycode_skills.slash import force_skill, skills_list
     from mycode_skills.state import SkillsState
@@ -123,11 +125,18 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
         def run(arguments: str, ctx: RunContext, _name: str = skill.name) -> Any:
             return force_skill(_name, arguments, ctx)
 
+        description = skill.description[:80]
         register(
             SlashCommand(
-                name=f"skill:{skill.name}",
-                description=skill.description[:80],
+                name=f"skill:{skill.name}", description=description, argument_hint="[task]", run=run
+            )
+        )
+        register(
+            SlashCommand(
+                name=skill.name,
+                description=description,
                 argument_hint="[task]",
                 run=run,
+                alias_of=f"skill:{skill.name}",
             )
         )

@@ -1,4 +1,5 @@
-"""``/skills`` and ``/skill:NAME [task]`` for the interactive session (and ``mycode -p``)."""
+"""``/skills`` and ``/skill:NAME [task]`` (alias ``/NAME [task]``) for the interactive session
+(and ``mycode -p``)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ def skills_list(arguments: str, context: Any) -> Any:
     lines = [f"{skill.name} ({skill.source}): {skill.description}" for skill in skills]
     if not lines:
         lines.append("No skills found.")
-    lines.extend(f"not loaded: {problem}" for problem in snapshot.problems)
-    lines.append("Use /skill:NAME [task] to load one into the next turn.")
+    # each line says itself what happened ("not loaded", "refused", "listed under its
+    # folder's name"...): a warning about a skill that did load must not read "not loaded"
+    lines.extend(f"warning: {problem}" for problem in snapshot.problems)
+    lines.append("Use /NAME [task] (or /skill:NAME [task]) to load one into the next turn.")
     return _output("\n".join(lines))
 
 

@@ -214,3 +214,46 @@ def test_folder_names_mode_lists_display_named_skills_under_their_folder(
     assert relaxed.skills["plugin-settings"].renamed is not None
     assert any("listed under its folder's name 'plugin-settings'" in p for p in relaxed.problems)
     assert any("'Also Bad'" in p and "not loaded" in p for p in relaxed.problems)
+
+
+def _case_sensitive(folder: Path) -> bool:
+    probe = folder / "Case-Probe"
+    probe.write_text("x", encoding="utf-8")
+    try:
+        return not (folder / "case-probe").exists()
+    finally:
+        probe.unlink()
+
+
+def test_a_lowercase_skill_md_is_read_when_there_is_no_skill_md(places: dict[str, Path]) -> None:
+    """``skill.md`` (which the agentskills.io reference tool ``skills-ref`` accepts) is read
+    in a folder without ``SKILL.md``, for a folder of skills and for a location that is itself
+    a skill folder; listed once, and its body and file are the lowercase file's."""
+    skills = places["workspace"] / ".agents" / "skills"
+    lower = write_skill(skills, "lower-case", body="Lowercase body.\n")
+    (lower / "SKILL.md").rename(lower / "skill.md")
+    alone = write_skill(places["tmp"] / "pkg", "alone-lower")
+    (alone / "SKILL.md").rename(alone / "skill.md")
+    found = catalog(places, extra=(Location(alone, "package"),)).refresh()
+    assert sorted(found.skills) == ["alone-lower", "lower-case"]
+    assert found.problems == []
+    skill = found.skills["lower-case"]
+    assert skill.file.samefile(lower / "skill.md")
+    from mycode_skills.listing import loaded_text
+
+    text, body = loaded_text(skill)
+    assert body == "Lowercase body." and text.count("skill.md") == 1  # one file in its list
+
+
+def test_skill_md_wins_over_a_lowercase_one_beside_it(places: dict[str, Path]) -> None:
+    skills = places["workspace"] / ".agents" / "skills"
+    both = write_skill(skills, "both-files", description="From the upper-case file.")
+    if not _case_sensitive(both):
+        pytest.skip("a case-insensitive file system holds one of the two only")
+    (both / "skill.md").write_text(
+        "---\nname: both-files\ndescription: From the lowercase file.\n---\nx\n", "utf-8"
+    )
+    found = catalog(places).refresh()
+    assert list(found.skills) == ["both-files"] and found.problems == []
+    assert found.skills["both-files"].description == "From the upper-case file."
+    assert found.skills["both-files"].file == both / "SKILL.md"

@@ -57,3 +57,42 @@ def test_skills_in_an_interactive_session(tmp_path: Path) -> None:
     ]
     assert users[0] == "hello"
     assert users[1].startswith("use it now") and "LATE BODY" in users[1]
+
+
+def test_slash_skill_name_in_an_interactive_session(tmp_path: Path) -> None:
+    """``/early-bird task`` loads the skill (not "Unknown command"); ``/status``, a built-in,
+    stays the built-in though a skill has that name; ``/help`` lists each skill once."""
+    workspace, home, user = tmp_path / "ws", tmp_path / "home", tmp_path / "user"
+    for path in (workspace, user):
+        path.mkdir()
+    write_skill(home / "skills", "early-bird", description="Present from the start.", body="EB\n")
+    write_skill(home / "skills", "status", description="A skill named like a built-in.")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MYCODE_"))}
+    env.update(MYCODE_HOME=str(home), HOME=str(user), TERM="xterm", NO_COLOR="1")
+    script = tmp_path / "turns.json"
+    script.write_text(json.dumps([{"content": "answer one"}]))
+    argv = [sys.executable, "-m", "mycode_core", "--model", f"scripted:{script}"]
+    term = Terminal([*argv, "--cwd", str(workspace), "--completion-policy", "off"], env, workspace)
+    term.expect("/help for help", timeout=60)
+    term.set_mark()
+    term.type("/help\r")
+    term.expect("Ctrl-C cancels the running turn.", timeout=60, after_mark=True)
+    shown = term.since_mark()
+    assert "Present from the start. (also /skill:early-bird)" in shown
+    assert shown.count("skill:early-bird") == 1  # one line for the skill, not two
+    assert "/skill:status" in shown  # /status is the built-in: the skill keeps its long name
+    term.set_mark()
+    term.type("/status\r")
+    term.expect("workspace", timeout=60, after_mark=True)
+    term.type("/early-bird check the app\r")
+    term.expect("answer one", timeout=60)
+    term.type("/exit\r")
+    assert term.wait(timeout=60) == 0
+    assert "Unknown command" not in term.plain
+    transcripts = list((home / "sessions").glob("*.jsonl"))
+    users = [
+        json.loads(line)["content"]
+        for line in transcripts[0].read_text().splitlines()
+        if json.loads(line)["type"] == "user"
+    ]
+    assert len(users) == 1 and users[0].startswith("check the app") and "EB" in users[0]

@@ -56,8 +56,8 @@ def test_allowed_tools_as_a_yaml_list(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("folder", "name", "rule"),
     [
-        ("x", None, "name-required"),
-        ("x", "", "name-required"),
+        ("My Tools", None, "name-required"),  # no name, and the folder's is not valid
+        ("My Tools", "", "name-required"),
         ("x", 42, "name-required"),
         ("a" * 65, "a" * 65, "name-length"),
         ("pdf-tools", "PDF-Tools", "name-characters"),
@@ -86,6 +86,23 @@ def test_a_valid_name_differing_from_its_folder_loads_under_its_name(tmp_path: P
         assert isinstance(result, Skill)
         assert result.name == "acme-react-patterns" and result.renamed is None
         assert result.mismatch is not None and "[rule name-folder]" in result.mismatch
+
+
+@pytest.mark.parametrize("name", [None, "", "  "])
+def test_a_skill_without_a_name_loads_under_its_folders_name(
+    tmp_path: Path, name: str | None
+) -> None:
+    """Claude Code reads a ``SKILL.md`` with no ``name`` under its folder's name; published
+    skills rely on it. Listed so, with one warning (``renamed``) naming the rule."""
+    folder = write_skill(tmp_path, "release-notes", front={"name": name})
+    if name is None:  # no key at all, not a null
+        text = (folder / "SKILL.md").read_text().replace("name: null\n", "")
+        (folder / "SKILL.md").write_text(text)
+        assert "name:" not in text
+    result = parse_skill(folder, "project")
+    assert isinstance(result, Skill)
+    assert result.name == "release-notes" and result.description
+    assert result.renamed is not None and "[rule name-required]" in result.renamed
 
 
 def test_name_limits_that_are_fine(tmp_path: Path) -> None:
@@ -208,3 +225,21 @@ def test_one_line_values_yaml_refuses_are_read_as_text(tmp_path: Path) -> None:
     assert skill.extra == {"argument-hint": "[file] [mode]"}
     assert skill.allowed_tools == ("*",)
     assert skill.license == "MIT" and skill.metadata == {"version": "1.0"}
+
+
+def test_json_style_metadata_with_a_surrogate_pair_escape(tmp_path: Path) -> None:
+    """Front matter written as JSON (``metadata: {"emoji": "\\uD83D\\uDD2D"}``, a published
+    shape): the escaped surrogate pair is the one character it stands for, with libyaml too
+    (which refuses surrogate escapes); an escaped backslash before ``u`` stays text."""
+    raw = (
+        "name: star-gazer\n"
+        'description: "Looks at the sky \\uD83C\\uDF0C, politely."\n'
+        'metadata: {"tool": {"emoji": "\\uD83D\\uDD2D", "path": "C:\\\\uD83D\\\\x",'
+        ' "requires": {"bins": ["gh"]}}}\n'
+    )
+    result = parse_skill(write_skill(tmp_path, "star-gazer", raw_front=raw), "project")
+    assert isinstance(result, Skill), result
+    assert result.description == "Looks at the sky \U0001f30c, politely."
+    assert result.metadata["tool"]["emoji"] == "\U0001f52d"
+    assert result.metadata["tool"]["path"] == "C:\\uD83D\\x"
+    assert result.metadata["tool"]["requires"] == {"bins": ["gh"]}

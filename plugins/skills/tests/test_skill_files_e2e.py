@@ -75,6 +75,12 @@ def test_load_skill_then_read_its_files_outside_the_workspace(tmp_path: Path) ->
     assert sibling_read["is_error"] and "also private" not in str(sibling_read["content"])
     assert written["is_error"]
     assert not (folder / "new.md").exists()
+    # the permission event of the skill file's read says where it is: not "in the workspace"
+    allowed = next(e for e in result.of_type("permission") if e["id"] == inside["id"])
+    assert allowed["decision"] == "allow"
+    assert allowed["rule"] == "builtin:read-readable-folder"
+    assert "workspace." not in allowed["reason"] and str(folder) in allowed["reason"]
+    assert "made readable for this run" in allowed["reason"]
 
 
 PACKAGE_PLUGIN = """

@@ -172,3 +172,78 @@ def test_a_description_with_a_bare_colon_is_listed(dirs: dict[str, Path]) -> Non
             rows["ui-prompting"]["description"] == "Use when: you prompt for UI. Covers: spacing."
         )
         assert not any("ui-prompting" in problem for problem in data["problems"])
+
+
+def test_a_skill_without_a_name_is_listed_under_its_folder(dirs: dict[str, Path]) -> None:
+    """A ``SKILL.md`` with a description but no ``name`` (Claude Code reads it under its
+    folder's name) is listed so, with exactly one warning; an index from before is no
+    obstacle (the second run reads it)."""
+    write_skill(
+        dirs["workspace"] / ".claude" / "skills",
+        "changelog-writer",
+        raw_front="description: Writes the changelog entry for a change.\n",
+    )
+    for _ in range(2):
+        listed = _run(["skills", "--json"], dirs)
+        assert listed.rc == 0, listed.stderr
+        data = json.loads(listed.stdout)
+        rows = {row["name"]: row for row in data["skills"]}
+        assert rows["changelog-writer"]["description"] == "Writes the changelog entry for a change."
+        warned = [p for p in data["problems"] if "changelog-writer" in p]
+        assert len(warned) == 1 and "[rule name-required]" in warned[0]
+        assert "not loaded" not in warned[0]
+
+
+def test_a_lowercase_skill_md_is_listed_and_shown(dirs: dict[str, Path]) -> None:
+    """A folder with ``skill.md`` and no ``SKILL.md`` — also when a new run reads the index."""
+    folder = write_skill(
+        dirs["workspace"] / ".agents" / "skills", "lower-file", body="From the lowercase file.\n"
+    )
+    (folder / "SKILL.md").rename(folder / "skill.md")
+    for _ in range(2):
+        shown = _run(["skills", "show", "lower-file", "--json"], dirs)
+        assert shown.rc == 0, shown.stderr
+        data = json.loads(shown.stdout)
+        assert data["body"] == "From the lowercase file." and data["files"] == ["skill.md"]
+
+
+def _first_user_message(dirs: dict[str, Path], prompt: str, *extra: str) -> str:
+    with FakeOpenAIServer([turn("done")]) as server:
+        run = _run([*server.cli_args(prompt), "--completion-policy", "off", *extra], dirs)
+        assert run.rc == 0, run.stderr
+        return str(server.chat_requests[0].messages[-1]["content"])
+
+
+def test_slash_skill_name_as_claude_code_users_type_it(dirs: dict[str, Path]) -> None:
+    """``mycode -p "/home-skill tidy the repo"`` loads the skill as ``/skill:home-skill``
+    does; ``/project-skill`` alone too."""
+    user = _first_user_message(dirs, "/home-skill tidy the repo")
+    assert user.startswith("tidy the repo") and "Do the home thing." in user
+    assert "- scripts/run.sh" in user
+    alone = _first_user_message(dirs, "/project-skill")
+    assert alone.startswith("Apply this skill") and '<skill name="project-skill"' in alone
+
+
+def test_slash_skill_name_yields_to_every_other_command(dirs: dict[str, Path]) -> None:
+    """A skill named like a command — a workspace's own command, a plugin folder's command,
+    one of the session's built-ins — is reached as ``/skill:NAME`` only; ``/NAME`` is the
+    command (a built-in's name is no plugin command in ``-p``: the text goes as typed)."""
+    skills = dirs["home"] / "skills"
+    for name in ("review-pr", "ship", "mode"):
+        write_skill(skills, name, body=f"SKILL BODY OF {name}\n")
+    commands = dirs["workspace"] / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review-pr.md").write_text("OWN COMMAND: review $ARGUMENTS\n", "utf-8")
+    plugin = dirs["workspace"].parent / "tools-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "tools"}', "utf-8")
+    (plugin / "commands").mkdir()
+    (plugin / "commands" / "ship.md").write_text("PLUGIN COMMAND: ship $ARGUMENTS\n", "utf-8")
+    with_plugin = ("--plugin-dir", str(plugin))
+    assert _first_user_message(dirs, "/review-pr now", *with_plugin) == "OWN COMMAND: review now"
+    assert _first_user_message(dirs, "/ship it", *with_plugin) == "PLUGIN COMMAND: ship it"
+    assert _first_user_message(dirs, "/tools:ship it", *with_plugin) == "PLUGIN COMMAND: ship it"
+    assert _first_user_message(dirs, "/mode plan", *with_plugin) == "/mode plan"
+    for name in ("review-pr", "ship", "mode"):
+        forced = _first_user_message(dirs, f"/skill:{name} go", *with_plugin)
+        assert forced.startswith("go") and f"SKILL BODY OF {name}" in forced

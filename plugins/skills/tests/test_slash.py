@@ -74,3 +74,17 @@ def test_skill_with_a_space_and_unknown_names(commands: tuple[dict[str, Any], An
     assert "Unknown skill 'nope'" in str(unknown.output) and "tidy-imports" in str(unknown.output)
     listing = found["skill"].run("", context)
     assert isinstance(listing, SlashResult) and "tidy-imports" in str(listing.output)
+
+
+def test_skills_says_not_loaded_only_of_skills_kept_out(
+    commands: tuple[dict[str, Any], Any],
+) -> None:
+    found, context = commands
+    # loads, with a warning: its name differs from its folder's (name-folder)
+    write_skill(context.home / "skills", "template", name="starter-kit")
+    output = str(found["skills"].run("", context).output)
+    assert "starter-kit (user)" in output
+    (warned,) = [line for line in output.splitlines() if "'starter-kit'" in line]
+    assert "not loaded" not in warned and warned.startswith("warning: ")
+    (refused,) = [line for line in output.splitlines() if "Bad_One" in line]
+    assert refused.count("not loaded") == 1

@@ -17,6 +17,7 @@ mode denies every tool that is not read-only. Every verdict names its rule and l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mycode_builtin_tools import paths
@@ -88,8 +89,26 @@ def _file_subject(tool: Any, argument: str, call: Any, context: Any) -> _Subject
         return _Subject(rel, finding, grant)
     if not tool.read_only and not builtin:
         return _other_subject(tool, rel)
-    return _Subject(
-        rel, Finding("allow", "builtin:read-inside-workspace", "a read in the workspace"), grant
+    return _Subject(rel, _read_finding(path, context), grant)
+
+
+def _read_finding(path: Path, context: Any) -> Finding:
+    """The built-in allow of a read: in the workspace, or in a folder the run made readable
+    outside it (this session's saved output, a listed skill's folder, a plugin's root)."""
+    if boundary.is_inside(path, boundary.workspace_root(context)):
+        return Finding("allow", "builtin:read-inside-workspace", "a read in the workspace")
+    holder = boundary.bound_root(path, context)
+    session_id, home = getattr(context, "session_id", None), getattr(context, "home", None)
+    if isinstance(session_id, str) and home is not None:
+        if holder == (Path(home) / "artifacts" / session_id).resolve():
+            return Finding(
+                "allow", "builtin:read-session-artifacts", "a read of this session's saved output"
+            )
+    return Finding(
+        "allow",
+        "builtin:read-readable-folder",
+        f"a read in {holder}, a folder outside the workspace made readable for this run "
+        "(a listed skill's folder or a plugin's own)",
     )
 
 
@@ -198,7 +217,7 @@ def _decide(
         )
     return PermissionVerdict(
         decision="allow",
-        reason=finding.reason.capitalize() + ".",
+        reason=finding.reason[:1].upper() + finding.reason[1:] + ".",  # paths keep their case
         rule=finding.rule,
         layer="default",
     )
