@@ -79,10 +79,26 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
         self.wfile.flush()
 
+    def _key_refused(self) -> bool:
+        """With ``api_key`` set, answer a request without that key (``Authorization: Bearer``
+        or ``X-Api-Key``) with llama.cpp's 401 and return ``True``; ``/health`` is public."""
+        key = self.server.fake.api_key
+        if key is None or self.path.split("?")[0].rstrip("/").endswith("/health"):
+            return False
+        given = self.headers.get("Authorization") or self.headers.get("X-Api-Key") or ""
+        if given.removeprefix("Bearer ") == key:
+            return False
+        error = {"message": "Invalid API Key", "type": "authentication_error", "code": 401}
+        body = json.dumps({"error": error}).encode()
+        self._write(401, {"Content-Type": "application/json"}, body)
+        return True
+
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
         """``GET /v1/models`` lists one model; anything else is 404."""
         fake = self.server.fake
         fake._record(self, None, time.monotonic())
+        if self._key_refused():
+            return
         if self.path.rstrip("/").endswith("/models"):
             entry = {"id": fake.model, "object": "model", **fake.model_metadata}
             data = {"object": "list", "data": [entry]}
@@ -103,6 +119,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_unparseable": raw.decode("utf-8", "replace")}
         fake._record(self, body, started)
+        if self._key_refused():
+            return
         if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
             self._write(404, {"Content-Type": "application/json"}, b'{"error":{"message":"no"}}')
             return
@@ -181,6 +199,9 @@ class FakeOpenAIServer:
     ``side_responder(body)`` may answer a request before the queue (e.g. summaries asked
     without tools). ``model_metadata`` is merged into the ``/v1/models`` entry (vLLM's
     ``max_model_len``, llama.cpp's ``meta``); ``props`` is served at ``/props``.
+    ``api_key="K"`` answers every request but ``/health`` that does not carry the key
+    (``Authorization: Bearer K`` or ``X-Api-Key: K``) with a 401 ``Invalid API Key``, as
+    ``llama-server --api-key K`` does (its ``/v1/models`` and ``/props`` included).
 
     Different conversations (a parent agent and its child agents) can be scripted apart with
     :meth:`route`: a request whose first user message or system prompt contains the route's
@@ -200,8 +221,10 @@ class FakeOpenAIServer:
         side_responder: Callable[[dict[str, Any]], FakeResponse | None] | None = None,
         model_metadata: Mapping[str, Any] | None = None,
         props: Mapping[str, Any] | None = None,
+        api_key: str | None = None,
     ) -> None:
         self.final_text = final_text
+        self.api_key = api_key
         self.model = model
         self.reject_stream_options = reject_stream_options
         self.context_window = context_window
@@ -267,9 +290,10 @@ class FakeOpenAIServer:
         self, prompt: str | None = None, *, output_format: str | None = None, model: str = "m"
     ) -> list[str]:
         """``mycode`` flags that point a run at this server: ``[-p PROMPT] --model M
-        --base-url URL --api-key x [--output-format FORMAT]``."""
+        --base-url URL --api-key KEY [--output-format FORMAT]`` (``KEY``: ``api_key``, else
+        ``x``)."""
         args = [] if prompt is None else ["-p", prompt]
-        args += ["--model", model, "--base-url", self.base_url, "--api-key", "x"]
+        args += ["--model", model, "--base-url", self.base_url, "--api-key", self.api_key or "x"]
         if output_format is not None:
             args += ["--output-format", output_format]
         return args
