@@ -244,3 +244,25 @@ def test_doctor_asks_your_keyed_server_with_the_key(tmp_path: Path) -> None:
         assert report["local_servers"] == [
             {"name": "your server", "url": keyed.base_url, "models": ["/models/tiny.gguf"]}
         ]
+
+
+@needs_doctor
+@pytest.mark.parametrize("router", [False, True])
+def test_doctor_accepts_any_model_name_on_a_single_model_llama_server(
+    tmp_path: Path, router: bool
+) -> None:
+    """A ``llama-server`` started with one model lists it by its file path and answers any
+    ``model`` with it, so ``--model tiny`` is no problem there; its router mode (entries with
+    a ``status``) serves only the models it lists."""
+    entry: dict[str, object] = {"owned_by": "llamacpp"}
+    entry.update({"status": {"value": "loaded"}} if router else {"meta": {"n_ctx": 4096}})
+    with FakeOpenAIServer(model="/models/tiny.gguf", model_metadata=entry) as llama:
+        env = {
+            local_models.PROBE_ENV: "",
+            "MYCODE_MODEL": "tiny",
+            "MYCODE_BASE_URL": llama.base_url,
+        }
+        done = run_cli(["doctor", "--cwd", str(tmp_path)], tmp_path, tmp_path / "home", env)
+        report = json.loads(done.stdout)
+        flagged = [p for p in report["problems"] if "does not list the model 'tiny'" in p]
+        assert bool(flagged) == router, report["problems"]
