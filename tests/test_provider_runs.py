@@ -252,3 +252,24 @@ def test_thinking_sent_apart_is_shown_never_answered_nor_sent_back(
     assert events[-1].final_text == "done"
     second = server.chat_requests[1].messages
     assert "I will call echo" not in str(second)
+
+
+def test_llama_server_without_jinja_fails_at_once_naming_the_flag(tmp_path: Path) -> None:
+    """``llama-server --no-jinja`` answers every request with tools with a 500
+    ``tools param requires --jinja flag``: retrying cannot help, so the run ends at once with
+    ``model_error`` and says to restart the server with ``--jinja``."""
+    with FakeOpenAIServer(jinja=False) as server:
+        runner = make_runner(
+            tmp_path,
+            tools_plugin(ECHO),
+            model="m",
+            base_url=server.base_url,
+            api_key="k",
+            retry_base_delay=0.001,
+            retry_max_delay=0.01,
+        )
+        events = run_events(runner)
+    assert _of(events, "retry") == [] and len(server.chat_requests) == 1
+    assert events[-1].stop_reason == "model_error"
+    assert "tools param requires --jinja flag" in events[-1].error
+    assert "restart llama-server with --jinja" in events[-1].error

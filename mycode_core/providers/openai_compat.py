@@ -123,10 +123,17 @@ def _connection_error(exc: BaseException, base_url: str) -> ModelError:
     return ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
 
 
+JINJA_HINT = (
+    "the server needs its chat template to take tool definitions: restart llama-server with --jinja"
+)
+
+
 def _status_error(status: int, message: str, headers: Any, url: str) -> ModelError:
     text = f"HTTP {status}: {message}"
     if status in (401, 403):
         return FatalModelError(f"{text} — {KEY_HINT} ({url})", status=status)
+    if "requires --jinja" in message:  # llama-server --no-jinja: a 500 no retry will change
+        return FatalModelError(f"{text} — {JINJA_HINT} ({url})", status=status)
     if status == 429:
         return RateLimited(text, retry_after=_retry_after(headers), status=status)
     if status in (408, 409) or status >= 500:

@@ -41,6 +41,8 @@ OPENROUTER_OVERFLOW = (
     "automatically."
 )
 NO_LIMIT_OVERFLOW = "the input is too long for this model"
+NO_JINJA_TOOLS = "tools param requires --jinja flag"
+"""What ``llama-server --no-jinja`` answers (HTTP 500, ``server_error``) to a request with tools."""
 
 
 @dataclass
@@ -125,7 +127,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._write(404, {"Content-Type": "application/json"}, b'{"error":{"message":"no"}}')
             return
         wants_stream = isinstance(body, dict) and bool(body.get("stream"))
-        if fake.reject_stream_options and isinstance(body, dict) and "stream_options" in body:
+        if not fake.jinja and isinstance(body, dict) and body.get("tools"):
+            error = {"code": 500, "message": NO_JINJA_TOOLS, "type": "server_error"}
+            reply = http_error(500, body={"error": error})
+        elif fake.reject_stream_options and isinstance(body, dict) and "stream_options" in body:
             reply = http_error(
                 400,
                 "Unrecognized request argument supplied: stream_options",
@@ -202,6 +207,8 @@ class FakeOpenAIServer:
     ``api_key="K"`` answers every request but ``/health`` that does not carry the key
     (``Authorization: Bearer K`` or ``X-Api-Key: K``) with a 401 ``Invalid API Key``, as
     ``llama-server --api-key K`` does (its ``/v1/models`` and ``/props`` included).
+    ``jinja=False`` answers a request with ``tools`` as ``llama-server --no-jinja`` does: HTTP
+    500, ``server_error``, :data:`NO_JINJA_TOOLS`, however often it is asked.
 
     Different conversations (a parent agent and its child agents) can be scripted apart with
     :meth:`route`: a request whose first user message or system prompt contains the route's
@@ -222,9 +229,11 @@ class FakeOpenAIServer:
         model_metadata: Mapping[str, Any] | None = None,
         props: Mapping[str, Any] | None = None,
         api_key: str | None = None,
+        jinja: bool = True,
     ) -> None:
         self.final_text = final_text
         self.api_key = api_key
+        self.jinja = jinja
         self.model = model
         self.reject_stream_options = reject_stream_options
         self.context_window = context_window
