@@ -252,6 +252,8 @@ def test_thinking_sent_apart_is_shown_never_answered_nor_sent_back(
     assert events[-1].final_text == "done"
     second = server.chat_requests[1].messages
     assert "I will call echo" not in str(second)
+    shown = [e.type for e in events if e.type in ("reasoning_delta", "text_delta")]
+    assert shown[-1] == "text_delta"  # the thinking comes before its answer, streamed or not
 
 
 def test_llama_server_without_jinja_fails_at_once_naming_the_flag(tmp_path: Path) -> None:
