@@ -275,3 +275,29 @@ def test_llama_server_without_jinja_fails_at_once_naming_the_flag(tmp_path: Path
     assert events[-1].stop_reason == "model_error"
     assert "tools param requires --jinja flag" in events[-1].error
     assert "restart llama-server with --jinja" in events[-1].error
+
+
+def test_an_overflow_naming_the_known_window_is_not_called_unnamed(tmp_path: Path) -> None:
+    """llama-server names its window in every overflow error. When that is the window the run
+    already knows (configured, or found at ``/props``) and the server counts the prompt far
+    bigger than estimated, the budget is halved — and the notice says the limit was named."""
+    from mycode_core.testing.server import LLAMA_CPP_OVERFLOW
+
+    server = FakeOpenAIServer(
+        context_window=4_000, overflow_message=LLAMA_CPP_OVERFLOW, token_factor=3.0
+    )
+    with server:
+        runner = make_runner(
+            tmp_path,
+            tools_plugin(ECHO),
+            model="m",
+            base_url=server.base_url,
+            api_key="k",
+            context_window=4_000,
+            retry_base_delay=0.001,
+            retry_max_delay=0.01,
+        )
+        events = run_events(runner, "x " * 1200)
+    halved = [n.message for n in _of(events, "notice") if "halving" in n.message]
+    assert halved and "without naming its limit" not in halved[0]
+    assert "window of 4000 tokens" in halved[0]

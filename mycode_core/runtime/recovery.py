@@ -198,12 +198,18 @@ class ModelCaller:
         if not progress:
             progress = window.halve()
             if progress:
+                why = (
+                    "without naming its limit"
+                    if info.limit is None
+                    else f"though its window of {info.limit} tokens was known (it counts the "
+                    "request bigger than estimated)"
+                )
                 self.emit(
                     NoticeEvent(
                         level="warning",
                         message=(
-                            "the server rejected the request as too long without naming its "
-                            f"limit; halving the context budget to {window.budget} tokens"
+                            f"the server rejected the request as too long {why}; halving the "
+                            f"context budget to {window.budget} tokens"
                         ),
                     )
                 )

@@ -34,6 +34,8 @@ LLAMA_CPP_OVERFLOW = (
     "request ({prompt} tokens) exceeds the available context size ({limit} tokens), try "
     "increasing it"
 )
+"""llama-server's phrasing; with it the error body is llama-server's too (``type``
+``exceed_context_size_error``, ``code`` 400, ``n_prompt_tokens``, ``n_ctx``)."""
 OPENROUTER_OVERFLOW = (
     "This endpoint's maximum context length is {limit} tokens. However, you requested about "
     "{requested} tokens ({prompt} of text input, {completion} in the output). Please reduce the "
@@ -376,6 +378,10 @@ class FakeOpenAIServer:
                     prompt=requested,
                     completion=completion,
                 )
+                if self.overflow_message == LLAMA_CPP_OVERFLOW:  # llama-server's own body
+                    error = {"code": 400, "message": message, "type": "exceed_context_size_error"}
+                    error.update(n_prompt_tokens=requested, n_ctx=self.context_window)
+                    return http_error(400, body={"error": error})
                 return http_error(
                     400, message, error_type="invalid_request_error", code="context_length_exceeded"
                 )
