@@ -2,16 +2,18 @@
 
     uv run --no-project --with gguf --with tokenizers python bench/llama_tiny_model.py OUT_DIR
 
-writes ``OUT_DIR/tiny-{text,think,tool,loop}.gguf`` (about 23 MB each). Each is a bigram table
-in disguise: its one layer adds nothing (zero output projections) and the chain tokens have
-one-hot embeddings, so the next token depends only on the last one, and a chain starting at
-``"\\n"`` (the last token of the chat template's generation prompt) makes every reply the same,
-whatever the sampler:
+writes ``OUT_DIR/tiny-{text,think,tool,loop,ponder}.gguf`` (about 23 MB each). Each is a
+bigram table in disguise: its one layer adds nothing (zero output projections) and the
+chain tokens have one-hot embeddings, so the next token depends only on the last one, and a
+chain starting at ``"\\n"`` (the last token of the chat template's generation prompt) makes
+every reply the same, whatever the sampler:
 
 * ``text``:  ``Hello from llama``
 * ``think``: ``<think>Pondering</think>Answer 42`` (llama-server sends ``reasoning_content``)
 * ``tool``:  ``<tool_call>{"name": "read_file", "arguments": {"path": "README.md"}}</tool_call>``
 * ``loop``:  ``ping pong`` forever (it ends at ``max_tokens``: ``finish_reason: length``)
+* ``ponder``: ``<think>Pondering more Pondering more…`` — thinks until ``max_tokens``, never
+  answers (``reasoning_content`` only, ``finish_reason: length``)
 
 The tokenizer is a byte-level BPE (``gpt2`` in GGUF terms) trained on this repository's own
 text, so prompts count about as many tokens as a real model's would; the chat template is a
@@ -77,6 +79,7 @@ CHAINS = {
     "think": ["\n", "<think>", "Pondering", "</think>", "Answer", " 42", "<|im_end|>"],
     "tool": ["\n", "<tool_call>", TOOL_CALL, "</tool_call>", "<|im_end|>"],
     "loop": ["\n", "ping", " pong", "ping"],
+    "ponder": ["\n", "<think>", "Pondering", " more", "Pondering"],
 }
 SPECIAL = {  # token: GGUF token type (3: control, 4: user-defined)
     "<|endoftext|>": 3,

@@ -149,3 +149,14 @@ def test_with_no_model_your_keyed_server_is_named(tmp_path: Path) -> None:
         done = run_cli(args, tmp_path, tmp_path / "home", env)
         assert done.rc == 2 and f"your server at {url}" in done.stderr
         assert "tiny-text.gguf" in done.stderr
+
+
+def test_thinking_that_fills_the_reply_cap_names_the_cap(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("[model]\nmax_output_tokens = 30\n", encoding="utf-8")
+    with llama("ponder", "-c", "8192") as url:
+        done = _run(tmp_path, url)
+        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
+        assert "thinking filled the reply cap (30 tokens)" in done.result["error"]
+        assert done.of_type("reasoning_delta")

@@ -301,3 +301,24 @@ def test_an_overflow_naming_the_known_window_is_not_called_unnamed(tmp_path: Pat
     halved = [n.message for n in _of(events, "notice") if "halving" in n.message]
     assert halved and "without naming its limit" not in halved[0]
     assert "window of 4000 tokens" in halved[0]
+
+
+def test_thinking_cut_by_the_reply_cap_is_no_empty_reply(
+    server: FakeOpenAIServer, run: Any
+) -> None:
+    """A reasoning model on llama-server that spends the whole ``max_tokens`` thinking sends
+    ``reasoning_content`` only and ``finish_reason: length``: the model is told its reply was
+    cut while thinking (not that it was empty), and when it never answers the error names
+    the reply cap."""
+    thinking = turn(None, reasoning="Let me think about this at length", finish_reason="length")
+    server.enqueue(thinking, thinking, turn("done"))
+    events = run()
+    assert events[-1].stop_reason == "completed" and events[-1].final_text == "done"
+    guidance = [g.message for g in _of(events, "guidance")]
+    assert len(guidance) == 2 and all("while you were still thinking" in g for g in guidance)
+
+    server.enqueue(thinking, thinking, thinking, turn("too late"))
+    events = run()
+    assert events[-1].stop_reason == "model_error"
+    assert "thinking filled the reply cap" in (events[-1].error or "")
+    assert "max_output_tokens" in (events[-1].error or "")
