@@ -202,7 +202,10 @@ class FakeOpenAIServer:
     ``reject_stream_options=True`` answers any request carrying ``stream_options`` with a 400
     that names it, as some servers do. ``context_window=N`` rejects a request whose prompt
     (counted as :meth:`prompt_tokens`) plus ``max_tokens`` exceeds ``N`` with a 400 phrased as
-    ``overflow_message``, and reports the counted ``prompt_tokens`` as usage.
+    ``overflow_message``, and reports the counted ``prompt_tokens`` as usage; with
+    :data:`LLAMA_CPP_OVERFLOW` only the prompt counts, as with llama-server (a ``max_tokens``
+    beyond the window is no error there: the reply ends at the window, ``finish_reason:
+    length``).
     ``side_responder(body)`` may answer a request before the queue (e.g. summaries asked
     without tools). ``model_metadata`` is merged into the ``/v1/models`` entry (vLLM's
     ``max_model_len``, llama.cpp's ``meta``); ``props`` is served at ``/props``.
@@ -370,6 +373,8 @@ class FakeOpenAIServer:
         if self.context_window is not None:
             requested = self.prompt_tokens(body)
             completion = int(body.get("max_tokens") or 0)
+            if self.overflow_message == LLAMA_CPP_OVERFLOW:
+                completion = 0  # llama-server: the prompt alone (a reply stops at the window)
             if requested + completion > self.context_window:
                 self.overflows += 1
                 message = self.overflow_message.format(
