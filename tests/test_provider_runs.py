@@ -322,3 +322,39 @@ def test_thinking_cut_by_the_reply_cap_is_no_empty_reply(
     assert events[-1].stop_reason == "model_error"
     assert "thinking filled the reply cap" in (events[-1].error or "")
     assert "max_output_tokens" in (events[-1].error or "")
+
+
+def test_an_image_sent_to_a_llama_server_without_mmproj_fails_at_once(tmp_path: Path) -> None:
+    """With ``images = true`` and a ``llama-server`` started without ``--mmproj``, the request
+    carrying the image is a 500 that no retry changes: the run ends at once, saying what to
+    do."""
+    from mycode_core.records import ToolResult
+
+    shot = Tool(
+        name="shot",
+        description="Take a screenshot.",
+        handler=lambda arguments, context: ToolResult(
+            content=[
+                {"type": "text", "text": "a screenshot"},
+                {"type": "image", "mime_type": "image/png", "data": "iVBORw0KGgo="},
+            ]
+        ),
+    )
+    with FakeOpenAIServer(
+        [turn(None, [{"id": "c1", "name": "shot", "arguments": {}}])], vision=False
+    ) as server:
+        runner = make_runner(
+            tmp_path,
+            tools_plugin(shot),
+            model="m",
+            base_url=server.base_url,
+            api_key="k",
+            images=True,
+            retry_base_delay=0.001,
+            retry_max_delay=0.01,
+        )
+        events = run_events(runner)
+    assert _of(events, "retry") == [] and len(server.chat_requests) == 2
+    assert events[-1].stop_reason == "model_error"
+    assert "image input is not supported" in (events[-1].error or "")
+    assert "--mmproj" in (events[-1].error or "") and "images = false" in (events[-1].error or "")

@@ -45,6 +45,22 @@ OPENROUTER_OVERFLOW = (
 NO_LIMIT_OVERFLOW = "the input is too long for this model"
 NO_JINJA_TOOLS = "tools param requires --jinja flag"
 """What ``llama-server --no-jinja`` answers (HTTP 500, ``server_error``) to a request with tools."""
+NO_MMPROJ_IMAGE = (
+    "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
+)
+"""What a ``llama-server`` without ``--mmproj`` answers (HTTP 500) to a request with an image."""
+
+
+def _has_image(body: Any) -> bool:
+    """Whether a chat request carries an ``image_url`` content part."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    for message in messages if isinstance(messages, list) else ():
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(
+            isinstance(part, dict) and part.get("type") == "image_url" for part in content
+        ):
+            return True
+    return False
 
 
 @dataclass
@@ -132,6 +148,9 @@ class _Handler(BaseHTTPRequestHandler):
         if not fake.jinja and isinstance(body, dict) and body.get("tools"):
             error = {"code": 500, "message": NO_JINJA_TOOLS, "type": "server_error"}
             reply = http_error(500, body={"error": error})
+        elif not fake.vision and _has_image(body):
+            error = {"code": 500, "message": NO_MMPROJ_IMAGE, "type": "server_error"}
+            reply = http_error(500, body={"error": error})
         elif fake.reject_stream_options and isinstance(body, dict) and "stream_options" in body:
             reply = http_error(
                 400,
@@ -213,7 +232,9 @@ class FakeOpenAIServer:
     (``Authorization: Bearer K`` or ``X-Api-Key: K``) with a 401 ``Invalid API Key``, as
     ``llama-server --api-key K`` does (its ``/v1/models`` and ``/props`` included).
     ``jinja=False`` answers a request with ``tools`` as ``llama-server --no-jinja`` does: HTTP
-    500, ``server_error``, :data:`NO_JINJA_TOOLS`, however often it is asked.
+    500, ``server_error``, :data:`NO_JINJA_TOOLS`, however often it is asked;
+    ``vision=False`` answers a request with an image as a ``llama-server`` without
+    ``--mmproj`` does (500, :data:`NO_MMPROJ_IMAGE`).
 
     Different conversations (a parent agent and its child agents) can be scripted apart with
     :meth:`route`: a request whose first user message or system prompt contains the route's
@@ -235,10 +256,12 @@ class FakeOpenAIServer:
         props: Mapping[str, Any] | None = None,
         api_key: str | None = None,
         jinja: bool = True,
+        vision: bool = True,
     ) -> None:
         self.final_text = final_text
         self.api_key = api_key
         self.jinja = jinja
+        self.vision = vision
         self.model = model
         self.reject_stream_options = reject_stream_options
         self.context_window = context_window
