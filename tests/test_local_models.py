@@ -204,3 +204,65 @@ def test_p_with_a_base_url_but_no_model_names_that_servers_models(
     assert f"your server at {server.base_url} (qwen2.5-coder:7b)" in line
     assert f"--model qwen2.5-coder:7b --base-url {server.base_url}" in line
     assert server.chat_requests == []
+
+
+def test_your_server_with_an_api_key_is_asked_with_it(tmp_path: Path) -> None:
+    """``llama-server --api-key K`` answers ``/v1/models`` only with the key: "your server"
+    is asked with the key you set (and no other server gets it); without it, the line says
+    the key was refused instead of "no model configured" alone."""
+    keyed = FakeOpenAIServer(model="/models/tiny.gguf", api_key="sekret")
+    other = FakeOpenAIServer(model="other-model")
+    with keyed, other:
+        env = {local_models.PROBE_ENV: f"Ollama={other.base_url}"}
+        args = ["-p", "hi", "--base-url", keyed.base_url]
+        done = run_cli([*args, "--api-key", "sekret"], tmp_path, tmp_path / "home", env)
+        assert done.rc == 2, done.stderr
+        line = done.stderr.strip()
+        assert f"your server at {keyed.base_url} (/models/tiny.gguf)" in line
+        assert f"--model /models/tiny.gguf --base-url {keyed.base_url}" in line
+        assert other.requests and all("authorization" not in r.headers for r in other.requests)
+
+        done = run_cli(args, tmp_path, tmp_path / "home", {local_models.PROBE_ENV: ""})
+        assert done.rc == 2, done.stderr
+        line = done.stderr.strip()
+        assert len(line.splitlines()) == 1
+        assert f"your server at {keyed.base_url} refused the API key (HTTP 401)" in line
+        assert "--api-key" in line
+        assert keyed.chat_requests == [] and other.chat_requests == []
+
+
+@needs_doctor
+def test_doctor_asks_your_keyed_server_with_the_key(tmp_path: Path) -> None:
+    with FakeOpenAIServer(model="/models/tiny.gguf", api_key="sekret") as keyed:
+        env = {
+            local_models.PROBE_ENV: "",
+            "MYCODE_BASE_URL": keyed.base_url,
+            "MYCODE_API_KEY": "sekret",
+        }
+        done = run_cli(["doctor", "--cwd", str(tmp_path)], tmp_path, tmp_path / "home", env)
+        report = json.loads(done.stdout)
+        assert report["local_servers"] == [
+            {"name": "your server", "url": keyed.base_url, "models": ["/models/tiny.gguf"]}
+        ]
+
+
+@needs_doctor
+@pytest.mark.parametrize("router", [False, True])
+def test_doctor_accepts_any_model_name_on_a_single_model_llama_server(
+    tmp_path: Path, router: bool
+) -> None:
+    """A ``llama-server`` started with one model lists it by its file path and answers any
+    ``model`` with it, so ``--model tiny`` is no problem there; its router mode (entries with
+    a ``status``) serves only the models it lists."""
+    entry: dict[str, object] = {"owned_by": "llamacpp"}
+    entry.update({"status": {"value": "loaded"}} if router else {"meta": {"n_ctx": 4096}})
+    with FakeOpenAIServer(model="/models/tiny.gguf", model_metadata=entry) as llama:
+        env = {
+            local_models.PROBE_ENV: "",
+            "MYCODE_MODEL": "tiny",
+            "MYCODE_BASE_URL": llama.base_url,
+        }
+        done = run_cli(["doctor", "--cwd", str(tmp_path)], tmp_path, tmp_path / "home", env)
+        report = json.loads(done.stdout)
+        flagged = [p for p in report["problems"] if "does not list the model 'tiny'" in p]
+        assert bool(flagged) == router, report["problems"]

@@ -252,3 +252,109 @@ def test_thinking_sent_apart_is_shown_never_answered_nor_sent_back(
     assert events[-1].final_text == "done"
     second = server.chat_requests[1].messages
     assert "I will call echo" not in str(second)
+    shown = [e.type for e in events if e.type in ("reasoning_delta", "text_delta")]
+    assert shown[-1] == "text_delta"  # the thinking comes before its answer, streamed or not
+
+
+def test_llama_server_without_jinja_fails_at_once_naming_the_flag(tmp_path: Path) -> None:
+    """``llama-server --no-jinja`` answers every request with tools with a 500
+    ``tools param requires --jinja flag``: retrying cannot help, so the run ends at once with
+    ``model_error`` and says to restart the server with ``--jinja``."""
+    with FakeOpenAIServer(jinja=False) as server:
+        runner = make_runner(
+            tmp_path,
+            tools_plugin(ECHO),
+            model="m",
+            base_url=server.base_url,
+            api_key="k",
+            retry_base_delay=0.001,
+            retry_max_delay=0.01,
+        )
+        events = run_events(runner)
+    assert _of(events, "retry") == [] and len(server.chat_requests) == 1
+    assert events[-1].stop_reason == "model_error"
+    assert "tools param requires --jinja flag" in events[-1].error
+    assert "restart llama-server with --jinja" in events[-1].error
+
+
+def test_an_overflow_naming_the_known_window_is_not_called_unnamed(tmp_path: Path) -> None:
+    """llama-server names its window in every overflow error. When that is the window the run
+    already knows (configured, or found at ``/props``) and the server counts the prompt far
+    bigger than estimated, the budget is halved — and the notice says the limit was named."""
+    from mycode_core.testing.server import LLAMA_CPP_OVERFLOW
+
+    server = FakeOpenAIServer(
+        context_window=4_000, overflow_message=LLAMA_CPP_OVERFLOW, token_factor=3.0
+    )
+    with server:
+        runner = make_runner(
+            tmp_path,
+            tools_plugin(ECHO),
+            model="m",
+            base_url=server.base_url,
+            api_key="k",
+            context_window=4_000,
+            retry_base_delay=0.001,
+            retry_max_delay=0.01,
+        )
+        events = run_events(runner, "x " * 1200)
+    halved = [n.message for n in _of(events, "notice") if "halving" in n.message]
+    assert halved and "without naming its limit" not in halved[0]
+    assert "window of 4000 tokens" in halved[0]
+
+
+def test_thinking_cut_by_the_reply_cap_is_no_empty_reply(
+    server: FakeOpenAIServer, run: Any
+) -> None:
+    """A reasoning model on llama-server that spends the whole ``max_tokens`` thinking sends
+    ``reasoning_content`` only and ``finish_reason: length``: the model is told its reply was
+    cut while thinking (not that it was empty), and when it never answers the error names
+    the reply cap."""
+    thinking = turn(None, reasoning="Let me think about this at length", finish_reason="length")
+    server.enqueue(thinking, thinking, turn("done"))
+    events = run()
+    assert events[-1].stop_reason == "completed" and events[-1].final_text == "done"
+    guidance = [g.message for g in _of(events, "guidance")]
+    assert len(guidance) == 2 and all("while you were still thinking" in g for g in guidance)
+
+    server.enqueue(thinking, thinking, thinking, turn("too late"))
+    events = run()
+    assert events[-1].stop_reason == "model_error"
+    assert "thinking filled the reply cap" in (events[-1].error or "")
+    assert "max_output_tokens" in (events[-1].error or "")
+
+
+def test_an_image_sent_to_a_llama_server_without_mmproj_fails_at_once(tmp_path: Path) -> None:
+    """With ``images = true`` and a ``llama-server`` started without ``--mmproj``, the request
+    carrying the image is a 500 that no retry changes: the run ends at once, saying what to
+    do."""
+    from mycode_core.records import ToolResult
+
+    shot = Tool(
+        name="shot",
+        description="Take a screenshot.",
+        handler=lambda arguments, context: ToolResult(
+            content=[
+                {"type": "text", "text": "a screenshot"},
+                {"type": "image", "mime_type": "image/png", "data": "iVBORw0KGgo="},
+            ]
+        ),
+    )
+    with FakeOpenAIServer(
+        [turn(None, [{"id": "c1", "name": "shot", "arguments": {}}])], vision=False
+    ) as server:
+        runner = make_runner(
+            tmp_path,
+            tools_plugin(shot),
+            model="m",
+            base_url=server.base_url,
+            api_key="k",
+            images=True,
+            retry_base_delay=0.001,
+            retry_max_delay=0.01,
+        )
+        events = run_events(runner)
+    assert _of(events, "retry") == [] and len(server.chat_requests) == 2
+    assert events[-1].stop_reason == "model_error"
+    assert "image input is not supported" in (events[-1].error or "")
+    assert "--mmproj" in (events[-1].error or "") and "images = false" in (events[-1].error or "")

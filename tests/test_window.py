@@ -56,6 +56,11 @@ REAL_ERRORS = [
         4096,
         None,
     ),
+    (  # llama-server, when the prompt cannot be split (recurrent or multimodal models)
+        "input (3000 tokens) is larger than the max context size (2048 tokens). skipping",
+        2048,
+        3000,
+    ),
     (
         '{"code":400,"type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":8192}',
         8192,

@@ -33,9 +33,12 @@ def reachability(
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
             answer: dict[str, Any] = {"url": url, "reachable": True, "status": response.status}
-            listed = _model_ids(response.read(1 << 20))
+            body = response.read(1 << 20)
+            listed = _model_ids(body)
             if listed is not None:
                 answer["models"] = listed
+                if _serves_any_name(body):
+                    answer["any_model"] = True
             return answer
     except urllib.error.HTTPError as exc:
         return {"url": url, "reachable": True, "status": exc.code}
@@ -56,6 +59,22 @@ def _model_ids(body: bytes) -> list[str] | None:
     if not isinstance(entries, list):
         return None
     return [str(e["id"]) for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str)]
+
+
+def _serves_any_name(body: bytes) -> bool:
+    """Whether the ``/models`` answer is a single-model ``llama-server``'s: one entry owned by
+    ``llamacpp`` with its ``meta`` (a router's entries carry a ``status`` instead). Such a
+    server answers a request for any model name with the model it loaded."""
+    import json
+
+    try:
+        entries = json.loads(body).get("data")
+    except (ValueError, AttributeError):
+        return False
+    if not isinstance(entries, list) or len(entries) != 1 or not isinstance(entries[0], dict):
+        return False
+    entry = entries[0]
+    return entry.get("owned_by") == "llamacpp" and "meta" in entry and "status" not in entry
 
 
 def home_status(home: Path) -> dict[str, Any]:
@@ -98,7 +117,7 @@ def core_report(settings: Any, home: Path) -> tuple[dict[str, Any], list[str]]:
     report["base_url"] = {"checked": True, **reach}
     if not reach["reachable"]:
         problems.append(f"cannot reach the model server at {target}: {reach.get('error')}")
-    elif reach.get("models") and str(model) not in reach["models"]:
+    elif reach.get("models") and str(model) not in reach["models"] and not reach.get("any_model"):
         shown = ", ".join(reach["models"][:8]) + (", …" if len(reach["models"]) > 8 else "")
         problems.append(
             f"the server at {target} does not list the model {model!r} (it lists: {shown}); "

@@ -5,7 +5,9 @@ llama.cpp (8080), LM Studio (1234), vLLM (8000), all on ``127.0.0.1`` — for ``
 parallel, within :data:`BUDGET` seconds in all. Only then: a run with a model configured never
 probes. A ``base_url`` you set without a model is asked first. ``MYCODE_LOCAL_SERVERS``
 replaces the list (comma-separated base URLs, each optionally ``NAME=URL``; set but empty
-probes nothing) — meant for tests and unusual set-ups.
+probes nothing) — meant for tests and unusual set-ups. Your API key goes to "your server"
+only (a ``llama-server --api-key`` asks for it even on ``/v1/models``), never to the others;
+a server of yours that refuses the key is named as such.
 
 An answer that is not an OpenAI-style model list (not JSON, no ``data`` list, no string ids)
 is not a server to offer; nothing here raises.
@@ -17,6 +19,7 @@ import json
 import os
 import threading
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +31,8 @@ PROBE_ENV = "MYCODE_LOCAL_SERVERS"
 KNOWN = (("Ollama", 11434), ("llama.cpp", 8080), ("LM Studio", 1234), ("vLLM", 8000))
 MAX_BODY = 1 << 20
 MAX_MODELS = 50
+YOURS = "your server"
+"""The name of the ``base_url`` you set without a model, asked first."""
 
 
 @dataclass(frozen=True)
@@ -38,10 +43,16 @@ class LocalServer:
     url: str
     """The base URL to pass as ``--base-url`` (ends in ``/v1``)."""
     models: list[str] = field(default_factory=list)
+    refused: int | None = None
+    """``401``/``403`` when your server refused the API key (sent or missing): it lists no
+    model until it gets the right key."""
 
     def as_json(self) -> dict[str, Any]:
-        """``{name, url, models}`` for ``mycode doctor``."""
-        return {"name": self.name, "url": self.url, "models": list(self.models)}
+        """``{name, url, models}`` (and ``refused``) for ``mycode doctor``."""
+        answer: dict[str, Any] = {"name": self.name, "url": self.url, "models": list(self.models)}
+        if self.refused:
+            answer["refused"] = self.refused
+        return answer
 
 
 def candidates() -> list[tuple[str, str]]:
@@ -73,16 +84,24 @@ def parse_models(data: Any) -> list[str] | None:
     return list(dict.fromkeys(ids))[:MAX_MODELS]
 
 
-def _ask(name: str, url: str, deadline: float, found: dict[str, LocalServer]) -> None:
+def _ask(
+    name: str, url: str, deadline: float, found: dict[str, LocalServer], api_key: str | None = None
+) -> None:
     timeout = deadline - time.monotonic()
     if timeout <= 0:
         return
     try:
         request = urllib.request.Request(url + "/models", method="GET")
+        if api_key:
+            request.add_header("Authorization", f"Bearer {api_key}")
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
             if response.status != 200:
                 return
             data = json.loads(response.read(MAX_BODY))
+    except urllib.error.HTTPError as exc:
+        if name == YOURS and exc.code in (401, 403):
+            found[url] = LocalServer(name, url, [], refused=exc.code)
+        return
     except Exception:  # noqa: BLE001 - refused, timed out, garbage: not a server to offer
         return
     models = parse_models(data)
@@ -90,19 +109,26 @@ def _ask(name: str, url: str, deadline: float, found: dict[str, LocalServer]) ->
         found[url] = LocalServer(name, url, models)
 
 
-def local_servers(budget: float = BUDGET, configured: str | None = None) -> list[LocalServer]:
+def local_servers(
+    budget: float = BUDGET, configured: str | None = None, api_key: str | None = None
+) -> list[LocalServer]:
     """Every local server that answered within ``budget`` seconds, in :func:`candidates` order;
-    ``configured`` (the ``base_url`` you set, with no model) is asked first, as "your server"."""
+    ``configured`` (the ``base_url`` you set, with no model) is asked first, as "your server",
+    with ``api_key`` (the key you set: for that server only)."""
     targets = candidates()
     if configured:
         url = configured.rstrip("/")
-        targets = [("your server", url), *((n, u) for n, u in targets if u != url)]
+        targets = [(YOURS, url), *((n, u) for n, u in targets if u != url)]
     if not targets:
         return []
     deadline = time.monotonic() + budget
     found: dict[str, LocalServer] = {}
     threads = [
-        threading.Thread(target=_ask, args=(name, url, deadline, found), daemon=True)
+        threading.Thread(
+            target=_ask,
+            args=(name, url, deadline, found, api_key if name == YOURS else None),
+            daemon=True,
+        )
         for name, url in targets
     ]
     for thread in threads:
@@ -123,6 +149,13 @@ def no_model_line(servers: list[LocalServer]) -> str | None:
     usable = [server for server in servers if server.models]
     if not servers:
         return None
+    refused = next((s for s in servers if s.refused), None)
+    if refused is not None and not usable:
+        return (
+            f"no model configured; {refused.name} at {refused.url} refused the API key "
+            f"(HTTP {refused.refused}): pass the key it was started with (--api-key KEY or "
+            "MYCODE_API_KEY) and --model NAME"
+        )
     if not usable:
         names = ", ".join(f"{s.name} at {s.url}" for s in servers)
         return f"no model configured; {names} answered but serves no model yet (e.g. `ollama pull`)"

@@ -295,7 +295,7 @@ def run_agent(
     if not settings.model:  # issue 20: offer the local servers that answer (only now)
         from mycode_core.cli import local_models
 
-        servers = local_models.local_servers(configured=settings.base_url)
+        servers = local_models.local_servers(configured=settings.base_url, api_key=settings.api_key)
         if not interactive and (line := local_models.no_model_line(servers)):
             return _fail(line)
         picked = local_models.choose(servers, home) if interactive and servers else None

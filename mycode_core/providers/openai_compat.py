@@ -123,10 +123,29 @@ def _connection_error(exc: BaseException, base_url: str) -> ModelError:
     return ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
 
 
+SETUP_ERRORS = (
+    (
+        "requires --jinja",  # llama-server --no-jinja, asked with tools
+        "the server needs its chat template to take tool definitions: restart llama-server "
+        "with --jinja",
+    ),
+    (
+        "input is not supported - hint",  # llama-server without --mmproj, sent an image
+        "this server takes no images: start llama-server with the model's --mmproj file, or "
+        'set images = false ([models."NAME"] images = false) for this model',
+    ),
+)
+"""Errors llama-server answers with a 500 that no retry will change (the way it was started
+does not fit the request), each with what to do about it."""
+
+
 def _status_error(status: int, message: str, headers: Any, url: str) -> ModelError:
     text = f"HTTP {status}: {message}"
     if status in (401, 403):
         return FatalModelError(f"{text} — {KEY_HINT} ({url})", status=status)
+    hint = next((hint for marker, hint in SETUP_ERRORS if marker in message), None)
+    if hint is not None:
+        return FatalModelError(f"{text} — {hint} ({url})", status=status)
     if status == 429:
         return RateLimited(text, retry_after=_retry_after(headers), status=status)
     if status in (408, 409) or status >= 500:

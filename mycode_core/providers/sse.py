@@ -108,16 +108,18 @@ class StreamAccumulator:
             if not isinstance(choice, dict) or int(choice.get("index") or 0) != 0:
                 continue
             delta = choice.get("delta") or choice.get("message") or {}
-            content = delta.get("content")
-            if isinstance(content, str) and content:
-                self.text.append(content)
-                self.on_text(content)
             # llama.cpp, vLLM, DeepSeek: ``reasoning_content``; OpenRouter, Ollama: ``reasoning``
+            # — before the content: a whole message (not streamed) carries both, and the
+            # thinking is shown before its answer
             thought = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(thought, str) and thought:
                 self.reasoning.append(thought)
                 if self.on_reasoning is not None:
                     self.on_reasoning(thought)
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                self.text.append(content)
+                self.on_text(content)
             refusal = delta.get("refusal")
             if isinstance(refusal, str) and refusal:
                 self.refusal.append(refusal)

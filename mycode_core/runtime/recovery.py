@@ -40,6 +40,10 @@ EMPTY_REPLY_NUDGE = (
     "Your last reply was empty. Continue the task: call a tool, or give your final answer."
 )
 LENGTH_NUDGE = "Your reply was cut off by the output limit. Continue exactly where you stopped."
+THINKING_CUT_NUDGE = (
+    "Your reply was cut off by the output limit while you were still thinking, before any "
+    "answer. Think more briefly: call a tool, or give your final answer."
+)
 INTERRUPTED_NOTE = "[interrupted by the user]"
 MAX_COMPACTIONS = 3
 MAX_LENGTH_CONTINUES = 2
@@ -198,12 +202,18 @@ class ModelCaller:
         if not progress:
             progress = window.halve()
             if progress:
+                why = (
+                    "without naming its limit"
+                    if info.limit is None
+                    else f"though its window of {info.limit} tokens was known (it counts the "
+                    "request bigger than estimated)"
+                )
                 self.emit(
                     NoticeEvent(
                         level="warning",
                         message=(
-                            "the server rejected the request as too long without naming its "
-                            f"limit; halving the context budget to {window.budget} tokens"
+                            f"the server rejected the request as too long {why}; halving the "
+                            f"context budget to {window.budget} tokens"
                         ),
                     )
                 )
@@ -278,7 +288,25 @@ class ModelCaller:
             reported = int((reply.usage or {}).get("input_tokens", 0) or 0)
             if not self.view.bounded:  # a byte bound is no sample of the tokenizer's ratio
                 self.view.calibration.observe(sent_raw, reported)
-            if not reply.tool_calls and not (reply.content or "").strip() and not reply.refusal:
+            silent = not reply.tool_calls and not (reply.content or "").strip()
+            if silent and not reply.refusal and reply.reasoning and reply.finish_reason == "length":
+                # a reasoning model (llama-server's reasoning_content) that spent the whole
+                # reply cap thinking: no empty reply, a cut one
+                if state.length_continues >= MAX_LENGTH_CONTINUES:
+                    raise RunStopped(
+                        state.finish(
+                            "model_error",
+                            f"the model's thinking filled the reply cap ({sent_cap} tokens) "
+                            f"{state.length_continues + 1} times without an answer: raise "
+                            "[model] max_output_tokens (and the server's context size)",
+                        )
+                    )
+                state = state.next(
+                    TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1
+                )
+                self.guide("runtime", THINKING_CUT_NUDGE)
+                continue
+            if silent and not reply.refusal:
                 if state.empty_nudges >= 1:
                     raise RunStopped(
                         state.finish("model_error", "the model returned an empty reply twice")

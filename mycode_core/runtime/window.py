@@ -41,6 +41,7 @@ _REQUESTED_PATTERNS = [
     rf"\({_NUMBER} in the messages",  # OpenAI / vLLM
     rf"your messages resulted in (?:over )?{_NUMBER}",
     rf"request \({_NUMBER} tokens\)",  # llama.cpp
+    rf"input \({_NUMBER} tokens\) is larger",  # llama.cpp, a prompt it cannot split
     rf"{_NUMBER} of text input",  # OpenRouter
     rf"has {_NUMBER} input tokens",  # newer vLLM
     rf"prompt is too long: {_NUMBER}",

@@ -34,6 +34,8 @@ LLAMA_CPP_OVERFLOW = (
     "request ({prompt} tokens) exceeds the available context size ({limit} tokens), try "
     "increasing it"
 )
+"""llama-server's phrasing; with it the error body is llama-server's too (``type``
+``exceed_context_size_error``, ``code`` 400, ``n_prompt_tokens``, ``n_ctx``)."""
 OPENROUTER_OVERFLOW = (
     "This endpoint's maximum context length is {limit} tokens. However, you requested about "
     "{requested} tokens ({prompt} of text input, {completion} in the output). Please reduce the "
@@ -41,6 +43,24 @@ OPENROUTER_OVERFLOW = (
     "automatically."
 )
 NO_LIMIT_OVERFLOW = "the input is too long for this model"
+NO_JINJA_TOOLS = "tools param requires --jinja flag"
+"""What ``llama-server --no-jinja`` answers (HTTP 500, ``server_error``) to a request with tools."""
+NO_MMPROJ_IMAGE = (
+    "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
+)
+"""What a ``llama-server`` without ``--mmproj`` answers (HTTP 500) to a request with an image."""
+
+
+def _has_image(body: Any) -> bool:
+    """Whether a chat request carries an ``image_url`` content part."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    for message in messages if isinstance(messages, list) else ():
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(
+            isinstance(part, dict) and part.get("type") == "image_url" for part in content
+        ):
+            return True
+    return False
 
 
 @dataclass
@@ -79,10 +99,26 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
         self.wfile.flush()
 
+    def _key_refused(self) -> bool:
+        """With ``api_key`` set, answer a request without that key (``Authorization: Bearer``
+        or ``X-Api-Key``) with llama.cpp's 401 and return ``True``; ``/health`` is public."""
+        key = self.server.fake.api_key
+        if key is None or self.path.split("?")[0].rstrip("/").endswith("/health"):
+            return False
+        given = self.headers.get("Authorization") or self.headers.get("X-Api-Key") or ""
+        if given.removeprefix("Bearer ") == key:
+            return False
+        error = {"message": "Invalid API Key", "type": "authentication_error", "code": 401}
+        body = json.dumps({"error": error}).encode()
+        self._write(401, {"Content-Type": "application/json"}, body)
+        return True
+
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
         """``GET /v1/models`` lists one model; anything else is 404."""
         fake = self.server.fake
         fake._record(self, None, time.monotonic())
+        if self._key_refused():
+            return
         if self.path.rstrip("/").endswith("/models"):
             entry = {"id": fake.model, "object": "model", **fake.model_metadata}
             data = {"object": "list", "data": [entry]}
@@ -103,11 +139,19 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_unparseable": raw.decode("utf-8", "replace")}
         fake._record(self, body, started)
+        if self._key_refused():
+            return
         if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
             self._write(404, {"Content-Type": "application/json"}, b'{"error":{"message":"no"}}')
             return
         wants_stream = isinstance(body, dict) and bool(body.get("stream"))
-        if fake.reject_stream_options and isinstance(body, dict) and "stream_options" in body:
+        if not fake.jinja and isinstance(body, dict) and body.get("tools"):
+            error = {"code": 500, "message": NO_JINJA_TOOLS, "type": "server_error"}
+            reply = http_error(500, body={"error": error})
+        elif not fake.vision and _has_image(body):
+            error = {"code": 500, "message": NO_MMPROJ_IMAGE, "type": "server_error"}
+            reply = http_error(500, body={"error": error})
+        elif fake.reject_stream_options and isinstance(body, dict) and "stream_options" in body:
             reply = http_error(
                 400,
                 "Unrecognized request argument supplied: stream_options",
@@ -177,10 +221,20 @@ class FakeOpenAIServer:
     ``reject_stream_options=True`` answers any request carrying ``stream_options`` with a 400
     that names it, as some servers do. ``context_window=N`` rejects a request whose prompt
     (counted as :meth:`prompt_tokens`) plus ``max_tokens`` exceeds ``N`` with a 400 phrased as
-    ``overflow_message``, and reports the counted ``prompt_tokens`` as usage.
+    ``overflow_message``, and reports the counted ``prompt_tokens`` as usage; with
+    :data:`LLAMA_CPP_OVERFLOW` only the prompt counts, as with llama-server (a ``max_tokens``
+    beyond the window is no error there: the reply ends at the window, ``finish_reason:
+    length``).
     ``side_responder(body)`` may answer a request before the queue (e.g. summaries asked
     without tools). ``model_metadata`` is merged into the ``/v1/models`` entry (vLLM's
     ``max_model_len``, llama.cpp's ``meta``); ``props`` is served at ``/props``.
+    ``api_key="K"`` answers every request but ``/health`` that does not carry the key
+    (``Authorization: Bearer K`` or ``X-Api-Key: K``) with a 401 ``Invalid API Key``, as
+    ``llama-server --api-key K`` does (its ``/v1/models`` and ``/props`` included).
+    ``jinja=False`` answers a request with ``tools`` as ``llama-server --no-jinja`` does: HTTP
+    500, ``server_error``, :data:`NO_JINJA_TOOLS`, however often it is asked;
+    ``vision=False`` answers a request with an image as a ``llama-server`` without
+    ``--mmproj`` does (500, :data:`NO_MMPROJ_IMAGE`).
 
     Different conversations (a parent agent and its child agents) can be scripted apart with
     :meth:`route`: a request whose first user message or system prompt contains the route's
@@ -200,8 +254,14 @@ class FakeOpenAIServer:
         side_responder: Callable[[dict[str, Any]], FakeResponse | None] | None = None,
         model_metadata: Mapping[str, Any] | None = None,
         props: Mapping[str, Any] | None = None,
+        api_key: str | None = None,
+        jinja: bool = True,
+        vision: bool = True,
     ) -> None:
         self.final_text = final_text
+        self.api_key = api_key
+        self.jinja = jinja
+        self.vision = vision
         self.model = model
         self.reject_stream_options = reject_stream_options
         self.context_window = context_window
@@ -267,9 +327,10 @@ class FakeOpenAIServer:
         self, prompt: str | None = None, *, output_format: str | None = None, model: str = "m"
     ) -> list[str]:
         """``mycode`` flags that point a run at this server: ``[-p PROMPT] --model M
-        --base-url URL --api-key x [--output-format FORMAT]``."""
+        --base-url URL --api-key KEY [--output-format FORMAT]`` (``KEY``: ``api_key``, else
+        ``x``)."""
         args = [] if prompt is None else ["-p", prompt]
-        args += ["--model", model, "--base-url", self.base_url, "--api-key", "x"]
+        args += ["--model", model, "--base-url", self.base_url, "--api-key", self.api_key or "x"]
         if output_format is not None:
             args += ["--output-format", output_format]
         return args
@@ -335,6 +396,8 @@ class FakeOpenAIServer:
         if self.context_window is not None:
             requested = self.prompt_tokens(body)
             completion = int(body.get("max_tokens") or 0)
+            if self.overflow_message == LLAMA_CPP_OVERFLOW:
+                completion = 0  # llama-server: the prompt alone (a reply stops at the window)
             if requested + completion > self.context_window:
                 self.overflows += 1
                 message = self.overflow_message.format(
@@ -343,6 +406,10 @@ class FakeOpenAIServer:
                     prompt=requested,
                     completion=completion,
                 )
+                if self.overflow_message == LLAMA_CPP_OVERFLOW:  # llama-server's own body
+                    error = {"code": 400, "message": message, "type": "exceed_context_size_error"}
+                    error.update(n_prompt_tokens=requested, n_ctx=self.context_window)
+                    return http_error(400, body={"error": error})
                 return http_error(
                     400, message, error_type="invalid_request_error", code="context_length_exceeded"
                 )

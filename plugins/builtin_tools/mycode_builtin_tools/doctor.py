@@ -44,7 +44,7 @@ def report(workspace: Path, home: Path) -> dict[str, Any]:
         from mycode_core.api import local_servers
 
         configured = getattr(settings, "base_url", None)
-        servers = local_servers(configured=configured)
+        servers = local_servers(configured=configured, api_key=getattr(settings, "api_key", None))
         core["local_servers"] = [server.as_json() for server in servers]
     return {
         **core,

@@ -107,11 +107,15 @@ def summary_message(task: str, summary: str | None, note: str | None, context: A
 
 def _overflow(system: dict[str, Any], task: str, context: Any, budget: int) -> str:
     pins = sum(count_text(p.text) for p in list(getattr(context, "pins", {}).values()))
+    own = count_message(system)
+    asked = count_text(task)
+    frame = max(0, count_text(summary_message(task, None, None, context)) - asked - pins)
     return (
         f"the pinned context alone does not fit the context budget of {budget} tokens (the "
         "window minus the reply cap and the tool schemas): system "
-        f"prompt ~{count_message(system)} tokens (AGENTS.md/CLAUDE.md included), the task "
-        f"~{count_text(task)} tokens, pins ~{pins} tokens. Shorten the prompt or the project "
+        f"prompt ~{own} tokens (AGENTS.md/CLAUDE.md included), the task ~{asked} tokens, "
+        f"pins ~{pins} tokens, the compaction summary's headings and recorded facts ~{frame} "
+        f"tokens (~{own + asked + pins + frame} in all). Shorten the prompt or the project "
         "instructions, or use a model with a larger context window."
     )
 

@@ -194,6 +194,11 @@ def test_when_the_pinned_context_alone_does_not_fit_the_run_ends_with_context_ov
     assert result.stop_reason == "context_overflow"
     assert "pinned context alone" in (result.error or "") and "task" in (result.error or "")
     assert model.calls == []  # nothing oversized was ever sent
+    # the parts it names add up to more than the budget it names (the summary's own frame too)
+    error = result.error or ""
+    budget = int(error.split("context budget of ")[1].split(" ")[0])
+    assert "headings and recorded facts" in error
+    assert int(error.split(" in all)")[0].rsplit("~", 1)[1]) > budget
 
 
 def test_a_wrapper_can_veto_a_compaction(tmp_path: Path) -> None:
@@ -216,3 +221,24 @@ def test_a_wrapper_can_veto_a_compaction(tmp_path: Path) -> None:
     assert "compaction declined" in (events[-1].error or "")
     sizes = [len(json.dumps(c["messages"])) for c in model.calls]
     assert sizes == sorted(sizes)  # the view only grew: nothing was compacted
+
+
+def test_the_overflow_names_the_summary_frame_that_tipped_it(tmp_path: Path) -> None:
+    """A small window (llama-server -c 2048 with every tool offered): the system prompt and
+    the task fit the budget, the summary message's own frame does not. The error's parts add
+    up past the budget it names instead of looking as if they fitted."""
+    from types import SimpleNamespace
+
+    from mycode_context_engine.compaction import _check_pinned
+
+    from mycode_core.api import ContextOverflow
+    from mycode_core.tokens import count_message, count_text
+
+    system = {"role": "system", "content": "You are a coding agent. " * 10}
+    context = SimpleNamespace(prompt="hi", pins={}, store={})
+    budget = count_message(system) + count_text("hi") + 5
+    with pytest.raises(ContextOverflow) as caught:
+        _check_pinned(system, [{"role": "user", "content": "hi"}], budget, context)
+    error = str(caught.value)
+    assert f"context budget of {budget} tokens" in error
+    assert int(error.split(" in all)")[0].rsplit("~", 1)[1]) > budget

@@ -1,0 +1,162 @@
+"""``mycode -p`` against a real ``llama-server`` (skipped unless one is named).
+
+    MYCODE_LLAMA_SERVER=/path/to/llama-server MYCODE_LLAMA_MODELS=/path/to/models \\
+        uv run pytest tests/test_llama_server_live.py
+
+``MYCODE_LLAMA_MODELS`` is a folder written by ``bench/llama_tiny_model.py`` (tiny models with
+replies fixed in advance: see there, and ``bench/README.md`` for building the server). Each test
+starts its own server on a free port of 127.0.0.1 and stops it; nothing else is reached. The
+fake server (``mycode_core.testing.server``) imitates what these check; this is where the
+imitation is compared with the real thing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mycode_core.testing import run_cli
+
+SERVER = os.environ.get("MYCODE_LLAMA_SERVER", "")
+MODELS = Path(os.environ.get("MYCODE_LLAMA_MODELS", "/nonexistent"))
+pytestmark = pytest.mark.skipif(
+    not (SERVER and Path(SERVER).is_file() and (MODELS / "tiny-text.gguf").is_file()),
+    reason="set MYCODE_LLAMA_SERVER (a llama-server binary) and MYCODE_LLAMA_MODELS "
+    "(bench/llama_tiny_model.py's folder) to run against a real llama-server",
+)
+START_TIMEOUT = 60.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def llama(model: str, *args: str) -> Iterator[str]:
+    """A ``llama-server`` serving ``tiny-MODEL.gguf``; yields its base URL (``…/v1``)."""
+    port = _free_port()
+    command = [SERVER, "-m", str(MODELS / f"tiny-{model}.gguf"), "--host", "127.0.0.1"]
+    command += ["--port", str(port), "-t", "2", "--no-warmup", *args]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1):
+                    break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"llama-server did not start: {' '.join(command)}")
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _run(tmp_path: Path, url: str, *args: str, env: dict[str, str] | None = None) -> Any:
+    (tmp_path / "README.md").write_text("# readme\n", encoding="utf-8")
+    argv = ["-p", "hi", "--model", "tiny", "--base-url", url, "--output-format", "stream-json"]
+    return run_cli([*argv, *args], tmp_path, tmp_path / "home", env)
+
+
+def test_a_reply_streams_with_usage_and_the_window_from_props(tmp_path: Path) -> None:
+    with llama("text", "-c", "8192") as url:
+        done = _run(tmp_path, url)
+        assert done.rc == 0, done.stderr
+        result = done.result
+        assert result["final_text"] == "Hello from llama"
+        assert result["usage"]["input_tokens"] > 100 and result["usage"]["output_tokens"] == 4
+        # /props n_ctx, asked in the background once the first reply is in, then cached:
+        # this run or the next one knows it
+        windows = [result["context"]["window"], _run(tmp_path, url).result["context"]["window"]]
+        assert 8192 in windows, windows
+        cache = json.loads((tmp_path / "home" / "cache" / "windows.json").read_text())
+        assert cache == {f"{url} tiny": 8192}
+
+
+def test_thinking_arrives_as_reasoning_deltas(tmp_path: Path) -> None:
+    with llama("think", "-c", "8192") as url:
+        done = _run(tmp_path, url)
+        assert done.rc == 0, done.stderr
+        assert "".join(e["text"] for e in done.of_type("reasoning_delta")) == "Pondering"
+        assert done.result["final_text"] == "Answer 42"
+
+
+def test_tool_calls_run_and_their_results_go_back(tmp_path: Path) -> None:
+    with llama("tool", "-c", "8192") as url:
+        done = _run(tmp_path, url, "--max-steps", "2")
+        assert done.result["stop_reason"] == "max_steps" and done.rc == 1
+        calls = done.of_type("tool_call")
+        assert [c["arguments"] for c in calls] == [{"path": "README.md"}] * 2
+        assert all(not r["is_error"] for r in done.of_type("tool_result"))
+
+
+def test_max_tokens_ends_a_reply_with_length(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("[model]\nmax_output_tokens = 8\n", encoding="utf-8")
+    with llama("loop", "-c", "8192") as url:
+        done = _run(tmp_path, url)
+        cut = [e for e in done.of_type("assistant") if e["finish_reason"] == "length"]
+        assert cut and all(e["usage"]["output_tokens"] == 8 for e in cut)
+
+
+def test_a_window_too_small_is_context_overflow(tmp_path: Path) -> None:
+    with llama("text", "-c", "256") as url:
+        done = _run(tmp_path, url)
+        assert done.rc == 1 and done.result["stop_reason"] == "context_overflow"
+        notices = [n["message"] for n in done.of_type("notice")]
+        assert any("context window is 256 tokens" in n for n in notices), notices
+
+
+def test_an_api_key_is_sent_and_a_missing_one_named(tmp_path: Path) -> None:
+    with llama("text", "-c", "8192", "--api-key", "sekret") as url:
+        done = _run(tmp_path, url, "--api-key", "sekret")
+        assert done.rc == 0, done.stderr
+        assert done.result["context"]["window"] == 8192  # /props asked with the key too
+        done = _run(tmp_path, url)
+        assert done.rc == 1 and "HTTP 401" in done.result["error"]
+
+
+def test_a_server_without_jinja_is_named_at_once(tmp_path: Path) -> None:
+    with llama("text", "-c", "8192", "--no-jinja") as url:
+        done = _run(tmp_path, url)
+        assert done.rc == 1 and "--jinja" in done.result["error"]
+        assert done.of_type("retry") == []
+
+
+def test_with_no_model_your_keyed_server_is_named(tmp_path: Path) -> None:
+    with llama("text", "-c", "8192", "--api-key", "sekret") as url:
+        env = {"MYCODE_LOCAL_SERVERS": ""}
+        args = ["-p", "hi", "--base-url", url, "--api-key", "sekret"]
+        done = run_cli(args, tmp_path, tmp_path / "home", env)
+        assert done.rc == 2 and f"your server at {url}" in done.stderr
+        assert "tiny-text.gguf" in done.stderr
+
+
+def test_thinking_that_fills_the_reply_cap_names_the_cap(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("[model]\nmax_output_tokens = 30\n", encoding="utf-8")
+    with llama("ponder", "-c", "8192") as url:
+        done = _run(tmp_path, url)
+        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
+        assert "thinking filled the reply cap (30 tokens)" in done.result["error"]
+        assert done.of_type("reasoning_delta")
