@@ -221,7 +221,8 @@ def _check_manifest(data: Any) -> tuple[list[Problem], list[Problem]]:
             section, message = "5.2", f"'$schema' must be {PLUGIN_SCHEMA}"
         else:
             section, message = "5.4", f"{where}: {error.message}"
-        fatal.append(Problem(message, section))
+        if all(seen.message != message for seen in fatal):  # "" breaks two rules of one field
+            fatal.append(Problem(message, section))
     return fatal, warnings
 
 

@@ -137,6 +137,7 @@ def test_name_rules(env: Env, tmp_path: Path) -> None:
         assert folder.rejected == (name in bad), name
         if name in bad:
             assert folder.fatal[0].section in ("5.5", "5.3"), name
+            assert len(folder.fatal) == 1, (name, folder.fatal)  # "" breaks two rules: one line
     rc, report, _ = _validate(tmp_path / f"n{len(good)}", env)
     assert rc == 1 and report is not None and report["fatal"][0]["section"] == "5.5"
 
