@@ -108,10 +108,16 @@ def test_tool_calls_run_and_their_results_go_back(tmp_path: Path) -> None:
         assert all(not r["is_error"] for r in done.of_type("tool_result"))
 
 
-def test_max_tokens_ends_a_reply_with_length(tmp_path: Path) -> None:
+def _cap_replies(tmp_path: Path, tokens: int) -> None:
+    """``[model] max_output_tokens`` in the user config :func:`_run` uses."""
     home = tmp_path / "home"
     home.mkdir()
-    (home / "config.toml").write_text("[model]\nmax_output_tokens = 8\n", encoding="utf-8")
+    text = f"[model]\nmax_output_tokens = {tokens}\n"
+    (home / "config.toml").write_text(text, encoding="utf-8")
+
+
+def test_max_tokens_ends_a_reply_with_length(tmp_path: Path) -> None:
+    _cap_replies(tmp_path, 8)
     with llama("loop", "-c", "8192") as url:
         done = _run(tmp_path, url)
         cut = [e for e in done.of_type("assistant") if e["finish_reason"] == "length"]
@@ -152,9 +158,7 @@ def test_with_no_model_your_keyed_server_is_named(tmp_path: Path) -> None:
 
 
 def test_thinking_that_fills_the_reply_cap_names_the_cap(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "config.toml").write_text("[model]\nmax_output_tokens = 30\n", encoding="utf-8")
+    _cap_replies(tmp_path, 30)
     with llama("ponder", "-c", "8192") as url:
         done = _run(tmp_path, url)
         assert done.rc == 1 and done.result["stop_reason"] == "model_error"

@@ -35,20 +35,33 @@ ECHO = Tool(
 )
 
 
+def run_against(
+    server: FakeOpenAIServer,
+    tmp_path: Path,
+    tool: Tool = ECHO,
+    *,
+    task: str = "do the task",
+    **settings: Any,
+) -> list[Any]:
+    """Run ``task`` (or the default one) against ``server`` in-process with ``tool``, fast
+    retries; returns the events."""
+    options: dict[str, Any] = {
+        "model": "m",
+        "base_url": server.base_url,
+        "api_key": "k",
+        "retry_base_delay": 0.001,
+        "retry_max_delay": 0.01,
+    }
+    options.update(settings)
+    return run_events(make_runner(tmp_path, tools_plugin(tool), **options), task)
+
+
 @pytest.fixture
 def run(server: FakeOpenAIServer, tmp_path: Path) -> Any:
     """Run a task against ``server`` in-process; returns the events."""
 
     def go(**settings: Any) -> list[Any]:
-        options: dict[str, Any] = {
-            "model": "m",
-            "base_url": server.base_url,
-            "api_key": "k",
-            "retry_base_delay": 0.001,
-            "retry_max_delay": 0.01,
-        }
-        options.update(settings)
-        return run_events(make_runner(tmp_path, tools_plugin(ECHO), **options))
+        return run_against(server, tmp_path, **settings)
 
     return go
 
@@ -261,16 +274,7 @@ def test_llama_server_without_jinja_fails_at_once_naming_the_flag(tmp_path: Path
     ``tools param requires --jinja flag``: retrying cannot help, so the run ends at once with
     ``model_error`` and says to restart the server with ``--jinja``."""
     with FakeOpenAIServer(jinja=False) as server:
-        runner = make_runner(
-            tmp_path,
-            tools_plugin(ECHO),
-            model="m",
-            base_url=server.base_url,
-            api_key="k",
-            retry_base_delay=0.001,
-            retry_max_delay=0.01,
-        )
-        events = run_events(runner)
+        events = run_against(server, tmp_path)
     assert _of(events, "retry") == [] and len(server.chat_requests) == 1
     assert events[-1].stop_reason == "model_error"
     assert "tools param requires --jinja flag" in events[-1].error
@@ -287,17 +291,7 @@ def test_an_overflow_naming_the_known_window_is_not_called_unnamed(tmp_path: Pat
         context_window=4_000, overflow_message=LLAMA_CPP_OVERFLOW, token_factor=3.0
     )
     with server:
-        runner = make_runner(
-            tmp_path,
-            tools_plugin(ECHO),
-            model="m",
-            base_url=server.base_url,
-            api_key="k",
-            context_window=4_000,
-            retry_base_delay=0.001,
-            retry_max_delay=0.01,
-        )
-        events = run_events(runner, "x " * 1200)
+        events = run_against(server, tmp_path, task="x " * 1200, context_window=4_000)
     halved = [n.message for n in _of(events, "notice") if "halving" in n.message]
     assert halved and "without naming its limit" not in halved[0]
     assert "window of 4000 tokens" in halved[0]
@@ -343,17 +337,7 @@ def test_an_image_sent_to_a_llama_server_without_mmproj_fails_at_once(tmp_path: 
     with FakeOpenAIServer(
         [turn(None, [{"id": "c1", "name": "shot", "arguments": {}}])], vision=False
     ) as server:
-        runner = make_runner(
-            tmp_path,
-            tools_plugin(shot),
-            model="m",
-            base_url=server.base_url,
-            api_key="k",
-            images=True,
-            retry_base_delay=0.001,
-            retry_max_delay=0.01,
-        )
-        events = run_events(runner)
+        events = run_against(server, tmp_path, shot, images=True)
     assert _of(events, "retry") == [] and len(server.chat_requests) == 2
     assert events[-1].stop_reason == "model_error"
     assert "image input is not supported" in (events[-1].error or "")

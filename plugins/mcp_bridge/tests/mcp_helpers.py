@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +121,18 @@ def start_http_server(port: int, *extra: str) -> subprocess.Popen[bytes]:
         proc.kill()
         raise RuntimeError("HTTP test server did not start")
     return proc
+
+
+@contextlib.contextmanager
+def http_test_server(*extra: str) -> Iterator[int]:
+    """The HTTP test server on a free port for the ``with`` block; yields the port."""
+    port = free_port()
+    proc = start_http_server(port, *extra)
+    try:
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def assert_not_imported(code: str) -> subprocess.CompletedProcess[str]:

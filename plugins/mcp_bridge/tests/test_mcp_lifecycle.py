@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mcp_helpers import PYTHON, assert_not_imported, feature, free_port, start_http_server
+from mcp_helpers import PYTHON, assert_not_imported, feature, free_port, http_test_server
 from mycode_mcp_bridge.transports import server_group
 
 from mycode_core.testing.host import process_alive, wait_until
@@ -217,9 +217,7 @@ def test_exit_without_cleanup_still_stops_servers(tmp_path: Path) -> None:
 
 def test_http_server_with_expanded_headers(make_run, monkeypatch) -> None:
     monkeypatch.setenv("MYCODE_TEST_TOKEN", "tok-123")
-    port = free_port()
-    proc = start_http_server(port)
-    try:
+    with http_test_server() as port:
         run = make_run(
             {
                 "web": {
@@ -233,15 +231,10 @@ def test_http_server_with_expanded_headers(make_run, monkeypatch) -> None:
         add = run.context.tools.get("mcp__web__add")
         assert add is not None and add.read_only
         assert run.call("mcp__web__add", {"a": 2, "b": 3}).content == "5"
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_sse_server(make_run) -> None:
-    port = free_port()
-    proc = start_http_server(port, "sse")
-    try:
+    with http_test_server("sse") as port:
         run = make_run(
             {
                 "old": {
@@ -253,9 +246,6 @@ def test_sse_server(make_run) -> None:
         )
         assert run.call("mcp__old__add", {"a": 40, "b": 2}).content == "42"
         assert "team=red" in str(run.call("mcp__old__whoami").content)
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_secret_in_a_failing_url_is_not_shown(make_run, monkeypatch) -> None:
@@ -263,9 +253,7 @@ def test_secret_in_a_failing_url_is_not_shown(make_run, monkeypatch) -> None:
     with ``${VAR}`` where the secret was, in the notice and in ``/mcp``'s status alike; so is
     the stderr of a stdio server that prints the token it was given."""
     monkeypatch.setenv("MYCODE_TEST_TOKEN", "tok-SECRET-42")
-    port = free_port()
-    proc = start_http_server(port, "sse")
-    try:
+    with http_test_server("sse") as port:
         run = make_run(
             {
                 "old": {
@@ -286,9 +274,6 @@ def test_secret_in_a_failing_url_is_not_shown(make_run, monkeypatch) -> None:
         assert "token ${MYCODE_TEST_TOKEN} refused" in notices[1]
         assert not any("tok-SECRET-42" in notice for notice in notices)
         assert "tok-SECRET-42" not in json.dumps(run.bridge.status())
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_unreachable_http_server_is_reported(make_run) -> None:
