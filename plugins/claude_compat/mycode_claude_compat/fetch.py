@@ -93,6 +93,55 @@ def fetch(source: Source, into: Path) -> tuple[Path, str | None]:
     return target, rev
 
 
+_LINK_DEPTH = 8
+
+
+def contain_links(copy: Path, origin: Path, boundary: Path) -> list[str]:
+    """Make the fetched plugin ``copy`` (of the folder ``origin``) hold no symlink leading out
+    of it: a link into the plugin stays (made relative, so it still works once installed); a
+    link to elsewhere inside ``boundary`` (the marketplace: Claude Code keeps such links
+    between plugins) is replaced by a copy of what it names; any other link — outside the
+    marketplace, dangling, or naming a folder the plugin is in — is removed. Returns the
+    removed links (paths relative to ``copy``). Nothing outside ``boundary`` is ever read."""
+    plugin = Path(os.path.realpath(origin))
+    removed: list[str] = []
+    _contain(copy, copy, plugin, plugin, Path(os.path.realpath(boundary)), removed, 0)
+    return removed
+
+
+def _contain(
+    root: Path, here: Path, at: Path, plugin: Path, boundary: Path, removed: list[str], depth: int
+) -> None:
+    """One folder of :func:`contain_links`: ``here`` (in the copy) is a copy of ``at`` (real)."""
+    for entry in sorted(os.scandir(here), key=lambda e: e.name):
+        path, origin = Path(entry.path), at / entry.name
+        if not entry.is_symlink():
+            if entry.is_dir(follow_symlinks=False):
+                _contain(root, path, origin, plugin, boundary, removed, depth)
+            continue
+        target = Path(os.path.realpath(origin))
+        path.unlink()
+        if target.is_relative_to(plugin) and os.path.lexists(target):
+            inside = root / target.relative_to(plugin)
+            path.symlink_to(os.path.relpath(inside, path.parent))
+        elif (
+            os.path.lexists(target)
+            and target.is_relative_to(boundary)
+            and not at.is_relative_to(target)
+            and not plugin.is_relative_to(target)
+            and depth < _LINK_DEPTH
+        ):
+            if target.is_dir():
+                shutil.copytree(target, path, symlinks=True)
+                _contain(root, path, target, plugin, boundary, removed, depth + 1)
+            elif target.is_file():
+                shutil.copy2(target, path)
+            else:
+                removed.append(str(path.relative_to(root)))
+        else:
+            removed.append(str(path.relative_to(root)))
+
+
 def remove(path: Path) -> None:
     """Remove a folder (or a file, or a link) if it exists."""
     if path.is_symlink() or path.is_file():

@@ -22,6 +22,7 @@ from typing import Any
 from mycode_claude_compat.fetch import (
     FetchError,
     Source,
+    contain_links,
     fetch,
     is_git_repository,
     remove,
@@ -166,13 +167,20 @@ def install_folder(
     replace: bool = False,
     extra: dict[str, Any] | None = None,
     manifest: str | None = None,
+    within: Path | None = None,
+    label: str | None = None,
 ) -> Installed:
     """Fetch, validate and move one folder plugin into place; record it (``manifest``: from a
-    ``"strict": false`` marketplace entry, see :func:`entry_manifest`)."""
+    ``"strict": false`` marketplace entry, see :func:`entry_manifest`; ``within``: the
+    marketplace the plugin's symlinks may lead into, :func:`.fetch.contain_links`; ``label``:
+    how messages name it, ``NAME@MARKETPLACE``)."""
+    label = label or source.text()
     stage, fetched, rev = _stage(source, home)
     try:
+        origin = fetched if rev is not None else Path(source.location)
+        removed = contain_links(fetched, origin, within or origin)
         _with_manifest(fetched, manifest)
-        folder = _checked(fetched, home, source.text())
+        folder = _checked(fetched, home, label)
         target = plugins_dir(home) / folder.name
         records = read_registry(home)
         if (target.exists() or folder.name in records) and not replace:
@@ -198,7 +206,11 @@ def install_folder(
         records[folder.name] = record
         write_registry(home, records)
         data_dir(home, folder.name).mkdir(parents=True, exist_ok=True)
-        return Installed(folder.name, folder.format, f"{digest[:19]} from {source.text()}")
+        detail = f"{digest[:19]} from {label}"
+        if removed:
+            detail += f"; left out {len(removed)} symlink(s) leading out of the plugin: "
+            detail += ", ".join(removed)
+        return Installed(folder.name, folder.format, detail)
     finally:
         remove(stage)
 
@@ -270,7 +282,7 @@ def _entry_source(
 
 
 def _install_subdir(
-    source: Source, subdir: str, home: Path, extra: dict[str, Any], manifest: str | None
+    source: Source, subdir: str, home: Path, extra: dict[str, Any], manifest: str | None, label: str
 ) -> Installed:
     """Install the plugin in the folder ``subdir`` of the git repository ``source``."""
     stage, fetched, rev = _stage(source, home)
@@ -280,7 +292,9 @@ def _install_subdir(
             raise InstallError(f"{source.text()} holds no folder {subdir!r}")
         extra.update(subdir=subdir, fetched_from=source.location, rev=rev)
         extra["pinned"] = bool(source.rev) or None
-        return install_folder(Source(str(inner)), home, extra=extra, manifest=manifest)
+        return install_folder(
+            Source(str(inner)), home, extra=extra, manifest=manifest, within=fetched, label=label
+        )
     finally:
         remove(stage)
 
@@ -304,16 +318,22 @@ def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
         plugin_source, subdir = _entry_source(entries[0], root, data)
         manifest = entry_manifest(entries[0])
         extra: dict[str, Any] = {"marketplace": source.text(), "marketplace_entry": name}
+        label = f"{name}@{market}"
         if subdir is not None:
-            return _install_subdir(plugin_source, subdir, home, extra, manifest)
+            return _install_subdir(plugin_source, subdir, home, extra, manifest, label)
+        within = None
         if not plugin_source.is_url:
             relative = Path(plugin_source.location).relative_to(root.resolve())
             if not source.is_url and not is_git_repository(Path(source.location)):
                 # a plain marketplace folder: the plugin's own folder is its source
                 plugin_source = Source(str(Path(source.location) / relative), plugin_source.rev)
+                within = Path(source.location)
             else:  # inside a cloned marketplace: update clones the marketplace again
-                extra.update(subdir=str(relative), fetched_from=source.location)
-        return install_folder(plugin_source, home, extra=extra, manifest=manifest)
+                extra.update(subdir=str(relative), fetched_from=source.location, rev=rev)
+                within = root
+        return install_folder(
+            plugin_source, home, extra=extra, manifest=manifest, within=within, label=label
+        )
     finally:
         remove(stage)
 
@@ -421,14 +441,18 @@ def refetch(name: str, home: Path) -> tuple[Path, Path, str | None, str, str]:
     rev = record.get("rev") if record.get("pinned") else None
     source = Source(str(record["source"]), rev if isinstance(rev, str) else None)
     stage, fetched, new_rev = _stage(source, home)
+    origin = fetched if new_rev is not None else Path(source.location)
+    within = _local_marketplace(record, origin)
     subdir = record.get("subdir")
     if isinstance(subdir, str):  # a plugin inside a git marketplace
         inner = (fetched / subdir).resolve()
         if not inner.is_relative_to(fetched.resolve()) or not inner.is_dir():
             remove(stage)
             raise InstallError(f"{source.text()} no longer holds {subdir}")
-        fetched = inner
+        within, fetched = fetched, inner
+        origin = inner
     try:
+        contain_links(fetched, origin, within or origin)
         manifest = record.get("manifest")
         _with_manifest(fetched, manifest if isinstance(manifest, str) else None)
         folder = _checked(fetched, home, source.text())
@@ -438,6 +462,16 @@ def refetch(name: str, home: Path) -> tuple[Path, Path, str | None, str, str]:
         remove(stage)
         raise
     return stage, fetched, new_rev, str(record.get("hash")), content_hash(fetched)
+
+
+def _local_marketplace(record: dict[str, Any], origin: Path) -> Path | None:
+    """The marketplace folder a plugin installed from a plain (not git) marketplace folder
+    lies in, or ``None``."""
+    market = record.get("marketplace")
+    if not isinstance(market, str) or Source(market).is_url:
+        return None
+    path = Path(market)
+    return path if path.is_dir() and origin.resolve().is_relative_to(path.resolve()) else None
 
 
 def apply_update(name: str, home: Path, stage: Path, fetched: Path, rev: str | None) -> None:

@@ -1,0 +1,135 @@
+"""Installing from marketplaces shaped like the public ones (SPEC §11): what lands in
+``$MYCODE_HOME/plugins/<name>/``, how the CLI names what it installed, and entries that are not
+simply there. Our own fixtures of the same shape, built in temporary folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ap_helpers import commit_all
+from cc_helpers import Env
+
+from mycode_core.testing import run_cli
+
+
+def _cli(env: Env, *args: str) -> Any:
+    return run_cli(["plugins", *args], cwd=env.workspace, home=env.home)
+
+
+def _registry(env: Env) -> dict[str, Any]:
+    return tomllib.loads((env.home / "plugins.toml").read_text())["plugins"]
+
+
+def _market(root: Path, entries: list[dict[str, Any]], **top: Any) -> Path:
+    path = root / ".claude-plugin" / "marketplace.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"name": "team", "owner": {"name": "t"}, **top, "plugins": entries}
+    path.write_text(json.dumps(data))
+    return root
+
+
+def _cc_plugin(root: Path, name: str, commands: tuple[str, ...] = ("go",)) -> Path:
+    (root / ".claude-plugin").mkdir(parents=True, exist_ok=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name}))
+    for command in commands:
+        (root / "commands").mkdir(exist_ok=True)
+        (root / "commands" / f"{command}.md").write_text(f"Do {command} with $ARGUMENTS\n")
+    return root
+
+
+def _linked_market(tmp_path: Path) -> tuple[Path, Path]:
+    """A marketplace whose plugin ``linky`` links to a file outside the marketplace, to ``/``,
+    to a folder the plugin is in, to nothing, to a shared folder elsewhere in the marketplace
+    (Claude Code keeps such links between plugins) and to a file of its own."""
+    secret = tmp_path / "outside" / "secret.md"
+    secret.parent.mkdir()
+    secret.write_text("SECRET outside the plugin\n")
+    market = tmp_path / "market"
+    plugin = _cc_plugin(market / "plugins" / "linky", "linky")
+    shared = market / "shared" / "common"
+    shared.mkdir(parents=True)
+    (shared / "SKILL.md").write_text("---\nname: common\ndescription: shared\n---\nShared.\n")
+    (plugin / "skills").mkdir()
+    (plugin / "skills" / "common").symlink_to("../../../shared/common")
+    (plugin / "commands" / "secret.md").symlink_to(secret)
+    (plugin / "commands" / "alias.md").symlink_to("go.md")
+    (plugin / "root").symlink_to("/")
+    (plugin / "up").symlink_to("../..")
+    (plugin / "dangling").symlink_to("no-such-file")
+    _market(market, [{"name": "linky", "source": "./plugins/linky"}])
+    return market, secret
+
+
+def _assert_contained(installed: Path) -> None:
+    for current, dirs, files in os.walk(installed):
+        for name in dirs + files:
+            path = Path(current) / name
+            if path.is_symlink():
+                target = Path(os.path.realpath(path))
+                assert target.is_relative_to(installed.resolve()), (path, target)
+    assert not os.path.lexists(installed / "commands" / "secret.md")
+    assert not os.path.lexists(installed / "root") and not os.path.lexists(installed / "up")
+    assert not os.path.lexists(installed / "dangling")
+    skill = installed / "skills" / "common" / "SKILL.md"
+    assert not (installed / "skills" / "common").is_symlink() and "Shared." in skill.read_text()
+    assert os.readlink(installed / "commands" / "alias.md") == "go.md"
+
+
+def test_symlinks_never_bring_in_files_from_outside_the_marketplace(
+    env: Env, tmp_path: Path
+) -> None:
+    market, secret = _linked_market(tmp_path)
+    out = _cli(env, "install", f"linky@{market}")
+    assert out.rc == 0, out.stderr
+    installed = env.home / "plugins" / "linky"
+    _assert_contained(installed)
+    assert "left out 4 symlink(s)" in out.stdout and "commands/secret.md" in out.stdout
+    listed = [r for r in json.loads(_cli(env).stdout) if r.get("name") == "linky"]
+    assert sorted(listed[0]["contributes"]["commands"]) == ["alias", "go"]
+    secret.write_text("changed outside\n")  # nothing of the plugin depends on it any more
+    assert "up to date" in _cli(env, "update", "linky", "--yes").stdout
+
+    assert _cli(env, "uninstall", "linky").rc == 0
+    commit_all(market)  # the same marketplace as a git repository
+    out = _cli(env, "install", f"linky@file://{market}")
+    assert out.rc == 0, out.stderr
+    _assert_contained(installed)
+    same = _cli(env, "update", "linky", "--yes")
+    assert same.rc == 0 and "up to date" in same.stdout, same.stderr
+
+
+def test_a_plugin_folder_installed_directly_keeps_only_its_own_links(
+    env: Env, tmp_path: Path
+) -> None:
+    market, _secret = _linked_market(tmp_path)
+    out = _cli(env, "install", str(market / "plugins" / "linky"))
+    assert out.rc == 0, out.stderr
+    installed = env.home / "plugins" / "linky"
+    assert not os.path.lexists(installed / "commands" / "secret.md")
+    assert not os.path.lexists(installed / "skills" / "common")  # outside this folder now
+    assert os.readlink(installed / "commands" / "alias.md") == "go.md"
+
+
+def test_installs_are_named_by_their_marketplace_not_a_staging_folder(
+    env: Env, tmp_path: Path
+) -> None:
+    market = _market(
+        tmp_path / "market",
+        [
+            {"name": "fmt", "source": "./plugins/fmt"},
+            {"name": "odd", "source": "./plugins/odd"},
+        ],
+    )
+    _cc_plugin(market / "plugins" / "fmt", "fmt")
+    _cc_plugin(market / "plugins" / "odd", "odd name!")
+    head = commit_all(market)
+    out = _cli(env, "install", f"fmt@{market}")
+    assert out.rc == 0, out.stderr
+    assert ".staging" not in out.stdout and f"from fmt@{market}" in out.stdout
+    assert _registry(env)["fmt"]["rev"] == head  # which commit of the marketplace
+    odd = _cli(env, "install", f"odd@{market}")
+    assert odd.rc == 1 and ".staging" not in odd.stderr and f"odd@{market}" in odd.stderr
