@@ -9,6 +9,7 @@ else ``sys.executable -m pip install``).
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -268,6 +269,12 @@ def _entry_source(
         else:
             raw = inner
     if not isinstance(raw, str) or not raw.strip():
+        kind = entry["source"].get("source") if isinstance(entry.get("source"), dict) else None
+        if isinstance(kind, str) and kind not in ("github", "url", "git-subdir", "local"):
+            raise InstallError(
+                f"marketplace entry {entry.get('name')!r} comes from a source of type {kind!r}, "
+                "which mycode does not install (folders and git repositories only)"
+            )
         raise InstallError(f"marketplace entry {entry.get('name')!r} has no usable 'source'")
     if Source(raw).is_url:
         return Source(raw, rev if isinstance(rev, str) else None), subdir or None
@@ -299,6 +306,37 @@ def _install_subdir(
         remove(stage)
 
 
+def find_entry(data: dict[str, Any], name: str, market: str) -> tuple[dict[str, Any], str | None]:
+    """The entry ``name`` of a marketplace, following its ``renames`` (old name → new name,
+    as Claude Code does): ``(entry, the name asked for when it was renamed)``."""
+    entries = [e for e in data["plugins"] if isinstance(e, dict)]
+    renames = data.get("renames")
+    renames = renames if isinstance(renames, dict) else {}
+    wanted, seen = name, {name}
+    while True:
+        found = [e for e in entries if e.get("name") == wanted]
+        if len(found) > 1:
+            raise InstallError(
+                f"marketplace {market} lists {wanted!r} {len(found)} times; not guessing which"
+            )
+        if found:
+            return found[0], (name if wanted != name else None)
+        following = renames.get(wanted)
+        if not isinstance(following, str) or following in seen:
+            break
+        wanted = following
+        seen.add(wanted)
+    known = sorted({str(e.get("name")) for e in entries})
+    if len(known) <= 12:
+        listing = f"it lists: {', '.join(known) or 'nothing'}"
+    else:
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        listing = f"it lists {len(known)} plugins" + (
+            f"; did you mean {', '.join(close)}?" if close else ""
+        )
+    raise InstallError(f"marketplace {market} has no plugin named {name!r} ({listing})")
+
+
 def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
     """``NAME@MARKETPLACE``: find NAME in the marketplace's list and install it (MARKETPLACE:
     a path or URL, an added or known name, or ``owner/repo``: :mod:`.marketplaces`)."""
@@ -307,18 +345,13 @@ def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
     source = split_rev(resolve(market, home))
     stage, root, rev = _stage(source, home)
     try:
-        path, data = _market_file(root)
-        entries = [e for e in data["plugins"] if isinstance(e, dict) and e.get("name") == name]
-        if not entries:
-            known = sorted(str(e.get("name")) for e in data["plugins"] if isinstance(e, dict))
-            raise InstallError(
-                f"marketplace {market} has no plugin named {name!r} (it lists: "
-                f"{', '.join(known) or 'nothing'})"
-            )
-        plugin_source, subdir = _entry_source(entries[0], root, data)
-        manifest = entry_manifest(entries[0])
+        _path, data = _market_file(root)
+        entry, renamed = find_entry(data, name, market)
+        plugin_source, subdir = _entry_source(entry, root, data)
+        manifest = entry_manifest(entry)
+        name = str(entry["name"])
         extra: dict[str, Any] = {"marketplace": source.text(), "marketplace_entry": name}
-        label = f"{name}@{market}"
+        label = f"{name}@{market}" + (f" (renamed from {renamed})" if renamed else "")
         if subdir is not None:
             return _install_subdir(plugin_source, subdir, home, extra, manifest, label)
         within = None

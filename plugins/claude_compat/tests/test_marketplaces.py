@@ -133,3 +133,42 @@ def test_installs_are_named_by_their_marketplace_not_a_staging_folder(
     assert _registry(env)["fmt"]["rev"] == head  # which commit of the marketplace
     odd = _cli(env, "install", f"odd@{market}")
     assert odd.rc == 1 and ".staging" not in odd.stderr and f"odd@{market}" in odd.stderr
+
+
+def test_renamed_duplicate_missing_and_unsupported_entries(env: Env, tmp_path: Path) -> None:
+    """``renames`` (old name → new, as the official marketplace carries) is followed; a name
+    listed twice is refused; a missing name among many gets close matches, not the whole
+    list; a source type mycode cannot fetch is named."""
+    many = [{"name": f"tool-{i:03d}", "source": f"./plugins/tool-{i:03d}"} for i in range(40)]
+    market = _market(
+        tmp_path / "market",
+        [
+            {"name": "fmt", "source": "./plugins/fmt"},
+            {"name": "twice", "source": "./plugins/fmt"},
+            {"name": "twice", "source": "./plugins/other"},
+            {"name": "from-npm", "source": {"source": "npm", "package": "@team/x"}},
+            *many,
+        ],
+        renames={
+            "formatter": "code-fmt",
+            "code-fmt": "fmt",
+            "loop-a": "loop-b",
+            "loop-b": "loop-a",
+        },
+    )
+    _cc_plugin(market / "plugins" / "fmt", "fmt")
+    out = _cli(env, "install", f"formatter@{market}")
+    assert out.rc == 0, out.stderr
+    assert "installed fmt " in out.stdout and "renamed from formatter" in out.stdout
+    assert _registry(env)["fmt"]["marketplace_entry"] == "fmt"
+    twice = _cli(env, "install", f"twice@{market}")
+    assert twice.rc == 1 and "lists 'twice' 2 times" in twice.stderr
+    missing = _cli(env, "install", f"tool017@{market}")
+    assert missing.rc == 1 and "it lists 43 plugins; did you mean tool-017" in missing.stderr
+    assert "tool-039" not in missing.stderr and len(missing.stderr.splitlines()) == 1
+    looped = _cli(env, "install", f"loop-a@{market}")
+    assert looped.rc == 1 and "no plugin named 'loop-a'" in looped.stderr
+    npm = _cli(env, "install", f"from-npm@{market}")
+    assert npm.rc == 1 and "source of type 'npm'" in npm.stderr
+    assert sorted(os.listdir(env.home / "plugins")) == [".staging", "fmt"]
+    assert os.listdir(env.home / "plugins" / ".staging") == []
