@@ -84,29 +84,29 @@ def update_command(name: str | None, yes: bool) -> None:
     refused = False
     for item in names:
         try:
-            stage, fetched, rev, old, new = refetch(item, home)
+            update = refetch(item, home)
         except InstallError as exc:
             click.echo(f"mycode: {exc}", err=True)
             refused = True
             continue
         from mycode_claude_compat.fetch import remove
 
-        if old == new:
-            remove(stage)
-            click.echo(f"{item}: up to date ({new})")
+        if update.old == update.new:
+            remove(update.stage)
+            click.echo(f"{item}: up to date ({update.new})")
             continue
-        click.echo(f"{item}: {old} -> {new}")
+        click.echo(f"{item}: {update.old} -> {update.new}")
         if not yes:
             if not sys.stdin.isatty():
-                remove(stage)
+                remove(update.stage)
                 click.echo(f"mycode: {item} not updated (not a terminal; use --yes)", err=True)
                 refused = True
                 continue
             if not click.confirm(f"Update {item}?", default=False):
-                remove(stage)
+                remove(update.stage)
                 click.echo(f"{item}: kept")
                 continue
-        apply_update(item, home, stage, fetched, rev)
+        apply_update(item, home, update)
         click.echo(f"{item}: updated")
     if refused:
         sys.exit(1)

@@ -466,8 +466,22 @@ def trust(name: str, home: Path) -> str:
     return f"{name}: approved its current files ({old} -> {records[name]['hash']})"
 
 
-def refetch(name: str, home: Path) -> tuple[Path, Path, str | None, str, str]:
-    """Fetch the recorded source again into staging: ``(stage, folder, rev, old, new hash)``."""
+@dataclass
+class Refetched:
+    """A plugin fetched again for ``plugins update``, waiting in its staging folder."""
+
+    stage: Path
+    folder: Path
+    rev: str | None
+    old: str
+    new: str
+    manifest: str | None
+    """the manifest of a ``"strict": false`` marketplace entry, as the marketplace says now"""
+
+
+def refetch(name: str, home: Path) -> Refetched:
+    """Fetch the recorded source again into staging (and, for a plugin from a marketplace
+    whose entry is its manifest, that entry as the marketplace says it now)."""
     record = read_registry(home).get(name)
     if record is None or record.get("kind") == "python":
         raise InstallError(f"no installed folder plugin named {name!r}")
@@ -486,15 +500,43 @@ def refetch(name: str, home: Path) -> tuple[Path, Path, str | None, str, str]:
         origin = inner
     try:
         contain_links(fetched, origin, within or origin)
-        manifest = record.get("manifest")
-        _with_manifest(fetched, manifest if isinstance(manifest, str) else None)
+        manifest = _entry_manifest_now(record, home, within)
+        _with_manifest(fetched, manifest)
         folder = _checked(fetched, home, source.text())
         if folder.name != name:
             raise InstallError(f"{source.text()} now holds a plugin named {folder.name!r}")
     except InstallError:
         remove(stage)
         raise
-    return stage, fetched, new_rev, str(record.get("hash")), content_hash(fetched)
+    # the manifest is written into the folder, so a changed entry changes the hash too
+    return Refetched(
+        stage, fetched, new_rev, str(record.get("hash")), content_hash(fetched), manifest
+    )
+
+
+def _entry_manifest_now(record: dict[str, Any], home: Path, clone: Path | None) -> str | None:
+    """The manifest a ``"strict": false`` entry gives the plugin, read from the marketplace
+    again (``clone``: the marketplace's fresh clone when the plugin lies in it); the recorded
+    one when the marketplace cannot be read; refused when it no longer lists the plugin."""
+    recorded = record.get("manifest")
+    recorded = recorded if isinstance(recorded, str) else None
+    market, entry = record.get("marketplace"), record.get("marketplace_entry")
+    if recorded is None or not isinstance(market, str) or not isinstance(entry, str):
+        return recorded
+    if clone is not None and record.get("source") == split_rev(market).location:
+        stage, root = None, clone
+    else:
+        try:
+            stage, root, _rev = _stage(split_rev(market), home)
+        except InstallError:
+            return recorded  # the plugin itself was fetched; its marketplace is not reachable
+    try:
+        _path, data = _market_file(root)
+        found, _renamed = find_entry(data, entry, market)
+    finally:
+        if stage is not None:
+            remove(stage)
+    return entry_manifest(found)
 
 
 def _local_marketplace(record: dict[str, Any], origin: Path) -> Path | None:
@@ -507,16 +549,18 @@ def _local_marketplace(record: dict[str, Any], origin: Path) -> Path | None:
     return path if path.is_dir() and origin.resolve().is_relative_to(path.resolve()) else None
 
 
-def apply_update(name: str, home: Path, stage: Path, fetched: Path, rev: str | None) -> None:
+def apply_update(name: str, home: Path, update: Refetched) -> None:
     """Swap the fetched folder in (``PLUGIN_DATA`` is elsewhere and stays) and record it."""
     try:
         records = read_registry(home)
         target = plugins_dir(home) / name
         if target.exists():
-            os.replace(target, stage / ".old")
-        os.replace(fetched, target)
+            os.replace(target, update.stage / ".old")
+        os.replace(update.folder, target)
         records[name]["hash"] = content_hash(target)
-        records[name]["rev"] = rev
+        records[name]["rev"] = update.rev
+        if update.manifest is not None:
+            records[name]["manifest"] = update.manifest
         write_registry(home, records)
     finally:
-        remove(stage)
+        remove(update.stage)

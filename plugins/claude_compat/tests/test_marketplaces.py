@@ -172,3 +172,48 @@ def test_renamed_duplicate_missing_and_unsupported_entries(env: Env, tmp_path: P
     assert npm.rc == 1 and "source of type 'npm'" in npm.stderr
     assert sorted(os.listdir(env.home / "plugins")) == [".staging", "fmt"]
     assert os.listdir(env.home / "plugins" / ".staging") == []
+
+
+def _set_entry(market: Path, which: str, **fields: Any) -> None:
+    path = market / ".claude-plugin" / "marketplace.json"
+    data = json.loads(path.read_text())
+    for entry in data["plugins"]:
+        if entry["name"] == which:
+            entry.update(fields)
+    path.write_text(json.dumps(data))
+
+
+def test_update_reads_a_strict_false_entry_again(env: Env, tmp_path: Path) -> None:
+    """The entry is the plugin's manifest, so a new version of the entry (the official
+    ``*-lsp`` entries change their ``lspServers`` there) is what ``update`` installs."""
+    market = tmp_path / "market"
+    folder = market / "plugins" / "inline"
+    (folder / "commands").mkdir(parents=True)
+    (folder / "commands" / "one.md").write_text("One\n")
+    (folder / "commands" / "two.md").write_text("Two\n")
+    entry = {"name": "inline", "source": "./plugins/inline", "strict": False}
+    _market(market, [entry | {"version": "1.0.0", "commands": ["./commands/one.md"]}])
+    commit_all(market)
+    for where in (f"file://{market}", str(market)):
+        out = _cli(env, "install", f"inline@{where}")
+        assert out.rc == 0, out.stderr
+        _set_entry(
+            market, "inline", version="1.1.0", commands=["./commands/one.md", "./commands/two.md"]
+        )
+        commit_all(market)
+        updated = _cli(env, "update", "inline", "--yes")
+        assert updated.rc == 0 and "inline: updated" in updated.stdout, updated.stderr
+        row = [r for r in json.loads(_cli(env).stdout) if r.get("name") == "inline"][0]
+        assert row["version"] == "1.1.0" and sorted(row["contributes"]["commands"]) == [
+            "one",
+            "two",
+        ]
+        assert '"1.1.0"' in _registry(env)["inline"]["manifest"]
+        assert "up to date" in _cli(env, "update", "inline", "--yes").stdout
+        _set_entry(market, "inline", name="gone")
+        commit_all(market)
+        refused = _cli(env, "update", "inline", "--yes")
+        assert refused.rc == 1 and "no plugin named 'inline'" in refused.stderr
+        assert _cli(env, "uninstall", "inline").rc == 0
+        _set_entry(market, "gone", name="inline", version="1.0.0", commands=["./commands/one.md"])
+        commit_all(market)
