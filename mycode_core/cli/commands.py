@@ -32,13 +32,23 @@ class PluginsGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The subcommand ``cmd_name``, loading plugin subcommands when it is not a core one."""
         found = super().get_command(ctx, cmd_name)
-        if found is not None:
-            return found
+        if found is None and self._add_plugin_commands(ctx):
+            found = super().get_command(ctx, cmd_name)
+        return found
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every subcommand, the plugins' included (``mycode plugins --help`` lists them)."""
+        self._add_plugin_commands(ctx)
+        return super().list_commands(ctx)
+
+    @staticmethod
+    def _add_plugin_commands(ctx: click.Context) -> bool:
+        """Load the plugins' commands once; ``False`` when they were loaded already."""
         root = ctx.find_root().command
         from mycode_core.cli.plugin_commands import PluginCommandGroup, add_plugin_commands
 
         if not isinstance(root, PluginCommandGroup) or root.plugin_manager is not None:
-            return None
+            return False
         from mycode_core.plugins import PluginLoadError, get_plugin_manager
 
         try:
@@ -50,7 +60,7 @@ class PluginsGroup(click.Group):
             click.echo(f"mycode: {message}", err=True)
 
         add_plugin_commands(root, pm, notice)
-        return super().get_command(ctx, cmd_name)
+        return True
 
 
 def add_core_commands(cli: click.Group) -> None:

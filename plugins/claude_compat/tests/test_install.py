@@ -417,3 +417,12 @@ def test_marketplace_names_resolve_to_their_sources(
     local.mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
     assert resolve("owner/repo", tmp_path) == "owner/repo"  # a path that exists is itself
+
+
+def test_plugins_help_lists_the_verbs_plugins_add(env: Env) -> None:
+    """``mycode plugins --help`` names install, update... though they come from a plugin."""
+    done = _cli(env, "--help")
+    assert done.rc == 0, done.stderr
+    listed = done.stdout.split("Commands:", 1)[-1]
+    for verb in ("install", "marketplace", "trust", "uninstall", "update", "validate"):
+        assert f"  {verb} " in listed, done.stdout
