@@ -272,3 +272,43 @@ def delayed(seconds: float, response: FakeResponse | None = None) -> FakeRespons
         turn=inner.turn,
         delay=inner.delay + seconds,
     )
+
+
+OPENAI_OVERFLOW = (
+    "This model's maximum context length is {limit} tokens. However, you requested {requested} "
+    "tokens ({prompt} in the messages, {completion} in the completion). Please reduce the length "
+    "of the messages or completion."
+)
+"""The phrasing OpenAI and vLLM use; pass another as ``overflow_message`` (placeholders
+``{limit}``, ``{requested}``, ``{prompt}``, ``{completion}``)."""
+LLAMA_CPP_OVERFLOW = (
+    "request ({prompt} tokens) exceeds the available context size ({limit} tokens), try "
+    "increasing it"
+)
+"""llama-server's phrasing; with it the error body is llama-server's too (``type``
+``exceed_context_size_error``, ``code`` 400, ``n_prompt_tokens``, ``n_ctx``)."""
+OPENROUTER_OVERFLOW = (
+    "This endpoint's maximum context length is {limit} tokens. However, you requested about "
+    "{requested} tokens ({prompt} of text input, {completion} in the output). Please reduce the "
+    'length of either one, or use the "middle-out" transform to compress your prompt '
+    "automatically."
+)
+NO_LIMIT_OVERFLOW = "the input is too long for this model"
+NO_JINJA_TOOLS = "tools param requires --jinja flag"
+"""What ``llama-server --no-jinja`` answers (HTTP 500, ``server_error``) to a request with tools."""
+NO_MMPROJ_IMAGE = (
+    "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
+)
+"""What a ``llama-server`` without ``--mmproj`` answers (HTTP 500) to a request with an image."""
+
+
+def has_image(body: Any) -> bool:
+    """Whether a chat request carries an ``image_url`` content part."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    for message in messages if isinstance(messages, list) else ():
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(
+            isinstance(part, dict) and part.get("type") == "image_url" for part in content
+        ):
+            return True
+    return False

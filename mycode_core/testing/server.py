@@ -16,51 +16,19 @@ from typing import Any
 
 from mycode_core.testing.responses import (
     DEFAULT_FINAL_TEXT,
+    LLAMA_CPP_OVERFLOW,
+    NO_JINJA_TOOLS,
+    NO_MMPROJ_IMAGE,
+    OPENAI_OVERFLOW,
     FakeResponse,
     completion_body,
+    has_image,
     http_error,
     stream_chunks,
     turn,
 )
-
-OPENAI_OVERFLOW = (
-    "This model's maximum context length is {limit} tokens. However, you requested {requested} "
-    "tokens ({prompt} in the messages, {completion} in the completion). Please reduce the length "
-    "of the messages or completion."
-)
-"""The phrasing OpenAI and vLLM use; pass another as ``overflow_message`` (placeholders
-``{limit}``, ``{requested}``, ``{prompt}``, ``{completion}``)."""
-LLAMA_CPP_OVERFLOW = (
-    "request ({prompt} tokens) exceeds the available context size ({limit} tokens), try "
-    "increasing it"
-)
-"""llama-server's phrasing; with it the error body is llama-server's too (``type``
-``exceed_context_size_error``, ``code`` 400, ``n_prompt_tokens``, ``n_ctx``)."""
-OPENROUTER_OVERFLOW = (
-    "This endpoint's maximum context length is {limit} tokens. However, you requested about "
-    "{requested} tokens ({prompt} of text input, {completion} in the output). Please reduce the "
-    'length of either one, or use the "middle-out" transform to compress your prompt '
-    "automatically."
-)
-NO_LIMIT_OVERFLOW = "the input is too long for this model"
-NO_JINJA_TOOLS = "tools param requires --jinja flag"
-"""What ``llama-server --no-jinja`` answers (HTTP 500, ``server_error``) to a request with tools."""
-NO_MMPROJ_IMAGE = (
-    "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
-)
-"""What a ``llama-server`` without ``--mmproj`` answers (HTTP 500) to a request with an image."""
-
-
-def _has_image(body: Any) -> bool:
-    """Whether a chat request carries an ``image_url`` content part."""
-    messages = body.get("messages") if isinstance(body, dict) else None
-    for message in messages if isinstance(messages, list) else ():
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list) and any(
-            isinstance(part, dict) and part.get("type") == "image_url" for part in content
-        ):
-            return True
-    return False
+from mycode_core.testing.responses import NO_LIMIT_OVERFLOW as NO_LIMIT_OVERFLOW
+from mycode_core.testing.responses import OPENROUTER_OVERFLOW as OPENROUTER_OVERFLOW
 
 
 @dataclass
@@ -148,7 +116,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not fake.jinja and isinstance(body, dict) and body.get("tools"):
             error = {"code": 500, "message": NO_JINJA_TOOLS, "type": "server_error"}
             reply = http_error(500, body={"error": error})
-        elif not fake.vision and _has_image(body):
+        elif not fake.vision and has_image(body):
             error = {"code": 500, "message": NO_MMPROJ_IMAGE, "type": "server_error"}
             reply = http_error(500, body={"error": error})
         elif fake.reject_stream_options and isinstance(body, dict) and "stream_options" in body:
