@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_claude_compat.folders import PluginFolder, read_folder
-from mycode_claude_compat.registry import content_hash, installed_folders
+from mycode_claude_compat.registry import checked_hash, installed_folders
 from mycode_claude_compat.sources import HookSet, parse_hooks, read_json_file
 from mycode_claude_compat.trust import is_trusted
 
@@ -86,7 +86,9 @@ def _core_names_them() -> bool:
     return hasattr(core_trust, "notice_text")
 
 
-def _add_folder(loaded: Loaded, folder: PluginFolder, record: dict[str, Any] | None) -> None:
+def _add_folder(
+    loaded: Loaded, folder: PluginFolder, record: dict[str, Any] | None, home: Path
+) -> None:
     """One folder into the run: rejected folders contribute nothing, a name already taken
     loses, an installed folder whose files changed since it was recorded runs no code."""
     if folder.rejected:
@@ -110,7 +112,7 @@ def _add_folder(loaded: Loaded, folder: PluginFolder, record: dict[str, Any] | N
         folder.hook_set.count() or folder.mcp_servers or folder.lsp_servers or folder.commands
     )
     if runs_code and record is not None and record.get("hash"):
-        if content_hash(folder.root) != record["hash"]:
+        if checked_hash(folder.root, home) != record["hash"]:
             folder.grants = False
             for server in sorted(folder.mcp_servers):
                 folder.skip(f"mcp server {server}", "files changed since install")
@@ -165,7 +167,7 @@ def load(workspace: Path, home: Path, settings: Any) -> Loaded:
         named.append((path, layer, None))
     named += [(path, "installed", record) for path, record in installed_folders(home)]
     for path, layer, record in named:
-        _add_folder(loaded, read_folder(path, layer, home), record)
+        _add_folder(loaded, read_folder(path, layer, home), record, home)
     if ignored and not _core_names_them():
         loaded.notices.append(
             "untrusted workspace: ignored command hooks and plugin folders of the project: "
