@@ -293,6 +293,15 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         if kind == "codex":
             entry = bridge_entry(entry)
         entry = _expand(dict(entry), root, plugin_data)
+        cwd = entry.get("cwd")
+        if isinstance(cwd, str) and cwd.strip() and not os.path.isabs(cwd):
+            # relative to the plugin's folder, as Codex reads it (``"cwd": "."``), not to
+            # wherever mycode happens to run
+            resolved = Path(os.path.realpath(root / cwd))
+            if not inside(resolved, root):
+                folder.skip(f"mcp server {name}", f"cwd {cwd!r} leads outside the plugin folder")
+                continue
+            entry["cwd"] = str(resolved)
         env = dict(entry.get("env") or {}) if isinstance(entry.get("env"), dict) else {}
         env.update({"PLUGIN_ROOT": str(root), "PLUGIN_DATA": str(plugin_data)})
         if entry.get("command") or not entry.get("url"):

@@ -1,0 +1,52 @@
+"""Codex plugin folders laid out as Codex itself reads them (``codex-rs/core-plugins``): the
+forms of ``.codex-plugin/plugin.json`` and ``.mcp.json`` that real Codex plugins use (SPEC §11).
+Our own fixtures, written after Codex's documented rules — no copied plugin."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ap_helpers import wrapper_server
+from cc_helpers import Env, notices
+from mycode_claude_compat.folders import read_folder
+
+
+def _codex(root: Path, manifest: dict[str, Any], mcp: dict[str, Any] | None = None) -> Path:
+    (root / ".codex-plugin").mkdir(parents=True, exist_ok=True)
+    (root / ".codex-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    if mcp is not None:
+        (root / ".mcp.json").write_text(json.dumps({"mcpServers": mcp}))
+    return root
+
+
+def test_a_relative_mcp_cwd_is_the_plugin_folder_not_where_mycode_runs(
+    env: Env, tmp_path: Path
+) -> None:
+    """``"cwd": "."`` with ``node ./mcp/server.mjs`` is how Codex plugins start a bundled
+    server; Codex joins a relative ``cwd`` to the plugin root."""
+    root = tmp_path / "cx"
+    server = wrapper_server(root)
+    server.pop("type")
+    server["cwd"] = "."
+    _codex(root, {"name": "cx", "mcpServers": "./.mcp.json"}, {"clock": server})
+    result = env.run([{"content": "ok"}], "--plugin-dir", str(root))
+    assert result.rc == 0, result.stderr
+    tools = result.of_type("system")[0]["tools"]
+    assert any(t.startswith("mcp__cx_clock__") for t in tools), notices(result)
+    seen = json.loads((env.home / "plugin-data" / "cx" / "seen.json").read_text())
+    assert seen["cwd"] == str(root.resolve())
+
+
+def test_a_relative_mcp_cwd_leading_out_of_the_folder_skips_that_server(
+    env: Env, tmp_path: Path
+) -> None:
+    root = _codex(
+        tmp_path / "cx",
+        {"name": "cx"},
+        {"out": {"command": "true", "cwd": "../elsewhere"}, "in": {"command": "true"}},
+    )
+    folder = read_folder(root, "cli", env.home)
+    assert sorted(folder.mcp_servers) == ["cx_in"]
+    assert [s["what"] for s in folder.skipped] == ["mcp server out"]
