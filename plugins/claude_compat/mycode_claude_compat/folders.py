@@ -244,11 +244,13 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         folder.version = manifest["version"]
     hooks_value = manifest.get("hooks")
     sources: list[tuple[str, Any]] = []
-    if isinstance(hooks_value, dict):
-        sources.append((f"{manifest_path} (hooks)", hooks_value))
-    for path in _paths(
-        root, None if isinstance(hooks_value, dict) else hooks_value, "hooks/hooks.json", folder
-    ):
+    inline = [hooks_value] if isinstance(hooks_value, dict) else []
+    if isinstance(hooks_value, list) and all(isinstance(item, dict) for item in hooks_value):
+        inline = hooks_value  # Codex: a list of inline hook objects
+    for index, item in enumerate(inline):
+        where = "hooks" if isinstance(hooks_value, dict) else f"hooks[{index}]"
+        sources.append((f"{manifest_path} ({where})", item))
+    for path in _paths(root, None if inline else hooks_value, "hooks/hooks.json", folder):
         data, problem = read_json_file(path)
         if problem:
             folder.problems.append(problem)
@@ -256,7 +258,12 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
             sources.append((str(path), data))
     for source, data in sources:
         folder.problems += parse_hooks(
-            data, source=source, layer=f"plugin:{folder.name}", plugin_root=root, into=hooks
+            data,
+            source=source,
+            layer=f"plugin:{folder.name}",
+            plugin_root=root,
+            plugin_data=data_dir(home, folder.name),
+            into=hooks,
         )
     folder.hooks = hooks.count()
     if kind == "claude-code":

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ap_helpers import wrapper_server
-from cc_helpers import Env, notices
+from cc_helpers import Env, bash, notices
 from mycode_claude_compat.folders import read_folder
 
 
@@ -19,6 +19,10 @@ def _codex(root: Path, manifest: dict[str, Any], mcp: dict[str, Any] | None = No
     if mcp is not None:
         (root / ".mcp.json").write_text(json.dumps({"mcpServers": mcp}))
     return root
+
+
+def _stop_hook(env: Env, name: str) -> dict[str, Any]:
+    return {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": env.hook(name)}]}]}}
 
 
 def test_a_relative_mcp_cwd_is_the_plugin_folder_not_where_mycode_runs(
@@ -50,3 +54,32 @@ def test_a_relative_mcp_cwd_leading_out_of_the_folder_skips_that_server(
     folder = read_folder(root, "cli", env.home)
     assert sorted(folder.mcp_servers) == ["cx_in"]
     assert [s["what"] for s in folder.skipped] == ["mcp server out"]
+
+
+def test_hooks_given_as_a_list_of_inline_objects_all_run(env: Env, tmp_path: Path) -> None:
+    """Codex's manifest ``hooks`` may be a path, a list of paths, one inline object or a list
+    of inline objects."""
+    root = _codex(
+        tmp_path / "cx",
+        {"name": "cx", "hooks": [_stop_hook(env, "first"), _stop_hook(env, "second")]},
+    )
+    assert read_folder(root, "cli", env.home).hooks == 2
+    result = env.run([{"content": "done"}], "--plugin-dir", str(root))
+    assert result.rc == 0, result.stderr
+    assert len(env.log("first")) == 1 and len(env.log("second")) == 1
+
+
+def test_a_plugins_hooks_get_plugin_data(env: Env, tmp_path: Path) -> None:
+    """Codex gives a plugin's hooks ``PLUGIN_ROOT``, ``PLUGIN_DATA`` and the ``CLAUDE_``
+    spellings of both; a hook keeping state in ``$PLUGIN_DATA`` needs the folder to exist."""
+    root = tmp_path / "cx"
+    (root / "hooks").mkdir(parents=True)
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": env.hook("pre")}]}]}
+    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    _codex(root, {"name": "cx"})
+    result = env.run([bash("echo hi"), {"content": "ok"}], "--plugin-dir", str(root))
+    assert result.rc == 0, result.stderr
+    [record] = env.log("pre")
+    data = env.home / "plugin-data" / "cx"
+    assert record["PLUGIN_DATA"] == record["CLAUDE_PLUGIN_DATA"] == str(data)
+    assert data.is_dir()
