@@ -275,9 +275,13 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         folder.agent_dirs = [
             d for d in _paths(root, manifest.get("agents"), "agents", folder) if d.is_dir()
         ]
-    folder.skill_dirs = [
-        d for d in _paths(root, manifest.get("skills"), "skills", folder) if d.is_dir()
-    ]
+    skills_value = manifest.get("skills")
+    if kind == "codex" and skills_value is not None:  # Codex adds the manifest's to skills/
+        listed = [skills_value] if isinstance(skills_value, str) else skills_value
+        skills_value = ["skills", *(listed if isinstance(listed, list) else [])]
+    folder.skill_dirs = list(
+        dict.fromkeys(d for d in _paths(root, skills_value, "skills", folder) if d.is_dir())
+    )
     mcp_value = manifest.get("mcpServers")
     servers: dict[str, Any] = {}
     if isinstance(mcp_value, dict):
@@ -315,6 +319,8 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
             entry["env"] = env
             entry.setdefault("cwd", str(root))
         folder.mcp_servers[f"{folder.name}_{name}"] = entry
+    if kind == "codex" and (manifest.get("apps") or (root / ".app.json").is_file()):
+        folder.skip("apps", "ChatGPT app connectors are not supported by mycode")
     if kind == "claude-code":
         folder.lsp_servers = _lsp_servers(root, manifest.get("lspServers"), folder, plugin_data)
     return folder

@@ -8,9 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ap_helpers import wrapper_server
+from ap_helpers import skill, wrapper_server
 from cc_helpers import Env, bash, notices
 from mycode_claude_compat.folders import read_folder
+
+from mycode_core.testing import run_cli
 
 
 def _codex(root: Path, manifest: dict[str, Any], mcp: dict[str, Any] | None = None) -> Path:
@@ -69,6 +71,19 @@ def test_hooks_given_as_a_list_of_inline_objects_all_run(env: Env, tmp_path: Pat
     assert len(env.log("first")) == 1 and len(env.log("second")) == 1
 
 
+def test_a_manifest_skills_path_adds_to_the_default_skills_folder(env: Env, tmp_path: Path) -> None:
+    root = tmp_path / "cx"
+    skill(root / "skills", "default-one")
+    skill(root / "extra", "extra-one")
+    _codex(root, {"name": "cx", "skills": "./extra/"})
+    out = run_cli(["skills", "--json", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0, out.stderr
+    assert sorted(s["name"] for s in json.loads(out.stdout)["skills"]) == [
+        "default-one",
+        "extra-one",
+    ]
+
+
 def test_a_plugins_hooks_get_plugin_data(env: Env, tmp_path: Path) -> None:
     """Codex gives a plugin's hooks ``PLUGIN_ROOT``, ``PLUGIN_DATA`` and the ``CLAUDE_``
     spellings of both; a hook keeping state in ``$PLUGIN_DATA`` needs the folder to exist."""
@@ -83,3 +98,14 @@ def test_a_plugins_hooks_get_plugin_data(env: Env, tmp_path: Path) -> None:
     data = env.home / "plugin-data" / "cx"
     assert record["PLUGIN_DATA"] == record["CLAUDE_PLUGIN_DATA"] == str(data)
     assert data.is_dir()
+
+
+def test_apps_are_listed_as_skipped(env: Env, tmp_path: Path) -> None:
+    root = _codex(tmp_path / "cx", {"name": "cx", "apps": "./.app.json"})
+    (root / ".app.json").write_text(json.dumps({"apps": {"a": {"id": "connector_1"}}}))
+    out = run_cli(
+        ["plugins", "--json", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home
+    )
+    assert out.rc == 0, out.stderr
+    [row] = [r for r in json.loads(out.stdout) if r.get("format") == "codex"]
+    assert [s["what"] for s in row["skipped"]] == ["apps"]
