@@ -71,8 +71,15 @@ class PluginFolder:
         self.skipped.append({"what": what, "reason": reason})
 
     def skill_names(self) -> list[str]:
-        """The folder names of the skills it contributes."""
-        return sorted(p.parent.name for d in self.skill_dirs for p in sorted(d.glob("*/SKILL.md")))
+        """The folder names of the skills it contributes (``skill_dirs`` holds folders of skill
+        folders, and for Codex also single skill folders found deeper)."""
+        names = []
+        for d in self.skill_dirs:
+            if (d / "SKILL.md").is_file():
+                names.append(d.name)
+            else:
+                names += [p.parent.name for p in d.glob("*/SKILL.md")]
+        return sorted(names)
 
     def listing_row(self) -> dict[str, Any]:
         """The row of this folder plugin in ``mycode plugins`` (SPEC §11)."""
@@ -282,6 +289,9 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
     folder.skill_dirs = list(
         dict.fromkeys(d for d in _paths(root, skills_value, "skills", folder) if d.is_dir())
     )
+    if kind == "codex":  # Codex finds skills at any depth of a skills folder (up to six)
+        nested = [n for d in folder.skill_dirs for n in _nested_skill_folders(d, root)]
+        folder.skill_dirs = list(dict.fromkeys([*folder.skill_dirs, *nested]))
     mcp_value = manifest.get("mcpServers")
     servers: dict[str, Any] = {}
     if isinstance(mcp_value, dict):
@@ -324,6 +334,32 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
     if kind == "claude-code":
         folder.lsp_servers = _lsp_servers(root, manifest.get("lspServers"), folder, plugin_data)
     return folder
+
+
+def _nested_skill_folders(top: Path, root: Path, max_depth: int = 6) -> list[Path]:
+    """The skill folders (holding ``SKILL.md``) deeper than ``top``'s own subfolders, as Codex
+    scans a skills folder: breadth first, at most ``max_depth`` levels, names starting with
+    ``.`` skipped, folders leading outside ``root`` left out (the first level is ``top``'s,
+    registered with it)."""
+    found: list[Path] = []
+    seen = {top}
+    queue = [(top, 0)]
+    while queue and len(seen) < 2000:
+        directory, depth = queue.pop(0)
+        try:
+            names = sorted(entry.name for entry in os.scandir(directory) if entry.is_dir())
+        except OSError:
+            continue
+        for name in names:
+            path = Path(os.path.realpath(directory / name))
+            if name.startswith(".") or path in seen or not inside(path, root):
+                continue
+            seen.add(path)
+            if depth >= 1 and (path / "SKILL.md").is_file():
+                found.append(path)
+            if depth + 1 < max_depth:
+                queue.append((path, depth + 1))
+    return found
 
 
 def _lsp_servers(root: Path, value: Any, folder: PluginFolder, data: Path) -> dict[str, Any]:

@@ -109,3 +109,32 @@ def test_apps_are_listed_as_skipped(env: Env, tmp_path: Path) -> None:
     assert out.rc == 0, out.stderr
     [row] = [r for r in json.loads(out.stdout) if r.get("format") == "codex"]
     assert [s["what"] for s in row["skipped"]] == ["apps"]
+
+
+def test_skills_nested_below_the_first_level_load_as_codex_finds_them(
+    env: Env, tmp_path: Path
+) -> None:
+    """Codex scans a plugin's skills folder breadth first, six levels deep (a family of skills
+    under ``skills/sdk/web/SKILL.md``, ``skills/sdk/web/embedded/SKILL.md``)."""
+    root = tmp_path / "cx"
+    skill(root / "skills", "sdk")
+    skill(root / "skills" / "sdk", "sdk-web")
+    skill(root / "skills" / "sdk" / "sdk-web", "sdk-web-embedded")
+    skill(root / "skills" / "shared", "citations")  # a grouping folder without SKILL.md
+    skill(root / "skills" / ".drafts", "draft")  # hidden: skipped, as Codex skips it
+    skill(root / "skills" / "a" / "b" / "c" / "d" / "e" / "f", "too-deep")  # level 7
+    _codex(root, {"name": "cx", "skills": "./skills/"})
+    out = run_cli(["skills", "--json", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0, out.stderr
+    assert sorted(s["name"] for s in json.loads(out.stdout)["skills"]) == [
+        "citations",
+        "sdk",
+        "sdk-web",
+        "sdk-web-embedded",
+    ]
+    assert read_folder(root, "cli", env.home).skill_names() == [
+        "citations",
+        "sdk",
+        "sdk-web",
+        "sdk-web-embedded",
+    ]
