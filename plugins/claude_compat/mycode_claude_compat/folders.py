@@ -71,8 +71,15 @@ class PluginFolder:
         self.skipped.append({"what": what, "reason": reason})
 
     def skill_names(self) -> list[str]:
-        """The folder names of the skills it contributes."""
-        return sorted(p.parent.name for d in self.skill_dirs for p in sorted(d.glob("*/SKILL.md")))
+        """The folder names of the skills it contributes (``skill_dirs`` holds folders of skill
+        folders, and for Codex also single skill folders found deeper)."""
+        names = []
+        for d in self.skill_dirs:
+            if (d / "SKILL.md").is_file():
+                names.append(d.name)
+            else:
+                names += [p.parent.name for p in d.glob("*/SKILL.md")]
+        return sorted(names)
 
     def listing_row(self) -> dict[str, Any]:
         """The row of this folder plugin in ``mycode plugins`` (SPEC §11)."""
@@ -244,11 +251,13 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         folder.version = manifest["version"]
     hooks_value = manifest.get("hooks")
     sources: list[tuple[str, Any]] = []
-    if isinstance(hooks_value, dict):
-        sources.append((f"{manifest_path} (hooks)", hooks_value))
-    for path in _paths(
-        root, None if isinstance(hooks_value, dict) else hooks_value, "hooks/hooks.json", folder
-    ):
+    inline = [hooks_value] if isinstance(hooks_value, dict) else []
+    if isinstance(hooks_value, list) and all(isinstance(item, dict) for item in hooks_value):
+        inline = hooks_value  # Codex: a list of inline hook objects
+    for index, item in enumerate(inline):
+        where = "hooks" if isinstance(hooks_value, dict) else f"hooks[{index}]"
+        sources.append((f"{manifest_path} ({where})", item))
+    for path in _paths(root, None if inline else hooks_value, "hooks/hooks.json", folder):
         data, problem = read_json_file(path)
         if problem:
             folder.problems.append(problem)
@@ -256,7 +265,12 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
             sources.append((str(path), data))
     for source, data in sources:
         folder.problems += parse_hooks(
-            data, source=source, layer=f"plugin:{folder.name}", plugin_root=root, into=hooks
+            data,
+            source=source,
+            layer=f"plugin:{folder.name}",
+            plugin_root=root,
+            plugin_data=data_dir(home, folder.name),
+            into=hooks,
         )
     folder.hooks = hooks.count()
     if kind == "claude-code":
@@ -268,9 +282,16 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         folder.agent_dirs = [
             d for d in _paths(root, manifest.get("agents"), "agents", folder) if d.is_dir()
         ]
-    folder.skill_dirs = [
-        d for d in _paths(root, manifest.get("skills"), "skills", folder) if d.is_dir()
-    ]
+    skills_value = manifest.get("skills")
+    if kind == "codex" and skills_value is not None:  # Codex adds the manifest's to skills/
+        listed = [skills_value] if isinstance(skills_value, str) else skills_value
+        skills_value = ["skills", *(listed if isinstance(listed, list) else [])]
+    folder.skill_dirs = list(
+        dict.fromkeys(d for d in _paths(root, skills_value, "skills", folder) if d.is_dir())
+    )
+    if kind == "codex":  # Codex finds skills at any depth of a skills folder (up to six)
+        nested = [n for d in folder.skill_dirs for n in _nested_skill_folders(d, root)]
+        folder.skill_dirs = list(dict.fromkeys([*folder.skill_dirs, *nested]))
     mcp_value = manifest.get("mcpServers")
     servers: dict[str, Any] = {}
     if isinstance(mcp_value, dict):
@@ -293,15 +314,52 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         if kind == "codex":
             entry = bridge_entry(entry)
         entry = _expand(dict(entry), root, plugin_data)
+        cwd = entry.get("cwd")
+        if isinstance(cwd, str) and cwd.strip() and not os.path.isabs(cwd):
+            # relative to the plugin's folder, as Codex reads it (``"cwd": "."``), not to
+            # wherever mycode happens to run
+            resolved = Path(os.path.realpath(root / cwd))
+            if not inside(resolved, root):
+                folder.skip(f"mcp server {name}", f"cwd {cwd!r} leads outside the plugin folder")
+                continue
+            entry["cwd"] = str(resolved)
         env = dict(entry.get("env") or {}) if isinstance(entry.get("env"), dict) else {}
         env.update({"PLUGIN_ROOT": str(root), "PLUGIN_DATA": str(plugin_data)})
         if entry.get("command") or not entry.get("url"):
             entry["env"] = env
             entry.setdefault("cwd", str(root))
         folder.mcp_servers[f"{folder.name}_{name}"] = entry
+    if kind == "codex" and (manifest.get("apps") or (root / ".app.json").is_file()):
+        folder.skip("apps", "ChatGPT app connectors are not supported by mycode")
     if kind == "claude-code":
         folder.lsp_servers = _lsp_servers(root, manifest.get("lspServers"), folder, plugin_data)
     return folder
+
+
+def _nested_skill_folders(top: Path, root: Path, max_depth: int = 6) -> list[Path]:
+    """The skill folders (holding ``SKILL.md``) deeper than ``top``'s own subfolders, as Codex
+    scans a skills folder: breadth first, at most ``max_depth`` levels, names starting with
+    ``.`` skipped, folders leading outside ``root`` left out (the first level is ``top``'s,
+    registered with it)."""
+    found: list[Path] = []
+    seen = {top}
+    queue = [(top, 0)]
+    while queue and len(seen) < 2000:
+        directory, depth = queue.pop(0)
+        try:
+            names = sorted(entry.name for entry in os.scandir(directory) if entry.is_dir())
+        except OSError:
+            continue
+        for name in names:
+            path = Path(os.path.realpath(directory / name))
+            if name.startswith(".") or path in seen or not inside(path, root):
+                continue
+            seen.add(path)
+            if depth >= 1 and (path / "SKILL.md").is_file():
+                found.append(path)
+            if depth + 1 < max_depth:
+                queue.append((path, depth + 1))
+    return found
 
 
 def _lsp_servers(root: Path, value: Any, folder: PluginFolder, data: Path) -> dict[str, Any]:

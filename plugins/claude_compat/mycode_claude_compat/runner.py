@@ -3,6 +3,7 @@ tree, hooks of one event in parallel."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -171,6 +172,10 @@ def run_hook(hook: CommandHook, payload: dict[str, Any], workspace: Path) -> Hoo
     if hook.plugin_root is not None:
         env["CLAUDE_PLUGIN_ROOT"] = str(hook.plugin_root)
         env["PLUGIN_ROOT"] = str(hook.plugin_root)  # Codex folders' hooks (SPEC §11)
+    if hook.plugin_data is not None:  # as Codex and Claude Code give a plugin's hooks
+        env["PLUGIN_DATA"] = env["CLAUDE_PLUGIN_DATA"] = str(hook.plugin_data)
+        with contextlib.suppress(OSError):
+            hook.plugin_data.mkdir(parents=True, exist_ok=True)
     try:
         process = subprocess.Popen(  # noqa: S603 - the user's own hook, from a trusted source
             [_SHELL, "-c", hook.command],

@@ -45,6 +45,8 @@ class CommandHook:
     layer: str
     """``user``, ``project``, ``local`` or ``plugin:NAME`` — the permission layer it decides as."""
     plugin_root: Path | None = None
+    plugin_data: Path | None = None
+    """``PLUGIN_DATA`` of a folder plugin's hook (its writable folder under ``MYCODE_HOME``)."""
     if_rule: str | None = None
     background: bool = False
     """``async``/``asyncRewake``: run without waiting; its output is not used."""
@@ -187,6 +189,7 @@ def parse_hooks(
     source: str,
     layer: str,
     plugin_root: Path | None = None,
+    plugin_data: Path | None = None,
     into: HookSet,
 ) -> list[str]:
     """Add the hooks of one ``{"hooks": {...}}`` object to ``into``; return the problems."""
@@ -213,7 +216,9 @@ def parse_hooks(
                 problems.append(f"{source}: matcher {group.get('matcher')!r} is invalid: {exc}")
                 continue
             for entry in group["hooks"]:
-                problem = _add_entry(entry, event, matcher, source, layer, plugin_root, into)
+                problem = _add_entry(
+                    entry, event, matcher, source, layer, (plugin_root, plugin_data), into
+                )
                 if problem:
                     problems.append(problem)
     return problems
@@ -225,7 +230,7 @@ def _add_entry(
     matcher: Matcher,
     source: str,
     layer: str,
-    plugin_root: Path | None,
+    plugin: tuple[Path | None, Path | None],
     into: HookSet,
 ) -> str | None:
     if not isinstance(entry, dict):
@@ -259,7 +264,8 @@ def _add_entry(
             timeout=timeout,
             source=source,
             layer=layer,
-            plugin_root=plugin_root,
+            plugin_root=plugin[0],
+            plugin_data=plugin[1],
             if_rule=rule if isinstance(rule, str) and rule.strip() else None,
             background=bool(entry.get("async") or entry.get("asyncRewake")),
             url=url,

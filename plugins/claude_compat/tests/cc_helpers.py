@@ -27,6 +27,8 @@ record = {
     "cwd": os.getcwd(),
     "CLAUDE_PROJECT_DIR": os.environ.get("CLAUDE_PROJECT_DIR"),
     "CLAUDE_PLUGIN_ROOT": os.environ.get("CLAUDE_PLUGIN_ROOT"),
+    "PLUGIN_DATA": os.environ.get("PLUGIN_DATA"),
+    "CLAUDE_PLUGIN_DATA": os.environ.get("CLAUDE_PLUGIN_DATA"),
     "start": time.time(),
 }
 if spec.get("grep_transcript"):
