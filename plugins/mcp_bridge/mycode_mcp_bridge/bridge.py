@@ -111,6 +111,15 @@ class Bridge:
             self._allocator.allocate(pairs)
         for connection in ready:
             self._on_tools_changed(connection)
+            unknown = connection.spec.unknown_tools(connection.offered)
+            if unknown:
+                self.report(
+                    f"unknown-tools:{connection.name}",
+                    f"MCP server '{connection.name}' offers no tool named "
+                    + ", ".join(repr(n) for n in unknown)
+                    + " (named in its enabled_tools/disabled_tools; ignored)",
+                    direct=True,
+                )
         for connection in list(self.connections.values()):
             if connection.state != "ready":
                 self.report_failure(connection, "failed to start", direct=True)
@@ -336,6 +345,9 @@ class Bridge:
                     "reason": connection.reason if connection and state != "ready" else None,
                     "tools": tools,
                     "exposed": sorted(self.exposed.get(spec.name, {}).values()),
+                    "hidden": sorted(set(connection.offered) - set(tools))
+                    if connection and state == "ready"
+                    else [],
                     "started_in": round(connection.started_in, 3)
                     if connection and connection.started_in
                     else None,

@@ -136,6 +136,7 @@ def list_cmd(as_json: bool, cwd: str | None) -> None:
                 "reason": "project server not approved for this workspace",
                 "tools": [],
                 "exposed": [],
+                "hidden": [],
             }
         rows.append(row)
     if as_json:
@@ -163,6 +164,9 @@ def status_lines(rows: list[dict[str, Any]]) -> list[str]:
             took = f" in {row['started_in']:.2f} s" if row.get("started_in") else ""
             tools = ", ".join(row["tools"]) or "no tools"
             lines.append(f"  ready{took} · {len(row['tools'])} tool(s): {tools}")
+            if row.get("hidden"):
+                hidden = ", ".join(row["hidden"])
+                lines.append(f"  not offered (enabled_tools/disabled_tools): {hidden}")
         else:
             lines.append(f"  {status}: {row.get('reason') or ''}".rstrip())
             tail = row.get("stderr_tail")

@@ -58,6 +58,10 @@ class ServerSpec:
     headers: dict[str, str] = field(default_factory=dict)
     startup_timeout: float | None = None
     call_timeout: float | None = None
+    enabled_tools: list[str] | None = None
+    """Codex's allow-list of the server's tool names (``None``: every tool)."""
+    disabled_tools: list[str] = field(default_factory=list)
+    """Codex's deny-list of the server's tool names, applied after ``enabled_tools``."""
     raw: dict[str, Any] = field(default_factory=dict)
     missing_vars: list[str] = field(default_factory=list)
     expanded_vars: dict[str, str] = field(default_factory=dict)
@@ -67,6 +71,19 @@ class ServerSpec:
     def trusted(self) -> bool:
         """Whether this server may start without the user's approval."""
         return self.scope in TRUSTED_SCOPES
+
+    def allows(self, tool: str) -> bool:
+        """Whether the server's tool named ``tool`` (its own name, not ``mcp__...``) may be
+        offered and called: in ``enabled_tools`` when that is set, and not in
+        ``disabled_tools`` (Codex's rule)."""
+        if self.enabled_tools is not None and tool not in self.enabled_tools:
+            return False
+        return tool not in self.disabled_tools
+
+    def unknown_tools(self, offered: list[str]) -> list[str]:
+        """Names in ``enabled_tools``/``disabled_tools`` that the server does not offer."""
+        named = [*(self.enabled_tools or []), *self.disabled_tools]
+        return sorted(set(named) - set(offered))
 
     def fingerprint(self) -> str:
         """A hash of the raw entry: an approval is void once the entry changes."""
@@ -161,6 +178,16 @@ def _timeout(entry: dict[str, Any], keys: tuple[str, ...], name: str) -> float |
     return None
 
 
+def _names(entry: dict[str, Any], key: str, name: str) -> list[str] | None:
+    """A list of tool names (``enabled_tools``/``disabled_tools``), ``None`` when absent."""
+    value = entry.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigProblem(f"server {name!r}: {key!r} must be a list of tool names")
+    return list(value)
+
+
 def parse_server(name: str, entry: Any, scope: Scope, source: str) -> ServerSpec:
     """Read one ``mcpServers`` entry; raises :class:`ConfigProblem` naming what is wrong."""
     if not isinstance(entry, dict):
@@ -177,6 +204,8 @@ def parse_server(name: str, entry: Any, scope: Scope, source: str) -> ServerSpec
         transport="stdio",
         startup_timeout=_timeout(entry, ("startup_timeout", "startupTimeout"), name),
         call_timeout=_timeout(entry, ("timeout", "call_timeout", "toolTimeout"), name),
+        enabled_tools=_names(entry, "enabled_tools", name),
+        disabled_tools=_names(entry, "disabled_tools", name) or [],
         raw=entry,
     )
     missing = spec.missing_vars

@@ -79,6 +79,9 @@ class ServerConnection:
         self.state = "new"
         self.reason: str | None = None
         self.tools: list[types.Tool] = []
+        """The server's tools that its entry allows (``enabled_tools``/``disabled_tools``)."""
+        self.offered: list[str] = []
+        """The names of every tool the server listed, allowed or not."""
         self.restarts = 0
         self.list_changes = 0
         """``notifications/tools/list_changed`` received (each one triggers a refresh)."""
@@ -287,7 +290,8 @@ class ServerConnection:
             cursor = result.next_cursor
             if not cursor:
                 break
-        return tools
+        self.offered = [t.name for t in tools]
+        return [t for t in tools if self.spec.allows(t.name)]
 
     async def _list_roots(
         self, context: ClientRequestContext
@@ -324,6 +328,8 @@ class ServerConnection:
     ) -> types.CallToolResult:
         """Call a tool; raises :class:`ServerError` with a readable message on failure."""
         timeout = timeout or self.call_timeout
+        if not self.spec.allows(tool):
+            raise ServerError("refused", f"the tool {tool!r} is disabled in the server's entry")
         if self._checking is not None:
             with anyio.move_on_after(min(5.0, self.call_timeout) + 1.0):
                 await self._checking.wait()
