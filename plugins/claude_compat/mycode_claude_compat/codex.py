@@ -6,7 +6,8 @@ A Codex plugin's ``.mcp.json`` may use the keys of Codex's own ``[mcp_servers.NA
 ``env_vars`` (environment variables passed to a stdio server), ``startup_timeout_sec``,
 ``tool_timeout_sec`` and ``enabled``. They become ``headers``, ``env``, ``startup_timeout``,
 ``timeout`` and ``disabled``; values taken from the environment are written ``${VAR}``, which
-the bridge expands when it starts the server (and names when unset).
+the bridge expands when it starts the server (and names when unset). ``enabled_tools`` and
+``disabled_tools`` are kept as they are: the bridge reads them itself.
 """
 
 from __future__ import annotations
