@@ -337,6 +337,17 @@ def find_entry(data: dict[str, Any], name: str, market: str) -> tuple[dict[str, 
     raise InstallError(f"marketplace {market} has no plugin named {name!r} ({listing})")
 
 
+def _refuse_unavailable(entry: dict[str, Any], market: str) -> None:
+    """Codex's ``"policy": {"installation": "NOT_AVAILABLE"}``: listed, not installable (as
+    Codex refuses it; ``AVAILABLE`` and ``INSTALLED_BY_DEFAULT`` install)."""
+    policy = entry.get("policy")
+    if isinstance(policy, dict) and policy.get("installation") == "NOT_AVAILABLE":
+        raise InstallError(
+            f"marketplace {market} lists {entry.get('name')!r} as not available for install "
+            '("policy": {"installation": "NOT_AVAILABLE"})'
+        )
+
+
 def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
     """``NAME@MARKETPLACE``: find NAME in the marketplace's list and install it (MARKETPLACE:
     a path or URL, an added or known name, or ``owner/repo``: :mod:`.marketplaces`)."""
@@ -347,6 +358,7 @@ def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
     try:
         _path, data = _market_file(root)
         entry, renamed = find_entry(data, name, market)
+        _refuse_unavailable(entry, market)
         plugin_source, subdir = _entry_source(entry, root, data)
         manifest = entry_manifest(entry)
         name = str(entry["name"])
