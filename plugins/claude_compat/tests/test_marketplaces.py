@@ -259,3 +259,53 @@ def test_an_entry_codex_marks_not_available_is_refused(env: Env, tmp_path: Path)
             assert _cli(env, "uninstall", name).rc == 0
         if not (market / ".git").exists():
             commit_all(market)  # the next round: the same marketplace as a git repository
+
+
+def test_no_message_names_a_staging_folder_whichever_way_the_marketplace_comes(
+    env: Env, tmp_path: Path
+) -> None:
+    """The ``installed`` line and a refusal's report name the plugin as ``NAME@MARKETPLACE``
+    and its files relative to it, never the temporary folder they were read in: a marketplace
+    folder, a git repository by path, a ``file://`` URL, one added by name, and an entry whose
+    plugin is a folder of another repository."""
+    other = tmp_path / "other"
+    (other / "pkg" / "broken" / ".codex-plugin").mkdir(parents=True)
+    (other / "pkg" / "broken" / ".codex-plugin" / "plugin.json").write_text("{not json")
+    _cc_plugin(other / "pkg" / "good", "good")
+    commit_all(other)
+    elsewhere = [
+        {
+            "name": n,
+            "source": {"source": "git-subdir", "url": f"file://{other}", "path": f"pkg/{n}"},
+        }
+        for n in ("good", "broken")
+    ]
+    market = _market(
+        tmp_path / "market",
+        [
+            {"name": "fmt", "source": "./plugins/fmt"},
+            {"name": "bad", "source": "./plugins/bad"},
+            *elsewhere,
+        ],
+    )
+    _cc_plugin(market / "plugins" / "fmt", "fmt")
+    (market / "plugins" / "bad" / ".codex-plugin").mkdir(parents=True)
+    (market / "plugins" / "bad" / ".codex-plugin" / "plugin.json").write_text("{not json")
+    ways = [str(market), "git", f"file://{market}", "team"]
+    for way in ways:
+        if way == "git":
+            commit_all(market)
+            way = str(market)
+        if way == "team":
+            assert _cli(env, "marketplace", "add", f"file://{market}").rc == 0
+        for good, bad in (("fmt", "bad"), ("good", "broken")):
+            out = _cli(env, "install", f"{good}@{way}")
+            assert out.rc == 0 and f"from {good}@{way}" in out.stdout, out.stderr
+            assert ".staging" not in out.stdout
+            assert _cli(env, "uninstall", good).rc == 0
+            refused = _cli(env, "install", f"{bad}@{way}")
+            assert refused.rc == 1 and f"{bad}@{way} is not a valid plugin" in refused.stderr
+            assert ".staging" not in refused.stderr, refused.stderr
+            assert '"message": ".codex-plugin/plugin.json is not valid JSON' in refused.stderr
+            assert os.listdir(env.home / "plugins" / ".staging") == []
+    assert sorted(os.listdir(env.home / "plugins")) == [".staging"]
