@@ -216,6 +216,14 @@ def _paths(root: Path, value: Any, default: str, folder: PluginFolder | None = N
     return out
 
 
+def _also(value: Any, default: str) -> Any:
+    """A manifest path field (a string or a list) with the default folder first: the
+    manifest's paths are added to it, not put in its place."""
+    if isinstance(value, str):
+        return [default, value]
+    return [default, *value] if isinstance(value, list) else [default]
+
+
 def load_folder(root: Path, layer: str, hooks: HookSet, home: Path | None = None) -> PluginFolder:
     """Read one plugin folder (any format); its hooks also go into ``hooks``."""
     if home is None:
@@ -274,18 +282,18 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         )
     folder.hooks = hooks.count()
     if kind == "claude-code":
-        for directory in _paths(root, manifest.get("commands"), "commands", folder):
+        commands: list[Path] = []
+        for directory in _paths(root, _also(manifest.get("commands"), "commands"), "", folder):
             if directory.is_file() and directory.suffix == ".md":
-                folder.commands.append(directory)
+                commands.append(directory)
             elif directory.is_dir():
-                folder.commands += sorted(directory.glob("*.md"))
-        folder.agent_dirs = [
-            d for d in _paths(root, manifest.get("agents"), "agents", folder) if d.is_dir()
-        ]
-    skills_value = manifest.get("skills")
-    if kind == "codex" and skills_value is not None:  # Codex adds the manifest's to skills/
-        listed = [skills_value] if isinstance(skills_value, str) else skills_value
-        skills_value = ["skills", *(listed if isinstance(listed, list) else [])]
+                commands += sorted(directory.glob("*.md"))
+        folder.commands = list(dict.fromkeys(commands))
+        agents = _paths(root, _also(manifest.get("agents"), "agents"), "", folder)
+        folder.agent_dirs = list(dict.fromkeys(d for d in agents if d.is_dir()))
+    # both formats add the manifest's paths to the default folders (Claude Code: "custom paths
+    # supplement default directories"; Codex: skills/ and the manifest's)
+    skills_value = _also(manifest.get("skills"), "skills")
     folder.skill_dirs = list(
         dict.fromkeys(d for d in _paths(root, skills_value, "skills", folder) if d.is_dir())
     )

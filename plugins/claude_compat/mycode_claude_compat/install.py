@@ -61,8 +61,10 @@ class Installed:
     detail: str
 
 
-def report_of(folder: PluginFolder) -> dict[str, Any]:
-    """The ``mycode plugins validate`` JSON of a read folder."""
+def report_of(folder: PluginFolder, staged: Path | None = None) -> dict[str, Any]:
+    """The ``mycode plugins validate`` JSON of a read folder (``staged``: the temporary folder
+    it was read from, whose paths the messages give relative to the plugin, since it is
+    gone by the time anyone reads them)."""
     fatal = [p.as_json() for p in folder.fatal]
     warnings = [p.as_json() for p in folder.warnings]
     if folder.format != "agent-plugins":
@@ -72,6 +74,11 @@ def report_of(folder: PluginFolder) -> dict[str, Any]:
             for p in folder.problems
             if p not in seen and not p.startswith("rejected:")
         ]
+    if staged is not None:
+        prefixes = {f"{staged}{os.sep}", f"{os.path.realpath(staged)}{os.sep}"}
+        for item in fatal + warnings:
+            for prefix in prefixes:
+                item["message"] = str(item["message"]).replace(prefix, "")
     return {"format": folder.format, "name": folder.name, "fatal": fatal, "warnings": warnings}
 
 
@@ -113,16 +120,14 @@ def install(specs: list[str], home: Path) -> list[Installed]:
     return done
 
 
-def _stage(source: Source, home: Path) -> tuple[Path, Path, str | None]:
+def _stage(source: Source, home: Path, label: str | None = None) -> tuple[Path, Path, str | None]:
+    """Fetch ``source`` into a new staging folder (``label``: how a refusal names it)."""
     stage = staging_dir(home)
     try:
         folder, rev = fetch(source, stage)
-    except FetchError as exc:
+    except (FetchError, OSError) as exc:
         remove(stage)
-        raise InstallError(f"cannot fetch {source.text()}: {exc}") from None
-    except OSError as exc:
-        remove(stage)
-        raise InstallError(f"cannot fetch {source.text()}: {exc}") from None
+        raise InstallError(f"cannot fetch {label or source.text()}: {exc}") from None
     return stage, folder, rev
 
 
@@ -133,7 +138,7 @@ def _checked(folder_path: Path, home: Path, what: str) -> PluginFolder:
         )
     folder = read_folder(folder_path, "installed", home)
     if folder.rejected:
-        raise InstallError(f"{what} is not a valid plugin", report_of(folder))
+        raise InstallError(f"{what} is not a valid plugin", report_of(folder, folder_path))
     if not _SAFE_NAME.match(folder.name):
         raise InstallError(f"{what}: the plugin name {folder.name!r} cannot be a folder name")
     return folder
@@ -176,7 +181,7 @@ def install_folder(
     marketplace the plugin's symlinks may lead into, :func:`.fetch.contain_links`; ``label``:
     how messages name it, ``NAME@MARKETPLACE``)."""
     label = label or source.text()
-    stage, fetched, rev = _stage(source, home)
+    stage, fetched, rev = _stage(source, home, label)
     try:
         origin = fetched if rev is not None else Path(source.location)
         removed = contain_links(fetched, origin, within or origin)
@@ -337,6 +342,17 @@ def find_entry(data: dict[str, Any], name: str, market: str) -> tuple[dict[str, 
     raise InstallError(f"marketplace {market} has no plugin named {name!r} ({listing})")
 
 
+def _refuse_unavailable(entry: dict[str, Any], market: str) -> None:
+    """Codex's ``"policy": {"installation": "NOT_AVAILABLE"}``: listed, not installable (as
+    Codex refuses it; ``AVAILABLE`` and ``INSTALLED_BY_DEFAULT`` install)."""
+    policy = entry.get("policy")
+    if isinstance(policy, dict) and policy.get("installation") == "NOT_AVAILABLE":
+        raise InstallError(
+            f"marketplace {market} lists {entry.get('name')!r} as not available for install "
+            '("policy": {"installation": "NOT_AVAILABLE"})'
+        )
+
+
 def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
     """``NAME@MARKETPLACE``: find NAME in the marketplace's list and install it (MARKETPLACE:
     a path or URL, an added or known name, or ``owner/repo``: :mod:`.marketplaces`)."""
@@ -347,6 +363,7 @@ def install_from_marketplace(name: str, market: str, home: Path) -> Installed:
     try:
         _path, data = _market_file(root)
         entry, renamed = find_entry(data, name, market)
+        _refuse_unavailable(entry, market)
         plugin_source, subdir = _entry_source(entry, root, data)
         manifest = entry_manifest(entry)
         name = str(entry["name"])

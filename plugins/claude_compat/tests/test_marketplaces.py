@@ -217,3 +217,95 @@ def test_update_reads_a_strict_false_entry_again(env: Env, tmp_path: Path) -> No
         assert _cli(env, "uninstall", "inline").rc == 0
         _set_entry(market, "gone", name="inline", version="1.0.0", commands=["./commands/one.md"])
         commit_all(market)
+
+
+def _codex_plugin(root: Path, name: str) -> Path:
+    (root / ".codex-plugin").mkdir(parents=True, exist_ok=True)
+    (root / ".codex-plugin" / "plugin.json").write_text(json.dumps({"name": name}))
+    (root / "skills" / "tidy").mkdir(parents=True)
+    (root / "skills" / "tidy" / "SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\nT\n")
+    return root
+
+
+def test_an_entry_codex_marks_not_available_is_refused(env: Env, tmp_path: Path) -> None:
+    """Codex's ``policy.installation``: ``NOT_AVAILABLE`` is listed but refused (one line, exit
+    1, nothing left); ``AVAILABLE`` (the default) and ``INSTALLED_BY_DEFAULT`` install."""
+    market = tmp_path / "market"
+    path = market / ".agents" / "plugins" / "marketplace.json"
+    path.parent.mkdir(parents=True)
+    entries = [
+        {"name": name, "source": {"source": "local", "path": f"./plugins/{name}"}}
+        for name in ("hidden", "shown", "default-on")
+    ]
+    entries[0]["policy"] = {"installation": "NOT_AVAILABLE", "authentication": "ON_INSTALL"}
+    entries[1]["policy"] = {"installation": "AVAILABLE"}
+    entries[2]["policy"] = {"installation": "INSTALLED_BY_DEFAULT"}
+    path.write_text(json.dumps({"name": "codex-team", "plugins": entries}))
+    for name in ("hidden", "shown", "default-on"):
+        _codex_plugin(market / "plugins" / name, name)
+    for where in (str(market), f"file://{market}"):
+        refused = _cli(env, "install", f"hidden@{where}")
+        assert refused.rc == 1 and len(refused.stderr.splitlines()) == 1, refused.stderr
+        assert "'hidden' as not available for install" in refused.stderr
+        assert "NOT_AVAILABLE" in refused.stderr and refused.stdout == ""
+        assert sorted(os.listdir(env.home / "plugins")) == [".staging"]
+        assert os.listdir(env.home / "plugins" / ".staging") == []
+        registry = env.home / "plugins.toml"
+        assert not registry.exists() or "hidden" not in registry.read_text()
+        assert not (env.home / "plugin-data" / "hidden").exists()
+        for name in ("shown", "default-on"):
+            out = _cli(env, "install", f"{name}@{where}")
+            assert out.rc == 0 and f"installed {name} (codex)" in out.stdout, out.stderr
+            assert _cli(env, "uninstall", name).rc == 0
+        if not (market / ".git").exists():
+            commit_all(market)  # the next round: the same marketplace as a git repository
+
+
+def test_no_message_names_a_staging_folder_whichever_way_the_marketplace_comes(
+    env: Env, tmp_path: Path
+) -> None:
+    """The ``installed`` line and a refusal's report name the plugin as ``NAME@MARKETPLACE``
+    and its files relative to it, never the temporary folder they were read in: a marketplace
+    folder, a git repository by path, a ``file://`` URL, one added by name, and an entry whose
+    plugin is a folder of another repository."""
+    other = tmp_path / "other"
+    (other / "pkg" / "broken" / ".codex-plugin").mkdir(parents=True)
+    (other / "pkg" / "broken" / ".codex-plugin" / "plugin.json").write_text("{not json")
+    _cc_plugin(other / "pkg" / "good", "good")
+    commit_all(other)
+    elsewhere = [
+        {
+            "name": n,
+            "source": {"source": "git-subdir", "url": f"file://{other}", "path": f"pkg/{n}"},
+        }
+        for n in ("good", "broken")
+    ]
+    market = _market(
+        tmp_path / "market",
+        [
+            {"name": "fmt", "source": "./plugins/fmt"},
+            {"name": "bad", "source": "./plugins/bad"},
+            *elsewhere,
+        ],
+    )
+    _cc_plugin(market / "plugins" / "fmt", "fmt")
+    (market / "plugins" / "bad" / ".codex-plugin").mkdir(parents=True)
+    (market / "plugins" / "bad" / ".codex-plugin" / "plugin.json").write_text("{not json")
+    ways = [str(market), "git", f"file://{market}", "team"]
+    for way in ways:
+        if way == "git":
+            commit_all(market)
+            way = str(market)
+        if way == "team":
+            assert _cli(env, "marketplace", "add", f"file://{market}").rc == 0
+        for good, bad in (("fmt", "bad"), ("good", "broken")):
+            out = _cli(env, "install", f"{good}@{way}")
+            assert out.rc == 0 and f"from {good}@{way}" in out.stdout, out.stderr
+            assert ".staging" not in out.stdout
+            assert _cli(env, "uninstall", good).rc == 0
+            refused = _cli(env, "install", f"{bad}@{way}")
+            assert refused.rc == 1 and f"{bad}@{way} is not a valid plugin" in refused.stderr
+            assert ".staging" not in refused.stderr, refused.stderr
+            assert '"message": ".codex-plugin/plugin.json is not valid JSON' in refused.stderr
+            assert os.listdir(env.home / "plugins" / ".staging") == []
+    assert sorted(os.listdir(env.home / "plugins")) == [".staging"]
