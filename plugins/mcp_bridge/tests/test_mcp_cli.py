@@ -26,6 +26,8 @@ def test_add_list_remove_round_trip(workspace: Path, home: Path) -> None:
         "time",
         "--scope",
         "user",
+        "--startup-timeout",  # a real Python server: generous on a loaded machine
+        "120",
         "--",
         str(BIN / "mcp-server-time"),
         "--local-timezone",
@@ -44,6 +46,8 @@ def test_add_list_remove_round_trip(workspace: Path, home: Path) -> None:
         "B=x=y",
         "--timeout",
         "30",
+        "--startup-timeout",
+        "120",
         "--",
         feat["command"],
         *feat["args"],
@@ -67,7 +71,11 @@ def test_add_list_remove_round_trip(workspace: Path, home: Path) -> None:
     user = json.loads((home / "mcp.json").read_text())
     assert user == {
         "mcpServers": {
-            "time": {"command": str(BIN / "mcp-server-time"), "args": ["--local-timezone", "UTC"]}
+            "time": {
+                "command": str(BIN / "mcp-server-time"),
+                "args": ["--local-timezone", "UTC"],
+                "startup_timeout": 120.0,
+            }
         }
     }
     local = json.loads((home / "mcp-local.json").read_text())
@@ -77,6 +85,7 @@ def test_add_list_remove_round_trip(workspace: Path, home: Path) -> None:
         "args": feat["args"],
         "env": {"A": "1", "B": "x=y"},
         "timeout": 30.0,
+        "startup_timeout": 120.0,
     }
     project = json.loads((workspace / ".mcp.json").read_text())
     assert project == {
@@ -92,7 +101,7 @@ def test_add_list_remove_round_trip(workspace: Path, home: Path) -> None:
     listed = _invoke("list", "--json", "--cwd", ws)
     assert listed.exit_code == 0, listed.output
     rows = {row["name"]: row for row in json.loads(listed.stdout)["servers"]}
-    assert rows["time"]["status"] == "ready" and rows["time"]["scope"] == "user"
+    assert rows["time"]["status"] == "ready" and rows["time"]["scope"] == "user", rows["time"]
     assert "get_current_time" in rows["time"]["tools"]
     assert rows["feat"]["status"] == "ready" and "echo" in rows["feat"]["tools"]
     assert rows["web"]["status"] == "needs-approval" and rows["web"]["tools"] == []
