@@ -19,6 +19,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from mycode_core.api import replace_atomically
+
 REGISTRY = "plugins.toml"
 HASH_CACHE = ("cache", "folder-plugin-hashes.json")
 """Under ``MYCODE_HOME``: each installed folder's last hash with its files' status."""
@@ -138,10 +140,7 @@ def checked_hash(root: Path, home: Path) -> str:
     if newest < time.time() - RACY_SECONDS:
         cache[str(root)] = {"status": status, "hash": digest}
         try:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            temporary = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(cache), encoding="utf-8")
-            os.replace(temporary, file)
+            replace_atomically(file, json.dumps(cache).encode(), 0o600, create_parents=True)
         except OSError:
             pass  # no cache: the next run reads the files again
     return digest
