@@ -27,6 +27,13 @@ def _stop_hook(env: Env, name: str) -> dict[str, Any]:
     return {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": env.hook(name)}]}]}}
 
 
+def _listed_skills(env: Env, root: Path) -> list[str]:
+    """The skill names ``mycode skills --json --plugin-dir ROOT`` lists, sorted."""
+    out = run_cli(["skills", "--json", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0, out.stderr
+    return sorted(s["name"] for s in json.loads(out.stdout)["skills"])
+
+
 def test_a_relative_mcp_cwd_is_the_plugin_folder_not_where_mycode_runs(
     env: Env, tmp_path: Path
 ) -> None:
@@ -76,12 +83,7 @@ def test_a_manifest_skills_path_adds_to_the_default_skills_folder(env: Env, tmp_
     skill(root / "skills", "default-one")
     skill(root / "extra", "extra-one")
     _codex(root, {"name": "cx", "skills": "./extra/"})
-    out = run_cli(["skills", "--json", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
-    assert out.rc == 0, out.stderr
-    assert sorted(s["name"] for s in json.loads(out.stdout)["skills"]) == [
-        "default-one",
-        "extra-one",
-    ]
+    assert _listed_skills(env, root) == ["default-one", "extra-one"]
 
 
 def test_a_plugins_hooks_get_plugin_data(env: Env, tmp_path: Path) -> None:
@@ -124,14 +126,7 @@ def test_skills_nested_below_the_first_level_load_as_codex_finds_them(
     skill(root / "skills" / ".drafts", "draft")  # hidden: skipped, as Codex skips it
     skill(root / "skills" / "a" / "b" / "c" / "d" / "e" / "f", "too-deep")  # level 7
     _codex(root, {"name": "cx", "skills": "./skills/"})
-    out = run_cli(["skills", "--json", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
-    assert out.rc == 0, out.stderr
-    assert sorted(s["name"] for s in json.loads(out.stdout)["skills"]) == [
-        "citations",
-        "sdk",
-        "sdk-web",
-        "sdk-web-embedded",
-    ]
+    assert _listed_skills(env, root) == ["citations", "sdk", "sdk-web", "sdk-web-embedded"]
     assert read_folder(root, "cli", env.home).skill_names() == [
         "citations",
         "sdk",
