@@ -4,11 +4,28 @@ workspace; anything else outside stays refused, and the folder is read-only."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from skill_helpers import write_skill
 
 from mycode_core.testing import run_cli, write_plugin_dist, write_script
+
+
+def _run_turns(
+    tmp_path: Path, workspace: Path, home: Path, user: Path, prompt: str, turns: list[Any]
+) -> Any:
+    """Run ``mycode -p PROMPT`` with the scripted ``turns`` (``HOME`` = ``user``); it must
+    end well."""
+    script = write_script(tmp_path / "turns.json", turns)
+    result = run_cli(
+        ["-p", prompt, "--model", script, "--output-format", "stream-json"],
+        cwd=workspace,
+        home=home,
+        env={"HOME": str(user)},
+    )
+    assert result.rc == 0, result.stderr
+    return result
 
 
 def test_load_skill_then_read_its_files_outside_the_workspace(tmp_path: Path) -> None:
@@ -25,8 +42,12 @@ def test_load_skill_then_read_its_files_outside_the_workspace(tmp_path: Path) ->
     secret.write_text("do not show\n", encoding="utf-8")
     sibling = home / "not-a-skill.txt"
     sibling.write_text("also private\n", encoding="utf-8")
-    script = write_script(
-        tmp_path / "turns.json",
+    result = _run_turns(
+        tmp_path,
+        workspace,
+        home,
+        user,
+        "check the deploy",
         [
             {"tool_calls": [{"name": "load_skill", "arguments": {"name": "deploy-check"}}]},
             {
@@ -50,13 +71,6 @@ def test_load_skill_then_read_its_files_outside_the_workspace(tmp_path: Path) ->
             {"content": "checked"},
         ],
     )
-    result = run_cli(
-        ["-p", "check the deploy", "--model", script, "--output-format", "stream-json"],
-        cwd=workspace,
-        home=home,
-        env={"HOME": str(user)},
-    )
-    assert result.rc == 0, result.stderr
     results = result.of_type("tool_result")
     assert [r["name"] for r in results] == [
         "load_skill",
@@ -159,22 +173,18 @@ def test_a_skill_script_under_mycode_home_runs_in_the_sandbox(tmp_path: Path) ->
         f"python3 {folder}/scripts/report.py --help; cat {home.resolve()}/config.toml; "
         f"touch {folder}/made-by-command"
     )
-    script = write_script(
-        tmp_path / "turns.json",
+    ran = _run_turns(
+        tmp_path,
+        workspace,
+        home,
+        user,
+        "make the report",
         [
             {"tool_calls": [{"name": "load_skill", "arguments": {"name": "report-tool"}}]},
             {"tool_calls": [{"name": "run_command", "arguments": {"command": command}}]},
             {"content": "ran it"},
         ],
-    )
-    result = run_cli(
-        ["-p", "make the report", "--model", script, "--output-format", "stream-json"],
-        cwd=workspace,
-        home=home,
-        env={"HOME": str(user)},
-    )
-    assert result.rc == 0, result.stderr
-    ran = result.of_type("tool_result")[1]
+    ).of_type("tool_result")[1]
     if not ran.get("metadata", {}).get("sandboxed"):
         pytest.skip("no command sandbox here")
     output = str(ran["content"])
