@@ -33,11 +33,14 @@ def reachability(
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
             answer: dict[str, Any] = {"url": url, "reachable": True, "status": response.status}
-            body = response.read(1 << 20)
-            listed = _model_ids(body)
-            if listed is not None:
-                answer["models"] = listed
-                if _serves_any_name(body):
+            entries = _model_entries(response.read(1 << 20))
+            if entries is not None:
+                answer["models"] = [
+                    str(e["id"])
+                    for e in entries
+                    if isinstance(e, dict) and isinstance(e.get("id"), str)
+                ]
+                if _serves_any_name(entries):
                     answer["any_model"] = True
             return answer
     except urllib.error.HTTPError as exc:
@@ -47,8 +50,8 @@ def reachability(
         return {"url": url, "reachable": False, "error": str(reason)}
 
 
-def _model_ids(body: bytes) -> list[str] | None:
-    """The ids of an OpenAI-style ``/models`` answer, ``None`` when it is not one."""
+def _model_entries(body: bytes) -> list[Any] | None:
+    """The ``data`` entries of an OpenAI-style ``/models`` answer, ``None`` when it is not one."""
     import json
 
     try:
@@ -56,22 +59,14 @@ def _model_ids(body: bytes) -> list[str] | None:
     except ValueError:
         return None
     entries = data.get("data") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        return None
-    return [str(e["id"]) for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str)]
+    return entries if isinstance(entries, list) else None
 
 
-def _serves_any_name(body: bytes) -> bool:
-    """Whether the ``/models`` answer is a single-model ``llama-server``'s: one entry owned by
-    ``llamacpp`` with its ``meta`` (a router's entries carry a ``status`` instead). Such a
+def _serves_any_name(entries: list[Any]) -> bool:
+    """Whether the ``/models`` entries are a single-model ``llama-server``'s: one entry owned
+    by ``llamacpp`` with its ``meta`` (a router's entries carry a ``status`` instead). Such a
     server answers a request for any model name with the model it loaded."""
-    import json
-
-    try:
-        entries = json.loads(body).get("data")
-    except (ValueError, AttributeError):
-        return False
-    if not isinstance(entries, list) or len(entries) != 1 or not isinstance(entries[0], dict):
+    if len(entries) != 1 or not isinstance(entries[0], dict):
         return False
     entry = entries[0]
     return entry.get("owned_by") == "llamacpp" and "meta" in entry and "status" not in entry
