@@ -29,7 +29,6 @@ from mycode_core.trust import restrict_layers
 
 PermissionMode = Literal["default", "accept-edits", "plan", "bypass"]
 ValidationKind = Literal["test", "lint", "typecheck", "build"]
-LAYER_NAMES = ("default", "user", "project", "local", "env", "cli")
 __all__ = ["ConfigError", "Settings", "ensure_home", "home_dir", "load_settings"]
 
 

@@ -257,38 +257,3 @@ class ResultEvent(AgentEvent):
         """One line of stream-json; ``cost_usd`` is kept as ``null`` when unknown (SPEC §4)."""
         text = super().to_json()
         return text[:-1] + ',"cost_usd":null}' if self.cost_usd is None else text
-
-
-EVENT_TYPES: dict[str, type[AgentEvent]] = {
-    cls.model_fields["type"].default: cls
-    for cls in (
-        SystemEvent,
-        UserEvent,
-        StepStartEvent,
-        TextDeltaEvent,
-        ReasoningDeltaEvent,
-        AssistantEvent,
-        ToolCallEvent,
-        PermissionEvent,
-        ToolResultEvent,
-        ObservationEvent,
-        GuidanceEvent,
-        RetryEvent,
-        CompactionEvent,
-        ProgressEvent,
-        NoticeEvent,
-        CheckpointEvent,
-        ResultEvent,
-    )
-}
-
-
-def parse_event(data: dict[str, Any]) -> AgentEvent | None:
-    """Rebuild a typed event from its JSON form; ``None`` for unknown types."""
-    cls = EVENT_TYPES.get(str(data.get("type")))
-    if cls is None:
-        return None
-    try:
-        return cls.model_validate(data)
-    except ValueError:
-        return None

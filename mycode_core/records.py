@@ -58,9 +58,6 @@ class ToolResult(BaseModel):
         )
 
 
-ToolHandler = Callable[[dict[str, Any], "RunContext"], "ToolResult | str"]
-
-
 class CallApproval(BaseModel):
     """Why one tool call needs the user's approval (see ``Tool.approval_for``).
 

@@ -30,9 +30,6 @@ def help_text(plugin: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-HELP = help_text({})
-
-
 class InteractiveSession:
     """Reads tasks from the terminal and runs each one through the same runner."""
 
