@@ -53,6 +53,51 @@ def test_instruction_files_from_root_down(tmp_path: Path) -> None:
     assert instruction_files(tmp_path, Path("/")) == [tmp_path / "AGENTS.md"]
 
 
+def test_agents_override_md_replaces_agents_md_in_its_folder_only(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], workspace: Path
+) -> None:
+    """Codex's rule: in each folder ``AGENTS.override.md`` is read instead of ``AGENTS.md``;
+    other folders and ``CLAUDE.md`` are unaffected."""
+    (workspace / "AGENTS.md").write_text("SHARED-RULE\n")
+    (workspace / "AGENTS.override.md").write_text("LOCAL-OVERRIDE-RULE\n")
+    (workspace / "CLAUDE.md").write_text("CLAUDE-RULE\n")
+    sub = workspace / "pkg"
+    sub.mkdir()
+    (sub / "AGENTS.md").write_text("PKG-RULE\n")
+    run = cli(["-p", "task", *server_args, "--cwd", str(workspace)], cwd=sub)
+    assert run.rc == 0, run.stderr
+    text = server.chat_requests[0].messages[0]["content"]
+    assert "SHARED-RULE" not in text
+    assert text.index("LOCAL-OVERRIDE-RULE") < text.index("PKG-RULE")
+    assert "CLAUDE-RULE" in text and "(AGENTS.override.md)" in text
+
+
+def test_instruction_files_take_the_override_first(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    for name in ("AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "a/AGENTS.md"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "a" / "AGENTS.override.md").symlink_to(tmp_path / "gone")  # dangling: still it
+    assert instruction_files(tmp_path, tmp_path / "a") == [
+        tmp_path / "AGENTS.override.md",
+        tmp_path / "CLAUDE.md",
+        tmp_path / "a" / "AGENTS.override.md",
+    ]
+
+
+def test_your_own_agents_override_md_wins_when_not_empty(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], home: Path
+) -> None:
+    """As Codex's ``~/.codex``: the first non-empty of AGENTS.override.md, AGENTS.md."""
+    (home / "AGENTS.md").write_text("MY-USUAL-RULE\n")
+    (home / "AGENTS.override.md").write_text("MY-OVERRIDE-RULE\n")
+    assert cli(["-p", "task", *server_args]).rc == 0
+    (home / "AGENTS.override.md").write_text(" \n")
+    assert cli(["-p", "task", *server_args]).rc == 0
+    first, second = (r.messages[0]["content"] for r in server.chat_requests)
+    assert "MY-OVERRIDE-RULE" in first and "MY-USUAL-RULE" not in first
+    assert "MY-USUAL-RULE" in second and "AGENTS.override.md" not in second
+
+
 def test_folders_down_to_are_the_root_then_each_folder_to_the_current_one(tmp_path: Path) -> None:
     root = tmp_path.resolve()
     (root / "a" / "b").mkdir(parents=True)

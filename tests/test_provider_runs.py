@@ -269,6 +269,44 @@ def test_thinking_sent_apart_is_shown_never_answered_nor_sent_back(
     assert shown[-1] == "text_delta"  # the thinking comes before its answer, streamed or not
 
 
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_leading_think_block_in_the_content_is_thinking_too(
+    server: FakeOpenAIServer, run: Any, stream: bool
+) -> None:
+    """llama-server ``--reasoning-format none`` leaves the thinking inline, as a leading
+    ``<think>…</think>`` of ``content`` (the tags split across chunks): it goes where
+    ``reasoning_content`` goes — shown as ``reasoning_delta``, neither answered nor sent
+    back — while a tag later in an answer stays text."""
+    server.enqueue(
+        turn(
+            "<think>\nThe user wants an echo.\n</think>\n\n",
+            [{"id": "c1", "name": "echo", "arguments": {"text": "hi"}}],
+            chunk_size=3,
+        ),
+        turn("<think>It echoed hi.</think>\n\nEchoed: use <think> tags.", chunk_size=2),
+    )
+    events = run(stream=stream)
+    thoughts = "".join(e.text for e in _of(events, "reasoning_delta"))
+    assert thoughts == "\nThe user wants an echo.\nIt echoed hi."
+    assert "".join(e.text for e in _of(events, "text_delta")) == "Echoed: use <think> tags."
+    assert events[-1].final_text == "Echoed: use <think> tags."
+    assert "The user wants" not in str(server.chat_requests[1].messages)
+    assert _of(events, "assistant")[0].content in (None, "")
+
+
+def test_a_think_block_cut_by_the_reply_cap_is_thinking_not_an_answer(
+    server: FakeOpenAIServer, run: Any
+) -> None:
+    """An unterminated leading ``<think>`` (the reply cap hit mid-thought) is thinking: the
+    model is told it was cut while thinking, and nothing of it becomes the answer."""
+    server.enqueue(turn("<think>Let me think at length", finish_reason="length"), turn("done"))
+    events = run()
+    assert "".join(e.text for e in _of(events, "text_delta")) == "done"
+    assert events[-1].stop_reason == "completed" and events[-1].final_text == "done"
+    (guidance,) = [g.message for g in _of(events, "guidance")]
+    assert "while you were still thinking" in guidance
+
+
 def test_llama_server_without_jinja_fails_at_once_naming_the_flag(tmp_path: Path) -> None:
     """``llama-server --no-jinja`` answers every request with tools with a 500
     ``tools param requires --jinja flag``: retrying cannot help, so the run ends at once with

@@ -350,6 +350,22 @@ def test_output_formats(cli: Any, server: FakeOpenAIServer, server_args: list[st
     assert as_text.rc == 0 and as_text.stdout.strip() == "plain words"
 
 
+def test_inline_think_blocks_are_thinking_in_stream_json(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], home: Path
+) -> None:
+    """``mycode -p --output-format stream-json`` against a server that leaves a reasoning
+    model's thinking inline (llama-server ``--reasoning-format none``), streamed and not."""
+    for stream in ("true", "false"):
+        _set_config(home, f"stream = {stream}")
+        server.enqueue(turn("<think>2 + 2 is 4</think>\n\nThe answer is 4.", chunk_size=3))
+        run = cli(["-p", "what is 2 + 2?", *server_args])
+        assert run.rc == 0, run.stderr
+        assert "".join(e["text"] for e in run.of_type("reasoning_delta")) == "2 + 2 is 4"
+        assert "".join(e["text"] for e in run.of_type("text_delta")) == "The answer is 4."
+        assert run.of_type("result")[0]["final_text"] == "The answer is 4."
+    assert ["stream" in r.body for r in server.chat_requests] == [True, False]
+
+
 def test_the_prompt_can_come_from_stdin(
     cli: Any, server: FakeOpenAIServer, server_args: list[str]
 ) -> None:

@@ -141,3 +141,56 @@ def test_a_plain_completion_body() -> None:
     )
     assert seen == ["calling"] and reply.tool_calls[0].id == "z"
     assert reply.finish_reason == "tool_calls"
+
+
+def _split(content: str, size: int) -> tuple[str, str, list[str]]:
+    """``content`` streamed in pieces of ``size``: (thinking, answer, the text deltas)."""
+    thoughts: list[str] = []
+    deltas: list[str] = []
+    pieces = [content[i : i + size] for i in range(0, len(content), size)]
+    reply = accumulate_sse(
+        _lines(*[_delta({"content": p}) for p in pieces], _delta({}, "stop")),
+        deltas.append,
+        thoughts.append,
+    )
+    assert "".join(thoughts) == (reply.reasoning or "")
+    return reply.reasoning or "", reply.content or "", deltas
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 1000])
+def test_a_leading_think_block_is_thinking_however_the_stream_splits_it(size: int) -> None:
+    """llama-server ``--reasoning-format none``: the thoughts arrive inline in ``content``."""
+    thought, answer, deltas = _split("\n<think>\nweigh a < b</thi</think>\n\nIt is 4.", size)
+    assert (thought, answer) == ("\nweigh a < b</thi", "It is 4.")
+    assert "".join(deltas) == "It is 4."
+    thought, answer, deltas = _split("<think>cut off while thinking </th", size)
+    assert (thought, answer, deltas) == ("cut off while thinking </th", "", [])
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_think_tags_anywhere_but_the_start_are_answer_text(size: int) -> None:
+    for content in (
+        "Wrap it in <think>…</think> tags.",
+        "<thinking>not our tag</thinking>",
+        "<thi",
+        "  \n",
+        "`<think>` then </think>",
+    ):
+        thought, answer, deltas = _split(content, size)
+        assert (thought, answer, "".join(deltas)) == ("", content, content)
+
+
+def test_the_think_splitter_holds_back_no_more_than_a_tag() -> None:
+    """Each piece costs O(piece): inside the block only a possible ``</think>`` start is held."""
+    from mycode_core.providers.think import ThinkSplitter
+
+    splitter = ThinkSplitter()
+    assert splitter.feed("<think>") == ("", "")
+    for _ in range(10_000):
+        thought, text = splitter.feed("thinking hard </")
+        assert len(splitter.held) <= len("</think") and text == ""
+    assert splitter.feed("think>answer </think>") == ("", "answer </think>")
+    assert splitter.feed(" more") == ("", " more") and splitter.finish() == ("", "")
+    waiting = ThinkSplitter()  # whitespace before a tag is held only so long
+    assert waiting.feed(" " * 200) == ("", "") and waiting.feed(" " * 100) == ("", " " * 300)
+    assert waiting.feed("<think>x</think>") == ("", "<think>x</think>")

@@ -99,6 +99,8 @@ def _hostile_repo(tmp_path: Path) -> tuple[Path, Path, Path]:
     home.mkdir()
     (ws / "CLAUDE.md").symlink_to("/proc/self/environ")
     (ws / "AGENTS.md").symlink_to(fake_home / ".aws" / "credentials")
+    (ws / "sub").mkdir()
+    (ws / "sub" / "AGENTS.override.md").symlink_to(fake_home / ".aws" / "credentials")
     (ws / ".mycode").mkdir()
     (ws / ".mycode" / "config.toml").symlink_to(fake_home / ".aws" / "credentials")
     (ws / ".mcp.json").symlink_to(fake_home / ".aws" / "credentials")
@@ -118,7 +120,8 @@ def test_symlinked_instruction_files_never_reach_the_request(tmp_path: Path) -> 
     with FakeOpenAIServer([turn("done")]) as server:
         (home / "config.toml").write_text(f'base_url = "{server.base_url}"\nmodel = "m"\n')
         env = {"OPENAI_API_KEY": SECRET, "HOME": str(fake_home)}
-        run = run_cli(["-p", "summarize", "--output-format", "stream-json"], ws, home, env=env)
+        args = ["-p", "summarize", "--output-format", "stream-json", "--cwd", str(ws)]
+        run = run_cli(args, ws / "sub", home, env=env)
         assert run.rc == 0, run.stderr
         chats = [r for r in server.requests if r.messages]
         assert chats
@@ -128,6 +131,7 @@ def test_symlinked_instruction_files_never_reach_the_request(tmp_path: Path) -> 
     for name in (
         "CLAUDE.md",
         "AGENTS.md",
+        "sub/AGENTS.override.md",
         ".mycode/config.toml",
         ".mcp.json",
         ".claude/settings.json",

@@ -23,7 +23,8 @@ from mycode_core.project_files import (
 if TYPE_CHECKING:
     from mycode_core.records import ContextSection, RunContext
 
-INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
+INSTRUCTION_FILES = (("AGENTS.override.md", "AGENTS.md"), ("CLAUDE.md",))
+"""Per folder, the first existing name of each group (Codex: the override wins its folder)."""
 MAX_INSTRUCTION_CHARS = 40_000
 
 BASE_INSTRUCTIONS = """\
@@ -34,20 +35,20 @@ Never claim success without evidence. When done, reply with a short summary and 
 
 
 def instruction_files(workspace: Path, current: Path | None = None) -> list[Path]:
-    """AGENTS.md / CLAUDE.md from the workspace root down to ``current`` (inside it)."""
+    """AGENTS.md (or AGENTS.override.md) / CLAUDE.md from the workspace root down to
+    ``current`` (inside it)."""
     found = []
     for folder in folders_down_to(workspace, current):
-        for name in INSTRUCTION_FILES:
-            candidate = folder / name
-            if os.path.lexists(candidate):  # a symlink too: reading it decides (issue 23 M1)
-                found.append(candidate)
+        for names in INSTRUCTION_FILES:
+            # a symlink counts too: reading it decides (issue 23 M1)
+            found += [p for p in (folder / n for n in names) if os.path.lexists(p)][:1]
     return found
 
 
 @hookimpl
 def build_context(context: RunContext) -> list[ContextSection]:
-    """Base instructions, environment facts, your ``$MYCODE_HOME/AGENTS.md`` and the project's
-    instruction files."""
+    """Base instructions, environment facts, your ``$MYCODE_HOME/AGENTS.md`` (or
+    ``AGENTS.override.md``) and the project's instruction files."""
     from mycode_core.records import ContextSection
 
     sections = [ContextSection(title="", text=BASE_INSTRUCTIONS, priority=0)]
@@ -80,12 +81,17 @@ def build_context(context: RunContext) -> list[ContextSection]:
     extra = getattr(context.settings, "append_system_prompt", None)
     if extra:
         sections.append(ContextSection(title="", text=str(extra), priority=1000))
-    mine = context.home / "AGENTS.md"  # yours, for every workspace (Codex's ~/.codex/AGENTS.md)
-    try:
-        text = mine.read_text(encoding="utf-8", errors="replace")[:MAX_INSTRUCTION_CHARS]
-        sections.append(ContextSection(title=f"Your instructions ({mine})", text=text, priority=15))
-    except OSError:
-        pass
+    for name in INSTRUCTION_FILES[0]:  # yours, for every workspace (Codex's ~/.codex/AGENTS.md)
+        mine = context.home / name
+        try:
+            text = mine.read_text(encoding="utf-8", errors="replace")[:MAX_INSTRUCTION_CHARS]
+        except OSError:
+            continue
+        if text.strip():  # as Codex: the first non-empty one
+            sections.append(
+                ContextSection(title=f"Your instructions ({mine})", text=text, priority=15)
+            )
+            break
     files = instruction_files(context.workspace, Path(os.getcwd()))
     seen = {os.path.abspath(path) for path in files}
     for path in files:

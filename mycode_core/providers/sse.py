@@ -20,6 +20,7 @@ from mycode_core.providers.base import (
     ReplyToolCall,
     ServerError,
 )
+from mycode_core.providers.think import ThinkSplitter
 
 CONTEXT_MARKERS = (
     "context_length_exceeded",
@@ -73,7 +74,8 @@ class _Call:
 
 
 class StreamAccumulator:
-    """Feeds on decoded chunk objects; keeps choice 0 only."""
+    """Feeds on decoded chunk objects; keeps choice 0 only. A leading ``<think>`` block in the
+    content is thinking, as ``reasoning_content`` is (:mod:`.think`)."""
 
     def __init__(
         self, on_text: Callable[[str], None], on_reasoning: Callable[[str], None] | None = None
@@ -89,6 +91,16 @@ class StreamAccumulator:
         self.usage: dict[str, int] = {}
         self.done = False
         self.saw_chunk = False
+        self.think = ThinkSplitter()
+
+    def _hear(self, thought: str, text: str) -> None:
+        if thought:
+            self.reasoning.append(thought)
+            if self.on_reasoning is not None:
+                self.on_reasoning(thought)
+        if text:
+            self.text.append(text)
+            self.on_text(text)
 
     def feed(self, chunk: dict[str, Any]) -> None:
         """Take one decoded ``chat.completion.chunk``."""
@@ -112,14 +124,11 @@ class StreamAccumulator:
             # — before the content: a whole message (not streamed) carries both, and the
             # thinking is shown before its answer
             thought = delta.get("reasoning_content") or delta.get("reasoning")
-            if isinstance(thought, str) and thought:
-                self.reasoning.append(thought)
-                if self.on_reasoning is not None:
-                    self.on_reasoning(thought)
+            if isinstance(thought, str):
+                self._hear(thought, "")
             content = delta.get("content")
             if isinstance(content, str) and content:
-                self.text.append(content)
-                self.on_text(content)
+                self._hear(*self.think.feed(content))
             refusal = delta.get("refusal")
             if isinstance(refusal, str) and refusal:
                 self.refusal.append(refusal)
@@ -159,6 +168,7 @@ class StreamAccumulator:
 
     def reply(self) -> ModelReply:
         """The accumulated turn."""
+        self._hear(*self.think.finish())
         text = "".join(self.text) or None
         refusal = "".join(self.refusal) or None
         return ModelReply(
