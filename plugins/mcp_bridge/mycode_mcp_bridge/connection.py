@@ -25,12 +25,15 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from mycode_mcp_bridge.config import ServerSpec
+from mycode_mcp_bridge.procwatch import ExitWatch, exit_reason
 from mycode_mcp_bridge.transports import (
     WatchedStream,
     describe_error,
     end_group,
     open_transport,
+    returncode,
     server_group,
+    stdio_process,
 )
 
 MAX_RESTARTS = 1
@@ -97,6 +100,7 @@ class ServerConnection:
         self._stopping = False
         self._cancel_requested = False
         self._eof = False
+        self._watch: ExitWatch | None = None
         self._log_offset = 0
         self._task: asyncio.Task[None] | None = None
 
@@ -146,11 +150,18 @@ class ServerConnection:
             self._eof = True
         wake.set()
 
+    async def _notice_exit(self, watch: ExitWatch, wake: anyio.Event) -> None:
+        """The server's process exited: end the session as at the end of its stdout (which a
+        process it started may hold open), so pending calls fail as a crash at once."""
+        await watch.exited()
+        self._on_eof(wake)
+
     async def _supervise(
         self, ready: anyio.Event, wake: anyio.Event, finished: anyio.Event
     ) -> None:
         log: IO[str] | None = None
         pgid: int | None = None
+        process: Any | None = None
         try:
             log = self._open_log()
             self._changed = anyio.Event()  # a list_changed during start-up refreshes once ready
@@ -159,11 +170,14 @@ class ServerConnection:
                 if self._cancel_requested:
                     scope.cancel()
                 async with contextlib.AsyncExitStack() as stack:
-                    read, write = await stack.enter_async_context(
-                        open_transport(self.spec, self.workspace, log)
-                    )
+                    transport = open_transport(self.spec, self.workspace, log)
+                    read, write = await stack.enter_async_context(transport)
                     if self.spec.transport == "stdio":
                         pgid = server_group(self.log_path)
+                        process = stdio_process(transport, pgid)
+                    watch = ExitWatch(pgid) if pgid is not None else None
+                    if watch is not None:
+                        stack.callback(watch.close)
                     watched = WatchedStream(read, lambda: self._on_eof(wake))
                     session = ClientSession(
                         watched,  # type: ignore[arg-type]
@@ -180,22 +194,25 @@ class ServerConnection:
                     if self.state != "starting":
                         return
                     self._session, self.tools, self.state = session, tools, "ready"
+                    self._watch = watch
                     ready.set()
                     async with anyio.create_task_group() as group:
                         group.start_soon(self._refresh_loop, session)
+                        if watch is not None:
+                            group.start_soon(self._notice_exit, watch, wake)
                         await wake.wait()
                         group.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - every failure becomes a reported reason
             if self.state in ("starting", "ready") and not self._stopping:
                 self.reason = describe_error(exc, self.spec)
                 if self._eof and self.state == "ready":
-                    self.reason = "the server process exited unexpectedly"
+                    self.reason = exit_reason(returncode(process))
         finally:
-            self._session = None
+            self._session, self._watch = None, None
             crashed = self.state == "ready" and not self._stopping
             if crashed:
                 self.state = "crashed"
-                self.reason = self.reason or "the server process exited unexpectedly"
+                self.reason = self.reason or exit_reason(returncode(process))
             elif self.state == "starting":
                 self.state = "failed"
                 if self.reason is None:
@@ -234,14 +251,18 @@ class ServerConnection:
         async with self._lock:
             if self.state != "crashed" or self._stopping:
                 return
+            # The old supervisor reports the crash as it finishes; that report must still
+            # see the old restart count.
+            if self._finished is not None:
+                with anyio.move_on_after(8.0):
+                    await self._finished.wait()
+            if self.state != "crashed" or self._stopping:
+                return
             if self.restarts >= MAX_RESTARTS:
                 self.state = "failed"
                 self.reason = f"{self.reason}; not restarted again"
                 return
             self.restarts += 1
-            if self._finished is not None:
-                with anyio.move_on_after(8.0):
-                    await self._finished.wait()
             previous = self.tools
             if await self.start():
                 if [t.name for t in self.tools] != [t.name for t in previous]:
@@ -340,8 +361,9 @@ class ServerConnection:
         session = self._session
         if session is None or self.state != "ready":
             raise ServerError("unavailable", self.reason or f"server is {self.state}")
+        pending = self._watch.call_pending() if self._watch else contextlib.nullcontext()
         try:
-            with anyio.fail_after(timeout + 2.0):
+            with anyio.fail_after(timeout + 2.0), pending:
                 return await session.call_tool(
                     tool, arguments, read_timeout_seconds=timeout, progress_callback=progress
                 )
