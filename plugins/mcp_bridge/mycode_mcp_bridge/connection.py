@@ -25,15 +25,13 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from mycode_mcp_bridge.config import ServerSpec
-from mycode_mcp_bridge.procwatch import ExitWatch, exit_reason
+from mycode_mcp_bridge.procwatch import ExitWatch
 from mycode_mcp_bridge.transports import (
     WatchedStream,
     describe_error,
     end_group,
     open_transport,
-    returncode,
     server_group,
-    stdio_process,
 )
 
 MAX_RESTARTS = 1
@@ -161,7 +159,6 @@ class ServerConnection:
     ) -> None:
         log: IO[str] | None = None
         pgid: int | None = None
-        process: Any | None = None
         try:
             log = self._open_log()
             self._changed = anyio.Event()  # a list_changed during start-up refreshes once ready
@@ -170,11 +167,11 @@ class ServerConnection:
                 if self._cancel_requested:
                     scope.cancel()
                 async with contextlib.AsyncExitStack() as stack:
-                    transport = open_transport(self.spec, self.workspace, log)
-                    read, write = await stack.enter_async_context(transport)
+                    read, write = await stack.enter_async_context(
+                        open_transport(self.spec, self.workspace, log)
+                    )
                     if self.spec.transport == "stdio":
                         pgid = server_group(self.log_path)
-                        process = stdio_process(transport, pgid)
                     watch = ExitWatch(pgid) if pgid is not None else None
                     if watch is not None:
                         stack.callback(watch.close)
@@ -206,13 +203,13 @@ class ServerConnection:
             if self.state in ("starting", "ready") and not self._stopping:
                 self.reason = describe_error(exc, self.spec)
                 if self._eof and self.state == "ready":
-                    self.reason = exit_reason(returncode(process))
+                    self.reason = "the server process exited unexpectedly"
         finally:
             self._session, self._watch = None, None
             crashed = self.state == "ready" and not self._stopping
             if crashed:
                 self.state = "crashed"
-                self.reason = self.reason or exit_reason(returncode(process))
+                self.reason = self.reason or "the server process exited unexpectedly"
             elif self.state == "starting":
                 self.state = "failed"
                 if self.reason is None:

@@ -1,4 +1,4 @@
-"""Noticing at once that a stdio server's own process died, and saying how it ended.
+"""Noticing at once that a stdio server's own process died.
 
 The session learns that a server went away from the end of its stdout. A server that dies
 while a process it started still holds that pipe open never gets there, and its pending
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 from collections.abc import Iterator
 
 import anyio
@@ -87,21 +86,3 @@ class ExitWatch:
         fd, self._pidfd = self._pidfd, None
         if fd is not None and fd >= 0:
             os.close(fd)
-
-
-def describe_exit(returncode: int | None) -> str:
-    """``exit status 3``, ``killed by SIGKILL``, or ``""`` when not known."""
-    if returncode is None:
-        return ""
-    if returncode >= 0:
-        return f"exit status {returncode}"
-    try:
-        return f"killed by {signal.Signals(-returncode).name}"
-    except ValueError:
-        return f"killed by signal {-returncode}"
-
-
-def exit_reason(returncode: int | None) -> str:
-    """Why a server that was ready is gone: it exited, and how, when that is known."""
-    how = describe_exit(returncode)
-    return "the server process exited unexpectedly" + (f" ({how})" if how else "")

@@ -120,25 +120,6 @@ def server_group(log_path: Path) -> int | None:
     return None
 
 
-def stdio_process(transport: object, pid: int | None) -> Any | None:
-    """The process object the SDK's ``stdio_client`` made for the server ``pid``, or ``None``.
-
-    Only it knows the server's exit status: the event loop reaps the process the moment it
-    exits, and ``stdio_client`` keeps it in a local variable without handing it out. Read from
-    the suspended generator of the open transport; any change in the SDK yields ``None``."""
-    frame = getattr(getattr(transport, "gen", None), "ag_frame", None)
-    process = frame.f_locals.get("process") if frame is not None else None
-    if pid is None or getattr(process, "pid", None) != pid:
-        return None
-    return process
-
-
-def returncode(process: Any | None) -> int | None:
-    """The exit status of a process from :func:`stdio_process` (``None``: unknown or running)."""
-    code = getattr(process, "returncode", None)
-    return code if isinstance(code, int) else None
-
-
 def _group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)

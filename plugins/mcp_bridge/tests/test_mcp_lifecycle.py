@@ -103,7 +103,7 @@ def test_crash_is_reported_at_once_while_a_helper_holds_stdout(
     make_run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pidfd: bool
 ) -> None:
     """The server dies during a call, but the helper it started keeps the pipe open (no end of
-    stream): the call fails as a crash, with the exit status, long before its 600 s timeout,
+    stream): the call fails as a crash long before its 600 s timeout,
     and the helper goes with the server's process group. Without a pidfd, the process is
     checked while the call is pending."""
     if pidfd and not hasattr(os, "pidfd_open"):
@@ -120,12 +120,12 @@ def test_crash_is_reported_at_once_while_a_helper_holds_stdout(
         crashed = pending.result(timeout=120)  # not noticed, it would last the call timeout
         helper = int(pid_file.read_text())
         assert crashed.is_error and "crashed during the call" in str(crashed.content)
-        assert "exited unexpectedly (exit status 4)" in str(crashed.content)
+        assert "exited unexpectedly" in str(crashed.content)
         assert "restarted on the next call" in str(crashed.content)
         assert wait_until(lambda: not process_alive(helper), 30)
         assert run.call("mcp__feat__echo", {"text": "back"}).content == "back"
         notices = [n for n in run.notices() if "crashed" in n]
-        assert len(notices) == 1 and "(exit status 4); it will be restarted" in notices[0]
+        assert len(notices) == 1 and "exited unexpectedly; it will be restarted" in notices[0]
         assert "fatal: crashed, leaving a helper behind" in notices[0]  # its stderr tail
     finally:
         pool.shutdown(wait=False)
