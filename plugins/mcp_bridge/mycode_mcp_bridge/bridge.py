@@ -241,8 +241,9 @@ class Bridge:
                 if connection.restarts < 1
                 else "it will not be restarted in this session"
             )
+            why = f": {' '.join(connection.reason.split())}" if connection.reason else ""
             return ToolResult.error(
-                f"MCP server '{server}' crashed during the call to {tool}; {what}."
+                f"MCP server '{server}' crashed during the call to {tool}{why}; {what}."
             )
         if exc.kind == "unavailable":
             self.report_failure(connection, "is unavailable", key=f"final:{server}")

@@ -25,6 +25,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from mycode_mcp_bridge.config import ServerSpec
+from mycode_mcp_bridge.procwatch import ExitWatch
 from mycode_mcp_bridge.transports import (
     WatchedStream,
     describe_error,
@@ -97,6 +98,7 @@ class ServerConnection:
         self._stopping = False
         self._cancel_requested = False
         self._eof = False
+        self._watch: ExitWatch | None = None
         self._log_offset = 0
         self._task: asyncio.Task[None] | None = None
 
@@ -146,6 +148,12 @@ class ServerConnection:
             self._eof = True
         wake.set()
 
+    async def _notice_exit(self, watch: ExitWatch, wake: anyio.Event) -> None:
+        """The server's process exited: end the session as at the end of its stdout (which a
+        process it started may hold open), so pending calls fail as a crash at once."""
+        await watch.exited()
+        self._on_eof(wake)
+
     async def _supervise(
         self, ready: anyio.Event, wake: anyio.Event, finished: anyio.Event
     ) -> None:
@@ -164,6 +172,9 @@ class ServerConnection:
                     )
                     if self.spec.transport == "stdio":
                         pgid = server_group(self.log_path)
+                    watch = ExitWatch(pgid) if pgid is not None else None
+                    if watch is not None:
+                        stack.callback(watch.close)
                     watched = WatchedStream(read, lambda: self._on_eof(wake))
                     session = ClientSession(
                         watched,  # type: ignore[arg-type]
@@ -180,9 +191,12 @@ class ServerConnection:
                     if self.state != "starting":
                         return
                     self._session, self.tools, self.state = session, tools, "ready"
+                    self._watch = watch
                     ready.set()
                     async with anyio.create_task_group() as group:
                         group.start_soon(self._refresh_loop, session)
+                        if watch is not None:
+                            group.start_soon(self._notice_exit, watch, wake)
                         await wake.wait()
                         group.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - every failure becomes a reported reason
@@ -191,7 +205,7 @@ class ServerConnection:
                 if self._eof and self.state == "ready":
                     self.reason = "the server process exited unexpectedly"
         finally:
-            self._session = None
+            self._session, self._watch = None, None
             crashed = self.state == "ready" and not self._stopping
             if crashed:
                 self.state = "crashed"
@@ -234,14 +248,18 @@ class ServerConnection:
         async with self._lock:
             if self.state != "crashed" or self._stopping:
                 return
+            # The old supervisor reports the crash as it finishes; that report must still
+            # see the old restart count.
+            if self._finished is not None:
+                with anyio.move_on_after(8.0):
+                    await self._finished.wait()
+            if self.state != "crashed" or self._stopping:
+                return
             if self.restarts >= MAX_RESTARTS:
                 self.state = "failed"
                 self.reason = f"{self.reason}; not restarted again"
                 return
             self.restarts += 1
-            if self._finished is not None:
-                with anyio.move_on_after(8.0):
-                    await self._finished.wait()
             previous = self.tools
             if await self.start():
                 if [t.name for t in self.tools] != [t.name for t in previous]:
@@ -340,8 +358,9 @@ class ServerConnection:
         session = self._session
         if session is None or self.state != "ready":
             raise ServerError("unavailable", self.reason or f"server is {self.state}")
+        pending = self._watch.call_pending() if self._watch else contextlib.nullcontext()
         try:
-            with anyio.fail_after(timeout + 2.0):
+            with anyio.fail_after(timeout + 2.0), pending:
                 return await session.call_tool(
                     tool, arguments, read_timeout_seconds=timeout, progress_callback=progress
                 )

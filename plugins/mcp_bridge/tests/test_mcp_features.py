@@ -12,7 +12,7 @@ from mcp_helpers import Run, feature
 EXPECTED = {
     "echo", "configure", "peek", "wipe", "weather", "only_structured", "picture", "links",
     "fail", "slow_count", "grow", "shrink", "crash", "hang", "nap", "huge", "noisy", "getenv",
-    "whereami",
+    "whereami", "crash_leaving_helper",
 }  # fmt: skip
 
 

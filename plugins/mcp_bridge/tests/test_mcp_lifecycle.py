@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import signal
@@ -94,6 +95,42 @@ def test_crash_is_reported_and_restarted_once(make_run, tmp_path: Path) -> None:
     assert len(crash_notices) == 2
     assert "simulated crash" in crash_notices[0]  # stderr tail
     assert len(notices) == 2  # the "unavailable" call is not reported again
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "poll"])
+def test_crash_is_reported_at_once_while_a_helper_holds_stdout(
+    make_run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pidfd: bool
+) -> None:
+    """The server dies during a call, but the helper it started keeps the pipe open (no end of
+    stream): the call fails as a crash long before its 600 s timeout,
+    and the helper goes with the server's process group. Without a pidfd, the process is
+    checked while the call is pending."""
+    if pidfd and not hasattr(os, "pidfd_open"):
+        pytest.skip("no pidfd_open on this system")
+    if not pidfd:
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    pid_file = tmp_path / "helper"
+    run = make_run({"feat": feature(timeout=600, startup_timeout=60)})
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    try:
+        pending = pool.submit(
+            run.call, "mcp__feat__crash_leaving_helper", {"pid_file": str(pid_file)}
+        )
+        crashed = pending.result(timeout=120)  # not noticed, it would last the call timeout
+        helper = int(pid_file.read_text())
+        assert crashed.is_error and "crashed during the call" in str(crashed.content)
+        assert "exited unexpectedly" in str(crashed.content)
+        assert "restarted on the next call" in str(crashed.content)
+        assert wait_until(lambda: not process_alive(helper), 30)
+        assert run.call("mcp__feat__echo", {"text": "back"}).content == "back"
+        notices = [n for n in run.notices() if "crashed" in n]
+        assert len(notices) == 1 and "exited unexpectedly; it will be restarted" in notices[0]
+        assert "fatal: crashed, leaving a helper behind" in notices[0]  # its stderr tail
+    finally:
+        pool.shutdown(wait=False)
+        if pid_file.exists() and process_alive(helper := int(pid_file.read_text())):
+            os.kill(helper, signal.SIGKILL)
 
 
 def test_idle_crash_is_noticed_and_next_call_restarts(make_run, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import subprocess
 import sys
 import time
 from typing import Literal
@@ -37,6 +38,8 @@ def _early_flags() -> argparse.Namespace:
 
 
 ARGS = _early_flags() if __name__ == "__main__" else None
+WIRE = os.dup(1)
+"""The pipe to the client: the SDK moves it off fd 1 (which then writes to stderr)."""
 
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
 from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
@@ -148,6 +151,15 @@ def build(name: str) -> MCPServer:
     def crash() -> str:
         print("fatal: simulated crash", file=sys.stderr, flush=True)
         os._exit(3)
+
+    @server.tool(description="Start a helper that keeps stdout open, then crash.")
+    def crash_leaving_helper(pid_file: str) -> str:
+        # The helper's stdout is the pipe to the client, so it stays open after we exit.
+        helper = subprocess.Popen(["sleep", "600"], stdout=WIRE)
+        with open(pid_file, "w", encoding="utf-8") as fh:
+            fh.write(f"{helper.pid}\n")
+        print("fatal: crashed, leaving a helper behind", file=sys.stderr, flush=True)
+        os._exit(4)
 
     @server.tool(description="Block the whole server (never answers).")
     async def hang(seconds: float = 3600) -> str:
