@@ -66,6 +66,13 @@ class PluginFolder:
         """Whether a fatal problem keeps every component of the folder out."""
         return bool(self.fatal)
 
+    def reject(self, problem: Problem) -> None:
+        """Note a fatal problem: it keeps the whole folder out. ``problems`` (what notices
+        show) gets it marked ``rejected:``, which is how :func:`.install.report_of` tells it
+        from the warnings there."""
+        self.fatal.append(problem)
+        self.problems.append(f"rejected: {problem.message} (§{problem.section})")
+
     def skip(self, what: str, reason: str) -> None:
         """Note one component left out, and why."""
         self.skipped.append({"what": what, "reason": reason})
@@ -173,7 +180,8 @@ def read_folder(root: Path, layer: str, home: Path) -> PluginFolder:
 def _agent_plugin(root: Path, layer: str, home: Path) -> PluginFolder:
     folder = PluginFolder(root=root, name=root.name, layer=layer, format="agent-plugins")
     manifest, fatal, warnings = read_manifest(root)
-    folder.fatal += fatal
+    for problem in fatal:
+        folder.reject(problem)
     folder.warnings += warnings
     if manifest is not None:
         folder.name = manifest["name"]
@@ -181,7 +189,6 @@ def _agent_plugin(root: Path, layer: str, home: Path) -> PluginFolder:
         version = manifest.get("version")
         folder.version = version if isinstance(version, str) else None
     if folder.fatal:
-        folder.problems += [f"rejected: {p.message} (§{p.section})" for p in folder.fatal]
         return folder
     skills, skill_problems = skill_folders(root)
     folder.warnings += skill_problems
@@ -247,10 +254,10 @@ def _native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
     if problem is None and manifest_path.is_file() and not inside(manifest_path, root):
         manifest, problem = None, f"{manifest_path} leads outside the plugin folder"
     if problem:
-        folder.problems.append(problem)
         if kind == "codex":
-            folder.fatal.append(Problem(problem, "codex"))
+            folder.reject(Problem(problem, "codex"))
             return folder
+        folder.problems.append(problem)
     manifest = manifest or {}
     folder.manifest = manifest_path.is_file() and problem is None
     if isinstance(manifest.get("name"), str) and manifest["name"].strip():

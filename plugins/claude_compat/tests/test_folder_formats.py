@@ -89,6 +89,31 @@ def test_codex_manifest_not_json_is_refused(env: Env, tmp_path: Path) -> None:
     assert "Traceback" not in out.stderr
 
 
+def test_each_problem_is_reported_once_in_its_own_list(env: Env, tmp_path: Path) -> None:
+    """A Codex manifest that is not JSON is fatal, not also a warning (it was listed under
+    both), in ``validate`` and in the report of a refused install; an Agent Plugins folder
+    with a fatal name and an unknown field has one in each list."""
+    codex = tmp_path / "cx"
+    (codex / ".codex-plugin").mkdir(parents=True)
+    (codex / ".codex-plugin" / "plugin.json").write_text("{")
+    portable = agent_plugin(
+        tmp_path / "ap", {"$schema": PLUGIN_SCHEMA, "name": "Bad Name", "colour": "red"}
+    )
+    for root, fatal, warning in ((codex, "not valid JSON", None), (portable, "5.5", "colour")):
+        out = run_cli(["plugins", "validate", str(root)], cwd=env.workspace, home=env.home)
+        refused = run_cli(["plugins", "install", str(root)], cwd=env.workspace, home=env.home)
+        assert out.rc == 1 and refused.rc == 1, (out.stderr, refused.stderr)
+        installing = json.loads(refused.stderr[: refused.stderr.rindex("}") + 1])
+        for report in (json.loads(out.stdout), installing):
+            assert len(report["fatal"]) == 1 and fatal in json.dumps(report["fatal"]), report
+            messages = [item["message"] for item in report["fatal"] + report["warnings"]]
+            assert len(messages) == len(set(messages)), report
+            if warning is None:
+                assert report["warnings"] == [], report
+            else:
+                assert len(report["warnings"]) == 1 and warning in json.dumps(report["warnings"])
+
+
 def test_one_folder_with_three_manifests_loads_once_as_agent_plugins(
     env: Env, tmp_path: Path
 ) -> None:
