@@ -39,6 +39,35 @@ def _also(value: Any, default: str) -> Any:
     return [default, *value] if isinstance(value, list) else [default]
 
 
+def _hook_sources(
+    root: Path, manifest: dict[str, Any], manifest_path: Path, kind: str, folder: PluginFolder
+) -> list[tuple[str, Any]]:
+    """The hook documents of a native folder, ``(where, data)``, in loading order.
+
+    Claude Code always loads ``hooks/hooks.json``, and a manifest's ``hooks`` (paths or an
+    inline object) add to it; Claude Code refuses a manifest naming that file again
+    ("Duplicate hooks file detected"), mycode reads it once. Codex reads the manifest's
+    ``hooks`` (a path, inline objects) instead of ``hooks/hooks.json``."""
+    value = manifest.get("hooks")
+    inline = [value] if isinstance(value, dict) else []
+    if isinstance(value, list) and all(isinstance(item, dict) for item in value):
+        inline = value  # Codex: a list of inline hook objects
+    files = None if inline else value
+    if kind == "claude-code":
+        files = _also(files, "hooks/hooks.json")
+    sources: list[tuple[str, Any]] = []
+    for path in dict.fromkeys(_paths(root, files, "hooks/hooks.json", folder)):
+        data, problem = read_json_file(path)
+        if problem:
+            folder.problems.append(problem)
+        elif data is not None:
+            sources.append((str(path), data))
+    for index, item in enumerate(inline):
+        where = "hooks" if isinstance(value, dict) else f"hooks[{index}]"
+        sources.append((f"{manifest_path} ({where})", item))
+    return sources
+
+
 def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
     """Read a Codex (``kind="codex"``) or Claude Code (``"claude-code"``) folder."""
     folder = PluginFolder(root=root, name=root.name, layer=layer, format=kind)
@@ -59,21 +88,7 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         folder.name = manifest["name"].strip()
     if isinstance(manifest.get("version"), str):
         folder.version = manifest["version"]
-    hooks_value = manifest.get("hooks")
-    sources: list[tuple[str, Any]] = []
-    inline = [hooks_value] if isinstance(hooks_value, dict) else []
-    if isinstance(hooks_value, list) and all(isinstance(item, dict) for item in hooks_value):
-        inline = hooks_value  # Codex: a list of inline hook objects
-    for index, item in enumerate(inline):
-        where = "hooks" if isinstance(hooks_value, dict) else f"hooks[{index}]"
-        sources.append((f"{manifest_path} ({where})", item))
-    for path in _paths(root, None if inline else hooks_value, "hooks/hooks.json", folder):
-        data, problem = read_json_file(path)
-        if problem:
-            folder.problems.append(problem)
-        elif data is not None:
-            sources.append((str(path), data))
-    for source, data in sources:
+    for source, data in _hook_sources(root, manifest, manifest_path, kind, folder):
         folder.problems += parse_hooks(
             data,
             source=source,

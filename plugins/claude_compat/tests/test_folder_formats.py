@@ -327,3 +327,31 @@ def test_claude_code_manifest_paths_add_to_the_default_folders(env: Env, tmp_pat
     row = [r for r in json.loads(out.stdout) if r.get("name") == "cc"][0]
     assert sorted(row["contributes"]["commands"]) == ["base", "more"]
     assert sorted(row["contributes"]["skills"]) == ["lint", "style"]
+
+
+def test_claude_code_manifest_hooks_add_to_hooks_json_which_loads_once(
+    env: Env, tmp_path: Path
+) -> None:
+    """Claude Code always loads ``hooks/hooks.json``; a manifest's ``hooks`` (a path, a list
+    of paths, inline) add to it (they replaced it), and the manifest naming that file again
+    loads it once."""
+    root = tmp_path / "cc"
+    (root / "hooks").mkdir(parents=True)
+    (root / "hooks" / "hooks.json").write_text(json.dumps(_hooks(env, "base")))
+    (root / "extra").mkdir()
+    (root / "extra" / "more.json").write_text(json.dumps(_hooks(env, "more")))
+    (root / ".claude-plugin").mkdir()
+    twice = ["./hooks/hooks.json", "./extra/more.json", "./hooks/../hooks/hooks.json"]
+    manifests = [
+        ({"hooks": "./extra/more.json"}, "more"),
+        ({"hooks": twice}, "more"),
+        ({"hooks": _hooks(env, "inline")}, "inline"),
+    ]
+    for manifest, added in manifests:
+        (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "cc", **manifest}))
+        assert read_folder(root, "cli", env.home).hook_set.count() == 2
+        for log in ("base", added):
+            env.log_path(log).unlink(missing_ok=True)
+        result = env.run([bash("echo hi"), {"content": "ok"}], "--plugin-dir", str(root))
+        assert result.rc == 0, result.stderr
+        assert len(env.log("base")) == 1 and len(env.log(added)) == 1, (manifest, notices(result))
