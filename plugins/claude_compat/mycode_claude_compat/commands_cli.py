@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -16,7 +17,7 @@ def _home() -> Path:
     return ensure_home(home_dir())
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"mycode: {message}", err=True)
     sys.exit(1)
 
@@ -43,17 +44,19 @@ def validate_command(directory: str) -> None:
 def install_command(specs: tuple[str, ...]) -> None:
     """Install plugins: a folder, a git repository or URL (#REV pins), a Python
     distribution (requirement, project folder, wheel) or NAME@MARKETPLACE."""
-    from mycode_claude_compat.install import InstallError, install
+    from mycode_claude_compat.install import InstallError, install_one
+    from mycode_claude_compat.marketplaces import Markets
 
     home = _home()
-    for spec in specs:
-        try:
-            for done in install([spec], home):
-                click.echo(f"installed {done.name} ({done.kind}): {done.detail}")
-        except InstallError as exc:
-            if exc.report is not None:
-                click.echo(json.dumps(exc.report, indent=2), err=True)
-            _fail(str(exc))
+    with Markets(home) as markets:  # one fetch per marketplace for the whole command
+        for spec in specs:
+            try:
+                done = install_one(spec, home, markets)
+            except InstallError as exc:
+                if exc.report is not None:
+                    click.echo(json.dumps(exc.report, indent=2), err=True)
+                _fail(str(exc))
+            click.echo(f"installed {done.name} ({done.kind}): {done.detail}")
 
 
 @click.command(name="uninstall")
@@ -75,39 +78,42 @@ def uninstall_command(names: tuple[str, ...]) -> None:
 @click.option("--yes", is_flag=True, help="Update without asking.")
 def update_command(name: str | None, yes: bool) -> None:
     """Fetch installed folder plugins again; show the hash change and ask before replacing."""
-    from mycode_claude_compat.install import InstallError, apply_update, refetch
+    from mycode_claude_compat.marketplaces import Markets
     from mycode_claude_compat.registry import read_registry
+    from mycode_claude_compat.update import InstallError, apply_update, keep_files, refetch
 
     home = _home()
     records = read_registry(home)
     names = [name] if name else sorted(n for n, r in records.items() if r.get("kind") != "python")
     refused = False
-    for item in names:
-        try:
-            update = refetch(item, home)
-        except InstallError as exc:
-            click.echo(f"mycode: {exc}", err=True)
-            refused = True
-            continue
-        from mycode_claude_compat.fetch import remove
-
-        if update.old == update.new:
-            remove(update.stage)
-            click.echo(f"{item}: up to date ({update.new})")
-            continue
-        click.echo(f"{item}: {update.old} -> {update.new}")
-        if not yes:
-            if not sys.stdin.isatty():
-                remove(update.stage)
-                click.echo(f"mycode: {item} not updated (not a terminal; use --yes)", err=True)
+    with Markets(home) as markets:  # plugins of one marketplace share one fetch of it
+        for item in names:
+            try:
+                update = refetch(item, home, markets)
+            except InstallError as exc:
+                click.echo(f"mycode: {exc}", err=True)
                 refused = True
                 continue
-            if not click.confirm(f"Update {item}?", default=False):
-                remove(update.stage)
-                click.echo(f"{item}: kept")
+            if update.note:
+                click.echo(f"mycode: {item}: {update.note}", err=True)
+            moved = f"; now from {update.moved}" if update.moved else ""
+            if update.old == update.new:
+                keep_files(item, home, update)
+                click.echo(f"{item}: up to date ({update.new}){moved}")
                 continue
-        apply_update(item, home, update)
-        click.echo(f"{item}: updated")
+            click.echo(f"{item}: {update.old} -> {update.new}{moved}")
+            if not yes:
+                if not sys.stdin.isatty():
+                    update.staged.discard()
+                    click.echo(f"mycode: {item} not updated (not a terminal; use --yes)", err=True)
+                    refused = True
+                    continue
+                if not click.confirm(f"Update {item}?", default=False):
+                    update.staged.discard()
+                    click.echo(f"{item}: kept")
+                    continue
+            apply_update(home, update)
+            click.echo(f"{item}: updated")
     if refused:
         sys.exit(1)
 
@@ -133,7 +139,8 @@ def marketplace_group() -> None:
 @click.argument("source")
 def marketplace_add(source: str) -> None:
     """Record a marketplace (folder, git repository or URL, or GitHub owner/repo) by its name."""
-    from mycode_claude_compat.install import InstallError, add_marketplace
+    from mycode_claude_compat.marketplaces import add_marketplace
+    from mycode_claude_compat.placing import InstallError
 
     try:
         name, where, count = add_marketplace(source, _home())

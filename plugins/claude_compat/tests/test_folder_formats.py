@@ -89,6 +89,31 @@ def test_codex_manifest_not_json_is_refused(env: Env, tmp_path: Path) -> None:
     assert "Traceback" not in out.stderr
 
 
+def test_each_problem_is_reported_once_in_its_own_list(env: Env, tmp_path: Path) -> None:
+    """A Codex manifest that is not JSON is fatal, not also a warning (it was listed under
+    both), in ``validate`` and in the report of a refused install; an Agent Plugins folder
+    with a fatal name and an unknown field has one in each list."""
+    codex = tmp_path / "cx"
+    (codex / ".codex-plugin").mkdir(parents=True)
+    (codex / ".codex-plugin" / "plugin.json").write_text("{")
+    portable = agent_plugin(
+        tmp_path / "ap", {"$schema": PLUGIN_SCHEMA, "name": "Bad Name", "colour": "red"}
+    )
+    for root, fatal, warning in ((codex, "not valid JSON", None), (portable, "5.5", "colour")):
+        out = run_cli(["plugins", "validate", str(root)], cwd=env.workspace, home=env.home)
+        refused = run_cli(["plugins", "install", str(root)], cwd=env.workspace, home=env.home)
+        assert out.rc == 1 and refused.rc == 1, (out.stderr, refused.stderr)
+        installing = json.loads(refused.stderr[: refused.stderr.rindex("}") + 1])
+        for report in (json.loads(out.stdout), installing):
+            assert len(report["fatal"]) == 1 and fatal in json.dumps(report["fatal"]), report
+            messages = [item["message"] for item in report["fatal"] + report["warnings"]]
+            assert len(messages) == len(set(messages)), report
+            if warning is None:
+                assert report["warnings"] == [], report
+            else:
+                assert len(report["warnings"]) == 1 and warning in json.dumps(report["warnings"])
+
+
 def test_one_folder_with_three_manifests_loads_once_as_agent_plugins(
     env: Env, tmp_path: Path
 ) -> None:
@@ -302,3 +327,31 @@ def test_claude_code_manifest_paths_add_to_the_default_folders(env: Env, tmp_pat
     row = [r for r in json.loads(out.stdout) if r.get("name") == "cc"][0]
     assert sorted(row["contributes"]["commands"]) == ["base", "more"]
     assert sorted(row["contributes"]["skills"]) == ["lint", "style"]
+
+
+def test_claude_code_manifest_hooks_add_to_hooks_json_which_loads_once(
+    env: Env, tmp_path: Path
+) -> None:
+    """Claude Code always loads ``hooks/hooks.json``; a manifest's ``hooks`` (a path, a list
+    of paths, inline) add to it (they replaced it), and the manifest naming that file again
+    loads it once."""
+    root = tmp_path / "cc"
+    (root / "hooks").mkdir(parents=True)
+    (root / "hooks" / "hooks.json").write_text(json.dumps(_hooks(env, "base")))
+    (root / "extra").mkdir()
+    (root / "extra" / "more.json").write_text(json.dumps(_hooks(env, "more")))
+    (root / ".claude-plugin").mkdir()
+    twice = ["./hooks/hooks.json", "./extra/more.json", "./hooks/../hooks/hooks.json"]
+    manifests = [
+        ({"hooks": "./extra/more.json"}, "more"),
+        ({"hooks": twice}, "more"),
+        ({"hooks": _hooks(env, "inline")}, "inline"),
+    ]
+    for manifest, added in manifests:
+        (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "cc", **manifest}))
+        assert read_folder(root, "cli", env.home).hook_set.count() == 2
+        for log in ("base", added):
+            env.log_path(log).unlink(missing_ok=True)
+        result = env.run([bash("echo hi"), {"content": "ok"}], "--plugin-dir", str(root))
+        assert result.rc == 0, result.stderr
+        assert len(env.log("base")) == 1 and len(env.log(added)) == 1, (manifest, notices(result))

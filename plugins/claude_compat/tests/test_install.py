@@ -15,16 +15,9 @@ from typing import Any
 import pytest
 from ap_helpers import PLUGIN_SCHEMA, agent_plugin, commit_all, git, skill, wrapper_server
 from cc_helpers import Env, bash, notices
+from market_helpers import cli, registry
 
 from mycode_core.testing import run_cli
-
-
-def _cli(env: Env, *args: str) -> Any:
-    return run_cli(["plugins", *args], cwd=env.workspace, home=env.home)
-
-
-def _registry(env: Env) -> dict[str, Any]:
-    return tomllib.loads((env.home / "plugins.toml").read_text())["plugins"]
 
 
 def _left_over(env: Env) -> list[str]:
@@ -34,10 +27,10 @@ def _left_over(env: Env) -> list[str]:
 
 def test_install_a_folder_then_it_loads_everywhere(env: Env, tmp_path: Path) -> None:
     source = agent_plugin(tmp_path / "src", name="helper", skills=("tidy",))
-    out = _cli(env, "install", str(source))
+    out = cli(env, "install", str(source))
     assert out.rc == 0, out.stderr
     assert (env.home / "plugins" / "helper" / "skills" / "tidy" / "SKILL.md").is_file()
-    record = _registry(env)["helper"]
+    record = registry(env)["helper"]
     assert record["format"] == "agent-plugins" and record["source"] == str(source.resolve())
     assert record["hash"].startswith("sha256:") and "rev" not in record
     other = tmp_path / "elsewhere"
@@ -45,9 +38,9 @@ def test_install_a_folder_then_it_loads_everywhere(env: Env, tmp_path: Path) -> 
     listing = run_cli(["skills", "--json"], cwd=other, home=env.home)
     skills = {s["name"]: s for s in json.loads(listing.stdout)["skills"]}
     assert skills["tidy"]["plugin"] == "helper"
-    rows = [r for r in json.loads(_cli(env).stdout) if r.get("format")]
+    rows = [r for r in json.loads(cli(env).stdout) if r.get("format")]
     assert rows[0]["source"] == "installed" and rows[0]["name"] == "helper"
-    again = _cli(env, "install", str(source))
+    again = cli(env, "install", str(source))
     assert again.rc == 1 and "already installed" in again.stderr
     assert _left_over(env) == []
 
@@ -56,7 +49,7 @@ def test_invalid_plugin_is_refused_with_the_report_and_nothing_left(
     env: Env, tmp_path: Path
 ) -> None:
     source = agent_plugin(tmp_path / "src", {"$schema": PLUGIN_SCHEMA, "name": "a--b"})
-    out = _cli(env, "install", str(source))
+    out = cli(env, "install", str(source))
     assert out.rc == 1 and "Traceback" not in out.stderr
     report = json.loads(out.stderr[: out.stderr.rindex("}") + 1])
     assert report["fatal"][0]["section"] == "5.5"
@@ -65,9 +58,9 @@ def test_invalid_plugin_is_refused_with_the_report_and_nothing_left(
     assert _left_over(env) == []
     empty = tmp_path / "empty"
     empty.mkdir()
-    out = _cli(env, "install", str(empty))
+    out = cli(env, "install", str(empty))
     assert out.rc == 1 and "holds no plugin" in out.stderr
-    assert _cli(env, "install").rc == 2
+    assert cli(env, "install").rc == 2
 
 
 def test_local_git_repository_with_a_pinned_revision(env: Env, tmp_path: Path) -> None:
@@ -75,14 +68,14 @@ def test_local_git_repository_with_a_pinned_revision(env: Env, tmp_path: Path) -
     first = commit_all(repo, "one")
     skill(repo / "skills", "two")
     commit_all(repo, "two")
-    out = _cli(env, "install", f"{repo}#{first}")
+    out = cli(env, "install", f"{repo}#{first}")
     assert out.rc == 0, out.stderr
     installed = env.home / "plugins" / "pinned"
     assert sorted(os.listdir(installed / "skills")) == ["one"]
     assert not (installed / ".git").exists()
-    record = _registry(env)["pinned"]
+    record = registry(env)["pinned"]
     assert record["rev"] == first and record["pinned"] is True
-    bad = _cli(env, "install", f"{repo}#0000000000000000000000000000000000000000")
+    bad = cli(env, "install", f"{repo}#0000000000000000000000000000000000000000")
     assert bad.rc == 1 and _left_over(env) == []
 
 
@@ -96,14 +89,14 @@ def test_a_cloned_repository_runs_none_of_its_git_config(env: Env, tmp_path: Pat
     hook = repo / ".git" / "hooks" / "post-checkout"
     hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
     hook.chmod(0o755)
-    out = _cli(env, "install", f"file://{repo}")
+    out = cli(env, "install", f"file://{repo}")
     assert out.rc == 0, out.stderr
     assert not marker.exists()
-    assert _registry(env)["hostile"]["rev"] == git(repo, "rev-parse", "HEAD")
+    assert registry(env)["hostile"]["rev"] == git(repo, "rev-parse", "HEAD")
 
 
 def test_a_git_url_that_does_not_resolve(env: Env, tmp_path: Path) -> None:
-    out = _cli(env, "install", f"file://{tmp_path}/no-such-repo.git")
+    out = cli(env, "install", f"file://{tmp_path}/no-such-repo.git")
     assert out.rc == 1 and "cannot fetch" in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
     assert _left_over(env) == []
@@ -126,10 +119,10 @@ def test_marketplace_install_from_a_folder_and_from_a_git_repo(env: Env, tmp_pat
         ".claude-plugin/marketplace.json",
         [{"name": "fmt", "source": "./plugins/fmt"}, {"name": "cc", "source": "./plugins/cc"}],
     )
-    out = _cli(env, "install", f"fmt@{market}")
+    out = cli(env, "install", f"fmt@{market}")
     assert out.rc == 0, out.stderr
-    assert _registry(env)["fmt"]["marketplace"] == str(market.resolve())
-    missing = _cli(env, "install", f"nope@{market}")
+    assert registry(env)["fmt"]["marketplace"] == str(market.resolve())
+    missing = cli(env, "install", f"nope@{market}")
     assert missing.rc == 1 and "no plugin named 'nope'" in missing.stderr
     assert "cc" in missing.stderr and _left_over(env) == []
 
@@ -141,18 +134,18 @@ def test_marketplace_install_from_a_folder_and_from_a_git_repo(env: Env, tmp_pat
         [{"name": "lint", "source": {"source": "local", "path": "./p/lint"}}],
     )
     commit_all(codex_market)
-    out = _cli(env, "install", f"lint@file://{codex_market}")
+    out = cli(env, "install", f"lint@file://{codex_market}")
     assert out.rc == 0, out.stderr
     assert (env.home / "plugins" / "lint" / "plugin.json").is_file()
-    assert _registry(env)["lint"]["subdir"] == "p/lint"
-    same = _cli(env, "update", "lint", "--yes")
+    assert registry(env)["lint"]["subdir"] == "p/lint"
+    same = cli(env, "update", "lint", "--yes")
     assert same.rc == 0 and "up to date" in same.stdout, same.stderr
     skill(codex_market / "p" / "lint" / "skills", "newer")
     commit_all(codex_market)
-    newer = _cli(env, "update", "lint", "--yes")
+    newer = cli(env, "update", "lint", "--yes")
     assert newer.rc == 0 and "updated" in newer.stdout, newer.stderr
     assert (env.home / "plugins" / "lint" / "skills" / "newer" / "SKILL.md").is_file()
-    assert _cli(env, "install", f"lint@{tmp_path}/nowhere").rc == 1
+    assert cli(env, "install", f"lint@{tmp_path}/nowhere").rc == 1
 
 
 def test_marketplace_entries_in_a_folder_of_another_repository(env: Env, tmp_path: Path) -> None:
@@ -180,17 +173,17 @@ def test_marketplace_entries_in_a_folder_of_another_repository(env: Env, tmp_pat
             {"name": "beta", "source": {"source": "url", "url": url, "path": "plugins/none"}},
         ],
     )
-    out = _cli(env, "install", f"alpha@{market}")
+    out = cli(env, "install", f"alpha@{market}")
     assert out.rc == 0, out.stderr
     installed = env.home / "plugins" / "alpha"
     assert (installed / "skills" / "first" / "SKILL.md").is_file()
     assert not (installed / "skills" / "second").exists()  # the sha, not the branch's head
-    record = _registry(env)["alpha"]
+    record = registry(env)["alpha"]
     assert record["subdir"] == "plugins/alpha" and record["source"] == url
     assert record["rev"] == pinned and record["pinned"] is True
-    same = _cli(env, "update", "alpha", "--yes")
+    same = cli(env, "update", "alpha", "--yes")
     assert same.rc == 0 and "up to date" in same.stdout, same.stderr
-    missing = _cli(env, "install", f"beta@{market}")
+    missing = cli(env, "install", f"beta@{market}")
     assert missing.rc == 1 and "plugins/none" in missing.stderr and _left_over(env) == []
 
 
@@ -213,7 +206,7 @@ def test_a_strict_false_entry_is_the_manifest_of_a_folder_without_one(
         "source": {"source": "git-subdir", "url": f"file://{repo}", "path": "skills"},
     }
     _marketplace(market, ".claude-plugin/marketplace.json", [entry])
-    out = _cli(env, "install", f"gpu-skills@{market}")
+    out = cli(env, "install", f"gpu-skills@{market}")
     assert out.rc == 0, out.stderr
     listed = run_cli(["skills", "--json"], cwd=env.workspace, home=env.home)
     rows = json.loads(listed.stdout)["skills"]
@@ -221,20 +214,20 @@ def test_a_strict_false_entry_is_the_manifest_of_a_folder_without_one(
         ("serve-models", "gpu-skills"),
         ("tune-kernels", "gpu-skills"),
     ]
-    again = _cli(env, "update", "gpu-skills", "--yes")
+    again = cli(env, "update", "gpu-skills", "--yes")
     assert again.rc == 0 and "up to date" in again.stdout, again.stderr
 
 
 def test_uninstall_removes_the_folder_record_and_data(env: Env, tmp_path: Path) -> None:
     source = agent_plugin(tmp_path / "src", name="gone", skills=("x",))
-    assert _cli(env, "install", str(source)).rc == 0
+    assert cli(env, "install", str(source)).rc == 0
     (env.home / "plugin-data" / "gone" / "state").write_text("1")
-    out = _cli(env, "uninstall", "gone")
+    out = cli(env, "uninstall", "gone")
     assert out.rc == 0, out.stderr
     assert not (env.home / "plugins" / "gone").exists()
     assert not (env.home / "plugin-data" / "gone").exists()
     assert "gone" not in tomllib.loads((env.home / "plugins.toml").read_text()).get("plugins", {})
-    again = _cli(env, "uninstall", "gone")
+    again = cli(env, "uninstall", "gone")
     assert again.rc == 1 and "no installed plugin" in again.stderr
 
 
@@ -246,19 +239,19 @@ def _server_plugin(root: Path, env: Env) -> Path:
 
 def test_update_shows_the_hash_change_and_keeps_plugin_data(env: Env, tmp_path: Path) -> None:
     source = _server_plugin(tmp_path / "src", env)
-    assert _cli(env, "install", str(source)).rc == 0
+    assert cli(env, "install", str(source)).rc == 0
     data = env.home / "plugin-data" / "srv"
     (data / "keep.txt").write_text("state")
-    old = _registry(env)["srv"]["hash"]
-    same = _cli(env, "update", "srv", "--yes")
+    old = registry(env)["srv"]["hash"]
+    same = cli(env, "update", "srv", "--yes")
     assert same.rc == 0 and "up to date" in same.stdout
     skill(source / "skills", "new-skill")
-    asked = _cli(env, "update", "srv")  # not a terminal, no --yes: not updated
+    asked = cli(env, "update", "srv")  # not a terminal, no --yes: not updated
     assert asked.rc == 1 and old in asked.stdout and "--yes" in asked.stderr
     assert not (env.home / "plugins" / "srv" / "skills").exists()
-    out = _cli(env, "update", "--yes")
+    out = cli(env, "update", "--yes")
     assert out.rc == 0, out.stderr
-    new = _registry(env)["srv"]["hash"]
+    new = registry(env)["srv"]["hash"]
     assert new != old and f"{old} -> {new}" in out.stdout
     assert (env.home / "plugins" / "srv" / "skills" / "new-skill" / "SKILL.md").is_file()
     assert (data / "keep.txt").read_text() == "state"
@@ -267,7 +260,7 @@ def test_update_shows_the_hash_change_and_keeps_plugin_data(env: Env, tmp_path: 
 
 def test_changed_files_run_no_code_until_trusted(env: Env, tmp_path: Path) -> None:
     source = _server_plugin(tmp_path / "src", env)
-    assert _cli(env, "install", str(source)).rc == 0
+    assert cli(env, "install", str(source)).rc == 0
     result = env.run([{"content": "ok"}])
     tools = result.of_type("system")[0]["tools"]
     assert any(t.startswith("mcp__srv_time__") for t in tools), notices(result)
@@ -280,13 +273,13 @@ def test_changed_files_run_no_code_until_trusted(env: Env, tmp_path: Path) -> No
     assert not any(t.startswith("mcp__srv_") for t in tools)
     assert not seen.exists()
     assert len([n for n in notices(result) if "plugins trust srv" in n]) == 1
-    listing = [r for r in json.loads(_cli(env).stdout) if r.get("name") == "srv"]
+    listing = [r for r in json.loads(cli(env).stdout) if r.get("name") == "srv"]
     assert "changed since install" in listing[0]["skipped"][0]["reason"]
-    out = _cli(env, "trust", "srv")
+    out = cli(env, "trust", "srv")
     assert out.rc == 0, out.stderr
     result = env.run([{"content": "ok"}])
     assert any(t.startswith("mcp__srv_time__") for t in result.of_type("system")[0]["tools"])
-    assert _cli(env, "trust", "nobody").rc == 1
+    assert cli(env, "trust", "nobody").rc == 1
 
 
 def test_changed_hooks_do_not_run(env: Env, tmp_path: Path) -> None:
@@ -298,7 +291,7 @@ def test_changed_hooks_do_not_run(env: Env, tmp_path: Path) -> None:
     (source / "hooks" / "hooks.json").write_text(
         json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
     )
-    assert _cli(env, "install", str(source)).rc == 0
+    assert cli(env, "install", str(source)).rc == 0
     env.run([bash("echo 1"), {"content": "ok"}])
     assert len(env.log("guard")) == 1
     (env.home / "plugins" / "guard" / "extra.txt").write_text("new")
@@ -307,12 +300,12 @@ def test_changed_hooks_do_not_run(env: Env, tmp_path: Path) -> None:
 
 
 def test_python_distribution_errors_are_one_line(env: Env, tmp_path: Path) -> None:
-    out = _cli(env, "install", str(tmp_path / "missing-1.0-py3-none-any.whl"))
+    out = cli(env, "install", str(tmp_path / "missing-1.0-py3-none-any.whl"))
     assert out.rc == 1 and "does not exist" in out.stderr and "Traceback" not in out.stderr
     project = tmp_path / "proj"
     project.mkdir()
     (project / "pyproject.toml").write_text("[project\nbroken")
-    out = _cli(env, "install", str(project))
+    out = cli(env, "install", str(project))
     assert out.rc == 1 and "cannot install" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
 
@@ -333,15 +326,15 @@ def test_python_distribution_installs_into_mycodes_interpreter(env: Env, tmp_pat
     has_pip = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True)
     if uv is None and has_pip.returncode != 0:
         pytest.skip("neither uv on PATH nor pip in this interpreter")
-    out = _cli(env, "install", str(project))
+    out = cli(env, "install", str(project))
     try:
         assert out.rc == 0, out.stderr
         assert "plugins --check passed" in out.stdout
-        assert _registry(env)["f19-probe-plugin"]["kind"] == "python"
-        listing = json.loads(_cli(env).stdout)
+        assert registry(env)["f19-probe-plugin"]["kind"] == "python"
+        listing = json.loads(cli(env).stdout)
         assert any(r.get("distribution") == "f19-probe-plugin" for r in listing)
     finally:
-        removed = _cli(env, "uninstall", "f19-probe-plugin")
+        removed = cli(env, "uninstall", "f19-probe-plugin")
     assert removed.rc == 0, removed.stderr
     check = subprocess.run([sys.executable, "-c", "import f19_probe_plugin"], capture_output=True)
     assert check.returncode != 0
@@ -355,7 +348,7 @@ def test_changed_files_take_back_a_commands_allowed_tools(env: Env, tmp_path: Pa
     (source / "commands" / "stage.md").write_text(
         "---\nallowed-tools: Bash(git add:*)\n---\nStage notes.txt.\n"
     )
-    assert _cli(env, "install", str(source)).rc == 0
+    assert cli(env, "install", str(source)).rc == 0
     subprocess.run(["git", "init", "-q", str(env.workspace)], check=True)
     (env.workspace / "notes.txt").write_text("n\n")
 
@@ -370,7 +363,7 @@ def test_changed_files_take_back_a_commands_allowed_tools(env: Env, tmp_path: Pa
         "---\nallowed-tools: Bash\n---\nStage notes.txt.\n"
     )
     assert decisions() == ["deny"]
-    assert _cli(env, "trust", "kit").rc == 0
+    assert cli(env, "trust", "kit").rc == 0
     assert decisions() == ["allow"]
 
 
@@ -382,21 +375,21 @@ def test_a_marketplace_added_by_its_name(env: Env, tmp_path: Path) -> None:
     _marketplace(market, ".claude-plugin/marketplace.json",
                  [{"name": "fmt", "source": "./plugins/fmt"}])  # fmt: skip
     commit_all(market)
-    added = _cli(env, "marketplace", "add", f"file://{market}")
+    added = cli(env, "marketplace", "add", f"file://{market}")
     assert added.rc == 0, added.stderr
     assert "added marketplace team (1 plugins)" in added.stdout
-    listed = _cli(env, "marketplace", "list")
+    listed = cli(env, "marketplace", "list")
     assert f"team  file://{market}" in listed.stdout
     assert "claude-plugins-official  https://github.com/anthropics/" in listed.stdout
-    out = _cli(env, "install", "fmt@team")
+    out = cli(env, "install", "fmt@team")
     assert out.rc == 0, out.stderr
     assert (env.home / "plugins" / "fmt" / "plugin.json").is_file()
-    assert _cli(env, "marketplace", "remove", "team").rc == 0
-    gone = _cli(env, "marketplace", "remove", "team")
+    assert cli(env, "marketplace", "remove", "team").rc == 0
+    gone = cli(env, "marketplace", "remove", "team")
     assert gone.rc == 1 and "no marketplace named 'team'" in gone.stderr
     empty = tmp_path / "empty"
     empty.mkdir()
-    refused = _cli(env, "marketplace", "add", str(empty))
+    refused = cli(env, "marketplace", "add", str(empty))
     assert refused.rc == 1 and "no marketplace there" in refused.stderr
 
 
@@ -421,55 +414,8 @@ def test_marketplace_names_resolve_to_their_sources(
 
 def test_plugins_help_lists_the_verbs_plugins_add(env: Env) -> None:
     """``mycode plugins --help`` names install, update... though they come from a plugin."""
-    done = _cli(env, "--help")
+    done = cli(env, "--help")
     assert done.rc == 0, done.stderr
     listed = done.stdout.split("Commands:", 1)[-1]
     for verb in ("install", "marketplace", "trust", "uninstall", "update", "validate"):
         assert f"  {verb} " in listed, done.stdout
-
-
-def test_the_start_up_hash_check_reads_files_only_when_their_status_changed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An installed plugin's files are hashed at every start-up (a 50 MB plugin cost 0.8 s a
-    run): the hash is remembered with the files' status and read again only when a file
-    changed — even one written back with its old size and modification time."""
-    import time
-
-    from mycode_claude_compat import registry
-
-    home, folder = tmp_path / "home", tmp_path / "home" / "plugins" / "kit"
-    (folder / "hooks").mkdir(parents=True)
-    (folder / "hooks" / "run.sh").write_text("echo one\n")
-    (folder / "big.bin").write_bytes(b"x" * 100_000)
-    reads: list[Path] = []
-    real_hash = registry.content_hash
-
-    def counted(root: Path) -> str:
-        reads.append(root)
-        return real_hash(root)
-
-    monkeypatch.setattr(registry, "content_hash", counted)
-    later = time.time() + 10 * registry.RACY_SECONDS  # the files are no longer "just written"
-    monkeypatch.setattr(registry.time, "time", lambda: later)
-    first = registry.checked_hash(folder, home)
-    assert first == real_hash(folder) and len(reads) == 1
-    assert registry.checked_hash(folder, home) == first and len(reads) == 1  # from the cache
-
-    script = folder / "hooks" / "run.sh"
-    before = script.stat()
-    script.write_text("echo two\n")  # same size
-    os.utime(script, ns=(before.st_atime_ns, before.st_mtime_ns))  # same modification time
-    assert registry.checked_hash(folder, home) != first and len(reads) == 2
-
-
-def test_a_folder_changed_just_now_is_not_remembered(tmp_path: Path) -> None:
-    """A change within the clock tick of the check could go unseen: such a folder's hash is
-    not kept, so the next start-up reads its files again."""
-    from mycode_claude_compat import registry
-
-    home, folder = tmp_path / "home", tmp_path / "kit"
-    folder.mkdir()
-    (folder / "a.txt").write_text("a")
-    registry.checked_hash(folder, home)
-    assert not home.joinpath(*registry.HASH_CACHE).exists()

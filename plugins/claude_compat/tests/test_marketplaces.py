@@ -6,39 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from pathlib import Path
-from typing import Any
 
 from ap_helpers import commit_all
 from cc_helpers import Env
-
-from mycode_core.testing import run_cli
-
-
-def _cli(env: Env, *args: str) -> Any:
-    return run_cli(["plugins", *args], cwd=env.workspace, home=env.home)
-
-
-def _registry(env: Env) -> dict[str, Any]:
-    return tomllib.loads((env.home / "plugins.toml").read_text())["plugins"]
-
-
-def _market(root: Path, entries: list[dict[str, Any]], **top: Any) -> Path:
-    path = root / ".claude-plugin" / "marketplace.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"name": "team", "owner": {"name": "t"}, **top, "plugins": entries}
-    path.write_text(json.dumps(data))
-    return root
-
-
-def _cc_plugin(root: Path, name: str, commands: tuple[str, ...] = ("go",)) -> Path:
-    (root / ".claude-plugin").mkdir(parents=True, exist_ok=True)
-    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name}))
-    for command in commands:
-        (root / "commands").mkdir(exist_ok=True)
-        (root / "commands" / f"{command}.md").write_text(f"Do {command} with $ARGUMENTS\n")
-    return root
+from market_helpers import cc_plugin, cli, registry, set_entry, write_market
 
 
 def _linked_market(tmp_path: Path) -> tuple[Path, Path]:
@@ -49,7 +21,7 @@ def _linked_market(tmp_path: Path) -> tuple[Path, Path]:
     secret.parent.mkdir()
     secret.write_text("SECRET outside the plugin\n")
     market = tmp_path / "market"
-    plugin = _cc_plugin(market / "plugins" / "linky", "linky")
+    plugin = cc_plugin(market / "plugins" / "linky", "linky")
     shared = market / "shared" / "common"
     shared.mkdir(parents=True)
     (shared / "SKILL.md").write_text("---\nname: common\ndescription: shared\n---\nShared.\n")
@@ -60,7 +32,7 @@ def _linked_market(tmp_path: Path) -> tuple[Path, Path]:
     (plugin / "root").symlink_to("/")
     (plugin / "up").symlink_to("../..")
     (plugin / "dangling").symlink_to("no-such-file")
-    _market(market, [{"name": "linky", "source": "./plugins/linky"}])
+    write_market(market, [{"name": "linky", "source": "./plugins/linky"}])
     return market, secret
 
 
@@ -83,22 +55,22 @@ def test_symlinks_never_bring_in_files_from_outside_the_marketplace(
     env: Env, tmp_path: Path
 ) -> None:
     market, secret = _linked_market(tmp_path)
-    out = _cli(env, "install", f"linky@{market}")
+    out = cli(env, "install", f"linky@{market}")
     assert out.rc == 0, out.stderr
     installed = env.home / "plugins" / "linky"
     _assert_contained(installed)
     assert "left out 4 symlink(s)" in out.stdout and "commands/secret.md" in out.stdout
-    listed = [r for r in json.loads(_cli(env).stdout) if r.get("name") == "linky"]
+    listed = [r for r in json.loads(cli(env).stdout) if r.get("name") == "linky"]
     assert sorted(listed[0]["contributes"]["commands"]) == ["alias", "go"]
     secret.write_text("changed outside\n")  # nothing of the plugin depends on it any more
-    assert "up to date" in _cli(env, "update", "linky", "--yes").stdout
+    assert "up to date" in cli(env, "update", "linky", "--yes").stdout
 
-    assert _cli(env, "uninstall", "linky").rc == 0
+    assert cli(env, "uninstall", "linky").rc == 0
     commit_all(market)  # the same marketplace as a git repository
-    out = _cli(env, "install", f"linky@file://{market}")
+    out = cli(env, "install", f"linky@file://{market}")
     assert out.rc == 0, out.stderr
     _assert_contained(installed)
-    same = _cli(env, "update", "linky", "--yes")
+    same = cli(env, "update", "linky", "--yes")
     assert same.rc == 0 and "up to date" in same.stdout, same.stderr
 
 
@@ -106,7 +78,7 @@ def test_a_plugin_folder_installed_directly_keeps_only_its_own_links(
     env: Env, tmp_path: Path
 ) -> None:
     market, _secret = _linked_market(tmp_path)
-    out = _cli(env, "install", str(market / "plugins" / "linky"))
+    out = cli(env, "install", str(market / "plugins" / "linky"))
     assert out.rc == 0, out.stderr
     installed = env.home / "plugins" / "linky"
     assert not os.path.lexists(installed / "commands" / "secret.md")
@@ -117,21 +89,21 @@ def test_a_plugin_folder_installed_directly_keeps_only_its_own_links(
 def test_installs_are_named_by_their_marketplace_not_a_staging_folder(
     env: Env, tmp_path: Path
 ) -> None:
-    market = _market(
+    market = write_market(
         tmp_path / "market",
         [
             {"name": "fmt", "source": "./plugins/fmt"},
             {"name": "odd", "source": "./plugins/odd"},
         ],
     )
-    _cc_plugin(market / "plugins" / "fmt", "fmt")
-    _cc_plugin(market / "plugins" / "odd", "odd name!")
+    cc_plugin(market / "plugins" / "fmt", "fmt")
+    cc_plugin(market / "plugins" / "odd", "odd name!")
     head = commit_all(market)
-    out = _cli(env, "install", f"fmt@{market}")
+    out = cli(env, "install", f"fmt@{market}")
     assert out.rc == 0, out.stderr
     assert ".staging" not in out.stdout and f"from fmt@{market}" in out.stdout
-    assert _registry(env)["fmt"]["rev"] == head  # which commit of the marketplace
-    odd = _cli(env, "install", f"odd@{market}")
+    assert registry(env)["fmt"]["rev"] == head  # which commit of the marketplace
+    odd = cli(env, "install", f"odd@{market}")
     assert odd.rc == 1 and ".staging" not in odd.stderr and f"odd@{market}" in odd.stderr
 
 
@@ -140,7 +112,7 @@ def test_renamed_duplicate_missing_and_unsupported_entries(env: Env, tmp_path: P
     listed twice is refused; a missing name among many gets close matches, not the whole
     list; a source type mycode cannot fetch is named."""
     many = [{"name": f"tool-{i:03d}", "source": f"./plugins/tool-{i:03d}"} for i in range(40)]
-    market = _market(
+    market = write_market(
         tmp_path / "market",
         [
             {"name": "fmt", "source": "./plugins/fmt"},
@@ -156,31 +128,22 @@ def test_renamed_duplicate_missing_and_unsupported_entries(env: Env, tmp_path: P
             "loop-b": "loop-a",
         },
     )
-    _cc_plugin(market / "plugins" / "fmt", "fmt")
-    out = _cli(env, "install", f"formatter@{market}")
+    cc_plugin(market / "plugins" / "fmt", "fmt")
+    out = cli(env, "install", f"formatter@{market}")
     assert out.rc == 0, out.stderr
     assert "installed fmt " in out.stdout and "renamed from formatter" in out.stdout
-    assert _registry(env)["fmt"]["marketplace_entry"] == "fmt"
-    twice = _cli(env, "install", f"twice@{market}")
+    assert registry(env)["fmt"]["marketplace_entry"] == "fmt"
+    twice = cli(env, "install", f"twice@{market}")
     assert twice.rc == 1 and "lists 'twice' 2 times" in twice.stderr
-    missing = _cli(env, "install", f"tool017@{market}")
+    missing = cli(env, "install", f"tool017@{market}")
     assert missing.rc == 1 and "it lists 43 plugins; did you mean tool-017" in missing.stderr
     assert "tool-039" not in missing.stderr and len(missing.stderr.splitlines()) == 1
-    looped = _cli(env, "install", f"loop-a@{market}")
+    looped = cli(env, "install", f"loop-a@{market}")
     assert looped.rc == 1 and "no plugin named 'loop-a'" in looped.stderr
-    npm = _cli(env, "install", f"from-npm@{market}")
+    npm = cli(env, "install", f"from-npm@{market}")
     assert npm.rc == 1 and "source of type 'npm'" in npm.stderr
     assert sorted(os.listdir(env.home / "plugins")) == [".staging", "fmt"]
     assert os.listdir(env.home / "plugins" / ".staging") == []
-
-
-def _set_entry(market: Path, which: str, **fields: Any) -> None:
-    path = market / ".claude-plugin" / "marketplace.json"
-    data = json.loads(path.read_text())
-    for entry in data["plugins"]:
-        if entry["name"] == which:
-            entry.update(fields)
-    path.write_text(json.dumps(data))
 
 
 def test_update_reads_a_strict_false_entry_again(env: Env, tmp_path: Path) -> None:
@@ -192,30 +155,30 @@ def test_update_reads_a_strict_false_entry_again(env: Env, tmp_path: Path) -> No
     (folder / "commands" / "one.md").write_text("One\n")
     (folder / "commands" / "two.md").write_text("Two\n")
     entry = {"name": "inline", "source": "./plugins/inline", "strict": False}
-    _market(market, [entry | {"version": "1.0.0", "commands": ["./commands/one.md"]}])
+    write_market(market, [entry | {"version": "1.0.0", "commands": ["./commands/one.md"]}])
     commit_all(market)
     for where in (f"file://{market}", str(market)):
-        out = _cli(env, "install", f"inline@{where}")
+        out = cli(env, "install", f"inline@{where}")
         assert out.rc == 0, out.stderr
-        _set_entry(
+        set_entry(
             market, "inline", version="1.1.0", commands=["./commands/one.md", "./commands/two.md"]
         )
         commit_all(market)
-        updated = _cli(env, "update", "inline", "--yes")
+        updated = cli(env, "update", "inline", "--yes")
         assert updated.rc == 0 and "inline: updated" in updated.stdout, updated.stderr
-        row = [r for r in json.loads(_cli(env).stdout) if r.get("name") == "inline"][0]
+        row = [r for r in json.loads(cli(env).stdout) if r.get("name") == "inline"][0]
         assert row["version"] == "1.1.0" and sorted(row["contributes"]["commands"]) == [
             "one",
             "two",
         ]
-        assert '"1.1.0"' in _registry(env)["inline"]["manifest"]
-        assert "up to date" in _cli(env, "update", "inline", "--yes").stdout
-        _set_entry(market, "inline", name="gone")
+        assert '"1.1.0"' in registry(env)["inline"]["manifest"]
+        assert "up to date" in cli(env, "update", "inline", "--yes").stdout
+        set_entry(market, "inline", name="gone")
         commit_all(market)
-        refused = _cli(env, "update", "inline", "--yes")
+        refused = cli(env, "update", "inline", "--yes")
         assert refused.rc == 1 and "no plugin named 'inline'" in refused.stderr
-        assert _cli(env, "uninstall", "inline").rc == 0
-        _set_entry(market, "gone", name="inline", version="1.0.0", commands=["./commands/one.md"])
+        assert cli(env, "uninstall", "inline").rc == 0
+        set_entry(market, "gone", name="inline", version="1.0.0", commands=["./commands/one.md"])
         commit_all(market)
 
 
@@ -244,7 +207,7 @@ def test_an_entry_codex_marks_not_available_is_refused(env: Env, tmp_path: Path)
     for name in ("hidden", "shown", "default-on"):
         _codex_plugin(market / "plugins" / name, name)
     for where in (str(market), f"file://{market}"):
-        refused = _cli(env, "install", f"hidden@{where}")
+        refused = cli(env, "install", f"hidden@{where}")
         assert refused.rc == 1 and len(refused.stderr.splitlines()) == 1, refused.stderr
         assert "'hidden' as not available for install" in refused.stderr
         assert "NOT_AVAILABLE" in refused.stderr and refused.stdout == ""
@@ -254,9 +217,9 @@ def test_an_entry_codex_marks_not_available_is_refused(env: Env, tmp_path: Path)
         assert not registry.exists() or "hidden" not in registry.read_text()
         assert not (env.home / "plugin-data" / "hidden").exists()
         for name in ("shown", "default-on"):
-            out = _cli(env, "install", f"{name}@{where}")
+            out = cli(env, "install", f"{name}@{where}")
             assert out.rc == 0 and f"installed {name} (codex)" in out.stdout, out.stderr
-            assert _cli(env, "uninstall", name).rc == 0
+            assert cli(env, "uninstall", name).rc == 0
         if not (market / ".git").exists():
             commit_all(market)  # the next round: the same marketplace as a git repository
 
@@ -271,7 +234,7 @@ def test_no_message_names_a_staging_folder_whichever_way_the_marketplace_comes(
     other = tmp_path / "other"
     (other / "pkg" / "broken" / ".codex-plugin").mkdir(parents=True)
     (other / "pkg" / "broken" / ".codex-plugin" / "plugin.json").write_text("{not json")
-    _cc_plugin(other / "pkg" / "good", "good")
+    cc_plugin(other / "pkg" / "good", "good")
     commit_all(other)
     elsewhere = [
         {
@@ -280,7 +243,7 @@ def test_no_message_names_a_staging_folder_whichever_way_the_marketplace_comes(
         }
         for n in ("good", "broken")
     ]
-    market = _market(
+    market = write_market(
         tmp_path / "market",
         [
             {"name": "fmt", "source": "./plugins/fmt"},
@@ -288,7 +251,7 @@ def test_no_message_names_a_staging_folder_whichever_way_the_marketplace_comes(
             *elsewhere,
         ],
     )
-    _cc_plugin(market / "plugins" / "fmt", "fmt")
+    cc_plugin(market / "plugins" / "fmt", "fmt")
     (market / "plugins" / "bad" / ".codex-plugin").mkdir(parents=True)
     (market / "plugins" / "bad" / ".codex-plugin" / "plugin.json").write_text("{not json")
     ways = [str(market), "git", f"file://{market}", "team"]
@@ -297,13 +260,13 @@ def test_no_message_names_a_staging_folder_whichever_way_the_marketplace_comes(
             commit_all(market)
             way = str(market)
         if way == "team":
-            assert _cli(env, "marketplace", "add", f"file://{market}").rc == 0
+            assert cli(env, "marketplace", "add", f"file://{market}").rc == 0
         for good, bad in (("fmt", "bad"), ("good", "broken")):
-            out = _cli(env, "install", f"{good}@{way}")
+            out = cli(env, "install", f"{good}@{way}")
             assert out.rc == 0 and f"from {good}@{way}" in out.stdout, out.stderr
             assert ".staging" not in out.stdout
-            assert _cli(env, "uninstall", good).rc == 0
-            refused = _cli(env, "install", f"{bad}@{way}")
+            assert cli(env, "uninstall", good).rc == 0
+            refused = cli(env, "install", f"{bad}@{way}")
             assert refused.rc == 1 and f"{bad}@{way} is not a valid plugin" in refused.stderr
             assert ".staging" not in refused.stderr, refused.stderr
             assert '"message": ".codex-plugin/plugin.json is not valid JSON' in refused.stderr
