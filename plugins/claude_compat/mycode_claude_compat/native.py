@@ -64,7 +64,10 @@ def _hook_sources(
             sources.append((str(path), data))
     for index, item in enumerate(inline):
         where = "hooks" if isinstance(value, dict) else f"hooks[{index}]"
-        sources.append((f"{manifest_path} ({where})", item))
+        # Claude Code's manifest reference writes the events right under "hooks"; a
+        # hooks.json-shaped object (its own "hooks" key) is read as it is
+        document = item if "hooks" in item else {"hooks": item}
+        sources.append((f"{manifest_path} ({where})", document))
     return sources
 
 

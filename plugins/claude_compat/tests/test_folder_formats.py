@@ -346,6 +346,7 @@ def test_claude_code_manifest_hooks_add_to_hooks_json_which_loads_once(
         ({"hooks": "./extra/more.json"}, "more"),
         ({"hooks": twice}, "more"),
         ({"hooks": _hooks(env, "inline")}, "inline"),
+        ({"hooks": _hooks(env, "bare")["hooks"]}, "bare"),  # the events right under "hooks"
     ]
     for manifest, added in manifests:
         (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "cc", **manifest}))
