@@ -10,9 +10,10 @@ GitHub repository. A local path always means itself.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
+
+from mycode_core.api import replace_atomically
 
 KNOWN = {"claude-plugins-official": "https://github.com/anthropics/claude-plugins-official.git"}
 """Marketplaces Claude Code knows without being told."""
@@ -30,11 +31,8 @@ def recorded(home: Path) -> dict[str, str]:
 
 
 def _write(home: Path, table: dict[str, str]) -> None:
-    path = home / FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{FILE}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(table, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+    text = json.dumps(table, indent=2, sort_keys=True) + "\n"
+    replace_atomically(home / FILE, text.encode(), create_parents=True, follow_folder_links=True)
 
 
 def github_source(text: str) -> str:
