@@ -141,17 +141,15 @@ def replace_atomically(
     create_parents: bool = False,
     follow_folder_links: bool = False,
 ) -> None:
-    """Write ``data`` (bytes, or a binary file read to its end) to a temporary file in
-    ``path``'s folder, fsync it and rename it over ``path``, relative to a folder descriptor:
-    a reader sees the old file or the new one. A FIFO, socket, device or folder at ``path``
-    is refused; a symlink there is replaced, never written through.
+    """Write ``data`` (bytes, or a binary file read to its end) to a temporary file beside
+    ``path``, fsync it and rename it over ``path``, relative to a folder descriptor: readers
+    see the old file or the new one. A FIFO, socket, device or folder there is refused; a
+    symlink there is replaced, never written through.
 
-    :param mode: the permission bits; ``None`` keeps the replaced regular file's, or gives a
-        new file ``0o666`` less the umask.
-    :param create_parents: make missing folders on the way (like ``mkdir -p``).
-    :param follow_folder_links: resolve symlinks among the folders first, as ``open`` would
-        (a plugin's own files, under a home that may be a link). By default a symlink
-        anywhere on the path fails with :class:`SymlinkRace`."""
+    :param mode: permission bits; ``None`` keeps the replaced file's (new: ``0o666`` - umask).
+    :param create_parents: make missing folders on the way (``mkdir -p``).
+    :param follow_folder_links: resolve the folders' symlinks first, as ``open`` would (a
+        plugin's own files); by default any symlink on the path raises :class:`SymlinkRace`."""
     if follow_folder_links:
         path = Path(os.path.realpath(Path(path).parent), Path(path).name)
     name = Path(path).name
