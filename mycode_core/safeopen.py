@@ -15,6 +15,7 @@ import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
@@ -132,21 +133,46 @@ def read_bytes(path: Path) -> tuple[bytes, os.stat_result]:
         return fh.read(), info
 
 
-def replace_atomically(path: Path, data: bytes, mode: int, *, create_parents: bool) -> None:
-    """Write ``data`` to a temporary file in ``path``'s folder and rename it over ``path``,
-    all relative to a folder descriptor reached without following symlinks."""
+def replace_atomically(
+    path: Path,
+    data: bytes | IO[bytes],
+    mode: int | None = None,
+    *,
+    create_parents: bool = False,
+    follow_folder_links: bool = False,
+) -> None:
+    """Write ``data`` (bytes, or a binary file read to its end) to a temporary file beside
+    ``path``, fsync it and rename it over ``path``, relative to a folder descriptor: readers
+    see the old file or the new one. A FIFO, socket, device or folder there is refused; a
+    symlink there is replaced, never written through.
+
+    :param mode: permission bits; ``None`` keeps the replaced file's (new: ``0o666`` - umask).
+    :param create_parents: make missing folders on the way (``mkdir -p``).
+    :param follow_folder_links: resolve the folders' symlinks first, as ``open`` would (a
+        plugin's own files); by default any symlink on the path raises :class:`SymlinkRace`."""
+    if follow_folder_links:
+        path = Path(os.path.realpath(Path(path).parent), Path(path).name)
     name = Path(path).name
     refuse_special(path)  # never replace a FIFO, socket or device with a file
     with open_parent(path, create=create_parents) as parent:
+        if mode is None:
+            with contextlib.suppress(OSError):
+                info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+                mode = stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else None
         tmp = f".{name}.{secrets.token_hex(4)}.mycode-tmp"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(tmp, flags, 0o600, dir_fd=parent)
+        fd = os.open(tmp, flags, 0o666 if mode is None else 0o600, dir_fd=parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+                if mode is not None:
+                    os.fchmod(fh.fileno(), mode)
+                if isinstance(data, bytes):
+                    fh.write(data)
+                else:
+                    while chunk := data.read(1 << 20):
+                        fh.write(chunk)
                 fh.flush()
                 os.fsync(fh.fileno())
-                os.fchmod(fh.fileno(), mode)
             os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
         except BaseException:
             with contextlib.suppress(OSError):

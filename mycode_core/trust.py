@@ -14,15 +14,13 @@ setting that would loosen safety, and records which in the ``cli`` layer's ``tru
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from mycode_core.project_files import read_project_text
+from mycode_core.safeopen import replace_atomically
 
 PROJECT_LAYERS = ("project", "local", "claude-project", "claude-local")
 _LAYER_FILES = {
@@ -87,15 +85,10 @@ def was_asked(workspace: Path, home: Path) -> bool:
 
 def _save(home: Path, folders: dict[str, dict[str, Any]]) -> None:
     path = store_file(home)
+    text = json.dumps({"folders": folders}, indent=2, sort_keys=True).encode()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".trusted.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"folders": folders}, fh, indent=2, sort_keys=True)
-        os.replace(tmp, path)
+        replace_atomically(path, text, 0o600, create_parents=True, follow_folder_links=True)
     except OSError as exc:
-        with contextlib.suppress(OSError, UnboundLocalError):
-            os.unlink(tmp)
         raise TrustStoreError(exc.errno, f"cannot write {path}: {exc.strerror}") from None
 
 

@@ -120,14 +120,12 @@ def save(
         "commands": [[name, short_help] for name, short_help, _plugin in rows],
         "known": known,
     }
-    import tempfile
+    from pathlib import Path
 
-    path = _cache_path()
+    from mycode_core.safeopen import replace_atomically
+
+    path, text = Path(_cache_path()), json.dumps(payload).encode()
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".commands-")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(payload, fh)
-        os.replace(tmp, path)
+        replace_atomically(path, text, 0o600, create_parents=True, follow_folder_links=True)
     except OSError:
         pass

@@ -14,10 +14,10 @@ The same file keeps the input schemas built from ``@tool`` signatures
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from mycode_core import records
+from mycode_core.safeopen import replace_atomically
 from mycode_core.schema_keys import BUILT_SCHEMAS
 
 CACHE_FILE = "schemas.json"
@@ -76,11 +76,8 @@ def save(home: Path, known: set[str]) -> None:
         "schemas": (kept + sorted(new))[-MAX_SCHEMAS:],
         "built": dict(list(built.items())[-MAX_SCHEMAS:]),
     }
-    path = _path(home)
+    text = json.dumps(payload).encode()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{CACHE_FILE}.{os.getpid()}")
-        temporary.write_text(json.dumps(payload), encoding="utf-8")
-        os.replace(temporary, path)
+        replace_atomically(_path(home), text, create_parents=True, follow_folder_links=True)
     except OSError:
         pass

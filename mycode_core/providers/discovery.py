@@ -171,8 +171,7 @@ def remember_window(
     """Keep (or, with ``None``, forget) this server's window and reply cap for later runs
     (``claimed``: the bigger window its metadata claims, when this one was learned from its
     error); written atomically, failures ignored (it is only a cache)."""
-    import os
-    import tempfile
+    from mycode_core.safeopen import replace_atomically
 
     path = home.joinpath(*CACHE_FILE)
     try:
@@ -187,11 +186,8 @@ def remember_window(
     if data.get(key := _cache_key(base_url, model)) == value:
         return
     data[key] = value
+    text = json.dumps({k: v for k, v in data.items() if v}).encode()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".windows-")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({k: v for k, v in data.items() if v}, fh)
-        os.replace(tmp, path)
+        replace_atomically(path, text, 0o600, create_parents=True, follow_folder_links=True)
     except OSError:
         return

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from mycode_core.api import replace_atomically
 from mycode_core.sessions import json_objects
 
 
@@ -39,14 +39,6 @@ def load_results(path: Path) -> dict[str, dict[str, Any]]:
     return records
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step (a reader never sees half a file)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-
-
 def read_patch(record: dict[str, Any]) -> str:
     """The diff a record points to (empty when it is missing)."""
     try:
@@ -67,7 +59,8 @@ def write_preds(out: Path, records: list[dict[str, Any]], default_model: str | N
         for r in records
     }
     path = out / "preds.json"
-    write_atomic(path, json.dumps(preds, indent=2, ensure_ascii=False) + "\n")
+    text = json.dumps(preds, indent=2, ensure_ascii=False) + "\n"
+    replace_atomically(path, text.encode("utf-8"), follow_folder_links=True)
     return path
 
 

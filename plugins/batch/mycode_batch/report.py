@@ -9,8 +9,9 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from mycode_batch.outputs import read_patch, totals, write_atomic
+from mycode_batch.outputs import read_patch, totals
 from mycode_batch.worker import read_events
+from mycode_core.api import replace_atomically
 
 CLIP = 2000
 PATCH_CLIP = 60_000
@@ -202,5 +203,6 @@ def render_report(records: list[dict[str, Any]], not_run: list[str]) -> str:
 def write_report(out: Path, records: list[dict[str, Any]], not_run: list[str]) -> Path:
     """Write ``OUT/report.html``."""
     path = out / "report.html"
-    write_atomic(path, render_report(records, not_run))
+    page = render_report(records, not_run).encode("utf-8")
+    replace_atomically(path, page, follow_folder_links=True)
     return path

@@ -1,29 +1,17 @@
-"""Atomic file writes: a temporary file in the same folder, fsync, then ``rename``.
+"""Atomic file writes for the file tools: the core's ``replace_atomically``, then the
+written Python source's stale bytecode is dropped.
 
-Both happen relative to a folder descriptor reached without following symlinks
-(:mod:`mycode_core.safeopen`), so a folder swapped for a symlink after the boundary check
-cannot redirect the write.
+The core writes a temporary file and renames it over the target, relative to a folder
+descriptor reached without following symlinks (:mod:`mycode_core.safeopen`), so a folder
+swapped for a symlink after the boundary check cannot redirect the write.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import stat
 from pathlib import Path
 
 from mycode_core.api import replace_atomically
-
-
-def _default_mode() -> int:
-    """The mode a new file gets (0o666 minus the umask), read without changing the umask."""
-    with contextlib.suppress(OSError, ValueError):
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return 0o666 & ~int(line.split()[1], 8)
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o666 & ~umask
 
 
 def atomic_write(path: Path, data: bytes, *, create_parents: bool = False) -> None:
@@ -31,11 +19,7 @@ def atomic_write(path: Path, data: bytes, *, create_parents: bool = False) -> No
 
     Readers see either the old or the new content, never a half-written file.
     """
-    try:
-        mode = stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
-    except FileNotFoundError:
-        mode = _default_mode()
-    replace_atomically(path, data, mode, create_parents=create_parents)
+    replace_atomically(path, data, create_parents=create_parents)
     forget_bytecode(path)
 
 

@@ -55,6 +55,7 @@ def probe_key(path: str) -> str:
 
 def cached_probe(path: str, probe: Callable[[str], bool]) -> bool:
     """``probe(path)``, or its remembered answer when nothing it depends on has changed."""
+    from mycode_core.api import replace_atomically
     from mycode_core.config import home_dir
 
     file = home_dir() / "cache" / CACHE_FILE
@@ -67,10 +68,8 @@ def cached_probe(path: str, probe: Callable[[str], bool]) -> bool:
         return bool(data["works"])
     works = probe(path)
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        temporary = file.with_name(f".{CACHE_FILE}.{os.getpid()}")
-        temporary.write_text(json.dumps({"key": key, "works": works}), encoding="utf-8")
-        os.replace(temporary, file)
+        data = json.dumps({"key": key, "works": works}).encode()
+        replace_atomically(file, data, create_parents=True, follow_folder_links=True)
     except OSError:
         pass  # only a cache: the next run probes again
     return works

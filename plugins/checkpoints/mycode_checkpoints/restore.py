@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mycode_checkpoints import store
+from mycode_core.api import replace_atomically
 
 
 class UndoError(Exception):
@@ -76,21 +74,8 @@ def _write(path: Path, data_path: Path, mode: int | None) -> None:
     """Put ``data_path``'s bytes at ``path`` atomically (works for a read-only file too)."""
     if path.is_symlink() or path.is_dir():
         raise UndoError(f"cannot restore {path}: it is now a symlink or a folder")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if mode is None:
-        with contextlib.suppress(OSError):
-            mode = os.stat(path).st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mycode-undo-")
-    try:
-        with os.fdopen(fd, "wb") as out, open(data_path, "rb") as src:
-            while chunk := src.read(store.CHUNK):
-                out.write(chunk)
-        os.chmod(tmp, mode if mode is not None else 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with open(data_path, "rb") as src:  # the mode saved, else the file's own
+        replace_atomically(path, src, mode, create_parents=True, follow_folder_links=True)
 
 
 def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str]:

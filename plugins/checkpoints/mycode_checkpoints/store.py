@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from mycode_core.api import replace_atomically
+
 CHUNK = 1 << 20
 
 
@@ -36,10 +38,8 @@ def session_dir(home: Path, session_id: str) -> Path:
 
 def _write_json(path: Path, data: Any) -> None:
     """Write JSON atomically (a temporary file, then a rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
+    text = json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8")
+    replace_atomically(path, text, create_parents=True, follow_folder_links=True)
 
 
 def _read_json(path: Path) -> Any:

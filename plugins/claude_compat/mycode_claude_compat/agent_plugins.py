@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mycode_core.api import replace_atomically
+
 PLUGIN_SCHEMA = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"
 MCP_SCHEMA = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json"
 MANIFEST_FIELDS = (
@@ -169,10 +171,8 @@ class SchemaCache:
         if not self.changed or self.path is None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-            temporary.write_text(json.dumps({"version": 1, "entries": self.entries}))
-            os.replace(temporary, self.path)
+            data = json.dumps({"version": 1, "entries": self.entries}).encode()
+            replace_atomically(self.path, data, create_parents=True, follow_folder_links=True)
             self.changed = False
         except OSError:
             pass

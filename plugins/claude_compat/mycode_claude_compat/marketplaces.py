@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,8 @@ from mycode_claude_compat.placing import (
     stage_folder,
     stage_subdir,
 )
+
+from mycode_core.api import replace_atomically
 
 KNOWN = {"claude-plugins-official": "https://github.com/anthropics/claude-plugins-official.git"}
 """Marketplaces Claude Code knows without being told."""
@@ -53,11 +54,8 @@ def recorded(home: Path) -> dict[str, str]:
 
 
 def _write(home: Path, table: dict[str, str]) -> None:
-    path = home / FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{FILE}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(table, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+    text = json.dumps(table, indent=2, sort_keys=True) + "\n"
+    replace_atomically(home / FILE, text.encode(), create_parents=True, follow_folder_links=True)
 
 
 def github_source(text: str) -> str:

@@ -70,11 +70,8 @@ def write_registry(home: Path, entries: dict[str, dict[str, Any]]) -> None:
             if value is not None:
                 lines.append(f"{key} = {_toml_value(value)}")
         lines.append("")
-    path = registry_file(home)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{REGISTRY}.{os.getpid()}.tmp")
-    temporary.write_text("\n".join(lines), encoding="utf-8")
-    os.replace(temporary, path)
+    text = "\n".join(lines).encode("utf-8")
+    replace_atomically(registry_file(home), text, create_parents=True, follow_folder_links=True)
 
 
 def content_hash(root: Path) -> str:
@@ -140,7 +137,8 @@ def checked_hash(root: Path, home: Path) -> str:
     if newest < time.time() - RACY_SECONDS:
         cache[str(root)] = {"status": status, "hash": digest}
         try:
-            replace_atomically(file, json.dumps(cache).encode(), 0o600, create_parents=True)
+            data = json.dumps(cache).encode()
+            replace_atomically(file, data, 0o600, create_parents=True, follow_folder_links=True)
         except OSError:
             pass  # no cache: the next run reads the files again
     return digest

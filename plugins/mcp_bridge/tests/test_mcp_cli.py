@@ -69,6 +69,7 @@ def test_add_list_remove_round_trip(workspace: Path, home: Path) -> None:
     assert done.exit_code == 0, done.output
 
     user = json.loads((home / "mcp.json").read_text())
+    assert (home / "mcp.json").stat().st_mode & 0o777 == 0o600  # a new one may hold tokens
     assert user == {
         "mcpServers": {
             "time": {

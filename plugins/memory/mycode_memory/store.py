@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import secrets
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
+
+from mycode_core.api import replace_atomically
 
 Scope = Literal["project", "user"]
 SCOPES: tuple[Scope, ...] = ("project", "user")
@@ -134,10 +134,7 @@ class MemoryStore:
             json.dumps({"id": n.id, "text": n.text, "created": n.created}) + "\n" for n in notes
         ]
         try:
-            handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".notes-", suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as fh:
-                fh.writelines(lines)
-            os.replace(temp, path)
+            replace_atomically(path, "".join(lines).encode("utf-8"), follow_folder_links=True)
         except OSError as exc:
             raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
 

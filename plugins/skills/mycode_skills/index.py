@@ -8,12 +8,11 @@ file is parsed again. A missing, corrupt or unwritable index only costs the pars
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from mycode_core.api import replace_atomically
 from mycode_skills.parse import Skill, SkillProblem
 
 FORMAT = 5  # 2: allowed-tools split on commas; 3: name-folder loads; 4: YAML repaired;
@@ -85,11 +84,8 @@ class SkillIndex:
             },
         }
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".skills-", suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, default=str)
-            os.replace(temp, self.path)
+            text = json.dumps(data, default=str).encode("utf-8")
+            replace_atomically(self.path, text, create_parents=True, follow_folder_links=True)
         except (OSError, TypeError, ValueError):
             return
         self.dirty = False
