@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import tempfile
@@ -263,22 +264,30 @@ def home_dir() -> Path:
 
 
 def ensure_home(home: Path) -> Path:
-    """Make sure ``home`` is a folder mycode can write (creating it if needed); else raise a
-    :class:`ConfigError` naming the folder and what is wrong."""
-    name = "MYCODE_HOME" if os.environ.get("MYCODE_HOME") else "the mycode home folder"
-    if home.exists() and not home.is_dir():
-        raise ConfigError(f"{name} {home} is not a folder; set MYCODE_HOME to a writable folder")
+    """Make sure ``home`` is a folder mycode can write, creating it private (``0700``: it holds
+    transcripts, memory and trust records; an existing folder keeps its mode). A probe write of
+    one block also finds a full disk. Else raise a one-line :class:`ConfigError` naming the
+    folder, the error and what to do."""
     try:
-        home.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=home):
-            pass
+        if home.exists() and not home.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(home))
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=home, prefix=".probe-") as fh:
+            fh.write(b"x" * 4096)
+            fh.flush()
     except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise ConfigError(
-            f"{name} {home} is not writable (cannot create files in it: {reason}); "
-            "set MYCODE_HOME to a writable folder"
-        ) from None
+        raise unusable_home(home, exc) from None
     return home
+
+
+def unusable_home(home: Path, exc: OSError) -> ConfigError:
+    """The one-line error for a write under ``home`` that failed with ``exc``."""
+    code = exc.errno or 0
+    return ConfigError(
+        f"MYCODE_HOME {home} is not usable ({exc.filename or home}: {exc.strerror or exc}, "
+        f"errno {code} {errno.errorcode.get(code, '?')}); free space or point MYCODE_HOME "
+        "at a writable folder"
+    )
 
 
 def _read_toml(

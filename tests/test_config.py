@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
 
 from mycode_core.config import ConfigError, load_settings
-from mycode_core.testing import write_script
+from mycode_core.testing import run_cli, write_script
 
 ENV_VARS = (
     "MYCODE_MODEL",
@@ -148,3 +150,18 @@ def test_usage_errors_exit_2_naming_what_to_fix(cli, args: list[str], needle: st
     assert run.rc == 2, run.stderr
     assert needle in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_a_new_home_is_private_and_an_existing_one_keeps_its_mode(tmp_path: Path) -> None:
+    """Transcripts, memory notes and trust records live under MYCODE_HOME: a home mycode
+    creates is 0700 whatever the umask; a folder the user made keeps the mode they gave it."""
+    script = write_script(tmp_path / "turns.json", [{"content": "done"}])
+    created, existing = tmp_path / "new" / "home", tmp_path / "mine"
+    existing.mkdir(mode=0o755)
+    os.chmod(existing, 0o755)
+    for home in (created, existing):  # run_cli makes its own home: MYCODE_HOME points here
+        env = {"MYCODE_HOME": str(home)}
+        result = run_cli(["-p", "hi", "--model", script], tmp_path, tmp_path / "h", env)
+        assert result.rc == 0, result.stderr
+    assert stat.S_IMODE(created.stat().st_mode) == 0o700
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o755

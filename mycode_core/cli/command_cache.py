@@ -126,6 +126,7 @@ def save(
 
     path, text = Path(_cache_path()), json.dumps(payload).encode()
     try:
+        path.parent.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # as ensure_home
         replace_atomically(path, text, 0o600, create_parents=True, follow_folder_links=True)
     except OSError:
         pass

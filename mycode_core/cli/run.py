@@ -64,34 +64,6 @@ def _fail(message: str) -> int:
     return USAGE_ERROR
 
 
-def _home_error(home: Path, exc: OSError) -> int:
-    import errno as errno_names
-
-    code = exc.errno or 0
-    name = errno_names.errorcode.get(code, "?")
-    where = exc.filename or home
-    click.echo(
-        f"mycode: error: MYCODE_HOME {home} is not usable ({where}: {exc.strerror or exc}, "
-        f"errno {code} {name}); free space or point MYCODE_HOME at a writable folder",
-        err=True,
-    )
-    return USAGE_ERROR
-
-
-def check_home(home: Path) -> OSError | None:
-    """Create ``home`` if needed and prove it writable; the error if not."""
-    import tempfile
-
-    try:
-        home.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=home, prefix=".probe-") as fh:
-            fh.write(b"x" * 4096)
-            fh.flush()
-    except OSError as exc:
-        return exc
-    return None
-
-
 PIPE_WAIT = 1.0
 """With a PROMPT given, how long to wait for piped input to start (an idle pipe left open by
 a calling program must not hang the run)."""
@@ -204,7 +176,13 @@ def run_agent(
     from mycode_core.cli.mentions import expand
     from mycode_core.cli.rewind import rewound
     from mycode_core.cli.transcript_history import history_from_events
-    from mycode_core.config import ConfigError, ensure_home, home_dir, load_settings
+    from mycode_core.config import (
+        ConfigError,
+        ensure_home,
+        home_dir,
+        load_settings,
+        unusable_home,
+    )
     from mycode_core.config_check import settings_tables
     from mycode_core.errors import SetupError
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
@@ -231,8 +209,10 @@ def run_agent(
         return _fail(f"--cwd {workspace} is not a folder")
     workspace = workspace.resolve()
     home = home_dir()
-    if (home_problem := check_home(home)) is not None:
-        return _home_error(home, home_problem)
+    try:
+        ensure_home(home)
+    except ConfigError as exc:
+        return _fail(str(exc))
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     interactive = not print_mode and tty and output_format == "text"
     if not interactive and not prompt:
@@ -274,7 +254,6 @@ def run_agent(
 
     known_schemas = schema_cache.load(home)
     try:
-        ensure_home(home)
         pm = get_plugin_manager(workspace=workspace, trusted=True if trust_workspace else None)
         settings_failures: list[str] = []
         settings = load_settings(
@@ -372,7 +351,7 @@ def run_agent(
             return _fail(str(exc))
         except OSError as exc:
             runner.close()
-            return _home_error(home, exc)
+            return _fail(str(unusable_home(home, exc)))
         schema_cache.save(home, known_schemas)
         problem = no_tools_problem(runner)
         if problem is not None:

@@ -33,7 +33,6 @@ from mycode_claude_compat.placing import (
     stage_folder,
     stage_subdir,
 )
-
 from mycode_core.api import replace_atomically
 
 KNOWN = {"claude-plugins-official": "https://github.com/anthropics/claude-plugins-official.git"}
