@@ -154,6 +154,32 @@ class ServerConnection:
         await watch.exited()
         self._on_eof(wake)
 
+    async def _handshake(self, session: ClientSession, watch: ExitWatch | None) -> list[types.Tool]:
+        """Initialize and list the tools; a server process that exits meanwhile fails it at
+        once, also when a process it started holds its stdout open (no end of stream)."""
+        if watch is None:
+            await session.initialize()
+            return await self._list_tools(session)
+        tools: list[types.Tool] | None = None
+
+        async def shake(scope: anyio.CancelScope) -> None:
+            nonlocal tools
+            await session.initialize()
+            tools = await self._list_tools(session)
+            scope.cancel()
+
+        async def wait_exit(scope: anyio.CancelScope) -> None:
+            await watch.exited()
+            scope.cancel()
+
+        with watch.call_pending():
+            async with anyio.create_task_group() as group:
+                group.start_soon(shake, group.cancel_scope)
+                group.start_soon(wait_exit, group.cancel_scope)
+        if tools is None:  # the handshake did not finish: the process exited first
+            raise MCPError(types.CONNECTION_CLOSED, "the server process exited")
+        return tools
+
     async def _supervise(
         self, ready: anyio.Event, wake: anyio.Event, finished: anyio.Event
     ) -> None:
@@ -186,8 +212,7 @@ class ServerConnection:
                         ),
                     )
                     session = await stack.enter_async_context(session)
-                    await session.initialize()
-                    tools = await self._list_tools(session)
+                    tools = await self._handshake(session, watch)
                     if self.state != "starting":
                         return
                     self._session, self.tools, self.state = session, tools, "ready"

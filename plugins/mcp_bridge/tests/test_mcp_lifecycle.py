@@ -133,6 +133,28 @@ def test_crash_is_reported_at_once_while_a_helper_holds_stdout(
             os.kill(helper, signal.SIGKILL)
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_a_crash_at_the_handshake_is_noticed_while_a_helper_holds_stdout(
+    make_run, tmp_path: Path
+) -> None:
+    """The server dies answering ``initialize`` and a helper it started keeps the pipe open:
+    start-up fails at once as a crash (not at its 600 s start-up limit), and the helper goes
+    with the server's process group."""
+    pid_file = tmp_path / "helper"
+    flags = ("--crash-at-handshake-leaving-helper", str(pid_file))
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    try:
+        run = pool.submit(make_run, {"feat": feature(*flags, startup_timeout=600)}).result(120)
+        [notice] = run.notices()
+        assert "exited before completing the MCP handshake" in notice
+        assert "fatal: crashed at the handshake" in notice  # its stderr tail
+        assert wait_until(lambda: not process_alive(int(pid_file.read_text())), 30)
+    finally:
+        pool.shutdown(wait=False)
+        if pid_file.exists() and process_alive(helper := int(pid_file.read_text())):
+            os.kill(helper, signal.SIGKILL)
+
+
 def test_idle_crash_is_noticed_and_next_call_restarts(make_run, tmp_path: Path) -> None:
     marker = tmp_path / "pids"
     run = make_run({"feat": feature("--marker", str(marker))})

@@ -24,6 +24,7 @@ def _early_flags() -> argparse.Namespace:
     parser.add_argument("--hang-on-start", action="store_true")
     parser.add_argument("--slow-start", type=float, default=0.0)
     parser.add_argument("--marker")
+    parser.add_argument("--crash-at-handshake-leaving-helper", metavar="PID_FILE")
     args = parser.parse_args()
     if args.marker:
         with open(args.marker, "a", encoding="utf-8") as fh:
@@ -34,6 +35,14 @@ def _early_flags() -> argparse.Namespace:
         sys.exit(2)
     if args.hang_on_start:
         time.sleep(3600)
+    if args.crash_at_handshake_leaving_helper:
+        sys.stdin.readline()  # the client's initialize request
+        # the helper inherits stdout, the pipe to the client, and keeps it open after we exit
+        helper = subprocess.Popen(["sleep", "600"])
+        with open(args.crash_at_handshake_leaving_helper, "w", encoding="utf-8") as fh:
+            fh.write(f"{helper.pid}\n")
+        print("fatal: crashed at the handshake", file=sys.stderr, flush=True)
+        os._exit(5)
     return args
 
 
