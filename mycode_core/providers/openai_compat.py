@@ -44,8 +44,6 @@ PLACEHOLDER_KEY = "sk-no-key-required"
 
 
 def _retry_after(headers: Any) -> float | None:
-    if headers is None:
-        return None
     for name in ("retry-after-ms", "retry-after"):
         value = headers.get(name)
         if value is None:
@@ -58,15 +56,15 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
-def _error_message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
+def _error_message(exc: StatusFailure) -> str:
+    body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):
             return str(inner["message"])
         if isinstance(body.get("message"), str):
             return str(body["message"])
-    return str(getattr(exc, "message", None) or exc)
+    return exc.message
 
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -155,23 +153,6 @@ def _status_error(status: int, message: str, headers: Any, url: str) -> ModelErr
     return FatalModelError(text, status=status)
 
 
-def _sdk_error(exc: Exception, url: str) -> ModelError | None:
-    """The ``openai`` SDK's own exceptions, when something imported the SDK."""
-    import sys
-
-    openai = sys.modules.get("openai")
-    if openai is None:
-        return None
-    if isinstance(exc, openai.APITimeoutError):
-        return ModelTimeout(f"the model request to {url} timed out")
-    if isinstance(exc, openai.APIConnectionError):
-        return _connection_error(exc, url)
-    if isinstance(exc, openai.APIStatusError):
-        headers = getattr(exc.response, "headers", None)
-        return _status_error(exc.status_code, _error_message(exc), headers, url)
-    return None
-
-
 def classify(exc: Exception, base_url: str | None = None) -> ModelError:
     """Map a request failure to our error classes; ``base_url`` is named in connection errors.
 
@@ -187,9 +168,6 @@ def classify(exc: Exception, base_url: str | None = None) -> ModelError:
         return _connection_error(exc, url)
     if isinstance(exc, StatusFailure):
         return _status_error(exc.status_code, _error_message(exc), exc.headers, url)
-    known = _sdk_error(exc, url)
-    if known is not None:
-        return known
     return BrokenStream(f"the model stream broke: {type(exc).__name__}: {exc}")
 
 
