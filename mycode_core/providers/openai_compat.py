@@ -194,28 +194,6 @@ class OpenAICompatibleModel:
             )
         return self._client
 
-    def request_params(self, max_tokens: int | None = None) -> dict[str, Any]:
-        """The request parameters besides ``model``, ``messages`` and ``tools``
-        (``max_tokens``: the reply's cap, else the settings'; a subclass may add more)."""
-        params: dict[str, Any] = {}
-        max_output = max_tokens or getattr(self.settings, "max_output_tokens", None)
-        if max_output:
-            params["max_tokens"] = int(max_output)
-        return params
-
-    def _post(
-        self,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        params: dict[str, Any],
-        *,
-        stream: bool,
-    ) -> Any:
-        """POST a prepared body to ``/chat/completions``; the raw HTTP response (unread when
-        streaming: the caller closes it)."""
-        body = self._builder.body(self.model_id, messages, tools, params)
-        return self.client.post("/chat/completions", body, stream=stream)
-
     def complete(
         self,
         messages: list[dict[str, Any]],
@@ -229,19 +207,19 @@ class OpenAICompatibleModel:
         """One model turn (``max_tokens``: the reply's cap; ``purpose``: unused here, every
         request goes to the server; ``on_reasoning``: told the thinking the server sends apart,
         as ``reasoning_content`` or ``reasoning``); raises a classified :class:`ModelError`."""
-        params = self.request_params(max_tokens)
+        params: dict[str, Any] = {}
+        max_output = max_tokens or getattr(self.settings, "max_output_tokens", None)
+        if max_output:
+            params["max_tokens"] = int(max_output)
         hear = (on_text, on_reasoning)
         try:
-            if not self.stream:
-                raw = self._post(messages, tools, params, stream=False)
-                return reply_from_completion(json.loads(raw.text), *hear)
             try:
-                return self._stream(messages, tools, params, hear)
+                return self._request(messages, tools, params, hear)
             except StatusFailure as exc:
                 rejected = exc.status_code == 400 and "stream_options" in _error_message(exc)
-                if self.send_stream_options and rejected:
+                if self.stream and self.send_stream_options and rejected:
                     self.send_stream_options = False  # the server rejects it: never send again
-                    return self._stream(messages, tools, params, hear)
+                    return self._request(messages, tools, params, hear)
                 raise
         except ModelError:
             raise
@@ -269,19 +247,25 @@ class OpenAICompatibleModel:
         if client is not None:
             client.close()
 
-    def _stream(
+    def _request(
         self,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         params: dict[str, Any],
         hear: tuple[Callable[[str], None], Callable[[str], None] | None],
     ) -> ModelReply:
-        params = {**params, "stream": True}
-        if self.send_stream_options:
-            params["stream_options"] = {"include_usage": True}
-        response = self._post(messages, tools, params, stream=True)
+        """POST the body to ``/chat/completions`` and read the reply, streamed unless the
+        settings say ``stream = false``."""
+        if self.stream:
+            params = {**params, "stream": True}
+            if self.send_stream_options:
+                params["stream_options"] = {"include_usage": True}
+        body = self._builder.body(self.model_id, messages, tools, params)
+        response = self.client.post("/chat/completions", body, stream=self.stream)
         self._active = response
         try:
+            if not self.stream:  # read and closed by post
+                return reply_from_completion(json.loads(response.text), *hear)
             content_type = response.headers.get("content-type", "")
             if "text/event-stream" not in content_type and "json" in content_type:
                 return reply_from_completion(json.loads(response.read()), *hear)
