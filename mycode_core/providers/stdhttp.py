@@ -138,8 +138,6 @@ class Connection:
 
     def close(self) -> None:
         """Close the connection; a request in flight on it fails at once."""
-        with self._lock:
-            conn, self._conn = self._conn, None
+        conn = self._conn
         if conn is not None:
-            self._conn = conn
             self._drop(conn)
