@@ -75,21 +75,15 @@ KEY_HINT = (
 )
 
 
-def _causes(exc: BaseException) -> list[BaseException]:
-    chain: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in chain and len(chain) < 10:
-        chain.append(current)
-        current = current.__cause__ or current.__context__
-    return chain
-
-
 def connection_problem(exc: BaseException) -> str | None:
     """``"refused"`` or ``"unknown host"`` when a connection error will not go away by
-    retrying it at once, else ``None``."""
+    retrying it at once, else ``None`` (``exc`` and up to nine of its causes are looked at)."""
     import socket
 
-    for item in _causes(exc):
+    seen: list[BaseException] = []
+    item: BaseException | None = exc
+    while item is not None and item not in seen and len(seen) < 10:
+        seen.append(item)
         if isinstance(item, ConnectionRefusedError):
             return "refused"
         if isinstance(item, socket.gaierror):
@@ -99,6 +93,7 @@ def connection_problem(exc: BaseException) -> str | None:
             return "refused"
         if "Name or service not known" in text or "nodename nor servname" in text:
             return "unknown host"
+        item = item.__cause__ or item.__context__
     return None
 
 
