@@ -1,13 +1,11 @@
 """Any OpenAI-compatible chat-completions endpoint.
 
 OpenAI, Ollama, vLLM, llama.cpp's server and OpenRouter all work with a base URL and a key.
-Streaming is the default; the raw SSE lines are accumulated by :mod:`.sse`. The SDK's own
-retries are off: the runner's retry loop (with ``retry`` events) is the only one.
-
-The request body is prepared by :mod:`.wire` (each message serialised once) and posted by
-:mod:`.http` (``httpx2``, the client the ``openai`` SDK runs on, without the SDK: no import of
-its types, no per-request transform of the whole history). Timeouts, connection failures and
-status errors map to the same error classes as the SDK's did.
+Streaming is the default; the raw SSE lines are accumulated by :mod:`.sse`. The request body is
+prepared by :mod:`.wire` (each message serialised once) and posted by :mod:`.http`, without the
+``openai`` SDK (no import of its types, no per-request transform of the whole history). A failure
+is not retried here: the runner's retry loop (with ``retry`` events) is the only one. Timeouts,
+connection failures and status errors map to the same error classes as the SDK's did.
 """
 
 from __future__ import annotations
