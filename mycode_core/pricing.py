@@ -66,12 +66,8 @@ def price_for(model: str | None, models: dict[str, Any] | None = None) -> Price 
         )
     name = _normalise(model)
     table = _table()
-    best = None
-    for known in table:
-        if (name == known or name.startswith(known + "-")) and (
-            best is None or len(known) > len(best)
-        ):
-            best = known
+    matches = (known for known in table if name == known or name.startswith(known + "-"))
+    best = max(matches, key=len, default=None)  # the longest: "gpt-4o-mini" over "gpt-4o"
     return table[best] if best else None
 
 

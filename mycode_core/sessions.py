@@ -57,13 +57,9 @@ class Transcript:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._fh: IO[str] | None = path.open("a", encoding="utf-8")
-        self._ensure_line_start()
-
-    def _ensure_line_start(self) -> None:
         # after a crash the last line may be cut; start ours on a fresh line
-        assert self._fh is not None
-        if self.path.stat().st_size > 0:
-            with self.path.open("rb") as fh:
+        if path.stat().st_size > 0:
+            with path.open("rb") as fh:
                 fh.seek(-1, os.SEEK_END)
                 if fh.read(1) != b"\n":
                     self._fh.write("\n")

@@ -12,15 +12,17 @@ Decision = Literal["allow", "deny", "ask"]
 Verdict = Literal["pass", "fail", "unverified"]
 
 
-class PermissionVerdict(BaseModel):
+class _Answer(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # every answer: built at first use, not at start-up
+
+
+class PermissionVerdict(_Answer):
     """Answer of a ``permission_verdict`` policy.
 
     ``rule`` is the rule that decided (e.g. ``run_command(git push:*)`` or ``mode:plan``) and
     ``layer`` the config layer it came from (``default``, ``user``, ``project``, ``local``,
     ``env``, ``cli``, ``session``).
     """
-
-    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     decision: Decision
     reason: str = ""
@@ -34,21 +36,17 @@ class PermissionVerdict(BaseModel):
     them against the tool's schema before the call runs; invalid ones make an error result."""
 
 
-class StagnationVerdict(BaseModel):
+class StagnationVerdict(_Answer):
     """Answer of a ``stagnation_verdict`` policy: keep going, guide the model, or stop."""
-
-    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     action: Literal["continue", "guide", "stop"]
     pattern: str | None = None
     message: str = ""
 
 
-class CompletionVerdict(BaseModel):
+class CompletionVerdict(_Answer):
     """Answer of a ``completion_verdict`` policy for a final answer: ``pass`` and
     ``unverified`` end the run; ``fail`` sends ``feedback`` back to the model."""
-
-    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     verdict: Verdict
     feedback: str = ""
@@ -56,12 +54,10 @@ class CompletionVerdict(BaseModel):
     missing: list[str] = Field(default_factory=list)
 
 
-class PromptVerdict(BaseModel):
+class PromptVerdict(_Answer):
     """Answer of a ``user_prompt_verdict`` hook for the user's prompt (issue 12): ``block``
     drops it (the model never sees it) and shows ``reason`` to the user; ``context`` lines are
     added to what the model sees with the prompt."""
-
-    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     block: bool = False
     reason: str = ""
@@ -69,26 +65,22 @@ class PromptVerdict(BaseModel):
     source: str = ""
 
 
-class SlashResult(BaseModel):
+class SlashResult(_Answer):
     """What a slash command returns: a ``prompt`` to run as the user's turn, ``output`` to show
     the user, and/or ``rewind``: cut the conversation back to before the session's N-th user
     turn (the session records it in the transcript, so ``--resume`` goes on from there)."""
-
-    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     prompt: str | None = None
     output: str | None = None
     rewind: int | None = None
 
 
-class CompactedView(BaseModel):
+class CompactedView(_Answer):
     """What a ``compact_context`` implementation may return instead of a plain list: the
     replacement messages (system message first) and the summary shown in the ``compaction``
     event, and the ``stage`` (``mask``: old tool results became placeholders; ``summary``:
     older turns were summarised; ``truncate``: older turns were dropped). The messages are
     not copied: those the view holds keep their identity (the transcript names them)."""
-
-    model_config = ConfigDict(defer_build=True)  # built at first use, not at start-up
 
     messages: SkipValidation[list[dict[str, Any]]]
     summary: str | None = None

@@ -12,11 +12,6 @@ if TYPE_CHECKING:
     from mycode_core.records import RunContext
 
 
-def _turn_starts(messages: list[dict[str, Any]]) -> list[int]:
-    """Indexes where a message may start a kept tail without orphaning tool results."""
-    return [i for i, message in enumerate(messages) if message.get("role") in ("user", "assistant")]
-
-
 def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
     """System message, first user message, a note, then the longest recent tail that fits."""
     if not messages:
@@ -28,8 +23,10 @@ def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str
         rest = rest[first_user + 1 :]
     used, running, tail_start = sum(count_message(m) for m in head) + 40, 0, len(rest)
     costs = [count_message(m) for m in rest]
-    for start in reversed(_turn_starts(rest)):
-        segment = sum(costs[start:tail_start]) if tail_start > start else 0
+    # a kept tail starts at a user or assistant message: no tool result loses its call
+    starts = [i for i, message in enumerate(rest) if message.get("role") in ("user", "assistant")]
+    for start in reversed(starts):
+        segment = sum(costs[start:tail_start])
         if used + running + segment > budget:
             break
         running += segment

@@ -72,11 +72,8 @@ def build_context(context: RunContext) -> list[ContextSection]:
             context.emit(NoticeEvent(level="warning", message=message))
 
     def title(path: Path) -> str:
-        return (
-            str(path.relative_to(context.workspace))
-            if path.is_relative_to(context.workspace)
-            else str(path)
-        )
+        inside = path.is_relative_to(context.workspace)
+        return str(path.relative_to(context.workspace) if inside else path)
 
     extra = getattr(context.settings, "append_system_prompt", None)
     if extra:

@@ -64,12 +64,10 @@ def imports_of(
         seen.add(str(target))
         try:
             content = read(target)
-        except FileNotFoundError:
-            continue  # as in Claude Code: a missing import is no error
         except ProjectFileRefused as exc:
             refused(str(exc))
             continue
-        except OSError:
+        except OSError:  # as in Claude Code: a missing (or unreadable) import is no error
             continue
         out.append((target, source, content))
         if depth < MAX_DEPTH:

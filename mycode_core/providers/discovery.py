@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -50,9 +51,17 @@ def _positive(value: Any) -> int | None:
     return int(value) if isinstance(value, str) and value.isdigit() and int(value) else None
 
 
+def _first_positive(values: Iterable[Any]) -> int | None:
+    return next(filter(None, map(_positive, values)), None)
+
+
+def _dict(value: Any) -> dict[Any, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _entries(data: Any, model: str) -> list[dict[str, Any]]:
     """``model``'s entries in a ``/v1/models`` answer (the only entry if just one)."""
-    entries = data.get("data") if isinstance(data, dict) else None
+    entries = _dict(data).get("data")
     entries = [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
     return [e for e in entries if e.get("id") == model] or (entries if len(entries) == 1 else [])
 
@@ -60,14 +69,10 @@ def _entries(data: Any, model: str) -> list[dict[str, Any]]:
 def output_limit(listed: Any, props: Any, model: str) -> int | None:
     """The reply cap the server reports in ``/v1/models`` or llama.cpp's ``/props``."""
     for entry in _entries(listed, model):
-        provider = entry.get("top_provider")
-        told = provider.get("max_completion_tokens") if isinstance(provider, dict) else None
-        for value in (*map(entry.get, OUTPUT_KEYS), told):
-            if _positive(value):
-                return _positive(value)
-    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
-    if not isinstance(settings, dict):
-        return None
+        told = _dict(entry.get("top_provider")).get("max_completion_tokens")
+        if found := _first_positive((*map(entry.get, OUTPUT_KEYS), told)):
+            return found
+    settings = _dict(_dict(props).get("default_generation_settings"))
     params = settings.get("params")
     return _positive((params if isinstance(params, dict) else settings).get("n_predict"))
 
@@ -75,21 +80,17 @@ def output_limit(listed: Any, props: Any, model: str) -> int | None:
 def from_models_list(data: Any, model: str) -> int | None:
     """The window of ``model`` in a ``/v1/models`` answer (the only entry if just one)."""
     for entry in _entries(data, model):
-        provider, meta = entry.get("top_provider"), entry.get("meta")
-        provider, meta = [x if isinstance(x, dict) else {} for x in (provider, meta)]
+        provider, meta = _dict(entry.get("top_provider")), _dict(entry.get("meta"))
         told = (provider.get("context_length"), meta.get("n_ctx"), meta.get("n_ctx_train"))
-        for value in (*map(entry.get, MODEL_KEYS), *told):
-            if _positive(value):
-                return _positive(value)
+        if found := _first_positive((*map(entry.get, MODEL_KEYS), *told)):
+            return found
     return None
 
 
 def from_props(data: Any) -> int | None:
     """llama.cpp's running context size from ``/props``."""
-    settings = data.get("default_generation_settings") if isinstance(data, dict) else None
-    if isinstance(settings, dict) and _positive(settings.get("n_ctx")):
-        return _positive(settings.get("n_ctx"))
-    return _positive(data.get("n_ctx")) if isinstance(data, dict) else None
+    settings = _dict(_dict(data).get("default_generation_settings"))
+    return _positive(settings.get("n_ctx")) or _positive(_dict(data).get("n_ctx"))
 
 
 def from_ollama_show(data: Any) -> int | None:
@@ -99,12 +100,8 @@ def from_ollama_show(data: Any) -> int | None:
     match = re.search(r"^\s*num_ctx\s+(\d+)", str(data.get("parameters") or ""), re.M)
     if match:
         return int(match.group(1))
-    info = data.get("model_info")
-    if isinstance(info, dict):
-        for key, value in info.items():
-            if str(key).endswith(".context_length") and _positive(value):
-                return _positive(value)
-    return None
+    info = _dict(data.get("model_info"))
+    return _first_positive(v for k, v in info.items() if str(k).endswith(".context_length"))
 
 
 def discover_context_window(
@@ -116,9 +113,9 @@ def discover_context_window(
     root = base[: -len("/v1")] if base.endswith("/v1") else base
     listed, props = _ask(f"{base}/models", api_key, timeout), None
     found = from_models_list(listed, model)
-    data = listed.get("data") if isinstance(listed, dict) else None
+    data = _dict(listed).get("data")
     first = data[0] if isinstance(data, list) and data else None
-    owned = str(first.get("owned_by", "")) if isinstance(first, dict) else ""
+    owned = str(_dict(first).get("owned_by", ""))
     if found is None or owned == "llamacpp":
         props = _ask(f"{root}/props", api_key, timeout)
         found = from_props(props) or found
@@ -137,13 +134,17 @@ def _cache_key(base_url: str, model: str) -> str:
     return f"{base_url.rstrip('/')} {model}"
 
 
+def _cache(home: Path) -> dict[Any, Any]:
+    """The whole cache (``{}`` when missing or unreadable)."""
+    try:
+        return _dict(json.loads(home.joinpath(*CACHE_FILE).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return {}
+
+
 def _entry(home: Path, base_url: str, model: str) -> list[Any]:
     """The cached ``[window, reply cap, claimed]`` (``None`` where unknown)."""
-    try:
-        data = json.loads((home.joinpath(*CACHE_FILE)).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return [None, None, None]
-    value = data.get(_cache_key(base_url, model)) if isinstance(data, dict) else None
+    value = _cache(home).get(_cache_key(base_url, model))
     value = value if isinstance(value, list) and len(value) in (2, 3) else [value]
     return [_positive(item) for item in (*value, None, None)[:3]]
 
@@ -173,12 +174,7 @@ def remember_window(
     error); written atomically, failures ignored (it is only a cache)."""
     from mycode_core.safeopen import replace_atomically
 
-    path = home.joinpath(*CACHE_FILE)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = {}
-    data = data if isinstance(data, dict) else {}
+    path, data = home.joinpath(*CACHE_FILE), _cache(home)
     limits = window if isinstance(window, tuple) else Limits(window)
     value: Any = list(limits) if limits.output else limits.window
     if claimed and limits.window:

@@ -90,50 +90,44 @@ class ChatClient:
         }
         self._std: Connection | None = None
         self._client: Any = None
+        # what each client raises for a timeout, and for any other failure to get an answer
+        self._failures: tuple[type[Exception], tuple[type[Exception], ...]]
         if proxy_configured():
             import httpx2
 
-            self._httpx = httpx2
             self._client = httpx2.Client(timeout=httpx2.Timeout(timeout), follow_redirects=True)
+            self._failures = (httpx2.TimeoutException, (httpx2.HTTPError, OSError))
         else:
+            import http.client
+
             try:
                 self._std = Connection(self.base_url, timeout)
             except ValueError as exc:  # not an http(s) URL: a connection error, as before
                 raise ConnectFailure(str(exc)) from exc
+            self._failures = (TimeoutError, (OSError, http.client.HTTPException))
 
     def post(self, path: str, body: bytes, *, stream: bool) -> Any:
         """POST ``body`` to ``base_url + path``; the response, unread when ``stream`` (the
         caller closes it). Raises :class:`RequestTimedOut`, :class:`ConnectFailure` or
         :class:`StatusFailure`."""
-        if self._std is None:
-            return self._post_httpx(path, body, stream=stream)
-        import http.client
-
+        timed_out, failed = self._failures
         try:
-            response = self._std.post(path, body, self.headers)
-            if not stream or response.status_code >= 400:
-                response.read()
-        except TimeoutError as exc:
+            if self._std is None:
+                request = self._client.build_request(
+                    "POST", self.base_url + path, content=body, headers=self.headers
+                )
+                response = self._client.send(request, stream=stream)
+            else:
+                response = self._std.post(path, body, self.headers)
+                if not stream or response.status_code >= 400:
+                    response.read()
+        except timed_out as exc:
             raise RequestTimedOut("Request timed out.") from exc
-        except (OSError, http.client.HTTPException) as exc:
+        except failed as exc:
             raise ConnectFailure("Connection error.") from exc
         _raise_for_status(response)
         if not stream:
             response.close()
-        return response
-
-    def _post_httpx(self, path: str, body: bytes, *, stream: bool) -> Any:
-        httpx2 = self._httpx
-        request = self._client.build_request(
-            "POST", self.base_url + path, content=body, headers=self.headers
-        )
-        try:
-            response = self._client.send(request, stream=stream)
-        except httpx2.TimeoutException as exc:
-            raise RequestTimedOut("Request timed out.") from exc
-        except (httpx2.HTTPError, OSError) as exc:
-            raise ConnectFailure("Connection error.") from exc
-        _raise_for_status(response)
         return response
 
     def close(self) -> None:

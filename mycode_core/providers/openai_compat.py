@@ -1,13 +1,11 @@
 """Any OpenAI-compatible chat-completions endpoint.
 
 OpenAI, Ollama, vLLM, llama.cpp's server and OpenRouter all work with a base URL and a key.
-Streaming is the default; the raw SSE lines are accumulated by :mod:`.sse`. The SDK's own
-retries are off: the runner's retry loop (with ``retry`` events) is the only one.
-
-The request body is prepared by :mod:`.wire` (each message serialised once) and posted by
-:mod:`.http` (``httpx2``, the client the ``openai`` SDK runs on, without the SDK: no import of
-its types, no per-request transform of the whole history). Timeouts, connection failures and
-status errors map to the same error classes as the SDK's did.
+Streaming is the default; the raw SSE lines are accumulated by :mod:`.sse`. The request body is
+prepared by :mod:`.wire` (each message serialised once) and posted by :mod:`.http`, without the
+``openai`` SDK (no import of its types, no per-request transform of the whole history). A failure
+is not retried here: the runner's retry loop (with ``retry`` events) is the only one. Timeouts,
+connection failures and status errors map to the same error classes as the SDK's did.
 """
 
 from __future__ import annotations
@@ -44,8 +42,6 @@ PLACEHOLDER_KEY = "sk-no-key-required"
 
 
 def _retry_after(headers: Any) -> float | None:
-    if headers is None:
-        return None
     for name in ("retry-after-ms", "retry-after"):
         value = headers.get(name)
         if value is None:
@@ -58,15 +54,15 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
-def _error_message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
+def _error_message(exc: StatusFailure) -> str:
+    body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):
             return str(inner["message"])
         if isinstance(body.get("message"), str):
             return str(body["message"])
-    return str(getattr(exc, "message", None) or exc)
+    return exc.message
 
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -77,21 +73,15 @@ KEY_HINT = (
 )
 
 
-def _causes(exc: BaseException) -> list[BaseException]:
-    chain: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in chain and len(chain) < 10:
-        chain.append(current)
-        current = current.__cause__ or current.__context__
-    return chain
-
-
 def connection_problem(exc: BaseException) -> str | None:
     """``"refused"`` or ``"unknown host"`` when a connection error will not go away by
-    retrying it at once, else ``None``."""
+    retrying it at once, else ``None`` (``exc`` and up to nine of its causes are looked at)."""
     import socket
 
-    for item in _causes(exc):
+    seen: list[BaseException] = []
+    item: BaseException | None = exc
+    while item is not None and item not in seen and len(seen) < 10:
+        seen.append(item)
         if isinstance(item, ConnectionRefusedError):
             return "refused"
         if isinstance(item, socket.gaierror):
@@ -101,6 +91,7 @@ def connection_problem(exc: BaseException) -> str | None:
             return "refused"
         if "Name or service not known" in text or "nodename nor servname" in text:
             return "unknown host"
+        item = item.__cause__ or item.__context__
     return None
 
 
@@ -155,23 +146,6 @@ def _status_error(status: int, message: str, headers: Any, url: str) -> ModelErr
     return FatalModelError(text, status=status)
 
 
-def _sdk_error(exc: Exception, url: str) -> ModelError | None:
-    """The ``openai`` SDK's own exceptions, when something imported the SDK."""
-    import sys
-
-    openai = sys.modules.get("openai")
-    if openai is None:
-        return None
-    if isinstance(exc, openai.APITimeoutError):
-        return ModelTimeout(f"the model request to {url} timed out")
-    if isinstance(exc, openai.APIConnectionError):
-        return _connection_error(exc, url)
-    if isinstance(exc, openai.APIStatusError):
-        headers = getattr(exc.response, "headers", None)
-        return _status_error(exc.status_code, _error_message(exc), headers, url)
-    return None
-
-
 def classify(exc: Exception, base_url: str | None = None) -> ModelError:
     """Map a request failure to our error classes; ``base_url`` is named in connection errors.
 
@@ -187,9 +161,6 @@ def classify(exc: Exception, base_url: str | None = None) -> ModelError:
         return _connection_error(exc, url)
     if isinstance(exc, StatusFailure):
         return _status_error(exc.status_code, _error_message(exc), exc.headers, url)
-    known = _sdk_error(exc, url)
-    if known is not None:
-        return known
     return BrokenStream(f"the model stream broke: {type(exc).__name__}: {exc}")
 
 
@@ -216,28 +187,6 @@ class OpenAICompatibleModel:
             )
         return self._client
 
-    def request_params(self, max_tokens: int | None = None) -> dict[str, Any]:
-        """The request parameters besides ``model``, ``messages`` and ``tools``
-        (``max_tokens``: the reply's cap, else the settings'; a subclass may add more)."""
-        params: dict[str, Any] = {}
-        max_output = max_tokens or getattr(self.settings, "max_output_tokens", None)
-        if max_output:
-            params["max_tokens"] = int(max_output)
-        return params
-
-    def _post(
-        self,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        params: dict[str, Any],
-        *,
-        stream: bool,
-    ) -> Any:
-        """POST a prepared body to ``/chat/completions``; the raw HTTP response (unread when
-        streaming: the caller closes it)."""
-        body = self._builder.body(self.model_id, messages, tools, params)
-        return self.client.post("/chat/completions", body, stream=stream)
-
     def complete(
         self,
         messages: list[dict[str, Any]],
@@ -251,19 +200,19 @@ class OpenAICompatibleModel:
         """One model turn (``max_tokens``: the reply's cap; ``purpose``: unused here, every
         request goes to the server; ``on_reasoning``: told the thinking the server sends apart,
         as ``reasoning_content`` or ``reasoning``); raises a classified :class:`ModelError`."""
-        params = self.request_params(max_tokens)
+        params: dict[str, Any] = {}
+        max_output = max_tokens or getattr(self.settings, "max_output_tokens", None)
+        if max_output:
+            params["max_tokens"] = int(max_output)
         hear = (on_text, on_reasoning)
         try:
-            if not self.stream:
-                raw = self._post(messages, tools, params, stream=False)
-                return reply_from_completion(json.loads(raw.text), *hear)
             try:
-                return self._stream(messages, tools, params, hear)
+                return self._request(messages, tools, params, hear)
             except StatusFailure as exc:
                 rejected = exc.status_code == 400 and "stream_options" in _error_message(exc)
-                if self.send_stream_options and rejected:
+                if self.stream and self.send_stream_options and rejected:
                     self.send_stream_options = False  # the server rejects it: never send again
-                    return self._stream(messages, tools, params, hear)
+                    return self._request(messages, tools, params, hear)
                 raise
         except ModelError:
             raise
@@ -291,19 +240,25 @@ class OpenAICompatibleModel:
         if client is not None:
             client.close()
 
-    def _stream(
+    def _request(
         self,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         params: dict[str, Any],
         hear: tuple[Callable[[str], None], Callable[[str], None] | None],
     ) -> ModelReply:
-        params = {**params, "stream": True}
-        if self.send_stream_options:
-            params["stream_options"] = {"include_usage": True}
-        response = self._post(messages, tools, params, stream=True)
+        """POST the body to ``/chat/completions`` and read the reply, streamed unless the
+        settings say ``stream = false``."""
+        if self.stream:
+            params = {**params, "stream": True}
+            if self.send_stream_options:
+                params["stream_options"] = {"include_usage": True}
+        body = self._builder.body(self.model_id, messages, tools, params)
+        response = self.client.post("/chat/completions", body, stream=self.stream)
         self._active = response
         try:
+            if not self.stream:  # read and closed by post
+                return reply_from_completion(json.loads(response.text), *hear)
             content_type = response.headers.get("content-type", "")
             if "text/event-stream" not in content_type and "json" in content_type:
                 return reply_from_completion(json.loads(response.read()), *hear)

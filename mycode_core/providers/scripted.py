@@ -115,9 +115,9 @@ class ScriptedModel:
         content = turn.get("content")
         if content is not None and not isinstance(content, str):
             content = json.dumps(content)
-        if content:
-            for piece in _pieces(content):
-                on_text(piece)
+        text = content or ""
+        for start in range(0, len(text), 24):  # streamed in pieces, as a server sends it
+            on_text(text[start : start + 24])
         calls = []
         for index, raw in enumerate(turn.get("tool_calls") or ()):
             if not isinstance(raw, dict):
@@ -167,7 +167,3 @@ def internal_answer(messages: list[dict[str, Any]], purpose: str, max_tokens: in
     )
     limit = max(40, int(max_tokens or 4_000)) * 3
     return body[:limit]
-
-
-def _pieces(text: str, size: int = 24) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] or [text]

@@ -90,7 +90,6 @@ class StreamAccumulator:
         self.finish_reason: str | None = None
         self.usage: dict[str, int] = {}
         self.done = False
-        self.saw_chunk = False
         self.think = ThinkSplitter()
 
     def _hear(self, thought: str, text: str) -> None:
@@ -106,7 +105,6 @@ class StreamAccumulator:
         """Take one decoded ``chat.completion.chunk``."""
         if "error" in chunk and not chunk.get("choices"):
             raise error_from_payload(chunk)
-        self.saw_chunk = True
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = {
@@ -240,8 +238,6 @@ def reply_from_completion(
     on_reasoning: Callable[[str], None] | None = None,
 ) -> ModelReply:
     """A non-streaming ``chat.completion`` body as a reply (text still goes through on_text)."""
-    if "error" in body and not body.get("choices"):
-        raise error_from_payload(body)
     acc = StreamAccumulator(on_text, on_reasoning)
     acc.feed(body)
     return acc.reply()

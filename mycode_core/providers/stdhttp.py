@@ -33,7 +33,8 @@ class Response:
         self._raw = raw
         self._on_close = on_close
         self.status_code: int = raw.status
-        self.headers = _Headers(raw.getheaders())
+        # names lower-cased: the provider looks them up that way, as in httpx2's headers
+        self.headers = {name.lower(): value for name, value in raw.getheaders()}
         self._content: bytes | None = None
 
     def read(self) -> bytes:
@@ -61,14 +62,6 @@ class Response:
         on_close, self._on_close = self._on_close, None
         if on_close is not None:
             on_close(self._raw)
-
-
-class _Headers:
-    def __init__(self, pairs: list[tuple[str, str]]) -> None:
-        self._items = {name.lower(): value for name, value in pairs}
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self._items.get(name.lower(), default)
 
 
 class Connection:
@@ -145,8 +138,6 @@ class Connection:
 
     def close(self) -> None:
         """Close the connection; a request in flight on it fails at once."""
-        with self._lock:
-            conn, self._conn = self._conn, None
+        conn = self._conn
         if conn is not None:
-            self._conn = conn
             self._drop(conn)

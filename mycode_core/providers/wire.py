@@ -75,13 +75,6 @@ class RequestBuilder:
         self._tools: tuple[Any, bytes] | None = None
         self._last: tuple[list[Mapping[str, Any]], bytes] = ([], b"")
 
-    def _tools_json(self, tools: Sequence[Mapping[str, Any]]) -> bytes:
-        if self._tools is not None and self._tools[0] is tools:
-            return self._tools[1]
-        data = dumps(list(tools))
-        self._tools = (tools, data)
-        return data
-
     def messages_json(self, messages: Sequence[Mapping[str, Any]]) -> bytes:
         """``[m1,m2,…]`` from the cached fragments (new messages serialised now); fragments
         of messages no longer in the view are dropped once they outnumber the view.
@@ -118,7 +111,9 @@ class RequestBuilder:
         head = b'{"model":' + dumps(model) + b',"messages":' + self.messages_json(messages)
         parts = [head]
         if tools:
-            parts.append(b',"tools":' + self._tools_json(tools))
+            if self._tools is None or self._tools[0] is not tools:
+                self._tools = (tools, dumps(list(tools)))  # the same list object: reused
+            parts.append(b',"tools":' + self._tools[1])
         for key, value in (params or {}).items():
             if value is None or key in ("model", "messages", "tools"):
                 continue
