@@ -111,15 +111,13 @@ def refuse_special(path: Path) -> None:
         raise _not_regular(path, info.st_mode)
 
 
-def open_read(path: Path, *, regular_only: bool = True) -> int:
-    """A read descriptor of a regular file. With ``regular_only`` a FIFO, socket or device is
-    refused from ``lstat`` before any open; ``O_NONBLOCK`` keeps even a raced-in FIFO from
-    blocking the open."""
-    if regular_only:
-        refuse_special(path)
+def open_read(path: Path) -> int:
+    """A read descriptor of a regular file: a FIFO, socket or device is refused from ``lstat``
+    before any open; ``O_NONBLOCK`` keeps even a raced-in FIFO from blocking the open."""
+    refuse_special(path)
     fd = open_fd(path, os.O_RDONLY | os.O_NONBLOCK)
     info = os.fstat(fd)
-    if regular_only and not stat.S_ISREG(info.st_mode):
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise _not_regular(path, info.st_mode)
     os.set_blocking(fd, True)
