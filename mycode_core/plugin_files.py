@@ -67,24 +67,6 @@ def home_folder(home: Path) -> Path:
     return home / FOLDER
 
 
-def discover(
-    home: Path, workspace: Path | None, trusted: bool, notice: Callable[[str], None]
-) -> list[PluginFile]:
-    """The plugin files to consider, home first; untrusted workspace files cost one notice."""
-    found = _files(home_folder(home), "home")
-    if workspace is None:
-        return found
-    local = _files(workspace_folder(workspace), "workspace")
-    if local and not trusted:
-        names = ", ".join(item.path.name for item in local)
-        notice(
-            f"untrusted workspace: its plugin files in .mycode/plugins ({names}) are not "
-            "loaded; trust it with `mycode trust` (or --trust for one run) to load them"
-        )
-        return found
-    return found + local
-
-
 def shadowed_module(name: str) -> str | None:
     """What the module name ``name`` would shadow (stdlib or installed module), or ``None``."""
     if name in sys.stdlib_module_names or name in sys.builtin_module_names:
@@ -145,7 +127,15 @@ def candidates(
         from mycode_core.trust import is_trusted
 
         trusted = workspace_folder(workspace).is_dir() and is_trusted(workspace, home)
-    for item in discover(home, workspace, trusted, notice):
+    local = _files(workspace_folder(workspace), "workspace")
+    if local and not trusted:
+        names = ", ".join(item.path.name for item in local)
+        notice(
+            f"untrusted workspace: its plugin files in .mycode/plugins ({names}) are not "
+            "loaded; trust it with `mycode trust` (or --trust for one run) to load them"
+        )
+        local = []
+    for item in _files(home_folder(home), "home") + local:  # home first
         if not selected(item.name):
             continue
         where = f"plugin file {item.path}"

@@ -85,11 +85,6 @@ class PluginReport:
     distributions: dict[str, Any] = field(default_factory=dict)
     """Plugin name -> the ``importlib.metadata.Distribution`` of each entry-point plugin."""
 
-    @property
-    def problems(self) -> list[str]:
-        """The problems as single lines."""
-        return [error.message for error in self.errors]
-
 
 def names_from_env(var: str) -> set[str] | None:
     """The comma-separated names of ``var`` (``MYCODE_LOAD_PLUGINS``…); ``None`` when unset."""
