@@ -214,11 +214,9 @@ class Settings(BaseModel):
         ``.get(key)`` and ``[key]`` like the plain table). Otherwise the table as a dict
         (``{}`` if absent).
         """
-        value = getattr(self, name, None)
+        value = getattr(self, name, None)  # an unknown table too: pydantic keeps extras
         if isinstance(value, BaseModel):
             return value.model_dump()
-        if value is None and self.model_extra:
-            value = self.model_extra.get(name)
         raw = dict(value) if isinstance(value, dict) else {}
         model = self._tables.get(name)
         return raw if model is None else _readable(model).model_validate(raw)
