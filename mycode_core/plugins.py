@@ -212,8 +212,15 @@ def get_plugin_manager(
                 # ep.load(), not pluggy's loader: that re-reads every distribution per plugin
                 if _register(pm, report, ep.name, ep.load, failed, warn, strict):
                     report.distributions[ep.name] = getattr(ep, "dist", None)
-        if load_entry_points if load_files is None else load_files:
-            _load_files(pm, report, workspace, trusted, warn, strict)
+        if load_entry_points if load_files is None else load_files:  # SPEC §7 "Plugin files"
+            from mycode_core.plugin_files import candidates, import_file
+
+            notice = functools.partial(_notice, report, warn=warn)
+            for item in candidates(pm, workspace, trusted, selected, notice):
+                failed = functools.partial(_problem, pm, item.name, path=item.path)
+                load = functools.partial(import_file, item)
+                if _register(pm, report, item.name, load, failed, warn, strict):
+                    report.files[item.name] = str(item.path)
     extras = list(extra_plugins)
     for plugin in extras:
         pm.register(plugin)
@@ -262,25 +269,6 @@ def _register(
         return False
     report.import_ms[name] = (time.perf_counter() - started) * 1000
     return True
-
-
-def _load_files(
-    pm: pluggy.PluginManager,
-    report: PluginReport,
-    workspace: Path | None,
-    trusted: bool | None,
-    warn: Callable[[str], None] | None,
-    strict: bool,
-) -> None:
-    """Import and register the plugin files (SPEC §7 "Plugin files")."""
-    from mycode_core.plugin_files import candidates, import_file
-
-    notice = functools.partial(_notice, report, warn=warn)
-    for item in candidates(pm, workspace, trusted, selected, notice):
-        failed = functools.partial(_problem, pm, item.name, path=item.path)
-        load = functools.partial(import_file, item)
-        if _register(pm, report, item.name, load, failed, warn, strict):
-            report.files[item.name] = str(item.path)
 
 
 def _problem(
