@@ -81,12 +81,10 @@ def shadowed_module(name: str) -> str | None:
         if entry not in ("", ".") and os.path.abspath(entry) != cwd  # `python -m` adds cwd
     ]
     try:
-        spec = importlib.machinery.PathFinder.find_spec(name, search)
+        installed = importlib.machinery.PathFinder.find_spec(name, search) is not None
     except (ImportError, ValueError):
-        spec = None
-    if spec is not None:
-        return "an installed module"
-    return None
+        installed = False
+    return "an installed module" if installed else None
 
 
 def import_file(item: PluginFile) -> ModuleType:
