@@ -214,11 +214,9 @@ class Settings(BaseModel):
         ``.get(key)`` and ``[key]`` like the plain table). Otherwise the table as a dict
         (``{}`` if absent).
         """
-        value = getattr(self, name, None)
+        value = getattr(self, name, None)  # an unknown table too: pydantic keeps extras
         if isinstance(value, BaseModel):
             return value.model_dump()
-        if value is None and self.model_extra:
-            value = self.model_extra.get(name)
         raw = dict(value) if isinstance(value, dict) else {}
         model = self._tables.get(name)
         return raw if model is None else _readable(model).model_validate(raw)
@@ -290,25 +288,21 @@ def unusable_home(home: Path, exc: OSError) -> ConfigError:
     )
 
 
-def _read_toml(
-    path: Path, workspace: Path | None = None, notices: list[str] | None = None
-) -> dict[str, Any]:
+def _read_toml(path: Path, workspace: Path | None, refused: list[str]) -> dict[str, Any]:
     """One config file as a table; a project file (``workspace`` given) is read without
-    following a symlink out of the workspace (refused: ``{}`` and a line in ``notices``)."""
+    following a symlink out of the workspace (refused: ``{}`` and a line in ``refused``)."""
     try:
         if workspace is not None:
-            try:
-                return tomllib.loads(read_project_text(workspace, path))
-            except FileNotFoundError:
-                return {}
-            except ProjectFileRefused as exc:
-                if notices is not None:
-                    notices.append(str(exc))
-                return {}
+            return tomllib.loads(read_project_text(workspace, path))
         if not path.is_file():
             return {}
         with path.open("rb") as fh:
             return tomllib.load(fh)
+    except ProjectFileRefused as exc:
+        refused.append(str(exc))
+        return {}
+    except FileNotFoundError:
+        return {}
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read this config file: {exc}") from None
 
@@ -318,8 +312,6 @@ ENV_SOURCES: dict[str, str] = {}
 
 
 def _env_layer() -> dict[str, Any]:
-    env = os.environ
-    data: dict[str, Any] = {}
     ENV_SOURCES.clear()
     pairs = {
         "model": ("MYCODE_MODEL",),
@@ -330,12 +322,9 @@ def _env_layer() -> dict[str, Any]:
         "permission_mode": ("MYCODE_PERMISSION_MODE",),
     }
     for key, names in pairs.items():
-        for name in names:
-            if env.get(name):
-                data[key] = env[name]
-                ENV_SOURCES[key] = name
-                break
-    return data
+        if (name := next((n for n in names if os.environ.get(n)), None)) is not None:
+            ENV_SOURCES[key] = name
+    return {key: os.environ[name] for key, name in ENV_SOURCES.items()}
 
 
 def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
@@ -343,8 +332,6 @@ def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
     for key, value in top.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge(out[key], value)
-        elif key == "permissions" and isinstance(value, dict):
-            out[key] = dict(value)
         else:
             out[key] = value
     return out

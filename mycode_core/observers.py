@@ -48,8 +48,8 @@ class _Observer:
     caller: Any
     types: frozenset[str] | None
     context: Any
-    slow: Callable[[str, float], None]
-    failed: Callable[[str, BaseException], None]
+    notice: Callable[[str, str], None]
+    failed: Callable[[str, str], None]
     queue: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)
     thread: threading.Thread | None = None
     warned: bool = False
@@ -77,15 +77,18 @@ class _Observer:
             except BaseException as exc:  # noqa: BLE001 - observers never stop the run
                 if not self.broken:
                     self.broken = True
-                    self.failed(self.name, exc)
-            elapsed = time.monotonic() - started
-            if not self.warned and elapsed * 1000 > self.context_threshold_ms():
+                    self.failed(
+                        self.name, f"plugin {self.name!r} failed in on_event: {error_line(exc)}"
+                    )
+            ms = (time.monotonic() - started) * 1000
+            settings = getattr(self.context, "settings", None)
+            if not self.warned and ms > float(getattr(settings, "observer_warn_ms", 500) or 500):
                 self.warned = True
-                self.slow(self.name, elapsed)
-
-    def context_threshold_ms(self) -> float:
-        settings = getattr(self.context, "settings", None)
-        return float(getattr(settings, "observer_warn_ms", 500) or 500)
+                self.notice(
+                    self.name,
+                    f"plugin {self.name!r} is a slow on_event observer ({ms:.0f} ms "
+                    "for one event); events are queued for it so the run is not slowed",
+                )
 
 
 def _event_types(impls: list[Any]) -> frozenset[str] | None:
@@ -113,7 +116,6 @@ class ObserverPool:
     ) -> None:
         """``notice(plugin, message)`` is told of a slow observer; ``failed(plugin, message)``
         (default: ``notice``) of a failing one (once per plugin)."""
-        failure = failed or notice
         self._observers: list[_Observer] = []
         _POOLS.add(self)
         impls = pm.hook.on_event.get_hookimpls()
@@ -123,21 +125,9 @@ class ObserverPool:
         for name, own in by_plugin.items():
             others = [impl.plugin for impl in impls if impl.plugin_name != name]
             caller = pm.subset_hook_caller("on_event", remove_plugins=others)
+            types = _event_types(own)
             self._observers.append(
-                _Observer(
-                    name,
-                    caller,
-                    _event_types(own),
-                    context,
-                    slow=lambda plugin, seconds: notice(
-                        plugin,
-                        f"plugin {plugin!r} is a slow on_event observer ({seconds * 1000:.0f} ms "
-                        "for one event); events are queued for it so the run is not slowed",
-                    ),
-                    failed=lambda plugin, exc: failure(
-                        plugin, f"plugin {plugin!r} failed in on_event: {error_line(exc)}"
-                    ),
-                )
+                _Observer(name, caller, types, context, notice, failed or notice)
             )
 
     def publish(self, event: Any) -> None:
@@ -152,7 +142,8 @@ class ObserverPool:
         busy then costs one stderr line naming it and the events it did not receive; returns
         those counts by plugin."""
         if timeout is None:
-            timeout = drain_seconds(self._settings())
+            context = self._observers[0].context if self._observers else None
+            timeout = drain_seconds(getattr(context, "settings", None))
         deadline = time.monotonic() + timeout
         for observer in self._observers:
             if observer.thread is not None:
@@ -176,9 +167,6 @@ class ObserverPool:
                 observer.thread = None
         _POOLS.discard(self)
         return missed
-
-    def _settings(self) -> Any:
-        return getattr(self._observers[0].context, "settings", None) if self._observers else None
 
 
 def drain_seconds(settings: Any) -> float:

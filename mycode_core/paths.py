@@ -147,11 +147,9 @@ def relative(path: Path, context: Any) -> str:
     """``path`` relative to the workspace root (POSIX style), or absolute if outside."""
     root = workspace_root(context)
     try:
-        rel = path.relative_to(root)
+        return path.relative_to(root).as_posix()  # the root itself: "."
     except ValueError:
         return str(path)
-    text = rel.as_posix()
-    return text if text else "."
 
 
 _WRITE_FLAGS = {

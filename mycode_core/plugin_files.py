@@ -15,14 +15,12 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 import pluggy
-
-from mycode_core.errors import raised_by_plugin
 
 FOLDER = "plugins"
 """The folder below ``$MYCODE_HOME`` and below the workspace's ``.mycode``."""
@@ -69,24 +67,6 @@ def home_folder(home: Path) -> Path:
     return home / FOLDER
 
 
-def discover(
-    home: Path, workspace: Path | None, trusted: bool, notice: Callable[[str], None]
-) -> list[PluginFile]:
-    """The plugin files to consider, home first; untrusted workspace files cost one notice."""
-    found = _files(home_folder(home), "home")
-    if workspace is None:
-        return found
-    local = _files(workspace_folder(workspace), "workspace")
-    if local and not trusted:
-        names = ", ".join(item.path.name for item in local)
-        notice(
-            f"untrusted workspace: its plugin files in .mycode/plugins ({names}) are not "
-            "loaded; trust it with `mycode trust` (or --trust for one run) to load them"
-        )
-        return found
-    return found + local
-
-
 def shadowed_module(name: str) -> str | None:
     """What the module name ``name`` would shadow (stdlib or installed module), or ``None``."""
     if name in sys.stdlib_module_names or name in sys.builtin_module_names:
@@ -101,12 +81,10 @@ def shadowed_module(name: str) -> str | None:
         if entry not in ("", ".") and os.path.abspath(entry) != cwd  # `python -m` adds cwd
     ]
     try:
-        spec = importlib.machinery.PathFinder.find_spec(name, search)
+        installed = importlib.machinery.PathFinder.find_spec(name, search) is not None
     except (ImportError, ValueError):
-        spec = None
-    if spec is not None:
-        return "an installed module"
-    return None
+        installed = False
+    return "an installed module" if installed else None
 
 
 def import_file(item: PluginFile) -> ModuleType:
@@ -126,31 +104,20 @@ def import_file(item: PluginFile) -> ModuleType:
     return module
 
 
-def syntax_error_at(exc: BaseException) -> str:
-    """``file:line`` of a syntax error (its own position, not the importer's frame), or ``""``."""
-    if isinstance(exc, SyntaxError) and exc.filename:
-        return f"{exc.filename}:{exc.lineno}"
-    return ""
-
-
-def load_files(
+def candidates(
     pm: pluggy.PluginManager,
     workspace: Path | None,
     trusted: bool | None,
     selected: Callable[[str], bool],
     notice: Callable[[str], None],
-    failed: Callable[[str, Path, BaseException], None],
-    import_ms: dict[str, float] | None = None,
-) -> dict[str, str]:
-    """Import and register every plugin file; returns plugin name -> path of those loaded.
+) -> Iterator[PluginFile]:
+    """The plugin files to import and register, one at a time (the caller registers each
+    before the next is checked against the plugins loaded already).
 
     ``workspace`` defaults to the current folder, ``trusted`` to its recorded trust.
     ``selected(name)`` applies the plugin selection before import; files left out on purpose
-    cost a ``notice``; a file whose import or registration raises goes to ``failed``.
-    ``import_ms`` receives the wall milliseconds each loaded file took to import and register.
+    cost a ``notice``.
     """
-    import time
-
     raw = os.environ.get("MYCODE_HOME")
     home = Path(raw).expanduser() if raw else Path.home() / ".mycode"
     workspace = Path(os.getcwd()) if workspace is None else workspace
@@ -158,8 +125,15 @@ def load_files(
         from mycode_core.trust import is_trusted
 
         trusted = workspace_folder(workspace).is_dir() and is_trusted(workspace, home)
-    loaded: dict[str, str] = {}
-    for item in discover(home, workspace, trusted, notice):
+    local = _files(workspace_folder(workspace), "workspace")
+    if local and not trusted:
+        names = ", ".join(item.path.name for item in local)
+        notice(
+            f"untrusted workspace: its plugin files in .mycode/plugins ({names}) are not "
+            "loaded; trust it with `mycode trust` (or --trust for one run) to load them"
+        )
+        local = []
+    for item in _files(home_folder(home), "home") + local:  # home first
         if not selected(item.name):
             continue
         where = f"plugin file {item.path}"
@@ -173,17 +147,4 @@ def load_files(
         if shadows is not None:
             notice(f"{where} is not loaded: its name {item.name!r} shadows {shadows}; rename it")
             continue
-        started = time.perf_counter()
-        try:
-            pm.register(import_file(item), name=item.name)
-        except BaseException as exc:  # noqa: BLE001 - a broken file is a load error
-            if not raised_by_plugin(exc):
-                raise  # a real Ctrl-C
-            if pm.has_plugin(item.name):
-                pm.unregister(name=item.name)
-            failed(item.name, item.path, exc)
-            continue
-        if import_ms is not None:
-            import_ms[item.name] = (time.perf_counter() - started) * 1000
-        loaded[item.name] = str(item.path)
-    return loaded
+        yield item

@@ -85,11 +85,6 @@ class PluginReport:
     distributions: dict[str, Any] = field(default_factory=dict)
     """Plugin name -> the ``importlib.metadata.Distribution`` of each entry-point plugin."""
 
-    @property
-    def problems(self) -> list[str]:
-        """The problems as single lines."""
-        return [error.message for error in self.errors]
-
 
 def names_from_env(var: str) -> set[str] | None:
     """The comma-separated names of ``var`` (``MYCODE_LOAD_PLUGINS``…); ``None`` when unset."""
@@ -122,23 +117,21 @@ def _warn(
             f"{problem.message} (MYCODE_STRICT_PLUGINS is set: fix or disable the plugin, "
             f"e.g. MYCODE_DISABLE_PLUGINS={problem.plugin}; the traceback: mycode plugins --check)"
         )
-    if warn is not None:
-        warn(problem.message)
-    elif problem.message not in _printed:
-        _printed.add(problem.message)
-        print(
-            f"mycode: {problem.message} (details: mycode plugins --check)",
-            file=sys.stderr,
-        )
+    _say(problem.message, " (details: mycode plugins --check)", warn)
 
 
 def _notice(report: PluginReport, message: str, warn: Callable[[str], None] | None) -> None:
     report.notices.append(message)
+    _say(message, "", warn)
+
+
+def _say(message: str, suffix: str, warn: Callable[[str], None] | None) -> None:
+    """``message`` to ``warn``, else once per process to stderr."""
     if warn is not None:
         warn(message)
     elif message not in _printed:
         _printed.add(message)
-        print(f"mycode: {message}", file=sys.stderr)
+        print(f"mycode: {message}{suffix}", file=sys.stderr)
 
 
 def selected(name: str) -> bool:
@@ -164,25 +157,19 @@ def distribution_of(ep: metadata.EntryPoint | None) -> str | None:
     return str(dist.name) if dist is not None else None
 
 
-def unknown_hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
-    """Hook implementations of ``plugin`` that no hookspec declares (and are not optional)."""
-    bad = []
-    for caller in pm.get_hookcallers(plugin) or []:
-        if caller.has_spec():
-            continue
-        for impl in caller.get_hookimpls():
-            if impl.plugin is plugin and not impl.optionalhook:
-                bad.append(caller.name)
-    return sorted(set(bad))
-
-
-def _validate(pm: pluggy.PluginManager, name: str, plugin: object) -> str | None:
-    """Why a registered plugin is invalid (unknown hook names), or ``None``."""
-    bad = unknown_hooks(pm, plugin)
+def _unknown_hooks(pm: pluggy.PluginManager, plugin: object) -> str | None:
+    """Why a registered plugin is invalid (hook names no hookspec declares), or ``None``."""
+    bad = {
+        caller.name
+        for caller in pm.get_hookcallers(plugin) or []
+        if not caller.has_spec()
+        for impl in caller.get_hookimpls()
+        if impl.plugin is plugin and not impl.optionalhook
+    }
     if not bad:
         return None
     return (
-        f"unknown hook {', '.join(repr(b) for b in bad)} (no such hookspec; misspelt? "
+        f"unknown hook {', '.join(repr(b) for b in sorted(bad))} (no such hookspec; misspelt? "
         "a hook of an optional plugin needs @hookimpl(optionalhook=True))"
     )
 
@@ -221,14 +208,24 @@ def get_plugin_manager(
         for ep in allowed_entry_points() if load_entry_points else ():
             if not pm.has_plugin(ep.name):
                 entry_points[ep.name] = ep
-                _load_entry_point(pm, report, ep, warn, strict)
-        if load_entry_points if load_files is None else load_files:
-            _load_files(pm, report, workspace, trusted, warn, strict)
+                failed = functools.partial(_problem, pm, ep.name, ep=ep)
+                # ep.load(), not pluggy's loader: that re-reads every distribution per plugin
+                if _register(pm, report, ep.name, ep.load, failed, warn, strict):
+                    report.distributions[ep.name] = getattr(ep, "dist", None)
+        if load_entry_points if load_files is None else load_files:  # SPEC §7 "Plugin files"
+            from mycode_core.plugin_files import candidates, import_file
+
+            notice = functools.partial(_notice, report, warn=warn)
+            for item in candidates(pm, workspace, trusted, selected, notice):
+                failed = functools.partial(_problem, pm, item.name, path=item.path)
+                load = functools.partial(import_file, item)
+                if _register(pm, report, item.name, load, failed, warn, strict):
+                    report.files[item.name] = str(item.path)
     extras = list(extra_plugins)
     for plugin in extras:
         pm.register(plugin)
     for name, plugin in list(pm.list_name_plugin()):
-        why = _validate(pm, name, plugin)
+        why = _unknown_hooks(pm, plugin)
         if why is not None and any(plugin is extra for extra in extras):
             raise pluggy.PluginValidationError(plugin, f"plugin {name!r}: {why}")
         if why is not None:
@@ -249,67 +246,55 @@ def get_plugin_manager(
     return pm
 
 
-def _load_entry_point(
+def _register(
     pm: pluggy.PluginManager,
     report: PluginReport,
-    ep: metadata.EntryPoint,
+    name: str,
+    load: Callable[[], object],
+    problem: Callable[[BaseException], PluginProblem],
     warn: Callable[[str], None] | None,
     strict: bool,
-) -> None:
-    """Import and register one entry point; whatever it raises (``SystemExit`` and its own
-    ``KeyboardInterrupt`` included, not a real Ctrl-C) is a load error."""
+) -> bool:
+    """Import and register one plugin, timing it; whatever it raises (``SystemExit`` and its
+    own ``KeyboardInterrupt`` included, not a real Ctrl-C) is a load error."""
     started = time.perf_counter()
-    try:  # ep.load(), not pluggy's loader: that re-reads every distribution per plugin
-        pm.register(ep.load(), name=ep.name)
-        report.distributions[ep.name] = getattr(ep, "dist", None)
-        report.import_ms[ep.name] = (time.perf_counter() - started) * 1000
+    try:
+        pm.register(load(), name=name)
     except BaseException as exc:  # noqa: BLE001 - any import error is reported, not fatal
         if not raised_by_plugin(exc):
             raise
-        if pm.has_plugin(ep.name):  # failed half-way (e.g. in a historic hook)
-            pm.unregister(name=ep.name)
-        problem = _problem(pm, ep.name, distribution_of(ep), exc, "failed to load")
-        _warn(report, problem, warn, strict)
-
-
-def _load_files(
-    pm: pluggy.PluginManager,
-    report: PluginReport,
-    workspace: Path | None,
-    trusted: bool | None,
-    warn: Callable[[str], None] | None,
-    strict: bool,
-) -> None:
-    """Import and register the plugin files (SPEC §7 "Plugin files")."""
-    from mycode_core.plugin_files import load_files
-
-    def failed(name: str, path: Path, exc: BaseException) -> None:
-        problem = _problem(pm, name, None, exc, f"(file {path}) failed to load")
-        problem.path = str(path)
-        _warn(report, problem, warn, strict)
-
-    notice = functools.partial(_notice, report, warn=warn)
-    report.files.update(
-        load_files(pm, workspace, trusted, selected, notice, failed, report.import_ms)
-    )
+        if pm.has_plugin(name):  # failed half-way (e.g. in a historic hook)
+            pm.unregister(name=name)
+        _warn(report, problem(exc), warn, strict)
+        return False
+    report.import_ms[name] = (time.perf_counter() - started) * 1000
+    return True
 
 
 def _problem(
-    pm: pluggy.PluginManager, name: str, dist: str | None, exc: BaseException, what: str
+    pm: pluggy.PluginManager,
+    name: str,
+    exc: BaseException,
+    *,
+    ep: metadata.EntryPoint | None = None,
+    path: Path | None = None,
 ) -> PluginProblem:
     import traceback
 
-    from mycode_core.plugin_files import syntax_error_at
-
+    dist = distribution_of(ep)
     text = str(exc).strip()
     if isinstance(exc, pluggy.PluginValidationError):
         detail = f"invalid hook implementation {_validation_summary(pm, text)}"
     else:
         detail = error_line(exc)
-        where = syntax_error_at(exc) or _raised_at(exc)
+        if isinstance(exc, SyntaxError) and exc.filename:  # its own position, not the importer's
+            where = f"{exc.filename}:{exc.lineno}"
+        else:
+            where = _raised_at(exc)
         if where and not getattr(exc, "where", ""):  # a ToolDefinitionError names it already
             detail += f" (at {where})"
     source = f" (distribution {dist})" if dist else ""
+    what = "failed to load" if path is None else f"(file {path}) failed to load"
     return PluginProblem(
         plugin=name,
         message=f"plugin {name!r}{source} {what}: {detail}",
@@ -317,6 +302,7 @@ def _problem(
         traceback="".join(traceback.format_exception(exc)),
         distribution=dist,
         detail=text,
+        path=None if path is None else str(path),
     )
 
 

@@ -55,11 +55,11 @@ def allowed_dirs(settings: Any) -> list[Path]:
     return found
 
 
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
+def _leads_out(shown: str, real: Path) -> str:
+    return (
+        f"{shown} is not read: it is a symlink leading outside the workspace (to {real}); "
+        "list the folder in readable_dirs of your user config to allow it"
+    )
 
 
 def read_project_bytes(
@@ -83,17 +83,9 @@ def read_project_bytes(
     if not os.path.lexists(lexical):
         raise FileNotFoundError(errno.ENOENT, f"{shown}: no such file")
     real = Path(os.path.realpath(lexical))
-    holder = None
-    if is_inside(real, root):
-        holder = root
-    else:
-        holder = next((Path(d) for d in allowed if is_inside(real, Path(d))), None)
+    holder = next((Path(d) for d in (root, *allowed) if is_inside(real, Path(d))), None)
     if holder is None:
-        raise ProjectFileRefused(
-            errno.EACCES,
-            f"{shown} is not read: it is a symlink leading outside the workspace (to {real}); "
-            "list the folder in readable_dirs of your user config to allow it",
-        )
+        raise ProjectFileRefused(errno.EACCES, _leads_out(shown, real))
     try:
         fd = open_beneath(holder, os.path.relpath(real, holder), os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
@@ -141,12 +133,12 @@ def link_refusal(workspace: Path, folder: Path, *, allowed: Iterable[Path] = ())
     """``None`` when ``folder`` (a skill or agents folder, or a file) stays inside the workspace
     or an ``allowed`` folder once symlinks are resolved, else the one-line notice why it is
     skipped. (A check before listing a folder; read files with :func:`read_project_bytes`.)"""
-    root = Path(workspace).resolve()
     real = Path(os.path.realpath(folder))
-    if is_inside(real, root) or any(is_inside(real, Path(d)) for d in allowed):
+    if any(is_inside(real, Path(d)) for d in (Path(workspace).resolve(), *allowed)):
         return None
-    return (
-        f"{_shown(Path(os.path.abspath(folder)), Path(os.path.abspath(workspace)))} is not read: "
-        f"it is a symlink leading outside the workspace (to {real}); list the folder in "
-        "readable_dirs of your user config to allow it"
-    )
+    folder, workspace = Path(os.path.abspath(folder)), Path(os.path.abspath(workspace))
+    try:
+        shown = folder.relative_to(workspace).as_posix()
+    except ValueError:
+        shown = str(folder)
+    return _leads_out(shown, real)

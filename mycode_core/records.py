@@ -319,14 +319,11 @@ class RunContext:
         self.readable_roots: list[Path] = []
         """Folders outside the workspace whose files path reads may open (read-only), e.g.
         the folders of listed skills. Writes never leave the workspace."""
-        # issue 9 (context engine): pinned context and the side request
         self.pins: dict[str, ContextSection] = {}
         """Context that survives every compaction, by key (see :meth:`pin`)."""
         self.side_request: Callable[..., str] | None = None  # (messages, purpose="summary")
         """Set by the runner: one model request without tools (``messages`` → reply text,
         raising ``ModelError``); its usage counts towards the run. Used by summarisers."""
-
-        # -- issue 11: child agents
         self.agent_id: str | None = None
         """``None`` for the main agent; a child agent's id (also on its events)."""
         self.parent_call_id: str | None = None
@@ -385,8 +382,6 @@ class RunContext:
                 self.pins[key] = ContextSection(title=title or key, text=text)
             else:
                 self.pins.pop(key, None)
-
-    # -- issue 11: child agents
 
     @property
     def current_call(self) -> ToolCall | None:

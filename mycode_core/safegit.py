@@ -114,7 +114,7 @@ def _read_nofollow(path: Path, limit: int = _MAX_CONFIG) -> str | None:
     except OSError as exc:
         raise SafeGitError(f"{path} cannot be read safely ({exc.strerror})") from None
     try:
-        if not _is_regular(fd):
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise SafeGitError(f"{path} is not a regular file")
         data = os.read(fd, limit + 1)
     finally:
@@ -122,10 +122,6 @@ def _read_nofollow(path: Path, limit: int = _MAX_CONFIG) -> str | None:
     if len(data) > limit:
         raise SafeGitError(f"{path} is too large")
     return data.decode("utf-8", errors="replace")
-
-
-def _is_regular(fd: int) -> bool:
-    return stat.S_ISREG(os.fstat(fd).st_mode)
 
 
 def _resolve_dir(base: Path, target: str, root: str | None, what: str) -> Path:
@@ -170,10 +166,7 @@ def find_repository(root: Path, *, contain: bool = True) -> Repository | None:
     else:
         raise SafeGitError(".git is neither a folder nor a file")
     common = _read_nofollow(git_dir / "commondir", 4096)
-    if common is not None:
-        common_dir = _resolve_dir(git_dir, common.strip(), limit, "commondir")
-    else:
-        common_dir = git_dir
+    common_dir = git_dir if common is None else _resolve_dir(git_dir, common, limit, "commondir")
     if not os.path.lexists(git_dir / "HEAD"):
         return None
     return Repository(Path(top), git_dir, common_dir)
@@ -241,10 +234,7 @@ def config_overrides(repo: Repository | None) -> list[str]:
                 pairs.append((f"filter.{sub}.required", "false"))
             if section == "diff":
                 pairs.append((f"diff.{sub}.cachetextconv", "false"))
-    args: list[str] = []
-    for key, value in pairs:
-        args += ["-c", f"{key}={value}"]
-    return args
+    return [arg for key, value in pairs for arg in ("-c", f"{key}={value}")]
 
 
 def safe_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -15,7 +15,7 @@ import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, NoReturn
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
@@ -24,7 +24,7 @@ class SymlinkRace(OSError):
     """A path component turned into a symlink (or stopped being a folder) after the check."""
 
 
-def _raise_for(exc: OSError, path: Path, name: str, parent: int) -> None:
+def _raise_for(exc: OSError, path: Path, name: str, parent: int) -> NoReturn:
     if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
         try:
             link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
@@ -55,10 +55,8 @@ def open_parent(path: Path, *, create: bool = False) -> Iterator[int]:
                     nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
                 except OSError as exc:
                     _raise_for(exc, path, name, fd)
-                    raise
             except OSError as exc:
                 _raise_for(exc, path, name, fd)
-                raise
             os.close(fd)
             fd = nxt
         yield fd
@@ -75,7 +73,6 @@ def open_fd(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
             return os.open(name, flags, mode, dir_fd=parent)
         except OSError as exc:
             _raise_for(exc, path, name, parent)
-            raise
 
 
 def kind_of(mode: int) -> str:
@@ -97,6 +94,12 @@ class NotRegularFile(IsADirectoryError):
     """The path is a FIFO, socket, device or folder: refused without being opened."""
 
 
+def _not_regular(path: Path, mode: int) -> NotRegularFile:
+    return NotRegularFile(
+        errno.EINVAL, f"{path} is {kind_of(mode)}, not a regular file; not opened"
+    )
+
+
 def refuse_special(path: Path) -> None:
     """Raise :class:`NotRegularFile` when ``path`` exists and is not a regular file, found
     with ``lstat`` only (a FIFO or device is never opened: opening one may block or act)."""
@@ -105,22 +108,18 @@ def refuse_special(path: Path) -> None:
     except OSError:
         return
     if not stat.S_ISREG(info.st_mode) and not stat.S_ISLNK(info.st_mode):
-        kind = kind_of(info.st_mode)
-        raise NotRegularFile(errno.EINVAL, f"{path} is {kind}, not a regular file; not opened")
+        raise _not_regular(path, info.st_mode)
 
 
-def open_read(path: Path, *, regular_only: bool = True) -> int:
-    """A read descriptor of a regular file. With ``regular_only`` a FIFO, socket or device is
-    refused from ``lstat`` before any open; ``O_NONBLOCK`` keeps even a raced-in FIFO from
-    blocking the open."""
-    if regular_only:
-        refuse_special(path)
+def open_read(path: Path) -> int:
+    """A read descriptor of a regular file: a FIFO, socket or device is refused from ``lstat``
+    before any open; ``O_NONBLOCK`` keeps even a raced-in FIFO from blocking the open."""
+    refuse_special(path)
     fd = open_fd(path, os.O_RDONLY | os.O_NONBLOCK)
     info = os.fstat(fd)
-    if regular_only and not stat.S_ISREG(info.st_mode):
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        kind = kind_of(info.st_mode)
-        raise NotRegularFile(errno.EINVAL, f"{path} is {kind}, not a regular file; not opened")
+        raise _not_regular(path, info.st_mode)
     os.set_blocking(fd, True)
     return fd
 

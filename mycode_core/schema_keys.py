@@ -43,7 +43,7 @@ def _plain(annotation: Any) -> bool:
         return True
     origin, args = get_origin(annotation), get_args(annotation)
     if origin is Literal:
-        return all(isinstance(arg, (*_PLAIN_TYPES,)) for arg in args)
+        return all(isinstance(arg, _PLAIN_TYPES) for arg in args)
     if origin is Annotated:
         return _plain(args[0]) and all(_plain_metadata(extra) for extra in args[1:])
     if origin in _PLAIN_ORIGINS or origin is Union:

@@ -187,15 +187,14 @@ class _ToolFunction:
         return _run_awaitable(result) if inspect.isawaitable(result) else result
 
 
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
-
-
 def _run_awaitable(awaitable: Any) -> Any:
     """Run a coroutine to completion on a fresh event loop (tool calls run in worker threads)."""
     import asyncio  # only for async tools: importing it costs every start-up 15 ms
 
-    return asyncio.run(_await(awaitable))
+    async def wait() -> Any:
+        return await awaitable
+
+    return asyncio.run(wait())
 
 
 def _tidy_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -378,12 +377,9 @@ def tool(
     :param timeout: seconds before a hung call is answered with an error (default: config).
     """
 
-    def wrap(inner: Callable[..., Any]) -> Tool:
-        return tool_from_function(inner, **options)
-
     if func is not None:
-        return wrap(func)
-    return wrap
+        return tool_from_function(func, **options)
+    return lambda inner: tool_from_function(inner, **options)
 
 
 def coerce_result(result: Any) -> ToolResult:

@@ -56,8 +56,6 @@ def trusted_folders(home: Path) -> dict[str, dict[str, Any]]:
     path = store_file(home)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
     except (OSError, ValueError):
         return {}
     folders = data.get("folders") if isinstance(data, dict) else None
@@ -188,9 +186,7 @@ def _claude_findings(workspace: Path) -> list[str]:
             data = json.loads(read_project_text(workspace, Path(rel)))
         except (OSError, ValueError):
             continue
-        if not isinstance(data, dict):
-            continue
-        if data.get("hooks"):
+        if isinstance(data, dict) and data.get("hooks"):
             found.append(f"command hooks ({rel})")
     return found
 
@@ -216,12 +212,11 @@ def restrict_layers(
         out.append((name, data))
     if not trusted:
         ignored.extend(_claude_findings(workspace))
-    name, data = out[-1] if out and out[-1][0] == "cli" else ("cli", {})
-    data = {**data, TRUST_KEY: {"trusted": trusted, "ignored": ignored}}
+    table = {TRUST_KEY: {"trusted": trusted, "ignored": ignored}}
     if out and out[-1][0] == "cli":
-        out[-1] = (name, data)
+        out[-1] = ("cli", {**out[-1][1], **table})
     else:
-        out.append((name, data))
+        out.append(("cli", table))
     return out
 
 
