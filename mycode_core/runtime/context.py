@@ -68,9 +68,6 @@ class ViewChange:
     count: int = 0
     """The run's n-th compaction."""
 
-    def __bool__(self) -> bool:
-        return True
-
 
 class ModelView:
     """Builds the message list for each model call."""

@@ -30,7 +30,6 @@ from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.guarded import completion, permission
 from mycode_core.runtime.messages import assistant_message, user_message
 from mycode_core.runtime.recovery import ModelCaller
-from mycode_core.runtime.runner_base import ChildSpawner as ChildSpawner
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.tools import ToolOrchestrator
@@ -236,7 +235,6 @@ class AgentRunner(Acting, Viewing):
         started = time.monotonic()
         state = LoopState(log=self.transitions)
         final_text = ""
-        error: str | None = None
         try:
             self.context.prompt = (
                 prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"

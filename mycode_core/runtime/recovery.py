@@ -80,8 +80,7 @@ class ModelCaller:
         """Close a turn the user interrupted: when history ends with a user message, add an
         assistant message with the text streamed so far and :data:`INTERRUPTED_NOTE`, so the
         model later sees what the user saw and never two user messages in a row."""
-        messages = self.history.message_list
-        if not messages or messages[-1].get("role") != "user":
+        if not len(self.history) or self.history[-1].message.get("role") != "user":
             return
         partial = "".join(self._partial).rstrip()
         self._partial = []
@@ -256,9 +255,7 @@ class ModelCaller:
                     self.view.window.reserve < sent_cap
                     and self.view.estimate() <= self.view.trigger()
                 )
-                state = state.next(
-                    TransitionReason.COMPACTED, str(exc), compactions=state.compactions + 1
-                )
+                state = state.next(TransitionReason.COMPACTED, str(exc))
                 continue
             except ModelError as exc:
                 if self.cancelled.is_set():
@@ -277,7 +274,7 @@ class ModelCaller:
                         attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=str(exc)
                     )
                 )
-                state = state.next(TransitionReason.RETRY, exc.kind, model_attempt=attempt)
+                state = state.next(TransitionReason.RETRY, exc.kind)
                 if self.cancelled.wait(delay):
                     raise RunStopped(state.finish("interrupted")) from None
                 continue
