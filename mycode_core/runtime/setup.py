@@ -37,25 +37,15 @@ def collect_tools(
     """
     problems: list[str] = []
     if on_error is None and strict_from(context.settings):
-
-        def on_error(plugin: str | None, message: str, exc: BaseException) -> None:
-            problems.append(message)
-
-        _collect_tools(pm, context, lambda message: None, on_error)
-    else:
-        _collect_tools(pm, context, notice, on_error)
-    if problems:
-        raise SetupError(f"{problems[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)")
-
-
-def _collect_tools(
-    pm: pluggy.PluginManager,
-    context: RunContext,
-    notice: Callable[[str], None],
-    on_error: OnError | None,
-) -> None:
+        notice = lambda message: None  # noqa: E731
+        on_error = lambda plugin, message, exc: problems.append(message)  # noqa: E731
     codes = implementation_codes(pm, "register_tools")
     pending: list[Tool] = []
+
+    def report(plugin: str | None, message: str, exc: BaseException) -> None:
+        notice(message)
+        if on_error is not None:
+            on_error(plugin, message, exc)
 
     def register(item: Any) -> None:
         plugin = calling_plugin(codes)
@@ -65,11 +55,7 @@ def _collect_tools(
                 tool = tool.model_copy(update={"plugin": plugin})
             pending.append(tool)
         except (ValueError, TypeError) as exc:
-            detail = _first_error(exc)
-            message = f"plugin {plugin!r}: tool not registered: {detail}"
-            notice(message)
-            if on_error is not None:
-                on_error(plugin, message, exc)
+            report(plugin, f"plugin {plugin!r}: tool not registered: {_first_error(exc)}", exc)
 
     call_hook(
         pm,
@@ -80,13 +66,9 @@ def _collect_tools(
         register=register,
         context=context,
     )
-
-    def problem(plugin: str | None, message: str, exc: BaseException) -> None:
-        notice(message)
-        if on_error is not None:
-            on_error(plugin, message, exc)
-
-    settle(pm, context, pending, problem)
+    settle(pm, context, pending, report)
+    if problems:
+        raise SetupError(f"{problems[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)")
 
 
 def as_tool(item: Any) -> Tool:
