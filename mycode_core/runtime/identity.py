@@ -8,12 +8,12 @@ to whichever tool ends up holding the name.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pluggy
 
 from mycode_core.records import DuplicateToolError, RunContext, Tool
+from mycode_core.runtime.hookcalls import OnError
 
 REPOSITORY_PACKAGES = frozenset(
     {
@@ -31,8 +31,6 @@ REPOSITORY_PACKAGES = frozenset(
     }
 )
 """The import packages of this repository's plugins: their tools are the built-in ones."""
-
-Problem = Callable[[str | None, str, BaseException], None]
 
 
 def is_repository_plugin(pm: pluggy.PluginManager, name: str | None) -> bool:
@@ -53,7 +51,7 @@ def replacements(settings: Any) -> dict[str, str]:
 
 
 def settle(
-    pm: pluggy.PluginManager, context: RunContext, pending: list[Tool], problem: Problem
+    pm: pluggy.PluginManager, context: RunContext, pending: list[Tool], problem: OnError
 ) -> None:
     """Add ``pending`` (in registration order) to ``context.tools``, one tool per name."""
     by_name: dict[str, list[Tool]] = {}
@@ -75,14 +73,15 @@ def _winner(
     name: str,
     tools: list[Tool],
     wanted: str | None,
-    problem: Problem,
+    problem: OnError,
 ) -> Tool:
     plugins = [str(t.plugin) for t in tools]
     if wanted is not None and wanted in plugins:
         return tools[plugins.index(wanted)]
     if len(tools) == 1:
         if wanted is not None:
-            problem(None, f"[tools] replace: no plugin {wanted!r} registers tool {name!r}", _err())
+            message = f"[tools] replace: no plugin {wanted!r} registers tool {name!r}"
+            problem(None, message, ValueError("unknown plugin in [tools] replace"))
         return tools[0]
     builtin = [t for t in tools if is_repository_plugin(pm, t.plugin)]
     winner = builtin[0] if builtin else tools[0]
@@ -94,7 +93,3 @@ def _winner(
     )
     problem(others[0], message, DuplicateToolError(message))
     return winner
-
-
-def _err() -> Exception:
-    return ValueError("unknown plugin in [tools] replace")
