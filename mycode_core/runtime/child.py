@@ -225,10 +225,7 @@ def run_child(parent: AgentRunner, request: AgentRequest) -> AgentOutcome:
 
 def _roll_up(parent: AgentRunner, child: ChildRunner, agent_id: str) -> None:
     """Add the child's tokens to the parent's and its facts to the parent's observations."""
-    own = dict(child.usage)
-    for grandchild in child.children_usage.values():
-        for key, value in grandchild.items():
-            own[key] = own.get(key, 0) - value
+    own = child._own_usage()
     with parent._lock:
         for key, value in child.usage.items():
             parent.usage[key] = parent.usage.get(key, 0) + value

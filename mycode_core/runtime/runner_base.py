@@ -173,11 +173,15 @@ class RunnerBase:
         """Each agent's own tokens when child agents ran (they add up to ``usage``)."""
         if not self.children_usage:
             return None
+        return {self.context.agent_id or "main": self._own_usage(), **self.children_usage}
+
+    def _own_usage(self) -> dict[str, int]:
+        """This agent's tokens without its descendants' (``usage`` holds both)."""
         own = dict(self.usage)
         for child in self.children_usage.values():
             for key, value in child.items():
                 own[key] = own.get(key, 0) - value
-        return {self.context.agent_id or "main": own, **self.children_usage}
+        return own
 
     def _save_crash_report(self) -> str:
         """Write the current exception's traceback under MYCODE_HOME; return where."""
