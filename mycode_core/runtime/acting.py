@@ -16,7 +16,7 @@ from mycode_core.events import (
 )
 from mycode_core.providers.base import ModelReply
 from mycode_core.records import ToolCall
-from mycode_core.runtime import guarded, lifecycle
+from mycode_core.runtime import lifecycle
 from mycode_core.runtime.messages import (
     assistant_message,
     image_message,
@@ -63,7 +63,7 @@ class Acting(RunnerBase):
             if message is not None:
                 self.history.append(message)
         state = state.next(TransitionReason.TOOLS_DONE, phase=Phase.CALLING_MODEL)
-        verdict = guarded.stagnation(self.guard, self.context)
+        verdict = lifecycle.stagnation(self.guard, self.context)
         if verdict is not None and verdict.action == "guide":
             self._guide("stagnation", verdict.message, verdict.pattern)
             state = state.next(TransitionReason.STAGNATION_GUIDANCE, verdict.pattern or "")

@@ -27,7 +27,6 @@ from mycode_core.records import CompletionVerdict
 from mycode_core.runtime import guards, lifecycle
 from mycode_core.runtime.acting import Acting
 from mycode_core.runtime.changes import ChangeDetector
-from mycode_core.runtime.guarded import completion, permission
 from mycode_core.runtime.messages import assistant_message, user_message
 from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
@@ -74,7 +73,7 @@ class AgentRunner(Acting, Viewing):
         self.orchestrator = ToolOrchestrator(
             self.context,
             self._emit,
-            lambda call, tool: permission(self.guard, call, tool, self.context),
+            lambda call, tool: lifecycle.permission(self.guard, call, tool, self.context),
             max_parallel=self.settings.max_parallel_tools,
             max_calls=self.settings.max_tool_calls_per_reply,
         )
@@ -374,4 +373,4 @@ class AgentRunner(Acting, Viewing):
             return CompletionVerdict(
                 verdict="pass", feedback="completion gate is off", source="off"
             )
-        return completion(self.guard, final_text, self.context)
+        return lifecycle.completion(self.guard, final_text, self.context)
