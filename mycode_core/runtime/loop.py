@@ -24,10 +24,10 @@ from mycode_core.events import (
 )
 from mycode_core.plugins import load_report
 from mycode_core.records import CompletionVerdict
-from mycode_core.runtime import guards, lifecycle
+from mycode_core.runtime import lifecycle
 from mycode_core.runtime.acting import Acting
 from mycode_core.runtime.changes import ChangeDetector
-from mycode_core.runtime.messages import assistant_message, user_message
+from mycode_core.runtime.messages import assistant_message, near_limit_message, user_message
 from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
@@ -337,7 +337,7 @@ class AgentRunner(Acting, Viewing):
                 and remaining <= settings.near_limit_steps
             ):
                 near_limit_sent = True
-                self._guide("near_limit", guards.near_limit_message(remaining))
+                self._guide("near_limit", near_limit_message(remaining))
             state, reply = self.caller.call(state)
             if reply.tool_calls:
                 state = self._act(state, reply)

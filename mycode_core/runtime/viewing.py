@@ -9,9 +9,7 @@ import threading
 from typing import Any
 
 from mycode_core.errors import error_line
-from mycode_core.events import (
-    CheckpointEvent,
-)
+from mycode_core.events import CheckpointEvent
 from mycode_core.providers.base import ModelError, call_model
 from mycode_core.providers.discovery import (
     Limits,
@@ -19,7 +17,7 @@ from mycode_core.providers.discovery import (
     claimed_window,
     remember_window,
 )
-from mycode_core.runtime import guards
+from mycode_core.records import Observation
 from mycode_core.runtime.context import ContextOverflow, ModelView
 from mycode_core.runtime.hookcalls import is_plugin_failure, raising_plugin
 from mycode_core.runtime.runner_base import RunnerBase
@@ -29,6 +27,11 @@ from mycode_core.verdicts import CompactedView
 
 DISCOVERY_WAIT = 30.0
 """Seconds window discovery waits for the first reply before asking the server anyway."""
+CHECKPOINT_REQUEST = (
+    "You have reached the step limit and cannot call tools any more. Write a continuation "
+    "checkpoint for whoever resumes this task, under these headings: Confirmed facts; Files read; "
+    "Files changed; Test status; Remaining actions; Blockers. Be concrete and brief."
+)
 
 
 def _compaction(value: Any) -> bool:
@@ -177,12 +180,12 @@ class Viewing(RunnerBase):
 
     def _write_checkpoint(self) -> None:
         assert self.view is not None
-        facts = guards.recorded_facts(self.context.observations)
+        facts = recorded_facts(self.context.observations)
         notes = ""
         try:
             self.view.sync(self.history)
             messages = self.view.messages()
-            messages = [*messages, {"role": "user", "content": guards.CHECKPOINT_REQUEST}]
+            messages = [*messages, {"role": "user", "content": CHECKPOINT_REQUEST}]
             reply = call_model(
                 self.model,
                 messages,
@@ -213,6 +216,40 @@ class Viewing(RunnerBase):
         self.prepare()
         assert self.view is not None
         self.view.request_compaction(instructions)
+
+
+def recorded_facts(observations: list[Observation]) -> str:
+    """What the runtime itself knows: files read (with ranges), files changed, test status."""
+    read: dict[str, list[str]] = {}
+    changed: list[str] = []
+    validations: list[str] = []
+    last_mutation = max((o.step for o in observations if o.mutation), default=-1)
+    for obs in observations:
+        for resource in obs.resources:
+            if resource.startswith("file:") and not obs.mutation:
+                path, _, span = resource[5:].partition(":")
+                ranges = read.setdefault(path, [])
+                if span and span not in ranges:
+                    ranges.append(span)
+        for path in obs.mutated:
+            if path not in changed:
+                changed.append(path)
+        if obs.validation is not None:
+            when = "after" if obs.step >= last_mutation else "before"
+            outcome = "passed" if obs.validation.passed else "failed"
+            validations.append(
+                f"- `{obs.validation.command}` ({obs.validation.kind}) {outcome}, step {obs.step}, "
+                f"{when} the latest change"
+            )
+    lines = ["## Recorded by mycode", "Files read:"]
+    lines += [f"- {p}" + (f" (lines {', '.join(r)})" if r else "") for p, r in read.items()] or [
+        "- none"
+    ]
+    lines.append("Files changed:")
+    lines += [f"- {p}" for p in changed] or ["- none"]
+    lines.append("Test status:")
+    lines += validations[-5:] or ["- no test, lint or build command was run"]
+    return "\n".join(lines)
 
 
 def _quietly(function: Any) -> Limits:
