@@ -57,21 +57,24 @@ class HookGuard:
         """The parent agent's guard (a child agent's failures count for the whole run)."""
         self._lock = threading.Lock()
 
-    def caller(self, hook_name: str) -> Any:
-        """``pm.hook.<hook_name>``, or a subset caller without the skipped plugins."""
-        removed = [p for p in (self.pm.get_plugin(n) for n in self.skipped.get(hook_name, ())) if p]
+    def caller(self, hook_name: str, without: tuple[str, ...] | list[str] = ()) -> Any:
+        """``pm.hook.<hook_name>``, or a subset caller without the skipped plugins (and the
+        ``without`` ones)."""
+        names = {*self.skipped.get(hook_name, ()), *without}
+        removed = [p for p in (self.pm.get_plugin(n) for n in names) if p is not None]
         if not removed:
             return getattr(self.pm.hook, hook_name)
         return self.pm.subset_hook_caller(hook_name, remove_plugins=removed)
 
-    def implementations(self, hook_name: str) -> list[Any]:
-        """The non-wrapper implementations still in use, in pluggy's calling order."""
+    def implementations(self, hook_name: str, *, wrappers: bool = False) -> list[Any]:
+        """The implementations still in use, in pluggy's calling order: the plain ones, or
+        with ``wrappers`` the wrappers."""
         skipped = set(self.skipped.get(hook_name, ()))
         impls = getattr(self.pm.hook, hook_name).get_hookimpls()
         return [
             impl
             for impl in reversed(impls)
-            if impl.plugin_name not in skipped and not (impl.hookwrapper or impl.wrapper)
+            if impl.plugin_name not in skipped and (impl.hookwrapper or impl.wrapper) == wrappers
         ]
 
     def fail(self, hook_name: str, plugin: str | None, problem: str) -> None:
@@ -175,20 +178,12 @@ class HookGuard:
 
     def _wrappers(self, hook_name: str) -> list[str]:
         """The plugins whose wrappers of ``hook_name`` are still in use, outermost first."""
-        skipped = set(self.skipped.get(hook_name, ()))
-        impls = getattr(self.pm.hook, hook_name).get_hookimpls()
-        return [
-            str(impl.plugin_name)
-            for impl in reversed(impls)
-            if (impl.hookwrapper or impl.wrapper) and impl.plugin_name not in skipped
-        ]
+        return [str(impl.plugin_name) for impl in self.implementations(hook_name, wrappers=True)]
 
     def _without(self, hook_name: str, plugins: list[str], kwargs: dict[str, Any]) -> Any:
         """The hook's outcome without ``plugins`` (and the skipped ones); ``None`` if it fails."""
-        names = {*self.skipped.get(hook_name, ()), *plugins}
-        removed = [p for p in (self.pm.get_plugin(n) for n in names) if p is not None]
         try:
-            outcome = self.pm.subset_hook_caller(hook_name, remove_plugins=removed)(**kwargs)
+            outcome = self.caller(hook_name, plugins)(**kwargs)
         except BaseException as exc:  # noqa: BLE001 - probing only
             if not is_plugin_failure(exc):
                 raise
