@@ -228,9 +228,7 @@ class ModelCaller:
                 raise RunStopped(state.finish("interrupted"))
             tools = self._tool_specs()
             try:
-                messages, change = self.view.build(
-                    self.history, force_compact=force_compact, reason="reactive"
-                )
+                messages, change = self.view.build(self.history, force_compact=force_compact)
             except ContextOverflow as exc:
                 raise RunStopped(state.finish("context_overflow", str(exc))) from None
             if change is not None:
