@@ -34,9 +34,11 @@ def strict_from(settings: Any) -> bool:
     return bool(table.get("strict", False)) if isinstance(table, dict) else False
 
 
-def _discard(value: Any) -> None:
+def discard(value: Any) -> None:
+    """Close ``value`` if it is a coroutine a plugin answered with (no "never awaited"
+    warning later)."""
     if inspect.iscoroutine(value):
-        value.close()  # never awaited: no RuntimeWarning
+        value.close()
 
 
 class HookGuard:
@@ -164,7 +166,7 @@ class HookGuard:
                 failed.append(dropper)
                 continue
             shown = type(outcome).__name__
-            _discard(outcome)
+            discard(outcome)
             wrong = self._answerer(hook_name, valid, kwargs)
             culprit = wrong[0] if wrong else None
             culprit = culprit or self._wrapper_culprit(
@@ -200,7 +202,7 @@ class HookGuard:
             return None
         inner = self._without(hook_name, wrappers, kwargs)
         if inner is None or not valid(inner):
-            _discard(inner)
+            discard(inner)
             return None
         return (
             self._wrapper_culprit(hook_name, kwargs, lambda value: value is not None)
@@ -212,7 +214,7 @@ class HookGuard:
         for name in self._wrappers(hook_name):
             outcome = self._without(hook_name, [name], kwargs)
             ok = good(outcome)
-            _discard(outcome)
+            discard(outcome)
             if ok:
                 return name
         return None
@@ -231,7 +233,7 @@ class HookGuard:
             if answer is None:
                 continue
             bad = not (valid(answer) if firstresult else valid([answer]))
-            _discard(answer)
+            discard(answer)
             if bad:
                 return str(impl.plugin_name), type(answer).__name__
         return None
