@@ -96,11 +96,6 @@ def culprit_of(codes: Codes, tb: TracebackType | None) -> str | None:
     return found
 
 
-def raising_plugin(pm: pluggy.PluginManager, hook_name: str, exc: BaseException) -> str | None:
-    """The plugin whose ``hook_name`` implementation raised ``exc``, if it can be named."""
-    return culprit_of(implementation_codes(pm, hook_name), exc.__traceback__)
-
-
 def _ran_before(pm: pluggy.PluginManager, hook_name: str, culprit: str) -> list[str]:
     """Plugins whose implementations pluggy called before ``culprit``'s (it calls in reverse
     registration order, tryfirst first)."""

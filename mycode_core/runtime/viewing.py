@@ -19,7 +19,7 @@ from mycode_core.providers.discovery import (
 )
 from mycode_core.records import Observation
 from mycode_core.runtime.context import ContextOverflow, ModelView
-from mycode_core.runtime.hookcalls import is_plugin_failure, raising_plugin
+from mycode_core.runtime.hookcalls import culprit_of, implementation_codes, is_plugin_failure
 from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
@@ -144,7 +144,8 @@ class Viewing(RunnerBase):
                 raise
             if not getattr(self, "_shaper_failed", False):
                 self._shaper_failed = True
-                plugin = raising_plugin(self.pm, "view_message", exc)
+                codes = implementation_codes(self.pm, "view_message")
+                plugin = culprit_of(codes, exc.__traceback__)
                 who = (
                     f"plugin {plugin!r} failed in view_message" if plugin else "view_message failed"
                 )
