@@ -119,21 +119,17 @@ class Viewing(RunnerBase):
         window.requested.wait(DISCOVERY_WAIT)
         found = _quietly(discover)
         learned = window.learned
-        if base_url and found.window and learned and learned < found.window:
+        if not (base_url and found.window):
+            window.discover(*found)
+        elif learned and learned < found.window:
             window.discover(None, found.output)
             remember_window(
                 self.home, base_url, model_id, Limits(learned, found.output), found.window
             )
-            return
-        if (
-            base_url
-            and found.window
-            and found.window == claimed_window(self.home, base_url, model_id)
-        ):
+        elif found.window == claimed_window(self.home, base_url, model_id):
             window.discover(None, found.output)  # the claim that was wrong: the cache stands
-            return
-        window.discover(*found)
-        if found.window and base_url:
+        else:
+            window.discover(*found)
             remember_window(self.home, base_url, model_id, found)
 
     def _shape_message(self, message: dict[str, Any], budget: int) -> dict[str, Any] | None:
