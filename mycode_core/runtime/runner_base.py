@@ -150,8 +150,8 @@ class RunnerBase:
     def _emit(self, event: AgentEvent) -> None:
         self.events.emit(event)
 
-    def _notice(self, message: str, level: str = "warning") -> None:
-        self._emit(failure_notice(message, level))
+    def _notice(self, message: str) -> None:
+        self._emit(failure_notice(message))
 
     def _startup_task_failed(self, task: Any, exc: BaseException) -> None:
         """A plugin's start-up task raised: one notice naming the plugin; it counts as a plugin
