@@ -137,8 +137,8 @@ class RunnerBase:
         self.children_usage: dict[str, dict[str, int]] = {}
         """Each descendant agent's own tokens, by ``agent_id``."""
         self.structured = answer_check
-        self.expand_prompt = expand_prompt or (lambda prompt, _context: Expansion(prompt))
         """``--json-schema``: the final answer must be JSON valid against it."""
+        self.expand_prompt = expand_prompt or (lambda prompt, _context: Expansion(prompt))
         self.spawned_calls: set[str] = set()
         """Tool calls that ran a child agent: the child's own facts record what it changed."""
 
