@@ -6,6 +6,7 @@ Part of :class:`~mycode_core.runtime.loop.AgentRunner` (see :mod:`.runner_base`)
 
 from __future__ import annotations
 
+import json
 import secrets
 from typing import Any
 
@@ -13,10 +14,12 @@ from mycode_core.events import (
     AssistantEvent,
     GuidanceEvent,
     ObservationEvent,
+    without_lone_surrogates,
 )
 from mycode_core.providers.base import ModelReply
 from mycode_core.records import ToolCall
 from mycode_core.runtime import lifecycle
+from mycode_core.runtime.arguments import argument_problem
 from mycode_core.runtime.messages import (
     assistant_message,
     image_message,
@@ -124,11 +127,6 @@ class Acting(RunnerBase):
         self._emit(ObservationEvent(observation=observation.model_dump(exclude_none=True)))
 
     def _tool_call(self, step: int, index: int, raw: Any) -> ToolCall:
-        import json
-
-        from mycode_core.events import without_lone_surrogates
-        from mycode_core.runtime.arguments import argument_problem
-
         call_id = raw.id or f"call_{step}_{index}_{secrets.token_hex(4)}"
         text = without_lone_surrogates(raw.arguments or "{}")
         try:
