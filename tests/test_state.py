@@ -30,7 +30,7 @@ def test_next_returns_a_new_state_and_records_the_transition() -> None:
     assert second.reason is TransitionReason.STEP_BEGIN
     assert log == [Transition(TransitionReason.STEP_BEGIN, Phase.CALLING_MODEL, 1, "why")]
     third = second.next(TransitionReason.FINISHED, stop_reason="completed", phase=Phase.DONE)
-    assert third.done and not second.done
+    assert third.stop_reason == "completed" and second.stop_reason is None
     assert [t.reason for t in log] == [TransitionReason.STEP_BEGIN, TransitionReason.FINISHED]
     assert second.log is log and third.log is log
 

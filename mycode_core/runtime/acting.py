@@ -6,6 +6,7 @@ Part of :class:`~mycode_core.runtime.loop.AgentRunner` (see :mod:`.runner_base`)
 
 from __future__ import annotations
 
+import json
 import secrets
 from typing import Any
 
@@ -13,10 +14,12 @@ from mycode_core.events import (
     AssistantEvent,
     GuidanceEvent,
     ObservationEvent,
+    without_lone_surrogates,
 )
 from mycode_core.providers.base import ModelReply
 from mycode_core.records import ToolCall
-from mycode_core.runtime import guarded, lifecycle
+from mycode_core.runtime import lifecycle
+from mycode_core.runtime.arguments import argument_problem
 from mycode_core.runtime.messages import (
     assistant_message,
     image_message,
@@ -63,7 +66,7 @@ class Acting(RunnerBase):
             if message is not None:
                 self.history.append(message)
         state = state.next(TransitionReason.TOOLS_DONE, phase=Phase.CALLING_MODEL)
-        verdict = guarded.stagnation(self.guard, self.context)
+        verdict = lifecycle.stagnation(self.guard, self.context)
         if verdict is not None and verdict.action == "guide":
             self._guide("stagnation", verdict.message, verdict.pattern)
             state = state.next(TransitionReason.STAGNATION_GUIDANCE, verdict.pattern or "")
@@ -124,11 +127,6 @@ class Acting(RunnerBase):
         self._emit(ObservationEvent(observation=observation.model_dump(exclude_none=True)))
 
     def _tool_call(self, step: int, index: int, raw: Any) -> ToolCall:
-        import json
-
-        from mycode_core.events import without_lone_surrogates
-        from mycode_core.runtime.arguments import argument_problem
-
         call_id = raw.id or f"call_{step}_{index}_{secrets.token_hex(4)}"
         text = without_lone_surrogates(raw.arguments or "{}")
         try:

@@ -120,18 +120,16 @@ class ChangeDetector:
 
     def _start_watching(self) -> None:
         try:
-            self._inotify = _Inotify()
-            self._watch_tree(self.root, record=False)
-            self.mechanism = "inotify"
-        except OSError:
-            self._give_up_watching()
+            self._arm()
         finally:
             self._ready.set()
         if self._closing:  # closed while the watches were being set up
             self.close()
 
-    def _rearm(self) -> bool:
-        """Set the watches up again after an overflow; False if that fails (then snapshots)."""
+    def _arm(self) -> bool:
+        """Set the watches up, or again after an overflow; False if that fails (then
+        snapshots)."""
+        again = self._inotify is not None
         if self._inotify is not None:
             self._inotify.close()
         self._inotify = None
@@ -142,7 +140,8 @@ class ChangeDetector:
         except OSError:
             self._give_up_watching()
             return False
-        self.rearms += 1
+        if again:
+            self.rearms += 1
         self.mechanism = "inotify"
         return True
 
@@ -172,11 +171,8 @@ class ChangeDetector:
                 raise
             return []
 
-    def _relative(self, path: str) -> str:
-        return os.path.relpath(path, self.root)
-
     def _note(self, path: str, *, created: bool, suffix: str = "") -> None:
-        self._pending.setdefault(self._relative(path) + suffix, created)
+        self._pending.setdefault(os.path.relpath(path, self.root) + suffix, created)
 
     def _net_changes(self) -> list[str]:
         """Pending paths minus the ones created and removed again within the call."""
@@ -258,7 +254,7 @@ class ChangeDetector:
             self._marked_ns = time.time_ns()
             if self._inotify is not None:
                 healthy = self._drain()
-                if healthy or self._rearm():
+                if healthy or self._arm():
                     self._pending.clear()
                     self._snapshot = None
                     return
@@ -291,7 +287,7 @@ class ChangeDetector:
         seen = dict(self._pending)
         self.created = {rel for rel, created in seen.items() if created}
         self._pending.clear()
-        self._rearm()
+        self._arm()
         since = self._marked_ns - 2_000_000_000  # filesystem timestamps are coarse
         found = set(_changed_since(self.root, since))
         for rel, created in seen.items():

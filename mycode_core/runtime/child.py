@@ -19,7 +19,6 @@ from mycode_core.errors import SetupError
 from mycode_core.events import AgentEvent
 from mycode_core.records import Observation
 from mycode_core.runtime.loop import AgentRunner
-from mycode_core.runtime.setup import make_model
 from mycode_core.sessions import SessionStore, Transcript
 
 _NOT_FORWARDED = ("system", "result")
@@ -109,9 +108,8 @@ class ChildRunner(AgentRunner):
         context.agent_id = agent_id
         context.parent_call_id = call_id
         context.depth = above.depth + 1
-        for name in ("readable_roots",):  # extension-API lists the core shares with children
-            if isinstance(getattr(above, name, None), list):
-                setattr(context, name, list(getattr(above, name)))
+        if isinstance(above.readable_roots, list):  # the extension-API list children share
+            context.readable_roots = list(above.readable_roots)
         self.events = ChildStream(parent._emit, agent_id, call_id)  # type: ignore[assignment]
         self.guard.upstream = parent.guard  # strict plugins: a child's failure stops the run
 
@@ -138,7 +136,7 @@ class ChildRunner(AgentRunner):
             fork = getattr(self.parent.model, "fork", None)
             if callable(fork):
                 return fork()
-        return make_model(self.pm, self.settings, self._notice, on_error=self.guard.on_error)
+        return super()._make_model()
 
     def _system_prompt(self) -> str:
         base = super()._system_prompt()
@@ -225,10 +223,7 @@ def run_child(parent: AgentRunner, request: AgentRequest) -> AgentOutcome:
 
 def _roll_up(parent: AgentRunner, child: ChildRunner, agent_id: str) -> None:
     """Add the child's tokens to the parent's and its facts to the parent's observations."""
-    own = dict(child.usage)
-    for grandchild in child.children_usage.values():
-        for key, value in grandchild.items():
-            own[key] = own.get(key, 0) - value
+    own = child._own_usage()
     with parent._lock:
         for key, value in child.usage.items():
             parent.usage[key] = parent.usage.get(key, 0) + value

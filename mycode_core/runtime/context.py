@@ -68,9 +68,6 @@ class ViewChange:
     count: int = 0
     """The run's n-th compaction."""
 
-    def __bool__(self) -> bool:
-        return True
-
 
 class ModelView:
     """Builds the message list for each model call."""
@@ -199,15 +196,11 @@ class ModelView:
             self.system_tokens = count_text(system_prompt, bound=True) + 4
 
     def build(
-        self,
-        history: History,
-        *,
-        force_compact: bool = False,
-        reason: str | None = None,
+        self, history: History, *, force_compact: bool = False
     ) -> tuple[list[dict[str, Any]], ViewChange | None]:
         """Return ``(messages, change)``; ``change`` is set when the view was compacted.
 
-        Compacts when forced (``reason`` ``reactive``), when ``/compact`` asked (``manual``),
+        Compacts when forced (``reactive``), when ``/compact`` asked (``manual``),
         when the estimate passes ``threshold`` of the budget or ``recheck`` tool results came
         since the last offer (``proactive``). Raises :class:`ContextOverflow` when even the
         compacted view does not fit.
@@ -222,7 +215,7 @@ class ModelView:
         if self._manual is not None:
             reason, instructions, self._manual = "manual", self._manual or None, None
         elif force_compact:
-            reason = reason or "reactive"
+            reason = "reactive"
         elif (
             estimate > self.trigger()
             and (estimate > self.budget or estimate >= self._declined_below)
@@ -262,9 +255,7 @@ class ModelView:
                 ids[id(message)] = index
             else:
                 refs.append(message)
-        self._prefix = messages[1:]
-        self._prefix_tokens = sum(count_message(m) for m in self._prefix)
-        self._tail, self._tail_tokens, self._ids = [], 0, ids
+        self._set_prefix(messages[1:], ids)
         self._declined_below = 0
         after = self.estimate()
         if after > self.budget:
@@ -320,9 +311,14 @@ class ModelView:
                 prefix.append(ref)
             else:
                 return False
-        self._prefix = prefix
-        self._prefix_tokens = sum(count_message(m) for m in prefix)
-        self._tail, self._tail_tokens, self._ids = [], 0, ids
+        self._set_prefix(prefix, ids)
         self._synced = history_length
         self.sync(history)
         return True
+
+    def _set_prefix(self, prefix: list[dict[str, Any]], ids: dict[int, int]) -> None:
+        """``prefix`` becomes the fixed part of the view (``ids``: which history index each
+        message shows); the live tail starts empty."""
+        self._prefix = prefix
+        self._prefix_tokens = sum(count_message(m) for m in prefix)
+        self._tail, self._tail_tokens, self._ids = [], 0, ids

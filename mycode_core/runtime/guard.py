@@ -34,9 +34,11 @@ def strict_from(settings: Any) -> bool:
     return bool(table.get("strict", False)) if isinstance(table, dict) else False
 
 
-def _discard(value: Any) -> None:
+def discard(value: Any) -> None:
+    """Close ``value`` if it is a coroutine a plugin answered with (no "never awaited"
+    warning later)."""
     if inspect.iscoroutine(value):
-        value.close()  # never awaited: no RuntimeWarning
+        value.close()
 
 
 class HookGuard:
@@ -57,21 +59,24 @@ class HookGuard:
         """The parent agent's guard (a child agent's failures count for the whole run)."""
         self._lock = threading.Lock()
 
-    def caller(self, hook_name: str) -> Any:
-        """``pm.hook.<hook_name>``, or a subset caller without the skipped plugins."""
-        removed = [p for p in (self.pm.get_plugin(n) for n in self.skipped.get(hook_name, ())) if p]
+    def caller(self, hook_name: str, without: tuple[str, ...] | list[str] = ()) -> Any:
+        """``pm.hook.<hook_name>``, or a subset caller without the skipped plugins (and the
+        ``without`` ones)."""
+        names = {*self.skipped.get(hook_name, ()), *without}
+        removed = [p for p in (self.pm.get_plugin(n) for n in names) if p is not None]
         if not removed:
             return getattr(self.pm.hook, hook_name)
         return self.pm.subset_hook_caller(hook_name, remove_plugins=removed)
 
-    def implementations(self, hook_name: str) -> list[Any]:
-        """The non-wrapper implementations still in use, in pluggy's calling order."""
+    def implementations(self, hook_name: str, *, wrappers: bool = False) -> list[Any]:
+        """The implementations still in use, in pluggy's calling order: the plain ones, or
+        with ``wrappers`` the wrappers."""
         skipped = set(self.skipped.get(hook_name, ()))
         impls = getattr(self.pm.hook, hook_name).get_hookimpls()
         return [
             impl
             for impl in reversed(impls)
-            if impl.plugin_name not in skipped and not (impl.hookwrapper or impl.wrapper)
+            if impl.plugin_name not in skipped and (impl.hookwrapper or impl.wrapper) == wrappers
         ]
 
     def fail(self, hook_name: str, plugin: str | None, problem: str) -> None:
@@ -161,7 +166,7 @@ class HookGuard:
                 failed.append(dropper)
                 continue
             shown = type(outcome).__name__
-            _discard(outcome)
+            discard(outcome)
             wrong = self._answerer(hook_name, valid, kwargs)
             culprit = wrong[0] if wrong else None
             culprit = culprit or self._wrapper_culprit(
@@ -175,20 +180,12 @@ class HookGuard:
 
     def _wrappers(self, hook_name: str) -> list[str]:
         """The plugins whose wrappers of ``hook_name`` are still in use, outermost first."""
-        skipped = set(self.skipped.get(hook_name, ()))
-        impls = getattr(self.pm.hook, hook_name).get_hookimpls()
-        return [
-            str(impl.plugin_name)
-            for impl in reversed(impls)
-            if (impl.hookwrapper or impl.wrapper) and impl.plugin_name not in skipped
-        ]
+        return [str(impl.plugin_name) for impl in self.implementations(hook_name, wrappers=True)]
 
     def _without(self, hook_name: str, plugins: list[str], kwargs: dict[str, Any]) -> Any:
         """The hook's outcome without ``plugins`` (and the skipped ones); ``None`` if it fails."""
-        names = {*self.skipped.get(hook_name, ()), *plugins}
-        removed = [p for p in (self.pm.get_plugin(n) for n in names) if p is not None]
         try:
-            outcome = self.pm.subset_hook_caller(hook_name, remove_plugins=removed)(**kwargs)
+            outcome = self.caller(hook_name, plugins)(**kwargs)
         except BaseException as exc:  # noqa: BLE001 - probing only
             if not is_plugin_failure(exc):
                 raise
@@ -205,7 +202,7 @@ class HookGuard:
             return None
         inner = self._without(hook_name, wrappers, kwargs)
         if inner is None or not valid(inner):
-            _discard(inner)
+            discard(inner)
             return None
         return (
             self._wrapper_culprit(hook_name, kwargs, lambda value: value is not None)
@@ -217,7 +214,7 @@ class HookGuard:
         for name in self._wrappers(hook_name):
             outcome = self._without(hook_name, [name], kwargs)
             ok = good(outcome)
-            _discard(outcome)
+            discard(outcome)
             if ok:
                 return name
         return None
@@ -236,7 +233,7 @@ class HookGuard:
             if answer is None:
                 continue
             bad = not (valid(answer) if firstresult else valid([answer]))
-            _discard(answer)
+            discard(answer)
             if bad:
                 return str(impl.plugin_name), type(answer).__name__
         return None

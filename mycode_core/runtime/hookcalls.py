@@ -33,12 +33,12 @@ Codes = dict[CodeType, list[tuple[str, object]]]
 _FAILED = re.compile(r"^plugin '([^']+)' failed in (\w+)")
 
 
-def failure_notice(message: str, level: str = "warning") -> NoticeEvent:
-    """A ``notice`` event; one about a failing plugin ("plugin 'x' failed in hook: ...", as
+def failure_notice(message: str) -> NoticeEvent:
+    """A ``warning`` notice event; one about a failing plugin ("plugin 'x' failed in hook: ...", as
     :func:`call_hook` words it) carries ``plugin`` and ``hook`` (SPEC §4)."""
     found = _FAILED.match(message)
     plugin, hook = (found.group(1), found.group(2)) if found else (None, None)
-    return NoticeEvent(level=level, message=message, plugin=plugin, hook=hook)  # type: ignore[arg-type]
+    return NoticeEvent(level="warning", message=message, plugin=plugin, hook=hook)
 
 
 def is_plugin_failure(exc: BaseException) -> bool:
@@ -94,11 +94,6 @@ def culprit_of(codes: Codes, tb: TracebackType | None) -> str | None:
         found = _owner(codes, tb.tb_frame) or found
         tb = tb.tb_next
     return found
-
-
-def raising_plugin(pm: pluggy.PluginManager, hook_name: str, exc: BaseException) -> str | None:
-    """The plugin whose ``hook_name`` implementation raised ``exc``, if it can be named."""
-    return culprit_of(implementation_codes(pm, hook_name), exc.__traceback__)
 
 
 def _ran_before(pm: pluggy.PluginManager, hook_name: str, culprit: str) -> list[str]:

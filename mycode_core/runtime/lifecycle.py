@@ -1,6 +1,13 @@
-"""Calls of the lifecycle hooks (issue 12): session start/end, the user's prompt, tool
-feedback and notifications. Every call goes through ``pm.hook``; a failing plugin costs one
-notice, never the run.
+"""The hooks the loop calls at its decision points: the verdicts (SPEC §7) and the
+lifecycle hooks (issue 12: session start/end, the user's prompt, tool feedback,
+notifications).
+
+The verdict hooks go through :class:`~mycode_core.runtime.guard.HookGuard` and fail closed: a
+failed ``permission_verdict`` denies that call (its result names the plugin); a failed
+``completion_verdict`` is left out and the others decide (the built-in gate still blocks; with
+none left able to judge, the answer is ``fail``); ``stagnation_verdict``,
+``user_prompt_verdict`` and ``tool_result_verdict`` go on without the failing plugin. The
+lifecycle hooks go through ``pm.hook``; a failing plugin costs one notice, never the run.
 """
 
 from __future__ import annotations
@@ -9,15 +16,82 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.records import PromptVerdict, RunContext
-from mycode_core.runtime import guarded
+from mycode_core.records import RunContext, ToolCall
 from mycode_core.runtime.guard import HookGuard
-from mycode_core.runtime.hookcalls import OnError, call_hook, failure_notice
+from mycode_core.runtime.hookcalls import Notice, OnError, call_hook, failure_notice
 from mycode_core.runtime.messages import content_to_text
+from mycode_core.verdicts import (
+    CompletionVerdict,
+    PermissionVerdict,
+    PromptVerdict,
+    StagnationVerdict,
+)
 
 
-def _notice(context: RunContext, message: str) -> None:
-    context.emit(failure_notice(message))
+def _kind(kind: type) -> Any:
+    return lambda value: value is None or isinstance(value, kind)
+
+
+def _all(kind: type) -> Any:
+    return lambda value: (
+        isinstance(value, list) and all(item is None or isinstance(item, kind) for item in value)
+    )
+
+
+def permission(
+    guard: HookGuard, call: ToolCall, tool: Any, context: RunContext
+) -> PermissionVerdict | None:
+    """The ``permission_verdict``; a failing plugin denies this call, naming the plugin."""
+    verdict, failed = guard.call(
+        "permission_verdict", _kind(PermissionVerdict), call=call, tool=tool, context=context
+    )
+    if not failed:
+        return verdict  # type: ignore[no-any-return]
+    plugin = failed[0]
+    return PermissionVerdict(
+        decision="deny",
+        reason=(
+            f"the permission policy of plugin {plugin!r} failed, so the call is denied "
+            "(the plugin is skipped for the rest of the run)"
+        ),
+        rule=f"plugin:{plugin}",
+        layer="plugin",
+    )
+
+
+def completion(guard: HookGuard, final_text: str, context: RunContext) -> CompletionVerdict:
+    """The ``completion_verdict`` of the plugins that did not fail."""
+    verdict, failed = guard.call(
+        "completion_verdict",
+        _kind(CompletionVerdict),
+        final_text=final_text,
+        observations=list(context.observations),
+        context=context,
+    )
+    if "unknown" in failed:
+        return CompletionVerdict(
+            verdict="fail",
+            source="runtime",
+            feedback="A completion policy failed; verify the work (run the tests), then answer.",
+        )
+    if verdict is None and guard.skipped.get("completion_verdict"):
+        return CompletionVerdict(verdict="unverified", source="runtime")  # never a plain pass
+    return verdict or CompletionVerdict(verdict="pass", source="default")
+
+
+def stagnation(guard: HookGuard, context: RunContext) -> StagnationVerdict | None:
+    """The ``stagnation_verdict`` of the plugins that did not fail."""
+    verdict, _ = guard.call(
+        "stagnation_verdict",
+        _kind(StagnationVerdict),
+        observations=context.observations,
+        context=context,
+    )
+    return verdict  # type: ignore[no-any-return]
+
+
+def _say(context: RunContext) -> Notice:
+    return lambda message: context.emit(failure_notice(message))
 
 
 def _lines(results: Any) -> list[str]:
@@ -46,8 +120,9 @@ def with_session_start(
 ) -> str:
     """The system prompt with the ``session_start`` context lines pinned at its end (a
     failing plugin: one notice, and ``on_error`` is told)."""
-    say = lambda message: _notice(context, message)  # noqa: E731
-    found = call_hook(pm, "session_start", say, on_error=on_error, source=source, context=context)
+    found = call_hook(
+        pm, "session_start", _say(context), on_error=on_error, source=source, context=context
+    )
     lines = _lines(found)
     if not lines:
         return prompt
@@ -56,8 +131,12 @@ def with_session_start(
 
 def prompt_verdict(guard: HookGuard, context: RunContext, prompt: str) -> PromptVerdict:
     """Every ``user_prompt_verdict`` combined into one: any block blocks, contexts add up (a
-    failing plugin is left out, see :mod:`~mycode_core.runtime.guarded`)."""
-    results = guarded.prompt_results(guard, prompt, context)
+    failing plugin is left out; a failure naming no plugin blocks the prompt)."""
+    results, failed = guard.call(
+        "user_prompt_verdict", _all(PromptVerdict), prompt=prompt, context=context
+    )
+    if "unknown" in failed:
+        return PromptVerdict(block=True, reason="a prompt policy failed", source="runtime")
     combined = PromptVerdict()
     for verdict in results or ():
         if not isinstance(verdict, PromptVerdict):
@@ -70,7 +149,15 @@ def prompt_verdict(guard: HookGuard, context: RunContext, prompt: str) -> Prompt
 
 def tool_feedback(guard: HookGuard, context: RunContext, outcome: Any, content: Any) -> Any:
     """``content`` with the ``tool_result_verdict`` feedback lines appended (text)."""
-    lines = _lines(guarded.feedback_results(guard, outcome, context))
+    results, _ = guard.call(
+        "tool_result_verdict",
+        lambda value: isinstance(value, list),
+        call=outcome.call,
+        tool=outcome.tool,
+        result=outcome.result,
+        context=context,
+    )
+    lines = _lines(results)
     if not lines:
         return content
     return with_reminders(content_to_text(content), lines)
@@ -80,8 +167,7 @@ def session_end(
     pm: pluggy.PluginManager, context: RunContext, reason: str, on_error: OnError | None = None
 ) -> None:
     """Call ``session_end``; a failure is one notice (and ``on_error`` is told)."""
-    say = lambda message: _notice(context, message)  # noqa: E731
-    call_hook(pm, "session_end", say, on_error=on_error, reason=reason, context=context)
+    call_hook(pm, "session_end", _say(context), on_error=on_error, reason=reason, context=context)
 
 
 def notify(
@@ -92,7 +178,12 @@ def notify(
     on_error: OnError | None = None,
 ) -> None:
     """Call ``notification`` before mycode waits for the user (failures: as ``session_end``)."""
-    say = lambda line: _notice(context, line)  # noqa: E731
     call_hook(
-        pm, "notification", say, on_error=on_error, message=message, kind=kind, context=context
+        pm,
+        "notification",
+        _say(context),
+        on_error=on_error,
+        message=message,
+        kind=kind,
+        context=context,
     )

@@ -24,13 +24,11 @@ from mycode_core.events import (
 )
 from mycode_core.plugins import load_report
 from mycode_core.records import CompletionVerdict
-from mycode_core.runtime import guards, lifecycle
+from mycode_core.runtime import lifecycle
 from mycode_core.runtime.acting import Acting
 from mycode_core.runtime.changes import ChangeDetector
-from mycode_core.runtime.guarded import completion, permission
-from mycode_core.runtime.messages import assistant_message, user_message
+from mycode_core.runtime.messages import assistant_message, near_limit_message, user_message
 from mycode_core.runtime.recovery import ModelCaller
-from mycode_core.runtime.runner_base import ChildSpawner as ChildSpawner
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.tools import ToolOrchestrator
@@ -75,7 +73,7 @@ class AgentRunner(Acting, Viewing):
         self.orchestrator = ToolOrchestrator(
             self.context,
             self._emit,
-            lambda call, tool: permission(self.guard, call, tool, self.context),
+            lambda call, tool: lifecycle.permission(self.guard, call, tool, self.context),
             max_parallel=self.settings.max_parallel_tools,
             max_calls=self.settings.max_tool_calls_per_reply,
         )
@@ -236,7 +234,6 @@ class AgentRunner(Acting, Viewing):
         started = time.monotonic()
         state = LoopState(log=self.transitions)
         final_text = ""
-        error: str | None = None
         try:
             self.context.prompt = (
                 prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"
@@ -340,7 +337,7 @@ class AgentRunner(Acting, Viewing):
                 and remaining <= settings.near_limit_steps
             ):
                 near_limit_sent = True
-                self._guide("near_limit", guards.near_limit_message(remaining))
+                self._guide("near_limit", near_limit_message(remaining))
             state, reply = self.caller.call(state)
             if reply.tool_calls:
                 state = self._act(state, reply)
@@ -376,4 +373,4 @@ class AgentRunner(Acting, Viewing):
             return CompletionVerdict(
                 verdict="pass", feedback="completion gate is off", source="off"
             )
-        return completion(self.guard, final_text, self.context)
+        return lifecycle.completion(self.guard, final_text, self.context)

@@ -98,3 +98,11 @@ def image_message(call_id: str, content: Any) -> dict[str, Any] | None:
 def guidance_message(source: str, message: str) -> dict[str, Any]:
     """Runtime guidance for the model, as a user message tagged with its source."""
     return {"role": "user", "content": f"{GUIDANCE_PREFIX.format(source=source)} {message}"}
+
+
+def near_limit_message(remaining: int) -> str:
+    """Guidance sent once when few steps remain."""
+    return (
+        f"Only {remaining} step(s) remain before the step limit. Finish the most important "
+        "remaining work, verify it, and give your final answer."
+    )

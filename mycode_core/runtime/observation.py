@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
 
 from mycode_core.records import Observation, Tool, ToolCall, ToolResult, Validation
 
@@ -59,14 +58,10 @@ _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
 
 
-def normalise_arguments(arguments: dict[str, Any]) -> str:
-    """Stable JSON of the arguments (sorted keys, compact)."""
-    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
 def tool_signature(call: ToolCall) -> str:
-    """Tool name plus normalised arguments."""
-    return f"{call.name} {normalise_arguments(call.arguments)}"
+    """Tool name plus the arguments as stable JSON (sorted keys, compact)."""
+    stable = json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return f"{call.name} {stable}"
 
 
 _TIMINGS = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds)\b")

@@ -3,7 +3,8 @@
 Retries (rate limits, timeouts, connection errors, 5xx, broken streams) back off exponentially
 and honour ``Retry-After``; a context-length error compacts the view and retries; an empty
 reply gets one nudge; a reply cut by the output limit is kept and continued. None of this
-consumes a step. What cannot be recovered raises :class:`RunStopped`.
+consumes a step. What cannot be recovered raises :class:`RunStopped`. What the run costs and
+how full its context is (``result.cost_usd``, ``result.context``) is counted here too.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from mycode_core.events import (
     RetryEvent,
     TextDeltaEvent,
 )
+from mycode_core.pricing import cost_usd, price_for
 from mycode_core.providers.base import (
     ContextLengthExceeded,
     ModelError,
@@ -30,7 +32,6 @@ from mycode_core.providers.base import (
     call_model,
 )
 from mycode_core.runtime.context import ContextOverflow, ModelView, ViewChange
-from mycode_core.runtime.costs import CostMeter
 from mycode_core.runtime.history import History
 from mycode_core.runtime.messages import assistant_message
 from mycode_core.runtime.state import LoopState, RunStopped, TransitionReason
@@ -57,6 +58,48 @@ def backoff_delay(attempt: int, retry_after: float | None, base: float, cap: flo
     return float(min(cap, base * (2 ** (attempt - 1)) * (0.75 + random.random() / 2)))
 
 
+class CostMeter:
+    """Adds up the price of every model reply (the model may change within a session)."""
+
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
+        self.cost: float | None = 0.0
+        self.last_prompt_tokens = 0
+
+    def add(self, usage: dict[str, int] | None) -> None:
+        """Count one reply's usage at the price of the model in use now."""
+        if not usage:
+            return
+        self.last_prompt_tokens = int(usage.get("input_tokens", 0) or 0)
+        price = price_for(str(self.settings.model or ""), dict(self.settings.models or {}))
+        spent = cost_usd(price, usage)
+        if spent is None:
+            self.cost = None
+        elif self.cost is not None:
+            self.cost += spent
+
+    def total(self) -> float | None:
+        """USD so far (None when a reply's model has no known price)."""
+        if self.cost is None:
+            return None
+        if price_for(str(self.settings.model or ""), dict(self.settings.models or {})) is None:
+            return None
+        return round(self.cost, 6)
+
+    def over_budget(self) -> str | None:
+        """The stop message once the cost passes ``--max-budget-usd``, else None."""
+        budget = getattr(self.settings, "max_budget_usd", None)
+        if budget is None or self.cost is None or self.cost <= float(budget):
+            return None
+        return f"cost budget of ${float(budget):g} used up (${self.cost:.4f})"
+
+    def context(self, window: int) -> dict[str, Any]:
+        """``{window, used, percent}`` of the last request."""
+        used = self.last_prompt_tokens
+        percent = round(100.0 * used / window, 1) if window else None
+        return {"window": window, "used": used, "percent": percent}
+
+
 @dataclass(eq=False, kw_only=True)
 class ModelCaller:
     """Calls the model for one step of the loop."""
@@ -80,8 +123,7 @@ class ModelCaller:
         """Close a turn the user interrupted: when history ends with a user message, add an
         assistant message with the text streamed so far and :data:`INTERRUPTED_NOTE`, so the
         model later sees what the user saw and never two user messages in a row."""
-        messages = self.history.message_list
-        if not messages or messages[-1].get("role") != "user":
+        if not len(self.history) or self.history[-1].message.get("role") != "user":
             return
         partial = "".join(self._partial).rstrip()
         self._partial = []
@@ -229,9 +271,7 @@ class ModelCaller:
                 raise RunStopped(state.finish("interrupted"))
             tools = self._tool_specs()
             try:
-                messages, change = self.view.build(
-                    self.history, force_compact=force_compact, reason="reactive"
-                )
+                messages, change = self.view.build(self.history, force_compact=force_compact)
             except ContextOverflow as exc:
                 raise RunStopped(state.finish("context_overflow", str(exc))) from None
             if change is not None:
@@ -256,9 +296,7 @@ class ModelCaller:
                     self.view.window.reserve < sent_cap
                     and self.view.estimate() <= self.view.trigger()
                 )
-                state = state.next(
-                    TransitionReason.COMPACTED, str(exc), compactions=state.compactions + 1
-                )
+                state = state.next(TransitionReason.COMPACTED, str(exc))
                 continue
             except ModelError as exc:
                 if self.cancelled.is_set():
@@ -277,7 +315,7 @@ class ModelCaller:
                         attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=str(exc)
                     )
                 )
-                state = state.next(TransitionReason.RETRY, exc.kind, model_attempt=attempt)
+                state = state.next(TransitionReason.RETRY, exc.kind)
                 if self.cancelled.wait(delay):
                     raise RunStopped(state.finish("interrupted")) from None
                 continue

@@ -137,8 +137,8 @@ class RunnerBase:
         self.children_usage: dict[str, dict[str, int]] = {}
         """Each descendant agent's own tokens, by ``agent_id``."""
         self.structured = answer_check
-        self.expand_prompt = expand_prompt or (lambda prompt, _context: Expansion(prompt))
         """``--json-schema``: the final answer must be JSON valid against it."""
+        self.expand_prompt = expand_prompt or (lambda prompt, _context: Expansion(prompt))
         self.spawned_calls: set[str] = set()
         """Tool calls that ran a child agent: the child's own facts record what it changed."""
 
@@ -150,8 +150,8 @@ class RunnerBase:
     def _emit(self, event: AgentEvent) -> None:
         self.events.emit(event)
 
-    def _notice(self, message: str, level: str = "warning") -> None:
-        self._emit(failure_notice(message, level))
+    def _notice(self, message: str) -> None:
+        self._emit(failure_notice(message))
 
     def _startup_task_failed(self, task: Any, exc: BaseException) -> None:
         """A plugin's start-up task raised: one notice naming the plugin; it counts as a plugin
@@ -173,11 +173,15 @@ class RunnerBase:
         """Each agent's own tokens when child agents ran (they add up to ``usage``)."""
         if not self.children_usage:
             return None
+        return {self.context.agent_id or "main": self._own_usage(), **self.children_usage}
+
+    def _own_usage(self) -> dict[str, int]:
+        """This agent's tokens without its descendants' (``usage`` holds both)."""
         own = dict(self.usage)
         for child in self.children_usage.values():
             for key, value in child.items():
                 own[key] = own.get(key, 0) - value
-        return {self.context.agent_id or "main": own, **self.children_usage}
+        return own
 
     def _save_crash_report(self) -> str:
         """Write the current exception's traceback under MYCODE_HOME; return where."""

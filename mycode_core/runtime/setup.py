@@ -1,4 +1,5 @@
-"""Assembling a run from plugins: tools, the model, the system prompt."""
+"""Assembling a run from plugins: tools (one per name: which plugin holds a name registered
+twice), the model, the system prompt."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 import pluggy
 
 from mycode_core.errors import SetupError
-from mycode_core.records import ContextSection, ModelProvider, RunContext, Tool
+from mycode_core.records import ContextSection, DuplicateToolError, ModelProvider, RunContext, Tool
 from mycode_core.runtime.context import render_system_prompt
 from mycode_core.runtime.guard import strict_from
 from mycode_core.runtime.hookcalls import (
@@ -17,7 +18,6 @@ from mycode_core.runtime.hookcalls import (
     calling_plugin,
     implementation_codes,
 )
-from mycode_core.runtime.identity import settle
 
 
 def collect_tools(
@@ -37,25 +37,15 @@ def collect_tools(
     """
     problems: list[str] = []
     if on_error is None and strict_from(context.settings):
-
-        def on_error(plugin: str | None, message: str, exc: BaseException) -> None:
-            problems.append(message)
-
-        _collect_tools(pm, context, lambda message: None, on_error)
-    else:
-        _collect_tools(pm, context, notice, on_error)
-    if problems:
-        raise SetupError(f"{problems[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)")
-
-
-def _collect_tools(
-    pm: pluggy.PluginManager,
-    context: RunContext,
-    notice: Callable[[str], None],
-    on_error: OnError | None,
-) -> None:
+        notice = lambda message: None  # noqa: E731
+        on_error = lambda plugin, message, exc: problems.append(message)  # noqa: E731
     codes = implementation_codes(pm, "register_tools")
     pending: list[Tool] = []
+
+    def report(plugin: str | None, message: str, exc: BaseException) -> None:
+        notice(message)
+        if on_error is not None:
+            on_error(plugin, message, exc)
 
     def register(item: Any) -> None:
         plugin = calling_plugin(codes)
@@ -65,11 +55,7 @@ def _collect_tools(
                 tool = tool.model_copy(update={"plugin": plugin})
             pending.append(tool)
         except (ValueError, TypeError) as exc:
-            detail = _first_error(exc)
-            message = f"plugin {plugin!r}: tool not registered: {detail}"
-            notice(message)
-            if on_error is not None:
-                on_error(plugin, message, exc)
+            report(plugin, f"plugin {plugin!r}: tool not registered: {_first_error(exc)}", exc)
 
     call_hook(
         pm,
@@ -80,13 +66,9 @@ def _collect_tools(
         register=register,
         context=context,
     )
-
-    def problem(plugin: str | None, message: str, exc: BaseException) -> None:
-        notice(message)
-        if on_error is not None:
-            on_error(plugin, message, exc)
-
-    settle(pm, context, pending, problem)
+    settle(pm, context, pending, report)
+    if problems:
+        raise SetupError(f"{problems[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)")
 
 
 def as_tool(item: Any) -> Tool:
@@ -109,6 +91,93 @@ def _first_error(exc: Exception) -> str:
         except (IndexError, TypeError, AttributeError):
             pass
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+REPOSITORY_PACKAGES = frozenset(
+    {
+        "mycode_core",
+        "mycode_batch",
+        "mycode_builtin_tools",
+        "mycode_claude_compat",
+        "mycode_completion_gate",
+        "mycode_context_engine",
+        "mycode_mcp_bridge",
+        "mycode_memory",
+        "mycode_skills",
+        "mycode_stagnation",
+        "mycode_subagents",
+    }
+)
+"""The import packages of this repository's plugins: their tools are the built-in ones."""
+
+
+def is_repository_plugin(pm: pluggy.PluginManager, name: str | None) -> bool:
+    """Whether plugin ``name`` is one of this repository's (by the package it lives in)."""
+    plugin = pm.get_plugin(name) if name else None
+    if plugin is None:
+        return False
+    module = getattr(plugin, "__name__", None) or type(plugin).__module__
+    return str(module).split(".")[0] in REPOSITORY_PACKAGES
+
+
+def replacements(settings: Any) -> dict[str, str]:
+    """``[tools] replace``: tool name → the plugin chosen to hold it."""
+    section = getattr(settings, "section", None)
+    table = section("tools") if callable(section) else {}
+    replace = table.get("replace") if isinstance(table, dict) else None
+    return {str(k): str(v) for k, v in replace.items()} if isinstance(replace, dict) else {}
+
+
+def settle(
+    pm: pluggy.PluginManager, context: RunContext, pending: list[Tool], problem: OnError
+) -> None:
+    """Add ``pending`` (in registration order) to ``context.tools``, one tool per name
+    (SPEC §7).
+
+    A name registered by two plugins is a load error naming both. The tool of this
+    repository's plugins is kept unless ``[tools] replace = {NAME = "plugin"}`` chooses
+    another; the losers are kept as ``shadowed`` (``mycode tools`` shows them). Permission
+    rules name tools, so they apply to whichever tool ends up holding the name.
+    """
+    by_name: dict[str, list[Tool]] = {}
+    for tool in pending:
+        same = by_name.setdefault(tool.name, [])
+        same[:] = [t for t in same if t.plugin != tool.plugin]  # one plugin twice: the last
+        same.append(tool)
+    chosen = replacements(context.settings)
+    for name, tools in by_name.items():
+        winner = _winner(pm, name, tools, chosen.get(name), problem)
+        context.tools.add(winner, replace=True)
+        losers = [str(t.plugin) for t in tools if t is not winner]
+        if losers:
+            context.tools.shadowed[name] = losers
+
+
+def _winner(
+    pm: pluggy.PluginManager,
+    name: str,
+    tools: list[Tool],
+    wanted: str | None,
+    problem: OnError,
+) -> Tool:
+    plugins = [str(t.plugin) for t in tools]
+    if wanted is not None and wanted in plugins:
+        return tools[plugins.index(wanted)]
+    if len(tools) == 1:
+        if wanted is not None:
+            message = f"[tools] replace: no plugin {wanted!r} registers tool {name!r}"
+            problem(None, message, ValueError("unknown plugin in [tools] replace"))
+        return tools[0]
+    builtin = [t for t in tools if is_repository_plugin(pm, t.plugin)]
+    winner = builtin[0] if builtin else tools[0]
+    others = [p for p in plugins if p != winner.plugin]
+    both = " and ".join(repr(p) for p in [str(winner.plugin), *others])
+    message = (
+        f"tool {name!r} registered by both {both}: {winner.plugin!r} keeps it "
+        f'(choose with [tools] replace = {{{name} = "{others[0]}"}})'
+    )
+    problem(others[0], message, DuplicateToolError(message))
+    return winner
 
 
 def collect_providers(

@@ -50,11 +50,9 @@ class LoopState:
 
     phase: Phase = Phase.STARTING
     step: int = 0
-    model_attempt: int = 0
     empty_nudges: int = 0
     length_continues: int = 0
     gate_blocks: int = 0
-    compactions: int = 0
     stop_reason: str | None = None
     verdict: str = "none"
     detail: str = ""
@@ -78,11 +76,6 @@ class LoopState:
             phase=Phase.DONE,
             **changes,
         )
-
-    @property
-    def done(self) -> bool:
-        """True once a stop reason is set."""
-        return self.stop_reason is not None
 
 
 class RunStopped(Exception):

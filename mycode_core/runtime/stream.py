@@ -25,8 +25,6 @@ class EventStream:
     """Fan-out of events; thread-safe (tools and MCP threads emit too)."""
 
     def __init__(self, pm: pluggy.PluginManager, context: Any) -> None:
-        self.pm = pm
-        self.context = context
         self.queue: queue.Queue[AgentEvent | None] = queue.Queue()
         self.transcript: Transcript | None = None
         self._lock = threading.RLock()

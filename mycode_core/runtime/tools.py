@@ -209,7 +209,7 @@ class ToolOrchestrator:
                     resolved, bound_root(resolved, self.context), writable=mode == "write"
                 )
             except BoundaryError as exc:
-                return self._refuse(
+                return self._decide(
                     call,
                     PermissionVerdict(
                         decision="deny",
@@ -220,23 +220,27 @@ class ToolOrchestrator:
                 )
         return None
 
-    def _refuse(self, call: ToolCall, verdict: PermissionVerdict) -> ToolResult:
+    def _decide(self, call: ToolCall, verdict: PermissionVerdict) -> ToolResult | None:
+        """Emit the permission event; ``None`` when the call may run, else its denial."""
         self.emit(
             PermissionEvent(
                 id=call.id,
                 tool=call.name,
                 name=call.name,
-                decision="deny",
+                decision=verdict.decision,
                 reason=verdict.reason,
                 rule=verdict.rule,
                 layer=verdict.layer,
             )
         )
-        return _denied(verdict)
+        if verdict.decision != "allow":
+            return _denied(verdict)
+        self._allowed[call.id] = {"decision": "allow", "rule": verdict.rule, "layer": verdict.layer}
+        return None
 
     def _check_permission(self, call: ToolCall, tool: Tool) -> ToolResult | None:
         if self.context.permission_mode == "plan" and writes_files(tool):
-            return self._refuse(
+            return self._decide(
                 call,
                 PermissionVerdict(
                     decision="deny",
@@ -269,25 +273,7 @@ class ToolOrchestrator:
                 return refusal
         if verdict.decision == "ask":
             verdict = self._ask(call, tool, verdict)
-        self.emit(
-            PermissionEvent(
-                id=call.id,
-                tool=call.name,
-                name=call.name,
-                decision=verdict.decision,
-                reason=verdict.reason,
-                rule=verdict.rule,
-                layer=verdict.layer,
-            )
-        )
-        if verdict.decision == "allow":
-            self._allowed[call.id] = {
-                "decision": "allow",
-                "rule": verdict.rule,
-                "layer": verdict.layer,
-            }
-            return None
-        return _denied(verdict)
+        return self._decide(call, verdict)
 
     def _ask(self, call: ToolCall, tool: Tool, verdict: PermissionVerdict) -> PermissionVerdict:
         context = self.context

@@ -11,12 +11,11 @@ chain goes on with the value it had.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
 from mycode_core.records import RunContext, Tool, ToolCall, ToolResult
-from mycode_core.runtime.guard import HookGuard
+from mycode_core.runtime.guard import HookGuard, discard
 from mycode_core.runtime.hookcalls import is_plugin_failure
 
 
@@ -50,8 +49,7 @@ def _chain(
             continue
         why = problem(answer)
         if why is not None:
-            if inspect.iscoroutine(answer):
-                answer.close()
+            discard(answer)
             guard.fail(hook_name, impl.plugin_name, why)
             continue
         value = answer

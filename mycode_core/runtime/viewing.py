@@ -9,9 +9,7 @@ import threading
 from typing import Any
 
 from mycode_core.errors import error_line
-from mycode_core.events import (
-    CheckpointEvent,
-)
+from mycode_core.events import CheckpointEvent
 from mycode_core.providers.base import ModelError, call_model
 from mycode_core.providers.discovery import (
     Limits,
@@ -19,9 +17,9 @@ from mycode_core.providers.discovery import (
     claimed_window,
     remember_window,
 )
-from mycode_core.runtime import guards
+from mycode_core.records import Observation
 from mycode_core.runtime.context import ContextOverflow, ModelView
-from mycode_core.runtime.hookcalls import is_plugin_failure, raising_plugin
+from mycode_core.runtime.hookcalls import culprit_of, implementation_codes, is_plugin_failure
 from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
@@ -29,6 +27,11 @@ from mycode_core.verdicts import CompactedView
 
 DISCOVERY_WAIT = 30.0
 """Seconds window discovery waits for the first reply before asking the server anyway."""
+CHECKPOINT_REQUEST = (
+    "You have reached the step limit and cannot call tools any more. Write a continuation "
+    "checkpoint for whoever resumes this task, under these headings: Confirmed facts; Files read; "
+    "Files changed; Test status; Remaining actions; Blockers. Be concrete and brief."
+)
 
 
 def _compaction(value: Any) -> bool:
@@ -116,21 +119,17 @@ class Viewing(RunnerBase):
         window.requested.wait(DISCOVERY_WAIT)
         found = _quietly(discover)
         learned = window.learned
-        if base_url and found.window and learned and learned < found.window:
+        if not (base_url and found.window):
+            window.discover(*found)
+        elif learned and learned < found.window:
             window.discover(None, found.output)
             remember_window(
                 self.home, base_url, model_id, Limits(learned, found.output), found.window
             )
-            return
-        if (
-            base_url
-            and found.window
-            and found.window == claimed_window(self.home, base_url, model_id)
-        ):
+        elif found.window == claimed_window(self.home, base_url, model_id):
             window.discover(None, found.output)  # the claim that was wrong: the cache stands
-            return
-        window.discover(*found)
-        if found.window and base_url:
+        else:
+            window.discover(*found)
             remember_window(self.home, base_url, model_id, found)
 
     def _shape_message(self, message: dict[str, Any], budget: int) -> dict[str, Any] | None:
@@ -141,7 +140,8 @@ class Viewing(RunnerBase):
                 raise
             if not getattr(self, "_shaper_failed", False):
                 self._shaper_failed = True
-                plugin = raising_plugin(self.pm, "view_message", exc)
+                codes = implementation_codes(self.pm, "view_message")
+                plugin = culprit_of(codes, exc.__traceback__)
                 who = (
                     f"plugin {plugin!r} failed in view_message" if plugin else "view_message failed"
                 )
@@ -177,12 +177,12 @@ class Viewing(RunnerBase):
 
     def _write_checkpoint(self) -> None:
         assert self.view is not None
-        facts = guards.recorded_facts(self.context.observations)
+        facts = recorded_facts(self.context.observations)
         notes = ""
         try:
             self.view.sync(self.history)
             messages = self.view.messages()
-            messages = [*messages, {"role": "user", "content": guards.CHECKPOINT_REQUEST}]
+            messages = [*messages, {"role": "user", "content": CHECKPOINT_REQUEST}]
             reply = call_model(
                 self.model,
                 messages,
@@ -213,6 +213,40 @@ class Viewing(RunnerBase):
         self.prepare()
         assert self.view is not None
         self.view.request_compaction(instructions)
+
+
+def recorded_facts(observations: list[Observation]) -> str:
+    """What the runtime itself knows: files read (with ranges), files changed, test status."""
+    read: dict[str, list[str]] = {}
+    changed: list[str] = []
+    validations: list[str] = []
+    last_mutation = max((o.step for o in observations if o.mutation), default=-1)
+    for obs in observations:
+        for resource in obs.resources:
+            if resource.startswith("file:") and not obs.mutation:
+                path, _, span = resource[5:].partition(":")
+                ranges = read.setdefault(path, [])
+                if span and span not in ranges:
+                    ranges.append(span)
+        for path in obs.mutated:
+            if path not in changed:
+                changed.append(path)
+        if obs.validation is not None:
+            when = "after" if obs.step >= last_mutation else "before"
+            outcome = "passed" if obs.validation.passed else "failed"
+            validations.append(
+                f"- `{obs.validation.command}` ({obs.validation.kind}) {outcome}, step {obs.step}, "
+                f"{when} the latest change"
+            )
+    lines = ["## Recorded by mycode", "Files read:"]
+    lines += [f"- {p}" + (f" (lines {', '.join(r)})" if r else "") for p, r in read.items()] or [
+        "- none"
+    ]
+    lines.append("Files changed:")
+    lines += [f"- {p}" for p in changed] or ["- none"]
+    lines.append("Test status:")
+    lines += validations[-5:] or ["- no test, lint or build command was run"]
+    return "\n".join(lines)
 
 
 def _quietly(function: Any) -> Limits:
