@@ -28,16 +28,25 @@ def _run_turns(
     return result
 
 
-def test_load_skill_then_read_its_files_outside_the_workspace(tmp_path: Path) -> None:
+def _home_skill(
+    tmp_path: Path, name: str, body: str, files: dict[str, str]
+) -> tuple[Path, Path, Path, Path]:
+    """A workspace, a MYCODE_HOME holding skill ``name`` and a user home: the three folders
+    and the skill's resolved folder."""
     workspace, home, user = tmp_path / "ws", tmp_path / "home", tmp_path / "user"
     for path in (workspace, user):
         path.mkdir()
-    folder = write_skill(
-        home / "skills",
+    folder = write_skill(home / "skills", name, body=body, files=files).resolve()
+    return workspace, home, user, folder
+
+
+def test_load_skill_then_read_its_files_outside_the_workspace(tmp_path: Path) -> None:
+    workspace, home, user, folder = _home_skill(
+        tmp_path,
         "deploy-check",
-        body="Read references/steps.md, then run the listed checks.\n",
-        files={"references/steps.md": "STEP ONE: verify the tag\n"},
-    ).resolve()
+        "Read references/steps.md, then run the listed checks.\n",
+        {"references/steps.md": "STEP ONE: verify the tag\n"},
+    )
     secret = tmp_path / "outside-secret.txt"
     secret.write_text("do not show\n", encoding="utf-8")
     sibling = home / "not-a-skill.txt"
@@ -159,15 +168,12 @@ def test_a_skill_script_under_mycode_home_runs_in_the_sandbox(tmp_path: Path) ->
     """A skill in ``$MYCODE_HOME/skills`` whose instructions say "run scripts/x.py --help":
     the sandbox hides ``MYCODE_HOME``, but the folder of a listed skill stays visible to
     commands, read-only; the rest of ``MYCODE_HOME`` (config, sessions) stays hidden."""
-    workspace, home, user = tmp_path / "ws", tmp_path / "home", tmp_path / "user"
-    for path in (workspace, user):
-        path.mkdir()
-    folder = write_skill(
-        home / "skills",
+    workspace, home, user, folder = _home_skill(
+        tmp_path,
         "report-tool",
-        body="Run scripts/report.py --help first.\n",
-        files={"scripts/report.py": "print('usage: report.py [-h] INPUT')\n"},
-    ).resolve()
+        "Run scripts/report.py --help first.\n",
+        {"scripts/report.py": "print('usage: report.py [-h] INPUT')\n"},
+    )
     (home / "config.toml").write_text("# secret-marker\n", encoding="utf-8")
     command = (
         f"python3 {folder}/scripts/report.py --help; cat {home.resolve()}/config.toml; "
