@@ -27,10 +27,12 @@ from mcp.shared.exceptions import MCPError
 from mycode_mcp_bridge.config import ServerSpec
 from mycode_mcp_bridge.procwatch import ExitWatch
 from mycode_mcp_bridge.transports import (
+    SERVER_LOG,
     WatchedStream,
     describe_error,
     end_group,
     open_transport,
+    route_sdk_logs,
     server_group,
 )
 
@@ -101,6 +103,8 @@ class ServerConnection:
         self._watch: ExitWatch | None = None
         self._log_offset = 0
         self._task: asyncio.Task[None] | None = None
+        self._log: IO[str] | None = None
+        route_sdk_logs()
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -186,7 +190,8 @@ class ServerConnection:
         log: IO[str] | None = None
         pgid: int | None = None
         try:
-            log = self._open_log()
+            log = self._log = self._open_log()
+            SERVER_LOG.set(log)  # this task's and its children's SDK log records go there
             self._changed = anyio.Event()  # a list_changed during start-up refreshes once ready
             with anyio.CancelScope() as scope:
                 self._scope = scope
@@ -371,6 +376,7 @@ class ServerConnection:
     ) -> types.CallToolResult:
         """Call a tool; raises :class:`ServerError` with a readable message on failure."""
         timeout = timeout or self.call_timeout
+        SERVER_LOG.set(self._log)
         if not self.spec.allows(tool):
             raise ServerError("refused", f"the tool {tool!r} is disabled in the server's entry")
         if self._checking is not None:

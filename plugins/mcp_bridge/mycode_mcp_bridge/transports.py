@@ -6,7 +6,9 @@ Imports ``mcp``: loaded only on the background thread, when servers are configur
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
+import logging
 import os
 import signal
 from collections.abc import AsyncIterator, Callable
@@ -22,6 +24,40 @@ from mycode_mcp_bridge.config import ServerSpec
 
 PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
 """Variables passed to stdio servers besides the SDK's safe defaults (HOME, PATH, ...)."""
+
+
+SERVER_LOG: contextvars.ContextVar[IO[str] | None] = contextvars.ContextVar(
+    "mycode_mcp_server_log", default=None
+)
+"""The log file of the server whose task is running (set by its supervisor and its calls)."""
+
+
+class _ServerLogHandler(logging.Handler):
+    """Writes the SDK's log records (a line on stdout that is not JSON-RPC, a broken SSE
+    stream) to the log of the server they are about, one line each: never to the terminal."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        log = SERVER_LOG.get()
+        if log is None or log.closed:
+            return
+        try:
+            text = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                text += f": {record.exc_info[1]}"
+            line = " ".join(text.split())[:1000]
+            log.write(f"[mcp sdk {record.levelname.lower()}] {line}\n")
+            log.flush()
+        except Exception:  # noqa: BLE001 - logging must never break a session
+            pass
+
+
+def route_sdk_logs() -> None:
+    """Send the ``mcp`` package's log records to the servers' logs (once per process);
+    Python would otherwise print its warnings, with tracebacks, on the user's terminal."""
+    logger = logging.getLogger("mcp")
+    if not any(isinstance(h, _ServerLogHandler) for h in logger.handlers):
+        logger.addHandler(_ServerLogHandler())
+        logger.propagate = False
 
 
 def describe_error(exc: BaseException, spec: ServerSpec) -> str:
@@ -167,8 +203,14 @@ def open_transport(
         cwd = Path(spec.cwd).expanduser() if spec.cwd else workspace
         if not cwd.is_absolute():
             cwd = workspace / cwd
+        # bytes that are not UTF-8 become U+FFFD: a strict decoder would end the reading of
+        # stdout for good while the server lives on, so every later call would hang
         params = StdioServerParameters(
-            command=spec.command, args=list(spec.args), env=env, cwd=str(cwd)
+            command=spec.command,
+            args=list(spec.args),
+            env=env,
+            cwd=str(cwd),
+            encoding_error_handler="replace",
         )
         return stdio_client(params, errlog=cast(TextIO, log))
     if spec.transport == "sse":
