@@ -139,10 +139,20 @@ class Bridge:
             self._allocator.release(connection.name, tool_name)
         for tool_name in sorted(wanted):
             exposed = self._allocator.name_for(connection.name, tool_name)
+            try:
+                made = self._make_tool(connection, wanted[tool_name], exposed)
+            except ValueError as exc:  # e.g. a schema no validator accepts: this tool only
+                self._allocator.release(connection.name, tool_name)
+                if current.pop(tool_name, None) is not None:
+                    self.context.tools.remove(exposed)
+                self.report(
+                    f"tool:{connection.name}:{tool_name}",
+                    f"MCP tool '{tool_name}' of server '{connection.name}' is not offered: "
+                    + _first_error(exc),
+                )
+                continue
             current[tool_name] = exposed
-            self.context.tools.add(
-                self._make_tool(connection, wanted[tool_name], exposed), replace=True
-            )
+            self.context.tools.add(made, replace=True)
 
     def _make_tool(self, connection: ServerConnection, mcp_tool: Any, exposed: str) -> Tool:
         server, tool_name = connection.name, mcp_tool.name
@@ -379,6 +389,14 @@ def _wait(future: concurrent.futures.Future[Any], timeout: float, context: RunCo
         except concurrent.futures.TimeoutError:
             if cancelled.is_set():
                 raise _Cancelled() from None
+
+
+def _first_error(exc: ValueError) -> str:
+    """One line saying why a record was refused (pydantic's first error, without its
+    "Value error, " prefix and its documentation link)."""
+    errors = getattr(exc, "errors", None)
+    text = str(errors()[0].get("msg", exc)) if callable(errors) and errors() else str(exc)
+    return " ".join(text.removeprefix("Value error, ").split())
 
 
 def _tail_note(connection: ServerConnection) -> str:

@@ -21,6 +21,7 @@ from mcp import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from mycode_mcp_bridge.config import ServerSpec
+from mycode_mcp_bridge.tools import lenient_listing
 
 PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
 """Variables passed to stdio servers besides the SDK's safe defaults (HOME, PATH, ...)."""
@@ -86,7 +87,8 @@ def _describe_error(exc: BaseException, spec: ServerSpec) -> str:
 
 
 class WatchedStream:
-    """Wraps a transport's read stream to learn when the server went away (end of stream)."""
+    """Wraps a transport's read stream to learn when the server went away (end of stream);
+    reads ``tools/list`` answers with :func:`~mycode_mcp_bridge.tools.lenient_listing`."""
 
     def __init__(self, inner: Any, on_eof: Callable[[], None]) -> None:
         self._inner = inner
@@ -98,7 +100,7 @@ class WatchedStream:
 
     async def receive(self) -> Any:
         try:
-            return await self._inner.receive()
+            return lenient_listing(await self._inner.receive())
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             self._on_eof()
             raise
@@ -111,7 +113,7 @@ class WatchedStream:
 
     async def __anext__(self) -> Any:
         try:
-            return await self._inner.__anext__()
+            return lenient_listing(await self._inner.__anext__())
         except (StopAsyncIteration, anyio.ClosedResourceError):
             self._on_eof()
             raise
