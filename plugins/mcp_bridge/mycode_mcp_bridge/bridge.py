@@ -95,15 +95,20 @@ class Bridge:
             [s.startup_timeout or self.options.startup_timeout for s in self.specs] or [0.0]
         )
         try:
-            self._startup.result(timeout=longest + 15.0)
+            # Ctrl-C stops the wait: the run ends (its cleanup stops the servers) rather than
+            # sitting out a start-up timeout
+            _wait(self._startup, longest + 15.0, self.context)
+        except _Cancelled:
+            return
         except Exception as exc:  # noqa: BLE001 - reported, never fatal
             self.report("startup", f"MCP servers could not be started: {exc}", direct=True)
 
     def wait_and_register(self) -> None:
         """Startup task: wait for the servers, add their tools, report those that failed."""
         self.wait()
+        cancelled = getattr(self.context, "cancelled", None)
         with self._lock:
-            if self.closed:
+            if self.closed or (cancelled is not None and cancelled.is_set()):
                 return
             self.published = True
             ready = [c for c in self.connections.values() if c.state == "ready"]
