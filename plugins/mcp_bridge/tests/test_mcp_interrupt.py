@@ -4,7 +4,9 @@ event once the turn began) and no server process left behind (SPEC §2)."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
+from typing import Any
 
 from mcp_helpers import feature
 
@@ -12,7 +14,9 @@ from mycode_core.testing.cli import interrupt_cli, start_cli, write_script
 from mycode_core.testing.host import process_alive, wait_until
 
 
-def _start(tmp_path: Path, workspace: Path, home: Path, entry: dict[str, object], turns: list):  # type: ignore[no-untyped-def,type-arg]
+def _start(
+    tmp_path: Path, workspace: Path, home: Path, entry: dict[str, Any], turns: list[Any]
+) -> subprocess.Popen[str]:
     config = tmp_path / "servers.json"
     config.write_text(json.dumps({"mcpServers": {"feat": entry}}))
     model = write_script(tmp_path / "turns.json", [*turns, {"content": "done"}])
