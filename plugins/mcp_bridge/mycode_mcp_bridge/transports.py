@@ -44,7 +44,10 @@ class _ServerLogHandler(logging.Handler):
         try:
             text = record.getMessage()
             if record.exc_info and record.exc_info[1] is not None:
-                text += f": {record.exc_info[1]}"
+                text += f": {_one_line(record.exc_info[1])}"
+            parse = "Failed to parse JSONRPC message from server"
+            if text.startswith(parse):  # the SDK's words for what the server printed
+                text = "a line on stdout that is not JSON-RPC" + text[len(parse) :]
             line = " ".join(text.split())[:1000]
             log.write(f"[mcp sdk {record.levelname.lower()}] {line}\n")
             log.flush()
@@ -82,8 +85,27 @@ def _describe_error(exc: BaseException, spec: ServerSpec) -> str:
                 return "the server process exited before completing the MCP handshake"
             return "the connection closed before completing the MCP handshake"
         return f"MCP error {exc.code}: {exc.message}"
-    text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, StartProblem):
+        return str(exc)
+    text = _one_line(exc)
     return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+class StartProblem(Exception):
+    """A reason a server cannot start, already worded for the user."""
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one line: pydantic's first error with the input it refused (not its
+    whole report), else the first line of the message (not httpx's documentation link)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            first = errors()[0]
+            text = f"{first['msg']} (input: {first.get('input')!r:.200})"
+            return " ".join(text.split())
+    lines = str(exc).strip().splitlines()
+    return lines[0].strip() if lines else type(exc).__name__
 
 
 class WatchedStream:
@@ -205,6 +227,8 @@ def open_transport(
         cwd = Path(spec.cwd).expanduser() if spec.cwd else workspace
         if not cwd.is_absolute():
             cwd = workspace / cwd
+        if not cwd.is_dir():  # else the spawn's ENOENT would read as "command not found"
+            raise StartProblem(f"working directory not found: {str(cwd)!r}")
         # bytes that are not UTF-8 become U+FFFD: a strict decoder would end the reading of
         # stdout for good while the server lives on, so every later call would hang
         params = StdioServerParameters(
