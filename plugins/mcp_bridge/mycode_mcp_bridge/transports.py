@@ -6,9 +6,7 @@ Imports ``mcp``: loaded only on the background thread, when servers are configur
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import errno
-import logging
 import os
 import signal
 from collections.abc import AsyncIterator, Callable
@@ -21,47 +19,11 @@ from mcp import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from mycode_mcp_bridge.config import ServerSpec
+from mycode_mcp_bridge.serverlog import one_line
 from mycode_mcp_bridge.tools import lenient_listing
 
 PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
 """Variables passed to stdio servers besides the SDK's safe defaults (HOME, PATH, ...)."""
-
-
-SERVER_LOG: contextvars.ContextVar[IO[str] | None] = contextvars.ContextVar(
-    "mycode_mcp_server_log", default=None
-)
-"""The log file of the server whose task is running (set by its supervisor and its calls)."""
-
-
-class _ServerLogHandler(logging.Handler):
-    """Writes the SDK's log records (a line on stdout that is not JSON-RPC, a broken SSE
-    stream) to the log of the server they are about, one line each: never to the terminal."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        log = SERVER_LOG.get()
-        if log is None or log.closed:
-            return
-        try:
-            text = record.getMessage()
-            if record.exc_info and record.exc_info[1] is not None:
-                text += f": {_one_line(record.exc_info[1])}"
-            parse = "Failed to parse JSONRPC message from server"
-            if text.startswith(parse):  # the SDK's words for what the server printed
-                text = "a line on stdout that is not JSON-RPC" + text[len(parse) :]
-            line = " ".join(text.split())[:1000]
-            log.write(f"[mcp sdk {record.levelname.lower()}] {line}\n")
-            log.flush()
-        except Exception:  # noqa: BLE001 - logging must never break a session
-            pass
-
-
-def route_sdk_logs() -> None:
-    """Send the ``mcp`` package's log records to the servers' logs (once per process);
-    Python would otherwise print its warnings, with tracebacks, on the user's terminal."""
-    logger = logging.getLogger("mcp")
-    if not any(isinstance(h, _ServerLogHandler) for h in logger.handlers):
-        logger.addHandler(_ServerLogHandler())
-        logger.propagate = False
 
 
 def describe_error(exc: BaseException, spec: ServerSpec) -> str:
@@ -87,25 +49,12 @@ def _describe_error(exc: BaseException, spec: ServerSpec) -> str:
         return f"MCP error {exc.code}: {exc.message}"
     if isinstance(exc, StartProblem):
         return str(exc)
-    text = _one_line(exc)
+    text = one_line(exc)
     return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
 
 
 class StartProblem(Exception):
     """A reason a server cannot start, already worded for the user."""
-
-
-def _one_line(exc: BaseException) -> str:
-    """An exception as one line: pydantic's first error with the input it refused (not its
-    whole report), else the first line of the message (not httpx's documentation link)."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        with contextlib.suppress(Exception):
-            first = errors()[0]
-            text = f"{first['msg']} (input: {first.get('input')!r:.200})"
-            return " ".join(text.split())
-    lines = str(exc).strip().splitlines()
-    return lines[0].strip() if lines else type(exc).__name__
 
 
 class WatchedStream:
