@@ -26,7 +26,13 @@ from mcp.shared.exceptions import MCPError
 
 from mycode_mcp_bridge.config import ServerSpec
 from mycode_mcp_bridge.procwatch import ExitWatch
-from mycode_mcp_bridge.serverlog import SERVER_LOG, open_log, read_tail, route_sdk_logs
+from mycode_mcp_bridge.serverlog import (
+    SERVER_LOG,
+    open_log,
+    read_tail,
+    route_sdk_logs,
+    write_server_log,
+)
 from mycode_mcp_bridge.transports import (
     WatchedStream,
     describe_error,
@@ -333,6 +339,8 @@ class ServerConnection:
         return types.ListRootsResult(roots=[root])
 
     async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.LoggingMessageNotification):
+            write_server_log(self._log, message.params)
         if isinstance(message, types.ToolListChangedNotification):
             self.list_changes += 1
             if self._changed is not None:

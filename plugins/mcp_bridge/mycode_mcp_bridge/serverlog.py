@@ -1,5 +1,5 @@
-"""A server's log file (``$MYCODE_HOME/logs/mcp/<server>.log``): its stderr, the MCP SDK's
-log records about it, and the tail of it shown when the server fails.
+"""A server's log file (``$MYCODE_HOME/logs/mcp/<server>.log``): its stderr, its MCP log
+messages, the MCP SDK's log records about it, and the tail of it shown when it fails.
 
 Imports neither ``mcp`` nor anything heavy.
 """
@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import json
 import logging
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 MAX_LOG_BYTES = 2_000_000
 """A server's log is rotated (one old copy kept) when it grows past this."""
@@ -43,6 +44,17 @@ def read_tail(path: Path, offset: int, max_lines: int) -> str:
     lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
     lines = [line for line in lines if not line.startswith("--- mycode: ")]
     return "\n".join(lines[-max_lines:])
+
+
+def write_server_log(log: IO[str] | None, params: Any) -> None:
+    """A server's ``notifications/message`` as one line of its log (``[server LEVEL] ...``)."""
+    if log is None or log.closed:
+        return
+    data = params.data if isinstance(params.data, str) else json.dumps(params.data, default=str)
+    where = f"{params.logger}: " if params.logger else ""
+    with contextlib.suppress(OSError, ValueError):
+        log.write(f"[server {params.level}] {where}{' '.join(data.split())[:2000]}\n")
+        log.flush()
 
 
 SERVER_LOG: contextvars.ContextVar[IO[str] | None] = contextvars.ContextVar(

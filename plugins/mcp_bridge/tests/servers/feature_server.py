@@ -204,6 +204,12 @@ def build(name: str) -> MCPServer:
                        b'"params":{"level":"info","data":"caf\xe9"}}\n')  # fmt: skip
         return "answered after binary"
 
+    @server.tool(description="Send log messages to the client.")
+    async def chatter(ctx: Context) -> str:
+        await ctx.info("indexing 3 files")
+        await ctx.warning("cache is cold")
+        return "chattered"
+
     @server.tool(description="Return an environment variable.")
     def getenv(var: str) -> str:
         return os.environ.get(var, "<unset>")
