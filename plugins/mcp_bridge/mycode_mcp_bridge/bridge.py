@@ -17,6 +17,7 @@ background thread.
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import threading
 import time
 from pathlib import Path
@@ -57,8 +58,13 @@ class Bridge:
     # ----------------------------------------------------------------- start-up
 
     def log_path(self, name: str) -> Path:
-        """Where a server's stderr goes."""
-        return self.context.home / "logs" / "mcp" / f"{sanitize(name)}.log"
+        """Where a server's stderr goes: a file of its own, also for names that differ only
+        in characters a file name cannot keep (``a.b``, ``a_b``) — the log also tells which
+        process is the server's (:func:`~mycode_mcp_bridge.transports.server_group`)."""
+        safe = sanitize(name)
+        if safe != name:
+            safe += "-" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+        return self.context.home / "logs" / "mcp" / f"{safe}.log"
 
     def start(self) -> None:
         """Start every server concurrently in the background; returns at once."""

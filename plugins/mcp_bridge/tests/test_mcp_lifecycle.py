@@ -404,3 +404,18 @@ def test_an_http_server_that_restarts_gets_a_new_session(make_run, when: str) ->
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_servers_whose_names_differ_only_in_punctuation_are_kept_apart(make_run) -> None:
+    """``a.b`` and ``a_b`` shared one log file, which also tells mycode which process is the
+    server's: a crash of one was reported as a crash of both, with both stderr mixed."""
+    run = make_run({"a.b": feature("--name", "dotted"), "a_b": feature("--name", "plain")})
+    crash = next(t for t in run.context.tools.all() if t.description.startswith("[MCP a_b] Crash"))
+    assert run.call(crash.name).is_error
+    assert wait_until(lambda: any("'a_b' crashed" in n for n in run.notices()), 10)
+    notices = run.notices()
+    assert not [n for n in notices if "'a.b'" in n], notices
+    (plain,) = notices
+    assert "plain: starting" in plain and "dotted" not in plain
+    echo = next(t for t in run.context.tools.all() if t.description.startswith("[MCP a.b] Echo"))
+    assert run.call(echo.name, {"text": "still here"}).content == "still here"
