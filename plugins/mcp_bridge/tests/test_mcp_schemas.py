@@ -1,5 +1,6 @@
-"""Tool schemas as servers write them, beyond what the MCP schema and mycode's own checks
-accept: each tool is offered if it can be, and one that cannot never costs the others."""
+"""Tool schemas (and answers) as servers write them, beyond what the MCP schema, the SDK and
+mycode's own checks accept: each tool is offered if it can be, and one that cannot never costs
+the others."""
 
 from __future__ import annotations
 
@@ -65,3 +66,13 @@ def test_the_model_calls_them_through_the_core_checks(
     assert results[2]["content"] == 'js_regex got {"code": "ABC", "word": "\\u00e9t\\u00e9"}'
     assert "code" in results[3]["content"] and "q" in results[4]["content"]
     assert done.events[-1]["stop_reason"] == "completed"
+
+
+def test_a_lone_surrogate_in_an_answer_becomes_a_replacement_character(make_run: Any) -> None:
+    """A JavaScript server that cut a string inside an emoji sends ``"\\ud83d"``, which the SDK's
+    JSON parser refuses: the answer was dropped and the call hung until its timeout."""
+    run = make_run({"raw": {**RAW["raw"], "timeout": 30}})
+    result = run.call("mcp__raw__cut_emoji")
+    assert not result.is_error, result.content
+    assert result.content == "smile \ufffd"
+    assert run.call("mcp__raw__plain", {"x": 1}).content == 'plain got {"x": 1}'

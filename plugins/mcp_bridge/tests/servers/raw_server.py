@@ -1,7 +1,7 @@
 """A stdio MCP server written by hand, line by line, for what the SDK's own server never sends:
 tool schemas as other servers write them (no ``"type"``, ``{}``, a regex of JavaScript's
-dialect, an ``outputSchema`` with no ``"type"``, an invalid schema). Each tool answers with
-its name and arguments.
+dialect, an ``outputSchema`` with no ``"type"``, an invalid schema) and a lone UTF-16 surrogate
+escaped in JSON. Each tool answers with its name and arguments.
 
 Usage: ``python raw_server.py`` (no ``mcp`` import: it speaks JSON-RPC itself).
 """
@@ -25,6 +25,8 @@ TOOLS: list[dict[str, Any]] = [
      "outputSchema": {"properties": {"n": {"type": "integer"}}, "required": ["n"]}},
     {"name": "bad_schema", "description": "A schema no JSON Schema validator accepts.",
      "inputSchema": {"type": "object", "properties": {"x": {"type": "no-such-type"}}}},
+    {"name": "cut_emoji", "description": "Text cut inside an emoji, as JavaScript's slice cuts.",
+     "inputSchema": {"type": "object"}},
     {"name": "plain", "description": "An ordinary tool.",
      "inputSchema": {"type": "object", "properties": {"x": {"type": "integer"}}}},
 ]  # fmt: skip
@@ -46,6 +48,8 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
     elif method == "tools/call":
         text = f"{params['name']} got {json.dumps(params.get('arguments') or {}, sort_keys=True)}"
         result = {"content": [{"type": "text", "text": text}]}
+        if params["name"] == "cut_emoji":  # json.dumps escapes the lone half as "\\ud83d"
+            result["content"] = [{"type": "text", "text": "smile \ud83d"}]
         if params["name"] == "output_no_type":
             result["structuredContent"] = {"n": 7}
     elif method == "ping":
