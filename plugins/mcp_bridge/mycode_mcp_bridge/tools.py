@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +16,8 @@ from mycode_mcp_bridge.config import (
 )
 
 PLUGIN = "mcp_bridge"
+_log = logging.getLogger("mcp.mycode_bridge")
+"""Under ``mcp``: its records go to the server's log (:mod:`mycode_mcp_bridge.serverlog`)."""
 MAX_DESCRIPTION = 2048
 
 
@@ -96,10 +99,14 @@ def lenient_listing(message: Any) -> Any:
     """A ``tools/list`` answer read leniently, in place: the SDK's check rejects the whole list
     (so the whole server) for one ``inputSchema`` or ``outputSchema`` with no ``"type"`` (``{}``,
     ``{"properties": ...}``, which many servers send); such a schema gets ``"type": "object"``,
-    the only type MCP allows there. ``message`` is any message read from the server."""
+    the only type MCP allows there. A tool that still cannot be called (no name, an input of
+    another type) is left out, one line in the server's log. ``message`` is any message read
+    from the server."""
     result = getattr(getattr(message, "message", None), "result", None)
     tools = result.get("tools") if isinstance(result, dict) else None
-    for tool in tools if isinstance(tools, list) else []:
+    if not isinstance(tools, list):
+        return message
+    for tool in tools:
         if not isinstance(tool, dict):
             continue
         for key in ("inputSchema", "outputSchema"):
@@ -108,7 +115,21 @@ def lenient_listing(message: Any) -> Any:
                 tool[key] = {"type": "object", **schema}
             elif key == "inputSchema" and not isinstance(schema, dict):
                 tool[key] = {"type": "object"}
+    kept = [t for t in tools if _callable_entry(t)]
+    for tool in tools:
+        if not _callable_entry(tool):
+            name = tool.get("name") if isinstance(tool, dict) else None
+            _log.warning("tool %r left out: its input is not a JSON object", name)
+    tools[:] = kept
     return message
+
+
+def _callable_entry(tool: Any) -> bool:
+    return (
+        isinstance(tool, dict)
+        and isinstance(tool.get("name"), str)
+        and tool["inputSchema"].get("type") == "object"
+    )
 
 
 def _compiles(pattern: str) -> bool:

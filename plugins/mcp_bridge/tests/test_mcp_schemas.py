@@ -18,13 +18,17 @@ RAW = {"raw": {"command": PYTHON, "args": [str(RAW_SERVER)]}}
 def test_schemas_without_a_type_or_with_a_foreign_regex_are_offered(make_run) -> None:  # type: ignore[no-untyped-def]
     """``{}`` or ``{"properties": ...}`` (no ``"type"``) made the SDK reject the whole
     ``tools/list``, so the server; a JavaScript-only ``pattern`` made mycode reject that tool
-    and every tool after it, as did an invalid schema (now that tool only, with a notice)."""
+    and every tool after it, as did an invalid schema (now that tool only, with a notice); an
+    input that is not an object made the SDK reject the whole list too (now that tool only)."""
     run = make_run(RAW)
     notices = run.notices()
     assert len(notices) == 1, notices  # the invalid one only, and it alone is left out
     assert "'bad_schema'" in notices[0] and "not offered" in notices[0]
     assert "no-such-type" in notices[0] and "\n" not in notices[0]
     assert "mcp__raw__bad_schema" not in run.context.tools.names()
+    assert "mcp__raw__list_input" not in run.context.tools.names()  # no MCP call could pass it
+    log = run.context.home / "logs" / "mcp" / "raw.log"
+    assert "tool 'list_input' left out: its input is not a JSON object" in log.read_text()
     names = set(run.context.tools.names())
     expected = {"no_type", "empty", "js_regex", "output_no_type", "plain"}
     assert {f"mcp__raw__{name}" for name in expected} <= names

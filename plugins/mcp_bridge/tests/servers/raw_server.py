@@ -27,6 +27,8 @@ TOOLS: list[dict[str, Any]] = [
      "inputSchema": {"type": "object", "properties": {"x": {"type": "no-such-type"}}}},
     {"name": "cut_emoji", "description": "Text cut inside an emoji, as JavaScript's slice cuts.",
      "inputSchema": {"type": "object"}},
+    {"name": "list_input", "description": "An input that is not an object.",
+     "inputSchema": {"type": "array", "items": {"type": "string"}}},
     {"name": "plain", "description": "An ordinary tool.",
      "inputSchema": {"type": "object", "properties": {"x": {"type": "integer"}}}},
 ]  # fmt: skip
