@@ -252,6 +252,11 @@ def servers_of(data: Any, source: str) -> dict[str, Any]:
     """The ``mcpServers`` table of a parsed JSON document."""
     if not isinstance(data, dict):
         raise ConfigProblem(f"{source}: expected a JSON object with 'mcpServers'")
+    if "mcpServers" not in data and "mcp_servers" not in data and "servers" in data:
+        raise ConfigProblem(
+            f"{source}: no 'mcpServers' object; its 'servers' (VS Code's shape) is not read — "
+            "rename it to 'mcpServers'"
+        )
     table = data.get("mcpServers", data.get("mcp_servers", {}))
     if not isinstance(table, dict):
         raise ConfigProblem(f"{source}: 'mcpServers' must be an object")
