@@ -22,17 +22,25 @@ class SchemaChecker:
         validator = self._validators.get(tool.name)
         if validator is None:
             import jsonschema
+            from jsonschema_specifications import REGISTRY
 
             cls = jsonschema.validators.validator_for(tool.input_schema)
             try:
                 cls.check_schema(tool.input_schema)
-                validator = cls(tool.input_schema)
+                # the metaschemas only: a "$ref" to any other URL is never fetched
+                # (jsonschema's default would download it, from a schema an MCP server wrote)
+                validator = cls(tool.input_schema, registry=REGISTRY)
             except jsonschema.SchemaError:
                 validator = False
             self._validators[tool.name] = validator
         if validator is False or validator is True:
             return None
-        error = next(iter(validator.iter_errors(arguments)), None)
+        from referencing.exceptions import Unresolvable  # loaded with jsonschema
+
+        try:
+            error = next(iter(validator.iter_errors(arguments)), None)
+        except Unresolvable:  # a "$ref" that resolves nowhere here: left to the tool
+            return None
         if error is None:
             return None
         where = ".".join(str(p) for p in error.absolute_path)

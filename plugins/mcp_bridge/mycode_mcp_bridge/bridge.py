@@ -17,6 +17,7 @@ background thread.
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import threading
 import time
 from pathlib import Path
@@ -57,8 +58,13 @@ class Bridge:
     # ----------------------------------------------------------------- start-up
 
     def log_path(self, name: str) -> Path:
-        """Where a server's stderr goes."""
-        return self.context.home / "logs" / "mcp" / f"{sanitize(name)}.log"
+        """Where a server's stderr goes: a file of its own, also for names that differ only
+        in characters a file name cannot keep (``a.b``, ``a_b``) — the log also tells which
+        process is the server's (:func:`~mycode_mcp_bridge.transports.server_group`)."""
+        safe = sanitize(name)
+        if safe != name:
+            safe += "-" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+        return self.context.home / "logs" / "mcp" / f"{safe}.log"
 
     def start(self) -> None:
         """Start every server concurrently in the background; returns at once."""
@@ -95,15 +101,20 @@ class Bridge:
             [s.startup_timeout or self.options.startup_timeout for s in self.specs] or [0.0]
         )
         try:
-            self._startup.result(timeout=longest + 15.0)
+            # Ctrl-C stops the wait: the run ends (its cleanup stops the servers) rather than
+            # sitting out a start-up timeout
+            _wait(self._startup, longest + 15.0, self.context)
+        except _Cancelled:
+            return
         except Exception as exc:  # noqa: BLE001 - reported, never fatal
             self.report("startup", f"MCP servers could not be started: {exc}", direct=True)
 
     def wait_and_register(self) -> None:
         """Startup task: wait for the servers, add their tools, report those that failed."""
         self.wait()
+        cancelled = getattr(self.context, "cancelled", None)
         with self._lock:
-            if self.closed:
+            if self.closed or (cancelled is not None and cancelled.is_set()):
                 return
             self.published = True
             ready = [c for c in self.connections.values() if c.state == "ready"]
@@ -139,10 +150,20 @@ class Bridge:
             self._allocator.release(connection.name, tool_name)
         for tool_name in sorted(wanted):
             exposed = self._allocator.name_for(connection.name, tool_name)
+            try:
+                made = self._make_tool(connection, wanted[tool_name], exposed)
+            except ValueError as exc:  # e.g. a schema no validator accepts: this tool only
+                self._allocator.release(connection.name, tool_name)
+                if current.pop(tool_name, None) is not None:
+                    self.context.tools.remove(exposed)
+                self.report(
+                    f"tool:{connection.name}:{tool_name}",
+                    f"MCP tool '{tool_name}' of server '{connection.name}' is not offered: "
+                    + _first_error(exc),
+                )
+                continue
             current[tool_name] = exposed
-            self.context.tools.add(
-                self._make_tool(connection, wanted[tool_name], exposed), replace=True
-            )
+            self.context.tools.add(made, replace=True)
 
     def _make_tool(self, connection: ServerConnection, mcp_tool: Any, exposed: str) -> Tool:
         server, tool_name = connection.name, mcp_tool.name
@@ -379,6 +400,14 @@ def _wait(future: concurrent.futures.Future[Any], timeout: float, context: RunCo
         except concurrent.futures.TimeoutError:
             if cancelled.is_set():
                 raise _Cancelled() from None
+
+
+def _first_error(exc: ValueError) -> str:
+    """One line saying why a record was refused (pydantic's first error, without its
+    "Value error, " prefix and its documentation link)."""
+    errors = getattr(exc, "errors", None)
+    text = str(errors()[0].get("msg", exc)) if callable(errors) and errors() else str(exc)
+    return " ".join(text.removeprefix("Value error, ").split())
 
 
 def _tail_note(connection: ServerConnection) -> str:

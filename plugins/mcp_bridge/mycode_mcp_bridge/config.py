@@ -98,7 +98,7 @@ class ServerSpec:
             command = str(raw.get("command", self.command))
             args = raw.get("args", self.args)
             args = args if isinstance(args, list) else self.args
-            return " ".join([command, *(str(a) for a in args)]).strip()
+            return " ".join([command, *(_text(a) for a in args)]).strip()
         return f"{self.transport} {raw.get('url', self.url)}"
 
     def passes(self) -> list[str]:
@@ -160,7 +160,12 @@ def _str_map(value: Any, what: str, name: str) -> dict[str, str]:
         return {}
     if not isinstance(value, dict):
         raise ConfigProblem(f"server {name!r}: {what!r} must be an object of strings")
-    return {str(k): str(v) for k, v in value.items()}
+    return {str(k): _text(v) for k, v in value.items() if v is not None}
+
+
+def _text(value: Any) -> str:
+    """A JSON value as the text a server gets: as JSON writes it (``true``, not ``True``)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _timeout(entry: dict[str, Any], keys: tuple[str, ...], name: str) -> float | None:
@@ -225,7 +230,7 @@ def parse_server(name: str, entry: Any, scope: Scope, source: str) -> ServerSpec
         env = _str_map(entry.get("env"), "env", name)
         cwd = entry.get("cwd")
         spec.command = subst(command, missing)
-        spec.args = [subst(str(a), missing) for a in args]
+        spec.args = [subst(_text(a), missing) for a in args]
         spec.env = {k: subst(v, missing) for k, v in env.items()}
         spec.cwd = subst(str(cwd), missing) if cwd else None
         return spec
@@ -247,6 +252,11 @@ def servers_of(data: Any, source: str) -> dict[str, Any]:
     """The ``mcpServers`` table of a parsed JSON document."""
     if not isinstance(data, dict):
         raise ConfigProblem(f"{source}: expected a JSON object with 'mcpServers'")
+    if "mcpServers" not in data and "mcp_servers" not in data and "servers" in data:
+        raise ConfigProblem(
+            f"{source}: no 'mcpServers' object; its 'servers' (VS Code's shape) is not read — "
+            "rename it to 'mcpServers'"
+        )
     table = data.get("mcpServers", data.get("mcp_servers", {}))
     if not isinstance(table, dict):
         raise ConfigProblem(f"{source}: 'mcpServers' must be an object")

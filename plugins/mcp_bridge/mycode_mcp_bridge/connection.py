@@ -26,6 +26,13 @@ from mcp.shared.exceptions import MCPError
 
 from mycode_mcp_bridge.config import ServerSpec
 from mycode_mcp_bridge.procwatch import ExitWatch
+from mycode_mcp_bridge.serverlog import (
+    SERVER_LOG,
+    open_log,
+    read_tail,
+    route_sdk_logs,
+    write_server_log,
+)
 from mycode_mcp_bridge.transports import (
     WatchedStream,
     describe_error,
@@ -35,8 +42,6 @@ from mycode_mcp_bridge.transports import (
 )
 
 MAX_RESTARTS = 1
-MAX_LOG_BYTES = 2_000_000
-"""A server's stderr log is rotated (one old copy kept) when it grows past this."""
 
 ProgressCallback = ProgressFnT
 
@@ -101,6 +106,8 @@ class ServerConnection:
         self._watch: ExitWatch | None = None
         self._log_offset = 0
         self._task: asyncio.Task[None] | None = None
+        self._log: IO[str] | None = None
+        route_sdk_logs()
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -128,20 +135,6 @@ class ServerConnection:
         self._cancel_requested = True
         if self._scope is not None:
             self._scope.cancel()
-
-    def _open_log(self) -> IO[str]:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            if self.log_path.stat().st_size > MAX_LOG_BYTES:
-                self.log_path.replace(self.log_path.with_name(self.log_path.name + ".1"))
-        except OSError:
-            pass
-        log = open(self.log_path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
-        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-        log.write(f"--- mycode: starting {self.name!r} ({self.spec.describe()}) at {stamp} ---\n")
-        log.flush()
-        self._log_offset = log.tell()
-        return log
 
     def _on_eof(self, wake: anyio.Event) -> None:
         if not self._stopping:
@@ -186,7 +179,9 @@ class ServerConnection:
         log: IO[str] | None = None
         pgid: int | None = None
         try:
-            log = self._open_log()
+            log = self._log = open_log(self.log_path, self.name, self.spec.describe())
+            self._log_offset = log.tell()
+            SERVER_LOG.set(log)  # this task's and its children's SDK log records go there
             self._changed = anyio.Event()  # a list_changed during start-up refreshes once ready
             with anyio.CancelScope() as scope:
                 self._scope = scope
@@ -290,10 +285,11 @@ class ServerConnection:
                 if [t.name for t in self.tools] != [t.name for t in previous]:
                     self._notify(self.on_tools_changed)
 
-    def mark_hung(self, reason: str) -> None:
-        """The server stopped answering: stop it; the next call restarts it (once)."""
+    def mark_hung(self, reason: str, *, hung: bool = True) -> None:
+        """The server stopped answering (or, ``hung=False``, the connection to an HTTP/SSE
+        server broke): end this session; the next call starts a new one (once)."""
         if self.state == "ready" and self._wake is not None:
-            self.reason, self.hung = reason, True
+            self.reason, self.hung = reason, hung
             self.state, self._session = "crashed", None
             self._wake.set()
             self._notify(self.on_crash)
@@ -343,6 +339,8 @@ class ServerConnection:
         return types.ListRootsResult(roots=[root])
 
     async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.LoggingMessageNotification):
+            write_server_log(self._log, message.params)
         if isinstance(message, types.ToolListChangedNotification):
             self.list_changes += 1
             if self._changed is not None:
@@ -368,9 +366,14 @@ class ServerConnection:
         *,
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
+        again: bool = False,
     ) -> types.CallToolResult:
-        """Call a tool; raises :class:`ServerError` with a readable message on failure."""
+        """Call a tool; raises :class:`ServerError` with a readable message on failure.
+
+        An HTTP server that no longer knows the session (it restarted) did not run the call:
+        it is made once more (``again``) in a new session."""
         timeout = timeout or self.call_timeout
+        SERVER_LOG.set(self._log)
         if not self.spec.allows(tool):
             raise ServerError("refused", f"the tool {tool!r} is disabled in the server's entry")
         if self._checking is not None:
@@ -393,11 +396,19 @@ class ServerConnection:
             self._check_health_soon()
             raise ServerError("timeout", f"no answer within {timeout:g} s") from None
         except MCPError as exc:
+            remote = self.spec.transport != "stdio"  # its session outlives a broken request
             if exc.code == types.CONNECTION_CLOSED:
+                if remote:
+                    self.mark_hung("the connection closed during a call", hung=False)
                 with anyio.move_on_after(5.0):
                     while self.state == "ready":
                         await anyio.sleep(0.02)
                 raise ServerError("crashed", "the server went away during the call") from None
+            if remote and not again and _session_gone(exc.message):
+                self.mark_hung("the server no longer knew the session (restarted?)", hung=False)
+                return await self.call(
+                    tool, arguments, timeout=timeout, progress=progress, again=True
+                )
             if exc.code == types.REQUEST_TIMEOUT:
                 self._check_health_soon()
                 raise ServerError("timeout", f"no answer within {timeout:g} s") from None
@@ -424,12 +435,11 @@ class ServerConnection:
 
     def stderr_tail(self, max_lines: int = 12, max_chars: int = 1500) -> str:
         """The last lines this server wrote to stderr since it was (re)started."""
-        try:
-            with open(self.log_path, "rb") as fh:
-                fh.seek(self._log_offset)
-                data = fh.read()[-20_000:]
-        except OSError:
-            return ""
-        lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
-        lines = [line for line in lines if not line.startswith("--- mycode: ")]
-        return self.spec.redact("\n".join(lines[-max_lines:]))[-max_chars:]
+        tail = read_tail(self.log_path, self._log_offset, max_lines)
+        return self.spec.redact(tail)[-max_chars:]
+
+
+def _session_gone(message: str) -> bool:
+    """Whether an HTTP server's error says it does not know the session (MCP: start anew)."""
+    text = message.lower()
+    return any(m in text for m in ("session not found", "session terminated", "no valid session"))

@@ -74,7 +74,10 @@ def _structured_shown(structured: Any, texts: list[str]) -> tuple[bool, int | No
             return True, None, None  # the content blocks themselves, echoed as structured
         for index, text in enumerate(texts):
             if _says(text, inner):
-                return True, (index if _parsed(text) is not _NOT_JSON else None), inner
+                # a JSON text is shown compact: its value, never the text itself as a JSON
+                # string (server-filesystem's directory_tree: {"content": "<pretty JSON>"})
+                parsed = _parsed(text)
+                return True, (None if parsed is _NOT_JSON else index), parsed
         if (
             isinstance(inner, list)
             and inner

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +16,8 @@ from mycode_mcp_bridge.config import (
 )
 
 PLUGIN = "mcp_bridge"
+_log = logging.getLogger("mcp.mycode_bridge")
+"""Under ``mcp``: its records go to the server's log (:mod:`mycode_mcp_bridge.serverlog`)."""
 MAX_DESCRIPTION = 2048
 
 
@@ -91,15 +95,74 @@ def defaults_optional(schema: Any) -> Any:
     return out
 
 
+def lenient_listing(message: Any) -> Any:
+    """A ``tools/list`` answer read leniently, in place: the SDK's check rejects the whole list
+    (so the whole server) for one ``inputSchema`` or ``outputSchema`` with no ``"type"`` (``{}``,
+    ``{"properties": ...}``, which many servers send); such a schema gets ``"type": "object"``,
+    the only type MCP allows there. A tool that still cannot be called (no name, an input of
+    another type) is left out, one line in the server's log. ``message`` is any message read
+    from the server."""
+    result = getattr(getattr(message, "message", None), "result", None)
+    tools = result.get("tools") if isinstance(result, dict) else None
+    if not isinstance(tools, list):
+        return message
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        for key in ("inputSchema", "outputSchema"):
+            schema = tool.get(key)
+            if isinstance(schema, dict) and "type" not in schema:
+                tool[key] = {"type": "object", **schema}
+            elif key == "inputSchema" and not isinstance(schema, dict):
+                tool[key] = {"type": "object"}
+    kept = [t for t in tools if _callable_entry(t)]
+    for tool in tools:
+        if not _callable_entry(tool):
+            name = tool.get("name") if isinstance(tool, dict) else None
+            _log.warning("tool %r left out: its input is not a JSON object", name)
+    tools[:] = kept
+    return message
+
+
+def _callable_entry(tool: Any) -> bool:
+    return (
+        isinstance(tool, dict)
+        and isinstance(tool.get("name"), str)
+        and tool["inputSchema"].get("type") == "object"
+    )
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError):
+        return False
+    return True
+
+
+def python_patterns(schema: Any) -> Any:
+    """``schema`` without the ``pattern`` keywords Python's ``re`` cannot read, at any depth:
+    a pattern in JavaScript's dialect (``\\p{L}``) would make the whole tool invalid here; the
+    server still checks it."""
+    if isinstance(schema, list):
+        return [python_patterns(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: value if key in _SCHEMA_DATA else python_patterns(value)
+        for key, value in schema.items()
+        if not (key == "pattern" and isinstance(value, str) and not _compiles(value))
+    }
+
+
 def make_tool(server: str, mcp_tool: Any, exposed: str, handler: Callable[..., Any]) -> Tool:
     """The mycode tool for one MCP tool: its description, its schema (with
-    :func:`defaults_optional`), its traits."""
+    :func:`defaults_optional` and :func:`python_patterns`), its traits."""
     description = (mcp_tool.description or mcp_tool.title or mcp_tool.name).strip()
     if len(description) > MAX_DESCRIPTION:
         description = description[: MAX_DESCRIPTION - 1] + "…"
-    schema = (
-        defaults_optional(mcp_tool.input_schema) if isinstance(mcp_tool.input_schema, dict) else {}
-    )
+    given = mcp_tool.input_schema
+    schema = python_patterns(defaults_optional(given)) if isinstance(given, dict) else {}
     return Tool(
         name=exposed,
         description=f"[MCP {server}] {description}",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import signal
 from collections.abc import AsyncIterator, Callable
@@ -17,8 +18,12 @@ import anyio
 import mcp_types as types
 from mcp import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
+from mycode_core.events import without_lone_surrogates
 from mycode_mcp_bridge.config import ServerSpec
+from mycode_mcp_bridge.serverlog import one_line
+from mycode_mcp_bridge.tools import lenient_listing
 
 PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
 """Variables passed to stdio servers besides the SDK's safe defaults (HOME, PATH, ...)."""
@@ -45,12 +50,50 @@ def _describe_error(exc: BaseException, spec: ServerSpec) -> str:
                 return "the server process exited before completing the MCP handshake"
             return "the connection closed before completing the MCP handshake"
         return f"MCP error {exc.code}: {exc.message}"
-    text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, StartProblem):
+        return str(exc)
+    text = one_line(exc)
     return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
 
 
+class StartProblem(Exception):
+    """A reason a server cannot start, already worded for the user."""
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return without_lone_surrogates(value)
+    if isinstance(value, list):
+        return [_clean(item) for item in value]
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    return value
+
+
+def readable(item: Any) -> Any:
+    """An item of a transport's read stream, with a line the SDK refused only because its JSON
+    escapes a lone UTF-16 surrogate (``"\\ud83d"``: a JavaScript server that cut a string
+    inside an emoji) read after all, U+FFFD in its place: dropped, its call would hang."""
+    errors = getattr(item, "errors", None)
+    if not isinstance(item, Exception) or not callable(errors):
+        return item
+    try:
+        first = errors()[0]
+        line = first.get("input")
+        if first.get("type") != "json_invalid" or not isinstance(line, str) or "\\u" not in line:
+            return item
+        message = types.jsonrpc_message_adapter.validate_python(
+            _clean(json.loads(line)), by_name=False
+        )
+    except Exception:  # noqa: BLE001 - not that case: the SDK's own error stands
+        return item
+    return SessionMessage(message)
+
+
 class WatchedStream:
-    """Wraps a transport's read stream to learn when the server went away (end of stream)."""
+    """Wraps a transport's read stream to learn when the server went away (end of stream);
+    reads what it can with :func:`readable` and ``tools/list`` answers with
+    :func:`~mycode_mcp_bridge.tools.lenient_listing`."""
 
     def __init__(self, inner: Any, on_eof: Callable[[], None]) -> None:
         self._inner = inner
@@ -62,7 +105,7 @@ class WatchedStream:
 
     async def receive(self) -> Any:
         try:
-            return await self._inner.receive()
+            return lenient_listing(readable(await self._inner.receive()))
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             self._on_eof()
             raise
@@ -75,7 +118,7 @@ class WatchedStream:
 
     async def __anext__(self) -> Any:
         try:
-            return await self._inner.__anext__()
+            return lenient_listing(readable(await self._inner.__anext__()))
         except (StopAsyncIteration, anyio.ClosedResourceError):
             self._on_eof()
             raise
@@ -167,8 +210,16 @@ def open_transport(
         cwd = Path(spec.cwd).expanduser() if spec.cwd else workspace
         if not cwd.is_absolute():
             cwd = workspace / cwd
+        if not cwd.is_dir():  # else the spawn's ENOENT would read as "command not found"
+            raise StartProblem(f"working directory not found: {str(cwd)!r}")
+        # bytes that are not UTF-8 become U+FFFD: a strict decoder would end the reading of
+        # stdout for good while the server lives on, so every later call would hang
         params = StdioServerParameters(
-            command=spec.command, args=list(spec.args), env=env, cwd=str(cwd)
+            command=spec.command,
+            args=list(spec.args),
+            env=env,
+            cwd=str(cwd),
+            encoding_error_handler="replace",
         )
         return stdio_client(params, errlog=cast(TextIO, log))
     if spec.transport == "sse":

@@ -18,6 +18,7 @@ from mycode_core.testing.host import wait_until
 HERE = Path(__file__).parent
 FEATURE_SERVER = HERE / "servers" / "feature_server.py"
 HTTP_SERVER = HERE / "servers" / "http_server.py"
+RAW_SERVER = HERE / "servers" / "raw_server.py"
 PYTHON = sys.executable
 BIN = Path(sys.executable).parent
 

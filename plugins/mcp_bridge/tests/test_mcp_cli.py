@@ -207,6 +207,29 @@ def test_end_to_end_run_with_mcp_config(workspace: Path, home: Path, tmp_path: P
     assert pids and wait_until(lambda: not any(process_alive(p) for p in pids), 10)
 
 
+def test_what_is_not_json_rpc_on_stdout_stays_out_of_the_terminal_and_the_session(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    """A server printing a line that is not JSON-RPC, or bytes that are not UTF-8, on stdout:
+    the SDK's complaint goes to the server's log (no traceback on the terminal), and the
+    calls are answered (a strict decoder would stop reading stdout: every call would hang)."""
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"feat": feature(timeout=30)}}))
+    script = tmp_path / "script.json"
+    turns = [
+        {"tool_calls": [{"name": f"mcp__feat__{name}", "arguments": {}}]}
+        for name in ("stdout_junk", "stdout_binary", "stdout_junk")
+    ]
+    script.write_text(json.dumps([*turns, {"content": "all done"}]))
+    done, events = _scripted_run("go", script, config, home, workspace)
+    results = [(e["is_error"], e["content"]) for e in events if e["type"] == "tool_result"]
+    assert results[0] == (False, "answered after junk")
+    assert results[1:] == [(False, "answered after binary"), (False, "answered after junk")]
+    assert "Traceback" not in done.stderr and "JSON" not in done.stderr, done.stderr
+    log = (home / "logs" / "mcp" / "feat.log").read_text()
+    assert "[mcp sdk error]" in log and "this line is not JSON-RPC" in log
+
+
 def test_end_to_end_failed_server_is_a_notice(workspace: Path, home: Path, tmp_path: Path) -> None:
     config = tmp_path / "servers.json"
     config.write_text(json.dumps({"mcpServers": {"gone": {"command": "/nonexistent/mcp-gone"}}}))

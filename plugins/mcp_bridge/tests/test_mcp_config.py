@@ -33,6 +33,36 @@ def test_stdio_entry_expands_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "s3cret" not in spec.describe() and "--token=${TOKEN}" in spec.describe()
 
 
+def test_json_values_that_are_not_strings_are_written_as_json_writes_them() -> None:
+    """``"env": {"DEBUG": true, "PORT": 3000}``: a server got ``DEBUG=True`` (Python's
+    spelling) and ``null`` became the text ``None``; Node-based clients pass ``true``."""
+    spec = parse_server(
+        "srv",
+        {"command": "srv", "args": ["--verbose", True, 2],
+         "env": {"DEBUG": True, "PORT": 3000, "RATIO": 0.5, "UNSET": None}},
+        "user",
+        "mcp.json",
+    )  # fmt: skip
+    assert spec.args == ["--verbose", "true", "2"]
+    assert spec.env == {"DEBUG": "true", "PORT": "3000", "RATIO": "0.5"}
+    http = parse_server(
+        "web", {"type": "http", "url": "http://h/mcp", "headers": {"X-On": False, "X-No": None}},
+        "user", "mcp.json",
+    )  # fmt: skip
+    assert http.headers == {"X-On": "false"}
+
+
+def test_a_file_in_vs_codes_shape_is_a_problem_not_silence(tmp_path: Path) -> None:
+    """VS Code's ``{"servers": {...}}`` gave no servers and said nothing."""
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    config = tmp_path / "vscode.json"
+    config.write_text(json.dumps({"servers": {"time": {"command": "mcp-server-time"}}}))
+    loaded = load_servers(ws, home, Settings(mcp_config_files=[str(config)]))
+    assert loaded.servers == {}
+    assert len(loaded.problems) == 1 and "rename it to 'mcpServers'" in loaded.problems[0]
+
+
 def test_http_entry_expands_headers_and_url(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOST", "example.test")
     monkeypatch.setenv("KEY", "k1")

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from mcp_helpers import Run, feature
 
+from mycode_core.testing.host import wait_until
+
 EXPECTED = {
     "echo", "configure", "peek", "wipe", "weather", "only_structured", "picture", "links",
     "fail", "slow_count", "grow", "shrink", "crash", "hang", "nap", "huge", "noisy", "getenv",
@@ -135,6 +137,16 @@ def test_stderr_goes_to_a_log_not_the_terminal(
     assert "noise on stderr" not in captured.err + captured.out
     log = shared.context.home / "logs" / "mcp" / "feat.log"
     assert "noise on stderr" in log.read_text()
+
+
+def test_log_messages_go_to_the_servers_log(shared: Run, capfd: pytest.CaptureFixture[str]) -> None:
+    """``notifications/message`` (an MCP server's logging) were dropped unseen."""
+    assert shared.call("mcp__feat__chatter").content == "chattered"
+    log = shared.context.home / "logs" / "mcp" / "feat.log"
+    assert wait_until(lambda: "cache is cold" in log.read_text(), 10)
+    text = log.read_text()
+    assert "[server info] indexing 3 files" in text and "[server warning] cache is cold" in text
+    assert "cache is cold" not in "".join(capfd.readouterr())
 
 
 def test_concurrent_calls(shared: Run) -> None:

@@ -13,7 +13,14 @@ import time
 from pathlib import Path
 
 import pytest
-from mcp_helpers import PYTHON, assert_not_imported, feature, free_port, http_test_server
+from mcp_helpers import (
+    PYTHON,
+    assert_not_imported,
+    feature,
+    free_port,
+    http_test_server,
+    start_http_server,
+)
 from mycode_mcp_bridge.transports import server_group
 
 from mycode_core.testing.host import process_alive, wait_until
@@ -370,3 +377,45 @@ def test_mcp_section_options(workspace: Path, home: Path, runs) -> None:
     )
     slow = run.call("mcp__feat__nap", {"seconds": 3})
     assert slow.is_error and "timed out after 1 s" in str(slow.content)
+
+
+@pytest.mark.parametrize("when", ["mid-call", "between calls"])
+def test_an_http_server_that_restarts_gets_a_new_session(make_run, when: str) -> None:
+    """A streamable-HTTP server that ends (mid-call, or between calls) and comes back on the
+    same port: the old session is dropped and a new one opened. Before, a call cut mid-way
+    waited 5 s and reported "crashed: None", and every later call failed with the server's
+    "Session not found"; a restart between calls failed each call the same way."""
+    port = free_port()
+    proc = start_http_server(port)
+    try:
+        run = make_run({"web": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}})
+        assert run.call("mcp__web__add", {"a": 1, "b": 1}).content == "2"
+        if when == "mid-call":
+            died = run.call("mcp__web__die")
+            assert died.is_error and "the connection closed during a call" in str(died.content)
+            proc.wait(10)
+        else:
+            proc.terminate()
+            proc.wait(10)
+        proc = start_http_server(port)
+        assert run.call("mcp__web__add", {"a": 2, "b": 3}).content == "5"
+        assert run.call("mcp__web__add", {"a": 2, "b": 4}).content == "6"
+        assert not [n for n in run.notices() if "None" in n], run.notices()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_servers_whose_names_differ_only_in_punctuation_are_kept_apart(make_run) -> None:
+    """``a.b`` and ``a_b`` shared one log file, which also tells mycode which process is the
+    server's: a crash of one was reported as a crash of both, with both stderr mixed."""
+    run = make_run({"a.b": feature("--name", "dotted"), "a_b": feature("--name", "plain")})
+    crash = next(t for t in run.context.tools.all() if t.description.startswith("[MCP a_b] Crash"))
+    assert run.call(crash.name).is_error
+    assert wait_until(lambda: any("'a_b' crashed" in n for n in run.notices()), 10)
+    notices = run.notices()
+    assert not [n for n in notices if "'a.b'" in n], notices
+    (plain,) = notices
+    assert "plain: starting" in plain and "dotted" not in plain
+    echo = next(t for t in run.context.tools.all() if t.description.startswith("[MCP a.b] Echo"))
+    assert run.call(echo.name, {"text": "still here"}).content == "still here"

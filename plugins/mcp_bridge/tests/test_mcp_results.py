@@ -60,6 +60,13 @@ def test_structured_content_is_compact_and_not_duplicated(tmp_path: Path) -> Non
         structured_content={"content": "hello\n"},
     )
     assert _convert(tmp_path, text).content == "hello\n"
+    # server-filesystem's directory_tree: pretty JSON text, the same text under one key: the
+    # JSON compact, not the text re-encoded as one JSON string
+    tree = '[\n  {\n    "name": "a.txt",\n    "type": "file"\n  }\n]'
+    treed = types.CallToolResult(
+        content=[types.TextContent(type="text", text=tree)], structured_content={"content": tree}
+    )
+    assert _convert(tmp_path, treed).content == '[{"name":"a.txt","type":"file"}]'
     # server-memory: the list as pretty JSON, and again under one key: shown once, compact
     listed = types.CallToolResult(
         content=[types.TextContent(type="text", text='[\n  {\n    "a": 1\n  }\n]')],

@@ -190,6 +190,8 @@ def test_filesystem_server_works_in_the_roots_it_is_given(make_run, workspace: P
     read = run.call("mcp__fs__read_text_file", {"path": str(workspace / "notes.txt")})
     assert not read.is_error
     assert read.content == "hello from the workspace\n"
+    tree = run.call("mcp__fs__directory_tree", {"path": str(workspace)})  # JSON, shown compact
+    assert {"name": "notes.txt", "type": "file"} in json.loads(str(tree.content))
     outside = run.call("mcp__fs__read_text_file", {"path": "/etc/hostname"})
     assert outside.is_error and "outside allowed directories" in str(outside.content).lower()
     writer = run.context.tools.get("mcp__fs__write_file")

@@ -191,6 +191,25 @@ def build(name: str) -> MCPServer:
         print("noise on stderr " * 5, file=sys.stderr, flush=True)
         return "quiet on stdout"
 
+    @server.tool(description="Write a line that is not JSON to stdout, then answer.")
+    def stdout_junk() -> str:
+        os.write(WIRE, b"debug: this line is not JSON-RPC\n")
+        return "answered after junk"
+
+    @server.tool(description="Write bytes that are not UTF-8 to stdout, then answer.")
+    def stdout_binary() -> str:
+        os.write(WIRE, b"\xff\xfe\x00 binary noise\n")
+        # a well-formed message whose text is Latin-1, not UTF-8
+        os.write(WIRE, b'{"jsonrpc":"2.0","method":"notifications/message",'
+                       b'"params":{"level":"info","data":"caf\xe9"}}\n')  # fmt: skip
+        return "answered after binary"
+
+    @server.tool(description="Send log messages to the client.")
+    async def chatter(ctx: Context) -> str:
+        await ctx.info("indexing 3 files")
+        await ctx.warning("cache is cold")
+        return "chattered"
+
     @server.tool(description="Return an environment variable.")
     def getenv(var: str) -> str:
         return os.environ.get(var, "<unset>")

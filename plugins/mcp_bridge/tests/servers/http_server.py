@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -21,6 +22,10 @@ def main() -> None:
     @server.tool(description="Add two numbers.", annotations=ToolAnnotations(read_only_hint=True))
     def add(a: int, b: int) -> int:
         return a + b
+
+    @server.tool(description="End the server process in the middle of the call.")
+    def die() -> str:
+        os._exit(1)
 
     if sys.argv[2:] == ["sse"]:
         server.run("sse", host="127.0.0.1", port=port)
