@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mycode_core.project_files import folders_down_to, link_refusal
@@ -79,6 +79,43 @@ class Snapshot:
     def sorted(self) -> list[Skill]:
         """The skills in name order (the stable order of the listing)."""
         return [self.skills[name] for name in sorted(self.skills)]
+
+    def find(self, name: str) -> Skill | None:
+        """The skill called ``name``, or Claude Code's ``plugin:skill`` for a plugin folder's
+        skill listed under its own name (``hookify:writing-rules``)."""
+        name = name.strip()
+        skill = self.skills.get(name)
+        plugin, colon, short = name.partition(":")
+        if skill is None and colon:
+            candidate = self.skills.get(short)
+            if candidate is not None and candidate.source == f"plugin:{plugin}":
+                skill = candidate
+        return skill
+
+
+def _plugin_of(source: str) -> str | None:
+    return source[len("plugin:") :] if source.startswith("plugin:") else None
+
+
+def _shadowed(parsed: Skill, winner: Skill, folder: str, snapshot: Snapshot) -> Skill | None:
+    """A skill whose name ``winner`` already holds: a plugin folder's skill stays reachable
+    under Claude Code's namespaced name ``plugin:skill`` (two Codex plugins may both ship a
+    ``react-best-practices``); any other is left out. One notice either way, naming both."""
+    plugin = _plugin_of(parsed.source)
+    held = f"{winner.folder} ({winner.source})"
+    if plugin is not None:
+        qualified = f"{plugin}:{parsed.name}"
+        if qualified not in snapshot.skills:
+            snapshot.problems.append(
+                f"skill {parsed.name!r} of plugin {plugin} ({folder}) listed as {qualified!r}: "
+                f"the name {parsed.name!r} is taken by the one in {held}"
+            )
+            return replace(parsed, name=qualified)
+    snapshot.problems.append(
+        f"skill {parsed.name!r} in {folder} ({parsed.source}) ignored: the one in {held} "
+        "takes precedence"
+    )
+    return None
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -231,11 +268,9 @@ class Catalog:
                     )
                 winner = snapshot.skills.get(parsed.name)
                 if winner is not None:
-                    snapshot.problems.append(
-                        f"skill {parsed.name!r} in {folder} ignored: the one in {winner.folder} "
-                        f"({winner.source}) takes precedence"
-                    )
-                    continue
+                    parsed = _shadowed(parsed, winner, folder, snapshot)
+                    if parsed is None:
+                        continue
                 snapshot.skills[parsed.name] = parsed
         self._index.save(files)
         self.snapshot = snapshot

@@ -78,6 +78,34 @@ def test_precedence_project_then_user_then_packages(places: dict[str, Path]) -> 
     assert all("ignored" in p and "(project) takes precedence" in p for p in found.problems)
 
 
+def test_a_plugin_skill_whose_name_is_taken_stays_reachable_as_plugin_colon_name(
+    places: dict[str, Path],
+) -> None:
+    write_skill(places["workspace"] / ".agents" / "skills", "dup", description="project")
+    first = write_skill(places["tmp"] / "one" / "skills", "dup", description="plugin one")
+    second = write_skill(places["tmp"] / "two" / "skills", "dup", description="plugin two")
+    extra = [Location(first, "plugin:one"), Location(second, "plugin:two")]
+    found = catalog(places, extra=extra).refresh()
+    assert {name: s.description for name, s in found.skills.items()} == {
+        "dup": "project",
+        "one:dup": "plugin one",
+        "two:dup": "plugin two",
+    }
+    assert len(found.problems) == 2
+    assert all("listed as" in p and "(project)" in p for p in found.problems)
+    assert found.find("two:dup") is found.skills["two:dup"]
+    assert found.find("nope:dup") is None
+
+
+def test_the_winning_plugin_skill_also_answers_to_plugin_colon_name(
+    places: dict[str, Path],
+) -> None:
+    folder = write_skill(places["tmp"] / "one" / "skills", "solo")
+    found = catalog(places, extra=[Location(folder, "plugin:one")]).refresh()
+    assert found.find("one:solo") is found.skills["solo"]
+    assert found.find("other:solo") is None
+
+
 def test_within_a_folder_mycode_beats_agents_beats_claude(places: dict[str, Path]) -> None:
     ws = places["workspace"]
     write_skill(ws / ".claude" / "skills", "same", description="claude")
