@@ -266,6 +266,10 @@ class Catalog:
                         f"skill {parsed.name!r} ({folder}) loaded under its name, but: "
                         f"{parsed.mismatch}"
                     )
+                for warning in parsed.warnings if not location.folder_names else ():
+                    snapshot.problems.append(
+                        f"skill {parsed.name!r} ({folder}) loaded, but: {warning}"
+                    )
                 winner = snapshot.skills.get(parsed.name)
                 if winner is not None:
                     parsed = _shadowed(parsed, winner, folder, snapshot)

@@ -74,6 +74,10 @@ class Skill:
     is listed under its ``name`` all the same, with one notice."""
     file_name: str = SKILL_FILE
     """``SKILL.md``, or ``skill.md`` in a folder that has no ``SKILL.md``."""
+    warnings: tuple[str, ...] = ()
+    """Rules broken that other clients let pass (agentskills.io's guide for clients: "warn,
+    load anyway"): a description over 1024 characters, an optional field of the wrong type
+    or length (that field is then left out). Each ends with ``[rule ...]``."""
 
     @property
     def file(self) -> Path:
@@ -297,11 +301,16 @@ def validate(
     problem = _text_problem(
         folder, name, "description", description, MAX_DESCRIPTION, "required", "is missing"
     )
-    if problem is not None:
+    warnings: list[str] = []
+    if problem is not None and problem.rule != "description-length":
         return problem
+    if problem is not None:  # Claude Code and Codex load these; the listing shows 1024
+        warnings.append(f"{problem.message} [rule {problem.rule}]")
+    # optional fields of the wrong shape: warned about and left out, the skill loads
     license_ = data.get("license")
     if license_ is not None and not isinstance(license_, str):
-        return SkillProblem(folder, "license-type", "'license' must be a string", name=name)
+        warnings.append("'license' must be a string; ignored [rule license-type]")
+        license_ = None
     compatibility = data.get("compatibility")
     if compatibility is not None:
         problem = _text_problem(
@@ -314,12 +323,14 @@ def validate(
             "must be a string",
         )
         if problem is not None:
-            return problem
+            warnings.append(f"{problem.message}; ignored [rule {problem.rule}]")
+            compatibility = None
     metadata = data.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
-        return SkillProblem(
-            folder, "metadata-type", "'metadata' must be a mapping of keys to values", name=name
+        warnings.append(
+            "'metadata' must be a mapping of keys to values; ignored [rule metadata-type]"
         )
+        metadata = None
     raw_tools = data.get("allowed-tools")
     allowed = _tools_field(raw_tools) if raw_tools is not None else None
     if raw_tools is not None and allowed is None:
@@ -343,6 +354,7 @@ def validate(
         renamed=renamed,
         mismatch=mismatch,
         file_name=file_name,
+        warnings=tuple(warnings),
     )
 
 

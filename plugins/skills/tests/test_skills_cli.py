@@ -247,3 +247,18 @@ def test_slash_skill_name_yields_to_every_other_command(dirs: dict[str, Path]) -
     for name in ("review-pr", "ship", "mode"):
         forced = _first_user_message(dirs, f"/skill:{name} go", *with_plugin)
         assert forced.startswith("go") and f"SKILL BODY OF {name}" in forced
+
+
+def test_a_long_description_and_a_mapping_compatibility_still_list(
+    dirs: dict[str, Path],
+) -> None:
+    """Shapes real Claude Code plugins publish: a description over 1024 characters, a
+    ``compatibility`` written as a mapping of requirements. Both load, each with a warning."""
+    skills = dirs["workspace"] / ".claude" / "skills"
+    write_skill(skills, "long-one", description="Use when " + "this or that, " * 90)
+    write_skill(skills, "needs-gh", compatibility={"requires": [{"cli": "gh"}]})
+    data = json.loads(_run(["skills", "--json"], dirs).stdout)
+    rows = {s["name"]: s for s in data["skills"]}
+    assert "long-one" in rows and rows["needs-gh"]["compatibility"] is None
+    assert any("'long-one'" in p and "description-length" in p for p in data["problems"])
+    assert any("'needs-gh'" in p and "compatibility-type" in p for p in data["problems"])
