@@ -230,6 +230,31 @@ def _load_repaired(text: str, loader: Any) -> Any:
         return None
 
 
+_LOADER: Any = None
+_BOOL = "tag:yaml.org,2002:bool"
+
+
+def yaml12_loader() -> Any:
+    """PyYAML's safe loader (libyaml when built with it) reading booleans as YAML 1.2 does:
+    only ``true``/``false``. Claude Code's and Codex's YAML readers are 1.2: for them
+    ``name: yes`` (a real skill's name) or ``metadata: {beta: on}`` are text, not booleans."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        loader: Any = type("Yaml12SafeLoader", (base,), {})
+        loader.yaml_implicit_resolvers = {
+            first: [(tag, rx) for tag, rx in resolvers if tag != _BOOL]
+            for first, resolvers in base.yaml_implicit_resolvers.items()
+        }
+        loader.add_implicit_resolver(
+            _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+        )
+        _LOADER = loader
+    return _LOADER
+
+
 def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill | SkillProblem:
     """Read and validate the ``SKILL.md`` in ``folder``; never raises.
 
@@ -253,7 +278,7 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
         else:
             message = "SKILL.md must start with a '---' YAML front-matter block"
         return SkillProblem(folder, "frontmatter", message)
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it
+    loader = yaml12_loader()
     front = join_surrogate_pairs(split[0])
     try:
         data = yaml.load(front, Loader=loader)  # noqa: S506 - a safe loader
@@ -287,6 +312,8 @@ def validate(
             message = f"{missing}, and the folder's name {folder.name!r} is not a valid name"
             return SkillProblem(folder, "name-required", message)
         name, renamed = folder.name, f"{missing} [rule name-required]"
+    if isinstance(name, int) and not isinstance(name, bool):
+        name = str(name)  # ``name: 2048``: YAML reads a number, every client takes the text
     if not isinstance(name, str):
         return SkillProblem(folder, "name-required", "the 'name' field must be a string")
     broken = name_problem(name, folder.name)

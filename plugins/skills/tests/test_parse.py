@@ -59,7 +59,7 @@ def test_allowed_tools_as_a_yaml_list(tmp_path: Path) -> None:
     [
         ("My Tools", None, "name-required"),  # no name, and the folder's is not valid
         ("My Tools", "", "name-required"),
-        ("x", 42, "name-required"),
+        ("x", ["a", "list"], "name-required"),
         ("a" * 65, "a" * 65, "name-length"),
         ("pdf-tools", "PDF-Tools", "name-characters"),
         ("pdf_tools", "pdf_tools", "name-characters"),
@@ -270,3 +270,14 @@ def test_json_style_metadata_with_a_surrogate_pair_escape(tmp_path: Path) -> Non
     assert result.metadata["tool"]["emoji"] == "\U0001f52d"
     assert result.metadata["tool"]["path"] == "C:\\uD83D\\x"
     assert result.metadata["tool"]["requires"] == {"bins": ["gh"]}
+
+
+@pytest.mark.parametrize("name", ["yes", "no", "on", "off", "y", "2048"])
+def test_names_yaml_1_1_reads_as_booleans_or_numbers_are_text(tmp_path: Path, name: str) -> None:
+    """Claude Code's and Codex's YAML is 1.2: ``name: yes`` is the text ``yes`` there (a
+    published skill is named so), not a boolean; a number is taken as its text."""
+    skill = parsed(
+        tmp_path, name, raw_front=f"name: {name}\ndescription: d\nmetadata:\n  beta: on\n"
+    )
+    assert isinstance(skill, Skill), skill
+    assert skill.name == name and skill.metadata == {"beta": "on"}
