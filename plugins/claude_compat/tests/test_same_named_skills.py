@@ -38,9 +38,7 @@ def _listed(env: Env, *folders: Path) -> dict[str, Any]:
     return json.loads(out.stdout)
 
 
-def test_the_second_plugins_skill_is_listed_as_plugin_colon_name(
-    env: Env, tmp_path: Path
-) -> None:
+def test_the_second_plugins_skill_is_listed_as_plugin_colon_name(env: Env, tmp_path: Path) -> None:
     alpha = _codex_with_skill(tmp_path / "alpha", "alpha", "Alpha body.")
     beta = _codex_with_skill(tmp_path / "beta", "beta", "Beta body.")
     data = _listed(env, alpha, beta)
@@ -87,8 +85,6 @@ def test_installed_plugins_with_the_same_skill_are_ordered_by_name(
         "lint-rules": "beta",
         "zeta:lint-rules": "zeta",
     }
-    out = run_cli(
-        ["skills", "show", "zeta:lint-rules", "--json"], cwd=env.workspace, home=env.home
-    )
+    out = run_cli(["skills", "show", "zeta:lint-rules", "--json"], cwd=env.workspace, home=env.home)
     assert out.rc == 0, out.stderr
     assert json.loads(out.stdout)["body"].strip() == "zeta body."

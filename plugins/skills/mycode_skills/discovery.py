@@ -47,6 +47,9 @@ class Location:
     """A Claude Code or Codex plugin folder's skills: a ``name`` breaking a naming rule (those
     formats use display names such as ``Plugin Settings``) is replaced by the folder's name,
     quietly, as with ``[skills] folder_names``."""
+    strict: bool = False
+    """An Agent Plugins folder's skills (its §7.1): a skill that does not conform to the Agent
+    Skills specification is skipped — no name replaced, no rule let pass with a warning."""
 
 
 def project_folders(workspace: Path, cwd: Path | None) -> list[Path]:
@@ -91,6 +94,18 @@ class Snapshot:
             if candidate is not None and candidate.source == f"plugin:{plugin}":
                 skill = candidate
         return skill
+
+
+def _conforming(parsed: Skill | SkillProblem) -> Skill | SkillProblem:
+    """``parsed`` when it conforms to the Agent Skills specification as written, else the
+    problem of the first rule it breaks (Agent Plugins §7.1: such a skill is skipped)."""
+    if isinstance(parsed, SkillProblem):
+        return parsed
+    broken = parsed.renamed or parsed.mismatch or next(iter(parsed.warnings), None)
+    if broken is None:
+        return parsed
+    message, _, rule = broken.rpartition(" [rule ")
+    return SkillProblem(parsed.folder, rule.rstrip("]"), message, name=parsed.name)
 
 
 def _plugin_of(source: str) -> str | None:
@@ -197,16 +212,20 @@ class Catalog:
             found.append((entry.path, link))
         return found
 
-    def _entry(self, file: str, folder_names: bool) -> str:
+    def _lenient(self, location: Location) -> bool:
+        return not location.strict and (self.folder_names or location.folder_names)
+
+    def _entry(self, file: str, lenient: bool) -> str:
         """The cache and index key of ``file``: a location parsed in the other naming mode
         than the catalog's keeps entries of its own."""
-        return f"{file}#folder-names" if folder_names and not self.folder_names else file
+        if lenient == self.folder_names:
+            return file
+        return f"{file}#folder-names" if lenient else f"{file}#strict"
 
     def _load(
-        self, folder: str, file: str, source: str, folder_names: bool = False
+        self, folder: str, file: str, source: str, lenient: bool = False
     ) -> Skill | SkillProblem | None:
-        lenient = self.folder_names or folder_names
-        entry = self._entry(file, folder_names)
+        entry = self._entry(file, lenient)
         try:
             st = os.stat(file)
         except OSError:
@@ -244,15 +263,17 @@ class Catalog:
                 if name is None:
                     continue
                 file = os.path.join(folder, name)
-                files.add(self._entry(file, location.folder_names))
+                files.add(self._entry(file, self._lenient(location)))
                 if location.confined is not None and os.path.islink(file):
                     refused = link_refusal(location.confined, Path(file))
                     if refused is not None:  # SKILL.md itself leading out (issue 23 M1)
                         snapshot.problems.append(refused)
                         continue
-                parsed = self._load(folder, file, location.source, location.folder_names)
+                parsed = self._load(folder, file, location.source, self._lenient(location))
                 if parsed is None:
                     continue
+                if location.strict:
+                    parsed = _conforming(parsed)
                 if isinstance(parsed, SkillProblem):
                     snapshot.problems.append(parsed.notice())
                     continue

@@ -120,13 +120,17 @@ def test_print_mode_slash_commands(dirs: dict[str, Path], tmp_path: Path) -> Non
 
 
 def test_folder_names_setting_from_config(dirs: dict[str, Path]) -> None:
+    """By default a display name (Claude Code's ``Display Named``, which Claude Code and
+    Codex load) gives way to its valid folder name, with one warning — agentskills.io's guide
+    for clients relaxes the naming rules; ``folder_names = false`` applies them as written."""
     write_skill(dirs["home"] / "skills", "display-named", front={"name": "Display Named"})
-    strict = json.loads(_run(["skills", "--json"], dirs).stdout)
-    assert "display-named" not in [s["name"] for s in strict["skills"]]
-    (dirs["home"] / "config.toml").write_text("[skills]\nfolder_names = true\n", "utf-8")
     relaxed = json.loads(_run(["skills", "--json"], dirs).stdout)
     assert "display-named" in [s["name"] for s in relaxed["skills"]]
     assert "Broken_Name" not in [s["name"] for s in relaxed["skills"]]  # its folder is invalid
+    assert any("'display-named'" in p and "folder's name" in p for p in relaxed["problems"])
+    (dirs["home"] / "config.toml").write_text("[skills]\nfolder_names = false\n", "utf-8")
+    strict = json.loads(_run(["skills", "--json"], dirs).stdout)
+    assert "display-named" not in [s["name"] for s in strict["skills"]]
 
 
 def test_a_name_differing_from_its_folder_is_listed_and_loads(dirs: dict[str, Path]) -> None:
