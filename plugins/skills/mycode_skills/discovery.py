@@ -33,6 +33,11 @@ from mycode_skills.index import SkillIndex
 from mycode_skills.parse import Skill, SkillProblem, parse_skill, skill_file_name
 
 PROJECT_DIRS = (".mycode/skills", ".agents/skills", ".claude/skills")
+MAX_DEPTH = 6
+"""How deep skill folders are looked for below a location (Codex scans six levels)."""
+MAX_GROUPS = 2000
+"""At most this many group folders (folders without ``SKILL.md``) are looked into."""
+SKIPPED_GROUPS = {"node_modules", "__pycache__", "venv"}
 
 
 @dataclass(frozen=True)
@@ -185,15 +190,32 @@ class Catalog:
         own = skill_file_name(path)
         if own is not None and os.path.isfile(os.path.join(path, own)):
             return [(path, os.path.islink(path))]
-        found = []
+        found: list[tuple[str, bool]] = []
+        self._scan(path, location, problems, found, {os.path.realpath(path)}, 1)
+        return found
+
+    def _scan(
+        self,
+        path: str,
+        location: Location,
+        problems: list[str],
+        found: list[tuple[str, bool]],
+        visited: set[str],
+        depth: int,
+    ) -> None:
+        """Add the skill folders under ``path`` to ``found``; a folder without ``SKILL.md``
+        is a group (``skills/team/deploy/SKILL.md``) looked into, down to
+        :data:`MAX_DEPTH` levels, as Codex and agentskills.io's guide for clients scan —
+        not in a strict (Agent Plugins) location, whose skills are its immediate folders."""
         try:
             with os.scandir(path) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
         except OSError as exc:
-            problems.append(f"skills folder {path} cannot be read: {exc.strerror}")
-            return []
+            if depth == 1:
+                problems.append(f"skills folder {path} cannot be read: {exc.strerror}")
+            return
         for entry in entries:
-            if entry.name.startswith("."):
+            if entry.name.startswith(".") or entry.name in SKIPPED_GROUPS:
                 continue
             try:
                 if not entry.is_dir():
@@ -209,8 +231,22 @@ class Catalog:
                         f"the workspace ({real})"
                     )
                     continue
-            found.append((entry.path, link))
-        return found
+            if skill_file_name(entry.path) is not None:
+                found.append((entry.path, link))
+                continue
+            real_path = os.path.realpath(entry.path) if link else entry.path
+            if location.strict or depth >= MAX_DEPTH or real_path in visited:
+                continue
+            if len(visited) >= MAX_GROUPS:
+                if "" not in visited:  # once per location
+                    visited.add("")
+                    problems.append(
+                        f"skills folder {location.path}: stopped looking into folders without "
+                        f"SKILL.md after {MAX_GROUPS}; skills deeper in it may be missing"
+                    )
+                continue
+            visited.add(real_path)
+            self._scan(entry.path, location, problems, found, visited, depth + 1)
 
     def _lenient(self, location: Location) -> bool:
         return not location.strict and (self.folder_names or location.folder_names)
