@@ -16,7 +16,8 @@ stay inside the workspace: a skills folder or skill folder that is a symlink lea
 is refused with a notice (a repository must not open the rest of the disk to ``read_file``).
 User locations are the user's own choice and may be symlinks anywhere.
 
-:meth:`Catalog.refresh` costs one ``scandir`` per location and two ``stat`` calls per ``SKILL.md``;
+:meth:`Catalog.refresh` costs one ``scandir`` per location (and per group folder: a folder
+without ``SKILL.md``, looked into down to six levels) and two ``stat`` calls per ``SKILL.md``;
 a file is parsed again only when its modification time, size or inode changed.
 """
 
