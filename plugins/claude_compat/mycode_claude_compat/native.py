@@ -12,6 +12,9 @@ from mycode_claude_compat.codex import bridge_entry
 from mycode_claude_compat.plugin_folder import PluginFolder, data_dir
 from mycode_claude_compat.sources import parse_hooks, read_json_file
 
+DEFAULTS = {"skills", "commands", "agents", "hooks/hooks.json", ".mcp.json", ""}
+"""The default locations of a native folder: absent is fine, unlike a path the manifest names."""
+
 
 def _paths(root: Path, value: Any, default: str, folder: PluginFolder | None = None) -> list[Path]:
     """Manifest path fields: a string or a list of strings, relative to the folder; a path
@@ -26,6 +29,12 @@ def _paths(root: Path, value: Any, default: str, folder: PluginFolder | None = N
             if folder is not None:
                 folder.problems.append(f"{item!r} leads outside the plugin folder; ignored")
                 folder.skip(item, "leads outside the plugin folder")
+            continue
+        if folder is not None and item not in DEFAULTS and not os.path.exists(path):
+            # a path the manifest names that is not there: its hooks, skills or servers
+            # would be missing without a word
+            folder.problems.append(f"{item!r} named in the manifest does not exist; ignored")
+            folder.skip(item, "does not exist")
             continue
         out.append(path)
     return out
