@@ -101,8 +101,13 @@ def test_manifest_without_recognised_schema_rejects_the_folder(env: Env, tmp_pat
     )
     folder = _read(root, env.home)
     assert folder.rejected and "schema" in folder.fatal[0].message
+    # a skill folder's own plugin.json, as some published collections ship one: the line says
+    # what is missing and where the other formats' manifests live (not "None")
     (root / "plugin.json").write_text(json.dumps({"name": "x"}))
-    assert _read(root, env.home).rejected
+    folder = _read(root, env.home)
+    assert folder.rejected
+    assert "it has no $schema" in folder.fatal[0].message and "None" not in folder.fatal[0].message
+    assert ".claude-plugin/" in folder.fatal[0].message
 
 
 def test_missing_required_fields_are_fatal(env: Env, tmp_path: Path) -> None:
