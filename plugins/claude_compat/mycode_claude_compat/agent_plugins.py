@@ -241,9 +241,12 @@ def read_manifest(root: Path) -> tuple[dict[str, Any] | None, list[Problem], lis
     except ValueError as exc:
         return None, [Problem(f"plugin.json is not valid JSON: {exc}", "5.2")], []
     if isinstance(data, dict) and data.get("$schema") != PLUGIN_SCHEMA:
+        found = data.get("$schema")
+        said = "it has no $schema" if found is None else f"$schema is {found!r}"
         message = (
-            f"plugin.json names no recognised Agent Plugins schema "
-            f"({data.get('$schema')!r}; expected {PLUGIN_SCHEMA})"
+            f"plugin.json names no recognised Agent Plugins schema ({said}; expected "
+            f"{PLUGIN_SCHEMA}; a Claude Code or Codex manifest belongs in .claude-plugin/ or "
+            ".codex-plugin/)"
         )
         return None, [Problem(message, "5.2")], []
     fatal, warnings = check_manifest(data)

@@ -12,6 +12,9 @@ from mycode_claude_compat.codex import bridge_entry
 from mycode_claude_compat.plugin_folder import PluginFolder, data_dir
 from mycode_claude_compat.sources import parse_hooks, read_json_file
 
+DEFAULTS = {"skills", "commands", "agents", "hooks/hooks.json", ".mcp.json", ""}
+"""The default locations of a native folder: absent is fine, unlike a path the manifest names."""
+
 
 def _paths(root: Path, value: Any, default: str, folder: PluginFolder | None = None) -> list[Path]:
     """Manifest path fields: a string or a list of strings, relative to the folder; a path
@@ -26,6 +29,12 @@ def _paths(root: Path, value: Any, default: str, folder: PluginFolder | None = N
             if folder is not None:
                 folder.problems.append(f"{item!r} leads outside the plugin folder; ignored")
                 folder.skip(item, "leads outside the plugin folder")
+            continue
+        if folder is not None and item not in DEFAULTS and not os.path.exists(path):
+            # a path the manifest names that is not there: its hooks, skills or servers
+            # would be missing without a word
+            folder.problems.append(f"{item!r} named in the manifest does not exist; ignored")
+            folder.skip(item, "does not exist")
             continue
         out.append(path)
     return out
@@ -161,7 +170,32 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         folder.skip("apps", "ChatGPT app connectors are not supported by mycode")
     if kind == "claude-code":
         folder.lsp_servers = _lsp_servers(root, manifest.get("lspServers"), folder, plugin_data)
+    _note_loose_skills(folder)
     return folder
+
+
+def _note_loose_skills(folder: PluginFolder) -> None:
+    """A folder contributing nothing whose own subfolders are skills (a marketplace entry
+    whose ``source`` is a ``skills/`` folder): Claude Code and Codex load no skill from it
+    either — say so instead of installing an empty plugin without a word."""
+    if folder.skill_dirs or folder.commands or folder.agent_dirs or folder.hooks:
+        return
+    if folder.mcp_servers or folder.lsp_servers:
+        return
+    try:
+        loose = sorted(
+            entry.name
+            for entry in os.scandir(folder.root)
+            if entry.is_dir() and (Path(entry.path) / "SKILL.md").is_file()
+        )
+    except OSError:
+        return
+    if loose:
+        shown = ", ".join(loose[:3]) + (", …" if len(loose) > 3 else "")
+        folder.problems.append(
+            f"contributes nothing: its skill folders ({shown}) sit at the plugin's root, and "
+            "a plugin's skills load from its skills/ folder (as in Claude Code and Codex)"
+        )
 
 
 def _nested_skill_folders(top: Path, root: Path, max_depth: int = 6) -> list[Path]:

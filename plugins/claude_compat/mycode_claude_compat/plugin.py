@@ -217,14 +217,19 @@ def register_skills(register: Callable[..., None], context: RunContext) -> None:
 
     Claude Code and Codex treat a skill's ``name`` as a display name (``Plugin Settings``):
     their folders' skills are registered with ``folder_names`` so they load as those hosts
-    load them, under their folders' names. Agent Plugins folders keep the spec's rules.
+    load them, under their folders' names. Agent Plugins folders are ``strict``: a skill not
+    conforming to the Agent Skills specification is skipped (Agent Plugins §7.1).
     """
     for folder in session_for(context).loaded.folders:
-        display_names = folder.format != "agent-plugins"
+        portable = folder.format == "agent-plugins"
         for directory in folder.skill_dirs:
             try:
                 register(
-                    directory, plugin=folder.name, root=folder.root, folder_names=display_names
+                    directory,
+                    plugin=folder.name,
+                    root=folder.root,
+                    folder_names=not portable,
+                    strict=portable,
                 )
             except TypeError:  # an older skills plugin: fewer keywords, or the folder alone
                 try:

@@ -48,6 +48,8 @@ Resilience
 - Skip entries with an unsupported transport (§7.2.2): test_invalid_server_entries_are_skipped
 - Continue when an independent component fails (§11.3): test_a_failing_server_skips_only_itself
 - Support at least one component type (§11.1): test_skills_become_skills_with_the_plugin_shown
+- Skip a skill not conforming to the Agent Skills specification (§7.1):
+  test_a_non_conforming_skill_is_skipped_where_other_hosts_would_warn
 """
 
 from __future__ import annotations
@@ -99,8 +101,13 @@ def test_manifest_without_recognised_schema_rejects_the_folder(env: Env, tmp_pat
     )
     folder = _read(root, env.home)
     assert folder.rejected and "schema" in folder.fatal[0].message
+    # a skill folder's own plugin.json, as some published collections ship one: the line says
+    # what is missing and where the other formats' manifests live (not "None")
     (root / "plugin.json").write_text(json.dumps({"name": "x"}))
-    assert _read(root, env.home).rejected
+    folder = _read(root, env.home)
+    assert folder.rejected
+    assert "it has no $schema" in folder.fatal[0].message and "None" not in folder.fatal[0].message
+    assert ".claude-plugin/" in folder.fatal[0].message
 
 
 def test_missing_required_fields_are_fatal(env: Env, tmp_path: Path) -> None:
@@ -228,6 +235,41 @@ def test_skills_become_skills_with_the_plugin_shown(env: Env, tmp_path: Path) ->
     assert sorted(skills) == ["deploy", "summarize"]
     assert skills["deploy"]["plugin"] == "reports"
     assert skills["deploy"]["source"] == "plugin:reports"
+
+
+def _skill_text(folder: Path, front: str) -> None:
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\n{front}---\nSteps.\n")
+
+
+def test_a_non_conforming_skill_is_skipped_where_other_hosts_would_warn(
+    env: Env, tmp_path: Path
+) -> None:
+    """Skills of plain locations and Codex folders load with a warning when the name differs
+    from the folder, the description is too long or the name is a display name; an Agent
+    Plugins folder skips them (§7.1: MUST skip, SHOULD report) and keeps the good ones."""
+    root = agent_plugin(tmp_path / "p", name="strict-one", skills=("fine",))
+    long = "d" * 1100
+    shapes = {
+        "other-folder": "name: not-the-folder\ndescription: d\n",
+        "long-text": f"name: long-text\ndescription: {long}\n",
+        "display-name": "name: Display Name\ndescription: d\n",
+        "no-name": "description: d\n",
+    }
+    for folder, front in shapes.items():
+        _skill_text(root / "skills" / folder, front)
+    out = run_cli(["skills", "--json", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    data = json.loads(out.stdout)
+    assert [s["name"] for s in data["skills"]] == ["fine"]
+    for folder in shapes:
+        assert any(f"skills/{folder})" in p and "not loaded" in p for p in data["problems"])
+    # the same skills in a project location load (with warnings): only the plugin is strict
+    project = env.workspace / ".agents" / "skills"
+    for folder, front in shapes.items():
+        _skill_text(project / folder, front)
+    out = run_cli(["skills", "--json"], cwd=env.workspace, home=env.home)
+    names = sorted(s["name"] for s in json.loads(out.stdout)["skills"])
+    assert names == ["display-name", "long-text", "no-name", "not-the-folder"]
 
 
 def test_missing_locations_are_not_errors(env: Env, tmp_path: Path) -> None:

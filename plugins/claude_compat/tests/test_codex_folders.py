@@ -133,3 +133,28 @@ def test_skills_nested_below_the_first_level_load_as_codex_finds_them(
         "sdk-web",
         "sdk-web-embedded",
     ]
+
+
+def test_a_path_the_manifest_names_that_is_missing_is_reported(env: Env, tmp_path: Path) -> None:
+    """A manifest naming ``./hooks.json`` or ``./extra-skills`` that is not there: one
+    warning each (the plugin's hooks would otherwise silently never run); the default
+    folders (``skills/``, ``.mcp.json``) may be absent without a word."""
+    root = _codex(
+        tmp_path / "cx",
+        {
+            "name": "cx",
+            "hooks": "./hooks.json",
+            "skills": "./extra-skills",
+            "mcpServers": "./m.json",
+        },
+    )
+    out = run_cli(["plugins", "validate", str(root)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0, out.stderr
+    warnings = [w["message"] for w in json.loads(out.stdout)["warnings"]]
+    assert sorted(warnings) == sorted(
+        f"{item!r} named in the manifest does not exist; ignored"
+        for item in ("./hooks.json", "./extra-skills", "./m.json")
+    )
+    assert (
+        read_folder(_codex(tmp_path / "plain", {"name": "plain"}), "cli", env.home).problems == []
+    )

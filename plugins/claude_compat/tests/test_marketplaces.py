@@ -12,6 +12,8 @@ from ap_helpers import commit_all
 from cc_helpers import Env
 from market_helpers import cc_plugin, cli, registry, set_entry, write_market
 
+from mycode_core.testing import run_cli
+
 
 def _linked_market(tmp_path: Path) -> tuple[Path, Path]:
     """A marketplace whose plugin ``linky`` links to a file outside the marketplace, to ``/``,
@@ -272,3 +274,25 @@ def test_no_message_names_a_staging_folder_whichever_way_the_marketplace_comes(
             assert '"message": ".codex-plugin/plugin.json is not valid JSON' in refused.stderr
             assert os.listdir(env.home / "plugins" / ".staging") == []
     assert sorted(os.listdir(env.home / "plugins")) == [".staging"]
+
+
+def test_an_entry_whose_source_is_a_skills_folder_installs_with_a_warning(
+    env: Env, tmp_path: Path
+) -> None:
+    """A published marketplace points its one ``"strict": false`` entry at ``./skills`` (a
+    folder of skill folders): Claude Code finds no skill in it, and neither does mycode — but
+    says so, instead of an installed plugin that silently contributes nothing."""
+    market = tmp_path / "market"
+    for name in ("alpha-notes", "beta-notes"):
+        folder = market / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\nx\n")
+    write_market(market, [{"name": "notes", "source": "./skills", "strict": False}])
+    out = cli(env, "install", f"notes@{market}")
+    assert out.rc == 0, out.stderr
+    report = json.loads(cli(env, "validate", str(env.home / "plugins" / "notes")).stdout)
+    [warning] = [w["message"] for w in report["warnings"]]
+    assert "contributes nothing" in warning and "alpha-notes, beta-notes" in warning
+    listed = run_cli(["skills", "--json"], cwd=env.workspace, home=env.home)
+    assert json.loads(listed.stdout)["skills"] == []
+    assert "contributes nothing" in listed.stderr

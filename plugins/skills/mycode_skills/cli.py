@@ -104,7 +104,7 @@ def show_command(ctx: click.Context, name: str, as_json: bool) -> None:
 
     options = ctx.obj or {}
     snapshot = _snapshot(options.get("cwd"), options.get("plugin_dirs", ()))
-    skill = snapshot.skills.get(name)
+    skill = snapshot.find(name)
     if skill is None:
         available = ", ".join(sorted(snapshot.skills)) or "none"
         raise click.UsageError(f"unknown skill {name!r}; available skills: {available}")

@@ -16,7 +16,8 @@ stay inside the workspace: a skills folder or skill folder that is a symlink lea
 is refused with a notice (a repository must not open the rest of the disk to ``read_file``).
 User locations are the user's own choice and may be symlinks anywhere.
 
-:meth:`Catalog.refresh` costs one ``scandir`` per location and two ``stat`` calls per ``SKILL.md``;
+:meth:`Catalog.refresh` costs one ``scandir`` per location (and per group folder: a folder
+without ``SKILL.md``, looked into down to six levels) and two ``stat`` calls per ``SKILL.md``;
 a file is parsed again only when its modification time, size or inode changed.
 """
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mycode_core.project_files import folders_down_to, link_refusal
@@ -33,6 +34,11 @@ from mycode_skills.index import SkillIndex
 from mycode_skills.parse import Skill, SkillProblem, parse_skill, skill_file_name
 
 PROJECT_DIRS = (".mycode/skills", ".agents/skills", ".claude/skills")
+MAX_DEPTH = 6
+"""How deep skill folders are looked for below a location (Codex scans six levels)."""
+MAX_GROUPS = 2000
+"""At most this many group folders (folders without ``SKILL.md``) are looked into."""
+SKIPPED_GROUPS = {"node_modules", "__pycache__", "venv"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,9 @@ class Location:
     """A Claude Code or Codex plugin folder's skills: a ``name`` breaking a naming rule (those
     formats use display names such as ``Plugin Settings``) is replaced by the folder's name,
     quietly, as with ``[skills] folder_names``."""
+    strict: bool = False
+    """An Agent Plugins folder's skills (its §7.1): a skill that does not conform to the Agent
+    Skills specification is skipped — no name replaced, no rule let pass with a warning."""
 
 
 def project_folders(workspace: Path, cwd: Path | None) -> list[Path]:
@@ -79,6 +88,55 @@ class Snapshot:
     def sorted(self) -> list[Skill]:
         """The skills in name order (the stable order of the listing)."""
         return [self.skills[name] for name in sorted(self.skills)]
+
+    def find(self, name: str) -> Skill | None:
+        """The skill called ``name``, or Claude Code's ``plugin:skill`` for a plugin folder's
+        skill listed under its own name (``hookify:writing-rules``)."""
+        name = name.strip()
+        skill = self.skills.get(name)
+        plugin, colon, short = name.partition(":")
+        if skill is None and colon:
+            candidate = self.skills.get(short)
+            if candidate is not None and candidate.source == f"plugin:{plugin}":
+                skill = candidate
+        return skill
+
+
+def _conforming(parsed: Skill | SkillProblem) -> Skill | SkillProblem:
+    """``parsed`` when it conforms to the Agent Skills specification as written, else the
+    problem of the first rule it breaks (Agent Plugins §7.1: such a skill is skipped)."""
+    if isinstance(parsed, SkillProblem):
+        return parsed
+    broken = parsed.renamed or parsed.mismatch or next(iter(parsed.warnings), None)
+    if broken is None:
+        return parsed
+    message, _, rule = broken.rpartition(" [rule ")
+    return SkillProblem(parsed.folder, rule.rstrip("]"), message, name=parsed.name)
+
+
+def _plugin_of(source: str) -> str | None:
+    return source[len("plugin:") :] if source.startswith("plugin:") else None
+
+
+def _shadowed(parsed: Skill, winner: Skill, folder: str, snapshot: Snapshot) -> Skill | None:
+    """A skill whose name ``winner`` already holds: a plugin folder's skill stays reachable
+    under Claude Code's namespaced name ``plugin:skill`` (two Codex plugins may both ship a
+    ``react-best-practices``); any other is left out. One notice either way, naming both."""
+    plugin = _plugin_of(parsed.source)
+    held = f"{winner.folder} ({winner.source})"
+    if plugin is not None:
+        qualified = f"{plugin}:{parsed.name}"
+        if qualified not in snapshot.skills:
+            snapshot.problems.append(
+                f"skill {parsed.name!r} of plugin {plugin} ({folder}) listed as {qualified!r}: "
+                f"the name {parsed.name!r} is taken by the one in {held}"
+            )
+            return replace(parsed, name=qualified)
+    snapshot.problems.append(
+        f"skill {parsed.name!r} in {folder} ({parsed.source}) ignored: the one in {held} "
+        "takes precedence"
+    )
+    return None
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -133,15 +191,32 @@ class Catalog:
         own = skill_file_name(path)
         if own is not None and os.path.isfile(os.path.join(path, own)):
             return [(path, os.path.islink(path))]
-        found = []
+        found: list[tuple[str, bool]] = []
+        self._scan(path, location, problems, found, {os.path.realpath(path)}, 1)
+        return found
+
+    def _scan(
+        self,
+        path: str,
+        location: Location,
+        problems: list[str],
+        found: list[tuple[str, bool]],
+        visited: set[str],
+        depth: int,
+    ) -> None:
+        """Add the skill folders under ``path`` to ``found``; a folder without ``SKILL.md``
+        is a group (``skills/team/deploy/SKILL.md``) looked into, down to
+        :data:`MAX_DEPTH` levels, as Codex and agentskills.io's guide for clients scan —
+        not in a strict (Agent Plugins) location, whose skills are its immediate folders."""
         try:
             with os.scandir(path) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
         except OSError as exc:
-            problems.append(f"skills folder {path} cannot be read: {exc.strerror}")
-            return []
+            if depth == 1:
+                problems.append(f"skills folder {path} cannot be read: {exc.strerror}")
+            return
         for entry in entries:
-            if entry.name.startswith("."):
+            if entry.name.startswith(".") or entry.name in SKIPPED_GROUPS:
                 continue
             try:
                 if not entry.is_dir():
@@ -157,19 +232,37 @@ class Catalog:
                         f"the workspace ({real})"
                     )
                     continue
-            found.append((entry.path, link))
-        return found
+            if skill_file_name(entry.path) is not None:
+                found.append((entry.path, link))
+                continue
+            real_path = os.path.realpath(entry.path) if link else entry.path
+            if location.strict or depth >= MAX_DEPTH or real_path in visited:
+                continue
+            if len(visited) >= MAX_GROUPS:
+                if "" not in visited:  # once per location
+                    visited.add("")
+                    problems.append(
+                        f"skills folder {location.path}: stopped looking into folders without "
+                        f"SKILL.md after {MAX_GROUPS}; skills deeper in it may be missing"
+                    )
+                continue
+            visited.add(real_path)
+            self._scan(entry.path, location, problems, found, visited, depth + 1)
 
-    def _entry(self, file: str, folder_names: bool) -> str:
+    def _lenient(self, location: Location) -> bool:
+        return not location.strict and (self.folder_names or location.folder_names)
+
+    def _entry(self, file: str, lenient: bool) -> str:
         """The cache and index key of ``file``: a location parsed in the other naming mode
         than the catalog's keeps entries of its own."""
-        return f"{file}#folder-names" if folder_names and not self.folder_names else file
+        if lenient == self.folder_names:
+            return file
+        return f"{file}#folder-names" if lenient else f"{file}#strict"
 
     def _load(
-        self, folder: str, file: str, source: str, folder_names: bool = False
+        self, folder: str, file: str, source: str, lenient: bool = False
     ) -> Skill | SkillProblem | None:
-        lenient = self.folder_names or folder_names
-        entry = self._entry(file, folder_names)
+        entry = self._entry(file, lenient)
         try:
             st = os.stat(file)
         except OSError:
@@ -207,15 +300,17 @@ class Catalog:
                 if name is None:
                     continue
                 file = os.path.join(folder, name)
-                files.add(self._entry(file, location.folder_names))
+                files.add(self._entry(file, self._lenient(location)))
                 if location.confined is not None and os.path.islink(file):
                     refused = link_refusal(location.confined, Path(file))
                     if refused is not None:  # SKILL.md itself leading out (issue 23 M1)
                         snapshot.problems.append(refused)
                         continue
-                parsed = self._load(folder, file, location.source, location.folder_names)
+                parsed = self._load(folder, file, location.source, self._lenient(location))
                 if parsed is None:
                     continue
+                if location.strict:
+                    parsed = _conforming(parsed)
                 if isinstance(parsed, SkillProblem):
                     snapshot.problems.append(parsed.notice())
                     continue
@@ -229,13 +324,15 @@ class Catalog:
                         f"skill {parsed.name!r} ({folder}) loaded under its name, but: "
                         f"{parsed.mismatch}"
                     )
+                for warning in parsed.warnings if not location.folder_names else ():
+                    snapshot.problems.append(
+                        f"skill {parsed.name!r} ({folder}) loaded, but: {warning}"
+                    )
                 winner = snapshot.skills.get(parsed.name)
                 if winner is not None:
-                    snapshot.problems.append(
-                        f"skill {parsed.name!r} in {folder} ignored: the one in {winner.folder} "
-                        f"({winner.source}) takes precedence"
-                    )
-                    continue
+                    parsed = _shadowed(parsed, winner, folder, snapshot)
+                    if parsed is None:
+                        continue
                 snapshot.skills[parsed.name] = parsed
         self._index.save(files)
         self.snapshot = snapshot

@@ -15,8 +15,8 @@ from typing import Any
 from mycode_core.api import replace_atomically
 from mycode_skills.parse import Skill, SkillProblem
 
-FORMAT = 5  # 2: allowed-tools split on commas; 3: name-folder loads; 4: YAML repaired;
-# 5: no name -> the folder's name, skill.md, surrogate-pair escapes joined
+FORMAT = 6  # 2: allowed-tools split on commas; 3: name-folder loads; 4: YAML repaired;
+# 5: no name -> the folder's name, skill.md, surrogate-pair escapes joined; 6: warnings
 StatKey = tuple[int, int, int]
 
 
@@ -36,6 +36,7 @@ def _decode(data: dict[str, Any]) -> Skill | SkillProblem:
         return SkillProblem(**data)
     if data.get("allowed_tools") is not None:
         data["allowed_tools"] = tuple(data["allowed_tools"])
+    data["warnings"] = tuple(data.get("warnings") or ())
     return Skill(**data)
 
 

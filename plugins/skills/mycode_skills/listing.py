@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mycode_skills.parse import Skill, read_body
+from mycode_skills.parse import MAX_DESCRIPTION, Skill, read_body
 
 MAX_LISTED_FILES = 200
 SKIPPED_DIRS = {".git", "__pycache__", "node_modules", ".venv"}
@@ -20,8 +20,16 @@ LISTING_INTRO = (
 def listing(skills: list[Skill]) -> str:
     """One line per skill, ``- name: description``, in the order given (sorted by name)."""
     lines = [LISTING_INTRO, ""]
-    lines.extend(f"- {skill.name}: {skill.description}" for skill in skills)
+    lines.extend(f"- {skill.name}: {_bounded(skill.description)}" for skill in skills)
     return "\n".join(lines)
+
+
+def _bounded(description: str) -> str:
+    """At most the spec's 1024 characters of a description (a longer one loads, with a
+    warning, as other clients load it; the prompt stays bounded)."""
+    if len(description) <= MAX_DESCRIPTION:
+        return description
+    return description[: MAX_DESCRIPTION - 1].rstrip() + "…"
 
 
 def skill_files(folder: Path) -> tuple[list[str], int]:

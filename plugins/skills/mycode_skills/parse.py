@@ -74,6 +74,10 @@ class Skill:
     is listed under its ``name`` all the same, with one notice."""
     file_name: str = SKILL_FILE
     """``SKILL.md``, or ``skill.md`` in a folder that has no ``SKILL.md``."""
+    warnings: tuple[str, ...] = ()
+    """Rules broken that other clients let pass (agentskills.io's guide for clients: "warn,
+    load anyway"): a description over 1024 characters, an optional field of the wrong type
+    or length (that field is then left out). Each ends with ``[rule ...]``."""
 
     @property
     def file(self) -> Path:
@@ -226,6 +230,31 @@ def _load_repaired(text: str, loader: Any) -> Any:
         return None
 
 
+_LOADER: Any = None
+_BOOL = "tag:yaml.org,2002:bool"
+
+
+def yaml12_loader() -> Any:
+    """PyYAML's safe loader (libyaml when built with it) reading booleans as YAML 1.2 does:
+    only ``true``/``false``. Claude Code's and Codex's YAML readers are 1.2: for them
+    ``name: yes`` (a real skill's name) or ``metadata: {beta: on}`` are text, not booleans."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        loader: Any = type("Yaml12SafeLoader", (base,), {})
+        loader.yaml_implicit_resolvers = {
+            first: [(tag, rx) for tag, rx in resolvers if tag != _BOOL]
+            for first, resolvers in base.yaml_implicit_resolvers.items()
+        }
+        loader.add_implicit_resolver(
+            _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+        )
+        _LOADER = loader
+    return _LOADER
+
+
 def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill | SkillProblem:
     """Read and validate the ``SKILL.md`` in ``folder``; never raises.
 
@@ -249,7 +278,7 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
         else:
             message = "SKILL.md must start with a '---' YAML front-matter block"
         return SkillProblem(folder, "frontmatter", message)
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it
+    loader = yaml12_loader()
     front = join_surrogate_pairs(split[0])
     try:
         data = yaml.load(front, Loader=loader)  # noqa: S506 - a safe loader
@@ -283,6 +312,8 @@ def validate(
             message = f"{missing}, and the folder's name {folder.name!r} is not a valid name"
             return SkillProblem(folder, "name-required", message)
         name, renamed = folder.name, f"{missing} [rule name-required]"
+    if isinstance(name, int) and not isinstance(name, bool):
+        name = str(name)  # ``name: 2048``: YAML reads a number, every client takes the text
     if not isinstance(name, str):
         return SkillProblem(folder, "name-required", "the 'name' field must be a string")
     broken = name_problem(name, folder.name)
@@ -297,11 +328,16 @@ def validate(
     problem = _text_problem(
         folder, name, "description", description, MAX_DESCRIPTION, "required", "is missing"
     )
-    if problem is not None:
+    warnings: list[str] = []
+    if problem is not None and problem.rule != "description-length":
         return problem
+    if problem is not None:  # Claude Code and Codex load these; the listing shows 1024
+        warnings.append(f"{problem.message} [rule {problem.rule}]")
+    # optional fields of the wrong shape: warned about and left out, the skill loads
     license_ = data.get("license")
     if license_ is not None and not isinstance(license_, str):
-        return SkillProblem(folder, "license-type", "'license' must be a string", name=name)
+        warnings.append("'license' must be a string; ignored [rule license-type]")
+        license_ = None
     compatibility = data.get("compatibility")
     if compatibility is not None:
         problem = _text_problem(
@@ -314,12 +350,14 @@ def validate(
             "must be a string",
         )
         if problem is not None:
-            return problem
+            warnings.append(f"{problem.message}; ignored [rule {problem.rule}]")
+            compatibility = None
     metadata = data.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
-        return SkillProblem(
-            folder, "metadata-type", "'metadata' must be a mapping of keys to values", name=name
+        warnings.append(
+            "'metadata' must be a mapping of keys to values; ignored [rule metadata-type]"
         )
+        metadata = None
     raw_tools = data.get("allowed-tools")
     allowed = _tools_field(raw_tools) if raw_tools is not None else None
     if raw_tools is not None and allowed is None:
@@ -343,6 +381,7 @@ def validate(
         renamed=renamed,
         mismatch=mismatch,
         file_name=file_name,
+        warnings=tuple(warnings),
     )
 
 

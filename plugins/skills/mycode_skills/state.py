@@ -33,14 +33,16 @@ def package_locations(
         plugin: str | None = None,
         root: Path | str | None = None,
         folder_names: bool = False,
+        strict: bool = False,
     ) -> None:
         folder = Path(path).expanduser()
         if plugin is None:
-            found.append(Location(folder, "package", folder_names=folder_names))
+            found.append(Location(folder, "package", folder_names=folder_names, strict=strict))
             return
         confined = Path(root).resolve() if root is not None else None
+        source = f"plugin:{plugin}"
         found.append(
-            Location(folder, f"plugin:{plugin}", confined=confined, folder_names=folder_names)
+            Location(folder, source, confined=confined, folder_names=folder_names, strict=strict)
         )
 
     try:
@@ -63,9 +65,11 @@ def index_file(home: Path, folder_names: bool = False) -> Path:
 
 
 def folder_names_setting(settings: Any) -> bool:
-    """``[skills] folder_names`` (default false: names are validated as the spec says)."""
+    """``[skills] folder_names`` (default true: a display name such as ``Ahrefs Automation``
+    gives way to a valid folder name, with a warning, as agentskills.io's guide for clients
+    relaxes the naming rules; ``false`` applies them as written)."""
     section = settings.section("skills") if hasattr(settings, "section") else {}
-    return section.get("folder_names") is True
+    return section.get("folder_names") is not False
 
 
 class SkillsState:

@@ -13,14 +13,9 @@ def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
     """Load skill ``name`` for ``context``'s run: activate and pin it, return its text."""
     state = SkillsState.of(context)
     snapshot = state.refresh()
-    skill = snapshot.skills.get(name.strip())
-    plugin, colon, short = name.strip().partition(":")
-    if skill is None and colon:
-        # Claude Code's name for a plugin's skill, ``plugin:skill``, which plugins' own
-        # commands use ("load the hookify:writing-rules skill first")
-        candidate = snapshot.skills.get(short)
-        if candidate is not None and candidate.source == f"plugin:{plugin}":
-            skill = candidate
+    # also Claude Code's name for a plugin's skill, ``plugin:skill``, which plugins' own
+    # commands use ("load the hookify:writing-rules skill first")
+    skill = snapshot.find(name)
     if skill is None:
         available = ", ".join(sorted(snapshot.skills)) or "none"
         return ToolResult.error(f"Unknown skill {name!r}. Available skills: {available}.")

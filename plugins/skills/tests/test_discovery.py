@@ -78,6 +78,34 @@ def test_precedence_project_then_user_then_packages(places: dict[str, Path]) -> 
     assert all("ignored" in p and "(project) takes precedence" in p for p in found.problems)
 
 
+def test_a_plugin_skill_whose_name_is_taken_stays_reachable_as_plugin_colon_name(
+    places: dict[str, Path],
+) -> None:
+    write_skill(places["workspace"] / ".agents" / "skills", "dup", description="project")
+    first = write_skill(places["tmp"] / "one" / "skills", "dup", description="plugin one")
+    second = write_skill(places["tmp"] / "two" / "skills", "dup", description="plugin two")
+    extra = [Location(first, "plugin:one"), Location(second, "plugin:two")]
+    found = catalog(places, extra=extra).refresh()
+    assert {name: s.description for name, s in found.skills.items()} == {
+        "dup": "project",
+        "one:dup": "plugin one",
+        "two:dup": "plugin two",
+    }
+    assert len(found.problems) == 2
+    assert all("listed as" in p and "(project)" in p for p in found.problems)
+    assert found.find("two:dup") is found.skills["two:dup"]
+    assert found.find("nope:dup") is None
+
+
+def test_the_winning_plugin_skill_also_answers_to_plugin_colon_name(
+    places: dict[str, Path],
+) -> None:
+    folder = write_skill(places["tmp"] / "one" / "skills", "solo")
+    found = catalog(places, extra=[Location(folder, "plugin:one")]).refresh()
+    assert found.find("one:solo") is found.skills["solo"]
+    assert found.find("other:solo") is None
+
+
 def test_within_a_folder_mycode_beats_agents_beats_claude(places: dict[str, Path]) -> None:
     ws = places["workspace"]
     write_skill(ws / ".claude" / "skills", "same", description="claude")
@@ -257,3 +285,32 @@ def test_skill_md_wins_over_a_lowercase_one_beside_it(places: dict[str, Path]) -
     assert list(found.skills) == ["both-files"] and found.problems == []
     assert found.skills["both-files"].description == "From the upper-case file."
     assert found.skills["both-files"].file == both / "SKILL.md"
+
+
+def test_skills_in_group_folders_are_found_down_to_six_levels(places: dict[str, Path]) -> None:
+    """``.agents/skills/team/deploy/SKILL.md``: Codex (whose folder ``.agents/skills`` is)
+    scans six levels deep, and so does agentskills.io's guide for clients; a group is a
+    folder without ``SKILL.md``. A skill's own folders are not searched, hidden folders and
+    ``node_modules`` are skipped, a symlink loop ends."""
+    skills = places["workspace"] / ".agents" / "skills"
+    write_skill(skills / "team", "deploy")
+    write_skill(skills / "a" / "b" / "c" / "d" / "e", "five-deep")
+    write_skill(skills / "a" / "b" / "c" / "d" / "e" / "f", "too-deep")
+    write_skill(skills / "top", "top", files={"templates/inner/SKILL.md": "---\nname: x\n---\n"})
+    write_skill(skills / ".drafts", "draft")
+    write_skill(skills / "node_modules" / "pkg", "vendored")
+    (skills / "team" / "loop").symlink_to(skills / "team")
+    found = catalog(places).refresh()
+    assert sorted(found.skills) == ["deploy", "five-deep", "top"]
+    assert found.problems == []
+
+
+def test_a_strict_location_reads_only_its_immediate_folders(places: dict[str, Path]) -> None:
+    """Agent Plugins §7.1: clients MUST NOT search deeper descendants for skills."""
+    root = places["tmp"] / "plugin" / "skills"
+    write_skill(root, "direct")
+    write_skill(root / "group", "grouped")
+    strict = Location(root, "plugin:p", strict=True)
+    assert sorted(catalog(places, extra=[strict]).refresh().skills) == ["direct"]
+    relaxed = Location(root, "plugin:p")
+    assert sorted(catalog(places, extra=[relaxed]).refresh().skills) == ["direct", "grouped"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from mycode_skills.listing import listing
 from mycode_skills.parse import (
     HEAD_BYTES,
     MAX_BODY_BYTES,
@@ -58,7 +59,7 @@ def test_allowed_tools_as_a_yaml_list(tmp_path: Path) -> None:
     [
         ("My Tools", None, "name-required"),  # no name, and the folder's is not valid
         ("My Tools", "", "name-required"),
-        ("x", 42, "name-required"),
+        ("x", ["a", "list"], "name-required"),
         ("a" * 65, "a" * 65, "name-length"),
         ("pdf-tools", "PDF-Tools", "name-characters"),
         ("pdf_tools", "pdf_tools", "name-characters"),
@@ -118,17 +119,43 @@ def test_name_limits_that_are_fine(tmp_path: Path) -> None:
         ({"description": None}, "description-required"),
         ({"description": "   "}, "description-required"),
         ({"description": ["a", "b"]}, "description-required"),
-        ({"description": "x" * 1025}, "description-length"),
-        ({"compatibility": "y" * 501}, "compatibility-length"),
-        ({"compatibility": 3}, "compatibility-type"),
-        ({"metadata": ["not", "a", "map"]}, "metadata-type"),
-        ({"license": ["MIT"]}, "license-type"),
         ({"allowed-tools": {"Read": True}}, "allowed-tools-type"),
         ({"allowed-tools": ["Read", 3]}, "allowed-tools-type"),
     ],
 )
 def test_field_rules(tmp_path: Path, front: dict[str, object], rule: str) -> None:
     assert rule_of(parsed(tmp_path, front=front)) == rule
+
+
+@pytest.mark.parametrize(
+    ("front", "rule", "left_out"),
+    [
+        ({"description": "x" * 1025}, "description-length", None),
+        ({"compatibility": "y" * 501}, "compatibility-length", "compatibility"),
+        ({"compatibility": {"requires": [{"cli": "gh"}]}}, "compatibility-type", "compatibility"),
+        ({"metadata": ["not", "a", "map"]}, "metadata-type", "metadata"),
+        ({"license": ["MIT"]}, "license-type", "license"),
+    ],
+)
+def test_rules_other_clients_let_pass_warn_and_load(
+    tmp_path: Path, front: dict[str, object], rule: str, left_out: str | None
+) -> None:
+    """agentskills.io's guide for clients: warn, load anyway — Claude Code and Codex load a
+    long description, and nobody reads ``compatibility`` as a rule."""
+    skill = parsed(tmp_path, front=front)
+    assert isinstance(skill, Skill)
+    assert [w.rsplit("[rule ", 1)[1] for w in skill.warnings] == [f"{rule}]"]
+    if left_out == "metadata":
+        assert skill.metadata == {}
+    elif left_out is not None:
+        assert getattr(skill, left_out) is None
+
+
+def test_a_long_description_is_bounded_in_the_listing(tmp_path: Path) -> None:
+    skill = parsed(tmp_path, front={"description": "word " * 400})
+    assert isinstance(skill, Skill) and len(skill.description) > 1024
+    [line] = [x for x in listing([skill]).splitlines() if x.startswith("- ")]
+    assert len(line) <= len(f"- {skill.name}: ") + 1024 and line.endswith("…")
 
 
 def test_limits_that_are_fine(tmp_path: Path) -> None:
@@ -243,3 +270,14 @@ def test_json_style_metadata_with_a_surrogate_pair_escape(tmp_path: Path) -> Non
     assert result.metadata["tool"]["emoji"] == "\U0001f52d"
     assert result.metadata["tool"]["path"] == "C:\\uD83D\\x"
     assert result.metadata["tool"]["requires"] == {"bins": ["gh"]}
+
+
+@pytest.mark.parametrize("name", ["yes", "no", "on", "off", "y", "2048"])
+def test_names_yaml_1_1_reads_as_booleans_or_numbers_are_text(tmp_path: Path, name: str) -> None:
+    """Claude Code's and Codex's YAML is 1.2: ``name: yes`` is the text ``yes`` there (a
+    published skill is named so), not a boolean; a number is taken as its text."""
+    skill = parsed(
+        tmp_path, name, raw_front=f"name: {name}\ndescription: d\nmetadata:\n  beta: on\n"
+    )
+    assert isinstance(skill, Skill), skill
+    assert skill.name == name and skill.metadata == {"beta": "on"}

@@ -85,8 +85,15 @@ def test_published_shapes(tmp_path: Path) -> None:
         ),
     ]
     found = Catalog(locations).refresh()
-    # the template folder's skill is named differently: warned about, loaded under its name
-    assert sorted(found.skills) == ["migration-helper", "poster-art", "sheets", "template-skill"]
+    # the template folder's skill is named differently: warned about, loaded under its name;
+    # the description over 1024 characters: warned about, loaded (Claude Code and Codex do)
+    assert sorted(found.skills) == [
+        "api-reference",
+        "migration-helper",
+        "poster-art",
+        "sheets",
+        "template-skill",
+    ]
     assert found.skills["sheets"].license == "Proprietary. LICENSE.txt has complete terms"
     assert "Do NOT use it for: databases." in found.skills["sheets"].description
     rules = sorted(
@@ -99,6 +106,7 @@ def test_published_shapes(tmp_path: Path) -> None:
     assert len(shadowed) == 1 and "poster-art" in shadowed[0]
     assert any("'Hook Writing'" in p for p in found.problems)
     assert any("'template-skill'" in p and "loaded under its name" in p for p in found.problems)
+    assert any("'api-reference'" in p and "loaded, but" in p for p in found.problems)
 
 
 def test_loading_a_published_shape_lists_its_deep_files(tmp_path: Path) -> None:

@@ -120,13 +120,17 @@ def test_print_mode_slash_commands(dirs: dict[str, Path], tmp_path: Path) -> Non
 
 
 def test_folder_names_setting_from_config(dirs: dict[str, Path]) -> None:
+    """By default a display name (Claude Code's ``Display Named``, which Claude Code and
+    Codex load) gives way to its valid folder name, with one warning — agentskills.io's guide
+    for clients relaxes the naming rules; ``folder_names = false`` applies them as written."""
     write_skill(dirs["home"] / "skills", "display-named", front={"name": "Display Named"})
-    strict = json.loads(_run(["skills", "--json"], dirs).stdout)
-    assert "display-named" not in [s["name"] for s in strict["skills"]]
-    (dirs["home"] / "config.toml").write_text("[skills]\nfolder_names = true\n", "utf-8")
     relaxed = json.loads(_run(["skills", "--json"], dirs).stdout)
     assert "display-named" in [s["name"] for s in relaxed["skills"]]
     assert "Broken_Name" not in [s["name"] for s in relaxed["skills"]]  # its folder is invalid
+    assert any("'display-named'" in p and "folder's name" in p for p in relaxed["problems"])
+    (dirs["home"] / "config.toml").write_text("[skills]\nfolder_names = false\n", "utf-8")
+    strict = json.loads(_run(["skills", "--json"], dirs).stdout)
+    assert "display-named" not in [s["name"] for s in strict["skills"]]
 
 
 def test_a_name_differing_from_its_folder_is_listed_and_loads(dirs: dict[str, Path]) -> None:
@@ -247,3 +251,18 @@ def test_slash_skill_name_yields_to_every_other_command(dirs: dict[str, Path]) -
     for name in ("review-pr", "ship", "mode"):
         forced = _first_user_message(dirs, f"/skill:{name} go", *with_plugin)
         assert forced.startswith("go") and f"SKILL BODY OF {name}" in forced
+
+
+def test_a_long_description_and_a_mapping_compatibility_still_list(
+    dirs: dict[str, Path],
+) -> None:
+    """Shapes real Claude Code plugins publish: a description over 1024 characters, a
+    ``compatibility`` written as a mapping of requirements. Both load, each with a warning."""
+    skills = dirs["workspace"] / ".claude" / "skills"
+    write_skill(skills, "long-one", description="Use when " + "this or that, " * 90)
+    write_skill(skills, "needs-gh", compatibility={"requires": [{"cli": "gh"}]})
+    data = json.loads(_run(["skills", "--json"], dirs).stdout)
+    rows = {s["name"]: s for s in data["skills"]}
+    assert "long-one" in rows and rows["needs-gh"]["compatibility"] is None
+    assert any("'long-one'" in p and "description-length" in p for p in data["problems"])
+    assert any("'needs-gh'" in p and "compatibility-type" in p for p in data["problems"])
