@@ -356,3 +356,20 @@ def test_claude_code_manifest_hooks_add_to_hooks_json_which_loads_once(
         result = env.run([bash("echo hi"), {"content": "ok"}], "--plugin-dir", str(root))
         assert result.rc == 0, result.stderr
         assert len(env.log("base")) == 1 and len(env.log(added)) == 1, (manifest, notices(result))
+
+
+def test_skill_folders_a_manifest_lists_one_by_one_are_listed_once(
+    env: Env, tmp_path: Path
+) -> None:
+    """A Claude Code manifest may name each skill folder (``"skills": ["./skills/deck"]``)
+    besides the default ``skills/`` that already holds it: each skill is listed once."""
+    root = tmp_path / "slides"
+    for name in ("deck", "notes"):
+        skill(root / "skills", name)
+    (root / ".claude-plugin").mkdir()
+    manifest = {"name": "slides", "skills": ["./skills/deck", "./skills/notes"]}
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    out = run_cli(["plugins", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0, out.stderr
+    row = [r for r in json.loads(out.stdout) if r.get("name") == "slides"][0]
+    assert row["contributes"]["skills"] == ["deck", "notes"]
