@@ -327,3 +327,26 @@ def test_an_installed_plugins_command_runs_its_own_script_in_the_sandbox(env: En
         pytest.skip("no command sandbox here")
     assert not hello["is_error"] and "hello-from-kit" in hello["content"], hello
     assert "do not show" not in secret["content"]
+
+
+def test_a_commands_checklist_is_not_the_users_request_for_tests(env: Env) -> None:
+    """A plugin command's body is the author's instructions: its checklist ("type errors")
+    and examples ("Did you run tests before finishing?") are no request of the user's, so the
+    completion gate does not hold a review that ran no tests (the official code-review and
+    hookify help commands ended ``gate_exhausted``); words the user typed after the command
+    still count."""
+    folder = env.root / "reviewkit"
+    (folder / "commands").mkdir(parents=True)
+    (folder / "commands" / "check.md").write_text(
+        "---\ndescription: Review the change\n---\nReview the change for:\n"
+        "- code that fails to compile (type errors, missing imports)\n\n"
+        "```markdown\nDid you run tests before finishing? Make sure the tests pass.\n```\n"
+        "$ARGUMENTS\n"
+    )
+    args = ["--plugin-dir", str(folder), "--permission-mode", "default"]
+    review = env.run([{"content": "No problems found."}], *args, prompt="/reviewkit:check")
+    assert review.result is not None and review.result["stop_reason"] == "completed"
+    assert not review.of_type("guidance")
+    asked = env.run([{"content": "Reviewed."}], *args, prompt="/check and run the tests")
+    assert asked.result is not None and asked.result["stop_reason"] == "gate_exhausted"
+    assert "run the tests" in asked.of_type("guidance")[0]["message"]
