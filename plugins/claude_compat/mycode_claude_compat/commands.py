@@ -9,6 +9,7 @@ command itself: the prompt lists them first and marks where each one's output be
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -35,6 +36,16 @@ class CommandFile:
     description: str = ""
     argument_hint: str = ""
     allowed_tools: list[str] = field(default_factory=list)
+
+
+def markdown_files(folder: Path) -> list[Path]:
+    """``*.md`` below ``folder``, subfolders included (Claude Code's namespaced commands,
+    ``commands/review/security.md``), no symlinked folder followed."""
+    found = []
+    for current, dirs, files in os.walk(folder, followlinks=False):
+        dirs.sort()
+        found += [Path(current) / name for name in sorted(files) if name.endswith(".md")]
+    return found
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from mycode_claude_compat.agent_plugins import Problem, inside
 from mycode_claude_compat.codex import bridge_entry
+from mycode_claude_compat.commands import markdown_files
 from mycode_claude_compat.plugin_folder import PluginFolder, data_dir
 from mycode_claude_compat.sources import parse_hooks, read_json_file
 
@@ -106,8 +107,8 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         for directory in _paths(root, _also(manifest.get("commands"), "commands"), "", folder):
             if directory.is_file() and directory.suffix == ".md":
                 commands.append(directory)
-            elif directory.is_dir():
-                commands += sorted(directory.glob("*.md"))
+            elif directory.is_dir():  # subfolders too: ``commands/review/security.md``
+                commands += markdown_files(directory)
         folder.commands = list(dict.fromkeys(commands))
         agents = _paths(root, _also(manifest.get("agents"), "agents"), "", folder)
         folder.agent_dirs = list(dict.fromkeys(d for d in agents if d.is_dir()))

@@ -350,3 +350,19 @@ def test_a_commands_checklist_is_not_the_users_request_for_tests(env: Env) -> No
     asked = env.run([{"content": "Reviewed."}], *args, prompt="/check and run the tests")
     assert asked.result is not None and asked.result["stop_reason"] == "gate_exhausted"
     assert "run the tests" in asked.of_type("guidance")[0]["message"]
+
+
+def test_a_plugins_commands_in_subfolders_are_commands(env: Env) -> None:
+    """Claude Code finds a plugin's commands in subfolders of ``commands/`` too
+    (``commands/review/security.md`` is ``/security``); they were not loaded at all."""
+    folder = env.root / "audit"
+    (folder / "commands" / "review").mkdir(parents=True)
+    (folder / "commands" / "review" / "security.md").write_text("Audit $ARGUMENTS for leaks.\n")
+    for prompt in ("/security src", "/audit:security src"):
+        result = env.run([{"content": "ok"}], "--plugin-dir", str(folder), prompt=prompt)
+        assert result.rc == 0, result.stderr
+        (user,) = result.of_type("user")
+        assert user["content"] == "Audit src for leaks."
+    listing = run_cli(["plugins", "--plugin-dir", str(folder)], cwd=env.workspace, home=env.home)
+    row = [r for r in json.loads(listing.stdout) if r.get("name") == "audit"][0]
+    assert row["contributes"]["commands"] == ["security"]
