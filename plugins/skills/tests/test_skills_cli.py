@@ -247,3 +247,20 @@ def test_slash_skill_name_yields_to_every_other_command(dirs: dict[str, Path]) -
     for name in ("review-pr", "ship", "mode"):
         forced = _first_user_message(dirs, f"/skill:{name} go", *with_plugin)
         assert forced.startswith("go") and f"SKILL BODY OF {name}" in forced
+
+
+def test_a_plugin_skill_answers_to_plugin_colon_name(dirs: dict[str, Path]) -> None:
+    """Claude Code users invoke a plugin's skill as ``/plugin:skill`` (``/superpowers:
+    brainstorming``); that went to the model as plain text. A command of the plugin with that
+    name still wins."""
+    plugin = dirs["workspace"].parent / "tools-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "tools"}', "utf-8")
+    write_skill(plugin / "skills", "release-notes", body="SKILL BODY OF release-notes\n")
+    write_skill(plugin / "skills", "ship", body="SKILL BODY OF ship\n")
+    (plugin / "commands").mkdir()
+    (plugin / "commands" / "ship.md").write_text("PLUGIN COMMAND: ship $ARGUMENTS\n", "utf-8")
+    with_plugin = ("--plugin-dir", str(plugin))
+    loaded = _first_user_message(dirs, "/tools:release-notes for 2.0", *with_plugin)
+    assert loaded.startswith("for 2.0") and "SKILL BODY OF release-notes" in loaded
+    assert _first_user_message(dirs, "/tools:ship it", *with_plugin) == "PLUGIN COMMAND: ship it"
