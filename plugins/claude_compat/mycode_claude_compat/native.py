@@ -28,8 +28,16 @@ def _paths(root: Path, value: Any, default: str, folder: PluginFolder | None = N
                 folder.problems.append(f"{item!r} leads outside the plugin folder; ignored")
                 folder.skip(item, "leads outside the plugin folder")
             continue
+        if folder is not None and item not in _DEFAULTS and not path.exists():
+            folder.problems.append(f"the manifest names {item!r}, which does not exist; ignored")
+            folder.skip(item, "does not exist")
+            continue
         out.append(path)
     return out
+
+
+_DEFAULTS = ("commands", "agents", "skills", "hooks/hooks.json", ".mcp.json", ".lsp.json")
+"""The default places, which a folder need not have; a path the manifest names must exist."""
 
 
 def _also(value: Any, default: str) -> Any:

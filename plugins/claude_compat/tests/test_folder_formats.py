@@ -373,3 +373,19 @@ def test_skill_folders_a_manifest_lists_one_by_one_are_listed_once(
     assert out.rc == 0, out.stderr
     row = [r for r in json.loads(out.stdout) if r.get("name") == "slides"][0]
     assert row["contributes"]["skills"] == ["deck", "notes"]
+
+
+def test_a_manifest_path_that_does_not_exist_is_a_warning(env: Env, tmp_path: Path) -> None:
+    """A misspelt path in ``plugin.json`` (``"commands": "./cmds"``) was dropped without a
+    word: ``plugins validate`` said the folder was fine. The default folders may be missing."""
+    root = tmp_path / "typo"
+    (root / ".claude-plugin").mkdir(parents=True)
+    manifest = {"name": "typo", "commands": "./cmds", "hooks": "./hooks/main.json"}
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    out = run_cli(["plugins", "validate", str(root)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0, out.stderr
+    warnings = [w["message"] for w in json.loads(out.stdout)["warnings"]]
+    assert warnings == [
+        "the manifest names './hooks/main.json', which does not exist; ignored",
+        "the manifest names './cmds', which does not exist; ignored",
+    ]
