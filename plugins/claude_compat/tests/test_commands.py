@@ -31,7 +31,18 @@ def test_command_front_matter_and_arguments(tmp_path: Path) -> None:
     assert command.argument_hint == "NUMBER PRIORITY"
     assert command.allowed_tools == ["Bash(git:*)", "Read"]
     assert expand(command.body, "123 high") == "Fix issue #123 with priority high. All: 123 high"
-    assert expand(command.body, "") == "Fix issue # with priority . All: "
+    assert expand(command.body, "") == "Fix issue #$1 with priority $2. All: "
+
+
+def test_positionals_without_a_word_stay_and_arguments_are_not_expanded_again() -> None:
+    """Claude Code keeps a ``$N`` it has no argument for (commit-commands' ``/clean_gone`` runs
+    ``awk '{print $1}'``: it reached the model as ``awk '{print }'``), reads ``\\$1`` as a
+    literal ``$1``, and does not expand placeholders inside the arguments it put in."""
+    script = "git branch -v | awk '{print $1}' | xargs echo"
+    assert expand(script, "") == script
+    assert expand("Costs \\$1 per $1.", "seat") == "Costs $1 per seat."
+    assert expand("All: $ARGUMENTS; first: $1", "$2 later") == "All: $2 later; first: $2"
+    assert expand("Only \\$5 here.", "x y") == "Only $5 here.\n\nARGUMENTS: x y"
 
 
 def test_a_command_without_placeholders_gets_its_arguments_appended(tmp_path: Path) -> None:
