@@ -264,3 +264,23 @@ def test_a_plugin_skill_answers_to_plugin_colon_name(dirs: dict[str, Path]) -> N
     loaded = _first_user_message(dirs, "/tools:release-notes for 2.0", *with_plugin)
     assert loaded.startswith("for 2.0") and "SKILL BODY OF release-notes" in loaded
     assert _first_user_message(dirs, "/tools:ship it", *with_plugin) == "PLUGIN COMMAND: ship it"
+
+
+def test_claude_skill_dir_in_a_skill_is_its_folder(dirs: dict[str, Path]) -> None:
+    """Claude Code fills in ``${CLAUDE_SKILL_DIR}`` in SKILL.md (``[Scan](${CLAUDE_SKILL_DIR}/
+    jobs/scan.md)``, as the official claude-security skill links its job files); the model got
+    the placeholder, a path no tool can open."""
+    folder = write_skill(
+        dirs["home"] / "skills",
+        "menu",
+        body="Pick one: [Scan](${CLAUDE_SKILL_DIR}/jobs/scan.md)\n",
+        files={"jobs/scan.md": "Scan it.\n"},
+    )
+    turns = [{"tool_calls": [{"name": "load_skill", "arguments": {"name": "menu"}}]}]
+    model = write_script(dirs["workspace"].parent / "s.json", [*turns, {"content": "ok"}])
+    args = ["-p", "go", "--model", model, "--output-format", "stream-json"]
+    run = _run([*args, "--completion-policy", "off"], dirs)
+    assert run.rc == 0, run.stderr
+    (loaded,) = run.of_type("tool_result")
+    assert f"[Scan]({folder.resolve()}/jobs/scan.md)" in loaded["content"]
+    assert "CLAUDE_SKILL_DIR" not in loaded["content"]
