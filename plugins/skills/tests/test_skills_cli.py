@@ -284,3 +284,11 @@ def test_claude_skill_dir_in_a_skill_is_its_folder(dirs: dict[str, Path]) -> Non
     (loaded,) = run.of_type("tool_result")
     assert f"[Scan]({folder.resolve()}/jobs/scan.md)" in loaded["content"]
     assert "CLAUDE_SKILL_DIR" not in loaded["content"]
+
+
+def test_arguments_in_a_skill_run_as_a_command_are_its_task(dirs: dict[str, Path]) -> None:
+    """A skill invoked as a command (``/triage 42 urgent``) gets ``$ARGUMENTS`` filled in, as
+    Claude Code does for its command-style skills; the model saw the placeholder."""
+    write_skill(dirs["home"] / "skills", "triage", body="Triage issue: $ARGUMENTS.\n")
+    user = _first_user_message(dirs, "/triage 42 urgent")
+    assert "Triage issue: 42 urgent." in user and "$ARGUMENTS" not in user
