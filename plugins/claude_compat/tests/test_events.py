@@ -299,3 +299,17 @@ def test_bash_stdout_is_the_commands_output_alone(env: Env) -> None:
     assert result.rc == 0, result.stderr
     outputs = [record["stdin"]["tool_response"]["stdout"] for record in env.log("seen")]
     assert outputs == ["one\ntwo", "", "in"]
+
+
+def test_stop_hooks_get_the_last_assistant_message(env: Env) -> None:
+    """Claude Code gives Stop hooks ``last_assistant_message`` (the final answer), so they
+    need not parse the transcript; it was missing."""
+    block = {"decision": "block", "reason": "Say more."}
+    hooks_file(
+        env.home / "hooks.json",
+        {"Stop": [(None, [env.hook("stop", stdout=block, when_active={"exit": 0})])]},
+    )
+    result = env.run([{"content": "short"}, {"content": "longer answer"}])
+    assert result.rc == 0, result.stderr
+    said = [record["stdin"]["last_assistant_message"] for record in env.log("stop")]
+    assert said == ["short", "longer answer"]
