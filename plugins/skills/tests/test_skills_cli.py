@@ -292,3 +292,31 @@ def test_arguments_in_a_skill_run_as_a_command_are_its_task(dirs: dict[str, Path
     write_skill(dirs["home"] / "skills", "triage", body="Triage issue: $ARGUMENTS.\n")
     user = _first_user_message(dirs, "/triage 42 urgent")
     assert "Triage issue: 42 urgent." in user and "$ARGUMENTS" not in user
+
+
+def test_plugin_root_in_a_plugin_skills_allowed_tools_is_its_folder(
+    dirs: dict[str, Path],
+) -> None:
+    """Claude Code fills in ``${CLAUDE_PLUGIN_ROOT}`` (and ``${CLAUDE_SKILL_DIR}``) in a plugin
+    skill's ``allowed-tools``; unfilled, the rule for the skill's own script matched nothing
+    and the script was refused while the skill was active."""
+    plugin = dirs["workspace"].parent / "sec-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "sec"}', "utf-8")
+    allowed = [
+        "Bash(sh ${CLAUDE_PLUGIN_ROOT}/bin/report.sh:*)",
+        "Bash(cat ${CLAUDE_SKILL_DIR}/x:*)",
+    ]
+    write_skill(plugin / "skills", "audit", front={"allowed-tools": allowed})
+    root, folder = plugin.resolve(), (plugin / "skills" / "audit").resolve()
+    calls = [
+        {"name": "run_command", "arguments": {"command": f"sh {root}/bin/report.sh --all"}},
+        {"name": "run_command", "arguments": {"command": f"cat {folder}/x"}},
+        {"name": "run_command", "arguments": {"command": "sh other.sh"}},
+    ]
+    model = write_script(dirs["workspace"].parent / "s.json", [{"tool_calls": calls}])
+    args = ["-p", "/skill:audit", "--model", model, "--output-format", "stream-json"]
+    run = _run([*args, "--plugin-dir", str(plugin), "--completion-policy", "off"], dirs)
+    assert run.rc == 0, run.stderr
+    decisions = [event["decision"] for event in run.of_type("permission")]
+    assert decisions == ["allow", "allow", "deny"]
