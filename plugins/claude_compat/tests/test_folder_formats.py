@@ -389,3 +389,22 @@ def test_a_manifest_path_that_does_not_exist_is_a_warning(env: Env, tmp_path: Pa
         "the manifest names './hooks/main.json', which does not exist; ignored",
         "the manifest names './cmds', which does not exist; ignored",
     ]
+
+
+def test_a_plugin_dir_that_holds_no_plugin_is_one_notice(env: Env, tmp_path: Path) -> None:
+    """``--plugin-dir`` of a marketplace's root (the claude-code repository) or of an empty
+    folder loaded as an empty plugin, without a word; now one notice says so, and for a
+    marketplace how to install from it."""
+    market = tmp_path / "market"
+    (market / ".claude-plugin").mkdir(parents=True)
+    (market / ".claude-plugin" / "marketplace.json").write_text('{"name": "m", "plugins": []}')
+    (tmp_path / "empty").mkdir()
+    args = ["--plugin-dir", str(market), "--plugin-dir", str(tmp_path / "empty")]
+    result = env.run([{"content": "ok"}], *args)
+    assert result.rc == 0, result.stderr
+    found = [n for n in notices(result) if "holds no plugin" in n]
+    assert len(found) == 2
+    assert "It is a marketplace: `mycode plugins marketplace add" in found[0]
+    assert "marketplace" not in found[1]
+    listing = run_cli(["plugins", *args], cwd=env.workspace, home=env.home)
+    assert not [r for r in json.loads(listing.stdout) if r.get("format")]
