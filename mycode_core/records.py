@@ -299,6 +299,11 @@ class RunContext:
         self.settings = settings
         self.session_id = session_id
         self.prompt = prompt
+        self.request = prompt
+        """What the user said in this run's turns: ``prompt``, except that a plugin's slash
+        command counts as the line typed (``/review-pr 12``), not the prompt it expanded to
+        (the plugin author's instructions). Policies that read what the user asked for (the
+        completion gate) read this."""
         self.interactive = interactive
         self.ask = ask
         self._emit = emit

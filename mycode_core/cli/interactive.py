@@ -194,7 +194,7 @@ class InteractiveSession:
         mode = str(getattr(self.runner.settings, "permission_mode", "default"))
         return "› " if mode == "default" else f"[{mode}] › "
 
-    def _turn(self, prompt: str) -> None:
+    def _turn(self, prompt: str, request: str | None = None) -> None:
         from mycode_core.cli.output import TextRenderer, render_turn
         from mycode_core.cli.signals import CtrlCCancelsTurn
 
@@ -204,7 +204,7 @@ class InteractiveSession:
         self.renderer = TextRenderer(interactive=True)
         try:
             with CtrlCCancelsTurn(self.runner.cancel, asking=lambda: self._asking):
-                render_turn(self.runner, prompt, self.renderer)
+                render_turn(self.runner, prompt, self.renderer, request=request)
         finally:
             self.renderer = None
 
@@ -284,7 +284,7 @@ class InteractiveSession:
         if result.rewind:
             self._rewind(result.rewind)
         if result.prompt:
-            self._turn(result.prompt)
+            self._turn(result.prompt, request=text)
         return None
 
     def _resume(self, session_id: str) -> None:

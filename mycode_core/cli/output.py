@@ -316,15 +316,17 @@ def render_turn(
     prompt: str,
     renderer: Any,
     cancel_requested: Callable[[], bool] | None = None,
+    request: str | None = None,
 ) -> Any:
     """Run one turn, showing each event; Ctrl-C cancels the turn. Returns the ``result`` event.
+    ``request``: the line the user typed, when a slash command expanded it to ``prompt``.
 
     A ``KeyboardInterrupt`` while an event is shown cancels the turn like one while waiting, so
     the loop always drains the turn to its ``result``. ``cancel_requested`` tells of a stop
     asked for before the turn began (a signal handler's), which the turn's start would clear.
     """
     result = None
-    events = runner.run(prompt)
+    events = runner.run(prompt) if request is None else runner.run(prompt, request=request)
     try:
         while True:
             try:

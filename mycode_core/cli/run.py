@@ -361,6 +361,7 @@ def run_agent(
         from mycode_core.cli.slash import dispatch
 
         slash = dispatch(runner, prompt, lambda message: click.echo(f"mycode: {message}", err=True))
+        typed = None  # the command line the user typed, when a slash command expanded it
         if slash is not None:
             lines = [slash.output] if slash.output else []
             if slash.rewind:  # `--continue -p "/rewind N"`: the next --resume goes on from there
@@ -375,7 +376,7 @@ def run_agent(
             if not slash.prompt:
                 runner.close()
                 return USAGE_ERROR if runner.guard.strict_failure else 0
-            prompt = slash.prompt
+            typed, prompt = prompt, slash.prompt
         if guard.received is not None:  # stopped while setting up: no turn starts
             runner.close()
             return guard.exit_code(1)
@@ -385,6 +386,7 @@ def run_agent(
                 prompt,
                 make_renderer(output_format),
                 cancel_requested=lambda: guard.received is not None,
+                request=typed,
             )
         finally:
             runner.close()

@@ -86,12 +86,19 @@ def help_entries(commands: dict[str, SlashCommand]) -> dict[str, str]:
 
     folded = {target(command) for command in commands.values()}
     entries: dict[str, str] = {}
+    also: dict[str, list[str]] = {}  # a line → the other names it stands for
+    line_of: dict[str, str] = {}  # a command → the line its first alias holds
     for name, command in commands.items():
-        if name in folded:
-            continue
-        text = command.description or f"(plugin {command.plugin})"
         shared = target(command)
-        entries[name] = f"{text} (also /{shared})" if shared is not None else text
+        if name in folded or (shared is not None and shared in line_of):
+            if shared is not None:  # a second alias (``/plugin:pdf``) joins the first's line
+                also[line_of[shared]].append(name)
+            continue
+        entries[name] = command.description or f"(plugin {command.plugin})"
+        if shared is not None:
+            line_of[shared], also[name] = name, [shared]
+    for name, others in also.items():
+        entries[name] += " (also " + ", ".join(f"/{other}" for other in others) + ")"
     return entries
 
 

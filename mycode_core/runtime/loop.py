@@ -169,8 +169,11 @@ class AgentRunner(Acting, Viewing):
 
     # ------------------------------------------------------------------ running
 
-    def run(self, prompt: str) -> Iterator[AgentEvent]:
+    def run(self, prompt: str, request: str | None = None) -> Iterator[AgentEvent]:
         """Run one task to its end, yielding events as they happen; the last is ``result``.
+
+        ``request`` is what the user typed when that differs from ``prompt`` (a slash command
+        that expanded to ``prompt``): it goes to ``context.request``.
 
         Ctrl-C (``KeyboardInterrupt`` on this, the main thread) cancels the turn: the model
         call in flight is cut, running tools see ``context.cancelled`` (``run_command`` kills
@@ -187,7 +190,7 @@ class AgentRunner(Acting, Viewing):
         self.context.cancelled.clear()
         self._result_sent = False
         worker = threading.Thread(
-            target=self._worker, args=(prompt,), daemon=True, name="mycode-loop"
+            target=self._worker, args=(prompt, request), daemon=True, name="mycode-loop"
         )
         self._worker_thread = worker
         worker.start()
@@ -230,13 +233,17 @@ class AgentRunner(Acting, Viewing):
                 events.append(event)
         return events
 
-    def _worker(self, prompt: str) -> None:
+    def _worker(self, prompt: str, request: str | None = None) -> None:
         started = time.monotonic()
         state = LoopState(log=self.transitions)
         final_text = ""
         try:
+            said = prompt if request is None else request
             self.context.prompt = (
                 prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"
+            )
+            self.context.request = (
+                said if not self.context.request else f"{self.context.request}\n\n{said}"
             )
             if self._ready:  # a later turn: plugins' sections may have changed (skills)
                 self.refresh_system_prompt()

@@ -9,13 +9,16 @@ command itself: the prompt lists them first and marks where each one's output be
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_POSITIONAL = re.compile(r"\$([1-9])")
+_PLACEHOLDER = re.compile(r"\\\$(?=[0-9])|\$ARGUMENTS|\$([1-9])")
+"""``\\$`` before a digit (a literal ``$``), ``$ARGUMENTS``, ``$1``…``$9``: replaced in one pass,
+so an argument holding ``$2`` is not expanded again."""
 _FIELD = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*)|[ \t]*)$")
 _RUN_MARK = re.compile(r"^```!\s*\n(?P<block>.*?)\n```[ \t]*$|!`(?P<inline>[^`\n]+)`", re.S | re.M)
 """``!`cmd``` inline, or a fenced block opened with ```` ```! ```` (Claude Code's two forms)."""
@@ -35,6 +38,16 @@ class CommandFile:
     description: str = ""
     argument_hint: str = ""
     allowed_tools: list[str] = field(default_factory=list)
+
+
+def markdown_files(folder: Path) -> list[Path]:
+    """``*.md`` below ``folder``, subfolders included (Claude Code's namespaced commands,
+    ``commands/review/security.md``), no symlinked folder followed."""
+    found = []
+    for current, dirs, files in os.walk(folder, followlinks=False):
+        dirs.sort()
+        found += [Path(current) / name for name in sorted(files) if name.endswith(".md")]
+    return found
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
@@ -133,16 +146,25 @@ def parse_command(path: Path, text: str) -> tuple[CommandFile, str | None]:
 def expand(body: str, arguments: str) -> str:
     """The prompt: ``$ARGUMENTS`` is the whole argument string, ``$N`` the N-th word.
 
-    Without any placeholder, the arguments are appended (as Claude Code does)."""
+    As in Claude Code, a ``$N`` with no N-th word stays as written (``awk '{print $1}'`` in a
+    command's script) and ``\\$1`` is a literal ``$1``. Without any placeholder, the
+    arguments are appended (as Claude Code does)."""
     try:
         words = shlex.split(arguments)
     except ValueError:
         words = arguments.split()
-    has_placeholder = "$ARGUMENTS" in body or _POSITIONAL.search(body) is not None
-    text = body.replace("$ARGUMENTS", arguments)
-    text = _POSITIONAL.sub(
-        lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text
-    )
+    has_placeholder = any(m.group(0) != "\\$" for m in _PLACEHOLDER.finditer(body))
+
+    def fill(match: re.Match[str]) -> str:
+        found = match.group(0)
+        if found == "\\$":
+            return "$"
+        if found == "$ARGUMENTS":
+            return arguments
+        index = int(match.group(1))
+        return words[index - 1] if index <= len(words) else found
+
+    text = _PLACEHOLDER.sub(fill, body)
     if not has_placeholder and arguments.strip():
         text = f"{text}\n\nARGUMENTS: {arguments.strip()}"
     return run_first(text)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mycode_claude_compat.folders import PluginFolder, read_folder
+from mycode_claude_compat.folders import PluginFolder, detect_format, read_folder
 from mycode_claude_compat.registry import checked_hash, installed_folders
 from mycode_claude_compat.sources import HookSet, parse_hooks, read_json_file
 from mycode_claude_compat.trust import is_trusted
@@ -164,6 +164,9 @@ def load(workspace: Path, home: Path, settings: Any) -> Loaded:
         if not path.is_dir():
             loaded.notices.append(f"plugin folder {path} does not exist; ignored")
             continue
+        if detect_format(path) is None and not (path / ".lsp.json").is_file():
+            loaded.notices.append(_no_plugin(path))
+            continue
         named.append((path, layer, None))
     named += [(path, "installed", record) for path, record in installed_folders(home)]
     for path, layer, record in named:
@@ -178,3 +181,21 @@ def load(workspace: Path, home: Path, settings: Any) -> Loaded:
         loaded.notices.append("Claude Code hooks: disableAllHooks is set; no hook runs")
         loaded.hooks = HookSet()
     return loaded
+
+
+def _no_plugin(path: Path) -> str:
+    """The notice for a named folder that holds no plugin — often a marketplace's root (the
+    ``anthropics/claude-code`` repository), whose plugins are installed, not loaded whole."""
+    line = (
+        f"plugin folder {path} holds no plugin (no plugin.json, .claude-plugin/plugin.json, "
+        ".codex-plugin/plugin.json, commands/, agents/, skills/, hooks/hooks.json, .mcp.json or "
+        ".lsp.json); ignored"
+    )
+    if (path / ".claude-plugin" / "marketplace.json").is_file() or (
+        path / ".agents" / "plugins" / "marketplace.json"
+    ).is_file():
+        line += (
+            f". It is a marketplace: `mycode plugins marketplace add {path}`, then `mycode "
+            "plugins install NAME@MARKETPLACE` (or --plugin-dir one of its plugin folders)"
+        )
+    return line

@@ -92,15 +92,34 @@ def _text(content: Any) -> str:
     return "\n".join(parts)
 
 
+_ENDINGS = ("\nkilled by signal ", "\nCommand timed out after ", "\nInterrupted by the user")
+"""What ``run_command`` writes after a command's output besides ``exit code: N``."""
+
+
+def _command_output(text: str, meta: dict[str, Any]) -> str:
+    """The command's own output, as Claude Code's Bash ``stdout``: without the last line
+    ``run_command`` adds for the model (``exit code: 0``, a timeout, a signal) and the notes
+    after it, and empty for ``(no output)``. A result without ``exit_code`` (another plugin's
+    ``run_command``) is taken as it is."""
+    if not isinstance(meta.get("exit_code"), int):
+        return text
+    for ending in (f"\nexit code: {meta['exit_code']}", *_ENDINGS):
+        output, found, _ = text.rpartition(ending)
+        if found:
+            text = output
+            break
+    return "" if text == "(no output)" else text
+
+
 def cc_response(name: str, arguments: dict[str, Any], result: Any, workspace: Path) -> Any:
     """``tool_response`` shaped as Claude Code shapes it where known, else
     ``{content, is_error}``."""
     text = _text(result.content)
     meta = result.metadata or {}
     if name == "run_command":
-        stdout = meta.get("stdout", text)
+        stdout = meta.get("stdout")
         return {
-            "stdout": stdout if isinstance(stdout, str) else text,
+            "stdout": stdout if isinstance(stdout, str) else _command_output(text, meta),
             "stderr": meta.get("stderr", "") if isinstance(meta.get("stderr"), str) else "",
             "interrupted": bool(meta.get("timed_out") or meta.get("interrupted")),
             "isImage": False,

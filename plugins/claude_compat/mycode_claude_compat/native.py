@@ -9,10 +9,11 @@ from typing import Any
 
 from mycode_claude_compat.agent_plugins import Problem, inside
 from mycode_claude_compat.codex import bridge_entry
+from mycode_claude_compat.commands import markdown_files
 from mycode_claude_compat.plugin_folder import PluginFolder, data_dir
 from mycode_claude_compat.sources import parse_hooks, read_json_file
 
-DEFAULTS = {"skills", "commands", "agents", "hooks/hooks.json", ".mcp.json", ""}
+DEFAULTS = {"skills", "commands", "agents", "hooks/hooks.json", ".mcp.json", ".lsp.json", ""}
 """The default locations of a native folder: absent is fine, unlike a path the manifest names."""
 
 
@@ -33,7 +34,7 @@ def _paths(root: Path, value: Any, default: str, folder: PluginFolder | None = N
         if folder is not None and item not in DEFAULTS and not os.path.exists(path):
             # a path the manifest names that is not there: its hooks, skills or servers
             # would be missing without a word
-            folder.problems.append(f"{item!r} named in the manifest does not exist; ignored")
+            folder.problems.append(f"the manifest names {item!r}, which does not exist; ignored")
             folder.skip(item, "does not exist")
             continue
         out.append(path)
@@ -115,8 +116,8 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         for directory in _paths(root, _also(manifest.get("commands"), "commands"), "", folder):
             if directory.is_file() and directory.suffix == ".md":
                 commands.append(directory)
-            elif directory.is_dir():
-                commands += sorted(directory.glob("*.md"))
+            elif directory.is_dir():  # subfolders too: ``commands/review/security.md``
+                commands += markdown_files(directory)
         folder.commands = list(dict.fromkeys(commands))
         agents = _paths(root, _also(manifest.get("agents"), "agents"), "", folder)
         folder.agent_dirs = list(dict.fromkeys(d for d in agents if d.is_dir()))

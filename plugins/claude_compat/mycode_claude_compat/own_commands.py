@@ -15,11 +15,10 @@ of the workspace.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from mycode_claude_compat.commands import CommandFile, parse_command
+from mycode_claude_compat.commands import CommandFile, markdown_files, parse_command
 from mycode_core.project_files import ProjectFileRefused, read_project_text
 
 PROJECT_FOLDERS = (".claude/commands", ".mycode/commands")
@@ -38,15 +37,6 @@ class OwnCommand:
     root: Path
 
 
-def _markdown_files(folder: Path) -> list[Path]:
-    """``*.md`` below ``folder``, subfolders included, no symlinked folder followed."""
-    found = []
-    for current, dirs, files in os.walk(folder, followlinks=False):
-        dirs.sort()
-        found += [Path(current) / name for name in sorted(files) if name.endswith(".md")]
-    return found
-
-
 def own_commands(
     workspace: Path, home: Path, user_claude: bool, trusted: bool, problems: list[str]
 ) -> list[OwnCommand]:
@@ -58,7 +48,7 @@ def own_commands(
     for folder in user_folders:
         if not folder.is_dir():
             continue
-        for path in _markdown_files(folder):
+        for path in markdown_files(folder):
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")
             except OSError as exc:
@@ -69,7 +59,7 @@ def own_commands(
         folder = workspace / relative
         if folder.is_symlink() or not folder.is_dir():
             continue
-        for path in _markdown_files(folder):
+        for path in markdown_files(folder):
             try:
                 text = read_project_text(workspace, path.relative_to(workspace))
             except (ProjectFileRefused, OSError) as exc:

@@ -119,7 +119,9 @@ def _stop_hooks(final_text: str, context: RunContext) -> CompletionVerdict | Non
     state.transcript.assistant_text(final_text)
     subagent = getattr(context, "agent_id", None) or getattr(context, "parent_call_id", None)
     event = "SubagentStop" if subagent else "Stop"
-    decision = state.fire(event, stop_hook_active=state.stop_hook_active)
+    decision = state.fire(
+        event, stop_hook_active=state.stop_hook_active, last_assistant_message=final_text
+    )
     if decision is None or not decision.block or decision.stop is not None:
         state.stop_hook_active = False
         return None

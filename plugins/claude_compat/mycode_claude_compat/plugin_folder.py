@@ -60,13 +60,13 @@ class PluginFolder:
     def skill_names(self) -> list[str]:
         """The folder names of the skills it contributes (``skill_dirs`` holds folders of skill
         folders, and for Codex also single skill folders found deeper)."""
-        names = []
-        for d in self.skill_dirs:
-            if (d / "SKILL.md").is_file():
-                names.append(d.name)
-            else:
-                names += [p.parent.name for p in d.glob("*/SKILL.md")]
-        return sorted(names)
+        found: dict[Path, str] = {}  # a skill folder named on its own and through ``skills/``
+        for d in self.skill_dirs:  # (a manifest listing ``./skills/NAME``) counts once
+            folders = (
+                [d] if (d / "SKILL.md").is_file() else [p.parent for p in d.glob("*/SKILL.md")]
+            )
+            found.update((folder.resolve(), folder.name) for folder in folders)
+        return sorted(found.values())
 
     def listing_row(self) -> dict[str, Any]:
         """The row of this folder plugin in ``mycode plugins`` (SPEC §11)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,16 +108,46 @@ def if_matches(rule: str, tool: str, tool_input: dict[str, Any]) -> bool:
     if pattern is None or pattern.strip() in ("", "*"):
         return True
     pattern = pattern.strip()
-    value = tool_input.get("command") if tool == "Bash" else None
-    if value is None:
-        value = tool_input.get("file_path") or tool_input.get("path") or ""
-    value = str(value).strip()
+    command = tool_input.get("command") if tool == "Bash" else None
+    if command is not None:  # each command of the line: ``git add -A && git commit -m x``
+        return any(_accepts(pattern, value) for value in subcommands(str(command)))
+    return _accepts(pattern, str(tool_input.get("file_path") or tool_input.get("path") or ""))
+
+
+def _accepts(pattern: str, value: str) -> bool:
+    value = value.strip()
     if pattern.endswith(":*"):
         prefix = pattern[:-2]
         return value == prefix or value.startswith(prefix + " ")
     return fnmatch.fnmatchcase(value, pattern) or fnmatch.fnmatchcase(
         value, "*/" + pattern.lstrip("/")
     )
+
+
+_SEPARATORS = set("();|&\n")
+
+
+def subcommands(command: str) -> list[str]:
+    """The commands of a shell line, split at ``&&``, ``||``, ``;``, ``|``, ``&``, newlines
+    and parentheses, as Claude Code matches an ``if`` rule against each of them (a
+    ``Bash(git commit:*)`` hook fires for ``git add -A && git commit -m x``). The whole line
+    when it is not valid shell (an open quote)."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars="();<>|&\n")
+    lexer.whitespace, lexer.whitespace_split = " \t\r", True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return [command]
+    found: list[str] = []
+    current: list[str] = []
+    for token in [*tokens, ";"]:
+        if token and set(token) <= _SEPARATORS:
+            if current:
+                found.append(" ".join(current))
+            current = []
+        else:
+            current.append(token)
+    return found or [command]
 
 
 @dataclass

@@ -152,7 +152,7 @@ def test_a_path_the_manifest_names_that_is_missing_is_reported(env: Env, tmp_pat
     assert out.rc == 0, out.stderr
     warnings = [w["message"] for w in json.loads(out.stdout)["warnings"]]
     assert sorted(warnings) == sorted(
-        f"{item!r} named in the manifest does not exist; ignored"
+        f"the manifest names {item!r}, which does not exist; ignored"
         for item in ("./hooks.json", "./extra-skills", "./m.json")
     )
     assert (

@@ -31,7 +31,18 @@ def test_command_front_matter_and_arguments(tmp_path: Path) -> None:
     assert command.argument_hint == "NUMBER PRIORITY"
     assert command.allowed_tools == ["Bash(git:*)", "Read"]
     assert expand(command.body, "123 high") == "Fix issue #123 with priority high. All: 123 high"
-    assert expand(command.body, "") == "Fix issue # with priority . All: "
+    assert expand(command.body, "") == "Fix issue #$1 with priority $2. All: "
+
+
+def test_positionals_without_a_word_stay_and_arguments_are_not_expanded_again() -> None:
+    """Claude Code keeps a ``$N`` it has no argument for (commit-commands' ``/clean_gone`` runs
+    ``awk '{print $1}'``: it reached the model as ``awk '{print }'``), reads ``\\$1`` as a
+    literal ``$1``, and does not expand placeholders inside the arguments it put in."""
+    script = "git branch -v | awk '{print $1}' | xargs echo"
+    assert expand(script, "") == script
+    assert expand("Costs \\$1 per $1.", "seat") == "Costs $1 per seat."
+    assert expand("All: $ARGUMENTS; first: $1", "$2 later") == "All: $2 later; first: $2"
+    assert expand("Only \\$5 here.", "x y") == "Only $5 here.\n\nARGUMENTS: x y"
 
 
 def test_a_command_without_placeholders_gets_its_arguments_appended(tmp_path: Path) -> None:
@@ -327,3 +338,42 @@ def test_an_installed_plugins_command_runs_its_own_script_in_the_sandbox(env: En
         pytest.skip("no command sandbox here")
     assert not hello["is_error"] and "hello-from-kit" in hello["content"], hello
     assert "do not show" not in secret["content"]
+
+
+def test_a_commands_checklist_is_not_the_users_request_for_tests(env: Env) -> None:
+    """A plugin command's body is the author's instructions: its checklist ("type errors")
+    and examples ("Did you run tests before finishing?") are no request of the user's, so the
+    completion gate does not hold a review that ran no tests (the official code-review and
+    hookify help commands ended ``gate_exhausted``); words the user typed after the command
+    still count."""
+    folder = env.root / "reviewkit"
+    (folder / "commands").mkdir(parents=True)
+    (folder / "commands" / "check.md").write_text(
+        "---\ndescription: Review the change\n---\nReview the change for:\n"
+        "- code that fails to compile (type errors, missing imports)\n\n"
+        "```markdown\nDid you run tests before finishing? Make sure the tests pass.\n```\n"
+        "$ARGUMENTS\n"
+    )
+    args = ["--plugin-dir", str(folder), "--permission-mode", "default"]
+    review = env.run([{"content": "No problems found."}], *args, prompt="/reviewkit:check")
+    assert review.result is not None and review.result["stop_reason"] == "completed"
+    assert not review.of_type("guidance")
+    asked = env.run([{"content": "Reviewed."}], *args, prompt="/check and run the tests")
+    assert asked.result is not None and asked.result["stop_reason"] == "gate_exhausted"
+    assert "run the tests" in asked.of_type("guidance")[0]["message"]
+
+
+def test_a_plugins_commands_in_subfolders_are_commands(env: Env) -> None:
+    """Claude Code finds a plugin's commands in subfolders of ``commands/`` too
+    (``commands/review/security.md`` is ``/security``); they were not loaded at all."""
+    folder = env.root / "audit"
+    (folder / "commands" / "review").mkdir(parents=True)
+    (folder / "commands" / "review" / "security.md").write_text("Audit $ARGUMENTS for leaks.\n")
+    for prompt in ("/security src", "/audit:security src"):
+        result = env.run([{"content": "ok"}], "--plugin-dir", str(folder), prompt=prompt)
+        assert result.rc == 0, result.stderr
+        (user,) = result.of_type("user")
+        assert user["content"] == "Audit src for leaks."
+    listing = run_cli(["plugins", "--plugin-dir", str(folder)], cwd=env.workspace, home=env.home)
+    row = [r for r in json.loads(listing.stdout) if r.get("name") == "audit"][0]
+    assert row["contributes"]["commands"] == ["security"]

@@ -282,3 +282,34 @@ def test_two_plugins_with_the_same_hook_command_both_run(env: Env) -> None:
     system = request.messages[0]["content"]
     assert "Style one: explain as you go." in system
     assert "Style two: ask the user to write code." in system
+
+
+def test_bash_stdout_is_the_commands_output_alone(env: Env) -> None:
+    """Claude Code's Bash ``tool_response.stdout`` is what the command printed; hooks got
+    mycode's ``exit code: 0`` line after it, and ``(no output)`` for a silent command."""
+    hooks_file(env.home / "hooks.json", {"PostToolUse": [("Bash", [env.hook("seen")])]})
+    turns = [
+        bash("printf 'one\\ntwo\\n'"),
+        bash("true"),
+        bash("cd sub && echo in"),
+        {"content": "ok"},
+    ]
+    (env.workspace / "sub").mkdir()
+    result = env.run(turns)
+    assert result.rc == 0, result.stderr
+    outputs = [record["stdin"]["tool_response"]["stdout"] for record in env.log("seen")]
+    assert outputs == ["one\ntwo", "", "in"]
+
+
+def test_stop_hooks_get_the_last_assistant_message(env: Env) -> None:
+    """Claude Code gives Stop hooks ``last_assistant_message`` (the final answer), so they
+    need not parse the transcript; it was missing."""
+    block = {"decision": "block", "reason": "Say more."}
+    hooks_file(
+        env.home / "hooks.json",
+        {"Stop": [(None, [env.hook("stop", stdout=block, when_active={"exit": 0})])]},
+    )
+    result = env.run([{"content": "short"}, {"content": "longer answer"}])
+    assert result.rc == 0, result.stderr
+    said = [record["stdin"]["last_assistant_message"] for record in env.log("stop")]
+    assert said == ["short", "longer answer"]

@@ -356,3 +356,55 @@ def test_claude_code_manifest_hooks_add_to_hooks_json_which_loads_once(
         result = env.run([bash("echo hi"), {"content": "ok"}], "--plugin-dir", str(root))
         assert result.rc == 0, result.stderr
         assert len(env.log("base")) == 1 and len(env.log(added)) == 1, (manifest, notices(result))
+
+
+def test_skill_folders_a_manifest_lists_one_by_one_are_listed_once(
+    env: Env, tmp_path: Path
+) -> None:
+    """A Claude Code manifest may name each skill folder (``"skills": ["./skills/deck"]``)
+    besides the default ``skills/`` that already holds it: each skill is listed once."""
+    root = tmp_path / "slides"
+    for name in ("deck", "notes"):
+        skill(root / "skills", name)
+    (root / ".claude-plugin").mkdir()
+    manifest = {"name": "slides", "skills": ["./skills/deck", "./skills/notes"]}
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    out = run_cli(["plugins", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0, out.stderr
+    row = [r for r in json.loads(out.stdout) if r.get("name") == "slides"][0]
+    assert row["contributes"]["skills"] == ["deck", "notes"]
+
+
+def test_a_manifest_path_that_does_not_exist_is_a_warning(env: Env, tmp_path: Path) -> None:
+    """A misspelt path in ``plugin.json`` (``"commands": "./cmds"``) was dropped without a
+    word: ``plugins validate`` said the folder was fine. The default folders may be missing."""
+    root = tmp_path / "typo"
+    (root / ".claude-plugin").mkdir(parents=True)
+    manifest = {"name": "typo", "commands": "./cmds", "hooks": "./hooks/main.json"}
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    out = run_cli(["plugins", "validate", str(root)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0, out.stderr
+    warnings = [w["message"] for w in json.loads(out.stdout)["warnings"]]
+    assert warnings == [
+        "the manifest names './hooks/main.json', which does not exist; ignored",
+        "the manifest names './cmds', which does not exist; ignored",
+    ]
+
+
+def test_a_plugin_dir_that_holds_no_plugin_is_one_notice(env: Env, tmp_path: Path) -> None:
+    """``--plugin-dir`` of a marketplace's root (the claude-code repository) or of an empty
+    folder loaded as an empty plugin, without a word; now one notice says so, and for a
+    marketplace how to install from it."""
+    market = tmp_path / "market"
+    (market / ".claude-plugin").mkdir(parents=True)
+    (market / ".claude-plugin" / "marketplace.json").write_text('{"name": "m", "plugins": []}')
+    (tmp_path / "empty").mkdir()
+    args = ["--plugin-dir", str(market), "--plugin-dir", str(tmp_path / "empty")]
+    result = env.run([{"content": "ok"}], *args)
+    assert result.rc == 0, result.stderr
+    found = [n for n in notices(result) if "holds no plugin" in n]
+    assert len(found) == 2
+    assert "It is a marketplace: `mycode plugins marketplace add" in found[0]
+    assert "marketplace" not in found[1]
+    listing = run_cli(["plugins", *args], cwd=env.workspace, home=env.home)
+    assert not [r for r in json.loads(listing.stdout) if r.get("format")]

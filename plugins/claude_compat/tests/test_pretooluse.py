@@ -215,3 +215,23 @@ def test_an_unsupported_hook_type_is_one_notice(env: Env) -> None:
     assert result.rc == 0
     problems = [n for n in notices(result) if "not supported" in n]
     assert len(problems) == 2 and any("'prompt'" in n for n in problems)
+
+
+def test_an_if_condition_matches_each_command_of_a_compound_line(env: Env) -> None:
+    """Claude Code matches ``"if": "Bash(git commit:*)"`` against each command of the line, so
+    a commit review (the official security-guidance plugin's) fires for ``git add -A && git
+    commit -m x`` — the form models use most; it fired only when the line began with it."""
+    hook = env.hook("commits", exit=2, stderr="Review the commit first.")
+    entry = {"command": hook, "if": "Bash(git commit:*)"}
+    hooks_file(env.home / "hooks.json", {"PreToolUse": [("Bash", [entry])]})
+    result = env.run(
+        [
+            bash("echo start && git commit -m 'x' | cat", "c1"),
+            bash("echo 'git commit -m y'; git status --short", "c2"),
+        ]
+    )
+    assert result.rc == 0, result.stderr
+    assert [record["stdin"]["tool_use_id"] for record in env.log("commits")] == ["c1"]
+    first, second = result.of_type("tool_result")
+    assert first["is_error"] and "Review the commit first." in first["content"]
+    assert "Review the commit" not in second["content"]

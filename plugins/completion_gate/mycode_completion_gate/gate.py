@@ -60,8 +60,16 @@ def verdict(
         )
     return policies.judge(
         name,
-        request=requirements.parse_request(context.prompt),
+        request=requirements.parse_request(_said(context)),
         evidence=evidence.collect(observations),
         project=project.inspect(context.workspace),
         todos=requirements.unfinished_todos(context.store),
     )
+
+
+def _said(context: RunContext) -> str:
+    """What the user asked in their own words: a plugin's slash command is the line typed
+    (``/code-review``), not the instructions it expanded to, whose checklists and examples
+    ("type errors", "Did you run tests?") are no request of the user's."""
+    request = getattr(context, "request", None)  # a core older than ``RunContext.request``
+    return request if isinstance(request, str) else context.prompt

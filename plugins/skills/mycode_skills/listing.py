@@ -54,9 +54,13 @@ def skill_files(folder: Path) -> tuple[list[str], int]:
 
 
 def loaded_text(skill: Skill) -> tuple[str, str]:
-    """``(text for the model, body)`` of a loaded skill: its body and its files."""
+    """``(text for the model, body)`` of a loaded skill: its body and its files.
+
+    ``${CLAUDE_SKILL_DIR}`` in the body is the skill's folder, as Claude Code fills it in
+    (``[Scan](${CLAUDE_SKILL_DIR}/jobs/scan.md)``)."""
     body, truncated, size = read_body(skill)
     folder = skill.folder.resolve()
+    body = body.replace("${CLAUDE_SKILL_DIR}", str(folder))
     parts = [f'<skill name="{skill.name}" folder="{folder}">', body]
     if truncated:
         parts.append(

@@ -94,8 +94,9 @@ def register_commands(cli: click.Group) -> None:
 @hookimpl
 def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
     """``/skills``, ``/skill NAME [task]`` and one ``/skill:NAME [task]`` per listed skill,
-    with ``/NAME [task]`` as its alias (as Claude Code users type it): the core keeps the
-    alias only when no built-in or other command has that name."""
+    with ``/NAME [task]`` as its alias (as Claude Code users type it) and, for a folder
+    plugin's skill, ``/PLUGIN:NAME`` (Claude Code's form, ``/superpowers:brainstorming``): the
+    core keeps an alias only when no built-in or other command has that name."""
     from mycode_core import SlashCommand
     from mycode_skills.slash import force_skill, skills_list
     from mycode_skills.state import SkillsState
@@ -131,12 +132,16 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
                 name=f"skill:{skill.name}", description=description, argument_hint="[task]", run=run
             )
         )
-        register(
-            SlashCommand(
-                name=skill.name,
-                description=description,
-                argument_hint="[task]",
-                run=run,
-                alias_of=f"skill:{skill.name}",
+        aliases = [skill.name]
+        if skill.source.startswith("plugin:"):  # Claude Code's ``/plugin:skill``
+            aliases.append(f"{skill.source.removeprefix('plugin:')}:{skill.name}")
+        for alias in aliases:
+            register(
+                SlashCommand(
+                    name=alias,
+                    description=description,
+                    argument_hint="[task]",
+                    run=run,
+                    alias_of=f"skill:{skill.name}",
+                )
             )
-        )

@@ -30,14 +30,18 @@ def skills_list(arguments: str, context: Any) -> Any:
 
 
 def force_skill(name: str, task: str, context: Any) -> Any:
-    """``/skill:NAME [task]``: the skill's instructions become part of the user's turn."""
+    """``/skill:NAME [task]``: the skill's instructions become part of the user's turn.
+
+    ``$ARGUMENTS`` in them is the task, as Claude Code fills it in for a skill invoked as a
+    command (``The user invoked this with: $ARGUMENTS``)."""
     from mycode_skills.tool import load
 
     result = load(name, context, turn=None)  # active from the turn this prompt starts
     if result.is_error:
         return _output(result.text())
     request = task.strip() or "Apply this skill to the current work; ask me if anything is unclear."
+    loaded = result.text().replace("$ARGUMENTS", task.strip())
     return (
         f"{request}\n\nUse the skill {name!r}, loaded below for this turn, and follow its "
-        f"instructions.\n\n{result.text()}"
+        f"instructions.\n\n{loaded}"
     )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from mycode_skills.discovery import Catalog, Location, Snapshot, default_locations
 
 if TYPE_CHECKING:
+    from mycode_skills.parse import Skill
     from mycode_skills.restrict import Restrictions
 
 STORE_KEY = "skills"
@@ -125,6 +126,33 @@ class SkillsState:
                     self._notice(problem)
             self._sync_roots([skill.folder.resolve() for skill in snapshot.sorted()])
             return snapshot
+
+    def allowed_tools(self, skill: Skill) -> tuple[str, ...] | None:
+        """``skill``'s ``allowed-tools`` with Claude Code's ``${CLAUDE_SKILL_DIR}`` (its folder)
+        and, for a plugin's skill, ``${CLAUDE_PLUGIN_ROOT}`` (the plugin's folder) filled in,
+        as Claude Code fills them in (``Bash(python3 "${CLAUDE_PLUGIN_ROOT}/scripts/x.py" *)``
+        otherwise matched no call, and the skill's own script was refused)."""
+        if skill.allowed_tools is None:
+            return None
+        folder = skill.folder.resolve()
+        root = next(
+            (
+                place.confined
+                for place in self.catalog.all_locations()
+                if place.source == skill.source
+                and place.source.startswith("plugin:")
+                and place.confined is not None
+                and folder.is_relative_to(place.confined)
+            ),
+            None,
+        )
+        filled = []
+        for entry in skill.allowed_tools:
+            entry = entry.replace("${CLAUDE_SKILL_DIR}", str(folder))
+            filled.append(
+                entry if root is None else entry.replace("${CLAUDE_PLUGIN_ROOT}", str(root))
+            )
+        return tuple(filled)
 
     def _sync_roots(self, folders: list[Path]) -> None:
         roots = getattr(self.context, "readable_roots", None)

@@ -23,7 +23,7 @@ def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
         text, body = loaded_text(skill)
     except OSError as exc:
         return ToolResult.error(f"Cannot read skill {skill.name!r}: {exc.strerror or exc}")
-    state.restrictions.activate(skill.name, skill.allowed_tools, turn)
+    state.restrictions.activate(skill.name, state.allowed_tools(skill), turn)
     state.pin(skill.name, body)
     return ToolResult(
         content=text,

@@ -96,3 +96,31 @@ def test_slash_skill_name_in_an_interactive_session(tmp_path: Path) -> None:
         if json.loads(line)["type"] == "user"
     ]
     assert len(users) == 1 and users[0].startswith("check the app") and "EB" in users[0]
+
+
+def test_help_lists_a_plugin_skill_once_with_all_its_names(tmp_path: Path) -> None:
+    """A folder plugin's skill has three names (``/notes``, ``/skill:notes``, ``/kit:notes``);
+    ``/help`` showed it on two lines."""
+    workspace, home, user = tmp_path / "ws", tmp_path / "home", tmp_path / "user"
+    for path in (workspace, user):
+        path.mkdir()
+    plugin = tmp_path / "kit"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "kit"}')
+    write_skill(plugin / "skills", "notes", description="Writes the release notes.")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MYCODE_"))}
+    env.update(MYCODE_HOME=str(home), HOME=str(user), TERM="xterm", NO_COLOR="1")
+    script = tmp_path / "turns.json"
+    script.write_text(json.dumps([{"content": "answer one"}]))
+    argv = [sys.executable, "-m", "mycode_core", "--model", f"scripted:{script}"]
+    flags = ["--cwd", str(workspace), "--completion-policy", "off", "--plugin-dir", str(plugin)]
+    term = Terminal([*argv, *flags], env, workspace)
+    term.expect("/help for help", timeout=60)
+    term.set_mark()
+    term.type("/help\r")
+    term.expect("Ctrl-C cancels the running turn.", timeout=60, after_mark=True)
+    shown = term.since_mark()
+    assert "Writes the release notes. (also /skill:notes, /kit:notes)" in shown
+    assert shown.count("Writes the release notes.") == 1
+    term.type("/exit\r")
+    assert term.wait(timeout=60) == 0

@@ -266,3 +266,76 @@ def test_a_long_description_and_a_mapping_compatibility_still_list(
     assert "long-one" in rows and rows["needs-gh"]["compatibility"] is None
     assert any("'long-one'" in p and "description-length" in p for p in data["problems"])
     assert any("'needs-gh'" in p and "compatibility-type" in p for p in data["problems"])
+
+
+def test_a_plugin_skill_answers_to_plugin_colon_name(dirs: dict[str, Path]) -> None:
+    """Claude Code users invoke a plugin's skill as ``/plugin:skill`` (``/superpowers:
+    brainstorming``); that went to the model as plain text. A command of the plugin with that
+    name still wins."""
+    plugin = dirs["workspace"].parent / "tools-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "tools"}', "utf-8")
+    write_skill(plugin / "skills", "release-notes", body="SKILL BODY OF release-notes\n")
+    write_skill(plugin / "skills", "ship", body="SKILL BODY OF ship\n")
+    (plugin / "commands").mkdir()
+    (plugin / "commands" / "ship.md").write_text("PLUGIN COMMAND: ship $ARGUMENTS\n", "utf-8")
+    with_plugin = ("--plugin-dir", str(plugin))
+    loaded = _first_user_message(dirs, "/tools:release-notes for 2.0", *with_plugin)
+    assert loaded.startswith("for 2.0") and "SKILL BODY OF release-notes" in loaded
+    assert _first_user_message(dirs, "/tools:ship it", *with_plugin) == "PLUGIN COMMAND: ship it"
+
+
+def test_claude_skill_dir_in_a_skill_is_its_folder(dirs: dict[str, Path]) -> None:
+    """Claude Code fills in ``${CLAUDE_SKILL_DIR}`` in SKILL.md (``[Scan](${CLAUDE_SKILL_DIR}/
+    jobs/scan.md)``, as the official claude-security skill links its job files); the model got
+    the placeholder, a path no tool can open."""
+    folder = write_skill(
+        dirs["home"] / "skills",
+        "menu",
+        body="Pick one: [Scan](${CLAUDE_SKILL_DIR}/jobs/scan.md)\n",
+        files={"jobs/scan.md": "Scan it.\n"},
+    )
+    turns = [{"tool_calls": [{"name": "load_skill", "arguments": {"name": "menu"}}]}]
+    model = write_script(dirs["workspace"].parent / "s.json", [*turns, {"content": "ok"}])
+    args = ["-p", "go", "--model", model, "--output-format", "stream-json"]
+    run = _run([*args, "--completion-policy", "off"], dirs)
+    assert run.rc == 0, run.stderr
+    (loaded,) = run.of_type("tool_result")
+    assert f"[Scan]({folder.resolve()}/jobs/scan.md)" in loaded["content"]
+    assert "CLAUDE_SKILL_DIR" not in loaded["content"]
+
+
+def test_arguments_in_a_skill_run_as_a_command_are_its_task(dirs: dict[str, Path]) -> None:
+    """A skill invoked as a command (``/triage 42 urgent``) gets ``$ARGUMENTS`` filled in, as
+    Claude Code does for its command-style skills; the model saw the placeholder."""
+    write_skill(dirs["home"] / "skills", "triage", body="Triage issue: $ARGUMENTS.\n")
+    user = _first_user_message(dirs, "/triage 42 urgent")
+    assert "Triage issue: 42 urgent." in user and "$ARGUMENTS" not in user
+
+
+def test_plugin_root_in_a_plugin_skills_allowed_tools_is_its_folder(
+    dirs: dict[str, Path],
+) -> None:
+    """Claude Code fills in ``${CLAUDE_PLUGIN_ROOT}`` (and ``${CLAUDE_SKILL_DIR}``) in a plugin
+    skill's ``allowed-tools``; unfilled, the rule for the skill's own script matched nothing
+    and the script was refused while the skill was active."""
+    plugin = dirs["workspace"].parent / "sec-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "sec"}', "utf-8")
+    allowed = [
+        "Bash(sh ${CLAUDE_PLUGIN_ROOT}/bin/report.sh:*)",
+        "Bash(cat ${CLAUDE_SKILL_DIR}/x:*)",
+    ]
+    write_skill(plugin / "skills", "audit", front={"allowed-tools": allowed})
+    root, folder = plugin.resolve(), (plugin / "skills" / "audit").resolve()
+    calls = [
+        {"name": "run_command", "arguments": {"command": f"sh {root}/bin/report.sh --all"}},
+        {"name": "run_command", "arguments": {"command": f"cat {folder}/x"}},
+        {"name": "run_command", "arguments": {"command": "sh other.sh"}},
+    ]
+    model = write_script(dirs["workspace"].parent / "s.json", [{"tool_calls": calls}])
+    args = ["-p", "/skill:audit", "--model", model, "--output-format", "stream-json"]
+    run = _run([*args, "--plugin-dir", str(plugin), "--completion-policy", "off"], dirs)
+    assert run.rc == 0, run.stderr
+    decisions = [event["decision"] for event in run.of_type("permission")]
+    assert decisions == ["allow", "allow", "deny"]
