@@ -11,7 +11,7 @@ from typing import Any
 
 from cc_helpers import Env, notices
 
-from mycode_core.testing import run_cli
+from mycode_core.testing import FakeOpenAIServer, run_cli, turn
 
 
 def _codex_with_skill(root: Path, plugin: str, body: str) -> Path:
@@ -88,3 +88,25 @@ def test_installed_plugins_with_the_same_skill_are_ordered_by_name(
     out = run_cli(["skills", "show", "zeta:lint-rules", "--json"], cwd=env.workspace, home=env.home)
     assert out.rc == 0, out.stderr
     assert json.loads(out.stdout)["body"].strip() == "zeta body."
+
+
+def test_each_same_named_skill_answers_to_its_plugins_command(env: Env, tmp_path: Path) -> None:
+    """``/alpha:lint-rules`` and ``/beta:lint-rules`` run each plugin's own skill; the
+    namespaced one gets no second prefix (``/beta:beta:lint-rules`` is no command)."""
+    alpha = _codex_with_skill(tmp_path / "alpha", "alpha", "Alpha body.")
+    beta = _codex_with_skill(tmp_path / "beta", "beta", "Beta body.")
+
+    def first_user_message(prompt: str) -> str:
+        with FakeOpenAIServer([turn("done")]) as server:
+            args = [*server.cli_args(prompt), "--completion-policy", "off"]
+            out = run_cli(
+                [*args, "--plugin-dir", str(alpha), "--plugin-dir", str(beta)],
+                cwd=env.workspace,
+                home=env.home,
+            )
+            assert out.rc == 0, out.stderr
+            return str(server.chat_requests[0].messages[-1]["content"])
+
+    assert "Alpha body." in first_user_message("/alpha:lint-rules check")
+    assert "Beta body." in first_user_message("/beta:lint-rules check")
+    assert first_user_message("/beta:beta:lint-rules check") == "/beta:beta:lint-rules check"

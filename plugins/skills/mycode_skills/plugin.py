@@ -133,8 +133,9 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
             )
         )
         aliases = [skill.name]
-        if skill.source.startswith("plugin:"):  # Claude Code's ``/plugin:skill``
-            aliases.append(f"{skill.source.removeprefix('plugin:')}:{skill.name}")
+        plugin = skill.source.removeprefix("plugin:")
+        if skill.source.startswith("plugin:") and not skill.name.startswith(f"{plugin}:"):
+            aliases.append(f"{plugin}:{skill.name}")  # Claude Code's ``/plugin:skill``
         for alias in aliases:
             register(
                 SlashCommand(
