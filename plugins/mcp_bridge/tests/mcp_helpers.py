@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import http.server
 import json
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,26 @@ HTTP_SERVER = HERE / "servers" / "http_server.py"
 RAW_SERVER = HERE / "servers" / "raw_server.py"
 PYTHON = sys.executable
 BIN = Path(sys.executable).parent
+
+
+@contextlib.contextmanager
+def serve_folder(folder: Path) -> Iterator[str]:
+    """A plain web server for ``folder`` on 127.0.0.1 (not an MCP server): its base URL."""
+    handler = functools.partial(SilentHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class SilentHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without a log line per request."""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+        pass
 
 
 def feature(*flags: str, **extra: Any) -> dict[str, Any]:

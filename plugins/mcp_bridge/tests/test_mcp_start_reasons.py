@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_helpers import PYTHON, feature
+from mcp_helpers import PYTHON, feature, serve_folder
 
 
 @pytest.fixture
-def not_found_url() -> Iterator[str]:
+def not_found_url(tmp_path: Path) -> Iterator[str]:
     """A web server on 127.0.0.1 answering 404 to everything (not an MCP server)."""
-    handler = http.server.SimpleHTTPRequestHandler
-    handler.log_message = lambda *args: None  # type: ignore[method-assign]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/no/such/sse"
-    server.shutdown()
-    server.server_close()
+    with serve_folder(tmp_path) as base:
+        yield f"{base}/no/such/sse"
 
 
 def test_a_missing_working_directory_is_named_as_such(make_run: Any, tmp_path: Path) -> None:

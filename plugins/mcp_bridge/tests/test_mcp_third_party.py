@@ -8,19 +8,16 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import shutil
 import socket
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp_helpers import BIN
+from mcp_helpers import BIN, serve_folder
 
 from mycode_core.testing.host import find_chromium, wait_until
 
@@ -233,13 +230,8 @@ def page_url(tmp_path: Path) -> Iterator[str]:
     site = tmp_path / "site"
     site.mkdir()
     (site / "index.html").write_text("<html><title>Local page</title><body>hi</body></html>")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/index.html"
-    server.shutdown()
-    server.server_close()
+    with serve_folder(site) as base:
+        yield f"{base}/index.html"
 
 
 @needs_everything

@@ -13,30 +13,32 @@ from skill_helpers import write_skill
 from mycode_core.testing.terminal import Terminal
 
 
-def test_skills_in_an_interactive_session(tmp_path: Path) -> None:
+def _session(tmp_path: Path, answers: list[str], *flags: str) -> Terminal:
+    """An interactive session on a pseudo-terminal, a scripted model answering ``answers``
+    in turn; its home is ``tmp_path / "home"`` (skills go in its ``skills`` folder)."""
     workspace, home, user = tmp_path / "ws", tmp_path / "home", tmp_path / "user"
     for path in (workspace, user):
-        path.mkdir()
-    write_skill(home / "skills", "early-bird", description="Present from the start.")
+        path.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MYCODE_"))}
     env.update(MYCODE_HOME=str(home), HOME=str(user), TERM="xterm", NO_COLOR="1")
     script = tmp_path / "turns.json"
-    script.write_text(json.dumps([{"content": "answer one"}, {"content": "answer two"}]))
-    term = Terminal(
-        [
-            sys.executable,
-            "-m",
-            "mycode_core",
-            "--model",
-            f"scripted:{script}",
-            "--cwd",
-            str(workspace),
-            "--completion-policy",
-            "off",
-        ],
-        env,
-        workspace,
-    )
+    script.write_text(json.dumps([{"content": answer} for answer in answers]))
+    argv = [sys.executable, "-m", "mycode_core", "--model", f"scripted:{script}"]
+    flags = ("--cwd", str(workspace), "--completion-policy", "off", *flags)
+    return Terminal([*argv, *flags], env, workspace)
+
+
+def _users(home: Path) -> list[str]:
+    """The user messages of the session's transcript."""
+    (transcript,) = (home / "sessions").glob("*.jsonl")
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    return [record["content"] for record in records if record["type"] == "user"]
+
+
+def test_skills_in_an_interactive_session(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_skill(home / "skills", "early-bird", description="Present from the start.")
+    term = _session(tmp_path, ["answer one", "answer two"])
     term.expect("/help for help", timeout=60)
     term.type("/skills\r")
     term.expect("early-bird (user): Present from the start.", timeout=60)
@@ -49,12 +51,7 @@ def test_skills_in_an_interactive_session(tmp_path: Path) -> None:
     term.expect("answer two", timeout=60)
     term.type("/exit\r")
     assert term.wait(timeout=60) == 0
-    transcripts = list((home / "sessions").glob("*.jsonl"))
-    users = [
-        json.loads(line)["content"]
-        for line in transcripts[0].read_text().splitlines()
-        if json.loads(line)["type"] == "user"
-    ]
+    users = _users(home)
     assert users[0] == "hello"
     assert users[1].startswith("use it now") and "LATE BODY" in users[1]
 
@@ -62,17 +59,10 @@ def test_skills_in_an_interactive_session(tmp_path: Path) -> None:
 def test_slash_skill_name_in_an_interactive_session(tmp_path: Path) -> None:
     """``/early-bird task`` loads the skill (not "Unknown command"); ``/status``, a built-in,
     stays the built-in though a skill has that name; ``/help`` lists each skill once."""
-    workspace, home, user = tmp_path / "ws", tmp_path / "home", tmp_path / "user"
-    for path in (workspace, user):
-        path.mkdir()
+    home = tmp_path / "home"
     write_skill(home / "skills", "early-bird", description="Present from the start.", body="EB\n")
     write_skill(home / "skills", "status", description="A skill named like a built-in.")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MYCODE_"))}
-    env.update(MYCODE_HOME=str(home), HOME=str(user), TERM="xterm", NO_COLOR="1")
-    script = tmp_path / "turns.json"
-    script.write_text(json.dumps([{"content": "answer one"}]))
-    argv = [sys.executable, "-m", "mycode_core", "--model", f"scripted:{script}"]
-    term = Terminal([*argv, "--cwd", str(workspace), "--completion-policy", "off"], env, workspace)
+    term = _session(tmp_path, ["answer one"])
     term.expect("/help for help", timeout=60)
     term.set_mark()
     term.type("/help\r")
@@ -89,32 +79,18 @@ def test_slash_skill_name_in_an_interactive_session(tmp_path: Path) -> None:
     term.type("/exit\r")
     assert term.wait(timeout=60) == 0
     assert "Unknown command" not in term.plain
-    transcripts = list((home / "sessions").glob("*.jsonl"))
-    users = [
-        json.loads(line)["content"]
-        for line in transcripts[0].read_text().splitlines()
-        if json.loads(line)["type"] == "user"
-    ]
+    users = _users(home)
     assert len(users) == 1 and users[0].startswith("check the app") and "EB" in users[0]
 
 
 def test_help_lists_a_plugin_skill_once_with_all_its_names(tmp_path: Path) -> None:
     """A folder plugin's skill has three names (``/notes``, ``/skill:notes``, ``/kit:notes``);
     ``/help`` showed it on two lines."""
-    workspace, home, user = tmp_path / "ws", tmp_path / "home", tmp_path / "user"
-    for path in (workspace, user):
-        path.mkdir()
     plugin = tmp_path / "kit"
     (plugin / ".claude-plugin").mkdir(parents=True)
     (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "kit"}')
     write_skill(plugin / "skills", "notes", description="Writes the release notes.")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MYCODE_"))}
-    env.update(MYCODE_HOME=str(home), HOME=str(user), TERM="xterm", NO_COLOR="1")
-    script = tmp_path / "turns.json"
-    script.write_text(json.dumps([{"content": "answer one"}]))
-    argv = [sys.executable, "-m", "mycode_core", "--model", f"scripted:{script}"]
-    flags = ["--cwd", str(workspace), "--completion-policy", "off", "--plugin-dir", str(plugin)]
-    term = Terminal([*argv, *flags], env, workspace)
+    term = _session(tmp_path, ["answer one"], "--plugin-dir", str(plugin))
     term.expect("/help for help", timeout=60)
     term.set_mark()
     term.type("/help\r")
