@@ -28,6 +28,15 @@ def _session(tmp_path: Path, answers: list[str], *flags: str) -> Terminal:
     return Terminal([*argv, *flags], env, workspace)
 
 
+def _help(term: Terminal) -> str:
+    """What ``/help`` shows, once the session is ready."""
+    term.expect("/help for help", timeout=60)
+    term.set_mark()
+    term.type("/help\r")
+    term.expect("Ctrl-C cancels the running turn.", timeout=60, after_mark=True)
+    return term.since_mark()
+
+
 def _users(home: Path) -> list[str]:
     """The user messages of the session's transcript."""
     (transcript,) = (home / "sessions").glob("*.jsonl")
@@ -63,11 +72,7 @@ def test_slash_skill_name_in_an_interactive_session(tmp_path: Path) -> None:
     write_skill(home / "skills", "early-bird", description="Present from the start.", body="EB\n")
     write_skill(home / "skills", "status", description="A skill named like a built-in.")
     term = _session(tmp_path, ["answer one"])
-    term.expect("/help for help", timeout=60)
-    term.set_mark()
-    term.type("/help\r")
-    term.expect("Ctrl-C cancels the running turn.", timeout=60, after_mark=True)
-    shown = term.since_mark()
+    shown = _help(term)
     assert "Present from the start. (also /skill:early-bird)" in shown
     assert shown.count("skill:early-bird") == 1  # one line for the skill, not two
     assert "/skill:status" in shown  # /status is the built-in: the skill keeps its long name
@@ -91,11 +96,7 @@ def test_help_lists_a_plugin_skill_once_with_all_its_names(tmp_path: Path) -> No
     (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "kit"}')
     write_skill(plugin / "skills", "notes", description="Writes the release notes.")
     term = _session(tmp_path, ["answer one"], "--plugin-dir", str(plugin))
-    term.expect("/help for help", timeout=60)
-    term.set_mark()
-    term.type("/help\r")
-    term.expect("Ctrl-C cancels the running turn.", timeout=60, after_mark=True)
-    shown = term.since_mark()
+    shown = _help(term)
     assert "Writes the release notes. (also /skill:notes, /kit:notes)" in shown
     assert shown.count("Writes the release notes.") == 1
     term.type("/exit\r")
