@@ -172,8 +172,8 @@ class Catalog:
             self._extra_locations = self._extra() if self._extra is not None else []
         return [*self.locations, *self._extra_locations]
 
-    def _candidates(self, location: Location, problems: list[str]) -> list[tuple[str, bool]]:
-        """``(folder, is_symlink)`` of each possible skill folder of ``location``.
+    def _candidates(self, location: Location, problems: list[str]) -> list[tuple[str, bool, str]]:
+        """``(folder, is_symlink, skill file name)`` of each skill folder of ``location``.
 
         Plain strings and ``os.scandir`` on purpose: this runs before every turn.
         """
@@ -190,8 +190,8 @@ class Catalog:
                 return []
         own = skill_file_name(path)
         if own is not None and os.path.isfile(os.path.join(path, own)):
-            return [(path, os.path.islink(path))]
-        found: list[tuple[str, bool]] = []
+            return [(path, os.path.islink(path), own)]
+        found: list[tuple[str, bool, str]] = []
         self._scan(path, location, problems, found, {os.path.realpath(path)}, 1)
         return found
 
@@ -200,7 +200,7 @@ class Catalog:
         path: str,
         location: Location,
         problems: list[str],
-        found: list[tuple[str, bool]],
+        found: list[tuple[str, bool, str]],
         visited: set[str],
         depth: int,
     ) -> None:
@@ -232,8 +232,9 @@ class Catalog:
                         f"the workspace ({real})"
                     )
                     continue
-            if skill_file_name(entry.path) is not None:
-                found.append((entry.path, link))
+            own = skill_file_name(entry.path)
+            if own is not None:
+                found.append((entry.path, link, own))
                 continue
             real_path = os.path.realpath(entry.path) if link else entry.path
             if location.strict or depth >= MAX_DEPTH or real_path in visited:
@@ -291,14 +292,11 @@ class Catalog:
         seen: set[str] = set()
         files: set[str] = set()
         for location in self.all_locations():
-            for folder, link in self._candidates(location, snapshot.problems):
+            for folder, link, name in self._candidates(location, snapshot.problems):
                 key = os.path.realpath(folder) if link else folder
                 if key in seen:
                     continue
                 seen.add(key)
-                name = skill_file_name(folder)
-                if name is None:
-                    continue
                 file = os.path.join(folder, name)
                 files.add(self._entry(file, self._lenient(location)))
                 if location.confined is not None and os.path.islink(file):
