@@ -9,7 +9,6 @@ from typing import Any
 
 from mycode_claude_compat.agent_plugins import Problem, inside
 from mycode_claude_compat.codex import bridge_entry
-from mycode_claude_compat.commands import markdown_files
 from mycode_claude_compat.plugin_folder import PluginFolder, data_dir
 from mycode_claude_compat.sources import parse_hooks, read_json_file
 
@@ -117,6 +116,8 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
             if directory.is_file() and directory.suffix == ".md":
                 commands.append(directory)
             elif directory.is_dir():  # subfolders too: ``commands/review/security.md``
+                from mycode_claude_compat.commands import markdown_files  # only when needed
+
                 commands += markdown_files(directory)
         folder.commands = list(dict.fromkeys(commands))
         agents = _paths(root, _also(manifest.get("agents"), "agents"), "", folder)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,6 +131,8 @@ def subcommands(command: str) -> list[str]:
     and parentheses, as Claude Code matches an ``if`` rule against each of them (a
     ``Bash(git commit:*)`` hook fires for ``git add -A && git commit -m x``). The whole line
     when it is not valid shell (an open quote)."""
+    import shlex  # a hook's ``if`` on a command only: not on every start-up
+
     lexer = shlex.shlex(command, posix=True, punctuation_chars="();<>|&\n")
     lexer.whitespace, lexer.whitespace_split = " \t\r", True
     try:
