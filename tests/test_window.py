@@ -144,3 +144,17 @@ def test_the_reply_cap_is_the_smaller_of_ours_and_the_servers() -> None:
     configured = ContextWindow(default=128_000, reserve=1_000)
     configured.discover(None, 4_000)
     assert configured.reserve == 1_000  # the configured cap is below the server's
+
+
+def test_the_reply_reserve_gives_way_when_tool_schemas_fill_a_small_window() -> None:
+    window = ContextWindow(default=128_000, configured=2_048)
+    assert (window.reserve, window.floor, window.budget) == (512, 256, 1_536)
+    assert window.budget_with(800) == 1_536  # the messages get more room than the reply
+    assert window.budget_with(1_200) == 1_712  # the reply gives way ...
+    assert window.budget_with(1_900) == 2_048 - 256  # ... down to its floor
+    assert window.reply_cap(1_000) == 512 and window.reply_cap(1_700) == 348
+    assert window.reply_cap(2_000) == 256  # never under the floor
+    large = ContextWindow(default=128_000)
+    assert large.budget_with(20_000) == large.budget  # a large window is as before
+    window.halve()
+    assert window.budget_with(1_900) == window.budget  # a halved budget is not grown back

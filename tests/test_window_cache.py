@@ -262,3 +262,18 @@ def test_the_servers_reply_cap_is_cached_and_sent_as_max_tokens(tmp_path: Path) 
     assert cached_window(home, url, "m") == (32_768, 3_000)
     remember_window(home, url, "m", 32_768)  # a later answer without a cap
     assert cached_window(home, url, "m") == (32_768, None)
+
+
+def test_a_run_shorter_than_the_probe_still_learns_the_window(tmp_path: Path) -> None:
+    """A one-reply ``-p`` run ends before the probe that follows its first reply comes
+    back; the end of the turn lets a probe under way finish, so the result names the
+    server's window and the next run has it from the start."""
+    home = tmp_path / "home"
+    with FakeOpenAIServer(model="m", model_metadata={"max_model_len": 12_288}) as server:
+        server.enqueue(turn("done"))
+        args = ["-p", "hi", "--model", "m", "--base-url", server.base_url, "--api-key", "k"]
+        run = run_cli([*args, "--output-format", "json"], tmp_path, home)
+        url = server.base_url
+    assert run.rc == 0, run.stderr
+    assert json.loads(run.stdout)["context"]["window"] == 12_288
+    assert cached_window(home, url, "m").window == 12_288

@@ -106,8 +106,13 @@ class ModelView:
 
     @property
     def budget(self) -> int:
-        """Tokens the view may use (window minus output reserve; see :class:`ContextWindow`)."""
-        return self.window.budget
+        """Tokens the view may use (window minus output reserve; see
+        :meth:`ContextWindow.budget_with`)."""
+        return self.window.budget_with(self.calibration.scale(self.tool_tokens))
+
+    def reply_cap(self) -> int:
+        """The ``max_tokens`` of the next request (:meth:`ContextWindow.reply_cap`)."""
+        return self.window.reply_cap(self.estimate())
 
     def raw_tokens(self) -> int:
         """Our own count of the current view (system, messages, tool schemas); O(1)."""

@@ -280,6 +280,7 @@ class AgentRunner(Acting, Viewing):
         if state.stop_reason == "interrupted" and self.context.cancelled.is_set():
             self.caller.record_interrupted()
         error = state.detail if state.stop_reason != "completed" and state.detail else None
+        self._settle_window()
         with self._lock:
             if not self._result_sent:
                 self._result_sent = True

@@ -164,7 +164,7 @@ class ModelCaller:
                     messages,
                     tools,
                     on_text,
-                    max_tokens=self.view.window.reserve,
+                    max_tokens=self.view.reply_cap(),
                     on_reasoning=on_reasoning,
                 )
             except BaseException as exc:  # noqa: BLE001 - handed to the loop's thread
@@ -277,7 +277,7 @@ class ModelCaller:
             if change is not None:
                 self.emit(self._compaction_event(change, state.step))
             force_compact = False
-            sent_raw, sent_cap = self.view.raw_tokens(), self.view.window.reserve
+            sent_raw, sent_cap = self.view.raw_tokens(), self.view.reply_cap()
             try:
                 reply = self._complete(state, messages, tools)
             except ContextLengthExceeded as exc:
@@ -293,8 +293,7 @@ class ModelCaller:
                 # a reply cap too big for the window it learned: the same view is sent again
                 # with the smaller cap; else the view is compacted for the new budget
                 force_compact = not (
-                    self.view.window.reserve < sent_cap
-                    and self.view.estimate() <= self.view.trigger()
+                    self.view.reply_cap() < sent_cap and self.view.estimate() <= self.view.trigger()
                 )
                 state = state.next(TransitionReason.COMPACTED, str(exc))
                 continue

@@ -27,6 +27,8 @@ from mycode_core.verdicts import CompactedView
 
 DISCOVERY_WAIT = 30.0
 """Seconds window discovery waits for the first reply before asking the server anyway."""
+DISCOVERY_SETTLE = 1.0
+"""Seconds the end of a turn waits for a discovery already under way."""
 CHECKPOINT_REQUEST = (
     "You have reached the step limit and cannot call tools any more. Write a continuation "
     "checkpoint for whoever resumes this task, under these headings: Confirmed facts; Files read; "
@@ -96,16 +98,29 @@ class Viewing(RunnerBase):
                     Limits(limit, window.server_output),
                     claimed_window(self.home, base_url, model_id),
                 )
-            threading.Thread(
+            self._discovery = threading.Thread(
                 target=self._refresh_window,
                 args=(window, discover, base_url, model_id),
                 daemon=True,
                 name="mycode-window-discovery",
-            ).start()
+            )
+            self._discovery.start()
         self.context.side_request = self._side_request
         if self.resumed_from:
             self._restore_view(view, window)
         return view
+
+    _discovery: threading.Thread | None = None
+
+    def _settle_window(self) -> None:
+        """At the end of a turn, let a window discovery already asking the server finish (at
+        most :data:`DISCOVERY_SETTLE` seconds), so the result reports the server's window and
+        the cache keeps it: a run shorter than the question would otherwise never learn it."""
+        discovery, view = self._discovery, self.view
+        if discovery is None or view is None or self.context.cancelled.is_set():
+            return
+        if view.window.requested.is_set():
+            discovery.join(DISCOVERY_SETTLE)
 
     def _refresh_window(
         self, window: ContextWindow, discover: Any, base_url: str, model_id: str

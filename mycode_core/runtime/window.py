@@ -130,6 +130,27 @@ class ContextWindow:
         return max(1, min(cap, self.limit // 2, self.server_output or cap))
 
     @property
+    def floor(self) -> int:
+        """The least room a reply keeps when a small window is short of room: half the
+        reserve (see :meth:`budget_with`)."""
+        return max(1, self.reserve // 2)
+
+    def reply_cap(self, view: int) -> int:
+        """The ``max_tokens`` of a request whose view is ``view`` tokens: the reserve, or what
+        the window has left when the view took part of it, never under :attr:`floor`."""
+        return max(self.floor, min(self.reserve, self.limit - view))
+
+    def budget_with(self, tools: int) -> int:
+        """:attr:`budget` for a view whose tool schemas take ``tools`` tokens. When they leave
+        the messages less room than the reply gets (a small window, many tools), the reply
+        reserve gives way down to :attr:`floor`, rather than the run ending for want of room
+        a request would still have."""
+        budget = self.budget
+        if self._fixed_budget is not None or self.halved:
+            return budget
+        return max(budget, min(self.limit - self.floor, tools + self.reserve))
+
+    @property
     def budget(self) -> int:
         """Tokens the view (messages and tool schemas) may use."""
         if self._fixed_budget is not None:

@@ -22,6 +22,7 @@ from mycode_core.testing import (
     tool_pairing_problems,
     tools_plugin,
 )
+from mycode_core.tokens import count_message
 
 TASK = "TASK-4242: read the files and report the sum"
 
@@ -242,3 +243,47 @@ def test_the_overflow_names_the_summary_frame_that_tipped_it(tmp_path: Path) -> 
     error = str(caught.value)
     assert f"context budget of {budget} tokens" in error
     assert int(error.split(" in all)")[0].rsplit("~", 1)[1]) > budget
+
+
+def test_a_small_window_full_of_tool_schemas_gives_way_on_the_reply_not_the_run(
+    tmp_path: Path,
+) -> None:
+    """llama-server ``-c 2048`` with every plugin's tools: the schemas take more than half the
+    window, so a quarter kept for the reply left the messages ~200 tokens and the run ended
+    with context_overflow at step 3, though each request still fitted. Now the reply's share
+    gives way (down to half of it) and the run goes on, compacting as it must."""
+
+    class Capped(SideModel):
+        def __init__(self, turns: list[dict[str, Any]]) -> None:
+            super().__init__(turns, lambda: "summary")
+            self.caps: list[int | None] = []
+
+        def complete(self, messages: Any, tools: Any, on_text: Any, max_tokens: Any = None) -> Any:
+            if tools:  # a model turn, not a summary request
+                self.caps.append(max_tokens)
+            return super().complete(messages, tools, on_text)
+
+    def noop(arguments: dict[str, Any], context: Any) -> ToolResult:
+        return ToolResult(content="ok")
+
+    # the builtin tools and one long-winded third-party tool: ~1,350 tokens of schemas
+    long_winded = Tool(
+        name="long_winded",
+        description="Describes one option of this tool at length. " * 60,
+        handler=noop,
+        read_only=True,
+    )
+    model = Capped([*reads(8), {"content": "done"}])
+    runner = runner_with(tmp_path, model, tools_plugin(long_winded), context_window=2_048)
+    events = run(runner, "hi")
+    assert events[-1].stop_reason == "completed", events[-1].error
+    assert runner.view.calibration.scale(runner.view.tool_tokens) > 1_024  # over half the window
+    assert of(events, "compaction")
+    reserve, floor = 512, 256
+    assert all(floor <= (cap or 0) <= reserve for cap in model.caps)
+    assert min(cap or 0 for cap in model.caps) < reserve  # the reply gave way
+    for call, cap in zip(model.calls, model.caps, strict=True):
+        sent = runner.view.calibration.scale(
+            sum(map(count_message, call["messages"])) + runner.view.tool_tokens
+        )
+        assert sent + (cap or 0) <= 2_048  # the request and its reply fit the window
