@@ -84,6 +84,7 @@ class Bridge:
                 log_path=self.log_path(spec.name),
                 startup_timeout=self.options.startup_timeout,
                 call_timeout=self.options.call_timeout,
+                max_call_time=self.options.max_call_time,
                 client_version=__version__,
                 on_tools_changed=self._on_tools_changed,
                 on_crash=self._on_crash,
@@ -173,7 +174,10 @@ class Bridge:
 
         made = make_tool(server, mcp_tool, exposed, handler)
         judge = outside.approval_for(server, outside.trusts_paths(connection.spec))
-        return made.model_copy(update={"approval_for": judge})
+        # the bridge bounds its calls itself (idle and overall): the core's own bound (the
+        # ``tool_timeout`` setting) must not cut a call that is still reporting progress
+        timeout = _longest_call(connection) + 10.0
+        return made.model_copy(update={"approval_for": judge, "timeout": timeout})
 
     def _on_tools_changed(self, connection: ServerConnection) -> None:
         with self._lock:
@@ -211,12 +215,9 @@ class Bridge:
             )
             emitter.put(emit, event)
 
-        timeout = connection.call_timeout
-        future = self.loop.submit(
-            connection.call(tool, dict(arguments or {}), timeout=timeout, progress=progress)
-        )
+        future = self.loop.submit(connection.call(tool, dict(arguments or {}), progress=progress))
         try:
-            result = _wait(future, timeout + connection.startup_timeout + 20.0, context)
+            result = _wait(future, _longest_call(connection), context)
         except _Cancelled:
             future.cancel()
             return ToolResult.error(f"MCP tool {exposed} was cancelled by the user.")
@@ -254,6 +255,18 @@ class Bridge:
             return ToolResult.error(
                 f"MCP tool {exposed} timed out after {seconds} s (server '{server}'); the call "
                 "was cancelled. Try a smaller request or another approach."
+            )
+        if exc.kind == "overtime":
+            limit = f"{connection.max_call_time:g}"
+            self.report(
+                f"overtime:{server}",
+                f"MCP server '{server}' was still working on '{tool}' (reporting progress) after "
+                f"{limit} s, the most one call may take (max_call_time); the call was cancelled",
+            )
+            return ToolResult.error(
+                f"MCP tool {exposed} was still running after {limit} s, the most one call may "
+                f"take (server '{server}'); the call was cancelled. Try a smaller request or "
+                "another approach."
             )
         if exc.kind == "crashed":
             self._on_crash(connection)
@@ -379,6 +392,12 @@ class Bridge:
                 }
             )
         return rows
+
+
+def _longest_call(connection: ServerConnection) -> float:
+    """How long a handler waits for a call at most: its overall limit, a restart before it
+    and the cancellation after it; the call itself always ends first."""
+    return connection.max_call_time + connection.startup_timeout + 20.0
 
 
 class _Cancelled(Exception):

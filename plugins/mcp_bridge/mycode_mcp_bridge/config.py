@@ -30,6 +30,8 @@ TRUSTED_SCOPES: frozenset[str] = frozenset({"user", "local", "cli"})
 
 DEFAULT_STARTUP_TIMEOUT = 10.0
 DEFAULT_CALL_TIMEOUT = 60.0
+DEFAULT_MAX_CALL_TIME = 600.0
+"""Seconds one call may run in all while the server keeps reporting progress."""
 DEFAULT_MAX_OUTPUT_CHARS = 100_000
 MIN_REDACTED = 4
 """Expanded values shorter than this are not hidden in messages (they would mangle them)."""
@@ -58,6 +60,7 @@ class ServerSpec:
     headers: dict[str, str] = field(default_factory=dict)
     startup_timeout: float | None = None
     call_timeout: float | None = None
+    max_call_time: float | None = None
     enabled_tools: list[str] | None = None
     """Codex's allow-list of the server's tool names (``None``: every tool)."""
     disabled_tools: list[str] = field(default_factory=list)
@@ -209,6 +212,7 @@ def parse_server(name: str, entry: Any, scope: Scope, source: str) -> ServerSpec
         transport="stdio",
         startup_timeout=_timeout(entry, ("startup_timeout", "startupTimeout"), name),
         call_timeout=_timeout(entry, ("timeout", "call_timeout", "toolTimeout"), name),
+        max_call_time=_timeout(entry, ("max_call_time",), name),
         enabled_tools=_names(entry, "enabled_tools", name),
         disabled_tools=_names(entry, "disabled_tools", name) or [],
         raw=entry,

@@ -24,7 +24,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
-from mycode_mcp_bridge.config import ServerSpec
+from mycode_mcp_bridge.config import DEFAULT_MAX_CALL_TIME, ServerSpec
 from mycode_mcp_bridge.procwatch import ExitWatch
 from mycode_mcp_bridge.serverlog import (
     SERVER_LOG,
@@ -49,7 +49,9 @@ ProgressCallback = ProgressFnT
 class ServerError(Exception):
     """A call could not complete.
 
-    ``kind`` is ``unavailable``, ``crashed``, ``timeout`` or ``error``.
+    ``kind`` is ``unavailable``, ``crashed``, ``timeout`` (no answer nor progress within the
+    call timeout), ``overtime`` (still reporting progress at the end of the most a call may
+    take) or ``error``.
     """
 
     def __init__(self, kind: str, message: str) -> None:
@@ -69,6 +71,7 @@ class ServerConnection:
         log_path: Path,
         startup_timeout: float,
         call_timeout: float,
+        max_call_time: float = DEFAULT_MAX_CALL_TIME,
         client_version: str,
         on_tools_changed: Callable[[ServerConnection], None],
         on_crash: Callable[[ServerConnection], None],
@@ -79,6 +82,9 @@ class ServerConnection:
         self.log_path = log_path
         self.startup_timeout = spec.startup_timeout or startup_timeout
         self.call_timeout = spec.call_timeout or call_timeout
+        self.max_call_time = max(spec.max_call_time or max_call_time, self.call_timeout)
+        """A call that keeps reporting progress may run this long in all (never less than
+        :attr:`call_timeout`, the longest it may stay silent)."""
         self.client_version = client_version
         self.on_tools_changed = on_tools_changed
         self.on_crash = on_crash
@@ -370,6 +376,8 @@ class ServerConnection:
     ) -> types.CallToolResult:
         """Call a tool; raises :class:`ServerError` with a readable message on failure.
 
+        The call is cancelled when ``timeout`` seconds pass without its answer or a progress
+        notification for it, or when it has run :attr:`max_call_time` seconds in all.
         An HTTP server that no longer knows the session (it restarted) did not run the call:
         it is made once more (``again``) in a new session."""
         timeout = timeout or self.call_timeout
@@ -387,14 +395,15 @@ class ServerConnection:
         if session is None or self.state != "ready":
             raise ServerError("unavailable", self.reason or f"server is {self.state}")
         pending = self._watch.call_pending() if self._watch else contextlib.nullcontext()
+        clock = _CallClock(timeout, max(self.max_call_time, timeout), progress)
         try:
-            with anyio.fail_after(timeout + 2.0), pending:
-                return await session.call_tool(
-                    tool, arguments, read_timeout_seconds=timeout, progress_callback=progress
-                )
-        except TimeoutError:
+            with clock.scope, pending:
+                return await session.call_tool(tool, arguments, progress_callback=clock.progress)
+            # only the clock's deadline ends up here (the ``return`` is the other way out)
+            if clock.overtime:  # it was reporting progress: alive, only slow
+                raise ServerError("overtime", f"still running after {clock.limit:g} s")
             self._check_health_soon()
-            raise ServerError("timeout", f"no answer within {timeout:g} s") from None
+            raise ServerError("timeout", f"no answer within {timeout:g} s")
         except MCPError as exc:
             remote = self.spec.transport != "stdio"  # its session outlives a broken request
             if exc.code == types.CONNECTION_CLOSED:
@@ -437,6 +446,31 @@ class ServerConnection:
         """The last lines this server wrote to stderr since it was (re)started."""
         tail = read_tail(self.log_path, self._log_offset, max_lines)
         return self.spec.redact(tail)[-max_chars:]
+
+
+class _CallClock:
+    """The deadline of one call: ``idle`` seconds after it was sent or after the server last
+    reported progress for it (``notifications/progress`` with the call's progress token, which
+    the SDK sends with every call given a progress callback), never more than ``limit``
+    seconds after it was sent. Progress is passed on to ``forward``."""
+
+    def __init__(self, idle: float, limit: float, forward: ProgressCallback | None) -> None:
+        self.idle, self.limit, self.forward = idle, limit, forward
+        self.began = anyio.current_time()
+        self.scope = anyio.CancelScope(deadline=self.began + idle)
+        self.progressed = False
+
+    async def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        if not self.scope.cancel_called:  # late progress neither revives nor re-labels the end
+            self.progressed = True
+            self.scope.deadline = min(anyio.current_time() + self.idle, self.began + self.limit)
+        if self.forward is not None:
+            await self.forward(progress, total, message)
+
+    @property
+    def overtime(self) -> bool:
+        """Whether the call was cut at ``limit`` while it was reporting progress."""
+        return self.progressed and self.scope.deadline >= self.began + self.limit
 
 
 def _session_gone(message: str) -> bool:

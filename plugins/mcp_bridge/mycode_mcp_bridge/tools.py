@@ -11,6 +11,7 @@ from typing import Any
 from mycode_core.records import Tool
 from mycode_mcp_bridge.config import (
     DEFAULT_CALL_TIMEOUT,
+    DEFAULT_MAX_CALL_TIME,
     DEFAULT_MAX_OUTPUT_CHARS,
     DEFAULT_STARTUP_TIMEOUT,
 )
@@ -27,6 +28,7 @@ class Options:
 
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     call_timeout: float = DEFAULT_CALL_TIMEOUT
+    max_call_time: float = DEFAULT_MAX_CALL_TIME
     max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS
 
     @classmethod
@@ -37,6 +39,7 @@ class Options:
             ("startup_timeout", "startup_timeout", float),
             ("call_timeout", "call_timeout", float),
             ("tool_timeout", "call_timeout", float),
+            ("max_call_time", "max_call_time", float),
             ("max_output_chars", "max_output_chars", int),
         ):
             try:

@@ -307,3 +307,15 @@ def test_everything_server_over_the_network_transports(
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@needs_everything
+def test_everything_long_running_operation_outlives_the_call_timeout(make_run) -> None:
+    """server-everything's long-running operation, 7 s in 35 steps, with a 3 s timeout."""
+    entry = {"command": "node", "args": [str(EVERYTHING_JS), "stdio"], "timeout": 3}
+    run = make_run({"everything": entry})
+    done = run.call("mcp__everything__trigger-long-running-operation", {"duration": 7, "steps": 35})
+    assert not done.is_error, done.content
+    assert "Long running operation completed" in str(done.content)
+    progress = run.of_type("progress")
+    assert [e.progress for e in progress][-1] == 35.0

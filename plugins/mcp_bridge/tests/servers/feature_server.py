@@ -141,6 +141,15 @@ def build(name: str) -> MCPServer:
             await asyncio.sleep(0.01)
         return f"counted {steps}"
 
+    @server.tool(description="Report progress every `every` seconds, answer after `seconds`.")
+    async def busy(seconds: float, ctx: Context, every: float = 0.1) -> str:
+        began, step = time.monotonic(), 0
+        while time.monotonic() - began < seconds:
+            step += 1
+            await ctx.report_progress(step, None, f"still busy ({step})")
+            await asyncio.sleep(every)
+        return f"busy for {step} steps"
+
     @server.tool(description="Add a tool at run time (sends tools/list_changed).")
     async def grow(tool_name: str, ctx: Context) -> str:
         def dynamic(x: int = 1) -> str:
