@@ -202,7 +202,7 @@ class ServerConnection:
                     watch = ExitWatch(pgid) if pgid is not None else None
                     if watch is not None:
                         stack.callback(watch.close)
-                    watched = WatchedStream(read, lambda: self._on_eof(wake))
+                    watched = WatchedStream(read, lambda: self._on_eof(wake), write.send, log)
                     session = ClientSession(
                         watched,  # type: ignore[arg-type]
                         write,

@@ -57,6 +57,15 @@ def write_server_log(log: IO[str] | None, params: Any) -> None:
         log.flush()
 
 
+def write_line(log: IO[str] | None, line: str) -> None:
+    """One line of mycode's own in a server's log (what it did about the server)."""
+    if log is None or log.closed:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        log.write(" ".join(line.split())[:2000] + "\n")
+        log.flush()
+
+
 SERVER_LOG: contextvars.ContextVar[IO[str] | None] = contextvars.ContextVar(
     "mycode_mcp_server_log", default=None
 )

@@ -5,12 +5,13 @@ Imports ``mcp``: loaded only on the background thread, when servers are configur
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import json
 import os
 import signal
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
@@ -22,7 +23,7 @@ from mcp.shared.message import SessionMessage
 
 from mycode_core.events import without_lone_surrogates
 from mycode_mcp_bridge.config import ServerSpec
-from mycode_mcp_bridge.serverlog import one_line
+from mycode_mcp_bridge.serverlog import one_line, write_line
 from mycode_mcp_bridge.tools import lenient_listing
 
 PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
@@ -90,14 +91,69 @@ def readable(item: Any) -> Any:
     return SessionMessage(message)
 
 
+REFUSED = {
+    "elicitation/create": (
+        types.ElicitResult(action="decline"),
+        "the server asked the user for input (elicitation/create{what}); declined: mycode "
+        "does not offer elicitation",
+    ),
+    "sampling/createMessage": (
+        types.ErrorData(
+            code=types.METHOD_NOT_FOUND, message="sampling is not supported by this client"
+        ),
+        "the server asked for a reply of the client's model (sampling/createMessage); "
+        "refused: mycode does not offer sampling",
+    ),
+}
+"""What mycode answers to the requests of a capability it does not declare, and the line the
+server's log gets for each."""
+
+
 class WatchedStream:
     """Wraps a transport's read stream to learn when the server went away (end of stream);
     reads what it can with :func:`readable` and ``tools/list`` answers with
-    :func:`~mycode_mcp_bridge.tools.lenient_listing`."""
+    :func:`~mycode_mcp_bridge.tools.lenient_listing`; answers a request in :data:`REFUSED`
+    itself (with ``reply``, in a task of its own), a line in ``log`` each."""
 
-    def __init__(self, inner: Any, on_eof: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        on_eof: Callable[[], None],
+        reply: Callable[[SessionMessage], Awaitable[None]] | None = None,
+        log: IO[str] | None = None,
+    ) -> None:
         self._inner = inner
         self._on_eof = on_eof
+        self._reply = reply
+        self._log = log
+        self._replies: set[asyncio.Task[None]] = set()
+
+    def _refused(self, item: Any) -> bool:
+        """Whether ``item`` is a request mycode answers itself (then it has been answered)."""
+        message = getattr(item, "message", None)
+        if self._reply is None or not isinstance(message, types.JSONRPCRequest):
+            return False
+        refusal = REFUSED.get(message.method)
+        if refusal is None:
+            return False
+        answer, line = refusal
+        quoted = (message.params or {}).get("message")
+        what = f": {' '.join(str(quoted).split())[:200]!r}" if quoted else ""
+        write_line(self._log, "[mycode] " + line.format(what=what))
+        if isinstance(answer, types.ErrorData):
+            out: Any = types.JSONRPCError(jsonrpc="2.0", id=message.id, error=answer)
+        else:
+            result = answer.model_dump(by_alias=True, mode="json", exclude_none=True)
+            out = types.JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
+        task = asyncio.get_running_loop().create_task(self._send(SessionMessage(out)))
+        self._replies.add(task)
+        task.add_done_callback(self._replies.discard)
+        return True
+
+    async def _send(self, message: SessionMessage) -> None:
+        assert self._reply is not None
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await self._reply(message)
 
     @property
     def last_context(self) -> Any:
@@ -105,7 +161,10 @@ class WatchedStream:
 
     async def receive(self) -> Any:
         try:
-            return lenient_listing(readable(await self._inner.receive()))
+            while True:
+                item = readable(await self._inner.receive())
+                if not self._refused(item):
+                    return lenient_listing(item)
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             self._on_eof()
             raise
@@ -118,7 +177,10 @@ class WatchedStream:
 
     async def __anext__(self) -> Any:
         try:
-            return lenient_listing(readable(await self._inner.__anext__()))
+            while True:
+                item = readable(await self._inner.__anext__())
+                if not self._refused(item):
+                    return lenient_listing(item)
         except (StopAsyncIteration, anyio.ClosedResourceError):
             self._on_eof()
             raise

@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mcp_helpers import Run, feature
+from mcp_helpers import HERE, PYTHON, Run, feature
 
 from mycode_core.config import load_settings
+
+ASKING = {"ask": {"command": PYTHON, "args": [str(HERE / "servers" / "asking_server.py")]}}
 
 
 def test_progress_resets_the_call_timeout(make_run) -> None:
@@ -56,3 +58,26 @@ def test_an_entry_sets_its_own_max_call_time(make_run) -> None:
     assert run.bridge.connections["other"].max_call_time == 900  # never below the timeout
     endless = run.call("mcp__feat__busy", {"seconds": 3600})
     assert "still running after 4 s" in str(endless.content)
+
+
+def test_elicitation_is_declined_and_sampling_refused_during_a_call(make_run) -> None:
+    """The client says it can do neither; a server that asks anyway gets an answer at once
+    (elicitation: ``decline``; sampling: a JSON-RPC error), its call goes on, and its log
+    says what it asked."""
+    run = make_run({"ask": {**ASKING["ask"], "timeout": 60}})
+    caps = json.loads(str(run.call("mcp__ask__client_caps").content))
+    assert "elicitation" not in caps and "sampling" not in caps
+    both = run.call("mcp__ask__ask_both")
+    assert not both.is_error, both.content
+    asked, sampled = str(both.content).splitlines()
+    assert asked == 'elicitation/create -> {"action": "decline"}'
+    assert sampled.startswith('sampling/createMessage -> {"error": {"code": -32601')
+    assert "sampling" in json.loads(sampled.split(" -> ", 1)[1])["error"]["message"]
+    assert run.call("mcp__ask__ask_user").content == asked
+    log = run.context.home / "logs" / "mcp" / "ask.log"
+    lines = [line for line in log.read_text().splitlines() if line.startswith("[mycode]")]
+    assert len(lines) == 3, lines
+    assert "elicitation/create" in lines[0] and "Which name?" in lines[0]
+    assert "declined" in lines[0]
+    assert "sampling/createMessage" in lines[1] and "refused" in lines[1]
+    assert run.notices() == []
