@@ -47,6 +47,8 @@ class Bridge:
         self.emitter = runtime.Emitter.get()
         self.connections: dict[str, ServerConnection] = {}
         self.exposed: dict[str, dict[str, str]] = {}
+        self.invalid: dict[str, dict[str, str]] = {}
+        """Per server: its tools whose schema no validator accepts → why (not offered)."""
         self.published = False
         self.closed = False
         self._reported: set[str] = set()
@@ -145,6 +147,7 @@ class Bridge:
     def _sync_tools(self, connection: ServerConnection) -> None:
         """Make ``context.tools`` match the server's current tool list."""
         current = self.exposed.setdefault(connection.name, {})
+        invalid = self.invalid[connection.name] = {}
         wanted = {t.name: t for t in connection.tools if callable_tool(t)}
         for tool_name in sorted(set(current) - set(wanted)):
             self.context.tools.remove(current.pop(tool_name))
@@ -157,6 +160,8 @@ class Bridge:
                 self._allocator.release(connection.name, tool_name)
                 if current.pop(tool_name, None) is not None:
                     self.context.tools.remove(exposed)
+                why = _first_error(exc)
+                invalid[tool_name] = why.removeprefix(f"tool {exposed!r}: ")
                 self.report(
                     f"tool:{connection.name}:{tool_name}",
                     f"MCP tool '{tool_name}' of server '{connection.name}' is not offered: "
@@ -368,7 +373,14 @@ class Bridge:
         for spec in self.specs:
             connection = self.connections.get(spec.name)
             state = connection.state if connection else "not started"
-            tools = [t.name for t in connection.tools] if connection and state == "ready" else []
+            ready = connection is not None and state == "ready"
+            allowed = [t.name for t in connection.tools] if connection and ready else []
+            left_out = (
+                {**connection.left_out, **self.invalid.get(spec.name, {})}
+                if connection and ready
+                else {}
+            )
+            tools = [name for name in allowed if name not in left_out]
             rows.append(
                 {
                     "name": spec.name,
@@ -380,9 +392,13 @@ class Bridge:
                     "reason": connection.reason if connection and state != "ready" else None,
                     "tools": tools,
                     "exposed": sorted(self.exposed.get(spec.name, {}).values()),
-                    "hidden": sorted(set(connection.offered) - set(tools))
-                    if connection and state == "ready"
+                    "hidden": sorted(set(connection.offered) - set(allowed))
+                    if connection and ready
                     else [],
+                    "left_out": [
+                        {"name": name, "reason": reason}
+                        for name, reason in sorted(left_out.items())
+                    ],
                     "started_in": round(connection.started_in, 3)
                     if connection and connection.started_in
                     else None,

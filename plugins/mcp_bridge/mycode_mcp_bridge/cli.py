@@ -137,6 +137,7 @@ def list_cmd(as_json: bool, cwd: str | None) -> None:
                 "tools": [],
                 "exposed": [],
                 "hidden": [],
+                "left_out": [],
             }
         rows.append(row)
     if as_json:
@@ -167,6 +168,9 @@ def status_lines(rows: list[dict[str, Any]]) -> list[str]:
             if row.get("hidden"):
                 hidden = ", ".join(row["hidden"])
                 lines.append(f"  not offered (enabled_tools/disabled_tools): {hidden}")
+            if row.get("left_out"):
+                gaps = "; ".join(f"{t['name']} ({t['reason']})" for t in row["left_out"])
+                lines.append(f"  left out, cannot be used: {gaps}")
         else:
             lines.append(f"  {status}: {row.get('reason') or ''}".rstrip())
             tail = row.get("stderr_tail")

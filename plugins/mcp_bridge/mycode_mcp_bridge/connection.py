@@ -33,6 +33,7 @@ from mycode_mcp_bridge.serverlog import (
     route_sdk_logs,
     write_server_log,
 )
+from mycode_mcp_bridge.tools import TASK_ONLY, callable_tool
 from mycode_mcp_bridge.transports import (
     WatchedStream,
     describe_error,
@@ -94,6 +95,8 @@ class ServerConnection:
         """The server's tools that its entry allows (``enabled_tools``/``disabled_tools``)."""
         self.offered: list[str] = []
         """The names of every tool the server listed, allowed or not."""
+        self.left_out: dict[str, str] = {}
+        """Tools the server listed that cannot be called through MCP at all → why."""
         self.restarts = 0
         self.list_changes = 0
         """``notifications/tools/list_changed`` received (each one triggers a refresh)."""
@@ -113,6 +116,7 @@ class ServerConnection:
         self._log_offset = 0
         self._task: asyncio.Task[None] | None = None
         self._log: IO[str] | None = None
+        self._listing_gaps: dict[str, str] = {}
         route_sdk_logs()
 
     # ----------------------------------------------------------------- lifecycle
@@ -202,7 +206,9 @@ class ServerConnection:
                     watch = ExitWatch(pgid) if pgid is not None else None
                     if watch is not None:
                         stack.callback(watch.close)
-                    watched = WatchedStream(read, lambda: self._on_eof(wake), write.send, log)
+                    watched = WatchedStream(
+                        read, lambda: self._on_eof(wake), write.send, log, self._listing_gaps
+                    )
                     session = ClientSession(
                         watched,  # type: ignore[arg-type]
                         write,
@@ -328,6 +334,7 @@ class ServerConnection:
     async def _list_tools(self, session: ClientSession) -> list[types.Tool]:
         tools: list[types.Tool] = []
         cursor: str | None = None
+        self._listing_gaps.clear()  # filled as the pages are read
         for _ in range(100):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             result = await session.list_tools(params=params)
@@ -336,6 +343,9 @@ class ServerConnection:
             if not cursor:
                 break
         self.offered = [t.name for t in tools]
+        gaps = dict(self._listing_gaps)
+        gaps.update({t.name: TASK_ONLY for t in tools if not callable_tool(t)})
+        self.left_out = gaps
         return [t for t in tools if self.spec.allows(t.name)]
 
     async def _list_roots(

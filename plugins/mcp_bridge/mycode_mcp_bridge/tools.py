@@ -98,13 +98,17 @@ def defaults_optional(schema: Any) -> Any:
     return out
 
 
-def lenient_listing(message: Any) -> Any:
+NOT_AN_OBJECT = "its input is not a JSON object"
+TASK_ONLY = "it runs only as an MCP task"
+
+
+def lenient_listing(message: Any, left_out: dict[str, str] | None = None) -> Any:
     """A ``tools/list`` answer read leniently, in place: the SDK's check rejects the whole list
     (so the whole server) for one ``inputSchema`` or ``outputSchema`` with no ``"type"`` (``{}``,
     ``{"properties": ...}``, which many servers send); such a schema gets ``"type": "object"``,
     the only type MCP allows there. A tool that still cannot be called (no name, an input of
-    another type) is left out, one line in the server's log. ``message`` is any message read
-    from the server."""
+    another type) is left out, one line in the server's log and its name, with the reason,
+    in ``left_out``. ``message`` is any message read from the server."""
     result = getattr(getattr(message, "message", None), "result", None)
     tools = result.get("tools") if isinstance(result, dict) else None
     if not isinstance(tools, list):
@@ -122,7 +126,9 @@ def lenient_listing(message: Any) -> Any:
     for tool in tools:
         if not _callable_entry(tool):
             name = tool.get("name") if isinstance(tool, dict) else None
-            _log.warning("tool %r left out: its input is not a JSON object", name)
+            _log.warning("tool %r left out: %s", name, NOT_AN_OBJECT)
+            if left_out is not None and isinstance(name, str):
+                left_out[name] = NOT_AN_OBJECT
     tools[:] = kept
     return message
 

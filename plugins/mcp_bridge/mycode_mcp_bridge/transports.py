@@ -112,7 +112,8 @@ server's log gets for each."""
 class WatchedStream:
     """Wraps a transport's read stream to learn when the server went away (end of stream);
     reads what it can with :func:`readable` and ``tools/list`` answers with
-    :func:`~mycode_mcp_bridge.tools.lenient_listing`; answers a request in :data:`REFUSED`
+    :func:`~mycode_mcp_bridge.tools.lenient_listing` (the tools it leaves out go to
+    ``left_out``); answers a request in :data:`REFUSED`
     itself (with ``reply``, in a task of its own), a line in ``log`` each."""
 
     def __init__(
@@ -121,11 +122,13 @@ class WatchedStream:
         on_eof: Callable[[], None],
         reply: Callable[[SessionMessage], Awaitable[None]] | None = None,
         log: IO[str] | None = None,
+        left_out: dict[str, str] | None = None,
     ) -> None:
         self._inner = inner
         self._on_eof = on_eof
         self._reply = reply
         self._log = log
+        self._left_out = left_out
         self._replies: set[asyncio.Task[None]] = set()
 
     def _refused(self, item: Any) -> bool:
@@ -164,7 +167,7 @@ class WatchedStream:
             while True:
                 item = readable(await self._inner.receive())
                 if not self._refused(item):
-                    return lenient_listing(item)
+                    return lenient_listing(item, self._left_out)
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             self._on_eof()
             raise
@@ -180,7 +183,7 @@ class WatchedStream:
             while True:
                 item = readable(await self._inner.__anext__())
                 if not self._refused(item):
-                    return lenient_listing(item)
+                    return lenient_listing(item, self._left_out)
         except (StopAsyncIteration, anyio.ClosedResourceError):
             self._on_eof()
             raise

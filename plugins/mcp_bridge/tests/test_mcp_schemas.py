@@ -80,3 +80,23 @@ def test_a_lone_surrogate_in_an_answer_becomes_a_replacement_character(make_run:
     assert not result.is_error, result.content
     assert result.content == "smile \ufffd"
     assert run.call("mcp__raw__plain", {"x": 1}).content == 'plain got {"x": 1}'
+
+
+def test_mcp_list_names_the_tools_left_out_and_why(workspace: Path, home: Path) -> None:
+    """A tool whose input is not an object, or whose schema is invalid, cannot be called:
+    ``mcp list`` listed the invalid one among the server's tools and never named the other."""
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": RAW}))
+    listed = run_cli(["mcp", "list", "--json"], cwd=workspace, home=home)
+    (row,) = json.loads(listed.stdout)["servers"]
+    assert row["status"] == "ready"
+    assert "bad_schema" not in row["tools"] and "list_input" not in row["tools"]
+    assert {"plain", "no_type", "empty"} <= set(row["tools"])
+    reasons = {t["name"]: t["reason"] for t in row["left_out"]}
+    assert reasons["list_input"] == "its input is not a JSON object"
+    assert reasons["bad_schema"].startswith("invalid input_schema: 'no-such-type'")
+    assert row["hidden"] == []  # not the enabled_tools/disabled_tools line
+    text = run_cli(["mcp", "list"], cwd=workspace, home=home).stdout
+    (line,) = [line for line in text.splitlines() if "left out" in line]
+    assert "bad_schema (invalid input_schema" in line
+    assert "list_input (its input is not a JSON object)" in line
+    assert "bad_schema" not in next(line for line in text.splitlines() if "tool(s):" in line)

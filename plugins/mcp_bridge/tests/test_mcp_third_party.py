@@ -103,6 +103,11 @@ def test_everything_server(make_run, workspace: Path, monkeypatch: pytest.Monkey
     } <= names
     # Tools that need MCP tasks cannot be called through tools/call: not offered.
     assert "mcp__everything__simulate-research-query" not in names
+    (row,) = run.bridge.status()
+    assert "simulate-research-query" not in row["tools"]
+    assert {"name": "simulate-research-query", "reason": "it runs only as an MCP task"} in row[
+        "left_out"
+    ]
 
     # list_changed: the server registers tools that depend on client capabilities after
     # initialisation (we offer roots) and announces them with notifications/tools/list_changed.
