@@ -317,3 +317,24 @@ def test_text_output_into_pipes_imports_rich_only_to_show_something(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["before the first reply: False", "after a tool call: True"]
     assert "read_file(a.py)" in done.stderr  # the live view goes to stderr when piped
+
+
+def test_the_spinner_shows_progress_and_never_reads_markup() -> None:
+    """A long MCP call's progress events update the spinner on a terminal; a subagent's call
+    whose arguments hold ``[/x]`` (a regex, a path) is shown as it is, not parsed as rich markup
+    (which raised and ended the turn's view)."""
+    from mycode_core.cli.output import TextRenderer
+    from mycode_core.events import ProgressEvent, ToolCallEvent
+
+    renderer = TextRenderer()
+    screen = io.StringIO()
+    renderer._console = Console(file=screen, force_terminal=True, width=120)
+    pattern = {"pattern": "[/x] [bold]"}
+    renderer.handle(ToolCallEvent(id="c1", name="grep", arguments=pattern, agent_id="a1"))
+    renderer.close()  # the spinner's last frame is drawn as it stops
+    assert "[/x] [bold]" in screen.getvalue()
+    renderer.handle(
+        ProgressEvent(source="mcp__srv__build", message="step\nthree", progress=3, total=10)
+    )
+    renderer.close()
+    assert "running mcp__srv__build… step three (3/10)" in screen.getvalue()

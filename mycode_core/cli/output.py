@@ -148,11 +148,14 @@ class TextRenderer:
             return
         if not self.console.is_terminal:
             return
+        from rich.text import Text
+
+        text = Text(message)  # plain: a call's arguments or a server's words are not markup
         if self.status is None:
-            self.status = self.console.status(message, spinner="dots")
+            self.status = self.console.status(text, spinner="dots")
             self.status.start()
         else:
-            self.status.update(message)
+            self.status.update(text)
 
     def _unspin(self) -> None:
         if self.status is not None:
@@ -220,6 +223,8 @@ class TextRenderer:
             self._say(f"  {mark} {label}{_escape(first)}{more}")
             if isinstance(diff, str) and diff.strip() and not data.is_error:
                 self._show_diff(diff)
+        elif kind == "progress":  # a long tool call reporting how far it got (MCP progress)
+            self._spin(progress_line(data))
         elif kind == "guidance":
             self._end_stream()
             self._say(f"[yellow]↻ {data.source}:[/yellow] {_escape(_short(data.message, 200))}")
@@ -292,6 +297,17 @@ class TextRenderer:
     def close(self) -> None:
         """Stop the spinner."""
         self._unspin()
+
+
+def progress_line(event: Any) -> str:
+    """The spinner's text for a ``progress`` event: ``running SOURCE… MESSAGE (3/10)``."""
+    done, total = event.progress, event.total
+    count = ""
+    if isinstance(done, int | float):
+        count = f"{done:g}/{total:g}" if isinstance(total, int | float) and total else f"{done:g}"
+    message = _short(" ".join(str(event.message or "").split()), 80)
+    parts = [part for part in (message, f"({count})" if count else "") if part]
+    return " ".join([f"running {event.source}…", *parts])
 
 
 _CONTROL = {c: f"^{chr(c + 64)}" for c in range(32) if chr(c) not in "\n\t"}
