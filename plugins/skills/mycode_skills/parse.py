@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -273,10 +273,12 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
     text = head.decode("utf-8", errors="replace")
     split = split_front_matter(text)
     if split is None:
-        if size > HEAD_BYTES and text.lstrip("\ufeff").startswith("---"):
+        if not text.lstrip("\ufeff").startswith("---"):
+            return _without_front_matter(text, folder, source, folder_names, file_name)
+        if size > HEAD_BYTES:
             message = f"the front matter does not end within the first {HEAD_BYTES // 1024} KiB"
         else:
-            message = "SKILL.md must start with a '---' YAML front-matter block"
+            message = "the '---' front-matter block is never closed by a '---' line"
         return SkillProblem(folder, "frontmatter", message)
     loader = yaml12_loader()
     front = join_surrogate_pairs(split[0])
@@ -292,6 +294,56 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
     if not isinstance(data, dict):
         return SkillProblem(folder, "frontmatter", "the front matter is not a YAML mapping")
     return validate(data, folder, source, folder_names, file_name=file_name)
+
+
+NO_FRONT_MATTER = (
+    "no front matter: listed under its folder's name, described by the first paragraph of "
+    "its text [rule frontmatter]"
+)
+
+
+def first_paragraph(text: str) -> str:
+    """The first paragraph of Markdown ``text`` on one line: headings, fenced code and HTML
+    comments are passed over (the first heading's text when there is no paragraph at all)."""
+    heading = ""
+    lines: list[str] = []
+    fenced = False
+    for raw in text.lstrip("\ufeff").splitlines():
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+            if lines:
+                break
+            continue
+        if fenced or line.startswith("<!--"):
+            continue
+        if not line or re.match(r"#{1,6}(\s|$)", line):
+            if lines:
+                break
+            heading = heading or line.lstrip("#").strip()
+            continue
+        lines.append(line)
+    return " ".join(" ".join(lines).split()) or heading
+
+
+def _without_front_matter(
+    text: str, folder: Path, source: str, folder_names: bool, file_name: str
+) -> Skill | SkillProblem:
+    """A ``SKILL.md`` with no front matter, read as Claude Code reads it: the folder's name
+    is the skill's, the first paragraph of the text its description; loaded with a warning
+    (:data:`NO_FRONT_MATTER`, which an Agent Plugins folder turns into a refusal)."""
+    description = first_paragraph(text)
+    if not description:
+        return SkillProblem(
+            folder,
+            "frontmatter",
+            f"{file_name} has no front matter and no text to describe the skill",
+        )
+    data = {"name": folder.name, "description": description}
+    parsed = validate(data, folder, source, folder_names, file_name=file_name)
+    if isinstance(parsed, SkillProblem):
+        return replace(parsed, message=f"{parsed.message} ({file_name} has no front matter)")
+    return replace(parsed, warnings=(NO_FRONT_MATTER, *parsed.warnings))
 
 
 def validate(
