@@ -41,15 +41,25 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
 
 @hookimpl
 def build_context(context: RunContext) -> list[ContextSection] | None:
-    """List the skills (name and description only, sorted by name)."""
+    """List the skills (name and description only, sorted by name), within the listing's
+    budget (``[skills] listing_budget``, a share of the context window)."""
     from mycode_core.records import ContextSection
-    from mycode_skills.listing import listing
     from mycode_skills.state import SkillsState
 
-    skills = SkillsState.of(context).refresh().sorted()
-    if not skills:
+    state = SkillsState.of(context)
+    snapshot = state.refresh()
+    if not snapshot.skills:
         return None
-    return [ContextSection(title="Skills", text=listing(skills), priority=SECTION_PRIORITY)]
+    text = state.listing(snapshot).text
+    return [ContextSection(title="Skills", text=text, priority=SECTION_PRIORITY)]
+
+
+@hookimpl
+def register_settings(register: Callable[[str, type], None]) -> None:
+    """Declare the ``[skills]`` config table so the core checks it before a run."""
+    from mycode_skills.settings import SkillsSettings
+
+    register("skills", SkillsSettings)
 
 
 @hookimpl(wrapper=True)

@@ -341,7 +341,9 @@ def test_plugin_root_in_a_plugin_skills_allowed_tools_is_its_folder(
     assert decisions == ["allow", "allow", "deny"]
 
 
-NO_FRONT = "# Notes helper\n\nKeeps meeting notes tidy.\nUse when asked for notes.\n\n## Steps\n1. Go.\n"
+NO_FRONT = (
+    "# Notes helper\n\nKeeps meeting notes tidy.\nUse when asked for notes.\n\n## Steps\n1. Go.\n"
+)
 
 
 def _plain_skill(parent: Path, name: str) -> Path:
@@ -371,7 +373,10 @@ def test_a_skill_without_front_matter_is_listed_and_loads(dirs: dict[str, Path])
         assert listed.rc == 0, listed.stderr
         data = json.loads(listed.stdout)
         rows = {row["name"]: row for row in data["skills"]}
-        assert rows["notes-helper"]["description"] == "Keeps meeting notes tidy. Use when asked for notes."
+        assert (
+            rows["notes-helper"]["description"]
+            == "Keeps meeting notes tidy. Use when asked for notes."
+        )
         assert "cc-notes" in rows and "ap-notes" not in rows
         mine = [p for p in data["problems"] if "notes-helper" in p]
         assert len(mine) == 1 and "[rule frontmatter]" in mine[0] and "not loaded" not in mine[0]
