@@ -102,7 +102,7 @@ class Snapshot:
         return skill
 
 
-def _conforming(parsed: Skill | SkillProblem) -> Skill | SkillProblem:
+def conforming(parsed: Skill | SkillProblem) -> Skill | SkillProblem:
     """``parsed`` when it conforms to the Agent Skills specification as written, else the
     problem of the first rule it breaks (Agent Plugins §7.1: such a skill is skipped)."""
     if isinstance(parsed, SkillProblem):
@@ -172,8 +172,9 @@ class Catalog:
             self._extra_locations = self._extra() if self._extra is not None else []
         return [*self.locations, *self._extra_locations]
 
-    def _candidates(self, location: Location, problems: list[str]) -> list[tuple[str, bool, str]]:
-        """``(folder, is_symlink, skill file name)`` of each skill folder of ``location``.
+    def candidates(self, location: Location, problems: list[str]) -> list[tuple[str, bool, str]]:
+        """``(folder, is_symlink, skill file name)`` of each skill folder of ``location``
+        (refused folders are lines added to ``problems``).
 
         Plain strings and ``os.scandir`` on purpose: this runs before every turn.
         """
@@ -292,7 +293,7 @@ class Catalog:
         seen: set[str] = set()
         files: set[str] = set()
         for location in self.all_locations():
-            for folder, link, name in self._candidates(location, snapshot.problems):
+            for folder, link, name in self.candidates(location, snapshot.problems):
                 key = os.path.realpath(folder) if link else folder
                 if key in seen:
                     continue
@@ -308,7 +309,7 @@ class Catalog:
                 if parsed is None:
                     continue
                 if location.strict:
-                    parsed = _conforming(parsed)
+                    parsed = conforming(parsed)
                 if isinstance(parsed, SkillProblem):
                     snapshot.problems.append(parsed.notice())
                     continue

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 from mycode_core.hookspecs import hookimpl
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import click
     import pluggy
 
@@ -52,6 +54,18 @@ def build_context(context: RunContext) -> list[ContextSection] | None:
         return None
     text = state.listing(snapshot).text
     return [ContextSection(title="Skills", text=text, priority=SECTION_PRIORITY)]
+
+
+@hookimpl
+def validate_skills(
+    path: Path, root: Path | None, folder_names: bool, strict: bool
+) -> list[dict[str, Any]]:
+    """The findings on the skills under ``path`` (``mycode plugins validate``)."""
+    from pathlib import Path as _Path
+
+    from mycode_skills.check import check_skills
+
+    return check_skills(_Path(path), root, folder_names, strict)
 
 
 @hookimpl
