@@ -22,11 +22,12 @@ The lines stay sorted by name (a stable, cacheable prompt). Whatever the listing
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mycode_skills.listing import LISTING_INTRO, bounded_description
-from mycode_skills.parse import Skill
+
+if TYPE_CHECKING:
+    from mycode_skills.skill import Skill
 
 CHARS_PER_TOKEN = 4
 """Characters per token for turning a share of the window into characters (as estimates
@@ -68,8 +69,7 @@ def parse_budget(value: Any) -> str | int | None:
     return None
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(NamedTuple):
     """How many characters the listing may take (``None``: no limit), and why."""
 
     chars: int | None
@@ -96,17 +96,24 @@ def listing_budget(settings: Any) -> Budget:
     return Budget(chars, f"{value} of a {window:,}-token context window")
 
 
-@dataclass(frozen=True)
 class Rendered:
-    """The listing's text and what the budget did to it."""
+    """The listing's text and what the budget did to it (a plain class: a dataclass costs a
+    millisecond to create at import, and this module is on every run's start-up path)."""
 
-    text: str
-    budget: Budget
-    total: int
-    full: int
-    shortened: int = 0
-    names_only: int = 0
-    omitted: int = 0
+    __slots__ = ("budget", "full", "names_only", "omitted", "shortened", "text", "total")
+
+    def __init__(
+        self,
+        text: str,
+        budget: Budget,
+        total: int,
+        full: int,
+        shortened: int = 0,
+        names_only: int = 0,
+        omitted: int = 0,
+    ) -> None:
+        self.text, self.budget, self.total, self.full = text, budget, total, full
+        self.shortened, self.names_only, self.omitted = shortened, names_only, omitted
 
     @property
     def cut(self) -> bool:

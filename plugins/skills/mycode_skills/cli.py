@@ -115,7 +115,7 @@ def skills_command(
 def show_command(ctx: click.Context, name: str, as_json: bool) -> None:
     """Show one skill: its fields, its instructions and its files."""
     from mycode_skills.listing import skill_files
-    from mycode_skills.parse import read_body
+    from mycode_skills.skill import read_body
 
     options = ctx.obj or {}
     snapshot = _snapshot(options.get("cwd"), options.get("plugin_dirs", ()))

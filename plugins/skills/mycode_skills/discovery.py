@@ -31,7 +31,7 @@ from pathlib import Path
 
 from mycode_core.project_files import folders_down_to, link_refusal
 from mycode_skills.index import SkillIndex
-from mycode_skills.parse import Skill, SkillProblem, parse_skill, skill_file_name
+from mycode_skills.skill import Skill, SkillProblem, skill_file_name
 
 PROJECT_DIRS = (".mycode/skills", ".agents/skills", ".claude/skills")
 MAX_DEPTH = 6
@@ -281,6 +281,8 @@ class Catalog:
             or str(parsed.folder) != folder
             or getattr(parsed, "source", source) != source
         ):
+            from mycode_skills.parse import parse_skill  # only for a new or changed file
+
             parsed = parse_skill(Path(folder), source, lenient)
             self.parses += 1
             self._index.put(entry, key, parsed)

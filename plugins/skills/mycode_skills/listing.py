@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mycode_skills.parse import MAX_DESCRIPTION, Skill, read_body
+from mycode_skills.skill import MAX_DESCRIPTION, Skill, read_body
 
 MAX_LISTED_FILES = 200
 SKIPPED_DIRS = {".git", "__pycache__", "node_modules", ".venv"}

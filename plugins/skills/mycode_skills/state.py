@@ -12,8 +12,8 @@ from mycode_skills.discovery import Catalog, Location, Snapshot, default_locatio
 
 if TYPE_CHECKING:
     from mycode_skills.budget import Rendered
-    from mycode_skills.parse import Skill
     from mycode_skills.restrict import Restrictions
+    from mycode_skills.skill import Skill
 
 STORE_KEY = "skills"
 PINNED_KEY = "pinned_skills"
