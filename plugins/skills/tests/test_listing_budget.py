@@ -4,6 +4,9 @@ first, then names only, then a counted rest; every skill still loads by name."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,7 @@ from mycode_skills.parse import Skill
 from skill_helpers import write_skill
 
 from mycode_core.config import load_settings
-from mycode_core.testing import CliResult, FakeOpenAIServer, run_cli, turn
+from mycode_core.testing import CliResult, FakeOpenAIServer, run_cli, turn, write_script
 
 
 def _skills(count: int, words: int = 30, prefix: str = "skill") -> list[Skill]:
@@ -219,6 +222,39 @@ def test_mycode_skills_still_shows_everything(dirs: dict[str, Path]) -> None:
     assert data["listing"]["skills"] == 61
     text = _run(["skills"], dirs)
     assert text.stdout.count("\n") == 61 and "note: skills listing over its budget" in text.stderr
+    idle = write_script(dirs["user"] / "idle.json", [])
+    slash = _run(["-p", "/skills", "--model", idle], dirs)
+    assert slash.rc == 0 and "tool-59 (user)" in slash.stdout
+    assert "note: skills listing over its budget" in slash.stdout
+
+
+def test_a_session_from_the_index_does_not_import_the_parser(dirs: dict[str, Path]) -> None:
+    """Parsing (YAML, the rules) is for new or changed files only: once indexed, a session
+    lists and budgets its skills without importing it."""
+    code = (
+        "import sys, os\n"
+        "from pathlib import Path\n"
+        "from mycode_skills.discovery import Catalog, default_locations\n"
+        "from mycode_skills.state import index_file\n"
+        "from mycode_skills.budget import listing_budget, render\n"
+        "home = Path(os.environ['MYCODE_HOME']); ws = Path(sys.argv[1])\n"
+        "catalog = Catalog(default_locations(ws, home, ws), index_file=index_file(home))\n"
+        "snapshot = catalog.refresh()\n"
+        "render(list(snapshot.skills.values()), listing_budget(None))\n"
+        "print(catalog.parses, 'mycode_skills.parse' in sys.modules, 'yaml' in sys.modules)\n"
+    )
+    env = {**os.environ, "MYCODE_HOME": str(dirs["home"]), "HOME": str(dirs["user"])}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code, str(dirs["workspace"])],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    assert runs[0] == ["61", "True", "True"] and runs[1] == ["0", "False", "False"]
 
 
 def test_a_bad_budget_is_a_configuration_error(dirs: dict[str, Path]) -> None:
