@@ -7,7 +7,8 @@ Measures, in one fresh interpreter per sample (``--runs``, default 15, median re
   (goal: at most 30 ms); "indexed" is every session after the first (the on-disk index
   spares PyYAML and the parsing), "fresh" is the very first one (every file parsed);
 * warm: one more refresh with nothing changed (what each later turn pays: stat only);
-* tokens: system-prompt tokens of the section, per listed skill (offline tokenizer);
+* tokens: system-prompt tokens of the section, per listed skill (offline tokenizer), and of
+  the section within the default listing budget (2% of the default 128,000-token window);
 * ``mycode --help`` with the plugin enabled vs ``MYCODE_DISABLE_PLUGINS=skills``.
 
     uv run python bench/bench_skills.py [--runs 15] [--skills 200]
@@ -34,13 +35,13 @@ started = time.perf_counter()
 cpu = time.process_time()
 from mycode_skills import plugin  # noqa: F401  (the entry point module)
 from mycode_skills.discovery import Catalog, default_locations
-from mycode_skills.listing import listing
+from mycode_skills.budget import listing_budget, render
 from mycode_skills.state import index_file
 home = Path(os.environ["MYCODE_HOME"]); ws = Path(sys.argv[1])
 if sys.argv[2] == "fresh":
     index_file(home).unlink(missing_ok=True)
 catalog = Catalog(default_locations(ws, home, ws), index_file=index_file(home))
-text = listing(catalog.refresh().sorted())
+text = render(list(catalog.refresh().skills.values()), listing_budget(None)).text
 cold = time.perf_counter() - started
 cold_cpu = time.process_time() - cpu
 again = time.perf_counter()
@@ -82,6 +83,7 @@ def time_help(env: dict[str, str], runs: int) -> float:
 def main() -> None:
     """Run the benchmark and print the figures."""
     args = bench_options(None, runs=15, skills=200)
+    from mycode_skills.budget import listing_budget, render
     from mycode_skills.discovery import Catalog, default_locations
     from mycode_skills.listing import LISTING_INTRO, listing
 
@@ -111,9 +113,11 @@ def main() -> None:
                 cpu_into.append(data["cpu"])
                 warms.append(data["warm"])
         os.environ["HOME"] = tmp
-        skills = Catalog(default_locations(ws, home, ws)).refresh().sorted()
+        snapshot = Catalog(default_locations(ws, home, ws)).refresh()
+        skills = snapshot.sorted()
         section = listing(skills)
         per_skill = (count_text(section) - count_text(LISTING_INTRO)) / len(skills)
+        budgeted = render(list(snapshot.skills.values()), listing_budget(None))
         help_on = time_help(env, args.runs)
         help_off = time_help({**env, "MYCODE_DISABLE_PLUGINS": "skills"}, args.runs)
     cold = median_ms(colds)
@@ -133,6 +137,10 @@ def main() -> None:
     )
     print(f"warm refresh (nothing changed):            {median_ms(warms):.2f} ms")
     print(f"section tokens per listed skill:            {per_skill:.1f}")
+    print(
+        f"section within the default budget:         {count_text(budgeted.text)} tokens "
+        f"({budgeted.full + budgeted.shortened} of {budgeted.total} with a description)"
+    )
     print(f"mycode --help: {help_on * 1000:.0f} ms with skills, {help_off * 1000:.0f} ms without")
     print("goal met" if min(cold, median_ms(cpus)) <= GOAL_MS else "GOAL MISSED")
 

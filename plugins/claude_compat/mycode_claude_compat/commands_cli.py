@@ -27,10 +27,12 @@ def _fail(message: str) -> NoReturn:
 def validate_command(directory: str) -> None:
     """Check a plugin folder: JSON {format, name, fatal, warnings}; exit 1 when fatal."""
     from mycode_claude_compat.install import validate
+    from mycode_core.api import get_plugin_manager
     from mycode_core.config import home_dir
 
     root = Path(directory).expanduser()
-    report = validate(root.resolve(), home_dir()) if root.is_dir() else None
+    hook = get_plugin_manager().hook if root.is_dir() else None  # the skills' own checks
+    report = validate(root.resolve(), home_dir(), hook) if root.is_dir() else None
     if report is None:
         click.echo(f"mycode: {directory} holds no plugin", err=True)
         sys.exit(2)

@@ -28,6 +28,7 @@ from mycode_claude_compat.placing import (
     install_folder,
     report_of,
 )
+from mycode_claude_compat.plugin_folder import PluginFolder
 from mycode_claude_compat.registry import (
     content_hash,
     plugins_dir,
@@ -39,11 +40,59 @@ __all__ = ["InstallError", "Installed", "install", "install_one", "trust", "unin
 _MARKET = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)@(.+)$")
 
 
-def validate(root: Path, home: Path) -> dict[str, Any] | None:
-    """The validate report of ``root``, or ``None`` when it holds no plugin."""
+def validate(root: Path, home: Path, hook: Any = None) -> dict[str, Any] | None:
+    """The validate report of ``root``, or ``None`` when it holds no plugin. With ``hook``
+    (the plugin manager's relay) the skills plugin's ``validate_skills`` adds the problems of
+    each skill as warnings."""
     if not root.is_dir() or detect_format(root) is None:
         return None
-    return report_of(read_folder(root, "cli", home))
+    folder = read_folder(root, "cli", home)
+    report = report_of(folder)
+    if not folder.rejected:
+        report["warnings"] += skill_warnings(folder, hook)
+    return report
+
+
+def skill_warnings(folder: PluginFolder, hook: Any) -> list[dict[str, str]]:
+    """``{"message", "section"}`` per problem of the folder's skills, as a run would read them
+    (``validate_skills``, a hook the skills plugin adds; nothing when it is absent). Never
+    fatal: a skill that fails skips only itself (SPEC §11). ``section`` is ``7.1`` (the Agent
+    Plugins section on skills) for an Agent Plugins folder, else ``skills``."""
+    check = getattr(hook, "validate_skills", None) if hook is not None else None
+    if check is None:
+        return []
+    portable = folder.format == "agent-plugins"
+    section = "7.1" if portable else "skills"
+    warnings: list[dict[str, str]] = []
+    seen: set[tuple[str, str, str]] = set()
+    for directory in folder.skill_dirs:
+        try:
+            results = check(
+                path=directory, root=folder.root, folder_names=not portable, strict=portable
+            )
+        except Exception as exc:  # noqa: BLE001 - a broken check must not break validate
+            warnings.append({"message": f"skills not checked: {exc}", "section": section})
+            continue
+        for item in (found for result in results for found in result or ()):
+            key = (str(item.get("folder")), str(item.get("rule")), str(item.get("message")))
+            if key in seen:
+                continue
+            seen.add(key)
+            warnings.append({"message": _skill_message(item, folder.root), "section": section})
+    return warnings
+
+
+def _skill_message(item: dict[str, Any], root: Path) -> str:
+    where = str(item.get("folder", ""))
+    try:
+        where = Path(where).relative_to(root).as_posix()
+    except ValueError:
+        pass
+    rule = f" [rule {item['rule']}]" if item.get("rule") else ""
+    if not item.get("skill"):
+        return f"{item.get('message')}{rule}"
+    state = "loads, but" if item.get("loaded") else "is not loaded"
+    return f"skill {item['skill']!r} ({where}) {state}: {item.get('message')}{rule}"
 
 
 def _is_marketplace(spec: str) -> re.Match[str] | None:

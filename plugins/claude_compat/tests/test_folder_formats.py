@@ -408,3 +408,68 @@ def test_a_plugin_dir_that_holds_no_plugin_is_one_notice(env: Env, tmp_path: Pat
     assert "marketplace" not in found[1]
     listing = run_cli(["plugins", *args], cwd=env.workspace, home=env.home)
     assert not [r for r in json.loads(listing.stdout) if r.get("format")]
+
+
+def _skill_file(folder: Path, name: str, text: str) -> None:
+    (folder / name).mkdir(parents=True, exist_ok=True)
+    (folder / name / "SKILL.md").write_text(text)
+
+
+def _skill_warnings(report: dict[str, object]) -> dict[str, str]:
+    """The skill warnings of a validate report, by skill folder."""
+    found: dict[str, str] = {}
+    for item in report["warnings"]:  # type: ignore[attr-defined]
+        if item["section"] in ("skills", "7.1") and "skills/" in item["message"]:
+            folder = item["message"].split("(skills/", 1)[1].split(")", 1)[0]
+            found[folder] = item["message"]
+    return found
+
+
+def test_validate_reports_skill_problems_as_warnings(env: Env, tmp_path: Path) -> None:
+    """Broken front matter, a name differing from its folder, an over-long description, an
+    optional field of the wrong type, no front matter: each one warning with its rule (a run
+    of a Claude Code folder keeps quiet about them), never fatal."""
+    cc = tmp_path / "cc"
+    (cc / ".claude-plugin").mkdir(parents=True)
+    (cc / ".claude-plugin" / "plugin.json").write_text('{"name": "cc"}')
+    skills = cc / "skills"
+    skill(skills, "fine")
+    _skill_file(skills, "broken", "---\nname: broken\ndescription: d\nmetadata: {a: [b\n---\nx\n")
+    _skill_file(skills, "other-folder", "---\nname: renamed-skill\ndescription: d\n---\nx\n")
+    _skill_file(skills, "wordy", f"---\nname: wordy\ndescription: {'w ' * 600}\n---\nx\n")
+    _skill_file(skills, "typed", "---\nname: typed\ndescription: d\nlicense: [MIT]\n---\nx\n")
+    _skill_file(skills, "plain", "# Plain\n\nDoes plain things.\n")
+    out = run_cli(["plugins", "validate", str(cc)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["fatal"] == [] and report["format"] == "claude-code"
+    found = _skill_warnings(report)
+    assert set(found) == {"broken", "other-folder", "wordy", "typed", "plain"}
+    assert "is not loaded" in found["broken"] and "[rule yaml]" in found["broken"]
+    assert "loads, but" in found["other-folder"] and "[rule name-folder]" in found["other-folder"]
+    assert "[rule description-length]" in found["wordy"]
+    assert "[rule license-type]" in found["typed"]
+    assert "[rule frontmatter]" in found["plain"] and "loads, but" in found["plain"]
+    assert all(set(item) == {"message", "section"} for item in report["warnings"])
+
+
+def test_validate_an_agent_plugins_folders_non_conforming_skills(env: Env, tmp_path: Path) -> None:
+    """In an Agent Plugins folder such a skill is skipped (its §7.1): a warning in section
+    7.1 saying so, the plugin still valid; without the skills plugin, no skill check."""
+    root = agent_plugin(tmp_path / "ap", skills=("good",))
+    _skill_file(root / "skills", "mismatch", "---\nname: other-name\ndescription: d\n---\nx\n")
+    _skill_file(root / "skills", "plain", "Does plain things.\n")
+    out = run_cli(["plugins", "validate", str(root)], cwd=env.workspace, home=env.home)
+    assert out.rc == 0, out.stderr
+    report = json.loads(out.stdout)
+    found = _skill_warnings(report)
+    assert set(found) == {"mismatch", "plain"} and report["fatal"] == []
+    assert all("is not loaded" in message for message in found.values())
+    assert {i["section"] for i in report["warnings"] if "skills/" in i["message"]} == {"7.1"}
+    off = run_cli(
+        ["plugins", "validate", str(root)],
+        cwd=env.workspace,
+        home=env.home,
+        env={"MYCODE_DISABLE_PLUGINS": "skills"},
+    )
+    assert off.rc == 0 and _skill_warnings(json.loads(off.stdout)) == {}

@@ -15,6 +15,11 @@ from mycode_core.api import plugin_dir_option
 def _snapshot(cwd: str | None, plugin_dirs: tuple[str, ...] = ()) -> Any:
     """Discover skills as a run in ``cwd`` would (packages and ``--plugin-dir`` folders
     included)."""
+    return _discover(cwd, plugin_dirs)[0]
+
+
+def _discover(cwd: str | None, plugin_dirs: tuple[str, ...] = ()) -> tuple[Any, Any]:
+    """``(snapshot, settings)``: the skills a run in ``cwd`` would find, and its settings."""
     from mycode_core import RunContext
     from mycode_core.api import get_plugin_manager
     from mycode_core.config import ConfigError, home_dir, load_settings
@@ -48,7 +53,7 @@ def _snapshot(cwd: str | None, plugin_dirs: tuple[str, ...] = ()) -> Any:
         index_file=index_file(home, folder_names),
         folder_names=folder_names,
     )
-    return catalog.refresh()
+    return catalog.refresh(), settings
 
 
 def _row(skill: Any) -> dict[str, Any]:
@@ -77,10 +82,17 @@ def skills_command(
     ctx.obj = {"json": as_json, "cwd": cwd, "plugin_dirs": plugin_dirs}
     if ctx.invoked_subcommand is not None:
         return
-    snapshot = _snapshot(cwd, plugin_dirs)
+    from mycode_skills.budget import listing_budget, render
+
+    snapshot, settings = _discover(cwd, plugin_dirs)
     skills = snapshot.sorted()
+    rendered = render(list(snapshot.skills.values()), listing_budget(settings))
     if as_json:
-        data = {"skills": [_row(s) for s in skills], "problems": snapshot.problems}
+        data = {
+            "skills": [_row(s) for s in skills],
+            "problems": snapshot.problems,
+            "listing": rendered.summary(),
+        }
         click.echo(json.dumps(data, indent=2, default=str))
         return
     if not skills:
@@ -91,6 +103,9 @@ def skills_command(
         click.echo(f"{skill.name:<{width}}  {skill.source:<8} {text}")
     for problem in snapshot.problems:
         click.echo(f"warning: {problem}", err=True)
+    note = rendered.notice()
+    if note is not None:
+        click.echo(f"note: {note}", err=True)
 
 
 @skills_command.command(name="show")
@@ -100,7 +115,7 @@ def skills_command(
 def show_command(ctx: click.Context, name: str, as_json: bool) -> None:
     """Show one skill: its fields, its instructions and its files."""
     from mycode_skills.listing import skill_files
-    from mycode_skills.parse import read_body
+    from mycode_skills.skill import read_body
 
     options = ctx.obj or {}
     snapshot = _snapshot(options.get("cwd"), options.get("plugin_dirs", ()))

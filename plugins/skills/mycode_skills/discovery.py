@@ -31,7 +31,7 @@ from pathlib import Path
 
 from mycode_core.project_files import folders_down_to, link_refusal
 from mycode_skills.index import SkillIndex
-from mycode_skills.parse import Skill, SkillProblem, parse_skill, skill_file_name
+from mycode_skills.skill import Skill, SkillProblem, skill_file_name
 
 PROJECT_DIRS = (".mycode/skills", ".agents/skills", ".claude/skills")
 MAX_DEPTH = 6
@@ -102,7 +102,7 @@ class Snapshot:
         return skill
 
 
-def _conforming(parsed: Skill | SkillProblem) -> Skill | SkillProblem:
+def conforming(parsed: Skill | SkillProblem) -> Skill | SkillProblem:
     """``parsed`` when it conforms to the Agent Skills specification as written, else the
     problem of the first rule it breaks (Agent Plugins §7.1: such a skill is skipped)."""
     if isinstance(parsed, SkillProblem):
@@ -172,8 +172,9 @@ class Catalog:
             self._extra_locations = self._extra() if self._extra is not None else []
         return [*self.locations, *self._extra_locations]
 
-    def _candidates(self, location: Location, problems: list[str]) -> list[tuple[str, bool, str]]:
-        """``(folder, is_symlink, skill file name)`` of each skill folder of ``location``.
+    def candidates(self, location: Location, problems: list[str]) -> list[tuple[str, bool, str]]:
+        """``(folder, is_symlink, skill file name)`` of each skill folder of ``location``
+        (refused folders are lines added to ``problems``).
 
         Plain strings and ``os.scandir`` on purpose: this runs before every turn.
         """
@@ -280,6 +281,8 @@ class Catalog:
             or str(parsed.folder) != folder
             or getattr(parsed, "source", source) != source
         ):
+            from mycode_skills.parse import parse_skill  # only for a new or changed file
+
             parsed = parse_skill(Path(folder), source, lenient)
             self.parses += 1
             self._index.put(entry, key, parsed)
@@ -292,7 +295,7 @@ class Catalog:
         seen: set[str] = set()
         files: set[str] = set()
         for location in self.all_locations():
-            for folder, link, name in self._candidates(location, snapshot.problems):
+            for folder, link, name in self.candidates(location, snapshot.problems):
                 key = os.path.realpath(folder) if link else folder
                 if key in seen:
                     continue
@@ -308,7 +311,7 @@ class Catalog:
                 if parsed is None:
                     continue
                 if location.strict:
-                    parsed = _conforming(parsed)
+                    parsed = conforming(parsed)
                 if isinstance(parsed, SkillProblem):
                     snapshot.problems.append(parsed.notice())
                     continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mycode_core.hookspecs import hookspec
 
@@ -34,4 +34,26 @@ def register_skills(register: Callable[[Path | str], None], context: RunContext)
         ``folder_names``, ``strict``).
     :param context: the run's :class:`~mycode_core.records.RunContext` (``mycode skills``
         passes one of its own: workspace, home, settings and plugin manager, no model).
+    """
+
+
+@hookspec
+def validate_skills(
+    path: Path, root: Path | None, folder_names: bool, strict: bool
+) -> list[dict[str, Any]] | None:
+    """Check the skills under ``path`` as a run would read them, without loading them.
+
+    Called by ``mycode plugins validate`` (the ``claude_compat`` plugin) for each skills folder
+    of a plugin folder; this plugin implements it. Returns one item per finding:
+    ``{"skill", "folder", "rule", "message", "loaded"}`` — ``loaded`` false for a skill a run
+    would not load (broken front matter, an invalid name, a strict folder's non-conforming
+    skill), true for a remark on one it loads (a name differing from its folder, a display
+    name replaced by the folder's, an over-long description, an optional field of the wrong
+    type, no front matter), including those a run keeps quiet about in plugin folders.
+
+    :param path: a skills folder (folders of ``SKILL.md`` folders) or one skill folder.
+    :param root: the plugin's root: skill folders and files leading outside it are refused.
+    :param folder_names: the folder's format reads ``name`` as a display name (Claude Code,
+        Codex), as ``register_skills`` takes it.
+    :param strict: an Agent Plugins folder: a non-conforming skill is not loaded.
     """

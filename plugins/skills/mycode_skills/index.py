@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from mycode_core.api import replace_atomically
-from mycode_skills.parse import Skill, SkillProblem
+from mycode_skills.skill import Skill, SkillProblem
 
-FORMAT = 6  # 2: allowed-tools split on commas; 3: name-folder loads; 4: YAML repaired;
-# 5: no name -> the folder's name, skill.md, surrogate-pair escapes joined; 6: warnings
+FORMAT = 7  # 2: allowed-tools split on commas; 3: name-folder loads; 4: YAML repaired;
+# 5: no name -> the folder's name, skill.md, surrogate-pair escapes joined; 6: warnings;
+# 7: a SKILL.md without front matter loads
 StatKey = tuple[int, int, int]
 
 

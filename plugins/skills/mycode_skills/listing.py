@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mycode_skills.parse import MAX_DESCRIPTION, Skill, read_body
+from mycode_skills.skill import MAX_DESCRIPTION, Skill, read_body
 
 MAX_LISTED_FILES = 200
 SKIPPED_DIRS = {".git", "__pycache__", "node_modules", ".venv"}
@@ -18,13 +18,14 @@ LISTING_INTRO = (
 
 
 def listing(skills: list[Skill]) -> str:
-    """One line per skill, ``- name: description``, in the order given (sorted by name)."""
+    """One line per skill, ``- name: description``, in the order given (sorted by name),
+    whatever its size (:func:`mycode_skills.budget.render` keeps it within a budget)."""
     lines = [LISTING_INTRO, ""]
-    lines.extend(f"- {skill.name}: {_bounded(skill.description)}" for skill in skills)
+    lines.extend(f"- {skill.name}: {bounded_description(skill.description)}" for skill in skills)
     return "\n".join(lines)
 
 
-def _bounded(description: str) -> str:
+def bounded_description(description: str) -> str:
     """At most the spec's 1024 characters of a description (a longer one loads, with a
     warning, as other clients load it; the prompt stays bounded)."""
     if len(description) <= MAX_DESCRIPTION:

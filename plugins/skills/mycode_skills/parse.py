@@ -19,85 +19,48 @@ A skill that breaks a rule is a :class:`SkillProblem` naming the rule; it never 
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-SKILL_FILE = "SKILL.md"
-SKILL_FILE_LOWER = "skill.md"
-"""Accepted when a folder has no ``SKILL.md`` (the agentskills.io reference tool ``skills-ref``
-reads it too)."""
-MAX_NAME = 64
-MAX_DESCRIPTION = 1024
-MAX_COMPATIBILITY = 500
-HEAD_BYTES = 64 * 1024
-"""The front matter must end within the first 64 KiB (a 10 MB file costs 64 KiB to list)."""
-MAX_BODY_BYTES = 256 * 1024
-"""``load_skill`` returns at most this much of the body and says where the rest is."""
+from mycode_skills.skill import (
+    HEAD_BYTES,
+    MAX_BODY_BYTES,
+    MAX_COMPATIBILITY,
+    MAX_DESCRIPTION,
+    MAX_NAME,
+    SKILL_FILE,
+    SKILL_FILE_LOWER,
+    Skill,
+    SkillProblem,
+    read_body,
+    skill_file_name,
+    split_front_matter,
+)
 
-
-def skill_file_name(folder: str) -> str | None:
-    """The name of ``folder``'s skill file: ``SKILL.md``, else ``skill.md``, else ``None``.
-
-    Any entry named ``SKILL.md`` counts (a symlink or FIFO is judged by the caller). On a
-    case-insensitive file system ``SKILL.md`` also finds a ``skill.md``: one folder, one file,
-    never listed twice.
-    """
-    for name in (SKILL_FILE, SKILL_FILE_LOWER):
-        if os.path.lexists(os.path.join(folder, name)):
-            return name
-    return None
-
-
-@dataclass(frozen=True)
-class Skill:
-    """A valid skill: what the listing shows and where its files are."""
-
-    name: str
-    description: str
-    folder: Path
-    source: str
-    """Where it was found: ``project``, ``user``, ``agents`` or ``package:<plugin>``."""
-    license: str | None = None
-    compatibility: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    allowed_tools: tuple[str, ...] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    renamed: str | None = None
-    """The rule the front matter's ``name`` broke when the skill is listed under its folder's
-    name instead: a missing ``name`` (always), or with ``[skills] folder_names`` an invalid one."""
-    mismatch: str | None = None
-    """The ``name-folder`` rule broken (a valid name differing from the folder's): the skill
-    is listed under its ``name`` all the same, with one notice."""
-    file_name: str = SKILL_FILE
-    """``SKILL.md``, or ``skill.md`` in a folder that has no ``SKILL.md``."""
-    warnings: tuple[str, ...] = ()
-    """Rules broken that other clients let pass (agentskills.io's guide for clients: "warn,
-    load anyway"): a description over 1024 characters, an optional field of the wrong type
-    or length (that field is then left out). Each ends with ``[rule ...]``."""
-
-    @property
-    def file(self) -> Path:
-        """The skill's ``SKILL.md`` (or ``skill.md``)."""
-        return self.folder / self.file_name
-
-
-@dataclass(frozen=True)
-class SkillProblem:
-    """An invalid skill: the folder, the rule it breaks and a readable message."""
-
-    folder: Path
-    rule: str
-    message: str
-    name: str | None = None
-
-    def notice(self) -> str:
-        """One line for the user, naming the skill and the rule."""
-        who = self.name or self.folder.name
-        return f"skill {who!r} ({self.folder}) not loaded: {self.message} [rule {self.rule}]"
+__all__ = [
+    "HEAD_BYTES",
+    "MAX_BODY_BYTES",
+    "MAX_COMPATIBILITY",
+    "MAX_DESCRIPTION",
+    "MAX_NAME",
+    "SKILL_FILE",
+    "SKILL_FILE_LOWER",
+    "Skill",
+    "SkillProblem",
+    "first_paragraph",
+    "join_surrogate_pairs",
+    "name_problem",
+    "parse_skill",
+    "read_body",
+    "skill_file_name",
+    "split_front_matter",
+    "split_tools",
+    "validate",
+    "yaml12_loader",
+]
 
 
 def _read_head(path: Path) -> tuple[bytes, int]:
@@ -106,19 +69,6 @@ def _read_head(path: Path) -> tuple[bytes, int]:
         size = fh.seek(0, 2)
         fh.seek(0)
         return fh.read(HEAD_BYTES), size
-
-
-def split_front_matter(text: str) -> tuple[str, str] | None:
-    """``(yaml_text, rest)`` when ``text`` starts with a ``---`` front-matter block."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].strip() != "---":
-        return None
-    for index in range(1, len(lines)):
-        if lines[index].strip() in ("---", "..."):
-            return "".join(lines[1:index]), "".join(lines[index + 1 :])
-    return None
 
 
 def name_problem(name: str, folder_name: str) -> tuple[str, str] | None:
@@ -273,10 +223,12 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
     text = head.decode("utf-8", errors="replace")
     split = split_front_matter(text)
     if split is None:
-        if size > HEAD_BYTES and text.lstrip("\ufeff").startswith("---"):
+        if not text.lstrip("\ufeff").startswith("---"):
+            return _without_front_matter(text, folder, source, folder_names, file_name)
+        if size > HEAD_BYTES:
             message = f"the front matter does not end within the first {HEAD_BYTES // 1024} KiB"
         else:
-            message = "SKILL.md must start with a '---' YAML front-matter block"
+            message = "the '---' front-matter block is never closed by a '---' line"
         return SkillProblem(folder, "frontmatter", message)
     loader = yaml12_loader()
     front = join_surrogate_pairs(split[0])
@@ -292,6 +244,56 @@ def parse_skill(folder: Path, source: str, folder_names: bool = False) -> Skill 
     if not isinstance(data, dict):
         return SkillProblem(folder, "frontmatter", "the front matter is not a YAML mapping")
     return validate(data, folder, source, folder_names, file_name=file_name)
+
+
+NO_FRONT_MATTER = (
+    "no front matter: listed under its folder's name, described by the first paragraph of "
+    "its text [rule frontmatter]"
+)
+
+
+def first_paragraph(text: str) -> str:
+    """The first paragraph of Markdown ``text`` on one line: headings, fenced code and HTML
+    comments are passed over (the first heading's text when there is no paragraph at all)."""
+    heading = ""
+    lines: list[str] = []
+    fenced = False
+    for raw in text.lstrip("\ufeff").splitlines():
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+            if lines:
+                break
+            continue
+        if fenced or line.startswith("<!--"):
+            continue
+        if not line or re.match(r"#{1,6}(\s|$)", line):
+            if lines:
+                break
+            heading = heading or line.lstrip("#").strip()
+            continue
+        lines.append(line)
+    return " ".join(" ".join(lines).split()) or heading
+
+
+def _without_front_matter(
+    text: str, folder: Path, source: str, folder_names: bool, file_name: str
+) -> Skill | SkillProblem:
+    """A ``SKILL.md`` with no front matter, read as Claude Code reads it: the folder's name
+    is the skill's, the first paragraph of the text its description; loaded with a warning
+    (:data:`NO_FRONT_MATTER`, which an Agent Plugins folder turns into a refusal)."""
+    description = first_paragraph(text)
+    if not description:
+        return SkillProblem(
+            folder,
+            "frontmatter",
+            f"{file_name} has no front matter and no text to describe the skill",
+        )
+    data = {"name": folder.name, "description": description}
+    parsed = validate(data, folder, source, folder_names, file_name=file_name)
+    if isinstance(parsed, SkillProblem):
+        return replace(parsed, message=f"{parsed.message} ({file_name} has no front matter)")
+    return replace(parsed, warnings=(NO_FRONT_MATTER, *parsed.warnings))
 
 
 def validate(
@@ -397,19 +399,3 @@ def _text_problem(
         message = f"{key} is {len(value)} characters long (at most {most})"
         return SkillProblem(folder, f"{key}-length", message, name=name)
     return None
-
-
-def read_body(skill: Skill) -> tuple[str, bool, int]:
-    """``(body, truncated, file_size)``: the Markdown after the front matter, bounded."""
-    path = skill.file
-    with path.open("rb") as fh:
-        size = fh.seek(0, 2)
-        fh.seek(0)
-        raw = fh.read(HEAD_BYTES + MAX_BODY_BYTES)
-    text = raw.decode("utf-8", errors="replace")
-    split = split_front_matter(text)
-    body = split[1] if split is not None else text
-    truncated = size > len(raw) or len(body.encode("utf-8")) > MAX_BODY_BYTES
-    if truncated:
-        body = body.encode("utf-8")[:MAX_BODY_BYTES].decode("utf-8", errors="ignore")
-    return body.strip("\n"), truncated, size

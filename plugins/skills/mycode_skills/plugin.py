@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 from mycode_core.hookspecs import hookimpl
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import click
     import pluggy
 
@@ -41,15 +43,37 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
 
 @hookimpl
 def build_context(context: RunContext) -> list[ContextSection] | None:
-    """List the skills (name and description only, sorted by name)."""
+    """List the skills (name and description only, sorted by name), within the listing's
+    budget (``[skills] listing_budget``, a share of the context window)."""
     from mycode_core.records import ContextSection
-    from mycode_skills.listing import listing
     from mycode_skills.state import SkillsState
 
-    skills = SkillsState.of(context).refresh().sorted()
-    if not skills:
+    state = SkillsState.of(context)
+    snapshot = state.refresh()
+    if not snapshot.skills:
         return None
-    return [ContextSection(title="Skills", text=listing(skills), priority=SECTION_PRIORITY)]
+    text = state.listing(snapshot).text
+    return [ContextSection(title="Skills", text=text, priority=SECTION_PRIORITY)]
+
+
+@hookimpl
+def validate_skills(
+    path: Path, root: Path | None, folder_names: bool, strict: bool
+) -> list[dict[str, Any]]:
+    """The findings on the skills under ``path`` (``mycode plugins validate``)."""
+    from pathlib import Path as _Path
+
+    from mycode_skills.check import check_skills
+
+    return check_skills(_Path(path), root, folder_names, strict)
+
+
+@hookimpl
+def register_settings(register: Callable[[str, type], None]) -> None:
+    """Declare the ``[skills]`` config table so the core checks it before a run."""
+    from mycode_skills.settings import SkillsSettings
+
+    register("skills", SkillsSettings)
 
 
 @hookimpl(wrapper=True)

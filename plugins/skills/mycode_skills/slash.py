@@ -25,6 +25,9 @@ def skills_list(arguments: str, context: Any) -> Any:
     # each line says itself what happened ("not loaded", "refused", "listed under its
     # folder's name"...): a warning about a skill that did load must not read "not loaded"
     lines.extend(f"warning: {problem}" for problem in snapshot.problems)
+    note = state.listing(snapshot).notice() if skills else None
+    if note is not None:
+        lines.append(f"note: {note}")
     lines.append("Use /NAME [task] (or /skill:NAME [task]) to load one into the next turn.")
     return _output("\n".join(lines))
 

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 from mycode_skills.discovery import Catalog, Location, Snapshot, default_locations
 
 if TYPE_CHECKING:
-    from mycode_skills.parse import Skill
+    from mycode_skills.budget import Rendered
     from mycode_skills.restrict import Restrictions
+    from mycode_skills.skill import Skill
 
 STORE_KEY = "skills"
 PINNED_KEY = "pinned_skills"
@@ -63,6 +64,32 @@ def index_file(home: Path, folder_names: bool = False) -> Path:
     return (
         home / "cache" / ("skills-index-folder-names.json" if folder_names else "skills-index.json")
     )
+
+
+def notice_file(home: Path) -> Path:
+    """Where the last listing-budget notice is remembered, so it is shown once, not at every
+    run: ``$MYCODE_HOME/cache/skills-listing-notice.txt``."""
+    return home / "cache" / "skills-listing-notice.txt"
+
+
+def shown_before(home: Path, message: str) -> bool:
+    """Whether ``message`` is the listing notice shown last; remembers it when not (a
+    missing or unwritable cache only means it is shown again)."""
+    path = notice_file(home)
+    try:
+        if path.read_text(encoding="utf-8") == message:
+            return True
+    except (OSError, ValueError):
+        pass
+    try:
+        from mycode_core.api import replace_atomically
+
+        replace_atomically(
+            path, message.encode("utf-8"), create_parents=True, follow_folder_links=True
+        )
+    except (OSError, ValueError):
+        pass
+    return False
 
 
 def folder_names_setting(settings: Any) -> bool:
@@ -127,6 +154,20 @@ class SkillsState:
             self._sync_roots([skill.folder.resolve() for skill in snapshot.sorted()])
             return snapshot
 
+    def listing(self, snapshot: Snapshot) -> Rendered:
+        """The prompt's listing of ``snapshot`` within ``[skills] listing_budget``; when the
+        budget cuts it, one notice — once per run, and not again in later runs while the
+        cut stays the same (``mycode skills`` always tells)."""
+        from mycode_skills.budget import listing_budget, render
+
+        rendered = render(list(snapshot.skills.values()), listing_budget(self.context.settings))
+        message = rendered.notice()
+        if message is not None and message not in self.reported:
+            self.reported.add(message)
+            if not shown_before(Path(self.context.home), message):
+                self.context.emit(_info(message))
+        return rendered
+
     def allowed_tools(self, skill: Skill) -> tuple[str, ...] | None:
         """``skill``'s ``allowed-tools`` with Claude Code's ``${CLAUDE_SKILL_DIR}`` (its folder)
         and, for a plugin's skill, ``${CLAUDE_PLUGIN_ROOT}`` (the plugin's folder) filled in,
@@ -183,3 +224,9 @@ class SkillsState:
         pin = getattr(self.context, "pin", None)
         if callable(pin):
             pin(f"skill:{name}", body, title=f"Skill {name} (loaded)")
+
+
+def _info(message: str) -> Any:
+    from mycode_core.events import NoticeEvent
+
+    return NoticeEvent(level="info", message=message, source="skills")

@@ -314,3 +314,27 @@ def test_a_strict_location_reads_only_its_immediate_folders(places: dict[str, Pa
     assert sorted(catalog(places, extra=[strict]).refresh().skills) == ["direct"]
     relaxed = Location(root, "plugin:p")
     assert sorted(catalog(places, extra=[relaxed]).refresh().skills) == ["direct", "grouped"]
+
+
+def test_validate_skills_hook_reports_what_a_run_would(tmp_path: Path) -> None:
+    """``validate_skills`` through the plugin manager, as ``plugins validate`` calls it: a
+    Claude Code folder's remarks (quiet in a run) and refusals; a strict folder's skip."""
+    from mycode_core.api import get_plugin_manager
+
+    skills = tmp_path / "plugin" / "skills"
+    write_skill(skills, "good")
+    write_skill(skills, "Display", front={"name": "Shown Name"})
+    write_skill(skills, "other", front={"name": "elsewhere"})
+    hook = get_plugin_manager().hook
+    found = hook.validate_skills(
+        path=skills, root=tmp_path / "plugin", folder_names=True, strict=False
+    )
+    items = {(i["folder"].rsplit("/", 1)[1], i["rule"], i["loaded"]) for r in found for i in r}
+    assert items == {("Display", "name-characters", False), ("other", "name-folder", True)}
+    strict = hook.validate_skills(
+        path=skills, root=tmp_path / "plugin", folder_names=False, strict=True
+    )
+    assert {(i["rule"], i["loaded"]) for r in strict for i in r} == {
+        ("name-characters", False),
+        ("name-folder", False),
+    }

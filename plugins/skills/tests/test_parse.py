@@ -177,11 +177,7 @@ def test_broken_yaml_names_the_line(tmp_path: Path) -> None:
     assert "broken YAML" in result.message and "line" in result.message
 
 
-def test_front_matter_missing_or_not_a_mapping(tmp_path: Path) -> None:
-    folder = tmp_path / "plain"
-    folder.mkdir()
-    (folder / "SKILL.md").write_text("# Just markdown\n", encoding="utf-8")
-    assert rule_of(parse_skill(folder, "user")) == "frontmatter"
+def test_front_matter_not_a_mapping_or_never_closed(tmp_path: Path) -> None:
     assert rule_of(parsed(tmp_path, raw_front="- a\n- b\n")) == "frontmatter"
     unclosed = tmp_path / "unclosed"
     unclosed.mkdir()
@@ -281,3 +277,37 @@ def test_names_yaml_1_1_reads_as_booleans_or_numbers_are_text(tmp_path: Path, na
     )
     assert isinstance(skill, Skill), skill
     assert skill.name == name and skill.metadata == {"beta": "on"}
+
+
+def _plain(tmp_path: Path, folder: str, text: str) -> Skill | SkillProblem:
+    path = tmp_path / folder
+    path.mkdir()
+    (path / "SKILL.md").write_text(text, encoding="utf-8")
+    return parse_skill(path, "user")
+
+
+def test_no_front_matter_name_from_folder_description_from_first_paragraph(
+    tmp_path: Path,
+) -> None:
+    """As Claude Code reads it: the folder's name, the first paragraph (headings, code and
+    comments passed over), one ``frontmatter`` warning; the whole text is the body."""
+    text = (
+        "<!-- generated -->\n# Meeting notes\n\n```\nnot this\n```\n"
+        "Keeps meeting notes tidy.\nUse when   asked.\n\n## Steps\n\nSecond paragraph.\n"
+    )
+    skill = _plain(tmp_path, "meeting-notes", text)
+    assert isinstance(skill, Skill), skill
+    assert skill.name == "meeting-notes"
+    assert skill.description == "Keeps meeting notes tidy. Use when asked."
+    assert len(skill.warnings) == 1 and "[rule frontmatter]" in skill.warnings[0]
+    body, _truncated, _size = read_body(skill)
+    assert body.startswith("<!-- generated -->") and "Second paragraph." in body
+
+
+def test_no_front_matter_heading_only_empty_or_bad_folder_name(tmp_path: Path) -> None:
+    heading = _plain(tmp_path, "plain", "# Just markdown\n")
+    assert isinstance(heading, Skill) and heading.description == "Just markdown"
+    assert rule_of(_plain(tmp_path, "empty", "\n\n")) == "frontmatter"
+    bad = _plain(tmp_path, "Bad_Name", "Does things.\n")
+    assert rule_of(bad) == "name-characters"
+    assert isinstance(bad, SkillProblem) and "no front matter" in bad.message

@@ -339,3 +339,54 @@ def test_plugin_root_in_a_plugin_skills_allowed_tools_is_its_folder(
     assert run.rc == 0, run.stderr
     decisions = [event["decision"] for event in run.of_type("permission")]
     assert decisions == ["allow", "allow", "deny"]
+
+
+NO_FRONT = (
+    "# Notes helper\n\nKeeps meeting notes tidy.\nUse when asked for notes.\n\n## Steps\n1. Go.\n"
+)
+
+
+def _plain_skill(parent: Path, name: str) -> Path:
+    folder = parent / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(NO_FRONT, encoding="utf-8")
+    return folder
+
+
+def test_a_skill_without_front_matter_is_listed_and_loads(dirs: dict[str, Path]) -> None:
+    """Claude Code reads a ``SKILL.md`` without front matter (name = folder, description =
+    first paragraph): in the project (one ``frontmatter`` warning) and in a Claude Code plugin
+    folder (quietly); an Agent Plugins folder refuses it (its §7.1). The model sees it."""
+    _plain_skill(dirs["workspace"] / ".claude" / "skills", "notes-helper")
+    cc = dirs["workspace"].parent / "cc-plugin"
+    (cc / ".claude-plugin").mkdir(parents=True)
+    (cc / ".claude-plugin" / "plugin.json").write_text('{"name": "cc"}', "utf-8")
+    _plain_skill(cc / "skills", "cc-notes")
+    ap = dirs["workspace"].parent / "ap-plugin"
+    ap.mkdir()
+    schema = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"
+    (ap / "plugin.json").write_text(json.dumps({"$schema": schema, "name": "ap"}), "utf-8")
+    _plain_skill(ap / "skills", "ap-notes")
+    folders = ("--plugin-dir", str(cc), "--plugin-dir", str(ap))
+    for _ in range(2):  # the second run reads the index
+        listed = _run(["skills", "--json", *folders], dirs)
+        assert listed.rc == 0, listed.stderr
+        data = json.loads(listed.stdout)
+        rows = {row["name"]: row for row in data["skills"]}
+        assert (
+            rows["notes-helper"]["description"]
+            == "Keeps meeting notes tidy. Use when asked for notes."
+        )
+        assert "cc-notes" in rows and "ap-notes" not in rows
+        mine = [p for p in data["problems"] if "notes-helper" in p]
+        assert len(mine) == 1 and "[rule frontmatter]" in mine[0] and "not loaded" not in mine[0]
+        assert not [p for p in data["problems"] if "cc-notes" in p]
+        refused = [p for p in data["problems"] if "ap-notes" in p]
+        assert len(refused) == 1 and "not loaded" in refused[0]
+    shown = json.loads(_run(["skills", "show", "notes-helper", "--json"], dirs).stdout)
+    assert shown["body"].startswith("# Notes helper") and "1. Go." in shown["body"]
+    with FakeOpenAIServer([turn("done")]) as server:
+        run = _run([*server.cli_args("hi"), "--completion-policy", "off"], dirs)
+        assert run.rc == 0, run.stderr
+        system = str(server.chat_requests[0].messages[0]["content"])
+    assert "- notes-helper: Keeps meeting notes tidy. Use when asked for notes." in system
