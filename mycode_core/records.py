@@ -326,6 +326,10 @@ class RunContext:
         the folders of listed skills. Writes never leave the workspace."""
         self.pins: dict[str, ContextSection] = {}
         """Context that survives every compaction, by key (see :meth:`pin`)."""
+        self.context_window: Callable[[], int] | None = None
+        """Set by the runner: the model's context window in tokens as best known now
+        (configured, learned from the server's error, discovered or cached, else the
+        default). Plugins size what they add to the prompt by it (the skills listing)."""
         self.side_request: Callable[..., str] | None = None  # (messages, purpose="summary")
         """Set by the runner: one model request without tools (``messages`` → reply text,
         raising ``ModelError``); its usage counts towards the run. Used by summarisers."""

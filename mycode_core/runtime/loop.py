@@ -57,6 +57,7 @@ class AgentRunner(Acting, Viewing):
                 self._notice(ignored)
         self._collect_tools()  # MCP servers start in background
         self.model = self._make_model()
+        window = self._make_window()  # before the prompt: plugins size their sections by it
         base = self._system_prompt()
         prompt = base
         if self.context.agent_id is None:  # issue 11: a child agent starts no session
@@ -64,7 +65,7 @@ class AgentRunner(Acting, Viewing):
                 self.pm, self.context, self.start_source, base, self.guard.on_error
             )
         self._session_start_text = prompt[len(base) :]  # kept when the sections are refreshed
-        self.view = self._make_view(prompt)
+        self.view = self._make_view(prompt, window)
         for task in self.context.startup_tasks:
             try:
                 task()

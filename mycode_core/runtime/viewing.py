@@ -68,9 +68,10 @@ class Viewing(RunnerBase):
         )
         return list(result) if isinstance(result, list | tuple) else result
 
-    def _make_view(self, prompt: str) -> ModelView:
-        """The model view over this run's window; discovery of the server's window runs in
-        the background (never for a configured window or a provider that cannot tell)."""
+    def _make_window(self) -> ContextWindow:
+        """This run's context window: configured, else cached for this server, else the
+        default until discovery (in the background, once the first reply is in; never for a
+        configured window or a provider that cannot tell) or an error says otherwise."""
         settings = self.settings
         configured = "context_window" in settings.model_fields_set
         window = ContextWindow(
@@ -78,13 +79,7 @@ class Viewing(RunnerBase):
             configured=int(settings.context_window) if configured else None,
             reserve=settings.max_output_tokens,
         )
-        context = settings.context  # strategy off: only reactive handling at the hard limit
-        threshold = 1.0 if context.strategy == "off" else context.compact_threshold
-        batch = max(5, context.keep_recent_results) if "mask" in context.strategy else 0
-        view = ModelView(  # masking strategies mask old results in batches (recheck)
-            prompt, window, self._compact, shaper=self._shape_message, threshold=threshold
-        )
-        view.recheck = batch
+        self.context.context_window = lambda: window.limit
         discover = getattr(self.model, "discover_context_window", None)
         if not configured and callable(discover):
             base_url = str(getattr(settings, "base_url", None) or "")
@@ -105,6 +100,17 @@ class Viewing(RunnerBase):
                 name="mycode-window-discovery",
             )
             self._discovery.start()
+        return window
+
+    def _make_view(self, prompt: str, window: ContextWindow) -> ModelView:
+        """The model view of ``prompt`` and history over ``window``."""
+        context = self.settings.context  # strategy off: only reactive handling at the limit
+        threshold = 1.0 if context.strategy == "off" else context.compact_threshold
+        batch = max(5, context.keep_recent_results) if "mask" in context.strategy else 0
+        view = ModelView(  # masking strategies mask old results in batches (recheck)
+            prompt, window, self._compact, shaper=self._shape_message, threshold=threshold
+        )
+        view.recheck = batch
         self.context.side_request = self._side_request
         if self.resumed_from:
             self._restore_view(view, window)

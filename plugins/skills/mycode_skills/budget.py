@@ -76,10 +76,10 @@ class Budget(NamedTuple):
     basis: str
 
 
-def listing_budget(settings: Any) -> Budget:
-    """The listing's budget from ``[skills] listing_budget`` and the configured (or default)
-    ``context_window``. The window a run learns from the server later is not visible to
-    plugins: set ``context_window`` when the default does not match the model."""
+def listing_budget(settings: Any, window: int | None = None) -> Budget:
+    """The listing's budget from ``[skills] listing_budget`` and the model's context window:
+    ``window`` (the run's ``context.context_window()``: discovered from the server, cached,
+    learned or configured) or else the configured (or default) ``context_window``."""
     section = settings.section("skills") if hasattr(settings, "section") else {}
     raw = section.get("listing_budget") if hasattr(section, "get") else None
     value = parse_budget(DEFAULT_BUDGET if raw is None else raw)
@@ -89,7 +89,8 @@ def listing_budget(settings: Any) -> Budget:
         return Budget(None, "[skills] listing_budget = off")
     if isinstance(value, int):
         return Budget(value, f"[skills] listing_budget = {value}")
-    window = getattr(settings, "context_window", None)
+    if not (isinstance(window, int) and window > 0):
+        window = getattr(settings, "context_window", None)
     window = window if isinstance(window, int) and window > 0 else DEFAULT_WINDOW
     share = float(str(value).strip().rstrip("%"))
     chars = int(window * share / 100 * CHARS_PER_TOKEN)

@@ -160,7 +160,9 @@ class SkillsState:
         cut stays the same (``mycode skills`` always tells)."""
         from mycode_skills.budget import listing_budget, render
 
-        rendered = render(list(snapshot.skills.values()), listing_budget(self.context.settings))
+        known = getattr(self.context, "context_window", None)
+        budget = listing_budget(self.context.settings, known() if callable(known) else None)
+        rendered = render(list(snapshot.skills.values()), budget)
         message = rendered.notice()
         if message is not None and message not in self.reported:
             self.reported.add(message)

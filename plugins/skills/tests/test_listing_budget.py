@@ -214,6 +214,23 @@ def test_the_window_sets_the_budget_in_a_run(dirs: dict[str, Path]) -> None:
     assert "- tool-00: Handles chore number 0" in section and "…" in section
 
 
+def test_the_servers_window_known_from_an_earlier_run_sets_the_budget(
+    dirs: dict[str, Path],
+) -> None:
+    """No window configured: the one an earlier run learned from this server (the core's
+    cache, ``context.context_window()``) sizes the listing from the first request, not the
+    128,000-token default."""
+    from mycode_core.providers.discovery import remember_window
+
+    with FakeOpenAIServer([turn("done")], model="m") as server:
+        remember_window(dirs["home"], server.base_url, "m", 40_000)
+        run = _run([*server.cli_args("go", model="m"), "--completion-policy", "off"], dirs)
+        assert run.rc == 0, run.stderr
+        system = str(server.chat_requests[0].messages[0]["content"])
+    section = system[system.index("Skills are folders") :].split("\n\n# ")[0]
+    assert CUT_NOTE in section and len(section) <= 3_200
+
+
 def test_mycode_skills_still_shows_everything(dirs: dict[str, Path]) -> None:
     _config(dirs, "[skills]\nlisting_budget = 700\n")
     data = json.loads(_run(["skills", "--json"], dirs).stdout)
