@@ -124,11 +124,8 @@ class WatchedStream:
         log: IO[str] | None = None,
         left_out: dict[str, str] | None = None,
     ) -> None:
-        self._inner = inner
-        self._on_eof = on_eof
-        self._reply = reply
-        self._log = log
-        self._left_out = left_out
+        self._inner, self._on_eof = inner, on_eof
+        self._reply, self._log, self._left_out = reply, log, left_out
         self._replies: set[asyncio.Task[None]] = set()
 
     def _refused(self, item: Any) -> bool:
@@ -163,14 +160,7 @@ class WatchedStream:
         return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> Any:
-        try:
-            while True:
-                item = readable(await self._inner.receive())
-                if not self._refused(item):
-                    return lenient_listing(item, self._left_out)
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._on_eof()
-            raise
+        return await self._next(self._inner.receive, (anyio.EndOfStream, anyio.ClosedResourceError))
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -179,12 +169,21 @@ class WatchedStream:
         return self
 
     async def __anext__(self) -> Any:
+        return await self._next(
+            self._inner.__anext__, (StopAsyncIteration, anyio.ClosedResourceError)
+        )
+
+    async def _next(
+        self, read: Callable[[], Awaitable[Any]], ends: tuple[type[BaseException], ...]
+    ) -> Any:
+        """The next message the session should see (a refused request is answered here and
+        skipped); the end of the stream is reported to ``on_eof``."""
         try:
             while True:
-                item = readable(await self._inner.__anext__())
+                item = readable(await read())
                 if not self._refused(item):
                     return lenient_listing(item, self._left_out)
-        except (StopAsyncIteration, anyio.ClosedResourceError):
+        except ends:
             self._on_eof()
             raise
 

@@ -222,18 +222,14 @@ def render(skills: list[Skill], budget: Budget) -> Rendered:
 
 
 def _assemble(
-    names: list[str],
-    shown: dict[str, str],
-    budget: Budget,
-    total: int,
-    *,
-    shortened: int = 0,
-    names_only: int = 0,
-    omitted: int = 0,
+    names: list[str], shown: dict[str, str], budget: Budget, total: int, **counts: int
 ) -> Rendered:
+    """The cut listing: ``names`` sorted, with the descriptions in ``shown``; ``counts`` says
+    how many were ``shortened``, listed by name only (``names_only``) or ``omitted``."""
     lines = [LISTING_INTRO, CUT_NOTE, ""]
     lines.extend(f"- {n}: {shown[n]}" if n in shown else f"- {n}" for n in names)
+    omitted = counts.get("omitted", 0)
     if omitted:
         lines.append(_omitted_line(omitted))
-    full = total - shortened - names_only - omitted
-    return Rendered("\n".join(lines), budget, total, full, shortened, names_only, omitted)
+    full = total - sum(counts.values())
+    return Rendered("\n".join(lines), budget, total, full, **counts)
