@@ -12,6 +12,8 @@ import json
 import sys
 from typing import Any
 
+from raw_server import serve  # beside this file
+
 OBJECT = {"type": "object"}
 TOOLS = [
     {"name": "ask_user", "description": "Asks the user for a name.", "inputSchema": OBJECT},
@@ -51,46 +53,19 @@ def ask(method: str, params: dict[str, Any], request_id: str) -> str:
     sys.exit(0)
 
 
-def call(name: str) -> str:
+def call(params: dict[str, Any]) -> dict[str, Any]:
+    name = params["name"]
     if name == "ask_user":
-        return ask("elicitation/create", ELICIT, "q1")
-    if name == "client_caps":
-        return json.dumps(CLIENT.get("capabilities"), sort_keys=True)
-    if name == "ask_model":
-        return ask("sampling/createMessage", SAMPLE, "q2")
-    first = ask("elicitation/create", ELICIT, "q3")
-    return first + "\n" + ask("sampling/createMessage", SAMPLE, "q4")
-
-
-def main() -> None:
-    """Answer requests from stdin until it closes."""
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        message = json.loads(line)
-        method, params = message.get("method"), message.get("params") or {}
-        if "id" not in message or method is None:
-            continue
-        if method == "initialize":
-            CLIENT.update(params)
-            result: dict[str, Any] = {
-                "protocolVersion": params.get("protocolVersion", "2025-06-18"),
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "asking", "version": "1"},
-            }
-        elif method == "tools/list":
-            result = {"tools": TOOLS}
-        elif method == "tools/call":
-            text = call(params["name"])
-            result = {"content": [{"type": "text", "text": text}]}
-        elif method == "ping":
-            result = {}
-        else:
-            error = {"code": -32601, "message": f"no method {method}"}
-            send({"jsonrpc": "2.0", "id": message["id"], "error": error})
-            continue
-        send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        text = ask("elicitation/create", ELICIT, "q1")
+    elif name == "client_caps":
+        text = json.dumps(CLIENT.get("capabilities"), sort_keys=True)
+    elif name == "ask_model":
+        text = ask("sampling/createMessage", SAMPLE, "q2")
+    else:
+        first = ask("elicitation/create", ELICIT, "q3")
+        text = first + "\n" + ask("sampling/createMessage", SAMPLE, "q4")
+    return {"content": [{"type": "text", "text": text}]}
 
 
 if __name__ == "__main__":
-    main()
+    serve("asking", TOOLS, call, CLIENT)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 TOOLS: list[dict[str, Any]] = [
@@ -34,26 +35,33 @@ TOOLS: list[dict[str, Any]] = [
 ]  # fmt: skip
 
 
-def answer(message: dict[str, Any]) -> dict[str, Any] | None:
-    """The response to one request (``None`` for a notification)."""
+Call = Callable[[dict[str, Any]], dict[str, Any]]
+"""``call(params)`` → the result of a ``tools/call`` request."""
+
+
+def answer(
+    message: dict[str, Any],
+    name: str,
+    tools: list[dict[str, Any]],
+    call: Call,
+    client: dict[str, Any],
+) -> dict[str, Any] | None:
+    """The response to one request (``None`` for a notification); ``client`` keeps the
+    client's ``initialize`` params."""
     method, params = message.get("method"), message.get("params") or {}
-    if "id" not in message:
+    if "id" not in message or method is None:
         return None
     if method == "initialize":
+        client.update(params)
         result: dict[str, Any] = {
             "protocolVersion": params.get("protocolVersion", "2025-06-18"),
             "capabilities": {"tools": {}},
-            "serverInfo": {"name": "raw", "version": "1"},
+            "serverInfo": {"name": name, "version": "1"},
         }
     elif method == "tools/list":
-        result = {"tools": TOOLS}
+        result = {"tools": tools}
     elif method == "tools/call":
-        text = f"{params['name']} got {json.dumps(params.get('arguments') or {}, sort_keys=True)}"
-        result = {"content": [{"type": "text", "text": text}]}
-        if params["name"] == "cut_emoji":  # json.dumps escapes the lone half as "\\ud83d"
-            result["content"] = [{"type": "text", "text": "smile \ud83d"}]
-        if params["name"] == "output_no_type":
-            result["structuredContent"] = {"n": 7}
+        result = call(params)
     elif method == "ping":
         result = {}
     else:
@@ -62,16 +70,27 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
     return {"jsonrpc": "2.0", "id": message["id"], "result": result}
 
 
-def main() -> None:
-    """Answer requests from stdin until it closes."""
+def serve(name: str, tools: list[dict[str, Any]], call: Call, client: dict[str, Any]) -> None:
+    """Answer requests from stdin until it closes (``call`` may read stdin itself)."""
     for line in sys.stdin:
         if not line.strip():
             continue
-        reply = answer(json.loads(line))
+        reply = answer(json.loads(line), name, tools, call, client)
         if reply is not None:
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()
 
 
+def _call(params: dict[str, Any]) -> dict[str, Any]:
+    """Each tool answers with its name and arguments (and its own oddity)."""
+    text = f"{params['name']} got {json.dumps(params.get('arguments') or {}, sort_keys=True)}"
+    result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if params["name"] == "cut_emoji":  # json.dumps escapes the lone half as "\\ud83d"
+        result["content"] = [{"type": "text", "text": "smile \ud83d"}]
+    if params["name"] == "output_no_type":
+        result["structuredContent"] = {"n": 7}
+    return result
+
+
 if __name__ == "__main__":
-    main()
+    serve("raw", TOOLS, _call, {})
