@@ -19,6 +19,7 @@ from mycode_core.testing import (
     dropped_connection,
     http_error,
     interrupt_cli,
+    raw_sse,
     sse_stream,
     start_cli,
     tool_pairing_problems,
@@ -172,6 +173,37 @@ def test_500_is_retried(run_task: Any) -> None:
     assert run.rc == 0, run.stderr
     assert [r["reason"] for r in run.of_type("retry")] == ["server_error", "server_error"]
     assert run.result is not None and run.result["final_text"] == "recovered"
+
+
+# what llama-server sends when the model's output breaks the grammar of its tool calls: the
+# model's text quoted in the message, newlines and all (mid-stream, or as a 500 without one)
+GRAMMAR_ERROR = {
+    "code": 500,
+    "message": "got exception: Unexpected empty grammar stack after accepting piece: "
+    '\n{"name": "read_file", "arguments": {"path": \n (8000)',
+    "type": "server_error",
+}
+
+
+def test_a_tool_call_the_server_cannot_parse_is_one_line_that_says_so(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str]
+) -> None:
+    chunk = {"choices": [{"index": 0, "delta": {"content": ""}}]}
+    in_stream = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps({'error': GRAMMAR_ERROR})}\n\n"
+    server.enqueue(raw_sse(in_stream), *[http_error(500, body={"error": GRAMMAR_ERROR})] * 4)
+    run = cli(["-p", "task", *[a for a in server_args if a != "stream-json"], "text"])
+    assert run.rc == 1 and len(server.chat_requests) == 5  # retried, within max_retries
+    error = run.stderr.strip().splitlines()[-1]
+    assert error.startswith("HTTP 500: got exception: Unexpected empty grammar stack"), run.stderr
+    assert error.endswith("(the server could not parse the model's reply as a tool call)")
+    retries = [line for line in run.stderr.splitlines() if line.startswith("retry ")]
+    assert len(retries) == 4
+    server.enqueue(raw_sse(in_stream), turn("parsed this time"))
+    run = cli(["-p", "task", *server_args])
+    assert run.rc == 0 and run.result is not None, run.stderr
+    (retry,) = run.of_type("retry")
+    assert retry["message"].startswith("stream error: got exception: Unexpected empty grammar")
+    assert "\n" not in retry["message"] and retry["message"].endswith("as a tool call)")
 
 
 def test_a_dropped_connection_is_retried(run_task: Any) -> None:
