@@ -25,6 +25,7 @@ from mycode_core.testing import (
     tool_pairing_problems,
     turn,
 )
+from mycode_core.testing.server import LLAMA_CPP_OVERFLOW
 
 USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
 
@@ -268,6 +269,24 @@ def test_a_persistent_context_length_error_is_context_overflow(run_task: Any) ->
     assert run.rc == 1
     assert run.result is not None and run.result["stop_reason"] == "context_overflow"
     assert run.of_type("compaction") and run.of_type("retry") == []
+
+
+def test_a_window_the_tool_schemas_alone_fill_names_them(
+    cli: Any, server_args: list[str], workspace: Path
+) -> None:
+    """``llama-server -c 1024`` and every default plugin: their ~1,300 tokens of tool schemas
+    leave a small window no room at all. The error named the compaction summary's pinned
+    context and a budget of 64 tokens, and said to shorten the prompt; it names the schemas."""
+    with FakeOpenAIServer(context_window=1024, overflow_message=LLAMA_CPP_OVERFLOW) as small:
+        args = [small.base_url if a.startswith("http") else a for a in server_args]
+        run = cli(["-p", "hi", *args], {"MYCODE_LOAD_PLUGINS": None})
+        assert small.overflows == 1  # asked once (the window was not known yet), then no more
+    assert run.rc == 1 and run.result is not None, run.stderr
+    error = run.result["error"]
+    assert run.result["stop_reason"] == "context_overflow"
+    assert error.startswith("the tool schemas (~") and "window 1024, learned" in error
+    assert "llama-server -c" in error and "MYCODE_DISABLE_PLUGINS" in error
+    assert "pinned context" not in error and "Traceback" not in run.stderr
 
 
 def test_an_empty_reply_gets_one_nudge(run_task: Any, server: FakeOpenAIServer) -> None:
