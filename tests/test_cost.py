@@ -115,3 +115,27 @@ def test_requests_without_tools_cost_but_do_not_tell_the_context_fill(
     assert result["context"]["used"] == 100
     tokens = result["usage"]["input_tokens"] + result["usage"]["output_tokens"]
     assert tokens == 5 * 120 + 50 and _priced_tokens(result, 1000) == tokens
+
+
+def test_a_cost_budget_no_price_can_enforce_is_named_once(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], home: Path
+) -> None:
+    """A local model has no price: ``--max-budget-usd`` silently never ended the run. It is
+    named once, by the main agent (a child agent repeated every configuration notice)."""
+    with (home / "config.toml").open("a", encoding="utf-8") as fh:
+        fh.write("\nbogus_key = 1\n")
+    server.enqueue(turn(None, [{"name": "delegate_task", "arguments": {"task": "child-task"}}]))
+    server.route("child-task", turn("child done"))
+    env = {"MYCODE_LOAD_PLUGINS": "coretools,subagents"}
+    run = cli(["-p", "go", *server_args, "--max-budget-usd", "0.5"], env)
+    assert run.rc == 0, run.stderr
+    notices = [(n.get("agent_id"), n["message"]) for n in run.of_type("notice")]
+    unpriced = "--max-budget-usd 0.5 is not enforced: the price of model 'm' is unknown"
+    assert [m for a, m in notices if m.startswith(unpriced)] and '[models."m"]' in str(notices)
+    assert [m for a, m in notices if "bogus_key" in m]
+    assert all(a is None for a, _ in notices), notices  # none repeated by the child
+    assert len(server.chat_requests) == 3  # the child did run
+
+    _price_m(home, 1000)
+    run = cli(["-p", "go", *server_args, "--max-budget-usd", "0.5"])
+    assert not [n for n in run.of_type("notice") if "max-budget-usd" in n["message"]]
