@@ -191,7 +191,7 @@ class ModelView:
                 parts["masked"] += count_message(message)
             else:
                 parts["recent"] += count_message(message)
-        return {key: self.calibration.scale(value) for key, value in parts.items()}
+        return {key: self.calibration.scale(value) if value else 0 for key, value in parts.items()}
 
     def request_compaction(self, instructions: str | None = None) -> None:
         """Compact before the next request (``/compact``), with optional instructions."""

@@ -217,6 +217,8 @@ class Viewing(RunnerBase):
         self.prepare()
         assert self.view is not None
         self.view.sync(self.history)
+        if self.view.bounded:  # a run counts bytes (an upper bound) until it nears its budget
+            self.view.recount()
         parts = self.view.composition()
         used = sum(parts.values())
         shown = ", ".join(f"{name} ~{tokens}" for name, tokens in parts.items())
