@@ -298,8 +298,9 @@ class ModelView:
             f"the tool schemas (~{scale(self.tool_tokens)} tokens) and the system prompt "
             f"(~{scale(self.system_tokens)}), sent with every request, alone take more than "
             f"the context budget of {self.budget} tokens (window {window.limit}, "
-            f"{window.source}): use a larger context window (llama-server -c N) or offer fewer "
-            "tools (MYCODE_DISABLE_PLUGINS=NAME,... leaves out a plugin and its tools)"
+            f"{window.source}): use a larger context window (llama-server -c N, shared among "
+            "its -np slots) or offer fewer tools (MYCODE_DISABLE_PLUGINS=NAME,... leaves out a "
+            "plugin and its tools)"
         )
 
     def _overflow_text(self, messages: list[dict[str, Any]], tokens: int, when: str) -> str:
