@@ -68,3 +68,33 @@ def test_the_models_thinking_is_shown_apart_before_its_answer(tmp_path: Path) ->
     lines = [line.strip() for line in plain.splitlines()]
     thought = lines.index("Pondering the question.")
     assert "the answer" in lines[thought + 1 :]
+
+
+def test_context_counts_tokens_as_the_status_line_does(tmp_path: Path) -> None:
+    """``/context`` right after a turn showed the byte bounds a run starts with as tokens
+    ("tools ~4364" for schemas a llama-server counted as ~1,340), beside a status line
+    with the server's own count. It counts with the tokenizer."""
+    import json
+
+    from mycode_core.tokens import count_text
+
+    with FakeOpenAIServer(context_window=100_000) as server:  # usage: its exact count
+        server.enqueue(turn("an answer"))
+        home, workspace = tmp_path / "home", tmp_path / "ws"
+        workspace.mkdir()
+        env = cli_env(home, {"TERM": "xterm", "NO_COLOR": "1"})  # a large window: no recount
+        argv = [*MYCODE, "--model", "m", "--base-url", server.base_url, "--api-key", "k"]
+        term = Terminal([*argv, "--cwd", str(workspace)], env, workspace)
+        term.expect("/help for help")
+        term.type("hello\r")
+        term.expect("an answer")
+        term.expect("completed")
+        term.set_mark()
+        term.type("/context\r")
+        term.expect("masked ~", after_mark=True)
+        term.type("/exit\r")
+        assert term.wait() == 0
+    schemas = count_text(json.dumps(server.chat_requests[0].body["tools"], ensure_ascii=False))
+    shown = int(term.since_mark().split("tools ~")[1].split(",")[0])
+    assert abs(shown - schemas) <= schemas // 20, (shown, schemas)
+    assert "summary ~0," in term.since_mark() and "masked ~0" in term.since_mark()  # not ~1

@@ -132,6 +132,25 @@ def test_a_window_too_small_is_context_overflow(tmp_path: Path) -> None:
         assert any("context window is 256 tokens" in n for n in notices), notices
 
 
+def test_a_window_the_tool_schemas_fill_names_them(tmp_path: Path) -> None:
+    # every default plugin's tools (~1,300 tokens of schemas) in a 1,024-token window
+    with llama("text", "-c", "1024") as url:
+        done = _run(tmp_path, url)
+        assert done.rc == 1 and done.result["stop_reason"] == "context_overflow"
+        error = done.result["error"]
+        assert error.startswith("the tool schemas (~") and "window 1024" in error
+        assert "MYCODE_DISABLE_PLUGINS" in error
+
+
+def test_the_step_limit_checkpoint_leaves_the_context_reading_alone(tmp_path: Path) -> None:
+    # the checkpoint is asked without tool schemas: its small prompt is not the context's fill
+    with llama("tool", "-c", "8192") as url:
+        done = _run(tmp_path, url, "--max-steps", "2")
+        assert done.result["stop_reason"] == "max_steps" and done.of_type("checkpoint")
+        last = done.of_type("assistant")[-1]["usage"]["input_tokens"]
+        assert done.result["context"]["used"] == last > 1000
+
+
 def test_an_api_key_is_sent_and_a_missing_one_named(tmp_path: Path) -> None:
     with llama("text", "-c", "8192", "--api-key", "sekret") as url:
         done = _run(tmp_path, url, "--api-key", "sekret")

@@ -19,11 +19,13 @@ from mycode_core.testing import (
     dropped_connection,
     http_error,
     interrupt_cli,
+    raw_sse,
     sse_stream,
     start_cli,
     tool_pairing_problems,
     turn,
 )
+from mycode_core.testing.server import LLAMA_CPP_OVERFLOW
 
 USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
 
@@ -174,6 +176,37 @@ def test_500_is_retried(run_task: Any) -> None:
     assert run.result is not None and run.result["final_text"] == "recovered"
 
 
+# what llama-server sends when the model's output breaks the grammar of its tool calls: the
+# model's text quoted in the message, newlines and all (mid-stream, or as a 500 without one)
+GRAMMAR_ERROR = {
+    "code": 500,
+    "message": "got exception: Unexpected empty grammar stack after accepting piece: "
+    '\n{"name": "read_file", "arguments": {"path": \n (8000)',
+    "type": "server_error",
+}
+
+
+def test_a_tool_call_the_server_cannot_parse_is_one_line_that_says_so(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str]
+) -> None:
+    chunk = {"choices": [{"index": 0, "delta": {"content": ""}}]}
+    in_stream = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps({'error': GRAMMAR_ERROR})}\n\n"
+    server.enqueue(raw_sse(in_stream), *[http_error(500, body={"error": GRAMMAR_ERROR})] * 4)
+    run = cli(["-p", "task", *[a for a in server_args if a != "stream-json"], "text"])
+    assert run.rc == 1 and len(server.chat_requests) == 5  # retried, within max_retries
+    error = run.stderr.strip().splitlines()[-1]
+    assert error.startswith("HTTP 500: got exception: Unexpected empty grammar stack"), run.stderr
+    assert error.endswith("(the server could not parse the model's reply as a tool call)")
+    retries = [line for line in run.stderr.splitlines() if line.startswith("retry ")]
+    assert len(retries) == 4
+    server.enqueue(raw_sse(in_stream), turn("parsed this time"))
+    run = cli(["-p", "task", *server_args])
+    assert run.rc == 0 and run.result is not None, run.stderr
+    (retry,) = run.of_type("retry")
+    assert retry["message"].startswith("stream error: got exception: Unexpected empty grammar")
+    assert "\n" not in retry["message"] and retry["message"].endswith("as a tool call)")
+
+
 def test_a_dropped_connection_is_retried(run_task: Any) -> None:
     run = run_task(dropped_connection(), turn("back again"))
     assert run.rc == 0, run.stderr
@@ -236,6 +269,24 @@ def test_a_persistent_context_length_error_is_context_overflow(run_task: Any) ->
     assert run.rc == 1
     assert run.result is not None and run.result["stop_reason"] == "context_overflow"
     assert run.of_type("compaction") and run.of_type("retry") == []
+
+
+def test_a_window_the_tool_schemas_alone_fill_names_them(
+    cli: Any, server_args: list[str], workspace: Path
+) -> None:
+    """``llama-server -c 1024`` and every default plugin: their ~1,300 tokens of tool schemas
+    leave a small window no room at all. The error named the compaction summary's pinned
+    context and a budget of 64 tokens, and said to shorten the prompt; it names the schemas."""
+    with FakeOpenAIServer(context_window=1024, overflow_message=LLAMA_CPP_OVERFLOW) as small:
+        args = [small.base_url if a.startswith("http") else a for a in server_args]
+        run = cli(["-p", "hi", *args], {"MYCODE_LOAD_PLUGINS": None})
+        assert small.overflows == 1  # asked once (the window was not known yet), then no more
+    assert run.rc == 1 and run.result is not None, run.stderr
+    error = run.result["error"]
+    assert run.result["stop_reason"] == "context_overflow"
+    assert error.startswith("the tool schemas (~") and "window 1024, learned" in error
+    assert "llama-server -c" in error and "MYCODE_DISABLE_PLUGINS" in error
+    assert "pinned context" not in error and "Traceback" not in run.stderr
 
 
 def test_an_empty_reply_gets_one_nudge(run_task: Any, server: FakeOpenAIServer) -> None:

@@ -122,6 +122,19 @@ def _strict_load_failure(pm: Any, settings: Any, settings_failures: list[str]) -
     )
 
 
+def _unpriced_budget(settings: Any) -> str | None:
+    """The notice for a cost budget no price can enforce (a local model has none)."""
+    from mycode_core.pricing import price_for
+
+    model, budget = str(settings.model or ""), settings.max_budget_usd
+    if budget is None or price_for(model, dict(settings.models or {})) is not None:
+        return None
+    return (
+        f"--max-budget-usd {budget:g} is not enforced: the price of model {model!r} is unknown "
+        f'(set input_per_mtok and output_per_mtok under [models."{model}"] in config.toml)'
+    )
+
+
 def _command_reply(runner: Any, text: str, renderer: Any) -> int:
     """Show a slash command's reply in a machine format (``json``: the ``result`` object;
     ``stream-json``: ``system`` ... ``result``), close the run; returns the exit code."""
@@ -286,6 +299,8 @@ def run_agent(
                 )
             except ConfigError as exc:
                 return _fail(str(exc))
+    if (unpriced := _unpriced_budget(settings)) is not None:
+        settings.notices.append(unpriced)
     if plugin_dir and not pm.has_plugin(PLUGIN_DIR_LOADER):
         click.echo(
             f"mycode: --plugin-dir is ignored: no plugin loads plugin folders (install "

@@ -34,6 +34,7 @@ from mycode_core.providers.http import (
 from mycode_core.providers.sse import (
     accumulate_sse,
     looks_like_context_overflow,
+    one_line,
     reply_from_completion,
 )
 from mycode_core.providers.wire import RequestBuilder
@@ -59,10 +60,10 @@ def _error_message(exc: StatusFailure) -> str:
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
+            return one_line(str(inner["message"]))
         if isinstance(body.get("message"), str):
-            return str(body["message"])
-    return exc.message
+            return one_line(str(body["message"]))
+    return one_line(exc.message)
 
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

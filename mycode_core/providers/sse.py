@@ -20,6 +20,7 @@ from mycode_core.providers.base import (
     ReplyToolCall,
     ServerError,
 )
+from mycode_core.providers.http import ERROR_TEXT_CHARS
 from mycode_core.providers.think import ThinkSplitter
 
 CONTEXT_MARKERS = (
@@ -48,6 +49,23 @@ def looks_like_context_overflow(text: str) -> bool:
     return any(marker in lowered for marker in CONTEXT_MARKERS)
 
 
+GRAMMAR_FAILURE = (
+    "grammar stack",  # llama-server: the reply broke the grammar of its tool calls
+    "failed to parse input",  # llama-server: a reply its chat parser could not read
+)
+
+
+def one_line(message: str) -> str:
+    """A server's error message on one line (llama-server quotes the model's output in it,
+    newlines included), cut short, and what a tool-call parse failure means."""
+    text = " ".join(message.split())
+    if len(text) > ERROR_TEXT_CHARS:
+        text = text[: ERROR_TEXT_CHARS - 1] + "…"
+    if any(marker in text.lower() for marker in GRAMMAR_FAILURE):
+        text += " (the server could not parse the model's reply as a tool call)"
+    return text
+
+
 def error_from_payload(payload: Any) -> ModelError:
     """Classify an ``error`` object found inside a stream."""
     error = payload.get("error", payload) if isinstance(payload, dict) else payload
@@ -56,6 +74,7 @@ def error_from_payload(payload: Any) -> ModelError:
         code = str(error.get("code") or error.get("type") or "")
     else:
         message, code = str(error), ""
+    message = one_line(message)
     text = f"{code} {message}"
     if looks_like_context_overflow(text):
         return ContextLengthExceeded(f"stream error: {message}")

@@ -31,6 +31,10 @@ SUMMARY_MARK = "[mycode: context summary]"
 MASK_MARK = "[masked result of "
 """How the context engine's summary message and masked results start (for ``/context``)."""
 
+MIN_ROOM = 64
+"""The least a compaction is asked to fit the messages into, in tokens; tool schemas that
+leave less than this end the run at once, naming them."""
+
 ViewRef = int | dict[str, Any]
 """A view message as the transcript records it: a history index, or the message itself."""
 
@@ -187,7 +191,7 @@ class ModelView:
                 parts["masked"] += count_message(message)
             else:
                 parts["recent"] += count_message(message)
-        return {key: self.calibration.scale(value) for key, value in parts.items()}
+        return {key: self.calibration.scale(value) if value else 0 for key, value in parts.items()}
 
     def request_compaction(self, instructions: str | None = None) -> None:
         """Compact before the next request (``/compact``), with optional instructions."""
@@ -235,7 +239,14 @@ class ModelView:
     ) -> tuple[list[dict[str, Any]], ViewChange | None]:
         current, self._fresh = self.messages(), 0
         # the budget the messages must fit, in our own token units (tool schemas set aside)
-        target = max(64, int(self.budget / self.calibration.ratio) - self.tool_tokens)
+        room = int(self.budget / self.calibration.ratio) - self.tool_tokens
+        if self.tool_tokens and room < MIN_ROOM:
+            if self.bounded:  # byte bounds so far: count exactly before giving up
+                self.recount()
+                room = int(self.budget / self.calibration.ratio) - self.tool_tokens
+            if room < MIN_ROOM:  # the schemas alone fill the budget: no compaction can help
+                raise ContextOverflow(self._no_room_text())
+        target = max(MIN_ROOM, room)
         tokens = self.raw_tokens() - self.tool_tokens  # what the hooks would count
         result = self._compactor(current, target, reason, instructions, tokens)
         if result is None:
@@ -277,6 +288,19 @@ class ModelView:
             history_length=len(history),
             stage=str(stage) if stage else ("summary" if summary else "truncate"),
             count=self.compactions,
+        )
+
+    def _no_room_text(self) -> str:
+        """Why no compaction can help: the tool schemas and the system prompt, sent whole with
+        every request, leave the conversation no room (a small window, many tools)."""
+        window, scale = self.window, self.calibration.scale
+        return (
+            f"the tool schemas (~{scale(self.tool_tokens)} tokens) and the system prompt "
+            f"(~{scale(self.system_tokens)}), sent with every request, alone take more than "
+            f"the context budget of {self.budget} tokens (window {window.limit}, "
+            f"{window.source}): use a larger context window (llama-server -c N, shared among "
+            "its -np slots) or offer fewer tools (MYCODE_DISABLE_PLUGINS=NAME,... leaves out a "
+            "plugin and its tools)"
         )
 
     def _overflow_text(self, messages: list[dict[str, Any]], tokens: int, when: str) -> str:

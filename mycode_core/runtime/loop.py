@@ -47,13 +47,13 @@ class AgentRunner(Acting, Viewing):
         if self._ready:
             return
         self._open_transcript()
-        for message in getattr(self.settings, "notices", ()):  # unknown config keys (issue 14)
-            self._notice(message)
         self.changes = self._change_detector()
-        if self.context.agent_id is None:  # one notice per ignored project setting
+        if self.context.agent_id is None:  # said once, not again by each child agent
             from mycode_core.trust import notice_texts
 
-            for ignored in notice_texts(self.settings):
+            for message in getattr(self.settings, "notices", ()):  # unknown keys (issue 14)
+                self._notice(message)
+            for ignored in notice_texts(self.settings):  # one per ignored project setting
                 self._notice(ignored)
         self._collect_tools()  # MCP servers start in background
         self.model = self._make_model()

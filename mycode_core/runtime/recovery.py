@@ -66,11 +66,14 @@ class CostMeter:
         self.cost: float | None = 0.0
         self.last_prompt_tokens = 0
 
-    def add(self, usage: dict[str, int] | None) -> None:
-        """Count one reply's usage at the price of the model in use now."""
+    def add(self, usage: dict[str, int] | None, *, turn: bool = True) -> None:
+        """Count one reply's usage at the price of the model in use now; only a turn of the
+        agent (not a summary or checkpoint request, sent without tools) tells how full the
+        context is."""
         if not usage:
             return
-        self.last_prompt_tokens = int(usage.get("input_tokens", 0) or 0)
+        if turn:
+            self.last_prompt_tokens = int(usage.get("input_tokens", 0) or 0)
         price = price_for(str(self.settings.model or ""), dict(self.settings.models or {}))
         spent = cost_usd(price, usage)
         if spent is None:
@@ -131,11 +134,12 @@ class ModelCaller:
         self.history.append(assistant_message(content, []))
         self.emit(AssistantEvent(content=content, finish_reason="interrupted"))
 
-    def add_usage(self, usage: dict[str, int]) -> None:
-        """Add a reply's reported token usage to the run's total."""
+    def add_usage(self, usage: dict[str, int], *, turn: bool = True) -> None:
+        """Add a reply's reported token usage to the run's total and cost (``turn=False``:
+        a side request, which says nothing of the context's fill)."""
         for key in ("input_tokens", "output_tokens"):
             self.usage[key] = self.usage.get(key, 0) + int(usage.get(key, 0) or 0)
-        self.meter.add(usage)
+        self.meter.add(usage, turn=turn)
 
     def _complete(
         self, state: LoopState, messages: list[dict[str, Any]], tools: list[dict[str, Any]]

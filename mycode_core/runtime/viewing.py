@@ -174,11 +174,10 @@ class Viewing(RunnerBase):
 
     def _side_request(self, messages: list[dict[str, Any]], purpose: str = "summary") -> str:
         """One internal model request without tools (summaries; ``purpose`` names it so the
-        scripted provider answers it itself); its usage counts for the run."""
+        scripted provider answers it itself); its usage and cost count for the run."""
         cap = self.view.window.reserve if self.view is not None else None
         reply = call_model(self.model, messages, [], _ignore, max_tokens=cap, purpose=purpose)
-        for key in ("input_tokens", "output_tokens"):
-            self.usage[key] = self.usage.get(key, 0) + int(reply.usage.get(key, 0) or 0)
+        self.caller.add_usage(reply.usage, turn=False)
         return str(reply.content or "")
 
     def _restore_view(self, view: ModelView, window: ContextWindow) -> None:
@@ -212,7 +211,7 @@ class Viewing(RunnerBase):
                 max_tokens=self.view.window.reserve,
                 purpose="checkpoint",
             )
-            self.caller.add_usage(reply.usage)
+            self.caller.add_usage(reply.usage, turn=False)
             notes = (reply.content or "").strip()
         except ModelError as exc:
             notes = f"(the model could not write its notes: {exc})"
@@ -224,6 +223,8 @@ class Viewing(RunnerBase):
         self.prepare()
         assert self.view is not None
         self.view.sync(self.history)
+        if self.view.bounded:  # a run counts bytes (an upper bound) until it nears its budget
+            self.view.recount()
         parts = self.view.composition()
         used = sum(parts.values())
         shown = ", ".join(f"{name} ~{tokens}" for name, tokens in parts.items())

@@ -196,8 +196,9 @@ def test_the_view_composition_names_summary_recent_and_masked_tokens(tmp_path: P
     view = ModelView("SYSTEM", 10_000, lambda *a: None)
     view._prefix = view_result.messages[1:]
     parts = view.composition()
-    assert parts["summary"] > 0 and parts["masked"] > 0 and parts["recent"] > 0
-    assert parts["system"] > 0 and parts["tools"] <= 1  # no tool schemas set
+    assert view_result.stage == "mask"  # results masked, no summary written
+    assert parts["summary"] == 0 and parts["masked"] > 0 and parts["recent"] > 0
+    assert parts["system"] > 0 and parts["tools"] == 0  # no tool schemas set
 
 
 def test_batch_offers_mask_new_results_as_a_fresh_pass_would(tmp_path: Path) -> None:
