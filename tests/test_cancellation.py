@@ -212,3 +212,17 @@ def test_interrupt_before_any_text_still_closes_the_turn(
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert messages[1]["content"] == "[interrupted by the user]"
     _leave(term)
+
+
+def test_a_paragraph_still_being_written_is_on_the_screen(
+    server: FakeOpenAIServer, workspace: Path, home: Path
+) -> None:
+    """A slow model's paragraph shows while it streams, not only once it ends (the view
+    renders markdown a finished block at a time; the unfinished one is drawn live)."""
+    server.enqueue(stalled_stream("A long paragraph the model is **still** writing", 120.0))
+    term = _start(home, server, workspace, plugins="")
+    _ask(term, server, "explain")
+    term.expect("A long paragraph the model is still writing")
+    assert "**still**" not in term.plain  # drawn as markdown, like the finished blocks
+    _ctrl_c(term)
+    _leave(term)

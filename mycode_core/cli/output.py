@@ -148,6 +148,8 @@ class TextRenderer:
             return
         if not self.console.is_terminal:
             return
+        if self._markdown is not None:
+            self._markdown.hide()  # one live region at a time: the preview comes back with text
         from rich.text import Text
 
         text = Text(message)  # plain: a call's arguments or a server's words are not markup

@@ -2,7 +2,8 @@
 
 * :class:`MarkdownStream` prints the assistant's words as rich Markdown one finished block at
   a time (a block ends at a blank line outside a code fence), so answers stream and still come
-  out rendered and wrapped at word boundaries.
+  out rendered and wrapped at word boundaries; the block being written is drawn live until it
+  ends.
 * :func:`diff_lines` turns a unified diff into a few coloured lines, collapsed past a limit.
 * :func:`result_line` picks the line of a tool result a reviewer wants: for a failed command,
   its error line rather than its last line.
@@ -88,22 +89,47 @@ def diff_lines(diff: str, shown: int = DIFF_SHOWN) -> list[tuple[str, str]]:
 
 
 class MarkdownStream:
-    """Collects streamed text and prints each finished markdown block with rich."""
+    """Collects streamed text and prints each finished markdown block with rich; the block
+    still being written shows meanwhile below, in a live region the finished block replaces
+    (a slow model's long paragraph is seen as it comes)."""
+
+    PREVIEW_CHARS = 4_000
+    """At most this much of the unfinished block is drawn (its tail, cropped to the screen)."""
 
     def __init__(self, console: Any) -> None:
         self.console = console
         self.buffer = ""
         self.active = False
         self.blocks = 0
+        self.live: Any = None
 
     def feed(self, text: str) -> None:
-        """Add streamed text; print the blocks it completes."""
+        """Add streamed text; print the blocks it completes, preview the one it starts."""
         self.active = True
         self.buffer += text
         cut = self._last_block_end()
         if cut > 0:
+            self.hide()
             self._print(self.buffer[:cut])
             self.buffer = self.buffer[cut:]
+        self._preview()
+
+    def _preview(self) -> None:
+        if not self.buffer.strip("\n"):
+            self.hide()
+        elif self.live is None:  # redrawn ten times a second from the buffer as it grows
+            from rich.live import Live
+
+            self.live = Live(
+                _Unfinished(self), console=self.console, transient=True, refresh_per_second=10
+            )
+            self.live.start()
+
+    def hide(self) -> None:
+        """Take the preview of the unfinished block off the screen (the text stays buffered)."""
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
 
     def _last_block_end(self) -> int:
         """Offset just after the last blank line that is outside a code fence, or 0."""
@@ -130,11 +156,32 @@ class MarkdownStream:
 
     def flush(self) -> None:
         """Print what is left (the end of the answer)."""
+        self.hide()
         if self.buffer.strip():
             self._print(self.buffer)
         self.buffer = ""
         self.active = False
         self.blocks = 0
+
+
+class _Unfinished:
+    """The block a :class:`MarkdownStream` is still receiving, rendered as markdown; only its
+    last rows, so the newest words stay on the screen however long the paragraph."""
+
+    def __init__(self, stream: MarkdownStream) -> None:
+        self.stream = stream
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.markdown import Markdown
+        from rich.segment import Segment
+
+        text = self.stream.buffer.strip("\n")[-MarkdownStream.PREVIEW_CHARS :]
+        if not text:
+            return
+        lines = console.render_lines(Markdown(text), options.update(height=None), pad=False)
+        for line in lines[-max(1, console.height - 2) :]:
+            yield from line
+            yield Segment.line()
 
 
 GLYPHS = str.maketrans(
