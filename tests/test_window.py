@@ -158,3 +158,10 @@ def test_the_reply_reserve_gives_way_when_tool_schemas_fill_a_small_window() -> 
     assert large.budget_with(20_000) == large.budget  # a large window is as before
     window.halve()
     assert window.budget_with(1_900) == window.budget  # a halved budget is not grown back
+
+
+def test_a_window_under_2048_tokens_still_leaves_the_reply_room() -> None:
+    tiny = ContextWindow(default=128_000, configured=1_024)
+    assert (tiny.reserve, tiny.floor) == (256, 128)
+    assert tiny.budget == 1_024 - 128  # not the whole window: the reply keeps its floor
+    assert ContextWindow(default=128_000, configured=1_300).budget == 1_024  # as before

@@ -156,8 +156,13 @@ class ContextWindow:
         if self._fixed_budget is not None:
             value = self._fixed_budget
         else:
-            value = max(MIN_BUDGET, self.limit - self.reserve)
+            value = self._unhalved()
         return max(MIN_BUDGET // 2, value // 2) if self.halved else value
+
+    def _unhalved(self) -> int:
+        """The window minus the reserve; at least :data:`MIN_BUDGET`, unless that would leave
+        the reply less than :attr:`floor` (a window under 2,048 tokens)."""
+        return max(min(MIN_BUDGET, self.limit - self.floor), self.limit - self.reserve)
 
     def learn(self, limit: int) -> bool:
         """Record a limit the server stated; ``True`` when it lowers the window (a stated
@@ -167,7 +172,7 @@ class ContextWindow:
                 return False
             self.learned = limit
             if self._fixed_budget is not None:
-                self._fixed_budget = min(self._fixed_budget, max(MIN_BUDGET, limit - self.reserve))
+                self._fixed_budget = min(self._fixed_budget, self._unhalved())
         if self.on_learn is not None:
             self.on_learn(limit)
         return True
