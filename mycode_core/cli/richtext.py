@@ -115,9 +115,9 @@ class MarkdownStream:
         self._preview()
 
     def _preview(self) -> None:
-        if not self.buffer.strip("\n"):
-            self.hide()
-        elif self.live is None:  # redrawn ten times a second from the buffer as it grows
+        # started once per block (a finished block hides it); then redrawn ten times a second
+        # from the buffer as it grows, so a chunk costs nothing that grows with the block
+        if self.live is None and self.buffer.strip("\n"):
             from rich.live import Live
 
             self.live = Live(
