@@ -251,7 +251,7 @@ class AgentRunner(Acting, Viewing):
             self.prepare()
             state = state.next(TransitionReason.START)
             verdict = (  # issue 11: a child's task is not a user prompt
-                lifecycle.prompt_verdict(self.guard, self.context, prompt)
+                lifecycle.prompt_verdict(self.guard, self.context, said)
                 if self.context.agent_id is None
                 else lifecycle.PromptVerdict()
             )

@@ -31,14 +31,17 @@ class CommandGrants:
         """The command's prompt is ``prompt``; grant ``rules`` for the turn it starts."""
         self.pending = (prompt, rules)
 
-    def on_prompt(self, prompt: str, grants: set[str]) -> list[str]:
-        """A user turn starts with ``prompt``: take the previous command's grants back, then
-        add the pending command's when this is its prompt. Returns the rules added."""
+    def on_prompt(self, prompts: str, grants: set[str]) -> list[str]:
+        """A user turn starts: take the previous command's grants back, then add the pending
+        command's when the turn runs its prompt — ``prompts`` is the run's prompts so far
+        (``context.prompt``), which ends with this turn's as sent: the hooks see the line the
+        user typed (``/stage``), the grant goes with the command's text. Returns the rules
+        added."""
         for rule in self.active:
             grants.discard(rule)
         self.active = []
         pending, self.pending = self.pending, None
-        if pending is not None and pending[0] == prompt:
+        if pending is not None and prompts.endswith(pending[0]):
             self.active = [rule for rule in dict.fromkeys(pending[1]) if rule not in grants]
             grants.update(self.active)
         return self.active

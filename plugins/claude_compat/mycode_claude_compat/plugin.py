@@ -174,7 +174,7 @@ def user_prompt_verdict(prompt: str, context: RunContext) -> PromptVerdict | Non
     from mycode_core.records import PromptVerdict
 
     state = session_for(context)
-    state.command_grants.on_prompt(prompt, context.session_grants)
+    state.command_grants.on_prompt(context.prompt, context.session_grants)
     state.stop_hook_active = False
     state.transcript.user(prompt)
     decision = state.fire("UserPromptSubmit", prompt=prompt)

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from cc_helpers import Env, bash
+from cc_helpers import Env, bash, hooks_file
 
 from mycode_core.testing import run_cli
 
@@ -60,6 +60,28 @@ def test_a_projects_command_grants_its_allowed_tools_only_once_trusted(env: Env)
 
     assert decisions() == ["deny"]  # untrusted: the prompt runs, the grant does not
     assert decisions("--trust") == ["allow"]
+
+
+def test_prompt_hooks_see_the_command_line_typed_and_its_grants_still_apply(env: Env) -> None:
+    """``UserPromptSubmit`` gets the line the user typed (``/stage notes.txt``), as Claude Code
+    gives it, not the command's text; the model gets the text, and the command's
+    ``allowed-tools`` still hold for its turn."""
+    _write(
+        env.workspace / ".claude" / "commands" / "stage.md",
+        "---\nallowed-tools: Bash(git add:*)\n---\nStage $ARGUMENTS.\n",
+    )
+    hooks_file(env.home / "hooks.json", {"UserPromptSubmit": [(None, [env.hook("prompt")])]})
+    subprocess.run(["git", "init", "-q", str(env.workspace)], check=True)
+    (env.workspace / "notes.txt").write_text("n\n")
+    result = env.run(
+        [bash("git add notes.txt"), {"content": "staged"}],
+        "--permission-mode", "default", "--trust",
+        prompt="/stage notes.txt",
+    )  # fmt: skip
+    assert result.rc == 0, result.stderr
+    assert [e["stdin"]["prompt"] for e in env.log("prompt")] == ["/stage notes.txt"]
+    assert result.of_type("user")[0]["content"] == "Stage notes.txt."
+    assert [e["decision"] for e in result.of_type("permission")] == ["allow"]
 
 
 def test_a_command_file_leading_out_of_the_workspace_is_not_read(env: Env) -> None:

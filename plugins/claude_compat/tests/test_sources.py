@@ -162,4 +162,6 @@ def test_a_folder_command_runs_in_print_mode(env: Env) -> None:
     assert result.rc == 0, result.stderr
     (user,) = result.of_type("user")
     assert user["content"].startswith("Review a.py carefully (a.py).")
-    assert env.log("prompt")[0]["stdin"]["prompt"] == "Review a.py carefully (a.py)."
+    assert (
+        env.log("prompt")[0]["stdin"]["prompt"] == "/review a.py"
+    )  # as typed, as Claude Code gives it
