@@ -162,6 +162,19 @@ def test_write_overwrite_needs_read(workspace: Path, run) -> None:
     assert "-old" in result.text() and "+new" in result.text()
 
 
+def test_writing_the_same_content_changes_nothing(workspace: Path, run) -> None:
+    """The same content again (line endings kept as the file has them) is no write: the
+    file is untouched and the call reports no change, so nothing asks to verify it."""
+    path = workspace / "same.txt"
+    path.write_bytes(b"one\r\ntwo\r\n")
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    assert not run("read_file", path="same.txt").is_error
+    result = run("write_file", path="same.txt", content="one\ntwo\n")
+    assert not result.is_error and "nothing was written" in result.text()
+    assert result.metadata["mutated"] == []
+    assert path.stat().st_mtime_ns == 1_000_000_000 and path.read_bytes() == b"one\r\ntwo\r\n"
+
+
 def test_write_keeps_crlf_and_bom_of_existing_file(workspace: Path, run) -> None:
     path = workspace / "w.txt"
     path.write_bytes(b"\xef\xbb\xbfa\r\nb\r\n")

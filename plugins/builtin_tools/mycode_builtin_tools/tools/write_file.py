@@ -64,6 +64,11 @@ def _write(context: RunContext, path: Path, rel: str, content: str) -> ToolResul
             payload, before, content, note = _payload_for_existing(data, content)
         except OSError as exc:
             return ToolResult.error(f"cannot read {rel}: {exc.strerror or exc}")
+        if payload == data:  # not written: no change for the gate, checkpoints or the watcher
+            return ToolResult(
+                content=f"{rel} already has this content; nothing was written.",
+                metadata={"mutated": [], "resources": [f"file:{rel}"]},
+            )
     else:
         payload = content.encode("utf-8")
     try:
@@ -84,7 +89,7 @@ def _write(context: RunContext, path: Path, rel: str, content: str) -> ToolResul
         return ToolResult(
             content=f"Created {rel} ({lines} lines, {len(payload)} bytes)", metadata=meta
         )
-    diff = short_diff(before, content, rel) or "(content unchanged)"
+    diff = short_diff(before, content, rel) or "(the same text, written in a new encoding)"
     meta["diff"] = diff if diff.startswith("---") else ""
     said = f" ({note})" if note else ""
     return ToolResult(content=f"Overwrote {rel} ({lines} lines){said}\n{diff}", metadata=meta)
