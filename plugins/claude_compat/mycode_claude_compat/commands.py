@@ -1,11 +1,7 @@
 """Claude Code slash commands: ``commands/*.md`` with optional front matter (``description``,
 ``argument-hint``, ``allowed-tools``); the body is the prompt, with ``$ARGUMENTS`` and
-``$1``…``$9`` replaced by the command's arguments.
-
-Claude Code runs each ``!`cmd``` of a body before the prompt is sent and puts its output there.
-Here the model runs them (and ```` ```! ```` blocks), as its first step, through ``run_command``
-— under the permission rules and the command sandbox like any other command, never by the slash
-command itself: the prompt lists them first and marks where each one's output belongs."""
+``$1``…``$9`` replaced by the command's arguments; its ``!`cmd``` marks are
+run by :mod:`.prerun`."""
 
 from __future__ import annotations
 
@@ -20,12 +16,6 @@ _PLACEHOLDER = re.compile(r"\\\$(?=[0-9])|\$ARGUMENTS|\$([1-9])")
 """``\\$`` before a digit (a literal ``$``), ``$ARGUMENTS``, ``$1``…``$9``: replaced in one pass,
 so an argument holding ``$2`` is not expanded again."""
 _FIELD = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*)|[ \t]*)$")
-_RUN_MARK = re.compile(r"^```!\s*\n(?P<block>.*?)\n```[ \t]*$|!`(?P<inline>[^`\n]+)`", re.S | re.M)
-"""``!`cmd``` inline, or a fenced block opened with ```` ```! ```` (Claude Code's two forms)."""
-RUN_FIRST = (
-    "Before anything else, run these commands with run_command, in this order, and read their "
-    "output; below, [output of command N] stands for the output of command N:"
-)
 
 
 @dataclass
@@ -167,26 +157,4 @@ def expand(body: str, arguments: str) -> str:
     text = _PLACEHOLDER.sub(fill, body)
     if not has_placeholder and arguments.strip():
         text = f"{text}\n\nARGUMENTS: {arguments.strip()}"
-    return run_first(text)
-
-
-def run_first(text: str) -> str:
-    """``!`cmd``` marks and ```` ```! ```` blocks turned into commands the model runs first
-    (see the module's doc)."""
-    commands: list[str] = []
-
-    def mark(match: re.Match[str]) -> str:
-        command = (match.group("block") or match.group("inline") or "").strip()
-        if command not in commands:
-            commands.append(command)
-        label = f"[output of command {commands.index(command) + 1}]"
-        return label if match.group("block") is not None else f"`{label}`"
-
-    body = _RUN_MARK.sub(mark, text)
-    if not commands:
-        return text
-    listed = "\n".join(
-        f"{n}. ```sh\n{command}\n```" if "\n" in command else f"{n}. `{command}`"
-        for n, command in enumerate(commands, 1)
-    )
-    return f"{RUN_FIRST}\n{listed}\n\n{body}"
+    return text

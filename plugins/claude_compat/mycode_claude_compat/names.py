@@ -82,7 +82,8 @@ def mycode_input(name: str, tool_input: dict[str, Any], workspace: Path) -> dict
     return out
 
 
-def _text(content: Any) -> str:
+def content_text(content: Any) -> str:
+    """A tool result's content as text (its text blocks joined)."""
     if isinstance(content, str):
         return content
     parts = []
@@ -96,7 +97,7 @@ _ENDINGS = ("\nkilled by signal ", "\nCommand timed out after ", "\nInterrupted 
 """What ``run_command`` writes after a command's output besides ``exit code: N``."""
 
 
-def _command_output(text: str, meta: dict[str, Any]) -> str:
+def command_output(text: str, meta: dict[str, Any]) -> str:
     """The command's own output, as Claude Code's Bash ``stdout``: without the last line
     ``run_command`` adds for the model (``exit code: 0``, a timeout, a signal) and the notes
     after it, and empty for ``(no output)``. A result without ``exit_code`` (another plugin's
@@ -114,12 +115,12 @@ def _command_output(text: str, meta: dict[str, Any]) -> str:
 def cc_response(name: str, arguments: dict[str, Any], result: Any, workspace: Path) -> Any:
     """``tool_response`` shaped as Claude Code shapes it where known, else
     ``{content, is_error}``."""
-    text = _text(result.content)
+    text = content_text(result.content)
     meta = result.metadata or {}
     if name == "run_command":
         stdout = meta.get("stdout")
         return {
-            "stdout": stdout if isinstance(stdout, str) else _command_output(text, meta),
+            "stdout": stdout if isinstance(stdout, str) else command_output(text, meta),
             "stderr": meta.get("stderr", "") if isinstance(meta.get("stderr"), str) else "",
             "interrupted": bool(meta.get("timed_out") or meta.get("interrupted")),
             "isImage": False,

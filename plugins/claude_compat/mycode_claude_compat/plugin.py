@@ -59,7 +59,8 @@ def permission_verdict(
 def tool_result_verdict(
     call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
 ) -> list[str] | None:
-    """``PostToolUse`` (or ``PostToolUseFailure``) feedback for the model."""
+    """``PostToolUse`` (or ``PostToolUseFailure``) feedback for the model, also shown as a
+    ``guidance`` event (source ``claude_code_hook``)."""
     state = session_for(context)
     state.transcript.tool_result(call, result)
     lines = state.pending_context.pop(call.id, [])
@@ -91,6 +92,10 @@ def tool_result_verdict(
             by = decision.hook.label if decision.hook else "a hook"
             lines.append(f"PostToolUse hook {by} says: {decision.reason}")
         lines.extend(decision.context)
+    if lines:  # the tool_result event shows the tool's own output: say what the hooks added
+        from mycode_core.events import GuidanceEvent
+
+        context.emit(GuidanceEvent(source="claude_code_hook", message="\n".join(lines)))
     return lines or None
 
 

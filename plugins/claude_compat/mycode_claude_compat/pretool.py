@@ -19,6 +19,7 @@ from collections.abc import Generator
 from typing import Any
 
 from mycode_claude_compat.names import cc_input, cc_name, mycode_input
+from mycode_claude_compat.prerun import CALL_PREFIX
 from mycode_claude_compat.protocol import Decision
 from mycode_claude_compat.session import session_for
 
@@ -114,6 +115,8 @@ def _verdict(decision: str, reason: str, rule: str, layer: str, updated: Any) ->
 
 def wrap(call: Any, tool: Any, context: Any) -> Generator[None, Any, Any]:
     """The body of the ``permission_verdict`` wrapper."""
+    if call.id.startswith(CALL_PREFIX):  # a command file's own shell command, no model's call
+        return (yield)
     try:
         decision, updated = _run_hooks(call, tool, context)
     except Exception as exc:  # noqa: BLE001 - a broken hook asks, it never crashes the run

@@ -10,6 +10,7 @@ from typing import Any
 
 from mycode_claude_compat.commands import CommandFile, expand, read_command
 from mycode_claude_compat.grants import as_rules
+from mycode_claude_compat.prerun import Refused, has_commands, run_commands
 
 _PLUGIN_ROOT = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b")
 
@@ -20,19 +21,28 @@ def _runner(
     def with_root(text: str) -> str:
         return _PLUGIN_ROOT.sub(lambda _: str(root), text)
 
-    def run(args: str, context: Any) -> str:
+    def run(args: str, context: Any) -> Any:
         """Send the command's body, with its arguments filled in, as the user's turn.
 
         ``${CLAUDE_PLUGIN_ROOT}`` is the plugin's folder (as in Claude Code), and that folder
         becomes readable for the run, so ``@${CLAUDE_PLUGIN_ROOT}/templates/x.md`` and a
-        ``read_file`` of the plugin's own files work (the user named the folder). The
-        command's ``allowed-tools`` are granted for its turn (:mod:`.grants`)."""
+        ``read_file`` of the plugin's own files work (the user named the folder). Its shell
+        commands run first (:mod:`.prerun`); a refused one sends nothing. The command's
+        ``allowed-tools`` are granted for its turn (:mod:`.grants`)."""
         roots = getattr(context, "readable_roots", None)
         if isinstance(roots, list) and root not in roots:
             roots.append(root)
         prompt = expand(with_root(command.body), args)
         allowed = [with_root(entry) for entry in command.allowed_tools] if grants else []
-        state.command_grants.expect(prompt, as_rules(allowed))
+        rules = as_rules(allowed)
+        if has_commands(prompt):
+            try:
+                prompt = run_commands(prompt, context, rules)
+            except Refused as exc:
+                from mycode_core import SlashResult
+
+                return SlashResult(output=f"/{command.name} was not run: {exc}")
+        state.command_grants.expect(prompt, rules)
         return prompt
 
     return run

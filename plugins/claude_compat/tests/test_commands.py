@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cc_helpers import Env, bash
+from cc_helpers import Env, bash, hooks_file
 from mycode_claude_compat.commands import CommandFile, expand, read_command
 
 from mycode_core.testing import run_cli
@@ -141,51 +141,52 @@ def test_folder_commands_become_slash_commands(tmp_path: Path) -> None:
     assert notices == []
 
 
-def test_inline_commands_become_commands_the_model_runs_first() -> None:
-    body = (
-        "Status: !`git status`\nBranch: !`git branch --show-current`\nAgain: !`git status`\n"
-        "```!\n./setup.sh --fast\necho ready\n```\nThen go on."
-    )
-    prompt = expand(body, "")
-    head, rest = prompt.split("\n\n", 1)
-    assert "run these commands with run_command" in head.splitlines()[0]
-    assert head.splitlines()[1:] == [
-        "1. `git status`",
-        "2. `git branch --show-current`",
-        "3. ```sh",
-        "./setup.sh --fast",
-        "echo ready",
-        "```",
-    ]
-    assert rest.splitlines() == [
-        "Status: `[output of command 1]`",
-        "Branch: `[output of command 2]`",
-        "Again: `[output of command 1]`",
-        "[output of command 3]",
-        "Then go on.",
-    ]
-    assert expand("No commands here, only `code`.", "") == "No commands here, only `code`."
-
-
-def test_a_folder_command_with_inline_commands_and_mentions_in_a_real_run(env: Env) -> None:
+def _folder_command(env: Env, name: str, text: str) -> Path:
+    """A plugin folder ``kit`` holding the command ``name`` with ``text``."""
     folder = env.root / "kit"
-    (folder / "commands").mkdir(parents=True)
-    (folder / "commands" / "brief.md").write_text(
-        "---\ndescription: brief\n---\nSum up @notes.txt given !`echo from-the-shell`, "
+    (folder / "commands").mkdir(parents=True, exist_ok=True)
+    (folder / "commands" / f"{name}.md").write_text(text)
+    return folder
+
+
+def test_a_commands_shell_commands_run_before_its_prompt_in_a_real_run(env: Env) -> None:
+    folder = _folder_command(
+        env,
+        "brief",
+        "---\ndescription: brief\n---\nSum up @notes.txt given !`echo from-the-shell-$1`, "
         "in the form of @${CLAUDE_PLUGIN_ROOT}/templates/brief.md\n"
+        '```!\n"${CLAUDE_PLUGIN_ROOT}/setup.sh" $ARGUMENTS\n```\nThen go on.\n',
     )
+    (folder / "setup.sh").write_text('#!/bin/sh\necho "state: $*" > state.txt\necho set up\n')
+    (folder / "setup.sh").chmod(0o755)
     (folder / "templates").mkdir()
     (folder / "templates" / "brief.md").write_text("the template\n")
+    hooks_file(folder / "hooks" / "hooks.json", {"PreToolUse": [(None, [env.hook("pre")])]})
     (env.workspace / "notes.txt").write_text("the notes\n")
-    turns = [bash("echo from-the-shell"), {"content": "done"}]
-    result = env.run(turns, "--plugin-dir", str(folder), prompt="/brief")
+    result = env.run([{"content": "done"}], "--plugin-dir", str(folder), prompt="/brief one two")
     assert result.rc == 0, [e for e in result.events if e["type"] in ("notice", "guidance")]
     sent = result.of_type("user")[0]["content"]
-    assert "1. `echo from-the-shell`" in sent and "[output of command 1]" in sent
+    assert "given from-the-shell-one," in sent and "set up\nThen go on." in sent, sent
+    assert "!`" not in sent and "```!" not in sent and "run_command" not in sent
+    assert (env.workspace / "state.txt").read_text() == "state: one two\n"  # before turn one
     assert '<mentioned-file path="notes.txt">' in sent and "the notes" in sent
     assert "${CLAUDE_PLUGIN_ROOT}" not in sent and "the template" in sent  # the plugin's folder
-    outputs = [r["content"] for r in result.of_type("tool_result")]
-    assert any("from-the-shell" in str(out) for out in outputs), outputs
+    assert result.of_type("tool_call") == [] and env.log("pre") == []  # no model's tool call
+
+
+def test_a_command_whose_shell_command_is_denied_sends_nothing(env: Env) -> None:
+    folder = _folder_command(
+        env,
+        "touchy",
+        "---\nallowed-tools: Bash(touch:*), Bash(echo:*)\n---\n"
+        "A: !`echo first`\nB: !`touch made.txt`\n",
+    )
+    (env.home / "config.toml").write_text('[permissions]\ndeny = ["run_command(touch:*)"]\n')
+    result = env.run([{"content": "done"}], "--plugin-dir", str(folder), prompt="/touchy")
+    assert result.rc == 0 and result.of_type("assistant") == []
+    said = result.of_type("result")[0]["final_text"]
+    assert said.startswith("/touchy was not run: `touch made.txt` is not allowed"), said
+    assert not (env.workspace / "made.txt").exists()
 
 
 def test_allowed_tools_become_rules_granted_for_the_commands_turn_only() -> None:

@@ -65,6 +65,9 @@ def test_posttooluse_sees_claude_code_responses_and_feeds_back(env: Env) -> None
     }
     assert "lint: 3 problems in a.py" in tool_messages["b1"]
     assert "lint" not in tool_messages["w1"]
+    shown = [e["message"] for e in result.of_type("guidance")]  # the user sees it too
+    assert len(shown) == 1 and "lint: 3 problems in a.py" in shown[0]
+    assert result.of_type("guidance")[0]["source"] == "claude_code_hook"
 
 
 def test_stop_block_continues_then_stop_hook_active_lets_it_stop(env: Env) -> None:

@@ -86,7 +86,8 @@ def skills_command(
 
     snapshot, settings = _discover(cwd, plugin_dirs)
     skills = snapshot.sorted()
-    rendered = render(list(snapshot.skills.values()), listing_budget(settings))
+    listed = [s for s in snapshot.skills.values() if s.model_invocable]
+    rendered = render(listed, listing_budget(settings))
     if as_json:
         data = {
             "skills": [_row(s) for s in skills],

@@ -50,7 +50,7 @@ def build_context(context: RunContext) -> list[ContextSection] | None:
 
     state = SkillsState.of(context)
     snapshot = state.refresh()
-    if not snapshot.skills:
+    if not any(skill.model_invocable for skill in snapshot.skills.values()):
         return None
     text = state.listing(snapshot).text
     return [ContextSection(title="Skills", text=text, priority=SECTION_PRIORITY)]

@@ -67,6 +67,13 @@ class Skill:
         """The skill's ``SKILL.md`` (or ``skill.md``)."""
         return self.folder / self.file_name
 
+    @property
+    def model_invocable(self) -> bool:
+        """False for Claude Code's ``disable-model-invocation: true``: only the user invokes
+        the skill (``/name``); the model neither sees it listed nor loads it."""
+        flag = self.extra.get("disable-model-invocation")
+        return not (flag is True or str(flag).strip().lower() == "true")
+
 
 @dataclass(frozen=True)
 class SkillProblem:

@@ -162,7 +162,7 @@ class SkillsState:
 
         known = getattr(self.context, "context_window", None)
         budget = listing_budget(self.context.settings, known() if callable(known) else None)
-        rendered = render(list(snapshot.skills.values()), budget)
+        rendered = render([s for s in snapshot.skills.values() if s.model_invocable], budget)
         message = rendered.notice()
         if message is not None and message not in self.reported:
             self.reported.add(message)

@@ -9,8 +9,9 @@ from mycode_skills.listing import loaded_text
 from mycode_skills.state import SkillsState
 
 
-def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
-    """Load skill ``name`` for ``context``'s run: activate and pin it, return its text."""
+def load(name: str, context: Any, *, turn: str | None, by_model: bool = False) -> ToolResult:
+    """Load skill ``name`` for ``context``'s run: activate and pin it, return its text;
+    ``by_model``: the model asked (a user-only skill is refused)."""
     state = SkillsState.of(context)
     snapshot = state.refresh()
     # also Claude Code's name for a plugin's skill, ``plugin:skill``, which plugins' own
@@ -19,6 +20,11 @@ def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
     if skill is None:
         available = ", ".join(sorted(snapshot.skills)) or "none"
         return ToolResult.error(f"Unknown skill {name!r}. Available skills: {available}.")
+    if by_model and not skill.model_invocable:
+        return ToolResult.error(
+            f"Skill {skill.name!r} is for the user to invoke (/{skill.name}), not for load_skill "
+            "(its disable-model-invocation is true)."
+        )
     try:
         text, body = loaded_text(skill)
     except OSError as exc:
@@ -34,7 +40,7 @@ def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
 @tool(read_only=True, concurrency_safe=True, risk="low")
 def load_skill(name: str, context: RunContext) -> ToolResult:
     """Load a skill by its name listed under 'Skills': its instructions (SKILL.md), its files."""
-    return load(name, context, turn=context.prompt)
+    return load(name, context, turn=context.prompt, by_model=True)
 
 
 LOAD_SKILL = load_skill

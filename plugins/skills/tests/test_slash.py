@@ -88,3 +88,22 @@ def test_skills_says_not_loaded_only_of_skills_kept_out(
     assert "not loaded" not in warned and warned.startswith("warning: ")
     (refused,) = [line for line in output.splitlines() if "Bad_One" in line]
     assert refused.count("not loaded") == 1
+
+
+def test_a_user_only_skill_is_neither_listed_nor_loaded_by_the_model(tmp_path: Path) -> None:
+    from mycode_skills.tool import LOAD_SKILL
+
+    from mycode_core.testing import call_tool
+
+    context = make_context(tmp_path)
+    write_skill(context.home / "skills", "tidy", description="Tidy the imports.")
+    front = {"disable-model-invocation": True}
+    write_skill(context.home / "skills", "deploy", description="Ship it.", front=front)
+    (section,) = plugin.build_context(context) or []
+    assert "- tidy:" in section.text and "deploy" not in section.text
+    refused = call_tool(LOAD_SKILL, {"name": "deploy"}, context)
+    assert refused.is_error and "/deploy" in refused.text()
+    assert not call_tool(LOAD_SKILL, {"name": "tidy"}, context).is_error
+    found = collect_slash_commands(make_plugin_manager(plugin), context, lambda _: None)
+    prompt = found["skill:deploy"].run("now", context)  # the user may
+    assert isinstance(prompt, str) and "Follow these steps." in prompt
