@@ -40,6 +40,9 @@ class PluginFolder:
     grants: bool = True
     """Whether its commands' ``allowed-tools`` are granted (not once its files changed since
     it was installed)."""
+    skill_listed_as: dict[Path, str | None] = field(default_factory=dict)
+    """Skill folders a run lists under another name than the folder's (``None``: not
+    loaded), from :meth:`note_skill_findings`."""
 
     @property
     def rejected(self) -> bool:
@@ -58,15 +61,38 @@ class PluginFolder:
         self.skipped.append({"what": what, "reason": reason})
 
     def skill_names(self) -> list[str]:
-        """The folder names of the skills it contributes (``skill_dirs`` holds folders of skill
-        folders, and for Codex also single skill folders found deeper)."""
-        found: dict[Path, str] = {}  # a skill folder named on its own and through ``skills/``
-        for d in self.skill_dirs:  # (a manifest listing ``./skills/NAME``) counts once
+        """The names of the skills it contributes: the folders' names, or the names a run
+        lists them under when :meth:`note_skill_findings` said (``skill_dirs`` holds folders
+        of skill folders, and for Codex also single skill folders found deeper)."""
+        found: dict[Path, str | None] = {}  # a skill folder named on its own and through
+        for d in self.skill_dirs:  # ``skills/`` (a manifest listing ``./skills/NAME``) counts once
             folders = (
                 [d] if (d / "SKILL.md").is_file() else [p.parent for p in d.glob("*/SKILL.md")]
             )
-            found.update((folder.resolve(), folder.name) for folder in folders)
-        return sorted(found.values())
+            for folder in folders:
+                real = folder.resolve()
+                found[real] = self.skill_listed_as.get(real, folder.name)
+        return sorted(name for name in found.values() if name is not None)
+
+    def note_skill_findings(self, findings: list[dict[str, Any]]) -> None:
+        """Take what the skills plugin found (``validate_skills``): a skill a run does not
+        load leaves ``contributes`` for ``skipped`` (with why), a skill listed under its
+        ``name`` rather than its folder's is shown under that name."""
+        for item in findings:
+            if not item.get("skill") or not item.get("folder"):
+                continue
+            real = Path(str(item["folder"])).resolve()
+            if real in self.skill_listed_as and self.skill_listed_as[real] is None:
+                continue  # already skipped
+            if item.get("loaded"):
+                self.skill_listed_as[real] = str(item["skill"])
+                continue
+            self.skill_listed_as[real] = None
+            try:
+                where = real.relative_to(self.root.resolve()).as_posix()
+            except ValueError:
+                where = str(real)
+            self.skip(f"skill {where}", f"{item.get('message')} [rule {item.get('rule')}]")
 
     def listing_row(self) -> dict[str, Any]:
         """The row of this folder plugin in ``mycode plugins`` (SPEC §11)."""

@@ -263,6 +263,27 @@ def test_a_non_conforming_skill_is_skipped_where_other_hosts_would_warn(
     assert [s["name"] for s in data["skills"]] == ["fine"]
     for folder in shapes:
         assert any(f"skills/{folder})" in p and "not loaded" in p for p in data["problems"])
+    # `mycode plugins` listed them as contributed; they are skipped, each with its reason
+    out = run_cli(["plugins", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    [row] = [r for r in json.loads(out.stdout) if r["name"] == "strict-one"]
+    assert row["contributes"]["skills"] == ["fine"]
+    skipped = {item["what"]: item["reason"] for item in row["skipped"]}
+    assert sorted(skipped) == [f"skill skills/{folder}" for folder in sorted(shapes)]
+    assert "name-folder" in skipped["skill skills/other-folder"]
+    # a Codex folder loads them, and shows each under the name it is listed by
+    (root / "plugin.json").unlink()
+    (root / ".codex-plugin").mkdir()
+    (root / ".codex-plugin" / "plugin.json").write_text('{"name": "lenient"}')
+    out = run_cli(["plugins", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    [row] = [r for r in json.loads(out.stdout) if r["name"] == "lenient"]
+    assert row["skipped"] == []
+    assert row["contributes"]["skills"] == [
+        "display-name",
+        "fine",
+        "long-text",
+        "no-name",
+        "not-the-folder",
+    ]
     # the same skills in a project location load (with warnings): only the plugin is strict
     project = env.workspace / ".agents" / "skills"
     for folder, front in shapes.items():
