@@ -20,7 +20,7 @@ def load(name: str, context: Any, *, turn: str | None) -> ToolResult:
         available = ", ".join(sorted(snapshot.skills)) or "none"
         return ToolResult.error(f"Unknown skill {name!r}. Available skills: {available}.")
     try:
-        text, body = loaded_text(skill)
+        text, body = loaded_text(skill, state.plugin_root(skill))
     except OSError as exc:
         return ToolResult.error(f"Cannot read skill {skill.name!r}: {exc.strerror or exc}")
     state.restrictions.activate(skill.name, state.allowed_tools(skill), turn)

@@ -305,6 +305,32 @@ def test_claude_skill_dir_in_a_skill_is_its_folder(dirs: dict[str, Path]) -> Non
     assert "CLAUDE_SKILL_DIR" not in loaded["content"]
 
 
+def test_plugin_root_in_a_plugin_skill_is_the_plugins_folder(dirs: dict[str, Path]) -> None:
+    """Claude Code fills in ``${CLAUDE_PLUGIN_ROOT}`` in a plugin skill's text (``python3
+    ${CLAUDE_PLUGIN_ROOT}/shared/check.py``, as many published plugin skills run their
+    scripts): the model got the placeholder, its command was refused as unreadable and the
+    plugin's files beside the skill folder were outside what ``read_file`` may open."""
+    plugin = dirs["workspace"].parent / "kit-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "kit"}', "utf-8")
+    (plugin / "shared").mkdir()
+    (plugin / "shared" / "guide.md").write_text("THE SHARED GUIDE\n", "utf-8")
+    body = "Read ${CLAUDE_PLUGIN_ROOT}/shared/guide.md first.\n"
+    write_skill(plugin / "skills", "check", body=body)
+    root = plugin.resolve()
+    turns = [
+        {"tool_calls": [{"name": "load_skill", "arguments": {"name": "check"}}]},
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": f"{root}/shared/guide.md"}}]},
+    ]
+    model = write_script(dirs["workspace"].parent / "s.json", [*turns, {"content": "ok"}])
+    args = ["-p", "go", "--model", model, "--output-format", "stream-json"]
+    run = _run([*args, "--plugin-dir", str(plugin), "--completion-policy", "off"], dirs)
+    assert run.rc == 0, run.stderr
+    loaded, read = run.of_type("tool_result")
+    assert f"Read {root}/shared/guide.md first." in loaded["content"]
+    assert not read["is_error"] and "THE SHARED GUIDE" in read["content"], read["content"]
+
+
 def test_arguments_in_a_skill_run_as_a_command_are_its_task(dirs: dict[str, Path]) -> None:
     """A skill invoked as a command (``/triage 42 urgent``) gets ``$ARGUMENTS`` filled in, as
     Claude Code does for its command-style skills; the model saw the placeholder."""
