@@ -212,6 +212,14 @@ def test_paths_outside_the_root_are_refused(env: Env, tmp_path: Path) -> None:
     names = {s["name"]: s for s in json.loads(out.stdout)["skills"]}
     assert "mine" in names and names["mine"]["plugin"] == "demo-plugin"
     assert "stolen" not in names
+    # and `mycode plugins` does not list them as contributed (it did): they are skipped
+    out = run_cli(["plugins"], cwd=env.workspace, home=env.home)
+    [row] = [r for r in json.loads(out.stdout) if r["name"] == "demo-plugin"]
+    assert row["contributes"]["skills"] == ["mine"]
+    assert sorted(item["what"] for item in row["skipped"]) == [
+        "skill skills/half",
+        "skill skills/linked",
+    ]
     # the skills folder itself leading out: the skills type is skipped (§6.2)
     root2 = agent_plugin(tmp_path / "q", name="other")
     (root2 / "skills").symlink_to(outside)
