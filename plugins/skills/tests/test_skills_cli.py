@@ -218,6 +218,19 @@ def _first_user_message(dirs: dict[str, Path], prompt: str, *extra: str) -> str:
         return str(server.chat_requests[0].messages[-1]["content"])
 
 
+def test_a_skills_folder_linked_to_another_lists_each_skill_once(dirs: dict[str, Path]) -> None:
+    """A repository sharing its skills with Claude Code and Codex links ``.claude/skills`` to
+    ``../.agents/skills``: every skill was also found a second time, and each run warned
+    that the ``.claude`` one was ignored for the ``.agents`` one — the same folder."""
+    (dirs["workspace"] / ".claude").mkdir()
+    (dirs["workspace"] / ".claude" / "skills").symlink_to("../.agents/skills")
+    result = _run(["skills", "--json"], dirs)
+    assert result.rc == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [s["name"] for s in data["skills"]] == ["home-skill", "project-skill"]
+    assert not [p for p in data["problems"] if "project-skill" in p]
+
+
 def test_slash_skill_name_as_claude_code_users_type_it(dirs: dict[str, Path]) -> None:
     """``mycode -p "/home-skill tidy the repo"`` loads the skill as ``/skill:home-skill``
     does; ``/project-skill`` alone too."""
