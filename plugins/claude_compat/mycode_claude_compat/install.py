@@ -58,12 +58,22 @@ def skill_warnings(folder: PluginFolder, hook: Any) -> list[dict[str, str]]:
     (``validate_skills``, a hook the skills plugin adds; nothing when it is absent). Never
     fatal: a skill that fails skips only itself (SPEC §11). ``section`` is ``7.1`` (the Agent
     Plugins section on skills) for an Agent Plugins folder, else ``skills``."""
+    section = "7.1" if folder.format == "agent-plugins" else "skills"
+    return [
+        {"message": _skill_message(item, folder.root), "section": section}
+        for item in skill_findings(folder, hook)
+    ]
+
+
+def skill_findings(folder: PluginFolder, hook: Any) -> list[dict[str, Any]]:
+    """What the skills plugin's ``validate_skills`` finds in each skills folder of ``folder``
+    (``{"skill", "folder", "rule", "message", "loaded"}``, each once; ``[]`` without the
+    hook). A failing check is one finding without a skill."""
     check = getattr(hook, "validate_skills", None) if hook is not None else None
     if check is None:
         return []
     portable = folder.format == "agent-plugins"
-    section = "7.1" if portable else "skills"
-    warnings: list[dict[str, str]] = []
+    findings: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
     for directory in folder.skill_dirs:
         try:
@@ -71,15 +81,14 @@ def skill_warnings(folder: PluginFolder, hook: Any) -> list[dict[str, str]]:
                 path=directory, root=folder.root, folder_names=not portable, strict=portable
             )
         except Exception as exc:  # noqa: BLE001 - a broken check must not break validate
-            warnings.append({"message": f"skills not checked: {exc}", "section": section})
+            findings.append({"message": f"skills not checked: {exc}"})
             continue
         for item in (found for result in results for found in result or ()):
             key = (str(item.get("folder")), str(item.get("rule")), str(item.get("message")))
-            if key in seen:
-                continue
-            seen.add(key)
-            warnings.append({"message": _skill_message(item, folder.root), "section": section})
-    return warnings
+            if key not in seen:
+                seen.add(key)
+                findings.append(item)
+    return findings
 
 
 def _skill_message(item: dict[str, Any], root: Path) -> str:

@@ -48,6 +48,15 @@ def _also(value: Any, default: str) -> Any:
     return [default, *value] if isinstance(value, list) else [default]
 
 
+def _instead(value: Any) -> Any:
+    """A manifest's ``skills``, ``commands`` or ``agents``: the paths it names replace the
+    default folder (``None``, also for an empty list, keeps the default). Claude Code:
+    "a custom path replaces the default directory"; Codex reads the manifest's ``skills``
+    instead of ``skills/`` too. A marketplace's ``"skills": ["./skills/pdf"]`` entry is
+    that one skill, not every skill of the repository's ``skills/``."""
+    return value if value not in (None, []) else None
+
+
 def _hook_sources(
     root: Path, manifest: dict[str, Any], manifest_path: Path, kind: str, folder: PluginFolder
 ) -> list[tuple[str, Any]]:
@@ -112,7 +121,8 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
     folder.hooks = hooks.count()
     if kind == "claude-code":
         commands: list[Path] = []
-        for directory in _paths(root, _also(manifest.get("commands"), "commands"), "", folder):
+        named = _instead(manifest.get("commands"))
+        for directory in _paths(root, named, "commands", folder):
             if directory.is_file() and directory.suffix == ".md":
                 commands.append(directory)
             elif directory.is_dir():  # subfolders too: ``commands/review/security.md``
@@ -120,11 +130,9 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
 
                 commands += markdown_files(directory)
         folder.commands = list(dict.fromkeys(commands))
-        agents = _paths(root, _also(manifest.get("agents"), "agents"), "", folder)
+        agents = _paths(root, _instead(manifest.get("agents")), "agents", folder)
         folder.agent_dirs = list(dict.fromkeys(d for d in agents if d.is_dir()))
-    # both formats add the manifest's paths to the default folders (Claude Code: "custom paths
-    # supplement default directories"; Codex: skills/ and the manifest's)
-    skills_value = _also(manifest.get("skills"), "skills")
+    skills_value = _instead(manifest.get("skills"))
     folder.skill_dirs = list(
         dict.fromkeys(d for d in _paths(root, skills_value, "skills", folder) if d.is_dir())
     )

@@ -268,9 +268,16 @@ def register_agent_profiles(register: Callable[..., None], context: RunContext) 
 @hookimpl
 def plugin_details(settings: Any, workspace: Path, home: Path) -> dict[str, Any] | None:
     """The plugin folders and hook sources for ``mycode plugins``."""
+    from mycode_claude_compat.install import skill_findings
     from mycode_claude_compat.loading import load
 
     loaded = load(workspace, home, settings)
+    if any(folder.skill_dirs for folder in loaded.folders):
+        from mycode_core.api import get_plugin_manager
+
+        hook = get_plugin_manager(warn=lambda _line: None).hook  # the skills plugin's checks
+        for folder in loaded.folders:
+            folder.note_skill_findings(skill_findings(folder, hook))
     return {
         "claude_compat": {
             "trusted": loaded.trusted,

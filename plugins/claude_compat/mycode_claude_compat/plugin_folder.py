@@ -40,6 +40,9 @@ class PluginFolder:
     grants: bool = True
     """Whether its commands' ``allowed-tools`` are granted (not once its files changed since
     it was installed)."""
+    skill_listed_as: dict[Path, str | None] = field(default_factory=dict)
+    """Skill folders a run lists under another name than the folder's (``None``: not
+    loaded), from :meth:`note_skill_findings`."""
 
     @property
     def rejected(self) -> bool:
@@ -57,16 +60,57 @@ class PluginFolder:
         """Note one component left out, and why."""
         self.skipped.append({"what": what, "reason": reason})
 
-    def skill_names(self) -> list[str]:
-        """The folder names of the skills it contributes (``skill_dirs`` holds folders of skill
-        folders, and for Codex also single skill folders found deeper)."""
-        found: dict[Path, str] = {}  # a skill folder named on its own and through ``skills/``
-        for d in self.skill_dirs:  # (a manifest listing ``./skills/NAME``) counts once
+    def skill_folders(self) -> dict[Path, Path]:
+        """Its skill folders, resolved, each with the path it was found at (``skill_dirs``
+        holds folders of skill folders, and for Codex also single skill folders found
+        deeper; a folder named on its own and through ``skills/`` counts once)."""
+        found: dict[Path, Path] = {}
+        for d in self.skill_dirs:
             folders = (
                 [d] if (d / "SKILL.md").is_file() else [p.parent for p in d.glob("*/SKILL.md")]
             )
-            found.update((folder.resolve(), folder.name) for folder in folders)
-        return sorted(found.values())
+            found.update((folder.resolve(), folder) for folder in folders)
+        return found
+
+    def skill_names(self) -> list[str]:
+        """The names of the skills it contributes: the folders' names, or the names a run
+        lists them under when :meth:`note_skill_findings` said; a skill folder leading out
+        of the plugin is never one (the skills plugin refuses it)."""
+        root = self.root.resolve()
+        return sorted(
+            name
+            for real, folder in self.skill_folders().items()
+            if real.is_relative_to(root)
+            and (name := self.skill_listed_as.get(real, folder.name)) is not None
+        )
+
+    def note_skill_findings(self, findings: list[dict[str, Any]]) -> None:
+        """Take what the skills plugin found (``validate_skills``): a skill a run does not
+        load leaves ``contributes`` for ``skipped`` (with why), a skill listed under its
+        ``name`` rather than its folder's is shown under that name."""
+        root = self.root.resolve()
+        for real, folder in self.skill_folders().items():
+            if not real.is_relative_to(root):
+                self.skip(f"skill {self._where(folder)}", "leads outside the plugin folder")
+        for item in findings:
+            if not item.get("skill") or not item.get("folder"):
+                continue
+            folder = Path(str(item["folder"]))
+            real = folder.resolve()
+            if real in self.skill_listed_as and self.skill_listed_as[real] is None:
+                continue  # already skipped
+            if item.get("loaded"):
+                self.skill_listed_as[real] = str(item["skill"])
+                continue
+            self.skill_listed_as[real] = None
+            reason = f"{item.get('message')} [rule {item.get('rule')}]"
+            self.skip(f"skill {self._where(folder)}", reason)
+
+    def _where(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
 
     def listing_row(self) -> dict[str, Any]:
         """The row of this folder plugin in ``mycode plugins`` (SPEC §11)."""

@@ -212,6 +212,14 @@ def test_paths_outside_the_root_are_refused(env: Env, tmp_path: Path) -> None:
     names = {s["name"]: s for s in json.loads(out.stdout)["skills"]}
     assert "mine" in names and names["mine"]["plugin"] == "demo-plugin"
     assert "stolen" not in names
+    # and `mycode plugins` does not list them as contributed (it did): they are skipped
+    out = run_cli(["plugins"], cwd=env.workspace, home=env.home)
+    [row] = [r for r in json.loads(out.stdout) if r["name"] == "demo-plugin"]
+    assert row["contributes"]["skills"] == ["mine"]
+    assert sorted(item["what"] for item in row["skipped"]) == [
+        "skill skills/half",
+        "skill skills/linked",
+    ]
     # the skills folder itself leading out: the skills type is skipped (§6.2)
     root2 = agent_plugin(tmp_path / "q", name="other")
     (root2 / "skills").symlink_to(outside)
@@ -263,6 +271,27 @@ def test_a_non_conforming_skill_is_skipped_where_other_hosts_would_warn(
     assert [s["name"] for s in data["skills"]] == ["fine"]
     for folder in shapes:
         assert any(f"skills/{folder})" in p and "not loaded" in p for p in data["problems"])
+    # `mycode plugins` listed them as contributed; they are skipped, each with its reason
+    out = run_cli(["plugins", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    [row] = [r for r in json.loads(out.stdout) if r["name"] == "strict-one"]
+    assert row["contributes"]["skills"] == ["fine"]
+    skipped = {item["what"]: item["reason"] for item in row["skipped"]}
+    assert sorted(skipped) == [f"skill skills/{folder}" for folder in sorted(shapes)]
+    assert "name-folder" in skipped["skill skills/other-folder"]
+    # a Codex folder loads them, and shows each under the name it is listed by
+    (root / "plugin.json").unlink()
+    (root / ".codex-plugin").mkdir()
+    (root / ".codex-plugin" / "plugin.json").write_text('{"name": "lenient"}')
+    out = run_cli(["plugins", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    [row] = [r for r in json.loads(out.stdout) if r["name"] == "lenient"]
+    assert row["skipped"] == []
+    assert row["contributes"]["skills"] == [
+        "display-name",
+        "fine",
+        "long-text",
+        "no-name",
+        "not-the-folder",
+    ]
     # the same skills in a project location load (with warnings): only the plugin is strict
     project = env.workspace / ".agents" / "skills"
     for folder, front in shapes.items():

@@ -78,12 +78,18 @@ def test_hooks_given_as_a_list_of_inline_objects_all_run(env: Env, tmp_path: Pat
     assert len(env.log("first")) == 1 and len(env.log("second")) == 1
 
 
-def test_a_manifest_skills_path_adds_to_the_default_skills_folder(env: Env, tmp_path: Path) -> None:
+def test_a_manifest_skills_path_replaces_the_default_skills_folder(
+    env: Env, tmp_path: Path
+) -> None:
+    """Codex reads the manifest's ``skills`` instead of ``skills/`` (and ``skills/`` when the
+    manifest names none)."""
     root = tmp_path / "cx"
     skill(root / "skills", "default-one")
     skill(root / "extra", "extra-one")
     _codex(root, {"name": "cx", "skills": "./extra/"})
-    assert _listed_skills(env, root) == ["default-one", "extra-one"]
+    assert _listed_skills(env, root) == ["extra-one"]
+    _codex(root, {"name": "cx"})
+    assert _listed_skills(env, root) == ["default-one"]
 
 
 def test_a_plugins_hooks_get_plugin_data(env: Env, tmp_path: Path) -> None:

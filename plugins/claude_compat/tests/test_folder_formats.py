@@ -297,10 +297,11 @@ def test_a_plugins_mcp_json_without_the_mcpservers_wrapper(env: Env, tmp_path: P
     assert any(t.startswith("mcp__bare_clock__") for t in tools), notices(result)
 
 
-def test_claude_code_manifest_paths_add_to_the_default_folders(env: Env, tmp_path: Path) -> None:
-    """Claude Code: a manifest's ``commands``, ``agents`` and ``skills`` paths supplement
-    ``commands/``, ``agents/`` and ``skills/``; a folder named twice (the manifest naming the
-    default itself) loads once."""
+def test_claude_code_manifest_paths_replace_the_default_folders(env: Env, tmp_path: Path) -> None:
+    """Claude Code: a manifest's ``commands``, ``agents`` and ``skills`` paths replace
+    ``commands/``, ``agents/`` and ``skills/`` ("a custom path replaces the default
+    directory"; they were added to them); a manifest keeps a default folder by naming it,
+    and a folder named twice loads once."""
     root = tmp_path / "cc"
     for folder, name in (("commands", "base"), ("extra-commands", "more")):
         (root / folder).mkdir(parents=True)
@@ -309,24 +310,26 @@ def test_claude_code_manifest_paths_add_to_the_default_folders(env: Env, tmp_pat
         (root / folder).mkdir(parents=True)
         (root / folder / f"{name}.md").write_text(f"---\nname: {name}\ndescription: d\n---\nX\n")
     skill(root / "skills", "style")
+    skill(root / "skills", "unlisted")
     skill(root / "extra-skills", "lint")
     (root / ".claude-plugin").mkdir()
     manifest = {
         "name": "cc",
         "commands": ["./extra-commands", "./commands/base.md"],
         "agents": "./team-agents",
-        "skills": ["./skills/", "./extra-skills"],
+        "skills": ["./skills/style", "./extra-skills", "./extra-skills/"],
     }
     (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
     folder = read_folder(root, "cli", env.home)
     assert sorted(p.name for p in folder.commands) == ["base.md", "more.md"]
-    assert sorted(d.name for d in folder.agent_dirs) == ["agents", "team-agents"]
-    assert sorted(d.name for d in folder.skill_dirs) == ["extra-skills", "skills"]
+    assert sorted(d.name for d in folder.agent_dirs) == ["team-agents"]
     out = run_cli(["plugins", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
     assert out.rc == 0, out.stderr
     row = [r for r in json.loads(out.stdout) if r.get("name") == "cc"][0]
     assert sorted(row["contributes"]["commands"]) == ["base", "more"]
     assert sorted(row["contributes"]["skills"]) == ["lint", "style"]
+    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "cc", "skills": []}')
+    assert read_folder(root, "cli", env.home).skill_names() == ["style", "unlisted"]
 
 
 def test_claude_code_manifest_hooks_add_to_hooks_json_which_loads_once(

@@ -296,3 +296,39 @@ def test_an_entry_whose_source_is_a_skills_folder_installs_with_a_warning(
     listed = run_cli(["skills", "--json"], cwd=env.workspace, home=env.home)
     assert json.loads(listed.stdout)["skills"] == []
     assert "contributes nothing" in listed.stderr
+
+
+def test_entries_sharing_one_repository_get_only_the_skills_they_list(
+    env: Env, tmp_path: Path
+) -> None:
+    """A marketplace shaped like ``anthropics/skills``: every entry is the repository's root
+    (``"source": "./"``, ``"strict": false``) and lists its own skill folders. Each installed
+    plugin gave every skill of the root's ``skills/`` (three of them, then the second
+    plugin's as ``docs:…``); now each gives the skills its entry lists, as in Claude Code."""
+    market = tmp_path / "market"
+    for name in ("pdf", "sheet", "art"):
+        folder = market / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\nx\n")
+    entries = [
+        {
+            "name": "docs",
+            "source": "./",
+            "strict": False,
+            "skills": ["./skills/pdf", "./skills/sheet"],
+        },
+        {"name": "examples", "source": "./", "strict": False, "skills": ["./skills/art"]},
+    ]
+    write_market(market, entries)
+    out = cli(env, "install", f"docs@{market}", f"examples@{market}")
+    assert out.rc == 0, out.stderr
+    listing = run_cli(["plugins"], cwd=env.workspace, home=env.home).stdout
+    rows = {r["name"]: r for r in json.loads(listing) if r.get("format")}
+    assert rows["docs"]["contributes"]["skills"] == ["pdf", "sheet"]
+    assert rows["examples"]["contributes"]["skills"] == ["art"]
+    listed = json.loads(run_cli(["skills", "--json"], cwd=env.workspace, home=env.home).stdout)
+    assert [(s["name"], s["plugin"]) for s in listed["skills"]] == [
+        ("art", "examples"),
+        ("pdf", "docs"),
+        ("sheet", "docs"),
+    ]

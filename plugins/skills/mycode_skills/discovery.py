@@ -174,27 +174,30 @@ class Catalog:
 
     def candidates(self, location: Location, problems: list[str]) -> list[tuple[str, bool, str]]:
         """``(folder, is_symlink, skill file name)`` of each skill folder of ``location``
-        (refused folders are lines added to ``problems``).
+        (refused folders are lines added to ``problems``). ``is_symlink`` is also true of
+        every folder of a location reached through a link (``.claude/skills`` linked to
+        ``../.agents/skills``, as a repository shares its skills with both hosts): the
+        listing tells such a folder by its real path, not as a second skill of that name.
 
         Plain strings and ``os.scandir`` on purpose: this runs before every turn.
         """
         path = str(location.path)
         if not os.path.isdir(path):
             return []
-        if location.confined is not None:
-            real = Path(os.path.realpath(path))
-            if not _inside(real, location.confined):
-                problems.append(
-                    f"skills folder {path} refused: it is a symlink leading outside the "
-                    f"workspace ({real})"
-                )
-                return []
+        real = os.path.realpath(path)
+        if location.confined is not None and not _inside(Path(real), location.confined):
+            problems.append(
+                f"skills folder {path} refused: it is a symlink leading outside the "
+                f"workspace ({real})"
+            )
+            return []
+        linked = real != os.path.abspath(path)
         own = skill_file_name(path)
         if own is not None and os.path.isfile(os.path.join(path, own)):
-            return [(path, os.path.islink(path), own)]
+            return [(path, linked, own)]
         found: list[tuple[str, bool, str]] = []
-        self._scan(path, location, problems, found, {os.path.realpath(path)}, 1)
-        return found
+        self._scan(path, location, problems, found, {real}, 1)
+        return [(folder, link or linked, name) for folder, link, name in found]
 
     def _scan(
         self,

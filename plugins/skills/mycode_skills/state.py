@@ -151,8 +151,38 @@ class SkillsState:
                 if problem not in self.reported:
                     self.reported.add(problem)
                     self._notice(problem)
-            self._sync_roots([skill.folder.resolve() for skill in snapshot.sorted()])
+            folders = [skill.folder.resolve() for skill in snapshot.sorted()]
+            self._sync_roots(folders + self._plugin_roots(snapshot))
             return snapshot
+
+    def _plugin_roots(self, snapshot: Snapshot) -> list[Path]:
+        """The folders of the plugins whose skills are listed: their skills name files of the
+        plugin outside the skill's folder (``${CLAUDE_PLUGIN_ROOT}/shared/guide.md``)."""
+        sources = {skill.source for skill in snapshot.skills.values()}
+        return list(
+            dict.fromkeys(
+                place.confined
+                for place in self.catalog.all_locations()
+                if place.source in sources
+                and place.source.startswith("plugin:")
+                and place.confined is not None
+            )
+        )
+
+    def plugin_root(self, skill: Skill) -> Path | None:
+        """The folder of the plugin ``skill`` comes from (``None`` for any other skill)."""
+        folder = skill.folder.resolve()
+        return next(
+            (
+                place.confined
+                for place in self.catalog.all_locations()
+                if place.source == skill.source
+                and place.source.startswith("plugin:")
+                and place.confined is not None
+                and folder.is_relative_to(place.confined)
+            ),
+            None,
+        )
 
     def listing(self, snapshot: Snapshot) -> Rendered:
         """The prompt's listing of ``snapshot`` within ``[skills] listing_budget``; when the
@@ -178,17 +208,7 @@ class SkillsState:
         if skill.allowed_tools is None:
             return None
         folder = skill.folder.resolve()
-        root = next(
-            (
-                place.confined
-                for place in self.catalog.all_locations()
-                if place.source == skill.source
-                and place.source.startswith("plugin:")
-                and place.confined is not None
-                and folder.is_relative_to(place.confined)
-            ),
-            None,
-        )
+        root = self.plugin_root(skill)
         filled = []
         for entry in skill.allowed_tools:
             entry = entry.replace("${CLAUDE_SKILL_DIR}", str(folder))

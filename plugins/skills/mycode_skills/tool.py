@@ -26,7 +26,7 @@ def load(name: str, context: Any, *, turn: str | None, by_model: bool = False) -
             "(its disable-model-invocation is true)."
         )
     try:
-        text, body = loaded_text(skill)
+        text, body = loaded_text(skill, state.plugin_root(skill))
     except OSError as exc:
         return ToolResult.error(f"Cannot read skill {skill.name!r}: {exc.strerror or exc}")
     state.restrictions.activate(skill.name, state.allowed_tools(skill), turn)

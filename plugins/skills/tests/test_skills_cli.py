@@ -218,6 +218,19 @@ def _first_user_message(dirs: dict[str, Path], prompt: str, *extra: str) -> str:
         return str(server.chat_requests[0].messages[-1]["content"])
 
 
+def test_a_skills_folder_linked_to_another_lists_each_skill_once(dirs: dict[str, Path]) -> None:
+    """A repository sharing its skills with Claude Code and Codex links ``.claude/skills`` to
+    ``../.agents/skills``: every skill was also found a second time, and each run warned
+    that the ``.claude`` one was ignored for the ``.agents`` one — the same folder."""
+    (dirs["workspace"] / ".claude").mkdir()
+    (dirs["workspace"] / ".claude" / "skills").symlink_to("../.agents/skills")
+    result = _run(["skills", "--json"], dirs)
+    assert result.rc == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [s["name"] for s in data["skills"]] == ["home-skill", "project-skill"]
+    assert not [p for p in data["problems"] if "project-skill" in p]
+
+
 def test_slash_skill_name_as_claude_code_users_type_it(dirs: dict[str, Path]) -> None:
     """``mycode -p "/home-skill tidy the repo"`` loads the skill as ``/skill:home-skill``
     does; ``/project-skill`` alone too."""
@@ -303,6 +316,32 @@ def test_claude_skill_dir_in_a_skill_is_its_folder(dirs: dict[str, Path]) -> Non
     (loaded,) = run.of_type("tool_result")
     assert f"[Scan]({folder.resolve()}/jobs/scan.md)" in loaded["content"]
     assert "CLAUDE_SKILL_DIR" not in loaded["content"]
+
+
+def test_plugin_root_in_a_plugin_skill_is_the_plugins_folder(dirs: dict[str, Path]) -> None:
+    """Claude Code fills in ``${CLAUDE_PLUGIN_ROOT}`` in a plugin skill's text (``python3
+    ${CLAUDE_PLUGIN_ROOT}/shared/check.py``, as many published plugin skills run their
+    scripts): the model got the placeholder, its command was refused as unreadable and the
+    plugin's files beside the skill folder were outside what ``read_file`` may open."""
+    plugin = dirs["workspace"].parent / "kit-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "kit"}', "utf-8")
+    (plugin / "shared").mkdir()
+    (plugin / "shared" / "guide.md").write_text("THE SHARED GUIDE\n", "utf-8")
+    body = "Read ${CLAUDE_PLUGIN_ROOT}/shared/guide.md first.\n"
+    write_skill(plugin / "skills", "check", body=body)
+    root = plugin.resolve()
+    turns = [
+        {"tool_calls": [{"name": "load_skill", "arguments": {"name": "check"}}]},
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": f"{root}/shared/guide.md"}}]},
+    ]
+    model = write_script(dirs["workspace"].parent / "s.json", [*turns, {"content": "ok"}])
+    args = ["-p", "go", "--model", model, "--output-format", "stream-json"]
+    run = _run([*args, "--plugin-dir", str(plugin), "--completion-policy", "off"], dirs)
+    assert run.rc == 0, run.stderr
+    loaded, read = run.of_type("tool_result")
+    assert f"Read {root}/shared/guide.md first." in loaded["content"]
+    assert not read["is_error"] and "THE SHARED GUIDE" in read["content"], read["content"]
 
 
 def test_arguments_in_a_skill_run_as_a_command_are_its_task(dirs: dict[str, Path]) -> None:
