@@ -229,3 +229,82 @@ def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address:
             break
         time.sleep(0.5)
     assert left.stdout.split() == []  # killed: a `sleep 120` left alone would still be there
+
+
+def _stop_cluster(temp_dir: str) -> None:
+    """Kill the processes of the Ray cluster whose temp folder is ``temp_dir`` (only those:
+    ``ray stop`` would stop every Ray of the machine)."""
+    import psutil
+
+    ours = []
+    for proc in psutil.process_iter(["cmdline"]):
+        if proc.pid == os.getpid():
+            continue
+        if any(temp_dir in part for part in proc.info["cmdline"] or ()):
+            try:  # its workers and agents rename themselves (ray::IDLE)
+                ours += [proc, *proc.children(recursive=True)]
+            except psutil.Error:
+                pass
+    for proc in ours:
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(ours, timeout=15)
+
+
+def test_a_cluster_started_with_ray_start_and_token_auth_is_joined(tmp_path: Path) -> None:
+    """`ray start --head` turns token auth on when a token exists (~/.ray/auth_token, which
+    any earlier local Ray writes); a driver given the address must then send it."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'mycode-batch[ray]')")
+    from mycode_core.testing import cli_env
+
+    user = tmp_path / "user"  # the HOME of the cluster's owner and of the batch
+    user.mkdir()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    temp_dir = tempfile.mkdtemp(prefix="rt", dir="/tmp")  # Ray's socket paths must be short
+    ray_cli = str(Path(sys.executable).parent / "ray")
+    env = cli_env(tmp_path / "home", {"HOME": str(user), "RAY_AUTH_MODE": None})
+    try:
+        subprocess.run(
+            [ray_cli, "get-auth-token", "--generate"], env=env, check=True, capture_output=True
+        )
+        subprocess.run(
+            [
+                ray_cli,
+                "start",
+                "--head",
+                f"--port={port}",
+                "--num-cpus=1",
+                "--include-dashboard=false",
+                "--disable-usage-stats",
+                f"--temp-dir={temp_dir}",
+            ],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        folder(tmp_path / "ws", {"a.txt": "a\n"})
+        model = writer_script(tmp_path / "s.json", "n.txt", "n\n")
+        tasks = write_tasks(tmp_path / "tasks.jsonl", [task("t", model=model)])
+        run = run_batch(
+            tasks,
+            tmp_path / "out",
+            tmp_path / "home",
+            *BYPASS,
+            *on_ray(f"127.0.0.1:{port}"),
+            env={"HOME": str(user), "RAY_AUTH_MODE": None},
+        )
+        assert run.rc == 0, run.stderr
+        assert results(tmp_path / "out")["t"]["stop_reason"] == "completed"
+    finally:
+        _stop_cluster(temp_dir)
+        shutil.rmtree(temp_dir, ignore_errors=True)
