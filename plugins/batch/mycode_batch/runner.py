@@ -2,9 +2,9 @@
 
 It hands at most ``workers`` tasks at a time to the executor, appends each record to
 ``results.jsonl`` as it arrives, and stops scheduling on the first Ctrl-C or when
-``--max-total-tokens`` is reached; a second Ctrl-C cancels the running tasks (cancelled tasks
-are not recorded, so ``--resume`` runs them again). ``preds.json`` and ``report.html`` are
-rewritten from ``results.jsonl`` at the end, whatever happened.
+``--max-total-tokens`` is reached; a second Ctrl-C, SIGTERM or SIGHUP cancels the running
+tasks (cancelled tasks are not recorded, so ``--resume`` runs them again). ``preds.json`` and
+``report.html`` are rewritten from ``results.jsonl`` at the end, whatever happened.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from mycode_batch.report import write_report
 from mycode_batch.tasks import Task
 from mycode_batch.worker import RunSpec
 
-EXIT_OK, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 130
+EXIT_OK, EXIT_INCOMPLETE = 0, 1
 
 
 @dataclass
@@ -54,37 +54,58 @@ class BatchOutcome:
 
 
 class _Interrupts:
-    """Ctrl-C once: stop scheduling; twice: cancel the running tasks.
+    """Ctrl-C once: stop scheduling; twice: cancel the running tasks. SIGTERM or SIGHUP (a
+    ``kill``, ``timeout``, a CI job cancelled, the terminal closed) does both at once, as
+    ``mycode -p`` ends its run on them.
 
     The handler only counts; :meth:`act` (called by the scheduling loop, which wakes at least
     every 0.2 s) does the rest, so nothing is printed or locked inside the signal handler.
     """
 
-    def __init__(self, on_first: Callable[[], None], on_second: Callable[[], None]) -> None:
+    SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+    def __init__(self, on_first: Callable[[str], None], on_second: Callable[[str], None]) -> None:
         self.count = 0
+        self.signum: int | None = None
         self._acted = 0
         self._on_first, self._on_second = on_first, on_second
-        self._previous: Any = None
+        self._previous: dict[int, Any] = {}
+
+    @property
+    def name(self) -> str:
+        """How the user stopped the batch: ``Ctrl-C`` or the signal's name."""
+        if self.signum in (None, signal.SIGINT):
+            return "Ctrl-C"
+        return signal.Signals(self.signum).name
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        self.count += 1
+        self.signum = signum
+        self.count += 1 if signum == signal.SIGINT else 2
 
     def act(self) -> None:
-        """Run the reactions to the Ctrl-Cs received since the last call (each once)."""
+        """Run the reactions to the signals received since the last call (each once)."""
         while self._acted < min(self.count, 2):
             self._acted += 1
-            (self._on_first if self._acted == 1 else self._on_second)()
+            (self._on_first if self._acted == 1 else self._on_second)(self.name)
+
+    def exit_code(self) -> int:
+        """130 after Ctrl-C, else 128 + the signal (143 for SIGTERM), as for ``mycode -p``."""
+        return 128 + (self.signum or signal.SIGINT)
 
     def __enter__(self) -> _Interrupts:
-        main = threading.current_thread() is threading.main_thread()
-        # Ctrl-C ignored when the batch started (`nohup`, a script's `cmd &`) stays ignored
-        if main and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-            self._previous = signal.signal(signal.SIGINT, self._handle)
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        for name in self.SIGNALS:
+            number = getattr(signal, name, None)
+            # a signal ignored when the batch started (`nohup`, a script's `cmd &`) stays so
+            if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
+                self._previous[number] = signal.signal(number, self._handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
 
 
 def run_batch(
@@ -109,15 +130,17 @@ def run_batch(
     queue = [t for t in tasks if t.id not in recorded]
     state = {"stopping": False, "budget": False}
 
-    def stop_scheduling() -> None:
+    def stop_scheduling(name: str) -> None:
         state["stopping"] = True
-        progress.note("Ctrl-C: no new tasks; running ones finish (Ctrl-C again cancels them)")
+        if name == "Ctrl-C":
+            progress.note("Ctrl-C: no new tasks; running ones finish (Ctrl-C again cancels them)")
 
     cancel_requested = {"done": False}
 
-    def cancel_running() -> None:
+    def cancel_running(name: str) -> None:
         cancel_requested["done"] = True
-        progress.note("Ctrl-C again: cancelling the running tasks")
+        again = " again" if name == "Ctrl-C" else ""
+        progress.note(f"{name}{again}: cancelling the running tasks")
 
     progress.begin(
         len(queue), len(tasks) - len(queue), {"executor": executor.name, "out": str(out)}
@@ -168,7 +191,7 @@ def run_batch(
     write_report(out, records, not_run)
     interrupted = interrupts.count > 0
     if interrupted:
-        code = EXIT_INTERRUPTED
+        code = interrupts.exit_code()
     elif not_run or any(r.get("stop_reason") != "completed" for r in records):
         code = EXIT_INCOMPLETE
     else:

@@ -179,6 +179,26 @@ def test_second_ctrl_c_cancels_running_tasks_and_leaves_them_unrecorded(tmp_path
         assert [p for p in left.stdout.split() if int(p) != os.getpid()] == [], pattern
 
 
+def test_sigterm_cancels_running_tasks_and_leaves_nothing_running(tmp_path: Path) -> None:
+    """`kill`, `timeout` or a cancelled CI job: the batch ends as after Ctrl-C twice, 143."""
+    tasks = _sleeper_tasks(tmp_path, 120, 3)
+    out = tmp_path / "out"
+    proc = _start_batch(tasks, out, tmp_path / "home", "--workers", "2")
+    started = _wait_for_starts(proc, 2)
+    _wait_for_transcripts(out, started)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=100)
+    assert proc.returncode == 143, stderr
+    assert "SIGTERM: cancelling the running tasks" in stdout
+    assert not (out / "results.jsonl").exists()
+    assert json.loads((out / "preds.json").read_text()) == {}
+    assert (out / "report.html").is_file()
+    assert not any((out / "tasks" / i / "workspace").exists() for i in started)
+    for pattern in (str(tmp_path / "sleep.json"), "sleep 120 && echo slept"):
+        left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
+        assert [p for p in left.stdout.split() if int(p) != os.getpid()] == [], pattern
+
+
 def test_on_a_terminal_progress_is_a_live_display(tmp_path: Path) -> None:
     import pty
 
