@@ -38,7 +38,7 @@ class Task:
     prompt: str
     line: int
     workspace: str | None = None
-    """Absolute path of a local folder to copy (git worktree when it is a git repository)."""
+    """Absolute path of a local folder to copy (a shared clone when it is a clean git repo)."""
     repo: str | None = None
     """A URL, or the absolute path of a local git repository, to clone."""
     commit: str | None = None

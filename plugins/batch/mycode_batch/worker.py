@@ -258,7 +258,6 @@ def run_task(
                 repo=task.get("repo"),
                 commit=task.get("commit"),
                 dest=copy,
-                lock_dir=out / ".locks",
                 skip=out,
             )
         except (SandboxError, OSError) as exc:
