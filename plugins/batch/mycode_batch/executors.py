@@ -201,7 +201,9 @@ class RayExecutor:
                 if address:
                     ray.init(address=address, **options)
                 else:
-                    ray.init(num_cpus=max(1, int(workers * max(num_cpus, 0.01)) + 1), **options)
+                    # "local": a new Ray even when RAY_ADDRESS or a `ray start` names another
+                    cpus = max(1, int(workers * max(num_cpus, 0.01)) + 1)
+                    ray.init(address="local", num_cpus=cpus, **options)
                 break
             except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; name the address
                 try:

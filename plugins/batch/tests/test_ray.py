@@ -143,7 +143,12 @@ def test_an_unreachable_ray_address_is_exit_2_naming_it(tmp_path: Path) -> None:
 
 
 def test_without_an_address_a_local_ray_is_started_for_the_run(tmp_path: Path) -> None:
+    """A new one, even when another cluster is known (RAY_ADDRESS, a `ray start` of this
+    machine): joining that with a CPU count of our own is an error in Ray."""
     pytest.importorskip("ray", reason="Ray is not installed (pip install 'mycode-batch[ray]')")
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        elsewhere = f"127.0.0.1:{sock.getsockname()[1]}"
     folder(tmp_path / "ws", {"a.txt": "a\n"})
     model = writer_script(tmp_path / "s.json", "n.txt", "n\n")
     tasks = write_tasks(
@@ -159,6 +164,7 @@ def test_without_an_address_a_local_ray_is_started_for_the_run(tmp_path: Path) -
         "--workers",
         "2",
         *BYPASS,
+        env={"RAY_ADDRESS": elsewhere},
     )
     assert run.rc == 0, run.stderr
     assert {r["stop_reason"] for r in results(tmp_path / "out").values()} == {"completed"}
