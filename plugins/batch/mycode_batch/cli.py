@@ -143,7 +143,8 @@ def batch_command() -> click.Command:
     @click.option(
         "--skip-invalid",
         is_flag=True,
-        help="Skip malformed task lines (each is reported) instead of stopping.",
+        help="Lines that are no task (each is reported, and always skipped) do not make the "
+        "exit code 1; a duplicate id still does.",
     )
     @click.option(
         "--task-timeout",
@@ -226,21 +227,29 @@ def run_command(tasks_file: Path, out_dir: Path, options: dict[str, Any]) -> int
         loaded = load_tasks(tasks_file)
     except (OSError, UnicodeDecodeError) as exc:
         _fail(f"{tasks_file}: cannot read it ({exc})")
-    for line in loaded.duplicates + loaded.errors:
-        click.echo(f"mycode batch: {line}", err=True)
-    if loaded.duplicates:
-        _fail(f"{len(loaded.duplicates)} duplicate task id(s); ids must be unique")
-    if loaded.errors and not options["skip_invalid"]:
-        _fail(f"{len(loaded.errors)} problem(s) in {tasks_file}; fix them or use --skip-invalid")
+    invalid = loaded.errors + loaded.duplicates
+    for line in invalid:
+        click.echo(f"mycode batch: {line} (line skipped)", err=True)
+    for task in loaded.tasks:
+        if task.problem:
+            click.echo(f"mycode batch: {tasks_file}:{task.line}: {task.problem}", err=True)
     if not loaded.tasks:
         _fail(f"{tasks_file}: no tasks to run")
     out = out_dir.expanduser().resolve()
     if out.exists() and not out.is_dir():
         _fail(f"--out {out} is not a folder")
-    return _run(loaded.tasks, out, options, resources)
+    # a duplicate id fails the batch even with --skip-invalid: its line named a task
+    counted = loaded.duplicates if options["skip_invalid"] else invalid
+    return _run(loaded.tasks, out, options, resources, counted)
 
 
-def _run(tasks: list[Any], out: Path, options: dict[str, Any], resources: dict[str, float]) -> int:
+def _run(
+    tasks: list[Any],
+    out: Path,
+    options: dict[str, Any],
+    resources: dict[str, float],
+    invalid: list[str],
+) -> int:
     from mycode_batch.executors import ExecutorError, LocalExecutor, RayExecutor
     from mycode_batch.progress import make_progress
     from mycode_batch.runner import BatchOptions, run_batch
@@ -265,6 +274,7 @@ def _run(tasks: list[Any], out: Path, options: dict[str, Any], resources: dict[s
         max_total_tokens=options["max_total_tokens"],
         model=options["model"],
         spec_template=template,
+        invalid=invalid,
     )
 
     def factory() -> Any:
@@ -289,6 +299,7 @@ def _run(tasks: list[Any], out: Path, options: dict[str, Any], resources: dict[s
         summary = {
             **totals(outcome.records),
             "not_run": outcome.not_run,
+            "invalid": invalid,
             "exit_code": outcome.exit_code,
             "out": str(out),
         }
@@ -299,4 +310,6 @@ def _run(tasks: list[Any], out: Path, options: dict[str, Any], resources: dict[s
             click.echo(f"results: {out / 'results.jsonl'}\nreport:  {out / 'report.html'}")
     if outcome.not_run and fmt != "stream-json":
         click.echo(f"not run: {len(outcome.not_run)} task(s); run again with --resume", err=True)
+    if invalid and fmt != "stream-json":
+        click.echo(f"skipped: {len(invalid)} line(s) of the task file (listed above)", err=True)
     return outcome.exit_code

@@ -39,6 +39,9 @@ class BatchOptions:
     model: str | None = None
     spec_template: dict[str, Any] = field(default_factory=dict)
     """:class:`RunSpec` fields shared by every task (flags, env, timeout, ...)."""
+    invalid: list[str] = field(default_factory=list)
+    """Lines of the task file that are no task (each ``path:line: what``): the batch runs
+    the others and exits 1, as not every task completed."""
 
 
 @dataclass
@@ -192,9 +195,10 @@ def run_batch(
     interrupted = interrupts.count > 0
     if interrupted:
         code = interrupts.exit_code()
-    elif not_run or any(r.get("stop_reason") != "completed" for r in records):
+    elif not_run or options.invalid or any(r.get("stop_reason") != "completed" for r in records):
         code = EXIT_INCOMPLETE
     else:
         code = EXIT_OK
-    progress.end({**totals(records), "not_run": not_run, "exit_code": code})
+    summary = {**totals(records), "not_run": not_run, "invalid": options.invalid}
+    progress.end({**summary, "exit_code": code})
     return BatchOutcome(records, ran, not_run, interrupted, bool(state["budget"]), code)

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from mycode_core import safegit
 
@@ -38,11 +39,31 @@ def git(args: Sequence[str], cwd: Path, *, env: dict[str, str] | None = None) ->
     except subprocess.SubprocessError as exc:
         raise SandboxError(f"git {args[0]} failed: {exc}") from None
     if completed.returncode != 0:
-        detail = str(completed.stderr or completed.stdout).strip().splitlines()
-        raise SandboxError(
-            f"git {args[0]} failed: {detail[-1] if detail else completed.returncode}"
-        )
+        raise SandboxError(f"git {args[0]} failed: {_reason(completed)}")
     return str(completed.stdout)
+
+
+def _reason(completed: subprocess.CompletedProcess[Any]) -> str:
+    """git's own reason: its first ``fatal:``/``error:`` line (a failed clone ends with
+    advice such as "and the repository exists."), else its last line, else the exit code."""
+    lines = [ln.strip() for ln in str(completed.stderr or completed.stdout).splitlines()]
+    lines = [ln for ln in lines if ln]
+    reasons = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
+    return (reasons or lines[-1:] or [f"exit {completed.returncode}"])[0]
+
+
+def _checkout(clone: Path, commit: str, source: str) -> None:
+    """Check out ``commit`` detached; one not among the cloned refs is fetched by id."""
+    target = f"{commit}^{{commit}}"
+    try:
+        git(["rev-parse", "--verify", "--quiet", target], clone)
+    except SandboxError:
+        try:
+            git(["fetch", "--quiet", "origin", commit], clone)
+            git(["rev-parse", "--verify", "--quiet", target], clone)
+        except SandboxError:
+            raise SandboxError(f"commit {commit!r} is not in {source}") from None
+    git(["checkout", "--quiet", "--detach", target], clone)
 
 
 def _git_toplevel(path: Path) -> Path | None:
@@ -86,7 +107,7 @@ def make_copy(
     dest.parent.mkdir(parents=True, exist_ok=True)
     if repo is not None:
         git(["clone", "--quiet", "--no-checkout", repo, str(dest)], dest.parent)
-        git(["checkout", "--quiet", "--detach", commit or "HEAD"], dest)
+        _checkout(dest, commit or "HEAD", repo)
         return dest, None
     assert workspace is not None
     source = Path(workspace)

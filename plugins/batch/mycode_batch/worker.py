@@ -252,6 +252,9 @@ def run_task(
     owner: Path | None = None
     try:
         log.note(f"task {task['id']} on {socket.gethostname()} pid {os.getpid()}")
+        if task.get("problem"):
+            log.note(str(task["problem"]))
+            return _record(task, task_dir, started, error=str(task["problem"]))
         try:
             copy, owner = make_copy(
                 workspace=task.get("workspace"),
