@@ -39,6 +39,27 @@ def load_results(path: Path) -> dict[str, dict[str, Any]]:
     return records
 
 
+def drop_bad_lines(path: Path) -> None:
+    """Rewrite ``results.jsonl`` without its cut or bad lines (a crash while writing), so the
+    file a resumed batch appends to stays valid JSON Lines; untouched when it already is."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return
+    good = [ln for ln in lines if ln.strip() and _is_record(ln)]
+    if len(good) != len([ln for ln in lines if ln.strip()]):
+        text = "".join(f"{ln}\n" for ln in good)
+        replace_atomically(path, text.encode("utf-8"), follow_folder_links=True)
+
+
+def _is_record(line: str) -> bool:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and isinstance(data.get("id"), str)
+
+
 def read_patch(record: dict[str, Any]) -> str:
     """The diff a record points to (empty when it is missing)."""
     try:

@@ -18,7 +18,13 @@ from types import FrameType
 from typing import Any
 
 from mycode_batch.executors import Executor
-from mycode_batch.outputs import append_result, load_results, totals, write_preds
+from mycode_batch.outputs import (
+    append_result,
+    drop_bad_lines,
+    load_results,
+    totals,
+    write_preds,
+)
 from mycode_batch.progress import Progress
 from mycode_batch.report import write_report
 from mycode_batch.tasks import Task
@@ -126,6 +132,8 @@ def run_batch(
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.jsonl"
     recorded = load_results(results_path) if options.resume else {}
+    if options.resume:
+        drop_bad_lines(results_path)
     if not options.resume and results_path.exists():
         results_path.unlink()
     if options.retry_failed:
