@@ -28,11 +28,14 @@ def _flags(options: dict[str, Any]) -> list[str]:
         ("base_url", "--base-url"),
         ("max_steps", "--max-steps"),
         ("max_tokens", "--max-tokens"),
+        ("max_budget_usd", "--max-budget-usd"),
         ("permission_mode", "--permission-mode"),
         ("completion_policy", "--completion-policy"),
     ):
         if options.get(name) is not None:
             flags += [flag, str(options[name])]
+    if options.get("trust"):
+        flags.append("--trust")
     for path in options.get("mcp_config") or ():
         flags += ["--mcp-config", str(Path(path).resolve())]
     for name, flag in (("allow_rules", "--allow"), ("deny_rules", "--deny")):
@@ -174,6 +177,17 @@ def batch_command() -> click.Command:
     @click.option("--api-key", help="API key (given to each run through its environment).")
     @click.option("--max-steps", type=click.IntRange(min=1), help="Cap on ReAct steps per task.")
     @click.option("--max-tokens", type=click.IntRange(min=1), help="Token budget per task.")
+    @click.option(
+        "--max-budget-usd",
+        type=click.FloatRange(min=0),
+        help="End a task's run once its cost passes this many USD.",
+    )
+    @click.option(
+        "--trust",
+        is_flag=True,
+        help="Trust each task's copy for its run: its project config, hooks and MCP servers "
+        "apply as they are (SPEC §8).",
+    )
     @click.option(
         "--permission-mode",
         type=click.Choice(PERMISSION_MODES),

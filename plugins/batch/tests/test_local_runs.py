@@ -307,3 +307,29 @@ def test_allow_and_deny_rules_reach_every_run(tmp_path: Path) -> None:
     assert run.rc == 0, run.stderr
     assert Path(results(tmp_path / "out")["t0"]["patch"]).read_text() == ""  # refused
     assert "write_file" in str(tool_message) and "denied" in str(tool_message).lower()
+
+
+def test_trust_and_max_budget_usd_reach_every_run(tmp_path: Path) -> None:
+    from mycode_core.testing import FakeOpenAIServer, turn
+
+    folder(tmp_path / "ws", {"f.txt": "f\n", ".mycode/config.toml": ALLOW_RM})
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [task("rm", model=command_script(tmp_path / "rm.json", "rm f.txt"))],
+    )
+    trusted = run_batch(tasks, tmp_path / "out", tmp_path / "home", "--trust")
+    assert trusted.rc == 0, trusted.stderr
+    # the copy's own allow rule applied: without --trust it may only make things stricter
+    assert "deleted file mode" in Path(results(tmp_path / "out")["rm"]["patch"]).read_text()
+    home = folder(tmp_path / "home", {"config.toml": '[models."priced"]\ninput_per_mtok = 1e6\n'})
+    usage = {"prompt_tokens": 10, "completion_tokens": 1}
+    write_call = {"name": "write_file", "arguments": {"path": "x.txt", "content": "x\n"}}
+    with FakeOpenAIServer([turn(tool_calls=[write_call], usage=usage)] * 3) as server:
+        flags = ["--model", "priced", "--base-url", server.base_url, "--api-key", "k"]
+        plain = write_tasks(tmp_path / "plain.jsonl", [task("w")])
+        capped = run_batch(plain, tmp_path / "out2", home, *flags, *BYPASS, "--max-budget-usd", "5")
+    assert capped.rc == 1, capped.stderr
+    assert results(tmp_path / "out2")["w"]["stop_reason"] == "token_budget"
+
+
+ALLOW_RM = '[permissions]\nallow = ["run_command(rm:*)"]\n'
