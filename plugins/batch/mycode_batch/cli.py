@@ -6,6 +6,7 @@ Only ``click`` is imported at module level; this module is loaded when the CLI i
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,16 @@ def _flags(options: dict[str, Any]) -> list[str]:
         for rule in options.get(name) or ():
             flags += [flag, rule]
     return flags
+
+
+def _user_env() -> dict[str, str]:
+    """The model settings of this shell (``MYCODE_*``, ``OPENAI_*``: key, endpoint, model,
+    plugins) for every run: a Ray worker has the environment of whoever started the cluster."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k.startswith(("MYCODE_", "OPENAI_")) and k != "MYCODE_HOME"
+    }
 
 
 def _resources(raw: str | None) -> dict[str, float]:
@@ -269,7 +280,7 @@ def _run(
     from mycode_batch.runner import BatchOptions, run_batch
     from mycode_core.config import home_dir
 
-    env: dict[str, str] = {}
+    env = _user_env()
     if options["api_key"]:
         env["MYCODE_API_KEY"] = options["api_key"]
     template = {

@@ -101,6 +101,25 @@ def test_ray_and_local_give_the_same_results(tmp_path: Path, ray_address: str) -
     assert (tmp_path / "ray" / "tasks" / "git" / "transcript.jsonl").is_file()
 
 
+def test_the_users_model_environment_reaches_tasks_on_a_running_cluster(
+    tmp_path: Path, ray_address: str
+) -> None:
+    """A cluster's workers have the environment of whoever started it, not of the shell
+    that runs the batch: the key and endpoint exported there must travel with each task."""
+    from mycode_core.testing import FakeOpenAIServer
+
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("t")])
+    with FakeOpenAIServer(final_text="done") as server:
+        env = {"MYCODE_MODEL": "m", "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-e"}
+        run = run_batch(tasks, tmp_path / "out", tmp_path / "home", *on_ray(ray_address), env=env)
+        keys = {r.headers.get("authorization") for r in server.chat_requests}
+    assert run.rc == 0, run.stderr
+    assert results(tmp_path / "out")["t"]["stop_reason"] == "completed"
+    assert keys == {"Bearer sk-e"}
+    assert "sk-e" not in (tmp_path / "out" / "tasks" / "t" / "log.txt").read_text()
+
+
 def test_a_lost_worker_is_retried_once_then_the_task_fails(
     tmp_path: Path, ray_address: str
 ) -> None:
