@@ -39,6 +39,8 @@ def _flags(options: dict[str, Any]) -> list[str]:
         flags.append("--trust")
     for path in options.get("mcp_config") or ():
         flags += ["--mcp-config", str(Path(path).resolve())]
+    for path in options.get("plugin_dirs") or ():
+        flags += ["--plugin-dir", str(Path(path).resolve())]
     for name, flag in (("allow_rules", "--allow"), ("deny_rules", "--deny")):
         for rule in options.get(name) or ():
             flags += [flag, rule]
@@ -226,6 +228,13 @@ def batch_command() -> click.Command:
         multiple=True,
         type=click.Path(dir_okay=False),
         help="MCP servers file for every run.",
+    )
+    @click.option(
+        "--plugin-dir",
+        "plugin_dirs",
+        multiple=True,
+        type=click.Path(file_okay=False, exists=True),
+        help="A plugin folder (Claude Code, Codex, Agent Plugins) for every run (repeatable).",
     )
     def batch(tasks_file: str, out_dir: str, **options: Any) -> None:
         """Run the agent over a JSONL file of tasks, locally or on Ray (SPEC §10)."""

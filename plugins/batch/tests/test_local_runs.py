@@ -333,3 +333,22 @@ def test_trust_and_max_budget_usd_reach_every_run(tmp_path: Path) -> None:
 
 
 ALLOW_RM = '[permissions]\nallow = ["run_command(rm:*)"]\n'
+
+
+def test_plugin_dirs_reach_every_run(tmp_path: Path) -> None:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    plugin = folder(
+        tmp_path / "my plugin",
+        {
+            ".claude-plugin/plugin.json": '{"name": "mine", "version": "1.0.0"}',
+            "skills/hello/SKILL.md": "---\nname: hello\ndescription: greets\n---\nHello body\n",
+        },
+    )
+    load = [{"tool_calls": [{"name": "load_skill", "arguments": {"name": "hello"}}]}]
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl", [task("t", model=write_script(tmp_path / "s.json", load))]
+    )
+    run = run_batch(tasks, tmp_path / "out", tmp_path / "home", "--plugin-dir", str(plugin))
+    assert run.rc == 0, run.stderr
+    transcript = (tmp_path / "out" / "tasks" / "t" / "transcript.jsonl").read_text()
+    assert "Hello body" in transcript
