@@ -119,6 +119,15 @@ def _event_html(event: dict[str, Any], start: float) -> str | None:
     )
 
 
+def _log_tail(path: Path, lines: int = 40) -> str:
+    """The last lines of a task's ``log.txt`` (setup output, the run's stderr)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(no log)"
+    return "\n".join(text.splitlines()[-lines:]) or "(empty log)"
+
+
 def _task_section(record: dict[str, Any]) -> str:
     task_dir = Path(str(record.get("patch") or "")).parent
     events = read_events(task_dir / "transcript.jsonl")
@@ -142,6 +151,9 @@ def _task_section(record: dict[str, Any]) -> str:
     ]
     if error:
         parts.append(f'<p class="failed">{escape(str(error))}</p>')
+    if not ok and not any(e.get("type") == "result" for e in events):
+        # no run to show (setup failed, no copy, killed): what the setup or run printed
+        parts.append(f"<h3>Log</h3><pre>{escape(_log_tail(task_dir / 'log.txt'))}</pre>")
     parts.append('<h3>Timeline</h3><ol class="timeline">')
     parts.extend(items or ['<li class="muted">no events recorded</li>'])
     parts.append("</ol><h3>Diff</h3>")
