@@ -141,7 +141,7 @@ def load_tasks(path: Path) -> LoadedTasks:
     ``duplicates``. A task whose folder or repository is missing is kept, with its
     ``problem``. Raises ``OSError`` when the file cannot be read.
     """
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows editors) is no problem
     base = path.resolve().parent
     tasks: list[Task] = []
     errors: list[str] = []

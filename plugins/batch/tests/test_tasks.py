@@ -41,6 +41,17 @@ def test_every_problem_is_reported_with_its_line(tmp_path: Path) -> None:
     assert loaded.duplicates == [f"{tasks}:10: duplicate id 'ok' (first on line 1)"]
 
 
+def test_a_byte_order_mark_and_crlf_line_ends_are_read(tmp_path: Path) -> None:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    line = '{"id": "ID", "prompt": "p", "workspace": "ws"}\r\n'
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_bytes(
+        b"\xef\xbb\xbf" + (line.replace("ID", "a") + line.replace("ID", "b")).encode()
+    )
+    loaded = load_tasks(tasks)
+    assert [t.id for t in loaded.tasks] == ["a", "b"] and loaded.errors == []
+
+
 def test_relative_paths_are_relative_to_the_task_file(tmp_path: Path) -> None:
     git_repo(tmp_path / "sub" / "repo", {"a.txt": "a\n"})
     tasks = write_tasks(
