@@ -3,14 +3,16 @@
 It hands at most ``workers`` tasks at a time to the executor, appends each record to
 ``results.jsonl`` as it arrives, and stops scheduling on the first Ctrl-C or when
 ``--max-total-tokens`` is reached; a second Ctrl-C, SIGTERM or SIGHUP cancels the running
-tasks (cancelled tasks are not recorded, so ``--resume`` runs them again). ``preds.json`` and
-``report.html`` are rewritten from ``results.jsonl`` at the end, whatever happened.
+tasks (cancelled tasks are not recorded, so ``--resume`` runs them again). ``preds.json`` is
+kept current as tasks end; it and ``report.html`` are rewritten from the records at the end,
+whatever happened.
 """
 
 from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,6 +119,33 @@ class _Interrupts:
         self._previous.clear()
 
 
+PREDS_EVERY = 5.0
+"""Seconds between rewrites of ``preds.json`` while tasks end (it is rewritten whole)."""
+
+
+class _PredsKeeper:
+    """Keeps ``preds.json`` current while the batch runs, so it holds what ended even when the
+    batch is killed (as mini-swe-agent keeps it): rewritten at most every
+    :data:`PREDS_EVERY` seconds, the last change at the latest that long after it."""
+
+    def __init__(self, out: Path, recorded: dict[str, dict[str, Any]], model: str | None):
+        self.out, self.recorded, self.model = out, recorded, model
+        self.dirty = False
+        self.last = 0.0
+
+    def changed(self) -> None:
+        """A task was recorded."""
+        self.dirty = True
+        self.flush()
+
+    def flush(self) -> None:
+        """Rewrite the file if it is behind and was not rewritten a moment ago."""
+        now = time.monotonic()
+        if self.dirty and (not self.last or now - self.last >= PREDS_EVERY):
+            write_preds(self.out, list(self.recorded.values()), self.model)
+            self.dirty, self.last = False, now
+
+
 def run_batch(
     tasks: list[Task],
     options: BatchOptions,
@@ -158,6 +187,7 @@ def run_batch(
     )
     used_tokens = int(totals(list(recorded.values()))["total_tokens"])
     ran = 0
+    preds = _PredsKeeper(out, recorded, options.model)
     interrupts = _Interrupts(stop_scheduling, cancel_running)
     try:
         with interrupts:
@@ -175,6 +205,7 @@ def run_batch(
                     cancelled_sent = True
                 if state["stopping"] and not executor.running:
                     break
+                preds.flush()
                 for record in executor.wait(0.2):
                     if record.get("stop_reason") == "cancelled":
                         progress.running.pop(record["id"], None)
@@ -182,6 +213,7 @@ def run_batch(
                     append_result(results_path, record)
                     recorded[record["id"]] = record
                     ran += 1
+                    preds.changed()
                     progress.task_end(record)
                     used_tokens += int((record.get("usage") or {}).get("input_tokens") or 0)
                     used_tokens += int((record.get("usage") or {}).get("output_tokens") or 0)

@@ -17,6 +17,7 @@ from batch_helpers import (
     result_lines,
     results,
     run_batch,
+    task,
     write_tasks,
 )
 
@@ -186,6 +187,30 @@ def test_sigterm_cancels_running_tasks_and_leaves_nothing_running(tmp_path: Path
     for pattern in (str(tmp_path / "sleep.json"), "sleep 120 && echo slept"):
         left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
         assert [p for p in left.stdout.split() if int(p) != os.getpid()] == [], pattern
+
+
+def test_preds_json_is_up_to_date_while_the_batch_runs(tmp_path: Path) -> None:
+    """As mini-swe-agent keeps it: what ended is in preds.json even if the batch is killed."""
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    quick = write_script(tmp_path / "q.json", [{"content": "ok"}])
+    slow = command_script(tmp_path / "sleep.json", "sleep 120 && echo slept > s.txt")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [task("slow", model=slow), task("quick", model=quick)],
+    )
+    out = tmp_path / "out"
+    proc = _start_batch(tasks, out, tmp_path / "home", "--workers", "2")
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            event = json.loads(line)
+            if event["type"] == "task_end":
+                break
+        assert event["id"] == "quick"
+        assert set(json.loads((out / "preds.json").read_text())) == {"quick"}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=100)
 
 
 def test_on_a_terminal_progress_is_a_live_display(tmp_path: Path) -> None:
