@@ -60,10 +60,18 @@ def _is_record(line: str) -> bool:
     return isinstance(data, dict) and isinstance(data.get("id"), str)
 
 
-def read_patch(record: dict[str, Any]) -> str:
-    """The diff a record points to (empty when it is missing)."""
+def task_dir(record: dict[str, Any], out: Path | None = None) -> Path:
+    """A recorded task's folder: ``OUT/tasks/<id>`` when it is there (the output folder may
+    have been moved or copied since), else the folder of the record's ``patch``."""
+    if out is not None and (out / "tasks" / str(record.get("id"))).is_dir():
+        return out / "tasks" / str(record.get("id"))
+    return Path(str(record.get("patch") or "")).parent
+
+
+def read_patch(record: dict[str, Any], out: Path | None = None) -> str:
+    """The diff of a recorded task (empty when it is missing)."""
     try:
-        return Path(str(record.get("patch") or "")).read_text(encoding="utf-8")
+        return (task_dir(record, out) / "diff.patch").read_text(encoding="utf-8")
     except OSError:
         return ""
 
@@ -75,7 +83,7 @@ def write_preds(out: Path, records: list[dict[str, Any]], default_model: str | N
         r["id"]: {
             "instance_id": r["id"],
             "model_name_or_path": r.get("model") or default_model or "mycode",
-            "model_patch": read_patch(r),
+            "model_patch": read_patch(r, out),
         }
         for r in records
     }

@@ -19,6 +19,7 @@ from batch_helpers import (
     run_batch,
     task,
     write_tasks,
+    writer_script,
 )
 
 from mycode_core.testing import cli_env, signals_as_in_a_terminal, start_cli, write_script
@@ -62,6 +63,21 @@ def test_resume_skips_recorded_tasks_and_survives_a_cut_last_line(tmp_path: Path
     assert set(preds) == {"t0", "t1", "t2"}
     report = (out / "report.html").read_text()
     assert "t0" in report and "max_steps" in report and "t2" in report
+
+
+def test_resume_in_a_moved_output_folder_keeps_the_patches(tmp_path: Path) -> None:
+    """Records name their diff by absolute path; an output folder copied off a cluster node
+    (or renamed) and resumed there still gives preds.json and the report their diffs."""
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    model = writer_script(tmp_path / "s.json", "made.txt", "made\n")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("t0", model=model)])
+    assert run_batch(tasks, tmp_path / "first", tmp_path / "home", *BYPASS).rc == 0
+    moved = tmp_path / "moved"
+    (tmp_path / "first").rename(moved)
+    run = run_batch(tasks, moved, tmp_path / "home", "--resume")
+    assert run.rc == 0, run.stderr
+    assert "+made" in json.loads((moved / "preds.json").read_text())["t0"]["model_patch"]
+    assert "tool call · write_file" in (moved / "report.html").read_text()
 
 
 def test_without_resume_an_earlier_results_file_is_replaced(tmp_path: Path) -> None:
