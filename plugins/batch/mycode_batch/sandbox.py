@@ -53,17 +53,22 @@ def _reason(completed: subprocess.CompletedProcess[Any]) -> str:
 
 
 def _checkout(clone: Path, commit: str, source: str) -> None:
-    """Check out ``commit`` detached; one not among the cloned refs is fetched by id."""
-    target = f"{commit}^{{commit}}"
-    try:
-        git(["rev-parse", "--verify", "--quiet", target], clone)
-    except SandboxError:
+    """Check out ``commit`` (an id, a tag or a branch of the repository) detached; one that
+    is not among the cloned refs is fetched by name once."""
+    for name in (commit, f"origin/{commit}", None):
+        if name is None:
+            try:
+                git(["fetch", "--quiet", "origin", commit], clone)
+            except SandboxError:
+                break
+            name = "FETCH_HEAD"
         try:
-            git(["fetch", "--quiet", "origin", commit], clone)
-            git(["rev-parse", "--verify", "--quiet", target], clone)
+            target = git(["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"], clone)
         except SandboxError:
-            raise SandboxError(f"commit {commit!r} is not in {source}") from None
-    git(["checkout", "--quiet", "--detach", target], clone)
+            continue
+        git(["checkout", "--quiet", "--detach", target.strip()], clone)
+        return
+    raise SandboxError(f"commit {commit!r} is not in {source}")
 
 
 def _git_toplevel(path: Path) -> Path | None:

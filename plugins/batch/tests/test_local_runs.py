@@ -352,3 +352,22 @@ def test_plugin_dirs_reach_every_run(tmp_path: Path) -> None:
     assert run.rc == 0, run.stderr
     transcript = (tmp_path / "out" / "tasks" / "t" / "transcript.jsonl").read_text()
     assert "Hello body" in transcript
+
+
+def test_commit_may_be_a_branch_of_the_repository(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "upstream", {"a.txt": "a\n"})
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e"]
+    subprocess.run([*git, "checkout", "-qb", "feature"], cwd=repo, check=True)
+    folder(repo, {"b.txt": "b\n"})
+    subprocess.run([*git, "add", "b.txt"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "b"], cwd=repo, check=True)
+    subprocess.run([*git, "checkout", "-q", "-"], cwd=repo, check=True)  # HEAD: without b.txt
+    model = writer_script(tmp_path / "s.json", "c.txt", "c\n")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": "f", "prompt": "p", "repo": "upstream", "commit": "feature", "model": model,
+          "setup": "test -f b.txt"}],
+    )  # fmt: skip
+    run = run_batch(tasks, tmp_path / "out", tmp_path / "home", *BYPASS)
+    assert run.rc == 0, run.stderr
+    assert "+++ b/c.txt" in Path(results(tmp_path / "out")["f"]["patch"]).read_text()
