@@ -121,6 +121,8 @@ def _check(data: dict[str, Any], base: Path) -> tuple[dict[str, Any], list[str],
         value = data.get(key)
         if value is not None and (not isinstance(value, str) or not value.strip()):
             problems.append(f'"{key}" must be a non-empty string')
+    if isinstance(data.get("commit"), str) and data["commit"].startswith("-"):
+        problems.append('"commit" must name a commit, not start with "-"')
     if data.get("commit") is not None and workspace is not None:
         problems.append('"commit" goes with "repo", not "workspace"')
     steps = data.get("max_steps")

@@ -24,6 +24,7 @@ def test_every_problem_is_reported_with_its_line(tmp_path: Path) -> None:
             {"id": "bad/id", "prompt": "p", "workspace": "ws"},
             {"id": "steps", "prompt": "p", "workspace": "ws", "max_steps": 0},
             {"id": "ok", "prompt": "again", "workspace": "ws"},
+            {"id": "opt", "prompt": "p", "repo": "ws", "commit": "--upload-pack=touch x"},
         ],
     )
     loaded = load_tasks(tasks)
@@ -39,6 +40,7 @@ def test_every_problem_is_reported_with_its_line(tmp_path: Path) -> None:
     assert f"{tasks}:8: \"id\" 'bad/id'" in text
     assert f'{tasks}:9: "max_steps"' in text
     assert loaded.duplicates == [f"{tasks}:10: duplicate id 'ok' (first on line 1)"]
+    assert f'{tasks}:11: "commit" must name a commit' in text  # never a git option
 
 
 def test_a_byte_order_mark_and_crlf_line_ends_are_read(tmp_path: Path) -> None:
