@@ -171,6 +171,15 @@ def diff(copy: Path, start_tree: str, index_file: Path) -> str:
     )
 
 
+def keep_copy(copy: Path) -> None:
+    """Make a kept copy stand on its own: a clone that borrows the source repository's objects
+    gets its own (``git repack -a -d``, as ``clone --dissociate``), so it outlives the source."""
+    borrowed = copy / ".git" / "objects" / "info" / "alternates"
+    if borrowed.is_file():
+        git(["repack", "-a", "-d", "--quiet"], copy)
+        borrowed.unlink()
+
+
 def remove_copy(copy: Path, worktree_of: Path | None) -> None:
     """Remove the copy (unregistering a worktree from its repository)."""
     if worktree_of is not None:

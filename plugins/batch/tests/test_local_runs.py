@@ -371,3 +371,18 @@ def test_commit_may_be_a_branch_of_the_repository(tmp_path: Path) -> None:
     run = run_batch(tasks, tmp_path / "out", tmp_path / "home", *BYPASS)
     assert run.rc == 0, run.stderr
     assert "+++ b/c.txt" in Path(results(tmp_path / "out")["f"]["patch"]).read_text()
+
+
+def test_a_kept_workspace_outlives_its_source_repository(tmp_path: Path) -> None:
+    import shutil
+
+    git_repo(tmp_path / "src", {"a.txt": "a\n"})
+    model = writer_script(tmp_path / "s.json", "b.txt", "b\n")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("k", "src", model=model)])
+    run = run_batch(tasks, tmp_path / "out", tmp_path / "home", *BYPASS, "--keep-workspaces")
+    assert run.rc == 0, run.stderr
+    shutil.rmtree(tmp_path / "src")
+    kept = tmp_path / "out" / "tasks" / "k" / "workspace"
+    log = subprocess.run(["git", "log", "-p"], cwd=kept, capture_output=True, text=True)
+    assert log.returncode == 0 and "+a" in log.stdout, log.stderr
+    assert (kept / "b.txt").read_text() == "b\n"
