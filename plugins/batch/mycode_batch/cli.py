@@ -6,6 +6,7 @@ Only ``click`` is imported at module level; this module is loaded when the CLI i
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,17 +29,32 @@ def _flags(options: dict[str, Any]) -> list[str]:
         ("base_url", "--base-url"),
         ("max_steps", "--max-steps"),
         ("max_tokens", "--max-tokens"),
+        ("max_budget_usd", "--max-budget-usd"),
         ("permission_mode", "--permission-mode"),
         ("completion_policy", "--completion-policy"),
     ):
         if options.get(name) is not None:
             flags += [flag, str(options[name])]
+    if options.get("trust"):
+        flags.append("--trust")
     for path in options.get("mcp_config") or ():
         flags += ["--mcp-config", str(Path(path).resolve())]
+    for path in options.get("plugin_dirs") or ():
+        flags += ["--plugin-dir", str(Path(path).resolve())]
     for name, flag in (("allow_rules", "--allow"), ("deny_rules", "--deny")):
         for rule in options.get(name) or ():
             flags += [flag, rule]
     return flags
+
+
+def _user_env() -> dict[str, str]:
+    """The model settings of this shell (``MYCODE_*``, ``OPENAI_*``: key, endpoint, model,
+    plugins) for every run: a Ray worker has the environment of whoever started the cluster."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k.startswith(("MYCODE_", "OPENAI_")) and k != "MYCODE_HOME"
+    }
 
 
 def _resources(raw: str | None) -> dict[str, float]:
@@ -143,7 +159,8 @@ def batch_command() -> click.Command:
     @click.option(
         "--skip-invalid",
         is_flag=True,
-        help="Skip malformed task lines (each is reported) instead of stopping.",
+        help="Lines that are no task (each is reported, and always skipped) do not make the "
+        "exit code 1; a duplicate id still does.",
     )
     @click.option(
         "--task-timeout",
@@ -174,6 +191,17 @@ def batch_command() -> click.Command:
     @click.option("--max-steps", type=click.IntRange(min=1), help="Cap on ReAct steps per task.")
     @click.option("--max-tokens", type=click.IntRange(min=1), help="Token budget per task.")
     @click.option(
+        "--max-budget-usd",
+        type=click.FloatRange(min=0),
+        help="End a task's run once its cost passes this many USD.",
+    )
+    @click.option(
+        "--trust",
+        is_flag=True,
+        help="Trust each task's copy for its run: its project config, hooks and MCP servers "
+        "apply as they are (SPEC §8).",
+    )
+    @click.option(
         "--permission-mode",
         type=click.Choice(PERMISSION_MODES),
         help="Permission mode of every run.",
@@ -201,6 +229,13 @@ def batch_command() -> click.Command:
         type=click.Path(dir_okay=False),
         help="MCP servers file for every run.",
     )
+    @click.option(
+        "--plugin-dir",
+        "plugin_dirs",
+        multiple=True,
+        type=click.Path(file_okay=False, exists=True),
+        help="A plugin folder (Claude Code, Codex, Agent Plugins) for every run (repeatable).",
+    )
     def batch(tasks_file: str, out_dir: str, **options: Any) -> None:
         """Run the agent over a JSONL file of tasks, locally or on Ray (SPEC §10)."""
         sys.exit(run_command(Path(tasks_file), Path(out_dir), options))
@@ -226,27 +261,35 @@ def run_command(tasks_file: Path, out_dir: Path, options: dict[str, Any]) -> int
         loaded = load_tasks(tasks_file)
     except (OSError, UnicodeDecodeError) as exc:
         _fail(f"{tasks_file}: cannot read it ({exc})")
-    for line in loaded.duplicates + loaded.errors:
-        click.echo(f"mycode batch: {line}", err=True)
-    if loaded.duplicates:
-        _fail(f"{len(loaded.duplicates)} duplicate task id(s); ids must be unique")
-    if loaded.errors and not options["skip_invalid"]:
-        _fail(f"{len(loaded.errors)} problem(s) in {tasks_file}; fix them or use --skip-invalid")
+    invalid = loaded.errors + loaded.duplicates
+    for line in invalid:
+        click.echo(f"mycode batch: {line} (line skipped)", err=True)
+    for task in loaded.tasks:
+        if task.problem:
+            click.echo(f"mycode batch: {tasks_file}:{task.line}: {task.problem}", err=True)
     if not loaded.tasks:
         _fail(f"{tasks_file}: no tasks to run")
     out = out_dir.expanduser().resolve()
     if out.exists() and not out.is_dir():
         _fail(f"--out {out} is not a folder")
-    return _run(loaded.tasks, out, options, resources)
+    # a duplicate id fails the batch even with --skip-invalid: its line named a task
+    counted = loaded.duplicates if options["skip_invalid"] else invalid
+    return _run(loaded.tasks, out, options, resources, counted)
 
 
-def _run(tasks: list[Any], out: Path, options: dict[str, Any], resources: dict[str, float]) -> int:
+def _run(
+    tasks: list[Any],
+    out: Path,
+    options: dict[str, Any],
+    resources: dict[str, float],
+    invalid: list[str],
+) -> int:
     from mycode_batch.executors import ExecutorError, LocalExecutor, RayExecutor
     from mycode_batch.progress import make_progress
     from mycode_batch.runner import BatchOptions, run_batch
     from mycode_core.config import home_dir
 
-    env: dict[str, str] = {}
+    env = _user_env()
     if options["api_key"]:
         env["MYCODE_API_KEY"] = options["api_key"]
     template = {
@@ -265,6 +308,7 @@ def _run(tasks: list[Any], out: Path, options: dict[str, Any], resources: dict[s
         max_total_tokens=options["max_total_tokens"],
         model=options["model"],
         spec_template=template,
+        invalid=invalid,
     )
 
     def factory() -> Any:
@@ -289,6 +333,7 @@ def _run(tasks: list[Any], out: Path, options: dict[str, Any], resources: dict[s
         summary = {
             **totals(outcome.records),
             "not_run": outcome.not_run,
+            "invalid": invalid,
             "exit_code": outcome.exit_code,
             "out": str(out),
         }
@@ -299,4 +344,6 @@ def _run(tasks: list[Any], out: Path, options: dict[str, Any], resources: dict[s
             click.echo(f"results: {out / 'results.jsonl'}\nreport:  {out / 'report.html'}")
     if outcome.not_run and fmt != "stream-json":
         click.echo(f"not run: {len(outcome.not_run)} task(s); run again with --resume", err=True)
+    if invalid and fmt != "stream-json":
+        click.echo(f"skipped: {len(invalid)} line(s) of the task file (listed above)", err=True)
     return outcome.exit_code

@@ -141,6 +141,20 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
         raise ExecutorError(f"Ray cluster at {address} is unreachable: {exc}") from None
 
 
+def send_ray_token(address: str | None) -> None:
+    """Have the driver send Ray's auth token to an explicit ``address`` when one is at hand.
+
+    ``ray start --head`` turns token auth on once a token exists (``~/.ray/auth_token``, which
+    any local ``ray.init`` writes), but Ray sends it to a given address only with
+    ``RAY_AUTH_MODE=token``; a cluster without auth accepts a driver that sends one.
+    """
+    if not address or "RAY_AUTH_MODE" in os.environ:
+        return
+    token_file = Path(os.environ.get("RAY_AUTH_TOKEN_PATH") or Path.home() / ".ray/auth_token")
+    if os.environ.get("RAY_AUTH_TOKEN") or token_file.is_file():
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
 FORCE_CANCEL_AFTER = 15.0
 """Seconds a cancelled Ray task may take to stop its run before its worker is stopped."""
 
@@ -163,6 +177,7 @@ class RayExecutor:
         # uploaded copy of the current folder (re-resolving the environment, which hangs
         # offline); workers use the installed packages instead unless the user asks.
         os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+        send_ray_token(address)  # before the import: Ray reads its config once
         try:
             import ray
         except ImportError:
@@ -186,7 +201,9 @@ class RayExecutor:
                 if address:
                     ray.init(address=address, **options)
                 else:
-                    ray.init(num_cpus=max(1, int(workers * max(num_cpus, 0.01)) + 1), **options)
+                    # "local": a new Ray even when RAY_ADDRESS or a `ray start` names another
+                    cpus = max(1, int(workers * max(num_cpus, 0.01)) + 1)
+                    ray.init(address="local", num_cpus=cpus, **options)
                 break
             except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; name the address
                 try:

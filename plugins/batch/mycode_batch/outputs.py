@@ -39,10 +39,39 @@ def load_results(path: Path) -> dict[str, dict[str, Any]]:
     return records
 
 
-def read_patch(record: dict[str, Any]) -> str:
-    """The diff a record points to (empty when it is missing)."""
+def drop_bad_lines(path: Path) -> None:
+    """Rewrite ``results.jsonl`` without its cut or bad lines (a crash while writing), so the
+    file a resumed batch appends to stays valid JSON Lines; untouched when it already is."""
     try:
-        return Path(str(record.get("patch") or "")).read_text(encoding="utf-8")
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return
+    good = [ln for ln in lines if ln.strip() and _is_record(ln)]
+    if len(good) != len([ln for ln in lines if ln.strip()]):
+        text = "".join(f"{ln}\n" for ln in good)
+        replace_atomically(path, text.encode("utf-8"), follow_folder_links=True)
+
+
+def _is_record(line: str) -> bool:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and isinstance(data.get("id"), str)
+
+
+def task_dir(record: dict[str, Any], out: Path | None = None) -> Path:
+    """A recorded task's folder: ``OUT/tasks/<id>`` when it is there (the output folder may
+    have been moved or copied since), else the folder of the record's ``patch``."""
+    if out is not None and (out / "tasks" / str(record.get("id"))).is_dir():
+        return out / "tasks" / str(record.get("id"))
+    return Path(str(record.get("patch") or "")).parent
+
+
+def read_patch(record: dict[str, Any], out: Path | None = None) -> str:
+    """The diff of a recorded task (empty when it is missing)."""
+    try:
+        return (task_dir(record, out) / "diff.patch").read_text(encoding="utf-8")
     except OSError:
         return ""
 
@@ -54,7 +83,7 @@ def write_preds(out: Path, records: list[dict[str, Any]], default_model: str | N
         r["id"]: {
             "instance_id": r["id"],
             "model_name_or_path": r.get("model") or default_model or "mycode",
-            "model_patch": read_patch(r),
+            "model_patch": read_patch(r, out),
         }
         for r in records
     }

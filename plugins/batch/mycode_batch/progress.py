@@ -10,8 +10,14 @@ from typing import IO, Any
 
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
+
+
+def _why(record: dict[str, Any]) -> str:
+    """`` — the error`` of a task that failed before or outside its run, else nothing."""
+    return f" — {record['error']}" if record.get("error") else ""
 
 
 def _tokens(record: dict[str, Any]) -> int:
@@ -99,6 +105,7 @@ class PlainProgress(Progress):
             f"end {record['id']}: {record.get('stop_reason')} verdict={record.get('verdict')} "
             f"steps={record.get('steps')} tokens={_tokens(record)} "
             f"[{self.done}/{self.total} done, {self.failed} failed, eta {_clock(self.eta())}]"
+            + _why(record)
         )
 
     def note(self, message: str) -> None:
@@ -142,7 +149,7 @@ class RichProgress(Progress):
         style = "green" if record.get("stop_reason") == "completed" else "red"
         self.console.print(
             f"[{style}]{record['id']}[/] {record.get('stop_reason')} "
-            f"({record.get('verdict')}, {record.get('steps')} steps)"
+            f"({record.get('verdict')}, {record.get('steps')} steps){escape(_why(record))}"
         )
 
     def note(self, message: str) -> None:

@@ -9,7 +9,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from mycode_batch.outputs import read_patch, totals
+from mycode_batch.outputs import read_patch, task_dir, totals
 from mycode_batch.worker import read_events
 from mycode_core.api import replace_atomically
 
@@ -119,12 +119,21 @@ def _event_html(event: dict[str, Any], start: float) -> str | None:
     )
 
 
-def _task_section(record: dict[str, Any]) -> str:
-    task_dir = Path(str(record.get("patch") or "")).parent
-    events = read_events(task_dir / "transcript.jsonl")
+def _log_tail(path: Path, lines: int = 40) -> str:
+    """The last lines of a task's ``log.txt`` (setup output, the run's stderr)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(no log)"
+    return "\n".join(text.splitlines()[-lines:]) or "(empty log)"
+
+
+def _task_section(record: dict[str, Any], out: Path | None) -> str:
+    folder = task_dir(record, out)
+    events = read_events(folder / "transcript.jsonl")
     start = float(events[0].get("ts") or 0) if events else 0.0
     items = [html for html in (_event_html(e, start) for e in events) if html]
-    patch = read_patch(record)
+    patch = read_patch(record, out)
     ok = record.get("stop_reason") == "completed"
     error = record.get("error")
     usage = record.get("usage") or {}
@@ -142,6 +151,9 @@ def _task_section(record: dict[str, Any]) -> str:
     ]
     if error:
         parts.append(f'<p class="failed">{escape(str(error))}</p>')
+    if not ok and not any(e.get("type") == "result" for e in events):
+        # no run to show (setup failed, no copy, killed): what the setup or run printed
+        parts.append(f"<h3>Log</h3><pre>{escape(_log_tail(folder / 'log.txt'))}</pre>")
     parts.append('<h3>Timeline</h3><ol class="timeline">')
     parts.extend(items or ['<li class="muted">no events recorded</li>'])
     parts.append("</ol><h3>Diff</h3>")
@@ -168,11 +180,13 @@ def _row(record: dict[str, Any]) -> str:
     return f'<tr class="task-row">{tds}</tr>'
 
 
-def render_report(records: list[dict[str, Any]], not_run: list[str]) -> str:
-    """The report page for these records (tasks in file order)."""
+def render_report(
+    records: list[dict[str, Any]], not_run: list[str], out: Path | None = None
+) -> str:
+    """The report page for these records (tasks in file order) of the output folder ``out``."""
     total = totals(records)
     rows = "\n".join(_row(r) for r in records)
-    sections = "\n".join(_task_section(r) for r in records)
+    sections = "\n".join(_task_section(r, out) for r in records)
     skipped = f"<p>Not run: {escape(', '.join(not_run))}</p>" if not_run else ""
     generated = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     return f"""<!DOCTYPE html>
@@ -203,6 +217,6 @@ def render_report(records: list[dict[str, Any]], not_run: list[str]) -> str:
 def write_report(out: Path, records: list[dict[str, Any]], not_run: list[str]) -> Path:
     """Write ``OUT/report.html``."""
     path = out / "report.html"
-    page = render_report(records, not_run).encode("utf-8")
+    page = render_report(records, not_run, out).encode("utf-8")
     replace_atomically(path, page, follow_folder_links=True)
     return path

@@ -1,7 +1,7 @@
 """A task's own copy of its workspace, its ``setup``, and the diff it ends with.
 
-* a ``workspace`` that is a clean git repository gets a detached ``git worktree`` at its HEAD
-  (removed when the task ends; the diff is kept);
+* a ``workspace`` that is a clean git repository gets a clone of its HEAD that borrows its
+  objects (``git clone --shared``: nothing, not even an object, is written into the source);
 * any other ``workspace`` is copied (a repository with changes or without commits too, its
   ``.git`` included); a copy that is not a git repository gets one with a baseline commit;
 * a ``repo`` is cloned and checked out at ``commit`` (default: its HEAD).
@@ -13,13 +13,11 @@ from that tree to the final one, untracked (not ignored) files included.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import os
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from mycode_core import safegit
 
@@ -41,11 +39,36 @@ def git(args: Sequence[str], cwd: Path, *, env: dict[str, str] | None = None) ->
     except subprocess.SubprocessError as exc:
         raise SandboxError(f"git {args[0]} failed: {exc}") from None
     if completed.returncode != 0:
-        detail = str(completed.stderr or completed.stdout).strip().splitlines()
-        raise SandboxError(
-            f"git {args[0]} failed: {detail[-1] if detail else completed.returncode}"
-        )
+        raise SandboxError(f"git {args[0]} failed: {_reason(completed)}")
     return str(completed.stdout)
+
+
+def _reason(completed: subprocess.CompletedProcess[Any]) -> str:
+    """git's own reason: its first ``fatal:``/``error:`` line (a failed clone ends with
+    advice such as "and the repository exists."), else its last line, else the exit code."""
+    lines = [ln.strip() for ln in str(completed.stderr or completed.stdout).splitlines()]
+    lines = [ln for ln in lines if ln]
+    reasons = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
+    return (reasons or lines[-1:] or [f"exit {completed.returncode}"])[0]
+
+
+def _checkout(clone: Path, commit: str, source: str) -> None:
+    """Check out ``commit`` (an id, a tag or a branch of the repository) detached; one that
+    is not among the cloned refs is fetched by name once."""
+    for name in (commit, f"origin/{commit}", None):
+        if name is None:
+            try:
+                git(["fetch", "--quiet", "origin", commit], clone)
+            except SandboxError:
+                break
+            name = "FETCH_HEAD"
+        try:
+            target = git(["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"], clone)
+        except SandboxError:
+            continue
+        git(["checkout", "--quiet", "--detach", target.strip()], clone)
+        return
+    raise SandboxError(f"commit {commit!r} is not in {source}")
 
 
 def _git_toplevel(path: Path) -> Path | None:
@@ -56,21 +79,19 @@ def _git_toplevel(path: Path) -> Path | None:
     return Path(out.strip()).resolve() if out.strip() else None
 
 
-def _clean_with_head(repo: Path) -> bool:
-    """Whether ``repo`` has a commit and no changes (a worktree of HEAD is then a true copy)."""
+def _clean_head(repo: Path) -> str | None:
+    """``repo``'s HEAD commit when it has one and no changes (a clone of it is then a true
+    copy), else ``None``. Its index is not refreshed (no optional locks): nothing is written."""
     try:
-        git(["rev-parse", "--verify", "--quiet", "HEAD"], repo)
-        return git(["status", "--porcelain", "--untracked-files=normal"], repo).strip() == ""
+        commit = git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], repo).strip()
+        status = git(
+            ["status", "--porcelain", "--untracked-files=normal"],
+            repo,
+            env={"GIT_OPTIONAL_LOCKS": "0"},
+        )
     except (SandboxError, OSError):
-        return False
-
-
-def _locked(lock_dir: Path, key: str) -> int:
-    lock_dir.mkdir(parents=True, exist_ok=True)
-    name = hashlib.sha256(key.encode()).hexdigest()[:16]
-    fd = os.open(lock_dir / f"{name}.lock", os.O_CREAT | os.O_RDWR, 0o644)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
+        return None
+    return commit if commit and not status.strip() else None
 
 
 def make_copy(
@@ -79,10 +100,10 @@ def make_copy(
     repo: str | None,
     commit: str | None,
     dest: Path,
-    lock_dir: Path,
     skip: Path,
 ) -> tuple[Path, Path | None]:
-    """Make the task's copy at ``dest``; return ``(copy, source repo of a worktree or None)``.
+    """Make the task's copy at ``dest``; return ``(copy, source repo of a worktree or None)``
+    (copies are never worktrees now; an older batch's may still be found and removed).
 
     A copied folder leaves out ``skip`` (the batch's output folder) when it lies inside it.
     """
@@ -91,19 +112,17 @@ def make_copy(
     dest.parent.mkdir(parents=True, exist_ok=True)
     if repo is not None:
         git(["clone", "--quiet", "--no-checkout", repo, str(dest)], dest.parent)
-        git(["checkout", "--quiet", "--detach", commit or "HEAD"], dest)
+        _checkout(dest, commit or "HEAD", repo)
         return dest, None
     assert workspace is not None
     source = Path(workspace)
     top = _git_toplevel(source)
-    if top is not None and top == source.resolve() and _clean_with_head(top):
-        fd = _locked(lock_dir, str(top))  # concurrent `worktree add` on one repository race
-        try:
-            git(["worktree", "prune"], top)
-            git(["worktree", "add", "--quiet", "--detach", str(dest), "HEAD"], top)
-        finally:
-            os.close(fd)
-        return dest, top
+    commit = _clean_head(top) if top is not None and top == source.resolve() else None
+    if top is not None and commit is not None:
+        # not a worktree: that would write the run's objects and its registration into `top`
+        git(["clone", "--quiet", "--shared", "--no-checkout", str(top), str(dest)], dest.parent)
+        git(["checkout", "--quiet", "--detach", commit], dest)
+        return dest, None
     shutil.copytree(source, dest, symlinks=True, ignore=_skip_inside(source, skip))
     if _git_toplevel(dest) != dest.resolve():
         git(["init", "--quiet"], dest)
@@ -150,6 +169,15 @@ def diff(copy: Path, start_tree: str, index_file: Path) -> str:
         ["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", start_tree, end_tree],
         copy,
     )
+
+
+def keep_copy(copy: Path) -> None:
+    """Make a kept copy stand on its own: a clone that borrows the source repository's objects
+    gets its own (``git repack -a -d``, as ``clone --dissociate``), so it outlives the source."""
+    borrowed = copy / ".git" / "objects" / "info" / "alternates"
+    if borrowed.is_file():
+        git(["repack", "-a", "-d", "--quiet"], copy)
+        borrowed.unlink()
 
 
 def remove_copy(copy: Path, worktree_of: Path | None) -> None:

@@ -38,7 +38,7 @@ class Task:
     prompt: str
     line: int
     workspace: str | None = None
-    """Absolute path of a local folder to copy (git worktree when it is a git repository)."""
+    """Absolute path of a local folder to copy (a shared clone when it is a clean git repo)."""
     repo: str | None = None
     """A URL, or the absolute path of a local git repository, to clone."""
     commit: str | None = None
@@ -47,6 +47,9 @@ class Task:
     max_steps: int | None = None
     timeout: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    problem: str | None = None
+    """Why the task cannot run (its folder or repository is missing): it is recorded as an
+    ``error`` without running, like a repository URL that cannot be cloned."""
 
     def to_dict(self) -> dict[str, Any]:
         """A plain dict (what is sent to a worker process or a Ray task)."""
@@ -55,7 +58,7 @@ class Task:
 
 @dataclass
 class LoadedTasks:
-    """The valid tasks of a file and one message per problem (``path:line: what``)."""
+    """The tasks of a file and one message per line that is no task (``path:line: what``)."""
 
     tasks: list[Task]
     errors: list[str]
@@ -77,8 +80,10 @@ def _local(raw: str, base: Path) -> Path:
     return second if second.exists() else first
 
 
-def _check(data: dict[str, Any], base: Path) -> tuple[dict[str, Any], list[str]]:
+def _check(data: dict[str, Any], base: Path) -> tuple[dict[str, Any], list[str], list[str]]:
+    """``(fields, problems of the line, missing folders or repositories)``."""
     problems: list[str] = []
+    missing: list[str] = []
     fields: dict[str, Any] = {}
     task_id = data.get("id")
     if not isinstance(task_id, str) or not task_id:
@@ -100,7 +105,7 @@ def _check(data: dict[str, Any], base: Path) -> tuple[dict[str, Any], list[str]]
         else:
             path = _local(workspace, base)
             if not path.is_dir():
-                problems.append(f'"workspace" {workspace!r}: no such folder ({path})')
+                missing.append(f'"workspace" {workspace!r}: no such folder ({path})')
             fields["workspace"] = str(path)
     if repo is not None:
         if not isinstance(repo, str) or not repo:
@@ -110,12 +115,14 @@ def _check(data: dict[str, Any], base: Path) -> tuple[dict[str, Any], list[str]]
         else:
             path = _local(repo, base)
             if not path.exists():
-                problems.append(f'"repo" {repo!r}: no such repository ({path})')
+                missing.append(f'"repo" {repo!r}: no such repository ({path})')
             fields["repo"] = str(path)
     for key in ("commit", "setup", "model"):
         value = data.get(key)
         if value is not None and (not isinstance(value, str) or not value.strip()):
             problems.append(f'"{key}" must be a non-empty string')
+    if isinstance(data.get("commit"), str) and data["commit"].startswith("-"):
+        problems.append('"commit" must name a commit, not start with "-"')
     if data.get("commit") is not None and workspace is not None:
         problems.append('"commit" goes with "repo", not "workspace"')
     steps = data.get("max_steps")
@@ -126,16 +133,17 @@ def _check(data: dict[str, Any], base: Path) -> tuple[dict[str, Any], list[str]]
         isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
     ):
         problems.append('"timeout" must be a number of seconds > 0')
-    return fields, problems
+    return fields, problems, missing
 
 
 def load_tasks(path: Path) -> LoadedTasks:
     """Read and validate every line of a JSONL task file; blank lines are skipped.
 
-    Raises ``OSError`` when the file cannot be read. Duplicate ids are reported separately
-    (they are an error even with ``--skip-invalid``).
+    A line that is no task is reported in ``errors``; a later line with an id seen before in
+    ``duplicates``. A task whose folder or repository is missing is kept, with its
+    ``problem``. Raises ``OSError`` when the file cannot be read.
     """
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows editors) is no problem
     base = path.resolve().parent
     tasks: list[Task] = []
     errors: list[str] = []
@@ -153,9 +161,9 @@ def load_tasks(path: Path) -> LoadedTasks:
         if not isinstance(data, dict):
             errors.append(f"{where}: a task must be a JSON object, got {type(data).__name__}")
             continue
-        fields, problems = _check(data, base)
+        fields, problems, missing = _check(data, base)
         if problems:
-            errors.extend(f"{where}: {problem}" for problem in problems)
+            errors.extend(f"{where}: {problem}" for problem in problems + missing)
             continue
         task_id = str(data["id"])
         if task_id in seen:
@@ -175,6 +183,7 @@ def load_tasks(path: Path) -> LoadedTasks:
                 max_steps=data.get("max_steps"),
                 timeout=float(data["timeout"]) if data.get("timeout") is not None else None,
                 extra={k: v for k, v in data.items() if k not in KNOWN_KEYS},
+                problem="; ".join(missing) or None,
             )
         )
     return LoadedTasks(tasks, errors, duplicates)

@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from mycode_batch import warm
-from mycode_batch.sandbox import SandboxError, diff, make_copy, remove_copy, snapshot
+from mycode_batch.sandbox import (
+    SandboxError,
+    diff,
+    keep_copy,
+    make_copy,
+    remove_copy,
+    snapshot,
+)
 from mycode_core.sessions import json_objects
 
 BATCH_STOP_REASONS = ("setup_failed", "timeout", "error", "worker_lost", "cancelled")
@@ -252,13 +259,15 @@ def run_task(
     owner: Path | None = None
     try:
         log.note(f"task {task['id']} on {socket.gethostname()} pid {os.getpid()}")
+        if task.get("problem"):
+            log.note(str(task["problem"]))
+            return _record(task, task_dir, started, error=str(task["problem"]))
         try:
             copy, owner = make_copy(
                 workspace=task.get("workspace"),
                 repo=task.get("repo"),
                 commit=task.get("commit"),
                 dest=copy,
-                lock_dir=out / ".locks",
                 skip=out,
             )
         except (SandboxError, OSError) as exc:
@@ -306,8 +315,17 @@ def run_task(
     finally:
         if not spec.keep_workspace and copy.exists():
             remove_copy(copy, owner)
+        elif copy.exists():
+            _keep(copy, log)
         (task_dir / ".batch-index").unlink(missing_ok=True)
         log.close()
+
+
+def _keep(copy: Path, log: _Log) -> None:
+    try:
+        keep_copy(copy)
+    except (SandboxError, OSError) as exc:
+        log.note(f"the kept copy still borrows the source's git objects: {exc}")
 
 
 def _worktree_owner(copy: Path) -> Path | None:

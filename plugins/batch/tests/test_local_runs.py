@@ -22,6 +22,11 @@ from batch_helpers import (
 from mycode_core.testing import write_script
 
 
+def _files(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (``.git`` included) with its content."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
 def test_three_kinds_of_workspace_each_run_on_a_copy(tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "gitws", {"src.py": "x = 1\n"})
     plain = folder(tmp_path / "plain", {"notes.txt": "n\n"})
@@ -80,6 +85,7 @@ def test_three_kinds_of_workspace_each_run_on_a_copy(tmp_path: Path) -> None:
             },
         ],
     )
+    sources = {path: _files(path) for path in (repo, plain, upstream)}
     out = tmp_path / "out"
     run = run_batch(tasks, out, tmp_path / "home", *BYPASS, "--workers", "2")
     assert run.rc == 0, run.stderr
@@ -95,17 +101,8 @@ def test_three_kinds_of_workspace_each_run_on_a_copy(tmp_path: Path) -> None:
             assert (task_dir / name).is_file(), name
         # the run's own MYCODE_HOME under the output folder holds its session
         assert (task_dir / "home" / "sessions" / f"{r['session_id']}.jsonl").is_file()
-    # the originals are untouched; the git worktree is unregistered again
-    assert (repo / "src.py").read_text() == "x = 1\n" and not (repo / "added.txt").exists()
-    assert not (plain / "made.txt").exists()
-    worktrees = (
-        subprocess.run(
-            ["git", "worktree", "list"], cwd=repo, capture_output=True, text=True, check=True
-        )
-        .stdout.strip()
-        .splitlines()
-    )
-    assert len(worktrees) == 1
+    # nothing was written into the originals, their .git included (no objects, no worktrees)
+    assert {path: _files(path) for path in sources} == sources
     preds = json.loads((out / "preds.json").read_text())
     assert set(preds) == {"git", "plain", "clone"}
     git_patch = preds["git"]["model_patch"]
@@ -310,3 +307,82 @@ def test_allow_and_deny_rules_reach_every_run(tmp_path: Path) -> None:
     assert run.rc == 0, run.stderr
     assert Path(results(tmp_path / "out")["t0"]["patch"]).read_text() == ""  # refused
     assert "write_file" in str(tool_message) and "denied" in str(tool_message).lower()
+
+
+def test_trust_and_max_budget_usd_reach_every_run(tmp_path: Path) -> None:
+    from mycode_core.testing import FakeOpenAIServer, turn
+
+    folder(tmp_path / "ws", {"f.txt": "f\n", ".mycode/config.toml": ALLOW_RM})
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [task("rm", model=command_script(tmp_path / "rm.json", "rm f.txt"))],
+    )
+    trusted = run_batch(tasks, tmp_path / "out", tmp_path / "home", "--trust")
+    assert trusted.rc == 0, trusted.stderr
+    # the copy's own allow rule applied: without --trust it may only make things stricter
+    assert "deleted file mode" in Path(results(tmp_path / "out")["rm"]["patch"]).read_text()
+    home = folder(tmp_path / "home", {"config.toml": '[models."priced"]\ninput_per_mtok = 1e6\n'})
+    usage = {"prompt_tokens": 10, "completion_tokens": 1}
+    write_call = {"name": "write_file", "arguments": {"path": "x.txt", "content": "x\n"}}
+    with FakeOpenAIServer([turn(tool_calls=[write_call], usage=usage)] * 3) as server:
+        flags = ["--model", "priced", "--base-url", server.base_url, "--api-key", "k"]
+        plain = write_tasks(tmp_path / "plain.jsonl", [task("w")])
+        capped = run_batch(plain, tmp_path / "out2", home, *flags, *BYPASS, "--max-budget-usd", "5")
+    assert capped.rc == 1, capped.stderr
+    assert results(tmp_path / "out2")["w"]["stop_reason"] == "token_budget"
+
+
+ALLOW_RM = '[permissions]\nallow = ["run_command(rm:*)"]\n'
+
+
+def test_plugin_dirs_reach_every_run(tmp_path: Path) -> None:
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    plugin = folder(
+        tmp_path / "my plugin",
+        {
+            ".claude-plugin/plugin.json": '{"name": "mine", "version": "1.0.0"}',
+            "skills/hello/SKILL.md": "---\nname: hello\ndescription: greets\n---\nHello body\n",
+        },
+    )
+    load = [{"tool_calls": [{"name": "load_skill", "arguments": {"name": "hello"}}]}]
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl", [task("t", model=write_script(tmp_path / "s.json", load))]
+    )
+    run = run_batch(tasks, tmp_path / "out", tmp_path / "home", "--plugin-dir", str(plugin))
+    assert run.rc == 0, run.stderr
+    transcript = (tmp_path / "out" / "tasks" / "t" / "transcript.jsonl").read_text()
+    assert "Hello body" in transcript
+
+
+def test_commit_may_be_a_branch_of_the_repository(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "upstream", {"a.txt": "a\n"})
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e"]
+    subprocess.run([*git, "checkout", "-qb", "feature"], cwd=repo, check=True)
+    folder(repo, {"b.txt": "b\n"})
+    subprocess.run([*git, "add", "b.txt"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "b"], cwd=repo, check=True)
+    subprocess.run([*git, "checkout", "-q", "-"], cwd=repo, check=True)  # HEAD: without b.txt
+    model = writer_script(tmp_path / "s.json", "c.txt", "c\n")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": "f", "prompt": "p", "repo": "upstream", "commit": "feature", "model": model,
+          "setup": "test -f b.txt"}],
+    )  # fmt: skip
+    run = run_batch(tasks, tmp_path / "out", tmp_path / "home", *BYPASS)
+    assert run.rc == 0, run.stderr
+    assert "+++ b/c.txt" in Path(results(tmp_path / "out")["f"]["patch"]).read_text()
+
+
+def test_a_kept_workspace_outlives_its_source_repository(tmp_path: Path) -> None:
+    import shutil
+
+    git_repo(tmp_path / "src", {"a.txt": "a\n"})
+    model = writer_script(tmp_path / "s.json", "b.txt", "b\n")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("k", "src", model=model)])
+    run = run_batch(tasks, tmp_path / "out", tmp_path / "home", *BYPASS, "--keep-workspaces")
+    assert run.rc == 0, run.stderr
+    shutil.rmtree(tmp_path / "src")
+    kept = tmp_path / "out" / "tasks" / "k" / "workspace"
+    log = subprocess.run(["git", "log", "-p"], cwd=kept, capture_output=True, text=True)
+    assert log.returncode == 0 and "+a" in log.stdout, log.stderr
+    assert (kept / "b.txt").read_text() == "b\n"

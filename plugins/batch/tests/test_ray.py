@@ -101,6 +101,25 @@ def test_ray_and_local_give_the_same_results(tmp_path: Path, ray_address: str) -
     assert (tmp_path / "ray" / "tasks" / "git" / "transcript.jsonl").is_file()
 
 
+def test_the_users_model_environment_reaches_tasks_on_a_running_cluster(
+    tmp_path: Path, ray_address: str
+) -> None:
+    """A cluster's workers have the environment of whoever started it, not of the shell
+    that runs the batch: the key and endpoint exported there must travel with each task."""
+    from mycode_core.testing import FakeOpenAIServer
+
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("t")])
+    with FakeOpenAIServer(final_text="done") as server:
+        env = {"MYCODE_MODEL": "m", "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-e"}
+        run = run_batch(tasks, tmp_path / "out", tmp_path / "home", *on_ray(ray_address), env=env)
+        keys = {r.headers.get("authorization") for r in server.chat_requests}
+    assert run.rc == 0, run.stderr
+    assert results(tmp_path / "out")["t"]["stop_reason"] == "completed"
+    assert keys == {"Bearer sk-e"}
+    assert "sk-e" not in (tmp_path / "out" / "tasks" / "t" / "log.txt").read_text()
+
+
 def test_a_lost_worker_is_retried_once_then_the_task_fails(
     tmp_path: Path, ray_address: str
 ) -> None:
@@ -143,7 +162,12 @@ def test_an_unreachable_ray_address_is_exit_2_naming_it(tmp_path: Path) -> None:
 
 
 def test_without_an_address_a_local_ray_is_started_for_the_run(tmp_path: Path) -> None:
+    """A new one, even when another cluster is known (RAY_ADDRESS, a `ray start` of this
+    machine): joining that with a CPU count of our own is an error in Ray."""
     pytest.importorskip("ray", reason="Ray is not installed (pip install 'mycode-batch[ray]')")
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        elsewhere = f"127.0.0.1:{sock.getsockname()[1]}"
     folder(tmp_path / "ws", {"a.txt": "a\n"})
     model = writer_script(tmp_path / "s.json", "n.txt", "n\n")
     tasks = write_tasks(
@@ -159,6 +183,7 @@ def test_without_an_address_a_local_ray_is_started_for_the_run(tmp_path: Path) -
         "--workers",
         "2",
         *BYPASS,
+        env={"RAY_ADDRESS": elsewhere},
     )
     assert run.rc == 0, run.stderr
     assert {r["stop_reason"] for r in results(tmp_path / "out").values()} == {"completed"}
@@ -229,3 +254,82 @@ def test_ctrl_c_twice_cancels_the_running_ray_tasks(tmp_path: Path, ray_address:
             break
         time.sleep(0.5)
     assert left.stdout.split() == []  # killed: a `sleep 120` left alone would still be there
+
+
+def _stop_cluster(temp_dir: str) -> None:
+    """Kill the processes of the Ray cluster whose temp folder is ``temp_dir`` (only those:
+    ``ray stop`` would stop every Ray of the machine)."""
+    import psutil
+
+    ours = []
+    for proc in psutil.process_iter(["cmdline"]):
+        if proc.pid == os.getpid():
+            continue
+        if any(temp_dir in part for part in proc.info["cmdline"] or ()):
+            try:  # its workers and agents rename themselves (ray::IDLE)
+                ours += [proc, *proc.children(recursive=True)]
+            except psutil.Error:
+                pass
+    for proc in ours:
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(ours, timeout=15)
+
+
+def test_a_cluster_started_with_ray_start_and_token_auth_is_joined(tmp_path: Path) -> None:
+    """`ray start --head` turns token auth on when a token exists (~/.ray/auth_token, which
+    any earlier local Ray writes); a driver given the address must then send it."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'mycode-batch[ray]')")
+    from mycode_core.testing import cli_env
+
+    user = tmp_path / "user"  # the HOME of the cluster's owner and of the batch
+    user.mkdir()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    temp_dir = tempfile.mkdtemp(prefix="rt", dir="/tmp")  # Ray's socket paths must be short
+    ray_cli = str(Path(sys.executable).parent / "ray")
+    env = cli_env(tmp_path / "home", {"HOME": str(user), "RAY_AUTH_MODE": None})
+    try:
+        subprocess.run(
+            [ray_cli, "get-auth-token", "--generate"], env=env, check=True, capture_output=True
+        )
+        subprocess.run(
+            [
+                ray_cli,
+                "start",
+                "--head",
+                f"--port={port}",
+                "--num-cpus=1",
+                "--include-dashboard=false",
+                "--disable-usage-stats",
+                f"--temp-dir={temp_dir}",
+            ],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        folder(tmp_path / "ws", {"a.txt": "a\n"})
+        model = writer_script(tmp_path / "s.json", "n.txt", "n\n")
+        tasks = write_tasks(tmp_path / "tasks.jsonl", [task("t", model=model)])
+        run = run_batch(
+            tasks,
+            tmp_path / "out",
+            tmp_path / "home",
+            *BYPASS,
+            *on_ray(f"127.0.0.1:{port}"),
+            env={"HOME": str(user), "RAY_AUTH_MODE": None},
+        )
+        assert run.rc == 0, run.stderr
+        assert results(tmp_path / "out")["t"]["stop_reason"] == "completed"
+    finally:
+        _stop_cluster(temp_dir)
+        shutil.rmtree(temp_dir, ignore_errors=True)

@@ -116,7 +116,7 @@ def test_a_real_batch_report_renders_in_a_headless_browser(tmp_path: Path) -> No
             task("writes", model=writer_script(tmp_path / "w.json", "w.txt", "written line\n")),
             task(
                 "broken-setup",
-                setup="exit 1",
+                setup="echo pip says no such package >&2; exit 1",
                 model=writer_script(tmp_path / "x.json", "x.txt", "x\n"),
             ),
         ],
@@ -133,7 +133,9 @@ def test_a_real_batch_report_renders_in_a_headless_browser(tmp_path: Path) -> No
     assert dom.timeline_items >= 3  # prompt, tool call, tool result, ...
     assert dom.external == [] and dom.scripts == 0  # self-contained
     text = re.sub(r"<[^>]+>", " ", dumped.stdout)
-    for expected in ("tool call · write_file", "+written line", "setup_failed", "completed"):
+    # a failed setup shows what it printed
+    for expected in ("tool call · write_file", "+written line", "setup_failed", "completed",
+                     "pip says no such package"):  # fmt: skip
         assert expected in text, expected
     shot = tmp_path / "report.png"
     taken = _browser(

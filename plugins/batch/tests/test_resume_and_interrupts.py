@@ -17,7 +17,9 @@ from batch_helpers import (
     result_lines,
     results,
     run_batch,
+    task,
     write_tasks,
+    writer_script,
 )
 
 from mycode_core.testing import cli_env, signals_as_in_a_terminal, start_cli, write_script
@@ -53,7 +55,7 @@ def test_resume_skips_recorded_tasks_and_survives_a_cut_last_line(tmp_path: Path
     (out / "results.jsonl").write_text(json.dumps(earlier) + '\n{"id": "t1", "stop_', "utf-8")
     run = run_batch(tasks, out, tmp_path / "home", "--resume", "--output-format", "stream-json")
     assert sorted(e["id"] for e in run.of_type("task_start")) == ["t1", "t2"]
-    lines = result_lines_lenient(out)
+    lines = result_lines(out)  # every line parses: the cut one is gone
     assert lines[0]["id"] == "t0" and sorted(r["id"] for r in lines[1:]) == ["t1", "t2"]
     assert lines[0] == earlier  # whatever its outcome, it is kept, not run again
     assert run.rc == 1  # t0 did not complete
@@ -63,15 +65,19 @@ def test_resume_skips_recorded_tasks_and_survives_a_cut_last_line(tmp_path: Path
     assert "t0" in report and "max_steps" in report and "t2" in report
 
 
-def result_lines_lenient(out: Path) -> list[dict[str, object]]:
-    """The parseable lines of results.jsonl."""
-    rows = []
-    for line in (out / "results.jsonl").read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue
-    return rows
+def test_resume_in_a_moved_output_folder_keeps_the_patches(tmp_path: Path) -> None:
+    """Records name their diff by absolute path; an output folder copied off a cluster node
+    (or renamed) and resumed there still gives preds.json and the report their diffs."""
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    model = writer_script(tmp_path / "s.json", "made.txt", "made\n")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("t0", model=model)])
+    assert run_batch(tasks, tmp_path / "first", tmp_path / "home", *BYPASS).rc == 0
+    moved = tmp_path / "moved"
+    (tmp_path / "first").rename(moved)
+    run = run_batch(tasks, moved, tmp_path / "home", "--resume")
+    assert run.rc == 0, run.stderr
+    assert "+made" in json.loads((moved / "preds.json").read_text())["t0"]["model_patch"]
+    assert "tool call · write_file" in (moved / "report.html").read_text()
 
 
 def test_without_resume_an_earlier_results_file_is_replaced(tmp_path: Path) -> None:
@@ -177,6 +183,50 @@ def test_second_ctrl_c_cancels_running_tasks_and_leaves_them_unrecorded(tmp_path
     for pattern in (str(tmp_path / "sleep.json"), "sleep 120 && echo slept"):
         left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
         assert [p for p in left.stdout.split() if int(p) != os.getpid()] == [], pattern
+
+
+def test_sigterm_cancels_running_tasks_and_leaves_nothing_running(tmp_path: Path) -> None:
+    """`kill`, `timeout` or a cancelled CI job: the batch ends as after Ctrl-C twice, 143."""
+    tasks = _sleeper_tasks(tmp_path, 120, 3)
+    out = tmp_path / "out"
+    proc = _start_batch(tasks, out, tmp_path / "home", "--workers", "2")
+    started = _wait_for_starts(proc, 2)
+    _wait_for_transcripts(out, started)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=100)
+    assert proc.returncode == 143, stderr
+    assert "SIGTERM: cancelling the running tasks" in stdout
+    assert not (out / "results.jsonl").exists()
+    assert json.loads((out / "preds.json").read_text()) == {}
+    assert (out / "report.html").is_file()
+    assert not any((out / "tasks" / i / "workspace").exists() for i in started)
+    for pattern in (str(tmp_path / "sleep.json"), "sleep 120 && echo slept"):
+        left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
+        assert [p for p in left.stdout.split() if int(p) != os.getpid()] == [], pattern
+
+
+def test_preds_json_is_up_to_date_while_the_batch_runs(tmp_path: Path) -> None:
+    """As mini-swe-agent keeps it: what ended is in preds.json even if the batch is killed."""
+    folder(tmp_path / "ws", {"a.txt": "a\n"})
+    quick = write_script(tmp_path / "q.json", [{"content": "ok"}])
+    slow = command_script(tmp_path / "sleep.json", "sleep 120 && echo slept > s.txt")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [task("slow", model=slow), task("quick", model=quick)],
+    )
+    out = tmp_path / "out"
+    proc = _start_batch(tasks, out, tmp_path / "home", "--workers", "2")
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            event = json.loads(line)
+            if event["type"] == "task_end":
+                break
+        assert event["id"] == "quick"
+        assert set(json.loads((out / "preds.json").read_text())) == {"quick"}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=100)
 
 
 def test_on_a_terminal_progress_is_a_live_display(tmp_path: Path) -> None:
