@@ -159,8 +159,8 @@ def batch_command() -> click.Command:
     @click.option(
         "--skip-invalid",
         is_flag=True,
-        help="Lines that are no task (each is reported, and always skipped) do not make the "
-        "exit code 1; a duplicate id still does.",
+        help="Skip lines that are no task (each is reported) instead of stopping before any "
+        "task runs.",
     )
     @click.option(
         "--task-timeout",
@@ -261,9 +261,12 @@ def run_command(tasks_file: Path, out_dir: Path, options: dict[str, Any]) -> int
         loaded = load_tasks(tasks_file)
     except (OSError, UnicodeDecodeError) as exc:
         _fail(f"{tasks_file}: cannot read it ({exc})")
-    invalid = loaded.errors + loaded.duplicates
-    for line in invalid:
-        click.echo(f"mycode batch: {line} (line skipped)", err=True)
+    for line in loaded.duplicates + loaded.errors:
+        click.echo(f"mycode batch: {line}", err=True)
+    if loaded.duplicates:  # nothing runs: which of the two tasks did the user mean?
+        _fail(f"{len(loaded.duplicates)} duplicate task id(s); ids must be unique")
+    if loaded.errors and not options["skip_invalid"]:  # before any task spends anything
+        _fail(f"{len(loaded.errors)} problem(s) in {tasks_file}; fix them or use --skip-invalid")
     for task in loaded.tasks:
         if task.problem:
             click.echo(f"mycode batch: {tasks_file}:{task.line}: {task.problem}", err=True)
@@ -272,9 +275,7 @@ def run_command(tasks_file: Path, out_dir: Path, options: dict[str, Any]) -> int
     out = out_dir.expanduser().resolve()
     if out.exists() and not out.is_dir():
         _fail(f"--out {out} is not a folder")
-    # a duplicate id fails the batch even with --skip-invalid: its line named a task
-    counted = loaded.duplicates if options["skip_invalid"] else invalid
-    return _run(loaded.tasks, out, options, resources, counted)
+    return _run(loaded.tasks, out, options, resources, loaded.errors)
 
 
 def _run(

@@ -48,8 +48,8 @@ class BatchOptions:
     spec_template: dict[str, Any] = field(default_factory=dict)
     """:class:`RunSpec` fields shared by every task (flags, env, timeout, ...)."""
     invalid: list[str] = field(default_factory=list)
-    """Lines of the task file that are no task (each ``path:line: what``): the batch runs
-    the others and exits 1, as not every task completed."""
+    """Lines of the task file skipped with ``--skip-invalid`` (each ``path:line: what``):
+    listed in the summary; they do not count against the exit code."""
 
 
 @dataclass
@@ -235,7 +235,7 @@ def run_batch(
     interrupted = interrupts.count > 0
     if interrupted:
         code = interrupts.exit_code()
-    elif not_run or options.invalid or any(r.get("stop_reason") != "completed" for r in records):
+    elif not_run or any(r.get("stop_reason") != "completed" for r in records):
         code = EXIT_INCOMPLETE
     else:
         code = EXIT_OK

@@ -66,22 +66,22 @@ def test_relative_paths_are_relative_to_the_task_file(tmp_path: Path) -> None:
     assert task.line == 1
 
 
-def test_a_malformed_line_is_skipped_and_the_others_run(tmp_path: Path) -> None:
+def test_a_malformed_line_stops_the_batch_unless_skipped(tmp_path: Path) -> None:
+    """A line that is no task stops the batch before any task spends anything (exit 2, the
+    line named); ``--skip-invalid`` runs the others, and the skipped line does not count."""
     folder(tmp_path / "ws", {"a.txt": "a\n"})
     model = writer_script(tmp_path / "s.json", "new.txt", "x\n")
     good = {"id": "good", "prompt": "p", "workspace": "ws", "model": model}
     tasks = write_tasks(tmp_path / "tasks.jsonl", [good, '{"id": "bad"'])
     out = tmp_path / "out"
     run = run_batch(tasks, out, tmp_path / "home", *BYPASS)
-    assert run.rc == 1  # not every task of the file completed
+    assert run.rc == 2 and "fix them or use --skip-invalid" in run.stderr
     assert f"{tasks}:2: not valid JSON" in run.stderr
-    assert "Traceback" not in run.stderr
-    assert list(results(out)) == ["good"]
-    assert results(out)["good"]["stop_reason"] == "completed"
-    # --skip-invalid: the skipped lines do not count against the exit code
+    assert "Traceback" not in run.stderr and not (out / "results.jsonl").exists()
     again = run_batch(tasks, tmp_path / "out2", tmp_path / "home", *BYPASS, "--skip-invalid")
     assert again.rc == 0, again.stderr
     assert f"{tasks}:2: not valid JSON" in again.stderr
+    assert results(tmp_path / "out2")["good"]["stop_reason"] == "completed"
 
 
 def test_missing_folders_repositories_and_commits_are_failed_tasks(tmp_path: Path) -> None:
@@ -114,7 +114,7 @@ def test_missing_folders_repositories_and_commits_are_failed_tasks(tmp_path: Pat
     assert set(json.loads((out / "preds.json").read_text())) == set(records)
 
 
-def test_a_duplicate_id_is_skipped_and_fails_the_batch(tmp_path: Path) -> None:
+def test_a_duplicate_id_stops_the_batch_even_with_skip_invalid(tmp_path: Path) -> None:
     folder(tmp_path / "ws", {"a.txt": "a\n"})
     model = writer_script(tmp_path / "s.json", "new.txt", "x\n")
     tasks = write_tasks(
@@ -122,9 +122,9 @@ def test_a_duplicate_id_is_skipped_and_fails_the_batch(tmp_path: Path) -> None:
         [{"id": "same", "prompt": "p", "workspace": "ws", "model": model}] * 2,
     )
     run = run_batch(tasks, tmp_path / "out", tmp_path / "home", *BYPASS, "--skip-invalid")
-    assert run.rc == 1
+    assert run.rc == 2
     assert "duplicate id 'same' (first on line 1)" in run.stderr
-    assert results(tmp_path / "out")["same"]["stop_reason"] == "completed"
+    assert not (tmp_path / "out" / "results.jsonl").exists()
 
 
 def test_usage_errors_exit_2_with_one_line(tmp_path: Path) -> None:
