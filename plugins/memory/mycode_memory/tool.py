@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from mycode_core import RunContext, ToolResult, tool
 from mycode_core.records import CallApproval
+from mycode_memory.secrets import find_secret
 from mycode_memory.store import MAX_NOTE_CHARS, SCOPES, MemoryStore, StoreError
 
 
@@ -20,6 +21,13 @@ def save_note(note: str, scope: str, context: Any) -> ToolResult:
         )
     if scope not in SCOPES:
         return ToolResult.error(f"Unknown scope {scope!r}: use 'project' or 'user'.")
+    secret = find_secret(text)
+    if secret is not None:
+        return ToolResult.error(
+            f"Not remembered: the note holds what looks like {secret}, and notes are shown to "
+            "every later session. Remember where the secret is kept (an environment variable, "
+            "a file, a vault), never the secret itself."
+        )
     store = MemoryStore(context.home, context.workspace)
     try:
         saved, added = store.add(text, scope)  # type: ignore[arg-type]
