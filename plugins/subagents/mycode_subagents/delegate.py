@@ -97,7 +97,8 @@ class Delegator:
             ]
         if context.depth + 1 >= self.config.max_depth and TOOL_NAME in names:
             names.remove(TOOL_NAME)
-        return names
+        denied = profile.disallowed_names()
+        return [name for name in names if name not in denied]
 
     def missing_tools(self, profile: Profile, context: RunContext) -> list[str]:
         """Tools a profile names that this run does not have (as the profile spells them)."""

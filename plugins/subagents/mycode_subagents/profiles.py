@@ -44,7 +44,8 @@ KNOWN_FIELDS = frozenset(
         "maxTurns",
     }
 )
-"""Front-matter fields of Claude Code's agent files (only the first four mean something here)."""
+"""Front-matter fields of Claude Code's agent files (``name``, ``description``, ``tools``,
+``disallowedTools`` and ``model`` mean something here)."""
 MAX_PROFILE_BYTES = 256_000
 
 
@@ -71,18 +72,29 @@ class Profile:
     plugin: str | None = None
     """The plugin folder it came from: it also answers to ``plugin:name`` (Claude Code's
     name for a plugin's agent)."""
+    disallowed: list[str] | None = None
+    """Claude Code's ``disallowedTools``: removed from what ``tools`` gives (a specifier such
+    as ``Bash(rm:*)`` removes the whole tool)."""
+    project: bool = False
+    """Read from the workspace's own folders (an untrusted workspace's may not pick a model)."""
 
     def tool_names(self) -> list[str] | None:
         """The allowlist in mycode's tool names (``None``: all tools)."""
-        if self.tools is None:
-            return None
-        names: list[str] = []
-        for raw in self.tools:
-            base = raw.split("(", 1)[0].strip()  # `Bash(git:*)` → Bash
-            name = mycode_tool_name(base)
-            if name and name not in names:
-                names.append(name)
-        return names
+        return None if self.tools is None else _mycode_names(self.tools)
+
+    def disallowed_names(self) -> list[str]:
+        """The denylist (``disallowedTools``) in mycode's tool names."""
+        return _mycode_names(self.disallowed or [])
+
+
+def _mycode_names(raw_names: list[str]) -> list[str]:
+    names: list[str] = []
+    for raw in raw_names:
+        base = raw.split("(", 1)[0].strip()  # `Bash(git:*)` → Bash
+        name = mycode_tool_name(base)
+        if name and name not in names:
+            names.append(name)
+    return names
 
 
 EXPLORE = Profile(
@@ -104,15 +116,30 @@ GENERAL = Profile(
 BUILTIN_PROFILES = (EXPLORE, GENERAL)
 
 
-def _tools_field(value: Any, path: Path) -> list[str] | None:
+def _split_names(text: str) -> list[str]:
+    """``Read, Agent(a, b), Bash(git:*)`` → the names, commas inside parentheses kept."""
+    items, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif char == "," and depth == 0:
+            items.append(text[start:index])
+            start = index + 1
+    items.append(text[start:])
+    return [item.strip() for item in items]
+
+
+def _tools_field(value: Any, path: Path, key: str = "tools") -> list[str] | None:
     if value is None:
         return None
     if isinstance(value, str):
-        items = [part.strip() for part in value.split(",")]
+        items = _split_names(value)
     elif isinstance(value, list) and all(isinstance(item, str) for item in value):
         items = [item.strip() for item in value]
     else:
-        raise ProfileError(f"{path}: `tools` must be a comma-separated string or a list of names")
+        raise ProfileError(f"{path}: `{key}` must be a comma-separated string or a list of names")
     items = [item for item in items if item]
     if items == ["*"]:
         return None
@@ -210,12 +237,13 @@ def parse_profile(path: Path, workspace: Path | None = None) -> Profile:
     model = data.get("model")
     if model is not None and not isinstance(model, str):
         raise ProfileError(f"{path}: `model` must be a model name")
-    known = {"name", "description", "tools", "model"}
+    known = {"name", "description", "tools", "disallowedTools", "model"}
     return Profile(
         name=name.strip(),
         description=" ".join(description.split()),
         instructions=body.strip(),
         tools=_tools_field(data.get("tools"), path),
+        disallowed=_tools_field(data.get("disallowedTools"), path, "disallowedTools"),
         model=model.strip() if isinstance(model, str) else None,
         source=str(path),
         extra={key: value for key, value in data.items() if key not in known},
@@ -269,6 +297,7 @@ def load_profiles(
             except ProfileError as exc:
                 notice(f"agent profile skipped: {exc}")
                 continue
+            profile.project = inside
             plugin = (plugins or {}).get(source)
             if plugin is not None:
                 profile.plugin = plugin

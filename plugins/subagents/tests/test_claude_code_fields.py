@@ -1,0 +1,42 @@
+"""Claude Code's agent fields as its users write them, and what an untrusted workspace's
+profiles may not do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mycode_subagents.profiles import parse_profile
+from sa_helpers import answer, calls, delegate, requests_for, run, tool_names, workspace
+
+from mycode_core.testing import FakeOpenAIServer
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_commas_inside_a_tool_specifier_do_not_split_it(tmp_path: Path) -> None:
+    text = (
+        "---\nname: lead\ndescription: Leads.\n"
+        "tools: Read, Agent(kit:scan, kit:verify), Bash(git log:*, git diff:*), Grep\n---\nLead.\n"
+    )
+    profile = parse_profile(_write(tmp_path / "lead.md", text))
+    assert profile.tool_names() == ["read_file", "delegate_task", "run_command", "grep"]
+
+
+def test_disallowed_tools_are_taken_away_from_the_child(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a.py": "x = 1\n"})
+    _write(
+        ws / ".claude" / "agents" / "careful.md",
+        "---\nname: careful\ndescription: Careful.\ndisallowedTools: Bash, Write, Edit\n---\nGo.\n",
+    )
+    with FakeOpenAIServer([calls(delegate("d1", "CHILD: look", "careful")), answer("ok")]) as srv:
+        srv.route("CHILD:", answer("looked"))
+        result = run(srv, ws)
+    assert result.rc == 0, result.stderr
+    (child_request,) = requests_for(srv, "CHILD:")
+    offered = tool_names(child_request)
+    assert "read_file" in offered and "grep" in offered
+    assert not {"run_command", "write_file", "edit_file"} & set(offered)
