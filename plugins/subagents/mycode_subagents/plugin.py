@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +10,8 @@ from mycode_core import hookimpl
 
 if TYPE_CHECKING:
     from mycode_core.records import RunContext, SlashCommand, Tool
+    from mycode_subagents.profiles import Profile
+    from mycode_subagents.settings import SubagentSettings
 
 
 @hookimpl
@@ -44,6 +46,24 @@ def package_sources(
     return found
 
 
+def ignore_project_models(
+    profiles: Iterable[Profile], config: SubagentSettings, notice: Callable[[str], None]
+) -> None:
+    """An untrusted workspace's profiles may not choose a model (SPEC §8: the session never
+    talks to a model the project chose): their subagents use the parent's (one notice each)."""
+    from mycode_subagents.settings import child_model
+
+    for profile in profiles:
+        model = (profile.model or "").strip()
+        if profile.project and model not in config.model_aliases and child_model(model, config):
+            notice(
+                f"untrusted workspace: ignored `model: {model}` of agent profile "
+                f"{profile.name!r} ({profile.source}); its subagent uses the parent's model. "
+                "Trust the workspace with `mycode trust` (or --trust for one run)."
+            )
+            profile.model = None
+
+
 def _notice(context: RunContext) -> Callable[[str], None]:
     from mycode_core.events import NoticeEvent
 
@@ -69,7 +89,10 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
     plugins: dict[Path, str] = {}
     sources = package_sources(context, notice, plugins)
     sources += profile_folders(context.workspace, context.home)
-    delegator = Delegator(load_profiles(sources, notice, context.workspace, plugins), config)
+    profiles = load_profiles(sources, notice, context.workspace, plugins)
+    if not config_mod.trusted(context.settings):
+        ignore_project_models(profiles.values(), config, notice)
+    delegator = Delegator(profiles, config)
     context.store["subagents"] = delegator
     register(delegator.tool(context))
 

@@ -40,3 +40,39 @@ def test_disallowed_tools_are_taken_away_from_the_child(tmp_path: Path) -> None:
     offered = tool_names(child_request)
     assert "read_file" in offered and "grep" in offered
     assert not {"run_command", "write_file", "edit_file"} & set(offered)
+
+
+def test_an_untrusted_workspace_may_not_pick_the_childs_model(tmp_path: Path) -> None:
+    ws = workspace(
+        tmp_path, {".mycode/config.toml": '[subagents]\nmodel_aliases = {haiku = "x"}\n'}
+    )
+    _write(
+        ws / ".claude" / "agents" / "picky.md",
+        "---\nname: picky\ndescription: Picky.\ntools: Read\nmodel: project-model\n---\nGo.\n",
+    )
+    _write(
+        ws / ".claude" / "agents" / "small.md",
+        "---\nname: small\ndescription: Small.\ntools: Read\nmodel: haiku\n---\nGo.\n",
+    )
+    script = [
+        calls(delegate("d1", "CHILD1: go", "picky"), delegate("d2", "CHILD2: go", "small")),
+        answer("ok"),
+    ]
+    for trust, picked, aliased in (
+        ((), "fake-model", "fake-model"),
+        (
+            ("--trust",),
+            "project-model",
+            "x",
+        ),
+    ):
+        with FakeOpenAIServer(list(script)) as srv:
+            srv.route("CHILD1:", answer("done"))
+            srv.route("CHILD2:", answer("done"))
+            result = run(srv, ws, "PARENT: go", *trust)
+        assert result.rc == 0, result.stderr
+        assert requests_for(srv, "CHILD1:")[0].body["model"] == picked
+        assert requests_for(srv, "CHILD2:")[0].body["model"] == aliased
+        notices = [e["message"] for e in result.events if e["type"] == "notice"]
+        ignored = [n for n in notices if "model: project-model" in n or "model_aliases" in n]
+        assert len(ignored) == (0 if trust else 2), notices
