@@ -133,6 +133,9 @@ class Delegator:
             handler=self.run,
             concurrency_safe=False,
             concurrency_safe_for=safe_for,
+            # in plan mode a child inherits plan mode, so it can only read: Claude Code's
+            # planning runs Explore agents, and so may this one
+            read_only=context.permission_mode == "plan",
             risk="medium",
             timeout=CHILD_TIMEOUT,
         )

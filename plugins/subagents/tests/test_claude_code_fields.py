@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mycode_subagents.profiles import parse_profile
-from sa_helpers import answer, calls, delegate, requests_for, run, tool_names, workspace
+from sa_helpers import answer, call, calls, delegate, requests_for, run, tool_names, workspace
 
 from mycode_core.testing import FakeOpenAIServer
 
@@ -76,3 +76,24 @@ def test_an_untrusted_workspace_may_not_pick_the_childs_model(tmp_path: Path) ->
         notices = [e["message"] for e in result.events if e["type"] == "notice"]
         ignored = [n for n in notices if "model: project-model" in n or "model_aliases" in n]
         assert len(ignored) == (0 if trust else 2), notices
+
+
+def test_plan_mode_lets_children_run_but_they_stay_read_only(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a.py": "x = 1\n"})
+    script = [
+        calls(delegate("d1", "CHILD1: look", "explore")),
+        calls(delegate("d2", "CHILD2: write", "general")),
+        answer("planned"),
+    ]
+    with FakeOpenAIServer(script) as srv:
+        srv.route("CHILD1:", calls(call("read_file", "r1", path="a.py")), answer("x is 1"))
+        srv.route(
+            "CHILD2:", calls(call("write_file", "w1", path="b.py", content="y\n")), answer("no")
+        )
+        result = run(srv, ws, "PARENT: plan", "--permission-mode", "plan")
+    assert result.rc == 0, result.stderr
+    done = {e["id"]: e for e in result.events if e["type"] == "tool_result"}
+    assert not done["d1"]["is_error"] and "x is 1" in done["d1"]["content"]
+    assert not done["r1"]["is_error"]
+    assert done["w1"]["is_error"] and "plan mode" in done["w1"]["content"]
+    assert not (ws / "b.py").exists()
