@@ -140,13 +140,26 @@ def _wait_for_transcripts(out: Path, ids: list[str]) -> None:
         time.sleep(0.2)
 
 
-def test_first_ctrl_c_lets_running_tasks_finish_and_schedules_no_more(tmp_path: Path) -> None:
-    tasks = _sleeper_tasks(tmp_path, 3, 4)
+def _two_running(tmp_path: Path, seconds: int, count: int) -> tuple[subprocess.Popen[str], Path]:
+    """A batch of ``count`` sleeping tasks on two workers, once both first tasks are running."""
+    tasks = _sleeper_tasks(tmp_path, seconds, count)
     out = tmp_path / "out"
     proc = _start_batch(tasks, out, tmp_path / "home", "--workers", "2")
     started = _wait_for_starts(proc, 2)
     assert started == ["t0", "t1"]
     _wait_for_transcripts(out, started)
+    return proc, out
+
+
+def _nothing_left_of(tmp_path: Path) -> None:
+    """No process of the sleeping tasks is left (their ``mycode`` nor their command)."""
+    for pattern in (str(tmp_path / "sleep.json"), "sleep 120 && echo slept"):
+        left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
+        assert [p for p in left.stdout.split() if int(p) != os.getpid()] == [], pattern
+
+
+def test_first_ctrl_c_lets_running_tasks_finish_and_schedules_no_more(tmp_path: Path) -> None:
+    proc, out = _two_running(tmp_path, 3, 4)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=180)
     assert proc.returncode == 130, stderr
@@ -157,17 +170,13 @@ def test_first_ctrl_c_lets_running_tasks_finish_and_schedules_no_more(tmp_path: 
     assert "task_start" not in stdout  # nothing was started after the Ctrl-C
     assert set(json.loads((out / "preds.json").read_text())) == {"t0", "t1"}
     # and --resume runs the two that never started
-    again = run_batch(tasks, out, tmp_path / "home", "--resume", *BYPASS)
+    again = run_batch(tmp_path / "tasks.jsonl", out, tmp_path / "home", "--resume", *BYPASS)
     assert again.rc == 0, again.stderr
     assert set(results(out)) == {"t0", "t1", "t2", "t3"}
 
 
 def test_second_ctrl_c_cancels_running_tasks_and_leaves_them_unrecorded(tmp_path: Path) -> None:
-    tasks = _sleeper_tasks(tmp_path, 120, 2)
-    out = tmp_path / "out"
-    proc = _start_batch(tasks, out, tmp_path / "home", "--workers", "2")
-    started = _wait_for_starts(proc, 2)
-    _wait_for_transcripts(out, started)
+    proc, out = _two_running(tmp_path, 120, 2)
     proc.send_signal(signal.SIGINT)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
@@ -179,19 +188,12 @@ def test_second_ctrl_c_cancels_running_tasks_and_leaves_them_unrecorded(tmp_path
     assert not (out / "results.jsonl").exists() or results(out) == {}
     assert json.loads((out / "preds.json").read_text()) == {}
     assert (out / "report.html").is_file()
-    # no mycode process of those tasks is left
-    for pattern in (str(tmp_path / "sleep.json"), "sleep 120 && echo slept"):
-        left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
-        assert [p for p in left.stdout.split() if int(p) != os.getpid()] == [], pattern
+    _nothing_left_of(tmp_path)
 
 
 def test_sigterm_cancels_running_tasks_and_leaves_nothing_running(tmp_path: Path) -> None:
     """`kill`, `timeout` or a cancelled CI job: the batch ends as after Ctrl-C twice, 143."""
-    tasks = _sleeper_tasks(tmp_path, 120, 3)
-    out = tmp_path / "out"
-    proc = _start_batch(tasks, out, tmp_path / "home", "--workers", "2")
-    started = _wait_for_starts(proc, 2)
-    _wait_for_transcripts(out, started)
+    proc, out = _two_running(tmp_path, 120, 3)
     proc.send_signal(signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=100)
     assert proc.returncode == 143, stderr
@@ -199,10 +201,8 @@ def test_sigterm_cancels_running_tasks_and_leaves_nothing_running(tmp_path: Path
     assert not (out / "results.jsonl").exists()
     assert json.loads((out / "preds.json").read_text()) == {}
     assert (out / "report.html").is_file()
-    assert not any((out / "tasks" / i / "workspace").exists() for i in started)
-    for pattern in (str(tmp_path / "sleep.json"), "sleep 120 && echo slept"):
-        left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
-        assert [p for p in left.stdout.split() if int(p) != os.getpid()] == [], pattern
+    assert not any((out / "tasks" / i / "workspace").exists() for i in ("t0", "t1"))
+    _nothing_left_of(tmp_path)
 
 
 def test_preds_json_is_up_to_date_while_the_batch_runs(tmp_path: Path) -> None:
