@@ -28,6 +28,9 @@ from mycode_checkpoints import store
 from mycode_checkpoints.settings import from_settings
 
 CACHE_FILE_MAX = 1 << 20
+LISTING_MAX = 200_000
+"""Beyond this many files a workspace is not listed before a command (then the core's
+``created`` is taken as it is)."""
 CACHE_TOTAL_MAX = 64 << 20
 DIFF_MAX = 1 << 20
 
@@ -59,11 +62,17 @@ class Recorder:
         self.settings = from_settings(context.settings)
         self.turn: store.TurnRecord | None = None
         self.pending: dict[str, dict[str, tuple[str, int, int] | None]] = {}
+        self.existing: dict[str, set[str] | None] = {}
+        """Per call of a tool that declares no path it writes: the files (and folders, with a
+        trailing ``/``) before it ran."""
+        self.new_dirs: dict[str, dict[str, list[str]]] = {}
+        """Per call, per file a tool is about to create: the folders it creates for it."""
         self.seen: OrderedDict[str, bytes | None] = OrderedDict()
         self._seen_bytes = 0
         self.lock = threading.RLock()
         self._total: int | None = None
         self._counted: dict[Path, set[str]] = {}
+        self._fresh = True
 
     # ----------------------------------------------------------------- turns
 
@@ -72,6 +81,15 @@ class Recorder:
         with self.lock:
             number = store.next_turn(self.home, self.session_id, self.workspace)
             self.turn = store.TurnRecord(self.home, self.session_id, number, prompt, self.workspace)
+            # the cache as the files are now: edits by hand between turns, and in a resumed
+            # session the files its earlier turns changed
+            known = list(self.seen)
+            if number > 1 and self._fresh:
+                known += [f["path"] for t in store.load_turns(self.home, self.session_id)
+                          for f in t["files"]]  # fmt: skip
+            self._fresh = False
+            for rel in dict.fromkeys(known):
+                self._remember(rel)
 
     def _current(self, prompt: str) -> store.TurnRecord:
         if self.turn is None:
@@ -92,6 +110,9 @@ class Recorder:
         if not self.settings.enabled or tool is None:
             return
         roles = dict(getattr(tool, "paths", {}) or {})
+        if not getattr(tool, "read_only", False) and "write" not in roles.values():
+            with self.lock:
+                self.existing[call.id] = _listing(self.workspace)
         for param, path in (getattr(call, "paths", {}) or {}).items():
             rel = self._rel(Path(path))
             if rel is None or _inside_git_dir(rel):
@@ -110,6 +131,9 @@ class Recorder:
             name = f"{call_id}-{len(self.pending.get(call_id, {}))}".replace("/", "_")
             source = self.workspace / rel
             copied = store.copy_in(source, pending_dir, name) if source.exists() else None
+            if not os.path.lexists(source):
+                missing = [d for d in _folders(rel) if not (self.workspace / d).is_dir()]
+                self.new_dirs.setdefault(call_id, {})[rel] = missing
             mode = 0
             if copied is not None:
                 with contextlib.suppress(OSError):
@@ -153,10 +177,14 @@ class Recorder:
         Returns a line for each file changed for the first time this turn that undo cannot
         restore (too large to keep, never seen before a command changed it)."""
         captured = self.pending.pop(call.id, {})
+        existing = self.existing.pop(call.id, None)
+        new_dirs = self.new_dirs.pop(call.id, {})
         if not self.settings.enabled:
             return []
         mutated = [str(p) for p in (getattr(observation, "mutated", None) or [])]
         created = set(getattr(observation, "created", None) or [])
+        if existing is not None:  # a file renamed over (sed -i, an atomic save) was there
+            created -= existing
         lost = []
         with self.lock:
             turn = self._current(prompt) if mutated else self.turn
@@ -169,6 +197,11 @@ class Recorder:
                 item = turn.entry(rel)
                 if not known and item and item["change"] != "created" and not item.get("blob"):
                     lost.append(f"checkpoints: undo cannot restore {rel}: {item.get('note')}")
+                if not known and item and item["change"] == "created":
+                    dirs = new_dirs.get(rel) if existing is None else [
+                        d for d in _folders(rel) if d + "/" not in existing]  # fmt: skip
+                    if dirs:  # folders made for it: undo removes them when left empty
+                        turn.add({**item, "dirs": dirs})
             self._drop_pending(captured)
             if stored and turn is not None:
                 self._bound(turn)
@@ -326,6 +359,42 @@ def refresh_after_undo(context: Any, done: list[str]) -> None:
     if found is not None:
         for line in done:
             found._remember(line.partition(" ")[2])
+
+
+def _listing(workspace: Path) -> set[str] | None:
+    """The workspace's files (noise folders and ``.git`` skipped, no link followed), None when
+    there are more than :data:`LISTING_MAX`."""
+    from mycode_core.api import BUILD_DIRS, NOISE_DIRS
+
+    skipped = NOISE_DIRS | BUILD_DIRS | {".git"}
+    found: set[str] = set()
+    stack = [str(workspace)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            rel = os.path.relpath(entry.path, workspace).replace(os.sep, "/")
+            if is_dir:
+                if entry.name not in skipped:
+                    stack.append(entry.path)
+                    found.add(rel + "/")
+                continue
+            found.add(rel)
+            if len(found) > LISTING_MAX:
+                return None
+    return found
+
+
+def _folders(rel: str) -> list[str]:
+    """The folders above a workspace path, outermost first (``a/b/c.txt``: ``a``, ``a/b``)."""
+    parts = rel.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def _read_small(path: Path) -> bytes | None:

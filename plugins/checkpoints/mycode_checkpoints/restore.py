@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,7 @@ def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str
             "undo refused, changed since or not restorable (use --force): " + "; ".join(problems)
         )
     done = []
+    made: set[str] = set()
     for rel, (meta, item) in sorted(undo_plan.targets.items()):
         path = workspace / rel
         try:
@@ -98,6 +100,7 @@ def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str
                 if path.is_file() or path.is_symlink():
                     path.unlink()
                     done.append(f"removed {rel}")
+                made.update(item.get("dirs") or [])
                 continue
             if not item.get("blob"):
                 continue  # forced: nothing saved for it
@@ -108,6 +111,9 @@ def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str
                 f"cannot restore {rel}: {exc.strerror or exc}; restored so far: "
                 + (", ".join(done) or "nothing")
             ) from exc
+    for rel in sorted(made, key=lambda d: -d.count("/")):  # a folder the turns made, now empty
+        with contextlib.suppress(OSError):
+            (workspace / rel).rmdir()
     for meta in undo_plan.turns:
         meta["undone"] = True
         store.save_meta(meta)
