@@ -73,11 +73,15 @@ class Recorder:
         self._total: int | None = None
         self._counted: dict[Path, set[str]] = {}
         self._fresh = True
+        self.running: set[str] = set()
+        """Calls of this run noted as running (see :func:`store.mark_running`)."""
 
     # ----------------------------------------------------------------- turns
 
     def start_turn(self, prompt: str) -> None:
         """A new user turn begins."""
+        for call_id in list(self.running):  # refused calls of the turn before
+            self.call_ended(call_id)
         with self.lock:
             number = store.next_turn(self.home, self.session_id, self.workspace)
             self.turn = store.TurnRecord(self.home, self.session_id, number, prompt, self.workspace)
@@ -103,6 +107,11 @@ class Recorder:
         except ValueError:
             return None
 
+    def call_ended(self, call_id: str) -> None:
+        """A call ran to its end or was refused: it was not cut short."""
+        self.running.discard(call_id)
+        store.mark_running(self.home, self.session_id, call_id, None)
+
     # ----------------------------------------------------------------- before a call
 
     def before_call(self, call: Any, tool: Any) -> None:
@@ -110,9 +119,15 @@ class Recorder:
         if not self.settings.enabled or tool is None:
             return
         roles = dict(getattr(tool, "paths", {}) or {})
-        if not getattr(tool, "read_only", False) and "write" not in roles.values():
-            with self.lock:
-                self.existing[call.id] = _listing(self.workspace)
+        if not getattr(tool, "read_only", False):
+            turn = self.turn.meta["turn"] if self.turn else "?"
+            args = " ".join(str(v) for v in (getattr(call, "arguments", None) or {}).values())
+            what = f"{call.name}({args[:80]}) of turn {turn}"
+            store.mark_running(self.home, self.session_id, call.id, what)
+            self.running.add(call.id)
+            if "write" not in roles.values():
+                with self.lock:
+                    self.existing[call.id] = _listing(self.workspace)
         for param, path in (getattr(call, "paths", {}) or {}).items():
             rel = self._rel(Path(path))
             if rel is None or _inside_git_dir(rel):
@@ -176,6 +191,7 @@ class Recorder:
         """Keep what the call's changed files were before it, and note how they are now.
         Returns a line for each file changed for the first time this turn that undo cannot
         restore (too large to keep, never seen before a command changed it)."""
+        self.call_ended(call.id)
         captured = self.pending.pop(call.id, {})
         existing = self.existing.pop(call.id, None)
         new_dirs = self.new_dirs.pop(call.id, {})
@@ -413,6 +429,8 @@ def cleanup(context: Any) -> None:
     with _LOCK:
         found = _RECORDERS.pop(key, None)
     if found is not None:
+        for call_id in list(found.running):
+            found.call_ended(call_id)
         shutil.rmtree(
             found.home / "checkpoints" / ".pending" / found.session_id, ignore_errors=True
         )

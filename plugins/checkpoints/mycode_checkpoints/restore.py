@@ -37,6 +37,10 @@ def plan(home: Path, session_id: str, turn: int | None) -> UndoPlan:
     """The turns to undo (``turn`` and later; default the last one that changed files)."""
     turns = active_turns(home, session_id)
     if not turns:
+        killed = "; ".join(store.cut_short(home, session_id))
+        if killed:  # what a killed call changed was never recorded
+            raise UndoError(f"cannot undo: the run was killed during {killed}, what it "
+                            "changed was not recorded")  # fmt: skip
         raise UndoError(f"nothing to undo in session {session_id}", 2)
     if turn is None:
         chosen = [turns[-1]]
@@ -87,6 +91,8 @@ def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str
     if not workspace.is_dir():
         raise UndoError(f"the session's workspace {workspace} no longer exists")
     problems = conflicts(workspace, undo_plan)
+    problems += [f"{what} (killed mid-call: what it changed is not recorded)"
+                 for what in store.cut_short(home, session_id)]  # fmt: skip
     if problems and not force:
         raise UndoError(
             "undo refused, changed since or not restorable (use --force): " + "; ".join(problems)
@@ -114,6 +120,7 @@ def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str
     for rel in sorted(made, key=lambda d: -d.count("/")):  # a folder the turns made, now empty
         with contextlib.suppress(OSError):
             (workspace / rel).rmdir()
+    store.clear_cut_short(home, session_id)
     for meta in undo_plan.turns:
         meta["undone"] = True
         store.save_meta(meta)

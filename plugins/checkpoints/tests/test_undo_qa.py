@@ -74,3 +74,42 @@ def test_undo_removes_the_folders_a_turn_made_not_older_ones(tmp_path: Path, hom
     assert undo.rc == 0, undo.stderr
     assert sorted(p.name for p in ws.iterdir()) == ["old"]
     assert list((ws / "old").iterdir()) == []
+
+
+def test_a_run_killed_mid_command_is_named_by_undo(tmp_path: Path, home: Path) -> None:
+    """What a command changed is recorded when it ends: killed before that, undo says so
+    (exit 1, nothing changed) instead of restoring half the turn as if it were all."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from mycode_core.testing import cli_env, mycode_command
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("a\n")
+    model = write_script(tmp_path / "kill.json", [
+        script_turn("read_file", path="a.txt"),
+        script_turn("write_file", path="a.txt", content="A\n"),
+        script_turn("run_command", command="echo n > new.txt; touch started; sleep 600"),
+    ])  # fmt: skip
+    env = cli_env(home, {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"})
+    run = subprocess.Popen([*mycode_command(False), "-p", "go", "--model", model, "--cwd",
+                            str(ws), "--permission-mode", "bypass"], cwd=ws, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)  # fmt: skip
+    try:
+        for _ in range(1200):
+            if (ws / "started").exists():
+                break
+            time.sleep(0.1)
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    refused = _cli(ws, home, "undo")
+    assert refused.rc == 1 and "run_command(echo n > new.txt" in refused.stderr
+    assert (ws / "a.txt").read_text() == "A\n"
+    forced = _cli(ws, home, "undo", "--force")
+    assert forced.rc == 0 and (ws / "a.txt").read_text() == "a\n"
+    assert _cli(ws, home, "undo").rc == 2
