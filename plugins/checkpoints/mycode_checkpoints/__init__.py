@@ -18,9 +18,9 @@ Modules: :mod:`.store` (the folders under ``MYCODE_HOME/checkpoints``), :mod:`.r
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from mycode_core import hookimpl
+from mycode_core import hookimpl, subscribe
 
 if TYPE_CHECKING:
     import click
@@ -40,6 +40,7 @@ __all__ = [
     "register_commands",
     "register_settings",
     "register_slash_commands",
+    "on_event",
     "session_end",
     "tool_result_verdict",
     "user_prompt_verdict",
@@ -103,6 +104,16 @@ def tool_result_verdict(
         except OSError as exc:
             _notice(context, f"checkpoints: cannot record what {call.name} changed: {exc}")
     return None
+
+
+@hookimpl
+@subscribe("permission")
+def on_event(event: Any, context: RunContext) -> None:
+    """A refused call never runs: it is not a call cut short by a killed run."""
+    if getattr(event, "type", None) == "permission" and event.decision == "deny":
+        from mycode_checkpoints.recorder import recorder_for
+
+        recorder_for(context).call_ended(str(event.id))
 
 
 @hookimpl

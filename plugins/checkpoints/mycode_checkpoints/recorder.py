@@ -28,6 +28,9 @@ from mycode_checkpoints import store
 from mycode_checkpoints.settings import from_settings
 
 CACHE_FILE_MAX = 1 << 20
+LISTING_MAX = 200_000
+"""Beyond this many files a workspace is not listed before a command (then the core's
+``created`` is taken as it is)."""
 CACHE_TOTAL_MAX = 64 << 20
 DIFF_MAX = 1 << 20
 
@@ -59,19 +62,38 @@ class Recorder:
         self.settings = from_settings(context.settings)
         self.turn: store.TurnRecord | None = None
         self.pending: dict[str, dict[str, tuple[str, int, int] | None]] = {}
+        self.existing: dict[str, set[str] | None] = {}
+        """Per call of a tool that declares no path it writes: the files (and folders, with a
+        trailing ``/``) before it ran."""
+        self.new_dirs: dict[str, dict[str, list[str]]] = {}
+        """Per call, per file a tool is about to create: the folders it creates for it."""
         self.seen: OrderedDict[str, bytes | None] = OrderedDict()
         self._seen_bytes = 0
         self.lock = threading.RLock()
         self._total: int | None = None
         self._counted: dict[Path, set[str]] = {}
+        self._fresh = True
+        self.running: set[str] = set()
+        """Calls of this run noted as running (see :func:`store.mark_running`)."""
 
     # ----------------------------------------------------------------- turns
 
     def start_turn(self, prompt: str) -> None:
         """A new user turn begins."""
+        for call_id in list(self.running):  # refused calls of the turn before
+            self.call_ended(call_id)
         with self.lock:
             number = store.next_turn(self.home, self.session_id, self.workspace)
             self.turn = store.TurnRecord(self.home, self.session_id, number, prompt, self.workspace)
+            # the cache as the files are now: edits by hand between turns, and in a resumed
+            # session the files its earlier turns changed
+            known = list(self.seen)
+            if number > 1 and self._fresh:
+                known += [f["path"] for t in store.load_turns(self.home, self.session_id)
+                          for f in t["files"]]  # fmt: skip
+            self._fresh = False
+            for rel in dict.fromkeys(known):
+                self._remember(rel)
 
     def _current(self, prompt: str) -> store.TurnRecord:
         if self.turn is None:
@@ -85,6 +107,11 @@ class Recorder:
         except ValueError:
             return None
 
+    def call_ended(self, call_id: str) -> None:
+        """A call ran to its end or was refused: it was not cut short."""
+        self.running.discard(call_id)
+        store.mark_running(self.home, self.session_id, call_id, None)
+
     # ----------------------------------------------------------------- before a call
 
     def before_call(self, call: Any, tool: Any) -> None:
@@ -92,6 +119,15 @@ class Recorder:
         if not self.settings.enabled or tool is None:
             return
         roles = dict(getattr(tool, "paths", {}) or {})
+        if not getattr(tool, "read_only", False):
+            turn = self.turn.meta["turn"] if self.turn else "?"
+            args = " ".join(str(v) for v in (getattr(call, "arguments", None) or {}).values())
+            what = f"{call.name}({args[:80]}) of turn {turn}"
+            store.mark_running(self.home, self.session_id, call.id, what)
+            self.running.add(call.id)
+            if "write" not in roles.values():
+                with self.lock:
+                    self.existing[call.id] = _listing(self.workspace)
         for param, path in (getattr(call, "paths", {}) or {}).items():
             rel = self._rel(Path(path))
             if rel is None or _inside_git_dir(rel):
@@ -110,6 +146,9 @@ class Recorder:
             name = f"{call_id}-{len(self.pending.get(call_id, {}))}".replace("/", "_")
             source = self.workspace / rel
             copied = store.copy_in(source, pending_dir, name) if source.exists() else None
+            if not os.path.lexists(source):
+                missing = [d for d in _folders(rel) if not (self.workspace / d).is_dir()]
+                self.new_dirs.setdefault(call_id, {})[rel] = missing
             mode = 0
             if copied is not None:
                 with contextlib.suppress(OSError):
@@ -152,11 +191,16 @@ class Recorder:
         """Keep what the call's changed files were before it, and note how they are now.
         Returns a line for each file changed for the first time this turn that undo cannot
         restore (too large to keep, never seen before a command changed it)."""
+        self.call_ended(call.id)
         captured = self.pending.pop(call.id, {})
+        existing = self.existing.pop(call.id, None)
+        new_dirs = self.new_dirs.pop(call.id, {})
         if not self.settings.enabled:
             return []
         mutated = [str(p) for p in (getattr(observation, "mutated", None) or [])]
         created = set(getattr(observation, "created", None) or [])
+        if existing is not None:  # a file renamed over (sed -i, an atomic save) was there
+            created -= existing
         lost = []
         with self.lock:
             turn = self._current(prompt) if mutated else self.turn
@@ -169,6 +213,11 @@ class Recorder:
                 item = turn.entry(rel)
                 if not known and item and item["change"] != "created" and not item.get("blob"):
                     lost.append(f"checkpoints: undo cannot restore {rel}: {item.get('note')}")
+                if not known and item and item["change"] == "created":
+                    dirs = new_dirs.get(rel) if existing is None else [
+                        d for d in _folders(rel) if d + "/" not in existing]  # fmt: skip
+                    if dirs:  # folders made for it: undo removes them when left empty
+                        turn.add({**item, "dirs": dirs})
             self._drop_pending(captured)
             if stored and turn is not None:
                 self._bound(turn)
@@ -328,6 +377,42 @@ def refresh_after_undo(context: Any, done: list[str]) -> None:
             found._remember(line.partition(" ")[2])
 
 
+def _listing(workspace: Path) -> set[str] | None:
+    """The workspace's files (noise folders and ``.git`` skipped, no link followed), None when
+    there are more than :data:`LISTING_MAX`."""
+    from mycode_core.api import BUILD_DIRS, NOISE_DIRS
+
+    skipped = NOISE_DIRS | BUILD_DIRS | {".git"}
+    found: set[str] = set()
+    stack = [str(workspace)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            rel = os.path.relpath(entry.path, workspace).replace(os.sep, "/")
+            if is_dir:
+                if entry.name not in skipped:
+                    stack.append(entry.path)
+                    found.add(rel + "/")
+                continue
+            found.add(rel)
+            if len(found) > LISTING_MAX:
+                return None
+    return found
+
+
+def _folders(rel: str) -> list[str]:
+    """The folders above a workspace path, outermost first (``a/b/c.txt``: ``a``, ``a/b``)."""
+    parts = rel.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
 def _read_small(path: Path) -> bytes | None:
     """A regular file's bytes when small enough to cache, else None."""
     opened = store.open_regular(path)
@@ -344,6 +429,8 @@ def cleanup(context: Any) -> None:
     with _LOCK:
         found = _RECORDERS.pop(key, None)
     if found is not None:
+        for call_id in list(found.running):
+            found.call_ended(call_id)
         shutil.rmtree(
             found.home / "checkpoints" / ".pending" / found.session_id, ignore_errors=True
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,10 @@ def plan(home: Path, session_id: str, turn: int | None) -> UndoPlan:
     """The turns to undo (``turn`` and later; default the last one that changed files)."""
     turns = active_turns(home, session_id)
     if not turns:
+        killed = "; ".join(store.cut_short(home, session_id))
+        if killed:  # what a killed call changed was never recorded
+            raise UndoError(f"cannot undo: the run was killed during {killed}, what it "
+                            "changed was not recorded")  # fmt: skip
         raise UndoError(f"nothing to undo in session {session_id}", 2)
     if turn is None:
         chosen = [turns[-1]]
@@ -86,11 +91,14 @@ def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str
     if not workspace.is_dir():
         raise UndoError(f"the session's workspace {workspace} no longer exists")
     problems = conflicts(workspace, undo_plan)
+    problems += [f"{what} (killed mid-call: what it changed is not recorded)"
+                 for what in store.cut_short(home, session_id)]  # fmt: skip
     if problems and not force:
         raise UndoError(
             "undo refused, changed since or not restorable (use --force): " + "; ".join(problems)
         )
     done = []
+    made: set[str] = set()
     for rel, (meta, item) in sorted(undo_plan.targets.items()):
         path = workspace / rel
         try:
@@ -98,6 +106,7 @@ def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str
                 if path.is_file() or path.is_symlink():
                     path.unlink()
                     done.append(f"removed {rel}")
+                made.update(item.get("dirs") or [])
                 continue
             if not item.get("blob"):
                 continue  # forced: nothing saved for it
@@ -108,6 +117,10 @@ def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str
                 f"cannot restore {rel}: {exc.strerror or exc}; restored so far: "
                 + (", ".join(done) or "nothing")
             ) from exc
+    for rel in sorted(made, key=lambda d: -d.count("/")):  # a folder the turns made, now empty
+        with contextlib.suppress(OSError):
+            (workspace / rel).rmdir()
+    store.clear_cut_short(home, session_id)
     for meta in undo_plan.turns:
         meta["undone"] = True
         store.save_meta(meta)

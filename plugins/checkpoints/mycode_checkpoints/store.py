@@ -65,6 +65,29 @@ def session_workspace(home: Path, session_id: str) -> str | None:
     return str(data["workspace"]) if isinstance(data, dict) and "workspace" in data else None
 
 
+def mark_running(home: Path, session_id: str, call_id: str, what: str | None) -> None:
+    """Note that a call that may change files is running (``what``), or that it ended (None):
+    a note left behind means the run was killed mid-call and what it changed is not recorded."""
+    path = session_dir(home, session_id) / "running" / call_id.replace("/", "_")
+    if what is None:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    else:
+        _write_json(path, what)
+
+
+def cut_short(home: Path, session_id: str) -> list[str]:
+    """The calls of a session killed before what they changed was recorded."""
+    folder = session_dir(home, session_id) / "running"
+    found = [_read_json(p) for p in sorted(folder.iterdir())] if folder.is_dir() else []
+    return [str(what) for what in found if what]
+
+
+def clear_cut_short(home: Path, session_id: str) -> None:
+    """Forget the calls cut short (an undo went ahead with ``--force``)."""
+    shutil.rmtree(session_dir(home, session_id) / "running", ignore_errors=True)
+
+
 def open_regular(path: Path) -> BinaryIO | None:
     """``path`` open for reading if it is a regular file (a symlink is not followed), else None."""
     try:

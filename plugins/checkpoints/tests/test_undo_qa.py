@@ -1,0 +1,115 @@
+"""Undo after commands that replace files, in resumed sessions, and of new folder trees."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mycode_core.testing import run_cli, script_turn, write_script
+
+
+def _run(ws: Path, home: Path, turns: list[dict[str, Any]], *extra: str) -> Any:
+    script = home.parent / f"script-{len(list(home.parent.glob('script-*')))}.json"
+    model = write_script(script, [*turns, {"content": "done"}])
+    args = ["-p", "change things", "--model", model, "--output-format", "json",
+            "--cwd", str(ws), "--permission-mode", "bypass", "--completion-policy", "off",
+            *extra]  # fmt: skip
+    done = run_cli(args, ws, home, {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
+                   timeout=180)  # fmt: skip
+    assert done.rc == 0, done.stderr
+    return done
+
+
+def _cli(ws: Path, home: Path, *args: str) -> Any:
+    return run_cli([*args, "--cwd", str(ws)], ws, home, timeout=120)
+
+
+def test_a_file_a_command_replaces_is_never_deleted_by_undo(tmp_path: Path, home: Path) -> None:
+    """``sed -i`` and atomic saves rename a new file over the old one: not a created file."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "b.txt").write_text("mine\n")
+    (ws / "u.txt").write_text("mine too\n")
+    save = "import os; open('t.tmp', 'w').write('x'); os.replace('t.tmp', 'u.txt')"
+    _run(ws, home, [script_turn("run_command", command=f"sed -i s/mine/sed/ b.txt; "
+                                f"{sys.executable} -c \"{save}\"")])  # fmt: skip
+    files = json.loads(_cli(ws, home, "checkpoints", "--json").stdout)[0]["files"]
+    assert {f["path"]: f["change"] for f in files} == {"b.txt": "modified", "u.txt": "modified"}
+    refused = _cli(ws, home, "undo")  # their content before was never seen: named, kept
+    assert refused.rc == 1 and "b.txt" in refused.stderr and "u.txt" in refused.stderr
+    assert _cli(ws, home, "undo", "--force").rc == 0
+    assert (ws / "b.txt").read_text() == "sed\n" and (ws / "u.txt").read_text() == "x"
+
+
+def test_undo_of_a_resumed_turn_keeps_what_earlier_turns_did(tmp_path: Path, home: Path) -> None:
+    """Turn 2 (another run) changes by command a file turn 1 wrote: undo goes back to turn 1's
+    content, not to the git index's."""
+    import subprocess
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("one\n")
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=ws, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=ws, check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=ws, check=True)
+    first = _run(ws, home, [script_turn("read_file", path="a.txt"),
+                            script_turn("write_file", path="a.txt", content="ONE\n")])  # fmt: skip
+    session = json.loads(first.stdout)["session_id"]
+    _run(ws, home, [script_turn("run_command", command="echo three > a.txt")], "--resume", session)
+    undo = _cli(ws, home, "undo")
+    assert undo.rc == 0, undo.stderr
+    assert (ws / "a.txt").read_text() == "ONE\n"
+
+
+def test_undo_removes_the_folders_a_turn_made_not_older_ones(tmp_path: Path, home: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "old").mkdir(parents=True)
+    _run(ws, home, [script_turn("run_command", command="mkdir -p tree/x/y && echo z > tree/x/y/z"),
+                    script_turn("write_file", path="n1/n2/c.txt", content="c\n"),
+                    script_turn("write_file", path="old/sub/d.txt", content="d\n")])  # fmt: skip
+    undo = _cli(ws, home, "undo")
+    assert undo.rc == 0, undo.stderr
+    assert sorted(p.name for p in ws.iterdir()) == ["old"]
+    assert list((ws / "old").iterdir()) == []
+
+
+def test_a_run_killed_mid_command_is_named_by_undo(tmp_path: Path, home: Path) -> None:
+    """What a command changed is recorded when it ends: killed before that, undo says so
+    (exit 1, nothing changed) instead of restoring half the turn as if it were all."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from mycode_core.testing import cli_env, mycode_command
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("a\n")
+    model = write_script(tmp_path / "kill.json", [
+        script_turn("read_file", path="a.txt"),
+        script_turn("write_file", path="a.txt", content="A\n"),
+        script_turn("run_command", command="echo n > new.txt; touch started; sleep 600"),
+    ])  # fmt: skip
+    env = cli_env(home, {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"})
+    run = subprocess.Popen([*mycode_command(False), "-p", "go", "--model", model, "--cwd",
+                            str(ws), "--permission-mode", "bypass"], cwd=ws, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)  # fmt: skip
+    try:
+        for _ in range(1200):
+            if (ws / "started").exists():
+                break
+            time.sleep(0.1)
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    refused = _cli(ws, home, "undo")
+    assert refused.rc == 1 and "run_command(echo n > new.txt" in refused.stderr
+    assert (ws / "a.txt").read_text() == "A\n"
+    forced = _cli(ws, home, "undo", "--force")
+    assert forced.rc == 0 and (ws / "a.txt").read_text() == "a\n"
+    assert _cli(ws, home, "undo").rc == 2
