@@ -33,6 +33,10 @@ NAMES: dict[str, tuple[str, str]] = {
         "mycode_core.claude_rules",
         "the mycode tool a Claude Code tool name stands for (``Bash`` → ``run_command``)",
     ),
+    "fill_arguments": (
+        "mycode_core.cli.slash_args",
+        "typed arguments filled into a command's text",
+    ),
     "DEFAULT_VALIDATORS": (
         "mycode_core.runtime.observation",
         "the command patterns that count as validation (test, lint, types, build)",
@@ -83,6 +87,7 @@ __all__ = [
     "core_report",
     "local_servers",
     "error_line",
+    "fill_arguments",
     "get_plugin_manager",
     "is_secret_name",
     "main",
@@ -105,6 +110,7 @@ if TYPE_CHECKING:
     from mycode_core.cli.main import main
     from mycode_core.cli.options import plugin_dir_option
     from mycode_core.cli.rewind import rewound
+    from mycode_core.cli.slash_args import fill_arguments
     from mycode_core.errors import SetupError, error_line
     from mycode_core.plugins import allowed_entry_points, get_plugin_manager
     from mycode_core.providers.base import ModelError

@@ -9,18 +9,14 @@ from typing import Any
 
 def last_checkpoint(events: list[dict[str, Any]]) -> str | None:
     """The continuation checkpoint a run that stopped at its step limit left last, if any."""
-    last_result = None
-    checkpoint = None
+    checkpoint, stopped = None, None
     for event in events:
         if event.get("type") == "checkpoint":
             checkpoint = str(event.get("text", ""))
         elif event.get("type") == "result":
-            last_result = event
-            if event.get("stop_reason") != "max_steps":
-                checkpoint = None
-    if last_result is None or last_result.get("stop_reason") != "max_steps":
-        return None
-    return checkpoint
+            stopped = event.get("stop_reason")
+            checkpoint = checkpoint if stopped == "max_steps" else None
+    return checkpoint if stopped == "max_steps" else None
 
 
 def last_view(events: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -32,10 +28,7 @@ def last_view(events: list[dict[str, Any]]) -> dict[str, Any] | None:
     for event in reversed(events):
         if event.get("type") == "rewind":  # the turns it cut off may hold what it refers to
             return None
-        if event.get("type") != "compaction":
-            continue
-        view, length = event.get("view"), event.get("history_length")
-        if isinstance(view, list) and isinstance(length, int):
-            return event
-        return None
+        if event.get("type") == "compaction":
+            view, length = event.get("view"), event.get("history_length")
+            return event if isinstance(view, list) and isinstance(length, int) else None
     return None

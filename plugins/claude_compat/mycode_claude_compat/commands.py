@@ -1,20 +1,18 @@
 """Claude Code slash commands: ``commands/*.md`` with optional front matter (``description``,
-``argument-hint``, ``allowed-tools``); the body is the prompt, with ``$ARGUMENTS`` and
-``$1``…``$9`` replaced by the command's arguments; its ``!`cmd``` marks are
+``argument-hint``, ``allowed-tools``, ``arguments``); the body is the prompt, with ``$ARGUMENTS``,
+``$N`` and named arguments replaced by the command's arguments; its ``!`cmd``` marks are
 run by :mod:`.prerun`."""
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_PLACEHOLDER = re.compile(r"\\\$(?=[0-9])|\$ARGUMENTS|\$([1-9])")
-"""``\\$`` before a digit (a literal ``$``), ``$ARGUMENTS``, ``$1``…``$9``: replaced in one pass,
-so an argument holding ``$2`` is not expanded again."""
+from mycode_core.api import fill_arguments
+
 _FIELD = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*)|[ \t]*)$")
 
 
@@ -27,6 +25,8 @@ class CommandFile:
     body: str
     description: str = ""
     argument_hint: str = ""
+    arguments: tuple[str, ...] = ()
+    """Names of the arguments (front matter ``arguments``, a list or space-separated words)."""
     allowed_tools: list[str] = field(default_factory=list)
 
 
@@ -100,9 +100,9 @@ def _text(value: Any) -> str:
     return str(value) if value else ""
 
 
-def _tools(value: Any) -> list[str]:
+def _tools(value: Any, sep: str | None = ",") -> list[str]:
     if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
+        return [part.strip() for part in value.split(sep) if part.strip()]
     if isinstance(value, list):
         return [str(item) for item in value]
     return []
@@ -128,33 +128,19 @@ def parse_command(path: Path, text: str) -> tuple[CommandFile, str | None]:
         body=body.strip(),
         description=_text(description),
         argument_hint=_text(hint),
+        arguments=tuple(_tools(meta.get("arguments"), sep=None)),
         allowed_tools=_tools(meta.get("allowed-tools")),
     )
     return command, (f"{path}: {problem}" if problem else None)
 
 
-def expand(body: str, arguments: str) -> str:
-    """The prompt: ``$ARGUMENTS`` is the whole argument string, ``$N`` the N-th word.
-
-    As in Claude Code, a ``$N`` with no N-th word stays as written (``awk '{print $1}'`` in a
-    command's script) and ``\\$1`` is a literal ``$1``. Without any placeholder, the
-    arguments are appended (as Claude Code does)."""
-    try:
-        words = shlex.split(arguments)
-    except ValueError:
-        words = arguments.split()
-    has_placeholder = any(m.group(0) != "\\$" for m in _PLACEHOLDER.finditer(body))
-
-    def fill(match: re.Match[str]) -> str:
-        found = match.group(0)
-        if found == "\\$":
-            return "$"
-        if found == "$ARGUMENTS":
-            return arguments
-        index = int(match.group(1))
-        return words[index - 1] if index <= len(words) else found
-
-    text = _PLACEHOLDER.sub(fill, body)
-    if not has_placeholder and arguments.strip():
+def expand(body: str, arguments: str, names: tuple[str, ...] = ()) -> str:
+    """The prompt: ``$ARGUMENTS`` is the whole argument string, ``$ARGUMENTS[N]``/``$N`` one
+    argument and ``$name`` one named in the front matter's ``arguments``, as Claude Code fills
+    them in (:func:`mycode_core.api.fill_arguments`: a command using neither ``$0`` nor
+    ``$ARGUMENTS[N]`` counts ``$1`` as the first). Without any placeholder, the arguments are
+    appended (as Claude Code does)."""
+    text, filled = fill_arguments(body, arguments, names)
+    if not filled and arguments.strip():
         text = f"{text}\n\nARGUMENTS: {arguments.strip()}"
     return text

@@ -32,7 +32,7 @@ def _runner(
         roots = getattr(context, "readable_roots", None)
         if isinstance(roots, list) and root not in roots:
             roots.append(root)
-        prompt = expand(with_root(command.body), args)
+        prompt = expand(with_root(command.body), args, command.arguments)
         allowed = [with_root(entry) for entry in command.allowed_tools] if grants else []
         rules = as_rules(allowed)
         if has_commands(prompt):

@@ -45,6 +45,29 @@ def test_positionals_without_a_word_stay_and_arguments_are_not_expanded_again() 
     assert expand("Only \\$5 here.", "x y") == "Only $5 here.\n\nARGUMENTS: x y"
 
 
+def test_zero_based_indexes_and_named_arguments_as_claude_code_fills_them(tmp_path: Path) -> None:
+    """Claude Code's current form: ``$ARGUMENTS[N]`` and ``$N`` count from 0 (a command using
+    ``$0`` or ``$ARGUMENTS[N]`` is read that way; quotes keep words together), and the front
+    matter's ``arguments`` names them (a list, or words)."""
+    zero = "Migrate the $0 component from $1 to $ARGUMENTS[2]."
+    assert (
+        expand(zero, '"Search Bar" React Vue')
+        == "Migrate the Search Bar component from React to Vue."
+    )
+    assert expand("Only $ARGUMENTS[1]; $ARGUMENTS[5] stays", "a b") == "Only b; $ARGUMENTS[5] stays"
+    listed, _ = _command(
+        tmp_path,
+        "fix.md",
+        "---\narguments: [issue, base-branch]\n---\nFix $issue on $base-branch; $issued.\n",
+    )
+    assert listed is not None and listed.arguments == ("issue", "base-branch")
+    assert expand(listed.body, "42 main", listed.arguments) == "Fix 42 on main; $issued."
+    words, _ = _command(tmp_path, "ren.md", "---\narguments: old new\n---\nRename $old to $new.\n")
+    assert words is not None and words.arguments == ("old", "new")
+    assert expand(words.body, "A B", words.arguments) == "Rename A to B."
+    assert expand(words.body, "A", words.arguments) == "Rename A to $new."
+
+
 def test_a_command_without_placeholders_gets_its_arguments_appended(tmp_path: Path) -> None:
     command, _ = _command(tmp_path, "plain.md", "Summarise the changes.\n")
     assert command is not None and command.description == ""
@@ -124,13 +147,14 @@ def test_folder_commands_become_slash_commands(tmp_path: Path) -> None:
         "---\ndescription: Fix an issue\nargument-hint: NUMBER\n---\nFix issue #$1 now.\n"
     )
     (folder / "commands/notes.md").write_text("Write release notes.\n")
+    (folder / "commands/ship.md").write_text("---\narguments: [env]\n---\nShip to $env.\n")
     workspace, home = tmp_path / "ws", tmp_path / "home"
     workspace.mkdir()
     settings = load_settings(workspace, home, {"plugin_dirs": [str(folder)]})
     notices: list[str] = []
     context = RunContext(workspace=workspace, home=home, settings=settings, session_id="s")
     commands = collect_slash_commands(make_plugin_manager(plugin), context, notices.append)
-    assert sorted(commands) == ["fix", "notes", "p:fix", "p:notes"], notices
+    assert sorted(commands) == ["fix", "notes", "p:fix", "p:notes", "p:ship", "ship"], notices
     fix = commands["fix"]
     assert fix.description == "Fix an issue" and fix.argument_hint == "NUMBER"
     assert fix.run("42", context) == "Fix issue #42 now."
@@ -138,6 +162,7 @@ def test_folder_commands_become_slash_commands(tmp_path: Path) -> None:
     assert commands["p:fix"].run("7", context) == "Fix issue #7 now."
     assert commands["p:fix"].description == "Fix an issue (= /fix)"
     assert commands["notes"].run("", context) == "Write release notes."
+    assert commands["ship"].run("prod", context) == "Ship to prod."  # a named argument
     assert notices == []
 
 

@@ -54,16 +54,19 @@ def skill_files(folder: Path) -> tuple[list[str], int]:
     return files, len(files)
 
 
-def loaded_text(skill: Skill, plugin_root: Path | None = None) -> tuple[str, str]:
+def loaded_text(
+    skill: Skill, plugin_root: Path | None = None, session_id: str = ""
+) -> tuple[str, str]:
     """``(text for the model, body)`` of a loaded skill: its body and its files.
 
-    ``${CLAUDE_SKILL_DIR}`` in the body is the skill's folder and, in a plugin's skill,
-    ``${CLAUDE_PLUGIN_ROOT}`` the plugin's folder (``plugin_root``), as Claude Code fills
-    them in (``[Scan](${CLAUDE_SKILL_DIR}/jobs/scan.md)``,
+    ``${CLAUDE_SKILL_DIR}`` in the body is the skill's folder, ``${CLAUDE_SESSION_ID}`` the
+    session's id and, in a plugin's skill, ``${CLAUDE_PLUGIN_ROOT}`` the plugin's folder
+    (``plugin_root``), as Claude Code fills them in (``[Scan](${CLAUDE_SKILL_DIR}/jobs/scan.md)``,
     ``python3 ${CLAUDE_PLUGIN_ROOT}/scripts/check.py``)."""
     body, truncated, size = read_body(skill)
     folder = skill.folder.resolve()
     body = body.replace("${CLAUDE_SKILL_DIR}", str(folder))
+    body = body.replace("${CLAUDE_SESSION_ID}", session_id) if session_id else body
     if plugin_root is not None:
         body = body.replace("${CLAUDE_PLUGIN_ROOT}", str(plugin_root))
     parts = [f'<skill name="{skill.name}" folder="{folder}">', body]

@@ -68,6 +68,14 @@ class Skill:
         return self.folder / self.file_name
 
     @property
+    def argument_names(self) -> tuple[str, ...]:
+        """Claude Code's ``arguments`` (a list or space-separated words): ``$name`` in the body
+        of a skill invoked as ``/name ARGS`` is the argument at that name's position."""
+        names = self.extra.get("arguments")
+        names = names.split() if isinstance(names, str) else names
+        return tuple(str(n) for n in names) if isinstance(names, list) else ()
+
+    @property
     def model_invocable(self) -> bool:
         """False for Claude Code's ``disable-model-invocation: true``: only the user invokes
         the skill (``/name``); the model neither sees it listed nor loads it."""

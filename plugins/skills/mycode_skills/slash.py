@@ -35,15 +35,18 @@ def skills_list(arguments: str, context: Any) -> Any:
 def force_skill(name: str, task: str, context: Any) -> Any:
     """``/skill:NAME [task]``: the skill's instructions become part of the user's turn.
 
-    ``$ARGUMENTS`` in them is the task, as Claude Code fills it in for a skill invoked as a
+    Its ``$ARGUMENTS`` is the task, ``$N``/``$ARGUMENTS[N]`` one argument of it and ``$name``
+    one named in its ``arguments``, as Claude Code fills them in for a skill invoked as a
     command (``The user invoked this with: $ARGUMENTS``)."""
+    from mycode_core.api import fill_arguments
     from mycode_skills.tool import load
 
     result = load(name, context, turn=None)  # active from the turn this prompt starts
     if result.is_error:
         return _output(result.text())
     request = task.strip() or "Apply this skill to the current work; ask me if anything is unclear."
-    loaded = result.text().replace("$ARGUMENTS", task.strip())
+    names = (result.metadata or {}).get("arguments") or ()
+    loaded, _ = fill_arguments(result.text(), task.strip(), names)
     return (
         f"{request}\n\nUse the skill {name!r}, loaded below for this turn, and follow its "
         f"instructions.\n\n{loaded}"

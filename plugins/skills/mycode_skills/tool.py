@@ -26,14 +26,18 @@ def load(name: str, context: Any, *, turn: str | None, by_model: bool = False) -
             "(its disable-model-invocation is true)."
         )
     try:
-        text, body = loaded_text(skill, state.plugin_root(skill))
+        text, body = loaded_text(skill, state.plugin_root(skill), context.session_id)
     except OSError as exc:
         return ToolResult.error(f"Cannot read skill {skill.name!r}: {exc.strerror or exc}")
     state.restrictions.activate(skill.name, state.allowed_tools(skill), turn)
     state.pin(skill.name, body)
     return ToolResult(
         content=text,
-        metadata={"skill": skill.name, "resources": [f"skill:{skill.name}"]},
+        metadata={
+            "skill": skill.name,
+            "resources": [f"skill:{skill.name}"],
+            "arguments": list(skill.argument_names),
+        },
     )
 
 

@@ -352,6 +352,19 @@ def test_arguments_in_a_skill_run_as_a_command_are_its_task(dirs: dict[str, Path
     assert "Triage issue: 42 urgent." in user and "$ARGUMENTS" not in user
 
 
+def test_a_skills_positional_and_named_arguments_and_session_id_are_filled_in(
+    dirs: dict[str, Path],
+) -> None:
+    """Claude Code's skill arguments: ``$0``/``$ARGUMENTS[N]`` from 0 (quotes keep words
+    together), ``$name`` for a name in ``arguments``, ``${CLAUDE_SESSION_ID}``: the model saw
+    them as written."""
+    body = "Move $0 from $ARGUMENTS[1] to $2; owner $owner; log ${CLAUDE_SESSION_ID}.\n"
+    write_skill(dirs["home"] / "skills", "move", body=body, arguments="part from to owner")
+    user = _first_user_message(dirs, '/move "Search Bar" React Vue ann')
+    assert "Move Search Bar from React to Vue; owner ann; log " in user, user
+    assert "${CLAUDE_SESSION_ID}" not in user and "$ARGUMENTS" not in user
+
+
 def test_plugin_root_in_a_plugin_skills_allowed_tools_is_its_folder(
     dirs: dict[str, Path],
 ) -> None:
