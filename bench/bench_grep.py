@@ -66,7 +66,7 @@ def _time_rg(root: Path, mode: str, pattern: str) -> float:
 
 
 def _time_rg_same_flags(root: Path, mode: str, pattern: str) -> float:
-    cmd = _rg_command(Query(pattern), ".", mode)
+    cmd = _rg_command(Query(pattern), root, ".", mode)
     started = time.perf_counter()
     subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
     return time.perf_counter() - started

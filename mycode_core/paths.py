@@ -14,6 +14,7 @@ that handles paths by itself calls the same function.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 from pathlib import Path, PosixPath
@@ -36,10 +37,8 @@ def workspace_root(context: Any) -> Path:
     if cached is not None and cached[0] == workspace:
         return cached[1]  # type: ignore[no-any-return]
     root = Path(workspace).resolve()
-    try:
+    with contextlib.suppress(AttributeError):  # a context object that takes no attributes
         context._resolved_root = (workspace, root)
-    except AttributeError:  # a context object that takes no attributes
-        pass
     return root
 
 
@@ -129,12 +128,16 @@ def resolve_in_workspace(raw: object, context: Any, *, write: bool = False) -> P
     if not candidate.is_absolute():
         candidate = root / candidate
     resolved = resolve_strictly(candidate, text)
-    if is_inside(resolved, root):
+    home = Path(getattr(context, "home", None) or "/").resolve()  # never part of the workspace
+    own = root in home.parents and is_inside(resolved, home)
+    if is_inside(resolved, root) and not own:
         return resolved
     if not write and any(is_inside(resolved, extra) for extra in readable_roots(context)):
         return resolved
     lexical = os.path.normpath(str(candidate))
-    if is_inside(Path(lexical), root):
+    if own:
+        why = "it is in MYCODE_HOME, mycode's own folder, which is not part of the workspace"
+    elif is_inside(Path(lexical), root):
         why = "it is a symlink that leads outside the workspace"
     else:
         why = "it is outside the workspace"
@@ -194,12 +197,9 @@ class BoundPath(PosixPath):
     ) -> IO[Any]:
         """Open without following symlinks; writing needs a ``WritePath``."""
         kind = next((c for c in mode if c in "rwax"), "r")
-        writes = kind != "r" or "+" in mode
-        if writes and not self._writable:
+        if (kind != "r" or "+" in mode) and not self._writable:
             raise PermissionError(f"{self} was given for reading only (declare a WritePath)")
-        flags = _WRITE_FLAGS[kind] | (os.O_RDWR if "+" in mode else 0)
-        if "+" in mode:
-            flags &= ~(os.O_WRONLY)
+        flags = _WRITE_FLAGS[kind] & ~os.O_WRONLY | os.O_RDWR if "+" in mode else _WRITE_FLAGS[kind]
         try:
             rel = os.path.relpath(self, self._root)
         except ValueError:
@@ -207,8 +207,7 @@ class BoundPath(PosixPath):
         fd = open_beneath(self._root, rel, flags)
         if "b" in mode:
             return os.fdopen(fd, mode, buffering)
-        if encoding is None:
-            encoding = io.text_encoding(None)
+        encoding = io.text_encoding(encoding)
         return os.fdopen(fd, mode, buffering, encoding=encoding, errors=errors, newline=newline)
 
 
@@ -231,7 +230,4 @@ def bound_root(path: Path, context: Any) -> Path:
     root = workspace_root(context)
     if is_inside(path, root):
         return root
-    for extra in readable_roots(context):
-        if is_inside(path, extra):
-            return extra
-    return root
+    return next((extra for extra in readable_roots(context) if is_inside(path, extra)), root)

@@ -17,6 +17,7 @@ watched: writes there are not changes the completion gate should ask to verify.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import struct
@@ -94,8 +95,10 @@ class _Inotify:
 class ChangeDetector:
     """Tells which workspace files changed between :meth:`mark` and :meth:`changes`."""
 
-    def __init__(self, root: Path, *, use_inotify: bool = True) -> None:
+    def __init__(self, root: Path, *, use_inotify: bool = True, home: Path | None = None) -> None:
         self.root = Path(root).resolve()
+        mine = Path(home or "/").resolve()  # MYCODE_HOME below the root: never a workspace change
+        self._mine = f"{mine.relative_to(self.root)}/" if self.root in mine.parents else "\0"
         self._lock = threading.Lock()
         self._inotify: _Inotify | None = None
         self._dirs: dict[int, str] = {}
@@ -263,6 +266,9 @@ class ChangeDetector:
 
     def changes(self) -> list[str]:
         """Workspace-relative paths changed since :meth:`mark` (deleted folders end in ``/``)."""
+        return [path for path in self._changes() if not path.startswith(self._mine)]
+
+    def _changes(self) -> list[str]:
         with self._lock:
             if self._inotify is not None and self._snapshot is None:
                 if self._drain():
@@ -310,10 +316,8 @@ class ChangeDetector:
 
 
 def _close_quietly(fd: int) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.close(fd)
-    except OSError:
-        pass
 
 
 def _skipped(rel: str) -> bool:

@@ -123,7 +123,7 @@ class AgentRunner(Acting, Viewing):
         self.events.transcript = SessionStore(self.home).open(self.session_id)
 
     def _change_detector(self) -> ChangeDetector:
-        return ChangeDetector(self.workspace)
+        return ChangeDetector(self.workspace, home=self.home)
 
     def _collect_tools(self) -> None:
         collect_tools(self.pm, self.context, self._notice)

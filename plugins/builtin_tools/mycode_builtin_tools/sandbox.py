@@ -212,10 +212,11 @@ def _mask(path: Path, cmd: list[str], masked: set[Path]) -> None:
     if real in masked or not os.path.lexists(real):
         return
     masked.add(real)
-    if real.is_dir():
-        cmd += ["--tmpfs", str(real)]
-    else:
-        cmd += ["--ro-bind", "/dev/null", str(real)]
+    cmd += _hidden(real)
+
+
+def _hidden(real: Path) -> list[str]:
+    return ["--tmpfs", str(real)] if real.is_dir() else ["--ro-bind", "/dev/null", str(real)]
 
 
 def tmp_toolchains(path_env: str, prefixes: list[str | None]) -> list[Path]:
@@ -341,6 +342,13 @@ def wrap(
             cmd += ["--bind", str(folder), str(folder)]
     for inside in read_only_paths(workspace, git_writable=git_writable):
         cmd += ["--ro-bind", str(inside), str(inside)]
+    # a credential folder or MYCODE_HOME inside the workspace (run from ~) stays hidden
+    again = sorted(path for path in masked if any(root in path.parents for root in visible))
+    for path in again:
+        cmd += _hidden(path)
+    for folder in (Path(raw).resolve() for raw in readable or ()):
+        if any(path in folder.parents for path in again):
+            cmd += ["--ro-bind", str(folder), str(folder)]
     cmd += ["--bind", str(state_dir), str(state_dir)]
     cmd += list(_BASE_FLAGS)
     if not cfg.network:

@@ -6,6 +6,7 @@ else a Python walk with ``pathspec``.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,10 +23,22 @@ def skip_dirs_for(pattern: str) -> list[str]:
     return [name for name in SKIP_DIRS if name not in parts]
 
 
+def home_skip(base: Path, home: object) -> list[str]:
+    """``["/REL"]`` when ``MYCODE_HOME`` (``home``) lies below ``base``, else ``[]``: mycode's
+    own sessions and config are never part of the workspace (SPEC §2), so no listing or
+    search shows them. A ``skip`` entry starting with ``/`` is a path anchored at ``base``."""
+    if not home:
+        return []
+    base, mine = base.resolve(), Path(str(home)).resolve()
+    return ["/" + mine.relative_to(base).as_posix()] if base in mine.parents else []
+
+
 def rg_skip_args(skip: list[str]) -> list[str]:
-    """``--glob '!name/'`` arguments excluding each folder in ``skip``."""
+    """``--glob '!name/'`` arguments excluding each folder in ``skip`` (``/path``: that one
+    folder below the search root, its glob characters escaped)."""
     args: list[str] = []
     for name in skip:
+        name = re.sub(r"([*?\[\]{}\\!])", r"\\\1", name) if name.startswith("/") else name
         args += ["--glob", f"!{name}/"]
     return args
 
@@ -90,7 +103,7 @@ def python_files(base: Path, skip: list[str]) -> Iterator[str]:
             except OSError:
                 continue
             if is_dir:
-                if entry.name in skip_set or ignores.ignored(rel, True):
+                if {entry.name, "/" + rel} & skip_set or ignores.ignored(rel, True):
                     continue
                 stack.append(rel)
             elif not ignores.ignored(rel, False):

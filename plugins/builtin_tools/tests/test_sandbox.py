@@ -349,3 +349,19 @@ def test_readable_roots_visible_read_only_but_never_unmask(
     assert "hello-from-skill" in out
     assert SECRET not in out
     assert not (skill / "new").exists()
+
+
+def test_a_workspace_holding_the_home_folders_keeps_them_hidden(user_home: Path) -> None:
+    """Run from ``~`` (the workspace holds ``~/.ssh`` and ``MYCODE_HOME``): the workspace bind
+    must not bring back what the masks hid."""
+    mycode_home = user_home / ".mycode"
+    (mycode_home / "config.toml").parent.mkdir(parents=True)
+    (mycode_home / "config.toml").write_text(f"# {SECRET}\n")
+    out = _run(
+        _ctx(user_home, mycode_home),
+        "cat .ssh/id_rsa .aws/credentials .mycode/config.toml; echo x >> .mycode/config.toml; "
+        "echo made > here.txt",
+    )
+    assert SECRET not in out
+    assert (mycode_home / "config.toml").read_text() == f"# {SECRET}\n"
+    assert (user_home / "here.txt").read_text() == "made\n"

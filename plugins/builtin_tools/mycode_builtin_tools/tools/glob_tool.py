@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from mycode_builtin_tools.walk import list_files, skip_dirs_for
+from mycode_builtin_tools.walk import home_skip, list_files, skip_dirs_for
 from mycode_core import ReadPath, RunContext, tool
 from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
 from mycode_core.records import ToolResult
@@ -91,9 +91,10 @@ def _split_pattern(pattern: str, base: Path, context: RunContext) -> tuple[str, 
     return pattern, base
 
 
-def _matches(base: Path, pattern: str) -> list[str]:
+def _matches(base: Path, pattern: str, home: Path) -> list[str]:
     regex = compile_glob(pattern)
-    return [rel for rel in list_files(base, skip_dirs_for(pattern)) if regex.match(rel)]
+    skip = skip_dirs_for(pattern) + home_skip(base, home)
+    return [rel for rel in list_files(base, skip) if regex.match(rel)]
 
 
 @tool(name="glob", read_only=True, description=DESCRIPTION)
@@ -116,9 +117,9 @@ def glob(
             f"{relative(base, context)} is not a folder; path must be a folder."
         )
     note = ""
-    found = _matches(base, pattern)
+    found = _matches(base, pattern, context.home)
     if not found and "/" not in pattern:
-        found = _matches(base, "**/" + pattern)
+        found = _matches(base, "**/" + pattern, context.home)
         if found:
             note = f"(nothing matched {pattern!r} at the top level; these match '**/{pattern}')\n"
     prefix = relative(base, context)

@@ -15,7 +15,7 @@ from pydantic import Field, WithJsonSchema
 from mycode_builtin_tools import encoding
 from mycode_builtin_tools.ripgrep import rg_path
 from mycode_builtin_tools.tools.glob_tool import compile_glob
-from mycode_builtin_tools.walk import python_files, rg_skip_args, skip_dirs_for
+from mycode_builtin_tools.walk import home_skip, python_files, rg_skip_args, skip_dirs_for
 from mycode_core import ReadPath, RunContext, tool
 from mycode_core.api import safeopen
 from mycode_core.paths import relative
@@ -46,13 +46,15 @@ class Query:
     glob: str | None = None
     case_insensitive: bool = False
     context: int = 0
+    home: Path | None = None
+    """``MYCODE_HOME``: left out of the search when it lies in the workspace."""
 
 
-def _rg_command(query: Query, target: str, mode: str) -> list[str]:
+def _rg_command(query: Query, base: Path, target: str, mode: str) -> list[str]:
     rg = rg_path()
     assert rg is not None
     cmd = [rg, "--no-config", "--hidden", "--no-require-git", "--color", "never"]
-    cmd += rg_skip_args(skip_dirs_for(query.glob or ""))
+    cmd += rg_skip_args(skip_dirs_for(query.glob or "") + home_skip(base, query.home))
     if mode == "content":
         cmd += ["-n", "--no-heading", "-H", "--max-columns", str(MAX_COLUMNS)]
         cmd += ["--max-columns-preview"]
@@ -122,7 +124,7 @@ def _python_search(query: Query, base: Path, target: str, mode: str) -> list[str
     files = [target] if start.is_file() else []
     if not files:
         prefix = "" if target == "." else target + "/"
-        skip = skip_dirs_for(query.glob or "")
+        skip = skip_dirs_for(query.glob or "") + home_skip(start, query.home)
         files = [prefix + rel for rel in python_files(start, skip) if keep(rel)]
     out: list[str] = []
     for rel in files:
@@ -217,15 +219,17 @@ def grep(
     base = Path(run.workspace).resolve()
     target = relative(start, run)
     limit = DEFAULT_HEAD_LIMIT if not head_limit or head_limit <= 0 else head_limit
-    query = Query(pattern, glob or None, bool(case_insensitive), context or 0)
+    query = Query(pattern, glob or None, bool(case_insensitive), context or 0, run.home)
     try:
         if rg_path() is None:
             lines = _python_search(query, base, target, mode)
             total = len(lines)
         elif mode == "content":
-            lines, total = _first_lines(_run_rg(_rg_command(query, target, mode), base), limit)
+            lines, total = _first_lines(
+                _run_rg(_rg_command(query, base, target, mode), base), limit
+            )
         else:
-            data = _run_rg(_rg_command(query, target, mode), base)
+            data = _run_rg(_rg_command(query, base, target, mode), base)
             lines = [_strip_dot(line) for line in data.decode("utf-8", "replace").splitlines()]
             total = len(lines)
     except GrepError as exc:
