@@ -170,7 +170,12 @@ def test_broken_plugin_files_are_load_errors_and_the_run_goes_on(
     assert run.rc == 0, run.stderr
     assert "Traceback" not in run.stderr
     assert {e["plugin"] for e in run.events[0]["plugin_errors"]} == {"badsyntax", "exploding"}
+    failed = {n["plugin"]: n for n in run.of_type("notice") if n.get("hook") == "load"}
+    assert set(failed) == {"badsyntax", "exploding"}  # SPEC §4: a notice names each failed plugin
+    assert "exploded at import" in failed["exploding"]["message"]
     assert run.of_type("tool_result")[0]["content"] == "GO!"
+    text = mycode(["-p", "hi", "--model", model], MYCODE_LOAD_PLUGINS=select)
+    assert len([line for line in text.stderr.splitlines() if "'exploding'" in line]) == 1
 
     strict = mycode(
         ["-p", "hi", "--model", model], MYCODE_LOAD_PLUGINS=select, MYCODE_STRICT_PLUGINS="1"

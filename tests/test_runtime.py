@@ -264,6 +264,16 @@ def test_every_call_gets_exactly_one_result_in_order(tmp_path: Path) -> None:
     assert results["c4"].is_error and "Invalid arguments" in results["c4"].content
     assert not results["c5"].is_error
     assert calls == [{"text": "fine"}]  # the handler never saw the bad calls
+    # SPEC §4: a permission event before every call, the malformed ones denied by the core
+    decided = {e.id: (e.decision, e.rule) for e in _of(events, "permission")}
+    invalid = ("deny", "core:invalid-call")
+    assert decided == {
+        "c1": invalid,
+        "c2": invalid,
+        "c3": invalid,
+        "c4": invalid,
+        "c5": ("allow", decided["c5"][1]),
+    }
     sent = runner.turns_model.calls[-1]["messages"]
     assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == [
         "c1",

@@ -409,6 +409,7 @@ def _kilo(tokens: int) -> str:
 
 
 def _on_stderr_already(notice: Any) -> bool:
-    """Notices printed on stderr when they happened (observers, plugin files skipped while
-    the plugin manager was built): the text view does not print them twice."""
-    return getattr(notice, "hook", None) == "on_event" or notice.source == "plugin_files"
+    """Notices printed on stderr when they happened (observers, plugins that failed to load and
+    plugin files skipped while the plugin manager was built): the text view does not print
+    them twice."""
+    return getattr(notice, "hook", None) in ("on_event", "load") or notice.source == "plugin_files"

@@ -12,6 +12,7 @@ timeout, a connection failure (with its cause), or a status error with the serve
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -68,10 +69,8 @@ def _raise_for_status(response: Any) -> None:
     finally:
         response.close()
     body: Any = text
-    try:
+    with contextlib.suppress(ValueError):
         body = json.loads(text)
-    except ValueError:
-        pass
     raise StatusFailure(response.status_code, body, response.headers)
 
 

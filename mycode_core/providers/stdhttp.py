@@ -12,6 +12,7 @@ thread cuts a request in flight.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -86,12 +87,10 @@ class Connection:
             import ssl
 
             context = ssl.create_default_context()
-            try:
+            with contextlib.suppress(ImportError, OSError):
                 import certifi  # the CA bundle httpx would use, when installed
 
                 context.load_verify_locations(certifi.where())
-            except (ImportError, OSError):
-                pass
             return http.client.HTTPSConnection(
                 self.host, self.port, timeout=self.timeout, context=context
             )
@@ -130,10 +129,8 @@ class Connection:
                 self._conn = None
         sock = getattr(conn, "sock", None)
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         conn.close()
 
     def close(self) -> None:

@@ -7,6 +7,7 @@ retries, compaction and nudges never consume steps. The state is a frozen
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -99,6 +100,7 @@ class AgentRunner(Acting, Viewing):
         plugins = sorted(
             name for name, _ in self.pm.list_name_plugin() if not name.startswith("mycode_core.")
         )
+        report = load_report(self.pm)
         self._emit(
             SystemEvent(
                 session_id=self.session_id,
@@ -110,12 +112,17 @@ class AgentRunner(Acting, Viewing):
                 resumed_from=self.resumed_from,
                 plugin_errors=[
                     {k: v for k, v in error.as_dict().items() if k != "traceback"}
-                    for error in load_report(self.pm).errors
+                    for error in report.errors
                 ],
             )
         )
-        for message in load_report(self.pm).notices if self.context.agent_id is None else ():
-            self._emit(NoticeEvent(level="warning", message=message, source="plugin_files"))
+        if self.context.agent_id is None:  # SPEC §4: a notice for each failed plugin too
+            for message in report.notices:
+                self._emit(NoticeEvent(level="warning", message=message, source="plugin_files"))
+            for p in report.errors:
+                self._emit(
+                    NoticeEvent(level="warning", message=p.message, plugin=p.plugin, hook="load")
+                )
         self._ready = True
 
     # the steps of `prepare` a child agent (runtime/child.py) does its own way
@@ -154,10 +161,8 @@ class AgentRunner(Acting, Viewing):
             self._ended = True
             lifecycle.session_end(self.pm, self.context, reason, self.guard.on_error)
         for task in self.context.cleanup:
-            try:
+            with contextlib.suppress(Exception):  # shutting down: nothing more to do
                 task()
-            except Exception:  # noqa: BLE001, S110 - shutting down: nothing more to do
-                pass
         self.context.cleanup.clear()
         if self.orchestrator is not None:
             self.orchestrator.close()

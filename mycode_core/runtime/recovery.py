@@ -9,6 +9,7 @@ how full its context is (``result.cost_usd``, ``result.context``) is counted her
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 from collections.abc import Callable
@@ -182,10 +183,8 @@ class ModelCaller:
                 abandoned.set()
                 abort = getattr(self.model, "abort", None)
                 if callable(abort):
-                    try:
+                    with contextlib.suppress(Exception):  # best effort
                         abort()
-                    except Exception:  # noqa: BLE001, S110 - best effort
-                        pass
                 raise RunStopped(state.finish("interrupted"))
         self._partial = []
         if "error" in outcome:

@@ -3,6 +3,7 @@ twice), the model, the system prompt."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -85,11 +86,9 @@ def as_tool(item: Any) -> Tool:
 def _first_error(exc: Exception) -> str:
     errors = getattr(exc, "errors", None)
     if callable(errors):
-        try:
+        with contextlib.suppress(IndexError, TypeError, AttributeError):
             first = errors()[0]
             return str(first.get("msg", exc)).removeprefix("Value error, ")
-        except (IndexError, TypeError, AttributeError):
-            pass
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 

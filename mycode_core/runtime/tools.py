@@ -185,15 +185,18 @@ class ToolOrchestrator:
         tool = self.context.tools.get(call.name)
         if tool is None:
             known = ", ".join(self.context.tools.names()) or "none"
-            return None, ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {known}.")
-        if call.parse_error is not None:
-            return tool, ToolResult.error(
+            why = f"Unknown tool {call.name!r}. Available tools: {known}."
+        elif call.parse_error is not None:
+            why = (
                 f"Invalid JSON in the arguments of {call.name}: {call.parse_error}. "
                 "Send the arguments as one JSON object."
             )
-        problem = self.schemas.problem(tool, call.arguments)
-        if problem is not None:
-            return tool, ToolResult.error(f"Invalid arguments for {call.name}: {problem}")
+        else:
+            problem = self.schemas.problem(tool, call.arguments)
+            why = f"Invalid arguments for {call.name}: {problem}" if problem else ""
+        if why or tool is None:  # not run; its permission event says so (SPEC §4: one per call)
+            self._deny(call, "core:invalid-call", why)
+            return tool, ToolResult.error(why)
         refusal = self._resolve_paths(call, tool)
         if refusal is not None:
             return tool, refusal
@@ -209,16 +212,13 @@ class ToolOrchestrator:
                     resolved, bound_root(resolved, self.context), writable=mode == "write"
                 )
             except BoundaryError as exc:
-                return self._decide(
-                    call,
-                    PermissionVerdict(
-                        decision="deny",
-                        reason=str(exc),
-                        rule="core:workspace-boundary",
-                        layer="default",
-                    ),
-                )
+                return self._deny(call, "core:workspace-boundary", str(exc))
         return None
+
+    def _deny(self, call: ToolCall, rule: str, reason: str) -> ToolResult | None:
+        """Deny ``call`` by one of the core's own rules (layer ``default``)."""
+        verdict = PermissionVerdict(decision="deny", reason=reason, rule=rule, layer="default")
+        return self._decide(call, verdict)
 
     def _decide(self, call: ToolCall, verdict: PermissionVerdict) -> ToolResult | None:
         """Emit the permission event; ``None`` when the call may run, else its denial."""
