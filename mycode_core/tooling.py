@@ -103,20 +103,19 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     return "\n".join(description).strip(), params
 
 
-def _path_role(annotation: Any) -> PathMode | None:
-    """``read``/``write`` for ``ReadPath``/``WritePath`` (also inside ``Optional``), else None."""
+def _path_role(annotation: Any, func: Callable[..., Any], name: str) -> PathMode | None:
+    """``read``/``write`` for ``ReadPath``/``WritePath`` (also inside ``Optional``), else None.
+    One the core cannot resolve (in a list, a dict, another union) would reach the handler
+    unchecked, outside the boundary: :class:`ToolDefinitionError` naming parameter ``name``."""
     if get_origin(annotation) is Annotated:
-        for extra in get_args(annotation)[1:]:
-            if isinstance(extra, PathRole):
-                return extra.mode
-        return _path_role(get_args(annotation)[0])
+        roles = [extra.mode for extra in get_args(annotation)[1:] if isinstance(extra, PathRole)]
+        return roles[0] if roles else _path_role(get_args(annotation)[0], func, name)
     args = get_args(annotation)
-    if args and type(None) in args:  # Optional[ReadPath] / ReadPath | None
-        for arg in args:
-            role = _path_role(arg)
-            if role is not None:
-                return role
-    return None
+    roles = [role for arg in args if (role := _path_role(arg, func, name))]
+    if roles and (len(args) != 2 or type(None) not in args):  # only ReadPath | None
+        why = f"@tool {func.__name__}: {name}: ReadPath/WritePath only alone or with None"
+        raise ToolDefinitionError(f"{why} (one path per parameter)", _defined_at(func))
+    return roles[0] if roles else None
 
 
 def _annotation_description(annotation: Any) -> tuple[Any, str | None, FieldInfo | None]:
@@ -294,7 +293,7 @@ def tool_from_function(
         if _is_context_param(param.name, annotation):
             context_param = param.name
             continue
-        role = _path_role(annotation)
+        role = _path_role(annotation, func, param.name)
         base, text, field = _annotation_description(annotation)
         text = text or doc_params.get(param.name)
         if role is not None:

@@ -168,6 +168,33 @@ def test_read_path_refuses_escapes_and_reads_inside(tmp_path: Path) -> None:
     )
 
 
+def test_a_path_the_core_cannot_resolve_is_refused_when_defined(tmp_path: Path) -> None:
+    """``list[ReadPath]`` (or a dict, or a union with ``str``) would reach the handler as plain
+    ``Path``s, outside the boundary: a read-only tool reading ``~/.ssh`` unasked. So ``@tool``
+    refuses it, naming the parameter; ``Optional[ReadPath]`` stays resolved."""
+    from mycode_core.errors import ToolDefinitionError
+
+    for hidden in (list[ReadPath], dict[str, WritePath], ReadPath | str, tuple[ReadPath, ...]):
+
+        def reads(paths: Any) -> str:
+            """Read files."""
+            return ""
+
+        reads.__annotations__["paths"] = hidden
+        with pytest.raises(ToolDefinitionError, match="paths.*ReadPath"):
+            tool(read_only=True)(reads)
+
+    @tool(read_only=True)
+    def maybe(path: ReadPath | None = None) -> str:
+        """Read a file, perhaps."""
+        return path.read_text() if path is not None else ""
+
+    assert maybe.paths == {"path": "read"}
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s")
+    assert call_tool(maybe, {"path": str(secret)}, make_context(tmp_path)).is_error
+
+
 def test_readable_roots_open_reads_but_never_writes(tmp_path: Path) -> None:
     context = make_context(tmp_path)
     extra = tmp_path / "skills"

@@ -68,7 +68,10 @@ def user_prompt_verdict(prompt: str, context: RunContext) -> PromptVerdict | Non
     if getattr(context, "agent_id", None) is None:
         from mycode_checkpoints.recorder import recorder_for
 
-        recorder_for(context).start_turn(prompt)
+        recorder = recorder_for(context)
+        while recorder.ignored:
+            _notice(context, recorder.ignored.pop(0))
+        recorder.start_turn(prompt)
     return None
 
 

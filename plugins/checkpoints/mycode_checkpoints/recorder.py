@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_checkpoints import store
-from mycode_checkpoints.settings import from_settings
+from mycode_checkpoints.settings import with_ignored
 
 CACHE_FILE_MAX = 1 << 20
 LISTING_MAX = 20_000
@@ -60,7 +60,8 @@ class Recorder:
         self.home = Path(context.home)
         self.workspace = Path(context.workspace).resolve()
         self.session_id = str(context.session_id)
-        self.settings = from_settings(context.settings)
+        self.settings, self.ignored = with_ignored(context.settings)
+        """... and the notices of the project's settings not taken (shown once)."""
         self.turn: store.TurnRecord | None = None
         self.pending: dict[str, dict[str, tuple[str, int, int] | None]] = {}
         self.existing: dict[str, set[str] | None] = {}

@@ -113,3 +113,29 @@ def test_a_run_killed_mid_command_is_named_by_undo(tmp_path: Path, home: Path) -
     forced = _cli(ws, home, "undo", "--force")
     assert forced.rc == 0 and (ws / "a.txt").read_text() == "a\n"
     assert _cli(ws, home, "undo").rc == 2
+
+
+def test_an_untrusted_project_cannot_turn_checkpoints_off_or_evict_others(
+    tmp_path: Path, home: Path
+) -> None:
+    """SPEC §8: a cloned repository's `[checkpoints]` may not switch undo off for its own turns,
+    nor set a tiny `max_mb` that drops every other workspace's checkpoints under MYCODE_HOME."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "kept.txt").write_text("k" * 800)
+    _run(mine, home, [script_turn("read_file", path="kept.txt"),
+                      script_turn("write_file", path="kept.txt", content="K")])  # fmt: skip
+    ws = tmp_path / "ws"
+    (ws / ".mycode").mkdir(parents=True)
+    (ws / "a.txt").write_text("before\n")
+    for setting in ("max_mb = 0.001", "enabled = false"):  # 0.001: 1 KB
+        (ws / ".mycode" / "config.toml").write_text(f"[checkpoints]\n{setting}\n")
+        done = _run(ws, home, [script_turn("read_file", path="a.txt"),
+                               script_turn("write_file", path="a.txt", content=setting)],
+                    "--output-format", "stream-json")  # fmt: skip
+        notices = [e["message"] for e in done.events if e["type"] == "notice"]
+        ignored = [n for n in notices if "[checkpoints]" in n and "untrusted" in n]
+        assert len(ignored) == 1 and setting.split()[0] in ignored[0], notices
+        assert json.loads(_cli(mine, home, "checkpoints", "--json").stdout)  # still there
+    assert _cli(ws, home, "undo").rc == 0
+    assert (ws / "a.txt").read_text() == "max_mb = 0.001"

@@ -358,7 +358,7 @@ def _workspace_trusted(settings: Any) -> bool:
 def _cli_sources(settings: Any, problems: list[str]) -> list[tuple[str, dict[str, Any]]]:
     """Tables from ``--mcp-config`` values (paths or inline JSON); problems are collected."""
     out: list[tuple[str, dict[str, Any]]] = []
-    for item in getattr(settings, "mcp_config_files", None) or []:
+    for item in _named_files(settings, problems):
         text = str(item).strip()
         try:
             if text.startswith("{"):
@@ -377,6 +377,37 @@ def _cli_sources(settings: Any, problems: list[str]) -> list[tuple[str, dict[str
         except ConfigProblem as exc:
             problems.append(str(exc))
     return out
+
+
+def _named_files(settings: Any, problems: list[str]) -> list[str]:
+    """``mcp_config_files`` of the run (``--mcp-config``, the user's config, plugin folders).
+
+    Their servers are trusted, so an untrusted workspace's own config may not name any (SPEC
+    §8): its value is dropped, the user's own layer's value is kept, and one problem names it.
+    """
+    files = [str(item) for item in getattr(settings, "mcp_config_files", None) or []]
+    layers = list(getattr(settings, "layers", None) or [])
+    if not layers or _workspace_trusted(settings):
+        return files
+    from mycode_core.trust import PROJECT_LAYERS
+
+    named = {name: data.get("mcp_config_files") or [] for name, data in layers}
+    projects = [name for name in PROJECT_LAYERS if named.get(name)]
+    if not projects:
+        return files
+    problems.extend(
+        f"untrusted workspace: ignored mcp_config_files of the {name} config "
+        f"({_SHOWN.get(name, name)}) — it would start MCP servers unasked; trust it with "
+        "`mycode trust` (or --trust for one run)"
+        for name in projects
+    )
+    listed = {str(item) for value in named.values() for item in value}
+    own = next((v for n, v in reversed(named.items()) if v and n not in PROJECT_LAYERS), [])
+    added = [item for item in files if item not in listed]  # plugin folders' files, at run time
+    return [*map(str, own), *added]
+
+
+_SHOWN = {"project": ".mycode/config.toml", "local": ".mycode/config.local.toml"}
 
 
 @dataclass

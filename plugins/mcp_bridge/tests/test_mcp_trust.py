@@ -148,3 +148,35 @@ def test_the_question_shows_what_the_server_is_handed(
     assert len(questions) == 1
     assert "env API_KEY=${MY_SECRET_TOKEN}" in questions[0]
     assert "tok-very-secret" not in questions[0]
+
+
+def _project_names_files(workspace: Path, config: str, servers: dict[str, object]) -> None:
+    """The project's own config names an MCP server file (inline JSON), as --mcp-config would."""
+    (workspace / ".mycode").mkdir(exist_ok=True)
+    inline = json.dumps({"mcpServers": servers})
+    (workspace / ".mycode" / config).write_text(f"mcp_config_files = [{json.dumps(inline)}]\n")
+
+
+@pytest.mark.parametrize("config", ["config.toml", "config.local.toml"])
+def test_untrusted_project_cannot_name_trusted_server_files(
+    workspace: Path, home: Path, config: str
+) -> None:
+    """SPEC §8: servers named by --mcp-config are trusted, so the project's config may not name
+    such files — its command would start unasked (a cloned repo running code on `mycode -p`)."""
+    _project_names_files(workspace, config, {"evil": feature()})
+    mine = json.dumps(json.dumps({"mcpServers": {"mine": feature()}}))
+    (home / "config.toml").write_text(f"mcp_config_files = [{mine}]\n")  # the user's own
+    run = Run(workspace, home, settings=load_settings(workspace, home)).start()
+    try:
+        names = run.context.tools.names()
+        assert "mcp__evil__echo" not in names and "mcp__mine__echo" in names
+        ignored = [n for n in run.notices() if "mcp_config_files" in n]
+        assert len(ignored) == 1 and "untrusted" in ignored[0] and config in ignored[0]
+    finally:
+        run.close()
+    trusted = load_settings(workspace, home, {"trust_workspace": True})
+    run = Run(workspace, home, settings=trusted).start()
+    try:
+        assert "mcp__evil__echo" in run.context.tools.names()  # the user trusts it: it starts
+    finally:
+        run.close()

@@ -81,8 +81,8 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
     from mycode_subagents.profiles import load_profiles, profile_folders
 
     notice = _notice(context)
-    config, problem = config_mod.load(context.settings)
-    if problem:
+    config, problems = config_mod.load(context.settings)
+    for problem in problems:
         notice(problem)
     if config.max_depth < 1 or context.depth >= config.max_depth:
         return

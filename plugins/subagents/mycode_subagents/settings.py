@@ -30,27 +30,46 @@ class SubagentSettings(BaseModel):
 INHERIT_ALIASES = frozenset({"inherit", "sonnet", "opus", "haiku", "default", ""})
 
 
-def load(settings: Any) -> tuple[SubagentSettings, str | None]:
-    """The table from the run's settings, and a problem line when it is invalid (then the
-    defaults apply). An untrusted workspace's own config may not pick models (SPEC §8): its
-    ``model_aliases`` are ignored."""
+LIMITS = ("max_steps", "max_tokens", "max_depth", "max_parallel")
+"""Limits an untrusted workspace's own config may lower but not raise (SPEC §8)."""
+
+
+def load(settings: Any) -> tuple[SubagentSettings, list[str]]:
+    """The table from the run's settings, and the notices to show: a problem line when it is
+    invalid (then the defaults apply), and in an untrusted workspace one line per setting of the
+    project's own config that is ignored (SPEC §8: it may only make things stricter) — its
+    ``model_aliases`` (they pick models) and any limit raised above the user's (:data:`LIMITS`)."""
     section = settings.section("subagents") if hasattr(settings, "section") else {}
     try:
         config = SubagentSettings.model_validate(section or {})
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        return SubagentSettings(), f"[subagents] {where}: {first.get('msg')}; using the defaults"
+        return SubagentSettings(), [_invalid(exc)]
     if trusted(settings):
-        return config, None
-    users = _user_aliases(settings)
-    if users == config.model_aliases:
-        return config, None
-    config.model_aliases = users
-    return config, (
-        "untrusted workspace: ignored [subagents] model_aliases of the project — it may not "
-        "choose the models subagents use. Trust it with `mycode trust` (or --trust for one run)."
-    )
+        return config, []
+    try:
+        own = SubagentSettings.model_validate(_user_table(settings))
+    except ValidationError:
+        own = SubagentSettings()
+    ignored: list[str] = []
+    if own.model_aliases != config.model_aliases:
+        config.model_aliases = own.model_aliases
+        ignored.append("model_aliases of the project — it may not choose the models subagents use")
+    for key in LIMITS:
+        theirs, mine = getattr(config, key), getattr(own, key)
+        if mine and (not theirs or theirs > mine):  # max_tokens: None or 0 is no limit
+            setattr(config, key, mine)
+            ignored.append(f"{key} = {theirs} of the project — it may lower it, not raise it")
+    return config, [
+        f"untrusted workspace: ignored [subagents] {item}. Trust it with `mycode trust` (or "
+        "--trust for one run)."
+        for item in ignored
+    ]
+
+
+def _invalid(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    return f"[subagents] {where}: {first.get('msg')}; using the defaults"
 
 
 def trusted(settings: Any) -> bool:
@@ -60,16 +79,19 @@ def trusted(settings: Any) -> bool:
     return bool(trust.state(settings)["trusted"])
 
 
-def _user_aliases(settings: Any) -> dict[str, str]:
-    """``model_aliases`` from the layers the user controls (not the project's)."""
+def _user_table(settings: Any) -> dict[str, Any]:
+    """``[subagents]`` from the layers the user controls (not the project's), merged."""
     from mycode_core import trust
 
-    aliases: dict[str, str] = {}
+    table: dict[str, Any] = {"model_aliases": {}}
     for name, data in getattr(settings, "layers", None) or []:
-        table = data.get("subagents") if name not in trust.PROJECT_LAYERS else None
-        if isinstance(table, dict) and isinstance(table.get("model_aliases"), dict):
-            aliases.update({str(k): str(v) for k, v in table["model_aliases"].items()})
-    return aliases
+        layer = data.get("subagents") if name not in trust.PROJECT_LAYERS else None
+        for key, value in (layer if isinstance(layer, dict) else {}).items():
+            if key == "model_aliases" and isinstance(value, dict):
+                table[key].update({str(k): str(v) for k, v in value.items()})
+            else:
+                table[key] = value
+    return table
 
 
 def child_model(profile_model: str | None, config: SubagentSettings) -> str | None:

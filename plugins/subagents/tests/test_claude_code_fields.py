@@ -97,3 +97,37 @@ def test_plan_mode_lets_children_run_but_they_stay_read_only(tmp_path: Path) -> 
     assert not done["r1"]["is_error"]
     assert done["w1"]["is_error"] and "plan mode" in done["w1"]["content"]
     assert not (ws / "b.py").exists()
+
+
+def test_an_untrusted_workspace_may_not_raise_the_subagent_limits(tmp_path: Path) -> None:
+    """SPEC §8: the project's own config may only make things stricter — deeper nesting, more
+    steps or tokens per child and more children at once are the user's to allow."""
+    config = "[subagents]\nmax_depth = 2\nmax_steps = 500\nmax_parallel = 2\n"
+    ws = workspace(tmp_path, {".mycode/config.toml": config})
+    for trust, nested in (((), False), (("--trust",), True)):
+        with FakeOpenAIServer([calls(delegate("d1", "CHILD: go", "general")), answer("ok")]) as srv:
+            srv.route("CHILD:", answer("done"))
+            result = run(srv, ws, "PARENT: go", *trust)
+        assert result.rc == 0, result.stderr
+        (child_request,) = requests_for(srv, "CHILD:")
+        assert ("delegate_task" in tool_names(child_request)) is nested
+        notices = [e["message"] for e in result.events if e["type"] == "notice"]
+        ignored = [n for n in notices if "[subagents]" in n and "untrusted" in n]
+        assert len(ignored) == (0 if trust else 2), notices  # one per setting
+        if not trust:
+            assert "max_steps = 500" in ignored[0] and "max_depth = 2" in ignored[1]
+            assert "max_parallel" not in " ".join(ignored)  # lowering it is stricter: kept
+
+
+def test_no_token_limit_counts_as_raising_it_and_lowering_is_kept(tmp_path: Path) -> None:
+    from mycode_subagents.settings import load
+
+    from mycode_core.config import load_settings
+
+    config = "[subagents]\nmax_tokens = 0\nmax_steps = 5\n"  # 0: no budget of its own
+    ws = workspace(tmp_path, {".mycode/config.toml": config})
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "config.toml").write_text("[subagents]\nmax_tokens = 1000\n")
+    loaded, notices = load(load_settings(ws, tmp_path / "home"))
+    assert (loaded.max_tokens, loaded.max_steps) == (1000, 5)
+    assert len(notices) == 1 and "max_tokens = 0" in notices[0]

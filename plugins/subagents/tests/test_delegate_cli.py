@@ -160,8 +160,8 @@ def test_a_child_cannot_delegate_beyond_the_depth_cap(tmp_path: Path) -> None:
 
 def test_a_configured_depth_of_two_lets_a_child_delegate_once(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
-    (ws / ".mycode").mkdir()
-    (ws / ".mycode" / "config.toml").write_text("[subagents]\nmax_depth = 2\n")
+    (tmp_path / "home").mkdir()  # the user's config (a project's may not raise it, SPEC §8)
+    (tmp_path / "home" / "config.toml").write_text("[subagents]\nmax_depth = 2\n")
     with FakeOpenAIServer([calls(delegate("d1", "CHILD: nest")), answer("ok")]) as server:
         server.route("CHILD:", calls(delegate("d2", "KID-2: deeper")), answer("child done"))
         server.route("KID-2:", calls(delegate("d3", "KID-3: more")), answer("grand done"))
