@@ -168,8 +168,21 @@ def summarize_context(
 
 @hookimpl
 def session_start(source: str, context: RunContext) -> list[str] | None:
-    """``SessionStart``: plain stdout and ``additionalContext`` are pinned context."""
-    decision = session_for(context).fire("SessionStart", source, source=source)
+    """``SessionStart``: plain stdout and ``additionalContext`` are pinned context; what the
+    hooks write to ``CLAUDE_ENV_FILE`` is the environment of later commands (:mod:`.envfile`)."""
+    from mycode_claude_compat import envfile
+
+    state = session_for(context)
+    if not state.hooks.matching("SessionStart", source, None):
+        return None
+    path = envfile.prepare(context)
+    decision = state.fire(
+        "SessionStart", source, extra_env={"CLAUDE_ENV_FILE": str(path)}, source=source
+    )
+    envfile.restore(state.saved_env)
+    problem = envfile.apply(path, context.workspace, state.saved_env)
+    if problem is not None:
+        state.notice(problem)
     return decision.context if decision is not None and decision.context else None
 
 
@@ -201,6 +214,9 @@ def session_end(reason: str, context: RunContext) -> None:
     state = session_for(context)
     state.fire("SessionEnd", cc_reason, reason=cc_reason)
     state.transcript.flush()
+    from mycode_claude_compat import envfile
+
+    envfile.finish(context, state.saved_env)
 
 
 @hookimpl

@@ -160,14 +160,21 @@ def _parse(run: HookRun) -> None:
         run.json_error = "not a JSON object"
 
 
-def run_hook(hook: CommandHook, payload: dict[str, Any], workspace: Path) -> HookRun:
-    """Run one hook command with ``payload`` as JSON on stdin; never raises."""
+def run_hook(
+    hook: CommandHook,
+    payload: dict[str, Any],
+    workspace: Path,
+    extra_env: dict[str, str] | None = None,
+) -> HookRun:
+    """Run one hook command with ``payload`` as JSON on stdin (and ``extra_env`` in its
+    environment: ``CLAUDE_ENV_FILE``); never raises."""
     if hook.url is not None:
         from mycode_claude_compat.http_hooks import post_hook
 
         return post_hook(hook, payload, HookRun(hook=hook), _parse)
     run = HookRun(hook=hook)
     env = dict(os.environ)
+    env.update(extra_env or {})
     env["CLAUDE_PROJECT_DIR"] = str(workspace)
     if hook.plugin_root is not None:
         env["CLAUDE_PLUGIN_ROOT"] = str(hook.plugin_root)
@@ -234,17 +241,22 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
-def run_all(hooks: list[CommandHook], payload: dict[str, Any], workspace: Path) -> list[HookRun]:
+def run_all(
+    hooks: list[CommandHook],
+    payload: dict[str, Any],
+    workspace: Path,
+    extra_env: dict[str, str] | None = None,
+) -> list[HookRun]:
     """Run the hooks of one event in parallel (identical commands once); results in order."""
     unique: dict[str, CommandHook] = {}
     for hook in hooks:
         unique.setdefault(hook.key, hook)
     chosen = list(unique.values())
     if len(chosen) == 1:
-        return [run_hook(chosen[0], payload, workspace)]
+        return [run_hook(chosen[0], payload, workspace, extra_env)]
     global _pool
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(8, thread_name_prefix="mycode-cc-hook")
-    futures = [_pool.submit(run_hook, hook, payload, workspace) for hook in chosen]
+    futures = [_pool.submit(run_hook, hook, payload, workspace, extra_env) for hook in chosen]
     return [future.result() for future in futures]

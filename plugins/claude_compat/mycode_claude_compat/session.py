@@ -39,6 +39,8 @@ class CompatSession:
         self.stop_hook_active = False
         self.pending_context: dict[str, list[str]] = {}
         self.command_grants = CommandGrants()
+        self.saved_env: dict[str, str | None] = {}
+        """What ``CLAUDE_ENV_FILE`` changed in the environment, to put back at the end."""
         self.lock = threading.Lock()
         told = list(getattr(context.settings, "notices", None) or ())  # the core's, same file
         for message in self.loaded.notices:
@@ -73,9 +75,11 @@ class CompatSession:
         event: str,
         target: str = "",
         match_input: dict[str, Any] | None = None,
+        extra_env: dict[str, str] | None = None,
         **fields: Any,
     ) -> Decision | None:
-        """Run the hooks of ``event`` that match ``target``; ``None`` when none match.
+        """Run the hooks of ``event`` that match ``target`` (``extra_env`` added to their
+        environment); ``None`` when none match.
 
         Messages and problems are reported as notices here; the caller applies the rest."""
         hooks = self.hooks.matching(event, target, match_input)
@@ -87,11 +91,13 @@ class CompatSession:
         for hook in hooks:
             if hook.background:
                 threading.Thread(
-                    target=run_all, args=([hook], payload, self.context.workspace), daemon=True
+                    target=run_all,
+                    args=([hook], payload, self.context.workspace, extra_env),
+                    daemon=True,
                 ).start()
         if not waiting:
             return None
-        decision = decide(run_all(waiting, payload, self.context.workspace), event)
+        decision = decide(run_all(waiting, payload, self.context.workspace, extra_env), event)
         for message in decision.messages:
             self.notice(message, level="info")
         for problem in decision.problems:
