@@ -133,7 +133,7 @@ def wrap(call: Any, tool: Any, context: Any) -> Generator[None, Any, Any]:
     hook = decision.hook or decision.failed
     rule = f"hook:PreToolUse {hook.label}" if hook else "hook:PreToolUse"
     layer = hook.layer if hook else "hooks"
-    if (decision.failed is not None or decision.problems) and decision.permission != "deny":
+    if decision.failed is not None and decision.permission != "deny":
         problems = "; ".join(decision.problems) or "a PreToolUse hook failed"
         return _verdict("ask", f"{problems} (asking instead)", rule, layer, updated)
     if decision.permission in ("deny", "ask", "allow"):

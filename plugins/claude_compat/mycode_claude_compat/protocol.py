@@ -55,7 +55,8 @@ def _read(run: HookRun, event: str, out: Decision) -> None:
         return
     if run.failed or run.json_error is not None:
         out.problems.append(run.problem())
-        out.failed = out.failed or hook
+        if hook.prompt is None:  # a prompt hook fails open, as in Claude Code
+            out.failed = out.failed or hook
         return
     if run.code == 2:
         reason = _reason(run.stderr, None, hook, event)

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +62,8 @@ class HookRun:
             detail = f": {tail[0][:200]}" if tail[0] else ""
             return f"hook {name} failed with exit code {self.code}{detail}"
         if self.json_error is not None:
-            return f"hook {name} printed invalid JSON: {self.json_error}"
+            said = "gave an answer it cannot read" if self.hook.prompt else "printed invalid JSON"
+            return f"hook {name} {said}: {self.json_error}"
         return ""
 
 
@@ -165,9 +167,14 @@ def run_hook(
     payload: dict[str, Any],
     workspace: Path,
     extra_env: dict[str, str] | None = None,
+    ask: Callable[..., str] | None = None,
 ) -> HookRun:
     """Run one hook command with ``payload`` as JSON on stdin (and ``extra_env`` in its
-    environment: ``CLAUDE_ENV_FILE``); never raises."""
+    environment: ``CLAUDE_ENV_FILE``), or a prompt hook through ``ask``; never raises."""
+    if hook.prompt is not None:
+        from mycode_claude_compat.prompt_hooks import ask_model
+
+        return ask_model(hook, payload, HookRun(hook=hook), ask)
     if hook.url is not None:
         from mycode_claude_compat.http_hooks import post_hook
 
@@ -246,6 +253,7 @@ def run_all(
     payload: dict[str, Any],
     workspace: Path,
     extra_env: dict[str, str] | None = None,
+    ask: Callable[..., str] | None = None,
 ) -> list[HookRun]:
     """Run the hooks of one event in parallel (identical commands once); results in order."""
     unique: dict[str, CommandHook] = {}
@@ -253,10 +261,10 @@ def run_all(
         unique.setdefault(hook.key, hook)
     chosen = list(unique.values())
     if len(chosen) == 1:
-        return [run_hook(chosen[0], payload, workspace, extra_env)]
+        return [run_hook(chosen[0], payload, workspace, extra_env, ask)]
     global _pool
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(8, thread_name_prefix="mycode-cc-hook")
-    futures = [_pool.submit(run_hook, hook, payload, workspace, extra_env) for hook in chosen]
+    futures = [_pool.submit(run_hook, hook, payload, workspace, extra_env, ask) for hook in chosen]
     return [future.result() for future in futures]

@@ -88,16 +88,18 @@ class CompatSession:
         self.transcript.flush()
         payload = self.payload(event, **fields)
         waiting = [hook for hook in hooks if not hook.background]
+        ask = getattr(self.context, "side_request", None)
         for hook in hooks:
             if hook.background:
                 threading.Thread(
                     target=run_all,
-                    args=([hook], payload, self.context.workspace, extra_env),
+                    args=([hook], payload, self.context.workspace, extra_env, ask),
                     daemon=True,
                 ).start()
         if not waiting:
             return None
-        decision = decide(run_all(waiting, payload, self.context.workspace, extra_env), event)
+        runs = run_all(waiting, payload, self.context.workspace, extra_env, ask)
+        decision = decide(runs, event)
         for message in decision.messages:
             self.notice(message, level="info")
         for problem in decision.problems:

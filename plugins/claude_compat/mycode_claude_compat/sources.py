@@ -28,6 +28,8 @@ EVENTS = (
     "Notification",
 )
 DEFAULT_TIMEOUT = 60.0
+PROMPT_TIMEOUT = 30.0
+"""A prompt hook's default (seconds), as in Claude Code."""
 _PLAIN = re.compile(r"^[A-Za-z0-9_|]+$")
 _RULE = re.compile(r"^\s*([A-Za-z0-9_*|-]+)\s*(?:\((.*)\))?\s*$", re.S)
 
@@ -35,7 +37,8 @@ _RULE = re.compile(r"^\s*([A-Za-z0-9_*|-]+)\s*(?:\((.*)\))?\s*$", re.S)
 @dataclass(frozen=True)
 class CommandHook:
     """One ``{"type": "command"}`` hook — or ``{"type": "http"}`` (``url`` set: the input is
-    POSTed there, the answer read like a command's stdout) — and where it came from."""
+    POSTed there, the answer read like a command's stdout), or ``{"type": "prompt"}``
+    (``prompt`` set, also as ``command``: the run's model judges) — and where it came from."""
 
     event: str
     command: str
@@ -54,6 +57,7 @@ class CommandHook:
     headers: tuple[tuple[str, str], ...] = ()
     allowed_env: tuple[str, ...] = ()
     """``allowedEnvVars``: the variables ``$NAME`` in a header value may be replaced by."""
+    prompt: str | None = None
 
     @property
     def key(self) -> str:
@@ -62,6 +66,8 @@ class CommandHook:
         are two different scripts (Claude Code expands the variable before comparing)."""
         if self.url:
             return f"http {self.url}"
+        if self.prompt is not None:
+            return f"prompt {self.prompt}"
         if self.plugin_root is not None:
             return f"{self.plugin_root}\0{self.command}"
         return self.command
@@ -268,24 +274,21 @@ def _add_entry(
     if not isinstance(entry, dict):
         return f"{source}: a hook of {event} is not an object"
     kind = entry.get("type", "command")
-    if kind not in ("command", "http"):
-        return (
-            f"{source}: {event} hook of type {kind!r} is not supported (only 'command' and 'http')"
-        )
-    command = entry.get("command") if kind == "command" else ""
+    if kind not in ("command", "http", "prompt"):
+        return f"{source}: {event} hook of type {kind!r} is not supported"
+    command = entry.get(kind) if kind in ("command", "prompt") else ""
     url = entry.get("url") if kind == "http" else None
-    if kind == "command" and (not isinstance(command, str) or not command.strip()):
-        return f"{source}: a {event} hook has no 'command'"
+    if kind != "http" and (not isinstance(command, str) or not command.strip()):
+        return f"{source}: a {event} hook has no {kind!r}"
     if kind == "http" and not (isinstance(url, str) and url.startswith(("http://", "https://"))):
         return f"{source}: a {event} http hook has no http(s) 'url'"
     raw_headers, raw_allowed = entry.get("headers"), entry.get("allowedEnvVars")
     headers: dict[Any, Any] = raw_headers if isinstance(raw_headers, dict) else {}
     allowed: list[Any] = raw_allowed if isinstance(raw_allowed, list) else []
-    raw_timeout = entry.get("timeout", DEFAULT_TIMEOUT)
+    default = PROMPT_TIMEOUT if kind == "prompt" else DEFAULT_TIMEOUT
+    raw_timeout = entry.get("timeout", default)
     timeout = (
-        float(raw_timeout)
-        if isinstance(raw_timeout, int | float) and raw_timeout > 0
-        else DEFAULT_TIMEOUT
+        float(raw_timeout) if isinstance(raw_timeout, int | float) and raw_timeout > 0 else default
     )
     rule = entry.get("if")
     into.add(
@@ -303,6 +306,7 @@ def _add_entry(
             url=url,
             headers=tuple((str(k), str(v)) for k, v in headers.items()),
             allowed_env=tuple(str(name) for name in allowed),
+            prompt=str(command) if kind == "prompt" else None,
         ),
     )
     return None

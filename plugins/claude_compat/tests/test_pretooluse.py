@@ -208,13 +208,13 @@ def test_if_conditions_use_permission_rule_syntax() -> None:
 
 def test_an_unsupported_hook_type_is_one_notice(env: Env) -> None:
     (env.home / "hooks.json").write_text(
-        '{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Is it done?"}]}],'
+        '{"hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": "Is it done?"}]}],'
         ' "PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}]}}'
     )
     result = env.run([{"content": "done"}])
     assert result.rc == 0
     problems = [n for n in notices(result) if "not supported" in n]
-    assert len(problems) == 2 and any("'prompt'" in n for n in problems)
+    assert len(problems) == 2 and any("'agent'" in n for n in problems)
 
 
 def test_an_if_condition_matches_each_command_of_a_compound_line(env: Env) -> None:
