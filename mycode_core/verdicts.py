@@ -52,6 +52,9 @@ class CompletionVerdict(_Answer):
     feedback: str = ""
     source: str = "completion_gate"
     missing: list[str] = Field(default_factory=list)
+    counts: bool = True
+    """False: a ``fail`` its plugin bounds itself (a Claude Code ``Stop`` hook, which sees
+    ``stop_hook_active``), not counted toward ``[completion_gate] max_blocks``."""
 
 
 class PromptVerdict(_Answer):

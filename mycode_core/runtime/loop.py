@@ -367,7 +367,7 @@ class AgentRunner(Acting, Viewing):
             verdict = self._completion_verdict(final_text)
             if verdict.verdict in ("pass", "unverified"):
                 return state.finish("completed", verdict=verdict.verdict), final_text
-            blocks = state.gate_blocks + 1
+            blocks = state.gate_blocks + verdict.counts  # max_steps bounds uncounted ones
             if blocks > settings.completion_gate.max_blocks:
                 detail = "the completion gate blocked the final answer too many times: "
                 return state.finish(

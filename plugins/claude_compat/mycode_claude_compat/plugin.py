@@ -106,7 +106,7 @@ def completion_verdict(
     """``Stop``/``SubagentStop``: a block is a ``fail`` whose feedback is the hook's reason.
 
     The inner policy (the completion gate) speaks first: if it already fails the answer, the
-    agent is not stopping and no Stop hook runs. The loop's gate cap bounds the blocks."""
+    agent is not stopping and no Stop hook runs. ``max_steps`` bounds the blocks."""
     inner = yield
     if inner is not None and inner.verdict == "fail":
         return inner
@@ -131,7 +131,10 @@ def _stop_hooks(final_text: str, context: RunContext) -> CompletionVerdict | Non
         state.stop_hook_active = False
         return None
     state.stop_hook_active = True
-    return CompletionVerdict(verdict="fail", feedback=decision.reason, source=_STOP_SOURCE)
+    # as in Claude Code the hook decides how long it goes on (``max_steps`` still ends the run)
+    return CompletionVerdict(
+        verdict="fail", feedback=decision.reason, source=_STOP_SOURCE, counts=False
+    )
 
 
 @hookimpl(wrapper=True)

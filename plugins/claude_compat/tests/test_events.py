@@ -86,15 +86,18 @@ def test_stop_block_continues_then_stop_hook_active_lets_it_stop(env: Env) -> No
     assert result.result["final_text"] == "done, really"
 
 
-def test_a_stop_hook_that_always_blocks_is_bounded_by_the_gate_cap(env: Env) -> None:
+def test_a_stop_hook_decides_how_long_it_goes_on_and_max_steps_bounds_it(env: Env) -> None:
+    """As in Claude Code, a Stop hook's blocks are not capped by ``[completion_gate]
+    max_blocks`` (``/ralph-loop ... --max-iterations 5`` got 3 re-feeds, then
+    ``gate_exhausted``); one that always blocks ends at ``max_steps``."""
     hooks_file(
         env.home / "hooks.json", {"Stop": [(None, [env.hook("stop", exit=2, stderr="never")])]}
     )
-    (env.home / "config.toml").write_text("[completion_gate]\nmax_blocks = 2\n")
-    result = env.run([{"content": "a"}, {"content": "b"}, {"content": "c"}, {"content": "d"}])
+    (env.home / "config.toml").write_text("[completion_gate]\nmax_blocks = 1\n")
+    result = env.run([{"content": text} for text in "abcdefg"], "--max-steps", "5")
     assert result.rc == 1
-    assert result.result["stop_reason"] == "gate_exhausted"
-    assert len(env.log("stop")) == 3
+    assert result.result["stop_reason"] == "max_steps"
+    assert len(env.log("stop")) == 5 and len(result.of_type("guidance")) >= 4
 
 
 def test_the_transcript_is_a_greppable_jsonl_of_the_session(env: Env) -> None:
