@@ -49,7 +49,6 @@ def git_env(workspace: Path, env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-
 _KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=|$)", re.MULTILINE)
 
 

@@ -150,6 +150,20 @@ def test_everything_server(make_run, workspace: Path, monkeypatch: pytest.Monkey
     assert "sk-not-for-mcp-servers" not in str(env.content)  # secrets are not inherited
 
 
+@needs_everything
+def test_everything_embedded_blob_of_text_reaches_the_model(make_run) -> None:
+    """server-everything's odd-numbered resources come as base64 blobs of ``text/plain``: the
+    model gets their text, not a note that something was not shown."""
+    run = make_run({"everything": {"command": "node", "args": [str(EVERYTHING_JS), "stdio"]}})
+    blob = run.call(
+        "mcp__everything__get-resource-reference", {"resourceType": "Blob", "resourceId": 3}
+    )
+    assert not blob.is_error
+    assert "resource demo://resource/dynamic/blob/3 (text/plain):\nResource 3: This is a base64 " \
+        "blob" in str(blob.content)  # fmt: skip
+    assert "not shown" not in str(blob.content)
+
+
 def test_git_server_outside_paths_ask_unless_trusted(
     make_run, workspace: Path, tmp_path: Path
 ) -> None:
