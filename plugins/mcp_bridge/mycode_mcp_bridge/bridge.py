@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from mycode_core.events import NoticeEvent, ProgressEvent
 from mycode_core.records import RunContext, Tool, ToolResult
 from mycode_mcp_bridge import outside, runtime
-from mycode_mcp_bridge.config import ServerSpec
+from mycode_mcp_bridge.config import ServerSpec, workspace_trusted
 from mycode_mcp_bridge.naming import NameAllocator, sanitize
 from mycode_mcp_bridge.tools import PLUGIN, Options, callable_tool, make_tool
 
@@ -79,6 +79,7 @@ class Bridge:
         from mycode_core import __version__
         from mycode_mcp_bridge.connection import ServerConnection
 
+        guard_git = not workspace_trusted(self.context.settings)
         for spec in self.specs:
             self.connections[spec.name] = ServerConnection(
                 spec,
@@ -90,6 +91,7 @@ class Bridge:
                 client_version=__version__,
                 on_tools_changed=self._on_tools_changed,
                 on_crash=self._on_crash,
+                guard_git=guard_git,
             )
         async with anyio.create_task_group() as group:
             for connection in self.connections.values():

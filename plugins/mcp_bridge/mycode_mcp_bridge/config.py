@@ -335,7 +335,7 @@ def _layer_servers(settings: Any) -> list[tuple[Scope, str, dict[str, Any]]]:
         "env": "local",
         "cli": "cli",
     }
-    if not _workspace_trusted(settings):
+    if not workspace_trusted(settings):
         scope_of["local"] = "project"  # .mycode/config.local.toml is the project's file too
     for layer, data in layers:
         table = (data or {}).get("mcp_servers") or {}
@@ -345,7 +345,7 @@ def _layer_servers(settings: Any) -> list[tuple[Scope, str, dict[str, Any]]]:
     return out
 
 
-def _workspace_trusted(settings: Any) -> bool:
+def workspace_trusted(settings: Any) -> bool:
     """Whether the user trusts this workspace (SPEC §8; see :mod:`mycode_core.trust`)."""
     from mycode_core.trust import state
 
@@ -387,7 +387,7 @@ def _named_files(settings: Any, problems: list[str]) -> list[str]:
     """
     files = [str(item) for item in getattr(settings, "mcp_config_files", None) or []]
     layers = list(getattr(settings, "layers", None) or [])
-    if not layers or _workspace_trusted(settings):
+    if not layers or workspace_trusted(settings):
         return files
     from mycode_core.trust import PROJECT_LAYERS
 

@@ -76,8 +76,12 @@ class ServerConnection:
         client_version: str,
         on_tools_changed: Callable[[ServerConnection], None],
         on_crash: Callable[[ServerConnection], None],
+        guard_git: bool = False,
     ) -> None:
         self.spec = spec
+        self.guard_git = guard_git
+        """Whether git run by this server must ignore the repository's configuration (an
+        untrusted workspace)."""
         self.name = spec.name
         self.workspace = workspace
         self.log_path = log_path
@@ -199,7 +203,7 @@ class ServerConnection:
                     scope.cancel()
                 async with contextlib.AsyncExitStack() as stack:
                     read, write = await stack.enter_async_context(
-                        open_transport(self.spec, self.workspace, log)
+                        open_transport(self.spec, self.workspace, log, guard_git=self.guard_git)
                     )
                     if self.spec.transport == "stdio":
                         pgid = server_group(self.log_path)

@@ -2,13 +2,15 @@
 
 * text blocks → text; structured content → compact JSON (unless a text block already says it)
 * images → ``{"type": "image", "mime_type", "data"}`` blocks plus a short text note
-* audio, blobs → a note; resource links → one text line each; embedded text resources → text
+* audio, blobs → a note; resource links → one text line each; embedded text resources (and
+  blobs of a text type) → text, embedded image blobs → images
 * ``is_error`` → an error result
 * more than ``max_chars`` of text → cut, with a note; the full text saved as an artifact
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 import uuid
@@ -100,15 +102,48 @@ def _link_line(block: Any) -> str:
     return line
 
 
-def _embedded(block: Any) -> str:
+_TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "application/yaml")
+
+
+def _blob_text(blob: str, mime: str) -> str | None:
+    """A blob's bytes as text when its type says text (``text/*``, JSON, XML, YAML, …) and
+    they are UTF-8: server-everything's and server-filesystem's text files come base64."""
+    kind = mime.split(";")[0].strip().lower()
+    if not (kind.startswith("text/") or kind in _TEXT_TYPES or kind.endswith(("+json", "+xml"))):
+        return None
+    try:
+        return base64.b64decode(blob, validate=True).decode("utf-8")
+    except ValueError:  # not base64, or not UTF-8
+        return None
+
+
+def _embedded(block: Any) -> list[dict[str, Any]]:
+    """An embedded resource: its text, a blob of text decoded, an image blob as an image;
+    other blobs as a note."""
     resource = _field(block, "resource")
     uri = _field(resource, "uri")
     mime = _field(resource, "mime_type") or "unknown type"
     text = _field(resource, "text")
-    if text is not None:
-        return f"resource {uri} ({mime}):\n{text}"
     blob = _field(resource, "blob") or ""
-    return f"[embedded resource {uri} ({mime}), {_size(blob):,} bytes, not shown]"
+    if text is None:
+        text = _blob_text(blob, mime)
+    if text is not None:
+        return [{"type": "text", "text": f"resource {uri} ({mime}):\n{text}"}]
+    if mime.startswith("image/") and blob:
+        return _image(blob, mime, f"resource {uri}: ")
+    return [
+        {
+            "type": "text",
+            "text": f"[embedded resource {uri} ({mime}), {_size(blob):,} bytes, not shown]",
+        }
+    ]
+
+
+def _image(data: str, mime: str, what: str = "") -> list[dict[str, Any]]:
+    return [
+        {"type": "text", "text": f"[{what}image: {mime}, {_size(data):,} bytes]"},
+        {"type": "image", "mime_type": mime, "data": data},
+    ]
 
 
 def render(result: Any) -> tuple[list[dict[str, Any]], bool]:
@@ -120,8 +155,7 @@ def render(result: Any) -> tuple[list[dict[str, Any]], bool]:
             blocks.append({"type": "text", "text": _field(block, "text") or ""})
         elif kind == "image":
             data, mime = _field(block, "data") or "", _field(block, "mime_type") or "image/png"
-            blocks.append({"type": "text", "text": f"[image: {mime}, {_size(data):,} bytes]"})
-            blocks.append({"type": "image", "mime_type": mime, "data": data})
+            blocks += _image(data, mime)
         elif kind == "audio":
             data, mime = _field(block, "data") or "", _field(block, "mime_type") or "audio"
             blocks.append(
@@ -130,7 +164,7 @@ def render(result: Any) -> tuple[list[dict[str, Any]], bool]:
         elif kind == "resource_link":
             blocks.append({"type": "text", "text": _link_line(block)})
         elif kind == "resource":
-            blocks.append({"type": "text", "text": _embedded(block)})
+            blocks += _embedded(block)
         else:
             blocks.append({"type": "text", "text": f"[{kind} content, not shown]"})
     structured = _field(result, "structured_content")

@@ -23,6 +23,7 @@ from mcp.shared.message import SessionMessage
 
 from mycode_core.events import without_lone_surrogates
 from mycode_mcp_bridge.config import ServerSpec
+from mycode_mcp_bridge.gitguard import git_env
 from mycode_mcp_bridge.serverlog import one_line, write_line
 from mycode_mcp_bridge.tools import lenient_listing
 
@@ -264,13 +265,17 @@ async def _http_transport(spec: ServerSpec) -> AsyncIterator[Any]:
 
 
 def open_transport(
-    spec: ServerSpec, workspace: Path, log: IO[str]
+    spec: ServerSpec, workspace: Path, log: IO[str], *, guard_git: bool = False
 ) -> contextlib.AbstractAsyncContextManager[Any]:
     """The transport for ``spec``: a stdio process (stderr to ``log``, cwd the workspace by
-    default) or an HTTP/SSE connection with the configured headers."""
+    default) or an HTTP/SSE connection with the configured headers. With ``guard_git`` (an
+    untrusted workspace) a stdio server's git ignores what the repository's configuration
+    would run (:mod:`~mycode_mcp_bridge.gitguard`)."""
     if spec.transport == "stdio":
         env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
         env.update(spec.env)
+        if guard_git:
+            env.update(git_env(workspace, env))
         cwd = Path(spec.cwd).expanduser() if spec.cwd else workspace
         if not cwd.is_absolute():
             cwd = workspace / cwd

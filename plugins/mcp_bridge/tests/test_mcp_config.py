@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,21 @@ def test_a_literal_entry_keeps_placeholders_and_its_transport() -> None:
     assert http.transport == "http" and http.headers["Authorization"] == "Bearer ${TOKEN}"
     sse = parse_server("pl_e", {"type": "sse", "url": "https://a.example/sse"}, "cli", "t")
     assert sse.transport == "sse"
+
+
+def test_git_env_of_an_untrusted_workspace(tmp_path: Path) -> None:
+    """The overrides come after the entry's own ``GIT_CONFIG_*``; a ``.git`` leading out of
+    the workspace makes git find no repository at all."""
+    from mycode_mcp_bridge.gitguard import git_env
+
+    subprocess.run(["git", "init", "-q", str(tmp_path / "ws")], check=True)
+    env = git_env(tmp_path / "ws", {"GIT_CONFIG_COUNT": "1"})
+    assert env["GIT_CONFIG_KEY_1"] == "core.fsmonitor" and env["GIT_CONFIG_VALUE_1"] == "false"
+    assert int(env["GIT_CONFIG_COUNT"]) > 2 and "GIT_CONFIG_KEY_0" not in env
+    assert "diff.external" not in env.values()  # not named by the repository: left alone
+    elsewhere = tmp_path / "elsewhere"
+    subprocess.run(["git", "init", "-q", str(elsewhere)], check=True)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / ".git").write_text(f"gitdir: {elsewhere / '.git'}\n")
+    refused = git_env(tmp_path / "out", {})
+    assert set(refused) == {"GIT_DIR"} and not Path(refused["GIT_DIR"]).exists()

@@ -186,3 +186,17 @@ def test_defaulted_properties_are_not_required_at_any_depth() -> None:
     assert out["properties"]["box"]["required"] == ["h"]
     assert out["properties"]["scale"]["default"] == "css"
     assert schema["required"] == ["scale", "url", "box"]  # the server's own schema untouched
+
+
+def test_embedded_image_blob_is_an_image_and_a_binary_text_blob_a_note(tmp_path: Path) -> None:
+    def embedded(blob: str, mime: str) -> types.EmbeddedResource:
+        contents = types.BlobResourceContents(uri="mem://x", blob=blob, mime_type=mime)
+        return types.EmbeddedResource(type="resource", resource=contents)
+
+    out = _convert(tmp_path, types.CallToolResult(content=[embedded("aGVsbG8=", "image/png")]))
+    assert out.content == [
+        {"type": "text", "text": "[resource mem://x: image: image/png, 6 bytes]"},
+        {"type": "image", "mime_type": "image/png", "data": "aGVsbG8="},
+    ]
+    not_utf8 = _convert(tmp_path, types.CallToolResult(content=[embedded("//79", "text/plain")]))
+    assert not_utf8.content == "[embedded resource mem://x (text/plain), 3 bytes, not shown]"

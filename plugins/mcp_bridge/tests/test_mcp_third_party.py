@@ -59,7 +59,8 @@ def test_time_server(make_run) -> None:
     assert bad.is_error and "Not/AZone" in str(bad.content)
 
 
-def test_git_server(make_run, workspace: Path) -> None:
+def _repo_with_a_change(workspace: Path) -> None:
+    """``workspace`` as a git repository: ``a.txt`` committed, then changed."""
     env = {
         **os.environ,
         "GIT_AUTHOR_NAME": "t",
@@ -72,6 +73,10 @@ def test_git_server(make_run, workspace: Path) -> None:
     subprocess.run(["git", "add", "a.txt"], cwd=workspace, check=True, env=env)
     subprocess.run(["git", "commit", "-qm", "first commit"], cwd=workspace, check=True, env=env)
     (workspace / "a.txt").write_text("one\ntwo\n")
+
+
+def test_git_server(make_run, workspace: Path) -> None:
+    _repo_with_a_change(workspace)
     run = make_run(
         {"git": {"command": str(BIN / "mcp-server-git"), "args": ["--repository", str(workspace)]}}
     )
@@ -145,6 +150,20 @@ def test_everything_server(make_run, workspace: Path, monkeypatch: pytest.Monkey
     assert "sk-not-for-mcp-servers" not in str(env.content)  # secrets are not inherited
 
 
+@needs_everything
+def test_everything_embedded_blob_of_text_reaches_the_model(make_run) -> None:
+    """server-everything's odd-numbered resources come as base64 blobs of ``text/plain``: the
+    model gets their text, not a note that something was not shown."""
+    run = make_run({"everything": {"command": "node", "args": [str(EVERYTHING_JS), "stdio"]}})
+    blob = run.call(
+        "mcp__everything__get-resource-reference", {"resourceType": "Blob", "resourceId": 3}
+    )
+    assert not blob.is_error
+    assert "resource demo://resource/dynamic/blob/3 (text/plain):\nResource 3: This is a base64 " \
+        "blob" in str(blob.content)  # fmt: skip
+    assert "not shown" not in str(blob.content)
+
+
 def test_git_server_outside_paths_ask_unless_trusted(
     make_run, workspace: Path, tmp_path: Path
 ) -> None:
@@ -174,6 +193,29 @@ def test_git_server_outside_paths_ask_unless_trusted(
     assert tool is not None and tool.approval({"repo_path": str(other)}, trusted.context) is None
     project = parse_server("git", {**entry, "trust_paths": True}, "project", ".mcp.json")
     assert not trusts_paths(project)
+
+
+def test_git_server_does_not_run_what_an_untrusted_repository_configured(
+    make_run, workspace: Path, tmp_path: Path
+) -> None:
+    """In an untrusted workspace, mcp-server-git's read-only tools (allowed unasked) must not
+    run the programs the repository's own ``.git/config`` names (``core.fsmonitor``, a
+    ``textconv`` driver), as mycode's own git commands do not (SPEC §8); they still work."""
+    _repo_with_a_change(workspace)
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    for key, value in (
+        ("core.fsmonitor", f"touch {ran}/fsmonitor; false"),
+        ("diff.evil.textconv", f"sh -c 'touch {ran}/textconv; cat \"$1\"' -"),
+    ):
+        subprocess.run(["git", "config", key, value], cwd=workspace, check=True)
+    (workspace / ".gitattributes").write_text("*.txt diff=evil\n")
+    run = make_run({"git": {"command": str(BIN / "mcp-server-git"), "args": ["--repository", "."]}})
+    status = run.call("mcp__git__git_status", {"repo_path": "."})
+    assert not status.is_error and "modified:   a.txt" in str(status.content)
+    diff = run.call("mcp__git__git_diff_unstaged", {"repo_path": "."})
+    assert not diff.is_error and "+two" in str(diff.content)
+    assert sorted(p.name for p in ran.iterdir()) == []
 
 
 @needs_everything
