@@ -191,21 +191,35 @@ def session_start(source: str, context: RunContext) -> list[str] | None:
 
 @hookimpl
 def user_prompt_verdict(prompt: str, context: RunContext) -> PromptVerdict | None:
-    """``UserPromptSubmit``: block the prompt, or add context to it."""
-    from mycode_core.records import PromptVerdict
+    """``UserPromptExpansion`` when a slash command expanded (:mod:`.expansion`), then
+    ``UserPromptSubmit``: block the prompt, or add context to it."""
+    from mycode_claude_compat.expansion import expansion_input, this_turn
 
     state = session_for(context)
     state.command_grants.on_prompt(context.prompt, context.session_grants)
     state.stop_hook_active = False
     state.transcript.user(prompt)
-    decision = state.fire("UserPromptSubmit", prompt=prompt)
+    expanded, state.prompt_seen = this_turn(context.prompt, state.prompt_seen), len(context.prompt)
+    fields = expansion_input(prompt, expanded, state.loaded.folders)
+    found = state.fire("UserPromptExpansion", fields["command_name"], **fields) if fields else None
+    verdict = _prompt_verdict(found, "UserPromptExpansion hook", [])
+    if verdict is None or not verdict.block:
+        submitted = state.fire("UserPromptSubmit", prompt=prompt)
+        earlier = verdict.context if verdict is not None else []
+        verdict = _prompt_verdict(submitted, "UserPromptSubmit hook", earlier) or verdict
+    return verdict
+
+
+def _prompt_verdict(decision: Any, source: str, earlier: list[str]) -> PromptVerdict | None:
+    """The hooks' decision about a prompt as a verdict (after ``earlier`` context lines)."""
+    from mycode_core.records import PromptVerdict
+
     if decision is None:
         return None
     block = decision.block or decision.stop is not None
     reason = decision.reason if decision.block else (decision.stop or "")
-    return PromptVerdict(
-        block=block, reason=reason, context=decision.context, source="UserPromptSubmit hook"
-    )
+    context = [*earlier, *decision.context]
+    return PromptVerdict(block=block, reason=reason, context=context, source=source)
 
 
 @hookimpl

@@ -20,7 +20,15 @@ _MODES = {
 }
 _create_lock = threading.Lock()
 BLOCKING_EVENTS = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop"}
+    {
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "Stop",
+        "SubagentStop",
+    }
     | {"PreCompact"}
 )
 
@@ -37,6 +45,8 @@ class CompatSession:
         if self.transcript.enabled:
             self.transcript.touch()
         self.stop_hook_active = False
+        self.prompt_seen = 0
+        """How much of ``context.prompt`` earlier turns said (:func:`.expansion.this_turn`)."""
         self.pending_context: dict[str, list[str]] = {}
         self.command_grants = CommandGrants()
         self.saved_env: dict[str, str | None] = {}

@@ -17,6 +17,7 @@ from mycode_core.project_files import ProjectFileRefused, read_config_text
 EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
+    "UserPromptExpansion",
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",

@@ -319,3 +319,44 @@ def test_stop_hooks_get_the_last_assistant_message(env: Env) -> None:
     assert result.rc == 0, result.stderr
     said = [record["stdin"]["last_assistant_message"] for record in env.log("stop")]
     assert said == ["short", "longer answer"]
+
+
+def test_a_slash_command_that_expands_fires_user_prompt_expansion_first(env: Env) -> None:
+    """Claude Code's ``UserPromptExpansion``: a plugin's skill or command typed as ``/name``
+    is told to hooks matching ``plugin:name`` (claude-security's banner matches
+    ``^claude-security:claude-security$``) before ``UserPromptSubmit``; a block stops it."""
+    folder = env.root / "kit"
+    (folder / "skills" / "menu").mkdir(parents=True)
+    (folder / "skills" / "menu" / "SKILL.md").write_text(
+        "---\nname: menu\ndescription: Pick a job.\n---\nShow the menu of jobs.\n"
+    )
+    (folder / "commands").mkdir()
+    (folder / "commands" / "deploy.md").write_text("Deploy $ARGUMENTS now.\n")
+    banner = {"systemMessage": "KIT BANNER"}
+    hooks_file(
+        folder / "hooks" / "hooks.json",
+        {
+            "UserPromptExpansion": [
+                ("^kit:menu$", [env.hook("expand", stdout=banner)]),
+                ("kit:deploy", [env.hook("refuse", exit=2, stderr="no deploys on Friday")]),
+            ],
+            "UserPromptSubmit": [(None, [env.hook("submit")])],
+        },
+    )
+    shown = env.run([{"content": "ok"}], "--plugin-dir", str(folder), prompt="/menu scan all")
+    assert shown.rc == 0, shown.stderr
+    (told,) = env.log("expand")
+    expansion = told["stdin"]
+    assert expansion["hook_event_name"] == "UserPromptExpansion"
+    assert expansion["command_name"] == "kit:menu" and expansion["command_source"] == "plugin"
+    assert (
+        expansion["command_args"] == "scan all" and "Show the menu of jobs." in expansion["prompt"]
+    )
+    assert "KIT BANNER" in [n["message"] for n in shown.of_type("notice")]
+    assert len(env.log("submit")) == 1 and env.log("refuse") == []
+    plain = env.run([{"content": "ok"}], "--plugin-dir", str(folder), prompt="just a question")
+    assert plain.rc == 0 and len(env.log("expand")) == 1  # nothing expanded: not fired
+    refused = env.run([{"content": "ok"}], "--plugin-dir", str(folder), prompt="/kit:deploy prod")
+    assert refused.result["stop_reason"] == "interrupted"
+    assert refused.of_type("assistant") == [] and len(env.log("submit")) == 2
+    assert env.log("refuse")[0]["stdin"]["command_name"] == "kit:deploy"
