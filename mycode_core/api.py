@@ -62,6 +62,8 @@ NAMES: dict[str, tuple[str, str]] = {
     ),
     "rewound": ("mycode_core.cli.rewind", "a transcript's events without the turns rewound"),
     "main": ("mycode_core.cli.main", "the ``mycode`` command line (batch's warm start runs it)"),
+    "watch_group": ("mycode_core.cli.lifeline", "kill a process group should mycode be SIGKILLed"),
+    "unwatch_group": ("mycode_core.cli.lifeline", "that group has been dealt with"),
     "plugin_dir_option": (
         "mycode_core.cli.options",
         "the ``--plugin-dir`` option of a plugin's command, as a run has it",
@@ -94,6 +96,8 @@ __all__ = [
     "rewound",
     "safeopen",
     "scrub_env",
+    "unwatch_group",
+    "watch_group",
 ]
 
 if TYPE_CHECKING:
@@ -101,6 +105,7 @@ if TYPE_CHECKING:
     from mycode_core.agents import AgentOutcome, AgentRequest
     from mycode_core.claude_rules import mycode_rule, mycode_tool_name
     from mycode_core.cli.diagnostics import core_report
+    from mycode_core.cli.lifeline import unwatch_group, watch_group
     from mycode_core.cli.local_models import local_servers
     from mycode_core.cli.main import main
     from mycode_core.cli.options import plugin_dir_option
