@@ -8,7 +8,7 @@ from typing import Any
 from mycode_claude_compat.grants import CommandGrants
 from mycode_claude_compat.loading import Loaded, load
 from mycode_claude_compat.protocol import Decision, decide
-from mycode_claude_compat.runner import run_all
+from mycode_claude_compat.runner import HookProcesses, run_all
 from mycode_claude_compat.transcript import Transcript
 
 STORE_KEY = "claude_compat"
@@ -40,6 +40,8 @@ class CompatSession:
         self.pending_context: dict[str, list[str]] = {}
         self.command_grants = CommandGrants()
         self.lock = threading.Lock()
+        self.processes = HookProcesses(context.cancelled)
+        context.cleanup.append(self.processes.stop_all)  # no hook outlives the run
         told = list(getattr(context.settings, "notices", None) or ())  # the core's, same file
         for message in self.loaded.notices:
             if not any(line and line in message for line in told):
@@ -87,11 +89,14 @@ class CompatSession:
         for hook in hooks:
             if hook.background:
                 threading.Thread(
-                    target=run_all, args=([hook], payload, self.context.workspace), daemon=True
+                    target=run_all,
+                    args=([hook], payload, self.context.workspace, self.processes),
+                    daemon=True,
                 ).start()
         if not waiting:
             return None
-        decision = decide(run_all(waiting, payload, self.context.workspace), event)
+        ran = run_all(waiting, payload, self.context.workspace, self.processes)
+        decision = decide(ran, event)
         for message in decision.messages:
             self.notice(message, level="info")
         for problem in decision.problems:
