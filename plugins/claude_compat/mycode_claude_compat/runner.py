@@ -165,11 +165,16 @@ class HookProcesses:
         for process in live:
             self.end(process)
 
-    def wait(self, wake: threading.Event, timeout: float) -> bool:
-        """Wait until ``wake`` or ``timeout``; False if the run was cancelled meanwhile (a hook
-        started after the cancel, as ``SessionEnd`` is, gets its whole timeout)."""
+    def running(self) -> bool:
+        """Whether the run is going on (not cancelled), asked before a hook starts."""
+        return self.cancelled is not None and not self.cancelled.is_set()
+
+    def wait(self, wake: threading.Event, timeout: float, running: bool) -> bool:
+        """Wait until ``wake`` or ``timeout``; False if the run was cancelled meanwhile. A hook
+        started once the run was cancelled (``running`` false; ``SessionEnd``) gets its whole
+        timeout."""
         cancelled = self.cancelled
-        if cancelled is None or cancelled.is_set():
+        if cancelled is None or not running:
             wake.wait(timeout)
             return True
         deadline = time.monotonic() + timeout
@@ -237,6 +242,8 @@ def run_hook(
         env["PLUGIN_DATA"] = env["CLAUDE_PLUGIN_DATA"] = str(hook.plugin_data)
         with contextlib.suppress(OSError):
             hook.plugin_data.mkdir(parents=True, exist_ok=True)
+    processes = processes or HookProcesses()
+    running = processes.running()
     try:
         process = subprocess.Popen(  # noqa: S603 - the user's own hook, from a trusted source
             [_SHELL, "-c", hook.command],
@@ -250,7 +257,6 @@ def run_hook(
     except OSError as exc:
         run.error = str(exc)
         return run
-    processes = processes or HookProcesses()
     processes.add(process)
     assert process.stdin and process.stdout and process.stderr
     out, err = bytearray(), bytearray()
@@ -271,7 +277,7 @@ def run_hook(
     ]
     for thread in threads:
         thread.start()
-    run.interrupted = not processes.wait(wake, hook.timeout)
+    run.interrupted = not processes.wait(wake, hook.timeout, running)
     if flags["async"] and process.poll() is None and not run.interrupted:
         run.detached = True  # it goes on in the background (as in Claude Code) for this run
         threading.Thread(
