@@ -39,10 +39,7 @@ NAMES: dict[str, tuple[str, str]] = {
     ),
     "SECRET_ENV": ("mycode_core.secret_env", "name patterns of the environment's secrets"),
     "is_secret_name": ("mycode_core.secret_env", "whether an environment variable is a secret"),
-    "scrub_env": (
-        "mycode_core.secret_env",
-        "an environment without its API keys, tokens and secrets",
-    ),
+    "scrub_env": ("mycode_core.secret_env", "an environment without its API keys and secrets"),
     "NOISE_DIRS": ("mycode_core.workspace", "folder names a walk of the workspace skips"),
     "BUILD_DIRS": ("mycode_core.workspace", "folder names of build output"),
     "safeopen": ("mycode_core.safeopen", "opening files following no symlink (``open_read``)"),
@@ -51,10 +48,7 @@ NAMES: dict[str, tuple[str, str]] = {
         "write a file by renaming a temporary one over it, following no symlink",
     ),
     "get_plugin_manager": ("mycode_core.plugins", "the plugin manager a run would use"),
-    "allowed_entry_points": (
-        "mycode_core.plugins",
-        "the ``mycode`` entry points the environment allows",
-    ),
+    "allowed_entry_points": ("mycode_core.plugins", "the ``mycode`` entry points allowed here"),
     "core_report": ("mycode_core.cli.diagnostics", "the core's part of ``mycode doctor``"),
     "local_servers": (
         "mycode_core.cli.local_models",
