@@ -40,8 +40,9 @@ class CompatSession:
         self.pending_context: dict[str, list[str]] = {}
         self.command_grants = CommandGrants()
         self.lock = threading.Lock()
-        self.processes = HookProcesses(context.cancelled)
-        context.cleanup.append(self.processes.stop_all)  # no hook outlives the run
+        self.processes = HookProcesses(getattr(context, "cancelled", None))
+        if isinstance(getattr(context, "cleanup", None), list):  # a hand-made context may lack it
+            context.cleanup.append(self.processes.stop_all)  # no hook outlives the run
         told = list(getattr(context.settings, "notices", None) or ())  # the core's, same file
         for message in self.loaded.notices:
             if not any(line and line in message for line in told):
