@@ -43,10 +43,7 @@ NAMES: dict[str, tuple[str, str]] = {
     ),
     "SECRET_ENV": ("mycode_core.secret_env", "name patterns of the environment's secrets"),
     "is_secret_name": ("mycode_core.secret_env", "whether an environment variable is a secret"),
-    "scrub_env": (
-        "mycode_core.secret_env",
-        "an environment without its API keys, tokens and secrets",
-    ),
+    "scrub_env": ("mycode_core.secret_env", "an environment without its API keys and secrets"),
     "NOISE_DIRS": ("mycode_core.workspace", "folder names a walk of the workspace skips"),
     "BUILD_DIRS": ("mycode_core.workspace", "folder names of build output"),
     "safeopen": ("mycode_core.safeopen", "opening files following no symlink (``open_read``)"),
@@ -55,10 +52,7 @@ NAMES: dict[str, tuple[str, str]] = {
         "write a file by renaming a temporary one over it, following no symlink",
     ),
     "get_plugin_manager": ("mycode_core.plugins", "the plugin manager a run would use"),
-    "allowed_entry_points": (
-        "mycode_core.plugins",
-        "the ``mycode`` entry points the environment allows",
-    ),
+    "allowed_entry_points": ("mycode_core.plugins", "the ``mycode`` entry points allowed here"),
     "core_report": ("mycode_core.cli.diagnostics", "the core's part of ``mycode doctor``"),
     "local_servers": (
         "mycode_core.cli.local_models",
@@ -66,6 +60,8 @@ NAMES: dict[str, tuple[str, str]] = {
     ),
     "rewound": ("mycode_core.cli.rewind", "a transcript's events without the turns rewound"),
     "main": ("mycode_core.cli.main", "the ``mycode`` command line (batch's warm start runs it)"),
+    "watch_group": ("mycode_core.cli.lifeline", "kill a process group should mycode be SIGKILLed"),
+    "unwatch_group": ("mycode_core.cli.lifeline", "that group has been dealt with"),
     "plugin_dir_option": (
         "mycode_core.cli.options",
         "the ``--plugin-dir`` option of a plugin's command, as a run has it",
@@ -99,6 +95,8 @@ __all__ = [
     "rewound",
     "safeopen",
     "scrub_env",
+    "unwatch_group",
+    "watch_group",
 ]
 
 if TYPE_CHECKING:
@@ -106,6 +104,7 @@ if TYPE_CHECKING:
     from mycode_core.agents import AgentOutcome, AgentRequest
     from mycode_core.claude_rules import mycode_rule, mycode_tool_name
     from mycode_core.cli.diagnostics import core_report
+    from mycode_core.cli.lifeline import unwatch_group, watch_group
     from mycode_core.cli.local_models import local_servers
     from mycode_core.cli.main import main
     from mycode_core.cli.options import plugin_dir_option

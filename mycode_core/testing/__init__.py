@@ -21,7 +21,8 @@
   :func:`installed_plugin` (another installed plugin, by entry-point name, for tests that run
   beside it) and :func:`requires_plugin` (a ``skipif`` mark when such a plugin is missing).
 
-* ``mycode_core.testing.host``: ``process_alive``, ``wait_until``, ``find_chromium`` and
+* ``mycode_core.testing.host``: ``process_alive``, ``wait_until``, ``host_processes``,
+  ``signal_when_ready`` (signal a run at a moment it marks with a file), ``find_chromium`` and
   ``headless_chromium``; ``mycode_core.testing.terminal.Terminal`` drives a child on a pty.
 * :func:`assert_tool_contract` — the boundary, plan-mode and mutation checks every tool must
   pass; and pytest fixtures ``mycode_workspace``, ``mycode_context`` and ``mycode_run``

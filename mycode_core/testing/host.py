@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -28,6 +30,34 @@ def wait_until(condition: Callable[[], object], seconds: float = 10.0, poll: flo
             return True
         time.sleep(poll)
     return bool(condition())
+
+
+def host_processes(needle: str) -> list[int]:
+    """Live processes on the host whose command line contains ``needle`` (read from ``/proc``)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if needle.encode() in cmdline and process_alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def signal_when_ready(
+    proc: subprocess.Popen[str], ready: Path, sig: int = signal.SIGKILL, seconds: float = 120.0
+) -> int:
+    """Once the file ``ready`` exists, send ``sig`` to ``proc``; its exit code once it ended.
+
+    Raises ``AssertionError`` (after killing ``proc``) if ``ready`` never appears."""
+    if not wait_until(lambda: ready.exists() or proc.poll() is not None, seconds):
+        proc.kill()
+    assert ready.exists(), f"{ready} never appeared (exit code {proc.wait(seconds)})"
+    proc.send_signal(sig)
+    return proc.wait(seconds)
 
 
 def find_chromium() -> str | None:

@@ -32,6 +32,7 @@ from mycode_batch.sandbox import (
     remove_copy,
     snapshot,
 )
+from mycode_core.api import unwatch_group, watch_group
 from mycode_core.sessions import json_objects
 
 BATCH_STOP_REASONS = ("setup_failed", "timeout", "error", "worker_lost", "cancelled")
@@ -132,7 +133,10 @@ def _kill_group(proc: _Running) -> None:
 
 
 def _wait(proc: _Running, deadline: float, cancelled: Callable[[], bool]) -> str | None:
-    """Wait for ``proc``; kill it at the deadline or on cancel. Returns why it was killed."""
+    """Wait for ``proc``; kill it at the deadline or on cancel. Returns why it was killed.
+
+    Meanwhile its process group dies with the batch, even a SIGKILLed one (the lifeline)."""
+    watch_group(proc.pid)
     try:
         while True:
             try:
@@ -149,6 +153,8 @@ def _wait(proc: _Running, deadline: float, cancelled: Callable[[], bool]) -> str
     except BaseException:  # KeyboardInterrupt from ray.cancel: take the process down with us
         _kill_group(proc)
         raise
+    finally:
+        unwatch_group(proc.pid)
 
 
 def _spawn(

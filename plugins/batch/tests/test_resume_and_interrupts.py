@@ -23,6 +23,7 @@ from batch_helpers import (
 )
 
 from mycode_core.testing import cli_env, signals_as_in_a_terminal, start_cli, write_script
+from mycode_core.testing.host import host_processes, wait_until
 
 
 def _simple_tasks(tmp_path: Path, count: int, **extra: object) -> Path:
@@ -151,11 +152,18 @@ def _two_running(tmp_path: Path, seconds: int, count: int) -> tuple[subprocess.P
     return proc, out
 
 
+def _left_of(tmp_path: Path) -> list[str]:
+    """The processes of the sleeping tasks still running (their ``mycode`` or their command)."""
+    left = []
+    for pattern in (str(tmp_path / "sleep.json"), "sleep 120 && echo slept"):
+        found = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
+        left += [p for p in found.stdout.split() if int(p) != os.getpid()]
+    return left
+
+
 def _nothing_left_of(tmp_path: Path) -> None:
     """No process of the sleeping tasks is left (their ``mycode`` nor their command)."""
-    for pattern in (str(tmp_path / "sleep.json"), "sleep 120 && echo slept"):
-        left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
-        assert [p for p in left.stdout.split() if int(p) != os.getpid()] == [], pattern
+    assert _left_of(tmp_path) == []
 
 
 def test_first_ctrl_c_lets_running_tasks_finish_and_schedules_no_more(tmp_path: Path) -> None:
@@ -203,6 +211,16 @@ def test_sigterm_cancels_running_tasks_and_leaves_nothing_running(tmp_path: Path
     assert (out / "report.html").is_file()
     assert not any((out / "tasks" / i / "workspace").exists() for i in ("t0", "t1"))
     _nothing_left_of(tmp_path)
+
+
+def test_a_sigkilled_batch_leaves_nothing_running(tmp_path: Path) -> None:
+    """``kill -9`` of the batch (a lost CI runner, the OOM killer): its running tasks, their
+    ``mycode`` and their commands, no longer go on to their end on their own."""
+    proc, _out = _two_running(tmp_path, 120, 2)
+    proc.kill()
+    proc.wait(timeout=60)
+    assert wait_until(lambda: not _left_of(tmp_path), 30), _left_of(tmp_path)
+    assert wait_until(lambda: not host_processes(str(tmp_path)), 30)  # the warm server too
 
 
 def test_preds_json_is_up_to_date_while_the_batch_runs(tmp_path: Path) -> None:

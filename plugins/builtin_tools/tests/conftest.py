@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from mycode_builtin_tools.tools import build_tools
 
 from mycode_core.config import Settings
 from mycode_core.records import RunContext, ToolResult
-from mycode_core.testing.host import process_alive, wait_until
+from mycode_core.testing.host import host_processes, wait_until
 
 
 @pytest.fixture
@@ -59,21 +58,6 @@ def run(context: RunContext) -> Callable[..., ToolResult]:
         return result
 
     return call
-
-
-def host_processes(needle: str) -> list[int]:
-    """Live processes on the host whose command line contains ``needle``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
-        except OSError:
-            continue
-        if needle.encode() in cmdline and process_alive(int(entry)):
-            found.append(int(entry))
-    return found
 
 
 def _wait_gone(needle: str, seconds: float = 10.0) -> bool:

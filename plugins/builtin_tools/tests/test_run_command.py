@@ -10,7 +10,8 @@ import pytest
 from mycode_builtin_tools import sandbox
 from mycode_builtin_tools.tools import run_command as rc
 
-from mycode_core.testing.host import process_alive, wait_until
+from mycode_core.testing import script_turn, start_cli, write_script
+from mycode_core.testing.host import process_alive, signal_when_ready, wait_until
 
 MODES = [
     "off",
@@ -196,3 +197,22 @@ def test_ansi_and_osc_sequences_do_not_backtrack(run) -> None:
         "run_command", command="printf '\\033]0;title' ; head -c 200000 /dev/zero | tr '\\0' x"
     )
     assert "\x1b" not in result.text()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_nothing_a_command_started_outlives_a_sigkilled_mycode(
+    mode: str, tmp_path: Path, workspace: Path, wait_gone
+) -> None:
+    """``kill -9`` of mycode (the OOM killer, a lost batch worker) runs no clean-up of its own:
+    the command's tree goes anyway — its group, a ``setsid`` and a ``nohup`` child, a double
+    fork — sandboxed (bubblewrap dies with mycode) or not (the lifeline kills it)."""
+    command = (
+        "sleep 3071 & setsid sleep 3072 & nohup sleep 3073 >/dev/null 2>&1 & (sleep 3074 &); "
+        "touch ready; sleep 3075"
+    )
+    model = write_script(tmp_path / "s.json", [script_turn("run_command", command=command)])
+    flags = ["--permission-mode", "bypass"] if mode == "off" else ["--trust"]
+    env = {"MYCODE_NO_BWRAP": "1"} if mode == "off" else {}
+    proc = start_cli(["-p", "go", "--model", model, *flags], workspace, tmp_path / "h", env)
+    assert signal_when_ready(proc, workspace / "ready") == -9
+    assert wait_gone("sleep 307"), "a process of the command outlived the SIGKILLed mycode"

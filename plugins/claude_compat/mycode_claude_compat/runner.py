@@ -1,5 +1,10 @@
 """Running hook commands: JSON on stdin, bounded output, a timeout that kills the process
-tree, hooks of one event in parallel."""
+tree, hooks of one event in parallel.
+
+Nothing a hook starts outlives it: when it ends (or its timeout, or the run's cancellation —
+Ctrl-C, SIGTERM, SIGHUP — stops it) what is left of its process group is killed; an ``async``
+hook going on in the background is stopped when the run ends (:class:`HookProcesses`), and every
+hook's group dies with mycode even when mycode is SIGKILLed (the core's lifeline)."""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,6 +24,7 @@ from typing import IO, Any
 
 from mycode_claude_compat.names import claude_json
 from mycode_claude_compat.sources import CommandHook
+from mycode_core.api import unwatch_group, watch_group
 
 MAX_OUTPUT = 1_000_000
 """Bytes kept of a hook's stdout and of its stderr; the rest is read and dropped."""
@@ -39,6 +46,8 @@ class HookRun:
     data: dict[str, Any] | None = None
     """The parsed JSON object of stdout (exit code 0 only)."""
     json_error: str | None = None
+    interrupted: bool = False
+    """Stopped because the run was cancelled (Ctrl-C, SIGTERM, SIGHUP) while it ran."""
     detached: bool = False
     """The hook declared itself async (first stdout line ``{"async": true}``) and runs on in
     the background; its output is not used."""
@@ -55,6 +64,8 @@ class HookRun:
         name = self.hook.label
         if self.error is not None:
             return f"hook {name} could not start: {self.error}"
+        if self.interrupted:
+            return f"hook {name} was stopped: the run was interrupted"
         if self.timed_out:
             return f"hook {name} timed out after {self.hook.timeout:g}s and was killed"
         if self.code not in (0, 2):
@@ -127,6 +138,56 @@ def _kill_tree(process: subprocess.Popen[bytes]) -> None:
             pass
 
 
+class HookProcesses:
+    """The hook processes of one run: those still going are stopped when the run is cancelled
+    (if they started before) and when it ends (:meth:`stop_all`)."""
+
+    def __init__(self, cancelled: threading.Event | None = None) -> None:
+        self.cancelled = cancelled
+        self.live: set[subprocess.Popen[bytes]] = set()
+        self.lock = threading.Lock()
+
+    def add(self, process: subprocess.Popen[bytes]) -> None:
+        """A hook started (its group dies with mycode, even a SIGKILLed one)."""
+        with self.lock:
+            self.live.add(process)
+        watch_group(process.pid)
+
+    def end(self, process: subprocess.Popen[bytes]) -> None:
+        """Kill what is left of the hook's process group; it is no longer ours to stop."""
+        _kill_tree(process)
+        with self.lock:
+            self.live.discard(process)
+        unwatch_group(process.pid)
+
+    def stop_all(self) -> None:
+        """The run ends: stop every hook still going (an ``async`` one in the background)."""
+        with self.lock:
+            live = list(self.live)
+        for process in live:
+            self.end(process)
+
+    def running(self) -> bool:
+        """Whether the run is going on (not cancelled), asked before a hook starts."""
+        return self.cancelled is not None and not self.cancelled.is_set()
+
+    def wait(self, wake: threading.Event, timeout: float, running: bool) -> bool:
+        """Wait until ``wake`` or ``timeout``; False if the run was cancelled meanwhile. A hook
+        started once the run was cancelled (``running`` false; ``SessionEnd``) gets its whole
+        timeout."""
+        cancelled = self.cancelled
+        if cancelled is None or not running:
+            wake.wait(timeout)
+            return True
+        deadline = time.monotonic() + timeout
+        while not wake.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
+            if cancelled.is_set():
+                return False
+            if time.monotonic() >= deadline:
+                break
+        return True
+
+
 def _async_timeout(out: bytearray, default: float) -> float:
     try:
         data = json.loads(bytes(out.split(b"\n", 1)[0]))
@@ -136,12 +197,11 @@ def _async_timeout(out: bytearray, default: float) -> float:
     return value if value > 0 else max(default, 600.0)
 
 
-def _reap(process: subprocess.Popen[bytes], timeout: float) -> None:
+def _reap(process: subprocess.Popen[bytes], timeout: float, processes: HookProcesses) -> None:
     """Wait for a detached (async) hook; kill its tree when it outlives ``timeout``."""
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_tree(process)
+    processes.end(process)
 
 
 def _parse(run: HookRun) -> None:
@@ -168,9 +228,11 @@ def run_hook(
     workspace: Path,
     extra_env: dict[str, str] | None = None,
     ask: Callable[..., str] | None = None,
+    processes: HookProcesses | None = None,
 ) -> HookRun:
     """Run one hook command with ``payload`` as JSON on stdin (and ``extra_env`` in its
-    environment: ``CLAUDE_ENV_FILE``), or a prompt hook through ``ask``; never raises."""
+    environment: ``CLAUDE_ENV_FILE``), or a prompt hook through ``ask``; never raises.
+    ``processes`` are the run's (a cancelled run stops the hook; the run's end an async one)."""
     if hook.prompt is not None:
         from mycode_claude_compat.prompt_hooks import ask_model
 
@@ -190,6 +252,8 @@ def run_hook(
         env["PLUGIN_DATA"] = env["CLAUDE_PLUGIN_DATA"] = str(hook.plugin_data)
         with contextlib.suppress(OSError):
             hook.plugin_data.mkdir(parents=True, exist_ok=True)
+    processes = processes or HookProcesses()
+    running = processes.running()
     try:
         process = subprocess.Popen(  # noqa: S603 - the user's own hook, from a trusted source
             [_SHELL, "-c", hook.command],
@@ -203,6 +267,7 @@ def run_hook(
     except OSError as exc:
         run.error = str(exc)
         return run
+    processes.add(process)
     assert process.stdin and process.stdout and process.stderr
     out, err = bytearray(), bytearray()
     flags = {"truncated": False, "async": False}
@@ -222,24 +287,25 @@ def run_hook(
     ]
     for thread in threads:
         thread.start()
-    wake.wait(timeout=hook.timeout)
-    if flags["async"] and process.poll() is None:
-        run.detached = True  # it goes on in the background, as in Claude Code
+    run.interrupted = not processes.wait(wake, hook.timeout, running)
+    if flags["async"] and process.poll() is None and not run.interrupted:
+        run.detached = True  # it goes on in the background (as in Claude Code) for this run
         threading.Thread(
-            target=_reap, args=(process, _async_timeout(out, hook.timeout)), daemon=True
+            target=_reap, args=(process, _async_timeout(out, hook.timeout), processes), daemon=True
         ).start()
         return run
     if process.poll() is None:
-        run.timed_out = True
+        run.timed_out = not run.interrupted
         _kill_tree(process)
         process.wait()
+    processes.end(process)  # what it left running in its group goes too
     run.code = process.returncode
     for thread in threads[1:3]:
         thread.join(timeout=2.0)  # a background child may hold the pipes: stop reading
     run.stdout = out.decode("utf-8", "replace")
     run.stderr = err.decode("utf-8", "replace")
     run.truncated = flags["truncated"]
-    if not run.timed_out:
+    if not run.timed_out and not run.interrupted:
         _parse(run)
     return run
 
@@ -254,6 +320,7 @@ def run_all(
     workspace: Path,
     extra_env: dict[str, str] | None = None,
     ask: Callable[..., str] | None = None,
+    processes: HookProcesses | None = None,
 ) -> list[HookRun]:
     """Run the hooks of one event in parallel (identical commands once); results in order."""
     unique: dict[str, CommandHook] = {}
@@ -261,10 +328,13 @@ def run_all(
         unique.setdefault(hook.key, hook)
     chosen = list(unique.values())
     if len(chosen) == 1:
-        return [run_hook(chosen[0], payload, workspace, extra_env, ask)]
+        return [run_hook(chosen[0], payload, workspace, extra_env, ask, processes)]
     global _pool
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(8, thread_name_prefix="mycode-cc-hook")
-    futures = [_pool.submit(run_hook, hook, payload, workspace, extra_env, ask) for hook in chosen]
+    futures = [
+        _pool.submit(run_hook, hook, payload, workspace, extra_env, ask, processes)
+        for hook in chosen
+    ]
     return [future.result() for future in futures]

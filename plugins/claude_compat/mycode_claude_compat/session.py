@@ -8,7 +8,7 @@ from typing import Any
 from mycode_claude_compat.grants import CommandGrants
 from mycode_claude_compat.loading import Loaded, load
 from mycode_claude_compat.protocol import Decision, decide
-from mycode_claude_compat.runner import run_all
+from mycode_claude_compat.runner import HookProcesses, run_all
 from mycode_claude_compat.transcript import Transcript
 
 STORE_KEY = "claude_compat"
@@ -52,6 +52,9 @@ class CompatSession:
         self.saved_env: dict[str, str | None] = {}
         """What ``CLAUDE_ENV_FILE`` changed in the environment, to put back at the end."""
         self.lock = threading.Lock()
+        self.processes = HookProcesses(getattr(context, "cancelled", None))
+        if isinstance(getattr(context, "cleanup", None), list):  # a hand-made context may lack it
+            context.cleanup.append(self.processes.stop_all)  # no hook outlives the run
         told = list(getattr(context.settings, "notices", None) or ())  # the core's, same file
         for message in self.loaded.notices:
             if not any(line and line in message for line in told):
@@ -103,12 +106,12 @@ class CompatSession:
             if hook.background:
                 threading.Thread(
                     target=run_all,
-                    args=([hook], payload, self.context.workspace, extra_env, ask),
+                    args=([hook], payload, self.context.workspace, extra_env, ask, self.processes),
                     daemon=True,
                 ).start()
         if not waiting:
             return None
-        runs = run_all(waiting, payload, self.context.workspace, extra_env, ask)
+        runs = run_all(waiting, payload, self.context.workspace, extra_env, ask, self.processes)
         decision = decide(runs, event)
         for message in decision.messages:
             self.notice(message, level="info")

@@ -100,15 +100,16 @@ class Env:
         env: dict[str, str | None] | None = None,
     ) -> CliResult:
         """``mycode -p PROMPT`` with a scripted model, stream-json, bypass mode."""
+        argv = self.argv(turns, *args, prompt=prompt)
+        return run_cli(argv, cwd=self.workspace, home=self.home, env=env, timeout=timeout)
+
+    def argv(
+        self, turns: list[dict[str, Any]], *args: str, prompt: str = "do the task"
+    ) -> list[str]:
+        """The arguments of :meth:`run` (for :func:`~mycode_core.testing.start_cli`)."""
         model = write_script(self.root / "script.json", turns)
         flags = ["--output-format", "stream-json", "--permission-mode", "bypass"]
-        return run_cli(
-            ["-p", prompt, "--model", model, *flags, *args],
-            cwd=self.workspace,
-            home=self.home,
-            env=env,
-            timeout=timeout,
-        )
+        return ["-p", prompt, "--model", model, *flags, *args]
 
 
 def hooks_file(path: Path, table: dict[str, list[tuple[str | None, list[Any]]]]) -> Path:

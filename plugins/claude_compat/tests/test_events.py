@@ -4,11 +4,15 @@ real ``mycode -p`` runs."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 from pathlib import Path
 
+import pytest
 from cc_helpers import Env, bash, call, hooks_file, notices
 
-from mycode_core.testing import FakeOpenAIServer, run_cli, turn
+from mycode_core.testing import FakeOpenAIServer, run_cli, start_cli, turn
+from mycode_core.testing.host import host_processes, signal_when_ready, wait_until
 
 
 def _server_run(env: Env, server: FakeOpenAIServer, prompt: str = "do the task") -> object:
@@ -210,9 +214,27 @@ def test_a_hook_declaring_itself_async_is_not_waited_for(env: Env) -> None:
         assert not [n for n in notices(result) if "timed out" in n or "invalid" in n]
         (ran,) = result.of_type("tool_result")
         assert not ran["is_error"]
-        assert not done.exists()  # still waiting for us: the run did not wait for it
+        assert not done.exists()  # the run did not wait for it
+        assert wait_until(lambda: not host_processes(f"! -e {release} ]"), 10)  # nor outlive it
     finally:
         release.touch()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL])
+def test_a_running_hook_does_not_outlive_a_signalled_run(env: Env, sig: int) -> None:
+    """A hook still running when mycode was told to stop went on for its whole timeout after
+    mycode had left (10 minutes here); now the cancel stops it, and a SIGKILLed mycode's
+    lifeline kills its group."""
+    ready = env.root / "ready"
+    command = f"touch {ready}; sleep 3111 & sleep 3112; echo late"
+    hooks_file(
+        env.home / "hooks.json", {"PreToolUse": [(None, [{"command": command, "timeout": 600}])]}
+    )
+    proc = start_cli(
+        env.argv([bash("echo hi")]), env.workspace, env.home, stdout=subprocess.DEVNULL
+    )
+    assert signal_when_ready(proc, ready, sig) == (-9 if sig == signal.SIGKILL else 128 + sig)
+    assert wait_until(lambda: not host_processes("sleep 311"), 15)
 
 
 def test_user_claude_settings_are_read_only_when_enabled(env: Env) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from mycode_core.api import scrub_env
+from mycode_core.api import scrub_env, unwatch_group, watch_group
 from mycode_lsp.specs import ServerSpec
 
 
@@ -129,6 +129,7 @@ class LspClient:
                 )
         except OSError as exc:
             raise LspError(f"cannot start {self.spec.command!r}: {exc.strerror or exc}") from None
+        watch_group(self.process.pid)  # its group dies with mycode, even a SIGKILLed one
         threading.Thread(target=self._read, daemon=True, name=f"lsp-{self.spec.name}").start()
         uri = self.root.as_uri()
         result = self.request(
@@ -166,6 +167,7 @@ class LspClient:
                 process.wait(timeout)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
+        unwatch_group(process.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout)
         for stream in (process.stdin, process.stdout):

@@ -13,8 +13,8 @@ import pytest
 from mycode_lsp.diagnostics import diagnostic_lines
 from mycode_lsp.specs import parse_spec
 
-from mycode_core.testing import run_cli, script_turn, write_script
-from mycode_core.testing.host import wait_until
+from mycode_core.testing import run_cli, script_turn, start_cli, write_script
+from mycode_core.testing.host import host_processes, signal_when_ready, wait_until
 
 PYLSP = Path(sys.executable).parent / "pylsp"
 pytestmark = pytest.mark.skipif(not PYLSP.exists(), reason="pylsp is not installed")
@@ -74,18 +74,6 @@ def _results(done: Any) -> dict[str, dict[str, Any]]:
     return {e["id"]: e for e in done.events if e["type"] == "tool_result"}
 
 
-def _processes_naming(text: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if text in (entry / "cmdline").read_bytes().decode(errors="replace"):
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
 def _lsp(call_id: str, operation: str, line: int = 1, character: int = 1) -> dict[str, Any]:
     arguments = {"operation": operation, "path": "app.py", "line": line, "character": character}
     return {"id": call_id, "name": "lsp", "arguments": arguments}
@@ -120,7 +108,7 @@ def test_the_tool_answers_from_the_server_and_edits_get_its_diagnostics(
     assert "lsp: app.py: 1 error(s), 0 warning(s)" in notices  # the user sees it too
     tools = done.events[0]["tools"]
     assert "lsp" in [t if isinstance(t, str) else t.get("name") for t in tools]
-    assert wait_until(lambda: not _processes_naming(str(tmp_path / "pylsp-own.log")), 10)
+    assert wait_until(lambda: not host_processes(str(tmp_path / "pylsp-own.log")), 10)
 
 
 def test_a_clean_edit_adds_nothing(ws: Path, tmp_path: Path) -> None:
@@ -259,3 +247,20 @@ def test_the_server_gets_no_secrets_and_its_settings(ws: Path, tmp_path: Path) -
     assert seen["env"]["FAKE_OWN_TOKEN"] == "kept"
     assert seen["configuration"] == [{"level": 3}]
     assert seen["initialize"]["rootUri"] == ws.resolve().as_uri()
+
+
+def test_a_sigkilled_mycode_leaves_no_language_server_behind(ws: Path, tmp_path: Path) -> None:
+    """``kill -9`` runs no clean-up: a server that stays up after its stdin ends (or a worker
+    it started) lived on; its process group is now killed by the lifeline."""
+    home = tmp_path / "home"
+    server = f"sleep 3101 & exec {sys.executable} {Path(__file__).parent / 'fake_lsp.py'} rec"
+    _config(home, {"fake": {"command": "sh", "args": ["-c", server],
+                            "extensionToLanguage": {".py": "python"}}})  # fmt: skip
+    turns = [script_turn("write_file", path="b.py", content="x = 1\n"),
+             script_turn("run_command", command="touch ready; sleep 3102")]  # fmt: skip
+    model = write_script(tmp_path / "turns.json", turns)
+    args = ["-p", "go", "--model", model, "--permission-mode", "bypass", "--trust"]
+    proc = start_cli(args, ws, home, {"MYCODE_NO_BWRAP": "1"})
+    assert signal_when_ready(proc, ws / "ready") == -9
+    assert (ws / "rec").exists()  # the server did run
+    assert wait_until(lambda: not host_processes("sleep 310"), 15)

@@ -24,6 +24,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
+from mycode_core.api import unwatch_group, watch_group
 from mycode_mcp_bridge.config import DEFAULT_MAX_CALL_TIME, ServerSpec
 from mycode_mcp_bridge.procwatch import ExitWatch
 from mycode_mcp_bridge.serverlog import (
@@ -207,6 +208,7 @@ class ServerConnection:
                     )
                     if self.spec.transport == "stdio":
                         pgid = server_group(self.log_path)
+                        watch_group(pgid)  # its group dies with mycode, even a SIGKILLed one
                     watch = ExitWatch(pgid) if pgid is not None else None
                     if watch is not None:
                         stack.callback(watch.close)
@@ -253,6 +255,7 @@ class ServerConnection:
             if pgid is not None:  # what the server left running in its group goes too
                 with anyio.CancelScope(shield=True):
                     await end_group(pgid)
+                unwatch_group(pgid)
             ready.set()
             finished.set()
             if log is not None:

@@ -4,14 +4,17 @@ event once the turn began) and no server process left behind (SPEC §2)."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mcp_helpers import feature
+from mcp_helpers import FEATURE_SERVER, PYTHON, feature
 
 from mycode_core.testing.cli import interrupt_cli, start_cli, write_script
-from mycode_core.testing.host import process_alive, wait_until
+from mycode_core.testing.host import host_processes, process_alive, wait_until
 
 
 def _start(
@@ -41,18 +44,44 @@ def test_ctrl_c_while_a_server_starts(workspace: Path, home: Path, tmp_path: Pat
     assert wait_until(lambda: not any(process_alive(p) for p in _pids(marker)), 15)
 
 
+def _hanging(
+    workspace: Path, home: Path, tmp_path: Path, entry: dict[str, Any]
+) -> tuple[subprocess.Popen[str], Callable[[], bool]]:
+    """A run calling the server's ``hang`` tool; the check that the server is hanging now."""
+    call = {"name": "mcp__feat__hang", "arguments": {}}
+    process = _start(tmp_path, workspace, home, entry, [{"tool_calls": [call]}])
+    log = home / "logs" / "mcp" / "feat.log"
+    return process, lambda: log.exists() and "hanging now" in log.read_text()
+
+
 def test_ctrl_c_during_a_call_to_a_server_that_stopped_answering(
     workspace: Path, home: Path, tmp_path: Path
 ) -> None:
     marker = tmp_path / "pids"
-    call = {"name": "mcp__feat__hang", "arguments": {}}
-    process = _start(tmp_path, workspace, home, feature("--marker", str(marker)),
-                     [{"tool_calls": [call]}])  # fmt: skip
-    log = home / "logs" / "mcp" / "feat.log"
-    hanging = lambda: log.exists() and "hanging now" in log.read_text()  # noqa: E731
+    process, hanging = _hanging(workspace, home, tmp_path, feature("--marker", str(marker)))
     run = interrupt_cli(process, ready=lambda: wait_until(hanging, 60), timeout=60)
     assert run.rc == 130, run.stderr
     results = run.of_type("tool_result")
     assert len(results) == 1 and results[0]["is_error"] and "cancelled" in results[0]["content"]
     assert run.result is not None and run.result["stop_reason"] == "interrupted"
     assert wait_until(lambda: not any(process_alive(p) for p in _pids(marker)), 15)
+
+
+def test_a_sigkilled_mycode_leaves_no_server_nor_what_the_server_started(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    """``kill -9`` runs no clean-up: the server saw its stdin end and left, but a helper it had
+    started in the background lived on, until the lifeline killed the server's group."""
+    marker = tmp_path / "pids"
+    script = f"sleep 3091 & exec {PYTHON} {FEATURE_SERVER} --marker {marker}"
+    entry = {"command": "sh", "args": ["-c", script]}
+    process, hanging = _hanging(workspace, home, tmp_path, entry)
+    try:
+        assert wait_until(hanging, 60)
+        process.kill()
+        process.communicate(timeout=60)
+        assert wait_until(lambda: not host_processes("sleep 3091"), 15)
+        assert wait_until(lambda: not any(process_alive(p) for p in _pids(marker)), 15)
+    finally:
+        for pid in host_processes("sleep 3091"):
+            os.kill(pid, signal.SIGKILL)

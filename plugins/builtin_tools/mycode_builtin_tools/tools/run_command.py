@@ -30,7 +30,7 @@ from typing import Annotated, Any
 
 from mycode_builtin_tools import processes, sandbox
 from mycode_core import RunContext, tool
-from mycode_core.api import scrub_env
+from mycode_core.api import scrub_env, unwatch_group, watch_group
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
@@ -319,7 +319,9 @@ def run_command(
     with contextlib.ExitStack() as stack:
         pid_box: list[int] = []
         before: set[int] | None = None
-        if not isolated:
+        if not isolated:  # what it starts dies with mycode, even a SIGKILLed one
+            watch_group(marker=f"{processes.MARKER}={token}")  # before the children are listed
+            stack.callback(unwatch_group, None, f"{processes.MARKER}={token}")
             stack.enter_context(processes.subreaper())
             before = stack.enter_context(processes.call_scope(pid_box))
         return _run(context, command, argv, cwd, root, capture, artifact, cwd_file, token, seconds,
@@ -361,6 +363,7 @@ def _run(
     if pid_box is not None and not isolated:
         pid_box.append(proc.pid)
         processes.register_call(proc.pid)
+        watch_group(proc.pid)
     with proc:
         timed_out = _pump(proc, capture, timeout, context.cancelled)
         if timed_out:  # a cancelled turn (Ctrl-C, SIGTERM) kills at once, a timeout politely
@@ -372,6 +375,8 @@ def _run(
         strays = 0 if isolated else processes.end_call(proc.pid, token, before)
         if isolated:
             processes.kill_group(proc.pid, grace=0.2)
+        else:
+            unwatch_group(proc.pid)
     _untrack_group(context, proc.pid)
     interrupted = timed_out and context.cancelled.is_set()
     capture.close()
