@@ -236,3 +236,43 @@ def test_export_writes_the_session_page(tmp_path: Path, env: dict[str, str]) -> 
         assert html.startswith("<!DOCTYPE html>") or "<html" in html
         assert "a task to export" in html and "the exported answer" in html
     assert not any(p.suffix == ".html" for p in workspace.iterdir())  # nothing in the workspace
+
+
+def _users(home: Path) -> list[str]:
+    """The user messages of the one session transcript under ``home``."""
+    transcript = next((home / "sessions").glob("*.jsonl"))
+    events = map(json.loads, transcript.read_text().splitlines())
+    return [event["content"] for event in events if event["type"] == "user"]
+
+
+def test_esc_cancels_the_turn_and_keys_typed_meanwhile_wait_at_the_prompt(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    turns = [
+        {"delay": 60, "content": "too slow"},
+        {"delay": 60, "content": "slow again"},
+        {"content": "typed ahead answer"},
+        {"content": "the last answer"},
+    ]
+    term, _workspace = _session(tmp_path, env, turns)
+    term.type("slow task\r")
+    term.expect("thinking")
+    term.type("\x1b[Ahalf typed")  # an arrow key is not an Esc; the words are not echoed yet
+    term.type("\x1b")  # Esc alone: the turn stops, as with Ctrl-C
+    term.expect("interrupted")
+    term.expect("› half typed")  # back at the prompt, holding what was typed
+    term.set_mark()
+    term.type(" more\r")
+    term.expect("thinking", after_mark=True)
+    term.set_mark()
+    term.type("queued one\rnot sent")  # Enter while a turn runs: sent when it ends
+    term.type("\x1b")
+    term.expect("typed ahead answer", after_mark=True)
+    term.expect("› not sent", after_mark=True)
+    term.type("\x15last\r")  # Ctrl-U clears what waited
+    term.expect("the last answer")
+    term.type("/exit\r")
+    assert term.wait() == 0
+    assert "too slow" not in term.output and "slow again" not in term.output
+    assert "^[" not in term.plain  # nothing typed was echoed over the live view
+    assert _users(tmp_path / "home") == ["slow task", "half typed more", "queued one", "last"]
