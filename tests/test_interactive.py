@@ -276,3 +276,29 @@ def test_esc_cancels_the_turn_and_keys_typed_meanwhile_wait_at_the_prompt(
     assert "too slow" not in term.output and "slow again" not in term.output
     assert "^[" not in term.plain  # nothing typed was echoed over the live view
     assert _users(tmp_path / "home") == ["slow task", "half typed more", "queued one", "last"]
+
+
+@pytest.mark.parametrize(("key", "code"), [("\x03", 130), ("\x04", 0)])
+def test_ctrl_c_or_ctrl_d_at_the_trust_question_leaves_and_records_nothing(
+    tmp_path: Path, env: dict[str, str], key: str, code: int
+) -> None:
+    """Leaving at the one-time question is no answer: no session starts, "untrusted" is not
+    recorded for good, and the question comes again next time."""
+    workspace = tmp_path / "ws"
+    (workspace / ".mycode").mkdir(parents=True)
+    (workspace / ".mycode" / "config.toml").write_text('permission_mode = "accept-edits"\n')
+    model = _script(tmp_path, [{"content": "hi"}])
+    argv = [*MYCODE, "--model", model, "--cwd", str(workspace)]
+    term = Terminal(argv, env, workspace)
+    term.expect("Trust this folder?")
+    term.type(key)
+    assert term.wait() == code
+    assert "/help for help" not in term.plain and "Traceback" not in term.plain
+    assert "not recorded" in term.plain
+    assert not (tmp_path / "home" / "trusted.json").exists()
+    term = Terminal(argv, env, workspace)
+    term.expect("Trust this folder?")  # asked again
+    term.type("y\r")
+    term.expect("[accept-edits] ›")  # the answer takes effect in this very session
+    term.type("/exit\r")
+    assert term.wait() == 0
