@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mycode_core.testing import cli_env, mycode_command, write_script
+from mycode_core.testing import cli_env, mycode_command, script_turn, write_script
+from mycode_core.testing.host import process_alive, wait_until
 from mycode_core.testing.terminal import Terminal
 
 MYCODE = mycode_command()
@@ -302,3 +303,32 @@ def test_ctrl_c_or_ctrl_d_at_the_trust_question_leaves_and_records_nothing(
     term.expect("[accept-edits] ›")  # the answer takes effect in this very session
     term.type("/exit\r")
     assert term.wait() == 0
+
+
+def test_closing_the_terminal_while_a_command_runs_ends_it_with_129(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The window closes mid-command: the command's tree is gone, the turn is recorded as
+    interrupted, and the exit is SIGHUP's 129 without a traceback from writing to the
+    terminal that is gone."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    pid_file = tmp_path / "grandchild.pid"
+    command = f"sleep 300 & echo $! > {pid_file}; sleep 300"
+    model = _script(tmp_path, [script_turn("run_command", command=command)])
+    stderr = tmp_path / "stderr.txt"  # kept: the terminal itself goes away
+    mycode = [*MYCODE, "--model", model, "--cwd", str(workspace), "--permission-mode", "bypass"]
+    term = Terminal(["sh", "-c", 'exec "$@" 2>"$0"', str(stderr), *mycode], env, workspace)
+    term.expect("›")  # the banner went to the file
+    term.type("run it\r")
+    assert wait_until(lambda: pid_file.is_file() and pid_file.read_text().strip(), 30)
+    grandchild = int(pid_file.read_text())
+    term.hang_up()
+    assert term.wait() == 129
+    assert "Traceback" not in stderr.read_text(), stderr.read_text()
+    assert wait_until(lambda: not process_alive(grandchild), 30), "the command outlived mycode"
+    transcript = next((tmp_path / "home" / "sessions").glob("*.jsonl"))
+    results = [
+        e for e in map(json.loads, transcript.read_text().splitlines()) if e["type"] == "result"
+    ]
+    assert [r["stop_reason"] for r in results] == ["interrupted"]

@@ -44,8 +44,10 @@ def ask_once(workspace: Path, home: Path) -> int | None:
 
 def _yes(question: str) -> bool:
     """A y/N answer read from the terminal (Enter: no); Ctrl-C and Ctrl-D propagate."""
+    from mycode_core.cli.prompts import read_line
+
     while True:
-        reply = input(question).strip().lower()
+        reply = read_line(question).strip().lower()
         if reply in ("", "n", "no"):
             return False
         if reply in ("y", "yes"):

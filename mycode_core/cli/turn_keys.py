@@ -15,11 +15,15 @@ import codecs
 import os
 import select
 import sys
-import termios
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+
+try:
+    import termios
+except ImportError:  # no POSIX terminal (Windows): keys are not watched
+    termios = None  # type: ignore[assignment]
 
 ESC = 0x1B
 SEQUENCE_WAIT = 0.05
@@ -50,7 +54,7 @@ class TurnKeys:
 
     def __enter__(self) -> TurnKeys:
         try:
-            if not os.isatty(self.fd):
+            if termios is None or not os.isatty(self.fd):
                 return self
             self._saved = termios.tcgetattr(self.fd)
             self._quiet()
