@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mycode_core.testing import cli_env, mycode_command, write_script
+from mycode_core.testing import cli_env, mycode_command, script_turn, write_script
+from mycode_core.testing.host import process_alive, wait_until
 from mycode_core.testing.terminal import Terminal
 
 MYCODE = mycode_command()
@@ -236,3 +237,98 @@ def test_export_writes_the_session_page(tmp_path: Path, env: dict[str, str]) -> 
         assert html.startswith("<!DOCTYPE html>") or "<html" in html
         assert "a task to export" in html and "the exported answer" in html
     assert not any(p.suffix == ".html" for p in workspace.iterdir())  # nothing in the workspace
+
+
+def _users(home: Path) -> list[str]:
+    """The user messages of the one session transcript under ``home``."""
+    transcript = next((home / "sessions").glob("*.jsonl"))
+    events = map(json.loads, transcript.read_text().splitlines())
+    return [event["content"] for event in events if event["type"] == "user"]
+
+
+def test_esc_cancels_the_turn_and_keys_typed_meanwhile_wait_at_the_prompt(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    turns = [
+        {"delay": 60, "content": "too slow"},
+        {"delay": 60, "content": "slow again"},
+        {"content": "typed ahead answer"},
+        {"content": "the last answer"},
+    ]
+    term, _workspace = _session(tmp_path, env, turns)
+    term.type("slow task\r")
+    term.expect("thinking")
+    term.type("\x1b[Ahalf typed")  # an arrow key is not an Esc; the words are not echoed yet
+    term.type("\x1b")  # Esc alone: the turn stops, as with Ctrl-C
+    term.expect("interrupted")
+    term.expect("› half typed")  # back at the prompt, holding what was typed
+    term.set_mark()
+    term.type(" more\r")
+    term.expect("thinking", after_mark=True)
+    term.set_mark()
+    term.type("queued one\rnot sent")  # Enter while a turn runs: sent when it ends
+    term.type("\x1b")
+    term.expect("typed ahead answer", after_mark=True)
+    term.expect("› not sent", after_mark=True)
+    term.type("\x15last\r")  # Ctrl-U clears what waited
+    term.expect("the last answer")
+    term.type("/exit\r")
+    assert term.wait() == 0
+    assert "too slow" not in term.output and "slow again" not in term.output
+    assert "^[" not in term.plain  # nothing typed was echoed over the live view
+    assert _users(tmp_path / "home") == ["slow task", "half typed more", "queued one", "last"]
+
+
+@pytest.mark.parametrize(("key", "code"), [("\x03", 130), ("\x04", 0)])
+def test_ctrl_c_or_ctrl_d_at_the_trust_question_leaves_and_records_nothing(
+    tmp_path: Path, env: dict[str, str], key: str, code: int
+) -> None:
+    """Leaving at the one-time question is no answer: no session starts, "untrusted" is not
+    recorded for good, and the question comes again next time."""
+    workspace = tmp_path / "ws"
+    (workspace / ".mycode").mkdir(parents=True)
+    (workspace / ".mycode" / "config.toml").write_text('permission_mode = "accept-edits"\n')
+    model = _script(tmp_path, [{"content": "hi"}])
+    argv = [*MYCODE, "--model", model, "--cwd", str(workspace)]
+    term = Terminal(argv, env, workspace)
+    term.expect("Trust this folder?")
+    term.type(key)
+    assert term.wait() == code
+    assert "/help for help" not in term.plain and "Traceback" not in term.plain
+    assert "not recorded" in term.plain
+    assert not (tmp_path / "home" / "trusted.json").exists()
+    term = Terminal(argv, env, workspace)
+    term.expect("Trust this folder?")  # asked again
+    term.type("y\r")
+    term.expect("[accept-edits] ›")  # the answer takes effect in this very session
+    term.type("/exit\r")
+    assert term.wait() == 0
+
+
+def test_closing_the_terminal_while_a_command_runs_ends_it_with_129(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The window closes mid-command: the command's tree is gone, the turn is recorded as
+    interrupted, and the exit is SIGHUP's 129 without a traceback from writing to the
+    terminal that is gone."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    pid_file = tmp_path / "grandchild.pid"
+    command = f"sleep 300 & echo $! > {pid_file}; sleep 300"
+    model = _script(tmp_path, [script_turn("run_command", command=command)])
+    stderr = tmp_path / "stderr.txt"  # kept: the terminal itself goes away
+    mycode = [*MYCODE, "--model", model, "--cwd", str(workspace), "--permission-mode", "bypass"]
+    term = Terminal(["sh", "-c", 'exec "$@" 2>"$0"', str(stderr), *mycode], env, workspace)
+    term.expect("›")  # the banner went to the file
+    term.type("run it\r")
+    assert wait_until(lambda: pid_file.is_file() and pid_file.read_text().strip(), 30)
+    grandchild = int(pid_file.read_text())
+    term.hang_up()
+    assert term.wait() == 129
+    assert "Traceback" not in stderr.read_text(), stderr.read_text()
+    assert wait_until(lambda: not process_alive(grandchild), 30), "the command outlived mycode"
+    transcript = next((tmp_path / "home" / "sessions").glob("*.jsonl"))
+    results = [
+        e for e in map(json.loads, transcript.read_text().splitlines()) if e["type"] == "result"
+    ]
+    assert [r["stop_reason"] for r in results] == ["interrupted"]

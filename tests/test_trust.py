@@ -130,14 +130,13 @@ def test_unwritable_trust_store_is_one_line(tmp_path: Path) -> None:
 
 
 def test_interactive_question_is_asked_once_and_remembered(tmp_path: Path, monkeypatch) -> None:
-    import click
-
+    from mycode_core.cli import trust_prompt
     from mycode_core.cli.trust_prompt import ask_once
 
     ws, home = tmp_path / "ws", tmp_path / "home"
     ws.mkdir()
     asked: list[str] = []
-    monkeypatch.setattr(click, "confirm", lambda text, default: asked.append(text) or False)
+    monkeypatch.setattr(trust_prompt, "_yes", lambda text: asked.append(text) or False)
     ask_once(ws, home)
     assert asked == []  # nothing of its own to trust: no question
     _project(ws, config="max_steps = 3\n")
@@ -147,6 +146,6 @@ def test_interactive_question_is_asked_once_and_remembered(tmp_path: Path, monke
     other = tmp_path / "other"
     other.mkdir()
     (other / ".mcp.json").write_text("{}")
-    monkeypatch.setattr(click, "confirm", lambda text, default: True)
+    monkeypatch.setattr(trust_prompt, "_yes", lambda text: True)
     ask_once(other, home)
     assert trust.is_trusted(other, home)

@@ -1,9 +1,10 @@
 """The interactive session: a prompt_toolkit prompt with history, multi-line input and slash
-commands. Ctrl-C cancels the running turn, not the session; Ctrl-D or ``/exit`` leaves."""
+commands. Esc or Ctrl-C cancels the running turn, not the session; Ctrl-D or ``/exit`` leaves."""
 
 from __future__ import annotations
 
 import threading
+from contextlib import nullcontext
 from typing import Any
 
 import click
@@ -16,7 +17,10 @@ HELP_HEAD = (
     "Tab completes /commands and @path (a file of the workspace, inlined into the prompt).\n"
     "!command runs a command of yours in the workspace; the model sees it with your next message."
 )
-HELP_TAIL = "Ctrl-C cancels the running turn."
+HELP_TAIL = (
+    "Esc or Ctrl-C cancels the running turn. What you type during a turn waits for the next "
+    "prompt (a line ended with Enter is sent when the turn ends)."
+)
 
 
 def help_text(plugin: dict[str, str]) -> str:
@@ -37,6 +41,10 @@ class InteractiveSession:
         self.runner = runner
         self.store = store
         self.renderer: Any = None
+        self.keys: Any = None
+        """The keyboard watcher of the running turn (:class:`TurnKeys`)."""
+        self.typed_ahead = ""
+        """What the user typed during the last turn, for the next prompt."""
         self.shell_notes: list[str] = []
         """``!command``s run since the last message (they go to the model with the next)."""
         self._ask_lock = threading.Lock()
@@ -63,7 +71,8 @@ class InteractiveSession:
 
             self._asking = True  # Ctrl-C is the prompt's own again (deny)
             try:
-                answer = choose(question, options)
+                with self.keys.paused() if self.keys is not None else nullcontext():
+                    answer = choose(question, options)
             finally:
                 self._asking = False
             click.echo(click.style(f"  → {answer}", dim=True), err=True)
@@ -159,7 +168,7 @@ class InteractiveSession:
             while True:
                 try:
                     if pending is None:
-                        pending = session.prompt(self._prompt_text)
+                        pending = self._read(session)
                     armed = False
                     text = pending.strip()
                     pending = None
@@ -189,6 +198,16 @@ class InteractiveSession:
         finally:
             self.runner.close()
 
+    def _read(self, session: Any) -> str:
+        """The next prompt. Keys typed during the last turn come first: each line ended with
+        Enter is sent in turn, as if typed at its own prompt; what is left waits in the prompt."""
+        typed, self.typed_ahead = self.typed_ahead, ""
+        line, enter, rest = typed.partition("\n")
+        if enter:
+            self.typed_ahead = rest
+            return str(session.prompt(self._prompt_text, default=line, accept_default=True))
+        return str(session.prompt(self._prompt_text, default=typed.strip("\n")))
+
     def _prompt_text(self) -> str:
         """``› ``, led by the permission mode when it is not ``default``."""
         mode = str(getattr(self.runner.settings, "permission_mode", "default"))
@@ -197,16 +216,25 @@ class InteractiveSession:
     def _turn(self, prompt: str, request: str | None = None) -> None:
         from mycode_core.cli.output import TextRenderer, render_turn
         from mycode_core.cli.signals import CtrlCCancelsTurn
+        from mycode_core.cli.turn_keys import TurnKeys
 
         if self.shell_notes:  # what the user ran with ``!`` since the last message
             prompt = "\n\n".join([*self.shell_notes, prompt])
             self.shell_notes = []
         self.renderer = TextRenderer(interactive=True)
         try:
-            with CtrlCCancelsTurn(self.runner.cancel, asking=lambda: self._asking):
-                render_turn(self.runner, prompt, self.renderer, request=request)
+            with (
+                CtrlCCancelsTurn(self.runner.cancel, asking=lambda: self._asking),
+                TurnKeys(self.runner.cancel) as keys,
+            ):
+                self.keys = keys
+                # an Esc read before the turn began (which clears a cancel) still stops it
+                escaped = lambda: keys.escaped  # noqa: E731
+                render_turn(self.runner, prompt, self.renderer, escaped, request=request)
+            self.typed_ahead += keys.typed
         finally:
             self.renderer = None
+            self.keys = None
 
     def _command(self, text: str) -> str | None:
         name, _, argument = text.partition(" ")

@@ -60,6 +60,17 @@ def choose(question: str, options: list[str]) -> str:
     return _choose_plain(question, options)
 
 
+def read_line(question: str) -> str:
+    """One line typed after ``question``; Ctrl-C raises ``KeyboardInterrupt``, Ctrl-D (end of
+    input) ``EOFError``. On a terminal prompt_toolkit reads the keys, so a Ctrl-C is a key, never
+    a signal racing the read."""
+    if _fancy_terminal():
+        from prompt_toolkit import prompt
+
+        return str(prompt(question))
+    return input(question)
+
+
 def _choose_fancy(question: str, options: list[str]) -> str:
     from prompt_toolkit.formatted_text import FormattedText
     from prompt_toolkit.key_binding import KeyBindings

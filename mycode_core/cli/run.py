@@ -262,7 +262,8 @@ def run_agent(
     if interactive and not trust_workspace:
         from mycode_core.cli.trust_prompt import ask_once
 
-        ask_once(workspace, home)
+        if (left := ask_once(workspace, home)) is not None:
+            return left
     from mycode_core.cli import schema_cache
 
     known_schemas = schema_cache.load(home)

@@ -17,6 +17,7 @@ ignored.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -82,6 +83,8 @@ class SignalGuard:
         if self.received is not None:
             os._exit(128 + self.received)
         self.received = signum
+        if signum == getattr(signal, "SIGHUP", None):
+            forget_lost_terminal()
         if self._wake_w is not None:
             os.write(self._wake_w, b"!")
             return
@@ -155,6 +158,28 @@ class CtrlCCancelsTurn:
                 self.cancel()
         finally:
             os.close(wake_r)
+
+
+def forget_lost_terminal() -> None:
+    """After a hang-up: the standard streams on a terminal that is gone (closed window, dropped
+    ssh) now lead to ``/dev/null``, so what still writes on the way out (the live view's and the
+    prompt's clean-up) writes nowhere instead of failing with EIO — no traceback, the exit code
+    stays 129. A stream redirected to a file, or a terminal still there, is left alone."""
+    import termios  # SIGHUP, hence this, is POSIX only
+
+    null = -1
+    for fd in (0, 1, 2):
+        try:
+            termios.tcgetattr(fd)
+            continue  # the terminal is still there
+        except termios.error as exc:
+            if exc.args[0] != errno.EIO:
+                continue  # not a terminal: a file, a pipe
+        if null < 0:
+            null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, fd)
+    if null > 2:
+        os.close(null)
 
 
 def exit_interrupted() -> NoReturn:

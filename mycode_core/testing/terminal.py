@@ -2,8 +2,9 @@
 
 ``Terminal(argv, env, cwd)`` forks the command onto a pty (of ``columns`` × ``rows``);
 ``type`` sends keys (``"\\x03"`` is Ctrl-C, ``"\\x1b"`` Esc, ``"\\r"`` Enter), ``expect``
-waits for text to appear in what it printed, ``wait`` returns its exit code. prompt_toolkit's
-cursor-position requests are answered so full-screen prompts run as in a real terminal.
+waits for text to appear in what it printed, ``hang_up`` closes the terminal, ``wait`` returns
+its exit code. prompt_toolkit's cursor-position requests are answered so full-screen prompts
+run as in a real terminal.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ class Terminal:
         self.mark = 0
 
     def _read(self, timeout: float) -> None:
+        if self.fd < 0:  # hung up: nothing more to read
+            time.sleep(timeout)
+            return
         ready, _, _ = select.select([self.fd], [], [], timeout)
         if ready:
             try:
@@ -90,6 +94,11 @@ class Terminal:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             self._read(0.05)
+
+    def hang_up(self) -> None:
+        """Close the terminal, as closing its window does (the child gets SIGHUP)."""
+        os.close(self.fd)
+        self.fd = -1
 
     def wait(self, timeout: float = 30.0) -> int:
         """The child's exit code (it is killed, and the test fails, if it does not exit)."""
