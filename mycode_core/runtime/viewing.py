@@ -10,7 +10,7 @@ from typing import Any
 
 from mycode_core.errors import error_line
 from mycode_core.events import CheckpointEvent
-from mycode_core.providers.base import ModelError, call_model
+from mycode_core.providers.base import ModelError, ModelReply, call_model
 from mycode_core.providers.discovery import (
     Limits,
     cached_window,
@@ -20,6 +20,7 @@ from mycode_core.providers.discovery import (
 from mycode_core.records import Observation
 from mycode_core.runtime.context import ContextOverflow, ModelView
 from mycode_core.runtime.hookcalls import culprit_of, implementation_codes, is_plugin_failure
+from mycode_core.runtime.recovery import call_until_cancelled
 from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
@@ -176,7 +177,13 @@ class Viewing(RunnerBase):
         """One internal model request without tools (summaries; ``purpose`` names it so the
         scripted provider answers it itself); its usage and cost count for the run."""
         cap = self.view.window.reserve if self.view is not None else None
-        reply = call_model(self.model, messages, [], _ignore, max_tokens=cap, purpose=purpose)
+
+        def ask() -> ModelReply:
+            return call_model(self.model, messages, [], _ignore, max_tokens=cap, purpose=purpose)
+
+        reply = call_until_cancelled(self.model, self.context.cancelled, ask, threading.Event())
+        if reply is None:
+            raise ModelError("interrupted by the user")  # Ctrl-C: the caller falls back
         self.caller.add_usage(reply.usage, turn=False)
         return str(reply.content or "")
 
@@ -203,16 +210,7 @@ class Viewing(RunnerBase):
             self.view.sync(self.history)
             messages = self.view.messages()
             messages = [*messages, {"role": "user", "content": CHECKPOINT_REQUEST}]
-            reply = call_model(
-                self.model,
-                messages,
-                [],
-                _ignore,
-                max_tokens=self.view.window.reserve,
-                purpose="checkpoint",
-            )
-            self.caller.add_usage(reply.usage, turn=False)
-            notes = (reply.content or "").strip()
+            notes = self._side_request(messages, "checkpoint").strip()
         except ModelError as exc:
             notes = f"(the model could not write its notes: {exc})"
         text = (notes + "\n\n" if notes else "") + facts
