@@ -5,6 +5,8 @@ cancelled turn goes on, and the next turn starts clean."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -226,3 +228,57 @@ def test_a_paragraph_still_being_written_is_on_the_screen(
     assert "**still**" not in term.plain  # drawn as markdown, like the finished blocks
     _ctrl_c(term)
     _leave(term)
+
+
+@needs_builtin_tools
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["sigterm", "sighup"])
+def test_a_signal_at_a_permission_prompt_ends_the_turn_and_the_session(
+    server: FakeOpenAIServer, workspace: Path, home: Path, sig: int
+) -> None:
+    """The question used to hold the turn up: the session hung for the grace period, recorded
+    an "internal error" (a crash log) and went on instead of leaving."""
+    push = {"id": "call_push", "name": "run_command", "arguments": {"command": "git push"}}
+    server.enqueue(turn(tool_calls=[push]), turn("never asked for"))
+    term = _start(home, server, workspace, plugins="builtin_tools")
+    term.type("push it\r")
+    term.expect("allow for this session")
+    os.kill(term.pid, sig)
+    assert term.wait(60) == 128 + sig, term.plain[-2000:]
+    assert "Traceback" not in term.plain and "Unhandled exception" not in term.plain
+    assert not (home / "logs").exists()  # no crash report
+    events = _transcript(home)
+    assert [e["type"] for e in events][-1] == "result"
+    assert events[-1]["stop_reason"] == "interrupted"
+    (answer,) = [e for e in events if e["type"] == "tool_result"]
+    assert answer["id"] == "call_push" and answer["is_error"]
+    assert len(server.chat_requests) == 1
+
+
+@needs_builtin_tools
+def test_a_signal_after_clear_stops_the_new_conversations_turn(
+    tmp_path: Path, server: FakeOpenAIServer, workspace: Path, home: Path
+) -> None:
+    """``/clear`` replaces the session's runner: SIGTERM must cancel that one's turn (its
+    command's process tree killed, its ``result`` written), not the first runner's."""
+    pid_file = tmp_path / "grandchild.pid"
+    command = f"sleep 300 & echo $! > {pid_file}; sleep 300"
+    call = {"id": "call_slow", "name": "run_command", "arguments": {"command": command}}
+    server.enqueue(turn(tool_calls=[call]))
+    term = _start(home, server, workspace, "--permission-mode", "bypass")
+    term.type("/clear\r")
+    term.expect("Started a fresh conversation")
+    term.type("run the slow thing\r")
+    assert wait_until(lambda: pid_file.is_file() and pid_file.read_text().strip(), 60)
+    grandchild = int(pid_file.read_text())
+    try:
+        os.kill(term.pid, signal.SIGTERM)
+        assert term.wait(60) == 143, term.plain[-2000:]
+        assert wait_until(lambda: not process_alive(grandchild), 30), "the command survived"
+    finally:
+        if process_alive(grandchild):
+            os.kill(grandchild, signal.SIGKILL)
+    (cleared,) = [
+        path for path in (home / "sessions").glob("*.jsonl") if "run the slow" in path.read_text()
+    ]
+    events = [json.loads(line) for line in cleared.read_text().splitlines()]
+    assert events[-1]["type"] == "result" and events[-1]["stop_reason"] == "interrupted"

@@ -55,6 +55,10 @@ class InteractiveSession:
             )
         )
 
+    def asking(self) -> bool:
+        """Whether a question is open on the main thread now."""
+        return self._asking
+
     def _ask_now(self, question: str, options: list[str]) -> str:
         with self._ask_lock:
             if self.renderer is not None:
@@ -203,7 +207,7 @@ class InteractiveSession:
             self.shell_notes = []
         self.renderer = TextRenderer(interactive=True)
         try:
-            with CtrlCCancelsTurn(self.runner.cancel, asking=lambda: self._asking):
+            with CtrlCCancelsTurn(self.runner.cancel, asking=self.asking):
                 render_turn(self.runner, prompt, self.renderer, request=request)
         finally:
             self.renderer = None
