@@ -31,4 +31,3 @@ def test_ctrl_c_during_the_summary_request_ends_the_run_with_its_result(
     notices = [n["message"] for n in ended.of_type("notice")]
     assert any("summary request failed (interrupted" in m for m in notices), notices
     assert "Traceback" not in ended.stderr
-
