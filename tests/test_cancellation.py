@@ -83,6 +83,22 @@ def _silent_model_interrupted(home: Path, server: FakeOpenAIServer, workspace: P
     return term
 
 
+def _queue_slow_command(tmp_path: Path, server: FakeOpenAIServer) -> Path:
+    """Queue a ``run_command`` that leaves a grandchild running; returns where its pid goes."""
+    pid_file = tmp_path / "grandchild.pid"
+    command = f"sleep 300 & echo $! > {pid_file}; echo started; sleep 300"
+    call = {"id": "call_slow", "name": "run_command", "arguments": {"command": command}}
+    server.enqueue(turn(tool_calls=[call]))
+    return pid_file
+
+
+def _grandchild(pid_file: Path, term: Terminal) -> int:
+    """The pid of the command's grandchild, once it started."""
+    started = wait_until(lambda: pid_file.is_file() and pid_file.read_text().strip(), 60)
+    assert started, term.plain[-2000:]
+    return int(pid_file.read_text())
+
+
 def _leave(term: Terminal) -> None:
     term.type("/exit\r")
     assert term.wait() == 0
@@ -92,17 +108,11 @@ def _leave(term: Terminal) -> None:
 def test_ctrl_c_during_a_command_kills_its_tree_and_answers_the_call(
     tmp_path: Path, server: FakeOpenAIServer, workspace: Path, home: Path
 ) -> None:
-    pid_file = tmp_path / "grandchild.pid"
-    command = f"sleep 300 & echo $! > {pid_file}; echo started; sleep 300"
-    call = {"id": "call_slow", "name": "run_command", "arguments": {"command": command}}
-    server.enqueue(turn(tool_calls=[call]))
+    pid_file = _queue_slow_command(tmp_path, server)
     term = _start(home, server, workspace, "--permission-mode", "bypass")
     term.type("run the slow thing\r")
     term.expect("run_command(sleep 300")
-    assert wait_until(lambda: pid_file.is_file() and pid_file.read_text().strip(), 30), term.plain[
-        -2000:
-    ]
-    grandchild = int(pid_file.read_text())
+    grandchild = _grandchild(pid_file, term)
     _ctrl_c(term)
     term.expect("›", after_mark=False)
     # killed with its process group, not left running
@@ -260,16 +270,12 @@ def test_a_signal_after_clear_stops_the_new_conversations_turn(
 ) -> None:
     """``/clear`` replaces the session's runner: SIGTERM must cancel that one's turn (its
     command's process tree killed, its ``result`` written), not the first runner's."""
-    pid_file = tmp_path / "grandchild.pid"
-    command = f"sleep 300 & echo $! > {pid_file}; sleep 300"
-    call = {"id": "call_slow", "name": "run_command", "arguments": {"command": command}}
-    server.enqueue(turn(tool_calls=[call]))
+    pid_file = _queue_slow_command(tmp_path, server)
     term = _start(home, server, workspace, "--permission-mode", "bypass")
     term.type("/clear\r")
     term.expect("Started a fresh conversation")
     term.type("run the slow thing\r")
-    assert wait_until(lambda: pid_file.is_file() and pid_file.read_text().strip(), 60)
-    grandchild = int(pid_file.read_text())
+    grandchild = _grandchild(pid_file, term)
     try:
         os.kill(term.pid, signal.SIGTERM)
         assert term.wait(60) == 143, term.plain[-2000:]
