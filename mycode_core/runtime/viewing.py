@@ -6,11 +6,12 @@ resumed session restores, and the checkpoint at the step limit (part of
 from __future__ import annotations
 
 import threading
+from functools import partial
 from typing import Any
 
 from mycode_core.errors import error_line
 from mycode_core.events import CheckpointEvent
-from mycode_core.providers.base import ModelError, ModelReply, call_model
+from mycode_core.providers.base import ModelError, call_model
 from mycode_core.providers.discovery import (
     Limits,
     cached_window,
@@ -177,10 +178,9 @@ class Viewing(RunnerBase):
         """One internal model request without tools (summaries; ``purpose`` names it so the
         scripted provider answers it itself); its usage and cost count for the run."""
         cap = self.view.window.reserve if self.view is not None else None
-
-        def ask() -> ModelReply:
-            return call_model(self.model, messages, [], _ignore, max_tokens=cap, purpose=purpose)
-
+        ask = partial(
+            call_model, self.model, messages, [], _ignore, max_tokens=cap, purpose=purpose
+        )
         reply = call_until_cancelled(self.model, self.context.cancelled, ask, threading.Event())
         if reply is None:
             raise ModelError("interrupted by the user")  # Ctrl-C: the caller falls back
@@ -205,11 +205,9 @@ class Viewing(RunnerBase):
     def _write_checkpoint(self) -> None:
         assert self.view is not None
         facts = recorded_facts(self.context.observations)
-        notes = ""
         try:
             self.view.sync(self.history)
-            messages = self.view.messages()
-            messages = [*messages, {"role": "user", "content": CHECKPOINT_REQUEST}]
+            messages = [*self.view.messages(), {"role": "user", "content": CHECKPOINT_REQUEST}]
             notes = self._side_request(messages, "checkpoint").strip()
         except ModelError as exc:
             notes = f"(the model could not write its notes: {exc})"
