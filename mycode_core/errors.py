@@ -10,7 +10,7 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from types import FrameType
 
 
@@ -32,13 +32,11 @@ def error_line(exc: BaseException) -> str:
     errors = getattr(exc, "errors", None)
     text = ""
     if callable(errors):
-        try:
+        with suppress(IndexError, TypeError, AttributeError, KeyError):
             first = errors()[0]
             where = ".".join(str(part) for part in first.get("loc", ()))
             text = str(first.get("msg", "")).removeprefix("Value error, ")
             text = f"{where}: {text}" if where and text else text
-        except (IndexError, TypeError, AttributeError, KeyError):
-            text = ""
     if not text:
         text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -69,11 +69,10 @@ def trusted_folders(home: Path) -> dict[str, dict[str, Any]]:
 def is_trusted(workspace: Path, home: Path) -> bool:
     """Whether ``workspace`` (or a folder above it) was trusted by the user."""
     target = Path(_key(workspace))
-    for folder, entry in trusted_folders(home).items():
-        base = Path(folder)
-        if entry.get("trusted", True) and (target == base or base in target.parents):
-            return True
-    return False
+    return any(
+        entry.get("trusted", True) and (target == Path(base) or Path(base) in target.parents)
+        for base, entry in trusted_folders(home).items()
+    )
 
 
 def was_asked(workspace: Path, home: Path) -> bool:

@@ -22,6 +22,7 @@ from mycode_core.testing import (
 CORE_TOOLS_SOURCE = '''
 """Tools for the core's tests."""
 import subprocess
+import time
 from pathlib import Path
 
 from mycode_core import hookimpl
@@ -55,6 +56,19 @@ def _sh(arguments, context):
                       is_error=done.returncode != 0, metadata={"exit_code": done.returncode})
 
 
+def _mark(arguments, context):
+    # leave marker NAME under MYCODE_HOME/markers, then wait (a minute at most) for marker AFTER
+    folder = context.home / "markers"
+    folder.mkdir(exist_ok=True)
+    (folder / arguments["name"]).write_text("x")
+    after = arguments.get("after")
+    for _ in range(6000):
+        if not after or (folder / after).exists():
+            break
+        time.sleep(0.01)
+    return "marked " + arguments["name"]
+
+
 def _crash(arguments, context):
     raise RuntimeError("the tool blew up")
 
@@ -79,6 +93,10 @@ def register_tools(register, context):
     register(Tool(name="sh", description="Run a shell command.", handler=_sh,
                   input_schema={"type": "object", "properties": {"command": STRING},
                                 "required": ["command"]}))
+    register(Tool(name="mark", description="Leave a marker, wait for another.", handler=_mark,
+                  read_only=True, concurrency_safe=True,
+                  input_schema={"type": "object", "properties": {"name": STRING, "after": STRING},
+                                "required": ["name"]}))
     register(Tool(name="crash", description="Always raises.", handler=_crash))
 '''
 

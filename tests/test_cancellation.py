@@ -5,6 +5,8 @@ cancelled turn goes on, and the next turn starts clean."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +83,22 @@ def _silent_model_interrupted(home: Path, server: FakeOpenAIServer, workspace: P
     return term
 
 
+def _queue_slow_command(tmp_path: Path, server: FakeOpenAIServer) -> Path:
+    """Queue a ``run_command`` that leaves a grandchild running; returns where its pid goes."""
+    pid_file = tmp_path / "grandchild.pid"
+    command = f"sleep 300 & echo $! > {pid_file}; echo started; sleep 300"
+    call = {"id": "call_slow", "name": "run_command", "arguments": {"command": command}}
+    server.enqueue(turn(tool_calls=[call]))
+    return pid_file
+
+
+def _grandchild(pid_file: Path, term: Terminal) -> int:
+    """The pid of the command's grandchild, once it started."""
+    started = wait_until(lambda: pid_file.is_file() and pid_file.read_text().strip(), 60)
+    assert started, term.plain[-2000:]
+    return int(pid_file.read_text())
+
+
 def _leave(term: Terminal) -> None:
     term.type("/exit\r")
     assert term.wait() == 0
@@ -90,17 +108,11 @@ def _leave(term: Terminal) -> None:
 def test_ctrl_c_during_a_command_kills_its_tree_and_answers_the_call(
     tmp_path: Path, server: FakeOpenAIServer, workspace: Path, home: Path
 ) -> None:
-    pid_file = tmp_path / "grandchild.pid"
-    command = f"sleep 300 & echo $! > {pid_file}; echo started; sleep 300"
-    call = {"id": "call_slow", "name": "run_command", "arguments": {"command": command}}
-    server.enqueue(turn(tool_calls=[call]))
+    pid_file = _queue_slow_command(tmp_path, server)
     term = _start(home, server, workspace, "--permission-mode", "bypass")
     term.type("run the slow thing\r")
     term.expect("run_command(sleep 300")
-    assert wait_until(lambda: pid_file.is_file() and pid_file.read_text().strip(), 30), term.plain[
-        -2000:
-    ]
-    grandchild = int(pid_file.read_text())
+    grandchild = _grandchild(pid_file, term)
     _ctrl_c(term)
     term.expect("›", after_mark=False)
     # killed with its process group, not left running
@@ -226,3 +238,53 @@ def test_a_paragraph_still_being_written_is_on_the_screen(
     assert "**still**" not in term.plain  # drawn as markdown, like the finished blocks
     _ctrl_c(term)
     _leave(term)
+
+
+@needs_builtin_tools
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["sigterm", "sighup"])
+def test_a_signal_at_a_permission_prompt_ends_the_turn_and_the_session(
+    server: FakeOpenAIServer, workspace: Path, home: Path, sig: int
+) -> None:
+    """The question used to hold the turn up: the session hung for the grace period, recorded
+    an "internal error" (a crash log) and went on instead of leaving."""
+    push = {"id": "call_push", "name": "run_command", "arguments": {"command": "git push"}}
+    server.enqueue(turn(tool_calls=[push]), turn("never asked for"))
+    term = _start(home, server, workspace, plugins="builtin_tools")
+    term.type("push it\r")
+    term.expect("allow for this session")
+    os.kill(term.pid, sig)
+    assert term.wait(60) == 128 + sig, term.plain[-2000:]
+    assert "Traceback" not in term.plain and "Unhandled exception" not in term.plain
+    assert not (home / "logs").exists()  # no crash report
+    events = _transcript(home)
+    assert [e["type"] for e in events][-1] == "result"
+    assert events[-1]["stop_reason"] == "interrupted"
+    (answer,) = [e for e in events if e["type"] == "tool_result"]
+    assert answer["id"] == "call_push" and answer["is_error"]
+    assert len(server.chat_requests) == 1
+
+
+@needs_builtin_tools
+def test_a_signal_after_clear_stops_the_new_conversations_turn(
+    tmp_path: Path, server: FakeOpenAIServer, workspace: Path, home: Path
+) -> None:
+    """``/clear`` replaces the session's runner: SIGTERM must cancel that one's turn (its
+    command's process tree killed, its ``result`` written), not the first runner's."""
+    pid_file = _queue_slow_command(tmp_path, server)
+    term = _start(home, server, workspace, "--permission-mode", "bypass")
+    term.type("/clear\r")
+    term.expect("Started a fresh conversation")
+    term.type("run the slow thing\r")
+    grandchild = _grandchild(pid_file, term)
+    try:
+        os.kill(term.pid, signal.SIGTERM)
+        assert term.wait(60) == 143, term.plain[-2000:]
+        assert wait_until(lambda: not process_alive(grandchild), 30), "the command survived"
+    finally:
+        if process_alive(grandchild):
+            os.kill(grandchild, signal.SIGKILL)
+    (cleared,) = [
+        path for path in (home / "sessions").glob("*.jsonl") if "run the slow" in path.read_text()
+    ]
+    events = [json.loads(line) for line in cleared.read_text().splitlines()]
+    assert events[-1]["type"] == "result" and events[-1]["stop_reason"] == "interrupted"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import sys
 import threading
 import tomllib
@@ -161,6 +162,34 @@ def test_remember_keeps_the_other_settings(tmp_path: Path) -> None:
     data = tomllib.loads(config.read_text())
     assert data["model"] == "llama3.2" and data["base_url"] == "http://127.0.0.1:11434/v1"
     assert data["max_steps"] == 7 and data["sandbox"] == {"network": True}
+
+
+REMEMBER = """
+import resource, sys
+from pathlib import Path
+from mycode_core.cli import local_models
+resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))  # as if the disk filled up mid-write
+local_models.remember(Path(sys.argv[1]), "llama3.2", "http://127.0.0.1:11434/v1")
+"""
+
+
+def test_remember_never_leaves_a_half_written_config(tmp_path: Path) -> None:
+    """A write cut short (the disk full, a crash) must leave the user's config as it was, and
+    a config that is a symlink (a dotfiles repository) is written through, not replaced."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    original = "max_steps = 7\n" + "".join(f"# note {n}: {'x' * 60}\n" for n in range(60))
+    (dotfiles / "mycode.toml").write_text(original)
+    (tmp_path / "config.toml").symlink_to(dotfiles / "mycode.toml")
+    env = cli_env(tmp_path, {"PYTHONDONTWRITEBYTECODE": "1"})
+    cut = subprocess.run([sys.executable, "-c", REMEMBER, str(tmp_path)], env=env, check=False,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert cut.returncode != 0  # the write failed (EFBIG)
+    assert (dotfiles / "mycode.toml").read_text() == original
+    local_models.remember(tmp_path, "llama3.2", "http://127.0.0.1:11434/v1")
+    assert (tmp_path / "config.toml").is_symlink()
+    data = tomllib.loads((dotfiles / "mycode.toml").read_text())
+    assert data["model"] == "llama3.2" and data["max_steps"] == 7
 
 
 def test_interactive_offers_the_choice_and_remembers_it(

@@ -9,7 +9,8 @@ from typing import Any
 
 from mycode_core.cli.transcript_history import history_from_events
 from mycode_core.sessions import SessionStore
-from mycode_core.testing import FakeOpenAIServer, tool_pairing_problems, turn
+from mycode_core.testing import FakeOpenAIServer, run_cli, start_cli, tool_pairing_problems, turn
+from mycode_core.testing.host import wait_until
 
 
 def _files(root: Path) -> set[str]:
@@ -129,6 +130,51 @@ def test_history_from_events_closes_interrupted_tool_batches() -> None:
     answered = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
     assert answered["a"] == "1" and "interrupted" in answered["b"]
     assert messages[-1]["role"] == "user" and "stop repeating" in messages[-1]["content"]
+
+
+def test_resume_answers_parallel_calls_in_the_order_they_were_made(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str]
+) -> None:
+    """The first call waits for the second, so their results reach the transcript reversed;
+    the resumed history must still be the one the run sent (each result after its call)."""
+    calls = [
+        {"id": "first", "name": "mark", "arguments": {"name": "one", "after": "two"}},
+        {"id": "second", "name": "mark", "arguments": {"name": "two"}},
+    ]
+    server.enqueue(turn(None, calls), turn("both done"))
+    first = cli(["-p", "look twice", *server_args])
+    assert [e["id"] for e in first.of_type("tool_result")] == ["second", "first"]
+    sent = server.chat_requests[-1].messages
+    server.enqueue(turn("resumed"))
+    again = cli(["-p", "and now?", "--resume", first.events[0]["session_id"], *server_args])
+    assert again.rc == 0, again.stderr
+    resumed = server.chat_requests[-1].messages
+    assert resumed[: len(sent)] == sent
+    assert tool_pairing_problems(resumed) == []
+
+
+def test_resume_after_a_kill_says_the_running_call_may_have_run(
+    server: FakeOpenAIServer, server_args: list[str], workspace: Path, home: Path, plugin_site: Path
+) -> None:
+    """SIGKILL while a call runs: no result reached the transcript, but the call did start
+    (its permission was granted). "Not run" would invite the model to repeat it blindly."""
+    call = {"id": "busy", "name": "mark", "arguments": {"name": "started", "after": "never"}}
+    server.enqueue(turn(None, [call]))
+    env = {"MYCODE_LOAD_PLUGINS": "coretools", "PYTHONPATH": str(plugin_site)}
+    process = start_cli(["-p", "do it", *server_args], workspace, home, env)
+    try:
+        assert wait_until((home / "markers" / "started").exists, 60)
+    finally:
+        process.kill()
+        process.communicate(timeout=60)
+    (transcript,) = (home / "sessions").glob("*.jsonl")
+    server.enqueue(turn("resumed"))
+    run = run_cli(["-p", "go on", "--resume", transcript.stem, *server_args], workspace, home, env)
+    assert run.rc == 0, run.stderr
+    resumed = server.chat_requests[-1].messages
+    assert tool_pairing_problems(resumed) == []
+    (answer,) = [m for m in resumed if m["role"] == "tool"]
+    assert answer["tool_call_id"] == "busy" and "may have run" in answer["content"]
 
 
 def test_transcript_is_flushed_per_event(tmp_path: Path) -> None:

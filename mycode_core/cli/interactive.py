@@ -63,6 +63,10 @@ class InteractiveSession:
             )
         )
 
+    def asking(self) -> bool:
+        """Whether a question is open on the main thread now."""
+        return self._asking
+
     def _ask_now(self, question: str, options: list[str]) -> str:
         with self._ask_lock:
             if self.renderer is not None:
@@ -224,7 +228,7 @@ class InteractiveSession:
         self.renderer = TextRenderer(interactive=True)
         try:
             with (
-                CtrlCCancelsTurn(self.runner.cancel, asking=lambda: self._asking),
+                CtrlCCancelsTurn(self.runner.cancel, asking=self.asking),
                 TurnKeys(self.runner.cancel) as keys,
             ):
                 self.keys = keys

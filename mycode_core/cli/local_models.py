@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mycode_core.safeopen import replace_atomically
+
 BUDGET = 0.3
 """Seconds for the whole probe (every server at once)."""
 PROBE_ENV = "MYCODE_LOCAL_SERVERS"
@@ -187,8 +189,10 @@ def remember(home: Path, model: str, base_url: str) -> Path:
         f"model = {json.dumps(model)}",
         f"base_url = {json.dumps(base_url)}",
     ]
-    home.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join([*head, *kept]) + "\n", encoding="utf-8")
+    text = "\n".join([*head, *kept]) + "\n"
+    # atomically (a write cut short keeps the old file), through a symlink (a dotfiles repo)
+    target = Path(os.path.realpath(path))
+    replace_atomically(target, text.encode("utf-8"), create_parents=True, follow_folder_links=True)
     return path
 
 

@@ -350,13 +350,15 @@ def run_agent(
         from mycode_core.cli.interactive import InteractiveSession
         from mycode_core.cli.signals import SignalGuard
 
-        def wait(seconds: float) -> None:
-            worker = runner._worker_thread
+        session = InteractiveSession(runner, store)
+
+        def wait(seconds: float) -> None:  # the session's runner: /clear and /resume replace it
+            worker = session.runner._worker_thread
             if worker is not None:
                 worker.join(timeout=seconds)
 
-        with SignalGuard(runner.cancel, wait=wait):
-            return InteractiveSession(runner, store).run(prompt or None)
+        with SignalGuard(lambda: session.runner.cancel(), wait=wait, asking=session.asking):
+            return session.run(prompt or None)
     from mycode_core.cli.signals import WITH_CTRL_C, SignalGuard
 
     with SignalGuard(runner.cancel, signals=WITH_CTRL_C) as guard:

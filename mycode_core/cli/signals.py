@@ -44,12 +44,16 @@ class SignalGuard:
         *,
         wait: Callable[[float], None] | None = None,
         signals: tuple[str, ...] = SIGNALS,
+        asking: Callable[[], bool] = lambda: False,
     ) -> None:
         """``cancel`` stops the running turn; with ``wait`` (interactive sessions, whose loop
         would otherwise go on) the handler waits for the turn to end, then exits. ``signals``
-        names the signals handled (:data:`WITH_CTRL_C` adds SIGINT)."""
+        names the signals handled (:data:`WITH_CTRL_C` adds SIGINT). While ``asking()`` (a
+        question on this thread, which the turn waits for) the handler leaves at once: the
+        question ends unanswered (denied) and the block's end waits for the turn instead."""
         self.cancel = cancel
         self.wait = wait
+        self.asking = asking
         self.signals = signals
         self.received: int | None = None
         self._previous: dict[int, Any] = {}
@@ -72,6 +76,8 @@ class SignalGuard:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.received is not None and self.wait is not None:
+            self.wait(GRACE)  # a turn a question held up ends before the process does
         for number, handler in self._previous.items():
             signal.signal(number, handler)
         self._previous.clear()
@@ -90,6 +96,8 @@ class SignalGuard:
             return
         self.cancel()
         if self.wait is not None:
+            if self.asking():
+                return _end_question(128 + signum)
             self.wait(GRACE)
             raise SystemExit(128 + signum)
 
@@ -180,6 +188,23 @@ def forget_lost_terminal() -> None:
         os.dup2(null, fd)
     if null > 2:
         os.close(null)
+
+
+def _end_question(code: int) -> None:
+    """End the question on screen with ``SystemExit(code)``: through its prompt_toolkit
+    application's own exit when one runs (raised inside its event loop, the exception would be
+    printed as unhandled), else at once."""
+    from prompt_toolkit.application.current import get_app_or_none
+
+    app = get_app_or_none()
+    if app is None or not app.is_running or app.loop is None:
+        raise SystemExit(code)
+
+    def leave() -> None:
+        if app.future is not None and not app.future.done():
+            app.exit(exception=SystemExit(code))
+
+    app.loop.call_soon_threadsafe(leave)
 
 
 def exit_interrupted() -> NoReturn:

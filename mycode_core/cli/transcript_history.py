@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +29,21 @@ def _tool_calls(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return calls
 
 
+NOT_RUN = "Not run: the session was interrupted."
+CUT_OFF = (
+    "Interrupted: mycode stopped (killed or crashed) while this call ran, so its result was "
+    "lost. It may have run in part or in full: check its effects before running it again."
+)
+
+
 def history_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Chat messages that reproduce what the model saw, from transcript events (as ``/rewind``
-    left them: ``mycode_core.api.rewound``). A run cut short mid-batch leaves tool calls without
-    results; each gets an "interrupted" result so the history stays valid for the API. If the
-    last run stopped at its step limit with a checkpoint, the history restarts from there."""
+    left them: ``mycode_core.api.rewound``). Tool results follow their calls in the order the
+    model made them, as the run sent them (parallel calls finish in any order). A run cut short
+    mid-batch leaves tool calls without results; each gets an "interrupted" result so the
+    history stays valid for the API: "not run", or, for a call its permission let run, that
+    its result was lost. If the last run stopped at its step limit with a checkpoint, the
+    history restarts from there."""
     # a child agent's events (issue 11) are its own conversation: the parent's history has only
     # its delegate_task call and result (a call whose child was cut off is closed below)
     events = [event for event in events if not event.get("agent_id")]
@@ -42,34 +53,52 @@ def history_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         note = "Continuation checkpoint from the previous run:\n\n" + checkpoint
         return [*map(stored_user_message, first), assistant_message(note, [])]
     messages: list[dict[str, Any]] = []
-    pending: dict[str, str] = {}
+    batch = _Batch()
     for event in events:
         kind = event.get("type")
         if kind == "user":
-            _close_pending(messages, pending)
+            batch.close(messages)
             messages.append(stored_user_message(event))
         elif kind == "assistant":
-            _close_pending(messages, pending)
+            batch.close(messages)
             calls = _tool_calls(event.get("tool_calls") or [])
             messages.append(assistant_message(event.get("content"), calls))
-            pending = {str(c["id"]): str(c["name"]) for c in calls}
+            batch.calls = [str(c["id"]) for c in calls]
+        elif kind == "permission" and event.get("decision") == "allow":
+            batch.allowed.add(str(event.get("id")))
         elif kind == "tool_result":
-            call_id = str(event.get("id"))
-            if call_id in pending:
-                pending.pop(call_id)
-                content = event.get("content", "")
-                messages.append(tool_message(call_id, content, bool(event.get("is_error"))))
+            batch.answer(event)
         elif kind == "guidance":
-            _close_pending(messages, pending)
+            batch.close(messages)
             messages.append(guidance_message(str(event.get("source")), str(event.get("message"))))
-    _close_pending(messages, pending)
+    batch.close(messages)
     return messages
 
 
-def _close_pending(messages: list[dict[str, Any]], pending: dict[str, str]) -> None:
-    for call_id in list(pending):
-        messages.append(tool_message(call_id, "Not run: the session was interrupted.", True))
-    pending.clear()
+@dataclass
+class _Batch:
+    """The tool calls of the last assistant message and what the transcript holds of them."""
+
+    calls: list[str] = field(default_factory=list)
+    answers: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    allowed: set[str] = field(default_factory=set)
+
+    def answer(self, event: dict[str, Any]) -> None:
+        """Keep a ``tool_result`` of an open call (one per call: an id made twice, twice)."""
+        call_id = str(event.get("id"))
+        kept = self.answers.setdefault(call_id, [])
+        if len(kept) < self.calls.count(call_id):
+            kept.append(
+                tool_message(call_id, event.get("content", ""), bool(event.get("is_error")))
+            )
+
+    def close(self, messages: list[dict[str, Any]]) -> None:
+        """Append one answer per call, in the calls' order; then the batch is empty."""
+        for call_id in self.calls:
+            kept = self.answers.get(call_id)
+            lost = CUT_OFF if call_id in self.allowed else NOT_RUN
+            messages.append(kept.pop(0) if kept else tool_message(call_id, lost, True))
+        self.calls, self.answers, self.allowed = [], {}, set()
 
 
 def stored_user_message(event: dict[str, Any]) -> dict[str, Any]:

@@ -283,7 +283,6 @@ class AgentRunner(Acting, Viewing):
             state = state.finish("interrupted", f"{self.guard.strict_failure} (strict plugins)")
         if self.context.cancelled.is_set() and state.stop_reason in (None, "interrupted"):
             state = state.finish("interrupted")
-        if state.stop_reason == "interrupted" and self.context.cancelled.is_set():
             self.caller.record_interrupted()
         error = state.detail if state.stop_reason != "completed" and state.detail else None
         self._settle_window()

@@ -53,8 +53,8 @@ class MainThreadCalls:
         return call.result
 
     def serve(self) -> None:
-        """Run the calls waiting (main thread only). A ``KeyboardInterrupt`` inside one
-        answers it with its default and propagates, so the caller cancels the turn."""
+        """Run the calls waiting (main thread only). A ``KeyboardInterrupt`` (or a signal's
+        ``SystemExit``) inside one answers it with its default and propagates."""
         while True:
             try:
                 call = self._queue.get_nowait()
@@ -66,7 +66,7 @@ class MainThreadCalls:
                 call.started = True
             try:
                 call.result = call.function()
-            except KeyboardInterrupt:
+            except (KeyboardInterrupt, SystemExit):
                 call.result = call.default  # the asker gets the default; the turn is cancelled
                 raise
             except BaseException as exc:  # noqa: BLE001 - handed back to the asking thread

@@ -104,6 +104,37 @@ class CostMeter:
         return {"window": window, "used": used, "percent": percent}
 
 
+def call_until_cancelled(
+    model: Any, cancelled: threading.Event, call: Callable[[], ModelReply], abandoned: Any
+) -> ModelReply | None:
+    """``call()`` (a model request: a turn, a summary) in a helper thread, so a cancel takes
+    effect at once whatever the provider is blocked on: ``None`` once ``cancelled`` is set
+    (``abandoned`` is set first, then the model's ``abort`` asked)."""
+    done = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["reply"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, daemon=True, name="mycode-model-call").start()
+    while not done.wait(0.05):
+        if cancelled.is_set():
+            abandoned.set()
+            abort = getattr(model, "abort", None)
+            if callable(abort):
+                with contextlib.suppress(Exception):  # best effort
+                    abort()
+            return None
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("reply")
+
+
 @dataclass(eq=False, kw_only=True)
 class ModelCaller:
     """Calls the model for one step of the loop."""
@@ -145,11 +176,9 @@ class ModelCaller:
     def _complete(
         self, state: LoopState, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> ModelReply:
-        """Call the model in a helper thread so a cancel takes effect at once, whatever the
-        provider is blocked on; an abandoned call's late text is dropped."""
-        done = threading.Event()
+        """Call the model so a cancel takes effect at once (:func:`call_until_cancelled`); an
+        abandoned call's late text is dropped."""
         abandoned = threading.Event()
-        outcome: dict[str, Any] = {}
         partial: list[str] = []
         self._partial = partial
 
@@ -162,34 +191,15 @@ class ModelCaller:
             if not abandoned.is_set():
                 self.emit(ReasoningDeltaEvent(text=text))
 
-        def work() -> None:
-            try:
-                outcome["reply"] = call_model(
-                    self.model,
-                    messages,
-                    tools,
-                    on_text,
-                    max_tokens=self.view.reply_cap(),
-                    on_reasoning=on_reasoning,
-                )
-            except BaseException as exc:  # noqa: BLE001 - handed to the loop's thread
-                outcome["error"] = exc
-            finally:
-                done.set()
+        def call() -> ModelReply:
+            cap = self.view.reply_cap()
+            return call_model(
+                self.model, messages, tools, on_text, max_tokens=cap, on_reasoning=on_reasoning
+            )
 
-        threading.Thread(target=work, daemon=True, name="mycode-model-call").start()
-        while not done.wait(0.05):
-            if self.cancelled.is_set():
-                abandoned.set()
-                abort = getattr(self.model, "abort", None)
-                if callable(abort):
-                    with contextlib.suppress(Exception):  # best effort
-                        abort()
-                raise RunStopped(state.finish("interrupted"))
+        if (reply := call_until_cancelled(self.model, self.cancelled, call, abandoned)) is None:
+            raise RunStopped(state.finish("interrupted"))
         self._partial = []
-        if "error" in outcome:
-            raise outcome["error"]
-        reply: ModelReply = outcome["reply"]
         return reply
 
     _last_compaction_step = 0

@@ -6,6 +6,7 @@ resumed session restores, and the checkpoint at the step limit (part of
 from __future__ import annotations
 
 import threading
+from functools import partial
 from typing import Any
 
 from mycode_core.errors import error_line
@@ -20,6 +21,7 @@ from mycode_core.providers.discovery import (
 from mycode_core.records import Observation
 from mycode_core.runtime.context import ContextOverflow, ModelView
 from mycode_core.runtime.hookcalls import culprit_of, implementation_codes, is_plugin_failure
+from mycode_core.runtime.recovery import call_until_cancelled
 from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
@@ -176,7 +178,12 @@ class Viewing(RunnerBase):
         """One internal model request without tools (summaries; ``purpose`` names it so the
         scripted provider answers it itself); its usage and cost count for the run."""
         cap = self.view.window.reserve if self.view is not None else None
-        reply = call_model(self.model, messages, [], _ignore, max_tokens=cap, purpose=purpose)
+        ask = partial(
+            call_model, self.model, messages, [], _ignore, max_tokens=cap, purpose=purpose
+        )
+        reply = call_until_cancelled(self.model, self.context.cancelled, ask, threading.Event())
+        if reply is None:
+            raise ModelError("interrupted by the user")  # Ctrl-C: the caller falls back
         self.caller.add_usage(reply.usage, turn=False)
         return str(reply.content or "")
 
@@ -198,21 +205,10 @@ class Viewing(RunnerBase):
     def _write_checkpoint(self) -> None:
         assert self.view is not None
         facts = recorded_facts(self.context.observations)
-        notes = ""
         try:
             self.view.sync(self.history)
-            messages = self.view.messages()
-            messages = [*messages, {"role": "user", "content": CHECKPOINT_REQUEST}]
-            reply = call_model(
-                self.model,
-                messages,
-                [],
-                _ignore,
-                max_tokens=self.view.window.reserve,
-                purpose="checkpoint",
-            )
-            self.caller.add_usage(reply.usage, turn=False)
-            notes = (reply.content or "").strip()
+            messages = [*self.view.messages(), {"role": "user", "content": CHECKPOINT_REQUEST}]
+            notes = self._side_request(messages, "checkpoint").strip()
         except ModelError as exc:
             notes = f"(the model could not write its notes: {exc})"
         text = (notes + "\n\n" if notes else "") + facts

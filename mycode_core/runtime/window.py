@@ -153,10 +153,7 @@ class ContextWindow:
     @property
     def budget(self) -> int:
         """Tokens the view (messages and tool schemas) may use."""
-        if self._fixed_budget is not None:
-            value = self._fixed_budget
-        else:
-            value = self._unhalved()
+        value = self._fixed_budget if self._fixed_budget is not None else self._unhalved()
         return max(MIN_BUDGET // 2, value // 2) if self.halved else value
 
     def _unhalved(self) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_context_engine.settings import EngineSettings
+from mycode_core.api import replace_atomically
 
 CHARS_PER_TOKEN = 4
 LONG_VALUE = 200
@@ -42,11 +43,13 @@ def _safe_name(call_id: str) -> str:
 
 
 def save_full_output(content: str, call_id: str, artifacts: Path) -> Path | None:
-    """Write the full result once (same call id, same file); ``None`` if it cannot be."""
+    """Write the full result once (same call id, same file); ``None`` if it cannot be. The
+    write is atomic: one cut short (a crash, a full disk) leaves no partial file to reuse."""
     path = artifacts / f"result-{_safe_name(call_id)}.txt"
     try:
         if not path.exists():
-            path.write_text(content, encoding="utf-8", errors="replace")
+            data = content.encode("utf-8", errors="replace")
+            replace_atomically(path, data, create_parents=True, follow_folder_links=True)
     except (OSError, ValueError):
         return None
     return path
