@@ -279,6 +279,23 @@ def test_esc_cancels_the_turn_and_keys_typed_meanwhile_wait_at_the_prompt(
     assert _users(tmp_path / "home") == ["slow task", "half typed more", "queued one", "last"]
 
 
+def test_a_line_typed_during_a_turn_runs_after_it_on_a_dumb_terminal(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A dumb terminal's prompt ignores a prompt's default: the line typed ahead waited there,
+    unseen, for another Enter (``/exit`` typed as a turn ended left the session open)."""
+    turns = [{"delay": 60, "content": "too slow"}, {"content": "queued answer"}]
+    term, _workspace = _session(tmp_path, {**env, "TERM": "dumb"}, turns)
+    term.type("slow task\r")
+    assert wait_until(lambda: "slow task" in _users(tmp_path / "home"), 60)
+    term.type("queued one\r")
+    term.type("\x1b")  # Esc: the slow turn stops, the queued line runs
+    term.expect("queued answer")
+    term.type("/exit\r")
+    assert term.wait() == 0
+    assert _users(tmp_path / "home") == ["slow task", "queued one"]
+
+
 @pytest.mark.parametrize(("key", "code"), [("\x03", 130), ("\x04", 0)])
 def test_ctrl_c_or_ctrl_d_at_the_trust_question_leaves_and_records_nothing(
     tmp_path: Path, env: dict[str, str], key: str, code: int

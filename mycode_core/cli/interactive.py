@@ -207,9 +207,12 @@ class InteractiveSession:
         Enter is sent in turn, as if typed at its own prompt; what is left waits in the prompt."""
         typed, self.typed_ahead = self.typed_ahead, ""
         line, enter, rest = typed.partition("\n")
-        if enter:
+        if enter:  # shown as if typed at its prompt (a dumb terminal's prompt ignores defaults)
             self.typed_ahead = rest
-            return str(session.prompt(self._prompt_text, default=line, accept_default=True))
+            click.echo(f"{self._prompt_text()}{line}", err=True)
+            if line.strip():
+                session.history.append_string(line)
+            return line
         return str(session.prompt(self._prompt_text, default=typed.strip("\n")))
 
     def _prompt_text(self) -> str:
