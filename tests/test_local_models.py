@@ -300,3 +300,24 @@ def test_doctor_names_a_server_still_loading_its_model(tmp_path: Path) -> None:
         report = json.loads(done.stdout)
         assert report["base_url"]["loading"] is True and done.rc == 1
         assert any("is still loading its model" in p for p in report["problems"])
+
+
+@needs_doctor
+def test_doctor_checks_the_server_and_model_given_as_flags(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    """``mycode doctor --base-url URL [--model NAME]`` (or the flags before ``doctor``) checks
+    that server as a run with those flags would use it, instead of refusing the option."""
+    home, env = tmp_path / "home", {local_models.PROBE_ENV: ""}
+    done = run_cli(["doctor", "--base-url", server.base_url], tmp_path, home, env)
+    report = json.loads(done.stdout)
+    assert report["local_servers"] == [
+        {"name": "your server", "url": server.base_url, "models": ["qwen2.5-coder:7b"]}
+    ]
+    flags = ["--base-url", server.base_url, "--model", "llama3", "--api-key", "k"]
+    for args in (["doctor", *flags], [*flags, "doctor"]):
+        done = run_cli(args, tmp_path, home, env)
+        report = json.loads(done.stdout)
+        assert report["model"]["name"] == "llama3" and report["base_url"]["checked"], args
+        assert any("does not list the model 'llama3'" in p for p in report["problems"])
+        assert "ignored" not in done.stderr
