@@ -69,10 +69,8 @@ def trusted_folders(home: Path) -> dict[str, dict[str, Any]]:
 def is_trusted(workspace: Path, home: Path) -> bool:
     """Whether ``workspace`` (or a folder above it) was trusted by the user."""
     target = Path(_key(workspace))
-    return any(
-        entry.get("trusted", True) and (target == Path(base) or Path(base) in target.parents)
-        for base, entry in trusted_folders(home).items()
-    )
+    folders = (Path(f) for f, entry in trusted_folders(home).items() if entry.get("trusted", True))
+    return any(target == base or base in target.parents for base in folders)
 
 
 def was_asked(workspace: Path, home: Path) -> bool:
@@ -112,11 +110,7 @@ def revoke(workspace: Path, home: Path) -> bool:
 
 
 def _effective(layers: list[tuple[str, dict[str, Any]]], key: str, default: Any) -> Any:
-    value = default
-    for _name, data in layers:
-        if key in data:
-            value = data[key]
-    return value
+    return next((data[key] for _name, data in reversed(layers) if key in data), default)
 
 
 def _sandbox_mode(value: Any) -> Any:

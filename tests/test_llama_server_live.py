@@ -17,6 +17,7 @@ import os
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,10 +45,12 @@ def _free_port() -> int:
 
 
 @contextmanager
-def llama(model: str, *args: str) -> Iterator[str]:
-    """A ``llama-server`` serving ``tiny-MODEL.gguf``; yields its base URL (``…/v1``)."""
+def llama(model: str | Path, *args: str) -> Iterator[str]:
+    """A ``llama-server`` serving ``tiny-MODEL.gguf`` (or the file ``model``); yields its base
+    URL (``…/v1``) once ``/health`` answers (a 503 too: a model still loading)."""
     port = _free_port()
-    command = [SERVER, "-m", str(MODELS / f"tiny-{model}.gguf"), "--host", "127.0.0.1"]
+    path = model if isinstance(model, Path) else MODELS / f"tiny-{model}.gguf"
+    command = [SERVER, "-m", str(path), "--host", "127.0.0.1"]
     command += ["--port", str(port), "-t", "2", "--no-warmup", *args]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -55,6 +58,9 @@ def llama(model: str, *args: str) -> Iterator[str]:
         while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1):
+                    break
+            except urllib.error.HTTPError as exc:
+                if exc.code == 503:
                     break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
@@ -183,3 +189,22 @@ def test_thinking_that_fills_the_reply_cap_names_the_cap(tmp_path: Path) -> None
         assert done.rc == 1 and done.result["stop_reason"] == "model_error"
         assert "thinking filled the reply cap (30 tokens)" in done.result["error"]
         assert done.of_type("reasoning_delta")
+
+
+def test_a_server_still_loading_its_model_is_waited_for_and_named(tmp_path: Path) -> None:
+    # a model read from a FIFO nobody writes never finishes loading: llama-server answers
+    # every request (/health, /v1/models, chat) with 503 "Loading model"
+    fifo = tmp_path / "loading.gguf"
+    os.mkfifo(fifo)
+    with llama(fifo, "-c", "8192") as url:
+        args = ["-p", "hi", "--base-url", url]
+        done = run_cli(args, tmp_path, tmp_path / "home", {"MYCODE_LOCAL_SERVERS": ""})
+        assert done.rc == 2 and f"your server at {url} is still loading its model" in done.stderr
+        # retries paced fast; a wait for the model is not one of the max_retries
+        config = "retry_max_delay = 0.01\nmax_retries = 1\n"
+        (tmp_path / "home" / "config.toml").write_text(config, encoding="utf-8")
+        done = _run(tmp_path, url)
+        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
+        assert done.result["error"].endswith("(the server is still loading its model)")
+        retries = done.of_type("retry")
+        assert len(retries) == 150 and {r["reason"] for r in retries} == {"loading"}

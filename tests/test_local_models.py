@@ -295,3 +295,58 @@ def test_doctor_accepts_any_model_name_on_a_single_model_llama_server(
         report = json.loads(done.stdout)
         flagged = [p for p in report["problems"] if "does not list the model 'tiny'" in p]
         assert bool(flagged) == router, report["problems"]
+
+
+def test_a_server_still_loading_its_model_is_named_so(tmp_path: Path) -> None:
+    """``llama-server`` answers every request with ``503 Loading model`` until its model is
+    in memory: with no model configured, the line names it (as the probe's server, or as
+    yours) instead of finding nothing."""
+    with FakeOpenAIServer(loading=1000) as llama:
+        env = {local_models.PROBE_ENV: f"llama.cpp={llama.base_url}"}
+        done = run_cli(["-p", "hi"], tmp_path, tmp_path / "home", env)
+        assert done.rc == 2, done.stderr
+        line = done.stderr.strip()
+        assert len(line.splitlines()) == 1
+        assert f"llama.cpp at {llama.base_url} is still loading its model (HTTP 503)" in line
+        assert f"--base-url {llama.base_url}" in line
+        args = ["-p", "hi", "--base-url", llama.base_url]
+        done = run_cli(args, tmp_path, tmp_path / "home", {local_models.PROBE_ENV: ""})
+        assert done.rc == 2 and f"your server at {llama.base_url} is still loading" in done.stderr
+        assert llama.chat_requests == []
+
+
+@needs_doctor
+def test_doctor_names_a_server_still_loading_its_model(tmp_path: Path) -> None:
+    with FakeOpenAIServer(loading=1000) as llama:
+        args = ["doctor", "--cwd", str(tmp_path)]
+        env = {local_models.PROBE_ENV: f"llama.cpp={llama.base_url}"}
+        report = json.loads(run_cli(args, tmp_path, tmp_path / "home", env).stdout)
+        assert report["local_servers"] == [
+            {"name": "llama.cpp", "url": llama.base_url, "models": [], "loading": True}
+        ]
+        env.update(MYCODE_MODEL="tiny", MYCODE_BASE_URL=llama.base_url)
+        done = run_cli(args, tmp_path, tmp_path / "home", env)
+        report = json.loads(done.stdout)
+        assert report["base_url"]["loading"] is True and done.rc == 1
+        assert any("is still loading its model" in p for p in report["problems"])
+
+
+@needs_doctor
+def test_doctor_checks_the_server_and_model_given_as_flags(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    """``mycode doctor --base-url URL [--model NAME]`` (or the flags before ``doctor``) checks
+    that server as a run with those flags would use it, instead of refusing the option."""
+    home, env = tmp_path / "home", {local_models.PROBE_ENV: ""}
+    done = run_cli(["doctor", "--base-url", server.base_url], tmp_path, home, env)
+    report = json.loads(done.stdout)
+    assert report["local_servers"] == [
+        {"name": "your server", "url": server.base_url, "models": ["qwen2.5-coder:7b"]}
+    ]
+    flags = ["--base-url", server.base_url, "--model", "llama3", "--api-key", "k"]
+    for args in (["doctor", *flags], [*flags, "doctor"]):
+        done = run_cli(args, tmp_path, home, env)
+        report = json.loads(done.stdout)
+        assert report["model"]["name"] == "llama3" and report["base_url"]["checked"], args
+        assert any("does not list the model 'llama3'" in p for p in report["problems"])
+        assert "ignored" not in done.stderr

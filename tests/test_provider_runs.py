@@ -209,6 +209,29 @@ def test_retry_after_is_honoured(
     assert events[-1].final_text == "after the wait"
 
 
+def test_a_server_still_loading_its_model_is_waited_for(server: FakeOpenAIServer, run: Any) -> None:
+    # llama-server answers 503 "Loading model" until a big model is in memory: more tries than
+    # max_retries (4), each at the fixed 2 s pace (capped here by retry_max_delay)
+    server.loading = 9
+    server.enqueue(turn("loaded now"))
+    events = run(retry_max_delay=0.001)
+    assert events[-1].stop_reason == "completed" and events[-1].final_text == "loaded now"
+    retries = _of(events, "retry")
+    assert [r.reason for r in retries] == ["loading"] * 9
+    assert "still loading its model" in retries[0].message
+
+
+def test_a_model_that_never_loads_ends_the_run(
+    server: FakeOpenAIServer, run: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("mycode_core.runtime.recovery.LOADING_WAITS", 6)
+    server.loading = 1000
+    events = run(retry_max_delay=0.001)
+    assert events[-1].stop_reason == "model_error"
+    assert events[-1].error == "HTTP 503: Loading model (the server is still loading its model)"
+    assert len(_of(events, "retry")) == 6
+
+
 TGI_OVERFLOW = (
     "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. "
     "Given: 4000 `inputs` tokens and 16384 `max_new_tokens`"

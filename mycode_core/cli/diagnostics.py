@@ -44,7 +44,10 @@ def reachability(
                     answer["any_model"] = True
             return answer
     except urllib.error.HTTPError as exc:
-        return {"url": url, "reachable": True, "status": exc.code}
+        from mycode_core.cli.local_models import says_loading
+
+        loading = {"loading": True} if exc.code == 503 and says_loading(exc) else {}
+        return {"url": url, "reachable": True, "status": exc.code, **loading}
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         return {"url": url, "reachable": False, "error": str(reason)}
@@ -117,6 +120,11 @@ def core_report(settings: Any, home: Path) -> tuple[dict[str, Any], list[str]]:
         problems.append(
             f"the server at {target} does not list the model {model!r} (it lists: {shown}); "
             "pass --model with one of them"
+        )
+    elif reach.get("loading"):
+        problems.append(
+            f"the server at {target} is still loading its model (HTTP 503 Loading model): "
+            "a run waits for it (up to 5 minutes); check again once it is ready"
         )
     elif reach.get("status") in (401, 403):
         problems.append(

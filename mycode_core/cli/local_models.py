@@ -48,12 +48,17 @@ class LocalServer:
     refused: int | None = None
     """``401``/``403`` when your server refused the API key (sent or missing): it lists no
     model until it gets the right key."""
+    loading: bool = False
+    """The server answered llama-server's ``503 Loading model`` (to every request, until its
+    model is in memory): it lists no model yet."""
 
     def as_json(self) -> dict[str, Any]:
-        """``{name, url, models}`` (and ``refused``) for ``mycode doctor``."""
+        """``{name, url, models}`` (and ``refused`` or ``loading``) for ``mycode doctor``."""
         answer: dict[str, Any] = {"name": self.name, "url": self.url, "models": list(self.models)}
         if self.refused:
             answer["refused"] = self.refused
+        if self.loading:
+            answer["loading"] = True
         return answer
 
 
@@ -86,6 +91,14 @@ def parse_models(data: Any) -> list[str] | None:
     return list(dict.fromkeys(ids))[:MAX_MODELS]
 
 
+def says_loading(error: urllib.error.HTTPError) -> bool:
+    """Whether an error answer is llama-server's ``503 Loading model``."""
+    try:
+        return b"Loading model" in error.read(4096)
+    except Exception:  # noqa: BLE001 - a broken answer is no server to name
+        return False
+
+
 def _ask(
     name: str, url: str, deadline: float, found: dict[str, LocalServer], api_key: str | None = None
 ) -> None:
@@ -103,6 +116,8 @@ def _ask(
     except urllib.error.HTTPError as exc:
         if name == YOURS and exc.code in (401, 403):
             found[url] = LocalServer(name, url, [], refused=exc.code)
+        elif exc.code == 503 and says_loading(exc):
+            found[url] = LocalServer(name, url, [], loading=True)
         return
     except Exception:  # noqa: BLE001 - refused, timed out, garbage: not a server to offer
         return
@@ -157,6 +172,14 @@ def no_model_line(servers: list[LocalServer]) -> str | None:
             f"no model configured; {refused.name} at {refused.url} refused the API key "
             f"(HTTP {refused.refused}): pass the key it was started with (--api-key KEY or "
             "MYCODE_API_KEY) and --model NAME"
+        )
+    loading = [server for server in servers if server.loading]
+    if loading and not usable:
+        names = ", ".join(f"{s.name} at {s.url}" for s in loading)
+        return (
+            f"no model configured; {names} is still loading its model (HTTP 503): once it is "
+            f"ready, use it with --model NAME --base-url {loading[0].url} (NAME as "
+            f"{loading[0].url}/models lists it)"
         )
     if not usable:
         names = ", ".join(f"{s.name} at {s.url}" for s in servers)

@@ -121,6 +121,12 @@ class ServerError(RetryableModelError):
     kind = "server_error"
 
 
+class ServerLoading(ServerError):
+    """llama-server's 503 ``Loading model``: waited for apart from ``max_retries``."""
+
+    kind = "loading"
+
+
 class BrokenStream(RetryableModelError):
     """The streamed reply broke off or could not be parsed."""
 

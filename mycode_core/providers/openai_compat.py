@@ -24,6 +24,7 @@ from mycode_core.providers.base import (
     ModelTimeout,
     RateLimited,
     ServerError,
+    ServerLoading,
 )
 from mycode_core.providers.http import (
     ChatClient,
@@ -140,6 +141,8 @@ def _status_error(status: int, message: str, headers: Any, url: str) -> ModelErr
         return FatalModelError(f"{text} — {hint} ({url})", status=status)
     if status == 429:
         return RateLimited(text, retry_after=_retry_after(headers), status=status)
+    if status == 503 and "loading model" in message.lower():
+        return ServerLoading(f"{text} (the server is still loading its model)", retry_after=2.0)
     if status in (408, 409) or status >= 500:
         return ServerError(text, retry_after=_retry_after(headers), status=status)
     if status in (400, 413, 422) and looks_like_context_overflow(message):

@@ -49,11 +49,14 @@ THINKING_CUT_NUDGE = (
 INTERRUPTED_NOTE = "[interrupted by the user]"
 MAX_COMPACTIONS = 3
 MAX_LENGTH_CONTINUES = 2
+LOADING_WAITS = 150
+"""How often a server still loading its model is asked again (every 2 s: 5 minutes)."""
 
 
-def backoff_delay(attempt: int, retry_after: float | None, base: float, cap: float) -> float:
+def backoff_delay(attempt: int, retry_after: float | None, settings: Any) -> float:
     """Seconds to wait before retry ``attempt`` (1-based): ``Retry-After`` if given, else
-    exponential with jitter; never more than ``cap``."""
+    exponential from ``retry_base_delay`` with jitter; never more than ``retry_max_delay``."""
+    cap, base = settings.retry_max_delay, settings.retry_base_delay
     if retry_after is not None and retry_after >= 0:
         return float(min(retry_after, cap))
     return float(min(cap, base * (2 ** (attempt - 1)) * (0.75 + random.random() / 2)))
@@ -84,9 +87,8 @@ class CostMeter:
 
     def total(self) -> float | None:
         """USD so far (None when a reply's model has no known price)."""
-        if self.cost is None:
-            return None
-        if price_for(str(self.settings.model or ""), dict(self.settings.models or {})) is None:
+        price = price_for(str(self.settings.model or ""), dict(self.settings.models or {}))
+        if self.cost is None or price is None:
             return None
         return round(self.cost, 6)
 
@@ -276,7 +278,7 @@ class ModelCaller:
 
     def call(self, state: LoopState) -> tuple[LoopState, ModelReply]:
         """One usable model turn, or :class:`RunStopped`."""
-        attempt = 0
+        attempt = loads = 0  # loads: the server still loading its model, not counted as retries
         reactive = 0
         force_compact = False
         while True:
@@ -313,15 +315,11 @@ class ModelCaller:
             except ModelError as exc:
                 if self.cancelled.is_set():
                     raise RunStopped(state.finish("interrupted")) from None
-                if not exc.retryable or attempt >= self.settings.max_retries:
+                attempt, loads = attempt + 1, loads + (exc.kind == "loading")
+                over = attempt - loads > self.settings.max_retries or loads > LOADING_WAITS
+                if not exc.retryable or over:
                     raise RunStopped(state.finish("model_error", str(exc))) from None
-                attempt += 1
-                delay = backoff_delay(
-                    attempt,
-                    exc.retry_after,
-                    self.settings.retry_base_delay,
-                    self.settings.retry_max_delay,
-                )
+                delay = backoff_delay(attempt - loads, exc.retry_after, self.settings)
                 self.emit(
                     RetryEvent(
                         attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=str(exc)

@@ -300,6 +300,9 @@ NO_MMPROJ_IMAGE = (
     "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
 )
 """What a ``llama-server`` without ``--mmproj`` answers (HTTP 500) to a request with an image."""
+LOADING_MODEL = {"error": {"message": "Loading model", "type": "unavailable_error", "code": 503}}
+"""What ``llama-server`` answers (HTTP 503) to every request, ``/health`` too, until its model
+has loaded."""
 
 
 def has_image(body: Any) -> bool:

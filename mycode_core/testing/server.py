@@ -17,6 +17,7 @@ from typing import Any
 from mycode_core.testing.responses import (
     DEFAULT_FINAL_TEXT,
     LLAMA_CPP_OVERFLOW,
+    LOADING_MODEL,
     NO_JINJA_TOOLS,
     NO_MMPROJ_IMAGE,
     OPENAI_OVERFLOW,
@@ -81,11 +82,22 @@ class _Handler(BaseHTTPRequestHandler):
         self._write(401, {"Content-Type": "application/json"}, body)
         return True
 
+    def _still_loading(self) -> bool:
+        """While ``loading`` requests are left, answer this one as a ``llama-server`` still
+        loading its model does (503 ``Loading model``, whatever the path) and return ``True``."""
+        fake = self.server.fake
+        with fake._changed:
+            loading, fake.loading = fake.loading, fake.loading - 1
+        if loading <= 0:
+            return False
+        self._write(503, {"Content-Type": "application/json"}, json.dumps(LOADING_MODEL).encode())
+        return True
+
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
         """``GET /v1/models`` lists one model; anything else is 404."""
         fake = self.server.fake
         fake._record(self, None, time.monotonic())
-        if self._key_refused():
+        if self._still_loading() or self._key_refused():
             return
         if self.path.rstrip("/").endswith("/models"):
             entry = {"id": fake.model, "object": "model", **fake.model_metadata}
@@ -107,7 +119,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_unparseable": raw.decode("utf-8", "replace")}
         fake._record(self, body, started)
-        if self._key_refused():
+        if self._still_loading() or self._key_refused():
             return
         if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
             self._write(404, {"Content-Type": "application/json"}, b'{"error":{"message":"no"}}')
@@ -202,7 +214,9 @@ class FakeOpenAIServer:
     ``jinja=False`` answers a request with ``tools`` as ``llama-server --no-jinja`` does: HTTP
     500, ``server_error``, :data:`NO_JINJA_TOOLS`, however often it is asked;
     ``vision=False`` answers a request with an image as a ``llama-server`` without
-    ``--mmproj`` does (500, :data:`NO_MMPROJ_IMAGE`).
+    ``--mmproj`` does (500, :data:`NO_MMPROJ_IMAGE`). ``loading=N`` answers the first ``N``
+    requests (any path) as a ``llama-server`` still loading its model does (503,
+    :data:`LOADING_MODEL`).
 
     Different conversations (a parent agent and its child agents) can be scripted apart with
     :meth:`route`: a request whose first user message or system prompt contains the route's
@@ -225,8 +239,10 @@ class FakeOpenAIServer:
         api_key: str | None = None,
         jinja: bool = True,
         vision: bool = True,
+        loading: int = 0,
     ) -> None:
         self.final_text = final_text
+        self.loading = loading
         self.api_key = api_key
         self.jinja = jinja
         self.vision = vision

@@ -9,8 +9,9 @@ from typing import Any
 import click
 
 
-def report(workspace: Path, home: Path) -> dict[str, Any]:
-    """ripgrep, the command sandbox (available, active, mechanism), trust, and problems."""
+def report(workspace: Path, home: Path, cli: dict[str, Any] | None = None) -> dict[str, Any]:
+    """ripgrep, the command sandbox (available, active, mechanism), trust, and problems
+    (``cli``: settings given as flags — model, base URL, API key — over the config's)."""
     from mycode_builtin_tools import sandbox
     from mycode_builtin_tools.ripgrep import rg_path, rg_version
     from mycode_core import trust
@@ -21,7 +22,7 @@ def report(workspace: Path, home: Path) -> dict[str, Any]:
     settings: Any = None
     mode = "default"
     try:
-        settings = load_settings(workspace, home)
+        settings = load_settings(workspace, home, cli)
         mode = settings.permission_mode
     except ConfigError as exc:
         problems.append(str(exc))
@@ -78,14 +79,20 @@ def make_command() -> click.Command:
         default=None,
         help="Workspace to check (default: current directory).",
     )
-    def doctor(cwd: Path | None) -> None:
+    @click.option("--model", default=None, help="Model to check (as a run's --model).")
+    @click.option("--base-url", default=None, help="Server to check (as a run's --base-url).")
+    @click.option("--api-key", default=None, help="API key for that server (as a run's).")
+    def doctor(
+        cwd: Path | None, model: str | None, base_url: str | None, api_key: str | None
+    ) -> None:
         """Show what the built-in tools use here: ripgrep, sandbox, workspace, home (JSON).
 
         Exits 1 when it lists problems."""
         from mycode_core.config import home_dir
 
         workspace = (cwd or Path.cwd()).resolve()
-        found = report(workspace, home_dir())
+        flags = {"model": model, "base_url": base_url, "api_key": api_key}
+        found = report(workspace, home_dir(), {k: v for k, v in flags.items() if v is not None})
         click.echo(json.dumps(found, indent=2))
         if found["problems"]:
             raise SystemExit(1)  # SPEC §2: doctor exits 1 when it lists problems
