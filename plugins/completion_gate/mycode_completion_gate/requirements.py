@@ -266,6 +266,13 @@ _PATH_LIKE = re.compile(r"\S*/\S*")
 (``/tmp/pytest-of-root/test_x`` asks for no test run)."""
 
 
+_QUESTION = re.compile(
+    r"^(?:why|what(?!\s+about)|how(?!\s+about)|where|which|when|who|whose)\b|^(?:为什么|为啥|怎么|什么)",
+    re.IGNORECASE,
+)
+"""A question ("Why do the tests fail?") wants an answer, not a check: it asks for nothing."""
+
+
 def parse_request(prompt: str) -> Request:
     """Read the user's request: asked kinds, declined kinds, softening (EN and ZH).
 
@@ -274,6 +281,8 @@ def parse_request(prompt: str) -> Request:
     for sentence in _sentences(_PATH_LIKE.sub(" ", prompt or "")):
         declined = {kind for kind, pattern in _DECLINES if pattern.search(sentence)}
         request.declined |= declined
+        if _QUESTION.match(sentence):
+            continue
         soft = bool(_SOFTENERS.search(sentence))
         asked_here = False
         for kind, must_pass, pattern in _ASKS:

@@ -137,3 +137,15 @@ def test_unfinished_todos() -> None:
     assert [t["id"] for t in unfinished_todos(store)] == ["2", "3"]
     assert unfinished_todos({}) == []
     assert unfinished_todos({"todos": "nonsense"}) == []
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["Why do the tests fail?", "What makes test_parse fail", "How do I make the tests pass?"],
+)
+def test_questions_ask_for_no_check(prompt: str) -> None:
+    assert parse_request(prompt).asks == {}
+
+
+def test_a_question_next_to_a_request_keeps_the_request() -> None:
+    assert "test" in parse_request("Why do the tests fail? Fix it and run the tests.").asks
