@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
+from mycode_completion_gate.commands import masked, review
 from mycode_core.records import Observation, Validation
 
 Status = Literal["passed", "failed", "missing"]
@@ -62,6 +63,8 @@ class Evidence:
     """The observation index of each validation in ``before``."""
     mutations: list[tuple[int, list[str]]] = field(default_factory=list)
     """``(observation index, paths)`` of every change, in order."""
+    masked: list[Validation] = field(default_factory=list)
+    """Runs after the latest change whose exit status a ``|``, ``;`` or ``||`` hid: no proof."""
 
     def changed_after(self, index: int) -> list[str]:
         """The paths changed by observations after ``index``, in first-change order."""
@@ -118,6 +121,7 @@ def collect(observations: Sequence[Observation]) -> Evidence:
     """Build the :class:`Evidence` of a run from its observations."""
     evidence = Evidence()
     seen: set[str] = set()
+    reviewed = [review(obs) for obs in observations]
     for index, obs in enumerate(observations):
         if not obs.mutation:
             continue
@@ -129,14 +133,17 @@ def collect(observations: Sequence[Observation]) -> Evidence:
                 evidence.changed.append(path)
         if not obs.mutated:
             evidence.unknown_change = True
-        if obs.validation is None:
+        if reviewed[index] is None:
             evidence.cutoff = index
-    for index, obs in enumerate(observations):
-        if obs.validation is None:
+    for index, validation in enumerate(reviewed):
+        if validation is None:
             continue
-        if index > evidence.cutoff:
-            evidence.after.append(obs.validation)
+        if masked(validation):
+            if index > evidence.cutoff:
+                evidence.masked.append(validation)
+        elif index > evidence.cutoff:
+            evidence.after.append(validation)
         else:
-            evidence.before.append(obs.validation)
+            evidence.before.append(validation)
             evidence.before_at.append(index)
     return evidence

@@ -113,7 +113,14 @@ def gap_for(need: Need, evidence: Evidence, project: Project) -> Gap | None:
     hint = evidence.last_command(need.kind) or project.hint(need.kind)
     example = f" (e.g. `{hint}`)" if hint else ""
     label, action = _LABEL[need.kind], _ACTION[need.kind]
-    if evidence.mutated:
+    hidden = [v for v in evidence.masked if need.kind in ("check", v.kind)]
+    if hidden:
+        message = (
+            f"{asked}`{hidden[-1].command}` exits with the status of its last command, not of "
+            f"the {label}, so it proves nothing: {action} on their own, without `|`, `;` or "
+            f"`||` after them{example}, and report the result."
+        )
+    elif evidence.mutated:
         before = status.before_change
         files = describe_files(list(status.changed_since) or evidence.changed)
         if before is not None:

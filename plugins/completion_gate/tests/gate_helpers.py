@@ -57,6 +57,7 @@ def run(
         validation=validation,
         mutation=bool(mutated),
         mutated=mutated or [],
+        is_error=not passed,
     )
 
 

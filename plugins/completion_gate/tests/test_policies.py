@@ -281,3 +281,79 @@ def test_a_failed_run_in_between_keeps_the_files_since_the_last_pass(tmp_path: P
     verdict = judge(project(tmp_path), "Fix add", observations)
     assert "You changed util.py, CHANGELOG.md after the last test run" in verdict.feedback
     assert "calc.py" not in verdict.feedback
+
+
+# --- commands that do not prove what their exit status seems to say ---------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python -m pytest -q 2>&1 | tail -5",
+        "pytest -q; echo done",
+        "pytest || true",
+        "bash -c 'cd sub && pytest | tee log'",
+    ],  # fmt: skip
+)
+def test_a_test_run_whose_exit_status_is_masked_proves_nothing(
+    tmp_path: Path, command: str
+) -> None:
+    verdict = judge(project(tmp_path), "Fix add", [edit("calc.py"), run(command)])
+    assert verdict.verdict == "fail"
+    assert f"`{command}` exits with the status of its last command" in verdict.feedback
+    assert "(e.g. `python -m pytest -q`)" in verdict.feedback
+
+
+@pytest.mark.parametrize(
+    "command", ["set -o pipefail; pytest -q | tail -5", "cd sub && pytest -q && echo ok"]
+)
+def test_a_test_run_whose_exit_status_is_kept_counts(tmp_path: Path, command: str) -> None:
+    assert judge(project(tmp_path), "Fix add", [edit("calc.py"), run(command)]).verdict == "pass"
+
+
+def test_a_masked_run_then_a_plain_run_passes(tmp_path: Path) -> None:
+    observations = [edit("calc.py"), run("pytest | tail -3"), run("pytest")]
+    assert judge(project(tmp_path), "Fix add", observations).verdict == "pass"
+
+
+@pytest.mark.parametrize(
+    "command", ["pytest --version", "python -m pytest --collect-only -q", "cargo test --no-run"]
+)
+def test_a_test_command_that_runs_no_test_proves_nothing(tmp_path: Path, command: str) -> None:
+    verdict = judge(project(tmp_path), "Fix add", [edit("calc.py"), run(command)])
+    assert verdict.verdict == "fail"
+    assert "no test run passed after that change" in verdict.feedback
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "node --test",
+        "node --test test/",
+        "make -C sub test",
+        "npm --prefix sub test",
+        'sh -c "pytest"',
+        "yarn jest",
+        "npx --yes jest",
+        "python -m tox",
+        "py.test -q",
+        "./node_modules/.bin/jest",
+    ],  # fmt: skip
+)
+def test_common_test_runners_the_core_does_not_know(tmp_path: Path, command: str) -> None:
+    ws = project(tmp_path)
+    passed = [edit("calc.py"), run(command, kind=None)]
+    assert judge(ws, "Fix add", passed).verdict == "pass"
+    failed = judge(ws, "Fix add", [edit("calc.py"), run(command, kind=None, passed=False)])
+    assert failed.verdict == "fail"
+    assert f"The last run of `{command}` after your last change failed" in failed.feedback
+
+
+@pytest.mark.parametrize(
+    "prompt", ["Why do the tests fail?", "Why does node --test fail?", "为什么测试没通过？"]
+)
+def test_a_question_about_failing_tests_is_not_blocked(tmp_path: Path, prompt: str) -> None:
+    ws = project(tmp_path)
+    assert judge(ws, prompt, [read("calc.py")]).verdict == "pass"
+    observations = [read("calc.py"), run("pytest -q", passed=False)]
+    assert judge(ws, prompt, observations).verdict == "pass"

@@ -1,0 +1,88 @@
+"""A second look at the commands run during the session: did they really prove the tests?
+
+The core records a validation when a command looks like a test, lint, type-check or build
+run, and takes its exit status as the result. Three cases need the gate's own judgement:
+
+* the status was **masked**: ``pytest | tail -5``, ``pytest; echo done`` or ``pytest || true``
+  exit with the status of the last command, so a failing test run looks like a pass;
+* the command **ran no test**: ``pytest --version``, ``pytest --collect-only``,
+  ``cargo test --no-run``;
+* a common test runner the core does not know: ``node --test``, ``make -C sub test``,
+  ``npm --prefix sub test``, ``sh -c "pytest"``, ``yarn jest``, ``python -m tox``… — its result
+  is the call's error flag (a non-zero exit is an error).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from mycode_core.api import DEFAULT_VALIDATORS
+from mycode_core.records import Observation, Validation
+
+MORE_TESTS = re.compile(
+    r"""^(?: node\s+(\S+\s+)*--test
+    | make\s+(-C\s*\S+\s+|--directory=\S+\s+)?(test|check)
+    | (npm|pnpm|yarn)\s+(--prefix|-C|--cwd|--dir)[\s=]\S+\s+(run\s+)?test
+    | (yarn|pnpm(\s+exec)?|npx\s+(-y|--yes))\s+(jest|vitest|mocha)
+    | (\./)?node_modules/\.bin/(jest|vitest|mocha) | py\.test | uvx\s+pytest | hatch\s+test
+    | uv\s+run\s+(--\S+(\s+[^-\s]\S*)?\s+)+pytest | python[0-9.]*\s+-m\s+(tox|nox) | pytest
+    )\b""",
+    re.VERBOSE,
+)
+_NO_RUN = re.compile(r"\s--(version|help|collect-only|co|fixtures|markers|no-run)\b|\s-h\b")
+_SPLIT = re.compile(r"(&&|\|\||\|&?|;|\n)")
+_WRAP = re.compile(
+    r"^(\(|\{|(ba|z|da)?sh\s+-c\s+|['\"]|[A-Za-z_]\w*=\S*\s+|(timeout\s+\S+|time|env)\s+)+"
+)
+
+
+def _part(text: str) -> str:
+    return _WRAP.sub("", text.strip()).rstrip(")}'\" ")
+
+
+def _matches(part: str, patterns: Iterable[str]) -> bool:
+    return bool(MORE_TESTS.search(part)) or any(re.search(pattern, part) for pattern in patterns)
+
+
+def _command(obs: Observation) -> str | None:
+    if obs.tool != "run_command" or not obs.signature.startswith("run_command "):
+        return None
+    try:
+        arguments = json.loads(obs.signature.split(" ", 1)[1])
+    except ValueError:
+        return None
+    command = arguments.get("command") if isinstance(arguments, dict) else None
+    return command if isinstance(command, str) else None
+
+
+def masked(validation: Validation) -> bool:
+    """Whether the command's exit status is not the validation's: a ``|``, ``;`` or ``||``
+    follows the last recognised part (a pipe is fine under ``set -o pipefail``)."""
+    patterns = DEFAULT_VALIDATORS.get(validation.kind, [])
+    pieces = _SPLIT.split(validation.command)
+    parts, separators = pieces[0::2], pieces[1::2]
+    last = max((i for i, part in enumerate(parts) if _matches(_part(part), patterns)), default=-1)
+    if last < 0:
+        return False
+    after = [sep for sep in separators[last:] if sep != "&&"]
+    if "pipefail" in validation.command:
+        after = [sep for sep in after if not sep.startswith("|") or sep == "||"]
+    return bool(after)
+
+
+def review(obs: Observation) -> Validation | None:
+    """The validation ``obs`` proves, by the gate's reading (see the module docs)."""
+    validation = obs.validation
+    command = validation.command if validation else _command(obs)
+    if command is None:
+        return None
+    if validation is None:
+        parts = [_part(part) for part in _SPLIT.split(command)[0::2]]
+        if not any(_matches(part, ()) for part in parts):
+            return None
+        validation = Validation(kind="test", command=command, passed=not obs.is_error)
+    if validation.kind == "test" and _NO_RUN.search(command):
+        return None
+    return validation
