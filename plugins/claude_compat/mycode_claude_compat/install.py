@@ -26,6 +26,7 @@ from mycode_claude_compat.placing import (
     Installed,
     InstallError,
     install_folder,
+    name_problems,
     report_of,
 )
 from mycode_claude_compat.plugin_folder import PluginFolder
@@ -49,6 +50,7 @@ def validate(root: Path, home: Path, hook: Any = None) -> dict[str, Any] | None:
     folder = read_folder(root, "cli", home)
     report = report_of(folder)
     if not folder.rejected:
+        report["fatal"] += name_problems(folder)
         report["warnings"] += skill_warnings(folder, hook)
     return report
 

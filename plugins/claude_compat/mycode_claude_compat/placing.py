@@ -92,9 +92,18 @@ def _checked(folder_path: Path, home: Path, what: str) -> PluginFolder:
     folder = read_folder(folder_path, "installed", home)
     if folder.rejected:
         raise InstallError(f"{what} is not a valid plugin", report_of(folder, folder_path))
-    if not SAFE_NAME.match(folder.name):
-        raise InstallError(f"{what}: the plugin name {folder.name!r} cannot be a folder name")
+    problems = name_problems(folder)
+    if problems:
+        raise InstallError(f"{what}: {problems[0]['message']}")
     return folder
+
+
+def name_problems(folder: PluginFolder) -> list[dict[str, str]]:
+    """The ``fatal`` item of a name no install can use as its folder (``[]`` when it can)."""
+    if SAFE_NAME.match(folder.name):
+        return []
+    message = f"the plugin name {folder.name!r} cannot be a folder name"
+    return [{"message": message, "section": folder.format}]
 
 
 def _with_manifest(folder: Path, manifest: str | None) -> None:

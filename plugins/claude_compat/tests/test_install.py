@@ -63,6 +63,19 @@ def test_invalid_plugin_is_refused_with_the_report_and_nothing_left(
     assert cli(env, "install").rc == 2
 
 
+def test_validate_refuses_a_name_install_refuses(env: Env, tmp_path: Path) -> None:
+    """A Claude Code manifest whose name cannot be a folder ("My Tools") installs nowhere, so
+    ``validate`` says so too, instead of an empty ``fatal`` that ``install`` then contradicts."""
+    source = tmp_path / "tools"
+    (source / ".claude-plugin").mkdir(parents=True)
+    (source / ".claude-plugin" / "plugin.json").write_text('{"name": "My Tools"}')
+    out = cli(env, "validate", str(source))
+    assert out.rc == 1
+    [fatal] = json.loads(out.stdout)["fatal"]
+    assert "'My Tools'" in fatal["message"] and fatal["section"] == "claude-code"
+    assert cli(env, "install", str(source)).rc == 1
+
+
 def test_local_git_repository_with_a_pinned_revision(env: Env, tmp_path: Path) -> None:
     repo = agent_plugin(tmp_path / "repo", name="pinned", skills=("one",))
     first = commit_all(repo, "one")
