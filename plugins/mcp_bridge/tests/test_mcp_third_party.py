@@ -61,17 +61,11 @@ def test_time_server(make_run) -> None:
 
 def _repo_with_a_change(workspace: Path) -> None:
     """``workspace`` as a git repository: ``a.txt`` committed, then changed."""
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-    }
-    subprocess.run(["git", "init", "-q", "."], cwd=workspace, check=True, env=env)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q", "."], cwd=workspace, check=True)
     (workspace / "a.txt").write_text("one\n")
-    subprocess.run(["git", "add", "a.txt"], cwd=workspace, check=True, env=env)
-    subprocess.run(["git", "commit", "-qm", "first commit"], cwd=workspace, check=True, env=env)
+    subprocess.run([*git, "add", "a.txt"], cwd=workspace, check=True)
+    subprocess.run([*git, "commit", "-qm", "first commit"], cwd=workspace, check=True)
     (workspace / "a.txt").write_text("one\ntwo\n")
 
 
