@@ -267,10 +267,13 @@ _PATH_LIKE = re.compile(r"\S*/\S*")
 
 
 _QUESTION = re.compile(
-    r"^(?:why|what(?!\s+about)|how(?!\s+about)|where|which|when|who|whose)\b|^(?:为什么|为啥|怎么|什么)",
-    re.IGNORECASE,
+    r"^(?:why|what(?!\s+about)|how(?!\s+about))\b|^(?:where|which|when|who|whose)\b.*\?$"
+    r"|^(?:为什么|为啥|怎么|什么)",
+    re.IGNORECASE | re.DOTALL,
 )
-"""A question ("Why do the tests fail?") wants an answer, not a check: it asks for nothing."""
+"""A question ("Why do the tests fail?") wants an answer, not a check: it asks for nothing.
+One led by when/where/which/who must end with ``?`` ("When you are done, run the tests." and
+"Where possible, add tests." are requests)."""
 
 
 def parse_request(prompt: str) -> Request:

@@ -149,3 +149,10 @@ def test_questions_ask_for_no_check(prompt: str) -> None:
 
 def test_a_question_next_to_a_request_keeps_the_request() -> None:
     assert "test" in parse_request("Why do the tests fail? Fix it and run the tests.").asks
+
+
+@pytest.mark.parametrize(
+    "prompt", ["When you are done, make sure the tests pass.", "Where possible, run the tests."]
+)
+def test_a_request_led_by_when_or_where_is_no_question(prompt: str) -> None:
+    assert "test" in parse_request(prompt).asks
