@@ -19,9 +19,19 @@ from typing import TYPE_CHECKING, Any
 from mycode_core import hookimpl, subscribe
 
 if TYPE_CHECKING:
-    from mycode_core.records import CompletionVerdict, Observation, RunContext
+    from mycode_core.records import (
+        CompletionVerdict,
+        Observation,
+        RunContext,
+        Tool,
+        ToolCall,
+        ToolResult,
+    )
 
-__all__ = ["completion_verdict", "on_event"]
+OUTPUTS_KEY = "completion_gate.outputs"
+"""``context.store`` key: the end of each ``run_command`` output, by call id."""
+
+__all__ = ["completion_verdict", "on_event", "tool_result_verdict"]
 
 
 @hookimpl
@@ -31,6 +41,20 @@ def on_event(event: Any, context: RunContext) -> None:
     on this plugin's observer thread while the run waits for tools and the next answer, and
     not between the final answer and the exit."""
     import mycode_completion_gate.gate  # noqa: F401
+
+
+@hookimpl
+def tool_result_verdict(
+    call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
+) -> list[str] | None:
+    """Keep the end of each command's output: a test run whose exit status a pipe hid
+    (``pytest | tail -5``) is judged by the summary it printed."""
+    if call.name == "run_command":
+        from mycode_completion_gate.commands import OUTPUT_KEPT
+
+        outputs = context.store.setdefault(OUTPUTS_KEY, {})
+        outputs[call.id] = result.text()[-OUTPUT_KEPT:]
+    return None
 
 
 @hookimpl(trylast=True)

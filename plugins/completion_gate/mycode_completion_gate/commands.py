@@ -4,7 +4,9 @@ The core records a validation when a command looks like a test, lint, type-check
 run, and takes its exit status as the result. Three cases need the gate's own judgement:
 
 * the status was **masked**: ``pytest | tail -5``, ``pytest; echo done`` or ``pytest || true``
-  exit with the status of the last command, so a failing test run looks like a pass;
+  exit with the status of the last command, so a failing test run looks like a pass — such a
+  run is judged by the summary its output ends with (``3 passed``, ``1 failed``, ``OK``,
+  ``FAILED (failures=1)``, ``test result: ok.``…, :func:`judged`), and proves nothing without one;
 * the command **ran no test**: ``pytest --version``, ``pytest --collect-only``,
   ``cargo test --no-run``;
 * a common test runner the core does not know: ``node --test``, ``make -C sub test``,
@@ -55,6 +57,26 @@ def _command(obs: Observation) -> str | None:
         return None
     command = arguments.get("command") if isinstance(arguments, dict) else None
     return command if isinstance(command, str) else None
+
+
+_FAILED = re.compile(
+    r"\b\d+ (failed|errors?)\b|^(FAILED|FAIL|ERROR)\b|test result: FAILED|^# fail [1-9]"
+    r"|^Tests:.*\b[1-9]\d* failed",
+    re.M,
+)
+_PASSED = re.compile(
+    r"\b\d+ passed\b|^OK\b|^ok\s|test result: ok\.|^# pass \d+|^Tests:.*passed", re.M
+)
+OUTPUT_KEPT = 4000
+"""Characters kept of the end of each command's output (the test summary is at the end)."""
+
+
+def judged(output: str) -> bool | None:
+    """The outcome a test run's output states: ``False`` on a failure summary, ``True`` on a
+    passing one, ``None`` when it shows neither."""
+    if _FAILED.search(output):
+        return False
+    return True if _PASSED.search(output) else None
 
 
 def masked(validation: Validation) -> bool:

@@ -6,12 +6,12 @@ formatter, a coverage report) does not move that line: its own writes are what i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
-from mycode_completion_gate.commands import masked, review
+from mycode_completion_gate.commands import judged, masked, review
 from mycode_core.records import Observation, Validation
 
 Status = Literal["passed", "failed", "missing"]
@@ -117,8 +117,11 @@ class Evidence:
         return None
 
 
-def collect(observations: Sequence[Observation]) -> Evidence:
-    """Build the :class:`Evidence` of a run from its observations."""
+def collect(
+    observations: Sequence[Observation], outputs: Mapping[str, str] | None = None
+) -> Evidence:
+    """Build the :class:`Evidence` of a run from its observations (``outputs``: the end of each
+    command's output by call id, which judges a run whose exit status was masked)."""
     evidence = Evidence()
     seen: set[str] = set()
     reviewed = [review(obs) for obs in observations]
@@ -139,9 +142,13 @@ def collect(observations: Sequence[Observation]) -> Evidence:
         if validation is None:
             continue
         if masked(validation):
-            if index > evidence.cutoff:
-                evidence.masked.append(validation)
-        elif index > evidence.cutoff:
+            stated = judged((outputs or {}).get(observations[index].call_id, ""))
+            if stated is None:
+                if index > evidence.cutoff:
+                    evidence.masked.append(validation)
+                continue
+            validation = validation.model_copy(update={"passed": stated})
+        if index > evidence.cutoff:
             evidence.after.append(validation)
         else:
             evidence.before.append(validation)

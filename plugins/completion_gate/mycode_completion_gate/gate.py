@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mycode_completion_gate import evidence, policies, project, requirements
+from mycode_completion_gate import OUTPUTS_KEY, evidence, policies, project, requirements
 from mycode_core.records import CompletionVerdict, Observation, RunContext
 
 STORE_KEY = "completion_gate"
@@ -61,7 +61,7 @@ def verdict(
     return policies.judge(
         name,
         request=requirements.parse_request(_said(context)),
-        evidence=evidence.collect(observations),
+        evidence=evidence.collect(observations, context.store.get(OUTPUTS_KEY)),
         project=project.inspect(context.workspace),
         todos=requirements.unfinished_todos(context.store),
     )

@@ -181,3 +181,20 @@ def run_env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MYCODE_")}
     env["MYCODE_HOME"] = str(tmp_path / "home")
     return env
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_a_piped_test_run_is_judged_by_the_summary_it_printed(tmp_path: Path, fixed: bool) -> None:
+    """``pytest -q 2>&1 | tail -3`` exits with ``tail``'s status: its output's summary (``1
+    passed`` / ``1 failed``) tells whether the tests passed, not the exit code of the pipe."""
+    ws = make_project(tmp_path)
+    piped = tool("run_command", command="python -m pytest -q 2>&1 | tail -3")
+    wrong = tool("edit_file", path="calc.py", old_string="a - b", new_string="b - a")
+    turns = [READ, FIX if fixed else wrong, piped, say("Done.")]
+    events, rc, stderr = run_cli(ws, turns, "Fix add", "--max-steps", "6")
+    told = guidance(events)
+    assert not any("exits with the status" in line for line in told)
+    if fixed:
+        assert rc == 0 and events[-1]["verdict"] == "pass", (told, stderr)
+    else:
+        assert rc == 1 and "failed: fix the failure" in told[0], (told, stderr)
