@@ -142,23 +142,33 @@ class HookProcesses:
     """The hook processes of one run: those still going are stopped when the run is cancelled
     (if they started before) and when it ends (:meth:`stop_all`)."""
 
+    MARK = "MYCODE_HOOK_RUN"
+    """The environment variable marking a hook's processes (their marker value is its own)."""
+
     def __init__(self, cancelled: threading.Event | None = None) -> None:
         self.cancelled = cancelled
-        self.live: set[subprocess.Popen[bytes]] = set()
+        self.live: dict[subprocess.Popen[bytes], str] = {}
         self.lock = threading.Lock()
 
-    def add(self, process: subprocess.Popen[bytes]) -> None:
-        """A hook started (its group dies with mycode, even a SIGKILLed one)."""
+    def mark(self) -> str:
+        """The marker (``NAME=VALUE``) of a hook about to start: from now on, what carries it in
+        its environment dies with mycode, even a SIGKILLed one — before the hook can run."""
+        marker = f"{self.MARK}={os.urandom(8).hex()}"
+        watch_group(marker=marker)
+        return marker
+
+    def add(self, process: subprocess.Popen[bytes], marker: str) -> None:
+        """A hook started with ``marker`` (its group too dies with mycode)."""
         with self.lock:
-            self.live.add(process)
+            self.live[process] = marker
         watch_group(process.pid)
 
     def end(self, process: subprocess.Popen[bytes]) -> None:
         """Kill what is left of the hook's process group; it is no longer ours to stop."""
         _kill_tree(process)
         with self.lock:
-            self.live.discard(process)
-        unwatch_group(process.pid)
+            marker = self.live.pop(process, None)
+        unwatch_group(process.pid, marker)
 
     def stop_all(self) -> None:
         """The run ends: stop every hook still going (an ``async`` one in the background)."""
@@ -254,6 +264,8 @@ def run_hook(
             hook.plugin_data.mkdir(parents=True, exist_ok=True)
     processes = processes or HookProcesses()
     running = processes.running()
+    marker = processes.mark()
+    env[HookProcesses.MARK] = marker.partition("=")[2]
     try:
         process = subprocess.Popen(  # noqa: S603 - the user's own hook, from a trusted source
             [_SHELL, "-c", hook.command],
@@ -265,9 +277,10 @@ def run_hook(
             start_new_session=True,
         )
     except OSError as exc:
+        unwatch_group(marker=marker)
         run.error = str(exc)
         return run
-    processes.add(process)
+    processes.add(process, marker)
     assert process.stdin and process.stdout and process.stderr
     out, err = bytearray(), bytearray()
     flags = {"truncated": False, "async": False}

@@ -266,10 +266,12 @@ def test_a_small_window_full_of_tool_schemas_gives_way_on_the_reply_not_the_run(
     def noop(arguments: dict[str, Any], context: Any) -> ToolResult:
         return ToolResult(content="ok")
 
-    # the builtin tools and one long-winded third-party tool: ~1,350 tokens of schemas
+    # the builtin tools and one long-winded third-party tool: ~1,400 tokens of schemas, which
+    # leave ~50 tokens of room over the reply's floor (the system prompt holds tmp_path, whose
+    # length grows with pytest's run counter: with no room, run 1000 overflowed by one token)
     long_winded = Tool(
         name="long_winded",
-        description="Describes one option of this tool at length. " * 60,
+        description="Describes one option of this tool at length. " * 55,
         handler=noop,
         read_only=True,
     )
