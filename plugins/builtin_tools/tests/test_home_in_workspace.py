@@ -27,7 +27,8 @@ def test_the_home_inside_the_workspace_stays_mycodes_own(tmp_path: Path) -> None
         ],
     )
     args = ["-p", "needle", "--model", model, "--output-format", "stream-json"]
-    run = run_cli([*args, "--permission-mode", "accept-edits"], workspace, home)
+    # bypass: the command runs with or without a sandbox here, and the boundary still holds
+    run = run_cli([*args, "--permission-mode", "bypass"], workspace, home)
     assert run.rc == 0, run.stderr
     command, listing, search, write, read = run.of_type("tool_result")
     assert not command["is_error"]
