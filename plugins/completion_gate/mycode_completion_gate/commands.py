@@ -9,6 +9,8 @@ run, and takes its exit status as the result. Three cases need the gate's own ju
   ``FAILED (failures=1)``, ``test result: ok.``…, :func:`judged`), and proves nothing without one;
 * the command **ran no test**: ``pytest --version``, ``pytest --collect-only``,
   ``cargo test --no-run``;
+* a command joining several kinds with ``&&`` (``ruff check . && pytest``): the core records
+  the first, the gate counts each;
 * a common test runner the core does not know: ``node --test``, ``make -C sub test``,
   ``npm --prefix sub test``, ``sh -c "pytest"``, ``yarn jest``, ``python -m tox``… — its result
   is the call's error flag (a non-zero exit is an error).
@@ -94,17 +96,36 @@ def masked(validation: Validation) -> bool:
     return bool(after)
 
 
-def review(obs: Observation) -> Validation | None:
-    """The validation ``obs`` proves, by the gate's reading (see the module docs)."""
+def _kinds(command: str) -> list[str]:
+    """The kinds of verification the ``&&``-joined parts of ``command`` run, in order."""
+    kinds: list[str] = []
+    for piece in command.split("&&"):
+        part = _part(_SPLIT.split(piece)[0])
+        for kind, patterns in DEFAULT_VALIDATORS.items():
+            if kind not in kinds and (
+                any(re.search(p, part) for p in patterns)
+                or (kind == "test" and MORE_TESTS.search(part))
+            ):
+                kinds.append(kind)
+    return kinds
+
+
+def review(obs: Observation) -> list[Validation]:
+    """The validations ``obs`` proves, by the gate's reading (see the module docs): one per
+    kind its ``&&``-joined parts run (``ruff check . && pytest`` proves the lint and the tests:
+    its zero exit status means every part passed)."""
     validation = obs.validation
     command = validation.command if validation else _command(obs)
     if command is None:
-        return None
+        return []
     if validation is None:
         parts = [_part(part) for part in _SPLIT.split(command)[0::2]]
         if not any(_matches(part, ()) for part in parts):
-            return None
+            return []
         validation = Validation(kind="test", command=command, passed=not obs.is_error)
-    if validation.kind == "test" and _NO_RUN.search(command):
-        return None
-    return validation
+    kinds = [validation.kind, *(kind for kind in _kinds(command) if kind != validation.kind)]
+    return [
+        validation.model_copy(update={"kind": kind})
+        for kind in kinds
+        if not (kind == "test" and _NO_RUN.search(command))
+    ]

@@ -136,21 +136,30 @@ def collect(
                 evidence.changed.append(path)
         if not obs.mutated:
             evidence.unknown_change = True
-        if reviewed[index] is None:
+        if not reviewed[index]:
             evidence.cutoff = index
-    for index, validation in enumerate(reviewed):
-        if validation is None:
-            continue
-        if masked(validation):
-            stated = judged((outputs or {}).get(observations[index].call_id, ""))
-            if stated is None:
-                if index > evidence.cutoff:
-                    evidence.masked.append(validation)
-                continue
-            validation = validation.model_copy(update={"passed": stated})
-        if index > evidence.cutoff:
-            evidence.after.append(validation)
-        else:
-            evidence.before.append(validation)
-            evidence.before_at.append(index)
+    for index, validations in enumerate(reviewed):
+        for validation in validations:
+            _count(evidence, index, validation, outputs, observations[index].call_id)
     return evidence
+
+
+def _count(
+    evidence: Evidence,
+    index: int,
+    validation: Validation,
+    outputs: Mapping[str, str] | None,
+    call_id: str,
+) -> None:
+    if masked(validation):
+        stated = judged((outputs or {}).get(call_id, ""))
+        if stated is None:
+            if index > evidence.cutoff:
+                evidence.masked.append(validation)
+            return
+        validation = validation.model_copy(update={"passed": stated})
+    if index > evidence.cutoff:
+        evidence.after.append(validation)
+    else:
+        evidence.before.append(validation)
+        evidence.before_at.append(index)

@@ -46,6 +46,19 @@ def test_kinds_are_separate_and_check_means_any() -> None:
     assert evidence.status("check").status == "passed"
 
 
+def test_a_chain_proves_every_kind_it_runs() -> None:
+    chained = "ruff check . && mypy src && python -m pytest -q"
+    evidence = collect([edit("a.py"), run(chained, kind="lint")])
+    assert [evidence.status(kind).status for kind in ("lint", "typecheck", "test")] == [
+        "passed"
+    ] * 3
+    failing = collect([edit("a.py"), run(chained, kind="lint", passed=False)])
+    assert failing.status("test").status == "failed"
+    assert collect([edit("a.py"), run("ruff check . ; pytest", kind="lint")]).status(
+        "test"
+    ).status == ("missing")  # ';' hides the status: proves nothing without a summary
+
+
 def test_a_validation_that_writes_files_covers_its_own_writes() -> None:
     observations = [edit("a.py"), run("pytest --cov", mutated=[".coverage"])]
     evidence = collect(observations)
