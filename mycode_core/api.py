@@ -37,6 +37,14 @@ NAMES: dict[str, tuple[str, str]] = {
         "mycode_core.cli.slash_args",
         "typed arguments filled into a command's text",
     ),
+    "run_inline_commands": (
+        "mycode_core.cli.inline_commands",
+        "a command file's or skill's ``!`cmd``` replaced by what it printed, once allowed",
+    ),
+    "has_inline_commands": ("mycode_core.cli.inline_commands", "whether a text has ``!`cmd```"),
+    "InlineCommandRefused": ("mycode_core.cli.inline_commands", "an inline command not allowed"),
+    "INLINE_CALL_PREFIX": ("mycode_core.cli.inline_commands", "the call ids of inline commands"),
+    "command_output": ("mycode_core.cli.inline_commands", "what a ``run_command`` printed"),
     "DEFAULT_VALIDATORS": (
         "mycode_core.runtime.observation",
         "the command patterns that count as validation (test, lint, types, build)",
@@ -75,16 +83,20 @@ __all__ = [
     "BUILD_DIRS",
     "ContextOverflow",
     "DEFAULT_VALIDATORS",
+    "INLINE_CALL_PREFIX",
+    "InlineCommandRefused",
     "ModelError",
     "NOISE_DIRS",
     "SECRET_ENV",
     "SetupError",
     "allowed_entry_points",
+    "command_output",
     "core_report",
     "local_servers",
     "error_line",
     "fill_arguments",
     "get_plugin_manager",
+    "has_inline_commands",
     "is_secret_name",
     "main",
     "mode_layer",
@@ -93,6 +105,7 @@ __all__ = [
     "plugin_dir_option",
     "replace_atomically",
     "rewound",
+    "run_inline_commands",
     "safeopen",
     "scrub_env",
     "unwatch_group",
@@ -104,6 +117,13 @@ if TYPE_CHECKING:
     from mycode_core.agents import AgentOutcome, AgentRequest
     from mycode_core.claude_rules import mycode_rule, mycode_tool_name
     from mycode_core.cli.diagnostics import core_report
+    from mycode_core.cli.inline_commands import (
+        INLINE_CALL_PREFIX,
+        InlineCommandRefused,
+        command_output,
+        has_inline_commands,
+        run_inline_commands,
+    )
     from mycode_core.cli.lifeline import unwatch_group, watch_group
     from mycode_core.cli.local_models import local_servers
     from mycode_core.cli.main import main

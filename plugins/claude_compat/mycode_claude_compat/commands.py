@@ -1,7 +1,7 @@
 """Claude Code slash commands: ``commands/*.md`` with optional front matter (``description``,
 ``argument-hint``, ``allowed-tools``, ``arguments``); the body is the prompt, with ``$ARGUMENTS``,
 ``$N`` and named arguments replaced by the command's arguments; its ``!`cmd``` marks are
-run by :mod:`.prerun`."""
+run by the core's ``api.run_inline_commands``."""
 
 from __future__ import annotations
 

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mycode_core.api import command_output
+
 TOOL_NAMES = {
     "run_command": "Bash",
     "read_file": "Read",
@@ -91,25 +93,6 @@ def content_text(content: Any) -> str:
         if isinstance(block, dict) and block.get("type") == "text":
             parts.append(str(block.get("text", "")))
     return "\n".join(parts)
-
-
-_ENDINGS = ("\nkilled by signal ", "\nCommand timed out after ", "\nInterrupted by the user")
-"""What ``run_command`` writes after a command's output besides ``exit code: N``."""
-
-
-def command_output(text: str, meta: dict[str, Any]) -> str:
-    """The command's own output, as Claude Code's Bash ``stdout``: without the last line
-    ``run_command`` adds for the model (``exit code: 0``, a timeout, a signal) and the notes
-    after it, and empty for ``(no output)``. A result without ``exit_code`` (another plugin's
-    ``run_command``) is taken as it is."""
-    if not isinstance(meta.get("exit_code"), int):
-        return text
-    for ending in (f"\nexit code: {meta['exit_code']}", *_ENDINGS):
-        output, found, _ = text.rpartition(ending)
-        if found:
-            text = output
-            break
-    return "" if text == "(no output)" else text
 
 
 def cc_response(name: str, arguments: dict[str, Any], result: Any, workspace: Path) -> Any:

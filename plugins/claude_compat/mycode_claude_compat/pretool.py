@@ -19,9 +19,9 @@ from collections.abc import Generator
 from typing import Any
 
 from mycode_claude_compat.names import cc_input, cc_name, mycode_input
-from mycode_claude_compat.prerun import CALL_PREFIX
 from mycode_claude_compat.protocol import Decision
 from mycode_claude_compat.session import session_for
+from mycode_core.api import INLINE_CALL_PREFIX
 
 
 def _schema_problem(tool: Any, arguments: dict[str, Any]) -> str | None:
@@ -115,7 +115,7 @@ def _verdict(decision: str, reason: str, rule: str, layer: str, updated: Any) ->
 
 def wrap(call: Any, tool: Any, context: Any) -> Generator[None, Any, Any]:
     """The body of the ``permission_verdict`` wrapper."""
-    if call.id.startswith(CALL_PREFIX):  # a command file's own shell command, no model's call
+    if call.id.startswith(INLINE_CALL_PREFIX):  # a command file's own command, no model's call
         return (yield)
     try:
         decision, updated = _run_hooks(call, tool, context)

@@ -10,7 +10,7 @@ from typing import Any
 
 from mycode_claude_compat.commands import CommandFile, expand, read_command
 from mycode_claude_compat.grants import as_rules
-from mycode_claude_compat.prerun import Refused, has_commands, run_commands
+from mycode_core.api import InlineCommandRefused, has_inline_commands, run_inline_commands
 
 _PLUGIN_ROOT = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b")
 
@@ -27,7 +27,7 @@ def _runner(
         ``${CLAUDE_PLUGIN_ROOT}`` is the plugin's folder (as in Claude Code), and that folder
         becomes readable for the run, so ``@${CLAUDE_PLUGIN_ROOT}/templates/x.md`` and a
         ``read_file`` of the plugin's own files work (the user named the folder). Its shell
-        commands run first (:mod:`.prerun`); a refused one sends nothing. The command's
+        commands run first (``api.run_inline_commands``); a refused one sends nothing. The command's
         ``allowed-tools`` are granted for its turn (:mod:`.grants`)."""
         roots = getattr(context, "readable_roots", None)
         if isinstance(roots, list) and root not in roots:
@@ -35,10 +35,10 @@ def _runner(
         prompt = expand(with_root(command.body), args, command.arguments)
         allowed = [with_root(entry) for entry in command.allowed_tools] if grants else []
         rules = as_rules(allowed)
-        if has_commands(prompt):
+        if has_inline_commands(prompt):
             try:
-                prompt = run_commands(prompt, context, rules)
-            except Refused as exc:
+                prompt = run_inline_commands(prompt, context, rules)
+            except InlineCommandRefused as exc:
                 from mycode_core import SlashResult
 
                 return SlashResult(output=f"/{command.name} was not run: {exc}")

@@ -37,17 +37,16 @@ def force_skill(name: str, task: str, context: Any) -> Any:
 
     Its ``$ARGUMENTS`` is the task, ``$N``/``$ARGUMENTS[N]`` one argument of it and ``$name``
     one named in its ``arguments``, as Claude Code fills them in for a skill invoked as a
-    command (``The user invoked this with: $ARGUMENTS``)."""
-    from mycode_core.api import fill_arguments
+    command (``The user invoked this with: $ARGUMENTS``); its ``!`cmd``` lines then run
+    (:func:`~mycode_skills.tool.load`)."""
     from mycode_skills.tool import load
 
-    result = load(name, context, turn=None)  # active from the turn this prompt starts
+    # active from the turn this prompt starts
+    result = load(name, context, turn=None, arguments=task.strip())
     if result.is_error:
         return _output(result.text())
     request = task.strip() or "Apply this skill to the current work; ask me if anything is unclear."
-    names = (result.metadata or {}).get("arguments") or ()
-    loaded, _ = fill_arguments(result.text(), task.strip(), names)
     return (
         f"{request}\n\nUse the skill {name!r}, loaded below for this turn, and follow its "
-        f"instructions.\n\n{loaded}"
+        f"instructions.\n\n{result.text()}"
     )

@@ -5,13 +5,32 @@ from __future__ import annotations
 from typing import Any
 
 from mycode_core import RunContext, ToolResult, tool
+from mycode_core.api import (
+    InlineCommandRefused,
+    fill_arguments,
+    has_inline_commands,
+    run_inline_commands,
+)
 from mycode_skills.listing import loaded_text
 from mycode_skills.state import SkillsState
 
 
-def load(name: str, context: Any, *, turn: str | None, by_model: bool = False) -> ToolResult:
+def load(
+    name: str,
+    context: Any,
+    *,
+    turn: str | None,
+    by_model: bool = False,
+    arguments: str | None = None,
+) -> ToolResult:
     """Load skill ``name`` for ``context``'s run: activate and pin it, return its text;
-    ``by_model``: the model asked (a user-only skill is refused)."""
+    ``by_model``: the model asked (a user-only skill is refused); ``arguments``: what the user
+    typed after ``/name``, filled into its placeholders (``$ARGUMENTS``, ``$0``, ``$name``).
+
+    Its ``!`cmd``` lines run first and their output takes their place, as Claude Code renders
+    a skill: each judged by the run's permission policy and run by ``run_command`` (sandboxed),
+    with no grant from its ``allowed-tools`` (they only restrict); one not allowed loads
+    nothing."""
     state = SkillsState.of(context)
     snapshot = state.refresh()
     # also Claude Code's name for a plugin's skill, ``plugin:skill``, which plugins' own
@@ -29,6 +48,15 @@ def load(name: str, context: Any, *, turn: str | None, by_model: bool = False) -
         text, body = loaded_text(skill, state.plugin_root(skill), context.session_id)
     except OSError as exc:
         return ToolResult.error(f"Cannot read skill {skill.name!r}: {exc.strerror or exc}")
+    rendered = body
+    if arguments is not None:
+        rendered, _ = fill_arguments(rendered, arguments, skill.argument_names)
+    if has_inline_commands(rendered):
+        try:
+            rendered = run_inline_commands(rendered, context)
+        except InlineCommandRefused as exc:
+            return ToolResult.error(f"Skill {skill.name!r} was not loaded: {exc}")
+    text, body = text.replace(body, rendered, 1), rendered
     state.restrictions.activate(skill.name, state.allowed_tools(skill), turn)
     state.pin(skill.name, body)
     return ToolResult(
@@ -36,7 +64,6 @@ def load(name: str, context: Any, *, turn: str | None, by_model: bool = False) -
         metadata={
             "skill": skill.name,
             "resources": [f"skill:{skill.name}"],
-            "arguments": list(skill.argument_names),
         },
     )
 

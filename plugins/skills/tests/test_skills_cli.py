@@ -442,3 +442,42 @@ def test_a_skill_without_front_matter_is_listed_and_loads(dirs: dict[str, Path])
         assert run.rc == 0, run.stderr
         system = str(server.chat_requests[0].messages[0]["content"])
     assert "- notes-helper: Keeps meeting notes tidy. Use when asked for notes." in system
+
+
+def test_a_skills_inline_commands_run_before_its_text_is_sent(dirs: dict[str, Path]) -> None:
+    """Claude Code renders a skill's ``!`cmd``` (after its arguments) when it is invoked: the
+    model sees what the command printed, not the command."""
+    body = "Issue state: !`echo state-of-$0`\n\n```!\necho from a block\n```\n"
+    write_skill(dirs["home"] / "skills", "issue", body=body)
+    user = _first_user_message(dirs, "/issue 42")
+    assert "Issue state: state-of-42" in user and "from a block" in user, user
+    assert "!`" not in user and "```!" not in user
+
+
+def test_a_skill_loaded_by_the_model_runs_its_inline_commands(dirs: dict[str, Path]) -> None:
+    write_skill(dirs["home"] / "skills", "status", body="Branch facts: !`echo printed-here`\n")
+    call = {"name": "load_skill", "arguments": {"name": "status"}}
+    model = write_script(dirs["workspace"].parent / "s.json", [{"tool_calls": [call]}])
+    args = ["-p", "check", "--model", model, "--output-format", "stream-json"]
+    run = _run([*args, "--completion-policy", "off"], dirs)
+    assert run.rc == 0, run.stderr
+    (loaded,) = run.of_type("tool_result")
+    assert not loaded["is_error"] and "Branch facts: printed-here" in loaded["content"]
+
+
+def test_a_skill_whose_inline_command_is_denied_is_not_loaded(dirs: dict[str, Path]) -> None:
+    """A command the user's rules deny refuses the whole skill: nothing ran, nothing loaded."""
+    (dirs["home"] / "config.toml").write_text(
+        '[permissions]\ndeny = ["run_command(touch:*)"]\n', "utf-8"
+    )
+    marker = dirs["workspace"] / "ran"
+    body = f"First !`echo fine` then !`touch {marker}`\n"
+    write_skill(dirs["home"] / "skills", "sneaky", body=body)
+    call = {"name": "load_skill", "arguments": {"name": "sneaky"}}
+    model = write_script(dirs["workspace"].parent / "s.json", [{"tool_calls": [call]}])
+    args = ["-p", "go", "--model", model, "--output-format", "stream-json"]
+    run = _run([*args, "--completion-policy", "off"], dirs)
+    assert run.rc == 0, run.stderr
+    (loaded,) = run.of_type("tool_result")
+    assert loaded["is_error"] and "was not loaded" in loaded["content"], loaded["content"]
+    assert f"touch {marker}" in loaded["content"] and not marker.exists()

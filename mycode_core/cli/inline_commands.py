@@ -1,0 +1,120 @@
+"""The shell commands of a command file or skill, run before its text is sent, as Claude Code
+runs them.
+
+Claude Code runs each ``!`cmd``` of a command's or skill's text (and each ```` ```! ````
+block) when it is invoked, and sends the text with the command's output in its place: the model
+never sees the command, only what it printed (``/commit`` shows it ``git status``;
+``/ralph-loop`` has written its state file before the first turn). Here each one is judged first
+as a ``run_command`` call by the run's permission policy, with the caller's ``granted`` rules
+added for the judgement (the user's deny and ask rules still win, plan mode denies), then run by
+the ``run_command`` tool itself, so the command sandbox applies. One that is not allowed refuses
+the whole text, as Claude Code's "permission check failed": nothing runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from mycode_core.records import PermissionVerdict, ToolCall, ToolResult
+
+_RUN_MARK = re.compile(r"^```!\s*\n(?P<block>.*?)\n```[ \t]*$|!`(?P<inline>[^`\n]+)`", re.S | re.M)
+"""``!`cmd``` inline, or a fenced block opened with ```` ```! ```` (Claude Code's two forms)."""
+INLINE_CALL_PREFIX = "cmdrun_"
+"""Call ids of these runs: they are no model's tool calls (a ``PreToolUse`` hook skips them)."""
+_ENDINGS = ("\nkilled by signal ", "\nCommand timed out after ", "\nInterrupted by the user")
+
+
+class InlineCommandRefused(Exception):
+    """A command of the text may not run; the message says which and why."""
+
+
+def has_inline_commands(text: str) -> bool:
+    """Whether ``text`` holds a ``!`cmd``` or a ```` ```! ```` block."""
+    return _RUN_MARK.search(text) is not None
+
+
+def run_inline_commands(text: str, context: Any, granted: Iterable[str] = ()) -> str:
+    """``text`` with each command replaced by its output; raises :class:`InlineCommandRefused`.
+
+    Every command is judged before any runs, so a refused one leaves nothing half done.
+    ``granted`` are permission rules (``run_command(git status:*)``) allowed while each command
+    is judged: a command file's ``allowed-tools``."""
+    tool = context.tools.get("run_command")
+    if tool is None:
+        raise InlineCommandRefused("it runs shell commands and this run has no run_command tool")
+    commands = [_command(match) for match in _RUN_MARK.finditer(text)]
+    rules = list(dict.fromkeys(granted))
+    allowed = {command: _allowed(tool, context, command, rules) for command in commands}
+    outputs = {command: _output(tool, context, arguments) for command, arguments in allowed.items()}
+    return _RUN_MARK.sub(lambda match: outputs[_command(match)], text)
+
+
+def _command(match: re.Match[str]) -> str:
+    return (match.group("block") or match.group("inline") or "").strip()
+
+
+def _output(tool: Any, context: Any, arguments: dict[str, Any]) -> str:
+    """What one allowed command printed (without ``run_command``'s closing line), with its exit
+    code when it failed."""
+    result = tool.handler(arguments, context)
+    if inspect.isawaitable(result):
+        result = asyncio.run(_awaited(result))
+    metadata = getattr(result, "metadata", None) or {}
+    printed = result.text() if isinstance(result, ToolResult) else str(result)
+    text = command_output(printed, metadata)
+    code = metadata.get("exit_code")
+    if isinstance(code, int) and code != 0:
+        return f"{text.rstrip()}\n(exit code {code})".lstrip("\n")
+    return text.rstrip("\n")
+
+
+def command_output(text: str, metadata: dict[str, Any]) -> str:
+    """A ``run_command`` result's text as the command printed it: without the line the tool
+    adds for the model (``exit code: 0``, a timeout, a signal) and the notes after it, and
+    empty for ``(no output)``. A result without ``exit_code`` (another plugin's
+    ``run_command``) is taken as it is."""
+    code = metadata.get("exit_code")
+    if not isinstance(code, int):
+        return text
+    for ending in (f"\nexit code: {code}", *_ENDINGS):
+        output, found, _ = text.rpartition(ending)
+        if found:
+            text = output
+            break
+    return "" if text == "(no output)" else text
+
+
+async def _awaited(result: Any) -> Any:
+    return await result
+
+
+def _allowed(tool: Any, context: Any, command: str, rules: list[str]) -> dict[str, Any]:
+    """The arguments to run ``command`` with, once the permission policy allows it."""
+    arguments: dict[str, Any] = {"command": command}
+    if context.permission_mode == "plan" and not tool.read_only:
+        raise InlineCommandRefused(f"plan mode runs no shell command (`{command}`)")
+    call = ToolCall(
+        id=f"{INLINE_CALL_PREFIX}{uuid.uuid4().hex[:12]}",
+        name="run_command",
+        arguments=arguments,
+        raw_arguments=json.dumps(arguments, ensure_ascii=False),
+    )
+    added = [rule for rule in rules if rule not in context.session_grants]
+    context.session_grants.update(added)
+    try:
+        verdict = context.hook.permission_verdict(call=call, tool=tool, context=context)
+    except Exception as exc:  # noqa: BLE001 - a failing policy never allows
+        raise InlineCommandRefused(f"the permission check of `{command}` failed: {exc}") from exc
+    finally:
+        context.session_grants.difference_update(added)
+    if isinstance(verdict, PermissionVerdict) and verdict.decision != "allow":
+        reason = verdict.reason or verdict.rule or "not allowed"
+        raise InlineCommandRefused(f"`{command}` is not allowed to run: {reason}")
+    updated = getattr(verdict, "updated_arguments", None)
+    return dict(updated) if isinstance(updated, dict) else arguments
