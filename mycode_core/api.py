@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+_INLINE = "mycode_core.cli.inline_commands"
 NAMES: dict[str, tuple[str, str]] = {
     "AgentRequest": ("mycode_core.agents", "what a plugin asks of ``context.spawn_agent``"),
     "AgentOutcome": ("mycode_core.agents", "what ``context.spawn_agent`` returns"),
@@ -37,14 +38,10 @@ NAMES: dict[str, tuple[str, str]] = {
         "mycode_core.cli.slash_args",
         "typed arguments filled into a command's text",
     ),
-    "run_inline_commands": (
-        "mycode_core.cli.inline_commands",
-        "a command file's or skill's ``!`cmd``` replaced by what it printed, once allowed",
-    ),
-    "has_inline_commands": ("mycode_core.cli.inline_commands", "whether a text has ``!`cmd```"),
-    "InlineCommandRefused": ("mycode_core.cli.inline_commands", "an inline command not allowed"),
-    "INLINE_CALL_PREFIX": ("mycode_core.cli.inline_commands", "the call ids of inline commands"),
-    "command_output": ("mycode_core.cli.inline_commands", "what a ``run_command`` printed"),
+    "run_inline_commands": (_INLINE, "a text's ``!`cmd``` run and replaced by their output"),
+    "InlineCommandRefused": (_INLINE, "an inline command that may not run"),
+    "INLINE_CALL_PREFIX": (_INLINE, "the call ids of inline commands"),
+    "command_output": (_INLINE, "what a ``run_command`` printed"),
     "DEFAULT_VALIDATORS": (
         "mycode_core.runtime.observation",
         "the command patterns that count as validation (test, lint, types, build)",
@@ -96,7 +93,6 @@ __all__ = [
     "error_line",
     "fill_arguments",
     "get_plugin_manager",
-    "has_inline_commands",
     "is_secret_name",
     "main",
     "mode_layer",
@@ -121,7 +117,6 @@ if TYPE_CHECKING:
         INLINE_CALL_PREFIX,
         InlineCommandRefused,
         command_output,
-        has_inline_commands,
         run_inline_commands,
     )
     from mycode_core.cli.lifeline import unwatch_group, watch_group

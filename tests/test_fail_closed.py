@@ -12,7 +12,7 @@ import pytest
 
 from mycode_core import hookimpl
 from mycode_core.records import CompletionVerdict, PermissionVerdict
-from mycode_core.testing import installed_plugin, make_runner, run_events
+from mycode_core.testing import installed_plugin, make_runner, run_events, write_user_plugin
 from mycode_core.testing.cli import run_cli, write_plugin_dist, write_script
 
 EDIT = {"tool_calls": [{"name": "write_file", "arguments": {"path": "app.py", "content": "x=1\n"}}]}
@@ -409,8 +409,7 @@ def test_a_plugin_file_raising_in_every_hook_names_itself_everywhere(tmp_path: P
             params = ", ".join(inspect.signature(spec).parameters)
             lines.append(f"@hookimpl\ndef {name}({params}):\n    raise RuntimeError('in {name}')")
     home, workspace = tmp_path / "home", tmp_path / "ws"
-    (home / "plugins").mkdir(parents=True)
-    (home / "plugins" / "allbad.py").write_text("\n".join(lines) + "\n", "utf-8")
+    write_user_plugin(home, "allbad", "\n".join(lines) + "\n")
     (workspace / "tests").mkdir(parents=True)
     (workspace / "tests" / "test_app.py").write_text("def test_x():\n    pass\n", "utf-8")
     read = {"tool_calls": [{"name": "read_file", "arguments": {"path": "tests/test_app.py"}}]}

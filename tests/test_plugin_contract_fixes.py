@@ -17,6 +17,7 @@ from mycode_core.testing import (
     system_prompt_for,
     write_plugin_dist,
     write_script,
+    write_user_plugin,
 )
 
 
@@ -204,8 +205,7 @@ def completion_verdict(final_text, observations, context):
 
 
 def test_contributes_lists_every_kind(cli: Any, home: Path) -> None:
-    (home / "plugins").mkdir(parents=True)
-    (home / "plugins" / "everything.py").write_text(EVERYTHING, encoding="utf-8")
+    write_user_plugin(home, "everything", EVERYTHING)
     env = {"MYCODE_LOAD_PLUGINS": "coretools,everything,skills,subagents"}
     check = cli(["plugins", "--check"], env=env)
     assert check.rc == 0, check.stdout + check.stderr
@@ -263,9 +263,7 @@ def test_a_tool_built_by_hand_with_a_bad_name_points_at_the_plugin(cli: Any, hom
         "\n"
         'BAD = Tool(name="no spaces allowed", description="x", handler=print)\n'
     )
-    (home / "plugins").mkdir(parents=True)
-    path = home / "plugins" / "handmade.py"
-    path.write_text(source, encoding="utf-8")
+    path = write_user_plugin(home, "handmade", source)
     listing = cli(["plugins"], env={"MYCODE_LOAD_PLUGINS": "coretools,handmade"})
     (row,) = [row for row in json.loads(listing.stdout) if row["name"] == "handmade"]
     assert f"(at {path}:4)" in row["error"], row["error"]

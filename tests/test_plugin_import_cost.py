@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mycode_core.testing import run_cli, write_plugin_dist
+from mycode_core.testing import run_cli, write_plugin_dist, write_user_plugin
 
 HEAVY = """
 import time
@@ -33,9 +33,8 @@ def test_a_heavy_import_is_named_with_its_cost(tmp_path: Path) -> None:
 
 def test_a_heavy_plugin_file_is_named_with_its_cost(tmp_path: Path) -> None:
     home, site = tmp_path / "home", tmp_path / "site"
-    (home / "plugins").mkdir(parents=True)
-    (home / "plugins" / "slow.py").write_text(HEAVY, encoding="utf-8")
-    (home / "plugins" / "quick.py").write_text(LIGHT, encoding="utf-8")
+    write_user_plugin(home, "slow", HEAVY)
+    write_user_plugin(home, "quick", LIGHT)
     write_plugin_dist(site, "packaged_heavy", HEAVY)
     result = run_cli(["plugins", "--check"], tmp_path, home, pythonpath=[site])
     assert result.rc == 0, result.stderr

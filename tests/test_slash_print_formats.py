@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mycode_core.testing import write_user_plugin
 from mycode_core.testing.cli import run_cli, write_script
 
 VERSION_COMMAND = """
@@ -21,8 +22,7 @@ def register_slash_commands(register, context):
 
 def _run(tmp_path: Path, fmt: str) -> tuple[int, str]:
     home, workspace = tmp_path / "home", tmp_path / "ws"
-    (home / "plugins").mkdir(parents=True, exist_ok=True)
-    (home / "plugins" / "versioned.py").write_text(VERSION_COMMAND, "utf-8")
+    write_user_plugin(home, "versioned", VERSION_COMMAND)
     workspace.mkdir(exist_ok=True)
     model = write_script(tmp_path / "s.json", [{"content": "the model was asked"}])
     run = run_cli(["-p", "/version", "--model", model, "--output-format", fmt], workspace, home)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mycode_core.testing import write_user_plugin
 from mycode_core.testing.cli import run_cli, write_script
 
 BRIEF_COMMAND = """
@@ -32,8 +33,7 @@ def session_end(reason, context):
 
 def _said(tmp_path: Path, prompt: str) -> dict[str, str]:
     home, workspace = tmp_path / "home", tmp_path / "ws"
-    (home / "plugins").mkdir(parents=True, exist_ok=True)
-    (home / "plugins" / "brief_command.py").write_text(BRIEF_COMMAND, "utf-8")
+    write_user_plugin(home, "brief_command", BRIEF_COMMAND)
     workspace.mkdir(exist_ok=True)
     model = write_script(tmp_path / "s.json", [{"content": "summary"}])
     run = run_cli(["-p", prompt, "--model", model, "--completion-policy", "off"], workspace, home)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from mycode_core.testing import write_user_plugin
 from mycode_core.testing.cli import interrupt_cli, start_cli, write_script
 from mycode_core.testing.host import wait_until
 
@@ -25,8 +26,7 @@ while True:
 )
 def test_ctrl_c_while_a_plugin_imports_exits_130(tmp_path: Path, args: list[str]) -> None:
     home, workspace = tmp_path / "home", tmp_path / "ws"
-    (home / "plugins").mkdir(parents=True)
-    (home / "plugins" / "sluggish.py").write_text(SLOW_IMPORT, "utf-8")
+    write_user_plugin(home, "sluggish", SLOW_IMPORT)
     workspace.mkdir()
     marker = tmp_path / "importing"
     model = write_script(tmp_path / "s.json", [{"content": "done"}])

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mycode_core.testing import write_user_plugin
 from mycode_core.testing.cli import CliResult, run_cli, write_script
 
 HEADER = "from mycode_core import hookimpl\n\n"
@@ -56,8 +57,7 @@ READ = {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}
 
 def _run(tmp_path: Path, hook: str, strict: bool) -> tuple[int, str, list[str]]:
     home, workspace = tmp_path / "home", tmp_path / "ws"
-    (home / "plugins").mkdir(parents=True, exist_ok=True)
-    (home / "plugins" / "breaker.py").write_text(HEADER + PLUGINS[hook], "utf-8")
+    write_user_plugin(home, "breaker", HEADER + PLUGINS[hook])
     workspace.mkdir(exist_ok=True)
     (workspace / "notes.txt").write_text("hello\n", "utf-8")
     model = write_script(tmp_path / "s.json", [READ, {"content": "done"}, {"content": "done"}])
@@ -83,8 +83,7 @@ def _lenient_and_strict(tmp_path: Path, plugin: str, *args: str) -> tuple[CliRes
     """``mycode ARGS --model SCRIPT`` with the plugin file ``breaker.py`` holding ``plugin``,
     without and then with ``MYCODE_STRICT_PLUGINS``."""
     home, workspace = tmp_path / "home", tmp_path / "ws"
-    (home / "plugins").mkdir(parents=True)
-    (home / "plugins" / "breaker.py").write_text(HEADER + plugin, "utf-8")
+    write_user_plugin(home, "breaker", HEADER + plugin)
     workspace.mkdir()
     model = write_script(tmp_path / "s.json", [{"content": "done"}])
     argv = [*args, "--model", model]

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mycode_core.testing import FakeOpenAIServer, run_cli, turn
+from mycode_core.testing import FakeOpenAIServer, run_cli, turn, write_user_plugin
 
 ODD_TOOLS = '''
 from mycode_core import ToolResult, hookimpl, tool
@@ -61,8 +61,7 @@ def _strict(text: str) -> Any:
 
 def _run(tmp_path: Path) -> tuple[Any, FakeOpenAIServer]:
     home, workspace = tmp_path / "home", tmp_path / "ws"
-    (home / "plugins").mkdir(parents=True)
-    (home / "plugins" / "odd_tools.py").write_text(ODD_TOOLS, encoding="utf-8")
+    write_user_plugin(home, "odd_tools", ODD_TOOLS)
     workspace.mkdir()
     calls = [{"id": f"c{i}", "name": n, "arguments": {"text": n}} for i, n in
              enumerate(("lone", "odd", "weird"))]  # fmt: skip
@@ -90,9 +89,8 @@ def test_results_json_cannot_hold_reach_the_server_as_strict_json(tmp_path: Path
 
 def test_the_event_stream_and_transcript_stay_strict_json(tmp_path: Path) -> None:
     home, workspace = tmp_path / "home", tmp_path / "ws"
-    (home / "plugins").mkdir(parents=True)
     source = ODD_TOOLS.replace('"set": {1}', '"set": {1}, "nan": float("nan")')
-    (home / "plugins" / "odd_tools.py").write_text(source, encoding="utf-8")
+    write_user_plugin(home, "odd_tools", source)
     workspace.mkdir()
     calls = [{"id": "c1", "name": "odd", "arguments": {"text": "odd"}}]
     with FakeOpenAIServer([turn(tool_calls=calls), turn("done")]) as server:

@@ -34,21 +34,19 @@ class InlineCommandRefused(Exception):
     """A command of the text may not run; the message says which and why."""
 
 
-def has_inline_commands(text: str) -> bool:
-    """Whether ``text`` holds a ``!`cmd``` or a ```` ```! ```` block."""
-    return _RUN_MARK.search(text) is not None
-
-
 def run_inline_commands(text: str, context: Any, granted: Iterable[str] = ()) -> str:
-    """``text`` with each command replaced by its output; raises :class:`InlineCommandRefused`.
+    """``text`` with each command replaced by its output (``text`` itself when it has none);
+    raises :class:`InlineCommandRefused`.
 
     Every command is judged before any runs, so a refused one leaves nothing half done.
     ``granted`` are permission rules (``run_command(git status:*)``) allowed while each command
     is judged: a command file's ``allowed-tools``."""
+    commands = [_command(match) for match in _RUN_MARK.finditer(text)]
+    if not commands:
+        return text
     tool = context.tools.get("run_command")
     if tool is None:
         raise InlineCommandRefused("it runs shell commands and this run has no run_command tool")
-    commands = [_command(match) for match in _RUN_MARK.finditer(text)]
     rules = list(dict.fromkeys(granted))
     allowed = {command: _allowed(tool, context, command, rules) for command in commands}
     outputs = {command: _output(tool, context, arguments) for command, arguments in allowed.items()}

@@ -13,7 +13,8 @@
 * :func:`run_cli` — run ``mycode`` as a real subprocess and parse its stream-json output
   (:func:`start_cli` starts one a test signals; ``FakeOpenAIServer.cli_args`` gives the flags
   that point a run at the server);
-  :func:`write_plugin_dist` makes a real entry-point plugin in a folder for ``PYTHONPATH``.
+  :func:`write_plugin_dist` makes a real entry-point plugin in a folder for ``PYTHONPATH``,
+  :func:`write_user_plugin` a single-file plugin in ``MYCODE_HOME/plugins``.
 * In-process: :func:`make_context`, :func:`make_plugin_manager`, :func:`collect_tools`,
   :func:`call_tool` (call a tool the way the core does), :class:`TurnsModel` (a recording
   scripted model), :func:`model_plugin`, :func:`tools_plugin`, :func:`make_runner`,
@@ -54,6 +55,7 @@ from mycode_core.testing.cli import (
     start_cli,
     write_plugin_dist,
     write_script,
+    write_user_plugin,
 )
 from mycode_core.testing.contract import ToolContractError, assert_tool_contract
 from mycode_core.testing.inprocess import (
@@ -131,6 +133,7 @@ __all__ = [
     "tools_plugin",
     "turn",
     "write_plugin_dist",
+    "write_user_plugin",
     "script_turn",
     "write_script",
 ]

@@ -182,6 +182,17 @@ def signals_as_in_a_terminal() -> None:
         signal.signal(number, signal.SIG_DFL)
 
 
+def write_user_plugin(home: Path, name: str, source: str) -> Path:
+    """Write ``source`` as the single-file plugin ``NAME.py`` in ``home``'s ``plugins`` folder,
+    which every run with that ``MYCODE_HOME`` loads (the user's own plugins, trusted).
+    Returns the file."""
+    folder = home / "plugins"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    return path
+
+
 def write_plugin_dist(
     site_dir: Path,
     name: str,

@@ -10,7 +10,7 @@ from typing import Any
 
 from mycode_claude_compat.commands import CommandFile, expand, read_command
 from mycode_claude_compat.grants import as_rules
-from mycode_core.api import InlineCommandRefused, has_inline_commands, run_inline_commands
+from mycode_core.api import InlineCommandRefused, run_inline_commands
 
 _PLUGIN_ROOT = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b")
 
@@ -35,13 +35,12 @@ def _runner(
         prompt = expand(with_root(command.body), args, command.arguments)
         allowed = [with_root(entry) for entry in command.allowed_tools] if grants else []
         rules = as_rules(allowed)
-        if has_inline_commands(prompt):
-            try:
-                prompt = run_inline_commands(prompt, context, rules)
-            except InlineCommandRefused as exc:
-                from mycode_core import SlashResult
+        try:
+            prompt = run_inline_commands(prompt, context, rules)
+        except InlineCommandRefused as exc:
+            from mycode_core import SlashResult
 
-                return SlashResult(output=f"/{command.name} was not run: {exc}")
+            return SlashResult(output=f"/{command.name} was not run: {exc}")
         state.command_grants.expect(prompt, rules)
         return prompt
 

@@ -5,12 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mycode_core import RunContext, ToolResult, tool
-from mycode_core.api import (
-    InlineCommandRefused,
-    fill_arguments,
-    has_inline_commands,
-    run_inline_commands,
-)
+from mycode_core.api import InlineCommandRefused, fill_arguments, run_inline_commands
 from mycode_skills.listing import loaded_text
 from mycode_skills.state import SkillsState
 
@@ -51,11 +46,10 @@ def load(
     rendered = body
     if arguments is not None:
         rendered, _ = fill_arguments(rendered, arguments, skill.argument_names)
-    if has_inline_commands(rendered):
-        try:
-            rendered = run_inline_commands(rendered, context)
-        except InlineCommandRefused as exc:
-            return ToolResult.error(f"Skill {skill.name!r} was not loaded: {exc}")
+    try:
+        rendered = run_inline_commands(rendered, context)
+    except InlineCommandRefused as exc:
+        return ToolResult.error(f"Skill {skill.name!r} was not loaded: {exc}")
     text, body = text.replace(body, rendered, 1), rendered
     state.restrictions.activate(skill.name, state.allowed_tools(skill), turn)
     state.pin(skill.name, body)

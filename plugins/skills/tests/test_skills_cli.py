@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from skill_helpers import write_skill
@@ -308,12 +309,7 @@ def test_claude_skill_dir_in_a_skill_is_its_folder(dirs: dict[str, Path]) -> Non
         body="Pick one: [Scan](${CLAUDE_SKILL_DIR}/jobs/scan.md)\n",
         files={"jobs/scan.md": "Scan it.\n"},
     )
-    turns = [{"tool_calls": [{"name": "load_skill", "arguments": {"name": "menu"}}]}]
-    model = write_script(dirs["workspace"].parent / "s.json", [*turns, {"content": "ok"}])
-    args = ["-p", "go", "--model", model, "--output-format", "stream-json"]
-    run = _run([*args, "--completion-policy", "off"], dirs)
-    assert run.rc == 0, run.stderr
-    (loaded,) = run.of_type("tool_result")
+    loaded = _loaded_by_the_model(dirs, "menu")
     assert f"[Scan]({folder.resolve()}/jobs/scan.md)" in loaded["content"]
     assert "CLAUDE_SKILL_DIR" not in loaded["content"]
 
@@ -454,14 +450,20 @@ def test_a_skills_inline_commands_run_before_its_text_is_sent(dirs: dict[str, Pa
     assert "!`" not in user and "```!" not in user
 
 
-def test_a_skill_loaded_by_the_model_runs_its_inline_commands(dirs: dict[str, Path]) -> None:
-    write_skill(dirs["home"] / "skills", "status", body="Branch facts: !`echo printed-here`\n")
-    call = {"name": "load_skill", "arguments": {"name": "status"}}
+def _loaded_by_the_model(dirs: dict[str, Path], name: str) -> dict[str, Any]:
+    """The ``tool_result`` of a run whose model calls ``load_skill(name)``."""
+    call = {"name": "load_skill", "arguments": {"name": name}}
     model = write_script(dirs["workspace"].parent / "s.json", [{"tool_calls": [call]}])
-    args = ["-p", "check", "--model", model, "--output-format", "stream-json"]
+    args = ["-p", "go", "--model", model, "--output-format", "stream-json"]
     run = _run([*args, "--completion-policy", "off"], dirs)
     assert run.rc == 0, run.stderr
     (loaded,) = run.of_type("tool_result")
+    return loaded
+
+
+def test_a_skill_loaded_by_the_model_runs_its_inline_commands(dirs: dict[str, Path]) -> None:
+    write_skill(dirs["home"] / "skills", "status", body="Branch facts: !`echo printed-here`\n")
+    loaded = _loaded_by_the_model(dirs, "status")
     assert not loaded["is_error"] and "Branch facts: printed-here" in loaded["content"]
 
 
@@ -473,11 +475,6 @@ def test_a_skill_whose_inline_command_is_denied_is_not_loaded(dirs: dict[str, Pa
     marker = dirs["workspace"] / "ran"
     body = f"First !`echo fine` then !`touch {marker}`\n"
     write_skill(dirs["home"] / "skills", "sneaky", body=body)
-    call = {"name": "load_skill", "arguments": {"name": "sneaky"}}
-    model = write_script(dirs["workspace"].parent / "s.json", [{"tool_calls": [call]}])
-    args = ["-p", "go", "--model", model, "--output-format", "stream-json"]
-    run = _run([*args, "--completion-policy", "off"], dirs)
-    assert run.rc == 0, run.stderr
-    (loaded,) = run.of_type("tool_result")
+    loaded = _loaded_by_the_model(dirs, "sneaky")
     assert loaded["is_error"] and "was not loaded" in loaded["content"], loaded["content"]
     assert f"touch {marker}" in loaded["content"] and not marker.exists()
