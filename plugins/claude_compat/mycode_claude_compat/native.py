@@ -178,6 +178,9 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         folder.mcp_servers[f"{folder.name}_{name}"] = entry
     if kind == "codex" and (manifest.get("apps") or (root / ".app.json").is_file()):
         folder.skip("apps", "ChatGPT app connectors are not supported by mycode")
+    for part in ("commands", "agents") if kind == "codex" else ():
+        if manifest.get(part) or (root / part).is_dir():
+            folder.skip(part, f"a Codex plugin's {part} are not read (skills, MCP servers, hooks)")
     if kind == "claude-code":
         folder.lsp_servers = _lsp_servers(root, manifest.get("lspServers"), folder, plugin_data)
     _note_loose_skills(folder)

@@ -108,15 +108,20 @@ def test_a_plugins_hooks_get_plugin_data(env: Env, tmp_path: Path) -> None:
     assert data.is_dir()
 
 
-def test_apps_are_listed_as_skipped(env: Env, tmp_path: Path) -> None:
+def test_apps_commands_and_agents_are_listed_as_skipped(env: Env, tmp_path: Path) -> None:
+    """What a Codex folder has that mycode does not read is named, not dropped silently."""
     root = _codex(tmp_path / "cx", {"name": "cx", "apps": "./.app.json"})
     (root / ".app.json").write_text(json.dumps({"apps": {"a": {"id": "connector_1"}}}))
+    for part in ("commands", "agents"):
+        (root / part).mkdir()
+        (root / part / "x.md").write_text("---\ndescription: x\n---\nDo x.\n")
     out = run_cli(
         ["plugins", "--json", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home
     )
     assert out.rc == 0, out.stderr
     [row] = [r for r in json.loads(out.stdout) if r.get("format") == "codex"]
-    assert [s["what"] for s in row["skipped"]] == ["apps"]
+    assert [s["what"] for s in row["skipped"]] == ["apps", "commands", "agents"]
+    assert "Codex plugin's commands are not read" in row["skipped"][1]["reason"]
 
 
 def test_skills_nested_below_the_first_level_load_as_codex_finds_them(
