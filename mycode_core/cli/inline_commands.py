@@ -9,6 +9,10 @@ as a ``run_command`` call by the run's permission policy, with the caller's ``gr
 added for the judgement (the user's deny and ask rules still win, plan mode denies), then run by
 the ``run_command`` tool itself, so the command sandbox applies. One that is not allowed refuses
 the whole text, as Claude Code's "permission check failed": nothing runs.
+
+Unlike Claude Code, a ``!`cmd``` shown as an example is not run: inside a fenced code block
+(```` ```markdown ````) or inside an inline code span (`` `!` ``). Skills that teach the syntax
+(plugin-dev's ``command-development``) load without running their examples.
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ from typing import Any
 
 from mycode_core.records import PermissionVerdict, ToolCall, ToolResult
 
-_RUN_MARK = re.compile(r"^```!\s*\n(?P<block>.*?)\n```[ \t]*$|!`(?P<inline>[^`\n]+)`", re.S | re.M)
-"""``!`cmd``` inline, or a fenced block opened with ```` ```! ```` (Claude Code's two forms)."""
+_INLINE = re.compile(r"!`([^`\n]+)`")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 INLINE_CALL_PREFIX = "cmdrun_"
 """Call ids of these runs: they are no model's tool calls (a ``PreToolUse`` hook skips them)."""
 _ENDINGS = ("\nkilled by signal ", "\nCommand timed out after ", "\nInterrupted by the user")
@@ -41,20 +45,49 @@ def run_inline_commands(text: str, context: Any, granted: Iterable[str] = ()) ->
     Every command is judged before any runs, so a refused one leaves nothing half done.
     ``granted`` are permission rules (``run_command(git status:*)``) allowed while each command
     is judged: a command file's ``allowed-tools``."""
-    commands = [_command(match) for match in _RUN_MARK.finditer(text)]
-    if not commands:
+    marks = _marks(text)
+    if not marks:
         return text
     tool = context.tools.get("run_command")
     if tool is None:
         raise InlineCommandRefused("it runs shell commands and this run has no run_command tool")
     rules = list(dict.fromkeys(granted))
+    commands = dict.fromkeys(command for _, _, command in marks)
     allowed = {command: _allowed(tool, context, command, rules) for command in commands}
     outputs = {command: _output(tool, context, arguments) for command, arguments in allowed.items()}
-    return _RUN_MARK.sub(lambda match: outputs[_command(match)], text)
+    pieces, at = [], 0
+    for start, end, command in marks:
+        pieces += [text[at:start], outputs[command]]
+        at = end
+    return "".join([*pieces, text[at:]])
 
 
-def _command(match: re.Match[str]) -> str:
-    return (match.group("block") or match.group("inline") or "").strip()
+def _marks(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, command)`` of each command to run: a ``!`cmd``` outside code, and each
+    block fenced with ```` ```! ```` (Claude Code's two forms)."""
+    marks: list[tuple[int, int, str]] = []
+    fence: tuple[str, int, bool] | None = None  # its marker, where it starts, whether it runs
+    at = 0
+    for line in text.splitlines(keepends=True):
+        start, at = at, at + len(line)
+        bare = line.rstrip("\r\n")
+        opened = _FENCE.fullmatch(bare)
+        if fence is None and opened:
+            marker, info = opened.groups()
+            fence = (marker, start, marker == "```" and info.strip() == "!")
+        elif fence is not None:
+            marker, begin, runs = fence
+            if opened and opened.group(1).startswith(marker) and not opened.group(2).strip():
+                body = text[text.index("\n", begin) + 1 : start]
+                marks += [(begin, start + len(bare), body.strip())] if runs else []
+                fence = None
+        else:
+            marks += [
+                (start + match.start(), start + match.end(), match.group(1).strip())
+                for match in _INLINE.finditer(line)
+                if line[: match.start()].count("`") % 2 == 0  # not inside a `code span`
+            ]
+    return [mark for mark in marks if mark[2]]
 
 
 def _output(tool: Any, context: Any, arguments: dict[str, Any]) -> str:

@@ -478,3 +478,22 @@ def test_a_skill_whose_inline_command_is_denied_is_not_loaded(dirs: dict[str, Pa
     loaded = _loaded_by_the_model(dirs, "sneaky")
     assert loaded["is_error"] and "was not loaded" in loaded["content"], loaded["content"]
     assert f"touch {marker}" in loaded["content"] and not marker.exists()
+
+
+def test_inline_commands_shown_as_examples_do_not_run(dirs: dict[str, Path]) -> None:
+    """A skill that teaches the syntax (plugin-dev's ``command-development``) shows
+    ``!`cmd``` in fenced code and code spans: Claude Code runs those too (its users' bug
+    reports), and one refused example kept the whole skill from loading. Here they stay text."""
+    marker = dirs["workspace"] / "example-ran"
+    body = (
+        "Live: !`echo live-output`\n\n"
+        f"```markdown\nFiles: !`touch {marker}`\n```\n\n"
+        f"~~~\n!`touch {marker}`\n~~~\n\n"
+        "Mark a command with `!`, `$` or `@`.\n"
+    )
+    write_skill(dirs["home"] / "skills", "teach", body=body)
+    loaded = _loaded_by_the_model(dirs, "teach")
+    content = loaded["content"]
+    assert not loaded["is_error"] and "Live: live-output" in content, content
+    assert f"Files: !`touch {marker}`" in content and "Mark a command with `!`, `$`" in content
+    assert not marker.exists()
