@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import re
 import tempfile
@@ -26,7 +27,7 @@ from mycode_core.claude_rules import claude_layers
 from mycode_core.config_check import ConfigError, check_layer, error_line
 from mycode_core.pricing import ModelEntry
 from mycode_core.project_files import ProjectFileRefused, read_project_text
-from mycode_core.trust import restrict_layers
+from mycode_core.trust import PROJECT_LAYERS, restrict_layers
 
 PermissionMode = Literal["default", "accept-edits", "plan", "bypass"]
 ValidationKind = Literal["test", "lint", "typecheck", "build"]
@@ -220,6 +221,13 @@ class Settings(BaseModel):
         raw = dict(value) if isinstance(value, dict) else {}
         model = self._tables.get(name)
         return raw if model is None else _readable(model).model_validate(raw)
+
+    def user_section(self, name: str) -> dict[str, Any]:
+        """``[name]`` merged from the layers the user controls only (defaults, user config,
+        environment, flags: not the workspace's own files), as a plain table: what a plugin
+        reads where an untrusted workspace may not choose (SPEC §8)."""
+        tables = [data.get(name) for layer, data in self._layers if layer not in PROJECT_LAYERS]
+        return functools.reduce(_merge, [t for t in tables if isinstance(t, dict)], {})
 
     def use_tables(self, tables: dict[str, type[BaseModel]]) -> None:
         """Remember the plugins' ``register_settings`` models (for :meth:`section`)."""

@@ -163,3 +163,21 @@ def test_register_settings_hook_validates_and_warns(tmp_path: Path) -> None:
     config.write_text("[fancy]\nlevel = 9\n")
     with pytest.raises(ConfigError, match=r"fancy\.level: Input should be less than or equal"):
         load_settings(workspace, tmp_path / "home", tables=tables)
+
+
+def test_user_section_leaves_the_workspaces_own_layers_out(tmp_path: Path) -> None:
+    """A plugin's table from the user's own layers only (``Settings.user_section``): what a
+    plugin reads where an untrusted workspace may not choose."""
+    from mycode_core.config import load_settings
+
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    (workspace / ".mycode").mkdir(parents=True)
+    home.mkdir()
+    (home / "config.toml").write_text('[kit]\nlimit = 3\n[kit.names]\na = "x"\n', "utf-8")
+    (workspace / ".mycode" / "config.toml").write_text(
+        '[kit]\nlimit = 99\nextra = true\n[kit.names]\nb = "y"\n', "utf-8"
+    )
+    settings = load_settings(workspace, home, {"trust_workspace": True})
+    assert settings.section("kit") == {"limit": 99, "extra": True, "names": {"a": "x", "b": "y"}}
+    assert settings.user_section("kit") == {"limit": 3, "names": {"a": "x"}}
+    assert settings.user_section("absent") == {}

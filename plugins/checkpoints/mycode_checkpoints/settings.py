@@ -29,12 +29,10 @@ def with_ignored(settings: object) -> tuple[CheckpointSettings, list[str]]:
     layers = getattr(settings, "layers", None) or []
     ignored: list[str] = []
     if layers and not trust.state(settings)["trusted"]:
-        raw = {}
+        raw = settings.user_section("checkpoints")  # type: ignore[attr-defined]
         for name, data in layers:
-            table = data.get("checkpoints") if isinstance(data, dict) else None
-            if isinstance(table, dict) and name not in trust.PROJECT_LAYERS:
-                raw.update(table)
-            elif isinstance(table, dict):
+            table = data.get("checkpoints") if name in trust.PROJECT_LAYERS else None
+            if isinstance(table, dict):
                 ignored += [f"{key} = {value!r} ({name} config)" for key, value in table.items()]
     notices = [
         f"untrusted workspace: ignored [checkpoints] {item} — undo of your workspaces is yours "

@@ -81,17 +81,8 @@ def trusted(settings: Any) -> bool:
 
 def _user_table(settings: Any) -> dict[str, Any]:
     """``[subagents]`` from the layers the user controls (not the project's), merged."""
-    from mycode_core import trust
-
-    table: dict[str, Any] = {"model_aliases": {}}
-    for name, data in getattr(settings, "layers", None) or []:
-        layer = data.get("subagents") if name not in trust.PROJECT_LAYERS else None
-        for key, value in (layer if isinstance(layer, dict) else {}).items():
-            if key == "model_aliases" and isinstance(value, dict):
-                table[key].update({str(k): str(v) for k, v in value.items()})
-            else:
-                table[key] = value
-    return table
+    table = settings.user_section("subagents") if hasattr(settings, "user_section") else {}
+    return {"model_aliases": {}, **table}
 
 
 def child_model(profile_model: str | None, config: SubagentSettings) -> str | None:
