@@ -21,6 +21,7 @@ from mycode_core.testing import (
     stalled_stream,
     tool_pairing_problems,
     turn,
+    write_user_plugin,
 )
 from mycode_core.testing.host import process_alive, wait_until
 from mycode_core.testing.terminal import Terminal
@@ -262,6 +263,38 @@ def test_a_signal_at_a_permission_prompt_ends_the_turn_and_the_session(
     (answer,) = [e for e in events if e["type"] == "tool_result"]
     assert answer["id"] == "call_push" and answer["is_error"]
     assert len(server.chat_requests) == 1
+
+
+SLOW_AFTER_TOOLS = """
+import time
+from mycode_core import hookimpl
+
+
+@hookimpl
+def stagnation_verdict(observations, context):
+    time.sleep(2)  # the turn is still winding down when the question has ended
+    return None
+"""
+
+
+@needs_builtin_tools
+def test_a_turn_winding_down_after_the_question_still_writes_its_result(
+    server: FakeOpenAIServer, workspace: Path, home: Path
+) -> None:
+    """SIGTERM at a permission question ends the question at once; the session then closed
+    the transcript while the turn was still winding down, and its ``result`` was lost (the
+    transcript ended with the denied call's ``observation``)."""
+    write_user_plugin(home, "slow_after_tools", SLOW_AFTER_TOOLS)
+    push = {"id": "call_push", "name": "run_command", "arguments": {"command": "git push"}}
+    server.enqueue(turn(tool_calls=[push]), turn("never asked for"))
+    term = _start(home, server, workspace, plugins="builtin_tools,slow_after_tools")
+    term.type("push it\r")
+    term.expect("allow for this session")
+    os.kill(term.pid, signal.SIGTERM)
+    assert term.wait(60) == 143, term.plain[-2000:]
+    events = _transcript(home)
+    assert [e["type"] for e in events][-1] == "result", [e["type"] for e in events]
+    assert events[-1]["stop_reason"] == "interrupted"
 
 
 @needs_builtin_tools

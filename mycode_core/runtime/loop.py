@@ -37,6 +37,9 @@ from mycode_core.runtime.transforms import transform_system_prompt, transform_to
 from mycode_core.runtime.viewing import Viewing
 from mycode_core.sessions import SessionStore
 
+CLOSE_WAIT = 20.0
+"""Seconds :meth:`AgentRunner.close` waits for a cancelled turn to write its ``result``."""
+
 
 class AgentRunner(Acting, Viewing):
     """Runs tasks against a model with tools from plugins; keeps history between turns."""
@@ -153,7 +156,13 @@ class AgentRunner(Acting, Viewing):
     def close(self, reason: str = "exit") -> None:
         """Run cleanup tasks (stop MCP servers) and close the transcript.
 
-        ``reason`` reaches the ``session_end`` hook: ``exit``, ``clear`` or ``resume``."""
+        ``reason`` reaches the ``session_end`` hook: ``exit``, ``clear`` or ``resume``. A turn
+        still winding down (its question ended by a signal) is cancelled and waited for, up to
+        :data:`CLOSE_WAIT` seconds, so its ``result`` reaches the transcript."""
+        worker = self._worker_thread
+        if worker is not None and worker.is_alive() and worker is not threading.current_thread():
+            self.cancel()
+            worker.join(CLOSE_WAIT)
         if self.changes is not None:  # first: its watches retire while the rest closes
             self.changes.close()
             self.changes = None

@@ -38,8 +38,10 @@ class Terminal:
     ) -> None:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # child
-            # a shell's background job inherits SIGINT ignored; a terminal user's does not
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            # a shell's background job inherits SIGINT ignored, a test run under ``nohup``
+            # SIGHUP; a terminal user's process has neither ignored
+            for number in (signal.SIGINT, signal.SIGHUP):
+                signal.signal(number, signal.SIG_DFL)
             os.chdir(cwd)
             os.execvpe(argv[0], argv, dict(env))
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
