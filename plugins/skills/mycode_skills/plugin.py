@@ -146,6 +146,8 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
         )
     )
     for skill in SkillsState.of(context).refresh().sorted():
+        if not skill.user_invocable:
+            continue
 
         def run(arguments: str, ctx: RunContext, _name: str = skill.name) -> Any:
             return force_skill(_name, arguments, ctx)
@@ -153,7 +155,10 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
         description = skill.description[:80]
         register(
             SlashCommand(
-                name=f"skill:{skill.name}", description=description, argument_hint="[task]", run=run
+                name=f"skill:{skill.name}",
+                description=description,
+                argument_hint=skill.argument_hint,
+                run=run,
             )
         )
         aliases = [skill.name]
@@ -165,7 +170,7 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
                 SlashCommand(
                     name=alias,
                     description=description,
-                    argument_hint="[task]",
+                    argument_hint=skill.argument_hint,
                     run=run,
                     alias_of=f"skill:{skill.name}",
                 )

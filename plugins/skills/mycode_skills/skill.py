@@ -82,6 +82,21 @@ class Skill:
         flag = self.extra.get("disable-model-invocation")
         return not (flag is True or str(flag).strip().lower() == "true")
 
+    @property
+    def user_invocable(self) -> bool:
+        """False for Claude Code's ``user-invocable: false``: background knowledge for the
+        model, which loads it; no ``/name`` command, and ``/skill NAME`` refuses it."""
+        flag = self.extra.get("user-invocable")
+        return not (flag is False or str(flag).strip().lower() == "false")
+
+    @property
+    def argument_hint(self) -> str:
+        """Claude Code's ``argument-hint`` (``[issue-number]``), shown with ``/name``."""
+        hint = self.extra.get("argument-hint")
+        if isinstance(hint, list):  # ``[issue-number]`` read as YAML: a list
+            hint = " ".join(f"[{item}]" for item in hint)
+        return hint.strip() if isinstance(hint, str) and hint.strip() else "[task]"
+
 
 @dataclass(frozen=True)
 class SkillProblem:

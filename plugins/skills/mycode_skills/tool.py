@@ -34,6 +34,11 @@ def load(
     if skill is None:
         available = ", ".join(sorted(snapshot.skills)) or "none"
         return ToolResult.error(f"Unknown skill {name!r}. Available skills: {available}.")
+    if arguments is not None and not skill.user_invocable:
+        return ToolResult.error(
+            f"Skill {skill.name!r} is for the model to load when it applies, not for /skill "
+            "(its user-invocable is false)."
+        )
     if by_model and not skill.model_invocable:
         return ToolResult.error(
             f"Skill {skill.name!r} is for the user to invoke (/{skill.name}), not for load_skill "

@@ -48,6 +48,21 @@ def test_allowed_tools_separated_by_commas_as_claude_code_writes_them(tmp_path: 
     assert skill.allowed_tools == ("Read", "Write", "Edit", "Bash(git log:*)", "Grep")
 
 
+@pytest.mark.parametrize(
+    ("raw_front", "hint"),
+    [
+        ("argument-hint: [pr-number]\n", "[pr-number]"),  # YAML reads a list
+        ("argument-hint: '[file] [mode]'\n", "[file] [mode]"),
+        ("argument-hint: <branch>\n", "<branch>"),
+        ("", "[task]"),
+    ],
+)
+def test_argument_hint_is_shown_as_written(tmp_path: Path, raw_front: str, hint: str) -> None:
+    front = f"name: demo-skill\ndescription: Helps.\n{raw_front}"
+    skill = parsed(tmp_path, raw_front=front)
+    assert isinstance(skill, Skill) and skill.argument_hint == hint
+
+
 def test_allowed_tools_as_a_yaml_list(tmp_path: Path) -> None:
     skill = parsed(tmp_path, allowed_tools=["Read", "Bash(git:*)"])
     assert isinstance(skill, Skill)

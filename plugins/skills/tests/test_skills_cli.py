@@ -497,3 +497,19 @@ def test_inline_commands_shown_as_examples_do_not_run(dirs: dict[str, Path]) -> 
     assert not loaded["is_error"] and "Live: live-output" in content, content
     assert f"Files: !`touch {marker}`" in content and "Mark a command with `!`, `$`" in content
     assert not marker.exists()
+
+
+def test_a_skill_the_user_may_not_invoke_has_no_command(dirs: dict[str, Path]) -> None:
+    """Claude Code's ``user-invocable: false``: background knowledge the model loads; the
+    user gets no ``/name`` for it, and ``/skill NAME`` refuses it."""
+    write_skill(dirs["home"] / "skills", "house-style", body="Use tabs.\n", user_invocable=False)
+    assert "Use tabs." in _loaded_by_the_model(dirs, "house-style")["content"]
+    with FakeOpenAIServer([turn("done")]) as server:
+        run = _run([*server.cli_args("/skill house-style"), "--completion-policy", "off"], dirs)
+        assert run.rc == 0, run.stderr
+        assert not server.chat_requests  # nothing was sent
+    assert "user-invocable is false" in run.stdout + run.stderr
+    with FakeOpenAIServer([turn("done")]) as server:
+        run = _run([*server.cli_args("/house-style"), "--completion-policy", "off"], dirs)
+        sent = str(server.chat_requests[0].messages[-1]["content"]) if server.chat_requests else ""
+    assert "Use tabs." not in sent  # not a command: typed as a prompt, the skill not forced
