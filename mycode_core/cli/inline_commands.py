@@ -72,6 +72,8 @@ def _marks(text: str) -> list[tuple[int, int, str]]:
         start, at = at, at + len(line)
         bare = line.rstrip("\r\n")
         opened = _FENCE.fullmatch(bare)
+        if opened and opened.group(1)[0] == "`" and "`" in opened.group(2):
+            opened = None  # ```a``` is code inside a line, not a fence (CommonMark)
         if fence is None and opened:
             marker, info = opened.groups()
             fence = (marker, start, marker == "```" and info.strip() == "!")

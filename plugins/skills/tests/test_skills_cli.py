@@ -490,12 +490,14 @@ def test_inline_commands_shown_as_examples_do_not_run(dirs: dict[str, Path]) -> 
         f"```markdown\nFiles: !`touch {marker}`\n```\n\n"
         f"~~~\n!`touch {marker}`\n~~~\n\n"
         "Mark a command with `!`, `$` or `@`.\n"
+        "```code in a line``` then !`echo after-inline-code`\n"
     )
     write_skill(dirs["home"] / "skills", "teach", body=body)
     loaded = _loaded_by_the_model(dirs, "teach")
     content = loaded["content"]
     assert not loaded["is_error"] and "Live: live-output" in content, content
     assert f"Files: !`touch {marker}`" in content and "Mark a command with `!`, `$`" in content
+    assert "``` then after-inline-code" in content
     assert not marker.exists()
 
 
