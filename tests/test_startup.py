@@ -26,9 +26,11 @@ HEAVY = (
     "rich",
     "prompt_toolkit",
     "jsonschema",
+    "asyncio",
 )
 """Top-level packages that must not be imported by these commands (SPEC says openai and mcp;
-the others are their heavy companions)."""
+the others are their heavy companions; asyncio alone costs ~30 ms, which the first request
+paid when the inline-command helper imported it at module level)."""
 
 
 def _imported_packages(stderr: str) -> set[str]:
