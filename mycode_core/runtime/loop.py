@@ -156,13 +156,13 @@ class AgentRunner(Acting, Viewing):
     def close(self, reason: str = "exit") -> None:
         """Run cleanup tasks (stop MCP servers) and close the transcript.
 
-        ``reason`` reaches the ``session_end`` hook: ``exit``, ``clear`` or ``resume``. A turn
-        still winding down (its question ended by a signal) is cancelled and waited for, up to
+        ``reason`` reaches the ``session_end`` hook: ``exit``, ``clear`` or ``resume``. A
+        cancelled turn still winding down (its question ended by a signal) is waited for, up to
         :data:`CLOSE_WAIT` seconds, so its ``result`` reaches the transcript."""
         worker = self._worker_thread
-        if worker is not None and worker.is_alive() and worker is not threading.current_thread():
-            self.cancel()
-            worker.join(CLOSE_WAIT)
+        if worker is not None and worker is not threading.current_thread():
+            if self.context.cancelled.is_set():
+                worker.join(CLOSE_WAIT)
         if self.changes is not None:  # first: its watches retire while the rest closes
             self.changes.close()
             self.changes = None
