@@ -34,7 +34,7 @@ def load(
     if skill is None:
         available = ", ".join(sorted(snapshot.skills)) or "none"
         return ToolResult.error(f"Unknown skill {name!r}. Available skills: {available}.")
-    if arguments is not None and not skill.user_invocable:
+    if not by_model and not skill.user_invocable:
         return ToolResult.error(
             f"Skill {skill.name!r} is for the model to load when it applies, not for /skill "
             "(its user-invocable is false)."
