@@ -105,6 +105,36 @@ def test_questions_wrap_at_word_boundaries() -> None:
     assert long_path in wrapped(f"see {long_path} now", "  ", width=30).split()
 
 
+def test_help_lines_fit_the_terminal_and_keep_their_alias_note() -> None:
+    from mycode_core.cli.interactive import help_text
+
+    long = "Toolkit for interacting with and testing local web applications using Playwright"
+    plugin = {"webapp-testing": long + " (also /skill:webapp-testing)", "short": "Short."}
+    out = help_text(plugin, width=100)
+    lines = out.splitlines()
+    assert all(len(line) <= 99 for line in lines), [x for x in lines if len(x) > 99]
+    entry = next(line for line in lines if line.startswith("  /webapp-testing"))
+    assert entry.endswith("… (also /skill:webapp-testing)")
+    assert long[:40] in entry  # shortened, not dropped
+    assert "  /short" in out and "Short." in out  # what fits stays as it is
+    assert long in help_text(plugin, width=200)
+
+
+def test_the_trust_question_wraps_at_word_boundaries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mycode_core.cli import prompts, trust_prompt
+
+    workspace = tmp_path / "ws"
+    (workspace / ".mycode").mkdir(parents=True)
+    monkeypatch.setenv("COLUMNS", "60")
+    monkeypatch.setattr(prompts, "read_line", lambda question: "n")
+    assert trust_prompt.ask_once(workspace, tmp_path / "home") is None
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(len(line) <= 59 or "/" in line for line in lines), lines
+    assert "project)." in " ".join(lines).split()  # never ")." alone on a line
+
+
 def test_a_permission_question_on_a_narrow_terminal_keeps_words_whole(tmp_path: Path) -> None:
     pytest.importorskip("mycode_builtin_tools")
     import sys

@@ -3,6 +3,7 @@ commands. Esc or Ctrl-C cancels the running turn, not the session; Ctrl-D or ``/
 
 from __future__ import annotations
 
+import shutil
 import threading
 from contextlib import nullcontext
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import click
 
 from mycode_core.cli.builtin_commands import COMMANDS, USAGE
+from mycode_core.cli.prompts import wrapped
 from mycode_core.sessions import SessionStore
 
 HELP_HEAD = (
@@ -23,15 +25,33 @@ HELP_TAIL = (
 )
 
 
-def help_text(plugin: dict[str, str]) -> str:
-    """``/help``: the built-in commands, then every plugin's, each with its description."""
-    lines = [HELP_HEAD]
-    lines += [f"  {USAGE.get(name, '/' + name):<17} {text}" for name, text in COMMANDS.items()]
+def help_text(plugin: dict[str, str], width: int | None = None) -> str:
+    """``/help``: the built-in commands, then every plugin's, each with its description, in
+    lines that fit the terminal (or ``width`` columns)."""
+    columns = width or shutil.get_terminal_size((100, 24)).columns
+    lines = [wrapped(HELP_HEAD, width=columns)]
+    lines += [
+        _help_line(USAGE.get(name, "/" + name), text, columns) for name, text in COMMANDS.items()
+    ]
     if plugin:
         lines.append("Plugin commands:")
-        lines += [f"  {'/' + name:<17} {text}" for name, text in sorted(plugin.items())]
-    lines.append(HELP_TAIL)
+        lines += [_help_line("/" + name, text, columns) for name, text in sorted(plugin.items())]
+    lines.append(wrapped(HELP_TAIL, width=columns))
     return "\n".join(lines)
+
+
+def _help_line(usage: str, text: str, columns: int) -> str:
+    """One command's line of ``/help``, its description shortened with ``…`` to fit in
+    ``columns``; the note of its other names (``(also /skill:pdf)``) is kept whole."""
+    head = f"  {usage:<17} "
+    room = columns - 1 - len(head)
+    if len(text) <= room or room < 24:
+        return head + text
+    description, sep, others = text.rpartition(" (also ")
+    note = f" (also {others}" if sep else ""
+    if not sep or room - len(note) < 12:  # no note, or it would leave no room to read
+        description, note = text, ""
+    return head + description[: room - len(note) - 1].rstrip() + "…" + note
 
 
 class InteractiveSession:

@@ -24,10 +24,14 @@ def ask_once(workspace: Path, home: Path) -> int | None:
         return None
     if not any((workspace / name).exists() for name in PROJECT_FILES):
         return None
+    from mycode_core.cli.prompts import wrapped
+
     click.echo(
-        f"{workspace} has its own mycode/Claude settings (.mycode/, .mcp.json or .claude/).\n"
-        "Until you trust it, they may only make things stricter (no auto-approved commands, "
-        "MCP servers or hooks from the project)."
+        wrapped(
+            f"{workspace} has its own mycode/Claude settings (.mycode/, .mcp.json or .claude/).\n"
+            "Until you trust it, they may only make things stricter (no auto-approved commands, "
+            "MCP servers or hooks from the project)."
+        )
     )
     try:
         answer = _yes("Trust this folder? [y/N]: ")
