@@ -120,6 +120,29 @@ def test_help_lines_fit_the_terminal_and_keep_their_alias_note() -> None:
     assert long in help_text(plugin, width=200)
 
 
+def test_status_lists_the_tools_in_lines_that_fit(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from mycode_core.cli.status import status_lines
+    from mycode_core.config import load_settings
+
+    names = ["delegate_task", "edit_file", "glob", "grep", "load_skill", "read_file", "remember"]
+    names += ["run_command", "todo_write", "write_file", "mcp__server_with_a_long_name__tool"]
+    registry = SimpleNamespace(names=lambda: names)
+    runner = SimpleNamespace(
+        settings=load_settings(tmp_path, tmp_path / "home"),
+        session_id="s1",
+        workspace=tmp_path,
+        usage={},
+        context=SimpleNamespace(tools=registry),
+    )
+    lines = "\n".join(status_lines(runner, width=60)).splitlines()
+    listed = lines[lines.index(next(x for x in lines if x.startswith("tools"))) :]
+    assert len(listed) > 2 and all(len(line) <= 59 for line in listed), listed
+    assert all(line.startswith(" " * 13) for line in listed[1:])
+    assert " ".join(" ".join(listed).split()).endswith(", ".join(sorted(names)))
+
+
 def test_the_trust_question_wraps_at_word_boundaries(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
