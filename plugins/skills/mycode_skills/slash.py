@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
+import textwrap
 from typing import Any
 
 
@@ -19,17 +22,34 @@ def skills_list(arguments: str, context: Any) -> Any:
     state = SkillsState.of(context)
     snapshot = state.refresh()
     skills = snapshot.sorted()
-    lines = [f"{skill.name} ({skill.source}): {skill.description}" for skill in skills]
+    columns = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    lines = [_one_line(f"{s.name} ({s.source}): {s.description}", columns) for s in skills]
     if not lines:
         lines.append("No skills found.")
     # each line says itself what happened ("not loaded", "refused", "listed under its
     # folder's name"...): a warning about a skill that did load must not read "not loaded"
-    lines.extend(f"warning: {problem}" for problem in snapshot.problems)
+    lines.extend(_wrapped(f"warning: {problem}", columns) for problem in snapshot.problems)
     note = state.listing(snapshot).notice() if skills else None
     if note is not None:
-        lines.append(f"note: {note}")
+        lines.append(_wrapped(f"note: {note}", columns))
     lines.append("Use /NAME [task] (or /skill:NAME [task]) to load one into the next turn.")
     return _output("\n".join(lines))
+
+
+def _one_line(line: str, columns: int | None) -> str:
+    """``line`` shortened with ``…`` to fit a terminal of ``columns`` (``None``: not a
+    terminal, kept whole); ``mycode skills show NAME`` has the whole description."""
+    if columns is None or len(line) < columns:
+        return line
+    return line[: max(20, columns - 2)].rstrip() + "…"
+
+
+def _wrapped(text: str, columns: int | None) -> str:
+    """``text`` wrapped at word boundaries for a terminal of ``columns`` (``None``: as is)."""
+    if columns is None:
+        return text
+    width = max(20, columns - 1)
+    return textwrap.fill(text, width, subsequent_indent="  ", break_long_words=False)
 
 
 def force_skill(name: str, task: str, context: Any) -> Any:

@@ -47,10 +47,15 @@ def _users(home: Path) -> list[str]:
 def test_skills_in_an_interactive_session(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_skill(home / "skills", "early-bird", description="Present from the start.")
+    wordy = "Says a great deal about itself, " * 6 + "and ends here."
+    write_skill(home / "skills", "wordy", description=wordy)
     term = _session(tmp_path, ["answer one", "answer two"])
     term.expect("/help for help", timeout=60)
     term.type("/skills\r")
     term.expect("early-bird (user): Present from the start.", timeout=60)
+    term.expect("to load one into the next turn", timeout=60)
+    (line,) = [x for x in term.plain.splitlines() if x.startswith("wordy (user): ")]
+    assert line.rstrip().endswith("…") and len(line.rstrip()) < 100  # one line of the terminal
     term.type("hello\r")
     term.expect("answer one", timeout=60)
     write_skill(home / "skills", "late-comer", description="Added mid-session.", body="LATE BODY\n")
