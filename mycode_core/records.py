@@ -321,6 +321,9 @@ class RunContext:
         """Called once when the run ends, whatever the reason (shut servers down)."""
         self.plugin_manager = plugin_manager
         """The run's pluggy manager (``None`` outside a run)."""
+        self.shown_files: dict[str, str] = {}
+        """Files the user put in front of the model whole (``@path``): resolved path → SHA-256
+        of the bytes shown. A tool that wants a file read before changing it may count these."""
         self.readable_roots: list[Path] = []
         """Folders outside the workspace whose files path reads may open (read-only), e.g.
         the folders of listed skills. Writes never leave the workspace."""

@@ -160,3 +160,45 @@ def test_an_attached_image_is_kept_for_resume_and_sessions_show(
         assert third.rc == 0, third.stderr
         text = [m for m in server.chat_requests[-1].messages if m["role"] == "user"][0]["content"]
     assert isinstance(text, str) and "[image shot.png: its saved copy is gone]" in text
+
+
+def _edit_after_mention(tmp_path: Path, prompt: str) -> dict[str, Any]:
+    """The ``tool_result`` of an ``edit_file`` of ``src/app.py`` made straight after ``prompt``,
+    with no ``read_file`` first."""
+    pytest.importorskip("mycode_builtin_tools")
+    edit = {"path": "src/app.py", "old_string": "return 42", "new_string": "return 43"}
+    call = {"id": "e1", "name": "edit_file", "arguments": edit}
+    with FakeOpenAIServer([turn(tool_calls=[call]), turn("edited")]) as server:
+        done = run_cli(
+            [
+                *server.cli_args(prompt, output_format="stream-json"),
+                "--permission-mode",
+                "accept-edits",
+            ],
+            tmp_path / "ws",
+            tmp_path / "home",
+            {"MYCODE_LOAD_PLUGINS": "builtin_tools"},
+        )
+    assert done.rc == 0, done.stderr
+    (result,) = [e for e in done.events if e["type"] == "tool_result"]
+    return result
+
+
+def test_a_file_the_user_mentioned_whole_counts_as_read(tmp_path: Path, workspace: Path) -> None:
+    result = _edit_after_mention(tmp_path, "make @src/app.py return 43")
+    assert not result["is_error"], result["content"]
+    assert (workspace / "src" / "app.py").read_text() == "def main():\n    return 43\n"
+
+
+def test_a_file_mentioned_only_in_part_must_still_be_read(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "src" / "app.py").write_text(
+        "def main():\n    return 42\n" + "".join(f"# {n}\n" for n in range(3000))
+    )
+    result = _edit_after_mention(tmp_path, "make @src/app.py return 43")
+    assert result["is_error"] and "has not been read" in result["content"]
+
+
+def test_a_mention_of_another_file_is_no_read_of_this_one(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "notes.txt").write_text("see src/app.py\n")
+    result = _edit_after_mention(tmp_path, "do what @notes.txt says")
+    assert result["is_error"] and "has not been read" in result["content"]

@@ -81,7 +81,7 @@ def read_bytes(path: Path, limit: int) -> bytes:
         return fh.read(limit)
 
 
-def _inline(name: str, path: Path) -> tuple[str, str | None]:
+def _inline(name: str, path: Path, context: Any) -> tuple[str, str | None]:
     data = read_bytes(path, MAX_BYTES + 1)
     if b"\0" in data[:8192]:
         return f"[{name} is a binary file: not inlined]", f"@{name} is a binary file: not inlined"
@@ -98,6 +98,8 @@ def _inline(name: str, path: Path) -> tuple[str, str | None]:
             f"{MAX_BYTES // 1000} KB at most) of a {total:,}-byte file"
         )
         text = "\n".join(kept) + f"\n[… cut here: read_file {name} with an offset for the rest]"
+    else:  # the model has seen it whole: as good as a read_file of it
+        context.shown_files[str(path)] = hashlib.sha256(data).hexdigest()
     return f'<mentioned-file path="{name}">\n{text.rstrip(chr(10))}\n</mentioned-file>', note
 
 
@@ -156,7 +158,7 @@ def expand(prompt: str, context: Any) -> Expansion:
             elif path.suffix.lower() in IMAGE_SUFFIXES:
                 _image(raw, path, images, out, context)
             else:
-                block, note = _inline(raw, path)
+                block, note = _inline(raw, path, context)
                 blocks.append(block)
                 if note:
                     out.notes.append(note)

@@ -3,7 +3,8 @@
 ``read_file`` records each file's ``mtime_ns``, size, inode and content digest with the line
 ranges it showed; ``edit_file`` / ``write_file`` refuse to change a file that was never read,
 or that changed on disk since, and record the new state after writing so consecutive edits
-work. The check and the write happen under one exclusive lock (:func:`exclusive`, an
+work; a file the user inlined whole (``context.shown_files``) counts as read while it has the
+bytes shown. The check and the write happen under one exclusive lock (:func:`exclusive`, an
 ``flock`` on the file's folder), and the check compares the content digest, so of two
 processes editing one file every reported edit is in the file or was refused as stale.
 """
@@ -98,6 +99,18 @@ def get(context: Any, path: Path) -> ReadRecord | None:
         return _table(context).get(str(path))
 
 
+def _shown(context: Any, path: Path) -> ReadRecord | None:
+    """A file the user inlined whole with ``@path`` counts as read while it has those bytes."""
+    digest = getattr(context, "shown_files", {}).get(str(path))
+    try:
+        stat, now = _current(path) if digest is not None else (None, None)
+    except OSError:
+        return None
+    if stat is None or now != digest:
+        return None
+    return ReadRecord(stat.st_mtime_ns, stat.st_size, [], stat.st_ino, digest)
+
+
 @contextlib.contextmanager
 def exclusive(path: Path) -> Iterator[None]:
     """Hold the write lock of ``path``'s folder (shared by every mycode process) meanwhile.
@@ -117,7 +130,7 @@ def stale_reason(context: Any, path: Path, rel: str) -> str | None:
     """Why ``path`` may not be changed now (never read / changed since), or ``None``.
 
     Call it inside :func:`exclusive` together with the write."""
-    record = get(context, path)
+    record = get(context, path) or _shown(context, path)
     if record is None:
         return (
             f"{rel} has not been read in this session. Read it with read_file first, "
