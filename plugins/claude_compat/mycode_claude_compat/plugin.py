@@ -92,6 +92,7 @@ def tool_result_verdict(
             by = decision.hook.label if decision.hook else "a hook"
             lines.append(f"PostToolUse hook {by} says: {decision.reason}")
         lines.extend(decision.context)
+    lines.extend(state.take_rewakes())  # background hooks that finished meanwhile
     if lines:  # the tool_result event shows the tool's own output: say what the hooks added
         from mycode_core.events import GuidanceEvent
 
@@ -111,10 +112,24 @@ def completion_verdict(
     if inner is not None and inner.verdict == "fail":
         return inner
     try:
-        return _stop_hooks(final_text, context) or inner
+        return _rewoken(context) or _stop_hooks(final_text, context) or inner
     except Exception as exc:  # noqa: BLE001 - a broken hook never breaks the run
         session_for(context).notice(f"Stop hooks failed: {exc}")
         return inner
+
+
+def _rewoken(context: RunContext) -> CompletionVerdict | None:
+    """``asyncRewake`` hooks still running when the model answers are waited for: the run
+    would end before they could wake it. What one said keeps the agent going, as a Stop
+    hook's block does."""
+    from mycode_core.records import CompletionVerdict
+
+    said = session_for(context).take_rewakes(wait=True)
+    if not said:
+        return None
+    return CompletionVerdict(
+        verdict="fail", feedback="\n\n".join(said), source=_STOP_SOURCE, counts=False
+    )
 
 
 def _stop_hooks(final_text: str, context: RunContext) -> CompletionVerdict | None:

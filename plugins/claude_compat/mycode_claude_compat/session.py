@@ -52,6 +52,10 @@ class CompatSession:
         self.saved_env: dict[str, str | None] = {}
         """What ``CLAUDE_ENV_FILE`` changed in the environment, to put back at the end."""
         self.lock = threading.Lock()
+        self.rewakes: list[str] = []
+        """What ``asyncRewake`` hooks that exited 2 said, not yet given to the model."""
+        self.rewaking: list[threading.Thread] = []
+        """The ``asyncRewake`` hooks still running (each within its timeout)."""
         self.processes = HookProcesses(getattr(context, "cancelled", None))
         if isinstance(getattr(context, "cleanup", None), list):  # a hand-made context may lack it
             context.cleanup.append(self.processes.stop_all)  # no hook outlives the run
@@ -104,11 +108,13 @@ class CompatSession:
         ask = getattr(self.context, "side_request", None)
         for hook in hooks:
             if hook.background:
-                threading.Thread(
-                    target=run_all,
-                    args=([hook], payload, self.context.workspace, extra_env, ask, self.processes),
-                    daemon=True,
-                ).start()
+                thread = threading.Thread(
+                    target=self._background, args=(hook, payload, extra_env, ask), daemon=True
+                )
+                thread.start()
+                if hook.rewake is not None:
+                    with self.lock:
+                        self.rewaking.append(thread)
         if not waiting:
             return None
         runs = run_all(waiting, payload, self.context.workspace, extra_env, ask, self.processes)
@@ -123,6 +129,33 @@ class CompatSession:
             self.notice(f"{event} hook stopped the run: {decision.stop}")
             self.context.cancelled.set()
         return decision
+
+    def _background(
+        self, hook: Any, payload: dict[str, Any], extra_env: dict[str, str] | None, ask: Any
+    ) -> None:
+        """An ``async`` hook, not waited for; an ``asyncRewake`` one that exits 2 leaves what it
+        wrote to stderr for the model (:meth:`take_rewakes`) and its summary for the user."""
+        (run,) = run_all([hook], payload, self.context.workspace, extra_env, ask, self.processes)
+        if hook.rewake is None or run.code != 2 or run.detached or run.interrupted:
+            return
+        said = "\n\n".join(part for part in (hook.rewake.strip(), run.stderr.strip()) if part)
+        with self.lock:
+            self.rewakes.append(said or f"The background hook {hook.label} exited with 2.")
+        self.notice(
+            hook.rewake_summary or f"a background hook ({hook.label}) woke the model", "info"
+        )
+
+    def take_rewakes(self, wait: bool = False) -> list[str]:
+        """What ``asyncRewake`` hooks said since the last call; with ``wait``, once those still
+        running have ended (within their timeouts, sooner when the run is cancelled)."""
+        if wait:
+            with self.lock:
+                running, self.rewaking = self.rewaking, []
+            for thread in running:
+                thread.join()
+        with self.lock:
+            said, self.rewakes = self.rewakes, []
+        return said
 
 
 def session_for(context: Any) -> CompatSession:

@@ -53,7 +53,13 @@ class CommandHook:
     """``PLUGIN_DATA`` of a folder plugin's hook (its writable folder under ``MYCODE_HOME``)."""
     if_rule: str | None = None
     background: bool = False
-    """``async``/``asyncRewake``: run without waiting; its output is not used."""
+    """``async``/``asyncRewake``: run without waiting; its output is not used, but for
+    ``rewake``."""
+    rewake: str | None = None
+    """``asyncRewake``: the ``rewakeMessage`` (``""`` without one) that leads what the hook
+    wrote to stderr when it exits 2, for the model; ``None`` for any other hook."""
+    rewake_summary: str = ""
+    """``rewakeSummary``: the line the user sees then."""
     url: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
     allowed_env: tuple[str, ...] = ()
@@ -304,6 +310,8 @@ def _add_entry(
             plugin_data=plugin[1],
             if_rule=rule if isinstance(rule, str) and rule.strip() else None,
             background=bool(entry.get("async") or entry.get("asyncRewake")),
+            rewake=str(entry.get("rewakeMessage") or "") if entry.get("asyncRewake") else None,
+            rewake_summary=str(entry.get("rewakeSummary") or ""),
             url=url,
             headers=tuple((str(k), str(v)) for k, v in headers.items()),
             allowed_env=tuple(str(name) for name in allowed),

@@ -382,3 +382,25 @@ def test_a_slash_command_that_expands_fires_user_prompt_expansion_first(env: Env
     assert refused.result["stop_reason"] == "interrupted"
     assert refused.of_type("assistant") == [] and len(env.log("submit")) == 2
     assert env.log("refuse")[0]["stdin"]["command_name"] == "kit:deploy"
+
+
+def test_an_async_rewake_hook_that_exits_2_wakes_the_model(env: Env) -> None:
+    """``asyncRewake``: the hook runs in the background; exit 2 puts its ``rewakeMessage`` and
+    what it wrote to stderr before the model (the answer waits for it: the run would end
+    otherwise), and ``rewakeSummary`` before the user. Exit 0 says nothing."""
+    review = {
+        "command": env.hook("review", exit=2, stderr="review: a.py leaks a token", sleep=1),
+        "asyncRewake": True,
+        "rewakeMessage": "Background review of the commit:",
+        "rewakeSummary": "the commit review found issues",
+    }
+    quiet = {"command": env.hook("quiet", stderr="nothing to say"), "asyncRewake": True}
+    hooks_file(env.home / "hooks.json", {"PostToolUse": [("Bash", [review, quiet])]})
+    result = env.run([bash("echo committed"), {"content": "committed"}, {"content": "fixed it"}])
+    assert result.rc == 0, result.stderr
+    (said,) = [e["message"] for e in result.of_type("guidance")]
+    assert said.startswith("Background review of the commit:") and "a.py leaks a token" in said
+    assert "nothing to say" not in said
+    assert any("the commit review found issues" in n for n in notices(result))
+    assert result.events[-1]["final_text"] == "fixed it"
+    assert len(env.log("review")) == len(env.log("quiet")) == 1
