@@ -183,8 +183,31 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
             folder.skip(part, f"a Codex plugin's {part} are not read (skills, MCP servers, hooks)")
     if kind == "claude-code":
         folder.lsp_servers = _lsp_servers(root, manifest.get("lspServers"), folder, plugin_data)
+        _note_unread_parts(root, manifest, folder)
     _note_loose_skills(folder)
     return folder
+
+
+def _note_unread_parts(root: Path, manifest: dict[str, Any], folder: PluginFolder) -> None:
+    """Name in ``skipped`` the parts of a Claude Code folder mycode does not use."""
+    experimental = manifest.get("experimental")
+    later = experimental if isinstance(experimental, dict) else {}
+    unread = (
+        ("output styles", manifest.get("outputStyles") or (root / "output-styles").is_dir(),
+         "output styles are not applied (AGENTS.md or a skill can carry such instructions)"),
+        ("monitors", manifest.get("monitors") or later.get("monitors") or
+         (root / "monitors").is_dir(), "background monitors are not run"),
+        ("bin", (root / "bin").is_dir(), "its executables are not put on the commands' PATH"),
+        ("settings.json", (root / "settings.json").is_file(),
+         "a plugin's default settings (its main agent) are not applied"),
+        ("workflows", (root / "workflows").is_dir(),
+         "workflows need Claude Code's Workflow tool, which mycode does not have"),
+        ("userConfig", manifest.get("userConfig"),
+         "plugin options are not asked for (${user_config.*} is not filled in)"),
+    )  # fmt: skip
+    for what, present, reason in unread:
+        if present:
+            folder.skip(what, reason)
 
 
 def _note_loose_skills(folder: PluginFolder) -> None:

@@ -476,3 +476,36 @@ def test_validate_an_agent_plugins_folders_non_conforming_skills(env: Env, tmp_p
         env={"MYCODE_DISABLE_PLUGINS": "skills"},
     )
     assert off.rc == 0 and _skill_warnings(json.loads(off.stdout)) == {}
+
+
+def test_claude_code_parts_mycode_does_not_run_are_named_in_skipped(
+    env: Env, tmp_path: Path
+) -> None:
+    """Output styles, monitors, ``bin/``, default ``settings.json``, workflows and plugin
+    options of a Claude Code folder are not used: ``skipped`` says so instead of nothing."""
+    root = tmp_path / "cc"
+    (root / ".claude-plugin").mkdir(parents=True)
+    manifest = {"name": "cc", "userConfig": {"token": {"type": "string", "title": "Token"}}}
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    for folder_name in ("output-styles", "monitors", "bin", "workflows", "commands"):
+        (root / folder_name).mkdir()
+    (root / "settings.json").write_text('{"agent": "reviewer"}')
+    (root / "commands" / "hi.md").write_text("Say hi.\n")
+    folder = read_folder(root, "cli", env.home)
+    skipped = {s["what"]: s["reason"] for s in folder.skipped}
+    assert set(skipped) == {
+        "output styles",
+        "monitors",
+        "bin",
+        "settings.json",
+        "workflows",
+        "userConfig",
+    }
+    assert all(reason for reason in skipped.values())
+    assert folder.commands  # what mycode does read still loads
+    (root / "monitors").rmdir()
+    (root / "settings.json").unlink()
+    manifest = {"name": "cc", "experimental": {"monitors": [{"name": "m", "command": "true"}]}}
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    skipped = {s["what"] for s in read_folder(root, "cli", env.home).skipped}
+    assert "monitors" in skipped and "userConfig" not in skipped and "settings.json" not in skipped
