@@ -150,9 +150,11 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
             if problem:
                 folder.problems.append(problem)
             elif data is not None:
-                table = data.get("mcpServers", {}) if "mcpServers" in data else _bare(data)
-                if isinstance(table, dict):
+                table = _server_table(data)
+                if table:
                     servers.update(table)
+                else:
+                    folder.skip(_where(path, root), "it names no MCP server (mcpServers)")
     plugin_data = data_dir(home, folder.name)
     for name, entry in servers.items():
         if not isinstance(entry, dict):
@@ -280,6 +282,24 @@ def _lsp_servers(root: Path, value: Any, folder: PluginFolder, data: Path) -> di
         else:
             folder.skip(f"lsp server {name}", "the entry is not an object")
     return servers
+
+
+def _server_table(data: dict[str, Any]) -> dict[str, Any]:
+    """The servers of an MCP file: its ``mcpServers`` (or ``mcp_servers``, the name of Codex's
+    own config table, which some Codex plugins write), else its bare entries."""
+    for key in ("mcpServers", "mcp_servers"):
+        if key in data:
+            table = data[key]
+            return dict(table) if isinstance(table, dict) else {}
+    return _bare(data)
+
+
+def _where(path: Path, root: Path) -> str:
+    """``path`` as the plugin names it (relative to its folder)."""
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 def _bare(data: dict[str, Any]) -> dict[str, Any]:

@@ -169,3 +169,21 @@ def test_a_path_the_manifest_names_that_is_missing_is_reported(env: Env, tmp_pat
     assert (
         read_folder(_codex(tmp_path / "plain", {"name": "plain"}), "cli", env.home).problems == []
     )
+
+
+def test_an_mcp_file_in_codex_config_spelling_loads_and_an_empty_one_is_named(
+    env: Env, tmp_path: Path
+) -> None:
+    """``{"mcp_servers": {...}}`` — Codex's ``config.toml`` table name, which some published
+    Codex plugins write in ``.mcp.json`` — is read like ``mcpServers``; a file that names no
+    server at all is named in ``skipped`` instead of being dropped without a word."""
+    root = _codex(tmp_path / "cx", {"name": "cx", "mcpServers": "./.mcp.json"})
+    remote = {"url": "http://127.0.0.1:9/mcp", "bearer_token_env_var": "CX_TOKEN"}
+    (root / ".mcp.json").write_text(json.dumps({"mcp_servers": {"remote": remote}}))
+    folder = read_folder(root, "cli", env.home)
+    assert sorted(folder.mcp_servers) == ["cx_remote"]
+    assert folder.mcp_servers["cx_remote"]["headers"] == {"Authorization": "Bearer ${CX_TOKEN}"}
+    (root / ".mcp.json").write_text(json.dumps({"servers": []}))
+    folder = read_folder(root, "cli", env.home)
+    assert folder.mcp_servers == {}
+    assert [s["what"] for s in folder.skipped] == [".mcp.json"]
