@@ -33,6 +33,9 @@ from mycode_mcp_bridge.tools import PLUGIN, Options, callable_tool, make_tool
 if TYPE_CHECKING:
     from mycode_mcp_bridge.connection import ServerConnection
 
+RESOURCE_CHECK_S = 5.0
+"""How long start-up waits, at most, to learn whether the servers have resources."""
+
 
 class Bridge:
     """The MCP servers of one run and the tools they contribute."""
@@ -139,6 +142,38 @@ class Bridge:
         for connection in list(self.connections.values()):
             if connection.state != "ready":
                 self.report_failure(connection, "failed to start", direct=True)
+        if self._any_resources([c for c in ready if c.offers_resources]):
+            from mycode_mcp_bridge.resources import resource_tools
+
+            for tool in resource_tools(self):
+                if not self._taken_elsewhere(tool.name):
+                    self.context.tools.add(tool, replace=True)
+
+    def _any_resources(self, connections: list[ServerConnection]) -> bool:
+        """Whether one of ``connections`` has a resource or a template (asked of all at once,
+        before the first request, so the tools the model sees stay the same all run): many
+        servers declare the capability and offer none (``mcp-server-time``)."""
+        if not connections:
+            return False
+        from mycode_mcp_bridge.resources import has_resources
+
+        async def ask(connection: ServerConnection) -> bool:
+            try:
+                return await connection.request(has_resources)
+            except Exception:  # noqa: BLE001 - a server that cannot say offers nothing here
+                return False
+
+        async def ask_all() -> bool:
+            import asyncio
+
+            return any(await asyncio.gather(*(ask(c) for c in connections)))
+
+        future = self.loop.submit(ask_all())
+        try:
+            return bool(_wait(future, RESOURCE_CHECK_S, self.context))
+        except (_Cancelled, concurrent.futures.TimeoutError):
+            future.cancel()
+            return False
 
     # ----------------------------------------------------------------- registry
 
@@ -247,6 +282,24 @@ class Bridge:
             )
         except Exception as exc:  # noqa: BLE001
             return ToolResult.error(f"MCP tool {exposed} returned an unreadable result: {exc}")
+
+    def request(self, server: str, make: Any, context: RunContext) -> Any:
+        """``make(session)`` on ``server``'s session, from a synchronous handler; raises
+        :class:`~mycode_mcp_bridge.connection.ServerError` (also when the user cancels)."""
+        from mycode_mcp_bridge.connection import ServerError
+
+        connection = self.connections.get(server)
+        if connection is None or self.closed:
+            raise ServerError("unavailable", "it is not running in this session")
+        future = self.loop.submit(connection.request(make))
+        try:
+            return _wait(future, connection.call_timeout + connection.startup_timeout, context)
+        except _Cancelled:
+            future.cancel()
+            raise ServerError("cancelled", "cancelled by the user") from None
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise ServerError("timeout", "no answer") from None
 
     def _call_failed(
         self, connection: ServerConnection, tool: str, exposed: str, exc: Any

@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import anyio
 import mcp_types as types
@@ -44,6 +44,7 @@ from mycode_mcp_bridge.transports import (
 )
 
 MAX_RESTARTS = 1
+T = TypeVar("T")
 
 ProgressCallback = ProgressFnT
 
@@ -444,6 +445,30 @@ class ServerConnection:
             raise ServerError("crashed", "the connection to the server is closed") from None
         except RuntimeError as exc:
             raise ServerError("error", self.spec.redact(str(exc))) from None
+
+    @property
+    def offers_resources(self) -> bool:
+        """Whether the server declared the ``resources`` capability."""
+        capabilities = getattr(self._session, "server_capabilities", None)
+        return getattr(capabilities, "resources", None) is not None
+
+    async def request(self, make: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """One request of the bridge's own (``resources/list``, ``resources/read``), bounded by
+        the call timeout; raises :class:`ServerError` with a readable message."""
+        await self._restart_if_crashed()
+        session = self._session
+        if session is None or self.state != "ready":
+            raise ServerError("unavailable", self.reason or f"server is {self.state}")
+        try:
+            with anyio.fail_after(self.call_timeout):
+                return await make(session)
+        except TimeoutError:
+            raise ServerError("timeout", f"no answer within {self.call_timeout:g} s") from None
+        except MCPError as exc:
+            message = self.spec.redact(f"MCP error {exc.code}: {exc.message}")
+            raise ServerError("error", message) from None
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            raise ServerError("crashed", "the connection to the server is closed") from None
 
     async def ping(self, timeout: float = 5.0) -> bool:
         """Whether the server still answers (a ``ping`` within ``timeout``)."""

@@ -360,3 +360,19 @@ def test_everything_long_running_operation_outlives_the_call_timeout(make_run) -
     assert "Long running operation completed" in str(done.content)
     progress = run.of_type("progress")
     assert [e.progress for e in progress][-1] == 35.0
+
+
+@needs_everything
+def test_everything_server_resources_can_be_listed_and_a_link_followed(make_run) -> None:
+    run = make_run({"everything": {"command": "node", "args": [str(EVERYTHING_JS), "stdio"]}})
+    listed = str(run.call("list_mcp_resources").content)
+    assert "everything: architecture.md <demo://resource/static/document/architecture.md>" in listed
+    doc = run.call(
+        "read_mcp_resource",
+        {"server": "everything", "uri": "demo://resource/static/document/architecture.md"},
+    )
+    assert not doc.is_error and "Architecture" in str(doc.content)
+    links = str(run.call("mcp__everything__get-resource-links", {"count": 2}).content)
+    uri = links.split("<", 1)[1].split(">", 1)[0]  # the first link, as the model would read it
+    followed = run.call("read_mcp_resource", {"server": "everything", "uri": uri})
+    assert not followed.is_error and f"resource {uri}" in str(followed.content)

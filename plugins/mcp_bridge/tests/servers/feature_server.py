@@ -130,6 +130,20 @@ def build(name: str) -> MCPServer:
             ResourceLink(type="resource_link", uri="https://example.com/x", name="x"),
         ]
 
+    @server.resource(
+        "notes://today", name="today", description="Today's notes", mime_type="text/plain"
+    )
+    def today() -> str:
+        return "buy milk"
+
+    @server.resource("notes://logo", name="logo", mime_type="image/png")
+    def logo() -> bytes:
+        return PNG
+
+    @server.resource("notes://day/{day}", name="day", description="The notes of one day")
+    def day(day: str) -> str:
+        return f"notes of {day}"
+
     @server.tool(description="Always fails.")
     def fail(reason: str = "bad input") -> str:
         raise ToolError(f"failed because {reason}")
