@@ -44,7 +44,8 @@ def register_commands(cli: click.Group) -> None:
 
 @hookimpl
 def register_slash_commands(register: Callable[[SlashCommand], None], context: RunContext) -> None:
-    """``/mcp``: this session's MCP servers, their state and tools (why one is not ready)."""
+    """``/mcp``: this session's MCP servers, their state and tools (why one is not ready); and
+    each server's prompts as ``/mcp__<server>__<prompt> [args]``."""
     from mycode_core import SlashCommand
 
     register(
@@ -54,6 +55,12 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
             run=_mcp_status,
         )
     )
+    bridge = context.store.get("mcp_bridge")
+    if bridge is not None:  # its servers' prompts: /mcp__<server>__<prompt>
+        from mycode_mcp_bridge.prompts import prompt_commands
+
+        for command in prompt_commands(bridge, context):
+            register(command)
 
 
 def _mcp_status(arguments: str, context: RunContext) -> SlashResult:

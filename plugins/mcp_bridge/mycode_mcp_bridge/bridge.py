@@ -142,7 +142,7 @@ class Bridge:
         for connection in list(self.connections.values()):
             if connection.state != "ready":
                 self.report_failure(connection, "failed to start", direct=True)
-        if self._any_resources([c for c in ready if c.offers_resources]):
+        if self._any_resources([c for c in ready if c.offers("resources")]):
             from mycode_mcp_bridge.resources import resource_tools
 
             for tool in resource_tools(self):

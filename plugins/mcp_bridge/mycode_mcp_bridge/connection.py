@@ -446,11 +446,10 @@ class ServerConnection:
         except RuntimeError as exc:
             raise ServerError("error", self.spec.redact(str(exc))) from None
 
-    @property
-    def offers_resources(self) -> bool:
-        """Whether the server declared the ``resources`` capability."""
+    def offers(self, capability: str) -> bool:
+        """Whether the server declared ``capability`` (``resources``, ``prompts``)."""
         capabilities = getattr(self._session, "server_capabilities", None)
-        return getattr(capabilities, "resources", None) is not None
+        return getattr(capabilities, capability, None) is not None
 
     async def request(self, make: Callable[[ClientSession], Awaitable[T]]) -> T:
         """One request of the bridge's own (``resources/list``, ``resources/read``), bounded by

@@ -88,7 +88,7 @@ def _offering(bridge: Any) -> list[str]:
     return sorted(
         name
         for name, connection in bridge.connections.items()
-        if connection.state == "ready" and connection.offers_resources
+        if connection.state == "ready" and connection.offers("resources")
     )
 
 

@@ -144,6 +144,10 @@ def build(name: str) -> MCPServer:
     def day(day: str) -> str:
         return f"notes of {day}"
 
+    @server.prompt(description="Review a file for one kind of problem.")
+    def review(file: str, focus: str = "bugs") -> str:
+        return f"Review {file} for {focus}."
+
     @server.tool(description="Always fails.")
     def fail(reason: str = "bad input") -> str:
         raise ToolError(f"failed because {reason}")
