@@ -71,7 +71,7 @@ def time_startup(workspace: Path, home: Path, config: dict[str, Any]) -> tuple[f
     for task in context.startup_tasks:
         task()
     elapsed = time.perf_counter() - started
-    ready = {name.split("__")[1] for name in context.tools.names()}
+    ready = {name.split("__")[1] for name in context.tools.names() if name.startswith("mcp__")}
     for task in context.cleanup:
         task()
     missing = set(config) - ready
