@@ -17,7 +17,7 @@ from mycode_core import hookimpl
 if TYPE_CHECKING:
     import click
 
-    from mycode_core.records import RunContext, SlashCommand, SlashResult, Tool
+    from mycode_core.records import ContextSection, RunContext, SlashCommand, SlashResult, Tool
 
 __version__ = "0.1.0"
 
@@ -32,6 +32,17 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
     from mycode_mcp_bridge.setup import start_for_run
 
     start_for_run(context)
+
+
+@hookimpl
+def build_context(context: RunContext) -> list[ContextSection] | None:
+    """The running servers' own instructions, one heading per server (see :mod:`.instructions`)."""
+    bridge = context.store.get("mcp_bridge")
+    if bridge is None:
+        return None
+    from mycode_mcp_bridge.instructions import instruction_sections
+
+    return instruction_sections(bridge)
 
 
 @hookimpl

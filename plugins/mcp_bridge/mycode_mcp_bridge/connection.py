@@ -446,6 +446,11 @@ class ServerConnection:
         except RuntimeError as exc:
             raise ServerError("error", self.spec.redact(str(exc))) from None
 
+    @property
+    def instructions(self) -> str:
+        """What the server said about using its tools when the session began (may be "")."""
+        return str(getattr(self._session, "instructions", None) or "").strip()
+
     def offers(self, capability: str) -> bool:
         """Whether the server declared ``capability`` (``resources``, ``prompts``)."""
         capabilities = getattr(self._session, "server_capabilities", None)

@@ -80,7 +80,7 @@ class Weather(BaseModel):
 
 def build(name: str) -> MCPServer:
     """The server and its tools."""
-    server = MCPServer(name)
+    server = MCPServer(name, instructions=f"Call {name}'s peek before wipe.")
 
     @server.tool(description="Echo the text back.")
     def echo(text: str) -> str:
