@@ -2,10 +2,10 @@
 
 A server names files, documents or records by URI (its ``resources/list`` and resource
 templates); a tool's result may link to one (``resource link: NAME <URI>``). These two tools
-let the model find and read them, as Claude Code's and Codex's do. They are offered once a
-running server turns out to have a resource or a template (asked in the background after
-start-up), are read-only, and a ``file://`` URI outside the workspace asks first, like a path
-argument of any MCP tool (:mod:`.outside`).
+let the model find and read them, as Claude Code's and Codex's do. They are offered when a
+running server has a resource or a template (asked at start-up, before the first request),
+are read-only, and a ``file://`` URI outside the workspace asks first, like a path argument of
+any MCP tool (:mod:`.outside`).
 """
 
 from __future__ import annotations
