@@ -1,4 +1,4 @@
-"""``PreToolUse`` hooks as a ``permission_verdict`` wrapper.
+"""``PreToolUse`` (and ``PermissionRequest``) hooks as a ``permission_verdict`` wrapper.
 
 The hooks run first, so a rewritten input (``updatedInput``, checked against the tool's
 schema) is what mycode's own permission rules then judge. Combining the two:
@@ -114,9 +114,51 @@ def _verdict(decision: str, reason: str, rule: str, layer: str, updated: Any) ->
 
 
 def wrap(call: Any, tool: Any, context: Any) -> Generator[None, Any, Any]:
-    """The body of the ``permission_verdict`` wrapper."""
+    """The body of the ``permission_verdict`` wrapper: ``PreToolUse``, then, when the call
+    would ask, ``PermissionRequest``."""
     if call.id.startswith(INLINE_CALL_PREFIX):  # a command file's own command, no model's call
         return (yield)
+    verdict = yield from _pre_tool_use(call, tool, context)
+    if verdict is None or verdict.decision != "ask":
+        return verdict
+    try:
+        return _permission_request(verdict, call, tool, context)
+    except Exception as exc:  # noqa: BLE001 - a broken hook leaves the question as it was
+        session_for(context).notice(f"PermissionRequest hooks failed: {exc}")
+        return verdict
+
+
+def _permission_request(verdict: Any, call: Any, tool: Any, context: Any) -> Any:
+    """``PermissionRequest`` hooks answer the question the call would ask: allow or deny (a
+    deny wins); no answer, or a failed hook, leaves the question to the user (``-p``: denied)."""
+    state = session_for(context)
+    if not state.hooks.has("PermissionRequest"):
+        return verdict
+    name = cc_name(call.name)
+    tool_input = cc_input(call.name, call.arguments, context.workspace)
+    decision = state.fire(
+        "PermissionRequest", name, match_input=tool_input, tool_name=name, tool_input=tool_input
+    )
+    if decision is None or decision.failed is not None or decision.permission is None:
+        return verdict
+    hook = decision.hook
+    rule = f"hook:PermissionRequest {hook.label}" if hook else "hook:PermissionRequest"
+    layer = hook.layer if hook else "hooks"
+    updated = verdict.updated_arguments
+    if decision.permission == "allow" and decision.updated_input is not None:
+        rewritten = mycode_input(
+            call.name, {**tool_input, **decision.updated_input}, context.workspace
+        )
+        problem = _schema_problem(tool, rewritten) or _apply(call, tool, rewritten, context)
+        if problem is not None:
+            reason = f"a PermissionRequest hook rewrote the {name} input: {problem}"
+            return _verdict("deny", reason, rule, layer, None)
+        updated = rewritten
+    return _verdict(decision.permission, decision.reason, rule, layer, updated)
+
+
+def _pre_tool_use(call: Any, tool: Any, context: Any) -> Generator[None, Any, Any]:
+    """``PreToolUse`` combined with the inner policy's verdict (see the module doc)."""
     try:
         decision, updated = _run_hooks(call, tool, context)
     except Exception as exc:  # noqa: BLE001 - a broken hook asks, it never crashes the run

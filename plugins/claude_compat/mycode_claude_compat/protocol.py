@@ -23,7 +23,7 @@ class Decision:
 
     block: bool = False
     permission: str | None = None
-    """``PreToolUse``: ``allow``, ``deny`` or ``ask``."""
+    """``PreToolUse``: ``allow``, ``deny`` or ``ask``; ``PermissionRequest``: allow or deny."""
     reason: str = ""
     hook: CommandHook | None = None
     """The hook that blocked or decided."""
@@ -63,7 +63,7 @@ def _read(run: HookRun, event: str, out: Decision) -> None:
         out.block = True
         out.reason = out.reason or reason
         out.hook = out.hook or hook
-        if event == "PreToolUse":
+        if event in ("PreToolUse", "PermissionRequest"):
             _permission(out, "deny", reason, hook)
         return
     data = run.data
@@ -92,6 +92,8 @@ def _read(run: HookRun, event: str, out: Decision) -> None:
         updated = specific.get("updatedInput")
         if isinstance(updated, dict):
             out.updated_input = updated
+    elif event == "PermissionRequest":
+        _request_decision(specific.get("decision"), data, hook, out)
     elif decision == "block" or specific.get("permissionDecision") == "deny":
         out.block = True
         out.reason = out.reason or _reason(data.get("reason"), data, hook, event)
@@ -101,6 +103,22 @@ def _read(run: HookRun, event: str, out: Decision) -> None:
     extra = specific.get("additionalContext")
     if isinstance(extra, str) and extra.strip():
         out.context.append(extra.strip())
+
+
+def _request_decision(chosen: Any, data: dict[str, Any], hook: CommandHook, out: Decision) -> None:
+    """``PermissionRequest``: ``decision.behavior`` allow or deny (with ``message``,
+    ``updatedInput``; ``interrupt`` also stops the run)."""
+    if not isinstance(chosen, dict) or chosen.get("behavior") not in ("allow", "deny"):
+        return
+    behavior = str(chosen["behavior"])
+    reason = _reason(chosen.get("message"), data, hook, "PermissionRequest")
+    if behavior == "allow" and not str(chosen.get("message") or "").strip():
+        reason = f"allowed by the PermissionRequest hook {hook.label}"
+    _permission(out, behavior, reason, hook)
+    if behavior == "allow" and isinstance(chosen.get("updatedInput"), dict):
+        out.updated_input = chosen["updatedInput"]
+    if behavior == "deny" and chosen.get("interrupt") is True and out.stop is None:
+        out.stop = reason
 
 
 def _permission(out: Decision, chosen: str, reason: str, hook: CommandHook) -> None:

@@ -22,6 +22,7 @@ _create_lock = threading.Lock()
 BLOCKING_EVENTS = frozenset(
     {
         "PreToolUse",
+        "PermissionRequest",
         "PostToolUse",
         "PostToolUseFailure",
         "UserPromptSubmit",

@@ -19,6 +19,7 @@ EVENTS = (
     "UserPromptSubmit",
     "UserPromptExpansion",
     "PreToolUse",
+    "PermissionRequest",
     "PostToolUse",
     "PostToolUseFailure",
     "Stop",

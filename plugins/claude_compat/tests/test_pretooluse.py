@@ -209,7 +209,7 @@ def test_if_conditions_use_permission_rule_syntax() -> None:
 def test_an_unsupported_hook_type_is_one_notice(env: Env) -> None:
     (env.home / "hooks.json").write_text(
         '{"hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": "Is it done?"}]}],'
-        ' "PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}]}}'
+        ' "TeammateIdle": [{"hooks": [{"type": "command", "command": "true"}]}]}}'
     )
     result = env.run([{"content": "done"}])
     assert result.rc == 0
@@ -235,3 +235,54 @@ def test_an_if_condition_matches_each_command_of_a_compound_line(env: Env) -> No
     first, second = result.of_type("tool_result")
     assert first["is_error"] and "Review the commit first." in first["content"]
     assert "Review the commit" not in second["content"]
+
+
+def _permission_request(env: Env, answer: dict[str, object] | None, **spec: object) -> object:
+    """A ``-p`` run in default mode whose model runs ``git push`` (which asks) and ``echo``
+    (which does not), with one PermissionRequest hook answering ``answer``."""
+    hook = (
+        env.hook("request", stdout=answer, **spec)
+        if answer is not None
+        else env.hook("request", **spec)
+    )
+    hooks_file(env.home / "hooks.json", {"PermissionRequest": [("Bash", [hook])]})
+    turns = [bash("git push origin main", "p1"), bash("echo hi", "e1")]
+    return env.run(turns, "--permission-mode", "default")
+
+
+def _decision(behavior: str, **more: object) -> dict[str, object]:
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": behavior, **more},
+        }
+    }
+
+
+def test_a_permission_request_hook_answers_the_question_a_call_would_ask(env: Env) -> None:
+    result = _permission_request(env, _decision("allow"))
+    assert result.rc == 0, result.stderr
+    (record,) = env.log("request")  # echo asked nothing: no request for it
+    assert record["stdin"]["hook_event_name"] == "PermissionRequest"
+    assert record["stdin"]["tool_name"] == "Bash"
+    assert record["stdin"]["tool_input"]["command"] == "git push origin main"
+    push = result.of_type("permission")[0]
+    assert push["decision"] == "allow" and push["rule"].startswith("hook:PermissionRequest")
+    ran = result.of_type("tool_result")[0]
+    assert "Permission denied" not in str(ran["content"])  # it ran (and failed: no remote)
+
+
+def test_a_permission_request_hook_denies_with_its_message(env: Env) -> None:
+    result = _permission_request(env, _decision("deny", message="no pushing on Fridays"))
+    assert result.rc == 0, result.stderr
+    push = result.of_type("permission")[0]
+    assert push["decision"] == "deny" and push["rule"].startswith("hook:PermissionRequest")
+    denied = result.of_type("tool_result")[0]
+    assert denied["is_error"] and "no pushing on Fridays" in denied["content"]
+
+
+def test_a_failing_permission_request_hook_leaves_the_question_as_it_was(env: Env) -> None:
+    result = _permission_request(env, None, exit=1, stderr="broken")
+    assert result.rc == 0, result.stderr
+    push = result.of_type("permission")[0]
+    assert push["decision"] == "deny" and not push["rule"].startswith("hook:")  # -p: no one asked
