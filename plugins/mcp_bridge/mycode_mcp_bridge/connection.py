@@ -457,7 +457,7 @@ class ServerConnection:
         return getattr(capabilities, capability, None) is not None
 
     async def request(self, make: Callable[[ClientSession], Awaitable[T]]) -> T:
-        """One request of the bridge's own (``resources/list``, ``resources/read``), bounded by
+        """One request of the bridge's own (resources, prompts), bounded by
         the call timeout; raises :class:`ServerError` with a readable message."""
         await self._restart_if_crashed()
         session = self._session
