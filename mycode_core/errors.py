@@ -75,5 +75,6 @@ def raised_by_plugin(exc: BaseException) -> bool:
     anything but a real Ctrl-C, which :func:`watching_ctrl_c` records."""
     if not isinstance(exc, KeyboardInterrupt):
         return True
-    watched = _CtrlC.watching or threading.current_thread() is not threading.main_thread()
-    return watched and not _CtrlC.seen
+    if _CtrlC.watching or threading.current_thread() is not threading.main_thread():
+        return not _CtrlC.seen
+    return signal.getsignal(signal.SIGINT) is not signal.default_int_handler  # e.g. ignored

@@ -208,14 +208,44 @@ def test_a_plugin_raising_a_base_exception_at_import_is_a_load_error(
     assert run.of_type("tool_result")[0]["content"] == "GO!"
 
 
-def test_a_real_ctrl_c_while_plugins_import_still_interrupts(mycode: Any, home: Path) -> None:
+def _started(home: Path, workspace: Path, env: dict[str, str | None], **popen: Any) -> Any:
+    """``mycode plugins`` started as :func:`start_cli` starts it (SIGINT as in a terminal,
+    unless ``popen`` says otherwise); its exit code and stderr."""
+    from mycode_core.testing.cli import start_cli
+
+    process = start_cli(["plugins"], workspace, home, env, **popen)
+    _out, err = process.communicate(timeout=60)
+    return process.returncode, err
+
+
+def test_a_real_ctrl_c_while_plugins_import_still_interrupts(
+    home: Path, workspace: Path, env: dict[str, str | None]
+) -> None:
     _home_file(
         home,
         "slowimport",
         "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n",
     )
-    run = mycode(["plugins"], MYCODE_LOAD_PLUGINS=_select("slowimport"))
-    assert run.rc != 0 and "failed to load" not in run.stderr  # not taken for the plugin's
+    code, err = _started(home, workspace, {**env, "MYCODE_LOAD_PLUGINS": "slowimport"})
+    assert code != 0 and "failed to load" not in err  # not taken for the plugin's
+
+
+def test_a_plugins_own_ctrl_c_is_a_load_error_where_ctrl_c_is_ignored(
+    home: Path, workspace: Path, env: dict[str, str | None]
+) -> None:
+    """Started with SIGINT ignored (a non-interactive shell's ``cmd &``), no Ctrl-C can reach
+    mycode: a ``KeyboardInterrupt`` a plugin raises at import is the plugin's failure."""
+    import signal
+
+    _home_file(home, "quitter", "raise KeyboardInterrupt\n")
+
+    def ignoring() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    code, err = _started(
+        home, workspace, {**env, "MYCODE_LOAD_PLUGINS": "quitter"}, preexec_fn=ignoring
+    )
+    assert code == 0 and "interrupted" not in err, err
 
 
 @pytest.mark.parametrize("name", ["__init__", "json.tool", "a.b"])
