@@ -312,6 +312,9 @@ def test_a_signal_after_clear_stops_the_new_conversations_turn(
     try:
         os.kill(term.pid, signal.SIGTERM)
         assert term.wait(60) == 143, term.plain[-2000:]
+        # the turn was drawn to its end, never cut mid-drawing (that left rich half-way: a
+        # traceback from its spinner's clean-up and exit 1 on a loaded machine)
+        assert "interrupted · verdict" in term.plain and "Traceback" not in term.plain
         assert wait_until(lambda: not process_alive(grandchild), 30), "the command survived"
     finally:
         if process_alive(grandchild):

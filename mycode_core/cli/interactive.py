@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
@@ -69,6 +70,9 @@ class InteractiveSession:
         """``!command``s run since the last message (they go to the model with the next)."""
         self._ask_lock = threading.Lock()
         self._asking = False
+        self.signalled: Callable[[], int | None] = lambda: None
+        """The signal (SIGTERM, SIGHUP) that arrived during a turn: the session leaves with
+        128 + it once the turn has drained."""
         runner.context.ask = self.ask
         runner.context.interactive = True
 
@@ -211,6 +215,8 @@ class InteractiveSession:
                             self.shell_notes.append(note)
                         continue
                     self._turn(text)
+                    if (signum := self.signalled()) is not None:
+                        return 128 + signum
                 except KeyboardInterrupt:  # at the prompt, or typed just before it started
                     pending = None
                     if armed:
@@ -256,7 +262,7 @@ class InteractiveSession:
             ):
                 self.keys = keys
                 # an Esc read before the turn began (which clears a cancel) still stops it
-                escaped = lambda: keys.escaped  # noqa: E731
+                escaped = lambda: keys.escaped or self.signalled() is not None  # noqa: E731
                 render_turn(self.runner, prompt, self.renderer, escaped, request=request)
             self.typed_ahead += keys.typed
         finally:

@@ -357,7 +357,10 @@ def run_agent(
             if worker is not None:
                 worker.join(timeout=seconds)
 
-        with SignalGuard(lambda: session.runner.cancel(), wait=wait, asking=session.asking):
+        showing = lambda: session.renderer is not None  # noqa: E731
+        cancel = lambda: session.runner.cancel()  # noqa: E731 - /clear replaces the runner
+        with SignalGuard(cancel, wait=wait, asking=session.asking, showing=showing) as guard:
+            session.signalled = lambda: guard.received
             return session.run(prompt or None)
     from mycode_core.cli.signals import WITH_CTRL_C, SignalGuard
 

@@ -45,15 +45,22 @@ class SignalGuard:
         wait: Callable[[float], None] | None = None,
         signals: tuple[str, ...] = SIGNALS,
         asking: Callable[[], bool] = lambda: False,
+        showing: Callable[[], bool] = lambda: False,
     ) -> None:
         """``cancel`` stops the running turn; with ``wait`` (interactive sessions, whose loop
         would otherwise go on) the handler waits for the turn to end, then exits. ``signals``
         names the signals handled (:data:`WITH_CTRL_C` adds SIGINT). While ``asking()`` (a
         question on this thread, which the turn waits for) the handler leaves at once: the
-        question ends unanswered (denied) and the block's end waits for the turn instead."""
+        question ends unanswered (denied) and the block's end waits for the turn instead.
+        While ``showing()`` (a turn drawn on this thread) the handler only cancels: an exit
+        raised mid-drawing would leave the terminal library half-way (a traceback instead of
+        the exit code); the session leaves once the turn has drained (:attr:`received`), or
+        the process after ``GRACE`` seconds."""
         self.cancel = cancel
         self.wait = wait
         self.asking = asking
+        self.showing = showing
+        self._deadline: threading.Timer | None = None
         self.signals = signals
         self.received: int | None = None
         self._previous: dict[int, Any] = {}
@@ -78,6 +85,8 @@ class SignalGuard:
     def __exit__(self, *exc: object) -> None:
         if self.received is not None and self.wait is not None:
             self.wait(GRACE)  # a turn a question held up ends before the process does
+        if self._deadline is not None:
+            self._deadline.cancel()
         for number, handler in self._previous.items():
             signal.signal(number, handler)
         self._previous.clear()
@@ -98,6 +107,11 @@ class SignalGuard:
         if self.wait is not None:
             if self.asking():
                 return _end_question(128 + signum)
+            if self.showing():
+                self._deadline = threading.Timer(GRACE, os._exit, args=(128 + signum,))
+                self._deadline.daemon = True
+                self._deadline.start()
+                return
             self.wait(GRACE)
             raise SystemExit(128 + signum)
 
