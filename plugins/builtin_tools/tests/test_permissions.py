@@ -388,6 +388,28 @@ def test_server_wide_rule_for_mcp_tools(workspace: Path, home: Path) -> None:
     assert (verdict.decision, verdict.rule, verdict.layer) == ("deny", "mcp__shell", "project")
 
 
+def test_a_server_wide_rule_covers_the_servers_resources(workspace: Path, home: Path) -> None:
+    """``mcp__github`` in a rule covers that server's resources read through the MCP bridge's
+    ``read_mcp_resource`` / ``list_mcp_resources``, not only its tools."""
+    (home / "config.toml").write_text(
+        '[permissions]\ndeny = ["mcp__github"]\nask = ["mcp__notes"]\n', encoding="utf-8"
+    )
+    context = _context(workspace, home)
+
+    def resource_tool(name: str) -> Tool:
+        return Tool(
+            name=name, description="", handler=lambda a, c: "", plugin="mcp_bridge", read_only=True
+        )
+
+    read, listing = resource_tool("read_mcp_resource"), resource_tool("list_mcp_resources")
+    denied = _decide(context, read, server="github", uri="repo://x")
+    assert (denied.decision, denied.rule) == ("deny", "mcp__github")
+    assert _decide(context, listing, server="github").decision == "deny"
+    assert _decide(context, read, server="notes", uri="notes://a").decision == "ask"
+    assert _decide(context, read, server="docs", uri="docs://a").decision == "allow"
+    assert _decide(context, listing).decision == "allow"  # names only, of every server
+
+
 def test_cd_followed_within_command_and_across_calls(ctx: RunContext, workspace: Path) -> None:
     from mycode_builtin_tools.tools.run_command import CWD_KEY
 

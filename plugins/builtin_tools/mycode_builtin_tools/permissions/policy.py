@@ -16,6 +16,7 @@ mode denies every tool that is not read-only. Every verdict names its rule and l
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -277,6 +278,21 @@ def _hidden_rule_verdict(
     return None
 
 
+MCP_RESOURCE_TOOLS = frozenset({"read_mcp_resource", "list_mcp_resources"})
+"""The MCP bridge's tools that act for the server named in their ``server`` argument."""
+
+
+def _server_names(tool: Any, arguments: dict[str, Any]) -> list[str]:
+    """``mcp__<server>__<tool>`` for an MCP resource tool given a server, so that a rule naming
+    the server (``mcp__github``) covers its resources as it covers its tools."""
+    server = arguments.get("server")
+    if tool.name not in MCP_RESOURCE_TOOLS or getattr(tool, "plugin", None) != "mcp_bridge":
+        return []
+    if not isinstance(server, str) or not server:
+        return []
+    return [f"mcp__{re.sub(r'[^A-Za-z0-9_-]', '_', server)}__{tool.name}"]
+
+
 def decide(call: Any, tool: Any, context: Any) -> PermissionVerdict:
     """The verdict for one tool call (see the module docstring)."""
     settings = context.settings
@@ -312,7 +328,8 @@ def decide(call: Any, tool: Any, context: Any) -> PermissionVerdict:
         finding = Finding("ask", "builtin:call-needs-approval", approval.reason)
         subjects.append(_Subject(approval.subject, finding, approval.grant or name))
     rules = rules_mod.collect(settings, getattr(context, "session_grants", None))
-    verdicts = [_decide(subject, name, rules, mode, layer_of_mode) for subject in subjects]
+    names = [name, *_server_names(tool, arguments)]
+    verdicts = [_decide(s, n, rules, mode, layer_of_mode) for n in names for s in subjects]
     for decision in ("deny", "ask"):
         for verdict in verdicts:
             if verdict.decision == decision:

@@ -8,7 +8,8 @@ A rule is ``tool`` or ``tool(spec)``:
 * ``edit_file(src/**)``, ``read_file(.env)`` — gitignore-style patterns on the
   workspace-relative path. ``edit_file`` rules also cover ``write_file``; ``read_file`` rules
   also cover ``grep`` and ``glob`` (their ``path``).
-* ``mcp__server`` covers every tool of that server; tool names may use ``*``.
+* ``mcp__server`` covers every tool of that server, and its resources read through the MCP
+  bridge's ``read_mcp_resource`` / ``list_mcp_resources``; tool names may use ``*``.
 * Claude Code's names work too: ``Bash``, ``Read``, ``Edit``, ``Write``, ``Glob``, ``Grep``.
 
 Rules come from ``[permissions] allow/deny/ask`` of each layer (``user``, ``project``,
