@@ -494,6 +494,24 @@ class ServerConnection:
         return self.spec.redact(tail)[-max_chars:]
 
 
+async def all_pages(
+    ask: Callable[..., Awaitable[Any]], key: str, limit: int
+) -> tuple[list[Any], bool]:
+    """The items under ``key`` of every page of a paginated list request (``ask(params=…)``:
+    ``session.list_prompts``, ``list_resources``…), at most ``limit``; and whether more were
+    left out."""
+    items: list[Any] = []
+    cursor = None
+    while len(items) < limit:
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await ask(params=params)
+        items += getattr(page, key)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return items[:limit], len(items) > limit or bool(cursor)
+
+
 class _CallClock:
     """The deadline of one call: ``idle`` seconds after it was sent or after the server last
     reported progress for it (``notifications/progress`` with the call's progress token, which

@@ -39,18 +39,10 @@ def prompt_commands(bridge: Any, context: RunContext) -> list[SlashCommand]:
 
 
 async def _all_prompts(session: Any) -> list[Any]:
-    import mcp_types as types
+    from mycode_mcp_bridge.connection import all_pages
 
-    prompts: list[Any] = []
-    cursor = None
-    while len(prompts) < MAX_PROMPTS:
-        params: Any = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_prompts(params=params)
-        prompts += page.prompts
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return prompts[:MAX_PROMPTS]
+    prompts, _more = await all_pages(session.list_prompts, "prompts", MAX_PROMPTS)
+    return prompts
 
 
 def _hint(arguments: list[Any]) -> str:

@@ -103,30 +103,17 @@ def _unknown(bridge: Any, server: str) -> ToolResult | None:
 async def _everything(session: Any) -> tuple[list[Any], list[Any], bool]:
     """Every page of ``resources/list`` and ``resources/templates/list`` (up to
     :data:`MAX_LISTED` each), and whether more were left out."""
-    import mcp_types as types
     from mcp.shared.exceptions import MCPError
 
-    found: dict[str, list[Any]] = {"resources": [], "resource_templates": []}
-    more = False
-    for key, ask in (
-        ("resources", session.list_resources),
-        ("resource_templates", session.list_resource_templates),
-    ):
-        cursor = None
-        while len(found[key]) < MAX_LISTED:
-            params: Any = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            try:
-                page = await ask(params=params)
-            except MCPError:
-                if key == "resources":
-                    raise
-                break  # a server may offer resources without templates
-            found[key] += getattr(page, key)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        more = more or len(found[key]) > MAX_LISTED or bool(cursor)
-    return found["resources"][:MAX_LISTED], found["resource_templates"][:MAX_LISTED], more
+    from mycode_mcp_bridge.connection import all_pages
+
+    resources, more = await all_pages(session.list_resources, "resources", MAX_LISTED)
+    try:
+        ask = session.list_resource_templates
+        templates, more_templates = await all_pages(ask, "resource_templates", MAX_LISTED)
+    except MCPError:  # a server may offer resources without templates
+        templates, more_templates = [], False
+    return resources, templates, more or more_templates
 
 
 async def has_resources(session: Any) -> bool:
