@@ -340,6 +340,8 @@ class RunContext:
         """``None`` for the main agent; a child agent's id (also on its events)."""
         self.parent_call_id: str | None = None
         """In a child agent: the id of the tool call that started it."""
+        self.agent_name: str | None = None
+        """In a child agent: the name it was started with (``AgentRequest.name``, a profile)."""
         self.depth = 0
         """0 for the main agent, 1 for its children, and so on."""
         self.spawner: Callable[[Any], Any] | None = None

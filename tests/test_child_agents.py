@@ -83,6 +83,32 @@ def test_spawn_agent_runs_a_child_through_the_same_runtime(tmp_path: Path) -> No
     assert outcome.transcript is not None and Path(outcome.transcript).is_file()
 
 
+def test_a_childs_context_names_the_agent_it_runs(tmp_path: Path) -> None:
+    """Policies and hooks called for a child tell it apart: its id, profile name and depth."""
+    seen: list[tuple[Any, ...]] = []
+
+    def probe(arguments: dict[str, Any], context: Any) -> str:
+        seen.append((context.agent_name, context.agent_id, context.parent_call_id, context.depth))
+        return "ok"
+
+    outcomes: list[AgentOutcome] = []
+    request = AgentRequest(task="x", name="reviewer", tools=["probe"])
+    runner = make_runner(
+        tmp_path,
+        tools_plugin(
+            _spawner_tool(outcomes, request), Tool(name="probe", description="p", handler=probe)
+        ),
+        turns=[
+            {"tool_calls": [{"id": "m1", "name": "probe", "arguments": {}}]},
+            {"tool_calls": [{"id": "p1", "name": "spawn", "arguments": {}}]},
+            {"tool_calls": [{"id": "c1", "name": "probe", "arguments": {}}]},
+        ],
+    )
+    run_events(runner)
+    (outcome,) = outcomes
+    assert seen == [(None, None, None, 0), ("reviewer", outcome.agent_id, "p1", 1)]
+
+
 def test_a_child_that_cannot_start_is_an_outcome_not_a_crash(tmp_path: Path) -> None:
     outcomes: list[AgentOutcome] = []
     request = AgentRequest(task="x", model="nosuchprefix:model")

@@ -107,6 +107,7 @@ class ChildRunner(AgentRunner):
         context.session_grants = above.session_grants
         context.agent_id = agent_id
         context.parent_call_id = call_id
+        context.agent_name = request.name
         context.depth = above.depth + 1
         if isinstance(above.readable_roots, list):  # the extension-API list children share
             context.readable_roots = list(above.readable_roots)

@@ -137,19 +137,28 @@ def _stop_hooks(final_text: str, context: RunContext) -> CompletionVerdict | Non
 
     state = session_for(context)
     state.transcript.assistant_text(final_text)
-    subagent = getattr(context, "agent_id", None) or getattr(context, "parent_call_id", None)
-    event = "SubagentStop" if subagent else "Stop"
+    fields: dict[str, Any] = {}
+    if state.agent_id is not None:  # matched on the profile; its own transcript
+        event, target = "SubagentStop", state.agent_type
+        fields["agent_transcript_path"] = str(state.transcript.path)
+    else:
+        event, target = "Stop", ""
     decision = state.fire(
-        event, stop_hook_active=state.stop_hook_active, last_assistant_message=final_text
+        event,
+        target,
+        stop_hook_active=state.stop_hook_active,
+        last_assistant_message=final_text,
+        **fields,
     )
-    if decision is None or not decision.block or decision.stop is not None:
+    going_on = decision is not None and (decision.block or decision.context)
+    if decision is None or not going_on or decision.stop is not None:
         state.stop_hook_active = False
         return None
     state.stop_hook_active = True
-    # as in Claude Code the hook decides how long it goes on (``max_steps`` still ends the run)
-    return CompletionVerdict(
-        verdict="fail", feedback=decision.reason, source=_STOP_SOURCE, counts=False
-    )
+    # a block's reason, or additionalContext (feedback that is not an error), keeps the agent
+    # going; as in Claude Code the hook decides how long (``max_steps`` still ends the run)
+    feedback = decision.reason if decision.block else "\n\n".join(decision.context)
+    return CompletionVerdict(verdict="fail", feedback=feedback, source=_STOP_SOURCE, counts=False)
 
 
 @hookimpl(wrapper=True)
@@ -349,16 +358,23 @@ def register_commands(cli: Any) -> None:
 
 @hookimpl
 def build_context(context: RunContext) -> list[Any] | None:
-    """Your ``~/.claude/CLAUDE.md``, once ``user_claude_settings = true`` opts in."""
+    """Your ``~/.claude/CLAUDE.md``, once ``user_claude_settings = true`` opts in; in a
+    subagent, what its ``SubagentStart`` hooks add (:mod:`.subagent_start`)."""
     from mycode_claude_compat.loading import user_claude
 
+    found: list[Any] = []
+    if context.agent_id is not None:
+        from mycode_claude_compat import subagent_start
+
+        found += subagent_start.sections(session_for(context))
     if not user_claude(context.settings):
-        return None
+        return found or None
     path = Path.home() / ".claude" / "CLAUDE.md"
     try:
         text = path.read_text(encoding="utf-8", errors="replace")[:40_000]
     except OSError:
-        return None
+        return found or None
     from mycode_core import ContextSection
 
-    return [ContextSection(title=f"Your instructions ({path})", text=text, priority=16)]
+    found.append(ContextSection(title=f"Your instructions ({path})", text=text, priority=16))
+    return found

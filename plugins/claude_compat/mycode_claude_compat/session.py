@@ -40,8 +40,19 @@ class CompatSession:
     def __init__(self, context: Any) -> None:
         self.context = context
         self.loaded: Loaded = load(context.workspace, context.home, context.settings)
-        path = context.home / "claude_compat" / "transcripts" / f"{context.session_id}.jsonl"
-        self.transcript = Transcript(path, context.session_id, context.workspace)
+        folder = context.home / "claude_compat" / "transcripts"
+        self.session_transcript = folder / f"{context.session_id}.jsonl"
+        """The main agent's transcript: every hook's ``transcript_path``, in a subagent too."""
+        self.agent_id: str | None = getattr(context, "agent_id", None)
+        self.agent_type = getattr(context, "agent_name", None) or "agent"
+        """A subagent's profile (``agent_type`` of its hooks' input, ``SubagentStart``'s and
+        ``SubagentStop``'s matcher)."""
+        path = self.session_transcript
+        if self.agent_id is not None:  # its own file, as Claude Code keeps a subagent's
+            path = folder / context.session_id / "subagents" / f"agent-{self.agent_id}.jsonl"
+        self.transcript = Transcript(path, context.session_id, context.workspace, self.agent_id)
+        self.subagent_context: list[str] | None = None
+        """What ``SubagentStart`` hooks added (asked once; see :mod:`.subagent_start`)."""
         self.transcript.enabled = self.loaded.hooks.count() > 0
         if self.transcript.enabled:
             self.transcript.touch()
@@ -79,14 +90,17 @@ class CompatSession:
     def payload(self, event: str, **fields: Any) -> dict[str, Any]:
         """The stdin JSON: the common fields, then the event's own."""
         mode = self.context.permission_mode
-        return {
+        payload = {
             "session_id": self.context.session_id,
-            "transcript_path": str(self.transcript.path),
+            "transcript_path": str(self.session_transcript),
             "cwd": str(self.context.workspace),
             "permission_mode": _MODES.get(mode, mode),
             "hook_event_name": event,
-            **fields,
         }
+        if self.agent_id is not None:  # in a subagent, as Claude Code and Codex say
+            payload.update(agent_id=self.agent_id, agent_type=self.agent_type)
+        payload.update(fields)
+        return payload
 
     def fire(
         self,

@@ -23,6 +23,7 @@ EVENTS = (
     "PostToolUse",
     "PostToolUseFailure",
     "Stop",
+    "SubagentStart",
     "SubagentStop",
     "PreCompact",
     "PostCompact",

@@ -21,8 +21,13 @@ from mycode_claude_compat.names import cc_input, cc_name, cc_response, claude_js
 class Transcript:
     """Appends Claude Code style lines to one file."""
 
-    def __init__(self, path: Path, session_id: str, workspace: Path) -> None:
+    def __init__(
+        self, path: Path, session_id: str, workspace: Path, agent_id: str | None = None
+    ) -> None:
         self.path = path
+        self._marks: dict[str, Any] = {}
+        if agent_id is not None:  # a subagent's lines, marked as Claude Code marks them
+            self._marks = {"isSidechain": True, "agentId": agent_id}
         self.session_id = session_id
         self.workspace = workspace
         self._parent: str | None = None
@@ -48,6 +53,7 @@ class Transcript:
                     "parentUuid": self._parent,
                     "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
                     "cwd": str(self.workspace),
+                    **self._marks,
                     **extra,
                 }
             )
