@@ -72,6 +72,24 @@ def test_agents_override_md_replaces_agents_md_in_its_folder_only(
     assert "CLAUDE-RULE" in text and "(AGENTS.override.md)" in text
 
 
+def test_claude_codes_other_memory_files_are_read_and_import(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], workspace: Path
+) -> None:
+    """``.claude/CLAUDE.md`` and the personal ``CLAUDE.local.md`` are project instructions as
+    in Claude Code, after ``CLAUDE.md``, and their ``@path`` imports are followed."""
+    (workspace / ".claude").mkdir()
+    (workspace / "CLAUDE.md").write_text("TOP-RULE\n")
+    (workspace / ".claude" / "CLAUDE.md").write_text("DOT-CLAUDE-RULE, see @style.md\n")
+    (workspace / ".claude" / "style.md").write_text("IMPORTED-STYLE\n")
+    (workspace / "CLAUDE.local.md").write_text("MY-LOCAL-RULE\n")
+    assert cli(["-p", "task", *server_args]).rc == 0
+    text = server.chat_requests[0].messages[0]["content"]
+    order = ["TOP-RULE", "DOT-CLAUDE-RULE", "IMPORTED-STYLE", "MY-LOCAL-RULE"]
+    assert [text.find(marker) for marker in order] == sorted(text.find(m) for m in order)
+    assert all(marker in text for marker in order)
+    assert "(.claude/CLAUDE.md)" in text and "(CLAUDE.local.md)" in text
+
+
 def test_instruction_files_take_the_override_first(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     for name in ("AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "a/AGENTS.md"):

@@ -23,8 +23,14 @@ from mycode_core.project_files import (
 if TYPE_CHECKING:
     from mycode_core.records import ContextSection, RunContext
 
-INSTRUCTION_FILES = (("AGENTS.override.md", "AGENTS.md"), ("CLAUDE.md",))
-"""Per folder, the first existing name of each group (Codex: the override wins its folder)."""
+INSTRUCTION_FILES = (
+    ("AGENTS.override.md", "AGENTS.md"),
+    ("CLAUDE.md",),
+    (".claude/CLAUDE.md",),
+    ("CLAUDE.local.md",),
+)
+"""Per folder, the first existing name of each group (Codex: the override wins its folder);
+Claude Code reads both of its project files and the personal ``CLAUDE.local.md``."""
 MAX_INSTRUCTION_CHARS = 40_000
 
 BASE_INSTRUCTIONS = """\
@@ -101,7 +107,7 @@ def build_context(context: RunContext) -> list[ContextSection]:
             continue
         heading = f"Project instructions ({title(path)})"
         sections.append(ContextSection(title=heading, text=text, priority=20))
-        if path.name != "CLAUDE.md":
+        if not path.name.startswith("CLAUDE."):  # Claude Code's files import, AGENTS.md not
             continue
         for target, importer, content in imports_of(path, text, read, seen, refused):
             heading = f"Project instructions ({title(target)}, imported by {title(importer)})"

@@ -93,10 +93,17 @@ def tool_result_verdict(
             lines.append(f"PostToolUse hook {by} says: {decision.reason}")
         lines.extend(decision.context)
     lines.extend(state.take_rewakes())  # background hooks that finished meanwhile
-    if lines:  # the tool_result event shows the tool's own output: say what the hooks added
-        from mycode_core.events import GuidanceEvent
+    from mycode_core.events import GuidanceEvent
 
+    if lines:  # the tool_result event shows the tool's own output: say what the hooks added
         context.emit(GuidanceEvent(source="claude_code_hook", message="\n".join(lines)))
+    if any(rule.paths for rule in state.rules):
+        from mycode_claude_compat import rules
+
+        files = rules.touched_files(call.id, context.observations)
+        for text in rules.newly_applying(state.rules, files, state.rules_shown):
+            context.emit(GuidanceEvent(source="claude_code_rules", message=text))
+            lines.append(text)
     return lines or None
 
 
@@ -358,15 +365,15 @@ def register_commands(cli: Any) -> None:
 
 @hookimpl
 def build_context(context: RunContext) -> list[Any] | None:
-    """Your ``~/.claude/CLAUDE.md``, once ``user_claude_settings = true`` opts in; in a
-    subagent, what its ``SubagentStart`` hooks add (:mod:`.subagent_start`)."""
+    """The rules of ``.claude/rules/`` that always apply (:mod:`.rules`); your
+    ``~/.claude/CLAUDE.md``, once ``user_claude_settings = true`` opts in; in a subagent, what
+    its ``SubagentStart`` hooks add (:mod:`.subagent_start`)."""
+    from mycode_claude_compat import rules, subagent_start
     from mycode_claude_compat.loading import user_claude
 
-    found: list[Any] = []
-    if context.agent_id is not None:
-        from mycode_claude_compat import subagent_start
-
-        found += subagent_start.sections(session_for(context))
+    state = session_for(context)
+    found: list[Any] = rules.sections(state.rules)
+    found += subagent_start.sections(state)
     if not user_claude(context.settings):
         return found or None
     path = Path.home() / ".claude" / "CLAUDE.md"

@@ -8,6 +8,7 @@ from typing import Any
 from mycode_claude_compat.grants import CommandGrants
 from mycode_claude_compat.loading import Loaded, load
 from mycode_claude_compat.protocol import Decision, decide
+from mycode_claude_compat.rules import load_rules, user_rules
 from mycode_claude_compat.runner import HookProcesses, run_all
 from mycode_claude_compat.transcript import Transcript
 
@@ -68,6 +69,11 @@ class CompatSession:
         """What ``asyncRewake`` hooks that exited 2 said, not yet given to the model."""
         self.rewaking: list[threading.Thread] = []
         """The ``asyncRewake`` hooks still running (each within its timeout)."""
+        self.rules = load_rules(
+            context.workspace, context.settings, user_rules(context.settings), self.notice
+        )
+        self.rules_shown: set[str] = set()
+        """The path-scoped rules the model has been given (once a run each)."""
         self.processes = HookProcesses(getattr(context, "cancelled", None))
         if isinstance(getattr(context, "cleanup", None), list):  # a hand-made context may lack it
             context.cleanup.append(self.processes.stop_all)  # no hook outlives the run

@@ -1,0 +1,76 @@
+"""Claude Code's ``.claude/rules/``: rules without ``paths`` are instructions from the start,
+path-scoped ones reach the model with the first call that reads or changes a matching file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mycode_claude_compat import plugin
+
+from mycode_core.testing import installed_plugin, make_runner, run_events
+
+
+def _read(path: str) -> dict[str, Any]:
+    return {"tool_calls": [{"name": "read_file", "arguments": {"path": path}}]}
+
+
+def _runner(tmp_path: Path, turns: list[dict[str, Any]]) -> Any:
+    runner = make_runner(
+        tmp_path, plugin, installed_plugin("builtin_tools"), turns=turns, permission_mode="bypass"
+    )
+    rules = runner.workspace / ".claude" / "rules"
+    (rules / "frontend").mkdir(parents=True)
+    (rules / "style.md").write_text("Always STYLE-RULE.\n")
+    (rules / "frontend" / "react.md").write_text("---\ndescription: x\n---\nNESTED-RULE.\n")
+    (rules / "api.md").write_text('---\npaths:\n  - "src/api/**/*.py"\n---\nAPI-RULE applies.\n')
+    (rules / "docs.md").write_text('---\npaths: "docs/*.{md,rst}, README.md"\n---\nDOCS-RULE.\n')
+    for name in ("src/api/v1/users.py", "src/api/v1/items.py", "src/core.py", "docs/guide.rst"):
+        (runner.workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (runner.workspace / name).write_text("x = 1\n")
+    return runner
+
+
+def _tool_messages(call: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in call["messages"] if m["role"] == "tool"]
+
+
+def test_rules_without_paths_are_instructions_from_the_start(tmp_path: Path) -> None:
+    runner = _runner(tmp_path, [{"content": "done"}])
+    run_events(runner)
+    system = runner.turns_model.calls[0]["messages"][0]["content"]
+    assert "STYLE-RULE" in system and "NESTED-RULE" in system
+    assert "(.claude/rules/frontend/react.md)" in system
+    assert "API-RULE" not in system and "DOCS-RULE" not in system
+    assert "description: x" not in system  # the front matter is not the rule
+
+
+def test_a_scoped_rule_comes_with_the_first_matching_file_once(tmp_path: Path) -> None:
+    turns = [
+        _read("src/core.py"),
+        _read("src/api/v1/users.py"),
+        _read("src/api/v1/items.py"),
+        _read("docs/guide.rst"),
+        {"content": "done"},
+    ]
+    runner = _runner(tmp_path, turns)
+    events = run_events(runner)
+    results = _tool_messages(runner.turns_model.calls[-1])
+    core, users, items, guide = results
+    assert "RULE" not in core
+    assert "API-RULE applies." in users and "(.claude/rules/api.md)" in users
+    assert "API-RULE" not in items  # once a run
+    assert "DOCS-RULE" in guide and "API-RULE" not in guide
+    shown = [e.message for e in events if e.type == "guidance"]
+    assert [e.source for e in events if e.type == "guidance"] == ["claude_code_rules"] * 2
+    assert "src/api/v1/users.py" in shown[0]
+
+
+def test_a_rule_leading_out_of_the_workspace_is_not_read(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET-TEXT\n")
+    runner = _runner(tmp_path, [{"content": "done"}])
+    (runner.workspace / ".claude" / "rules" / "leak.md").symlink_to(secret)
+    events = run_events(runner)
+    assert "SECRET-TEXT" not in runner.turns_model.calls[0]["messages"][0]["content"]
+    assert any("leak.md" in e.message for e in events if e.type == "notice")
