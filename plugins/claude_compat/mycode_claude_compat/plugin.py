@@ -97,13 +97,17 @@ def tool_result_verdict(
 
     if lines:  # the tool_result event shows the tool's own output: say what the hooks added
         context.emit(GuidanceEvent(source="claude_code_hook", message="\n".join(lines)))
-    if any(rule.paths for rule in state.rules):
-        from mycode_claude_compat import rules
+    from mycode_claude_compat import nested, rules
 
-        files = rules.touched_files(call.id, context.observations)
-        for text in rules.newly_applying(state.rules, files, state.rules_shown):
+    files = rules.touched_files(call.id, context.observations)
+    if files:  # the CLAUDE.md of a sub-folder, and path-scoped rules, for those files
+        found = nested.newly_applying(
+            context.workspace, files, state.folders_seen, state.notice, context.settings
+        )
+        found += rules.newly_applying(state.rules, files, state.rules_shown)
+        for text in found:
             context.emit(GuidanceEvent(source="claude_code_rules", message=text))
-            lines.append(text)
+        lines += found
     return lines or None
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from mycode_claude_compat.grants import CommandGrants
 from mycode_claude_compat.loading import Loaded, load
+from mycode_claude_compat.nested import already_read
 from mycode_claude_compat.protocol import Decision, decide
 from mycode_claude_compat.rules import load_rules, user_rules
 from mycode_claude_compat.runner import HookProcesses, run_all
@@ -74,6 +75,8 @@ class CompatSession:
         )
         self.rules_shown: set[str] = set()
         """The path-scoped rules the model has been given (once a run each)."""
+        self.folders_seen = already_read(context.workspace)
+        """The folders whose ``CLAUDE.md`` was looked for (:mod:`.nested`)."""
         self.processes = HookProcesses(getattr(context, "cancelled", None))
         if isinstance(getattr(context, "cleanup", None), list):  # a hand-made context may lack it
             context.cleanup.append(self.processes.stop_all)  # no hook outlives the run

@@ -74,3 +74,40 @@ def test_a_rule_leading_out_of_the_workspace_is_not_read(tmp_path: Path) -> None
     events = run_events(runner)
     assert "SECRET-TEXT" not in runner.turns_model.calls[0]["messages"][0]["content"]
     assert any("leak.md" in e.message for e in events if e.type == "notice")
+
+
+def test_a_sub_folders_claude_md_comes_when_the_agent_first_works_there(tmp_path: Path) -> None:
+    turns = [
+        _read("src/core.py"),
+        _read("packages/api/src/app.py"),
+        _read("packages/api/README.md"),
+        {
+            "tool_calls": [
+                {"name": "write_file", "arguments": {"path": "packages/web/a.js", "content": "1"}}
+            ]
+        },
+        {"content": "done"},
+    ]
+    runner = _runner(tmp_path, turns)
+    ws = runner.workspace
+    (ws / "CLAUDE.md").write_text("ROOT-MEMORY\n")
+    for name, text in {
+        "packages/api/CLAUDE.md": "API-PACKAGE-MEMORY\n",
+        "packages/api/src/CLAUDE.md": "API-SRC-MEMORY\n",
+        "packages/web/CLAUDE.md": "WEB-MEMORY\n",
+        "packages/api/src/app.py": "x = 1\n",
+        "packages/api/README.md": "readme\n",
+    }.items():
+        (ws / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws / name).write_text(text)
+    events = run_events(runner)
+    system = runner.turns_model.calls[0]["messages"][0]["content"]
+    assert "ROOT-MEMORY" in system and "API-PACKAGE-MEMORY" not in system
+    core, app, readme, listing = _tool_messages(runner.turns_model.calls[-1])
+    assert "MEMORY" not in core
+    assert "API-PACKAGE-MEMORY" in app and "API-SRC-MEMORY" in app
+    assert app.index("API-PACKAGE-MEMORY") < app.index("API-SRC-MEMORY")  # outer first
+    assert "(packages/api/CLAUDE.md)" in app and "ROOT-MEMORY" not in app
+    assert "MEMORY" not in readme  # once a run
+    assert "WEB-MEMORY" in listing  # a file written there too
+    assert events[-1].stop_reason == "completed"
