@@ -3,7 +3,8 @@ reads them: the core puts the files from the workspace root down to the current 
 system prompt; a ``CLAUDE.md`` further down (``packages/api/CLAUDE.md`` of a monorepo) is added
 to the result of the first tool call that reads or changes a file below its folder, once a run.
 Read as every instruction file is: never through a symlink leading out (one notice). Its
-``@path`` imports are not followed.
+``@path`` imports are not followed, and folders of dependencies (``node_modules``, ``.venv``…)
+are not looked in: a package's CLAUDE.md is not the project's.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from mycode_core.api import NOISE_DIRS
 from mycode_core.project_files import (
     ProjectFileRefused,
     allowed_dirs,
@@ -42,6 +44,8 @@ def newly_applying(
     for name in files:
         relative = PurePosixPath(name)
         if relative.is_absolute() or ".." in relative.parts:
+            continue
+        if any(part in NOISE_DIRS for part in relative.parts):  # a dependency's, not ours
             continue
         for depth in range(1, len(relative.parts)):
             folder = PurePosixPath(*relative.parts[:depth]).as_posix()

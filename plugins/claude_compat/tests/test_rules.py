@@ -81,6 +81,7 @@ def test_a_sub_folders_claude_md_comes_when_the_agent_first_works_there(tmp_path
         _read("src/core.py"),
         _read("packages/api/src/app.py"),
         _read("packages/api/README.md"),
+        _read("node_modules/dep/index.js"),
         {
             "tool_calls": [
                 {"name": "write_file", "arguments": {"path": "packages/web/a.js", "content": "1"}}
@@ -97,13 +98,16 @@ def test_a_sub_folders_claude_md_comes_when_the_agent_first_works_there(tmp_path
         "packages/web/CLAUDE.md": "WEB-MEMORY\n",
         "packages/api/src/app.py": "x = 1\n",
         "packages/api/README.md": "readme\n",
+        "node_modules/dep/CLAUDE.md": "DEPENDENCY-MEMORY\n",
+        "node_modules/dep/index.js": "1\n",
     }.items():
         (ws / name).parent.mkdir(parents=True, exist_ok=True)
         (ws / name).write_text(text)
     events = run_events(runner)
     system = runner.turns_model.calls[0]["messages"][0]["content"]
     assert "ROOT-MEMORY" in system and "API-PACKAGE-MEMORY" not in system
-    core, app, readme, listing = _tool_messages(runner.turns_model.calls[-1])
+    core, app, readme, dependency, listing = _tool_messages(runner.turns_model.calls[-1])
+    assert "MEMORY" not in dependency
     assert "MEMORY" not in core
     assert "API-PACKAGE-MEMORY" in app and "API-SRC-MEMORY" in app
     assert app.index("API-PACKAGE-MEMORY") < app.index("API-SRC-MEMORY")  # outer first
