@@ -185,7 +185,11 @@ class Delegator:
             instructions=instructions,
             tools=self.child_tools(profile, context),
             model=config_mod.child_model(profile.model, config),
-            max_steps=min(config.max_steps, parent_steps) if parent_steps else config.max_steps,
+            max_steps=min(
+                config.max_steps,
+                parent_steps or config.max_steps,
+                profile.max_turns or config.max_steps,
+            ),
             max_tokens=config.max_tokens or None,
             description=str(arguments.get("description") or ""),
         )

@@ -45,7 +45,7 @@ KNOWN_FIELDS = frozenset(
     }
 )
 """Front-matter fields of Claude Code's agent files (``name``, ``description``, ``tools``,
-``disallowedTools`` and ``model`` mean something here)."""
+``disallowedTools``, ``model`` and ``maxTurns`` mean something here)."""
 MAX_PROFILE_BYTES = 256_000
 
 
@@ -77,6 +77,8 @@ class Profile:
     as ``Bash(rm:*)`` removes the whole tool)."""
     project: bool = False
     """Read from the workspace's own folders (an untrusted workspace's may not pick a model)."""
+    max_turns: int | None = None
+    """Claude Code's ``maxTurns``: the child's step cap, if lower than ``[subagents]``'s."""
 
     def tool_names(self) -> list[str] | None:
         """The allowlist in mycode's tool names (``None``: all tools)."""
@@ -237,7 +239,10 @@ def parse_profile(path: Path, workspace: Path | None = None) -> Profile:
     model = data.get("model")
     if model is not None and not isinstance(model, str):
         raise ProfileError(f"{path}: `model` must be a model name")
-    known = {"name", "description", "tools", "disallowedTools", "model"}
+    turns = data.get("maxTurns")
+    if turns is not None and (isinstance(turns, bool) or not isinstance(turns, int) or turns < 1):
+        raise ProfileError(f"{path}: `maxTurns` must be a whole number of steps, 1 or more")
+    known = {"name", "description", "tools", "disallowedTools", "model", "maxTurns"}
     return Profile(
         name=name.strip(),
         description=" ".join(description.split()),
@@ -245,6 +250,7 @@ def parse_profile(path: Path, workspace: Path | None = None) -> Profile:
         tools=_tools_field(data.get("tools"), path),
         disallowed=_tools_field(data.get("disallowedTools"), path, "disallowedTools"),
         model=model.strip() if isinstance(model, str) else None,
+        max_turns=turns,
         source=str(path),
         extra={key: value for key, value in data.items() if key not in known},
     )

@@ -131,3 +131,31 @@ def test_no_token_limit_counts_as_raising_it_and_lowering_is_kept(tmp_path: Path
     loaded, notices = load(load_settings(ws, tmp_path / "home"))
     assert (loaded.max_tokens, loaded.max_steps) == (1000, 5)
     assert len(notices) == 1 and "max_tokens = 0" in notices[0]
+
+
+def test_max_turns_caps_the_childs_steps(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a.py": "x = 1\n"})
+    _write(
+        ws / ".claude" / "agents" / "brief.md",
+        "---\nname: brief\ndescription: Brief.\ntools: Read\nmaxTurns: 2\n---\nGo.\n",
+    )
+    reads = [calls(call("read_file", f"r{n}", path="a.py")) for n in range(6)]
+    with FakeOpenAIServer([calls(delegate("d1", "CHILD: look", "brief")), answer("ok")]) as srv:
+        srv.route("CHILD:", *reads)
+        result = run(srv, ws)
+    assert result.rc == 0, result.stderr
+    steps = [r for r in requests_for(srv, "CHILD:") if r.body.get("tools")]
+    assert len(steps) == 2  # then one request without tools: its step-limit checkpoint
+    (delegated,) = [e for e in result.events if e["type"] == "tool_result" and e["id"] == "d1"]
+    assert "max_steps" in delegated["content"]
+
+
+def test_max_turns_must_be_a_number_of_steps(tmp_path: Path) -> None:
+    import pytest
+    from mycode_subagents.profiles import ProfileError
+
+    path = _write(
+        tmp_path / "odd.md", "---\nname: odd\ndescription: Odd.\nmaxTurns: lots\n---\nGo.\n"
+    )
+    with pytest.raises(ProfileError, match="maxTurns"):
+        parse_profile(path)
