@@ -171,16 +171,18 @@ def _restrict(
 
 
 def _claude_findings(workspace: Path) -> list[str]:
-    """Loosening settings in Claude Code files of the workspace that a plugin applies (hooks);
-    their permission rules and MCP server trust are config layers, restricted like the others."""
+    """Loosening settings in Claude Code files of the workspace that a plugin applies (hooks,
+    the commands' environment); their permission rules and MCP server trust are config layers,
+    restricted like the others."""
     found = []
     for rel in CLAUDE_FILES:
         try:  # no symlink out, no FIFO (issue 23 M1)
             data = json.loads(read_project_text(workspace, Path(rel)))
         except (OSError, ValueError):
             continue
-        if isinstance(data, dict) and data.get("hooks"):
-            found.append(f"command hooks ({rel})")
+        for key, what in (("hooks", "command hooks"), ("env", "environment variables")):
+            if isinstance(data, dict) and data.get(key):
+                found.append(f"{what} ({key} in {rel})")
     return found
 
 

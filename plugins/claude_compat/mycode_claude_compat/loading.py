@@ -17,6 +17,7 @@ from typing import Any
 
 from mycode_claude_compat.folders import PluginFolder, detect_format, read_folder
 from mycode_claude_compat.registry import checked_hash, installed_folders
+from mycode_claude_compat.settings_env import session_env
 from mycode_claude_compat.sources import HookSet, parse_hooks, read_json_file
 from mycode_claude_compat.trust import is_trusted
 
@@ -33,6 +34,8 @@ class Loaded:
     """Folders left out entirely (rejected, or a name already taken)."""
     notices: list[str] = field(default_factory=list)
     trusted: bool = False
+    env: dict[str, str] = field(default_factory=dict)
+    """The ``env`` of the settings files that apply, later files winning (:mod:`.settings_env`)."""
 
 
 def _section(data: dict[str, Any]) -> dict[str, Any]:
@@ -154,6 +157,8 @@ def load(workspace: Path, home: Path, settings: Any) -> Loaded:
                 ignored.append(f"{path} ({scratch.summary()})")
             continue
         disabled = disabled or data.get("disableAllHooks") is True
+        if path.name.startswith("settings"):
+            loaded.env.update(session_env(data, path, loaded.notices))
         for problem in parse_hooks(data, source=str(path), layer=layer, into=loaded.hooks):
             loaded.notices.append(f"Claude Code hooks: {problem}")
     named: list[tuple[Path, str, dict[str, Any] | None]] = []

@@ -208,9 +208,11 @@ def summarize_context(
 def session_start(source: str, context: RunContext) -> list[str] | None:
     """``SessionStart``: plain stdout and ``additionalContext`` are pinned context; what the
     hooks write to ``CLAUDE_ENV_FILE`` is the environment of later commands (:mod:`.envfile`)."""
-    from mycode_claude_compat import envfile
+    from mycode_claude_compat import envfile, settings_env
 
     state = session_for(context)
+    envfile.restore(state.settings_env)  # a /clear starts again from the same environment
+    settings_env.apply(state.loaded.env, state.settings_env)
     if not state.hooks.matching("SessionStart", source, None):
         return None
     path = envfile.prepare(context)
@@ -269,6 +271,7 @@ def session_end(reason: str, context: RunContext) -> None:
     from mycode_claude_compat import envfile
 
     envfile.finish(context, state.saved_env)
+    envfile.restore(state.settings_env)  # after the env file's, which may have set the same
 
 
 @hookimpl

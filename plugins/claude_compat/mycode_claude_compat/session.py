@@ -65,6 +65,8 @@ class CompatSession:
         self.command_grants = CommandGrants()
         self.saved_env: dict[str, str | None] = {}
         """What ``CLAUDE_ENV_FILE`` changed in the environment, to put back at the end."""
+        self.settings_env: dict[str, str | None] = {}
+        """What the settings files' ``env`` changed (:mod:`.settings_env`), likewise."""
         self.lock = threading.Lock()
         self.rewakes: list[str] = []
         """What ``asyncRewake`` hooks that exited 2 said, not yet given to the model."""

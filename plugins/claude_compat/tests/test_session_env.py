@@ -47,3 +47,52 @@ def test_a_broken_env_file_is_one_notice_and_commands_still_run(env: Env) -> Non
     assert "still here" in ran["content"]
     (problem,) = [n for n in notices(result) if "CLAUDE_ENV_FILE" in n]
     assert "syntax error" in problem or "unexpected" in problem
+
+
+def _settings(env: Env, name: str, data: dict[str, object]) -> None:
+    import json
+
+    path = env.workspace / ".claude" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
+def test_the_env_of_a_trusted_projects_settings_reaches_commands_and_hooks(env: Env) -> None:
+    """Claude Code's ``env`` table: variables every command of the session gets; the local
+    file wins over the shared one; hooks see them too."""
+    _settings(env, "settings.json", {"env": {"QA_GREETING": "shared", "QA_LEVEL": 3}})
+    _settings(env, "settings.local.json", {"env": {"QA_GREETING": "local", "QA_DEBUG": True}})
+    hooks_file(env.home / "hooks.json", {"PreToolUse": [(None, [env.hook("pre")])]})
+    env.trust()
+    command = 'echo "greeting=$QA_GREETING level=$QA_LEVEL debug=$QA_DEBUG"'
+    result = env.run([bash(command), {"content": "ok"}], env={"QA_GREETING": "from-shell"})
+    assert result.rc == 0, result.stderr
+    (ran,) = result.of_type("tool_result")
+    assert "greeting=local level=3 debug=true" in ran["content"]
+    (hook,) = env.log("pre")
+    assert hook["stdin"]["tool_input"]["command"] == command
+    probe = env.root / "hook-env.txt"
+    hooks_file(
+        env.home / "hooks.json",
+        {"PreToolUse": [(None, [f'cat > /dev/null; echo "$QA_GREETING" > {probe}'])]},
+    )
+    assert env.run([bash("true"), {"content": "ok"}]).rc == 0
+    assert probe.read_text().strip() == "local"
+
+
+def test_an_untrusted_projects_settings_env_is_ignored_and_named(env: Env) -> None:
+    _settings(env, "settings.json", {"env": {"PATH": "/evil/bin", "QA_GREETING": "project"}})
+    result = env.run([bash('echo "greeting=${QA_GREETING-unset}"'), {"content": "ok"}])
+    assert result.rc == 0, result.stderr
+    (ran,) = result.of_type("tool_result")
+    assert "greeting=unset" in ran["content"]
+    assert any("environment variables (env in .claude/settings.json)" in n for n in notices(result))
+
+
+def test_a_bad_env_entry_is_one_notice(env: Env) -> None:
+    _settings(env, "settings.json", {"env": {"QA_OK": "yes", "QA_BAD": {"nested": 1}}})
+    env.trust()
+    result = env.run([bash('echo "ok=$QA_OK"'), {"content": "ok"}])
+    assert result.rc == 0, result.stderr
+    assert "ok=yes" in result.of_type("tool_result")[0]["content"]
+    assert any("QA_BAD" in n for n in notices(result))
