@@ -240,6 +240,16 @@ def test_a_tool_call_without_id_gets_one(tmp_path: Path) -> None:
     assert sent[-1] == {"role": "tool", "tool_call_id": tool_call.id, "content": "echo: a"}
 
 
+def test_a_claude_code_tool_name_is_answered_with_mycodes_name(tmp_path: Path) -> None:
+    """Instructions written for Claude Code ("use the Read tool") lead models to its names."""
+    turns = [{"tool_calls": [call("Read", {"file_path": "a.py"}, "c1"), call("Fetch", {}, "c2")]}]
+    read = Tool(name="read_file", description="r", handler=lambda arguments, context: "x")
+    events = run_events(make_runner(tmp_path, tools_plugin(read), turns=turns))
+    results = {r.id: r.content for r in _of(events, "tool_result")}
+    assert "Claude Code's Read is read_file here" in results["c1"]
+    assert "Claude Code" not in results["c2"]
+
+
 def test_every_call_gets_exactly_one_result_in_order(tmp_path: Path) -> None:
     calls: list[dict[str, Any]] = []
     turns = [

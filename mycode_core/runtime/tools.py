@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mycode_core.claude_rules import mycode_tool_name
 from mycode_core.events import (
     AgentEvent,
     PermissionEvent,
@@ -186,6 +187,8 @@ class ToolOrchestrator:
         if tool is None:
             known = ", ".join(self.context.tools.names()) or "none"
             why = f"Unknown tool {call.name!r}. Available tools: {known}."
+            if (mine := mycode_tool_name(call.name)) != call.name and self.context.tools.get(mine):
+                why += f" Claude Code's {call.name} is {mine} here, with its own parameters."
         elif call.parse_error is not None:
             why = (
                 f"Invalid JSON in the arguments of {call.name}: {call.parse_error}. "
