@@ -46,13 +46,8 @@ def test_rules_without_paths_are_instructions_from_the_start(tmp_path: Path) -> 
 
 
 def test_a_scoped_rule_comes_with_the_first_matching_file_once(tmp_path: Path) -> None:
-    turns = [
-        _read("src/core.py"),
-        _read("src/api/v1/users.py"),
-        _read("src/api/v1/items.py"),
-        _read("docs/guide.rst"),
-        {"content": "done"},
-    ]
+    files = ["src/core.py", "src/api/v1/users.py", "src/api/v1/items.py", "docs/guide.rst"]
+    turns = [*map(_read, files), {"content": "done"}]
     runner = _runner(tmp_path, turns)
     events = run_events(runner)
     results = _tool_messages(runner.turns_model.calls[-1])
@@ -77,16 +72,11 @@ def test_a_rule_leading_out_of_the_workspace_is_not_read(tmp_path: Path) -> None
 
 
 def test_a_sub_folders_claude_md_comes_when_the_agent_first_works_there(tmp_path: Path) -> None:
+    files = ["src/core.py", "packages/api/src/app.py", "packages/api/README.md"]
+    write = {"name": "write_file", "arguments": {"path": "packages/web/a.js", "content": "1"}}
     turns = [
-        _read("src/core.py"),
-        _read("packages/api/src/app.py"),
-        _read("packages/api/README.md"),
-        _read("node_modules/dep/index.js"),
-        {
-            "tool_calls": [
-                {"name": "write_file", "arguments": {"path": "packages/web/a.js", "content": "1"}}
-            ]
-        },
+        *map(_read, [*files, "node_modules/dep/index.js"]),
+        {"tool_calls": [write]},
         {"content": "done"},
     ]
     runner = _runner(tmp_path, turns)
