@@ -83,7 +83,7 @@ class CompatSession:
         if isinstance(getattr(context, "cleanup", None), list):  # a hand-made context may lack it
             context.cleanup.append(self.processes.stop_all)  # no hook outlives the run
         told = list(getattr(context.settings, "notices", None) or ())  # the core's, same file
-        for message in self.loaded.notices:
+        for message in self.loaded.notices if self.agent_id is None else ():  # said once
             if not any(line and line in message for line in told):
                 self.notice(message)
 

@@ -125,3 +125,11 @@ def _json(line: str) -> Any:
     import json
 
     return json.loads(line)
+
+
+def test_a_subagent_does_not_repeat_the_notices_of_the_run(tmp_path: Path) -> None:
+    runner = _delegating_run(tmp_path, {})
+    (runner.home / "hooks.json").write_text("{not json")
+    events = run_events(runner)
+    said = [(e.agent_id, e.message) for e in events if e.type == "notice" and "hooks" in e.message]
+    assert len(said) == 1 and said[0][0] is None, said
