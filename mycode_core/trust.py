@@ -35,7 +35,12 @@ _MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 _SANDBOX_RANK = {"on": 2, True: 2, "auto": 1, "off": 0, False: 0}
 MODEL_ENDPOINT_KEYS = ("base_url", "api_key", "model")
 """Settings that pick the model server: never taken from an untrusted project (SPEC §8)."""
-CLAUDE_FILES = (".claude/settings.json", ".claude/settings.local.json", ".mycode/hooks.json")
+CLAUDE_FILES = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".mycode/hooks.json",
+    ".codex/hooks.json",
+)
 
 
 class TrustStoreError(OSError):

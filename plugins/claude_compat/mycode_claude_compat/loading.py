@@ -4,7 +4,8 @@ User-level sources always apply: ``$MYCODE_HOME/hooks.json``, ``~/.claude/settin
 ``[claude_compat] user_claude_settings = true`` is set in the user config, and plugin folders
 named by ``--plugin-dir`` or the user config's ``plugin_dirs``, and every folder installed under
 ``$MYCODE_HOME/plugins/`` (SPEC §11). Project sources
-(``.claude/settings.json``, ``.claude/settings.local.json``, ``.mycode/hooks.json``, and
+(``.claude/settings.json``, ``.claude/settings.local.json``, ``.mycode/hooks.json``,
+Codex's ``.codex/hooks.json``, and
 ``plugin_dirs`` of the project config) apply only in a trusted workspace; otherwise one notice
 names what was ignored.
 """
@@ -60,6 +61,7 @@ def _hook_files(workspace: Path, home: Path, settings: Any) -> list[tuple[Path, 
     files += [
         (workspace / ".claude" / "settings.json", "project", True),
         (workspace / ".mycode" / "hooks.json", "project", True),
+        (workspace / ".codex" / "hooks.json", "project", True),  # Codex's, same format
         (workspace / ".claude" / "settings.local.json", "local", True),
     ]
     return files

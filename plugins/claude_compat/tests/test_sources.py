@@ -16,13 +16,16 @@ def test_project_hooks_run_only_in_a_trusted_workspace(env: Env) -> None:
         env.workspace / ".claude/settings.json", {"PreToolUse": [(None, [env.hook("proj")])]}
     )
     hooks_file(env.workspace / ".mycode/hooks.json", {"Stop": [(None, [env.hook("stop")])]})
+    codex = {"PostToolUse": [("Bash", [env.hook("codex")])]}  # Codex's own project hooks
+    hooks_file(env.workspace / ".codex/hooks.json", codex)
     result = env.run([bash("echo hi")])
     assert result.rc == 0
-    assert env.log("proj") == [] and env.log("stop") == []
+    assert env.log("proj") == [] and env.log("stop") == [] and env.log("codex") == []
     ignored = [n for n in notices(result) if "untrusted" in n]  # one notice per ignored file
-    assert len(ignored) == 2
+    assert len(ignored) == 3
     assert any(".claude/settings.json" in n for n in ignored)
     assert any(".mycode/hooks.json" in n for n in ignored)
+    assert any(".codex/hooks.json" in n for n in ignored)
 
     env.trust()
     hooks_file(
@@ -31,6 +34,7 @@ def test_project_hooks_run_only_in_a_trusted_workspace(env: Env) -> None:
     result = env.run([bash("echo hi")])
     assert not [n for n in notices(result) if "untrusted" in n]
     assert len(env.log("proj")) == 1 and len(env.log("local")) == 1 and len(env.log("stop")) == 1
+    assert env.log("codex")[0]["stdin"]["tool_name"] == "Bash"
     permission = result.of_type("permission")[0]
     assert permission["decision"] == "allow"
 
