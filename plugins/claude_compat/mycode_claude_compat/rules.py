@@ -103,9 +103,16 @@ def load_rules(
             front, body, problem = split_front_matter(text)
             if problem is not None:
                 notice(f"{path}: {problem}; its rule is read without it")
-            if body.strip():
-                title = str(path.relative_to(inside)) if inside is not None else str(path)
-                rules.append(Rule(title, body.strip()[:MAX_RULE_CHARS], _globs(front.get("paths"))))
+            if not body.strip():
+                continue
+            title = str(path.relative_to(inside)) if inside is not None else str(path)
+            rule = Rule(title, body.strip()[:MAX_RULE_CHARS], _globs(front.get("paths")))
+            try:
+                rule.applies_to("")  # its globs compiled now: a bad one is said once
+            except ValueError as exc:  # pathspec's pattern errors
+                notice(f"{path}: a glob of `paths` is not valid ({exc}); the rule is not used")
+                continue
+            rules.append(rule)
     return rules
 
 

@@ -105,3 +105,16 @@ def test_a_sub_folders_claude_md_comes_when_the_agent_first_works_there(tmp_path
     assert "MEMORY" not in readme  # once a run
     assert "WEB-MEMORY" in listing  # a file written there too
     assert events[-1].stop_reason == "completed"
+
+
+def test_a_rule_with_a_broken_glob_is_one_notice_and_the_run_goes_on(tmp_path: Path) -> None:
+    runner = _runner(tmp_path, [_read("src/core.py"), {"content": "done"}])
+    rules = runner.workspace / ".claude" / "rules"
+    (rules / "odd.md").write_text('---\npaths: ["src/\\\\"]\n---\nODD-RULE.\n')  # a lone escape
+    (rules / "unclosed.md").write_text("---\npaths: [src\n---\nUNCLOSED-RULE.\n")
+    events = run_events(runner)
+    assert events[-1].stop_reason == "completed"
+    said = [e.message for e in events if e.type == "notice"]
+    assert any("odd.md" in n and "not valid" in n for n in said), said
+    assert "ODD-RULE" not in str(runner.turns_model.calls)
+    assert "UNCLOSED-RULE" not in runner.turns_model.calls[0]["messages"][0]["content"]
