@@ -191,3 +191,11 @@ def test_the_loop_and_every_core_module_stay_small() -> None:
     }
     assert sizes["mycode_core/runtime/loop.py"] <= LOOP_LIMIT
     assert {path: size for path, size in sizes.items() if size > MODULE_LIMIT} == {}
+
+
+def test_every_plugin_of_the_repository_counts_as_built_in() -> None:
+    """SPEC §7: the tool of this repository's plugins keeps a name another plugin registers
+    too — for each of them, so a plugin added to ``plugins/`` must be named there."""
+    from mycode_core.runtime.setup import REPOSITORY_PACKAGES
+
+    assert {package.name for package in PLUGIN_PACKAGES} <= REPOSITORY_PACKAGES

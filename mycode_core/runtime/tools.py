@@ -14,7 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mycode_core.claude_rules import mycode_tool_name
 from mycode_core.events import (
@@ -39,6 +39,12 @@ PermissionHook = Callable[[ToolCall, Tool], PermissionVerdict | None]
 Observer = Callable[[ToolCall, Tool, Callable[[], "CallOutcome"]], "CallOutcome"]
 
 ASK_OPTIONS = ["allow once", "allow for this session", "deny"]
+ANSWERS: dict[str, tuple[Literal["allow", "deny"], str, str]] = {
+    ASK_OPTIONS[0]: ("allow", "approved by the user", "user-prompt"),
+    ASK_OPTIONS[1]: ("allow", "approved for this session", "session"),
+    ASK_OPTIONS[2]: ("deny", "the user declined", "user-prompt"),
+}
+"""Each answer to a permission question: the decision, its reason and the layer it counts as."""
 CANCEL_GRACE = 1.0
 """Seconds a running tool gets to honour ``context.cancelled`` before its call is answered
 "interrupted" without it (``run_command`` stops its process tree well within this)."""
@@ -281,34 +287,18 @@ class ToolOrchestrator:
     def _ask(self, call: ToolCall, tool: Tool, verdict: PermissionVerdict) -> PermissionVerdict:
         context = self.context
         if not context.interactive or context.ask is None:
+            reason = f"not approved (non-interactive run): {verdict.reason}"
             return PermissionVerdict(
-                decision="deny",
-                reason=f"not approved (non-interactive run): {verdict.reason}",
-                rule=verdict.rule,
-                layer=verdict.layer,
+                decision="deny", reason=reason, rule=verdict.rule, layer=verdict.layer
             )
         question = f"Allow {call.name}: {call_subject(call)}\n{short_reason(verdict.reason, call)}"
         if self.notify is not None:
             self.notify(question)
         answer = context.ask(question, ASK_OPTIONS) if not context.cancelled.is_set() else None
-        if answer == ASK_OPTIONS[0]:
-            return PermissionVerdict(
-                decision="allow",
-                reason="approved by the user",
-                rule=verdict.rule,
-                layer="user-prompt",
-            )
         if answer == ASK_OPTIONS[1]:
             context.session_grants.add(verdict.grant or call.name)
-            return PermissionVerdict(
-                decision="allow",
-                reason="approved for this session",
-                rule=verdict.rule,
-                layer="session",
-            )
-        return PermissionVerdict(
-            decision="deny", reason="the user declined", rule=verdict.rule, layer="user-prompt"
-        )
+        decision, reason, layer = ANSWERS.get(answer or "", ANSWERS[ASK_OPTIONS[2]])
+        return PermissionVerdict(decision=decision, reason=reason, rule=verdict.rule, layer=layer)
 
     def _execute(self, call: ToolCall, tool: Tool) -> CallOutcome:
         if self.observer is not None:

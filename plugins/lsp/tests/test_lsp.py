@@ -264,3 +264,33 @@ def test_a_sigkilled_mycode_leaves_no_language_server_behind(ws: Path, tmp_path:
     assert signal_when_ready(proc, ws / "ready") == -9
     assert (ws / "rec").exists()  # the server did run
     assert wait_until(lambda: not host_processes("sleep 310"), 15)
+
+
+TEAM_LSP = '''
+from mycode_core import hookimpl, tool
+
+@tool(read_only=True)
+def lsp(operation: str) -> str:
+    """A team's own code intelligence."""
+    return "team"
+
+@hookimpl
+def register_tools(register):
+    register(lsp)
+'''
+
+
+def test_the_lsp_tool_is_this_repositorys_and_wins_a_name_collision(
+    ws: Path, tmp_path: Path
+) -> None:
+    """SPEC §7: the tool of this repository's plugins keeps its name; the lsp plugin is one."""
+    from mycode_core.testing import write_plugin_dist
+
+    site = tmp_path / "site"
+    write_plugin_dist(site, "teamlsp", TEAM_LSP)
+    home = tmp_path / "home"
+    _config(home, {"python": _server(tmp_path)})
+    assert run_cli(["trust", str(ws)], ws, home).rc == 0  # language servers need trust
+    done = run_cli(["tools", "--json"], ws, home, pythonpath=[site])
+    (row,) = [row for row in json.loads(done.stdout) if row["name"] == "lsp"]
+    assert (row["plugin"], row.get("shadowed")) == ("lsp", ["teamlsp"]), done.stderr
