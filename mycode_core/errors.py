@@ -27,8 +27,9 @@ class ToolDefinitionError(ValueError):
         self.where = where
 
 
-def error_line(exc: BaseException) -> str:
-    """An exception as one readable line: ``Type: message`` (pydantic: the first error)."""
+def error_line(exc: BaseException, typed: bool = True) -> str:
+    """An exception as one readable line: ``Type: message`` (pydantic: the first error);
+    without ``typed``, the message alone."""
     errors = getattr(exc, "errors", None)
     text = ""
     if callable(errors):
@@ -39,6 +40,8 @@ def error_line(exc: BaseException) -> str:
             text = f"{where}: {text}" if where and text else text
     if not text:
         text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    if text and not typed:
+        return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 

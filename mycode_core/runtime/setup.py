@@ -3,13 +3,12 @@ twice), the model, the system prompt."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
 import pluggy
 
-from mycode_core.errors import SetupError
+from mycode_core.errors import SetupError, error_line
 from mycode_core.records import ContextSection, DuplicateToolError, ModelProvider, RunContext, Tool
 from mycode_core.runtime.context import render_system_prompt
 from mycode_core.runtime.guard import strict_from
@@ -56,7 +55,8 @@ def collect_tools(
                 tool = tool.model_copy(update={"plugin": plugin})
             pending.append(tool)
         except (ValueError, TypeError) as exc:
-            report(plugin, f"plugin {plugin!r}: tool not registered: {_first_error(exc)}", exc)
+            why = error_line(exc, typed=False)
+            report(plugin, f"plugin {plugin!r}: tool not registered: {why}", exc)
 
     call_hook(
         pm,
@@ -81,15 +81,6 @@ def as_tool(item: Any) -> Tool:
 
         return tool_from_function(item)
     raise TypeError(f"register() takes a Tool or a function, not {type(item).__name__}")
-
-
-def _first_error(exc: Exception) -> str:
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        with contextlib.suppress(IndexError, TypeError, AttributeError):
-            first = errors()[0]
-            return str(first.get("msg", exc)).removeprefix("Value error, ")
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 REPOSITORY_PACKAGES = frozenset(
