@@ -118,3 +118,30 @@ def test_a_rule_with_a_broken_glob_is_one_notice_and_the_run_goes_on(tmp_path: P
     assert any("odd.md" in n and "not valid" in n for n in said), said
     assert "ODD-RULE" not in str(runner.turns_model.calls)
     assert "UNCLOSED-RULE" not in runner.turns_model.calls[0]["messages"][0]["content"]
+
+
+def test_your_own_rules_and_settings_env_need_the_opt_in(env: Any) -> None:
+    """``~/.claude/rules/`` and ``~/.claude/settings.json``'s ``env`` are another tool's user
+    settings: read only with ``user_claude_settings = true``, as ``~/.claude/CLAUDE.md``."""
+    from cc_helpers import bash
+
+    fake_home = env.root / "userhome"
+    rules = fake_home / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "notes.md").write_text('---\npaths: ["*.txt"]\n---\nMY-TXT-RULE\n')
+    (fake_home / ".claude" / "settings.json").write_text('{"env": {"QA_MINE": "mine"}}')
+    (env.workspace / "a.txt").write_text("hello\n")
+    turns = [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},
+        bash('echo "mine=${QA_MINE-unset}"'),
+        {"content": "ok"},
+    ]
+    said = []
+    for config in ("", "[claude_compat]\nuser_claude_settings = true\n"):
+        (env.home / "config.toml").write_text(config)
+        result = env.run(turns, env={"HOME": str(fake_home)})
+        assert result.rc == 0, result.stderr
+        guidance = [e["message"] for e in result.of_type("guidance")]
+        echoed = result.of_type("tool_result")[1]["content"]
+        said.append((any("MY-TXT-RULE" in g for g in guidance), "mine=mine" in echoed))
+    assert said == [(False, False), (True, True)]
