@@ -22,6 +22,8 @@ from mycode_claude_compat.commands import markdown_files, split_front_matter
 from mycode_core.project_files import ProjectFileRefused, allowed_dirs, read_project_text
 
 MAX_RULE_CHARS = 40_000
+MAX_CHANGED = 1_000
+"""Of the files one call changed, how many are matched (``npm install`` may change 50,000)."""
 SECTION_PRIORITY = 21
 """Just after the project's instruction files (20)."""
 _BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
@@ -132,7 +134,7 @@ def touched_files(call_id: str, observations: list[Any]) -> list[str]:
     for observation in reversed(observations):
         if observation.call_id == call_id:
             read = [_LINES.sub("", r[5:]) for r in observation.resources if r.startswith("file:")]
-            return [*read, *observation.mutated]
+            return [*read, *observation.mutated[:MAX_CHANGED]]
     return []
 
 
