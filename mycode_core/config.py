@@ -135,8 +135,8 @@ class Settings(BaseModel):
     context: ContextSettings = Field(default_factory=ContextSettings)
     stream: bool = True
     images: bool = False
-    """Send images from tool results (MCP screenshots...) to the model: only for models that
-    take image input."""
+    """Send images (``@shot.png``, MCP screenshots, image files read) to any model; without it
+    only a model known to take them (:func:`~mycode_core.pricing.accepts_images`) gets them."""
     request_timeout: float = Field(default=600.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=100)
     retry_base_delay: float = Field(default=1.0, ge=0)

@@ -1,4 +1,5 @@
-"""What a run costs: the price table (``prices.json``) and ``[models."NAME"]`` overrides.
+"""What a run's model costs and takes: the price table (``prices.json``), the names of models
+known to take images, and ``[models."NAME"]`` overrides of both.
 
 Prices are USD per million tokens. The config table wins over the bundled table; a model
 with no known price costs ``None`` (unknown), never 0.
@@ -6,6 +7,7 @@ with no known price costs ``None`` (unknown), never 0.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import json
 import re
@@ -80,3 +82,25 @@ def cost_usd(price: Price | None, usage: dict[str, int]) -> float | None:
     cached_price = price.cached_input if price.cached_input is not None else price.input
     total = fresh * price.input + cached * cached_price
     return (total + int(usage.get("output_tokens", 0) or 0) * price.output) / 1_000_000
+
+
+VISION_MODELS = tuple(
+    "gpt-4o* gpt-4.1* gpt-5* o3* o4* claude-* */claude-* gemini* */gemini* *llava* *-vl* "
+    "*vision* pixtral* gemma3*".split()
+)
+"""Model names known to take image input (``[models."NAME"] images`` overrides; ``images =
+true`` forces it)."""
+
+
+def accepts_images(settings: Any) -> bool:
+    """Whether the configured model takes images: ``images = true``, else its
+    ``[models."NAME"] images``, else the names in :data:`VISION_MODELS`."""
+    if getattr(settings, "images", False):
+        return True
+    model = str(getattr(settings, "model", "") or "")
+    entry = (getattr(settings, "models", None) or {}).get(model)
+    said = entry.get("images") if isinstance(entry, dict) else getattr(entry, "images", None)
+    if isinstance(said, bool):
+        return said
+    bare = model.rsplit(":", 1)[-1] if model.startswith("openai:") else model
+    return any(fnmatch.fnmatch(bare.lower(), pattern) for pattern in VISION_MODELS)

@@ -24,6 +24,9 @@ from typing import Any
 TOOL_CALL_OVERHEAD = 7
 """Tokens a provider spends framing one tool call beyond its name and arguments (measured on
 recorded OpenAI streams: reported completion tokens minus name and arguments)."""
+IMAGE_TOKENS = 1_600
+"""One image part, whatever its bytes: about what providers charge for a large image after
+their own downscaling (OpenAI up to ~1,100, Anthropic up to ~1,600), not its base64 as text."""
 
 _encoder: Callable[[str], int] | None = None
 _lock = threading.Lock()
@@ -111,7 +114,9 @@ def count_message(message: dict[str, Any], *, bound: bool = False) -> int:
     if isinstance(content, str):
         total += count_text(content, bound=bound)
     elif isinstance(content, list):
-        total += count_text(json.dumps(content, ensure_ascii=False), bound=bound)
+        text = [p for p in content if not (isinstance(p, dict) and p.get("type") == "image_url")]
+        total += IMAGE_TOKENS * (len(content) - len(text))
+        total += count_text(json.dumps(text, ensure_ascii=False), bound=bound)
     for call in calls or ():
         function = call.get("function", {})
         total += TOOL_CALL_OVERHEAD

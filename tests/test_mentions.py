@@ -5,6 +5,7 @@ OpenAI server actually receives."""
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from mycode_core.cli import mentions
 from mycode_core.testing import FakeOpenAIServer, run_cli, turn
+from mycode_core.tokens import count_message
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -103,6 +105,18 @@ def test_an_image_for_a_text_model_is_one_clear_line(tmp_path: Path, workspace: 
     assert isinstance(content, str) and "base64" not in content
     lines = [line for line in done.stderr.splitlines() if "shot.png" in line]
     assert len(lines) == 1 and "does not take images" in lines[0]
+
+
+def test_a_screenshot_counts_as_an_image_not_as_its_bytes(tmp_path: Path, workspace: Path) -> None:
+    """A screenshot is megabytes of base64 but about a thousand tokens to a model that takes
+    images: it is sent in the first request, not compacted away or refused as an overflow."""
+    (workspace / "shot.png").write_bytes(PNG[:16] + os.urandom(3 * 1024 * 1024))
+    content, _done = _run(tmp_path, "what is in @shot.png?", model="gpt-4o")
+    assert isinstance(content, list) and content[1]["image_url"]["url"].startswith(
+        "data:image/png;base64,"
+    )
+    image = {"role": "user", "content": content}
+    assert count_message(image) < count_message({"role": "user", "content": "x"}) + 2_000
 
 
 def test_not_an_image_and_too_large(tmp_path: Path, workspace: Path) -> None:

@@ -6,6 +6,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mycode_core.cli.run import exit_code_for
 from mycode_core.records import Tool, ToolResult
 from mycode_core.runtime.state import TransitionReason
@@ -412,8 +414,15 @@ def test_images_become_a_note_unless_the_model_takes_images(tmp_path: Path) -> N
     assert not any(isinstance(m.get("content"), list) for m in second)
 
 
-def test_images_are_passed_on_when_configured(tmp_path: Path) -> None:
-    runner = make_runner(tmp_path, tools_plugin(_screenshot_tool()), images=True, turns=[
+@pytest.mark.parametrize(
+    "settings",
+    [{"images": True}, {"models": {"test:model": {"images": True}}}],
+    ids=["images", "models"],
+)
+def test_images_are_passed_on_to_a_model_that_takes_images(
+    tmp_path: Path, settings: dict[str, Any]
+) -> None:
+    runner = make_runner(tmp_path, tools_plugin(_screenshot_tool()), **settings, turns=[
         {"tool_calls": [call("shot", {}, "c1")]}, {"content": "seen"},
     ])  # fmt: skip
     run_events(runner)

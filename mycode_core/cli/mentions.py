@@ -3,8 +3,9 @@
 A text file inside the workspace is inlined as a ``<mentioned-file path="…">`` block — at most
 :data:`MAX_LINES` lines and :data:`MAX_BYTES` bytes, with a note saying what was left out. A
 PNG, JPEG, GIF or WebP image (checked by its bytes, not its name) becomes an ``image_url`` content
-part for a model that takes images (:func:`accepts_images`), else a clear line. In an
-interactive session a pasted absolute image path (a file dragged into the terminal) counts too.
+part for a model that takes images (:func:`~mycode_core.pricing.accepts_images`), else a clear
+line. In an interactive session a pasted absolute image path (a file dragged into the terminal)
+counts too.
 Paths go through the workspace boundary; a path that does not exist is left as typed (an
 ``@handle`` is not a file). Every refusal is one notice line. An attached image is also kept
 under the session's artifacts (by its hash) and named in the transcript, for ``--resume``.
@@ -17,7 +18,6 @@ the runner; a child agent uses its parent's.
 from __future__ import annotations
 
 import base64
-import fnmatch
 import hashlib
 import os
 import re
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_core.paths import BoundaryError, resolve_in_workspace
+from mycode_core.pricing import accepts_images
 from mycode_core.runtime.messages import Expansion
 from mycode_core.safeopen import open_read
 
@@ -36,26 +37,6 @@ _MAGIC = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GI
 _AT_PATH = re.compile(r"(?<![\w@])@([\w./~-][\w./~-]*)")
 _PASTED = re.compile(r"(?:^|(?<=\s))['\"]?((?:/|~/)[^\s'\"]+\.(?:png|jpe?g|gif|webp))['\"]?", re.I)
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
-VISION_MODELS = tuple(
-    "gpt-4o* gpt-4.1* gpt-5* o3* o4* claude-* */claude-* gemini* */gemini* *llava* *-vl* "
-    "*vision* pixtral* gemma3*".split()
-)
-"""Model names known to take image input (a price table entry or ``[models."NAME"] images``
-overrides; ``images = true`` forces it)."""
-
-
-def accepts_images(settings: Any) -> bool:
-    """Whether the configured model takes images: ``images = true``, else its
-    ``[models."NAME"] images``, else the names in :data:`VISION_MODELS`."""
-    if getattr(settings, "images", False):
-        return True
-    model = str(getattr(settings, "model", "") or "")
-    entry = (getattr(settings, "models", None) or {}).get(model)
-    said = entry.get("images") if isinstance(entry, dict) else getattr(entry, "images", None)
-    if isinstance(said, bool):
-        return said
-    bare = model.rsplit(":", 1)[-1] if model.startswith("openai:") else model
-    return any(fnmatch.fnmatch(bare.lower(), pattern) for pattern in VISION_MODELS)
 
 
 def image_type(head: bytes) -> str | None:

@@ -16,6 +16,7 @@ from mycode_core.events import (
     ObservationEvent,
     without_lone_surrogates,
 )
+from mycode_core.pricing import accepts_images
 from mycode_core.providers.base import ModelReply
 from mycode_core.records import ToolCall
 from mycode_core.runtime import lifecycle
@@ -52,7 +53,7 @@ class Acting(RunnerBase):
         )
         self._step = state.step
         outcomes = self.orchestrator.run(calls)
-        images = []
+        images, takes_images = [], accepts_images(self.settings)
         for outcome in outcomes:
             if not outcome.executed:  # refused calls are facts too (repeated denials)
                 self._record(outcome.call, outcome.tool, outcome, None)
@@ -60,7 +61,7 @@ class Acting(RunnerBase):
             if outcome.executed:
                 content = lifecycle.tool_feedback(self.guard, self.context, outcome, content)
             self.history.append(tool_message(outcome.call.id, content, outcome.result.is_error))
-            if self.settings.images:
+            if takes_images:
                 images.append(image_message(outcome.call.id, outcome.result.content))
         for message in images:  # after every tool message: the API wants those together
             if message is not None:

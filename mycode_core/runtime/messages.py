@@ -59,7 +59,7 @@ def content_to_text(content: Any) -> str:
             size = len(str(block.get("data", ""))) * 3 // 4
             parts.append(
                 f"[image {block.get('mime_type', 'image')} of about {size} bytes; "
-                "images are sent to the model only when `images = true` is configured]"
+                "this model is not known to take images: `images = true` in the config sends them]"
             )
         else:
             parts.append(json.dumps(block, ensure_ascii=False))

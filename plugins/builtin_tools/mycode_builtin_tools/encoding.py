@@ -61,6 +61,8 @@ def binary_kind(head: bytes) -> str | None:
     for signature, kind in _BINARY_SIGNATURES:
         if head.startswith(signature):
             return kind
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WebP image"
     sample = head[:SNIFF_BYTES]
     if b"\x00" in sample:
         return "binary data"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -109,3 +110,33 @@ def test_project_rule_allows_what_default_asks(tmp_path: Path, workspace: Path) 
     notices = [e["message"] for e in events if e["type"] == "notice"]
     assert len([n for n in notices if "untrusted workspace" in n]) == 1
     assert "[permissions] allow (.mycode/config.toml)" in " ".join(notices)
+
+
+@pytest.mark.parametrize(("model", "sees_it"), [("gpt-4o", True), ("m", False)])
+def test_an_image_read_reaches_a_model_that_takes_images(
+    tmp_path: Path, workspace: Path, model: str, sees_it: bool
+) -> None:
+    """A screenshot the model reads (megabytes, as real ones are) is sent as an image to a
+    vision model, in the next request and whole; a text model gets a note instead."""
+    from mycode_core.testing import FakeOpenAIServer, run_cli, turn
+
+    shot = b"\x89PNG\r\n\x1a\n" + os.urandom(3 * 1024 * 1024)
+    (workspace / "shot.png").write_bytes(shot)
+    read = {"name": "read_file", "arguments": {"path": "shot.png"}, "id": "c1"}
+    with FakeOpenAIServer([turn(tool_calls=[read]), turn("a chart")]) as server:
+        done = run_cli(
+            server.cli_args("look at shot.png", output_format="json", model=model),
+            workspace,
+            tmp_path / "home",
+            {"MYCODE_LOAD_PLUGINS": "builtin_tools"},
+        )
+        second = server.chat_requests[1].messages
+    assert done.rc == 0, done.stderr
+    reply = next(m for m in second if m["role"] == "tool")
+    assert "shot.png: image/png image, 3,145,736 bytes" in reply["content"]
+    images = [m for m in second if m["role"] == "user" and isinstance(m["content"], list)]
+    if sees_it:
+        url = images[0]["content"][1]["image_url"]["url"]
+        assert url == "data:image/png;base64," + base64.b64encode(shot).decode()
+    else:
+        assert not images and "not known to take images" in reply["content"]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import os
 from pathlib import Path
 
+import pytest
 from mycode_builtin_tools import readstate
 
 
@@ -66,11 +68,41 @@ def test_latin1_and_cp1251_fallbacks(workspace: Path, run) -> None:
 
 
 def test_binary_is_refused(workspace: Path, run) -> None:
-    (workspace / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
-    result = run("read_file", path="img.png")
-    assert result.is_error and "binary" in result.text() and "PNG" in result.text()
+    (workspace / "doc.pdf").write_bytes(b"%PDF-1.7\n" + bytes(range(256)))
+    result = run("read_file", path="doc.pdf")
+    assert result.is_error and "binary" in result.text() and "PDF" in result.text()
     (workspace / "blob.bin").write_bytes(b"abc\x00def")
     assert run("read_file", path="blob.bin").is_error
+
+
+@pytest.mark.parametrize(
+    ("name", "head", "mime"),
+    [
+        ("shot.png", b"\x89PNG\r\n\x1a\n", "image/png"),
+        ("photo.jpg", b"\xff\xd8\xff\xe0", "image/jpeg"),
+        ("anim.gif", b"GIF89a", "image/gif"),
+        ("pic.webp", b"RIFF\x10\x00\x00\x00WEBPVP8 ", "image/webp"),
+    ],
+)
+def test_an_image_is_shown_as_an_image(
+    workspace: Path, run, name: str, head: bytes, mime: str
+) -> None:
+    data = head + bytes(range(256)) * 4
+    (workspace / name).write_bytes(data)
+    result = run("read_file", path=name)
+    assert not result.is_error
+    note, image = result.content
+    assert note["type"] == "text" and name in note["text"] and mime in note["text"]
+    assert image == {"type": "image", "mime_type": mime, "data": base64.b64encode(data).decode()}
+    assert result.metadata["resources"] == [f"file:{name}"]
+
+
+def test_an_image_over_the_limit_is_refused(workspace: Path, run) -> None:
+    with (workspace / "huge.png").open("wb") as fh:
+        fh.write(b"\x89PNG\r\n\x1a\n")
+        fh.truncate(25 * 1024 * 1024)  # sparse
+    result = run("read_file", path="huge.png")
+    assert result.is_error and "25 MB" in result.text() and "20 MB" in result.text()
 
 
 def test_directory_and_missing(workspace: Path, run) -> None:

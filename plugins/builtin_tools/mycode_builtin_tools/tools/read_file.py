@@ -1,11 +1,14 @@
-"""``read_file``: numbered lines of a text file, a window at a time.
+"""``read_file``: numbered lines of a text file, a window at a time; an image as an image.
 
 Small files are decoded whole (so any encoding works); big files are streamed line by line,
-so a 100-line window of a 200 MB file costs a few kilobytes of memory.
+so a 100-line window of a 200 MB file costs a few kilobytes of memory. A PNG, JPEG, GIF or WebP
+file (known by its bytes) is an image block, as Claude Code's Read and Codex's ``view_image``
+give one: the core sends it to a model that takes images and a short note to any other.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +24,8 @@ from mycode_core.records import ToolResult
 
 DESCRIPTION = (
     "Read a text file (or a saved output's artifact path) as numbered lines, up to 2000 "
-    "from offset (1-based); a partial view says where to read on."
+    "from offset (1-based); a partial view says where to read on. Shows a PNG, JPEG, GIF "
+    "or WebP image."
 )
 _INTEGER = WithJsonSchema({"type": "integer"})
 """The announced schema of a count (its bound is checked on the call, not spelled out)."""
@@ -31,6 +35,14 @@ MAX_OUTPUT_CHARS = 60_000
 WHOLE_FILE_BYTES = 8 * 1024 * 1024
 MAX_WIDE_ENCODING_BYTES = 64 * 1024 * 1024
 CHUNK = 64 * 1024
+IMAGE_TYPES = {
+    "PNG image": "image/png",
+    "JPEG image": "image/jpeg",
+    "GIF image": "image/gif",
+    "WebP image": "image/webp",
+}
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+"""The largest image shown (as an ``@`` mention attaches at the most)."""
 
 
 def _cut(line: str, extra: int = 0) -> str:
@@ -120,6 +132,23 @@ def _read_streamed(fh: IO[bytes], window: _Window) -> tuple[bool, str]:
     return False, name
 
 
+def _image(fh: IO[bytes], rel: str, mime: str, size: int) -> ToolResult:
+    if size > MAX_IMAGE_BYTES:
+        return ToolResult.error(
+            f"{rel} is a {size / 2**20:.0f} MB image, over the {MAX_IMAGE_BYTES // 2**20} MB "
+            "limit of an image shown to the model."
+        )
+    fh.seek(0)
+    data = base64.b64encode(fh.read(MAX_IMAGE_BYTES)).decode("ascii")
+    return ToolResult(
+        content=[
+            {"type": "text", "text": f"{rel}: {mime} image, {size:,} bytes"},
+            {"type": "image", "mime_type": mime, "data": data},
+        ],
+        metadata={"resources": [f"file:{rel}"]},
+    )
+
+
 def _binary_refusal(rel: str, kind: str, size: int) -> ToolResult:
     return ToolResult.error(
         f"{rel} is a binary file ({kind}, {size} bytes) and cannot be shown as text. "
@@ -156,6 +185,8 @@ def read_file(
         stat = os.fstat(fh.fileno())
         head = fh.read(encoding.SNIFF_BYTES)
         kind = encoding.binary_kind(head)
+        if kind in IMAGE_TYPES:
+            return _image(fh, rel, IMAGE_TYPES[kind], stat.st_size)
         if kind is not None:
             return _binary_refusal(rel, kind, stat.st_size)
         fh.seek(0)
