@@ -135,6 +135,19 @@ def test_an_edit_shows_its_diff_and_the_summary_is_singular(tmp_path: Path) -> N
 
 
 @needs_builtin_tools
+def test_an_image_result_shows_its_text_never_its_data(tmp_path: Path) -> None:
+    workspace = _project(tmp_path)
+    (workspace / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40)
+    read = {"tool_calls": [{"name": "read_file", "arguments": {"path": "shot.png"}}]}
+    model = write_script(tmp_path / "turns.json", [read, {"content": "noise"}])
+    run = run_cli(["-p", "look", "--model", model], workspace, tmp_path / "home",
+                  {"MYCODE_LOAD_PLUGINS": "builtin_tools"})  # fmt: skip
+    assert run.rc == 0, run.stderr
+    line = next(line for line in run.stderr.splitlines() if "shot.png: image/png" in line)
+    assert "10,248 bytes (+1 line)" in line and "mime_type" not in run.stderr
+
+
+@needs_builtin_tools
 def test_the_diff_is_in_the_result_metadata_of_edits_and_writes(tmp_path: Path) -> None:
     workspace = _project(tmp_path)
     write = {"name": "write_file", "arguments": {"path": "new.py", "content": "x = 1\n"}}

@@ -10,6 +10,7 @@ from typing import Any
 
 from mycode_core.cli.richtext import (
     MarkdownStream,
+    content_text,
     diff_lines,
     plural,
     result_line,
@@ -211,7 +212,7 @@ class TextRenderer:
             self._spin(f"running {data.name}…")
         elif kind == "tool_result":
             self._unspin()
-            text = data.content if isinstance(data.content, str) else json.dumps(data.content)
+            text = content_text(data.content)
             first = _short(result_line(text, data.metadata), 110)
             mark = "[red]✗[/red]" if data.is_error else "[green]⎿[/green]"
             lines = text.count("\n") + 1 if text else 0

@@ -11,13 +11,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 DIFF_SHOWN = 10
+"""Diff lines shown under an edit before the rest is collapsed."""
 DIFF_LINE_CHARS = 200
 """A diff line longer than this is cut in the terminal view (a 1 MB one-line write)."""
-"""Diff lines shown under an edit before the rest is collapsed."""
 _ERROR_LINE = re.compile(
     r"(error|exception|traceback|failed|failure|fatal|denied|not found|no such file|"
     r"cannot|can't|unable to|assert|panic|segmentation fault|\bE\s)",
@@ -28,6 +29,20 @@ _ERROR_LINE = re.compile(
 def plural(count: int, word: str, many: str | None = None) -> str:
     """``1 step``, ``2 steps`` (``many`` for irregular plurals)."""
     return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def content_text(content: Any) -> str:
+    """A tool result as text to show: its text blocks, ``[image]`` (the block's type) for any
+    other block — never an image's base64."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(block.get("text", f"[{block.get('type', 'block')}]"))
+            for block in content
+            if isinstance(block, dict)
+        )
+    return json.dumps(content, ensure_ascii=False)
 
 
 def result_line(text: str, metadata: dict[str, Any]) -> str:

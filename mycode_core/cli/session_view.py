@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from mycode_core.cli.richtext import diff_lines, plural, result_line
+from mycode_core.cli.richtext import content_text, diff_lines, plural, result_line
 from mycode_core.sessions import user_words
 
 
@@ -117,18 +117,6 @@ def _tokens(result: dict[str, Any] | None) -> int:
     return int(usage.get("input_tokens", 0) or 0) + int(usage.get("output_tokens", 0) or 0)
 
 
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(block.get("text", f"[{block.get('type', 'block')}]"))
-            for block in content
-            if isinstance(block, dict)
-        )
-    return json.dumps(content, ensure_ascii=False)
-
-
 def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
     """The timeline of a transcript (events of subagents, with ``agent_id``, are left out)."""
     timeline = Timeline(session_id=session_id)
@@ -176,7 +164,7 @@ def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
             calls[str(event["id"])].decision = event.get("decision")
         elif kind == "tool_result" and str(event.get("id")) in calls:
             tool = calls[str(event["id"])]
-            tool.result = _content_text(event.get("content", ""))
+            tool.result = content_text(event.get("content", ""))
             tool.is_error = bool(event.get("is_error"))
             tool.metadata = dict(event.get("metadata") or {})
             tool.answered = True
