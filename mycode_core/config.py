@@ -102,14 +102,10 @@ def model_table(data: dict[str, Any]) -> dict[str, Any]:
     table = data.get("model")
     if not isinstance(table, dict):
         return data
+    known = {"name": "model", "max_output_tokens": "max_output_tokens"}
     flat = {key: value for key, value in data.items() if key != "model"}
-    if "name" in table:
-        flat["model"] = table["name"]
-    if "max_output_tokens" in table:
-        flat["max_output_tokens"] = table["max_output_tokens"]
     for key, value in table.items():
-        if key not in ("name", "max_output_tokens"):
-            flat[f"model.{key}"] = value  # unknown: reported as ``model.KEY``
+        flat[known.get(key, f"model.{key}")] = value  # unknown: reported as ``model.KEY``
     return flat
 
 

@@ -41,7 +41,7 @@ from typing import (
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
-from mycode_core.errors import ToolDefinitionError
+from mycode_core.errors import ToolDefinitionError, error_line
 from mycode_core.records import RunContext, Tool, ToolResult
 from mycode_core.schema_keys import BUILT_SCHEMAS, schema_key
 
@@ -329,10 +329,7 @@ def tool_from_function(
             timeout=timeout,
         )
     except ValidationError as exc:
-        errors = exc.errors()
-        why = str(errors[0]["msg"] if errors else exc).removeprefix("Value error, ")
-        loc = ".".join(str(part) for part in errors[0]["loc"]) if errors else ""
-        why = why if loc == "name" or not loc else f"{loc}: {why}"
+        why = error_line(exc, typed=False).removeprefix("name: ")
         raise ToolDefinitionError(f"@tool {func.__name__}: {why}", _defined_at(func)) from None
 
 

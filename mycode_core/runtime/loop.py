@@ -55,10 +55,9 @@ class AgentRunner(Acting, Viewing):
         if self.context.agent_id is None:  # said once, not again by each child agent
             from mycode_core.trust import notice_texts
 
-            for message in getattr(self.settings, "notices", ()):  # unknown keys (issue 14)
+            # unknown keys (issue 14), then one line per ignored project setting (SPEC §8)
+            for message in [*getattr(self.settings, "notices", ()), *notice_texts(self.settings)]:
                 self._notice(message)
-            for ignored in notice_texts(self.settings):  # one per ignored project setting
-                self._notice(ignored)
         self._collect_tools()  # MCP servers start in background
         self.model = self._make_model()
         window = self._make_window()  # before the prompt: plugins size their sections by it

@@ -88,9 +88,7 @@ class CostMeter:
     def total(self) -> float | None:
         """USD so far (None when a reply's model has no known price)."""
         price = price_for(str(self.settings.model or ""), dict(self.settings.models or {}))
-        if self.cost is None or price is None:
-            return None
-        return round(self.cost, 6)
+        return None if self.cost is None or price is None else round(self.cost, 6)
 
     def over_budget(self) -> str | None:
         """The stop message once the cost passes ``--max-budget-usd``, else None."""
@@ -209,20 +207,13 @@ class ModelCaller:
     def _compaction_event(self, change: ViewChange, step: int) -> CompactionEvent:
         window = self.view.window
         since, self._last_compaction_step = step - self._last_compaction_step, step
+        facts = {key: value for key, value in vars(change).items() if key != "refs"}
         return CompactionEvent(
-            stage=change.stage,
-            count=change.count,
+            **facts,
+            view=change.refs,
             steps_since_last=since,
-            before_messages=change.before_messages,
-            after_messages=change.after_messages,
-            reason=change.reason,
-            before_tokens=change.before_tokens,
-            after_tokens=change.after_tokens,
-            summary=change.summary,
             context_window=window.limit,
             window_source=window.source,
-            view=change.refs,
-            history_length=change.history_length,
         )
 
     def _tool_specs(self) -> list[dict[str, Any]]:
