@@ -14,17 +14,27 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class ModelEntry(BaseModel):
-    """``[models."NAME"]``: prices (USD per million tokens) and whether it takes images."""
+    """``[models."NAME"]``: prices (USD per million tokens), whether it takes images, and the
+    ``request`` parameters sent with each of its requests (``temperature``,
+    ``reasoning_effort``, a server's own fields), never one mycode sends itself."""
 
     model_config = ConfigDict(extra="allow")
     input_per_mtok: float | None = Field(default=None, ge=0)
     output_per_mtok: float | None = Field(default=None, ge=0)
     cached_input_per_mtok: float | None = Field(default=None, ge=0)
     images: bool | None = None
+    request: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("request")
+    @classmethod
+    def _not_ours(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if ours := sorted(set(value) & {"model", "messages", "tools", "stream", "stream_options"}):
+            raise ValueError(f"{', '.join(ours)}: sent by mycode itself, not settable here")
+        return value
 
 
 class Price(BaseModel):

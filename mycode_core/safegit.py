@@ -28,6 +28,7 @@ do without git. Plugins use this module too (it is part of the public API).
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -172,34 +173,21 @@ def find_repository(root: Path, *, contain: bool = True) -> Repository | None:
     return Repository(Path(top), git_dir, common_dir)
 
 
+_HEADER = re.compile(r'\[([^ \t"\]]*)[ \t]*(?:"((?:[^"\\]|\\.)*)")?\]')
+"""``[section]``, ``[section "sub"]`` (``\\`` escapes the next character) or the old
+``[section.sub]``."""
+
+
 def _section_header(line: str, path: Path) -> tuple[str, str | None, str]:
     """Parse a ``[section "sub"]`` header; return (section, subsection, rest of line)."""
-    end = 1
-    sub: str | None = None
-    name_chars: list[str] = []
-    while end < len(line) and line[end] not in ' \t"]':
-        name_chars.append(line[end])
-        end += 1
-    while end < len(line) and line[end] in " \t":
-        end += 1
-    if end < len(line) and line[end] == '"':
-        end += 1
-        chars: list[str] = []
-        while end < len(line) and line[end] != '"':
-            if line[end] == "\\" and end + 1 < len(line):
-                end += 1
-            chars.append(line[end])
-            end += 1
-        if end >= len(line):
-            raise SafeGitError(f"{path}: a section header we cannot read")
-        sub = "".join(chars)
-        end += 1
-    if end >= len(line) or line[end] != "]":
+    match = _HEADER.match(line)
+    if match is None:
         raise SafeGitError(f"{path}: a section header we cannot read")
-    name = "".join(name_chars)
+    name, quoted = match.group(1), match.group(2)
+    sub = None if quoted is None else re.sub(r"\\(.)", r"\1", quoted)
     if sub is None and "." in name:
         name, _, sub = name.partition(".")
-    return name.lower(), sub, line[end + 1 :]
+    return name.lower(), sub, line[match.end() :]
 
 
 def _declared(path: Path, text: str) -> set[tuple[str, str]]:

@@ -163,6 +163,12 @@ def _restrict(
     if isinstance(tools, dict) and "sandbox_network" in tools:
         out["builtin_tools"] = {k: v for k, v in tools.items() if k != "sandbox_network"}
         ignored.append(f"[builtin_tools] sandbox_network ({where})")
+    models = out["models"] if isinstance(out.get("models"), dict) else {}
+    for model, entry in models.items():
+        if isinstance(entry, dict) and "request" in entry:  # what is sent is the user's choice
+            kept = {k: v for k, v in entry.items() if k != "request"}
+            out["models"] = {**out["models"], model: kept}
+            ignored.append(f'[models."{model}"] request ({where})')
     for key in MODEL_ENDPOINT_KEYS:  # the session never talks to a server the project chose
         if key in out:
             out.pop(key)

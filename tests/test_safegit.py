@@ -201,6 +201,7 @@ def test_overrides_name_every_declared_driver(tmp_path: Path) -> None:
     with (root / ".git" / "config").open("a") as fh:
         fh.write(
             '[filter "lfs"]\n\tclean = x\n[diff.pic]\n\ttextconv = y\n[merge "m"] driver = z\n'
+            '[Diff "a \\"b\\\\c"]\n\ttextconv = w\n'
         )
     repo = safegit.find_repository(root)
     args = safegit.config_overrides(repo)
@@ -209,6 +210,7 @@ def test_overrides_name_every_declared_driver(tmp_path: Path) -> None:
         "filter.lfs.process=",
         "diff.pic.textconv=cat",
         "merge.m.driver=false",
+        'diff.a "b\\c.textconv=cat',
     ):
         assert expected in args
     with (root / ".git" / "config").open("a") as fh:
