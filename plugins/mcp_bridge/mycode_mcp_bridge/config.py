@@ -196,8 +196,11 @@ def _names(entry: dict[str, Any], key: str, name: str) -> list[str] | None:
     return list(value)
 
 
-def parse_server(name: str, entry: Any, scope: Scope, source: str) -> ServerSpec:
-    """Read one ``mcpServers`` entry; raises :class:`ConfigProblem` naming what is wrong."""
+def parse_server(
+    name: str, entry: Any, scope: Scope, source: str, project_dir: Path | None = None
+) -> ServerSpec:
+    """Read one ``mcpServers`` entry; raises :class:`ConfigProblem` naming what is wrong.
+    ``${CLAUDE_PROJECT_DIR}`` is ``project_dir`` (the workspace), as Claude Code expands it."""
     if not isinstance(entry, dict):
         raise ConfigProblem(f"server {name!r} in {source}: entry must be an object")
     if not name.strip():
@@ -219,8 +222,12 @@ def parse_server(name: str, entry: Any, scope: Scope, source: str) -> ServerSpec
     )
     missing = spec.missing_vars
 
+    environ = dict(os.environ)
+    if project_dir is not None:
+        environ["CLAUDE_PROJECT_DIR"] = str(project_dir)
+
     def expand_here(value: str, missing: list[str]) -> str:
-        return expand(value, missing, used=spec.expanded_vars)
+        return expand(value, missing, environ, used=spec.expanded_vars)
 
     # a folder plugin's entry is already expanded and must stay literal (SPEC §11)
     subst = _literal if entry.get("literal") is True else expand_here
@@ -464,7 +471,7 @@ def load_servers(workspace: Path, home: Path, settings: Any) -> LoadedConfig:
         for name, entry in table.items():
             name = str(name)
             try:
-                spec = parse_server(name, entry, scope, source)
+                spec = parse_server(name, entry, scope, source, workspace)
             except ConfigProblem as exc:
                 loaded.problems.append(str(exc))
                 continue

@@ -273,6 +273,7 @@ def open_transport(
     would run (:mod:`~mycode_mcp_bridge.gitguard`)."""
     if spec.transport == "stdio":
         env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+        env["CLAUDE_PROJECT_DIR"] = str(workspace)  # as Claude Code gives its servers
         env.update(spec.env)
         if guard_git:
             env.update(git_env(workspace, env))

@@ -215,3 +215,29 @@ def test_git_env_of_an_untrusted_workspace(tmp_path: Path) -> None:
     (tmp_path / "out" / ".git").write_text(f"gitdir: {elsewhere / '.git'}\n")
     refused = git_env(tmp_path / "out", {})
     assert set(refused) == {"GIT_DIR"} and not Path(refused["GIT_DIR"]).exists()
+
+
+def test_a_server_knows_the_project_folder_as_claude_code_says_it(
+    workspace: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``${CLAUDE_PROJECT_DIR}`` in an entry is the workspace (plugins' ``.mcp.json`` files
+    name it, e.g. a filesystem server's root), and stdio servers get it in their environment,
+    as Claude Code gives both; set by the entry itself, the entry wins."""
+    from mcp_helpers import Run, feature
+
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    seen = "${CLAUDE_PROJECT_DIR}/environ.json"
+    other = workspace / "other.json"
+    servers = {
+        "fs": feature("--environ-to", seen),
+        "own": feature("--environ-to", str(other), env={"CLAUDE_PROJECT_DIR": "/elsewhere"}),
+    }
+    run = Run(workspace, home, servers).start()
+    try:
+        assert {server.state for server in run.bridge.connections.values()} == {"ready"}
+    finally:
+        run.close()
+    environ = json.loads((workspace / "environ.json").read_text())
+    assert environ["CLAUDE_PROJECT_DIR"] == str(workspace)
+    assert json.loads(other.read_text())["CLAUDE_PROJECT_DIR"] == "/elsewhere"
+    assert not [n for n in run.notices() if "CLAUDE_PROJECT_DIR" in n]

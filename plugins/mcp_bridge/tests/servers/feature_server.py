@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -24,11 +25,15 @@ def _early_flags() -> argparse.Namespace:
     parser.add_argument("--hang-on-start", action="store_true")
     parser.add_argument("--slow-start", type=float, default=0.0)
     parser.add_argument("--marker")
+    parser.add_argument("--environ-to", metavar="FILE", help="write the environment as JSON")
     parser.add_argument("--crash-at-handshake-leaving-helper", metavar="PID_FILE")
     args = parser.parse_args()
     if args.marker:
         with open(args.marker, "a", encoding="utf-8") as fh:
             fh.write(f"{os.getpid()}\n")
+    if args.environ_to:
+        with open(args.environ_to, "w", encoding="utf-8") as fh:
+            json.dump(dict(os.environ), fh)
     print(f"{args.name}: starting", file=sys.stderr, flush=True)
     if args.crash_on_start:
         print("error: missing API token FOO_TOKEN", file=sys.stderr, flush=True)
