@@ -311,6 +311,44 @@ def test_playwright_server_defaulted_arguments_may_be_left_out(
     assert not (workspace / ".playwright-mcp").exists()
 
 
+@needs_everything
+@pytest.mark.skipif(find_chromium() is None, reason="no chromium here (CI installs it)")
+def test_a_playwright_screenshot_reaches_a_vision_model(
+    workspace: Path, home: Path, tmp_path: Path, page_url: str
+) -> None:
+    """A real browser's screenshot, asked for by a model that takes images (by its name), is
+    in the next request as an image, not only as a note."""
+    from mycode_core.testing import FakeOpenAIServer, turn
+
+    cli = EVERYTHING_JS.parents[3] / "@playwright" / "mcp" / "cli.js"
+    args = [str(cli), "--headless", "--isolated", "--no-sandbox", "--executable-path",
+            str(find_chromium()), "--output-dir", str(tmp_path / "pw-out")]  # fmt: skip
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"pw": {"command": "node", "args": args}}}))
+    (home / "config.toml").write_text('[permissions]\nallow = ["mcp__pw__browser_navigate"]\n')
+    navigate = {"name": "mcp__pw__browser_navigate", "arguments": {"url": page_url}, "id": "n"}
+    shot = {"name": "mcp__pw__browser_take_screenshot", "arguments": {}, "id": "s"}
+    turns = [turn(tool_calls=[navigate]), turn(tool_calls=[shot]), turn("a page saying hi")]
+    with FakeOpenAIServer(turns) as server:
+        done = subprocess.run(
+            [str(BIN / "mycode"), *server.cli_args("look at the page", model="gpt-4o"),
+             "--mcp-config", str(config), "--completion-policy", "off"],
+            cwd=workspace, env={**os.environ, "MYCODE_HOME": str(home)},
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        last = server.chat_requests[-1].messages
+    assert done.returncode == 0, done.stderr
+    images = [
+        part["image_url"]["url"]
+        for message in last
+        if message["role"] == "user" and isinstance(message["content"], list)
+        for part in message["content"]
+        if part.get("type") == "image_url"
+    ]
+    assert len(images) == 1 and images[0].startswith(("data:image/png;base64,iVBOR",
+                                                      "data:image/jpeg;base64,/9j/"))  # fmt: skip
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
