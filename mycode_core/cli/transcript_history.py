@@ -13,6 +13,7 @@ from mycode_core.cli.mentions import MAX_IMAGE_BYTES, image_part, image_type, re
 from mycode_core.runtime.messages import (
     assistant_message,
     guidance_message,
+    image_message,
     tool_message,
     user_message,
 )
@@ -82,23 +83,31 @@ class _Batch:
     calls: list[str] = field(default_factory=list)
     answers: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     allowed: set[str] = field(default_factory=set)
+    images: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """The messages showing results' images (``images_sent``), by call: they follow all the
+    results, in the calls' order, as the run sent them."""
 
     def answer(self, event: dict[str, Any]) -> None:
         """Keep a ``tool_result`` of an open call (one per call: an id made twice, twice)."""
-        call_id = str(event.get("id"))
+        call_id, content = str(event.get("id")), event.get("content", "")
         kept = self.answers.setdefault(call_id, [])
         if len(kept) < self.calls.count(call_id):
-            kept.append(
-                tool_message(call_id, event.get("content", ""), bool(event.get("is_error")))
-            )
+            shown = bool((event.get("metadata") or {}).get("images_sent"))
+            kept.append(tool_message(call_id, content, bool(event.get("is_error")), shown))
+            if shown and (images := image_message(call_id, content)) is not None:
+                self.images.setdefault(call_id, []).append(images)
 
     def close(self, messages: list[dict[str, Any]]) -> None:
-        """Append one answer per call, in the calls' order; then the batch is empty."""
+        """Append one answer per call, in the calls' order, then the images they showed; then
+        the batch is empty."""
         for call_id in self.calls:
             kept = self.answers.get(call_id)
             lost = CUT_OFF if call_id in self.allowed else NOT_RUN
             messages.append(kept.pop(0) if kept else tool_message(call_id, lost, True))
-        self.calls, self.answers, self.allowed = [], {}, set()
+        for call_id in self.calls:
+            if shown := self.images.get(call_id):
+                messages.append(shown.pop(0))
+        self.calls, self.answers, self.allowed, self.images = [], {}, set(), {}
 
 
 def stored_user_message(event: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,6 @@ from mycode_core.events import (
     ObservationEvent,
     without_lone_surrogates,
 )
-from mycode_core.pricing import accepts_images
 from mycode_core.providers.base import ModelReply
 from mycode_core.records import ToolCall
 from mycode_core.runtime import lifecycle
@@ -53,19 +52,19 @@ class Acting(RunnerBase):
         )
         self._step = state.step
         outcomes = self.orchestrator.run(calls)
-        images, takes_images = [], accepts_images(self.settings)
+        images = []
         for outcome in outcomes:
             if not outcome.executed:  # refused calls are facts too (repeated denials)
                 self._record(outcome.call, outcome.tool, outcome, None)
-            content = outcome.result.content
+            result = outcome.result
+            content, shown = result.content, bool(result.metadata.get("images_sent"))
             if outcome.executed:
                 content = lifecycle.tool_feedback(self.guard, self.context, outcome, content)
-            self.history.append(tool_message(outcome.call.id, content, outcome.result.is_error))
-            if takes_images:
-                images.append(image_message(outcome.call.id, outcome.result.content))
+            self.history.append(tool_message(outcome.call.id, content, result.is_error, shown))
+            if shown and (message := image_message(outcome.call.id, result.content)):
+                images.append(message)
         for message in images:  # after every tool message: the API wants those together
-            if message is not None:
-                self.history.append(message)
+            self.history.append(message)
         state = state.next(TransitionReason.TOOLS_DONE, phase=Phase.CALLING_MODEL)
         verdict = lifecycle.stagnation(self.guard, self.context)
         if verdict is not None and verdict.action == "guide":

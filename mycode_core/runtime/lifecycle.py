@@ -160,7 +160,8 @@ def tool_feedback(guard: HookGuard, context: RunContext, outcome: Any, content: 
     lines = _lines(results)
     if not lines:
         return content
-    return with_reminders(content_to_text(content), lines)
+    shown = bool(outcome.result.metadata.get("images_sent"))
+    return with_reminders(content_to_text(content, shown), lines)
 
 
 def session_end(

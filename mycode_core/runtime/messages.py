@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 GUIDANCE_PREFIX = "[mycode {source}]"
+SHOWN = "shown in the next message"
+NOT_SHOWN = "not shown: this model is not known to take images (`images = true` sends them)"
 
 
 @dataclass
@@ -43,13 +45,14 @@ def assistant_message(content: str | None, calls: list[dict[str, Any]]) -> dict[
     return message
 
 
-def content_to_text(content: Any) -> str:
-    """Flatten tool-result content blocks to text; images become a short note."""
+def content_to_text(content: Any, images_shown: bool = False) -> str:
+    """Flatten tool-result content blocks to text; an image becomes a short note (saying
+    whether the next message shows it)."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
         return json.dumps(content, ensure_ascii=False)
-    parts = []
+    parts, shown = [], SHOWN if images_shown else NOT_SHOWN
     for block in content:
         if not isinstance(block, dict):
             parts.append(str(block))
@@ -57,18 +60,15 @@ def content_to_text(content: Any) -> str:
             parts.append(str(block.get("text", "")))
         elif block.get("type") == "image":
             size = len(str(block.get("data", ""))) * 3 // 4
-            parts.append(
-                f"[image {block.get('mime_type', 'image')} of about {size} bytes; "
-                "this model is not known to take images: `images = true` in the config sends them]"
-            )
+            parts.append(f"[image {block.get('mime_type', 'image')} of {size} bytes, {shown}]")
         else:
             parts.append(json.dumps(block, ensure_ascii=False))
     return "\n".join(parts)
 
 
-def tool_message(call_id: str, content: Any, is_error: bool) -> dict[str, Any]:
-    """The ``role: tool`` answer to one call."""
-    text = content_to_text(content)
+def tool_message(call_id: str, content: Any, is_error: bool, shown: bool = False) -> dict[str, Any]:
+    """The ``role: tool`` answer to one call (``shown``: its images follow it)."""
+    text = content_to_text(content, shown)
     if is_error and not text.startswith("Error"):
         text = f"Error: {text}"
     return {"role": "tool", "tool_call_id": call_id, "content": text or "(no output)"}

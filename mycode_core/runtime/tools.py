@@ -30,8 +30,10 @@ from mycode_core.paths import (
     relative,
     resolve_in_workspace,
 )
+from mycode_core.pricing import accepts_images
 from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall, ToolResult
 from mycode_core.runtime.arguments import SchemaChecker, call_subject, short_reason
+from mycode_core.runtime.messages import image_message
 from mycode_core.tooling import coerce_result
 
 Emit = Callable[[AgentEvent], None]
@@ -389,6 +391,8 @@ class ToolOrchestrator:
         kept: dict[str, Any] | None = None
         if result is not original:
             kept = {"content": original.content, "is_error": original.is_error}
+        if accepts_images(self.context.settings) and image_message(call.id, result.content):
+            result.metadata["images_sent"] = True  # shown next, by --resume too
         self.emit(
             ToolResultEvent(
                 id=call.id,

@@ -140,3 +140,29 @@ def test_an_image_read_reaches_a_model_that_takes_images(
         assert url == "data:image/png;base64," + base64.b64encode(shot).decode()
     else:
         assert not images and "not known to take images" in reply["content"]
+
+
+def test_a_resumed_session_shows_the_model_the_images_it_saw(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """``--resume`` rebuilds the history the model saw, the image message after a tool's result
+    included (a compaction's recorded view counts it), and the tool's line says the image is
+    shown rather than that the model takes none."""
+    from mycode_core.testing import FakeOpenAIServer, run_cli, turn
+
+    shot = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    (workspace / "shot.png").write_bytes(shot)
+    read = {"name": "read_file", "arguments": {"path": "shot.png"}, "id": "c1"}
+    env = {"MYCODE_LOAD_PLUGINS": "builtin_tools"}
+    with FakeOpenAIServer([turn(tool_calls=[read]), turn("a chart"), turn("still")]) as server:
+        first = run_cli(server.cli_args("look at shot.png", output_format="json", model="gpt-4o"),
+                        workspace, tmp_path / "home", env)  # fmt: skip
+        assert first.rc == 0, first.stderr
+        session = json.loads(first.stdout)["session_id"]
+        again = run_cli([*server.cli_args("and now?", model="gpt-4o"), "--resume", session],
+                        workspace, tmp_path / "home", env)  # fmt: skip
+        assert again.rc == 0, again.stderr
+        live, resumed = server.chat_requests[1].messages, server.chat_requests[2].messages
+    assert resumed[: len(live)] == live
+    reply = next(m for m in live if m["role"] == "tool")
+    assert "shown in the next message" in reply["content"]
