@@ -391,7 +391,7 @@ class ToolOrchestrator:
         kept: dict[str, Any] | None = None
         if result is not original:
             kept = {"content": original.content, "is_error": original.is_error}
-        if accepts_images(self.context.settings) and image_message(call.id, result.content):
+        if image_message(call.id, result.content) and accepts_images(self.context.settings):
             result.metadata["images_sent"] = True  # shown next, by --resume too
         self.emit(
             ToolResultEvent(
