@@ -55,7 +55,10 @@ def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):  # content blocks
-        return "\n".join(str(b.get("text", b)) if isinstance(b, dict) else str(b) for b in value)
+        return "\n".join(
+            str(b.get("text", f"[{b.get('type')}]")) if isinstance(b, dict) else str(b)
+            for b in value
+        )  # an image is named, never its base64
     return json.dumps(value, ensure_ascii=False, indent=1)
 
 

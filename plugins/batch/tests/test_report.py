@@ -70,6 +70,17 @@ def _records(tmp_path: Path) -> list[dict[str, object]]:
             "content": "1 failed",
         },
         {
+            "type": "tool_result",
+            "ts": 102.5,
+            "id": "2",
+            "name": "read_file",
+            "is_error": False,
+            "content": [
+                {"type": "text", "text": "shot.png: image/png image"},
+                {"type": "image", "mime_type": "image/png", "data": "iVBORw0KGgoSECRETBYTES"},
+            ],
+        },
+        {
             "type": "guidance",
             "ts": 103.0,
             "source": "completion_gate",
@@ -102,6 +113,7 @@ def test_the_timeline_shows_tool_calls_guidance_and_the_diff(tmp_path: Path) -> 
     assert "fix &lt;b&gt;it&lt;/b&gt;" in page  # everything is escaped
     assert "+3.0s" in page  # times are relative to the session start
     assert "Not run: b" in page
+    assert "shot.png: image/png image\n[image]" in page and "SECRETBYTES" not in page
     assert '<details class="task" id="task-a" open>' in page  # a failed task is open
 
 
