@@ -204,7 +204,8 @@ class OpenAICompatibleModel:
         """One model turn (``max_tokens``: the reply's cap; ``purpose``: unused here, every
         request goes to the server; ``on_reasoning``: told the thinking the server sends apart,
         as ``reasoning_content`` or ``reasoning``); raises a classified :class:`ModelError`."""
-        entry = (getattr(self.settings, "models", None) or {}).get(self.settings.model)
+        models = getattr(self.settings, "models", None) or {}
+        entry = models.get(getattr(self.settings, "model", None)) or models.get(self.model_id)
         params: dict[str, Any] = dict(getattr(entry, "request", None) or {})
         max_output = max_tokens or getattr(self.settings, "max_output_tokens", None)
         if max_output:

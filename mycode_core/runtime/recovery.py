@@ -80,10 +80,7 @@ class CostMeter:
             self.last_prompt_tokens = int(usage.get("input_tokens", 0) or 0)
         price = price_for(str(self.settings.model or ""), dict(self.settings.models or {}))
         spent = cost_usd(price, usage)
-        if spent is None:
-            self.cost = None
-        elif self.cost is not None:
-            self.cost += spent
+        self.cost = None if spent is None or self.cost is None else self.cost + spent
 
     def total(self) -> float | None:
         """USD so far (None when a reply's model has no known price)."""

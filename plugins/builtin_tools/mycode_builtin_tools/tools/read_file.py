@@ -23,9 +23,8 @@ from mycode_core.paths import relative
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
-    "Read a text file (or a saved output's artifact path) as numbered lines, up to 2000 "
-    "from offset (1-based); a partial view says where to read on. Shows a PNG, JPEG, GIF "
-    "or WebP image."
+    "Read a text file or image (or a saved output's artifact path) as numbered lines, up to "
+    "2000 from offset (1-based); a partial view says where to read on."
 )
 _INTEGER = WithJsonSchema({"type": "integer"})
 """The announced schema of a count (its bound is checked on the call, not spelled out)."""
