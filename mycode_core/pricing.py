@@ -95,11 +95,11 @@ def cost_usd(price: Price | None, usage: dict[str, int]) -> float | None:
 
 
 VISION_MODELS = tuple(
-    "gpt-4o* gpt-4.1* gpt-5* o3* o4* claude-* */claude-* gemini* */gemini* *llava* *-vl* "
-    "*vision* pixtral* gemma3*".split()
+    "gpt-4o* gpt-4.1* gpt-5* o3* o4* claude-* gemini* *llava* *-vl* *vision* pixtral* "
+    "gemma3*".split()
 )
-"""Model names known to take image input (``[models."NAME"] images`` overrides; ``images =
-true`` forces it)."""
+"""Model names known to take image input, after a maker's ``openai/``-style prefix
+(``[models."NAME"] images`` overrides; ``images = true`` forces it)."""
 
 
 def accepts_images(settings: Any) -> bool:
@@ -112,5 +112,5 @@ def accepts_images(settings: Any) -> bool:
     said = entry.get("images") if isinstance(entry, dict) else getattr(entry, "images", None)
     if isinstance(said, bool):
         return said
-    bare = model.rsplit(":", 1)[-1] if model.startswith("openai:") else model
-    return any(fnmatch.fnmatch(bare.lower(), pattern) for pattern in VISION_MODELS)
+    bare = model.removeprefix("openai:").rsplit("/", 1)[-1].lower()
+    return any(fnmatch.fnmatch(bare, pattern) for pattern in VISION_MODELS)

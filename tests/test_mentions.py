@@ -216,3 +216,26 @@ def test_a_mention_of_another_file_is_no_read_of_this_one(tmp_path: Path, worksp
     (workspace / "notes.txt").write_text("see src/app.py\n")
     result = _edit_after_mention(tmp_path, "do what @notes.txt says")
     assert result["is_error"] and "has not been read" in result["content"]
+
+
+@pytest.mark.parametrize(
+    ("model", "takes"),
+    [
+        ("gpt-4o", True),
+        ("openai:gpt-4.1-mini", True),
+        ("openai/gpt-4o", True),  # OpenRouter names a model after its maker
+        ("mistralai/pixtral-12b", True),
+        ("anthropic/claude-sonnet-4.5", True),
+        ("qwen2.5-vl:7b", True),  # an Ollama tag
+        ("qwen2.5-coder:32b", False),
+        ("deepseek/deepseek-chat", False),
+    ],
+)
+def test_which_models_take_images(model: str, takes: bool) -> None:
+    from mycode_core.config import Settings
+    from mycode_core.pricing import accepts_images
+
+    assert accepts_images(Settings(model=model)) is takes
+    assert accepts_images(Settings(model=model, images=True))
+    entry = {model: {"images": not takes}}
+    assert accepts_images(Settings(model=model, models=entry)) is not takes
