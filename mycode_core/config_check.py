@@ -48,7 +48,7 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-_CLASS = r"a valid dictionary or instance of \w+"  # pydantic's words for what TOML calls a table
+_CLASS = r"a valid dictionary(?: or instance of \w+)?"  # pydantic's words for a TOML table
 _TYPE_TAG = re.compile(
     r"(bool|str|int|float|none|dict\[.*\]|list\[.*\]|literal\[.*\]|function-\w+\[.*\]|"
     r"[a-z_-]+\[.*\])"

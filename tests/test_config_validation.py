@@ -39,6 +39,8 @@ def _run(workspace: Path, home: Path, config: str, *extra: str, env: dict | None
         ("max_steps = ", "", "cannot read this config file"),
         ("[models]\nm = 5", "models.m", "Input should be a table (got 5)"),  # no class names
         ("context = 5", "context", "Input should be a table (got 5)"),
+        ("models = []", "models", "Input should be a table (got [])"),
+        ('[models.m]\nrequest = "hot"', "models.m.request", "a table (got 'hot')"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_file_and_key(
