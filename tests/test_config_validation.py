@@ -90,6 +90,35 @@ def test_a_plugin_table_is_checked_against_the_model_it_registered(
     assert "Traceback" not in run.stderr
 
 
+@pytest.mark.parametrize(
+    ("plugin", "config", "expected"),
+    [
+        ("subagents", '[subagents]\nmax_steps = "x"', "subagents.max_steps: Input should be"),
+        ("memory", "[memory]\nbudget_tokens = -5", "memory.budget_tokens: Input should be"),
+        (
+            "claude_compat",
+            '[claude_compat]\nuser_claude_settings = "maybe"',
+            "claude_compat.user_claude_settings: Input should be a valid boolean",
+        ),
+    ],
+)
+def test_every_plugin_table_is_checked(
+    workspace: Path, home: Path, plugin: str, config: str, expected: str
+) -> None:
+    """A bad value in the table of any plugin of this repository is the one-line error of a
+    bad core value (it was read as the default, or ignored, without a word); a misspelt key
+    gets its did-you-mean."""
+    pytest.importorskip(f"mycode_{plugin}")
+    run = _run(workspace, home, config, env={"MYCODE_LOAD_PLUGINS": plugin})
+    assert run.rc == 2 and "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], run.stderr
+    typo = config.split("\n")[0] + "\nmax_step = 3\nbudget_token = 3\nuser_claude_setting = true"
+    run = _run(workspace, home, typo, env={"MYCODE_LOAD_PLUGINS": plugin})
+    assert run.rc == 0 and f"unknown setting [{plugin}]" in run.stderr, run.stderr
+    assert "did you mean" in run.stderr
+
+
 def test_unknown_keys_and_tables_warn_with_a_did_you_mean(workspace: Path, home: Path) -> None:
     config = 'modle = "x"\nmax_step = 3\n[permisions]\nallow = []\n[stagnation]\nwindw = 3\n'
     pytest.importorskip("mycode_stagnation")

@@ -275,6 +275,14 @@ def session_end(reason: str, context: RunContext) -> None:
 
 
 @hookimpl
+def register_settings(register: Callable[[str, type], None]) -> None:
+    """Declare the ``[claude_compat]`` config table so the core validates it."""
+    from mycode_claude_compat.settings import ClaudeCompatSettings
+
+    register("claude_compat", ClaudeCompatSettings)
+
+
+@hookimpl
 def notification(message: str, kind: str, context: RunContext) -> None:
     """``Notification`` before mycode waits for the user."""
     session_for(context).fire("Notification", kind, message=message, notification_type=kind)

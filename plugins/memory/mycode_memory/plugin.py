@@ -28,6 +28,14 @@ def budget(context: Any) -> int:
 
 
 @hookimpl
+def register_settings(register: Callable[[str, type], None]) -> None:
+    """Declare the ``[memory]`` config table so the core validates it."""
+    from mycode_memory.settings import MemorySettings
+
+    register("memory", MemorySettings)
+
+
+@hookimpl
 def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
     """Offer ``remember``."""
     from mycode_memory.tool import REMEMBER

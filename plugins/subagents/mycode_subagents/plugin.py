@@ -74,6 +74,14 @@ def _notice(context: RunContext) -> Callable[[str], None]:
 
 
 @hookimpl
+def register_settings(register: Callable[[str, type], None]) -> None:
+    """Declare the ``[subagents]`` config table so the core validates it."""
+    from mycode_subagents.settings import SubagentSettings
+
+    register("subagents", SubagentSettings)
+
+
+@hookimpl
 def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
     """Register ``delegate_task`` with the profiles of this run listed in its description."""
     from mycode_subagents import settings as config_mod
