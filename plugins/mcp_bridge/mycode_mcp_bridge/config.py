@@ -234,7 +234,11 @@ def parse_server(
     if kind == "stdio":
         command = entry.get("command")
         if not isinstance(command, str) or not command.strip():
-            raise ConfigProblem(f"server {name!r} in {source}: 'command' is required for stdio")
+            got = "" if command is None else f" (got {command!r})"
+            raise ConfigProblem(
+                f"server {name!r} in {source}: 'command' (a program to run) is required for "
+                f"stdio{got}"
+            )
         args = entry.get("args") or []
         if not isinstance(args, list):
             raise ConfigProblem(f"server {name!r} in {source}: 'args' must be a list of strings")

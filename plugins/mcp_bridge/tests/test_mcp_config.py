@@ -87,7 +87,8 @@ def test_http_entry_expands_headers_and_url(monkeypatch: pytest.MonkeyPatch) -> 
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ({"args": []}, "'command' is required"),
+        ({"args": []}, "'command' \\(a program to run\\) is required for stdio$"),
+        ({"command": 3}, "'command' \\(a program to run\\) is required for stdio \\(got 3\\)"),
         ({"type": "http"}, "'url' is required"),
         ({"type": "websocket", "url": "ws://x"}, "unknown type 'websocket'"),
         ({"command": "x", "args": "not a list"}, "'args' must be a list"),
