@@ -90,30 +90,26 @@ def test_a_plugin_table_is_checked_against_the_model_it_registered(
     assert "Traceback" not in run.stderr
 
 
-@pytest.mark.parametrize(
-    ("plugin", "config", "expected"),
-    [
-        ("subagents", '[subagents]\nmax_steps = "x"', "subagents.max_steps: Input should be"),
-        ("memory", "[memory]\nbudget_tokens = -5", "memory.budget_tokens: Input should be"),
-        (
-            "claude_compat",
-            '[claude_compat]\nuser_claude_settings = "maybe"',
-            "claude_compat.user_claude_settings: Input should be a valid boolean",
-        ),
-    ],
-)
-def test_every_plugin_table_is_checked(
-    workspace: Path, home: Path, plugin: str, config: str, expected: str
-) -> None:
+BAD_PLUGIN_VALUES = {
+    "subagents": ('max_steps = "x"', "max_steps: Input should be"),
+    "memory": ("budget_tokens = -5", "budget_tokens: Input should be"),
+    "claude_compat": ('user_claude_settings = "no"', "user_claude_settings: Input should be a"),
+}
+
+
+@pytest.mark.parametrize("plugin", sorted(BAD_PLUGIN_VALUES))
+def test_every_plugin_table_is_checked(workspace: Path, home: Path, plugin: str) -> None:
     """A bad value in the table of any plugin of this repository is the one-line error of a
     bad core value (it was read as the default, or ignored, without a word); a misspelt key
     gets its did-you-mean."""
     pytest.importorskip(f"mycode_{plugin}")
+    line, expected = BAD_PLUGIN_VALUES[plugin]
+    config = f"[{plugin}]\n{line}"
     run = _run(workspace, home, config, env={"MYCODE_LOAD_PLUGINS": plugin})
     assert run.rc == 2 and "Traceback" not in run.stderr
     lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and expected in lines[0], run.stderr
-    typo = config.split("\n")[0] + "\nmax_step = 3\nbudget_token = 3\nuser_claude_setting = true"
+    assert len(lines) == 1 and f"{plugin}.{expected}" in lines[0], run.stderr
+    typo = f"[{plugin}]\nmax_step = 3\nbudget_token = 3\nuser_claude_setting = true"
     run = _run(workspace, home, typo, env={"MYCODE_LOAD_PLUGINS": plugin})
     assert run.rc == 0 and f"unknown setting [{plugin}]" in run.stderr, run.stderr
     assert "did you mean" in run.stderr

@@ -275,6 +275,18 @@ def page_url(tmp_path: Path) -> Iterator[str]:
         yield f"{base}/index.html"
 
 
+def _playwright_config(tmp_path: Path, home: Path) -> Path:
+    """An MCP config running Playwright MCP as ``pw`` (headless, on this machine's Chromium),
+    its navigation allowed."""
+    cli = EVERYTHING_JS.parents[3] / "@playwright" / "mcp" / "cli.js"
+    args = [str(cli), "--headless", "--isolated", "--no-sandbox", "--executable-path",
+            str(find_chromium()), "--output-dir", str(tmp_path / "pw-out")]  # fmt: skip
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"pw": {"command": "node", "args": args}}}))
+    (home / "config.toml").write_text('[permissions]\nallow = ["mcp__pw__browser_navigate"]\n')
+    return config
+
+
 @needs_everything
 @pytest.mark.skipif(find_chromium() is None, reason="no chromium here (CI installs it)")
 def test_playwright_server_defaulted_arguments_may_be_left_out(
@@ -282,12 +294,7 @@ def test_playwright_server_defaulted_arguments_may_be_left_out(
 ) -> None:
     """Playwright MCP marks properties with a default as required (``scale``, ``level``); a
     model that leaves them out, as the server allows, gets a screenshot, not a schema error."""
-    cli = EVERYTHING_JS.parents[3] / "@playwright" / "mcp" / "cli.js"
-    args = [str(cli), "--headless", "--isolated", "--no-sandbox", "--executable-path",
-            str(find_chromium()), "--output-dir", str(tmp_path / "pw-out")]  # fmt: skip
-    config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"pw": {"command": "node", "args": args}}}))
-    (home / "config.toml").write_text('[permissions]\nallow = ["mcp__pw__browser_navigate"]\n')
+    config = _playwright_config(tmp_path, home)
     script = tmp_path / "script.json"
     calls = [
         [{"name": "mcp__pw__browser_navigate", "arguments": {"url": page_url}}],
@@ -320,12 +327,7 @@ def test_a_playwright_screenshot_reaches_a_vision_model(
     in the next request as an image, not only as a note."""
     from mycode_core.testing import FakeOpenAIServer, turn
 
-    cli = EVERYTHING_JS.parents[3] / "@playwright" / "mcp" / "cli.js"
-    args = [str(cli), "--headless", "--isolated", "--no-sandbox", "--executable-path",
-            str(find_chromium()), "--output-dir", str(tmp_path / "pw-out")]  # fmt: skip
-    config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"pw": {"command": "node", "args": args}}}))
-    (home / "config.toml").write_text('[permissions]\nallow = ["mcp__pw__browser_navigate"]\n')
+    config = _playwright_config(tmp_path, home)
     navigate = {"name": "mcp__pw__browser_navigate", "arguments": {"url": page_url}, "id": "n"}
     shot = {"name": "mcp__pw__browser_take_screenshot", "arguments": {}, "id": "s"}
     turns = [turn(tool_calls=[navigate]), turn(tool_calls=[shot]), turn("a page saying hi")]
