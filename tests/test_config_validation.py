@@ -93,7 +93,7 @@ def test_a_plugin_table_is_checked_against_the_model_it_registered(
 BAD_PLUGIN_VALUES = {
     "subagents": ('max_steps = "x"', "max_steps: Input should be"),
     "memory": ("budget_tokens = -5", "budget_tokens: Input should be"),
-    "claude_compat": ('user_claude_settings = "no"', "user_claude_settings: Input should be a"),
+    "claude_compat": ('user_claude_settings = "maybe"', "user_claude_settings: Input should be a"),
 }
 
 
