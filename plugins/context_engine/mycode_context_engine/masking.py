@@ -2,7 +2,9 @@
 
 Tool results older than the last ``keep_recent_results`` become one line naming the tool, the
 gist of its arguments, the result's size and the path of the full output saved under this
-session's artifacts folder, with how to read it back (``read_file`` with ``offset``). The
+session's artifacts folder, with how to read it back (``read_file`` with ``offset``); the images
+such a result showed (the user message after the results, for a model that takes images) are
+left out with one line saying so. The
 model's own reasoning and calls stay. Masking happens only at a compaction, all old results at
 once (a batch), so between compactions every request extends the previous one exactly.
 """
@@ -96,9 +98,37 @@ def mask_results(
             call = _call_before(messages, index, call_id) if calls is None else calls.get(call_id)
             message = out[index] = {**message, "content": placeholder(message, call, artifacts)}
             masked += 1
+        elif _result_images(messages, index):
+            message = out[index] = {"role": "user", "content": _images_gone(message["content"])}
+            masked += 1
         if settled is not None:
             settled[id(message)] = message
     return out, masked
+
+
+def _is_image(part: Any) -> bool:
+    return isinstance(part, dict) and part.get("type") == "image_url"
+
+
+def _result_images(messages: list[dict[str, Any]], index: int) -> bool:
+    """Whether ``messages[index]`` shows tool results' images: a user message with images
+    among the results, or after them (a prompt of the user's follows the model's answer)."""
+    message, before = messages[index], messages[index - 1] if index else {}
+    content = message.get("content")
+    return (
+        message.get("role") == "user"
+        and isinstance(content, list)
+        and any(map(_is_image, content))
+        and (before.get("role") == "tool" or _result_images(messages, index - 1))
+    )
+
+
+def _images_gone(content: list[Any]) -> str:
+    """The text of an old result's image message, the images themselves left out."""
+    shown = [p for p in content if _is_image(p)]
+    words = " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and "text" in p)
+    many = f"{len(shown)} image{'s' if len(shown) != 1 else ''}"
+    return f"{words} [{many} no longer shown: call the tool again to see it anew]".strip()
 
 
 def _old_end(messages: list[dict[str, Any]], keep: int) -> int:

@@ -13,6 +13,7 @@ from mycode_context_engine.masking import MASK_PREFIX, mask_results
 from mycode_context_engine.settings import EngineSettings
 from view_helpers import read_turns
 
+from mycode_core.runtime.messages import image_message
 from mycode_core.testing import FakeOpenAIServer, make_context, run_cli, turn
 from mycode_core.tokens import count_message
 
@@ -42,6 +43,40 @@ def test_old_results_become_placeholders_naming_tool_arguments_size_and_a_readab
     assert masked[2] is messages[2]  # the model's reasoning and calls stay, same objects
     again, count = mask_results(masked, 2, lambda: context.artifacts_dir)
     assert count == 0 and again == masked  # masked once: the prefix stays stable
+
+
+def _with_screenshots(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with the core's image message after every tool result (a vision model)."""
+    shot = [{"type": "image", "mime_type": "image/png", "data": "A" * 4000}]
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        out.append(message)
+        if message["role"] == "tool":
+            out.append(image_message(message["tool_call_id"], shot) or {})
+    return out
+
+
+def test_old_screenshots_are_masked_with_the_results_they_belong_to(tmp_path: Path) -> None:
+    """The images an old result showed (a browser's screenshots) are dropped from the view
+    with it — one line says so — so a long browser session does not carry every screenshot in
+    every request; the recent ones, and a picture the user sent, stay."""
+    context = make_context(tmp_path)
+    prompt = {"role": "user", "content": [
+        {"type": "text", "text": "make the page look like this"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,BBBB"}},
+    ]}  # fmt: skip
+    turns = read_turns(4)
+    messages = _with_screenshots([turns[0], prompt, *turns[2:]])
+    masked, count = mask_results(messages, 2, lambda: context.artifacts_dir)
+    assert count == 4  # two results, two screenshots
+    images = [m for m in masked if isinstance(m["content"], list)]
+    assert images == [prompt, *[m for m in messages[-5:] if isinstance(m["content"], list)]]
+    notes = [m["content"] for m in masked if m["role"] == "user" and isinstance(m["content"], str)]
+    assert notes[0].startswith("Images returned by tool call c0: [1 image no longer shown")
+    assert len(notes) == 2 and notes[1].startswith("Images returned by tool call c1:")
+    assert sum(count_message(m) for m in masked) < sum(count_message(m) for m in messages) - 3000
+    again, count = mask_results(masked, 2, lambda: context.artifacts_dir)
+    assert count == 0 and again == masked
 
 
 def test_small_results_are_not_masked_and_a_cut_result_keeps_its_saved_path(
