@@ -125,3 +125,48 @@ def test_html_page_renders_in_a_headless_browser(tmp_path: Path, session: tuple[
     assert '<span class="del">-    return a - b</span>' in dom
     assert "completed · verdict pass · 4 steps" in dom
     assert dom.count('class="step"') == 4
+
+
+def _png(width: int, height: int, rgb: bytes) -> bytes:
+    """A real PNG of one colour."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    rows = b"".join(b"\0" + rgb * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
+
+
+def test_the_page_shows_the_images_the_model_saw(tmp_path: Path) -> None:
+    """A screenshot or image file a tool returned is on the page as an image (raster types
+    only, from the transcript's own copy); the text view names it."""
+    if importlib.util.find_spec("mycode_builtin_tools") is None:
+        pytest.skip("needs mycode-builtin-tools")
+    import base64
+
+    from mycode_core.sessions import SessionStore
+
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    shot = _png(40, 30, b"\xff\x00\x00")
+    (workspace / "shot.png").write_bytes(shot)
+    read = {"tool_calls": [{"name": "read_file", "arguments": {"path": "shot.png"}}]}
+    model = write_script(tmp_path / "turns.json", [read, {"content": "a red box"}])
+    run = run_cli(["-p", "look", "--model", model, "--output-format", "stream-json"],
+                  workspace, home, {"MYCODE_LOAD_PLUGINS": "builtin_tools"})  # fmt: skip
+    assert run.rc == 0, run.stderr
+    session_id = run.events[0]["session_id"]
+    events = SessionStore(home).read_events(session_id)
+    html = session_page(build_timeline(session_id, events))
+    url = "data:image/png;base64," + base64.b64encode(shot).decode()
+    assert f'<img class="shot" src="{url}" alt="image of read_file">' in html
+    shown = run_cli(["sessions", "show", session_id], tmp_path, home, {})
+    assert "shot.png: image/png image" in shown.stdout and "base64" not in shown.stdout
+    for event in events:  # a block of another type is never put on the page
+        if event.get("type") == "tool_result":
+            event["content"][1]["mime_type"] = "image/svg+xml"
+    assert "<img" not in session_page(build_timeline(session_id, events))

@@ -31,6 +31,7 @@ pre{font:12px/1.4 ui-monospace,Menlo,monospace;background:#f3f4f6;padding:8px;
 border-radius:6px;overflow-x:auto;white-space:pre-wrap;margin:4px 0}
 .diff .add{color:#1a7f37} .diff .del{color:#cf222e} .diff .hunk{color:#0969da}
 .note{color:#9a6700;margin:4px 0} .result{font-weight:600;margin-top:10px}
+.shot{display:block;max-width:100%;border:1px solid #d0d7de;margin:4px 0}
 .result.completed{color:#1a7f37} .result.failed{color:#cf222e}
 details summary{cursor:pointer;color:#5b6475}
 """
@@ -71,6 +72,8 @@ def timeline_section(timeline: Timeline) -> str:
                 out.append('<div class="tool">')
                 out.append(f'<div class="call">{escape(tool.summary)}{denied}</div>')
                 out.append(f'<div class="{state}">{escape(tool.result_summary)}</div>')
+                for url in tool.images:  # base64 of a raster type only (session_view)
+                    out.append(f'<img class="shot" src="{url}" alt="image of {escape(tool.name)}">')
                 if tool.diff:
                     out.append(_diff_html(tool.diff))
                 if tool.result.strip():

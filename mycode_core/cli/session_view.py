@@ -9,6 +9,7 @@ The HTML page of the same timeline is :mod:`mycode_core.cli.session_html`.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,8 @@ class ToolStep:
     metadata: dict[str, Any] = field(default_factory=dict)
     decision: str | None = None
     answered: bool = False
+    images: list[str] = field(default_factory=list)
+    """The images of the result (a screenshot, an image file read), as ``data:`` URLs."""
 
     @property
     def summary(self) -> str:
@@ -117,6 +120,24 @@ def _tokens(result: dict[str, Any] | None) -> int:
     return int(usage.get("input_tokens", 0) or 0) + int(usage.get("output_tokens", 0) or 0)
 
 
+SHOWN_IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def image_urls(content: Any) -> list[str]:
+    """``data:`` URLs of a result's image blocks (PNG, JPEG, GIF, WebP only: nothing a page
+    could run)."""
+    blocks = content if isinstance(content, list) else []
+    return [
+        f"data:{block['mime_type']};base64,{block['data']}"
+        for block in blocks
+        if isinstance(block, dict)
+        and block.get("type") == "image"
+        and block.get("mime_type") in SHOWN_IMAGES
+        and isinstance(block.get("data"), str)
+        and re.fullmatch(r"[A-Za-z0-9+/=\s]*", block["data"])
+    ]
+
+
 def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
     """The timeline of a transcript (events of subagents, with ``agent_id``, are left out)."""
     timeline = Timeline(session_id=session_id)
@@ -165,6 +186,7 @@ def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
         elif kind == "tool_result" and str(event.get("id")) in calls:
             tool = calls[str(event["id"])]
             tool.result = content_text(event.get("content", ""))
+            tool.images = image_urls(event.get("content"))
             tool.is_error = bool(event.get("is_error"))
             tool.metadata = dict(event.get("metadata") or {})
             tool.answered = True
