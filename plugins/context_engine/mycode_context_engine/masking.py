@@ -4,9 +4,9 @@ Tool results older than the last ``keep_recent_results`` become one line naming 
 gist of its arguments, the result's size and the path of the full output saved under this
 session's artifacts folder, with how to read it back (``read_file`` with ``offset``); the images
 such a result showed (the user message after the results, for a model that takes images) are
-left out with one line saying so. The
-model's own reasoning and calls stay. Masking happens only at a compaction, all old results at
-once (a batch), so between compactions every request extends the previous one exactly.
+left out with one line saying so. The model's own reasoning and calls stay. Masking happens
+only at a compaction, all old results at once (a batch), so between compactions every request
+extends the previous one exactly.
 """
 
 from __future__ import annotations
@@ -125,10 +125,10 @@ def _result_images(messages: list[dict[str, Any]], index: int) -> bool:
 
 def _images_gone(content: list[Any]) -> str:
     """The text of an old result's image message, the images themselves left out."""
-    shown = [p for p in content if _is_image(p)]
+    count = sum(map(_is_image, content))
     words = " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and "text" in p)
-    many = f"{len(shown)} image{'s' if len(shown) != 1 else ''}"
-    return f"{words} [{many} no longer shown: call the tool again to see it anew]".strip()
+    shown, them = ("1 image", "it") if count == 1 else (f"{count} images", "them")
+    return f"{words} [{shown} no longer shown: call the tool again to see {them} anew]".strip()
 
 
 def _old_end(messages: list[dict[str, Any]], keep: int) -> int:
