@@ -69,6 +69,20 @@ def test_no_tools_loaded_is_a_configuration_error(
     assert chosen.rc == 0  # no plugins chosen on purpose: a tool-less run is allowed
 
 
+def test_doctor_says_what_is_sent_to_the_model(workspace: Path, home: Path) -> None:
+    """Whether images go to the model, and the request parameters configured for it."""
+    pytest.importorskip("mycode_builtin_tools")  # its command
+    import json
+
+    with (home / "config.toml").open("a", encoding="utf-8") as config:
+        config.write('[models."openai/gpt-4o"]\nrequest = { temperature = 0.1 }\n')
+    args = ["doctor", "--model", "openai/gpt-4o", "--base-url", "http://127.0.0.1:9/v1"]
+    env = {"MYCODE_LOAD_PLUGINS": "builtin_tools"}
+    report = json.loads(run_cli(args, workspace, home, env).stdout)
+    assert report["model"]["images"] is True
+    assert report["model"]["request"] == {"temperature": 0.1}
+
+
 def test_doctor_checks_model_server_key_and_home(
     workspace: Path, home: Path, server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
@@ -83,6 +97,7 @@ def test_doctor_checks_model_server_key_and_home(
     report = json.loads(good.stdout)
     assert good.rc == 0, good.stdout  # SPEC §2: 0 exactly when there is no problem
     assert report["model"]["name"] == server.model
+    assert report["model"]["images"] is False and report["model"]["request"] == {}
     assert report["base_url"]["reachable"] is True
     assert report["api_key"] == {"present": False, "source": None}
     assert report["home_folder"]["writable"] is True

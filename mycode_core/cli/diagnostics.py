@@ -88,6 +88,8 @@ def home_status(home: Path) -> dict[str, Any]:
 
 def core_report(settings: Any, home: Path) -> tuple[dict[str, Any], list[str]]:
     """The core's part of ``mycode doctor`` and the problems it found."""
+    from mycode_core.pricing import accepts_images
+
     problems: list[str] = []
     model = getattr(settings, "model", None) if settings is not None else None
     scripted = bool(model) and str(model).startswith("scripted:")
@@ -95,8 +97,14 @@ def core_report(settings: Any, home: Path) -> tuple[dict[str, Any], list[str]]:
         problems.append("no model configured: pass --model NAME or set MYCODE_MODEL")
     base_url = getattr(settings, "base_url", None) if settings is not None else None
     source = _key_source(settings)
+    entry = (getattr(settings, "models", None) or {}).get(model) if model else None
     report: dict[str, Any] = {
-        "model": {"name": model, "provider": "scripted" if scripted else "openai-compatible"},
+        "model": {
+            "name": model,
+            "provider": "scripted" if scripted else "openai-compatible",
+            "images": bool(model) and accepts_images(settings),  # sent to it (README: images)
+            "request": dict(getattr(entry, "request", None) or {}),
+        },
         "api_key": {"present": source is not None, "source": source},
         "home_folder": home_status(home),
     }
