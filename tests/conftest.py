@@ -21,6 +21,7 @@ from mycode_core.testing import (
 # tests do not depend on the builtin_tools plugin.
 CORE_TOOLS_SOURCE = '''
 """Tools for the core's tests."""
+import json
 import subprocess
 import time
 from pathlib import Path
@@ -57,16 +58,30 @@ def _sh(arguments, context):
 
 
 def _mark(arguments, context):
-    # leave marker NAME under MYCODE_HOME/markers, then wait (a minute at most) for marker AFTER
+    # leave marker NAME under MYCODE_HOME/markers, then wait (a minute at most) for marker AFTER,
+    # or for the result of call AFTER_RESULT to be in this session's transcript
     folder = context.home / "markers"
     folder.mkdir(exist_ok=True)
     (folder / arguments["name"]).write_text("x")
-    after = arguments.get("after")
+    after, result = arguments.get("after"), arguments.get("after_result")
+    transcript = context.home / "sessions" / f"{context.session_id}.jsonl"
     for _ in range(6000):
-        if not after or (folder / after).exists():
+        if after and not (folder / after).exists():
+            time.sleep(0.01)
+        elif result and not _has_result(transcript, result):
+            time.sleep(0.01)
+        else:
             break
-        time.sleep(0.01)
     return "marked " + arguments["name"]
+
+
+def _has_result(transcript, call_id):
+    try:
+        lines = transcript.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return False
+    return any('"tool_result"' in line and json.loads(line).get("id") == call_id
+               for line in lines if line.strip().endswith("}"))
 
 
 def _crash(arguments, context):
@@ -95,8 +110,8 @@ def register_tools(register, context):
                                 "required": ["command"]}))
     register(Tool(name="mark", description="Leave a marker, wait for another.", handler=_mark,
                   read_only=True, concurrency_safe=True,
-                  input_schema={"type": "object", "properties": {"name": STRING, "after": STRING},
-                                "required": ["name"]}))
+                  input_schema={"type": "object", "required": ["name"], "properties": {
+                      "name": STRING, "after": STRING, "after_result": STRING}}))
     register(Tool(name="crash", description="Always raises.", handler=_crash))
 '''
 

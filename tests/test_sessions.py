@@ -135,15 +135,20 @@ def test_history_from_events_closes_interrupted_tool_batches() -> None:
 def test_resume_answers_parallel_calls_in_the_order_they_were_made(
     cli: Any, server: FakeOpenAIServer, server_args: list[str]
 ) -> None:
-    """The first call waits for the second, so their results reach the transcript reversed;
-    the resumed history must still be the one the run sent (each result after its call)."""
+    """The first call waits for the second's result, so their results reach the transcript
+    reversed; the resumed history must still be the one the run sent (each result after its
+    call)."""
     calls = [
-        {"id": "first", "name": "mark", "arguments": {"name": "one", "after": "two"}},
+        {"id": "first", "name": "mark", "arguments": {"name": "one", "after_result": "second"}},
         {"id": "second", "name": "mark", "arguments": {"name": "two"}},
     ]
     server.enqueue(turn(None, calls), turn("both done"))
     first = cli(["-p", "look twice", *server_args])
-    assert [e["id"] for e in first.of_type("tool_result")] == ["second", "first"]
+    results = first.of_type("tool_result")
+    assert [(e["id"], e["content"]) for e in results] == [
+        ("second", "marked two"),
+        ("first", "marked one"),
+    ]
     sent = server.chat_requests[-1].messages
     server.enqueue(turn("resumed"))
     again = cli(["-p", "and now?", "--resume", first.events[0]["session_id"], *server_args])
