@@ -449,3 +449,20 @@ def test_an_internal_error_ends_the_run_cleanly_with_a_crash_log(tmp_path: Path)
     assert "mention expansion exploded" in (result.error or "")
     logs = list((tmp_path / "home" / "logs").glob("crash-*.log"))
     assert logs and "Traceback" in logs[0].read_text()
+
+
+def test_switching_to_a_model_without_images_says_earlier_ones_stay(tmp_path: Path) -> None:
+    """``/model`` from a model that takes images to one that is not known to: the images the
+    conversation already holds are still sent, and the switch line says so (a server without
+    image input refuses them) — said only when there are some."""
+    from mycode_core.cli.model_switch import switch_model
+
+    vision = {"test:model": {"images": True}}
+    runner = make_runner(tmp_path, tools_plugin(_screenshot_tool()), models=vision, turns=[
+        {"tool_calls": [call("shot", {}, "c1")]}, {"content": "seen"},
+    ])  # fmt: skip
+    quiet = switch_model(make_runner(tmp_path / "plain", models=vision, turns=[]), "test:other")
+    run_events(runner)
+    line = switch_model(runner, "test:other")
+    assert "earlier images stay in this conversation" in line and "/clear" in line
+    assert "earlier images" not in quiet

@@ -1,7 +1,9 @@
 """Interactive ``/model [NAME]``: show the model in use, or switch it for the rest of the session.
 
 The new model is built by the same provider lookup as at start-up (``--model``); a name no
-provider can build leaves the current model in place and says why in one line. The cost meter
+provider can build leaves the current model in place and says why in one line. Leaving a model
+that takes images for one not known to, with images already in the conversation, the line says
+they stay (their server may refuse them). The cost meter
 prices each reply at the model in use when it arrived, so a switch keeps the run's cost right.
 """
 
@@ -13,9 +15,10 @@ from typing import Any
 def switch_model(runner: Any, name: str, notice: Any = None) -> str:
     """Switch ``runner`` to model ``name`` (no name: report the current one); the line to show."""
     from mycode_core.errors import SetupError
+    from mycode_core.pricing import accepts_images
     from mycode_core.runtime.setup import make_model
 
-    current = str(runner.settings.model or "")
+    current, took_images = str(runner.settings.model or ""), accepts_images(runner.settings)
     if not name:
         return f"model: {current} (switch with /model NAME)"
     if name == current:
@@ -30,4 +33,20 @@ def switch_model(runner: Any, name: str, notice: Any = None) -> str:
     caller = getattr(runner, "caller", None)
     if caller is not None:
         caller.model = model
-    return f"model: {name} (was {current}; for the rest of this session)"
+    line = f"model: {name} (was {current}; for the rest of this session)"
+    if took_images and not accepts_images(runner.settings) and _holds_images(runner):
+        line += (
+            f"; {name} is not known to take images and earlier images stay in this "
+            "conversation: if its server refuses them, /clear starts anew"
+        )
+    return line
+
+
+def _holds_images(runner: Any) -> bool:
+    """Whether the conversation so far sends an image (a prompt's or a tool result's)."""
+    history = getattr(runner, "history", None)
+    return any(
+        isinstance(message.get("content"), list)
+        and any(isinstance(p, dict) and p.get("type") == "image_url" for p in message["content"])
+        for message in (history.messages() if history is not None else ())
+    )
