@@ -188,8 +188,10 @@ class LspClient:
         process = self.process
         if self._gone is not None:
             raise LspError(self._gone)
-        if process is None or process.stdin is None or process.poll() is not None:
+        if process is None or process.stdin is None:
             raise LspError(f"the language server {self.spec.name} is not running")
+        if (code := process.poll()) is not None:  # before the reader has seen its output end
+            raise LspError(f"the language server {self.spec.name} exited (exit code {code})")
         data = frame({"jsonrpc": "2.0", **message})
         with self._lock:
             try:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mycode_lsp.client import LspClient, LspError
 from mycode_lsp.diagnostics import diagnostic_lines
 from mycode_lsp.specs import parse_spec
 
@@ -149,6 +151,21 @@ def test_a_server_that_cannot_start_is_the_tools_error(ws: Path, tmp_path: Path)
     assert result["is_error"] is True
     assert "language server quits" in result["content"] and "exited" in result["content"]
     assert "logs/lsp/quits.log" in result["content"]
+
+
+def test_a_server_gone_before_its_first_message_says_it_exited(tmp_path: Path) -> None:
+    """The process ended before the reader saw its output close: still "exited", with its code."""
+    spec = parse_spec(
+        "quits", {"command": sys.executable, "extensionToLanguage": {".py": "py"}}, "config"
+    )
+    client = LspClient(spec, tmp_path, tmp_path / "quits.log", lambda method, params: None)
+    client.process = subprocess.Popen(
+        [sys.executable, "-c", "raise SystemExit(3)"], stdin=subprocess.PIPE
+    )
+    client.process.wait()
+    with pytest.raises(LspError, match=r"the language server quits exited \(exit code 3\)"):
+        client.notify("initialized", {})
+    client.close()
 
 
 def test_a_claude_code_plugin_folders_lsp_servers(ws: Path, tmp_path: Path) -> None:
