@@ -114,7 +114,11 @@ def _add_folder(
     for problem in folder.problems:
         loaded.notices.append(f"plugin folder {folder.name}: {problem}")
     runs_code = bool(
-        folder.hook_set.count() or folder.mcp_servers or folder.lsp_servers or folder.commands
+        folder.hook_set.count()
+        or folder.mcp_servers
+        or folder.lsp_servers
+        or folder.commands
+        or folder.bin_dir
     )
     if runs_code and record is not None and record.get("hash"):
         if checked_hash(folder.root, home) != record["hash"]:
@@ -124,6 +128,9 @@ def _add_folder(
             for server in sorted(folder.lsp_servers):
                 folder.skip(f"lsp server {server}", "files changed since install")
             folder.lsp_servers = {}
+            if folder.bin_dir is not None:
+                folder.skip("bin", "files changed since install")
+                folder.bin_dir = None
             if folder.hook_set.count():
                 folder.skip("hooks", "files changed since install")
             folder.mcp_servers = {}
@@ -131,7 +138,7 @@ def _add_folder(
             folder.hooks = 0
             loaded.notices.append(
                 f"plugin {folder.name}: its files changed since it was installed; its hooks, "
-                "MCP and language servers and commands' allowed-tools do not apply until "
+                "MCP and language servers, bin/ and commands' allowed-tools do not apply until "
                 f"`mycode plugins trust {folder.name}`"
             )
     for entries in folder.hook_set.by_event.values():

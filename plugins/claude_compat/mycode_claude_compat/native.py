@@ -185,9 +185,22 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
             folder.skip(part, f"a Codex plugin's {part} are not read (skills, MCP servers, hooks)")
     if kind == "claude-code":
         folder.lsp_servers = _lsp_servers(root, manifest.get("lspServers"), folder, plugin_data)
+        folder.bin_dir = _bin_dir(root, folder)
         _note_unread_parts(root, manifest, folder)
     _note_loose_skills(folder)
     return folder
+
+
+def _bin_dir(root: Path, folder: PluginFolder) -> Path | None:
+    """``bin/``: its executables are bare commands of the run (Claude Code puts the folder on
+    the Bash tool's PATH); one leading outside the plugin folder is left out."""
+    path = root / "bin"
+    if not path.is_dir():
+        return None
+    if not inside(Path(os.path.realpath(path)), root):
+        folder.skip("bin", "bin/ leads outside the plugin folder")
+        return None
+    return path
 
 
 def _note_unread_parts(root: Path, manifest: dict[str, Any], folder: PluginFolder) -> None:
@@ -199,7 +212,6 @@ def _note_unread_parts(root: Path, manifest: dict[str, Any], folder: PluginFolde
          "output styles are not applied (AGENTS.md or a skill can carry such instructions)"),
         ("monitors", manifest.get("monitors") or later.get("monitors") or
          (root / "monitors").is_dir(), "background monitors are not run"),
-        ("bin", (root / "bin").is_dir(), "its executables are not put on the commands' PATH"),
         ("settings.json", (root / "settings.json").is_file(),
          "a plugin's default settings (its main agent) are not applied"),
         ("workflows", (root / "workflows").is_dir(),

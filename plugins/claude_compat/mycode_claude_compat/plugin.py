@@ -208,11 +208,12 @@ def summarize_context(
 def session_start(source: str, context: RunContext) -> list[str] | None:
     """``SessionStart``: plain stdout and ``additionalContext`` are pinned context; what the
     hooks write to ``CLAUDE_ENV_FILE`` is the environment of later commands (:mod:`.envfile`)."""
-    from mycode_claude_compat import envfile, settings_env
+    from mycode_claude_compat import binpath, envfile, settings_env
 
     state = session_for(context)
     envfile.restore(state.settings_env)  # a /clear starts again from the same environment
     settings_env.apply(state.loaded.env, state.settings_env)
+    binpath.apply(state.loaded.folders, context, state.settings_env)
     if not state.hooks.matching("SessionStart", source, None):
         return None
     path = envfile.prepare(context)

@@ -31,6 +31,8 @@ class PluginFolder:
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     lsp_servers: dict[str, Any] = field(default_factory=dict)
     """``lspServers`` (or ``.lsp.json``): language servers for the ``lsp`` plugin, by name."""
+    bin_dir: Path | None = None
+    """``bin/`` of a Claude Code folder: put on the run's ``PATH`` (:func:`.binpath.apply`)."""
     problems: list[str] = field(default_factory=list)
     fatal: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
@@ -144,6 +146,7 @@ class PluginFolder:
                 "commands": sorted(path.stem for path in self.commands),
                 "agents": sorted(p.stem for d in self.agent_dirs for p in sorted(d.glob("*.md"))),
                 "lsp_servers": sorted(self.lsp_servers),
+                "bin": executables(self.bin_dir) if self.bin_dir else [],
             },
             "hooks": self.hooks,
             "commands": sorted(path.stem for path in self.commands),
@@ -153,6 +156,14 @@ class PluginFolder:
             "skipped": self.skipped,
             "problems": self.problems,
         }
+
+
+def executables(bin_dir: Path) -> list[str]:
+    """The names of the files in ``bin_dir`` (what ``mycode plugins`` lists)."""
+    try:
+        return sorted(entry.name for entry in bin_dir.iterdir() if entry.is_file())
+    except OSError:
+        return []
 
 
 def data_dir(home: Path, name: str) -> Path:

@@ -481,8 +481,8 @@ def test_validate_an_agent_plugins_folders_non_conforming_skills(env: Env, tmp_p
 def test_claude_code_parts_mycode_does_not_run_are_named_in_skipped(
     env: Env, tmp_path: Path
 ) -> None:
-    """Output styles, monitors, ``bin/``, default ``settings.json``, workflows and plugin
-    options of a Claude Code folder are not used: ``skipped`` says so instead of nothing."""
+    """Output styles, monitors, default ``settings.json``, workflows and plugin options of a
+    Claude Code folder are not used: ``skipped`` says so instead of nothing (``bin/`` is)."""
     root = tmp_path / "cc"
     (root / ".claude-plugin").mkdir(parents=True)
     manifest = {"name": "cc", "userConfig": {"token": {"type": "string", "title": "Token"}}}
@@ -496,13 +496,12 @@ def test_claude_code_parts_mycode_does_not_run_are_named_in_skipped(
     assert set(skipped) == {
         "output styles",
         "monitors",
-        "bin",
         "settings.json",
         "workflows",
         "userConfig",
     }
     assert all(reason for reason in skipped.values())
-    assert folder.commands  # what mycode does read still loads
+    assert folder.commands and folder.bin_dir == root / "bin"  # what mycode reads still loads
     (root / "monitors").rmdir()
     (root / "settings.json").unlink()
     manifest = {"name": "cc", "experimental": {"monitors": [{"name": "m", "command": "true"}]}}
