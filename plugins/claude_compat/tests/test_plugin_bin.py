@@ -5,7 +5,9 @@ installed under the (hidden) ``MYCODE_HOME`` — and none once its files changed
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from cc_helpers import Env, bash
@@ -64,3 +66,22 @@ def test_changed_files_take_the_bin_off_the_path(env: Env, tmp_path: Path) -> No
     assert {"what": "bin", "reason": "files changed since install"} in row["skipped"]
     assert cli(env, "trust", "tools").rc == 0
     assert "changed you" in _greeting(env)
+
+
+def test_the_path_is_put_back_and_a_folder_counts_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Applied again (a ``/clear``, a subagent) the folder is on ``PATH`` once; restoring puts
+    the old ``PATH`` back, as ``SessionEnd`` does."""
+    from mycode_claude_compat import binpath, envfile
+    from mycode_claude_compat.folders import read_folder
+
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    folder = read_folder(_bin_plugin(tmp_path / "tools"), "cli", tmp_path / "home")
+    context, saved = SimpleNamespace(readable_roots=[]), {}
+    binpath.apply([folder], context, saved)
+    binpath.apply([folder], context, saved)
+    assert os.environ["PATH"] == f"{folder.bin_dir}:/usr/bin:/bin"
+    assert context.readable_roots == [folder.root]
+    envfile.restore(saved)
+    assert os.environ["PATH"] == "/usr/bin:/bin"
