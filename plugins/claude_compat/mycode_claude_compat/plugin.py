@@ -36,10 +36,13 @@ _STOP_SOURCE = "claude_code_hook"
 
 @hookimpl(tryfirst=True)
 def register_tools(register: Callable[[Any], None], context: RunContext) -> None:
-    """Load the hooks and plugin folders of the run; hand plugin MCP servers to the bridge."""
+    """Load the hooks and plugin folders of the run; hand plugin MCP servers to the bridge.
+    The settings' ``env`` is applied now, before the bridge expands its servers' ``${VAR}``."""
+    from mycode_claude_compat import settings_env
     from mycode_claude_compat.folders import mcp_config_file
 
     state = session_for(context)
+    settings_env.apply(state.loaded.env, state.settings_env)
     files = getattr(context.settings, "mcp_config_files", None)
     for folder in state.loaded.folders:
         path = mcp_config_file(folder, context.home)

@@ -3,6 +3,9 @@ later command of the session, through real ``mycode -p`` runs."""
 
 from __future__ import annotations
 
+import json
+
+from ap_helpers import wrapper_server
 from cc_helpers import Env, bash, hooks_file, notices
 
 ENV_LINES = """export QA_FLAVOR=mint
@@ -50,8 +53,6 @@ def test_a_broken_env_file_is_one_notice_and_commands_still_run(env: Env) -> Non
 
 
 def _settings(env: Env, name: str, data: dict[str, object]) -> None:
-    import json
-
     path = env.workspace / ".claude" / name
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(data))
@@ -96,3 +97,19 @@ def test_a_bad_env_entry_is_one_notice(env: Env) -> None:
     assert result.rc == 0, result.stderr
     assert "ok=yes" in result.of_type("tool_result")[0]["content"]
     assert any("QA_BAD" in n for n in notices(result))
+
+
+def test_the_settings_env_is_there_when_mcp_servers_are_configured(env: Env) -> None:
+    """``${VAR}`` in an MCP server's entry may name a variable of the settings' ``env``, as in
+    Claude Code, where that table is the environment ``.mcp.json`` is expanded in."""
+    record = env.root / "seen.json"
+    _settings(env, "settings.json", {"env": {"QA_RECORD": str(record)}})
+    entry = wrapper_server(env.root / "srv", record="${QA_RECORD}")
+    entry["command"] = str(env.root / "srv" / "bin" / "server")
+    servers = env.root / "servers.json"
+    servers.write_text(json.dumps({"mcpServers": {"clock": entry}}))
+    env.trust()
+    result = env.run([{"content": "ok"}], "--mcp-config", str(servers))
+    assert result.rc == 0, result.stderr
+    assert any(t.startswith("mcp__clock__") for t in result.of_type("system")[0]["tools"])
+    assert json.loads(record.read_text())["argv"] == [str(record)]
