@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import signal
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
@@ -54,8 +55,25 @@ def _describe_error(exc: BaseException, spec: ServerSpec) -> str:
         return f"MCP error {exc.code}: {exc.message}"
     if isinstance(exc, StartProblem):
         return str(exc)
+    if spec.transport != "stdio" and (reason := _connect_reason(exc)) is not None:
+        return f"cannot connect to {spec.url}: {reason}"
     text = one_line(exc)
     return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+def _connect_reason(exc: BaseException) -> str | None:
+    """What the system said under a failed connection (refused, host not found, unreachable):
+    the HTTP client's own message ("All connection attempts failed") names none of it."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused (is the server running?)"
+        if isinstance(seen, socket.gaierror):
+            return f"host not found ({seen.strerror})"
+        if isinstance(seen, OSError) and seen.errno is not None and seen.strerror:
+            return str(seen.strerror)
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 class StartProblem(Exception):

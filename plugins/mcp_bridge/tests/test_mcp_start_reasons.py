@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,3 +40,24 @@ def test_an_http_error_is_one_line(make_run: Any, not_found_url: str) -> None:
     (notice,) = run.notices()
     assert "MCP server 'web' failed to start" in notice and "404" in notice
     assert "\n" not in notice, notice
+
+
+def test_a_server_that_cannot_be_reached_says_why(make_run: Any) -> None:
+    """Refused, or a host that does not resolve: the URL and the system's reason, not the HTTP
+    client's "All connection attempts failed"."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    refused = f"http://127.0.0.1:{port}/mcp"
+    servers = {"down": {"type": "http", "url": refused}}
+    servers["nowhere"] = {"type": "http", "url": "https://mcp.example.invalid/mcp"}
+    notices = make_run(servers).notices()
+    assert any(
+        f"'down' failed to start: cannot connect to {refused}: connection refused" in n
+        for n in notices
+    ), notices
+    assert any(
+        "'nowhere' failed to start: cannot connect to https://mcp.example.invalid/mcp: "
+        "host not found" in n
+        for n in notices
+    ), notices
