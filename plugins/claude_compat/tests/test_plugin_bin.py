@@ -81,7 +81,7 @@ def test_the_path_is_put_back_and_a_folder_counts_once(
     context, saved = SimpleNamespace(readable_roots=[]), {}
     binpath.apply([folder], context, saved)
     binpath.apply([folder], context, saved)
-    assert os.environ["PATH"] == f"{folder.bin_dir}:/usr/bin:/bin"
+    assert os.environ["PATH"] == f"/usr/bin:/bin:{folder.bin_dir}"  # after: no shadowing
     assert context.readable_roots == [folder.root]
     envfile.restore(saved)
     assert os.environ["PATH"] == "/usr/bin:/bin"
