@@ -5,7 +5,8 @@
 * ``Stop``/``SubagentStop`` → a ``completion_verdict`` wrapper (fail with the reason);
 * ``PreCompact``/``PostCompact`` → a ``compact_context`` wrapper (and ``summarize_context``);
 * ``SessionStart``, ``UserPromptSubmit``, ``SessionEnd``, ``Notification`` → the lifecycle hooks
-  of the same names.
+  of the same names;
+* ``StopFailure`` → ``on_event`` (a ``result`` that ended on a model error).
 """
 
 from __future__ import annotations
@@ -261,6 +262,15 @@ def _prompt_verdict(decision: Any, source: str, earlier: list[str]) -> PromptVer
     reason = decision.reason if decision.block else (decision.stop or "")
     context = [*earlier, *decision.context]
     return PromptVerdict(block=block, reason=reason, context=context, source=source)
+
+
+@hookimpl
+def on_event(event: Any, context: RunContext) -> None:
+    """``StopFailure`` when the main agent's turn ends on a model error (:mod:`.failure`)."""
+    if event.type == "result" and event.stop_reason == "model_error" and not event.agent_id:
+        from mycode_claude_compat.failure import stop_failure
+
+        stop_failure(event, session_for(context))
 
 
 @hookimpl

@@ -23,6 +23,7 @@ EVENTS = (
     "PostToolUse",
     "PostToolUseFailure",
     "Stop",
+    "StopFailure",
     "SubagentStart",
     "SubagentStop",
     "PreCompact",

@@ -404,3 +404,47 @@ def test_an_async_rewake_hook_that_exits_2_wakes_the_model(env: Env) -> None:
     assert any("the commit review found issues" in n for n in notices(result))
     assert result.events[-1]["final_text"] == "fixed it"
     assert len(env.log("review")) == len(env.log("quiet")) == 1
+
+
+def test_a_turn_that_ends_on_a_model_error_fires_stop_failure(env: Env) -> None:
+    """Claude Code's ``StopFailure``: the turn ended on a model error (here a key the server
+    refuses); matched on the kind of error; ``Stop`` does not run, there was no answer."""
+    hooks_file(
+        env.home / "hooks.json",
+        {
+            "StopFailure": [
+                ("rate_limit", [env.hook("limited")]),
+                ("authentication_failed", [env.hook("failed")]),
+            ],
+            "Stop": [(None, [env.hook("stop")])],
+        },
+    )
+    with FakeOpenAIServer(api_key="right") as server:
+        args = server.cli_args("hi", output_format="json")
+        args[args.index("--api-key") + 1] = "wrong"
+        result = run_cli(args, cwd=env.workspace, home=env.home)
+    assert result.rc == 1 and json.loads(result.stdout)["stop_reason"] == "model_error"
+    (failed,) = env.log("failed")
+    payload = failed["stdin"]
+    assert (
+        payload["hook_event_name"] == "StopFailure" and payload["error"] == "authentication_failed"
+    )
+    assert "HTTP 401" in payload["error_details"]
+    assert env.log("limited") == [] and env.log("stop") == []
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("HTTP 429: slow down", "rate_limit"),
+        ("HTTP 402: Payment Required", "billing_error"),
+        ("HTTP 400: bad tool schema", "invalid_request"),
+        ("HTTP 502: bad gateway", "server_error"),
+        ("the model's thinking filled the reply cap (512 tokens) 3 times", "max_output_tokens"),
+        ("cannot reach the model server at http://127.0.0.1:9/v1", "unknown"),
+    ],
+)
+def test_stop_failure_names_the_kind_of_error(message: str, kind: str) -> None:
+    from mycode_claude_compat.failure import error_kind
+
+    assert error_kind(message) == kind
