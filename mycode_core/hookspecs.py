@@ -402,8 +402,8 @@ def session_end(reason: str, context: RunContext) -> None:
 def notification(message: str, kind: str, context: RunContext) -> None:
     """Observe, synchronously, that mycode is about to wait for the user.
 
-    Called before an interactive permission question is shown (``kind`` is
-    ``permission_prompt``). Return value is ignored.
+    Called before an interactive permission question is shown (``kind`` ``permission_prompt``)
+    and when the prompt has waited idle after an answer (``idle_prompt``). Return ignored.
 
     :param message: what the user is asked.
     :param kind: what kind of notification it is.

@@ -349,3 +349,40 @@ def test_closing_the_terminal_while_a_command_runs_ends_it_with_129(
         e for e in map(json.loads, transcript.read_text().splitlines()) if e["type"] == "result"
     ]
     assert [r["stop_reason"] for r in results] == ["interrupted"]
+
+
+NOTIFIED = """
+import json, os
+from mycode_core import hookimpl
+
+@hookimpl
+def notification(message, kind, context):
+    with open(os.environ["QA_NOTIFIED"], "a") as out:
+        out.write(json.dumps({"kind": kind, "message": message}) + "\\n")
+"""
+
+
+def test_the_prompt_left_idle_after_an_answer_notifies_once(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Claude Code's ``idle_prompt``: after an answer, a prompt nobody typed at for
+    ``MYCODE_IDLE_NOTIFICATION_S`` calls the ``notification`` hook, once per wait; the first
+    prompt of a session (nothing answered yet) does not."""
+    notified = tmp_path / "notified.jsonl"
+    (tmp_path / "home" / "plugins").mkdir(parents=True)
+    (tmp_path / "home" / "plugins" / "notified.py").write_text(NOTIFIED)
+    env = {**env, "MYCODE_IDLE_NOTIFICATION_S": "0.3", "QA_NOTIFIED": str(notified)}
+    term, _ = _session(tmp_path, env, [{"content": "first answer"}, {"content": "second"}])
+    time.sleep(1.0)
+    assert not notified.exists()  # the first prompt: nothing answered yet
+    term.type("hello\r")
+    term.expect("first answer")
+    assert wait_until(notified.exists, 30)
+    time.sleep(1.0)
+    lines = [json.loads(line) for line in notified.read_text().splitlines()]
+    assert lines == [{"kind": "idle_prompt", "message": "mycode is waiting for your input"}]
+    term.type("again\r")
+    term.expect("second")
+    assert wait_until(lambda: len(notified.read_text().splitlines()) == 2, 30)
+    term.type("/exit\r")
+    assert term.wait() == 0

@@ -73,6 +73,8 @@ class InteractiveSession:
         self.signalled: Callable[[], int | None] = lambda: None
         """The signal (SIGTERM, SIGHUP) that arrived during a turn: the session leaves with
         128 + it once the turn has drained."""
+        self.answered = False
+        """Whether a turn has run (the prompt then tells ``notification`` when left idle)."""
         runner.context.ask = self.ask
         runner.context.interactive = True
 
@@ -215,6 +217,7 @@ class InteractiveSession:
                             self.shell_notes.append(note)
                         continue
                     self._turn(text)
+                    self.answered = True
                     if (signum := self.signalled()) is not None:
                         return 128 + signum
                 except KeyboardInterrupt:  # at the prompt, or typed just before it started
@@ -239,7 +242,13 @@ class InteractiveSession:
             if line.strip():
                 session.history.append_string(line)
             return line
-        return str(session.prompt(self._prompt_text, default=typed.strip("\n")))
+        from mycode_core.cli.idle import notify_when_idle
+
+        def typing() -> bool:
+            return bool(session.default_buffer.text)
+
+        with notify_when_idle(self.runner, typing) if self.answered else nullcontext():
+            return str(session.prompt(self._prompt_text, default=typed.strip("\n")))
 
     def _prompt_text(self) -> str:
         """``› ``, led by the permission mode when it is not ``default``."""
