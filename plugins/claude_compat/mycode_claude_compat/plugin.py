@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mycode_claude_compat import pretool
 from mycode_claude_compat.names import cc_input, cc_name, cc_response
 from mycode_claude_compat.session import session_for
-from mycode_core import hookimpl
+from mycode_core import hookimpl, subscribe
 
 if TYPE_CHECKING:
     from mycode_core.records import (
@@ -265,9 +265,10 @@ def _prompt_verdict(decision: Any, source: str, earlier: list[str]) -> PromptVer
 
 
 @hookimpl
+@subscribe("result")  # no other event reaches this observer's queue
 def on_event(event: Any, context: RunContext) -> None:
     """``StopFailure`` when the main agent's turn ends on a model error (:mod:`.failure`)."""
-    if event.type == "result" and event.stop_reason == "model_error" and not event.agent_id:
+    if event.stop_reason == "model_error" and not event.agent_id:
         from mycode_claude_compat.failure import stop_failure
 
         stop_failure(event, session_for(context))
