@@ -217,7 +217,6 @@ class InteractiveSession:
                             self.shell_notes.append(note)
                         continue
                     self._turn(text)
-                    self.answered = True
                     if (signum := self.signalled()) is not None:
                         return 128 + signum
                 except KeyboardInterrupt:  # at the prompt, or typed just before it started
@@ -277,6 +276,7 @@ class InteractiveSession:
         finally:
             self.renderer = None
             self.keys = None
+            self.answered = True
 
     def _command(self, text: str) -> str | None:
         name, _, argument = text.partition(" ")
