@@ -58,6 +58,8 @@ class ServerSpec:
     cwd: str | None = None
     url: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    headers_helper: str | None = None
+    """Claude Code's ``headersHelper``: a command printing more headers (:mod:`.headers_helper`)."""
     startup_timeout: float | None = None
     call_timeout: float | None = None
     max_call_time: float | None = None
@@ -113,6 +115,8 @@ class ServerSpec:
             table = self.raw.get(key)
             if isinstance(table, dict):
                 shown += [f"{key} {name}={value}" for name, value in table.items()]
+        if self.headers_helper:
+            shown.append(f"headersHelper {self.headers_helper}")
         return shown
 
     def redact(self, text: str) -> str:
@@ -257,6 +261,10 @@ def parse_server(
         spec.transport = "sse" if kind == "sse" else "http"
         spec.url = subst(url, missing)
         spec.headers = {k: subst(v, missing) for k, v in headers.items()}
+        helper = entry.get("headersHelper")
+        if helper is not None and (not isinstance(helper, str) or not helper.strip()):
+            raise ConfigProblem(f"server {name!r} in {source}: 'headersHelper' must be a command")
+        spec.headers_helper = helper
         return spec
     raise ConfigProblem(
         f"server {name!r} in {source}: unknown type {kind!r} (use 'stdio', 'http' or 'sse')"

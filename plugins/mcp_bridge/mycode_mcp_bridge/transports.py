@@ -271,15 +271,37 @@ async def end_group(pgid: int, grace: float = GROUP_GRACE) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+async def _headers(spec: ServerSpec, workspace: Path) -> dict[str, str]:
+    """The entry's ``headers``, with what its ``headersHelper`` prints laid over them."""
+    if not spec.headers_helper:
+        return spec.headers
+    from mycode_mcp_bridge.headers_helper import HelperFailed, helper_headers
+
+    try:
+        printed = await anyio.to_thread.run_sync(helper_headers, spec, workspace)
+    except HelperFailed as exc:
+        raise StartProblem(str(exc)) from None
+    return {**spec.headers, **printed}
+
+
 @contextlib.asynccontextmanager
-async def _http_transport(spec: ServerSpec) -> AsyncIterator[Any]:
+async def _http_transport(spec: ServerSpec, workspace: Path) -> AsyncIterator[Any]:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
-    client = httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    headers = await _headers(spec, workspace)
+    client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
     async with client:
         async with streamable_http_client(spec.url, http_client=client) as streams:
             yield streams
+
+
+@contextlib.asynccontextmanager
+async def _sse_transport(spec: ServerSpec, workspace: Path) -> AsyncIterator[Any]:
+    from mcp.client.sse import sse_client
+
+    async with sse_client(spec.url, headers=await _headers(spec, workspace)) as streams:
+        yield streams
 
 
 def open_transport(
@@ -311,7 +333,5 @@ def open_transport(
         )
         return stdio_client(params, errlog=cast(TextIO, log))
     if spec.transport == "sse":
-        from mcp.client.sse import sse_client
-
-        return sse_client(spec.url, headers=spec.headers)
-    return _http_transport(spec)
+        return _sse_transport(spec, workspace)
+    return _http_transport(spec, workspace)

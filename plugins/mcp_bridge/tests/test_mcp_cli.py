@@ -152,6 +152,18 @@ def test_approve(workspace: Path, home: Path) -> None:
     assert _invoke("approve", "nope", "--cwd", str(workspace)).exit_code == 2
 
 
+def test_a_project_servers_headers_helper_waits_for_approval(workspace: Path, home: Path) -> None:
+    """A project's ``headersHelper`` is a command like a stdio server's: it does not run before
+    the server is approved, and approving shows it."""
+    ran = workspace.parent / "helper-ran"
+    entry = {"type": "http", "url": "http://127.0.0.1:9/mcp", "headersHelper": f"touch {ran}"}
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"p": entry}}))
+    rows = json.loads(_invoke("list", "--json", "--cwd", str(workspace)).stdout)["servers"]
+    assert rows[0]["status"] == "needs-approval" and not ran.exists()
+    approved = _invoke("approve", "--cwd", str(workspace))
+    assert f"with headersHelper touch {ran}" in approved.output
+
+
 # ----------------------------------------------------------------------- through `mycode`
 
 MYCODE = str(BIN / "mycode")

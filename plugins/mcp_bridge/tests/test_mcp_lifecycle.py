@@ -300,6 +300,32 @@ def test_http_server_with_expanded_headers(make_run, monkeypatch) -> None:
         assert run.call("mcp__web__add", {"a": 2, "b": 3}).content == "5"
 
 
+def test_a_headers_helper_lays_its_headers_over_the_entrys(make_run, workspace: Path) -> None:
+    """Claude Code's ``headersHelper``: a command run in the workspace when the connection
+    opens, told the server's name; the JSON object it prints wins over ``headers``. One that
+    fails, or prints something else, is its server's start-up error, in one line."""
+    helper = (
+        'printf \'{"Authorization": "Bearer %s-%s"}\' '
+        '"$CLAUDE_CODE_MCP_SERVER_NAME" "$(basename "$PWD")"'
+    )
+    static = {"Authorization": "Bearer static", "X-Team": "blue"}
+    with http_test_server() as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        run = make_run(
+            {
+                "web": {"type": "http", "url": url, "headers": static, "headersHelper": helper},
+                "failing": {"type": "http", "url": url, "headersHelper": "echo no >&2; exit 4"},
+                "chatty": {"type": "http", "url": url, "headersHelper": "echo hello"},
+            }
+        )
+        whoami = run.call("mcp__web__whoami").content
+        assert whoami == f"auth=Bearer web-{workspace.name} team=blue"
+        notices = sorted(run.notices())
+        assert len(notices) == 2, notices
+        assert "'chatty' failed to start: headersHelper must print a JSON object" in notices[0]
+        assert "'failing' failed to start: headersHelper exited with 4: no" in notices[1]
+
+
 def test_sse_server(make_run) -> None:
     with http_test_server("sse") as port:
         run = make_run(
