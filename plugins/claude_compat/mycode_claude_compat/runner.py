@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -232,6 +233,23 @@ def _parse(run: HookRun) -> None:
         run.json_error = "not a JSON object"
 
 
+_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def argv(hook: CommandHook, env: dict[str, str]) -> list[str]:
+    """How ``hook`` is started: its command line through the shell, or in the exec form
+    (``args``) the command and its arguments as they are, each ``${VAR}`` of ``env``
+    (``${CLAUDE_PLUGIN_ROOT}``, ``${CLAUDE_PROJECT_DIR}``…) filled in — a path with spaces
+    needs no quoting; a name ``env`` lacks stays as written."""
+    if hook.args is None:
+        return [_SHELL, "-c", hook.command]
+
+    def fill(text: str) -> str:
+        return _PLACEHOLDER.sub(lambda m: env.get(m.group(1), m.group(0)), text)
+
+    return [fill(hook.command), *(fill(arg) for arg in hook.args)]
+
+
 def run_hook(
     hook: CommandHook,
     payload: dict[str, Any],
@@ -268,7 +286,7 @@ def run_hook(
     env[HookProcesses.MARK] = marker.partition("=")[2]
     try:
         process = subprocess.Popen(  # noqa: S603 - the user's own hook, from a trusted source
-            [_SHELL, "-c", hook.command],
+            argv(hook, env),
             cwd=str(workspace),
             env=env,
             stdin=subprocess.PIPE,

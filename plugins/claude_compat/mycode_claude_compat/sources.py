@@ -68,6 +68,9 @@ class CommandHook:
     allowed_env: tuple[str, ...] = ()
     """``allowedEnvVars``: the variables ``$NAME`` in a header value may be replaced by."""
     prompt: str | None = None
+    args: tuple[str, ...] | None = None
+    """``args`` (Claude Code's exec form): ``command`` is started with these arguments, no
+    shell between, ``${VAR}`` of the hook's environment filled in (:func:`.runner.argv`)."""
 
     @property
     def key(self) -> str:
@@ -78,9 +81,10 @@ class CommandHook:
             return f"http {self.url}"
         if self.prompt is not None:
             return f"prompt {self.prompt}"
+        command = self.command if self.args is None else "\0".join([self.command, *self.args])
         if self.plugin_root is not None:
-            return f"{self.plugin_root}\0{self.command}"
-        return self.command
+            return f"{self.plugin_root}\0{command}"
+        return command
 
     @property
     def label(self) -> str:
@@ -292,6 +296,11 @@ def _add_entry(
         return f"{source}: a {event} hook has no {kind!r}"
     if kind == "http" and not (isinstance(url, str) and url.startswith(("http://", "https://"))):
         return f"{source}: a {event} http hook has no http(s) 'url'"
+    raw_args = entry.get("args") if kind == "command" else None
+    if raw_args is not None and not (
+        isinstance(raw_args, list) and all(isinstance(a, str) for a in raw_args)
+    ):
+        return f"{source}: a {event} hook's 'args' must be a list of strings"
     raw_headers, raw_allowed = entry.get("headers"), entry.get("allowedEnvVars")
     headers: dict[Any, Any] = raw_headers if isinstance(raw_headers, dict) else {}
     allowed: list[Any] = raw_allowed if isinstance(raw_allowed, list) else []
@@ -319,6 +328,7 @@ def _add_entry(
             headers=tuple((str(k), str(v)) for k, v in headers.items()),
             allowed_env=tuple(str(name) for name in allowed),
             prompt=str(command) if kind == "prompt" else None,
+            args=tuple(raw_args) if raw_args is not None else None,
         ),
     )
     return None

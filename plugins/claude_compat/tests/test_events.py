@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -445,3 +446,38 @@ def test_stop_failure_names_the_kind_of_error() -> None:
         "cannot reach the model server at http://127.0.0.1:9/v1": "unknown",
     }
     assert {message: error_kind(message) for message in kinds} == kinds
+
+
+def test_a_hook_in_exec_form_gets_its_args_without_a_shell(env: Env, tmp_path: Path) -> None:
+    """Claude Code's exec form: ``args`` beside ``command`` start it with those arguments, no
+    shell between, ``${CLAUDE_PLUGIN_ROOT}`` and ``${CLAUDE_PROJECT_DIR}`` filled in — paths
+    with spaces need no quoting; ``$HOME`` without braces stays as written."""
+    root = tmp_path / "my plugin"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "exec-form"}')
+    (root / "hooks").mkdir()
+    (root / "hooks" / "log.py").write_text(
+        "import json, sys\n"
+        "data = json.load(sys.stdin)\n"
+        "open(sys.argv[1], 'w').write(data['tool_name'] + ' ' + sys.argv[2])\n"
+    )
+    hook = {
+        "type": "command",
+        "command": sys.executable,
+        "args": [
+            "${CLAUDE_PLUGIN_ROOT}/hooks/log.py",
+            "${CLAUDE_PROJECT_DIR}/seen it.txt",
+            "$HOME",
+        ],
+    }
+    hooks = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+    (root / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    result = env.run([bash("true"), {"content": "ok"}], "--plugin-dir", str(root))
+    assert result.rc == 0, result.stderr
+    assert (env.workspace / "seen it.txt").read_text() == "Bash $HOME"
+    bad = {"type": "command", "command": "true", "args": "--flag"}
+    (root / "hooks" / "hooks.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [bad]}]}})
+    )
+    result = env.run([bash("true"), {"content": "ok"}], "--plugin-dir", str(root))
+    assert any("'args' must be a list of strings" in n for n in notices(result))
