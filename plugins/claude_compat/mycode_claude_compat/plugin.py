@@ -217,6 +217,8 @@ def session_start(source: str, context: RunContext) -> list[str] | None:
     state = session_for(context)
     envfile.restore(state.settings_env)  # a /clear starts again from the same environment
     settings_env.apply(state.loaded.env, state.settings_env)
+    # the Bash tool's session variable in Claude Code: a plugin's script can match its hooks'
+    settings_env.apply({"CLAUDE_CODE_SESSION_ID": context.session_id}, state.settings_env)
     binpath.apply(state.loaded.folders, context, state.settings_env)
     if not state.hooks.matching("SessionStart", source, None):
         return None

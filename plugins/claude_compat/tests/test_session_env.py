@@ -113,3 +113,10 @@ def test_the_settings_env_is_there_when_mcp_servers_are_configured(env: Env) -> 
     assert result.rc == 0, result.stderr
     assert any(t.startswith("mcp__clock__") for t in result.of_type("system")[0]["tools"])
     assert json.loads(record.read_text())["argv"] == [str(record)]
+
+
+def test_commands_get_the_session_id_as_claude_code_gives_it(env: Env) -> None:
+    """``CLAUDE_CODE_SESSION_ID`` in a command's environment is the ``session_id`` hooks get."""
+    result = env.run([bash('echo "id=$CLAUDE_CODE_SESSION_ID"'), {"content": "ok"}])
+    (ran,) = result.of_type("tool_result")
+    assert f"id={result.of_type('result')[0]['session_id']}" in ran["content"]
