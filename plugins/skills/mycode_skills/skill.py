@@ -79,15 +79,13 @@ class Skill:
     def model_invocable(self) -> bool:
         """False for Claude Code's ``disable-model-invocation: true``: only the user invokes
         the skill (``/name``); the model neither sees it listed nor loads it."""
-        flag = self.extra.get("disable-model-invocation")
-        return not (flag is True or str(flag).strip().lower() == "true")
+        return _flag(self.extra.get("disable-model-invocation")) is not True
 
     @property
     def user_invocable(self) -> bool:
         """False for Claude Code's ``user-invocable: false``: background knowledge for the
         model, which loads it; no ``/name`` command, and ``/skill NAME`` refuses it."""
-        flag = self.extra.get("user-invocable")
-        return not (flag is False or str(flag).strip().lower() == "false")
+        return _flag(self.extra.get("user-invocable")) is not False
 
     @property
     def argument_hint(self) -> str:
@@ -140,3 +138,14 @@ def read_body(skill: Skill) -> tuple[str, bool, int]:
     if truncated:
         body = body.encode("utf-8")[:MAX_BODY_BYTES].decode("utf-8", errors="ignore")
     return body.strip("\n"), truncated, size
+
+
+def _flag(value: object) -> bool | None:
+    """A front-matter boolean as Claude Code reads one: ``true``/``false``, and
+    ``yes``/``no``, ``on``/``off``, ``1``/``0`` in any case; ``None`` for anything else."""
+    word = str(value).strip().lower()
+    if value is True or word in ("true", "yes", "on", "1"):
+        return True
+    if value is False or word in ("false", "no", "off", "0"):
+        return False
+    return None

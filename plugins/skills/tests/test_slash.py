@@ -107,3 +107,15 @@ def test_a_user_only_skill_is_neither_listed_nor_loaded_by_the_model(tmp_path: P
     found = collect_slash_commands(make_plugin_manager(plugin), context, lambda _: None)
     prompt = found["skill:deploy"].run("now", context)  # the user may
     assert isinstance(prompt, str) and "Follow these steps." in prompt
+
+
+def test_front_matter_booleans_are_read_as_claude_code_reads_them(tmp_path: Path) -> None:
+    """``yes``/``no``, ``on``/``off`` and ``1``/``0`` in any case, besides ``true``/``false``."""
+    context = make_context(tmp_path)
+    flags: dict[str, object] = {"a": 1, "b": "Yes", "c": "ON", "d": "no", "e": 0, "f": "maybe"}
+    for name, flag in flags.items():
+        front = {"disable-model-invocation": flag}
+        write_skill(context.home / "skills", name, description="A skill.", front=front)
+    (section,) = plugin.build_context(context) or []
+    listed = {name for name in flags if f"- {name}:" in section.text}
+    assert listed == {"d", "e", "f"}
