@@ -7,12 +7,16 @@ invalid JSON: a non-blocking error (one notice) — and for ``PreToolUse`` a rea
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from mycode_claude_compat.runner import HookRun
 from mycode_claude_compat.sources import CommandHook
 
+_TERMINAL_SEQUENCE = re.compile(r"(?:\x07|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\))+")
+"""What a hook's ``terminalSequence`` may write: bells and OSC sequences, nothing that moves
+the cursor or clears the screen."""
 _PLAIN_TEXT_CONTEXT = ("UserPromptSubmit", "SessionStart", "PreCompact")
 _PERMISSION_ORDER = {"deny": 3, "ask": 2, "allow": 1}
 
@@ -38,6 +42,9 @@ class Decision:
     """A hook that crashed, timed out or printed invalid JSON."""
     summary: str | None = None
     """``PostCompact``: ``hookSpecificOutput.compactSummary``, the replacement summary."""
+    sequences: list[str] = field(default_factory=list)
+    """``terminalSequence``: bells and OSC sequences (a notification, a window title) for the
+    terminal, which the hook itself does not have."""
 
 
 def _reason(explicit: Any, data: dict[str, Any] | None, hook: CommandHook, event: str) -> str:
@@ -75,6 +82,15 @@ def _read(run: HookRun, event: str, out: Decision) -> None:
     message = data.get("systemMessage")
     if isinstance(message, str) and message.strip():
         out.messages.append(message.strip())
+    sequence = data.get("terminalSequence")
+    if isinstance(sequence, str) and sequence:
+        if _TERMINAL_SEQUENCE.fullmatch(sequence):
+            out.sequences.append(sequence)
+        else:
+            out.problems.append(
+                f"hook {hook.label}: terminalSequence ignored (only bells and OSC sequences, "
+                "such as a notification or a window title, are written)"
+            )
     if data.get("continue") is False and out.stop is None:
         stop = data.get("stopReason")
         out.stop = (

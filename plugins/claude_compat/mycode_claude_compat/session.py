@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
@@ -147,6 +148,9 @@ class CompatSession:
         decision = decide(runs, event)
         for message in decision.messages:
             self.notice(message, level="info")
+        if decision.sequences and sys.stderr.isatty():
+            sys.stderr.write("".join(decision.sequences))
+            sys.stderr.flush()
         for problem in decision.problems:
             self.notice(f"{event}: {problem}")
         if decision.block and event not in BLOCKING_EVENTS:
