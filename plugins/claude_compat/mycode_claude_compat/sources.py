@@ -31,7 +31,8 @@ EVENTS = (
     "SessionEnd",
     "Notification",
 )
-DEFAULT_TIMEOUT = 60.0
+DEFAULT_TIMEOUT = 600.0
+"""A command hook's default (seconds), as in Claude Code since it went from 60 s to 10 minutes."""
 PROMPT_TIMEOUT = 30.0
 """A prompt hook's default (seconds), as in Claude Code."""
 _PLAIN = re.compile(r"^[A-Za-z0-9_|]+$")

@@ -169,3 +169,21 @@ def test_a_folder_command_runs_in_print_mode(env: Env) -> None:
     assert (
         env.log("prompt")[0]["stdin"]["prompt"] == "/review a.py"
     )  # as typed, as Claude Code gives it
+
+
+def test_hook_timeouts_default_as_in_claude_code() -> None:
+    """Ten minutes for a command (or http) hook, 30 s for a prompt hook, unless ``timeout``
+    says otherwise: a Stop hook running a test suite for two minutes is not cut off."""
+    from mycode_claude_compat.sources import HookSet, parse_hooks
+
+    hooks = {
+        "Stop": [
+            {"hooks": [{"type": "command", "command": "make test"}]},
+            {"hooks": [{"type": "command", "command": "quick", "timeout": 5}]},
+            {"hooks": [{"type": "prompt", "prompt": "Is it done?"}]},
+        ]
+    }
+    found = HookSet()
+    assert parse_hooks({"hooks": hooks}, source="settings.json", layer="user", into=found) == []
+    timeouts = {hook.command: hook.timeout for hook in found.matching("Stop", "", None)}
+    assert timeouts == {"make test": 600.0, "quick": 5.0, "Is it done?": 30.0}
