@@ -6,6 +6,7 @@ import sys
 import threading
 from typing import Any
 
+from mycode_claude_compat.bounded import bounded
 from mycode_claude_compat.grants import CommandGrants
 from mycode_claude_compat.loading import Loaded, load
 from mycode_claude_compat.nested import already_read
@@ -146,6 +147,8 @@ class CompatSession:
             return None
         runs = run_all(waiting, payload, self.context.workspace, extra_env, ask, self.processes)
         decision = decide(runs, event)
+        decision.context = [bounded(text, event, self.context) for text in decision.context]
+        decision.reason = bounded(decision.reason, event, self.context)
         for message in decision.messages:
             self.notice(message, level="info")
         if decision.sequences and sys.stderr.isatty():

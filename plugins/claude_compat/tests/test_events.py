@@ -481,3 +481,20 @@ def test_a_hook_in_exec_form_gets_its_args_without_a_shell(env: Env, tmp_path: P
     )
     result = env.run([bash("true"), {"content": "ok"}], "--plugin-dir", str(root))
     assert any("'args' must be a list of strings" in n for n in notices(result))
+
+
+def test_hook_output_too_long_for_the_context_is_saved_and_previewed(env: Env) -> None:
+    """As in Claude Code: over 50,000 characters of ``additionalContext`` are saved (under
+    ``MYCODE_HOME``) and the model gets a preview and the path, which ``read_file`` opens."""
+    long = "".join(f"line {n}\n" for n in range(20_000))
+    answer = {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": long}}
+    hooks_file(
+        env.home / "hooks.json", {"PostToolUse": [("Bash", [env.hook("big", stdout=answer)])]}
+    )
+    turns = [bash("true"), {"content": "ok"}]
+    result = env.run(turns)
+    text = json.dumps([e for e in result.events if e["type"] in ("tool_result", "guidance")])
+    assert "line 0" in text and "line 19999" not in text
+    (saved,) = (env.home / "artifacts").glob("*/hook-PostToolUse-*.txt")
+    assert saved.read_text() == long.strip() and str(saved) in text
+    assert not any(env.workspace.iterdir())
