@@ -3,6 +3,7 @@ writable ``PLUGIN_DATA`` lives."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,9 +160,10 @@ class PluginFolder:
 
 
 def executables(bin_dir: Path) -> list[str]:
-    """The names of the files in ``bin_dir`` (what ``mycode plugins`` lists)."""
+    """The names of the executable files in ``bin_dir`` (what ``mycode plugins`` lists)."""
     try:
-        return sorted(entry.name for entry in bin_dir.iterdir() if entry.is_file())
+        found = (e for e in bin_dir.iterdir() if e.is_file() and os.access(e, os.X_OK))
+        return sorted(entry.name for entry in found)
     except OSError:
         return []
 

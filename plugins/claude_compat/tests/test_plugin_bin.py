@@ -25,6 +25,7 @@ def _bin_plugin(root: Path) -> Path:
     script.write_text('#!/bin/sh\nprintf "%s %s\\n" "$(cat "$(dirname "$0")/../words.txt")" "$1"\n')
     script.chmod(0o755)
     (root / "words.txt").write_text("hello from the plugin")
+    (root / "bin" / "README").write_text("not a command")  # not executable: not listed
     return root
 
 
