@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from mycode_core.api import scrub_env
+from mycode_core.api import scrub_env, unwatch_group, watch_group
 
 HELPER_TIMEOUT = 10.0
 
@@ -51,6 +51,7 @@ def helper_headers(spec: Any, workspace: Path) -> dict[str, str]:
         )
     except OSError as exc:
         raise HelperFailed(f"headersHelper could not run: {exc.strerror or exc}") from None
+    watch_group(process.pid)  # gone with mycode, even a SIGKILLed one
     try:
         out, err = process.communicate(timeout=HELPER_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -59,6 +60,7 @@ def helper_headers(spec: Any, workspace: Path) -> dict[str, str]:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)  # what it left running goes with it
         process.wait()
+        unwatch_group(process.pid)
     if process.returncode != 0:
         last = (err.strip().splitlines() or [""])[-1]
         why = f": {last[:200]}" if last else ""
