@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cc_helpers import Env, bash, call, hooks_file, notices
+from market_helpers import cc_plugin
 
 from mycode_core.testing import FakeOpenAIServer, run_cli, start_cli, turn
 from mycode_core.testing.host import host_processes, signal_when_ready, wait_until
@@ -452,9 +453,7 @@ def test_a_hook_in_exec_form_gets_its_args_without_a_shell(env: Env, tmp_path: P
     """Claude Code's exec form: ``args`` beside ``command`` start it with those arguments, no
     shell between, ``${CLAUDE_PLUGIN_ROOT}`` and ``${CLAUDE_PROJECT_DIR}`` filled in — paths
     with spaces need no quoting; ``$HOME`` without braces stays as written."""
-    root = tmp_path / "my plugin"
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "exec-form"}')
+    root = cc_plugin(tmp_path / "my plugin", "exec-form", commands=())
     (root / "hooks").mkdir()
     (root / "hooks" / "log.py").write_text(
         "import json, sys\n"

@@ -11,15 +11,14 @@ from types import SimpleNamespace
 
 import pytest
 from cc_helpers import Env, bash
-from market_helpers import cli
+from market_helpers import cc_plugin, cli
 
 from mycode_core.testing import run_cli
 
 
 def _bin_plugin(root: Path) -> Path:
     """A plugin ``tools`` whose ``bin/greet`` prints a file of the plugin and its argument."""
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "tools"}))
+    cc_plugin(root, "tools", commands=())
     (root / "bin").mkdir()
     script = root / "bin" / "greet"
     script.write_text('#!/bin/sh\nprintf "%s %s\\n" "$(cat "$(dirname "$0")/../words.txt")" "$1"\n')
