@@ -191,14 +191,28 @@ class LspClient:
         if process is None or process.stdin is None:
             raise LspError(f"the language server {self.spec.name} is not running")
         if (code := process.poll()) is not None:  # before the reader has seen its output end
-            raise LspError(f"the language server {self.spec.name} exited (exit code {code})")
+            raise LspError(self._exited(code))
         data = frame({"jsonrpc": "2.0", **message})
         with self._lock:
             try:
                 process.stdin.write(data)
                 process.stdin.flush()
             except (OSError, ValueError) as exc:
+                # a closed pipe is most often a server that is exiting: say so once it has
+                if (code := self._exit_code(wait=1.0)) is not None:
+                    raise LspError(self._exited(code)) from None
                 raise LspError(f"the language server {self.spec.name} went away ({exc})") from None
+
+    def _exit_code(self, wait: float) -> int | None:
+        """The server's exit code, waiting up to ``wait`` seconds for it to end."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return self.process.wait(wait) if self.process is not None else None
+        return None
+
+    def _exited(self, code: int | None) -> str:
+        """The line for a server that has ended (with its exit code when known)."""
+        said = f"the language server {self.spec.name} exited"
+        return f"{said} (exit code {code})" if code is not None else said
 
     def notify(self, method: str, params: Any) -> None:
         """Send a notification (no answer expected)."""
@@ -237,8 +251,9 @@ class LspClient:
                 self._dispatch(message)
             except Exception:  # noqa: BLE001, S112 - one odd message must not stop the reader
                 continue
+        gone = self._exited(self._exit_code(wait=1.0))
         with self._lock:  # a request sent from now on fails at once instead of waiting
-            self._gone = f"the language server {self.spec.name} exited"
+            self._gone = gone
         self._fail_pending(self._gone)
 
     def _dispatch(self, message: dict[str, Any]) -> None:

@@ -168,6 +168,41 @@ def test_a_server_gone_before_its_first_message_says_it_exited(tmp_path: Path) -
     client.close()
 
 
+class _ClosedPipe:
+    """A server process whose end of the pipe is closed: exited with 3 (``code``) but not yet
+    reaped when the write fails, or (``code=None``) still running after closing stdin."""
+
+    def __init__(self, code: int | None) -> None:
+        self.stdin, self.code = self, code
+
+    def poll(self) -> None:
+        return None
+
+    def write(self, data: bytes) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        pass
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.code is None:
+            raise subprocess.TimeoutExpired("server", timeout or 0)
+        return self.code
+
+
+def test_a_write_to_a_server_that_is_exiting_says_it_exited(tmp_path: Path) -> None:
+    spec = parse_spec(
+        "quits", {"command": sys.executable, "extensionToLanguage": {".py": "py"}}, "config"
+    )
+    client = LspClient(spec, tmp_path, tmp_path / "quits.log", lambda method, params: None)
+    client.process = _ClosedPipe(3)  # type: ignore[assignment]
+    with pytest.raises(LspError, match=r"^the language server quits exited \(exit code 3\)$"):
+        client.notify("initialized", {})
+    client.process = _ClosedPipe(None)  # type: ignore[assignment]
+    with pytest.raises(LspError, match=r"^the language server quits went away \(.*Broken pipe"):
+        client.notify("initialized", {})
+
+
 def test_a_claude_code_plugin_folders_lsp_servers(ws: Path, tmp_path: Path) -> None:
     """``lspServers`` of a plugin folder (``--plugin-dir``), in ``.lsp.json``: listed by
     ``mycode plugins`` and used by a run, ``${CLAUDE_PLUGIN_ROOT}`` expanded."""
