@@ -151,9 +151,9 @@ def compact_view(
     masked = 0
     if "mask" in settings.strategy and reason != "manual":
         body = [_reshape(m, budget, settings, context) for m in body]
-        keep = settings.keep_recent_results
+        keep, pinned = settings.keep_recent_results, pinned_texts(context)
         while True:  # fewer results kept whole while the target is not reached (≥ 1)
-            trial, count = mask_results(body, keep, lambda: context.artifacts_dir)
+            trial, count = mask_results(body, keep, lambda: context.artifacts_dir, pinned=pinned)
             if _size(system, trial) <= target or keep <= 1:
                 break
             keep = max(1, keep // 2)
@@ -187,9 +187,19 @@ def _batch(
     settled = _settled(context, budget)
     body = [m if settled.get(id(m)) is m else _reshape(m, budget, settings, context) for m in body]
     masked, count = mask_results(
-        body, settings.keep_recent_results, lambda: context.artifacts_dir, settled=settled
+        body,
+        settings.keep_recent_results,
+        lambda: context.artifacts_dir,
+        settled=settled,
+        pinned=pinned_texts(context),
     )
     return CompactedView(messages=[system, *masked], stage="mask") if count else None
+
+
+def pinned_texts(context: Any) -> tuple[str, ...]:
+    """The texts of the run's pins: a masked view keeps the results that show them (only a
+    summary message re-states pins)."""
+    return tuple(pin.text for pin in list(getattr(context, "pins", {}).values()) if pin.text)
 
 
 _SETTLED = "context_engine.settled"

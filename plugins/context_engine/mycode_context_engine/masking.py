@@ -4,7 +4,8 @@ Tool results older than the last ``keep_recent_results`` become one line naming 
 gist of its arguments, the result's size and the path of the full output saved under this
 session's artifacts folder, with how to read it back (``read_file`` with ``offset``); the images
 such a result showed (the user message after the results, for a model that takes images) are
-left out with one line saying so. The model's own reasoning and calls stay. Masking happens
+left out with one line saying so. The model's own reasoning and calls stay, and so does a
+result holding pinned context (a loaded skill: the view must go on showing it). Masking happens
 only at a compaction, all old results at once (a batch), so between compactions every request
 extends the previous one exactly.
 """
@@ -76,9 +77,11 @@ def mask_results(
     artifacts: Any,
     calls: dict[str, dict[str, Any]] | None = None,
     settled: dict[int, dict[str, Any]] | None = None,
+    pinned: tuple[str, ...] = (),
 ) -> tuple[list[dict[str, Any]], int]:
     """``messages`` with every tool result but the last ``keep`` masked, and how many were
     masked now. Unchanged messages are the same objects (the view keeps their identity).
+    A result containing one of the ``pinned`` texts stays whole.
 
     ``settled`` holds messages (by identity) known to need nothing: they are skipped, and
     every message before the last ``keep`` results that needs nothing now is added to it."""
@@ -93,6 +96,7 @@ def mask_results(
             message.get("role") == "tool"
             and not is_masked(message)
             and len(_text(message.get("content"))) > MIN_MASK_CHARS
+            and not any(text in _text(message.get("content")) for text in pinned)
         ):
             call_id = str(message.get("tool_call_id"))
             call = _call_before(messages, index, call_id) if calls is None else calls.get(call_id)

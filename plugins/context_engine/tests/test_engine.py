@@ -143,6 +143,26 @@ def test_pins_survive_every_compaction(tmp_path: Path) -> None:
         assert "PINNED-SKILL-BODY" in json.dumps(call["messages"])
 
 
+def test_masking_keeps_a_result_that_shows_pinned_context(tmp_path: Path) -> None:
+    """A loaded skill is shown by its tool result and pinned: masking alone (no summary
+    message re-states the pins) must not take it from the view."""
+    body = "PINNED-SKILL-BODY: follow these steps.\n" + "step detail\n" * 60
+
+    def load(arguments: dict[str, Any], context: Any) -> str:
+        context.pin("skill:demo", body, title="Skill demo")
+        return f"# Skill demo\n\n{body}\nFiles: none"
+
+    tool = Tool(name="load_demo", description="Load the demo skill.", handler=load)
+    turns = [{"tool_calls": [{"name": "load_demo", "arguments": {}}]}, *reads(30)]
+    model = SideModel(turns, lambda: "summary")
+    runner = runner_with(tmp_path, model, tools_plugin(tool), context={"keep_recent_results": 3})
+    events = run(runner)
+    stages = {event.stage for event in of(events, "compaction")}
+    assert stages == {"mask"}, stages
+    last = json.dumps(model.calls[-1]["messages"])
+    assert "PINNED-SKILL-BODY" in last and "[masked result of read_file" in last
+
+
 def test_a_huge_argument_is_elided_in_the_view_but_the_call_and_result_stay(
     tmp_path: Path,
 ) -> None:
