@@ -48,7 +48,9 @@ def test_turns_slash_commands_and_exit(tmp_path: Path, env: dict[str, str]) -> N
     term.expect("hello there")  # the session of this workspace, by its first prompt
     term.type("/help\r")
     term.expect("/resume [ID]")
-    term.type("again\r")
+    term.type("/hlep\r")
+    term.expect("Unknown command /hlep. Did you mean /help?")
+    term.type("/etc/hosts again\r")  # a path, not a command: the model gets it
     term.expect("second answer")
     term.type("/exit\r")
     assert term.wait() == 0
@@ -59,7 +61,7 @@ def test_turns_slash_commands_and_exit(tmp_path: Path, env: dict[str, str]) -> N
         for line in transcripts[0].read_text().splitlines()
         if json.loads(line)["type"] == "user"
     ]
-    assert users == ["hello there", "again"]
+    assert users == ["hello there", "/etc/hosts again"]
     assert not any(workspace.iterdir())  # nothing of ours in the workspace
 
 

@@ -51,3 +51,18 @@ def test_stream_json_is_events_from_system_to_result(tmp_path: Path) -> None:
 def test_text_still_prints_the_reply(tmp_path: Path) -> None:
     rc, stdout = _run(tmp_path, "text")
     assert rc == 0 and stdout.strip() == "v 9.9"
+
+
+def test_an_unknown_command_is_a_usage_error_naming_the_nearest(tmp_path: Path) -> None:
+    """As in Claude Code's headless mode: ``/verison`` is not sent to the model as text."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    write_user_plugin(home, "versioned", VERSION_COMMAND)
+    workspace.mkdir()
+    model = write_script(tmp_path / "s.json", [{"content": "the model was asked"}])
+    run = run_cli(["-p", "/verison now", "--model", model], workspace, home)
+    assert run.rc == 2 and "the model was asked" not in run.stdout
+    assert "Unknown command /verison. Did you mean /version?" in run.stderr
+    run = run_cli(["-p", "/compact", "--model", model], workspace, home)
+    assert run.rc == 2 and "interactive session" in run.stderr
+    run = run_cli(["-p", "/usr/bin/python3 crashes on start", "--model", model], workspace, home)
+    assert run.rc == 0 and "the model was asked" in run.stdout  # a path is a prompt

@@ -13,6 +13,7 @@ import click
 
 from mycode_core.cli.builtin_commands import COMMANDS, USAGE
 from mycode_core.cli.prompts import wrapped
+from mycode_core.cli.slash import split_command
 from mycode_core.sessions import SessionStore
 
 HELP_HEAD = (
@@ -204,7 +205,7 @@ class InteractiveSession:
                     pending = None
                     if not text:
                         continue
-                    if text.startswith("/"):
+                    if split_command(text) is not None:
                         if self._command(text) == "exit":
                             return 0
                         continue
@@ -341,13 +342,12 @@ class InteractiveSession:
 
     def _plugin_command(self, text: str, name: str) -> str | None:
         """A plugin's slash command: show its output, run the prompt it returns."""
-        from mycode_core.cli.slash import dispatch, plugin_commands
+        from mycode_core.cli.slash import dispatch, unknown_command
 
         result = dispatch(self.runner, text, lambda message: click.echo(f"mycode: {message}"))
         if result is None:
-            known = ", ".join(f"/{n}" for n in sorted(plugin_commands(self.runner, click.echo)))
-            more = f" Plugin commands: {known}." if known else ""
-            click.echo(f"Unknown command {name}; /help lists them.{more}")
+            line = unknown_command(self.runner, name.lstrip("/"), click.echo)
+            click.echo(f"{line} /help lists them.")
             return None
         if result.output:
             click.echo(result.output)

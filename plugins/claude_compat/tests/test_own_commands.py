@@ -91,10 +91,9 @@ def test_a_command_file_leading_out_of_the_workspace_is_not_read(env: Env) -> No
     commands.mkdir(parents=True)
     os.symlink(secret, commands / "leak.md")
     result = env.run([{"content": "ok"}], prompt="/leak")
-    sent = str(result.of_type("user")[0]["content"])
-    assert "Text from outside" not in sent
-    notices = [e["message"] for e in result.of_type("notice")]
-    assert any("leak.md" in message for message in notices)
+    assert result.rc == 2 and "Unknown command /leak" in result.stderr  # never sent as text
+    assert "Text from outside" not in result.stdout + result.stderr
+    assert "leak.md" in result.stderr  # the notice says why it is missing
 
 
 def test_your_claude_folder_once_you_opt_in(env: Env) -> None:
@@ -106,21 +105,28 @@ def test_your_claude_folder_once_you_opt_in(env: Env) -> None:
     _write(fake_home / ".claude" / "CLAUDE.md", "USER-CLAUDE-RULE: be terse\n")
     _write(fake_home / ".claude" / "commands" / "hello.md", "Say hello from my own command.\n")
 
-    def run() -> tuple[str, str]:
+    def run(prompt: str) -> tuple[str, str, str]:
+        """The system prompt and user message the model got (``""``: none), and stderr."""
         with FakeOpenAIServer([turn("ok")]) as server:
             done = run_cli(
-                ["-p", "/hello", "--model", "m", "--base-url", server.base_url, "--api-key", "k"],
+                ["-p", prompt, "--model", "m", "--base-url", server.base_url, "--api-key", "k"],
                 cwd=env.workspace, home=env.home, env={"HOME": str(fake_home)},
             )  # fmt: skip
-            assert done.rc == 0, done.stderr
-            messages = server.chat_requests[0].messages
-        return str(messages[0]["content"]), str(messages[-1]["content"])
+            assert done.rc == (2 if "Unknown command" in done.stderr else 0), done.stderr
+            messages = server.chat_requests[0].messages if server.chat_requests else [{}]
+        return (
+            str(messages[0].get("content", "")),
+            str(messages[-1].get("content", "")),
+            done.stderr,
+        )
 
-    system, user = run()
-    assert "USER-CLAUDE-RULE" not in system and user == "/hello"
+    system, _, _ = run("hi")
+    assert "USER-CLAUDE-RULE" not in system
+    assert "Unknown command /hello" in run("/hello")[2]
     (env.home / "config.toml").write_text("[claude_compat]\nuser_claude_settings = true\n")
-    system, user = run()
-    assert "USER-CLAUDE-RULE" in system and user == "Say hello from my own command."
+    system, _, _ = run("hi")
+    assert "USER-CLAUDE-RULE" in system
+    assert run("/hello")[1] == "Say hello from my own command."
 
 
 def test_a_projects_command_never_takes_a_name_that_is_yours_or_a_plugins(env: Env) -> None:

@@ -245,7 +245,7 @@ def test_slash_skill_name_as_claude_code_users_type_it(dirs: dict[str, Path]) ->
 def test_slash_skill_name_yields_to_every_other_command(dirs: dict[str, Path]) -> None:
     """A skill named like a command — a workspace's own command, a plugin folder's command,
     one of the session's built-ins — is reached as ``/skill:NAME`` only; ``/NAME`` is the
-    command (a built-in's name is no plugin command in ``-p``: the text goes as typed)."""
+    command (a built-in's name is no plugin command in ``-p``: it is refused, exit 2)."""
     skills = dirs["home"] / "skills"
     for name in ("review-pr", "ship", "mode"):
         write_skill(skills, name, body=f"SKILL BODY OF {name}\n")
@@ -261,7 +261,9 @@ def test_slash_skill_name_yields_to_every_other_command(dirs: dict[str, Path]) -
     assert _first_user_message(dirs, "/review-pr now", *with_plugin) == "OWN COMMAND: review now"
     assert _first_user_message(dirs, "/ship it", *with_plugin) == "PLUGIN COMMAND: ship it"
     assert _first_user_message(dirs, "/tools:ship it", *with_plugin) == "PLUGIN COMMAND: ship it"
-    assert _first_user_message(dirs, "/mode plan", *with_plugin) == "/mode plan"
+    idle = write_script(dirs["workspace"].parent / "idle.json", [])
+    refused = _run(["-p", "/mode plan", "--model", idle, *with_plugin], dirs)
+    assert refused.rc == 2 and "interactive session" in refused.stderr
     for name in ("review-pr", "ship", "mode"):
         forced = _first_user_message(dirs, f"/skill:{name} go", *with_plugin)
         assert forced.startswith("go") and f"SKILL BODY OF {name}" in forced
@@ -450,15 +452,23 @@ def test_a_skills_inline_commands_run_before_its_text_is_sent(dirs: dict[str, Pa
     assert "!`" not in user and "```!" not in user
 
 
-def _loaded_by_the_model(dirs: dict[str, Path], name: str) -> dict[str, Any]:
-    """The ``tool_result`` of a run whose model calls ``load_skill(name)``."""
-    call = {"name": "load_skill", "arguments": {"name": name}}
+def _loaded_by_the_model(dirs: dict[str, Path], name: str, **extra: str) -> dict[str, Any]:
+    """The ``tool_result`` of a run whose model calls ``load_skill(name, **extra)``."""
+    call = {"name": "load_skill", "arguments": {"name": name, **extra}}
     model = write_script(dirs["workspace"].parent / "s.json", [{"tool_calls": [call]}])
     args = ["-p", "go", "--model", model, "--output-format", "stream-json"]
     run = _run([*args, "--completion-policy", "off"], dirs)
     assert run.rc == 0, run.stderr
     (loaded,) = run.of_type("tool_result")
     return loaded
+
+
+def test_the_model_passes_a_skill_its_arguments(dirs: dict[str, Path]) -> None:
+    """Claude Code's Skill tool takes ``args``: ``$ARGUMENTS`` and ``$0`` are filled from them."""
+    write_skill(dirs["home"] / "skills", "inspect", body="Inspect $ARGUMENTS, first $0.\n")
+    loaded = _loaded_by_the_model(dirs, "inspect", args="src tests")
+    assert not loaded["is_error"] and "Inspect src tests, first src." in loaded["content"]
+    assert "Inspect $ARGUMENTS" in _loaded_by_the_model(dirs, "inspect")["content"]
 
 
 def test_a_skill_loaded_by_the_model_runs_its_inline_commands(dirs: dict[str, Path]) -> None:
@@ -513,5 +523,11 @@ def test_a_skill_the_user_may_not_invoke_has_no_command(dirs: dict[str, Path]) -
     assert "user-invocable is false" in run.stdout + run.stderr
     with FakeOpenAIServer([turn("done")]) as server:
         run = _run([*server.cli_args("/house-style"), "--completion-policy", "off"], dirs)
-        sent = str(server.chat_requests[0].messages[-1]["content"]) if server.chat_requests else ""
-    assert "Use tabs." not in sent  # not a command: typed as a prompt, the skill not forced
+        assert not server.chat_requests  # not a command, and not sent as text either
+    assert run.rc == 2 and "Unknown command /house-style" in run.stderr
+    (row,) = [r for r in json.loads(_run(["skills", "--json"], dirs).stdout)["skills"]
+              if r["name"] == "house-style"]  # fmt: skip
+    assert row["user_invocable"] is False and row["model_invocable"] is True
+    assert "(no /NAME: the model's only)" in _run(["skills"], dirs).stdout
+    shown = _run(["skills", "show", "house-style"], dirs).stdout
+    assert "invoked by: the model (load_skill)" in shown
