@@ -902,6 +902,11 @@ def test_an_alias_yields_to_every_other_command_and_the_built_ins(
         @hookimpl
         def register_slash_commands(self, register: Any) -> None:
             register(SlashCommand(name="review", description="Review.", run=lambda a, c: "own"))
+            register(
+                SlashCommand(
+                    name="ship", description="Ship it.", argument_hint="[env]", run=lambda a, c: ""
+                )
+            )
 
     pm = make_plugin_manager(Aliases(), Commands())
     context = RunContext(workspace=tmp_path, home=tmp_path, settings=None, session_id="s")
@@ -915,6 +920,7 @@ def test_an_alias_yields_to_every_other_command_and_the_built_ins(
     entries = help_entries(commands)
     assert entries["deploy"] == "deploy it (also /skill:deploy)" and "skill:deploy" not in entries
     assert entries["review"] == "Review." and entries["skill:review"] == "review it"
+    assert entries["ship"] == "[env]  Ship it."  # the argument hint, then the description
 
 
 # --- every hook through pluggy ---------------------------------------------------------------

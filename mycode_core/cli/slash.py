@@ -77,8 +77,8 @@ def collect_slash_commands(
 
 
 def help_entries(commands: dict[str, SlashCommand]) -> dict[str, str]:
-    """What ``/help`` lists of ``commands``: name → description, an alias on the line of the
-    command it stands for (``/pdf … (also /skill:pdf)``) instead of two lines."""
+    """What ``/help`` lists of ``commands``: name → argument hint and description, an alias
+    on the line of the command it stands for (``/pdf … (also /skill:pdf)``), not two lines."""
 
     def target(command: SlashCommand) -> str | None:  # the same plugin's command, if kept
         other = commands.get(command.alias_of) if command.alias_of is not None else None
@@ -95,6 +95,8 @@ def help_entries(commands: dict[str, SlashCommand]) -> dict[str, str]:
                 also[line_of[shared]].append(name)
             continue
         entries[name] = command.description or f"(plugin {command.plugin})"
+        if command.argument_hint:  # what to type after the name (``[pr-number]``)
+            entries[name] = f"{command.argument_hint}  {entries[name]}"
         if shared is not None:
             line_of[shared], also[name] = name, [shared]
     for name, others in also.items():
@@ -111,6 +113,19 @@ def plugin_commands(runner: Any, notice: Callable[[str], None]) -> dict[str, Sla
         cached = collect_slash_commands(runner.pm, runner.context, notice, on_error=on_error)
         runner._slash_commands = cached
     return dict(cached)
+
+
+def unknown_command(runner: Any, name: str, notice: Callable[[str], None]) -> str:
+    """The line for ``/name`` that no command has: the nearest names, then the plugins'."""
+    from difflib import get_close_matches
+
+    if name in RESERVED:  # reached only from -p
+        return f"/{name} is a command of the interactive session (mycode without -p)."
+    known = sorted(plugin_commands(runner, notice))
+    near = get_close_matches(name, [*known, *RESERVED], n=1)
+    hint = f" Did you mean /{near[0]}?" if near else ""
+    listed = f" Plugin commands: {', '.join('/' + n for n in known)}." if known else ""
+    return f"Unknown command /{name}.{hint}{listed}"
 
 
 def dispatch(runner: Any, text: str, notice: Callable[[str], None]) -> SlashResult | None:
