@@ -67,7 +67,17 @@ def _row(skill: Any) -> dict[str, Any]:
         "compatibility": skill.compatibility,
         "allowed_tools": list(skill.allowed_tools) if skill.allowed_tools is not None else None,
         "metadata": skill.metadata,
+        "model_invocable": skill.model_invocable,
+        "user_invocable": skill.user_invocable,
+        "argument_hint": skill.argument_hint,
     }
+
+
+def _invokers(skill: Any) -> str:
+    """Who may invoke ``skill``: the model (``load_skill``), the user (``/NAME``), or both."""
+    user = f"you (/{skill.name} {skill.argument_hint})" if skill.user_invocable else ""
+    model = "the model (load_skill)" if skill.model_invocable else ""
+    return " and ".join(filter(None, (user, model))) or "nobody (both invocations disabled)"
 
 
 @click.group(name="skills", invoke_without_command=True)
@@ -101,7 +111,9 @@ def skills_command(
     width = max((len(s.name) for s in skills), default=0)
     for skill in skills:
         text = skill.description if len(skill.description) <= 80 else skill.description[:79] + "…"
-        click.echo(f"{skill.name:<{width}}  {skill.source:<8} {text}")
+        hidden = "" if skill.model_invocable else " (not for the model: /NAME only)"
+        hidden += "" if skill.user_invocable else " (no /NAME: the model's only)"
+        click.echo(f"{skill.name:<{width}}  {skill.source:<8} {text}{hidden}")
     for problem in snapshot.problems:
         click.echo(f"warning: {problem}", err=True)
     note = rendered.notice()
@@ -136,6 +148,7 @@ def show_command(ctx: click.Context, name: str, as_json: bool) -> None:
         ("license", skill.license),
         ("compatibility", skill.compatibility),
         ("allowed-tools", " ".join(skill.allowed_tools) if skill.allowed_tools else None),
+        ("invoked by", _invokers(skill)),
     ):
         if value:
             click.echo(f"{label}: {value}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from mycode_core import RunContext, ToolResult, tool
 from mycode_core.api import InlineCommandRefused, fill_arguments, run_inline_commands
@@ -68,9 +68,13 @@ def load(
 
 
 @tool(read_only=True, concurrency_safe=True, risk="low")
-def load_skill(name: str, context: RunContext) -> ToolResult:
+def load_skill(
+    name: Annotated[str, "the skill's name as listed under 'Skills'"],
+    context: RunContext,
+    args: Annotated[str | None, "the task or arguments for the skill ($ARGUMENTS)"] = None,
+) -> ToolResult:
     """Load a skill by its name listed under 'Skills': its instructions (SKILL.md), its files."""
-    return load(name, context, turn=context.prompt, by_model=True)
+    return load(name, context, turn=context.prompt, by_model=True, arguments=args)
 
 
 LOAD_SKILL = load_skill
