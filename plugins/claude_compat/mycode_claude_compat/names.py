@@ -18,6 +18,7 @@ TOOL_NAMES = {
     "todo_write": "TodoWrite",
     "delegate_task": "Task",
     "lsp": "LSP",
+    "load_skill": "Skill",
 }
 
 
@@ -37,6 +38,7 @@ _FIELDS: dict[str, dict[str, str]] = {
     "edit_file": {"path": "file_path"},
     "grep": {"case_insensitive": "-i", "context": "-C"},
     "delegate_task": {"task": "prompt", "agent": "subagent_type"},
+    "load_skill": {"name": "skill"},
 }
 
 

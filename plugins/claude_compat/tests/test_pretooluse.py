@@ -286,3 +286,17 @@ def test_a_failing_permission_request_hook_leaves_the_question_as_it_was(env: En
     assert result.rc == 0, result.stderr
     push = result.of_type("permission")[0]
     assert push["decision"] == "deny" and not push["rule"].startswith("hook:")  # -p: no one asked
+
+
+def test_load_skill_is_claude_codes_skill_tool(env: Env) -> None:
+    """A hook matching ``Skill`` sees ``load_skill`` as Claude Code's Skill tool."""
+    skill = env.workspace / ".claude" / "skills" / "tidy"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: tidy\ndescription: Tidy up.\n---\nTidy $0.\n")
+    hooks_file(env.home / "hooks.json", {"PreToolUse": [("Skill", [env.hook("skills")])]})
+    load = {"tool_calls": [{"name": "load_skill", "arguments": {"name": "tidy", "args": "src"}}]}
+    result = env.run([load], "--trust")
+    assert result.rc == 0, result.stderr
+    (record,) = env.log("skills")
+    assert record["stdin"]["tool_name"] == "Skill"
+    assert record["stdin"]["tool_input"] == {"skill": "tidy", "args": "src"}
