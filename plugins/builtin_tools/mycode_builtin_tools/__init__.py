@@ -1,8 +1,9 @@
 """mycode's built-in tools, workspace boundary and default permission policy.
 
 Hooks: ``register_tools`` (the seven SPEC §3 tools), ``permission_verdict`` (the default
-policy, ``trylast`` so any other plugin overrides it) and ``register_commands``
-(``mycode doctor``). Submodules are imported inside the hooks to keep start-up fast.
+policy, ``trylast`` so any other plugin overrides it), ``session_end`` (the sandbox's ``/tmp``
+of the session removed) and ``register_commands`` (``mycode doctor``). Submodules are
+imported inside the hooks to keep start-up fast.
 """
 
 from __future__ import annotations
@@ -37,6 +38,14 @@ def permission_verdict(call: ToolCall, tool: Tool, context: RunContext) -> Permi
     from mycode_builtin_tools.permissions.policy import decide
 
     return decide(call, tool, context)
+
+
+@hookimpl
+def session_end(reason: str, context: RunContext) -> None:
+    """Remove the session's sandbox ``/tmp`` (what its commands left there)."""
+    from mycode_builtin_tools.tools.run_command import drop_session_tmp
+
+    drop_session_tmp(context.session_id)
 
 
 @hookimpl

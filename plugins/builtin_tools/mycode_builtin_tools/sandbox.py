@@ -6,8 +6,10 @@ modes whenever bubblewrap works here; ``"on"`` makes a missing sandbox a configu
 ``network = true``, ``writable = [...]``, ``env_passthrough = [...]`` (and ``mode = ...``).
 
 Inside: the whole file system read-only, the workspace and the ``writable`` folders writable, a
-private ``/tmp`` (keeping, read-only, the ``PATH`` folders and virtualenvs that lie in it: see
-:func:`tmp_toolchains`), the home's credential folders and ``MYCODE_HOME`` replaced by empty ones,
+private ``/tmp`` — the session's own folder under ``MYCODE_HOME``, so what one command leaves
+there the next finds, as on a machine, and gone when the session ends — (keeping, read-only,
+the ``PATH`` folders and virtualenvs that lie in the real one: see :func:`tmp_toolchains`),
+the home's credential folders and ``MYCODE_HOME`` replaced by empty ones,
 the whole ``.git`` (see :func:`read_only_paths`), ``.claude/`` and ``.mycode/`` read-only, the
 folders plugins made readable (``context.readable_roots``: a skill's folder under
 ``MYCODE_HOME`` or ``/tmp``, see :func:`readable_binds`) visible read-only, no network, no
@@ -237,6 +239,34 @@ def tmp_toolchains(path_env: str, prefixes: list[str | None]) -> list[Path]:
     return found
 
 
+CONFIG_FOLDERS = (".claude", ".mycode")
+"""Folders whose files configure what runs outside the sandbox (hooks, plugin files)."""
+
+
+def missing_config_folders(workspace: Path) -> list[Path]:
+    """The :data:`CONFIG_FOLDERS` of ``workspace`` that do not exist: nothing can be bound
+    read-only there, so one a command creates is taken back after it (:func:`take_back`)."""
+    return [workspace / name for name in CONFIG_FOLDERS if not os.path.lexists(workspace / name)]
+
+
+def take_back(missing: list[Path], keep: Path) -> list[str]:
+    """Move each of ``missing`` that a command has created since into ``keep`` (under
+    ``MYCODE_HOME``: nothing is lost); one note for the model about each."""
+    import shutil
+
+    notes = []
+    for path in (path for path in missing if os.path.lexists(path)):
+        keep.mkdir(parents=True, exist_ok=True)
+        target = keep / path.name
+        shutil.move(str(path), str(target))
+        notes.append(
+            f"(the command created {path.name}/, which commands may not create or change: its "
+            "files configure hooks and plugins that run outside the sandbox; it was moved to "
+            f"{target}. Write such files with write_file, which asks the user first.)"
+        )
+    return notes
+
+
 def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path]:
     """What is bound read-only over the writable workspace: ``.mycode``, ``.claude``, and
     the whole ``.git`` (a folder, or a ``gitdir:`` file with its git and common folders when
@@ -315,15 +345,18 @@ def wrap(
     state_dir: Path,
     git_writable: bool = False,
     readable: list[Path] | None = None,
+    tmp: Path | None = None,
 ) -> list[str]:
     """``argv`` wrapped in bubblewrap as the module docstring describes; ``git_writable``
     (an allowed command line of git commands that write the repository) leaves ``.git``
     writable but its ``config`` and ``hooks``; ``readable`` (``context.readable_roots``) are
-    shown read-only (:func:`readable_binds`)."""
+    shown read-only (:func:`readable_binds`); ``tmp`` is the folder shown as ``/tmp`` (else
+    an empty one of this call's own)."""
     bwrap = bwrap_path(cfg.bwrap)
     if bwrap is None:
         raise RuntimeError(unavailable_reason(cfg.bwrap))
-    cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    private = ["--bind", str(tmp), "/tmp"] if tmp is not None else ["--tmpfs", "/tmp"]
+    cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *private]
     prefixes = [sys.prefix, os.environ.get("VIRTUAL_ENV")]
     for folder in tmp_toolchains(os.environ.get("PATH", ""), prefixes):
         cmd += ["--ro-bind", str(folder), str(folder)]  # before the masks: they still win

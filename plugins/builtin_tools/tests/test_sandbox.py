@@ -83,11 +83,59 @@ def test_tmp_is_private(workspace: Path, home: Path) -> None:
         out = _run(_ctx(workspace, home), script)
         assert victim.name not in out and "tmp-ok" in out  # written inside
         assert (victim / "f").read_text() == "x"
-        assert not marker.exists()  # written in the sandbox's own /tmp, gone with it
+        assert not marker.exists()  # written in the sandbox's own /tmp, not the host's
     finally:
         marker.unlink(missing_ok=True)
         (victim / "f").unlink(missing_ok=True)
         victim.rmdir()
+
+
+def test_tmp_is_the_sessions_own_from_one_command_to_the_next(workspace: Path, home: Path) -> None:
+    """A script a model writes to ``/tmp`` in one call runs in the next (skills stage files
+    there); another session does not see it, and it is gone when its session ends."""
+    ctx = _ctx(workspace, home)
+    _run(ctx, "mkdir -p /tmp/stage && echo staged > /tmp/stage/a.txt")
+    assert _run(ctx, "cat /tmp/stage/a.txt").splitlines()[0] == "staged"
+    other = RunContext(workspace=workspace, home=home, settings=Settings(), session_id="other")
+    assert "No such file" in _run(other, "cat /tmp/stage/a.txt")
+    folder = rc.session_tmp(ctx)
+    assert (folder / "stage" / "a.txt").is_file() and (folder.stat().st_mode & 0o077) == 0
+    rc.drop_session_tmp("sbx")
+    assert not folder.exists()
+    rc.drop_session_tmp("other")
+
+
+def test_the_sessions_tmp_is_removed_when_the_run_ends(tmp_path: Path, workspace: Path) -> None:
+    from mycode_core.testing import run_cli, write_script
+
+    write = {"name": "run_command", "arguments": {"command": "echo kept > /tmp/note"}}
+    read = {"name": "run_command", "arguments": {"command": "cat /tmp/note"}}
+    script = write_script(tmp_path / "s.json", [{"tool_calls": [write]}, {"tool_calls": [read]}])
+    home = tmp_path / "mycode-home"
+    run = run_cli(["-p", "go", "--model", script, "--output-format", "stream-json"],
+                  workspace, home)  # fmt: skip
+    assert run.rc == 0, run.stderr
+    assert run.of_type("tool_result")[1]["content"].splitlines()[0] == "kept"
+    session = run.of_type("system")[0]["session_id"]
+    assert not (home / "artifacts" / session / ".commands" / "tmp").exists()
+
+
+def test_a_config_folder_a_command_creates_is_taken_back(workspace: Path, home: Path) -> None:
+    """Where ``.mycode/`` and ``.claude/`` do not exist nothing can be bound read-only: a
+    command that creates them (a plugin file the next trusted run would import, a hook it
+    would run, both outside the sandbox) has them moved under ``MYCODE_HOME`` after it."""
+    plant = (
+        "import os; os.makedirs('.my' + 'code/plugins'); "
+        "open('.my' + 'code/plugins/evil.py', 'w').write('x = 1'); "
+        "os.makedirs('.cla' + 'ude'); open('.cla' + 'ude/settings.json', 'w').write('{}')"
+    )
+    out = _run(_ctx(workspace, home), f'python3 -c "{plant}"; git init -q && echo made')
+    assert not (workspace / ".mycode").exists() and not (workspace / ".claude").exists()
+    assert "made" in out and (workspace / ".git").is_dir()  # a new repository is no config
+    kept = sorted(home.glob("artifacts/sbx/taken-back/*/.mycode/plugins/evil.py"))
+    assert len(kept) == 1 and kept[0].read_text() == "x = 1"  # nothing is lost
+    assert "created .mycode/" in out and "created .claude/" in out
+    assert str(kept[0].parents[1]) in out  # where it is now
 
 
 def test_credentials_and_mycode_home_hidden(workspace: Path, home: Path, user_home: Path) -> None:

@@ -279,7 +279,29 @@ def _sandbox_argv(
         home=Path(context.home),
         state_dir=state_dir,
         readable=list(getattr(context, "readable_roots", None) or ()),
+        tmp=session_tmp(context),
     )
+
+
+_SESSION_TMP: dict[str, Path] = {}
+"""The sandbox ``/tmp`` folder of each session that ran a sandboxed command, by session id."""
+
+
+def session_tmp(context: Any) -> Path:
+    """The folder sandboxed commands of this session — its subagents' too — see as ``/tmp``
+    (only its owner may enter it): kept from one command to the next, removed when the
+    session ends (:func:`drop_session_tmp`)."""
+    folder = Path(context.artifacts_dir) / ".commands" / "tmp"
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _SESSION_TMP[str(context.session_id)] = folder
+    return folder
+
+
+def drop_session_tmp(session_id: str) -> None:
+    """Remove the session's sandbox ``/tmp`` and what its commands left there."""
+    folder = _SESSION_TMP.pop(session_id, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @tool(name="run_command", risk="high", timeout=660, description=DESCRIPTION)
@@ -345,6 +367,7 @@ def _run(
 ) -> ToolResult:
     """Start the command, pump its output, stop what is left, and build the result."""
     started = time.monotonic()
+    missing = sandbox.missing_config_folders(root) if isolated else []
     try:
         proc = subprocess.Popen(
             argv,
@@ -385,6 +408,7 @@ def _run(
     if not cut:
         artifact.unlink(missing_ok=True)
     notes = _update_cwd(context, cwd_file, cwd, root)
+    notes += sandbox.take_back(missing, Path(context.artifacts_dir) / "taken-back" / token)
     if strays:
         notes.append(
             f"({strays} background process(es) it left were stopped: nothing outlives a "
