@@ -165,10 +165,15 @@ def _stop_hooks(final_text: str, context: RunContext) -> CompletionVerdict | Non
         last_assistant_message=final_text,
         **fields,
     )
-    going_on = decision is not None and (decision.block or decision.context)
-    if decision is None or not going_on or decision.stop is not None:
+    if decision is not None and decision.stop is not None:  # the run is stopping
         state.stop_hook_active = False
         return None
+    if decision is None or not (decision.block or decision.context):
+        # an interactive session's ``asyncRewake`` Stop hooks run in the background: the
+        # answer waits for them too, and what one says keeps the agent going as a block does
+        rewoken = _rewoken(context)
+        state.stop_hook_active = rewoken is not None
+        return rewoken
     state.stop_hook_active = True
     # a block's reason, or additionalContext (feedback that is not an error), keeps the agent
     # going; as in Claude Code the hook decides how long (``max_steps`` still ends the run)

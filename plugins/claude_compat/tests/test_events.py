@@ -408,6 +408,29 @@ def test_an_async_rewake_hook_that_exits_2_wakes_the_model(env: Env) -> None:
     assert len(env.log("review")) == len(env.log("quiet")) == 1
 
 
+def test_an_async_rewake_stop_hook_is_an_ordinary_stop_hook_in_print_mode(
+    env: Env, tmp_path: Path
+) -> None:
+    """A plugin's ``asyncRewake`` Stop hook (security-guidance's review) in ``-p``: as in
+    ``claude -p`` it is waited for as any Stop hook — it was killed when the run ended — so its
+    exit 2 + stderr, or its ``decision``/``reason``, keep the agent going."""
+    root = cc_plugin(tmp_path / "reviewer", "reviewer", commands=())
+    said = {"exit": 2, "stderr": "review: a.py leaks a token", "sleep": 1.5}
+    stop = {"command": env.hook("review", **said, when_active={}), "asyncRewake": True}
+    stop["rewakeMessage"] = "Background review:"  # an interactive session's wake-up only
+    hooks_file(root / "hooks" / "hooks.json", {"Stop": [(None, [stop])]})
+    turns = [{"content": "first"}, {"content": "second"}]
+    result = env.run(turns, "--plugin-dir", str(root))
+    assert result.rc == 0, result.stderr
+    assert [e["message"] for e in result.of_type("guidance")] == ["review: a.py leaks a token"]
+    assert result.events[-1]["final_text"] == "second"
+    assert [r["stdin"]["stop_hook_active"] for r in env.log("review")] == [False, True]
+    env.hook("review", stdout={"decision": "block", "reason": "check b.py"}, when_active={})
+    result = env.run(turns, "--plugin-dir", str(root))
+    assert [e["message"] for e in result.of_type("guidance")] == ["check b.py"]
+    assert result.events[-1]["final_text"] == "second"
+
+
 def test_a_turn_that_ends_on_a_model_error_fires_stop_failure(env: Env) -> None:
     """Claude Code's ``StopFailure``: the turn ended on a model error (here a key the server
     refuses); matched on the kind of error; ``Stop`` does not run, there was no answer."""
