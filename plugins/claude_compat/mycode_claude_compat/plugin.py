@@ -215,9 +215,11 @@ def summarize_context(
 
 @hookimpl
 def session_start(source: str, context: RunContext) -> list[str] | None:
-    """``SessionStart``: plain stdout and ``additionalContext`` are pinned context; what the
-    hooks write to ``CLAUDE_ENV_FILE`` is the environment of later commands (:mod:`.envfile`)."""
-    from mycode_claude_compat import binpath, envfile, settings_env
+    """``SessionStart``: plain stdout and ``additionalContext`` are pinned context, kept and
+    on ``resume`` pinned again before what the resume hooks add (:mod:`.start_context`); what
+    the hooks write to ``CLAUDE_ENV_FILE`` is the environment of later commands
+    (:mod:`.envfile`)."""
+    from mycode_claude_compat import binpath, envfile, settings_env, start_context
 
     state = session_for(context)
     envfile.restore(state.settings_env)  # a /clear starts again from the same environment
@@ -225,8 +227,9 @@ def session_start(source: str, context: RunContext) -> list[str] | None:
     # the Bash tool's session variable in Claude Code: a plugin's script can match its hooks'
     settings_env.apply({"CLAUDE_CODE_SESSION_ID": context.session_id}, state.settings_env)
     binpath.apply(state.loaded.folders, context, state.settings_env)
+    kept = start_context.kept(context) if source == "resume" else []
     if not state.hooks.matching("SessionStart", source, None):
-        return None
+        return kept or None
     path = envfile.prepare(context)
     decision = state.fire(
         "SessionStart", source, extra_env={"CLAUDE_ENV_FILE": str(path)}, source=source
@@ -235,7 +238,10 @@ def session_start(source: str, context: RunContext) -> list[str] | None:
     problem = envfile.apply(path, context.workspace, state.saved_env)
     if problem is not None:
         state.notice(problem)
-    return decision.context if decision is not None and decision.context else None
+    added = decision.context if decision is not None else []
+    if source != "resume":  # startup, or the new session of a /clear
+        start_context.keep(context, added, state.notice)
+    return [*kept, *added] or None
 
 
 @hookimpl

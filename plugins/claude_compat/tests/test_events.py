@@ -161,6 +161,30 @@ def test_session_start_and_prompt_context_reach_the_model(env: Env) -> None:
     assert end["stdin"]["hook_event_name"] == "SessionEnd" and end["stdin"]["reason"] == "other"
 
 
+def test_a_resumed_session_keeps_its_session_start_context(env: Env) -> None:
+    """A plugin matching ``startup|clear|compact`` (obra/superpowers) counts on Claude Code
+    keeping the startup context in the conversation: ``--resume`` and ``--continue`` pin it
+    again (it was lost), before what hooks matching ``resume`` add."""
+    start = env.hook("start", stdout="You have superpowers.")
+    again = env.hook("again", stdout="Resumed: read the plan again.")
+    hooks_file(
+        env.home / "hooks.json",
+        {"SessionStart": [("startup|clear|compact", [start]), ("resume", [again])]},
+    )
+    with FakeOpenAIServer() as server:
+        server.enqueue(turn("one"), turn("two"), turn("three"))
+        session = _server_run(env, server, "first").result["session_id"]
+        for flags in (["--resume", session], ["--continue"]):
+            args = [*server.cli_args("next", output_format="json"), *flags]
+            assert run_cli(args, cwd=env.workspace, home=env.home).rc == 0
+        systems = [request.messages[0]["content"] for request in server.chat_requests]
+    assert len(systems) == 3 and "You have superpowers." in systems[0]
+    for system in systems[1:]:
+        assert system.endswith("You have superpowers.\n\nResumed: read the plan again.")
+    assert len(env.log("start")) == 1 and len(env.log("again")) == 2
+    assert not list(env.workspace.rglob("*.json")), "kept under MYCODE_HOME only"
+
+
 def test_a_blocked_prompt_never_reaches_the_model(env: Env) -> None:
     hooks_file(
         env.home / "hooks.json",
