@@ -165,10 +165,15 @@ def _stop_hooks(final_text: str, context: RunContext) -> CompletionVerdict | Non
         last_assistant_message=final_text,
         **fields,
     )
-    going_on = decision is not None and (decision.block or decision.context)
-    if decision is None or not going_on or decision.stop is not None:
+    if decision is not None and decision.stop is not None:  # the run is stopping
         state.stop_hook_active = False
         return None
+    if decision is None or not (decision.block or decision.context):
+        # an interactive session's ``asyncRewake`` Stop hooks run in the background: the
+        # answer waits for them too, and what one says keeps the agent going as a block does
+        rewoken = _rewoken(context)
+        state.stop_hook_active = rewoken is not None
+        return rewoken
     state.stop_hook_active = True
     # a block's reason, or additionalContext (feedback that is not an error), keeps the agent
     # going; as in Claude Code the hook decides how long (``max_steps`` still ends the run)
@@ -210,9 +215,11 @@ def summarize_context(
 
 @hookimpl
 def session_start(source: str, context: RunContext) -> list[str] | None:
-    """``SessionStart``: plain stdout and ``additionalContext`` are pinned context; what the
-    hooks write to ``CLAUDE_ENV_FILE`` is the environment of later commands (:mod:`.envfile`)."""
-    from mycode_claude_compat import binpath, envfile, settings_env
+    """``SessionStart``: plain stdout and ``additionalContext`` are pinned context, kept and
+    on ``resume`` pinned again before what the resume hooks add (:mod:`.start_context`); what
+    the hooks write to ``CLAUDE_ENV_FILE`` is the environment of later commands
+    (:mod:`.envfile`)."""
+    from mycode_claude_compat import binpath, envfile, settings_env, start_context
 
     state = session_for(context)
     envfile.restore(state.settings_env)  # a /clear starts again from the same environment
@@ -220,8 +227,9 @@ def session_start(source: str, context: RunContext) -> list[str] | None:
     # the Bash tool's session variable in Claude Code: a plugin's script can match its hooks'
     settings_env.apply({"CLAUDE_CODE_SESSION_ID": context.session_id}, state.settings_env)
     binpath.apply(state.loaded.folders, context, state.settings_env)
+    kept = start_context.kept(context) if source == "resume" else []
     if not state.hooks.matching("SessionStart", source, None):
-        return None
+        return kept or None
     path = envfile.prepare(context)
     decision = state.fire(
         "SessionStart", source, extra_env={"CLAUDE_ENV_FILE": str(path)}, source=source
@@ -230,7 +238,10 @@ def session_start(source: str, context: RunContext) -> list[str] | None:
     problem = envfile.apply(path, context.workspace, state.saved_env)
     if problem is not None:
         state.notice(problem)
-    return decision.context if decision is not None and decision.context else None
+    added = decision.context if decision is not None else []
+    if source != "resume":  # startup, or the new session of a /clear
+        start_context.keep(context, added, state.notice)
+    return [*kept, *added] or None
 
 
 @hookimpl

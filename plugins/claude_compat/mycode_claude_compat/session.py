@@ -23,6 +23,7 @@ _MODES = {
     "bypass": "bypassPermissions",
 }
 _create_lock = threading.Lock()
+STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
 BLOCKING_EVENTS = frozenset(
     {
         "PreToolUse",
@@ -132,10 +133,10 @@ class CompatSession:
             return None
         self.transcript.flush()
         payload = self.payload(event, **fields)
-        waiting = [hook for hook in hooks if not hook.background]
+        waiting = [hook for hook in hooks if not self._in_background(hook, event)]
         ask = getattr(self.context, "side_request", None)
         for hook in hooks:
-            if hook.background:
+            if self._in_background(hook, event):
                 thread = threading.Thread(
                     target=self._background, args=(hook, payload, extra_env, ask), daemon=True
                 )
@@ -162,6 +163,14 @@ class CompatSession:
             self.notice(f"{event} hook stopped the run: {decision.stop}")
             self.context.cancelled.set()
         return decision
+
+    def _in_background(self, hook: Any, event: str) -> bool:
+        """Whether ``hook`` runs without being waited for. In ``-p`` an ``asyncRewake`` Stop
+        hook is an ordinary Stop hook, as in Claude Code's ``claude -p``: no later turn could
+        hear it, and its ``decision``/``reason`` are read."""
+        if hook.rewake is not None and event in STOP_EVENTS:
+            return hook.background and bool(getattr(self.context, "interactive", False))
+        return hook.background
 
     def _background(
         self, hook: Any, payload: dict[str, Any], extra_env: dict[str, str] | None, ask: Any

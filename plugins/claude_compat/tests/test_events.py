@@ -161,6 +161,30 @@ def test_session_start_and_prompt_context_reach_the_model(env: Env) -> None:
     assert end["stdin"]["hook_event_name"] == "SessionEnd" and end["stdin"]["reason"] == "other"
 
 
+def test_a_resumed_session_keeps_its_session_start_context(env: Env) -> None:
+    """A plugin matching ``startup|clear|compact`` (obra/superpowers) counts on Claude Code
+    keeping the startup context in the conversation: ``--resume`` and ``--continue`` pin it
+    again (it was lost), before what hooks matching ``resume`` add."""
+    start = env.hook("start", stdout="You have superpowers.")
+    again = env.hook("again", stdout="Resumed: read the plan again.")
+    hooks_file(
+        env.home / "hooks.json",
+        {"SessionStart": [("startup|clear|compact", [start]), ("resume", [again])]},
+    )
+    with FakeOpenAIServer() as server:
+        server.enqueue(turn("one"), turn("two"), turn("three"))
+        session = _server_run(env, server, "first").result["session_id"]
+        for flags in (["--resume", session], ["--continue"]):
+            args = [*server.cli_args("next", output_format="json"), *flags]
+            assert run_cli(args, cwd=env.workspace, home=env.home).rc == 0
+        systems = [request.messages[0]["content"] for request in server.chat_requests]
+    assert len(systems) == 3 and "You have superpowers." in systems[0]
+    for system in systems[1:]:
+        assert system.endswith("You have superpowers.\n\nResumed: read the plan again.")
+    assert len(env.log("start")) == 1 and len(env.log("again")) == 2
+    assert not list(env.workspace.rglob("*.json")), "kept under MYCODE_HOME only"
+
+
 def test_a_blocked_prompt_never_reaches_the_model(env: Env) -> None:
     hooks_file(
         env.home / "hooks.json",
@@ -406,6 +430,29 @@ def test_an_async_rewake_hook_that_exits_2_wakes_the_model(env: Env) -> None:
     assert any("the commit review found issues" in n for n in notices(result))
     assert result.events[-1]["final_text"] == "fixed it"
     assert len(env.log("review")) == len(env.log("quiet")) == 1
+
+
+def test_an_async_rewake_stop_hook_is_an_ordinary_stop_hook_in_print_mode(
+    env: Env, tmp_path: Path
+) -> None:
+    """A plugin's ``asyncRewake`` Stop hook (security-guidance's review) in ``-p``: as in
+    ``claude -p`` it is waited for as any Stop hook — it was killed when the run ended — so its
+    exit 2 + stderr, or its ``decision``/``reason``, keep the agent going."""
+    root = cc_plugin(tmp_path / "reviewer", "reviewer", commands=())
+    said = {"exit": 2, "stderr": "review: a.py leaks a token", "sleep": 1.5}
+    stop = {"command": env.hook("review", **said, when_active={}), "asyncRewake": True}
+    stop["rewakeMessage"] = "Background review:"  # an interactive session's wake-up only
+    hooks_file(root / "hooks" / "hooks.json", {"Stop": [(None, [stop])]})
+    turns = [{"content": "first"}, {"content": "second"}]
+    result = env.run(turns, "--plugin-dir", str(root))
+    assert result.rc == 0, result.stderr
+    assert [e["message"] for e in result.of_type("guidance")] == ["review: a.py leaks a token"]
+    assert result.events[-1]["final_text"] == "second"
+    assert [r["stdin"]["stop_hook_active"] for r in env.log("review")] == [False, True]
+    env.hook("review", stdout={"decision": "block", "reason": "check b.py"}, when_active={})
+    result = env.run(turns, "--plugin-dir", str(root))
+    assert [e["message"] for e in result.of_type("guidance")] == ["check b.py"]
+    assert result.events[-1]["final_text"] == "second"
 
 
 def test_a_turn_that_ends_on_a_model_error_fires_stop_failure(env: Env) -> None:

@@ -109,6 +109,24 @@ def test_a_subagent_fires_subagent_stop_not_stop(tmp_path: Path) -> None:
     assert [e.message for e in events if e.type == "guidance"] == [block["reason"]]
 
 
+def test_an_interactive_answer_waits_for_its_async_rewake_stop_hook(tmp_path: Path) -> None:
+    """In an interactive session an ``asyncRewake`` Stop hook runs in the background, and the
+    answer waits for it as for any ``asyncRewake`` hook still running (it was left running,
+    unheard): its exit 2 wakes the model with ``rewakeMessage`` and stderr, and the next Stop
+    sees ``stop_hook_active``."""
+    env = Env(tmp_path / "e")
+    turns = [{"content": "first"}, {"content": "second"}]
+    runner = make_runner(tmp_path, plugin, turns=turns, ask=lambda question, options: options[0])
+    review = env.hook("review", exit=2, stderr="a.py leaks a token", sleep=1, when_active={})
+    stop = {"command": review, "asyncRewake": True, "rewakeMessage": "Background review:"}
+    hooks_file(runner.home / "hooks.json", {"Stop": [(None, [stop])]})
+    events = run_events(runner)
+    said = [e.message for e in events if e.type == "guidance"]
+    assert said == ["Background review:\n\na.py leaks a token"]
+    assert events[-1].final_text == "second"
+    assert [r["stdin"]["stop_hook_active"] for r in env.log("review")] == [False, True]
+
+
 class EchoSummariser:
     """A summariser that writes the instructions it was given into the summary."""
 

@@ -1,5 +1,6 @@
 """Hooks and the terminal, through a real pseudo-terminal: the idle prompt's ``Notification``
-(``idle_prompt``) and what a hook asks to be written there (``terminalSequence``)."""
+(``idle_prompt``), what a hook asks to be written there (``terminalSequence``) and the
+``SessionStart`` context ``/resume`` gives back."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from pathlib import Path
 
 from cc_helpers import Env, hooks_file
 
-from mycode_core.testing import cli_env, mycode_command, write_script
+from mycode_core.testing import (
+    FakeOpenAIServer,
+    cli_env,
+    mycode_command,
+    run_cli,
+    turn,
+    write_script,
+)
 from mycode_core.testing.host import wait_until
 from mycode_core.testing.terminal import Terminal
 
@@ -51,3 +59,29 @@ def test_an_idle_notification_hook_rings_the_terminal(tmp_path: Path) -> None:
         e["message"] for e in map(json.loads, transcript.splitlines()) if e["type"] == "notice"
     ]
     assert any("terminalSequence ignored" in n for n in notices), notices
+
+
+def test_slash_resume_pins_that_sessions_start_context_again(tmp_path: Path) -> None:
+    """Interactive ``/resume ID`` gives the session back the context its own ``startup`` hooks
+    gave (a hook matching ``startup|clear|compact`` does not run on ``resume``), not this
+    session's."""
+    env = Env(tmp_path / "e")
+    start = env.hook("start", stdout="You have superpowers.")
+    hooks_file(env.home / "hooks.json", {"SessionStart": [("startup|clear|compact", [start])]})
+    with FakeOpenAIServer() as server:
+        server.enqueue(turn("one"), turn("second answer"))
+        first = run_cli(server.cli_args("first", output_format="json"), env.workspace, env.home)
+        session = json.loads(first.stdout)["session_id"]
+        env.hook("start", stdout="A newer startup context.")  # what a new session gets now
+        variables = cli_env(env.home, {"TERM": "xterm", "NO_COLOR": "1"})
+        command = [*mycode_command(), *server.cli_args(), "--cwd", str(env.workspace)]
+        term = Terminal(command, variables, env.workspace)
+        term.expect("/help for help")
+        term.type(f"/resume {session}\r")
+        term.expect(f"Resumed {session}")
+        term.type("go on\r")
+        term.expect("second answer")
+        term.type("/exit\r")
+        assert term.wait() == 0
+        system = server.chat_requests[-1].messages[0]["content"]
+    assert system.endswith("You have superpowers.") and "newer" not in system
