@@ -66,3 +66,14 @@ def test_an_unknown_command_is_a_usage_error_naming_the_nearest(tmp_path: Path) 
     assert run.rc == 2 and "interactive session" in run.stderr
     run = run_cli(["-p", "/usr/bin/python3 crashes on start", "--model", model], workspace, home)
     assert run.rc == 0 and "the model was asked" in run.stdout  # a path is a prompt
+
+
+def test_what_counts_as_a_command() -> None:
+    """A name of letters, digits and ``-_.:`` after ``/``, ended by any whitespace; a path,
+    a C comment piped in, ``//`` are prompts."""
+    from mycode_core.cli.slash import split_command
+
+    assert split_command("/review-pr\n12 and more") == ("review-pr", "12 and more")
+    assert split_command("/hookify:help") == ("hookify:help", "")
+    for prompt in ("/* a C file */ int x;", "/etc/hosts is empty", "//x", "/ x"):
+        assert split_command(prompt) is None, prompt

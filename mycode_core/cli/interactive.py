@@ -280,8 +280,8 @@ class InteractiveSession:
             self.answered = True
 
     def _command(self, text: str) -> str | None:
-        name, _, argument = text.partition(" ")
-        argument = argument.strip()
+        word, argument = split_command(text) or (text.lstrip("/"), "")
+        name = "/" + word
         if name in ("/exit", "/quit"):
             return "exit"
         if name == "/help":

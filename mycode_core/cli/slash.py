@@ -7,6 +7,7 @@ output is shown.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -16,16 +17,15 @@ from mycode_core.cli.builtin_commands import RESERVED
 from mycode_core.records import RunContext, SlashCommand, SlashResult
 from mycode_core.runtime.hookcalls import OnError, call_hook, calling_plugin, implementation_codes
 
+_COMMAND = re.compile(r"/([A-Za-z0-9][\w.:-]*)(?:\s+(.*))?", re.DOTALL)
+"""``/name args``: a name of letters, digits and ``-_.:``, ended by any whitespace."""
+
 
 def split_command(text: str) -> tuple[str, str] | None:
-    """``("name", "args")`` for text that starts with ``/name``, else ``None``."""
-    stripped = text.strip()
-    if not stripped.startswith("/") or stripped.startswith("//"):
-        return None
-    name, _, args = stripped[1:].partition(" ")
-    if not name or "/" in name:
-        return None  # a path such as /etc/hosts is not a command
-    return name, args.strip()
+    """``("name", "args")`` for text that starts with ``/name``, else ``None`` (a path such
+    as ``/etc/hosts``, a comment such as ``/* … */``, ``//``: not a command)."""
+    found = _COMMAND.fullmatch(text.strip())
+    return (found.group(1), (found.group(2) or "").strip()) if found else None
 
 
 def collect_slash_commands(
