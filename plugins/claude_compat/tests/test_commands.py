@@ -375,6 +375,37 @@ def test_a_plugins_agent_never_replaces_a_builtin_or_project_profile(env: Env) -
     assert "You are the kit solo." in systems[4] and "You are the kit solo." in systems[5]
 
 
+def test_a_plugins_agent_naming_claude_code_only_tools_is_told_once_when_used(env: Env) -> None:
+    """feature-dev's agents name NotebookRead, WebFetch, KillShell...: every run printed one
+    warning per agent, used or not. It is said once, when the agent is delegated to."""
+    from mycode_core.testing import FakeOpenAIServer, turn
+
+    folder = env.root / "dev"
+    (folder / "agents").mkdir(parents=True)
+    for name in ("architect", "reviewer"):
+        (folder / "agents" / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: d\ntools: Read, WebFetch, KillShell\n---\nGo.\n"
+        )
+    call = {"name": "delegate_task", "arguments": {"task": "t", "agent": "architect"}}
+    with FakeOpenAIServer() as server:
+        server.enqueue(turn("nothing to delegate"))
+        server.enqueue(turn(tool_calls=[call]), turn("1"), turn(tool_calls=[call]), turn("2"))
+        server.enqueue(turn("done"))
+        runs = [
+            run_cli(
+                [*server.cli_args("go", output_format="stream-json"), "--plugin-dir", str(folder)],
+                cwd=env.workspace,
+                home=env.home,
+            )
+            for _ in range(2)
+        ]
+    notices = [[e["message"] for e in run.of_type("notice")] for run in runs]
+    assert all(run.rc == 0 for run in runs), runs[1].stderr
+    assert not any("do not exist here" in n for n in notices[0]), notices[0]
+    (told,) = [n for n in notices[1] if "do not exist here" in n]
+    assert "'architect'" in told and "WebFetch, KillShell" in told
+
+
 def test_an_installed_plugins_command_runs_its_own_script_in_the_sandbox(env: Env) -> None:
     """An installed plugin lives under ``MYCODE_HOME``, which the command sandbox hides: its
     command's ``${CLAUDE_PLUGIN_ROOT}/scripts/...`` (ralph-wiggum's setup script) failed with

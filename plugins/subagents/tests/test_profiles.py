@@ -214,6 +214,8 @@ def test_the_agents_slash_command_lists_the_profiles(tmp_path: Path) -> None:
     assert "explore" in output and "general" in output
     assert "scout" in output and "glob, grep, read_file" in output
     assert "! agent profile skipped" in output and "bad.md" in output
+    # the tools a profile names that this run lacks (this context has none at all)
+    assert "not here (it runs without them): Glob, Grep, Read" in output
 
 
 def test_every_claude_code_name_of_a_builtin_tool_is_read(tmp_path: Path) -> None:
