@@ -327,6 +327,85 @@ def test_two_plugins_agents_of_one_name_are_both_reachable(env: Env) -> None:
     assert "You are the two checker." in systems[3]
 
 
+def test_a_plugins_agent_never_replaces_a_builtin_or_project_profile(env: Env) -> None:
+    """claude-security ships ``agents/explore.md`` (with Bash): ``delegate_task`` to
+    ``explore`` ran it instead of the built-in read-only ``explore``. A plugin's agent now
+    takes its bare name only when no built-in, user or project profile holds it, and is
+    always ``plugin:agent`` (as the plugin's own files call it); the listing says which."""
+    from mycode_core.testing import FakeOpenAIServer, turn
+
+    folder = env.root / "kit"
+    (folder / "agents").mkdir(parents=True)
+    for name in ("explore", "checker", "solo"):
+        (folder / "agents" / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: The kit's {name}.\ntools: Read, Bash\n---\n"
+            f"You are the kit {name}.\n"
+        )
+    agents = env.workspace / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "checker.md").write_text(
+        "---\nname: checker\ndescription: The project's checker.\n---\nProject checker.\n"
+    )
+    asked = ["explore", "kit:explore", "checker", "kit:checker", "solo", "kit:solo"]
+    with FakeOpenAIServer() as server:
+        for agent in asked:
+            call = {"name": "delegate_task", "arguments": {"task": "t", "agent": agent}}
+            server.enqueue(turn(tool_calls=[call]), turn(f"{agent} done"))
+        server.enqueue(turn("done"))
+        result = run_cli(
+            [*server.cli_args("go", output_format="stream-json"), "--plugin-dir", str(folder)],
+            cwd=env.workspace,
+            home=env.home,
+        )
+        requests = list(server.chat_requests)
+    assert result.rc == 0, result.stderr
+    (spec,) = [
+        tool["function"]["description"]
+        for tool in requests[0].body["tools"]
+        if tool["function"]["name"] == "delegate_task"
+    ]
+    assert "- explore: Read-only" in spec and "- kit:explore: The kit's explore." in spec
+    assert "- checker: The project's checker." in spec
+    assert "- kit:checker: The kit's checker." in spec and "- solo: The kit's solo." in spec
+    systems = [request.messages[0]["content"] for request in requests[1::2]]
+    explore_tools = sorted(tool["function"]["name"] for tool in requests[1].body["tools"])
+    assert explore_tools == ["glob", "grep", "read_file"] and "kit explore" not in systems[0]
+    assert "You are the kit explore." in systems[1]
+    assert "Project checker." in systems[2] and "You are the kit checker." in systems[3]
+    assert "You are the kit solo." in systems[4] and "You are the kit solo." in systems[5]
+
+
+def test_a_plugins_agent_naming_claude_code_only_tools_is_told_once_when_used(env: Env) -> None:
+    """feature-dev's agents name NotebookRead, WebFetch, KillShell...: every run printed one
+    warning per agent, used or not. It is said once, when the agent is delegated to."""
+    from mycode_core.testing import FakeOpenAIServer, turn
+
+    folder = env.root / "dev"
+    (folder / "agents").mkdir(parents=True)
+    for name in ("architect", "reviewer"):
+        (folder / "agents" / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: d\ntools: Read, WebFetch, KillShell\n---\nGo.\n"
+        )
+    call = {"name": "delegate_task", "arguments": {"task": "t", "agent": "architect"}}
+    with FakeOpenAIServer() as server:
+        server.enqueue(turn("nothing to delegate"))
+        server.enqueue(turn(tool_calls=[call]), turn("1"), turn(tool_calls=[call]), turn("2"))
+        server.enqueue(turn("done"))
+        runs = [
+            run_cli(
+                [*server.cli_args("go", output_format="stream-json"), "--plugin-dir", str(folder)],
+                cwd=env.workspace,
+                home=env.home,
+            )
+            for _ in range(2)
+        ]
+    notices = [[e["message"] for e in run.of_type("notice")] for run in runs]
+    assert all(run.rc == 0 for run in runs), runs[1].stderr
+    assert not any("do not exist here" in n for n in notices[0]), notices[0]
+    (told,) = [n for n in notices[1] if "do not exist here" in n]
+    assert "'architect'" in told and "WebFetch, KillShell" in told
+
+
 def test_an_installed_plugins_command_runs_its_own_script_in_the_sandbox(env: Env) -> None:
     """An installed plugin lives under ``MYCODE_HOME``, which the command sandbox hides: its
     command's ``${CLAUDE_PLUGIN_ROOT}/scripts/...`` (ralph-wiggum's setup script) failed with

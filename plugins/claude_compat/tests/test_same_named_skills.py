@@ -1,7 +1,8 @@
 """Two folder plugins shipping a skill of the same name (real Codex plugins do: a
 ``react-best-practices`` in two plugins). The first plugin keeps the plain name (SPEC §11:
 skills keep their names); the other is listed under Claude Code's namespaced name
-``plugin:skill``, with one notice naming both plugins — nothing is lost silently."""
+``plugin:skill`` — nothing is lost. ``mycode skills`` says so, naming both plugins; a run
+does not tell it every time (discord, telegram and imessage all ship ``access``)."""
 
 from __future__ import annotations
 
@@ -69,8 +70,7 @@ def test_both_same_named_skills_load_in_a_run(env: Env, tmp_path: Path) -> None:
     assert [r["is_error"] for r in result.of_type("tool_result")] == [False] * 3
     assert "Alpha body." in outputs[0] and "Beta body." in outputs[1]
     assert "Alpha body." in outputs[2]
-    shadow = [n for n in notices(result) if "lint-rules" in n]
-    assert len(shadow) == 1 and "alpha" in shadow[0] and "beta" in shadow[0]
+    assert not [n for n in notices(result) if "lint-rules" in n]
 
 
 def test_installed_plugins_with_the_same_skill_are_ordered_by_name(

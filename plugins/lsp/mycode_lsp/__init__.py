@@ -69,9 +69,11 @@ def server_entries(context: RunContext) -> list[tuple[str, Any, str]]:
 def transform_tool_result(
     call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
 ) -> ToolResult | None:
-    """After a tool wrote a file a language server serves: its errors and warnings."""
-    if context.store.get("lsp") is None:
+    """After a tool wrote a file a language server serves: its errors and warnings (and the
+    first time a call names a file of a server that is not installed: one notice)."""
+    if context.store.get("lsp") is None and not context.store.get("lsp.missing"):
         return None
-    from mycode_lsp.run import with_diagnostics
+    from mycode_lsp.run import tell_missing, with_diagnostics
 
+    tell_missing(call, tool, context)
     return with_diagnostics(call, tool, result, context)

@@ -18,6 +18,8 @@ from mycode_lsp.settings import LspSettings
 from mycode_lsp.specs import ServerSpec, parse_spec
 
 STORE_KEY = "lsp"
+MISSING_KEY = "lsp.missing"
+"""The servers whose command is not installed, until a file of theirs is touched."""
 
 
 def _notice(context: RunContext, message: str, level: str = "warning") -> None:
@@ -69,7 +71,10 @@ def start_for_run(register: Any, context: RunContext, entries: list[tuple[str, A
             "(or --trust for one run).",
         )
         return
-    specs = [spec for spec in specs if _installed(spec, context)]
+    missing = [spec for spec in specs if not _installed(spec)]
+    if missing:
+        context.store[MISSING_KEY] = missing
+    specs = [spec for spec in specs if spec not in missing]
     if not specs:
         return
     servers = Servers(specs, context.workspace, context.home / "logs" / "lsp")
@@ -78,18 +83,32 @@ def start_for_run(register: Any, context: RunContext, entries: list[tuple[str, A
     register(lsp_tool(specs))
 
 
-def _installed(spec: ServerSpec, context: RunContext) -> bool:
-    """Whether the server's command exists; if not, one notice saying so."""
+def _installed(spec: ServerSpec) -> bool:
+    """Whether the server's command exists."""
     command = spec.command
-    found = Path(command).is_file() if os.sep in command else shutil.which(command) is not None
-    if not found:
+    return Path(command).is_file() if os.sep in command else shutil.which(command) is not None
+
+
+def tell_missing(call: ToolCall, tool_: Tool | None, context: RunContext) -> None:
+    """The first time a call names a file a server that is not installed would serve: one
+    notice saying so (typescript-lsp installed warned in every run of a Python project)."""
+    missing: list[ServerSpec] | None = context.store.get(MISSING_KEY)
+    if not missing or tool_ is None:
+        return
+    arguments = call.arguments if isinstance(call.arguments, dict) else {}
+    paths = [arguments.get(name) for name in tool_.paths]
+    suffixes = {Path(raw).suffix for raw in paths if isinstance(raw, str) and raw}
+    with context.lock:
+        told = [spec for spec in missing if any(spec.language_of(s) for s in suffixes)]
+        for spec in told:
+            missing.remove(spec)
+    for spec in told:
         where = f" ({spec.source})" if spec.source != "config" else ""
         _notice(
             context,
-            f"language server {spec.name}{where}: {command!r} is not installed (not found on "
-            "PATH); install it to use it",
+            f"language server {spec.name}{where}: {spec.command!r} is not installed (not found "
+            f"on PATH); install it to use it on {' '.join(sorted(spec.extensions))} files",
         )
-    return found
 
 
 def lsp_tool(specs: list[ServerSpec]) -> Tool:

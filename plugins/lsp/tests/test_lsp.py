@@ -133,13 +133,23 @@ def test_an_untrusted_workspace_starts_no_server(ws: Path, tmp_path: Path) -> No
     assert not (tmp_path / "pylsp-own.log").exists()
 
 
-def test_a_server_not_installed_is_one_notice_and_no_tool(ws: Path, tmp_path: Path) -> None:
+def test_a_server_not_installed_is_no_tool_and_one_notice_once_its_files_are_touched(
+    ws: Path, tmp_path: Path
+) -> None:
+    """typescript-lsp installed warned on every run of a Python-only project: a server not
+    installed is told once, when a call names a file it would serve."""
     home = tmp_path / "home"
     _config(home, {"gone": {"command": "no-such-langserver", "extensionToLanguage": {".py": "py"}}})
-    done = _run(ws, home, [{"tool_calls": [_lsp("def", "goToDefinition", 7, 22)]}], "--trust")
+    (ws / "notes.md").write_text("notes\n")
+    said = "language server gone: 'no-such-langserver' is not installed"
+    quiet = _run(ws, home, [script_turn("read_file", path="notes.md")], "--trust")
+    assert not any(said in e.get("message", "") for e in quiet.events), quiet.events
+    read = script_turn("read_file", path="app.py")
+    turns = [{"tool_calls": [_lsp("def", "goToDefinition", 7, 22)]}, read, read]
+    done = _run(ws, home, turns, "--trust")
     assert _results(done)["def"]["is_error"] is True  # no such tool
     notices = [e["message"] for e in done.events if e["type"] == "notice"]
-    assert any("language server gone: 'no-such-langserver' is not installed" in n for n in notices)
+    assert len([n for n in notices if said in n]) == 1, notices
 
 
 def test_a_server_that_cannot_start_is_the_tools_error(ws: Path, tmp_path: Path) -> None:

@@ -101,7 +101,7 @@ def skills_command(
     if as_json:
         data = {
             "skills": [_row(s) for s in skills],
-            "problems": snapshot.problems,
+            "problems": snapshot.said(),
             "listing": rendered.summary(),
         }
         click.echo(json.dumps(data, indent=2, default=str))
@@ -114,7 +114,7 @@ def skills_command(
         hidden = "" if skill.model_invocable else " (not for the model: /NAME only)"
         hidden += "" if skill.user_invocable else " (no /NAME: the model's only)"
         click.echo(f"{skill.name:<{width}}  {skill.source:<8} {text}{hidden}")
-    for problem in snapshot.problems:
+    for problem in snapshot.said():
         click.echo(f"warning: {problem}", err=True)
     note = rendered.notice()
     if note is not None:

@@ -84,6 +84,13 @@ class Snapshot:
     """Valid skills by name, in precedence order."""
     problems: list[str] = field(default_factory=list)
     """One readable line per invalid, refused or shadowed skill."""
+    remarks: list[str] = field(default_factory=list)
+    """Lines ``mycode skills`` and ``/skills`` show but a run does not tell (a plugin's skill
+    listed as ``plugin:skill`` past another plugin's or a user's skill of its name)."""
+
+    def said(self) -> list[str]:
+        """The problems, then the remarks: what ``mycode skills`` and ``/skills`` show."""
+        return [*self.problems, *self.remarks]
 
     def sorted(self) -> list[Skill]:
         """The skills in name order (the stable order of the listing)."""
@@ -121,13 +128,17 @@ def _plugin_of(source: str) -> str | None:
 def _shadowed(parsed: Skill, winner: Skill, folder: str, snapshot: Snapshot) -> Skill | None:
     """A skill whose name ``winner`` already holds: a plugin folder's skill stays reachable
     under Claude Code's namespaced name ``plugin:skill`` (two Codex plugins may both ship a
-    ``react-best-practices``); any other is left out. One notice either way, naming both."""
+    ``react-best-practices``); any other is left out, with one notice naming both. The
+    namespaced one is a remark, not told in a run — it is the name Claude Code gives it
+    anyway — unless the project took its name (``/NAME`` then runs the repository's skill, not
+    the plugin's)."""
     plugin = _plugin_of(parsed.source)
     held = f"{winner.folder} ({winner.source})"
     if plugin is not None:
         qualified = f"{plugin}:{parsed.name}"
         if qualified not in snapshot.skills:
-            snapshot.problems.append(
+            said = snapshot.problems if winner.source == "project" else snapshot.remarks
+            said.append(
                 f"skill {parsed.name!r} of plugin {plugin} ({folder}) listed as {qualified!r}: "
                 f"the name {parsed.name!r} is taken by the one in {held}"
             )

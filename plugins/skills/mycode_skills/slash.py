@@ -28,7 +28,7 @@ def skills_list(arguments: str, context: Any) -> Any:
         lines.append("No skills found.")
     # each line says itself what happened ("not loaded", "refused", "listed under its
     # folder's name"...): a warning about a skill that did load must not read "not loaded"
-    lines.extend(_wrapped(f"warning: {problem}", columns) for problem in snapshot.problems)
+    lines.extend(_wrapped(f"warning: {problem}", columns) for problem in snapshot.said())
     note = state.listing(snapshot).notice() if skills else None
     if note is not None:
         lines.append(_wrapped(f"note: {note}", columns))

@@ -97,6 +97,31 @@ def test_a_plugin_skill_whose_name_is_taken_stays_reachable_as_plugin_colon_name
     assert found.find("nope:dup") is None
 
 
+def test_a_plugin_skill_namespaced_past_another_plugins_or_a_users_is_quiet(
+    places: dict[str, Path],
+) -> None:
+    """discord, telegram and imessage all ship ``access`` and ``configure``: every run
+    warned four times that telegram's and imessage's are ``telegram:access``... — Claude
+    Code's own names for them. Only a project skill taking a plugin's name is still told."""
+    write_skill(places["home"] / "skills", "mine", description="user")
+    extra = [
+        Location(write_skill(places["tmp"] / name / "skills", skill, description=name), source)
+        for name, source in (("discord", "plugin:discord"), ("telegram", "plugin:telegram"))
+        for skill in ("access", "mine")
+    ]
+    found = catalog(places, extra=extra).refresh()
+    assert {name: s.description for name, s in found.skills.items()} == {
+        "mine": "user",
+        "access": "discord",
+        "discord:mine": "discord",
+        "telegram:access": "telegram",
+        "telegram:mine": "telegram",
+    }
+    assert found.problems == []  # what a run tells; `mycode skills` still shows them
+    assert len(found.remarks) == 3 and all("listed as" in line for line in found.remarks)
+    assert found.find("discord:access") is found.skills["access"]
+
+
 def test_the_winning_plugin_skill_also_answers_to_plugin_colon_name(
     places: dict[str, Path],
 ) -> None:

@@ -54,6 +54,7 @@ class Delegator:
         self.config = config
         self._gates: dict[int, tuple[threading.BoundedSemaphore, threading.Lock]] = {}
         self._gates_lock = threading.Lock()
+        self._told: set[str] = set()
 
     def _gate(self, depth: int, read_only: bool) -> Any:
         """Siblings share a gate: up to ``max_parallel`` read-only children at once, writing
@@ -109,6 +110,22 @@ class Delegator:
             if mapped and mapped[0] not in available:
                 missing.append(raw)
         return missing
+
+    def tell_missing_tools(self, profile: Profile, context: RunContext) -> None:
+        """One notice, once a run, when ``profile`` names tools this run does not have (MCP
+        tools aside: their servers may still be starting)."""
+        from mycode_core.events import NoticeEvent
+
+        missing = [n for n in self.missing_tools(profile, context) if not n.startswith("mcp__")]
+        with self._gates_lock:
+            if not missing or profile.name in self._told:
+                return
+            self._told.add(profile.name)
+        message = (
+            f"agent profile {profile.name!r} ({profile.source}) names tools that do not exist "
+            f"here: {', '.join(missing)}; its subagent runs without them"
+        )
+        context.emit(NoticeEvent(level="warning", source="subagents", message=message))
 
     def is_read_only(self, profile: Profile, context: RunContext) -> bool:
         """Whether every tool the child would get is read-only."""
@@ -175,6 +192,7 @@ class Delegator:
             )
         from mycode_core.api import AgentRequest
 
+        self.tell_missing_tools(profile, context)
         instructions = CHILD_PREAMBLE
         if profile.instructions:
             instructions += f"\n\n# Your role: {profile.name}\n\n{profile.instructions}"

@@ -22,9 +22,9 @@ def register_agent_profiles(register: Callable[[Path], None], context: RunContex
     overridden by one of the same name in ``$MYCODE_HOME/agents/``, ``.claude/agents/`` or
     ``.mycode/agents/``. A plugin that implements this without depending on this plugin marks
     it ``@hookimpl(optionalhook=True)``. ``register(path, plugin=NAME)`` says which plugin
-    folder the profiles belong to: they also answer to ``NAME:profile`` (Claude Code's name
-    for a plugin's agent), and one whose name another plugin's profile holds is listed as
-    ``NAME:profile`` instead of replacing it.
+    folder the profiles belong to: they answer to ``NAME:profile`` (Claude Code's name for a
+    plugin's agent), and to ``profile`` only while no other profile holds that name — they
+    never replace a built-in, package, user or project profile, nor another plugin's.
 
     :param register: callback taking a :class:`pathlib.Path` (and ``plugin``, a keyword).
     :param context: the run's :class:`~mycode_core.records.RunContext`.

@@ -105,34 +105,35 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
     register(delegator.tool(context))
 
     def check_tools() -> None:
+        # a plugin folder's agents are written for Claude Code, whose tools (WebFetch,
+        # KillShell...) mycode lacks: said when one is delegated to, not on every run
         for profile in delegator.profiles.values():
-            missing = [
-                name
-                for name in delegator.missing_tools(profile, context)
-                if not name.startswith("mcp__")  # MCP servers may still be starting
-            ]
-            if missing:
-                notice(
-                    f"agent profile {profile.name!r} ({profile.source}) names tools that do not "
-                    f"exist here: {', '.join(missing)}; its subagent runs without them"
-                )
+            if profile.plugin is None:
+                delegator.tell_missing_tools(profile, context)
 
     context.startup_tasks.append(check_tools)
 
 
 def profiles_text(context: RunContext) -> str:
-    """The profiles of this workspace, one block each, for ``/agents``."""
+    """The profiles of this workspace, one block each, for ``/agents`` (with the tools each
+    names that this run does not have)."""
+    from mycode_subagents.delegate import Delegator
     from mycode_subagents.profiles import load_profiles, profile_folders
+    from mycode_subagents.settings import SubagentSettings
 
     problems: list[str] = []
     plugins: dict[Path, str] = {}
     sources = package_sources(context, problems.append, plugins)
     sources += profile_folders(context.workspace, context.home)
+    profiles = load_profiles(sources, problems.append, context.workspace, plugins)
+    delegator = Delegator(profiles, SubagentSettings())
     lines = []
-    for profile in load_profiles(sources, problems.append, context.workspace, plugins).values():
+    for profile in profiles.values():
         tools = ", ".join(profile.tool_names() or []) if profile.tools is not None else "all"
         lines.append(f"{profile.name}  ({profile.source}; tools: {tools})")
         lines.append(f"    {profile.description[:200]}")
+        if missing := delegator.missing_tools(profile, context):
+            lines.append(f"    not here (it runs without them): {', '.join(missing)}")
     lines += [f"! {problem}" for problem in problems]
     return "\n".join(lines)
 

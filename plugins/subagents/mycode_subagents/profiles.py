@@ -281,9 +281,7 @@ def load_profiles(
     through a symlink leading out of it (one notice each).
 
     ``plugins`` names the plugin folder a source came from: its profiles answer to
-    ``plugin:name`` too, and one whose name another plugin's profile already holds is listed
-    as ``plugin:name`` instead of replacing it (Claude Code keeps both:
-    ``feature-dev:code-reviewer`` and ``pr-review-toolkit:code-reviewer``)."""
+    ``plugin:name`` too, and never replace another profile (:func:`_place`)."""
     root = Path(os.path.abspath(workspace)) if workspace is not None else None
     profiles: dict[str, Profile] = {profile.name: profile for profile in BUILTIN_PROFILES}
     seen: set[Path] = set()
@@ -304,11 +302,22 @@ def load_profiles(
                 notice(f"agent profile skipped: {exc}")
                 continue
             profile.project = inside
-            plugin = (plugins or {}).get(source)
-            if plugin is not None:
-                profile.plugin = plugin
-                held = profiles.get(profile.name)
-                if held is not None and held.plugin not in (None, plugin):
-                    profile.name = f"{plugin}:{profile.name}"
-            profiles[profile.name] = profile
+            profile.plugin = (plugins or {}).get(source)
+            _place(profiles, profile)
     return profiles
+
+
+def _place(profiles: dict[str, Profile], profile: Profile) -> None:
+    """Add ``profile`` under the name it answers to, as Claude Code names a plugin's agent
+    (``plugin:name``): a plugin folder's profile takes its bare name only while no other
+    profile holds it — it never replaces a built-in, package, user or project profile, nor
+    another plugin's, and is listed as ``plugin:name`` instead; any other profile replaces the
+    one of its name (later wins), and a plugin's profile listed under that name moves to
+    ``plugin:name``, so it stays reachable."""
+    held = profiles.get(profile.name)
+    if held is not None and profile.plugin is not None and held.plugin != profile.plugin:
+        profile.name = f"{profile.plugin}:{profile.name}"
+    elif held is not None and held.plugin is not None and profile.plugin is None:
+        held.name = f"{held.plugin}:{held.name}"
+        profiles[held.name] = held
+    profiles[profile.name] = profile

@@ -214,6 +214,8 @@ def test_the_agents_slash_command_lists_the_profiles(tmp_path: Path) -> None:
     assert "explore" in output and "general" in output
     assert "scout" in output and "glob, grep, read_file" in output
     assert "! agent profile skipped" in output and "bad.md" in output
+    # the tools a profile names that this run lacks (this context has none at all)
+    assert "not here (it runs without them): Glob, Grep, Read" in output
 
 
 def test_every_claude_code_name_of_a_builtin_tool_is_read(tmp_path: Path) -> None:
@@ -228,8 +230,9 @@ def test_every_claude_code_name_of_a_builtin_tool_is_read(tmp_path: Path) -> Non
 
 def test_two_plugins_profiles_of_one_name_stay_apart(tmp_path: Path) -> None:
     """Profiles registered with their plugin answer to ``plugin:name``; a second plugin's
-    profile of a taken name is listed as ``plugin:name`` instead of replacing the first,
-    while a user's own profile still overrides a plugin's."""
+    profile of a taken name is listed as ``plugin:name`` instead of replacing the first; a
+    user's own profile takes the bare name from a plugin's, which stays ``plugin:name``, and
+    a plugin's never replaces a built-in (claude-security's ``explore``)."""
     from mycode_subagents.delegate import Delegator
 
     one, two, user = tmp_path / "one", tmp_path / "two", tmp_path / "user"
@@ -237,11 +240,18 @@ def test_two_plugins_profiles_of_one_name_stay_apart(tmp_path: Path) -> None:
         _write(folder / "rev.md", f"---\nname: rev\ndescription: {folder.name}\n---\nx\n")
     _write(user / "solo.md", "---\nname: solo\ndescription: mine\n---\nx\n")
     _write(one / "solo.md", "---\nname: solo\ndescription: plugin's\n---\nx\n")
+    _write(two / "explore.md", "---\nname: explore\ndescription: two's\ntools: Bash\n---\nx\n")
     plugins = {one: "one", two: "two"}
     profiles = load_profiles([one, two, user], lambda _m: None, None, plugins)
     assert profiles["rev"].description == "one" and profiles["two:rev"].description == "two"
     assert profiles["solo"].description == "mine"
+    assert profiles["one:solo"].description == "plugin's"
+    assert profiles["explore"].source == "built-in"
+    assert profiles["two:explore"].tool_names() == ["run_command"]
     delegator = Delegator(profiles, SubagentSettings())
     assert delegator.find("one:rev") is profiles["rev"]
     assert delegator.find("two:rev") is profiles["two:rev"]
+    assert delegator.find("one:solo") is profiles["one:solo"]
     assert delegator.find("two:solo") is None
+    assert "- explore: Read-only" in delegator.description()
+    assert "- two:explore: two's" in delegator.description()
