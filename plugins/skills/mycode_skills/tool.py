@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from mycode_core import RunContext, ToolResult, tool
 from mycode_core.api import InlineCommandRefused, fill_arguments, run_inline_commands
@@ -69,12 +69,12 @@ def load(
 
 @tool(read_only=True, concurrency_safe=True, risk="low")
 def load_skill(
-    name: Annotated[str, "the skill's name as listed under 'Skills'"],
+    name: str,
     context: RunContext,
-    args: Annotated[str | None, "the task or arguments for the skill ($ARGUMENTS)"] = None,
+    args: str = "",
 ) -> ToolResult:
-    """Load a skill by its name listed under 'Skills': its instructions (SKILL.md), its files."""
-    return load(name, context, turn=context.prompt, by_model=True, arguments=args)
+    """Load a skill listed under 'Skills' (args: its $ARGUMENTS): its SKILL.md, its files."""
+    return load(name, context, turn=context.prompt, by_model=True, arguments=args or None)
 
 
 LOAD_SKILL = load_skill
