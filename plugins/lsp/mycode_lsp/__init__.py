@@ -71,7 +71,9 @@ def transform_tool_result(
 ) -> ToolResult | None:
     """After a tool wrote a file a language server serves: its errors and warnings (and the
     first time a call names a file of a server that is not installed: one notice)."""
-    if context.store.get("lsp") is None and not context.store.get("lsp.missing"):
+    from mycode_lsp.session import session_of
+
+    if session_of(context) is None:  # no servers in this session (nor in a subagent's)
         return None
     from mycode_lsp.run import tell_missing, with_diagnostics
 

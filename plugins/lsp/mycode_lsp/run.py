@@ -14,12 +14,9 @@ from mycode_lsp.client import LspError
 from mycode_lsp.diagnostics import diagnostics_block
 from mycode_lsp.operations import Operation, run_operation
 from mycode_lsp.servers import Servers
+from mycode_lsp.session import STORE_KEY, LspSession, keep, session_of
 from mycode_lsp.settings import LspSettings
 from mycode_lsp.specs import ServerSpec, parse_spec
-
-STORE_KEY = "lsp"
-MISSING_KEY = "lsp.missing"
-"""The servers whose command is not installed, until a file of theirs is touched."""
 
 
 def _notice(context: RunContext, message: str, level: str = "warning") -> None:
@@ -54,7 +51,8 @@ def parse_entries(entries: list[tuple[str, Any, str]]) -> tuple[list[ServerSpec]
 
 
 def start_for_run(register: Any, context: RunContext, entries: list[tuple[str, Any, str]]) -> None:
-    """Register the ``lsp`` tool and keep the servers on the context (started on first use)."""
+    """Register the ``lsp`` tool and keep the servers for the session (started on first use;
+    its subagents find them through :func:`~mycode_lsp.session.session_of`)."""
     if context.store.get(STORE_KEY) is not None:
         return
     specs, problems = parse_entries(entries)
@@ -72,15 +70,12 @@ def start_for_run(register: Any, context: RunContext, entries: list[tuple[str, A
         )
         return
     missing = [spec for spec in specs if not _installed(spec)]
-    if missing:
-        context.store[MISSING_KEY] = missing
     specs = [spec for spec in specs if spec not in missing]
-    if not specs:
-        return
-    servers = Servers(specs, context.workspace, context.home / "logs" / "lsp")
-    context.store[STORE_KEY] = servers
-    context.cleanup.append(servers.close)
-    register(lsp_tool(specs))
+    servers = Servers(specs, context.workspace, context.home / "logs" / "lsp") if specs else None
+    keep(context, LspSession(servers, missing))
+    if servers is not None:
+        context.cleanup.append(servers.close)
+        register(lsp_tool(servers))
 
 
 def _installed(spec: ServerSpec) -> bool:
@@ -92,16 +87,16 @@ def _installed(spec: ServerSpec) -> bool:
 def tell_missing(call: ToolCall, tool_: Tool | None, context: RunContext) -> None:
     """The first time a call names a file a server that is not installed would serve: one
     notice saying so (typescript-lsp installed warned in every run of a Python project)."""
-    missing: list[ServerSpec] | None = context.store.get(MISSING_KEY)
-    if not missing or tool_ is None:
+    session = session_of(context)
+    if session is None or not session.missing or tool_ is None:
         return
     arguments = call.arguments if isinstance(call.arguments, dict) else {}
     paths = [arguments.get(name) for name in tool_.paths]
     suffixes = {Path(raw).suffix for raw in paths if isinstance(raw, str) and raw}
-    with context.lock:
-        told = [spec for spec in missing if any(spec.language_of(s) for s in suffixes)]
+    with session.lock:
+        told = [spec for spec in session.missing if any(spec.language_of(s) for s in suffixes)]
         for spec in told:
-            missing.remove(spec)
+            session.missing.remove(spec)
     for spec in told:
         where = f" ({spec.source})" if spec.source != "config" else ""
         _notice(
@@ -111,9 +106,10 @@ def tell_missing(call: ToolCall, tool_: Tool | None, context: RunContext) -> Non
         )
 
 
-def lsp_tool(specs: list[ServerSpec]) -> Tool:
-    """The ``lsp`` tool, its description naming the servers and the files each serves."""
-    served = "; ".join(f"{s.name} for {' '.join(sorted(s.extensions))}" for s in specs)
+def lsp_tool(servers: Servers) -> Tool:
+    """The ``lsp`` tool, its description naming the servers and the files each serves (it
+    asks ``servers`` whichever agent calls it: a subagent gets its parent's tools)."""
+    served = "; ".join(f"{s.name} for {' '.join(sorted(s.extensions))}" for s in servers.specs)
     description = (
         "Ask the workspace's language server about code: where a symbol is defined "
         "(goToDefinition, goToImplementation), where it is used (findReferences), its type and "
@@ -139,7 +135,6 @@ def lsp_tool(specs: list[ServerSpec]) -> Tool:
         :param character: 1-based column of the symbol.
         :param query: workspaceSymbol only: the name to look for.
         """
-        servers: Servers = context.store[STORE_KEY]
         timeout = float(lsp_settings(context).request_timeout_s)
         try:
             return run_operation(servers, operation, Path(path), line, character, query, timeout)
@@ -164,10 +159,13 @@ def with_diagnostics(
     call: ToolCall, tool_: Tool | None, result: ToolResult, context: RunContext
 ) -> ToolResult | None:
     """``result`` with the diagnostics of each file the call wrote (``None``: unchanged)."""
-    servers: Servers | None = context.store.get(STORE_KEY)
+    session = session_of(context)
     section = lsp_settings(context)
-    if servers is None or tool_ is None or result.is_error or not section.diagnostics:
+    if session is None or session.servers is None or tool_ is None:
         return None
+    if result.is_error or not section.diagnostics:
+        return None
+    servers = session.servers
     if not isinstance(result.content, str):
         return None
     arguments = call.arguments if isinstance(call.arguments, dict) else {}
@@ -182,9 +180,10 @@ def with_diagnostics(
         try:
             found = servers.diagnostics(path, float(section.diagnostics_wait_s))
         except LspError as exc:
-            said = context.store.setdefault("lsp.said", set())
-            if str(exc) not in said:
-                said.add(str(exc))
+            with session.lock:
+                new = str(exc) not in session.said
+                session.said.add(str(exc))
+            if new:
                 _notice(context, str(exc))
             continue
         if found and (block := diagnostics_block(context.workspace, path.resolve(), found)):

@@ -1,7 +1,8 @@
 """A tiny language server for the tests: records what it was given in the file argv[1].
 
 It writes its environment, asks its client ``workspace/configuration`` and records the answer,
-publishes one warning for every document opened or changed, and crashes on ``hover``.
+publishes one warning for every document opened or changed, crashes on ``hover``, answers any
+other request with ``null``, and adds its pid to the file ``argv[1]`` + ``.starts``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ def send(message: dict) -> None:
 
 
 record: dict = {"env": dict(os.environ)}
+with open(sys.argv[1] + ".starts", "a") as starts:
+    starts.write(f"{os.getpid()}\n")
 
 
 def save() -> None:
@@ -61,5 +64,7 @@ while (message := read()) is not None:
         send({"id": message["id"], "result": None})
     elif method == "exit":
         break
+    elif method and "id" in message:
+        send({"id": message["id"], "result": None})
     save()
 save()

@@ -311,6 +311,36 @@ def test_the_server_gets_no_secrets_and_its_settings(ws: Path, tmp_path: Path) -
     assert seen["initialize"]["rootUri"] == ws.resolve().as_uri()
 
 
+def _write(call_id: str, path: str) -> dict[str, Any]:
+    arguments = {"path": path, "content": "x = 1\n"}
+    return {"tool_calls": [{"id": call_id, "name": "write_file", "arguments": arguments}]}
+
+
+def test_a_subagent_uses_the_sessions_servers(ws: Path, tmp_path: Path) -> None:
+    """A subagent (``delegate_task``) asks the session's server and its writes get their
+    diagnostics: one server for the whole session, stopped once, at the end of the run."""
+    record = tmp_path / "record.json"
+    home = tmp_path / "home"
+    _fake_config(home, record)
+    task = {"task": "CHILD: look, then write", "agent": "general"}
+    turns = [
+        {"tool_calls": [{"id": "d1", "name": "delegate_task", "arguments": task}]},
+        {"tool_calls": [_lsp("c-syms", "documentSymbol")]},  # the child's turns
+        _write("c-write", "child.py"),
+        {"content": "child done"},
+        _write("m-write", "main.py"),  # the main agent's again
+    ]
+    results = _results(_run(ws, home, turns, "--trust"))
+    assert results["c-syms"]["agent_id"] and not results["c-syms"]["is_error"]
+    assert results["c-syms"]["content"] == "no symbols in app.py"
+    warning = "{}:1:1: warning: seen textDocument/didOpen [fake]"
+    assert warning.format("child.py") in results["c-write"]["content"]
+    assert warning.format("main.py") in results["m-write"]["content"]
+    assert not results["d1"]["is_error"]
+    assert len(Path(f"{record}.starts").read_text().split()) == 1
+    assert wait_until(lambda: not host_processes(str(record)), 10)
+
+
 def test_a_sigkilled_mycode_leaves_no_language_server_behind(ws: Path, tmp_path: Path) -> None:
     """``kill -9`` runs no clean-up: a server that stays up after its stdin ends (or a worker
     it started) lived on; its process group is now killed by the lifeline."""
