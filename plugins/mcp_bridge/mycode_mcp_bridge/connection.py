@@ -36,6 +36,7 @@ from mycode_mcp_bridge.serverlog import (
 )
 from mycode_mcp_bridge.tools import TASK_ONLY, callable_tool
 from mycode_mcp_bridge.transports import (
+    HttpReplies,
     WatchedStream,
     describe_error,
     end_group,
@@ -123,6 +124,8 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._log: IO[str] | None = None
         self._listing_gaps: dict[str, str] = {}
+        self._replies: HttpReplies | None = None
+        """What the streamable-HTTP server of this session refused (``None`` for others)."""
         route_sdk_logs()
 
     # ----------------------------------------------------------------- lifecycle
@@ -194,6 +197,7 @@ class ServerConnection:
     ) -> None:
         log: IO[str] | None = None
         pgid: int | None = None
+        replies = self._replies = HttpReplies() if self.spec.transport == "http" else None
         try:
             log = self._log = open_log(self.log_path, self.name, self.spec.describe())
             self._log_offset = log.tell()
@@ -204,9 +208,10 @@ class ServerConnection:
                 if self._cancel_requested:
                     scope.cancel()
                 async with contextlib.AsyncExitStack() as stack:
-                    read, write = await stack.enter_async_context(
-                        open_transport(self.spec, self.workspace, log, guard_git=self.guard_git)
+                    transport = open_transport(
+                        self.spec, self.workspace, log, guard_git=self.guard_git, replies=replies
                     )
+                    read, write = await stack.enter_async_context(transport)
                     if self.spec.transport == "stdio":
                         pgid = server_group(self.log_path)
                         watch_group(pgid)  # its group dies with mycode, even a SIGKILLed one
@@ -431,8 +436,7 @@ class ServerConnection:
                     while self.state == "ready":
                         await anyio.sleep(0.02)
                 raise ServerError("crashed", "the server went away during the call") from None
-            if remote and not again and _session_gone(exc.message):
-                self.mark_hung("the server no longer knew the session (restarted?)", hung=False)
+            if not again and self._session_gone(exc):
                 return await self.call(
                     tool, arguments, timeout=timeout, progress=progress, again=True
                 )
@@ -456,9 +460,24 @@ class ServerConnection:
         capabilities = getattr(self._session, "server_capabilities", None)
         return getattr(capabilities, capability, None) is not None
 
-    async def request(self, make: Callable[[ClientSession], Awaitable[T]]) -> T:
+    def _session_gone(self, exc: MCPError) -> bool:
+        """Whether an HTTP server refused a request because it no longer knows the session
+        (it restarted): it ran nothing of it. The session is ended; the next request opens a
+        new one (once)."""
+        if self.spec.transport == "stdio":
+            return False
+        refused = self._replies is not None and self._replies.session_gone
+        if not (refused or _session_gone(exc.message)):
+            return False
+        self.mark_hung("the server no longer knew the session (restarted?)", hung=False)
+        return True
+
+    async def request(
+        self, make: Callable[[ClientSession], Awaitable[T]], *, again: bool = False
+    ) -> T:
         """One request of the bridge's own (resources, prompts), bounded by
-        the call timeout; raises :class:`ServerError` with a readable message."""
+        the call timeout; raises :class:`ServerError` with a readable message. Like a call,
+        it is made once more in a new session when the server forgot the old one."""
         await self._restart_if_crashed()
         session = self._session
         if session is None or self.state != "ready":
@@ -469,6 +488,8 @@ class ServerConnection:
         except TimeoutError:
             raise ServerError("timeout", f"no answer within {self.call_timeout:g} s") from None
         except MCPError as exc:
+            if not again and self._session_gone(exc):
+                return await self.request(make, again=True)
             message = self.spec.redact(f"MCP error {exc.code}: {exc.message}")
             raise ServerError("error", message) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):

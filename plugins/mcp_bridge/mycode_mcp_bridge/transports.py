@@ -80,6 +80,41 @@ class StartProblem(Exception):
     """A reason a server cannot start, already worded for the user."""
 
 
+class HttpReplies:
+    """What the HTTP client saw of an HTTP server's refusals, which the SDK's errors leave
+    out: it turns a 400 into "Server returned an error response" (-32603) and a 404 into
+    "Not Found" (-32601). An ``httpx2`` response hook of the connection's client."""
+
+    def __init__(self) -> None:
+        self.refused: tuple[int, str, str] | None = None
+        """The last refused POST: ``(status, reason phrase, URL)``."""
+        self.session_gone = False
+        """A request carrying the session id was refused (400/404) other than as an answer
+        to that request: the server no longer knows the session (it restarted), so it ran
+        nothing of it."""
+
+    async def on_response(self, response: Any) -> None:
+        if response.request.method != "POST" or response.status_code < 400:
+            return
+        status = response.status_code
+        self.refused = (status, response.reason_phrase, str(response.request.url))
+        if status in (400, 404) and "mcp-session-id" in response.request.headers:
+            self.session_gone = not await _answers_the_request(response)
+
+
+async def _answers_the_request(response: Any) -> bool:
+    """Whether a refusal's body is a JSON-RPC error naming a request id (a spec-correct
+    server's 400 for invalid params, 404 for an unknown method), not one about the session
+    (no id, as server-everything's "Bad Request: No valid session ID provided")."""
+    if "json" not in response.headers.get("content-type", ""):
+        return False
+    try:
+        body = json.loads(await response.aread())
+    except Exception:  # noqa: BLE001 - unreadable: not an answer
+        return False
+    return isinstance(body, dict) and body.get("id") is not None
+
+
 def _clean(value: Any) -> Any:
     if isinstance(value, str):
         return without_lone_surrogates(value)
@@ -285,12 +320,17 @@ async def _headers(spec: ServerSpec, workspace: Path) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def _http_transport(spec: ServerSpec, workspace: Path) -> AsyncIterator[Any]:
+async def _http_transport(
+    spec: ServerSpec, workspace: Path, replies: HttpReplies | None
+) -> AsyncIterator[Any]:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     headers = await _headers(spec, workspace)
-    client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    hooks = {"response": [replies.on_response]} if replies is not None else {}
+    client = httpx2.AsyncClient(
+        headers=headers, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks=hooks
+    )
     async with client:
         async with streamable_http_client(spec.url, http_client=client) as streams:
             yield streams
@@ -305,12 +345,18 @@ async def _sse_transport(spec: ServerSpec, workspace: Path) -> AsyncIterator[Any
 
 
 def open_transport(
-    spec: ServerSpec, workspace: Path, log: IO[str], *, guard_git: bool = False
+    spec: ServerSpec,
+    workspace: Path,
+    log: IO[str],
+    *,
+    guard_git: bool = False,
+    replies: HttpReplies | None = None,
 ) -> contextlib.AbstractAsyncContextManager[Any]:
     """The transport for ``spec``: a stdio process (stderr to ``log``, cwd the workspace by
     default) or an HTTP/SSE connection with the configured headers. With ``guard_git`` (an
     untrusted workspace) a stdio server's git ignores what the repository's configuration
-    would run (:mod:`~mycode_mcp_bridge.gitguard`)."""
+    would run (:mod:`~mycode_mcp_bridge.gitguard`); ``replies`` learns what a streamable-HTTP
+    server refused."""
     if spec.transport == "stdio":
         env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
         env["CLAUDE_PROJECT_DIR"] = str(workspace)  # as Claude Code gives its servers
@@ -334,4 +380,4 @@ def open_transport(
         return stdio_client(params, errlog=cast(TextIO, log))
     if spec.transport == "sse":
         return _sse_transport(spec, workspace)
-    return _http_transport(spec, workspace)
+    return _http_transport(spec, workspace, replies)
