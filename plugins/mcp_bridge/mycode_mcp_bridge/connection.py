@@ -245,7 +245,7 @@ class ServerConnection:
                         group.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - every failure becomes a reported reason
             if self.state in ("starting", "ready") and not self._stopping:
-                self.reason = describe_error(exc, self.spec)
+                self.reason = describe_error(exc, self.spec, replies)
                 if self._eof and self.state == "ready":
                     self.reason = "the server process exited unexpectedly"
         finally:

@@ -32,15 +32,73 @@ PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
 """Variables passed to stdio servers besides the SDK's safe defaults (HOME, PATH, ...)."""
 
 
-def describe_error(exc: BaseException, spec: ServerSpec) -> str:
+def describe_error(exc: BaseException, spec: ServerSpec, replies: HttpReplies | None = None) -> str:
     """A short, readable reason for a start-up or transport failure (expanded ``${VAR}``
-    values written back as ``${VAR}``)."""
-    return spec.redact(_describe_error(exc, spec))
-
-
-def _describe_error(exc: BaseException, spec: ServerSpec) -> str:
+    values written back as ``${VAR}``); ``replies`` tells what an HTTP server refused."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    reason = _describe_error(exc, spec, replies)
+    if spec.transport != "stdio" and (unset := _unset_in_headers(spec)):
+        if _illegal_header(exc):  # "Bearer ${TOKEN}" with no TOKEN: "Bearer " is refused
+            reason = f"{unset}: the header's value is not valid without it"
+        else:
+            reason += f"; {unset}"
+    return spec.redact(reason)
+
+
+def mcp_error_text(exc: MCPError) -> str:
+    """``MCP error CODE: MESSAGE``, once: servers built on the TypeScript SDK put that prefix
+    in the message already."""
+    prefix = f"MCP error {exc.code}:"
+    return exc.message if exc.message.startswith(prefix) else f"{prefix} {exc.message}"
+
+
+def _refusal(status: int, phrase: str, url: str) -> str:
+    """An HTTP server's refusal, with what to check."""
+    what = f"HTTP {status} {phrase}".strip()
+    if status in (401, 403):
+        return f"{what}: check the entry's headers / token"
+    if status == 404:
+        return f"{what} for {url}: check the URL"
+    return f"{what} from {url}"
+
+
+def _http_status(exc: BaseException) -> tuple[int, str, str] | None:
+    """``(status, phrase, URL)`` of an ``HTTPStatusError`` under ``exc`` (the SSE client raises
+    it when the server refuses the stream)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        response = getattr(seen, "response", None)
+        status = getattr(response, "status_code", None)
+        if isinstance(status, int):
+            url = getattr(getattr(response, "request", None), "url", "")
+            return status, str(getattr(response, "reason_phrase", "")), str(url)
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _unset_in_headers(spec: ServerSpec) -> str:
+    """``header 'Authorization' uses ${TOKEN}, which is not set`` for each unset variable
+    the entry's headers use ("" if none)."""
+    headers = spec.raw.get("headers")
+    return "; ".join(
+        f"header {name!r} uses ${{{var}}}, which is not set"
+        for name, value in (headers.items() if isinstance(headers, dict) else ())
+        for var in spec.missing_vars
+        if isinstance(value, str) and f"${{{var}}}" in value
+    )
+
+
+def _illegal_header(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if type(seen).__name__ == "LocalProtocolError" and "header" in str(seen).lower():
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _describe_error(exc: BaseException, spec: ServerSpec, replies: HttpReplies | None) -> str:
     if isinstance(exc, FileNotFoundError) or (
         isinstance(exc, OSError) and exc.errno == errno.ENOENT
     ):
@@ -52,9 +110,13 @@ def _describe_error(exc: BaseException, spec: ServerSpec) -> str:
             if spec.transport == "stdio":
                 return "the server process exited before completing the MCP handshake"
             return "the connection closed before completing the MCP handshake"
-        return f"MCP error {exc.code}: {exc.message}"
+        if replies is not None and replies.refused is not None:
+            return _refusal(*replies.refused)
+        return mcp_error_text(exc)
     if isinstance(exc, StartProblem):
         return str(exc)
+    if spec.transport != "stdio" and (refused := _http_status(exc)) is not None:
+        return _refusal(*refused)
     if spec.transport != "stdio" and (reason := _connect_reason(exc)) is not None:
         return f"cannot connect to {spec.url}: {reason}"
     text = one_line(exc)
