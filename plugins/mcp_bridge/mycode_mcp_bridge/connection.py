@@ -40,6 +40,7 @@ from mycode_mcp_bridge.transports import (
     WatchedStream,
     describe_error,
     end_group,
+    mcp_error_text,
     open_transport,
     server_group,
 )
@@ -247,13 +248,13 @@ class ServerConnection:
             if self.state in ("starting", "ready") and not self._stopping:
                 self.reason = describe_error(exc, self.spec, replies)
                 if self._eof and self.state == "ready":
-                    self.reason = "the server process exited unexpectedly"
+                    self.reason = self._went_away
         finally:
             self._session, self._watch = None, None
             crashed = self.state == "ready" and not self._stopping
             if crashed:
                 self.state = "crashed"
-                self.reason = self.reason or "the server process exited unexpectedly"
+                self.reason = self.reason or self._went_away
             elif self.state == "starting":
                 self.state = "failed"
                 if self.reason is None:
@@ -268,6 +269,13 @@ class ServerConnection:
                 log.close()
             if crashed:
                 self._notify(self.on_crash)
+
+    @property
+    def _went_away(self) -> str:
+        """Why a ready session ended by itself."""
+        if self.spec.transport == "stdio":
+            return "the server process exited unexpectedly"
+        return "the connection to the server closed"
 
     async def stop(self, timeout: float = 8.0) -> None:
         """Stop the server (close its stdin, then terminate the process tree), bounded."""
@@ -443,8 +451,7 @@ class ServerConnection:
             if exc.code == types.REQUEST_TIMEOUT:
                 self._check_health_soon()
                 raise ServerError("timeout", f"no answer within {timeout:g} s") from None
-            message = self.spec.redact(f"MCP error {exc.code}: {exc.message}")
-            raise ServerError("error", message) from None
+            raise ServerError("error", self.spec.redact(mcp_error_text(exc))) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             raise ServerError("crashed", "the connection to the server is closed") from None
         except RuntimeError as exc:
@@ -490,8 +497,7 @@ class ServerConnection:
         except MCPError as exc:
             if not again and self._session_gone(exc):
                 return await self.request(make, again=True)
-            message = self.spec.redact(f"MCP error {exc.code}: {exc.message}")
-            raise ServerError("error", message) from None
+            raise ServerError("error", self.spec.redact(mcp_error_text(exc))) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             raise ServerError("crashed", "the connection to the server is closed") from None
 

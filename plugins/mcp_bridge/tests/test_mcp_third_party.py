@@ -441,3 +441,7 @@ def test_everything_server_resources_can_be_listed_and_a_link_followed(make_run)
     uri = links.split("<", 1)[1].split(">", 1)[0]  # the first link, as the model would read it
     followed = run.call("read_mcp_resource", {"server": "everything", "uri": uri})
     assert not followed.is_error and f"resource {uri}" in str(followed.content)
+    missing = "demo://resource/static/document/nothing.md"
+    gone = run.call("read_mcp_resource", {"server": "everything", "uri": missing})
+    assert gone.is_error and f"could not read {missing}: MCP error -32602: " in str(gone.content)
+    assert str(gone.content).count("MCP error") == 1, gone.content  # its message has it already
