@@ -482,13 +482,13 @@ def load_servers(workspace: Path, home: Path, settings: Any) -> LoadedConfig:
     for scope, source, table in raw_sources:
         for name, entry in table.items():
             name = str(name)
+            if isinstance(entry, dict) and entry.get("disabled") is True:
+                loaded.servers.pop(name, None)  # `{"disabled": true}` alone needs no command
+                continue
             try:
                 spec = parse_server(name, entry, scope, source, workspace)
             except ConfigProblem as exc:
                 loaded.problems.append(str(exc))
-                continue
-            if isinstance(entry, dict) and entry.get("disabled") is True:
-                loaded.servers.pop(name, None)
                 continue
             previous = loaded.servers.get(name)
             if previous is not None:
