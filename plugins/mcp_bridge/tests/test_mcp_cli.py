@@ -177,9 +177,10 @@ def _mycode(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedProce
 
 
 def _scripted_run(
-    prompt: str, script: Path, config: Path, home: Path, workspace: Path
+    prompt: str, script: Path, config: Path | str, home: Path, workspace: Path
 ) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
-    """``mycode -p PROMPT`` with the scripted model and ``--mcp-config``; it must succeed."""
+    """``mycode -p PROMPT`` with the scripted model and ``--mcp-config`` (a file or inline
+    JSON); it must succeed."""
     done = _mycode(
         ["-p", prompt, "--model", f"scripted:{script}", "--mcp-config", str(config),
          "--output-format", "stream-json", "--cwd", str(workspace), "--completion-policy", "off"],
@@ -217,6 +218,28 @@ def test_end_to_end_run_with_mcp_config(workspace: Path, home: Path, tmp_path: P
     assert "noise" not in done.stderr and "starting" not in done.stderr  # server stderr kept out
     pids = [int(p) for p in marker.read_text().split()]
     assert pids and wait_until(lambda: not any(process_alive(p) for p in pids), 10)
+
+
+def test_mcp_config_takes_inline_json_as_claude_code_does(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    """A value starting with ``{`` is the servers themselves. It was refused: "no such file"
+    (``-p``), click's "File ... does not exist" (``mycode tools``)."""
+    inline = json.dumps({"mcpServers": {"time": {"command": str(BIN / "mcp-server-time")}}})
+    script = tmp_path / "script.json"
+    call = {"name": "mcp__time__get_current_time", "arguments": {"timezone": "UTC"}}
+    script.write_text(json.dumps([{"tool_calls": [call]}, {"content": "done"}]))
+    _, events = _scripted_run("what time is it?", script, inline, home, workspace)
+    (result,) = [e for e in events if e["type"] == "tool_result"]
+    assert result["is_error"] is False and '"timezone":"UTC"' in result["content"]
+    listed = _mycode(["tools", "--json", "--mcp-config", inline], home, workspace)
+    assert listed.returncode == 0, listed.stderr
+    assert "mcp__time__get_current_time" in {row["name"] for row in json.loads(listed.stdout)}
+    run = ["-p", "x", "--model", f"scripted:{script}"]
+    for args in (run, ["tools"]):
+        missing = _mycode([*args, "--mcp-config", "nowhere.json"], home, workspace)
+        assert missing.returncode == 2, missing.stderr
+        assert "--mcp-config nowhere.json: no such file" in missing.stderr
 
 
 def test_what_is_not_json_rpc_on_stdout_stays_out_of_the_terminal_and_the_session(
