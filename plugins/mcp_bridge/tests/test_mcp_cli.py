@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from mcp_helpers import BIN, assert_not_imported, feature
 from mycode_mcp_bridge.cli import mcp_cli
@@ -240,6 +241,31 @@ def test_mcp_config_takes_inline_json_as_claude_code_does(
         missing = _mycode([*args, "--mcp-config", "nowhere.json"], home, workspace)
         assert missing.returncode == 2, missing.stderr
         assert "--mcp-config nowhere.json: no such file" in missing.stderr
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    ("{bad", " is not valid JSON: Expecting property name enclosed in double quotes (line 1)"),
+    ('{"servers": {}}', ": no 'mcpServers' object; its 'servers' (VS Code's shape) is not read"),
+    ('{"time": {"command": "t"}}', """: no 'mcpServers' object (expected {"mcpServers": ...})"""),
+    ("", """: no 'mcpServers' object"""),
+])  # fmt: skip
+def test_an_mcp_config_file_that_cannot_be_read_is_a_configuration_error(
+    workspace: Path, home: Path, tmp_path: Path, content: str, problem: str
+) -> None:
+    """The user named it: exit 2 and one line saying what is wrong with which file (it was a
+    notice, and the run went on without its servers, exit 0)."""
+    config = tmp_path / "servers.json"
+    config.write_text(content)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"content": "done"}]))
+    run = ["-p", "x", "--model", f"scripted:{script}"]
+    for args in (run, ["tools"]):
+        done = _mycode([*args, "--mcp-config", str(config)], home, workspace)
+        assert done.returncode == 2, done.stdout + done.stderr
+        (line,) = done.stderr.splitlines()
+        assert f"--mcp-config {config}{problem}" in line, line
+    inline = _mycode([*run, "--mcp-config", "{bad"], home, workspace)
+    assert inline.returncode == 2 and "--mcp-config: inline JSON is not valid JSON" in inline.stderr
 
 
 def test_what_is_not_json_rpc_on_stdout_stays_out_of_the_terminal_and_the_session(
