@@ -49,7 +49,7 @@ def trusted_specs(context: RunContext, specs: list[ServerSpec]) -> list[ServerSp
         if state in ("trusted", "approved"):
             chosen.append(spec)
             continue
-        if state == "denied":
+        if state in ("denied", "rejected"):
             continue
         answer = _ask(context, spec)
         if answer is None:
