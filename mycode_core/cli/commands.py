@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from mycode_core.cli.options import plugin_dir_option
+from mycode_core.cli.options import mcp_config_option, mcp_config_values, plugin_dir_option
 
 
 class _PluginConfigError(click.ClickException):
@@ -130,12 +130,7 @@ def add_core_commands(cli: click.Group) -> None:
         type=click.Path(file_okay=False, exists=True),
         help="Workspace (default: current directory).",
     )
-    @click.option(
-        "--mcp-config",
-        multiple=True,
-        type=click.Path(dir_okay=False, exists=True),
-        help="MCP servers file (.mcp.json shape), as for a run.",
-    )
+    @mcp_config_option("MCP servers: a file or inline JSON (.mcp.json shape), as for a run.")
     @plugin_dir_option()
     def tools_command(
         as_json: bool, cwd: str | None, mcp_config: tuple[str, ...], plugin_dirs: tuple[str, ...]
@@ -153,7 +148,10 @@ def add_core_commands(cli: click.Group) -> None:
 
         workspace = Path(cwd or os.getcwd()).resolve()
         try:
-            files = [str(Path(path).resolve()) for path in mcp_config]
+            files = mcp_config_values(mcp_config)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        try:
             folders = [str(Path(path).expanduser().resolve()) for path in plugin_dirs]
             rows = offered_rows(workspace, notice, files, folders)
         except (ConfigError, PluginLoadError, SetupError) as exc:

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from mycode_core import __version__
-from mycode_core.cli.options import plugin_dir_option
+from mycode_core.cli.options import mcp_config_option, plugin_dir_option
 from mycode_core.cli.plugin_commands import PluginCommandGroup
 from mycode_core.cli.signals import ctrl_c_exits
 
@@ -119,11 +119,8 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
             help="-p only: a JSON Schema (file or inline JSON) the final answer must satisfy; "
             "result.structured_output holds the parsed answer.",
         ),
-        click.option(
-            "--mcp-config",
-            multiple=True,
-            type=click.Path(dir_okay=False),
-            help="MCP servers file (.mcp.json shape); its servers are trusted.",
+        mcp_config_option(
+            "MCP servers: a file or inline JSON (.mcp.json shape); its servers are trusted."
         ),
         click.option(
             "--trust",

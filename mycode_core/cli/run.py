@@ -187,6 +187,7 @@ def run_agent(
 
     scan_for_startup()  # before the first model is built (pydantic scans then)
     from mycode_core.cli.mentions import expand
+    from mycode_core.cli.options import mcp_config_values
     from mycode_core.cli.rewind import rewound
     from mycode_core.cli.transcript_history import history_from_events
     from mycode_core.config import (
@@ -236,9 +237,10 @@ def run_agent(
             prompt = f"{prompt}\n\n{piped}"
     if not interactive and not prompt and not continue_latest and not resume_id:
         return _fail('no prompt given: run `mycode -p "your task"` or pipe the task on stdin')
-    for path in mcp_config:
-        if not Path(path).is_file():
-            return _fail(f"--mcp-config {path}: no such file")
+    try:
+        mcp_files = mcp_config_values(mcp_config)
+    except ValueError as exc:
+        return _fail(str(exc))
     try:
         permissions = flag_rules(allow=allow_rules, deny=deny_rules)
     except ValueError as exc:
@@ -251,7 +253,7 @@ def run_agent(
         "max_tokens": max_tokens,
         "max_budget_usd": max_budget_usd,
         "permission_mode": permission_mode,
-        "mcp_config_files": [str(Path(p).resolve()) for p in mcp_config] or None,
+        "mcp_config_files": mcp_files or None,
         "trust_workspace": True if trust_workspace else None,
         "plugin_dirs": [str(Path(p).expanduser().resolve()) for p in plugin_dir] or None,
         "permissions": permissions or None,

@@ -52,6 +52,8 @@ class Bridge:
         self.exposed: dict[str, dict[str, str]] = {}
         self.invalid: dict[str, dict[str, str]] = {}
         """Per server: its tools whose schema no validator accepts → why (not offered)."""
+        self.with_resources: list[str] = []
+        """Servers that had a resource or a template at start-up."""
         self.published = False
         self.closed = False
         self._reported: set[str] = set()
@@ -142,19 +144,20 @@ class Bridge:
         for connection in list(self.connections.values()):
             if connection.state != "ready":
                 self.report_failure(connection, "failed to start", direct=True)
-        if self._any_resources([c for c in ready if c.offers("resources")]):
+        self.with_resources = self._with_resources([c for c in ready if c.offers("resources")])
+        if self.with_resources:
             from mycode_mcp_bridge.resources import resource_tools
 
             for tool in resource_tools(self):
                 if not self._taken_elsewhere(tool.name):
                     self.context.tools.add(tool, replace=True)
 
-    def _any_resources(self, connections: list[ServerConnection]) -> bool:
-        """Whether one of ``connections`` has a resource or a template (asked of all at once,
-        before the first request, so the tools the model sees stay the same all run): many
-        servers declare the capability and offer none (``mcp-server-time``)."""
+    def _with_resources(self, connections: list[ServerConnection]) -> list[str]:
+        """The names of ``connections`` that have a resource or a template (asked of all at
+        once, before the first request, so the tools the model sees stay the same all run):
+        many servers declare the capability and offer none (``mcp-server-time``)."""
         if not connections:
-            return False
+            return []
         from mycode_mcp_bridge.resources import has_resources
 
         async def ask(connection: ServerConnection) -> bool:
@@ -163,17 +166,18 @@ class Bridge:
             except Exception:  # noqa: BLE001 - a server that cannot say offers nothing here
                 return False
 
-        async def ask_all() -> bool:
+        async def ask_all() -> list[str]:
             import asyncio
 
-            return any(await asyncio.gather(*(ask(c) for c in connections)))
+            found = await asyncio.gather(*(ask(c) for c in connections))
+            return [c.name for c, has in zip(connections, found, strict=True) if has]
 
         future = self.loop.submit(ask_all())
         try:
-            return bool(_wait(future, RESOURCE_CHECK_S, self.context))
+            return list(_wait(future, RESOURCE_CHECK_S, self.context))
         except (_Cancelled, concurrent.futures.TimeoutError):
             future.cancel()
-            return False
+            return []
 
     # ----------------------------------------------------------------- registry
 

@@ -126,6 +126,7 @@ def list_cmd(as_json: bool, cwd: str | None) -> None:
     for spec in sorted(specs, key=lambda s: s.name):
         row = rows_by_name.get(spec.name)
         if row is None:
+            rejected = None if spec.trusted else trust.rejected_by(workspace, settings, spec.name)
             row = {
                 "name": spec.name,
                 "scope": spec.scope,
@@ -133,7 +134,9 @@ def list_cmd(as_json: bool, cwd: str | None) -> None:
                 "transport": spec.transport,
                 "target": spec.describe(),
                 "status": trust.status(home, workspace, settings, spec),
-                "reason": "project server not approved for this workspace",
+                "reason": f"disabled by disabledMcpjsonServers in {rejected}"
+                if rejected
+                else "project server not approved for this workspace",
                 "tools": [],
                 "exposed": [],
                 "hidden": [],
@@ -326,7 +329,8 @@ def approve_cmd(names: tuple[str, ...], deny: bool, reset: bool, cwd: str | None
         trust.forget(home, workspace)
         click.echo(f"Forgot every MCP approval for {workspace}")
         return
-    loaded = load_servers(workspace, home, _settings(workspace, home))
+    settings = _settings(workspace, home)
+    loaded = load_servers(workspace, home, settings)
     project = {n: s for n, s in loaded.servers.items() if not s.trusted}
     unknown = [n for n in names if n not in project]
     if unknown:
@@ -341,6 +345,9 @@ def approve_cmd(names: tuple[str, ...], deny: bool, reset: bool, cwd: str | None
         click.echo(f"{verb} {spec.name!r}: {spec.describe()}")
         for item in spec.passes():
             click.echo(f"  with {item}")
+        rejected = trust.rejected_by(workspace, settings, spec.name)
+        if rejected and not deny:
+            click.echo(f"  (it stays disabled: disabledMcpjsonServers in {rejected} names it)")
 
 
 def mcp_group() -> click.Group:

@@ -374,28 +374,50 @@ def workspace_trusted(settings: Any) -> bool:
         return False
 
 
-def _cli_sources(settings: Any, problems: list[str]) -> list[tuple[str, dict[str, Any]]]:
-    """Tables from ``--mcp-config`` values (paths or inline JSON); problems are collected."""
+def _cli_sources(
+    settings: Any, problems: list[str], fatal: list[str]
+) -> list[tuple[str, dict[str, Any]]]:
+    """Tables from ``--mcp-config`` values (paths or inline JSON). What is wrong with a value
+    named on the command line goes to ``fatal`` (the run cannot be what the user asked for),
+    with one of other sources (the user's ``mcp_config_files``, plugin folders) to
+    ``problems``."""
     out: list[tuple[str, dict[str, Any]]] = []
+    flags = _flag_values(settings)
     for item in _named_files(settings, problems):
-        text = str(item).strip()
         try:
-            if text.startswith("{"):
-                try:
-                    data = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise ConfigProblem(
-                        f"--mcp-config: inline JSON is invalid: {exc.msg}"
-                    ) from None
-                out.append(("--mcp-config (inline)", servers_of(data, "--mcp-config")))
-                continue
-            path = Path(text).expanduser()
-            if not path.is_file():
-                raise ConfigProblem(f"--mcp-config: file not found: {path}")
-            out.append((str(path), servers_of(read_json(path), str(path))))
+            out.append(_cli_source(str(item).strip()))
         except ConfigProblem as exc:
-            problems.append(str(exc))
+            (fatal if item in flags else problems).append(str(exc))
     return out
+
+
+def _cli_source(text: str) -> tuple[str, dict[str, Any]]:
+    """``(source, mcpServers table)`` of one ``--mcp-config`` value; the file (or inline
+    JSON) must hold an ``mcpServers`` object."""
+    if text.startswith("{"):
+        source, shown = "--mcp-config (inline)", "--mcp-config: inline JSON"
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigProblem(f"{shown} is not valid JSON: {exc.msg}") from None
+    else:
+        path = Path(text).expanduser()
+        source, shown = str(path), f"--mcp-config {path}"
+        if not path.is_file():
+            raise ConfigProblem(f"{shown}: file not found")
+        try:
+            data = read_json(path)
+        except ConfigProblem as exc:
+            raise ConfigProblem(f"--mcp-config {exc}") from None
+    if isinstance(data, dict) and not {"mcpServers", "mcp_servers", "servers"} & set(data):
+        raise ConfigProblem(f"""{shown}: no 'mcpServers' object (expected {{"mcpServers": ...}})""")
+    return source, servers_of(data, shown)
+
+
+def _flag_values(settings: Any) -> list[str]:
+    """The ``--mcp-config`` values of the command line (its config layer)."""
+    layers = dict(getattr(settings, "layers", None) or [])
+    return [str(item) for item in (layers.get("cli") or {}).get("mcp_config_files") or []]
 
 
 def _named_files(settings: Any, problems: list[str]) -> list[str]:
@@ -435,6 +457,8 @@ class LoadedConfig:
 
     servers: dict[str, ServerSpec] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    fatal: list[str] = field(default_factory=list)
+    """What is wrong with an ``--mcp-config`` value of the command line (exit 2)."""
     shadowed: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -476,19 +500,19 @@ def load_servers(workspace: Path, home: Path, settings: Any) -> LoadedConfig:
             guarded(add_local)
         raw_sources.extend(item for item in layer_tables if item[0] == scope)
         if scope == "cli":
-            for source, table in _cli_sources(settings, loaded.problems):
+            for source, table in _cli_sources(settings, loaded.problems, loaded.fatal):
                 raw_sources.append(("cli", source, table))
 
     for scope, source, table in raw_sources:
         for name, entry in table.items():
             name = str(name)
+            if isinstance(entry, dict) and entry.get("disabled") is True:
+                loaded.servers.pop(name, None)  # `{"disabled": true}` alone needs no command
+                continue
             try:
                 spec = parse_server(name, entry, scope, source, workspace)
             except ConfigProblem as exc:
                 loaded.problems.append(str(exc))
-                continue
-            if isinstance(entry, dict) and entry.get("disabled") is True:
-                loaded.servers.pop(name, None)
                 continue
             previous = loaded.servers.get(name)
             if previous is not None:

@@ -36,9 +36,11 @@ from mycode_mcp_bridge.serverlog import (
 )
 from mycode_mcp_bridge.tools import TASK_ONLY, callable_tool
 from mycode_mcp_bridge.transports import (
+    HttpReplies,
     WatchedStream,
     describe_error,
     end_group,
+    mcp_error_text,
     open_transport,
     server_group,
 )
@@ -123,6 +125,8 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._log: IO[str] | None = None
         self._listing_gaps: dict[str, str] = {}
+        self._replies: HttpReplies | None = None
+        """What the streamable-HTTP server of this session refused (``None`` for others)."""
         route_sdk_logs()
 
     # ----------------------------------------------------------------- lifecycle
@@ -194,6 +198,7 @@ class ServerConnection:
     ) -> None:
         log: IO[str] | None = None
         pgid: int | None = None
+        replies = self._replies = HttpReplies() if self.spec.transport == "http" else None
         try:
             log = self._log = open_log(self.log_path, self.name, self.spec.describe())
             self._log_offset = log.tell()
@@ -204,9 +209,10 @@ class ServerConnection:
                 if self._cancel_requested:
                     scope.cancel()
                 async with contextlib.AsyncExitStack() as stack:
-                    read, write = await stack.enter_async_context(
-                        open_transport(self.spec, self.workspace, log, guard_git=self.guard_git)
+                    transport = open_transport(
+                        self.spec, self.workspace, log, guard_git=self.guard_git, replies=replies
                     )
+                    read, write = await stack.enter_async_context(transport)
                     if self.spec.transport == "stdio":
                         pgid = server_group(self.log_path)
                         watch_group(pgid)  # its group dies with mycode, even a SIGKILLed one
@@ -240,15 +246,15 @@ class ServerConnection:
                         group.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - every failure becomes a reported reason
             if self.state in ("starting", "ready") and not self._stopping:
-                self.reason = describe_error(exc, self.spec)
+                self.reason = describe_error(exc, self.spec, replies)
                 if self._eof and self.state == "ready":
-                    self.reason = "the server process exited unexpectedly"
+                    self.reason = self._went_away
         finally:
             self._session, self._watch = None, None
             crashed = self.state == "ready" and not self._stopping
             if crashed:
                 self.state = "crashed"
-                self.reason = self.reason or "the server process exited unexpectedly"
+                self.reason = self.reason or self._went_away
             elif self.state == "starting":
                 self.state = "failed"
                 if self.reason is None:
@@ -263,6 +269,13 @@ class ServerConnection:
                 log.close()
             if crashed:
                 self._notify(self.on_crash)
+
+    @property
+    def _went_away(self) -> str:
+        """Why a ready session ended by itself."""
+        if self.spec.transport == "stdio":
+            return "the server process exited unexpectedly"
+        return "the connection to the server closed"
 
     async def stop(self, timeout: float = 8.0) -> None:
         """Stop the server (close its stdin, then terminate the process tree), bounded."""
@@ -431,16 +444,14 @@ class ServerConnection:
                     while self.state == "ready":
                         await anyio.sleep(0.02)
                 raise ServerError("crashed", "the server went away during the call") from None
-            if remote and not again and _session_gone(exc.message):
-                self.mark_hung("the server no longer knew the session (restarted?)", hung=False)
+            if not again and self._session_gone(exc):
                 return await self.call(
                     tool, arguments, timeout=timeout, progress=progress, again=True
                 )
             if exc.code == types.REQUEST_TIMEOUT:
                 self._check_health_soon()
                 raise ServerError("timeout", f"no answer within {timeout:g} s") from None
-            message = self.spec.redact(f"MCP error {exc.code}: {exc.message}")
-            raise ServerError("error", message) from None
+            raise ServerError("error", self.spec.redact(mcp_error_text(exc))) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             raise ServerError("crashed", "the connection to the server is closed") from None
         except RuntimeError as exc:
@@ -456,9 +467,24 @@ class ServerConnection:
         capabilities = getattr(self._session, "server_capabilities", None)
         return getattr(capabilities, capability, None) is not None
 
-    async def request(self, make: Callable[[ClientSession], Awaitable[T]]) -> T:
+    def _session_gone(self, exc: MCPError) -> bool:
+        """Whether an HTTP server refused a request because it no longer knows the session
+        (it restarted): it ran nothing of it. The session is ended; the next request opens a
+        new one (once)."""
+        if self.spec.transport == "stdio":
+            return False
+        refused = self._replies is not None and self._replies.session_gone
+        if not (refused or _session_gone(exc.message)):
+            return False
+        self.mark_hung("the server no longer knew the session (restarted?)", hung=False)
+        return True
+
+    async def request(
+        self, make: Callable[[ClientSession], Awaitable[T]], *, again: bool = False
+    ) -> T:
         """One request of the bridge's own (resources, prompts), bounded by
-        the call timeout; raises :class:`ServerError` with a readable message."""
+        the call timeout; raises :class:`ServerError` with a readable message. Like a call,
+        it is made once more in a new session when the server forgot the old one."""
         await self._restart_if_crashed()
         session = self._session
         if session is None or self.state != "ready":
@@ -469,8 +495,9 @@ class ServerConnection:
         except TimeoutError:
             raise ServerError("timeout", f"no answer within {self.call_timeout:g} s") from None
         except MCPError as exc:
-            message = self.spec.redact(f"MCP error {exc.code}: {exc.message}")
-            raise ServerError("error", message) from None
+            if not again and self._session_gone(exc):
+                return await self.request(make, again=True)
+            raise ServerError("error", self.spec.redact(mcp_error_text(exc))) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             raise ServerError("crashed", "the connection to the server is closed") from None
 

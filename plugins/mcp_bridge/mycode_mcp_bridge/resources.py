@@ -93,10 +93,9 @@ def _offering(bridge: Any) -> list[str]:
 
 
 def _unknown(bridge: Any, server: str) -> ToolResult | None:
-    offering = _offering(bridge)
-    if server in offering:
+    if server in _offering(bridge):
         return None
-    known = ", ".join(offering) or "none"
+    known = ", ".join(sorted(bridge.with_resources)) or "none"
     return ToolResult.error(f"No MCP server {server!r} offers resources here (servers: {known}).")
 
 

@@ -49,7 +49,7 @@ def trusted_specs(context: RunContext, specs: list[ServerSpec]) -> list[ServerSp
         if state in ("trusted", "approved"):
             chosen.append(spec)
             continue
-        if state == "denied":
+        if state in ("denied", "rejected"):
             continue
         answer = _ask(context, spec)
         if answer is None:
@@ -77,6 +77,10 @@ def start_for_run(context: RunContext) -> Any:
     if context.store.get("mcp_bridge") is not None:
         return context.store["mcp_bridge"]  # already started for this run
     loaded = load_servers(context.workspace, context.home, context.settings)
+    if loaded.fatal:  # a file the user named on the command line: a configuration error
+        from mycode_core.api import SetupError
+
+        raise SetupError(loaded.fatal[0])
     for problem in loaded.problems:
         _notice(context, f"MCP config: {problem}")
     specs = trusted_specs(context, list(loaded.servers.values()))

@@ -32,15 +32,73 @@ PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
 """Variables passed to stdio servers besides the SDK's safe defaults (HOME, PATH, ...)."""
 
 
-def describe_error(exc: BaseException, spec: ServerSpec) -> str:
+def describe_error(exc: BaseException, spec: ServerSpec, replies: HttpReplies | None = None) -> str:
     """A short, readable reason for a start-up or transport failure (expanded ``${VAR}``
-    values written back as ``${VAR}``)."""
-    return spec.redact(_describe_error(exc, spec))
-
-
-def _describe_error(exc: BaseException, spec: ServerSpec) -> str:
+    values written back as ``${VAR}``); ``replies`` tells what an HTTP server refused."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    reason = _describe_error(exc, spec, replies)
+    if spec.transport != "stdio" and (unset := _unset_in_headers(spec)):
+        if _illegal_header(exc):  # "Bearer ${TOKEN}" with no TOKEN: "Bearer " is refused
+            reason = f"{unset}: the header's value is not valid without it"
+        else:
+            reason += f"; {unset}"
+    return spec.redact(reason)
+
+
+def mcp_error_text(exc: MCPError) -> str:
+    """``MCP error CODE: MESSAGE``, once: servers built on the TypeScript SDK put that prefix
+    in the message already."""
+    prefix = f"MCP error {exc.code}:"
+    return exc.message if exc.message.startswith(prefix) else f"{prefix} {exc.message}"
+
+
+def _refusal(status: int, phrase: str, url: str) -> str:
+    """An HTTP server's refusal, with what to check."""
+    what = f"HTTP {status} {phrase}".strip()
+    if status in (401, 403):
+        return f"{what}: check the entry's headers / token"
+    if status == 404:
+        return f"{what} for {url}: check the URL"
+    return f"{what} from {url}"
+
+
+def _http_status(exc: BaseException) -> tuple[int, str, str] | None:
+    """``(status, phrase, URL)`` of an ``HTTPStatusError`` under ``exc`` (the SSE client raises
+    it when the server refuses the stream)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        response = getattr(seen, "response", None)
+        status = getattr(response, "status_code", None)
+        if isinstance(status, int):
+            url = getattr(getattr(response, "request", None), "url", "")
+            return status, str(getattr(response, "reason_phrase", "")), str(url)
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _unset_in_headers(spec: ServerSpec) -> str:
+    """``header 'Authorization' uses ${TOKEN}, which is not set`` for each unset variable
+    the entry's headers use ("" if none)."""
+    headers = spec.raw.get("headers")
+    return "; ".join(
+        f"header {name!r} uses ${{{var}}}, which is not set"
+        for name, value in (headers.items() if isinstance(headers, dict) else ())
+        for var in spec.missing_vars
+        if isinstance(value, str) and f"${{{var}}}" in value
+    )
+
+
+def _illegal_header(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if type(seen).__name__ == "LocalProtocolError" and "header" in str(seen).lower():
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _describe_error(exc: BaseException, spec: ServerSpec, replies: HttpReplies | None) -> str:
     if isinstance(exc, FileNotFoundError) or (
         isinstance(exc, OSError) and exc.errno == errno.ENOENT
     ):
@@ -52,9 +110,13 @@ def _describe_error(exc: BaseException, spec: ServerSpec) -> str:
             if spec.transport == "stdio":
                 return "the server process exited before completing the MCP handshake"
             return "the connection closed before completing the MCP handshake"
-        return f"MCP error {exc.code}: {exc.message}"
+        if replies is not None and replies.refused is not None:
+            return _refusal(*replies.refused)
+        return mcp_error_text(exc)
     if isinstance(exc, StartProblem):
         return str(exc)
+    if spec.transport != "stdio" and (refused := _http_status(exc)) is not None:
+        return _refusal(*refused)
     if spec.transport != "stdio" and (reason := _connect_reason(exc)) is not None:
         return f"cannot connect to {spec.url}: {reason}"
     text = one_line(exc)
@@ -78,6 +140,41 @@ def _connect_reason(exc: BaseException) -> str | None:
 
 class StartProblem(Exception):
     """A reason a server cannot start, already worded for the user."""
+
+
+class HttpReplies:
+    """What the HTTP client saw of an HTTP server's refusals, which the SDK's errors leave
+    out: it turns a 400 into "Server returned an error response" (-32603) and a 404 into
+    "Not Found" (-32601). An ``httpx2`` response hook of the connection's client."""
+
+    def __init__(self) -> None:
+        self.refused: tuple[int, str, str] | None = None
+        """The last refused POST: ``(status, reason phrase, URL)``."""
+        self.session_gone = False
+        """A request carrying the session id was refused (400/404) other than as an answer
+        to that request: the server no longer knows the session (it restarted), so it ran
+        nothing of it."""
+
+    async def on_response(self, response: Any) -> None:
+        if response.request.method != "POST" or response.status_code < 400:
+            return
+        status = response.status_code
+        self.refused = (status, response.reason_phrase, str(response.request.url))
+        if status in (400, 404) and "mcp-session-id" in response.request.headers:
+            self.session_gone = not await _answers_the_request(response)
+
+
+async def _answers_the_request(response: Any) -> bool:
+    """Whether a refusal's body is a JSON-RPC error naming a request id (a spec-correct
+    server's 400 for invalid params, 404 for an unknown method), not one about the session
+    (no id, as server-everything's "Bad Request: No valid session ID provided")."""
+    if "json" not in response.headers.get("content-type", ""):
+        return False
+    try:
+        body = json.loads(await response.aread())
+    except Exception:  # noqa: BLE001 - unreadable: not an answer
+        return False
+    return isinstance(body, dict) and body.get("id") is not None
 
 
 def _clean(value: Any) -> Any:
@@ -285,12 +382,17 @@ async def _headers(spec: ServerSpec, workspace: Path) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def _http_transport(spec: ServerSpec, workspace: Path) -> AsyncIterator[Any]:
+async def _http_transport(
+    spec: ServerSpec, workspace: Path, replies: HttpReplies | None
+) -> AsyncIterator[Any]:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     headers = await _headers(spec, workspace)
-    client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    hooks = {"response": [replies.on_response]} if replies is not None else {}
+    client = httpx2.AsyncClient(
+        headers=headers, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks=hooks
+    )
     async with client:
         async with streamable_http_client(spec.url, http_client=client) as streams:
             yield streams
@@ -305,12 +407,18 @@ async def _sse_transport(spec: ServerSpec, workspace: Path) -> AsyncIterator[Any
 
 
 def open_transport(
-    spec: ServerSpec, workspace: Path, log: IO[str], *, guard_git: bool = False
+    spec: ServerSpec,
+    workspace: Path,
+    log: IO[str],
+    *,
+    guard_git: bool = False,
+    replies: HttpReplies | None = None,
 ) -> contextlib.AbstractAsyncContextManager[Any]:
     """The transport for ``spec``: a stdio process (stderr to ``log``, cwd the workspace by
     default) or an HTTP/SSE connection with the configured headers. With ``guard_git`` (an
     untrusted workspace) a stdio server's git ignores what the repository's configuration
-    would run (:mod:`~mycode_mcp_bridge.gitguard`)."""
+    would run (:mod:`~mycode_mcp_bridge.gitguard`); ``replies`` learns what a streamable-HTTP
+    server refused."""
     if spec.transport == "stdio":
         env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
         env["CLAUDE_PROJECT_DIR"] = str(workspace)  # as Claude Code gives its servers
@@ -334,4 +442,4 @@ def open_transport(
         return stdio_client(params, errlog=cast(TextIO, log))
     if spec.transport == "sse":
         return _sse_transport(spec, workspace)
-    return _http_transport(spec, workspace)
+    return _http_transport(spec, workspace, replies)

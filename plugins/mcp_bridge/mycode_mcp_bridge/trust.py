@@ -9,6 +9,11 @@ config file the project does not control: ``$MYCODE_HOME/config.toml``, or
 ``enabledMcpjsonServers``) of a workspace the user trusts (SPEC §8, ``mycode trust``) — in an
 untrusted workspace the core drops that setting from the project's files, and ``[mcp_servers]``
 of ``config.local.toml`` count as project servers.
+
+Claude Code's ``disabledMcpjsonServers`` (``.claude/settings.json``,
+``.claude/settings.local.json``, and ``~/.claude/settings.json`` once ``[claude_compat]
+user_claude_settings = true`` opts in) rejects project servers by name, before any approval, as
+in Claude Code; a project's own list counts in an untrusted workspace too (it only tightens).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mycode_mcp_bridge.config import ServerSpec, read_json, workspace_key
+from mycode_mcp_bridge.config import ConfigProblem, ServerSpec, read_json, workspace_key
 from mycode_mcp_bridge.files import update_json
 
 TRUST_SETTING = "[mcp] trust_project_servers"
@@ -94,10 +99,48 @@ def forget(home: Path, workspace: Path) -> None:
     update_json(approvals_file(home), change)
 
 
+CLAUDE_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
+USER_LAYERS = ("default", "user", "env", "cli")
+"""The config layers that are the user's own (they may opt in to ``~/.claude``)."""
+
+
+def rejected_by(workspace: Path, settings: Any, name: str) -> str | None:
+    """The Claude Code settings file whose ``disabledMcpjsonServers`` names the project server
+    ``name`` (``None``: none does). A file that cannot be read rejects nothing (the core
+    reports it, as it reads the same files for their rules)."""
+    files: list[tuple[Path, Path | None]] = [
+        (workspace / rel, workspace) for rel in CLAUDE_SETTINGS
+    ]
+    if _user_claude(settings):
+        files.insert(0, (Path.home() / ".claude" / "settings.json", None))
+    for path, inside in files:
+        try:
+            listed = read_json(path, inside).get("disabledMcpjsonServers")
+        except ConfigProblem:
+            continue
+        if isinstance(listed, list) and name in [str(item) for item in listed]:
+            return str(path)
+    return None
+
+
+def _user_claude(settings: Any) -> bool:
+    """Whether the user's own config opts in to ``~/.claude`` (``[claude_compat]
+    user_claude_settings = true``, the claude_compat plugin's setting)."""
+    for layer, data in getattr(settings, "layers", None) or []:
+        section = (data or {}).get("claude_compat") if layer in USER_LAYERS else None
+        if isinstance(section, dict) and section.get("user_claude_settings") is True:
+            return True
+    return False
+
+
 def status(home: Path, workspace: Path, settings: Any, spec: ServerSpec) -> str:
-    """``trusted``, ``approved``, ``denied`` or ``needs-approval``."""
+    """``trusted``, ``approved``, ``denied`` or ``needs-approval``; ``rejected`` for a project
+    server named in ``disabledMcpjsonServers`` (:func:`rejected_by`), which no approval
+    overrides."""
     if spec.trusted:
         return "trusted"
+    if rejected_by(workspace, settings, spec.name) is not None:
+        return "rejected"
     if trusted_by_setting(settings, spec.name):
         return "approved"
     decision = remembered(home, workspace, spec)

@@ -26,10 +26,15 @@ PYTHON = sys.executable
 BIN = Path(sys.executable).parent
 
 
-@contextlib.contextmanager
-def serve_folder(folder: Path) -> Iterator[str]:
+def serve_folder(folder: Path) -> contextlib.AbstractContextManager[str]:
     """A plain web server for ``folder`` on 127.0.0.1 (not an MCP server): its base URL."""
-    handler = functools.partial(SilentHandler, directory=str(folder))
+    return serve_http(functools.partial(SilentHandler, directory=str(folder)))
+
+
+@contextlib.contextmanager
+def serve_http(handler: Any) -> Iterator[str]:
+    """A plain web server on 127.0.0.1 answering with ``handler`` (a request handler class,
+    e.g. a :class:`SilentHandler` of one's own): its base URL."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

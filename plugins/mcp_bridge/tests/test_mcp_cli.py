@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from mcp_helpers import BIN, assert_not_imported, feature
 from mycode_mcp_bridge.cli import mcp_cli
@@ -177,9 +178,10 @@ def _mycode(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedProce
 
 
 def _scripted_run(
-    prompt: str, script: Path, config: Path, home: Path, workspace: Path
+    prompt: str, script: Path, config: Path | str, home: Path, workspace: Path
 ) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
-    """``mycode -p PROMPT`` with the scripted model and ``--mcp-config``; it must succeed."""
+    """``mycode -p PROMPT`` with the scripted model and ``--mcp-config`` (a file or inline
+    JSON); it must succeed."""
     done = _mycode(
         ["-p", prompt, "--model", f"scripted:{script}", "--mcp-config", str(config),
          "--output-format", "stream-json", "--cwd", str(workspace), "--completion-policy", "off"],
@@ -217,6 +219,53 @@ def test_end_to_end_run_with_mcp_config(workspace: Path, home: Path, tmp_path: P
     assert "noise" not in done.stderr and "starting" not in done.stderr  # server stderr kept out
     pids = [int(p) for p in marker.read_text().split()]
     assert pids and wait_until(lambda: not any(process_alive(p) for p in pids), 10)
+
+
+def test_mcp_config_takes_inline_json_as_claude_code_does(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    """A value starting with ``{`` is the servers themselves. It was refused: "no such file"
+    (``-p``), click's "File ... does not exist" (``mycode tools``)."""
+    inline = json.dumps({"mcpServers": {"time": {"command": str(BIN / "mcp-server-time")}}})
+    script = tmp_path / "script.json"
+    call = {"name": "mcp__time__get_current_time", "arguments": {"timezone": "UTC"}}
+    script.write_text(json.dumps([{"tool_calls": [call]}, {"content": "done"}]))
+    _, events = _scripted_run("what time is it?", script, inline, home, workspace)
+    (result,) = [e for e in events if e["type"] == "tool_result"]
+    assert result["is_error"] is False and '"timezone":"UTC"' in result["content"]
+    listed = _mycode(["tools", "--json", "--mcp-config", inline], home, workspace)
+    assert listed.returncode == 0, listed.stderr
+    assert "mcp__time__get_current_time" in {row["name"] for row in json.loads(listed.stdout)}
+    run = ["-p", "x", "--model", f"scripted:{script}"]
+    for args in (run, ["tools"]):
+        missing = _mycode([*args, "--mcp-config", "nowhere.json"], home, workspace)
+        assert missing.returncode == 2, missing.stderr
+        assert "--mcp-config nowhere.json: no such file" in missing.stderr
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    ("{bad", " is not valid JSON: Expecting property name enclosed in double quotes (line 1)"),
+    ('{"servers": {}}', ": no 'mcpServers' object; its 'servers' (VS Code's shape) is not read"),
+    ('{"time": {"command": "t"}}', """: no 'mcpServers' object (expected {"mcpServers": ...})"""),
+    ("", """: no 'mcpServers' object"""),
+])  # fmt: skip
+def test_an_mcp_config_file_that_cannot_be_read_is_a_configuration_error(
+    workspace: Path, home: Path, tmp_path: Path, content: str, problem: str
+) -> None:
+    """The user named it: exit 2 and one line saying what is wrong with which file (it was a
+    notice, and the run went on without its servers, exit 0)."""
+    config = tmp_path / "servers.json"
+    config.write_text(content)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"content": "done"}]))
+    run = ["-p", "x", "--model", f"scripted:{script}"]
+    for args in (run, ["tools"]):
+        done = _mycode([*args, "--mcp-config", str(config)], home, workspace)
+        assert done.returncode == 2, done.stdout + done.stderr
+        (line,) = done.stderr.splitlines()
+        assert f"--mcp-config {config}{problem}" in line, line
+    inline = _mycode([*run, "--mcp-config", "{bad"], home, workspace)
+    assert inline.returncode == 2 and "--mcp-config: inline JSON is not valid JSON" in inline.stderr
 
 
 def test_what_is_not_json_rpc_on_stdout_stays_out_of_the_terminal_and_the_session(

@@ -173,6 +173,19 @@ def test_disabled_entry_removes_server(tmp_path: Path) -> None:
     assert load_servers(ws, home, Settings()).servers == {}
 
 
+def test_a_bare_disabled_entry_hides_an_earlier_server(tmp_path: Path) -> None:
+    """``{"disabled": true}`` with nothing else, in ``--mcp-config`` or ``[mcp_servers.NAME]``,
+    was read as a stdio entry missing its ``command``: a problem, and the server still ran."""
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    _write(home / "mcp.json", {"a": {"command": "x"}, "b": {"command": "y"}, "c": {"command": "z"}})
+    (ws / ".mycode").mkdir(parents=True)
+    (ws / ".mycode" / "config.local.toml").write_text("[mcp_servers.b]\ndisabled = true\n")
+    (home / "trusted.json").write_text(json.dumps({"folders": {str(ws.resolve()): {}}}))
+    inline = json.dumps({"mcpServers": {"a": {"disabled": True}}})
+    loaded = load_servers(ws, home, load_settings(ws, home, {"mcp_config_files": [inline]}))
+    assert list(loaded.servers) == ["c"] and loaded.problems == []
+
+
 def test_inline_json_config() -> None:
     settings = Settings(mcp_config_files=['{"mcpServers": {"t": {"command": "tool"}}}'])
     loaded = load_servers(Path("/nonexistent-ws"), Path("/nonexistent-home"), settings)

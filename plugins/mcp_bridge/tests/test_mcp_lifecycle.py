@@ -433,6 +433,21 @@ def test_an_http_server_that_restarts_gets_a_new_session(make_run, when: str) ->
         proc.wait(10)
 
 
+def test_an_sse_server_that_goes_away_is_a_closed_connection_not_a_process(make_run) -> None:
+    """It was reported as "the server process exited unexpectedly"; mycode runs no process."""
+    port = free_port()
+    proc = start_http_server(port, "sse")
+    try:
+        run = make_run({"web": {"type": "sse", "url": f"http://127.0.0.1:{port}/sse"}})
+        assert run.call("mcp__web__add", {"a": 1, "b": 1}).content == "2"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert wait_until(lambda: any("'web' crashed" in n for n in run.notices()), 10)
+    (notice,) = run.notices()
+    assert "crashed: the connection to the server closed; it will be" in notice, notice
+
+
 def test_servers_whose_names_differ_only_in_punctuation_are_kept_apart(make_run) -> None:
     """``a.b`` and ``a_b`` shared one log file, which also tells mycode which process is the
     server's: a crash of one was reported as a crash of both, with both stderr mixed."""

@@ -51,3 +51,13 @@ def test_no_resource_tools_without_a_server_offering_resources(make_run) -> None
     names = run.context.tools.names()
     assert "mcp__time__get_current_time" in names
     assert "list_mcp_resources" not in names and "read_mcp_resource" not in names
+
+
+def test_an_unknown_server_is_answered_with_those_that_have_resources(make_run) -> None:
+    """``mcp-server-time`` declares the resources capability and has none: it was listed."""
+    time_server = {"command": str(BIN / "mcp-server-time")}
+    run: Run = make_run({"notes": feature(), "time": time_server})
+    assert run.bridge.connections["time"].offers("resources")
+    unknown = run.call("read_mcp_resource", {"server": "nope", "uri": "notes://today"})
+    assert unknown.is_error
+    assert str(unknown.content).endswith("offers resources here (servers: notes).")

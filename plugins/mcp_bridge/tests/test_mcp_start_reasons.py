@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_helpers import PYTHON, feature, serve_folder
+from click.testing import CliRunner
+from mcp_helpers import PYTHON, SilentHandler, feature, http_test_server, serve_folder, serve_http
 
 
 @pytest.fixture
@@ -16,6 +18,25 @@ def not_found_url(tmp_path: Path) -> Iterator[str]:
     """A web server on 127.0.0.1 answering 404 to everything (not an MCP server)."""
     with serve_folder(tmp_path) as base:
         yield f"{base}/no/such/sse"
+
+
+class _Refusing(SilentHandler):
+    """Answers 401 to every request, as a server wanting a token does."""
+
+    def do_POST(self) -> None:
+        self.send_response(401)
+        self.send_header("content-type", "text/plain")
+        self.end_headers()
+        self.wfile.write(b"no token")
+
+    do_GET = do_POST
+
+
+@pytest.fixture
+def refusing_url() -> Iterator[str]:
+    """A web server on 127.0.0.1 answering 401 Unauthorized to everything."""
+    with serve_http(_Refusing) as base:
+        yield f"{base}/mcp"
 
 
 def test_a_missing_working_directory_is_named_as_such(make_run: Any, tmp_path: Path) -> None:
@@ -59,5 +80,63 @@ def test_a_server_that_cannot_be_reached_says_why(make_run: Any) -> None:
     assert any(
         "'nowhere' failed to start: cannot connect to https://mcp.example.invalid/mcp: "
         "host not found" in n
+        for n in notices
+    ), notices
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+def test_an_http_refusal_names_its_status_and_what_to_check(
+    make_run: Any, refusing_url: str, transport: str
+) -> None:
+    """A 401 read "MCP error -32603: Server returned an error response" (streamable HTTP):
+    the SDK hides the status."""
+    run = make_run({"web": {"type": transport, "url": refusing_url}})
+    (notice,) = run.notices()
+    assert (
+        "'web' failed to start: HTTP 401 Unauthorized: check the entry's headers / token"
+    ) in notice, notice
+    assert "-32603" not in notice
+
+
+def test_a_wrong_path_on_an_mcp_server_is_a_404_for_that_url(make_run: Any) -> None:
+    """It read "MCP error -32601: Not Found", as if a method were missing."""
+    with http_test_server() as port:
+        url = f"http://127.0.0.1:{port}/nope"
+        (notice,) = make_run({"web": {"type": "http", "url": url}}).notices()
+    assert f"'web' failed to start: HTTP 404 Not Found for {url}: check the URL" in notice
+    assert "-32601" not in notice
+
+
+def test_a_header_whose_variable_is_not_set_says_so(
+    make_run: Any, refusing_url: str, workspace: Path, home: Path
+) -> None:
+    """``"Bearer ${TOKEN}"`` with no TOKEN read "LocalProtocolError: Illegal header value
+    b'Bearer '"; a header left empty was not mentioned beside the 401 it earned."""
+    with http_test_server() as port:
+        servers = {
+            "bad": {
+                "type": "http",
+                "url": f"http://127.0.0.1:{port}/mcp",
+                "headers": {"Authorization": "Bearer ${MYCODE_TEST_UNSET_TOKEN}"},
+            },
+            "empty": {
+                "type": "http",
+                "url": refusing_url,
+                "headers": {"X-Key": "${MYCODE_TEST_UNSET_KEY}"},
+            },
+        }
+        notices = make_run(servers).notices()
+        (home / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        from mycode_mcp_bridge.cli import mcp_cli
+
+        listed = CliRunner().invoke(mcp_cli, ["list", "--cwd", str(workspace)]).stdout
+    unset = "header 'Authorization' uses ${MYCODE_TEST_UNSET_TOKEN}, which is not set"
+    invalid = f"{unset}: the header's value is not valid without it"
+    assert any(f"'bad' failed to start: {invalid}" in n for n in notices), notices
+    assert not [n for n in notices if "LocalProtocolError" in n], notices
+    assert f"failed: {invalid}" in listed, listed
+    assert any(
+        "'empty' failed to start: HTTP 401 Unauthorized: check the entry's headers / token; "
+        "header 'X-Key' uses ${MYCODE_TEST_UNSET_KEY}, which is not set" in n
         for n in notices
     ), notices

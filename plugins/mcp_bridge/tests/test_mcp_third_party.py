@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -357,15 +358,9 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@needs_everything
-@pytest.mark.parametrize(("mode", "transport", "path"), [
-    ("streamableHttp", "http", "/mcp"), ("sse", "sse", "/sse"),
-])  # fmt: skip
-def test_everything_server_over_the_network_transports(
-    make_run, mode: str, transport: str, path: str
-) -> None:
-    """The same real server, started on its own as a web service: Streamable HTTP and SSE."""
-    port = _free_port()
+@contextlib.contextmanager
+def _everything_web(mode: str, port: int) -> Iterator[None]:
+    """server-everything started on its own as a web service (``streamableHttp``, ``sse``)."""
     server = subprocess.Popen(
         ["node", str(EVERYTHING_JS), mode],
         env={**os.environ, "PORT": str(port)},
@@ -379,15 +374,45 @@ def test_everything_server_over_the_network_transports(
                 return sock.connect_ex(("127.0.0.1", port)) == 0
 
         assert wait_until(listening, 60)
+        yield
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@needs_everything
+@pytest.mark.parametrize(("mode", "transport", "path"), [
+    ("streamableHttp", "http", "/mcp"), ("sse", "sse", "/sse"),
+])  # fmt: skip
+def test_everything_server_over_the_network_transports(
+    make_run, mode: str, transport: str, path: str
+) -> None:
+    """The same real server, started on its own as a web service: Streamable HTTP and SSE."""
+    port = _free_port()
+    with _everything_web(mode, port):
         url = f"http://127.0.0.1:{port}{path}"
         run = make_run({"ev": {"type": transport, "url": url}})
         assert run.call("mcp__ev__echo", {"message": "over the wire"}).content == (
             "Echo: over the wire"
         )
         assert "5" in str(run.call("mcp__ev__get-sum", {"a": 2, "b": 3}).content)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+
+
+@needs_everything
+def test_a_restarted_everything_http_server_gets_a_new_session(make_run) -> None:
+    """server-everything restarted while mycode runs answers the old session's requests with
+    HTTP 400 and a JSON-RPC error without an id ("Bad Request: No valid session ID
+    provided"), which the SDK reports as -32603 "Server returned an error response": every
+    later call failed. Now the refusal ends the session and the call is made in a new one."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    with _everything_web("streamableHttp", port):
+        run = make_run({"ev": {"type": "http", "url": url}})
+        assert run.call("mcp__ev__echo", {"message": "one"}).content == "Echo: one"
+    with _everything_web("streamableHttp", port):
+        again = run.call("mcp__ev__echo", {"message": "two"})
+        assert again.content == "Echo: two", again.content
+        assert run.call("mcp__ev__echo", {"message": "three"}).content == "Echo: three"
 
 
 @needs_everything
@@ -416,3 +441,7 @@ def test_everything_server_resources_can_be_listed_and_a_link_followed(make_run)
     uri = links.split("<", 1)[1].split(">", 1)[0]  # the first link, as the model would read it
     followed = run.call("read_mcp_resource", {"server": "everything", "uri": uri})
     assert not followed.is_error and f"resource {uri}" in str(followed.content)
+    missing = "demo://resource/static/document/nothing.md"
+    gone = run.call("read_mcp_resource", {"server": "everything", "uri": missing})
+    assert gone.is_error and f"could not read {missing}: MCP error -32602: " in str(gone.content)
+    assert str(gone.content).count("MCP error") == 1, gone.content  # its message has it already

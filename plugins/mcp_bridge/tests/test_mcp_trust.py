@@ -6,7 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from mcp_helpers import Run, feature
+from mycode_mcp_bridge import trust
+from mycode_mcp_bridge.config import load_servers
 
 from mycode_core.config import load_settings
 
@@ -180,3 +183,57 @@ def test_untrusted_project_cannot_name_trusted_server_files(
         assert "mcp__evil__echo" in run.context.tools.names()  # the user trusts it: it starts
     finally:
         run.close()
+
+
+def _claude_settings(folder: Path, data: dict[str, object], name: str = "settings.json") -> None:
+    (folder / ".claude").mkdir(exist_ok=True)
+    (folder / ".claude" / name).write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_disabled_mcpjson_servers_reject_project_servers_before_any_approval(
+    workspace: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trusted: bool
+) -> None:
+    """Claude Code's ``disabledMcpjsonServers`` (the servers a user rejected) was ignored: a
+    rejected server started. As in Claude Code it wins over ``enableAllProjectMcpServers``,
+    ``enabledMcpjsonServers`` and an approval; a project's own list counts in an untrusted
+    workspace (it only tightens), ``~/.claude/settings.json``'s once the user opts in."""
+    servers = {name: feature() for name in ("one", "two", "three", "four")}
+    _project(workspace, servers)
+    (home / "config.toml").write_text("[mcp]\ntrust_project_servers = true\n")
+    _claude_settings(
+        workspace, {"enableAllProjectMcpServers": True, "disabledMcpjsonServers": ["one"]}
+    )
+    local = {"enabledMcpjsonServers": ["two", "three", "four"], "disabledMcpjsonServers": ["two"]}
+    _claude_settings(workspace, local, "settings.local.json")
+    user_home = tmp_path / "user"
+    user_home.mkdir()
+    monkeypatch.setenv("HOME", str(user_home))
+    _claude_settings(user_home, {"disabledMcpjsonServers": ["three"]})
+    flags = {"trust_workspace": True} if trusted else {}
+    run = Run(workspace, home, settings=load_settings(workspace, home, flags)).start()
+    try:
+        assert [s.name for s in run.bridge.specs] == ["four", "three"]
+    finally:
+        run.close()
+    config = "[mcp]\ntrust_project_servers = true\n[claude_compat]\nuser_claude_settings = true\n"
+    (home / "config.toml").write_text(config)
+    settings = load_settings(workspace, home, flags)
+    spec = load_servers(workspace, home, settings).servers["one"]
+    trust.remember(home, workspace, spec, trust.ALLOW)  # an approval does not override it
+    run = Run(workspace, home, settings=settings).start()
+    try:
+        assert [s.name for s in run.bridge.specs] == ["four"]
+        assert run.notices() == []  # rejected servers are not "skipped, approve them"
+    finally:
+        run.close()
+    from mycode_mcp_bridge.cli import mcp_cli
+
+    listed = CliRunner().invoke(mcp_cli, ["list", "--json", "--cwd", str(workspace)])
+    rows = {row["name"]: row for row in json.loads(listed.stdout)["servers"]}
+    assert rows["one"]["status"] == "rejected"
+    claude = workspace / ".claude"
+    assert rows["one"]["reason"] == f"disabled by disabledMcpjsonServers in {claude}/settings.json"
+    assert rows["two"]["reason"].endswith(f"{claude}/settings.local.json")
+    assert rows["three"]["reason"].endswith(f"{user_home}/.claude/settings.json")
+    assert rows["four"]["status"] == "ready"
