@@ -399,7 +399,7 @@ class RunContext:
 
     @property
     def current_call(self) -> ToolCall | None:
-        """The tool call whose handler is running in this thread (``None`` outside one)."""
+        """The tool call run, or asked about (``ask``), in this thread (``None`` outside one)."""
         return getattr(self._calls, "call", None)
 
     @current_call.setter

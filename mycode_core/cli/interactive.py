@@ -82,11 +82,17 @@ class InteractiveSession:
     def ask(self, question: str, options: list[str]) -> str:
         """Ask the user to pick one of ``options``. Called from the loop's threads; the
         question is put to the main thread, which owns the terminal (see ``AgentRunner.run``).
-        Esc or Ctrl-C picks the last option (deny); the turn goes on."""
+        Esc or Ctrl-C picks the last option (deny); the turn goes on. The change the call
+        would make is shown with the question (:mod:`.approval_preview`)."""
+        from mycode_core.cli.approval_preview import approval_preview
+
         runner = self.runner
+        preview = approval_preview(runner.context.current_call)  # this thread's call
         return str(
             runner.main_thread_calls.submit(
-                lambda: self._ask_now(question, options), runner.context.cancelled, options[-1]
+                lambda: self._ask_now(question, options, preview),
+                runner.context.cancelled,
+                options[-1],
             )
         )
 
@@ -94,7 +100,7 @@ class InteractiveSession:
         """Whether a question is open on the main thread now."""
         return self._asking
 
-    def _ask_now(self, question: str, options: list[str]) -> str:
+    def _ask_now(self, question: str, options: list[str], preview: list[str]) -> str:
         with self._ask_lock:
             if self.renderer is not None:
                 self.renderer.pause()  # the spinner must not draw over the question
@@ -103,7 +109,7 @@ class InteractiveSession:
             self._asking = True  # Ctrl-C is the prompt's own again (deny)
             try:
                 with self.keys.paused() if self.keys is not None else nullcontext():
-                    answer = choose(question, options)
+                    answer = choose(question, options, preview)
             finally:
                 self._asking = False
             click.echo(click.style(f"  → {answer}", dim=True), err=True)

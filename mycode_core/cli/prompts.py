@@ -10,6 +10,7 @@ import os
 import shutil
 import sys
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -45,19 +46,25 @@ def wrapped(text: str, indent: str = "", width: int | None = None) -> str:
     return "\n".join(out)
 
 
-def choose(question: str, options: list[str]) -> str:
+def choose(question: str, options: list[str], preview: Sequence[str] = ()) -> str:
     """Ask ``question`` (its first line is the title, the rest shown dimmed) and return the
-    option picked; Esc / Ctrl-C / end of input return ``options[-1]``."""
+    option picked; Esc / Ctrl-C / end of input return ``options[-1]``. ``preview`` lines (a
+    diff: ``-`` red, ``+`` green) are shown as they are, under the question."""
     if not options:
         raise ValueError("choose() needs at least one option")
     if _fancy_terminal():
         try:
-            return _choose_fancy(question, options)
+            return _choose_fancy(question, options, list(preview))
         except (KeyboardInterrupt, EOFError):
             return options[-1]
         except Exception:  # noqa: BLE001 - a terminal prompt_toolkit cannot drive: plain list
             pass
-    return _choose_plain(question, options)
+    return _choose_plain(question, options, list(preview))
+
+
+def _diff_style(line: str) -> str:
+    """The colour of a preview line: removed red, added green, the rest dim."""
+    return {"-": "ansired", "+": "ansigreen"}.get(line[:1], "ansibrightblack")
 
 
 def read_line(question: str) -> str:
@@ -71,7 +78,7 @@ def read_line(question: str) -> str:
     return input(question)
 
 
-def _choose_fancy(question: str, options: list[str]) -> str:
+def _choose_fancy(question: str, options: list[str], preview: list[str]) -> str:
     from prompt_toolkit.formatted_text import FormattedText
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.shortcuts import choice
@@ -81,6 +88,9 @@ def _choose_fancy(question: str, options: list[str]) -> str:
     if detail.strip():
         message.append(("", "\n"))
         message.append(("fg:ansibrightblack", wrapped(detail.strip(), "  ")))
+    for line in preview:
+        message.append(("", "\n"))
+        message.append((f"fg:{_diff_style(line)}", f"  {line}"))
     bindings = KeyBindings()
 
     @bindings.add("escape", eager=True)
@@ -102,11 +112,14 @@ def _choose_fancy(question: str, options: list[str]) -> str:
     return answer
 
 
-def _choose_plain(question: str, options: list[str]) -> str:
+def _choose_plain(question: str, options: list[str], preview: list[str]) -> str:
     title, _, detail = question.partition("\n")
     click.echo(click.style("\n" + wrapped(title, "? "), fg="yellow"), err=True)
     if detail.strip():
         click.echo(wrapped(detail.strip(), "  "), err=True)
+    for line in preview:
+        colour = {"-": "red", "+": "green"}.get(line[:1])
+        click.echo(click.style(f"  {line}", fg=colour, dim=colour is None), err=True)
     for number, option in enumerate(options, 1):
         click.echo(f"  {number}) {option}", err=True)
     choices = [str(n) for n in range(1, len(options) + 1)]

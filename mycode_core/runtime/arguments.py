@@ -49,17 +49,9 @@ class SchemaChecker:
 
 def call_subject(call: ToolCall, limit: int = 160) -> str:
     """What a call acts on, in one line: the command, the path or pattern, else the arguments."""
-    arguments = call.arguments
-    text = next(
-        (
-            arguments[key]
-            for key in ("command", "path", "file_path", "pattern", "url", "name")
-            if isinstance(arguments.get(key), str)
-        ),
-        None,
-    )
-    if text is None:
-        text = json.dumps(arguments, ensure_ascii=False)
+    arguments, keys = call.arguments, ("command", "path", "file_path", "pattern", "url", "name")
+    found = [arguments[key] for key in keys if isinstance(arguments.get(key), str)]
+    text = found[0] if found else json.dumps(arguments, ensure_ascii=False)
     lines = text.strip().splitlines() or [""]
     first = " ".join(lines[0].split())
     if len(lines) > 1:
@@ -72,8 +64,13 @@ def short_reason(reason: str, call: ToolCall, limit: int = 120) -> str:
     text = " ".join(reason.split())
     for cut in (" needs your approval", ". To allow", ". Answer yes"):
         text = text.split(cut, 1)[0]
-    if text.startswith(call.name) and text.endswith(")") and "(" in text:
-        text = text[text.rindex("(") + 1 : -1]  # "run_command 'x' (why)" -> "why"
+    if text.startswith(call.name) and text.endswith(")"):  # "run_command 'x' (why (more))"
+        depth = 0
+        for index in range(len(text) - 1, 0, -1):  # back to the "(" opening the last group
+            depth += {")": 1, "(": -1}.get(text[index], 0)
+            if depth == 0:
+                text = text[index + 1 : -1]  # -> "why (more)"
+                break
     text = text.strip(" .") or "the policy asks before this call"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

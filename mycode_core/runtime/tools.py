@@ -293,12 +293,16 @@ class ToolOrchestrator:
             return PermissionVerdict(
                 decision="deny", reason=reason, rule=verdict.rule, layer=verdict.layer
             )
-        question = f"Allow {call.name}: {call_subject(call)}\n{short_reason(verdict.reason, call)}"
+        grant = verdict.grant or call.name  # what "allow for this session" allows
+        reason = f"{short_reason(verdict.reason, call)} · for this session: {grant}"
+        question = f"Allow {call.name}: {call_subject(call)}\n{reason}"
         if self.notify is not None:
             self.notify(question)
+        context.current_call = call  # the front end may show what it would change
         answer = context.ask(question, ASK_OPTIONS) if not context.cancelled.is_set() else None
+        context.current_call = None
         if answer == ASK_OPTIONS[1]:
-            context.session_grants.add(verdict.grant or call.name)
+            context.session_grants.add(grant)
         decision, reason, layer = ANSWERS.get(answer or "", ANSWERS[ASK_OPTIONS[2]])
         return PermissionVerdict(decision=decision, reason=reason, rule=verdict.rule, layer=layer)
 
