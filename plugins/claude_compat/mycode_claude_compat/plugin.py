@@ -316,13 +316,23 @@ def notification(message: str, kind: str, context: RunContext) -> None:
     session_for(context).fire("Notification", kind, message=message, notification_type=kind)
 
 
-@hookimpl(optionalhook=True, trylast=True)
+@hookimpl(optionalhook=True, tryfirst=True)
 def register_slash_commands(register: Callable[[Any], None], context: RunContext) -> None:
-    """Your own and each plugin folder's ``commands/*.md`` as slash commands — after every
-    other plugin's, so a name one of them has (``/undo``) is never taken by a file."""
+    """Each plugin folder's ``commands/*.md`` as ``/plugin:name``, with ``/name`` an alias
+    that yields to every command (the session's ``/help`` included) — first, so that alias
+    still wins over a skill's ``/name`` (another alias)."""
     from mycode_claude_compat.slash import register_commands
 
     register_commands(register, session_for(context))
+
+
+@hookimpl(optionalhook=True, trylast=True, specname="register_slash_commands")
+def register_own_slash_commands(register: Callable[[Any], None], context: RunContext) -> None:
+    """Your own and the workspace's commands (``.claude/commands/``...) — after every other
+    plugin's, so a name one of them has (``/undo``) is never taken by a file."""
+    from mycode_claude_compat.slash import register_own
+
+    register_own(register, session_for(context))
 
 
 @hookimpl(optionalhook=True)
