@@ -10,23 +10,28 @@ from typing import Any
 
 from mycode_claude_compat.commands import CommandFile, expand, read_command
 from mycode_claude_compat.grants import as_rules
+from mycode_claude_compat.plugin_folder import data_dir
 from mycode_core.api import InlineCommandRefused, run_inline_commands
 
-_PLUGIN_ROOT = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b")
+_PLUGIN_VARS = re.compile(r"\$\{CLAUDE_PLUGIN_(ROOT|DATA)\}|\$CLAUDE_PLUGIN_(ROOT|DATA)\b")
 
 
 def _runner(
-    command: CommandFile, root: Path, state: Any, grants: bool
+    command: CommandFile, root: Path, state: Any, grants: bool, data: Path | None = None
 ) -> Callable[[str, Any], str]:
+    paths = {"ROOT": str(root), "DATA": str(data) if data is not None else None}
+
     def with_root(text: str) -> str:
-        return _PLUGIN_ROOT.sub(lambda _: str(root), text)
+        return _PLUGIN_VARS.sub(lambda m: paths[m.group(1) or m.group(2)] or m.group(0), text)
 
     def run(args: str, context: Any) -> Any:
         """Send the command's body, with its arguments filled in, as the user's turn.
 
         ``${CLAUDE_PLUGIN_ROOT}`` is the plugin's folder (as in Claude Code), and that folder
         becomes readable for the run, so ``@${CLAUDE_PLUGIN_ROOT}/templates/x.md`` and a
-        ``read_file`` of the plugin's own files work (the user named the folder). Its shell
+        ``read_file`` of the plugin's own files work (the user named the folder);
+        ``${CLAUDE_PLUGIN_DATA}`` is a plugin's data folder (:func:`.plugin_folder.open_data_dirs`
+        made it readable, and writable for commands). Its shell
         commands run first (``api.run_inline_commands``); a refused one sends nothing. The command's
         ``allowed-tools`` are granted for its turn (:mod:`.grants`)."""
         roots = getattr(context, "readable_roots", None)
@@ -66,7 +71,8 @@ def register_commands(register: Callable[[Any], None], state: Any) -> None:
                 continue
             qualified = f"{folder.name}:{command.name}"
             description = command.description or f"({folder.name}) {command.body[:60]}"
-            run = _runner(command, folder.root.resolve(), state, folder.grants)
+            data = data_dir(state.context.home, folder.name)
+            run = _runner(command, folder.root.resolve(), state, folder.grants, data)
             for name, alias_of in ((qualified, None), (command.name, qualified)):
                 try:
                     register(
