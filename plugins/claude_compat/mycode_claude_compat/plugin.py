@@ -340,16 +340,21 @@ def register_own_slash_commands(register: Callable[[Any], None], context: RunCon
 
 @hookimpl(optionalhook=True)
 def register_skills(register: Callable[..., None], context: RunContext) -> None:
-    """Each plugin folder's ``skills/`` (folders with ``SKILL.md``), with the plugin's name,
-    folder and data folder (``${CLAUDE_PLUGIN_ROOT}``, ``${CLAUDE_PLUGIN_DATA}``).
+    """Your ``~/.claude/skills/`` once ``user_claude_settings = true`` opts in (source
+    ``claude``), then each plugin folder's ``skills/`` (folders with ``SKILL.md``), with the
+    plugin's name and data folder (``${CLAUDE_PLUGIN_DATA}``).
 
     Claude Code and Codex treat a skill's ``name`` as a display name (``Plugin Settings``):
-    their folders' skills are registered with ``folder_names`` so they load as those hosts
-    load them, under their folders' names. Agent Plugins folders are ``strict``: a skill not
-    conforming to the Agent Skills specification is skipped (Agent Plugins §7.1).
+    their skills are registered with ``folder_names`` so they load as those hosts load them,
+    under their folders' names. Agent Plugins folders are ``strict``: a skill not conforming
+    to the Agent Skills specification is skipped (Agent Plugins §7.1).
     """
+    from mycode_claude_compat.loading import user_claude
     from mycode_claude_compat.plugin_folder import data_dir
 
+    if user_claude(context.settings):
+        yours = Path.home() / ".claude" / "skills"
+        _compatibly(register, yours, folder_names=True, source="claude")
     for folder in session_for(context).loaded.folders:
         portable = folder.format == "agent-plugins"
         for directory in folder.skill_dirs:

@@ -38,10 +38,12 @@ def package_locations(
         folder_names: bool = False,
         strict: bool = False,
         data: Path | str | None = None,
+        source: str | None = None,
     ) -> None:
         folder = Path(path).expanduser()
-        if plugin is None:
-            found.append(Location(folder, "package", folder_names=folder_names, strict=strict))
+        if plugin is None:  # ``source``: where it comes from (``claude``: ~/.claude/skills)
+            kind = source or "package"
+            found.append(Location(folder, kind, folder_names=folder_names, strict=strict))
             return
         confined = Path(root).resolve() if root is not None else None
         found.append(
