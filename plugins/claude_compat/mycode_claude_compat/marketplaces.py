@@ -198,10 +198,13 @@ _ENTRY_MANIFEST = (
 
 def entry_manifest(entry: dict[str, Any]) -> str | None:
     """A ``"strict": false`` marketplace entry is the plugin's manifest (Claude Code's rule: its
-    folder needs no ``plugin.json``): the entry's manifest fields as JSON, else ``None``."""
+    folder needs no ``plugin.json``): the entry's manifest fields as JSON, else ``None``.
+    ``"strict": false`` stays in it: the skills such an entry lists are the plugin's only
+    ones (entries sharing one repository each pick theirs from its ``skills/``)."""
     if entry.get("strict") is not False:
         return None
-    return json.dumps({key: entry[key] for key in _ENTRY_MANIFEST if key in entry})
+    fields = {key: entry[key] for key in _ENTRY_MANIFEST if key in entry}
+    return json.dumps({**fields, "strict": False})
 
 
 def entry_source(

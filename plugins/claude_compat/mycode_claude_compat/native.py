@@ -49,12 +49,18 @@ def _also(value: Any, default: str) -> Any:
 
 
 def _instead(value: Any) -> Any:
-    """A manifest's ``skills``, ``commands`` or ``agents``: the paths it names replace the
-    default folder (``None``, also for an empty list, keeps the default). Claude Code:
-    "a custom path replaces the default directory"; Codex reads the manifest's ``skills``
-    instead of ``skills/`` too. A marketplace's ``"skills": ["./skills/pdf"]`` entry is
-    that one skill, not every skill of the repository's ``skills/``."""
+    """A manifest's ``commands`` or ``agents`` (Claude Code: "a custom path replaces the
+    default directory"), Codex's ``skills`` and a marketplace entry's: the paths it names
+    replace the default folder (``None``, also for an empty list, keeps the default)."""
     return value if value not in (None, []) else None
+
+
+def _note_hidden_default(root: Path, part: str, named: list[Path], folder: PluginFolder) -> None:
+    """Say in ``skipped`` that the manifest's ``commands`` or ``agents`` leave out the default
+    folder, as Claude Code warns ("a default component folder is silently ignored")."""
+    default = Path(os.path.realpath(root / part))
+    if default.is_dir() and not any(p == default or default in p.parents for p in named):
+        folder.skip(f"{part}/", f"the manifest's {part!r} replace it (name ./{part}/ to keep it)")
 
 
 def _hook_sources(
@@ -121,8 +127,8 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
     folder.hooks = hooks.count()
     if kind == "claude-code":
         commands: list[Path] = []
-        named = _instead(manifest.get("commands"))
-        for directory in _paths(root, named, "commands", folder):
+        named = _paths(root, _instead(manifest.get("commands")), "commands", folder)
+        for directory in named:
             if directory.is_file() and directory.suffix == ".md":
                 commands.append(directory)
             elif directory.is_dir():  # subfolders too: ``commands/review/security.md``
@@ -132,7 +138,14 @@ def read_native(root: Path, layer: str, kind: str, home: Path) -> PluginFolder:
         folder.commands = list(dict.fromkeys(commands))
         agents = _paths(root, _instead(manifest.get("agents")), "agents", folder)
         folder.agent_dirs = list(dict.fromkeys(d for d in agents if d.is_dir()))
+        for part, paths in (("commands", named), ("agents", agents)):
+            if _instead(manifest.get(part)) is not None:
+                _note_hidden_default(root, part, paths, folder)
     skills_value = _instead(manifest.get("skills"))
+    if kind == "claude-code" and manifest.get("strict") is not False:
+        # Claude Code 2.1.136: a manifest's skills add to skills/ (a marketplace entry that
+        # is the manifest, "strict": false, still lists the plugin's only skills)
+        skills_value = _also(skills_value, "skills")
     folder.skill_dirs = list(
         dict.fromkeys(d for d in _paths(root, skills_value, "skills", folder) if d.is_dir())
     )

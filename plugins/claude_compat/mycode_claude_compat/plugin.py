@@ -220,8 +220,11 @@ def session_start(source: str, context: RunContext) -> list[str] | None:
     the hooks write to ``CLAUDE_ENV_FILE`` is the environment of later commands
     (:mod:`.envfile`)."""
     from mycode_claude_compat import binpath, envfile, settings_env, start_context
+    from mycode_claude_compat.plugin_folder import open_data_dirs
 
     state = session_for(context)
+    for line in open_data_dirs(state.loaded.folders, context):
+        state.notice(line)
     envfile.restore(state.settings_env)  # a /clear starts again from the same environment
     settings_env.apply(state.loaded.env, state.settings_env)
     # the Bash tool's session variable in Claude Code: a plugin's script can match its hooks'
@@ -316,40 +319,68 @@ def notification(message: str, kind: str, context: RunContext) -> None:
     session_for(context).fire("Notification", kind, message=message, notification_type=kind)
 
 
-@hookimpl(optionalhook=True, trylast=True)
+@hookimpl(optionalhook=True, tryfirst=True)
 def register_slash_commands(register: Callable[[Any], None], context: RunContext) -> None:
-    """Your own and each plugin folder's ``commands/*.md`` as slash commands — after every
-    other plugin's, so a name one of them has (``/undo``) is never taken by a file."""
+    """Each plugin folder's ``commands/*.md`` as ``/plugin:name``, with ``/name`` an alias
+    that yields to every command (the session's ``/help`` included) — first, so that alias
+    still wins over a skill's ``/name`` (another alias)."""
     from mycode_claude_compat.slash import register_commands
 
     register_commands(register, session_for(context))
 
 
+@hookimpl(optionalhook=True, trylast=True, specname="register_slash_commands")
+def register_own_slash_commands(register: Callable[[Any], None], context: RunContext) -> None:
+    """Your own and the workspace's commands (``.claude/commands/``...) — after every other
+    plugin's, so a name one of them has (``/undo``) is never taken by a file."""
+    from mycode_claude_compat.slash import register_own
+
+    register_own(register, session_for(context))
+
+
 @hookimpl(optionalhook=True)
 def register_skills(register: Callable[..., None], context: RunContext) -> None:
-    """Each plugin folder's ``skills/`` (folders with ``SKILL.md``), with the plugin's name.
+    """Your ``~/.claude/skills/`` once ``user_claude_settings = true`` opts in (source
+    ``claude``), then each plugin folder's ``skills/`` (folders with ``SKILL.md``), with the
+    plugin's name and data folder (``${CLAUDE_PLUGIN_DATA}``).
 
     Claude Code and Codex treat a skill's ``name`` as a display name (``Plugin Settings``):
-    their folders' skills are registered with ``folder_names`` so they load as those hosts
-    load them, under their folders' names. Agent Plugins folders are ``strict``: a skill not
-    conforming to the Agent Skills specification is skipped (Agent Plugins §7.1).
+    their skills are registered with ``folder_names`` so they load as those hosts load them,
+    under their folders' names. Agent Plugins folders are ``strict``: a skill not conforming
+    to the Agent Skills specification is skipped (Agent Plugins §7.1).
     """
+    from mycode_claude_compat.loading import user_claude
+    from mycode_claude_compat.plugin_folder import data_dir
+
+    if user_claude(context.settings):
+        yours = Path.home() / ".claude" / "skills"
+        _compatibly(register, yours, folder_names=True, source="claude")
     for folder in session_for(context).loaded.folders:
         portable = folder.format == "agent-plugins"
         for directory in folder.skill_dirs:
-            try:
-                register(
-                    directory,
-                    plugin=folder.name,
-                    root=folder.root,
-                    folder_names=not portable,
-                    strict=portable,
-                )
-            except TypeError:  # an older skills plugin: fewer keywords, or the folder alone
-                try:
-                    register(directory, plugin=folder.name, root=folder.root)
-                except TypeError:
-                    register(directory)
+            _compatibly(
+                register,
+                directory,
+                plugin=folder.name,
+                root=folder.root,
+                folder_names=not portable,
+                strict=portable,
+                data=data_dir(context.home, folder.name),
+            )
+
+
+def _compatibly(register: Callable[..., None], path: Path, **keywords: Any) -> None:
+    """``register(path, **keywords)``; an older skills or subagents plugin that does not take
+    the last keywords gets fewer (the later ones are the newer)."""
+    names = list(keywords)
+    while True:
+        try:
+            register(path, **keywords)
+            return
+        except TypeError:
+            if not names:
+                raise
+            keywords.pop(names.pop())
 
 
 @hookimpl(optionalhook=True)
@@ -363,13 +394,14 @@ def register_lsp_servers(register: Callable[..., None], context: RunContext) -> 
 @hookimpl(optionalhook=True)
 def register_agent_profiles(register: Callable[..., None], context: RunContext) -> None:
     """Each plugin folder's ``agents/*.md`` as subagent profiles, with the folder's name
-    (``feature-dev:code-reviewer`` and ``pr-review-toolkit:code-reviewer`` are two agents)."""
+    (``feature-dev:code-reviewer`` and ``pr-review-toolkit:code-reviewer`` are two agents),
+    root and data folder (``${CLAUDE_PLUGIN_ROOT}``, ``${CLAUDE_PLUGIN_DATA}`` in their text)."""
+    from mycode_claude_compat.plugin_folder import data_dir
+
     for folder in session_for(context).loaded.folders:
+        data = data_dir(context.home, folder.name)
         for directory in folder.agent_dirs:
-            try:
-                register(directory, plugin=folder.name)
-            except TypeError:  # an older subagents plugin: the folder alone
-                register(directory)
+            _compatibly(register, directory, plugin=folder.name, root=folder.root, data=data)
 
 
 @hookimpl

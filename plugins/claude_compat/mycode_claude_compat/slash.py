@@ -1,5 +1,5 @@
-"""Claude Code commands as mycode slash commands (``register_slash_commands``): your own
-(:mod:`.own_commands`), then each plugin folder's ``commands/*.md``."""
+"""Claude Code commands as mycode slash commands (``register_slash_commands``): each plugin
+folder's ``commands/*.md``, and your own (:mod:`.own_commands`)."""
 
 from __future__ import annotations
 
@@ -10,23 +10,28 @@ from typing import Any
 
 from mycode_claude_compat.commands import CommandFile, expand, read_command
 from mycode_claude_compat.grants import as_rules
+from mycode_claude_compat.plugin_folder import data_dir
 from mycode_core.api import InlineCommandRefused, run_inline_commands
 
-_PLUGIN_ROOT = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b")
+_PLUGIN_VARS = re.compile(r"\$\{CLAUDE_PLUGIN_(ROOT|DATA)\}|\$CLAUDE_PLUGIN_(ROOT|DATA)\b")
 
 
 def _runner(
-    command: CommandFile, root: Path, state: Any, grants: bool
+    command: CommandFile, root: Path, state: Any, grants: bool, data: Path | None = None
 ) -> Callable[[str, Any], str]:
+    paths = {"ROOT": str(root), "DATA": str(data) if data is not None else None}
+
     def with_root(text: str) -> str:
-        return _PLUGIN_ROOT.sub(lambda _: str(root), text)
+        return _PLUGIN_VARS.sub(lambda m: paths[m.group(1) or m.group(2)] or m.group(0), text)
 
     def run(args: str, context: Any) -> Any:
         """Send the command's body, with its arguments filled in, as the user's turn.
 
         ``${CLAUDE_PLUGIN_ROOT}`` is the plugin's folder (as in Claude Code), and that folder
         becomes readable for the run, so ``@${CLAUDE_PLUGIN_ROOT}/templates/x.md`` and a
-        ``read_file`` of the plugin's own files work (the user named the folder). Its shell
+        ``read_file`` of the plugin's own files work (the user named the folder);
+        ``${CLAUDE_PLUGIN_DATA}`` is a plugin's data folder (:func:`.plugin_folder.open_data_dirs`
+        made it readable, and writable for commands). Its shell
         commands run first (``api.run_inline_commands``); a refused one sends nothing. The command's
         ``allowed-tools`` are granted for its turn (:mod:`.grants`)."""
         roots = getattr(context, "readable_roots", None)
@@ -48,15 +53,15 @@ def _runner(
 
 
 def register_commands(register: Callable[[Any], None], state: Any) -> None:
-    """Register each command as ``/name`` and as Claude Code's namespaced ``/plugin:name``
-    (what the plugins' own help tells users to type: ``/hookify:list``); a name two folders
-    share is ``/plugin:name`` only for the second."""
+    """Register each plugin folder's command as Claude Code's namespaced ``/plugin:name``
+    (what the plugins' own help tells users to type: ``/hookify:list``) and ``/name`` as its
+    alias (``alias_of``), which yields — to the session's own commands (``/help`` is always
+    the built-in, as in Claude Code), to every other plugin's command and to your own, and to
+    the same name of a folder read before."""
     try:
         from mycode_core import SlashCommand  # type: ignore[attr-defined]
     except ImportError:
         return
-    taken: set[str] = set()
-    _register_own(register, state, taken, SlashCommand)
     for folder in state.loaded.folders:
         for path in folder.commands:
             command, problem = read_command(path)
@@ -65,29 +70,30 @@ def register_commands(register: Callable[[Any], None], state: Any) -> None:
             if command is None:
                 continue
             qualified = f"{folder.name}:{command.name}"
-            names = [command.name] if command.name not in taken else []
-            if qualified not in taken:
-                names.append(qualified)  # Claude Code's form, which plugins' own docs use
             description = command.description or f"({folder.name}) {command.body[:60]}"
-            run = _runner(command, folder.root.resolve(), state, folder.grants)
-            for name in names:
-                taken.add(name)
-                shown = description if name == names[0] else f"{description} (= /{names[0]})"
+            data = data_dir(state.context.home, folder.name)
+            run = _runner(command, folder.root.resolve(), state, folder.grants, data)
+            for name, alias_of in ((qualified, None), (command.name, qualified)):
                 try:
                     register(
                         SlashCommand(
                             name=name,
-                            description=shown,
+                            description=description,
                             argument_hint=command.argument_hint,
                             run=run,
+                            alias_of=alias_of,
                         )
                     )
                 except Exception as exc:  # noqa: BLE001 - one bad command costs only itself
                     state.notice(f"plugin folder {folder.name}: command {name!r} not added: {exc}")
 
 
-def _register_own(register: Callable[[Any], None], state: Any, taken: set[str], kind: Any) -> None:
-    """The workspace's and the user's own commands (``.claude/commands/``...), first."""
+def register_own(register: Callable[[Any], None], state: Any) -> None:
+    """The workspace's and the user's own commands (``.claude/commands/``...)."""
+    try:
+        from mycode_core import SlashCommand  # type: ignore[attr-defined]
+    except ImportError:
+        return
     from mycode_claude_compat.loading import user_claude
     from mycode_claude_compat.own_commands import own_commands
 
@@ -99,6 +105,7 @@ def _register_own(register: Callable[[Any], None], state: Any, taken: set[str], 
     )  # fmt: skip
     for problem in problems:
         state.notice(problem)
+    taken: set[str] = set()
     for own in found:
         command = own.command
         name = command.name
@@ -112,7 +119,7 @@ def _register_own(register: Callable[[Any], None], state: Any, taken: set[str], 
         label = f"{own.scope}:{own.namespace}" if own.namespace else own.scope
         description = command.description or command.body[:60]
         register(
-            kind(
+            SlashCommand(
                 name=name,
                 description=f"{description} ({label})",
                 argument_hint=command.argument_hint,

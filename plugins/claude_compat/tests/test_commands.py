@@ -160,7 +160,8 @@ def test_folder_commands_become_slash_commands(tmp_path: Path) -> None:
     assert fix.run("42", context) == "Fix issue #42 now."
     # Claude Code's namespaced form, which plugins' own docs tell users to type
     assert commands["p:fix"].run("7", context) == "Fix issue #7 now."
-    assert commands["p:fix"].description == "Fix an issue (= /fix)"
+    assert commands["p:fix"].description == "Fix an issue"
+    assert commands["fix"].alias_of == "p:fix"  # shown on one line: "/fix … (also /p:fix)"
     assert commands["notes"].run("", context) == "Write release notes."
     assert commands["ship"].run("prod", context) == "Ship to prod."  # a named argument
     assert notices == []
@@ -482,3 +483,43 @@ def test_a_plugins_commands_in_subfolders_are_commands(env: Env) -> None:
     listing = run_cli(["plugins", "--plugin-dir", str(folder)], cwd=env.workspace, home=env.home)
     row = [r for r in json.loads(listing.stdout) if r.get("name") == "audit"][0]
     assert row["contributes"]["commands"] == ["security"]
+
+
+def test_a_plugins_help_command_never_takes_the_sessions_help(env: Env) -> None:
+    """hookify ships ``commands/help.md``: ``mycode -p "/help"`` sent its prompt to the model,
+    and the session's ``/help`` listed ``/hookify:help … (= /help)``. As in Claude Code,
+    ``/help`` is the session's own (``-p`` says it is the interactive session's, as for any
+    built-in's name) and the plugin's is ``/plugin:help``; another command keeps its short
+    name."""
+    from mycode_claude_compat import plugin
+
+    from mycode_core.cli.slash import collect_slash_commands, help_entries
+    from mycode_core.config import load_settings
+    from mycode_core.records import RunContext
+    from mycode_core.testing import make_plugin_manager
+
+    folder = env.root / "guard"
+    (folder / "commands").mkdir(parents=True)
+    (folder / "commands" / "help.md").write_text(
+        "---\ndescription: How guard works\n---\nExplain the guard rules.\n"
+    )
+    (folder / "commands" / "list.md").write_text("---\ndescription: The rules\n---\nList them.\n")
+
+    def sent(prompt: str) -> str:
+        result = env.run([{"content": "ok"}], "--plugin-dir", str(folder), prompt=prompt)
+        assert result.rc == 0, result.stderr
+        (user,) = result.of_type("user")
+        return str(user["content"])
+
+    refused = env.run([{"content": "ok"}], "--plugin-dir", str(folder), prompt="/help")
+    assert refused.rc == 2 and "command of the interactive session" in refused.stderr
+    assert not refused.of_type("user")
+    assert sent("/guard:help") == "Explain the guard rules."
+    assert sent("/list") == "List them."
+    settings = load_settings(env.workspace, env.home, {"plugin_dirs": [str(folder)]})
+    context = RunContext(workspace=env.workspace, home=env.home, settings=settings, session_id="s")
+    commands = collect_slash_commands(make_plugin_manager(plugin), context, print)
+    assert help_entries(commands) == {
+        "guard:help": "How guard works",
+        "list": "The rules (also /guard:list)",
+    }

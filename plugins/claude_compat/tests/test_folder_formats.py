@@ -297,11 +297,15 @@ def test_a_plugins_mcp_json_without_the_mcpservers_wrapper(env: Env, tmp_path: P
     assert any(t.startswith("mcp__bare_clock__") for t in tools), notices(result)
 
 
-def test_claude_code_manifest_paths_replace_the_default_folders(env: Env, tmp_path: Path) -> None:
-    """Claude Code: a manifest's ``commands``, ``agents`` and ``skills`` paths replace
-    ``commands/``, ``agents/`` and ``skills/`` ("a custom path replaces the default
-    directory"; they were added to them); a manifest keeps a default folder by naming it,
-    and a folder named twice loads once."""
+def test_claude_code_manifest_skills_add_to_skills_and_commands_agents_replace_theirs(
+    env: Env, tmp_path: Path
+) -> None:
+    """Claude Code 2.1.136: "Fixed a ``skills`` entry in ``plugin.json`` hiding the plugin's
+    default ``skills/`` directory" — a manifest's ``skills`` paths add to ``skills/`` (they
+    replaced it: ``unlisted`` was lost). Its ``commands`` and ``agents`` paths still replace
+    ``commands/`` and ``agents/`` ("a custom path replaces the default directory"), which
+    ``skipped`` says, as Claude Code warns of a default folder the manifest hides; a manifest
+    keeps a default folder by naming it, and a folder named twice loads once."""
     root = tmp_path / "cc"
     for folder, name in (("commands", "base"), ("extra-commands", "more")):
         (root / folder).mkdir(parents=True)
@@ -327,7 +331,8 @@ def test_claude_code_manifest_paths_replace_the_default_folders(env: Env, tmp_pa
     assert out.rc == 0, out.stderr
     row = [r for r in json.loads(out.stdout) if r.get("name") == "cc"][0]
     assert sorted(row["contributes"]["commands"]) == ["base", "more"]
-    assert sorted(row["contributes"]["skills"]) == ["lint", "style"]
+    assert sorted(row["contributes"]["skills"]) == ["lint", "style", "unlisted"]
+    assert [item["what"] for item in row["skipped"]] == ["agents/"]  # commands/ is named
     (root / ".claude-plugin" / "plugin.json").write_text('{"name": "cc", "skills": []}')
     assert read_folder(root, "cli", env.home).skill_names() == ["style", "unlisted"]
 

@@ -129,6 +129,32 @@ def test_your_claude_folder_once_you_opt_in(env: Env) -> None:
     assert run("/hello")[1] == "Say hello from my own command."
 
 
+def test_your_claude_skills_once_you_opt_in(env: Env) -> None:
+    """``~/.claude/skills/`` was never read, even with ``user_claude_settings = true`` (which
+    already read ``~/.claude``'s CLAUDE.md, commands, rules and settings). With it, its skills
+    are listed with source ``claude`` and Claude Code's naming (a display name gives way to
+    the folder's name, quietly); without it, they are not."""
+    fake_home = env.root / "userhome"
+    _write(
+        fake_home / ".claude/skills/deploy/SKILL.md",
+        "---\nname: deploy\ndescription: Ship\n---\nx\n",
+    )
+    _write(
+        fake_home / ".claude/skills/tidy-up/SKILL.md", "---\nname: Tidy Up\ndescription: T\n---\n"
+    )
+
+    def listed() -> tuple[list[tuple[str, str]], list[str]]:
+        done = run_cli(["skills", "--json"], cwd=env.workspace, home=env.home,
+                       env={"HOME": str(fake_home)})  # fmt: skip
+        assert done.rc == 0, done.stderr
+        data = json.loads(done.stdout)
+        return [(s["name"], s["source"]) for s in data["skills"]], data["problems"]
+
+    assert listed() == ([], [])
+    (env.home / "config.toml").write_text("[claude_compat]\nuser_claude_settings = true\n")
+    assert listed() == ([("deploy", "claude"), ("tidy-up", "claude")], [])
+
+
 def test_a_projects_command_never_takes_a_name_that_is_yours_or_a_plugins(env: Env) -> None:
     """A cloned repository's ``.claude/commands/undo.md`` is not what ``/undo`` runs (the
     checkpoints plugin's is), and its ``greet.md`` loses to your own ``greet.md``."""

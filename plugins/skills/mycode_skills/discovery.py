@@ -56,6 +56,8 @@ class Location:
     strict: bool = False
     """An Agent Plugins folder's skills (its §7.1): a skill that does not conform to the Agent
     Skills specification is skipped — no name replaced, no rule let pass with a warning."""
+    data: Path | None = None
+    """A plugin folder's data folder: ``${CLAUDE_PLUGIN_DATA}`` in its skills."""
 
 
 def project_folders(workspace: Path, cwd: Path | None) -> list[Path]:

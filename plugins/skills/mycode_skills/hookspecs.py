@@ -22,16 +22,19 @@ def register_skills(register: Callable[[Path | str], None], context: RunContext)
     a project or user skill of the same name wins (with a notice). Implement it with
     ``@hookimpl(optionalhook=True)`` so your plugin also loads when the skills plugin is absent.
 
-    A folder plugin passes ``plugin=NAME`` (shown as ``plugin`` in ``mycode skills --json``;
-    the source is ``plugin:NAME``) and ``root=PLUGIN_ROOT`` (skill folders and ``SKILL.md``
-    files leading outside it are refused). ``folder_names=True`` says the folder is of a
+    ``source=NAME`` says where the folder comes from, as ``mycode skills`` shows it (default
+    ``package``; ``claude`` for Claude Code's ``~/.claude/skills``). A folder plugin passes
+    ``plugin=NAME`` (shown as ``plugin`` in ``mycode skills --json``; the source is
+    ``plugin:NAME``), ``root=PLUGIN_ROOT`` (skill folders and ``SKILL.md`` files leading
+    outside it are refused; ``${CLAUDE_PLUGIN_ROOT}`` in its skills) and ``data=PLUGIN_DATA``
+    (``${CLAUDE_PLUGIN_DATA}`` in its skills). ``folder_names=True`` says the folder is of a
     format whose ``name`` is a display name (Claude Code and Codex plugins: ``Plugin
     Settings``): a name breaking a naming rule is then replaced by the folder's name, quietly.
     ``strict=True`` (Agent Plugins folders, whose §7.1 says so) skips a skill that breaks any
     rule of the Agent Skills specification instead of loading it with a warning.
 
     :param register: callback taking a folder path (and optionally ``plugin``, ``root``,
-        ``folder_names``, ``strict``).
+        ``folder_names``, ``strict``, ``data``, ``source``).
     :param context: the run's :class:`~mycode_core.records.RunContext` (``mycode skills``
         passes one of its own: workspace, home, settings and plugin manager, no model).
     """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mycode_skills.skill import MAX_DESCRIPTION, Skill, read_body
+from mycode_skills.skill import MAX_DESCRIPTION, Skill, fill, read_body
 
 MAX_LISTED_FILES = 200
 SKIPPED_DIRS = {".git", "__pycache__", "node_modules", ".venv"}
@@ -55,20 +55,18 @@ def skill_files(folder: Path) -> tuple[list[str], int]:
 
 
 def loaded_text(
-    skill: Skill, plugin_root: Path | None = None, session_id: str = ""
+    skill: Skill, placeholders: dict[str, str] | None = None, session_id: str = ""
 ) -> tuple[str, str]:
     """``(text for the model, body)`` of a loaded skill: its body and its files.
 
-    ``${CLAUDE_SKILL_DIR}`` in the body is the skill's folder, ``${CLAUDE_SESSION_ID}`` the
-    session's id and, in a plugin's skill, ``${CLAUDE_PLUGIN_ROOT}`` the plugin's folder
-    (``plugin_root``), as Claude Code fills them in (``[Scan](${CLAUDE_SKILL_DIR}/jobs/scan.md)``,
-    ``python3 ${CLAUDE_PLUGIN_ROOT}/scripts/check.py``)."""
+    ``placeholders`` (:meth:`.state.SkillsState.placeholders`: ``${CLAUDE_SKILL_DIR}``, and
+    in a plugin's skill ``${CLAUDE_PLUGIN_ROOT}`` and ``${CLAUDE_PLUGIN_DATA}``) and
+    ``${CLAUDE_SESSION_ID}`` are filled into the body as Claude Code fills them in
+    (``[Scan](${CLAUDE_SKILL_DIR}/jobs/scan.md)``, ``python3 ${CLAUDE_PLUGIN_ROOT}/x.py``)."""
     body, truncated, size = read_body(skill)
     folder = skill.folder.resolve()
-    body = body.replace("${CLAUDE_SKILL_DIR}", str(folder))
+    body = fill(body, placeholders or {"${CLAUDE_SKILL_DIR}": str(folder)})
     body = body.replace("${CLAUDE_SESSION_ID}", session_id) if session_id else body
-    if plugin_root is not None:
-        body = body.replace("${CLAUDE_PLUGIN_ROOT}", str(plugin_root))
     parts = [f'<skill name="{skill.name}" folder="{folder}">', body]
     if truncated:
         parts.append(

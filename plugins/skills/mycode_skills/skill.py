@@ -149,3 +149,10 @@ def _flag(value: object) -> bool | None:
     if value is False or word in ("false", "no", "off", "0"):
         return False
     return None
+
+
+def fill(text: str, placeholders: dict[str, str]) -> str:
+    """``text`` with each placeholder (``${CLAUDE_SKILL_DIR}``...) replaced by its value."""
+    for placeholder, value in placeholders.items():
+        text = text.replace(placeholder, value)
+    return text

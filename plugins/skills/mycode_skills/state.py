@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mycode_skills.discovery import Catalog, Location, Snapshot, default_locations
+from mycode_skills.skill import fill
 
 if TYPE_CHECKING:
     from mycode_skills.budget import Rendered
@@ -36,15 +37,24 @@ def package_locations(
         root: Path | str | None = None,
         folder_names: bool = False,
         strict: bool = False,
+        data: Path | str | None = None,
+        source: str | None = None,
     ) -> None:
         folder = Path(path).expanduser()
-        if plugin is None:
-            found.append(Location(folder, "package", folder_names=folder_names, strict=strict))
+        if plugin is None:  # ``source``: where it comes from (``claude``: ~/.claude/skills)
+            kind = source or "package"
+            found.append(Location(folder, kind, folder_names=folder_names, strict=strict))
             return
         confined = Path(root).resolve() if root is not None else None
-        source = f"plugin:{plugin}"
         found.append(
-            Location(folder, source, confined=confined, folder_names=folder_names, strict=strict)
+            Location(
+                folder,
+                f"plugin:{plugin}",
+                confined=confined,
+                folder_names=folder_names,
+                strict=strict,
+                data=Path(data) if data is not None else None,
+            )
         )
 
     try:
@@ -169,20 +179,22 @@ class SkillsState:
             )
         )
 
-    def plugin_root(self, skill: Skill) -> Path | None:
-        """The folder of the plugin ``skill`` comes from (``None`` for any other skill)."""
+    def placeholders(self, skill: Skill) -> dict[str, str]:
+        """What Claude Code fills into ``skill``'s text and ``allowed-tools``:
+        ``${CLAUDE_SKILL_DIR}`` (its folder) and, for a plugin's skill, ``${CLAUDE_PLUGIN_ROOT}``
+        (the plugin's folder) and ``${CLAUDE_PLUGIN_DATA}`` (its data folder, when the plugin
+        registered one)."""
         folder = skill.folder.resolve()
-        return next(
-            (
-                place.confined
-                for place in self.catalog.all_locations()
-                if place.source == skill.source
-                and place.source.startswith("plugin:")
-                and place.confined is not None
-                and folder.is_relative_to(place.confined)
-            ),
-            None,
-        )
+        found = {"${CLAUDE_SKILL_DIR}": str(folder)}
+        for place in self.catalog.all_locations():
+            root = place.confined
+            if place.source == skill.source and place.source.startswith("plugin:"):
+                if root is not None and folder.is_relative_to(root):
+                    found["${CLAUDE_PLUGIN_ROOT}"] = str(root)
+                    if place.data is not None:
+                        found["${CLAUDE_PLUGIN_DATA}"] = str(place.data)
+                    break
+        return found
 
     def listing(self, snapshot: Snapshot) -> Rendered:
         """The prompt's listing of ``snapshot`` within ``[skills] listing_budget``; when the
@@ -201,21 +213,13 @@ class SkillsState:
         return rendered
 
     def allowed_tools(self, skill: Skill) -> tuple[str, ...] | None:
-        """``skill``'s ``allowed-tools`` with Claude Code's ``${CLAUDE_SKILL_DIR}`` (its folder)
-        and, for a plugin's skill, ``${CLAUDE_PLUGIN_ROOT}`` (the plugin's folder) filled in,
-        as Claude Code fills them in (``Bash(python3 "${CLAUDE_PLUGIN_ROOT}/scripts/x.py" *)``
+        """``skill``'s ``allowed-tools`` with its :meth:`placeholders` filled in, as Claude
+        Code fills them in (``Bash(python3 "${CLAUDE_PLUGIN_ROOT}/scripts/x.py" *)``
         otherwise matched no call, and the skill's own script was refused)."""
         if skill.allowed_tools is None:
             return None
-        folder = skill.folder.resolve()
-        root = self.plugin_root(skill)
-        filled = []
-        for entry in skill.allowed_tools:
-            entry = entry.replace("${CLAUDE_SKILL_DIR}", str(folder))
-            filled.append(
-                entry if root is None else entry.replace("${CLAUDE_PLUGIN_ROOT}", str(root))
-            )
-        return tuple(filled)
+        filled = self.placeholders(skill)
+        return tuple(fill(entry, filled) for entry in skill.allowed_tools)
 
     def _sync_roots(self, folders: list[Path]) -> None:
         roots = getattr(self.context, "readable_roots", None)

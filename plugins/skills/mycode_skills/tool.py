@@ -45,7 +45,7 @@ def load(
             "(its disable-model-invocation is true)."
         )
     try:
-        text, body = loaded_text(skill, state.plugin_root(skill), context.session_id)
+        text, body = loaded_text(skill, state.placeholders(skill), context.session_id)
     except OSError as exc:
         return ToolResult.error(f"Cannot read skill {skill.name!r}: {exc.strerror or exc}")
     rendered = body

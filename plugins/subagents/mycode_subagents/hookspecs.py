@@ -25,7 +25,11 @@ def register_agent_profiles(register: Callable[[Path], None], context: RunContex
     folder the profiles belong to: they answer to ``NAME:profile`` (Claude Code's name for a
     plugin's agent), and to ``profile`` only while no other profile holds that name — they
     never replace a built-in, package, user or project profile, nor another plugin's.
+    ``root=PLUGIN_ROOT`` and ``data=PLUGIN_DATA`` (keywords too) are filled into the profiles'
+    instructions where they say ``${CLAUDE_PLUGIN_ROOT}`` and ``${CLAUDE_PLUGIN_DATA}``, as
+    Claude Code fills them in.
 
-    :param register: callback taking a :class:`pathlib.Path` (and ``plugin``, a keyword).
+    :param register: callback taking a :class:`pathlib.Path` (and ``plugin``, ``root``,
+        ``data``, keywords).
     :param context: the run's :class:`~mycode_core.records.RunContext`.
     """

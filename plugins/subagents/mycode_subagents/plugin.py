@@ -23,18 +23,25 @@ def add_hookspecs(pluginmanager: Any) -> None:
 
 
 def package_sources(
-    context: RunContext, notice: Callable[[str], None], plugins: dict[Path, str] | None = None
+    context: RunContext,
+    notice: Callable[[str], None],
+    plugins: dict[Path, str] | None = None,
+    filled: dict[Path, dict[str, str]] | None = None,
 ) -> list[Path]:
     """Profile files and folders that plugins contribute (hook ``register_agent_profiles``);
-    ``plugins`` is filled with the plugin folder name each was registered with."""
+    ``plugins`` is filled with the plugin folder name each was registered with, ``filled``
+    with the placeholders of its text (``${CLAUDE_PLUGIN_ROOT}``, ``${CLAUDE_PLUGIN_DATA}``)."""
     if context.plugin_manager is None:
         return []
     found: list[Path] = []
 
-    def register(path: Any, plugin: str | None = None) -> None:
+    def register(path: Any, plugin: str | None = None, root: Any = None, data: Any = None) -> None:
         found.append(Path(path).expanduser())
         if plugin and plugins is not None:
             plugins[found[-1]] = str(plugin)
+        values = {"${CLAUDE_PLUGIN_ROOT}": root, "${CLAUDE_PLUGIN_DATA}": data}
+        if filled is not None and (root or data):
+            filled[found[-1]] = {key: str(value) for key, value in values.items() if value}
 
     try:
         context.hook.register_agent_profiles(register=register, context=context)
@@ -44,6 +51,18 @@ def package_sources(
         if callable(failed):  # strict plugins: the run stops (exit 2)
             failed(f"register_agent_profiles failed: {exc}")
     return found
+
+
+def run_profiles(context: RunContext, notice: Callable[[str], None]) -> dict[str, Profile]:
+    """The profiles of this run: the built-ins, the plugins' (hook ``register_agent_profiles``),
+    then the user's and the workspace's folders."""
+    from mycode_subagents.profiles import load_profiles, profile_folders
+
+    plugins: dict[Path, str] = {}
+    filled: dict[Path, dict[str, str]] = {}
+    sources = package_sources(context, notice, plugins, filled)
+    sources += profile_folders(context.workspace, context.home)
+    return load_profiles(sources, notice, context.workspace, plugins, filled)
 
 
 def ignore_project_models(
@@ -86,7 +105,6 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
     """Register ``delegate_task`` with the profiles of this run listed in its description."""
     from mycode_subagents import settings as config_mod
     from mycode_subagents.delegate import Delegator
-    from mycode_subagents.profiles import load_profiles, profile_folders
 
     notice = _notice(context)
     config, problems = config_mod.load(context.settings)
@@ -94,10 +112,7 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
         notice(problem)
     if config.max_depth < 1 or context.depth >= config.max_depth:
         return
-    plugins: dict[Path, str] = {}
-    sources = package_sources(context, notice, plugins)
-    sources += profile_folders(context.workspace, context.home)
-    profiles = load_profiles(sources, notice, context.workspace, plugins)
+    profiles = run_profiles(context, notice)
     if not config_mod.trusted(context.settings):
         ignore_project_models(profiles.values(), config, notice)
     delegator = Delegator(profiles, config)
@@ -118,14 +133,10 @@ def profiles_text(context: RunContext) -> str:
     """The profiles of this workspace, one block each, for ``/agents`` (with the tools each
     names that this run does not have)."""
     from mycode_subagents.delegate import Delegator
-    from mycode_subagents.profiles import load_profiles, profile_folders
     from mycode_subagents.settings import SubagentSettings
 
     problems: list[str] = []
-    plugins: dict[Path, str] = {}
-    sources = package_sources(context, problems.append, plugins)
-    sources += profile_folders(context.workspace, context.home)
-    profiles = load_profiles(sources, problems.append, context.workspace, plugins)
+    profiles = run_profiles(context, problems.append)
     delegator = Delegator(profiles, SubagentSettings())
     lines = []
     for profile in profiles.values():

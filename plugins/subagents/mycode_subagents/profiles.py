@@ -275,10 +275,12 @@ def load_profiles(
     notice: Callable[[str], None],
     workspace: Path | None = None,
     plugins: dict[Path, str] | None = None,
+    filled: dict[Path, dict[str, str]] | None = None,
 ) -> dict[str, Profile]:
     """Built-ins, then each source in order (a later profile of the same name wins); a bad
     file costs one notice and the others still load. Files under ``workspace`` are never read
-    through a symlink leading out of it (one notice each).
+    through a symlink leading out of it (one notice each). ``filled`` gives a source's
+    placeholders (``${CLAUDE_PLUGIN_ROOT}``...), replaced in its profiles' instructions.
 
     ``plugins`` names the plugin folder a source came from: its profiles answer to
     ``plugin:name`` too, and never replace another profile (:func:`_place`)."""
@@ -302,6 +304,8 @@ def load_profiles(
                 notice(f"agent profile skipped: {exc}")
                 continue
             profile.project = inside
+            for placeholder, value in (filled or {}).get(source, {}).items():
+                profile.instructions = profile.instructions.replace(placeholder, value)
             profile.plugin = (plugins or {}).get(source)
             _place(profiles, profile)
     return profiles
