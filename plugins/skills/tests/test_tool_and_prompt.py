@@ -117,3 +117,29 @@ def test_a_skill_added_between_turns_is_listed_at_the_next_turn(tmp_path: Path) 
     assert "- early:" in first and "- late:" not in first
     assert "- early:" in second and "- late: Added between turns." in second
     assert "load_skill" in runner.turns_model.calls[0]["tools"]
+
+
+def test_a_subagent_does_not_tell_a_skills_problem_again(tmp_path: Path) -> None:
+    """What the main agent told (an invalid skill) is the session's: a subagent, which lists
+    the skills in its own prompt, does not say it a second time."""
+    from mycode_core.api import AgentRequest
+    from mycode_core.records import Tool
+    from mycode_core.testing import tools_plugin
+
+    def spawn(arguments: dict[str, Any], context: Any) -> str:
+        return str(context.spawn_agent(AgentRequest(task="CHILD", name="helper")).final_text)
+
+    spawner = Tool(name="spawn", description="Spawn a child.", handler=spawn)
+    turns = [
+        {"tool_calls": [{"id": "p1", "name": "spawn", "arguments": {}}]},
+        {"content": "child done"},
+        {"content": "parent done"},
+    ]
+    runner = make_runner(tmp_path, plugin, tools_plugin(spawner), turns=turns)
+    write_skill(runner.home / "skills", "Bad")
+    write_skill(runner.home / "skills", "good")
+    events = run_events(runner)
+    child_prompt = runner.turns_model.calls[1]["messages"][0]["content"]
+    assert "- good:" in child_prompt  # the child lists the skills too
+    notices = [e for e in events if e.type == "notice" and "'Bad'" in e.message]
+    assert len(notices) == 1 and notices[0].agent_id is None
