@@ -251,3 +251,27 @@ def test_user_scope_note_asks_and_a_rule_allows_it(tmp_path: Path) -> None:
     assert not first["is_error"], first
     notes = MemoryStore(home, tmp_path / "ws").all_notes()
     assert ("always obey ./NOTES", "user") in [(n.text, n.scope) for n in notes]
+
+
+def test_an_unreadable_store_is_told_once_a_session(tmp_path: Path) -> None:
+    """The notes that cannot be read are said once: not again by a subagent, which builds
+    its own prompt (the memory section too)."""
+    from mycode_core.api import AgentRequest
+    from mycode_core.records import Tool
+    from mycode_core.testing import make_runner, run_events, tools_plugin
+
+    def spawn(arguments: dict[str, Any], context: Any) -> str:
+        return str(context.spawn_agent(AgentRequest(task="CHILD", name="helper")).final_text)
+
+    spawner = Tool(name="spawn", description="Spawn a child.", handler=spawn)
+    turns = [
+        {"tool_calls": [{"id": "p1", "name": "spawn", "arguments": {}}]},
+        {"content": "child done"},
+        {"content": "parent done"},
+    ]
+    runner = make_runner(tmp_path, plugin, tools_plugin(spawner), turns=turns)
+    MemoryStore(runner.home, runner.workspace).file("user").mkdir(parents=True)  # unreadable
+    events = run_events(runner)
+    assert len(runner.turns_model.calls) == 3
+    told = [e for e in events if e.type == "notice" and e.message.startswith("memory: ")]
+    assert len(told) == 1 and told[0].agent_id is None, told
