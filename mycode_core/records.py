@@ -299,9 +299,9 @@ class RunContext:
         self._emit = emit
         self.store: dict[str, Any] = {}
         self.session_store: dict[str, Any] = {}
-        """The same dict in the main agent and every subagent (a child's is its parent's), for
-        what ``register_tools`` sets up for the session (servers): a child, for which it is not
-        called, finds it here."""
+        """The session's state: the same dict in the main agent and every subagent (a child's
+        is its parent's). Keep here what ``register_tools`` sets up for the session (servers,
+        connections): it is not called for a child, which finds them here."""
         self.observations: list[Observation] = []
         self.session_grants: set[str] = set()
         self.lock = threading.RLock()
