@@ -5,21 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import mycode_mcp_bridge
 from mcp_helpers import feature
 
-from mycode_core.api import AgentRequest
-from mycode_core.records import Tool
-from mycode_core.testing import (
-    FakeOpenAIServer,
-    make_runner,
-    run_cli,
-    run_events,
-    tools_plugin,
-    turn,
-)
+from mycode_core.testing import FakeOpenAIServer, child_runner, run_cli, run_events, turn
 
 
 def test_server_instructions_are_in_the_system_prompt(tmp_path: Path) -> None:
@@ -49,21 +39,7 @@ def test_a_subagent_is_given_the_servers_instructions_too(tmp_path: Path) -> Non
     home.mkdir()
     servers = {"alpha": feature("--name", "alpha")}
     (home / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
-
-    def spawn(arguments: dict[str, object], context: Any) -> str:
-        return str(context.spawn_agent(AgentRequest(task="CHILD", name="helper")).final_text)
-
-    spawner = Tool(name="spawn", description="Spawn a child.", handler=spawn)
-    runner = make_runner(
-        tmp_path,
-        mycode_mcp_bridge,
-        tools_plugin(spawner),
-        turns=[
-            {"tool_calls": [{"id": "p1", "name": "spawn", "arguments": {}}]},
-            {"content": "child done"},
-            {"content": "parent done"},
-        ],
-    )
+    runner = child_runner(tmp_path, mycode_mcp_bridge)
     run_events(runner)
     main, child = (call["messages"] for call in runner.turns_model.calls[:2])
     assert child[1] == {"role": "user", "content": "CHILD"}

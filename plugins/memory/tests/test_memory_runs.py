@@ -14,8 +14,10 @@ from mycode_memory.tool import REMEMBER
 from mycode_core.testing import (
     FakeOpenAIServer,
     call_tool,
+    child_runner,
     make_context,
     run_cli,
+    run_events,
     turn,
     write_script,
 )
@@ -256,20 +258,7 @@ def test_user_scope_note_asks_and_a_rule_allows_it(tmp_path: Path) -> None:
 def test_an_unreadable_store_is_told_once_a_session(tmp_path: Path) -> None:
     """The notes that cannot be read are said once: not again by a subagent, which builds
     its own prompt (the memory section too)."""
-    from mycode_core.api import AgentRequest
-    from mycode_core.records import Tool
-    from mycode_core.testing import make_runner, run_events, tools_plugin
-
-    def spawn(arguments: dict[str, Any], context: Any) -> str:
-        return str(context.spawn_agent(AgentRequest(task="CHILD", name="helper")).final_text)
-
-    spawner = Tool(name="spawn", description="Spawn a child.", handler=spawn)
-    turns = [
-        {"tool_calls": [{"id": "p1", "name": "spawn", "arguments": {}}]},
-        {"content": "child done"},
-        {"content": "parent done"},
-    ]
-    runner = make_runner(tmp_path, plugin, tools_plugin(spawner), turns=turns)
+    runner = child_runner(tmp_path, plugin)
     MemoryStore(runner.home, runner.workspace).file("user").mkdir(parents=True)  # unreadable
     events = run_events(runner)
     assert len(runner.turns_model.calls) == 3

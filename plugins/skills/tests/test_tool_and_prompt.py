@@ -13,7 +13,7 @@ from mycode_skills.tool import LOAD_SKILL
 from skill_helpers import write_skill
 
 from mycode_core.records import ToolResult
-from mycode_core.testing import call_tool, make_context, make_runner, run_events
+from mycode_core.testing import call_tool, child_runner, make_context, make_runner, run_events
 
 pytestmark = pytest.mark.usefixtures("isolated_home")
 
@@ -122,20 +122,7 @@ def test_a_skill_added_between_turns_is_listed_at_the_next_turn(tmp_path: Path) 
 def test_a_subagent_does_not_tell_a_skills_problem_again(tmp_path: Path) -> None:
     """What the main agent told (an invalid skill) is the session's: a subagent, which lists
     the skills in its own prompt, does not say it a second time."""
-    from mycode_core.api import AgentRequest
-    from mycode_core.records import Tool
-    from mycode_core.testing import tools_plugin
-
-    def spawn(arguments: dict[str, Any], context: Any) -> str:
-        return str(context.spawn_agent(AgentRequest(task="CHILD", name="helper")).final_text)
-
-    spawner = Tool(name="spawn", description="Spawn a child.", handler=spawn)
-    turns = [
-        {"tool_calls": [{"id": "p1", "name": "spawn", "arguments": {}}]},
-        {"content": "child done"},
-        {"content": "parent done"},
-    ]
-    runner = make_runner(tmp_path, plugin, tools_plugin(spawner), turns=turns)
+    runner = child_runner(tmp_path, plugin)
     write_skill(runner.home / "skills", "Bad")
     write_skill(runner.home / "skills", "good")
     events = run_events(runner)
