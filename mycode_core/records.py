@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from mycode_core.verdicts import CallApproval as CallApproval
 from mycode_core.verdicts import CompactedView as CompactedView
 from mycode_core.verdicts import CompletionVerdict as CompletionVerdict
 from mycode_core.verdicts import Decision as Decision
@@ -56,18 +57,6 @@ class ToolResult(BaseModel):
             str(b.get("text", "")) if b.get("type") == "text" else f"[{b.get('type', 'block')}]"
             for b in self.content
         )
-
-
-class CallApproval(BaseModel):
-    """Why one tool call needs the user's approval (see ``Tool.approval_for``).
-
-    ``subject`` is what ``tool(spec)`` rules match (e.g. ``user`` for ``remember(user)``);
-    ``grant`` the rule an "allow for this session" answer remembers and the reason suggests
-    (default: the tool's name)."""
-
-    reason: str
-    subject: str | None = None
-    grant: str | None = None
 
 
 class Tool(BaseModel):
@@ -277,8 +266,9 @@ class ToolRegistry:
 class RunContext:
     """What tools and policies know about the run in progress.
 
-    ``store`` is a dictionary plugins share (e.g. ``store["todos"]`` from ``todo_write``);
-    ``observations`` is the list of facts recorded so far this run.
+    ``store`` is a dictionary plugins share within this agent (``store["todos"]`` from
+    ``todo_write``; a subagent's starts empty), ``session_store`` one the session's whole
+    agent tree shares; ``observations`` is the list of facts recorded so far this run.
     """
 
     def __init__(
@@ -308,6 +298,10 @@ class RunContext:
         self.ask = ask
         self._emit = emit
         self.store: dict[str, Any] = {}
+        self.session_store: dict[str, Any] = {}
+        """The session's state: the same dict in the main agent and every subagent (a child's
+        is its parent's). Keep here what ``register_tools`` sets up for the session (servers,
+        connections): it is not called for a child, which finds them here."""
         self.observations: list[Observation] = []
         self.session_grants: set[str] = set()
         self.lock = threading.RLock()

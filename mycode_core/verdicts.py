@@ -1,5 +1,5 @@
-"""The answers hooks give the core: verdicts of the policies, a slash command's result, a
-compacted view. Re-exported by :mod:`mycode_core.records` (import them from there).
+"""What hooks and tools answer the core: policy verdicts, why a call needs approval, a slash
+command's result, a compacted view. Import them from :mod:`mycode_core.records` (re-exported).
 """
 
 from __future__ import annotations
@@ -34,6 +34,18 @@ class PermissionVerdict(_Answer):
     updated_arguments: dict[str, Any] | None = None
     """For ``allow``/``ask`` (issue 12): replacement arguments for the call. The core checks
     them against the tool's schema before the call runs; invalid ones make an error result."""
+
+
+class CallApproval(_Answer):
+    """Why one tool call needs the user's approval (see ``Tool.approval_for``).
+
+    ``subject`` is what ``tool(spec)`` rules match (e.g. ``user`` for ``remember(user)``);
+    ``grant`` the rule an "allow for this session" answer remembers and the reason suggests
+    (default: the tool's name)."""
+
+    reason: str
+    subject: str | None = None
+    grant: str | None = None
 
 
 class StagnationVerdict(_Answer):

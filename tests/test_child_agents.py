@@ -11,7 +11,8 @@ import pytest
 
 from mycode_core.agents import AgentOutcome, AgentRequest
 from mycode_core.cli.transcript_history import history_from_events
-from mycode_core.records import Tool, ToolCall, ToolResult
+from mycode_core.hookspecs import hookimpl
+from mycode_core.records import RunContext, Tool, ToolCall, ToolResult
 from mycode_core.runtime.tools import ToolOrchestrator
 from mycode_core.testing import (
     FakeOpenAIServer,
@@ -107,6 +108,63 @@ def test_a_childs_context_names_the_agent_it_runs(tmp_path: Path) -> None:
     run_events(runner)
     (outcome,) = outcomes
     assert seen == [(None, None, None, 0), ("reviewer", outcome.agent_id, "p1", 1)]
+
+
+class _SessionPlugin:
+    """Sets up a session's state in ``register_tools``, as a plugin starting servers does."""
+
+    def __init__(self, tools: list[Tool]) -> None:
+        self.tools = tools
+        self.prompts: list[tuple[str | None, Any, Any]] = []
+
+    @hookimpl
+    def register_tools(self, register: Any, context: RunContext) -> None:
+        context.session_store["probe.server"] = object()
+        context.store["probe.own"] = "the main agent's"
+        for tool in self.tools:
+            register(tool)
+
+    @hookimpl
+    def build_context(self, context: RunContext) -> None:
+        server = context.session_store.get("probe.server")
+        self.prompts.append((context.agent_id, server, context.store.get("probe.own")))
+
+
+def test_a_child_shares_its_sessions_store_and_keeps_its_own_store(tmp_path: Path) -> None:
+    """``session_store`` is the same dict along the agent tree: what the main agent's
+    ``register_tools`` set up (not called for a child) is there in a child's hooks and tools,
+    while ``store`` is each agent's own."""
+    seen: list[tuple[Any, ...]] = []
+
+    def probe(arguments: dict[str, Any], context: Any) -> str:
+        context.session_store.setdefault("probe.calls", []).append(context.agent_id)
+        seen.append((context.session_store.get("probe.server"), context.store.get("probe.own")))
+        return "ok"
+
+    outcomes: list[AgentOutcome] = []
+    request = AgentRequest(task="x", name="reviewer", tools=["probe"])
+    plugin = _SessionPlugin(
+        [_spawner_tool(outcomes, request), Tool(name="probe", description="p", handler=probe)]
+    )
+    runner = make_runner(
+        tmp_path,
+        plugin,
+        turns=[
+            {"tool_calls": [{"id": "p1", "name": "spawn", "arguments": {}}]},
+            {"tool_calls": [{"id": "c1", "name": "probe", "arguments": {}}]},
+            {"content": "child done"},
+            {"tool_calls": [{"id": "m1", "name": "probe", "arguments": {}}]},
+        ],
+    )
+    run_events(runner)
+    (outcome,) = outcomes
+    server = runner.context.session_store["probe.server"]
+    assert set(plugin.prompts) == {
+        (None, server, "the main agent's"),
+        (outcome.agent_id, server, None),
+    }
+    assert seen == [(server, None), (server, "the main agent's")]
+    assert runner.context.session_store["probe.calls"] == [outcome.agent_id, None]
 
 
 def test_a_child_that_cannot_start_is_an_outcome_not_a_crash(tmp_path: Path) -> None:

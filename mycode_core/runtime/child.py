@@ -17,7 +17,6 @@ from typing import Any
 from mycode_core.agents import AgentOutcome, AgentRequest
 from mycode_core.errors import SetupError
 from mycode_core.events import AgentEvent
-from mycode_core.records import Observation
 from mycode_core.runtime.loop import AgentRunner
 from mycode_core.sessions import SessionStore, Transcript
 
@@ -105,6 +104,7 @@ class ChildRunner(AgentRunner):
         context, above = self.context, parent.context
         context.cancelled = above.cancelled  # Ctrl-C of the turn stops the children too
         context.session_grants = above.session_grants
+        context.session_store = above.session_store  # the session's state, one for the tree
         context.agent_id = agent_id
         context.parent_call_id = call_id
         context.agent_name = request.name
@@ -149,17 +149,6 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]+", "-", name).strip("-")[:40] or "agent"
 
 
-def _facts(observations: list[Observation]) -> tuple[list[str], list[dict[str, Any]]]:
-    changed: list[str] = []
-    validations: list[dict[str, Any]] = []
-    for obs in observations:
-        if obs.mutation:
-            changed.extend(path for path in obs.mutated if path not in changed)
-        if obs.validation is not None:
-            validations.append(obs.validation.model_dump())
-    return changed, validations
-
-
 def _clamp_budget(parent: AgentRunner, wanted: int | None) -> int | None:
     budget = parent.settings.max_tokens
     if not budget:
@@ -191,7 +180,9 @@ def run_child(parent: AgentRunner, request: AgentRequest) -> AgentOutcome:
     finally:
         child.close()
     _roll_up(parent, child, agent_id)
-    changed, validations = _facts(child.context.observations)
+    observed = child.context.observations
+    changed = list(dict.fromkeys(path for o in observed if o.mutation for path in o.mutated))
+    validations = [o.validation.model_dump() for o in observed if o.validation is not None]
     result = stream.result
     transcript = str(agent_transcript_path(child.home, child.session_id, agent_id))
     if setup_error is not None or result is None:

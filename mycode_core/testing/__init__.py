@@ -17,10 +17,11 @@
   :func:`write_user_plugin` a single-file plugin in ``MYCODE_HOME/plugins``.
 * In-process: :func:`make_context`, :func:`make_plugin_manager`, :func:`collect_tools`,
   :func:`call_tool` (call a tool the way the core does), :class:`TurnsModel` (a recording
-  scripted model), :func:`model_plugin`, :func:`tools_plugin`, :func:`make_runner`,
-  :func:`run_events`, :func:`tool_pairing_problems` to check a ``compact_context``, and
-  :func:`installed_plugin` (another installed plugin, by entry-point name, for tests that run
-  beside it) and :func:`requires_plugin` (a ``skipif`` mark when such a plugin is missing).
+  scripted model), :func:`model_plugin`, :func:`tools_plugin`, :func:`make_runner`
+  (:func:`child_runner`: one whose main agent starts a child agent), :func:`run_events`,
+  :func:`tool_pairing_problems` to check a ``compact_context``, and :func:`installed_plugin`
+  (another installed plugin, by entry-point name, for tests that run beside it) and
+  :func:`requires_plugin` (a ``skipif`` mark when such a plugin is missing).
 
 * ``mycode_core.testing.host``: ``process_alive``, ``wait_until``, ``host_processes``,
   ``signal_when_ready`` (signal a run at a moment it marks with a file), ``find_chromium`` and
@@ -61,6 +62,7 @@ from mycode_core.testing.contract import ToolContractError, assert_tool_contract
 from mycode_core.testing.inprocess import (
     TurnsModel,
     call_tool,
+    child_runner,
     collect_tools,
     installed_plugin,
     make_context,
@@ -103,6 +105,7 @@ __all__ = [
     "TurnsModel",
     "assert_tool_contract",
     "call_tool",
+    "child_runner",
     "cli_env",
     "signals_as_in_a_terminal",
     "collect_tools",

@@ -250,6 +250,25 @@ def make_runner(
     return runner
 
 
+def child_runner(tmp_path: Path, *plugins: object, task: str = "CHILD", **settings: Any) -> Any:
+    """A :func:`make_runner` whose main agent starts one child agent on ``task`` (a ``spawn``
+    tool calling ``context.spawn_agent``); the child answers ``child done``, then the main
+    agent ``parent done``. For what a plugin does in a subagent: the child's first request is
+    ``runner.turns_model.calls[1]``."""
+    from mycode_core.agents import AgentRequest
+
+    def spawn(arguments: dict[str, Any], context: RunContext) -> str:
+        return str(context.spawn_agent(AgentRequest(task=task, name="helper")).final_text)
+
+    spawner = Tool(name="spawn", description="Start a child agent.", handler=spawn)
+    turns: list[dict[str, Any]] = [
+        {"tool_calls": [{"id": "spawn-1", "name": "spawn", "arguments": {}}]},
+        {"content": "child done"},
+        {"content": "parent done"},
+    ]
+    return make_runner(tmp_path, *plugins, tools_plugin(spawner), turns=turns, **settings)
+
+
 def run_events(runner: Any, prompt: str = "do the task", *, close: bool = True) -> list[Any]:
     """Run one task to its end and return every event (the last is ``result``)."""
     try:

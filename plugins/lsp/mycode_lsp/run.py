@@ -14,7 +14,7 @@ from mycode_lsp.client import LspError
 from mycode_lsp.diagnostics import diagnostics_block
 from mycode_lsp.operations import Operation, run_operation
 from mycode_lsp.servers import Servers
-from mycode_lsp.session import STORE_KEY, LspSession, keep, session_of
+from mycode_lsp.session import LspSession, keep, session_of
 from mycode_lsp.settings import LspSettings
 from mycode_lsp.specs import ServerSpec, parse_spec
 
@@ -53,7 +53,7 @@ def parse_entries(entries: list[tuple[str, Any, str]]) -> tuple[list[ServerSpec]
 def start_for_run(register: Any, context: RunContext, entries: list[tuple[str, Any, str]]) -> None:
     """Register the ``lsp`` tool and keep the servers for the session (started on first use;
     its subagents find them through :func:`~mycode_lsp.session.session_of`)."""
-    if context.store.get(STORE_KEY) is not None:
+    if session_of(context) is not None:
         return
     specs, problems = parse_entries(entries)
     for problem in problems:

@@ -37,7 +37,7 @@ def register_tools(register: Callable[[Tool], None], context: RunContext) -> Non
 @hookimpl
 def build_context(context: RunContext) -> list[ContextSection] | None:
     """The running servers' own instructions, one heading per server (see :mod:`.instructions`)."""
-    bridge = context.store.get("mcp_bridge")
+    bridge = context.session_store.get("mcp_bridge")
     if bridge is None:
         return None
     from mycode_mcp_bridge.instructions import instruction_sections
@@ -66,7 +66,7 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
             run=_mcp_status,
         )
     )
-    bridge = context.store.get("mcp_bridge")
+    bridge = context.session_store.get("mcp_bridge")
     if bridge is not None:  # its servers' prompts: /mcp__<server>__<prompt>
         from mycode_mcp_bridge.prompts import prompt_commands
 
@@ -78,7 +78,7 @@ def _mcp_status(arguments: str, context: RunContext) -> SlashResult:
     from mycode_core import SlashResult
     from mycode_mcp_bridge.cli import status_lines
 
-    bridge = context.store.get("mcp_bridge")
+    bridge = context.session_store.get("mcp_bridge")
     if bridge is None:
         return SlashResult(
             output="No MCP servers in this session. Add one with: mycode mcp add NAME -- COMMAND"

@@ -74,8 +74,8 @@ def trusted_specs(context: RunContext, specs: list[ServerSpec]) -> list[ServerSp
 
 def start_for_run(context: RunContext) -> Any:
     """Start this run's MCP servers in the background; returns the bridge (or ``None``)."""
-    if context.store.get("mcp_bridge") is not None:
-        return context.store["mcp_bridge"]  # already started for this run
+    if context.session_store.get("mcp_bridge") is not None:
+        return context.session_store["mcp_bridge"]  # already started for this session
     loaded = load_servers(context.workspace, context.home, context.settings)
     if loaded.fatal:  # a file the user named on the command line: a configuration error
         from mycode_core.api import SetupError
@@ -100,5 +100,5 @@ def start_for_run(context: RunContext) -> Any:
     bridge.start()
     context.startup_tasks.append(bridge.wait_and_register)
     context.cleanup.append(bridge.shutdown)
-    context.store["mcp_bridge"] = bridge
+    context.session_store["mcp_bridge"] = bridge  # a subagent's hooks find it there too
     return bridge

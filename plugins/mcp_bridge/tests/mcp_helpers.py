@@ -100,7 +100,7 @@ class Run:
 
     @property
     def bridge(self) -> Any:
-        return self.context.store.get("mcp_bridge")
+        return self.context.session_store.get("mcp_bridge")
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         """Call a registered tool through its handler, as the core would."""

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import mycode_mcp_bridge
 from mcp_helpers import feature
 
-from mycode_core.testing import FakeOpenAIServer, run_cli, turn
+from mycode_core.testing import FakeOpenAIServer, child_runner, run_cli, run_events, turn
 
 
 def test_server_instructions_are_in_the_system_prompt(tmp_path: Path) -> None:
@@ -28,3 +29,20 @@ def test_server_instructions_are_in_the_system_prompt(tmp_path: Path) -> None:
     assert "## alpha\nCall alpha's peek before wipe." in text
     assert "## beta\nCall beta's peek before wipe." in text
     assert text.index("## alpha") < text.index("## beta")
+
+
+def test_a_subagent_is_given_the_servers_instructions_too(tmp_path: Path) -> None:
+    """A subagent gets the session's MCP tools, so it is told how to use them: its system
+    prompt has the servers' instructions (the bridge is the session's, not only the main
+    agent's: ``register_tools`` is not called for a child)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    servers = {"alpha": feature("--name", "alpha")}
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    runner = child_runner(tmp_path, mycode_mcp_bridge)
+    run_events(runner)
+    main, child = (call["messages"] for call in runner.turns_model.calls[:2])
+    assert child[1] == {"role": "user", "content": "CHILD"}
+    said = "## alpha\nCall alpha's peek before wipe."
+    assert said in main[0]["content"] and said in child[0]["content"]
+    assert "mcp__alpha__peek" in runner.turns_model.calls[1]["tools"]

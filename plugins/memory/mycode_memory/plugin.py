@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from mycode_core.records import ContextSection, RunContext, SlashCommand, Tool
 
 SECTION_KEY = "memory.section"
+TOLD_KEY = "memory.told"
+"""``context.session_store`` key: the store's problems already told this session."""
 SECTION_PRIORITY = 30
 
 
@@ -60,9 +62,11 @@ def build_context(context: RunContext) -> list[ContextSection] | None:
             try:
                 notes = store.all_notes()
             except StoreError as exc:
-                if cached is None:
+                told = context.session_store.setdefault(TOLD_KEY, set())  # not again by a subagent
+                if cached is None and str(exc) not in told:
                     from mycode_core.events import NoticeEvent
 
+                    told.add(str(exc))
                     context.emit(NoticeEvent(level="warning", message=f"memory: {exc}"))
                 notes = []
             rendered = render_notes(notes, context.prompt, budget(context), count_text)

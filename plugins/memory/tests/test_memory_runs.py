@@ -14,8 +14,10 @@ from mycode_memory.tool import REMEMBER
 from mycode_core.testing import (
     FakeOpenAIServer,
     call_tool,
+    child_runner,
     make_context,
     run_cli,
+    run_events,
     turn,
     write_script,
 )
@@ -251,3 +253,14 @@ def test_user_scope_note_asks_and_a_rule_allows_it(tmp_path: Path) -> None:
     assert not first["is_error"], first
     notes = MemoryStore(home, tmp_path / "ws").all_notes()
     assert ("always obey ./NOTES", "user") in [(n.text, n.scope) for n in notes]
+
+
+def test_an_unreadable_store_is_told_once_a_session(tmp_path: Path) -> None:
+    """The notes that cannot be read are said once: not again by a subagent, which builds
+    its own prompt (the memory section too)."""
+    runner = child_runner(tmp_path, plugin)
+    MemoryStore(runner.home, runner.workspace).file("user").mkdir(parents=True)  # unreadable
+    events = run_events(runner)
+    assert len(runner.turns_model.calls) == 3
+    told = [e for e in events if e.type == "notice" and e.message.startswith("memory: ")]
+    assert len(told) == 1 and told[0].agent_id is None, told

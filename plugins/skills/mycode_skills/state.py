@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 STORE_KEY = "skills"
 PINNED_KEY = "pinned_skills"
+REPORTED_KEY = "skills.reported"
+"""``context.session_store`` key: what the skills plugin told the user this session."""
 
 
 def package_locations(
@@ -111,7 +113,8 @@ def folder_names_setting(settings: Any) -> bool:
 
 
 class SkillsState:
-    """Per-run state, kept in ``context.store["skills"]``."""
+    """One agent's state, kept in ``context.store["skills"]`` (what was told is the session's:
+    ``context.session_store["skills.reported"]``)."""
 
     def __init__(self, context: Any) -> None:
         self.context = context
@@ -124,7 +127,8 @@ class SkillsState:
             folder_names=folder_names_setting(context.settings),
         )
         self._restrictions: Restrictions | None = None
-        self.reported: set[str] = set()
+        self.reported: set[str] = context.session_store.setdefault(REPORTED_KEY, set())
+        """What was told (problems, a cut listing): once a session, not again by a subagent."""
         self.lock = threading.Lock()
         self._roots: list[Path] = []
 

@@ -13,7 +13,7 @@ from mycode_skills.tool import LOAD_SKILL
 from skill_helpers import write_skill
 
 from mycode_core.records import ToolResult
-from mycode_core.testing import call_tool, make_context, make_runner, run_events
+from mycode_core.testing import call_tool, child_runner, make_context, make_runner, run_events
 
 pytestmark = pytest.mark.usefixtures("isolated_home")
 
@@ -117,3 +117,16 @@ def test_a_skill_added_between_turns_is_listed_at_the_next_turn(tmp_path: Path) 
     assert "- early:" in first and "- late:" not in first
     assert "- early:" in second and "- late: Added between turns." in second
     assert "load_skill" in runner.turns_model.calls[0]["tools"]
+
+
+def test_a_subagent_does_not_tell_a_skills_problem_again(tmp_path: Path) -> None:
+    """What the main agent told (an invalid skill) is the session's: a subagent, which lists
+    the skills in its own prompt, does not say it a second time."""
+    runner = child_runner(tmp_path, plugin)
+    write_skill(runner.home / "skills", "Bad")
+    write_skill(runner.home / "skills", "good")
+    events = run_events(runner)
+    child_prompt = runner.turns_model.calls[1]["messages"][0]["content"]
+    assert "- good:" in child_prompt  # the child lists the skills too
+    notices = [e for e in events if e.type == "notice" and "'Bad'" in e.message]
+    assert len(notices) == 1 and notices[0].agent_id is None
