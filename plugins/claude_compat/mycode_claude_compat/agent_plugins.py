@@ -30,7 +30,9 @@ MANIFEST_FIELDS = (
     "keywords",
     "extensions",
 )
-NAME_PATTERN = r"^(?!.*(?:--|\.\.))[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$"
+# §5.5. \A and \Z, never ^ and $: jsonschema's "pattern" searches, and $ also matches before a
+# final newline ("evil\n" passed, and became an installed folder's name and tool names)
+NAME_PATTERN = r"\A(?!.*(?:--|\.\.))[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?\Z"
 
 _TEXT = {"type": "string"}
 MANIFEST_RULES: dict[str, Any] = {
@@ -70,7 +72,7 @@ SERVER_RULES: dict[str, Any] = {
                 },
                 "cwd": {
                     "type": "string",
-                    "pattern": r"^(?:\./|\$\{PLUGIN_ROOT\}(?:/|$)|\$\{PLUGIN_DATA\}(?:/|$))",
+                    "pattern": r"\A(?:\./|\$\{PLUGIN_ROOT\}(?:/|\Z)|\$\{PLUGIN_DATA\}(?:/|\Z))",
                 },
             },
             "required": ["type", "command"],
@@ -92,7 +94,7 @@ SERVER_RULES: dict[str, Any] = {
     ]
 }
 SUPPORTED_TRANSPORTS = ("stdio", "streamable-http", "sse")
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -132,6 +134,11 @@ def _where(error: Any) -> str:
     return ".".join(parts) if parts else "plugin.json"
 
 
+CACHE_VERSION = 2
+"""Of the cache file below: raised whenever a rule changes, so no result of the old rules is
+reused (version 1 accepted a name ending in a newline)."""
+
+
 class SchemaCache:
     """Results of schema checks by the checked JSON's digest, kept in
     ``$MYCODE_HOME/cache/folder-plugins.json``: importing jsonschema costs more than a whole
@@ -150,7 +157,7 @@ class SchemaCache:
         self.path, self.entries, self.changed = path, {}, False
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            if isinstance(data, dict) and data.get("version") == 1:
+            if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
                 self.entries = dict(data.get("entries") or {})
         except (OSError, ValueError):
             pass
@@ -171,7 +178,7 @@ class SchemaCache:
         if not self.changed or self.path is None:
             return
         try:
-            data = json.dumps({"version": 1, "entries": self.entries}).encode()
+            data = json.dumps({"version": CACHE_VERSION, "entries": self.entries}).encode()
             replace_atomically(self.path, data, create_parents=True, follow_folder_links=True)
             self.changed = False
         except OSError:
@@ -344,7 +351,7 @@ def _remote(
     headers = entry.get("headers") or {}
     seen: set[str] = set()
     for key, value in headers.items():
-        if not _HEADER_NAME.match(key):
+        if not _HEADER_NAME.fullmatch(key):
             return None, f"header name {key!r} is not a valid HTTP header name"
         if key.lower() in seen:
             return None, f"header {key!r} is given twice (names are case-insensitive)"
@@ -437,7 +444,7 @@ def _explain(entry: Any) -> str:
     if isinstance(env, dict) and {"PLUGIN_ROOT", "PLUGIN_DATA"} & set(env):
         return "'env' must not set PLUGIN_ROOT or PLUGIN_DATA (the client sets them)"
     cwd = entry.get("cwd")
-    if isinstance(cwd, str) and not re.match(r"^(?:\./|\$\{PLUGIN_(?:ROOT|DATA)\}(?:/|$))", cwd):
+    if isinstance(cwd, str) and not re.match(r"(?:\./|\$\{PLUGIN_(?:ROOT|DATA)\}(?:/|\Z))", cwd):
         return (
             f"'cwd' {entry.get('cwd')!r} must start with './', '${{PLUGIN_ROOT}}' "
             "or '${PLUGIN_DATA}'"

@@ -38,7 +38,7 @@ from mycode_claude_compat.registry import (
 )
 
 __all__ = ["InstallError", "Installed", "install", "install_one", "trust", "uninstall", "validate"]
-_MARKET = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)@(.+)$")
+_MARKET = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)@(.+)\Z")
 
 
 def validate(root: Path, home: Path, hook: Any = None) -> dict[str, Any] | None:

@@ -37,7 +37,7 @@ from mycode_core.api import replace_atomically
 
 KNOWN = {"claude-plugins-official": "https://github.com/anthropics/claude-plugins-official.git"}
 """Marketplaces Claude Code knows without being told."""
-_GITHUB = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+_GITHUB = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+\Z")
 FILE = "marketplaces.json"
 MARKETPLACE_FILES = (".claude-plugin/marketplace.json", ".agents/plugins/marketplace.json")
 """Where a folder or repository keeps its marketplace (Claude Code's, then Codex's)."""

@@ -29,7 +29,7 @@ from mycode_claude_compat.registry import (
     write_registry,
 )
 
-SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 """A plugin or marketplace name that can be a folder name."""
 
 

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def session_env(data: dict[str, Any], path: Path, notices: list[str]) -> dict[str, str]:

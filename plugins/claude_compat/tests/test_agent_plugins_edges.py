@@ -1,0 +1,46 @@
+"""Agent Plugins 1.0.0 folders at the edges of their rules: names that only look valid, JSON
+that Python reads but JSON does not allow, a ``MYCODE_HOME`` reached through a symlink, header
+fields, a plugin-relative command whose file name holds a space."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ap_helpers import PLUGIN_SCHEMA, agent_plugin
+from cc_helpers import Env
+from mycode_claude_compat.folders import PluginFolder, read_folder
+from mycode_claude_compat.placing import name_problems
+
+from mycode_core.testing import run_cli
+
+
+def _read(root: Path, home: Path) -> PluginFolder:
+    return read_folder(root, "cli", home)
+
+
+def _validate(root: Path, env: Env) -> tuple[int, dict[str, Any] | None]:
+    out = run_cli(["plugins", "validate", str(root)], cwd=env.workspace, home=env.home)
+    return out.rc, json.loads(out.stdout) if out.stdout.strip() else None
+
+
+def test_a_name_ending_in_a_newline_is_invalid(env: Env, tmp_path: Path) -> None:
+    """§5.5: ``$`` of a searched pattern matches before a final newline, so ``"evil\\n"``
+    passed validate, became an installed folder ``evil\\n`` and tool names."""
+    for index, name in enumerate(("evil\n", "a\n", "my-plugin\n", "\nx")):
+        root = agent_plugin(tmp_path / f"n{index}", {"$schema": PLUGIN_SCHEMA, "name": name})
+        folder = _read(root, env.home)
+        assert folder.rejected and folder.fatal[0].section == "5.5", name
+    rc, report = _validate(tmp_path / "n0", env)
+    assert rc == 1 and report is not None and report["fatal"][0]["section"] == "5.5"
+    out = run_cli(["plugins", "install", str(tmp_path / "n0")], cwd=env.workspace, home=env.home)
+    assert out.rc == 1
+    installed = env.home / "plugins"
+    assert not installed.exists() or [p.name for p in installed.iterdir()] in ([], [".staging"])
+    assert not (env.home / "plugins.toml").exists()
+    # the folder-name rule every format's install goes through says the same
+    for name in ("evil\n", "ok\n"):
+        folder = PluginFolder(root=tmp_path, name=name, layer="cli")
+        assert name_problems(folder), name
+    assert name_problems(PluginFolder(root=tmp_path, name="ok", layer="cli")) == []
