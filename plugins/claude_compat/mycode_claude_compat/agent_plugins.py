@@ -129,6 +129,16 @@ def inside(path: Path, root: Path) -> bool:
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
+def _not_json(word: str) -> Any:
+    raise ValueError(f"{word} is not a JSON value")
+
+
+def strict_json(text: str) -> Any:
+    """``text`` parsed as JSON, and only JSON: Python's reader also takes ``NaN``,
+    ``Infinity`` and ``-Infinity``, which JSON has not (§5.2: the manifest MUST be JSON)."""
+    return json.loads(text, parse_constant=_not_json)
+
+
 def _where(error: Any) -> str:
     parts = [str(p) for p in error.absolute_path]
     return ".".join(parts) if parts else "plugin.json"
@@ -242,7 +252,7 @@ def read_manifest(root: Path) -> tuple[dict[str, Any] | None, list[Problem], lis
     if not inside(path, root):
         return None, [Problem("plugin.json resolves outside the plugin root", "4.1")], []
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = strict_json(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(f"cannot read plugin.json: {exc}", "5.2")], []
     except ValueError as exc:
@@ -387,7 +397,7 @@ def read_mcp(root: Path, plugin: str, data: Path) -> McpResult:
     if not path.is_file():
         return disable("mcp.json is not a regular file", "6.2")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = strict_json(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return disable(f"mcp.json is not valid JSON: {exc}", "7.2.2")
     if not isinstance(doc, dict):

@@ -44,3 +44,35 @@ def test_a_name_ending_in_a_newline_is_invalid(env: Env, tmp_path: Path) -> None
         folder = PluginFolder(root=tmp_path, name=name, layer="cli")
         assert name_problems(folder), name
     assert name_problems(PluginFolder(root=tmp_path, name="ok", layer="cli")) == []
+
+
+def test_nan_and_infinity_are_not_json(env: Env, tmp_path: Path) -> None:
+    """§5.2 and §7.2.2(2): Python's reader takes ``NaN`` and ``Infinity``; JSON has neither.
+    In a place nothing validates (an unimplemented extension namespace, an unknown field) they
+    passed; now the manifest is invalid JSON (the plugin rejected), and so is such an
+    ``mcp.json`` (MCP off for the plugin, its skills kept)."""
+    for index, text in enumerate(
+        (
+            '{"$schema": "%s", "name": "ok", "extensions": {"com.example": {"v": NaN}}}',
+            '{"$schema": "%s", "name": "ok", "later": Infinity}',
+            '{"$schema": "%s", "name": "ok", "extensions": {"com.example": {"v": -Infinity}}}',
+        )
+    ):
+        root = agent_plugin(tmp_path / f"p{index}", skills=("one",))
+        (root / "plugin.json").write_text(text % PLUGIN_SCHEMA)
+        folder = _read(root, env.home)
+        assert folder.rejected and folder.skill_dirs == [], text
+        assert "not valid JSON" in folder.fatal[0].message and folder.fatal[0].section == "5.2"
+    rc, report = _validate(tmp_path / "p0", env)
+    assert rc == 1 and report is not None and "NaN" in report["fatal"][0]["message"]
+    root = agent_plugin(tmp_path / "m", name="pl", skills=("kept",))
+    (root / "mcp.json").write_text(
+        '{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": '
+        '{"good": {"type": "stdio", "command": "true"}, '
+        '"odd": {"type": "stdio", "command": "true", "args": [NaN]}}}'
+    )
+    folder = _read(root, env.home)
+    assert not folder.rejected and folder.skill_names() == ["kept"]
+    assert folder.mcp_servers == {}
+    assert [s["what"] for s in folder.skipped] == ["mcp.json"]
+    assert "not valid JSON" in folder.skipped[0]["reason"]
