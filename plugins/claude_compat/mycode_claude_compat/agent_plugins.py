@@ -120,12 +120,14 @@ class McpResult:
 
 
 def inside(path: Path, root: Path) -> bool:
-    """Whether ``path`` (resolved, symlinks followed) is ``root`` or beneath it."""
+    """Whether ``path`` is ``root`` or beneath it, both resolved (symlinks followed): the
+    filesystem-resolved paths of §4.1 and §7.2.1 (``PLUGIN_DATA`` under a ``MYCODE_HOME``
+    reached through a symlink is still itself)."""
     try:
         real = os.path.realpath(path)
+        base = os.path.realpath(root)
     except (OSError, ValueError):
         return False
-    base = str(root)
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 

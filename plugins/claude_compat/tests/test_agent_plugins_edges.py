@@ -76,3 +76,30 @@ def test_nan_and_infinity_are_not_json(env: Env, tmp_path: Path) -> None:
     assert folder.mcp_servers == {}
     assert [s["what"] for s in folder.skipped] == ["mcp.json"]
     assert "not valid JSON" in folder.skipped[0]["reason"]
+
+
+def test_plugin_data_cwd_with_mycode_home_through_a_symlink(env: Env, tmp_path: Path) -> None:
+    """§7.2.1: a ``${PLUGIN_DATA}``-rooted ``cwd`` must stay in the resolved data folder. The
+    cwd was resolved and compared with the data folder as written, so with ``MYCODE_HOME``
+    reached through a symlink ``${PLUGIN_DATA}`` itself "resolved outside"."""
+    linked_home = tmp_path / "home-link"
+    linked_home.symlink_to(env.home, target_is_directory=True)
+    servers = {
+        "data": {"type": "stdio", "command": "true", "cwd": "${PLUGIN_DATA}"},
+        "sub": {"type": "stdio", "command": "true", "cwd": "${PLUGIN_DATA}/sub"},
+        "root": {"type": "stdio", "command": "true", "cwd": "${PLUGIN_ROOT}"},
+        "escape": {"type": "stdio", "command": "true", "cwd": "${PLUGIN_DATA}/../../.."},
+    }
+    root = agent_plugin(tmp_path / "p", name="pl", mcp=servers)
+    folder = _read(root, linked_home)
+    assert sorted(folder.mcp_servers) == ["pl_data", "pl_root", "pl_sub"], folder.skipped
+    data = (env.home / "plugin-data" / "pl").resolve()
+    assert folder.mcp_servers["pl_data"]["cwd"] == str(data)
+    assert folder.mcp_servers["pl_sub"]["cwd"] == str(data / "sub")
+    assert [s["what"] for s in folder.skipped] == ["mcp server escape"]
+    out = run_cli(["plugins", "validate", str(root)], cwd=env.workspace, home=linked_home)
+    report = json.loads(out.stdout)
+    assert out.rc == 0 and [w["message"] for w in report["warnings"]] == [
+        f"server 'escape' skipped: 'cwd' '${{PLUGIN_DATA}}/../../..' resolves outside "
+        f"{linked_home / 'plugin-data' / 'pl'}"
+    ]
