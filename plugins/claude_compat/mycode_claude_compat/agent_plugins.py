@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mycode_claude_compat.header_fields import OWNED, field_problem
 from mycode_core.api import replace_atomically
 
 PLUGIN_SCHEMA = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"
@@ -94,7 +95,6 @@ SERVER_RULES: dict[str, Any] = {
     ]
 }
 SUPPORTED_TRANSPORTS = ("stdio", "streamable-http", "sse")
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -360,16 +360,14 @@ def _remote(
     problem = _check_url(entry["url"])
     if problem:
         return None, problem
-    headers = entry.get("headers") or {}
+    headers = dict(entry.get("headers") or {})
     seen: set[str] = set()
     for key, value in headers.items():
-        if not _HEADER_NAME.fullmatch(key):
-            return None, f"header name {key!r} is not a valid HTTP header name"
+        if problem := field_problem(key, value):
+            return None, problem
         if key.lower() in seen:
             return None, f"header {key!r} is given twice (names are case-insensitive)"
         seen.add(key.lower())
-        if any(ch in value for ch in "\r\n\0"):
-            return None, f"header {key!r} has a value that is not a valid HTTP header value"
         if _PLACEHOLDER.search(value):
             warnings.append(
                 Problem(
@@ -378,8 +376,17 @@ def _remote(
                     "7.2.1",
                 )
             )
+    for key in [k for k in headers if k.lower() in OWNED]:
+        del headers[key]
+        warnings.append(
+            Problem(
+                f"server {name!r}: header {key!r} dropped: the client sets it itself (its own "
+                "headers take precedence)",
+                "7.2.1",
+            )
+        )
     kind = "http" if entry["type"] == "streamable-http" else "sse"
-    return {"type": kind, "url": entry["url"], "headers": dict(headers), "literal": True}, None
+    return {"type": kind, "url": entry["url"], "headers": headers, "literal": True}, None
 
 
 def read_mcp(root: Path, plugin: str, data: Path) -> McpResult:

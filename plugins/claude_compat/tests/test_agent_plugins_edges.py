@@ -103,3 +103,60 @@ def test_plugin_data_cwd_with_mycode_home_through_a_symlink(env: Env, tmp_path: 
         f"server 'escape' skipped: 'cwd' '${{PLUGIN_DATA}}/../../..' resolves outside "
         f"{linked_home / 'plugin-data' / 'pl'}"
     ]
+
+
+def _remote_with(headers: dict[str, str]) -> dict[str, Any]:
+    return {"type": "streamable-http", "url": "https://a.example/mcp", "headers": headers}
+
+
+def test_header_fields_must_be_valid(env: Env, tmp_path: Path) -> None:
+    """§7.2.1: header names and values MUST be valid HTTP header fields (§7.2.2(3): else the
+    server is skipped). Only CR, LF and NUL were refused: ``\\x01`` and ``\\x7f`` were sent."""
+    values = ("a\x01b", "ab\x7f", "\x1b[31m", "a\rb", " a", "a\t", "caf\u00e9")
+    cases = zip(("ctl", "del", "esc", "cr", "lead", "trail", "utf"), values, strict=True)
+    bad = {case: {"X-A": value} for case, value in cases}
+    bad |= {"name_nl": {"X-A\n": "1"}, "name_ctl": {"X-\x01": "1"}}
+    good = {"ok": {"X-A": "a b\tc", "X-Empty": "", "X-Sym": "!#$%&'*+-.^_`|~()<>@,;:\\\"/[]?={}"}}
+    servers = {n: _remote_with(h) for n, h in {**bad, **good}.items()}
+    root = agent_plugin(tmp_path / "p", name="pl", mcp=servers)
+    folder = _read(root, env.home)
+    assert sorted(folder.mcp_servers) == ["pl_ok"]
+    assert folder.mcp_servers["pl_ok"]["headers"] == good["ok"]
+    reasons = {s["what"]: s["reason"] for s in folder.skipped}
+    assert sorted(reasons) == sorted(f"mcp server {n}" for n in bad)
+    assert "control character ('\\x01')" in reasons["mcp server ctl"]
+    assert "control character ('\\x7f')" in reasons["mcp server del"]
+    assert "non-ASCII" in reasons["mcp server utf"] and "start or end" in reasons["mcp server lead"]
+    assert "not a valid HTTP header name" in reasons["mcp server name_nl"]
+    rc, report = _validate(root, env)
+    assert rc == 0 and report is not None
+    assert sum("skipped" in w["message"] for w in report["warnings"]) == len(bad)
+
+
+def test_headers_the_client_sets_are_dropped(env: Env, tmp_path: Path) -> None:
+    """§7.2.1: headers the client generates for HTTP and MCP take precedence over configured
+    ones of the same case-insensitive name; a configured ``host`` or ``Transfer-Encoding``
+    was sent and broke the connection. They are dropped, each with a warning; the others
+    (``Authorization`` too: mycode sets none) are sent as written."""
+    owned = {
+        "host": "evil.example",
+        "Transfer-Encoding": "chunked",
+        "Content-Length": "0",
+        "CONNECTION": "close",
+        "Mcp-Session-Id": "s",
+        "MCP-Protocol-Version": "1999-01-01",
+        "Accept": "text/html",
+        "content-type": "text/plain",
+    }
+    kept = {"X-Tenant": "public", "Authorization": "Bearer public-token"}
+    servers = {"h": _remote_with({**owned, **kept}), "s": {**_remote_with(owned), "type": "sse"}}
+    root = agent_plugin(tmp_path / "p", name="pl", mcp=servers)
+    folder = _read(root, env.home)
+    assert folder.mcp_servers["pl_h"]["headers"] == kept
+    assert folder.mcp_servers["pl_s"]["headers"] == {}
+    dropped = [w.message for w in folder.warnings if "dropped" in w.message]
+    assert len(dropped) == 2 * len(owned) and all("7.2.1" == w.section for w in folder.warnings)
+    assert "server 'h': header 'host' dropped" in dropped[0]
+    rc, report = _validate(root, env)
+    assert rc == 0 and report is not None and report["fatal"] == []
+    assert sum("dropped" in w["message"] for w in report["warnings"]) == 2 * len(owned)
