@@ -324,8 +324,16 @@ def _stdio(
     name: str, entry: dict[str, Any], root: Path, data: Path
 ) -> tuple[dict[str, Any] | None, str | None]:
     command = entry["command"]
-    if any(ch.isspace() for ch in command) or command.startswith("${"):
-        return None, f"'command' {command!r} must be one executable token (args go in 'args')"
+    # one token, not a shell string: a space is fine in the name of a file the plugin ships
+    # ("./bin/my server"), never between a program and its arguments ("npx foo")
+    spaced = any(ch.isspace() for ch in command)
+    if command.startswith("${") or (
+        spaced and not (command.startswith("./") and os.path.isfile(root / command[2:]))
+    ):
+        return None, (
+            f"'command' {command!r} must be one executable token (args go in 'args'; a "
+            "plugin-relative path with spaces must name a file of the plugin)"
+        )
     if command.startswith("./"):
         target = root / command[2:]
         if not inside(target, root):

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ap_helpers import PLUGIN_SCHEMA, agent_plugin
-from cc_helpers import Env
+from ap_helpers import PLUGIN_SCHEMA, agent_plugin, wrapper_server
+from cc_helpers import Env, notices
 from mycode_claude_compat.folders import PluginFolder, read_folder
 from mycode_claude_compat.placing import name_problems
 
@@ -160,3 +160,30 @@ def test_headers_the_client_sets_are_dropped(env: Env, tmp_path: Path) -> None:
     rc, report = _validate(root, env)
     assert rc == 0 and report is not None and report["fatal"] == []
     assert sum("dropped" in w["message"] for w in report["warnings"]) == 2 * len(owned)
+
+
+def test_a_plugin_command_whose_file_name_holds_a_space(env: Env, tmp_path: Path) -> None:
+    """§7.2.1: ``command`` is one executable token, not a shell string; ``./bin/my server``
+    naming a file of the plugin is one token (it was refused), ``npx foo`` or a ``./`` path
+    with arguments after it still are not."""
+    root = tmp_path / "spaced plugin"
+    root.mkdir()
+    entry = wrapper_server(root)
+    (root / "bin" / "server").rename(root / "bin" / "my server")
+    servers = {
+        "time": {**entry, "command": "./bin/my server"},
+        "shell": {"type": "stdio", "command": "npx foo"},
+        "with_args": {"type": "stdio", "command": "./bin/my server --port 1"},
+        "missing": {"type": "stdio", "command": "./bin/no such"},
+        "folder": {"type": "stdio", "command": "./bin "},
+    }
+    agent_plugin(root, name="spaced", mcp=servers)
+    folder = _read(root, env.home)
+    assert sorted(folder.mcp_servers) == ["spaced_time"], folder.skipped
+    assert folder.mcp_servers["spaced_time"]["command"] == str(root.resolve() / "bin" / "my server")
+    reasons = {s["what"]: s["reason"] for s in folder.skipped}
+    assert all("one executable token" in reasons[f"mcp server {n}"] for n in servers if n != "time")
+    result = env.run([{"content": "ok"}], "--plugin-dir", str(root))
+    assert result.rc == 0, result.stderr
+    tools = result.of_type("system")[0]["tools"]
+    assert any(t.startswith("mcp__spaced_time__") for t in tools), (tools, notices(result))
