@@ -66,13 +66,22 @@ class PluginFolder:
     def skill_folders(self) -> dict[Path, Path]:
         """Its skill folders, resolved, each with the path it was found at (``skill_dirs``
         holds folders of skill folders, and for Codex also single skill folders found
-        deeper; a folder named on its own and through ``skills/`` counts once)."""
+        deeper; a folder named on its own and through ``skills/`` counts once). The same
+        folders the skills plugin reads: in an Agent Plugins folder each folder of
+        ``skills/`` holding a file named exactly ``SKILL.md``, hidden ones too, never
+        ``skills/`` itself (its §7.1); in the other formats a folder holding ``SKILL.md`` or
+        ``skill.md`` is one skill, and its hidden subfolders are not looked in."""
         found: dict[Path, Path] = {}
         for d in self.skill_dirs:
-            folders = (
-                [d] if (d / "SKILL.md").is_file() else [p.parent for p in d.glob("*/SKILL.md")]
-            )
-            found.update((folder.resolve(), folder) for folder in folders)
+            if self.format == "agent-plugins":
+                folders = [p.parent for p in d.glob("*/SKILL.md")]
+            elif _skill_file(d):
+                folders = [d]
+            else:
+                folders = [
+                    p for p in _subfolders(d) if not p.name.startswith(".") and _skill_file(p)
+                ]
+            found.update((folder.resolve(), folder) for folder in sorted(folders))
         return found
 
     def skill_names(self) -> list[str]:
@@ -198,3 +207,16 @@ def open_data_dirs(folders: list[PluginFolder], context: Any) -> list[str]:
         table["writable"] = [*writable, *(str(p) for p in made if str(p) not in writable)]
         context.settings.sandbox = table
     return problems
+
+
+def _skill_file(folder: Path) -> bool:
+    """Whether ``folder`` holds a skill file of the Claude Code and Codex formats (``SKILL.md``,
+    or ``skill.md`` as the skills plugin also reads)."""
+    return (folder / "SKILL.md").is_file() or (folder / "skill.md").is_file()
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return [entry for entry in folder.iterdir() if entry.is_dir()]
+    except OSError:
+        return []

@@ -1,6 +1,7 @@
 """Agent Plugins 1.0.0 folders at the edges of their rules: names that only look valid, JSON
 that Python reads but JSON does not allow, a ``MYCODE_HOME`` reached through a symlink, header
-fields, a plugin-relative command whose file name holds a space."""
+fields, a plugin-relative command whose file name holds a space, files in ``skills/`` that are
+not skills."""
 
 from __future__ import annotations
 
@@ -187,3 +188,48 @@ def test_a_plugin_command_whose_file_name_holds_a_space(env: Env, tmp_path: Path
     assert result.rc == 0, result.stderr
     tools = result.of_type("system")[0]["tools"]
     assert any(t.startswith("mcp__spaced_time__") for t in tools), (tools, notices(result))
+
+
+def _listed(root: Path, env: Env, name: str) -> tuple[list[str], list[str], dict[str, Any]]:
+    """``(skills a run lists, their problems, the folder's row in mycode plugins)``."""
+    out = run_cli(["skills", "--json", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    data = json.loads(out.stdout)
+    out = run_cli(["plugins", "--plugin-dir", str(root)], cwd=env.workspace, home=env.home)
+    [row] = [r for r in json.loads(out.stdout) if r["name"] == name]
+    return sorted(s["name"] for s in data["skills"]), data["problems"], row
+
+
+def test_skills_of_an_agent_plugins_folder_are_its_skills_folders(env: Env, tmp_path: Path) -> None:
+    """§6.1/§7.1: each immediate folder of ``skills/`` holding a file named exactly
+    ``SKILL.md`` is one skill. ``skills/SKILL.md`` hid every real skill (the folder itself
+    was listed as the skill ``skills``); a lowercase ``skill.md`` was loaded by ``mycode
+    skills`` but left out of ``contributes``; ``skills/.hidden/SKILL.md`` was skipped without
+    a word. Now a run, ``mycode plugins`` and ``validate`` agree, and say why."""
+    root = agent_plugin(tmp_path / "p", name="pl", skills=("good",))
+    skills = root / "skills"
+    (skills / "SKILL.md").write_text("---\nname: skills\ndescription: d\n---\nx\n")
+    (skills / "lower").mkdir()
+    (skills / "lower" / "skill.md").write_text("---\nname: lower\ndescription: d\n---\nx\n")
+    (skills / ".hidden").mkdir()
+    (skills / ".hidden" / "SKILL.md").write_text("---\nname: hidden\ndescription: d\n---\nx\n")
+    names, problems, row = _listed(root, env, "pl")
+    assert names == ["good"] and row["contributes"]["skills"] == ["good"]
+    assert any("skills/SKILL.md is not a skill" in p for p in problems)
+    assert any("lower not loaded" in p and "SKILL.md" in p for p in problems)
+    assert any("skills/.hidden) not loaded" in p for p in problems)
+    assert [item["what"] for item in row["skipped"]] == ["skill skills/.hidden"]
+    rc, report = _validate(root, env)
+    assert rc == 0 and report is not None
+    warned = [w["message"] for w in report["warnings"] if w["section"] == "7.1"]
+    assert len(warned) == 3, warned
+    assert any("skills/SKILL.md is not a skill" in w for w in warned)
+    # a Claude Code folder keeps its own reading: skills/SKILL.md makes skills/ one skill
+    (root / "plugin.json").unlink()
+    (root / ".claude-plugin").mkdir()
+    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "cc"}')
+    names, _, row = _listed(root, env, "cc")
+    assert names == row["contributes"]["skills"] == ["skills"]
+    # and without it, what a run loads (skill.md too, no hidden folder) is what it contributes
+    (skills / "SKILL.md").unlink()
+    names, problems, row = _listed(root, env, "cc")
+    assert names == row["contributes"]["skills"] == ["good", "lower"], problems

@@ -206,7 +206,13 @@ class Catalog:
             return []
         linked = real != os.path.abspath(path)
         own = skill_file_name(path)
-        if own is not None and os.path.isfile(os.path.join(path, own)):
+        if own is not None and location.strict:  # Agent Plugins §7.1: skills/NAME/SKILL.md only
+            problems.append(
+                f"{os.path.join(path, own)} is not a skill and is not read: an Agent Plugins "
+                "folder's skills are the folders of skills/ holding SKILL.md "
+                "(skills/NAME/SKILL.md)"
+            )
+        elif own is not None and os.path.isfile(os.path.join(path, own)):
             return [(path, linked, own)]
         found: list[tuple[str, bool, str]] = []
         self._scan(path, location, problems, found, {real}, 1)
@@ -224,7 +230,10 @@ class Catalog:
         """Add the skill folders under ``path`` to ``found``; a folder without ``SKILL.md``
         is a group (``skills/team/deploy/SKILL.md``) looked into, down to
         :data:`MAX_DEPTH` levels, as Codex and agentskills.io's guide for clients scan —
-        not in a strict (Agent Plugins) location, whose skills are its immediate folders."""
+        not in a strict (Agent Plugins) location, whose skills are its immediate folders
+        holding a file named exactly ``SKILL.md``, hidden ones too (§7.1 excepts none: such a
+        skill is then reported, no valid name starting with a dot), and a ``skill.md`` there
+        is reported, not read."""
         try:
             with os.scandir(path) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
@@ -233,7 +242,7 @@ class Catalog:
                 problems.append(f"skills folder {path} cannot be read: {exc.strerror}")
             return
         for entry in entries:
-            if entry.name.startswith(".") or entry.name in SKIPPED_GROUPS:
+            if not location.strict and (entry.name.startswith(".") or entry.name in SKIPPED_GROUPS):
                 continue
             try:
                 if not entry.is_dir():
@@ -249,10 +258,15 @@ class Catalog:
                         f"the workspace ({real})"
                     )
                     continue
-            own = skill_file_name(entry.path)
+            own = skill_file_name(entry.path, exact=location.strict)
             if own is not None:
                 found.append((entry.path, link, own))
                 continue
+            if location.strict and skill_file_name(entry.path) is not None:
+                problems.append(
+                    f"skill folder {entry.path} not loaded: its skill file is skill.md, and an "
+                    "Agent Plugins folder's skill file is named exactly SKILL.md"
+                )
             real_path = os.path.realpath(entry.path) if link else entry.path
             if location.strict or depth >= MAX_DEPTH or real_path in visited:
                 continue

@@ -22,14 +22,16 @@ MAX_BODY_BYTES = 256 * 1024
 """``load_skill`` returns at most this much of the body and says where the rest is."""
 
 
-def skill_file_name(folder: str) -> str | None:
-    """The name of ``folder``'s skill file: ``SKILL.md``, else ``skill.md``, else ``None``.
+def skill_file_name(folder: str, exact: bool = False) -> str | None:
+    """The name of ``folder``'s skill file: ``SKILL.md``, else ``skill.md``, else ``None``;
+    ``exact`` (an Agent Plugins folder, whose §7.1 names ``SKILL.md`` exactly): ``SKILL.md``
+    only.
 
     Any entry named ``SKILL.md`` counts (a symlink or FIFO is judged by the caller). On a
     case-insensitive file system ``SKILL.md`` also finds a ``skill.md``: one folder, one file,
     never listed twice.
     """
-    for name in (SKILL_FILE, SKILL_FILE_LOWER):
+    for name in (SKILL_FILE,) if exact else (SKILL_FILE, SKILL_FILE_LOWER):
         if os.path.lexists(os.path.join(folder, name)):
             return name
     return None
