@@ -104,12 +104,16 @@ class InteractiveSession:
         with self._ask_lock:
             if self.renderer is not None:
                 self.renderer.pause()  # the spinner must not draw over the question
+            from mycode_core.cli.number_picker import numbered, pick
             from mycode_core.cli.prompts import choose
 
             self._asking = True  # Ctrl-C is the prompt's own again (deny)
             try:
                 with self.keys.paused() if self.keys is not None else nullcontext():
-                    answer = choose(question, options, preview)
+                    if numbered(options):  # rows with their own numbers (/rewind's turns)
+                        answer = pick(question, options)
+                    else:
+                        answer = choose(question, options, preview)
             finally:
                 self._asking = False
             click.echo(click.style(f"  → {answer}", dim=True), err=True)

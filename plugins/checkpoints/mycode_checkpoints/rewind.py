@@ -71,7 +71,9 @@ def session_turns(home: Path, session_id: str) -> list[SessionTurn]:
 
 
 def _pick(turns: list[SessionTurn], context: Any) -> SessionTurn | None:
-    """Ask which turn (newest first); ``None`` when cancelled."""
+    """Ask which turn (newest first); ``None`` when cancelled. Each label starts with its
+    turn's number (``12. …``): the session's picker shows that number alone and takes it
+    typed in full, then Enter (a digit never picks at once)."""
     newest = list(reversed(turns))[:SHOWN]
     labels = [turn.label() for turn in newest]
     question = (
