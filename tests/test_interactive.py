@@ -388,3 +388,48 @@ def test_the_prompt_left_idle_after_an_answer_notifies_once(
     assert wait_until(lambda: len(notified.read_text().splitlines()) == 2, 30)
     term.type("/exit\r")
     assert term.wait() == 0
+
+
+def test_the_ctrl_c_exit_hint_expires_and_an_edit_disarms_it(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Ctrl-C at the empty prompt arms "press again to exit" for 2 s: a second press later,
+    or after typing and deleting a character, shows the hint again instead of leaving."""
+    from mycode_core.cli.exit_confirm import WINDOW
+
+    term, _workspace = _session(tmp_path, env, [{"content": "hi"}])
+    hint = "press Ctrl-C again"
+    term.expect("›")
+    term.settle(0.5)  # the prompt reads the keys
+    term.type("\x03")
+    term.expect(hint)
+    time.sleep(WINDOW + 0.5)  # the window is over whatever the machine's speed
+    term.type("\x03")
+    assert wait_until(lambda: (term.settle(0.1), term.plain.count(hint))[1] == 2, 30)
+    term.type("a")
+    term.settle(0.3)
+    term.type("\x7f")  # typed and deleted: an edit disarms
+    term.settle(0.3)
+    term.type("\x03")
+    assert wait_until(lambda: (term.settle(0.1), term.plain.count(hint))[1] == 3, 30)
+    term.type("\x03")  # at once: this one leaves
+    assert term.wait() == 0
+
+
+def test_the_exit_confirmation_keeps_its_window_on_the_clock_it_is_given() -> None:
+    from mycode_core.cli.exit_confirm import WINDOW, ExitConfirmation
+
+    now = [100.0]
+    leaving = ExitConfirmation(clock=lambda: now[0])
+    assert not leaving.press()
+    now[0] += WINDOW - 0.1
+    assert leaving.press()  # within the window: leave
+    leaving = ExitConfirmation(clock=lambda: now[0])
+    assert not leaving.press()
+    now[0] += WINDOW + 0.1
+    assert not leaving.press()  # expired: armed again, not left
+    now[0] += 0.5
+    leaving.disarm()  # an edit
+    assert not leaving.press()
+    now[0] += 0.5
+    assert leaving.press()

@@ -202,15 +202,18 @@ class InteractiveSession:
             f"mycode · {self.runner.settings.model} · {self.runner.workspace} · /help for help",
             err=True,
         )
+        from mycode_core.cli.exit_confirm import HINT, ExitConfirmation
+
         session = self._prompt_session()
         pending = first_prompt
-        armed = False  # a Ctrl-C at the empty prompt: the next one leaves
+        leaving = ExitConfirmation()  # a Ctrl-C at the empty prompt: one more soon leaves
+        session.default_buffer.on_text_changed += leaving.disarm  # any edit disarms it
         try:
             while True:
                 try:
                     if pending is None:
                         pending = self._read(session)
-                    armed = False
+                    leaving.disarm()
                     text = pending.strip()
                     pending = None
                     if not text:
@@ -232,10 +235,9 @@ class InteractiveSession:
                         return 128 + signum
                 except KeyboardInterrupt:  # at the prompt, or typed just before it started
                     pending = None
-                    if armed:
+                    if leaving.press():
                         return 0
-                    armed = True
-                    click.echo("(press Ctrl-C again to exit, or type a task)", err=True)
+                    click.echo(HINT, err=True)
                 except EOFError:
                     return 0
         finally:
