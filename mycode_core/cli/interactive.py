@@ -163,17 +163,22 @@ class InteractiveSession:
             key_bindings=bindings,
             multiline=True,
             completer=PromptCompleter(
-                lambda: {**COMMANDS, **self._plugin_descriptions()}, self.runner.workspace
+                lambda: {**COMMANDS, **self._plugin_descriptions()},
+                self.runner.workspace,
+                again=lambda: {**COMMANDS, **self._plugin_descriptions(again=True)},
             ),
             complete_while_typing=False,
         )
 
-    def _plugin_descriptions(self, *, for_help: bool = False) -> dict[str, str]:
+    def _plugin_descriptions(
+        self, *, for_help: bool = False, again: bool = False
+    ) -> dict[str, str]:
         """The plugins' commands and their descriptions: every name for Tab completion;
-        for ``/help`` an alias shares the line of the command it stands for."""
+        for ``/help`` an alias shares the line of the command it stands for. ``again``:
+        collected anew (Tab found no name for what was typed)."""
         from mycode_core.cli.slash import help_entries, plugin_commands
 
-        commands = plugin_commands(self.runner, lambda message: None)
+        commands = plugin_commands(self.runner, lambda message: None, again=again)
         if for_help:
             return {n: t for n, t in help_entries(commands).items() if n not in COMMANDS}
         return {

@@ -106,3 +106,29 @@ def test_help_lists_a_plugin_skill_once_with_all_its_names(tmp_path: Path) -> No
     assert shown.count("Writes the release notes.") == 1
     term.type("/exit\r")
     assert term.wait(timeout=60) == 0
+
+
+def test_a_skill_written_during_the_session_runs_as_slash_name(tmp_path: Path) -> None:
+    """The commands were collected once: ``/greet Marie`` for a skill written mid-session said
+    "Unknown command" and Tab did not know the name. An unknown name collects them again."""
+    home = tmp_path / "home"
+    term = _session(tmp_path, ["answer one", "answer two", "answer three"])
+    term.expect("/help for help", timeout=60)
+    term.type("hello\r")
+    term.expect("answer one", timeout=60)
+    write_skill(home / "skills", "greet", description="Greets someone.", body="GREET BODY\n")
+    term.type("/greet Marie\r")
+    term.expect("answer two", timeout=60)
+    write_skill(home / "skills", "wave", description="Waves at someone.", body="WAVE BODY\n")
+    term.settle(1.0)  # at the prompt (keys typed during a turn wait, Tab among them)
+    term.set_mark()
+    term.type("/wa\t")
+    term.expect("/wave", timeout=60, after_mark=True)  # completed
+    term.type(" at Bob\r")
+    term.expect("answer three", timeout=60)
+    term.type("/exit\r")
+    assert term.wait(timeout=60) == 0
+    assert "Unknown command" not in term.plain
+    users = _users(home)
+    assert users[1].startswith("Marie") and "GREET BODY" in users[1]
+    assert users[2].startswith("at Bob") and "WAVE BODY" in users[2]
