@@ -12,8 +12,10 @@ from mycode_core.cli.richtext import (
     MarkdownStream,
     content_text,
     diff_lines,
+    line_count,
     plural,
     result_line,
+    retry_text,
     safe_stream,
 )
 from mycode_core.events import AgentEvent
@@ -215,7 +217,7 @@ class TextRenderer:
             text = content_text(data.content)
             first = _short(result_line(text, data.metadata), 110)
             mark = "[red]✗[/red]" if data.is_error else "[green]⎿[/green]"
-            lines = text.count("\n") + 1 if text else 0
+            lines = line_count(text)  # a command's real count, not what the model was shown
             diff = data.metadata.get("diff") if isinstance(data.metadata, dict) else None
             if isinstance(diff, str) and diff.strip():
                 lines = 1  # the diff below says what changed
@@ -231,12 +233,11 @@ class TextRenderer:
         elif kind == "guidance":
             self._end_stream()
             self._say(f"[yellow]↻ {data.source}:[/yellow] {_escape(_short(data.message, 200))}")
-        elif kind == "retry":
+        elif kind == "retry":  # with the server's words: the status and its message
             self._unspin()
-            self._say(
-                f"[yellow]retry {data.attempt} in {data.delay:.1f}s:[/yellow] "
-                f"{_escape(str(data.reason))}"
-            )
+            line = retry_text(data.attempt, data.delay, data.reason, data.message)
+            head, _, rest = line.partition(": ")
+            self._say(f"[yellow]{_escape(head)}:[/yellow] {_escape(rest)}")
         elif kind == "notice" and not _on_stderr_already(data):
             self._unspin()
             self._say(f"[yellow]mycode: {_escape(data.message)}[/yellow]")

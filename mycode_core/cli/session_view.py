@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from mycode_core.cli.richtext import content_text, diff_lines, plural, result_line
+from mycode_core.cli.richtext import content_text, diff_lines, plural, result_line, retry_text
 from mycode_core.sessions import user_words
 
 
@@ -205,7 +205,9 @@ def _note_text(event: dict[str, Any]) -> str:
     if kind == "guidance":
         return f"{event.get('source')}: {event.get('message', '')}"
     if kind == "retry":
-        return f"retry {event.get('attempt')} ({event.get('reason')}) in {event.get('delay')}s"
+        return retry_text(
+            event.get("attempt"), event.get("delay"), event.get("reason"), event.get("message")
+        )
     if kind == "compaction":
         before, after = event.get("before_tokens"), event.get("after_tokens")
         if before is not None and after is not None:
