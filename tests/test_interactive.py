@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from mycode_core.testing import cli_env, mycode_command, script_turn, write_script
+from mycode_core.testing import (
+    cli_env,
+    mycode_command,
+    requires_plugin,
+    run_cli,
+    script_turn,
+    write_script,
+    write_user_plugin,
+)
 from mycode_core.testing.host import process_alive, wait_until
 from mycode_core.testing.terminal import Terminal
 
@@ -433,3 +441,66 @@ def test_the_exit_confirmation_keeps_its_window_on_the_clock_it_is_given() -> No
     assert not leaving.press()
     now[0] += 0.5
     assert leaving.press()
+
+
+GREET = """
+from mycode_core import hookimpl
+from mycode_core.records import SlashCommand
+
+
+@hookimpl
+def register_slash_commands(register, context):
+    instructions = "Use the skill 'greet', loaded below for this turn, and follow it."
+    register(SlashCommand(name="greet", run=lambda args, context: f"{args} {instructions}"))
+"""
+
+
+def _events(home: Path) -> list[dict[str, object]]:
+    """The events of the oldest session transcript under ``home``."""
+    transcript = sorted((home / "sessions").glob("*.jsonl"))[0]
+    return [json.loads(line) for line in transcript.read_text().splitlines()]
+
+
+@requires_plugin("checkpoints")
+def test_lists_of_sessions_and_turns_show_what_the_user_typed(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """``/sessions``, ``/resume`` and ``/rewind`` showed the prompt a command expanded to (a
+    skill's instructions) and the note a ``!command`` became; they show the lines typed."""
+    home = tmp_path / "home"
+    write_user_plugin(home, "greet_command", GREET)
+    turns = [{"content": "hello Marie"}, {"content": "you ran echo"}, {"content": "again"}]
+    term, workspace = _session(tmp_path, env, turns)
+    term.type("/greet Marie\r")
+    term.expect("hello Marie")
+    term.type("!echo hi there\r")
+    term.expect("the model sees it with your next message")
+    term.type("what was that?\r")
+    term.expect("you ran echo")
+    term.set_mark()
+    term.type("/sessions\r")
+    term.expect("/greet Marie", after_mark=True)
+    term.type("/rewind\r")
+    term.expect("1. /greet Marie · no files changed")
+    term.expect("2. !echo hi there what was that? · no files changed")
+    term.type("\x1b")
+    term.expect("rewind cancelled")
+    term.type("/exit\r")
+    assert term.wait() == 0
+    assert "Use the skill" not in term.plain and "I ran this command" not in term.plain
+    listed = run_cli(["sessions"], workspace, home)
+    assert "/greet Marie" in listed.stdout and "Use the skill" not in listed.stdout
+    session = listed.stdout.split()[0]
+    shown = run_cli(["sessions", "show", session], workspace, home)
+    assert "/greet Marie" in shown.stdout and "Use the skill" not in shown.stdout
+    term, _workspace = _session(tmp_path, env, turns)
+    term.type("/resume\r")
+    term.expect("1. /greet Marie · just now")
+    term.type("1\r")
+    term.expect("Resumed")  # after a recap of its turns, in the user's words too
+    term.type("/exit\r")
+    assert term.wait() == 0
+    assert "Use the skill" not in term.plain and "I ran this command" not in term.plain
+    assert "!echo hi there" in term.plain.split("Resume which session?")[-1]
+    users = [e["content"] for e in _events(home) if e["type"] == "user"]
+    assert users[0].startswith("Marie Use the skill")  # the model was sent the expansion

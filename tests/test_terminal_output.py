@@ -374,7 +374,9 @@ def test_retry_text_and_line_count() -> None:
         "retry 1 in 3.0s: rate_limit — HTTP 429: slow down"
     )
     assert line_count("") == 0 and line_count("a\nb") == 2
-    cut = "1\n2\n\n… [99 lines (300 bytes) elided; full output: /x.log — read …] …\n102\nexit code: 0"
+    cut = (
+        "1\n2\n\n… [99 lines (300 bytes) elided; full output: /x.log — read …] …\n102\nexit code: 0"
+    )
     assert line_count(cut) == 2 + 1 + 99 + 2  # the marker's line stands for what it left out
 
 

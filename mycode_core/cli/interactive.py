@@ -69,6 +69,8 @@ class InteractiveSession:
         """What the user typed during the last turn, for the next prompt."""
         self.shell_notes: list[str] = []
         """``!command``s run since the last message (they go to the model with the next)."""
+        self.shell_typed: list[str] = []
+        """Those ``!command``s as typed (the user's words of the next turn)."""
         self._ask_lock = threading.Lock()
         self._asking = False
         self.signalled: Callable[[], int | None] = lambda: None
@@ -234,6 +236,7 @@ class InteractiveSession:
                             note := run_and_note(text[1:].strip(), self.runner.workspace)
                         ) is not None:
                             self.shell_notes.append(note)
+                            self.shell_typed.append(text)
                         continue
                     self._turn(text)
                     if (signum := self.signalled()) is not None:
@@ -277,9 +280,11 @@ class InteractiveSession:
         from mycode_core.cli.signals import CtrlCCancelsTurn
         from mycode_core.cli.turn_keys import TurnKeys
 
+        typed = request
         if self.shell_notes:  # what the user ran with ``!`` since the last message
+            typed = "\n".join([*self.shell_typed, request or prompt])
             prompt = "\n\n".join([*self.shell_notes, prompt])
-            self.shell_notes = []
+            self.shell_notes, self.shell_typed = [], []
         self.renderer = TextRenderer(interactive=True)
         try:
             with (
@@ -289,7 +294,9 @@ class InteractiveSession:
                 self.keys = keys
                 # an Esc read before the turn began (which clears a cancel) still stops it
                 escaped = lambda: keys.escaped or self.signalled() is not None  # noqa: E731
-                render_turn(self.runner, prompt, self.renderer, escaped, request=request)
+                render_turn(
+                    self.runner, prompt, self.renderer, escaped, request=request, typed=typed
+                )
             self.typed_ahead += keys.typed
         finally:
             self.renderer = None

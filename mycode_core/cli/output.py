@@ -337,15 +337,22 @@ def render_turn(
     renderer: Any,
     cancel_requested: Callable[[], bool] | None = None,
     request: str | None = None,
+    typed: str | None = None,
 ) -> Any:
     """Run one turn, showing each event; Ctrl-C cancels the turn. Returns the ``result`` event.
-    ``request``: the line the user typed, when a slash command expanded it to ``prompt``.
+    ``request``: the line the user typed, when a slash command expanded it to ``prompt``;
+    ``typed`` (default: ``request``), recorded ahead of the turn as the user's own words.
 
     A ``KeyboardInterrupt`` while an event is shown cancels the turn like one while waiting, so
     the loop always drains the turn to its ``result``. ``cancel_requested`` tells of a stop
     asked for before the turn began (a signal handler's), which the turn's start would clear.
     """
+    from mycode_core.cli.typed_words import record
+
     result = None
+    typed = request if typed is None else typed
+    if typed:
+        record(runner, typed)
     events = runner.run(prompt) if request is None else runner.run(prompt, request=request)
     try:
         while True:
