@@ -489,6 +489,12 @@ def register_slash_commands(register, context):
 """
 
 
+def _leave(term: Terminal) -> None:
+    """``/exit``: the session leaves with 0."""
+    term.type("/exit\r")
+    assert term.wait() == 0
+
+
 def _events(home: Path) -> list[dict[str, object]]:
     """The events of the oldest session transcript under ``home``."""
     transcript = sorted((home / "sessions").glob("*.jsonl"))[0]
@@ -519,8 +525,7 @@ def test_lists_of_sessions_and_turns_show_what_the_user_typed(
     term.expect("2. !echo hi there what was that? · no files changed")
     term.type("\x1b")
     term.expect("rewind cancelled")
-    term.type("/exit\r")
-    assert term.wait() == 0
+    _leave(term)
     assert "Use the skill" not in term.plain and "I ran this command" not in term.plain
     listed = run_cli(["sessions"], workspace, home)
     assert "/greet Marie" in listed.stdout and "Use the skill" not in listed.stdout

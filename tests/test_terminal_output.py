@@ -386,11 +386,7 @@ def test_a_long_command_output_shows_the_lines_it_printed(tmp_path: Path) -> Non
     workspace = _project(tmp_path)
     call = {"name": "run_command", "arguments": {"command": "seq 1 200000"}}
     model = write_script(tmp_path / "turns.json", [{"tool_calls": [call]}, {"content": "ok"}])
-    run = run_cli(
-        ["-p", "count", "--model", model, "--permission-mode", "bypass"],
-        workspace,
-        tmp_path / "home",
-        {"MYCODE_LOAD_PLUGINS": "builtin_tools"},
-    )
+    flags = ["--model", model, "--permission-mode", "bypass"]
+    run = run_cli(["-p", "count", *flags], workspace, tmp_path / "home", _env(tmp_path))
     assert run.rc == 0, run.stderr
     assert "⎿ 200000 (+200000 lines)" in run.stderr  # 200,000 and the exit code's line
