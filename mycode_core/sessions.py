@@ -45,7 +45,7 @@ class SessionInfo:
     started: float
     stop_reason: str | None
     first_prompt: str
-    """The first prompt as the user typed it (see :func:`user_words`)."""
+    """The first prompt as the user typed it (its ``typed`` event, else :func:`user_words`)."""
     steps: int = 0
     """Steps of every run of the session."""
 
@@ -134,9 +134,7 @@ class SessionStore:
 
     def _info(self, path: Path) -> SessionInfo | None:
         system: dict[str, Any] | None = None
-        prompt = ""
-        stop = None
-        steps = 0
+        prompt, typed, stop, steps = "", "", None, 0
         try:
             events = self.read_events(path.stem)
         except OSError:
@@ -147,10 +145,12 @@ class SessionStore:
                 continue
             if kind == "system" and system is None:
                 system = event
+            elif kind == "typed":  # what the user typed for the turn's ``user`` (``/greet Marie``)
+                typed = str(event.get("text", ""))
             elif kind == "user" and not prompt:
-                prompt = user_words(str(event.get("content", "")))
+                prompt = typed or user_words(str(event.get("content", "")))
             elif kind == "result":
-                stop = event.get("stop_reason")
+                stop, typed = event.get("stop_reason"), ""
                 steps += int(event.get("steps") or 0)
         if system is None:
             return None

@@ -113,9 +113,13 @@ def test_tab_help_and_resume_picker_on_a_pty(tmp_path: Path) -> None:
     term.type("/resume\r")
     term.expect("Resume which session?")
     term.expect("cancel")
-    assert "ship fast · just now · 2 steps ·" in term.plain
+    assert "1. /shipit fast · just now · 2 steps ·" in term.plain  # as typed
     assert "mentioned-file" not in term.plain  # the user's own words
+    assert "1. 1." not in term.plain  # one number a row: the session's
     term.type("1")
+    term.settle(0.5)
+    assert "Resumed" not in term.plain  # a digit picks nothing yet: Enter does
+    term.type("\r")
     term.expect("Resumed")
     term.type("/exit\r")
     assert term.wait() == 0

@@ -874,6 +874,44 @@ def test_register_slash_commands_collects_commands_with_their_plugin(tmp_path: P
     assert commands["hello"].run("you", context) in ("hi you", None)
 
 
+def test_slash_commands_are_collected_again_only_for_a_name_nobody_had(tmp_path: Path) -> None:
+    """A command added during the session (a skill written since) runs on the first try:
+    an unknown name collects the commands again, once; a known one never does, and a
+    collection's notices are said once."""
+    from types import SimpleNamespace
+
+    from mycode_core.cli.slash import dispatch
+    from mycode_core.records import RunContext, SlashCommand
+
+    names = ["hello"]
+    calls: list[int] = []
+
+    class Growing:
+        @hookimpl
+        def register_slash_commands(self, register: Any) -> None:
+            calls.append(1)
+            for name in [*names, "clash"]:
+                register(SlashCommand(name=name, run=lambda a, c, n=name: f"{n} {a}"))
+
+    class Twice:
+        @hookimpl
+        def register_slash_commands(self, register: Any) -> None:
+            register(SlashCommand(name="clash", run=lambda a, c: None))
+
+    context = RunContext(workspace=tmp_path, home=tmp_path, settings=None, session_id="s")
+    runner = SimpleNamespace(pm=make_plugin_manager(Growing(), Twice()), context=context)
+    notices: list[str] = []
+    assert dispatch(runner, "/hello you", notices.append).prompt == "hello you"  # type: ignore[union-attr]
+    assert dispatch(runner, "/hello again", notices.append) is not None
+    assert len(calls) == 1  # cached: a known name costs nothing
+    names.append("late")
+    assert dispatch(runner, "/late one", notices.append).prompt == "late one"  # type: ignore[union-attr]
+    assert len(calls) == 2
+    assert dispatch(runner, "/nobody", notices.append) is None
+    assert len(calls) == 3  # once per unknown name, not in a loop
+    assert len([n for n in notices if "/clash" in n]) == 1
+
+
 @pytest.mark.parametrize("alias_first", [True, False])
 def test_an_alias_yields_to_every_other_command_and_the_built_ins(
     tmp_path: Path, alias_first: bool

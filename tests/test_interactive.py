@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from mycode_core.testing import cli_env, mycode_command, script_turn, write_script
+from mycode_core.testing import (
+    cli_env,
+    mycode_command,
+    requires_plugin,
+    run_cli,
+    script_turn,
+    write_script,
+    write_user_plugin,
+)
 from mycode_core.testing.host import process_alive, wait_until
 from mycode_core.testing.terminal import Terminal
 
@@ -75,15 +83,19 @@ def test_ctrl_c_cancels_the_turn_not_the_session(tmp_path: Path, env: dict[str, 
     term.type("slow task\r")
     term.expect("thinking")
     time.sleep(0.5)
+    term.type("queued line\r")
+    term.expect("queued: queued line")
     term.type("\x03")
     term.expect("interrupted")
-    term.type("next task\r")
+    term.expect("› queued line")  # not sent: back in the prompt
+    term.type("\x15next task\r")  # Ctrl-U: cleared
     term.expect("still here", timeout=10)
     term.expect("completed")
     assert "too slow" not in term.output
     time.sleep(0.5)  # back at the prompt
     term.type("\x04")  # Ctrl-D leaves
     assert term.wait() == 0
+    assert _users(tmp_path / "home") == ["slow task", "next task"]
 
 
 def test_permission_prompt_allow_for_the_session(tmp_path: Path, env: dict[str, str]) -> None:
@@ -254,6 +266,7 @@ def test_esc_cancels_the_turn_and_keys_typed_meanwhile_wait_at_the_prompt(
     turns = [
         {"delay": 60, "content": "too slow"},
         {"delay": 60, "content": "slow again"},
+        {"delay": 5, "content": "short wait"},
         {"content": "typed ahead answer"},
         {"content": "the last answer"},
     ]
@@ -261,6 +274,7 @@ def test_esc_cancels_the_turn_and_keys_typed_meanwhile_wait_at_the_prompt(
     term.type("slow task\r")
     term.expect("thinking")
     term.type("\x1b[Ahalf typed")  # an arrow key is not an Esc; the words are not echoed yet
+    term.expect("typing: half typed")  # but the live view says they were kept
     term.type("\x1b")  # Esc alone: the turn stops, as with Ctrl-C
     term.expect("interrupted")
     term.expect("› half typed")  # back at the prompt, holding what was typed
@@ -268,34 +282,62 @@ def test_esc_cancels_the_turn_and_keys_typed_meanwhile_wait_at_the_prompt(
     term.type(" more\r")
     term.expect("thinking", after_mark=True)
     term.set_mark()
-    term.type("queued one\rnot sent")  # Enter while a turn runs: sent when it ends
-    term.type("\x1b")
-    term.expect("typed ahead answer", after_mark=True)
-    term.expect("› not sent", after_mark=True)
-    term.type("\x15last\r")  # Ctrl-U clears what waited
+    term.type("queued one\rnot sent")  # Enter while a turn runs: queued...
+    term.expect("queued: queued one · typing: not sent", after_mark=True)
+    term.type("\x1b")  # ...but a cancel sends nothing: all of it waits in the prompt, to edit
+    term.expect("interrupted", after_mark=True)
+    term.expect("› queued one", after_mark=True)
+    term.settle(1.0)
+    assert "short wait" not in term.output  # nothing was sent
+    term.type(" now\r")
+    term.expect("thinking", after_mark=True)
+    term.type("sent after it\r")  # a turn that ends by itself: the queued line is sent
+    term.expect("short wait")
+    term.expect("typed ahead answer")
+    term.type("last\r")
     term.expect("the last answer")
     term.type("/exit\r")
     assert term.wait() == 0
     assert "too slow" not in term.output and "slow again" not in term.output
     assert "^[" not in term.plain  # nothing typed was echoed over the live view
-    assert _users(tmp_path / "home") == ["slow task", "half typed more", "queued one", "last"]
+    assert _users(tmp_path / "home") == [
+        "slow task",
+        "half typed more",
+        "queued one\nnot sent now",
+        "sent after it",
+        "last",
+    ]
 
 
 def test_a_line_typed_during_a_turn_runs_after_it_on_a_dumb_terminal(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     """A dumb terminal's prompt ignores a prompt's default: the line typed ahead waited there,
-    unseen, for another Enter (``/exit`` typed as a turn ended left the session open)."""
-    turns = [{"delay": 60, "content": "too slow"}, {"content": "queued answer"}]
+    unseen, for another Enter (``/exit`` typed as a turn ended left the session open). After a
+    cancelled turn the line is not sent but waits in the prompt: a line says so."""
+    turns = [
+        {"delay": 5, "content": "short wait"},
+        {"content": "queued answer"},
+        {"delay": 60, "content": "too slow"},
+        {"content": "held answer"},
+    ]
     term, _workspace = _session(tmp_path, {**env, "TERM": "dumb"}, turns)
+    term.type("short task\r")
+    assert wait_until(lambda: "short task" in _users(tmp_path / "home"), 60)
+    term.type("queued one\r")  # the turn ends by itself: the line runs after it
+    term.expect("queued answer")
     term.type("slow task\r")
     assert wait_until(lambda: "slow task" in _users(tmp_path / "home"), 60)
-    term.type("queued one\r")
-    term.type("\x1b")  # Esc: the slow turn stops, the queued line runs
-    term.expect("queued answer")
+    term.type("held one\r")
+    term.type("\x1b")  # Esc: the slow turn stops and the line waits, said since unseen
+    term.expect("not sent, the turn was cancelled; in the prompt: held one")
+    term.settle(1.0)
+    assert "held answer" not in term.output
+    term.type("\r")  # Enter sends what the prompt holds
+    term.expect("held answer")
     term.type("/exit\r")
     assert term.wait() == 0
-    assert _users(tmp_path / "home") == ["slow task", "queued one"]
+    assert _users(tmp_path / "home") == ["short task", "queued one", "slow task", "held one"]
 
 
 @pytest.mark.parametrize(("key", "code"), [("\x03", 130), ("\x04", 0)])
@@ -388,3 +430,125 @@ def test_the_prompt_left_idle_after_an_answer_notifies_once(
     assert wait_until(lambda: len(notified.read_text().splitlines()) == 2, 30)
     term.type("/exit\r")
     assert term.wait() == 0
+
+
+def test_the_ctrl_c_exit_hint_expires_and_an_edit_disarms_it(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Ctrl-C at the empty prompt arms "press again to exit" for 2 s: a second press later,
+    or after typing and deleting a character, shows the hint again instead of leaving."""
+    from mycode_core.cli.exit_confirm import WINDOW
+
+    term, _workspace = _session(tmp_path, env, [{"content": "hi"}])
+    hint = "press Ctrl-C again"
+    term.expect("›")
+    term.settle(0.5)  # the prompt reads the keys
+    term.type("\x03")
+    term.expect(hint)
+    time.sleep(WINDOW + 0.5)  # the window is over whatever the machine's speed
+    term.type("\x03")
+    assert wait_until(lambda: (term.settle(0.1), term.plain.count(hint))[1] == 2, 30)
+    term.type("a")
+    term.settle(0.3)
+    term.type("\x7f")  # typed and deleted: an edit disarms
+    term.settle(0.3)
+    term.type("\x03")
+    assert wait_until(lambda: (term.settle(0.1), term.plain.count(hint))[1] == 3, 30)
+    term.type("\x03")  # at once: this one leaves
+    assert term.wait() == 0
+
+
+def test_the_exit_confirmation_keeps_its_window_on_the_clock_it_is_given() -> None:
+    from mycode_core.cli.exit_confirm import WINDOW, ExitConfirmation
+
+    now = [100.0]
+    leaving = ExitConfirmation(clock=lambda: now[0])
+    assert not leaving.press()
+    now[0] += WINDOW - 0.1
+    assert leaving.press()  # within the window: leave
+    leaving = ExitConfirmation(clock=lambda: now[0])
+    assert not leaving.press()
+    now[0] += WINDOW + 0.1
+    assert not leaving.press()  # expired: armed again, not left
+    now[0] += 0.5
+    leaving.disarm()  # an edit
+    assert not leaving.press()
+    now[0] += 0.5
+    assert leaving.press()
+
+
+GREET = """
+from mycode_core import hookimpl
+from mycode_core.records import SlashCommand
+
+
+@hookimpl
+def register_slash_commands(register, context):
+    instructions = "Use the skill 'greet', loaded below for this turn, and follow it."
+    register(SlashCommand(name="greet", run=lambda args, context: f"{args} {instructions}"))
+"""
+
+
+def _leave(term: Terminal) -> None:
+    """``/exit``: the session leaves with 0."""
+    term.type("/exit\r")
+    assert term.wait() == 0
+
+
+def _events(home: Path) -> list[dict[str, object]]:
+    """The events of the oldest session transcript under ``home``."""
+    transcript = sorted((home / "sessions").glob("*.jsonl"))[0]
+    return [json.loads(line) for line in transcript.read_text().splitlines()]
+
+
+@requires_plugin("checkpoints")
+def test_lists_of_sessions_and_turns_show_what_the_user_typed(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """``/sessions``, ``/resume`` and ``/rewind`` showed the prompt a command expanded to (a
+    skill's instructions) and the note a ``!command`` became; they show the lines typed."""
+    home = tmp_path / "home"
+    write_user_plugin(home, "greet_command", GREET)
+    turns = [{"content": "hello Marie"}, {"content": "you ran echo"}, {"content": "again"}]
+    term, workspace = _session(tmp_path, env, turns)
+    term.type("/greet Marie\r")
+    term.expect("hello Marie")
+    term.type("!echo hi there\r")
+    term.expect("the model sees it with your next message")
+    term.type("what was that?\r")
+    term.expect("you ran echo")
+    term.set_mark()
+    term.type("/sessions\r")
+    term.expect("/greet Marie", after_mark=True)
+    term.type("/rewind\r")
+    term.expect("1. /greet Marie · no files changed")
+    term.expect("2. !echo hi there what was that? · no files changed")
+    term.type("\x1b")
+    term.expect("rewind cancelled")
+    _leave(term)
+    assert "Use the skill" not in term.plain and "I ran this command" not in term.plain
+    listed = run_cli(["sessions"], workspace, home)
+    assert "/greet Marie" in listed.stdout and "Use the skill" not in listed.stdout
+    session = listed.stdout.split()[0]
+    shown = run_cli(["sessions", "show", session], workspace, home)
+    assert "/greet Marie" in shown.stdout and "Use the skill" not in shown.stdout
+    term, _workspace = _session(tmp_path, env, turns)
+    term.type("/resume\r")
+    term.expect("1. /greet Marie · just now")
+    term.type("1\r")
+    term.expect("Resumed")  # after a recap of its turns, in the user's words too
+    term.type("/exit\r")
+    assert term.wait() == 0
+    assert "Use the skill" not in term.plain and "I ran this command" not in term.plain
+    assert "!echo hi there" in term.plain.split("Resume which session?")[-1]
+    users = [e["content"] for e in _events(home) if e["type"] == "user"]
+    assert users[0].startswith("Marie Use the skill")  # the model was sent the expansion
+
+
+def test_the_note_of_keys_typed_during_a_turn() -> None:
+    from mycode_core.cli.turn_keys import queued_note
+
+    assert queued_note("") == ""
+    assert queued_note("fix it\n") == " · queued: fix it"
+    assert queued_note("one\ntwo\nhalf") == " · queued: one ⏎ two · typing: half"
+    assert queued_note("x" * 100).endswith("x…") and len(queued_note("x" * 100)) < 80

@@ -50,3 +50,14 @@ def test_a_rewind_after_a_compaction_drops_the_recorded_view() -> None:
     assert last_view([*events, {"type": "rewind", "turn": 2}]) is None
     later = {"type": "compaction", "view": [0], "history_length": 3}
     assert last_view([*events, {"type": "rewind", "turn": 2}, later]) is later
+
+
+def test_a_rewind_cuts_the_words_typed_for_its_turn_too() -> None:
+    """A turn's ``typed`` event (``/greet Marie``) goes with it: left behind, it would name the
+    next turn's prompt in every list of turns."""
+    typed = {"type": "typed", "text": "/greet Marie"}
+    events = [*_turn(1), typed, *_turn(2), {"type": "rewind", "turn": 2}]
+    assert rewound(events) == _turn(1)
+    blocked = [typed, {"type": "result", "stop_reason": "interrupted"}]  # no ``user`` event
+    events = [*_turn(1), *blocked, *_turn(2), {"type": "rewind", "turn": 2}]
+    assert rewound(events) == [*_turn(1), *blocked]

@@ -50,3 +50,18 @@ def test_a_slash_commands_request_is_the_line_typed(tmp_path: Path) -> None:
 def test_a_plain_prompt_is_its_own_request(tmp_path: Path) -> None:
     said = _said(tmp_path, "fix the parser")
     assert said == {"prompt": "fix the parser", "request": "fix the parser"}
+
+
+def test_the_session_is_listed_by_the_command_line_typed(tmp_path: Path) -> None:
+    """``mycode sessions`` showed the prompt the command expanded to; the transcript's
+    ``typed`` event keeps the line typed, ahead of the ``user`` event the model was sent."""
+    _said(tmp_path, "/brief the parser")
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    listed = run_cli(["sessions", "--json"], workspace, home)
+    assert [s["prompt"] for s in json.loads(listed.stdout)] == ["/brief the parser"]
+    (transcript,) = (home / "sessions").glob("*.jsonl")
+    events = [json.loads(line) for line in transcript.read_text().splitlines()]
+    kinds = [e["type"] for e in events]
+    assert kinds.index("typed") < kinds.index("user")
+    assert events[kinds.index("typed")]["text"] == "/brief the parser"
+    assert events[kinds.index("user")]["content"] == "Summarise the parser."

@@ -351,3 +351,42 @@ def test_the_spinner_shows_progress_and_never_reads_markup() -> None:
     )
     renderer.close()
     assert "running mcp__srv__build… step three (3/10)" in screen.getvalue()
+
+
+def test_a_retry_says_the_status_and_the_servers_words_on_one_line(tmp_path: Path) -> None:
+    """``retry 1 in 1.1s: server_error`` alone did not say what the server answered."""
+    workspace = _project(tmp_path)
+    page = "HTTP 502: <html>\n<head><title>502 Bad Gateway</title></head>\n<body>" + "x" * 400
+    error = {"error": {"kind": "server_error", "message": page, "retry_after": 0.1}}
+    model = write_script(tmp_path / "turns.json", [error, {"content": "back again"}])
+    run = run_cli(["-p", "hi", "--model", model], workspace, tmp_path / "home", {})
+    assert run.rc == 0, run.stderr
+    (line,) = [line for line in run.stderr.splitlines() if line.startswith("retry 1 in ")]
+    assert "server_error — HTTP 502: 502 Bad Gateway" in line
+    assert line.endswith("…") and len(line) < 220 and "<" not in line
+
+
+def test_retry_text_and_line_count() -> None:
+    from mycode_core.cli.richtext import line_count, retry_text
+
+    assert retry_text(2, 1.25, "timeout", "") == "retry 2 in 1.2s: timeout"
+    assert retry_text(1, 3, "rate_limit", "HTTP 429: slow down") == (
+        "retry 1 in 3.0s: rate_limit — HTTP 429: slow down"
+    )
+    assert line_count("") == 0 and line_count("a\nb") == 2
+    cut = (
+        "1\n2\n\n… [99 lines (300 bytes) elided; full output: /x.log — read …] …\n102\nexit code: 0"
+    )
+    assert line_count(cut) == 2 + 1 + 99 + 2  # the marker's line stands for what it left out
+
+
+@needs_builtin_tools
+def test_a_long_command_output_shows_the_lines_it_printed(tmp_path: Path) -> None:
+    """``seq 1 200000`` showed ``200000 (+4365 lines)``: the lines the model was shown."""
+    workspace = _project(tmp_path)
+    call = {"name": "run_command", "arguments": {"command": "seq 1 200000"}}
+    model = write_script(tmp_path / "turns.json", [{"tool_calls": [call]}, {"content": "ok"}])
+    flags = ["--model", model, "--permission-mode", "bypass"]
+    run = run_cli(["-p", "count", *flags], workspace, tmp_path / "home", _env(tmp_path))
+    assert run.rc == 0, run.stderr
+    assert "⎿ 200000 (+200000 lines)" in run.stderr  # 200,000 and the exit code's line

@@ -1,10 +1,12 @@
 """Tab completion in the interactive prompt: ``/`` commands and ``@path`` mentions (issue 20).
 
 ``/`` at the start of the input completes the session's commands — the built-in ones and every
-plugin's (``register_slash_commands``), each with its description. ``@`` completes workspace
-files: in a git work tree the files git knows or would add (``.gitignore`` respected, through
-:mod:`mycode_core.safegit`), elsewhere a walk that skips :data:`~mycode_core.workspace.NOISE_DIRS`
-and the workspace's top-level ``.gitignore`` patterns. The list is cached for a few seconds.
+plugin's (``register_slash_commands``), each with its description; when none starts with what
+was typed, the plugins' commands are collected again first (a skill written since). ``@``
+completes workspace files: in a git work tree the files git knows or would add
+(``.gitignore`` respected, through :mod:`mycode_core.safegit`), elsewhere a walk that skips
+:data:`~mycode_core.workspace.NOISE_DIRS` and the workspace's top-level ``.gitignore``
+patterns. The list is cached for a few seconds.
 """
 
 from __future__ import annotations
@@ -82,9 +84,17 @@ class PromptCompleter(Completer):
     """Completes ``/`` commands (with descriptions) and ``@path`` mentions."""
 
     def __init__(
-        self, commands: Callable[[], dict[str, str]], root: Path, *, files: Any = None
+        self,
+        commands: Callable[[], dict[str, str]],
+        root: Path,
+        *,
+        files: Any = None,
+        again: Callable[[], dict[str, str]] | None = None,
     ) -> None:
+        """``commands``: the names and descriptions known; ``again``: the same collected
+        anew, asked only when Tab finds no name for what was typed."""
         self._commands = commands
+        self._again = again
         self._root = root
         self._files: Callable[[Path], list[str]] = files or workspace_files
         self._cache: tuple[float, list[str]] | None = None
@@ -102,7 +112,10 @@ class PromptCompleter(Completer):
         before = document.text_before_cursor
         if before.startswith("/") and " " not in before and "\n" not in before:
             typed = before[1:]
-            for name, description in sorted(self._commands().items()):
+            commands = self._commands()
+            if self._again is not None and not any(name.startswith(typed) for name in commands):
+                commands = self._again()  # a command added since (a skill written meanwhile)
+            for name, description in sorted(commands.items()):
                 if name.startswith(typed):
                     yield Completion(
                         "/" + name, start_position=-len(before), display_meta=description

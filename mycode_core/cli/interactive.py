@@ -3,7 +3,6 @@ commands. Esc or Ctrl-C cancels the running turn, not the session; Ctrl-D or ``/
 
 from __future__ import annotations
 
-import shutil
 import threading
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -11,49 +10,10 @@ from typing import Any
 
 import click
 
-from mycode_core.cli.builtin_commands import COMMANDS, USAGE
-from mycode_core.cli.prompts import wrapped
+from mycode_core.cli.builtin_commands import COMMANDS
+from mycode_core.cli.session_help import help_text
 from mycode_core.cli.slash import split_command
 from mycode_core.sessions import SessionStore
-
-HELP_HEAD = (
-    "Type a task and press Enter. Esc then Enter (or a line ending in \\) inserts a new line.\n"
-    "Tab completes /commands and @path (a file of the workspace, inlined into the prompt).\n"
-    "!command runs a command of yours in the workspace; the model sees it with your next message."
-)
-HELP_TAIL = (
-    "Esc or Ctrl-C cancels the running turn. What you type during a turn waits for the next "
-    "prompt (a line ended with Enter is sent when the turn ends)."
-)
-
-
-def help_text(plugin: dict[str, str], width: int | None = None) -> str:
-    """``/help``: the built-in commands, then every plugin's, each with its description, in
-    lines that fit the terminal (or ``width`` columns)."""
-    columns = width or shutil.get_terminal_size((100, 24)).columns
-    lines = [wrapped(HELP_HEAD, width=columns)]
-    lines += [
-        _help_line(USAGE.get(name, "/" + name), text, columns) for name, text in COMMANDS.items()
-    ]
-    if plugin:
-        lines.append("Plugin commands:")
-        lines += [_help_line("/" + name, text, columns) for name, text in sorted(plugin.items())]
-    lines.append(wrapped(HELP_TAIL, width=columns))
-    return "\n".join(lines)
-
-
-def _help_line(usage: str, text: str, columns: int) -> str:
-    """One command's line of ``/help``, its description shortened with ``…`` to fit in
-    ``columns``; the note of its other names (``(also /skill:pdf)``) is kept whole."""
-    head = f"  {usage:<17} "
-    room = columns - 1 - len(head)
-    if len(text) <= room or room < 24:
-        return head + text
-    description, sep, others = text.rpartition(" (also ")
-    note = f" (also {others}" if sep else ""
-    if not sep or room - len(note) < 12:  # no note, or it would leave no room to read
-        description, note = text, ""
-    return head + description[: room - len(note) - 1].rstrip() + "…" + note
 
 
 class InteractiveSession:
@@ -67,8 +27,12 @@ class InteractiveSession:
         """The keyboard watcher of the running turn (:class:`TurnKeys`)."""
         self.typed_ahead = ""
         """What the user typed during the last turn, for the next prompt."""
+        self.held = False
+        """The last turn was cancelled: what was typed ahead waits in the prompt, unsent."""
         self.shell_notes: list[str] = []
         """``!command``s run since the last message (they go to the model with the next)."""
+        self.shell_typed: list[str] = []
+        """Those ``!command``s as typed (the user's words of the next turn)."""
         self._ask_lock = threading.Lock()
         self._asking = False
         self.signalled: Callable[[], int | None] = lambda: None
@@ -104,12 +68,16 @@ class InteractiveSession:
         with self._ask_lock:
             if self.renderer is not None:
                 self.renderer.pause()  # the spinner must not draw over the question
+            from mycode_core.cli.number_picker import numbered, pick
             from mycode_core.cli.prompts import choose
 
             self._asking = True  # Ctrl-C is the prompt's own again (deny)
             try:
                 with self.keys.paused() if self.keys is not None else nullcontext():
-                    answer = choose(question, options, preview)
+                    if numbered(options):  # rows with their own numbers (/rewind's turns)
+                        answer = pick(question, options)
+                    else:
+                        answer = choose(question, options, preview)
             finally:
                 self._asking = False
             click.echo(click.style(f"  → {answer}", dim=True), err=True)
@@ -159,17 +127,22 @@ class InteractiveSession:
             key_bindings=bindings,
             multiline=True,
             completer=PromptCompleter(
-                lambda: {**COMMANDS, **self._plugin_descriptions()}, self.runner.workspace
+                lambda: {**COMMANDS, **self._plugin_descriptions()},
+                self.runner.workspace,
+                again=lambda: {**COMMANDS, **self._plugin_descriptions(again=True)},
             ),
             complete_while_typing=False,
         )
 
-    def _plugin_descriptions(self, *, for_help: bool = False) -> dict[str, str]:
+    def _plugin_descriptions(
+        self, *, for_help: bool = False, again: bool = False
+    ) -> dict[str, str]:
         """The plugins' commands and their descriptions: every name for Tab completion;
-        for ``/help`` an alias shares the line of the command it stands for."""
+        for ``/help`` an alias shares the line of the command it stands for. ``again``:
+        collected anew (Tab found no name for what was typed)."""
         from mycode_core.cli.slash import help_entries, plugin_commands
 
-        commands = plugin_commands(self.runner, lambda message: None)
+        commands = plugin_commands(self.runner, lambda message: None, again=again)
         if for_help:
             return {n: t for n, t in help_entries(commands).items() if n not in COMMANDS}
         return {
@@ -198,15 +171,18 @@ class InteractiveSession:
             f"mycode · {self.runner.settings.model} · {self.runner.workspace} · /help for help",
             err=True,
         )
+        from mycode_core.cli.exit_confirm import HINT, ExitConfirmation
+
         session = self._prompt_session()
         pending = first_prompt
-        armed = False  # a Ctrl-C at the empty prompt: the next one leaves
+        leaving = ExitConfirmation()  # a Ctrl-C at the empty prompt: one more soon leaves
+        session.default_buffer.on_text_changed += leaving.disarm  # any edit disarms it
         try:
             while True:
                 try:
                     if pending is None:
                         pending = self._read(session)
-                    armed = False
+                    leaving.disarm()
                     text = pending.strip()
                     pending = None
                     if not text:
@@ -222,16 +198,16 @@ class InteractiveSession:
                             note := run_and_note(text[1:].strip(), self.runner.workspace)
                         ) is not None:
                             self.shell_notes.append(note)
+                            self.shell_typed.append(text)
                         continue
                     self._turn(text)
                     if (signum := self.signalled()) is not None:
                         return 128 + signum
                 except KeyboardInterrupt:  # at the prompt, or typed just before it started
                     pending = None
-                    if armed:
+                    if leaving.press():
                         return 0
-                    armed = True
-                    click.echo("(press Ctrl-C again to exit, or type a task)", err=True)
+                    click.echo(HINT, err=True)
                 except EOFError:
                     return 0
         finally:
@@ -239,10 +215,13 @@ class InteractiveSession:
 
     def _read(self, session: Any) -> str:
         """The next prompt. Keys typed during the last turn come first: each line ended with
-        Enter is sent in turn, as if typed at its own prompt; what is left waits in the prompt."""
+        Enter is sent in turn, as if typed at its own prompt; what is left waits in the prompt.
+        After a cancelled turn nothing is sent: all of it waits in the prompt, to edit (as
+        Claude Code does: a cancel usually means "stop, I want to say something else")."""
         typed, self.typed_ahead = self.typed_ahead, ""
+        held, self.held = self.held, False
         line, enter, rest = typed.partition("\n")
-        if enter:  # shown as if typed at its prompt (a dumb terminal's prompt ignores defaults)
+        if enter and not held:  # shown as if typed at its prompt (a dumb one ignores defaults)
             self.typed_ahead = rest
             click.echo(f"{self._prompt_text()}{line}", err=True)
             if line.strip():
@@ -253,6 +232,10 @@ class InteractiveSession:
         def typing() -> bool:
             return bool(session.default_buffer.text)
 
+        if held and typed.strip():
+            from mycode_core.cli.turn_keys import held_note
+
+            held_note(typed)  # a dumb terminal's prompt does not show what it holds
         with notify_when_idle(self.runner, typing) if self.answered else nullcontext():
             return str(session.prompt(self._prompt_text, default=typed.strip("\n")))
 
@@ -266,24 +249,37 @@ class InteractiveSession:
         from mycode_core.cli.signals import CtrlCCancelsTurn
         from mycode_core.cli.turn_keys import TurnKeys
 
+        typed = request
         if self.shell_notes:  # what the user ran with ``!`` since the last message
+            typed = "\n".join([*self.shell_typed, request or prompt])
             prompt = "\n\n".join([*self.shell_notes, prompt])
-            self.shell_notes = []
+            self.shell_notes, self.shell_typed = [], []
         self.renderer = TextRenderer(interactive=True)
         try:
             with (
                 CtrlCCancelsTurn(self.runner.cancel, asking=self.asking),
-                TurnKeys(self.runner.cancel) as keys,
+                TurnKeys(self.runner.cancel, on_typed=self._typing) as keys,
             ):
                 self.keys = keys
                 # an Esc read before the turn began (which clears a cancel) still stops it
                 escaped = lambda: keys.escaped or self.signalled() is not None  # noqa: E731
-                render_turn(self.runner, prompt, self.renderer, escaped, request=request)
+                render_turn(
+                    self.runner, prompt, self.renderer, escaped, request=request, typed=typed
+                )
             self.typed_ahead += keys.typed
+            self.held = self.held or self.runner.context.cancelled.is_set()
         finally:
             self.renderer = None
             self.keys = None
             self.answered = True
+
+    def _typing(self, typed: str) -> None:
+        """Keys typed during the turn (the keyboard's thread): the live view says them."""
+        from mycode_core.cli.turn_keys import queued_note
+
+        renderer = self.renderer
+        if renderer is not None:
+            renderer.show_queued(queued_note(self.typed_ahead + typed))
 
     def _command(self, text: str) -> str | None:
         word, argument = split_command(text) or (text.lstrip("/"), "")

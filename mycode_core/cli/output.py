@@ -12,8 +12,10 @@ from mycode_core.cli.richtext import (
     MarkdownStream,
     content_text,
     diff_lines,
+    line_count,
     plural,
     result_line,
+    retry_text,
     safe_stream,
 )
 from mycode_core.events import AgentEvent
@@ -110,6 +112,9 @@ class TextRenderer:
         """The text streaming now is the model's thinking (shown dim, ended by its answer)."""
         self.calls: dict[str, str] = {}
         self.last_call: str | None = None
+        self.queued = ""
+        """What the user typed during the turn, said after the spinner's words."""
+        self._spun = ""
 
     # rich costs tens of ms to import: made at the first line shown, not before the first request
     @property
@@ -153,12 +158,23 @@ class TextRenderer:
             self._markdown.hide()  # one live region at a time: the preview comes back with text
         from rich.text import Text
 
-        text = Text(message)  # plain: a call's arguments or a server's words are not markup
+        self._spun = message
+        text = Text(message + self.queued)  # plain: arguments or a server's words: no markup
         if self.status is None:
             self.status = self.console.status(text, spinner="dots")
             self.status.start()
         else:
             self.status.update(text)
+
+    def show_queued(self, note: str) -> None:
+        """Keys typed during the turn (told from the keyboard's thread): after the spinner's
+        words, so the user sees them kept and does not type them again."""
+        from rich.text import Text
+
+        self.queued = note
+        status = self.status
+        if status is not None:
+            status.update(Text(self._spun + note))
 
     def _unspin(self) -> None:
         if self.status is not None:
@@ -215,7 +231,7 @@ class TextRenderer:
             text = content_text(data.content)
             first = _short(result_line(text, data.metadata), 110)
             mark = "[red]✗[/red]" if data.is_error else "[green]⎿[/green]"
-            lines = text.count("\n") + 1 if text else 0
+            lines = line_count(text)  # a command's real count, not what the model was shown
             diff = data.metadata.get("diff") if isinstance(data.metadata, dict) else None
             if isinstance(diff, str) and diff.strip():
                 lines = 1  # the diff below says what changed
@@ -231,12 +247,11 @@ class TextRenderer:
         elif kind == "guidance":
             self._end_stream()
             self._say(f"[yellow]↻ {data.source}:[/yellow] {_escape(_short(data.message, 200))}")
-        elif kind == "retry":
+        elif kind == "retry":  # with the server's words: the status and its message
             self._unspin()
-            self._say(
-                f"[yellow]retry {data.attempt} in {data.delay:.1f}s:[/yellow] "
-                f"{_escape(str(data.reason))}"
-            )
+            line = retry_text(data.attempt, data.delay, data.reason, data.message)
+            head, _, rest = line.partition(": ")
+            self._say(f"[yellow]{_escape(head)}:[/yellow] {_escape(rest)}")
         elif kind == "notice" and not _on_stderr_already(data):
             self._unspin()
             self._say(f"[yellow]mycode: {_escape(data.message)}[/yellow]")
@@ -336,15 +351,22 @@ def render_turn(
     renderer: Any,
     cancel_requested: Callable[[], bool] | None = None,
     request: str | None = None,
+    typed: str | None = None,
 ) -> Any:
     """Run one turn, showing each event; Ctrl-C cancels the turn. Returns the ``result`` event.
-    ``request``: the line the user typed, when a slash command expanded it to ``prompt``.
+    ``request``: the line the user typed, when a slash command expanded it to ``prompt``;
+    ``typed`` (default: ``request``), recorded ahead of the turn as the user's own words.
 
     A ``KeyboardInterrupt`` while an event is shown cancels the turn like one while waiting, so
     the loop always drains the turn to its ``result``. ``cancel_requested`` tells of a stop
     asked for before the turn began (a signal handler's), which the turn's start would clear.
     """
+    from mycode_core.cli.typed_words import record
+
     result = None
+    typed = request if typed is None else typed
+    if typed:
+        record(runner, typed)
     events = runner.run(prompt) if request is None else runner.run(prompt, request=request)
     try:
         while True:

@@ -24,14 +24,19 @@ class RewindEvent(AgentEvent):
 
 def rewound(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A transcript's events without the turns a ``rewind`` cut off: each ``rewind`` drops
-    every event from the main agent's ``turn``-th ``user`` event up to itself. What the
+    every event from the main agent's ``turn``-th ``user`` event (from the ``typed`` event ahead
+    of it, when the turn has one) up to itself. What the
     session's history is made of now (``--resume``, ``/resume``, ``/rewind``'s list)."""
     kept: list[dict[str, Any]] = []
     starts: list[int] = []  # where each user turn begins in ``kept`` (-1: cut off already)
+    typed: int | None = None  # where the turn's ``typed`` event is in ``kept``: it begins there
     for event in events:
         kind, main = event.get("type"), not event.get("agent_id")
+        if kind in ("typed", "result") and main:
+            typed = len(kept) if kind == "typed" else None
         if kind == "user" and main:
-            starts.append(len(kept))
+            starts.append(len(kept) if typed is None else typed)
+            typed = None
         elif kind == "rewind" and main:
             turn = _turn_number(event.get("turn"))
             if 0 < turn <= len(starts) and starts[turn - 1] >= 0:

@@ -45,6 +45,34 @@ def content_text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False)
 
 
+_ELIDED = re.compile(r"^… \[(\d+) lines \(\d+ bytes\) elided; full output: ", re.MULTILINE)
+"""The marker ``run_command`` puts in place of the middle of a long output."""
+_TAG = re.compile(r"<[^<>]{0,200}>")
+RETRY_MESSAGE_CHARS = 160
+
+
+def line_count(text: str) -> int:
+    """How many lines a tool result holds — for a command's output cut to its head and tail,
+    the lines printed: those shown, its marker's line counted as the lines it stands for
+    (``… [195636 lines (1263903 bytes) elided; full output: …``)."""
+    if not text:
+        return 0
+    lines = text.count("\n") + 1
+    marker = _ELIDED.search(text)
+    return lines if marker is None else lines - 1 + int(marker.group(1))
+
+
+def retry_text(attempt: Any, delay: Any, reason: Any, message: Any) -> str:
+    """``retry 1 in 1.1s: server_error — HTTP 502: Bad Gateway``: the server's words on one
+    line (markup tags of an HTML error page dropped), shortened."""
+    seconds = f"{delay:.1f}" if isinstance(delay, int | float) else str(delay)
+    said = " ".join(_TAG.sub(" ", str(message or "")).split())
+    if len(said) > RETRY_MESSAGE_CHARS:
+        said = said[: RETRY_MESSAGE_CHARS - 1] + "…"
+    line = f"retry {attempt} in {seconds}s: {reason}"
+    return f"{line} — {said}" if said and said != str(reason) else line
+
+
 def result_line(text: str, metadata: dict[str, Any]) -> str:
     """The most telling line of a tool result: the first; for a command, the last line, or
     when it failed the last line that looks like an error; the exit code when non-zero."""

@@ -1,7 +1,8 @@
 """``/resume`` with no id: pick one of this workspace's sessions (issue 20).
 
-Each choice shows the first prompt as the user typed it (never the reminders mycode added), how
-long ago the session started and how many steps it took.
+Each choice, numbered newest first (typed in full and Enter: :mod:`.number_picker`), shows the
+first prompt as the user typed it (never the reminders mycode added), how long ago the session
+started and how many steps it took.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def pick_session(store: SessionStore, workspace: str, current: str | None = None
     """Ask which session to resume; its id, or ``None`` (none there, or cancelled)."""
     import click
 
-    from mycode_core.cli.prompts import choose
+    from mycode_core.cli.number_picker import pick
 
     sessions = [s for s in store.list(workspace) if s.id != current][:SHOWN]
     if not sessions:
@@ -46,7 +47,7 @@ def pick_session(store: SessionStore, workspace: str, current: str | None = None
         return None
     now = time.time()
     lines = [f"{n}. {describe(info, now)}" for n, info in enumerate(sessions, 1)]
-    answer = choose("Resume which session?", [*lines, CANCEL])
+    answer = pick("Resume which session?", [*lines, CANCEL])
     if answer == CANCEL:
         return None
     return sessions[lines.index(answer)].id

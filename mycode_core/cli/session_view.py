@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from mycode_core.cli.richtext import content_text, diff_lines, plural, result_line
+from mycode_core.cli.richtext import content_text, diff_lines, plural, result_line, retry_text
 from mycode_core.sessions import user_words
 
 
@@ -144,17 +144,23 @@ def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
     turn: Turn | None = None
     step: Step | None = None
     calls: dict[str, ToolStep] = {}
+    typed = ""  # the user's words of the next turn, when the model was sent more (/greet Marie)
     for event in events:
         if event.get("agent_id"):
             continue
         kind = event.get("type")
-        if kind == "system" and not timeline.model:
+        if kind == "result":  # a turn that sent nothing (a blocked prompt) leaves no words
+            typed = ""
+        if kind == "typed":
+            typed = str(event.get("text", ""))
+        elif kind == "system" and not timeline.model:
             timeline.model = str(event.get("model", ""))
             timeline.cwd = str(event.get("cwd", ""))
             timeline.started = event.get("ts")
             timeline.tools = list(event.get("tools") or [])
         elif kind == "user":
-            turn = Turn(prompt=user_words(str(event.get("content", ""))))
+            turn = Turn(prompt=typed or user_words(str(event.get("content", ""))))
+            typed = ""
             for image in event.get("images") or ():  # attached, kept under MYCODE_HOME
                 if isinstance(image, dict):
                     turn.notes.append(
@@ -205,7 +211,9 @@ def _note_text(event: dict[str, Any]) -> str:
     if kind == "guidance":
         return f"{event.get('source')}: {event.get('message', '')}"
     if kind == "retry":
-        return f"retry {event.get('attempt')} ({event.get('reason')}) in {event.get('delay')}s"
+        return retry_text(
+            event.get("attempt"), event.get("delay"), event.get("reason"), event.get("message")
+        )
     if kind == "compaction":
         before, after = event.get("before_tokens"), event.get("after_tokens")
         if before is not None and after is not None:

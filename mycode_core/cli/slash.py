@@ -104,13 +104,25 @@ def help_entries(commands: dict[str, SlashCommand]) -> dict[str, str]:
     return entries
 
 
-def plugin_commands(runner: Any, notice: Callable[[str], None]) -> dict[str, SlashCommand]:
-    """The plugins' slash commands of a runner's session (collected once, then cached)."""
+def plugin_commands(
+    runner: Any, notice: Callable[[str], None], *, again: bool = False
+) -> dict[str, SlashCommand]:
+    """The plugins' slash commands of a runner's session: collected once, then cached;
+    ``again`` collects them anew (a name nobody had: a skill written since may have it). A
+    notice of a collection is said once in the session, not again by the next one."""
     cached = getattr(runner, "_slash_commands", None)
-    if cached is None:
+    if cached is None or again:
+        said: set[str] = getattr(runner, "_slash_notices", set())
+        runner._slash_notices = said
+
+        def once(message: str) -> None:
+            if message not in said:
+                said.add(message)
+                notice(message)
+
         guard = getattr(runner, "guard", None)
         on_error = guard.on_error if guard is not None else None
-        cached = collect_slash_commands(runner.pm, runner.context, notice, on_error=on_error)
+        cached = collect_slash_commands(runner.pm, runner.context, once, on_error=on_error)
         runner._slash_commands = cached
     return dict(cached)
 
@@ -138,6 +150,8 @@ def dispatch(runner: Any, text: str, notice: Callable[[str], None]) -> SlashResu
         return None
     name, args = parts
     command = plugin_commands(runner, notice).get(name)
+    if command is None:  # unknown: collected again once (a skill added during the session)
+        command = plugin_commands(runner, notice, again=True).get(name)
     if command is None:
         return None
     try:

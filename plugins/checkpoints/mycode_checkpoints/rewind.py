@@ -1,7 +1,8 @@
 """``/rewind [N] [--force]``: back to before a turn of this session, files and conversation.
 
-The turns are the session's own (its transcript's user prompts, as earlier rewinds left them),
-numbered like the checkpoints; each shows the files it changed. The files go back as
+The turns are the session's own (its transcript's user prompts, as earlier rewinds left them, in
+the user's own words: a ``typed`` event's text where the model was sent more), numbered like the
+checkpoints; each shows the files it changed. The files go back as
 ``mycode undo --turn`` would put them (the same refusal when one changed since, unless
 ``--force``); then the command returns ``SlashResult(rewind=N)`` and the session cuts its
 conversation back to before that turn's prompt, recording it in the transcript.
@@ -57,8 +58,11 @@ def session_turns(home: Path, session_id: str) -> list[SessionTurn]:
     kept = {id(event) for event in rewound(events)}
     users = [e for e in events if e.get("type") == "user" and not e.get("agent_id")]
     stamps = [float(e.get("ts") or 0) for e in users]
+    said = _typed(events)
     turns = {
-        number: SessionTurn(number, user_words(str(event.get("content", ""))))
+        number: SessionTurn(
+            number, said.get(id(event)) or user_words(str(event.get("content", "")))
+        )
         for number, event in enumerate(users, 1)
         if id(event) in kept
     }
@@ -70,8 +74,27 @@ def session_turns(home: Path, session_id: str) -> list[SessionTurn]:
     return list(turns.values())
 
 
+def _typed(events: list[dict[str, Any]]) -> dict[int, str]:
+    """What the user typed for a ``user`` event (by ``id``) when the model was sent more: the
+    session's ``typed`` event ahead of it in its turn (``/greet Marie``, ``!make`` then the
+    message), where the ``user`` event holds a skill's instructions or a command's output."""
+    said: dict[int, str] = {}
+    typed = ""
+    for event in events:
+        kind = None if event.get("agent_id") else event.get("type")
+        if kind == "typed":
+            typed = str(event.get("text") or "")
+        elif kind in ("user", "result"):
+            if kind == "user" and typed:
+                said[id(event)] = typed
+            typed = ""
+    return said
+
+
 def _pick(turns: list[SessionTurn], context: Any) -> SessionTurn | None:
-    """Ask which turn (newest first); ``None`` when cancelled."""
+    """Ask which turn (newest first); ``None`` when cancelled. Each label starts with its
+    turn's number (``12. …``): the session's picker shows that number alone and takes it
+    typed in full, then Enter (a digit never picks at once)."""
     newest = list(reversed(turns))[:SHOWN]
     labels = [turn.label() for turn in newest]
     question = (

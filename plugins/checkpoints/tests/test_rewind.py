@@ -131,7 +131,7 @@ def test_interactive_rewind_picker_cuts_files_and_conversation(ws: Path, home: P
         term.type("/rewind\r")
         term.expect("Rewind to before which turn?")
         term.expect("2. make a file · created new.txt")
-        term.type("1")  # the newest turn comes first
+        term.type("2\r")  # the turn's own number, then Enter
         term.expect("removed new.txt")
         term.expect("back to before turn 2 (2 messages kept)")
         term.type("instead this\r")
@@ -144,3 +144,39 @@ def test_interactive_rewind_picker_cuts_files_and_conversation(ws: Path, home: P
     assert users == ["talk first", "instead this"]
     assistants = [m.get("content") for m in sent if m["role"] == "assistant"]
     assert assistants == ["answer one"]
+
+
+def test_the_rewind_picker_shows_each_turns_own_number_and_takes_a_whole_one(
+    ws: Path, home: Path
+) -> None:
+    """Rows read ``12. task 12`` (not ``1. 12. …``); ``1`` typed picks nothing yet: ``12``
+    and Enter rewinds turn 12, never turn 1 or the newest."""
+    env = cli_env(home, {"TERM": "xterm", "NO_COLOR": "1"})
+    model = write_script(
+        home.parent / "talk.json", [{"content": f"answer {n}."} for n in range(1, 14)]
+    )
+    argv = [sys.executable, "-m", "mycode_core", "--model", model, "--cwd", str(ws)]
+    term = Terminal(argv, env, ws, rows=60)
+    term.expect("/help for help")
+    for n in range(1, 14):
+        term.type(f"task {n}\r")
+        term.expect(f"answer {n}.")
+    term.type("/rewind\r")
+    term.expect("12. task 12 · no files changed")
+    term.type("1")
+    term.settle(1.0)
+    assert "back to before" not in term.plain  # a digit alone picks nothing
+    term.type("2")
+    term.settle(0.3)
+    term.type("\r")
+    term.expect("back to before turn 12")
+    term.type("/exit\r")
+    assert term.wait() == 0
+    assert "1. 13." not in term.plain and "2. 12." not in term.plain
+    rewinds = [e["turn"] for e in _events_of_the_session(home) if e["type"] == "rewind"]
+    assert rewinds == [12]
+
+
+def _events_of_the_session(home: Path) -> list[dict[str, Any]]:
+    (path,) = (home / "sessions").glob("*.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines()]

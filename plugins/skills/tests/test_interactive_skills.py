@@ -44,6 +44,15 @@ def _users(home: Path) -> list[str]:
     return [record["content"] for record in records if record["type"] == "user"]
 
 
+def _leave(term: Terminal, home: Path) -> list[str]:
+    """``/exit``, which leaves with 0, no skill having been an unknown command; the session's
+    user messages."""
+    term.type("/exit\r")
+    assert term.wait(timeout=60) == 0
+    assert "Unknown command" not in term.plain
+    return _users(home)
+
+
 def test_skills_in_an_interactive_session(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_skill(home / "skills", "early-bird", description="Present from the start.")
@@ -86,10 +95,7 @@ def test_slash_skill_name_in_an_interactive_session(tmp_path: Path) -> None:
     term.expect("workspace", timeout=60, after_mark=True)
     term.type("/early-bird check the app\r")
     term.expect("answer one", timeout=60)
-    term.type("/exit\r")
-    assert term.wait(timeout=60) == 0
-    assert "Unknown command" not in term.plain
-    users = _users(home)
+    users = _leave(term, home)
     assert len(users) == 1 and users[0].startswith("check the app") and "EB" in users[0]
 
 
@@ -106,3 +112,26 @@ def test_help_lists_a_plugin_skill_once_with_all_its_names(tmp_path: Path) -> No
     assert shown.count("Writes the release notes.") == 1
     term.type("/exit\r")
     assert term.wait(timeout=60) == 0
+
+
+def test_a_skill_written_during_the_session_runs_as_slash_name(tmp_path: Path) -> None:
+    """The commands were collected once: ``/greet Marie`` for a skill written mid-session said
+    "Unknown command" and Tab did not know the name. An unknown name collects them again."""
+    home = tmp_path / "home"
+    term = _session(tmp_path, ["answer one", "answer two", "answer three"])
+    term.expect("/help for help", timeout=60)
+    term.type("hello\r")
+    term.expect("answer one", timeout=60)
+    write_skill(home / "skills", "greet", description="Greets someone.", body="GREET BODY\n")
+    term.type("/greet Marie\r")
+    term.expect("answer two", timeout=60)
+    write_skill(home / "skills", "wave", description="Waves at someone.", body="WAVE BODY\n")
+    term.settle(1.0)  # at the prompt (keys typed during a turn wait, Tab among them)
+    term.set_mark()
+    term.type("/wa\t")
+    term.expect("/wave", timeout=60, after_mark=True)  # completed
+    term.type(" at Bob\r")
+    term.expect("answer three", timeout=60)
+    users = _leave(term, home)
+    assert users[1].startswith("Marie") and "GREET BODY" in users[1]
+    assert users[2].startswith("at Bob") and "WAVE BODY" in users[2]

@@ -1,0 +1,34 @@
+"""Leaving with Ctrl-C at the empty prompt, as Claude Code's "press again to exit": the first
+press shows a hint, a second one within :data:`WINDOW` seconds leaves. The hint expires, and
+any edit of the prompt in between disarms it, so a Ctrl-C much later — or after typing and
+deleting a word — only shows the hint again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+WINDOW = 2.0
+"""Seconds a first Ctrl-C waits for the second."""
+HINT = f"(press Ctrl-C again within {WINDOW:g} s to exit, or type a task)"
+
+
+class ExitConfirmation:
+    """Whether a Ctrl-C at the empty prompt confirms leaving (``clock``: seconds, monotonic)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._armed_at: float | None = None
+
+    def press(self) -> bool:
+        """A Ctrl-C: ``True`` when it is the second within the window (leave); else it arms."""
+        now = self.clock()
+        if self._armed_at is not None and now - self._armed_at <= WINDOW:
+            return True
+        self._armed_at = now
+        return False
+
+    def disarm(self, *_: object) -> None:
+        """An edit, or a line read: the next Ctrl-C only arms again."""
+        self._armed_at = None
