@@ -435,26 +435,30 @@ def test_the_prompt_left_idle_after_an_answer_notifies_once(
 def test_the_ctrl_c_exit_hint_expires_and_an_edit_disarms_it(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    """Ctrl-C at the empty prompt arms "press again to exit" for 2 s: a second press later,
-    or after typing and deleting a character, shows the hint again instead of leaving."""
-    from mycode_core.cli.exit_confirm import WINDOW
-
-    term, _workspace = _session(tmp_path, env, [{"content": "hi"}])
+    """Ctrl-C at the empty prompt arms "press again to exit" for a while: a second press
+    after it, or after typing and deleting a character, shows the hint again instead of
+    leaving. (Each half sets a window that no machine's speed can cross the wrong way.)"""
     hint = "press Ctrl-C again"
-    term.expect("›")
+    term, _workspace = _session(tmp_path, {**env, "MYCODE_EXIT_CONFIRM_S": "0.2"}, [])
     term.settle(0.5)  # the prompt reads the keys
     term.type("\x03")
     term.expect(hint)
-    time.sleep(WINDOW + 0.5)  # the window is over whatever the machine's speed
+    time.sleep(1.0)  # the window is over
     term.type("\x03")
     assert wait_until(lambda: (term.settle(0.1), term.plain.count(hint))[1] == 2, 30)
+    term.type("/exit\r")
+    assert term.wait() == 0
+    term, _workspace = _session(tmp_path, {**env, "MYCODE_EXIT_CONFIRM_S": "600"}, [])
+    term.settle(0.5)
+    term.type("\x03")
+    term.expect(hint)
     term.type("a")
     term.settle(0.3)
     term.type("\x7f")  # typed and deleted: an edit disarms
     term.settle(0.3)
     term.type("\x03")
-    assert wait_until(lambda: (term.settle(0.1), term.plain.count(hint))[1] == 3, 30)
-    term.type("\x03")  # at once: this one leaves
+    assert wait_until(lambda: (term.settle(0.1), term.plain.count(hint))[1] == 2, 30)
+    term.type("\x03")  # within the window: this one leaves
     assert term.wait() == 0
 
 

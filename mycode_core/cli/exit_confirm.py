@@ -6,12 +6,21 @@ deleting a word — only shows the hint again.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 
 WINDOW = 2.0
-"""Seconds a first Ctrl-C waits for the second."""
-HINT = f"(press Ctrl-C again within {WINDOW:g} s to exit, or type a task)"
+"""Seconds a first Ctrl-C waits for the second (``MYCODE_EXIT_CONFIRM_S`` sets another)."""
+HINT = "(press Ctrl-C again to exit, or type a task)"
+
+
+def window() -> float:
+    """The window in effect: ``MYCODE_EXIT_CONFIRM_S`` when it is a number, else :data:`WINDOW`."""
+    try:
+        return float(os.environ.get("MYCODE_EXIT_CONFIRM_S", WINDOW))
+    except ValueError:
+        return WINDOW
 
 
 class ExitConfirmation:
@@ -19,12 +28,13 @@ class ExitConfirmation:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
+        self.window = window()
         self._armed_at: float | None = None
 
     def press(self) -> bool:
         """A Ctrl-C: ``True`` when it is the second within the window (leave); else it arms."""
         now = self.clock()
-        if self._armed_at is not None and now - self._armed_at <= WINDOW:
+        if self._armed_at is not None and now - self._armed_at <= self.window:
             return True
         self._armed_at = now
         return False

@@ -56,7 +56,7 @@ bubblewrap here), which the run under test has to see as the test does."""
 
 def cli_env(home: Path, env: Mapping[str, str | None] | None = None) -> dict[str, str]:
     """The environment for a test run: ours minus ``MYCODE_*``/``OPENAI_*`` (but
-    :data:`MACHINE_FACTS`), plus ``env``.
+    :data:`MACHINE_FACTS`), a long Ctrl-C exit window, plus ``env``.
 
     ``MYCODE_HOME`` is ``home``; a ``None`` value in ``env`` removes that variable.
     """
@@ -67,6 +67,8 @@ def cli_env(home: Path, env: Mapping[str, str | None] | None = None) -> dict[str
     }
     out["MYCODE_HOME"] = str(home)
     out.setdefault("PYTHONIOENCODING", "utf-8")
+    # a test's second Ctrl-C leaves however slow the machine (the 2 s window is for people)
+    out["MYCODE_EXIT_CONFIRM_S"] = "600"
     for key, value in (env or {}).items():
         if value is None:
             out.pop(key, None)
