@@ -27,8 +27,6 @@ class InteractiveSession:
         """The keyboard watcher of the running turn (:class:`TurnKeys`)."""
         self.typed_ahead = ""
         """What the user typed during the last turn, for the next prompt."""
-        self.held = False
-        """The last turn was cancelled: what was typed ahead waits in the prompt, unsent."""
         self.shell_notes: list[str] = []
         """``!command``s run since the last message (they go to the model with the next)."""
         self.shell_typed: list[str] = []
@@ -215,13 +213,10 @@ class InteractiveSession:
 
     def _read(self, session: Any) -> str:
         """The next prompt. Keys typed during the last turn come first: each line ended with
-        Enter is sent in turn, as if typed at its own prompt; what is left waits in the prompt.
-        After a cancelled turn nothing is sent: all of it waits in the prompt, to edit (as
-        Claude Code does: a cancel usually means "stop, I want to say something else")."""
+        Enter is sent in turn, as if typed at its own prompt; what is left waits in the prompt."""
         typed, self.typed_ahead = self.typed_ahead, ""
-        held, self.held = self.held, False
         line, enter, rest = typed.partition("\n")
-        if enter and not held:  # shown as if typed at its prompt (a dumb one ignores defaults)
+        if enter:  # shown as if typed at its prompt (a dumb terminal's prompt ignores defaults)
             self.typed_ahead = rest
             click.echo(f"{self._prompt_text()}{line}", err=True)
             if line.strip():
@@ -232,10 +227,6 @@ class InteractiveSession:
         def typing() -> bool:
             return bool(session.default_buffer.text)
 
-        if held and typed.strip():
-            from mycode_core.cli.turn_keys import held_note
-
-            held_note(typed)  # a dumb terminal's prompt does not show what it holds
         with notify_when_idle(self.runner, typing) if self.answered else nullcontext():
             return str(session.prompt(self._prompt_text, default=typed.strip("\n")))
 
@@ -258,7 +249,7 @@ class InteractiveSession:
         try:
             with (
                 CtrlCCancelsTurn(self.runner.cancel, asking=self.asking),
-                TurnKeys(self.runner.cancel, on_typed=self._typing) as keys,
+                TurnKeys(self.runner.cancel) as keys,
             ):
                 self.keys = keys
                 # an Esc read before the turn began (which clears a cancel) still stops it
@@ -267,19 +258,10 @@ class InteractiveSession:
                     self.runner, prompt, self.renderer, escaped, request=request, typed=typed
                 )
             self.typed_ahead += keys.typed
-            self.held = self.held or self.runner.context.cancelled.is_set()
         finally:
             self.renderer = None
             self.keys = None
             self.answered = True
-
-    def _typing(self, typed: str) -> None:
-        """Keys typed during the turn (the keyboard's thread): the live view says them."""
-        from mycode_core.cli.turn_keys import queued_note
-
-        renderer = self.renderer
-        if renderer is not None:
-            renderer.show_queued(queued_note(self.typed_ahead + typed))
 
     def _command(self, text: str) -> str | None:
         word, argument = split_command(text) or (text.lstrip("/"), "")

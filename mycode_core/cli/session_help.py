@@ -15,8 +15,7 @@ HELP_HEAD = (
 )
 HELP_TAIL = (
     "Esc or Ctrl-C cancels the running turn. What you type during a turn waits for the next "
-    "prompt (a line ended with Enter is sent when the turn ends; after a cancel nothing is "
-    "sent: it all waits in the prompt, to edit)."
+    "prompt (a line ended with Enter is sent when the turn ends)."
 )
 
 
