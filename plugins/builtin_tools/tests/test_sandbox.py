@@ -335,6 +335,21 @@ def test_configured_writable_path(workspace: Path, home: Path, tmp_path: Path) -
     assert (extra / "f").read_text() == "hi\n"
 
 
+def test_a_folder_a_plugin_opened_to_commands_is_writable(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    """``context.writable_roots`` (a plugin's data folder) is writable in the sandbox, as a
+    configured one is; a folder beside it stays read-only."""
+    opened, other = tmp_path / "plugin-data", tmp_path / "other"
+    opened.mkdir()
+    other.mkdir()
+    ctx = _ctx(workspace, home)
+    ctx.writable_roots.append(opened)
+    _run(ctx, f"echo kept > {opened}/state; echo no > {other}/f")
+    assert (opened / "state").read_text() == "kept\n"
+    assert not (other / "f").exists()
+
+
 def test_bypass_and_off_never_sandbox(workspace: Path, home: Path) -> None:
     for settings in ({"permission_mode": "bypass"}, {"sandbox": "off"}):
         result = rc.run_command.handler({"command": "echo $$"}, _ctx(workspace, home, **settings))

@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import time
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -247,11 +248,14 @@ def _drain(proc: subprocess.Popen[bytes], capture: _Capture, limit: float = 0.5)
         capture.feed(chunk)
 
 
-def _config(context: Any) -> sandbox.SandboxConfig:
+def _config(context: Any, writable_roots: Iterable[Path] = ()) -> sandbox.SandboxConfig:
+    """The run's sandbox settings, with the folders plugins opened to commands added."""
     try:
-        return sandbox.config(context.settings)
+        cfg = sandbox.config(context.settings)
     except sandbox.SandboxConfigError:
         return sandbox.SandboxConfig(mode="on")
+    cfg.writable += [Path(p) for p in writable_roots if Path(p) not in cfg.writable]
+    return cfg
 
 
 def sandboxed(context: Any) -> bool:
@@ -275,7 +279,7 @@ def _sandbox_argv(
         git_writable=gitwrites.git_only_writes(command),
         workspace=Path(context.workspace).resolve(),
         cwd=cwd,
-        cfg=_config(context),
+        cfg=_config(context, getattr(context, "writable_roots", None) or ()),
         home=Path(context.home),
         state_dir=state_dir,
         readable=list(getattr(context, "readable_roots", None) or ()),
