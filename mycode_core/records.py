@@ -320,7 +320,10 @@ class RunContext:
         of the bytes shown. A tool that wants a file read before changing it may count these."""
         self.readable_roots: list[Path] = []
         """Folders outside the workspace whose files path reads may open (read-only), e.g.
-        the folders of listed skills. Writes never leave the workspace."""
+        the folders of listed skills. The tools' writes never leave the workspace."""
+        self.writable_roots: list[Path] = []
+        """Folders outside the workspace that sandboxed commands may write too (a plugin's
+        data folder); shown read-write inside the sandbox like ``[sandbox] writable``."""
         self.pins: dict[str, ContextSection] = {}
         """Context that survives every compaction, by key (see :meth:`pin`)."""
         self.context_window: Callable[[], int] | None = None

@@ -62,9 +62,9 @@ def choose(question: str, options: list[str], preview: Sequence[str] = ()) -> st
     return _choose_plain(question, options, list(preview))
 
 
-def _diff_style(line: str) -> str:
-    """The colour of a preview line: removed red, added green, the rest dim."""
-    return {"-": "ansired", "+": "ansigreen"}.get(line[:1], "ansibrightblack")
+def _diff_colour(line: str) -> str | None:
+    """The colour of a preview line: removed red, added green, the rest (dim) none."""
+    return {"-": "red", "+": "green"}.get(line[:1])
 
 
 def read_line(question: str) -> str:
@@ -90,7 +90,7 @@ def _choose_fancy(question: str, options: list[str], preview: list[str]) -> str:
         message.append(("fg:ansibrightblack", wrapped(detail.strip(), "  ")))
     for line in preview:
         message.append(("", "\n"))
-        message.append((f"fg:{_diff_style(line)}", f"  {line}"))
+        message.append((f"fg:ansi{_diff_colour(line) or 'brightblack'}", f"  {line}"))
     bindings = KeyBindings()
 
     @bindings.add("escape", eager=True)
@@ -118,7 +118,7 @@ def _choose_plain(question: str, options: list[str], preview: list[str]) -> str:
     if detail.strip():
         click.echo(wrapped(detail.strip(), "  "), err=True)
     for line in preview:
-        colour = {"-": "red", "+": "green"}.get(line[:1])
+        colour = _diff_colour(line)
         click.echo(click.style(f"  {line}", fg=colour, dim=colour is None), err=True)
     for number, option in enumerate(options, 1):
         click.echo(f"  {number}) {option}", err=True)

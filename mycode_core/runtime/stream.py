@@ -74,6 +74,11 @@ class EventStream:
         """Tell the consumer that the turn's events are complete."""
         self.queue.put(None)
 
+    def unread(self) -> list[AgentEvent]:
+        """The events the consumer has not taken yet, start-up ones held for ``system`` too."""
+        with self._lock:
+            return [*(self._held or ()), *(e for e in list(self.queue.queue) if e is not None)]
+
     def discard_pending(self) -> None:
         """Drop what a cancelled turn emitted after its result."""
         while not self.queue.empty():

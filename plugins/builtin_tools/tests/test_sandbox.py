@@ -117,7 +117,42 @@ def test_the_sessions_tmp_is_removed_when_the_run_ends(tmp_path: Path, workspace
     assert run.rc == 0, run.stderr
     assert run.of_type("tool_result")[1]["content"].splitlines()[0] == "kept"
     session = run.of_type("system")[0]["session_id"]
-    assert not (home / "artifacts" / session / ".commands" / "tmp").exists()
+    assert not (home / "artifacts" / session / ".command-tmp").exists()
+
+
+def test_a_command_cannot_point_the_next_commands_tmp_elsewhere(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    """The host folder shown as ``/tmp`` lies out of the commands' reach: swapping it (or
+    anything in the writable ``.commands`` folder) for a symlink to a host folder did not
+    make that folder the next command's writable ``/tmp`` (it made MYCODE_HOME writable)."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    ctx = _ctx(workspace, home)
+    _run(ctx, "echo first > /tmp/mine")
+    swap = f"""d=$(dirname "$MYCODE_CWD_FILE"); for t in "$d/tmp" "$d/../.command-tmp"; do
+        rm -rf "$t" 2>/dev/null; ln -s {victim} "$t" 2>/dev/null; done; true"""
+    _run(ctx, swap)
+    _run(ctx, "echo planted > /tmp/plugin.py")
+    assert list(victim.iterdir()) == []
+    assert _run(ctx, "cat /tmp/mine /tmp/plugin.py").split()[:2] == ["first", "planted"]
+    rc.drop_session_tmp("sbx")
+
+
+@pytest.mark.parametrize("swap", ["ln -sf {secret}", "rm -f $f; mkfifo"], ids=["link", "fifo"])
+def test_the_working_folder_file_is_never_followed_out(
+    workspace: Path, home: Path, tmp_path: Path, swap: str
+) -> None:
+    """mycode reads back where a command ended from a file the command can write: swapped for
+    a link to a host secret it is not followed (the secret showed as "ended in /…/<secret>"),
+    swapped for a FIFO it does not hang the call."""
+    secret = tmp_path / "id_key"
+    secret.write_text("SECRET-KEY-MATERIAL\n")
+    ctx = _ctx(workspace, home)
+    command = swap.format(secret=secret)
+    out = _run(ctx, f'f="$MYCODE_CWD_FILE"; trap - EXIT; {command} "$f"; exit 0', timeout=30)
+    assert "SECRET-KEY-MATERIAL" not in out
+    assert _run(ctx, "echo next").splitlines()[0] == "next"
 
 
 def test_a_config_folder_a_command_creates_is_taken_back(workspace: Path, home: Path) -> None:
@@ -333,6 +368,21 @@ def test_configured_writable_path(workspace: Path, home: Path, tmp_path: Path) -
     ctx = _ctx(workspace, home, sandbox={"writable": [str(extra)]})
     _run(ctx, f"echo hi > {extra}/f")
     assert (extra / "f").read_text() == "hi\n"
+
+
+def test_a_folder_a_plugin_opened_to_commands_is_writable(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    """``context.writable_roots`` (a plugin's data folder) is writable in the sandbox, as a
+    configured one is; a folder beside it stays read-only."""
+    opened, other = tmp_path / "plugin-data", tmp_path / "other"
+    opened.mkdir()
+    other.mkdir()
+    ctx = _ctx(workspace, home)
+    ctx.writable_roots.append(opened)
+    _run(ctx, f"echo kept > {opened}/state; echo no > {other}/f")
+    assert (opened / "state").read_text() == "kept\n"
+    assert not (other / "f").exists()
 
 
 def test_bypass_and_off_never_sandbox(workspace: Path, home: Path) -> None:

@@ -185,9 +185,9 @@ def data_dir(home: Path, name: str) -> Path:
 
 def open_data_dirs(folders: list[PluginFolder], context: Any) -> list[str]:
     """Create each folder's ``PLUGIN_DATA`` (``${CLAUDE_PLUGIN_DATA}``) and open it to the
-    run's tools: readable (``context.readable_roots``) and writable for commands — added to
-    the run's ``[sandbox] writable``, which ``run_command`` reads from ``context.settings``,
-    so a plugin's script keeps its state there inside the sandbox too. Returns the problems."""
+    run's tools: readable (``context.readable_roots``) and writable for commands
+    (``context.writable_roots``), so a plugin's script keeps its state there inside the
+    sandbox too. Returns the problems."""
     made, problems = [], []
     for folder in folders:
         path = data_dir(Path(context.home), folder.name)
@@ -196,16 +196,8 @@ def open_data_dirs(folders: list[PluginFolder], context: Any) -> list[str]:
             made.append(path)
         except OSError as exc:
             problems.append(f"plugin folder {folder.name}: cannot create {path}: {exc}")
-    roots = getattr(context, "readable_roots", None)
-    if isinstance(roots, list):
+    for roots in (context.readable_roots, context.writable_roots):
         roots.extend(path for path in made if path not in roots)
-    raw = getattr(context.settings, "sandbox", "auto")
-    table = dict(raw) if isinstance(raw, dict) else {"mode": raw}
-    writable = table.get("writable") or []
-    writable = [writable] if isinstance(writable, str) else writable
-    if made and isinstance(writable, list):  # a malformed one is the sandbox's error to tell
-        table["writable"] = [*writable, *(str(p) for p in made if str(p) not in writable)]
-        context.settings.sandbox = table
     return problems
 
 

@@ -22,9 +22,11 @@ import os
 import re
 import select
 import shutil
+import stat
 import subprocess
 import time
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -247,11 +249,14 @@ def _drain(proc: subprocess.Popen[bytes], capture: _Capture, limit: float = 0.5)
         capture.feed(chunk)
 
 
-def _config(context: Any) -> sandbox.SandboxConfig:
+def _config(context: Any, writable_roots: Iterable[Path] = ()) -> sandbox.SandboxConfig:
+    """The run's sandbox settings, with the folders plugins opened to commands added."""
     try:
-        return sandbox.config(context.settings)
+        cfg = sandbox.config(context.settings)
     except sandbox.SandboxConfigError:
         return sandbox.SandboxConfig(mode="on")
+    cfg.writable += [Path(p) for p in writable_roots if Path(p) not in cfg.writable]
+    return cfg
 
 
 def sandboxed(context: Any) -> bool:
@@ -275,7 +280,7 @@ def _sandbox_argv(
         git_writable=gitwrites.git_only_writes(command),
         workspace=Path(context.workspace).resolve(),
         cwd=cwd,
-        cfg=_config(context),
+        cfg=_config(context, getattr(context, "writable_roots", None) or ()),
         home=Path(context.home),
         state_dir=state_dir,
         readable=list(getattr(context, "readable_roots", None) or ()),
@@ -291,7 +296,11 @@ def session_tmp(context: Any) -> Path:
     """The folder sandboxed commands of this session — its subagents' too — see as ``/tmp``
     (only its owner may enter it): kept from one command to the next, removed when the
     session ends (:func:`drop_session_tmp`)."""
-    folder = Path(context.artifacts_dir) / ".commands" / "tmp"
+    # not inside ``.commands``, which commands may write: swapped for a symlink there, it
+    # would have bound any folder of the host writable as the next command's /tmp
+    folder = Path(context.artifacts_dir) / ".command-tmp"
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        folder.unlink()
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     _SESSION_TMP[str(context.session_id)] = folder
     return folder
@@ -444,8 +453,11 @@ def _run(
 
 
 def _update_cwd(context: Any, cwd_file: Path, before: Path, root: Path) -> list[str]:
-    try:
-        raw = cwd_file.read_text().strip()
+    try:  # the command may have swapped its file for a link to a secret, or a FIFO
+        fd = os.open(cwd_file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            plain = stat.S_ISREG(os.fstat(fd).st_mode)
+            raw = handle.read(8192).decode("utf-8", "replace").strip() if plain else ""
     except OSError:
         return []
     finally:
