@@ -46,14 +46,45 @@ def _short_flag(args: list[str], letter: str) -> bool:
     return any(a.startswith("-") and not a.startswith("--") and letter in a[1:] for a in args)
 
 
+def _long(args: list[str], *names: str) -> bool:
+    """Whether a ``--name`` option is given, abbreviated (``--comp=x``, as getopt takes it) or
+    not; an ambiguous abbreviation matches too (it only asks)."""
+    for arg in args:
+        given = arg.split("=", 1)[0]
+        if len(given) > 2 and given.startswith("--") and any(n.startswith(given) for n in names):
+            return True
+    return False
+
+
+RUNS_PROGRAM = {
+    "sort": ("--compress-program",),
+    "rg": ("--pre", "--hostname-bin"),
+}
+"""Options of allowlisted programs that run another program (``sort --compress-program=./z``)."""
+NAMES_FROM_FILE = {
+    "wc": ("--files0-from",), "du": ("--files0-from",), "sort": ("--files0-from",),
+    "find": (), "file": ("--files-from",),
+}  # fmt: skip
+"""Options that read the names of the files to read from a file, where they cannot be checked."""
+SYSTEM_PROGRAMS = (Path("/usr"), Path("/bin"), Path("/sbin"))
+
+
 def _option_danger(program: str, args: list[str]) -> str | None:
     """Why an allowlisted program's options make it write or run something, or ``None``."""
     positional = [a for a in args if not a.startswith("-") or a == "-"]
+    if program in RUNS_PROGRAM and _long(args, *RUNS_PROGRAM[program]):
+        return f"{program} runs another program with these options"
+    if program in NAMES_FROM_FILE and (
+        _long(args, *NAMES_FROM_FILE[program])
+        or (program == "find" and "-files0-from" in args)
+        or (program == "file" and _short_flag(args, "f"))
+    ):
+        return f"{program} reads the names of the files it reads from a file"
+    if program.endswith("sum") and (_short_flag(args, "c") or _long(args, "--check")):
+        return f"{program} -c reads the files a checksum list names"
     if program == "find" and any(a.startswith(FIND_WRITERS) for a in args):
         return "find runs commands or writes files with these options"
-    if program == "sort" and (
-        _short_flag(args, "o") or any(a.startswith("--output") for a in args)
-    ):
+    if program == "sort" and (_short_flag(args, "o") or _long(args, "--output")):
         return "sort -o writes a file"
     if program == "uniq" and len(positional) > 1:
         return "uniq writes its second file operand"
@@ -63,9 +94,18 @@ def _option_danger(program: str, args: list[str]) -> str | None:
         return "tree -o writes a file"
     if program == "file" and _short_flag(args, "C"):
         return "file -C writes a magic file"
-    if program == "date" and (_short_flag(args, "s") or any(a.startswith("--set") for a in args)):
+    if program == "date" and (_short_flag(args, "s") or _long(args, "--set")):
         return "date -s sets the clock"
     return None
+
+
+def _workspace_program(word: str, cwd: Path) -> bool:
+    """Whether ``word``, the program of a command, is spelled as a path (``./cat``, ``bin/ls``)
+    that is not a system program: a program of the workspace named like an allowed one."""
+    if "/" not in word:
+        return False
+    real = Path(os.path.realpath(os.path.join(cwd, word)))
+    return not any(folder in real.parents for folder in SYSTEM_PROGRAMS)
 
 
 def proc_secret(raw: str, cwd: Path) -> bool:
@@ -143,6 +183,8 @@ class Strict:
         if unsafe_env:
             return f"it sets {', '.join(unsafe_env)} for {program}, and {why}"
         args = words[1:]
+        if _workspace_program(words[0], cwd):
+            return f"{words[0]} is not the system's {program}, and {why}"
         if program == "git":
             sub = next((a for a in args if not a.startswith("-")), "")
             if not self.trusted:
@@ -150,6 +192,7 @@ class Strict:
             if (
                 sub not in READ_ONLY_GIT
                 or any(a.startswith(("-c", "--exec", "--output", "-o", "--ext-diff")) for a in args)
+                or (sub == "grep" and (_short_flag(args, "O") or _long(args, "--open-files-in")))
                 or any(a.startswith(("--git-dir", "--work-tree", "-C")) for a in args)
             ):
                 return why
