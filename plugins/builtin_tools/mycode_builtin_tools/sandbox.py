@@ -40,7 +40,10 @@ CREDENTIALS = (
     ".terraform.d", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
     ".m2/settings.xml", ".pgpass", ".my.cnf", ".vault-token", ".password-store",
     ".local/share/keyrings", ".config/git/credentials", ".claude/.credentials.json",
-    ".codex/auth.json", ".config/op", ".mycode",
+    ".codex/auth.json", ".config/op", ".mycode", ".claude.json", ".config/io.datasette.llm",
+    ".cache/huggingface/token", ".huggingface/token", ".env", ".bash_history", ".zsh_history",
+    ".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
+    ".sqlite_history", ".local/share/fish/fish_history",
 )  # fmt: skip
 HIDDEN_SYSTEM = ("/run/user", "/run/docker.sock", "/var/run/docker.sock", "/run/containerd")
 _BASE_FLAGS = (

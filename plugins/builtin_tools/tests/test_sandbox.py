@@ -196,6 +196,30 @@ def test_credentials_and_mycode_home_hidden(workspace: Path, home: Path, user_ho
     assert "config.toml" not in out.splitlines()  # MYCODE_HOME's listing is empty
 
 
+MORE_SECRETS = (
+    ".claude.json", ".config/io.datasette.llm/keys.json", ".cache/huggingface/token",
+    ".huggingface/token", ".env", ".bash_history", ".zsh_history", ".python_history",
+    ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history",
+    ".local/share/fish/fish_history",
+)  # fmt: skip
+
+
+def test_tokens_and_histories_in_the_home_folder_hidden(
+    workspace: Path, home: Path, user_home: Path
+) -> None:
+    """Claude Code's MCP tokens, llm's and Hugging Face's keys, a home ``.env`` and the shell
+    and REPL histories (passwords typed on a command line) read as empty inside."""
+    for rel in MORE_SECRETS:
+        (user_home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (user_home / rel).write_text(SECRET)
+    (workspace / "here.txt").write_text("visible")
+    reads = " ".join(f"cat ~/{rel};" for rel in MORE_SECRETS)
+    ctx = _ctx(workspace, home)
+    out = _run(ctx, f"{reads} cat here.txt")
+    assert SECRET not in out and "visible" in out
+    assert _run(ctx, "ls -A ~/.config/io.datasette.llm").startswith("(no output)")
+
+
 def test_environment_scrubbed(workspace: Path, home: Path, user_home: Path) -> None:
     ctx = _ctx(workspace, home)
     out = _run(ctx, "env; echo $OPENAI_API_KEY $GITHUB_TOKEN")
