@@ -4,6 +4,7 @@ in-process (no process start, so these stay fast). The CLI variants are in test_
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from mycode_core.records import Tool
 from mycode_core.testing import (
     FakeOpenAIServer,
+    FakeResponse,
     completion,
     delayed,
     http_error,
@@ -403,3 +405,42 @@ def test_an_image_sent_to_a_llama_server_without_mmproj_fails_at_once(tmp_path: 
     assert events[-1].stop_reason == "model_error"
     assert "image input is not supported" in (events[-1].error or "")
     assert "--mmproj" in (events[-1].error or "") and "images = false" in (events[-1].error or "")
+
+
+PARTS = [
+    {"type": "thinking", "thinking": [{"type": "text", "text": "Hmm."}]},
+    {"type": "text", "text": "Part A. "},
+    {"type": "image_url", "image_url": {"url": "data:,"}},
+    {"type": "text", "text": "Part B."},
+]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_content_sent_as_a_list_of_parts_is_joined(
+    server: FakeOpenAIServer, run: Any, stream: bool
+) -> None:
+    # Mistral's reasoning models and some proxies send the content as parts, streamed or not
+    if stream:
+        deltas = [{"content": PARTS[:2]}, {"content": PARTS[2:]}, {}]
+        server.enqueue(
+            raw_sse(
+                "".join(
+                    f"data: {json.dumps({'choices': [{'index': 0, 'delta': d}]})}\n\n"
+                    for d in deltas
+                )
+                + 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+            )
+        )
+    else:
+        message = {"role": "assistant", "content": PARTS}
+        body = {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+        server.enqueue(
+            FakeResponse(
+                kind="body",
+                headers={"Content-Type": "application/json"},
+                body=json.dumps(body).encode(),
+            )
+        )
+    events = run(stream=stream)
+    assert (events[-1].stop_reason, events[-1].final_text) == ("completed", "Part A. Part B.")
+    assert "".join(e.text for e in _of(events, "reasoning_delta")) == "Hmm."
