@@ -257,6 +257,38 @@ def test_a_context_error_that_is_no_openai_error_object_is_still_learned(
     assert server.chat_requests[1].body["max_tokens"] < 4096
 
 
+NGINX_502 = b"""<!DOCTYPE html>
+<html>
+<head><title>502 Bad Gateway</title><style>body{font-family:Tahoma}</style></head>
+<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body>
+</html>"""
+CLOUDFLARE_502 = (
+    b"<!DOCTYPE html><html><head><style>h1{color:red}</style>"
+    b"<title>example.com | 502: Bad gateway</title></head><body>...</body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("page", "said"),
+    [
+        (NGINX_502, "Bad Gateway"),
+        (CLOUDFLARE_502, "example.com | 502: Bad gateway"),
+        (
+            b"<html><style>p{}</style><h2>Upstream &amp; proxy down</h2></html>",
+            "Upstream & proxy down",
+        ),
+        (b"", "Bad Gateway"),
+    ],
+)
+def test_an_html_error_page_is_one_short_line(
+    server: FakeOpenAIServer, run: Any, page: bytes, said: str
+) -> None:
+    headers = {"Content-Type": "text/html"}
+    server.enqueue(http_error(502, body=page, headers=headers), turn("ok"))
+    (retry,) = _of(run(), "retry")
+    assert retry.message == f"HTTP 502: {said}"
+
+
 def test_a_plain_text_error_body_is_named_in_the_message(
     server: FakeOpenAIServer, run: Any
 ) -> None:
@@ -264,7 +296,7 @@ def test_a_plain_text_error_body_is_named_in_the_message(
     server.enqueue(http_error(502, body=page), http_error(404, body={"detail": "no model m"}))
     events = run()
     (retry,) = _of(events, "retry")
-    assert retry.message.endswith("<html> <body>upstream exploded</body> </html>")
+    assert retry.message == "HTTP 502: upstream exploded"
     assert events[-1].stop_reason == "model_error" and "no model m" in events[-1].error
 
 

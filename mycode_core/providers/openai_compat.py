@@ -10,8 +10,10 @@ connection failures and status errors map to the same error classes as the SDK's
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 from mycode_core.providers.base import (
@@ -64,7 +66,11 @@ def _error_message(exc: StatusFailure) -> str:
             return one_line(str(inner["message"]))
         if isinstance(body.get("message"), str):
             return one_line(str(body["message"]))
-    return one_line(exc.message)
+    said = exc.message.removeprefix(f"{exc.status_code} ")  # nginx's title: "502 Bad Gateway"
+    if not said:
+        with contextlib.suppress(ValueError):
+            said = HTTPStatus(exc.status_code).phrase
+    return one_line(said)
 
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
