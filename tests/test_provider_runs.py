@@ -476,3 +476,13 @@ def test_content_sent_as_a_list_of_parts_is_joined(
     events = run(stream=stream)
     assert (events[-1].stop_reason, events[-1].final_text) == ("completed", "Part A. Part B.")
     assert "".join(e.text for e in _of(events, "reasoning_delta")) == "Hmm."
+
+
+def test_a_reply_stopped_by_the_content_filter_is_no_verified_pass(
+    server: FakeOpenAIServer, run: Any
+) -> None:
+    server.enqueue(turn("Here is the partial", finish_reason="content_filter"))
+    events = run(completion_gate={"policy": "off"})  # else a plain pass
+    (notice,) = [n for n in _of(events, "notice") if "content filter" in n.message]
+    assert notice.level == "warning"
+    assert (events[-1].stop_reason, events[-1].verdict) == ("completed", "unverified")

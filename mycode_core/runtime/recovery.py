@@ -46,6 +46,10 @@ THINKING_CUT_NUDGE = (
     "Your reply was cut off by the output limit while you were still thinking, before any "
     "answer. Think more briefly: call a tool, or give your final answer."
 )
+CONTENT_FILTERED = (
+    "the server's content filter stopped the model's reply: it may be cut short (a final "
+    "answer so stopped is never a verified pass)"
+)
 INTERRUPTED_NOTE = "[interrupted by the user]"
 MAX_COMPACTIONS = 3
 MAX_LENGTH_CONTINUES = 2
@@ -324,6 +328,8 @@ class ModelCaller:
             reported = int((reply.usage or {}).get("input_tokens", 0) or 0)
             if not self.view.bounded:  # a byte bound is no sample of the tokenizer's ratio
                 self.view.calibration.observe(sent_raw, reported)
+            if reply.finish_reason == "content_filter":
+                self.emit(NoticeEvent(level="warning", message=CONTENT_FILTERED))
             silent = not reply.tool_calls and not (reply.content or "").strip()
             if silent and not reply.refusal and reply.reasoning and reply.finish_reason == "length":
                 # a reasoning model (llama-server's reasoning_content) that spent the whole
