@@ -486,3 +486,15 @@ def test_a_reply_stopped_by_the_content_filter_is_no_verified_pass(
     (notice,) = [n for n in _of(events, "notice") if "content filter" in n.message]
     assert notice.level == "warning"
     assert (events[-1].stop_reason, events[-1].verdict) == ("completed", "unverified")
+
+
+def test_a_tool_call_cut_by_the_output_limit_is_named_so(
+    server: FakeOpenAIServer, run: Any
+) -> None:
+    cut = [{"id": "c1", "name": "echo", "arguments": '{"text": "a long te'}]
+    server.enqueue(turn(None, cut, finish_reason="length"))
+    (result,) = _of(run(), "tool_result")
+    assert result.is_error and result.content.startswith(
+        "The output limit cut off your call of echo"
+    )
+    assert "max_output_tokens" in result.content and "Invalid JSON" not in result.content

@@ -198,10 +198,7 @@ class ToolOrchestrator:
             if (mine := mycode_tool_name(call.name)) != call.name and self.context.tools.get(mine):
                 why += f" Claude Code's {call.name} is {mine} here, with its own parameters."
         elif call.parse_error is not None:
-            why = (
-                f"Invalid JSON in the arguments of {call.name}: {call.parse_error}. "
-                "Send the arguments as one JSON object."
-            )
+            why = call.parse_error
         else:
             problem = self.schemas.problem(tool, call.arguments)
             why = f"Invalid arguments for {call.name}: {problem}" if problem else ""
