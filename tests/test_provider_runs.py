@@ -498,3 +498,20 @@ def test_a_tool_call_cut_by_the_output_limit_is_named_so(
         "The output limit cut off your call of echo"
     )
     assert "max_output_tokens" in result.content and "Invalid JSON" not in result.content
+
+
+def test_a_server_that_stops_mid_run_gets_the_normal_retries(
+    server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    # a refused local connection fails at once only before the server ever answered
+    def stop_the_server(arguments: Any, context: Any) -> str:
+        server.stop()
+        return "stopped"
+
+    stopper = Tool(
+        name="stop", description="Stop.", handler=stop_the_server, input_schema={"type": "object"}
+    )
+    server.enqueue(turn(None, [{"id": "c1", "name": "stop", "arguments": {}}]))
+    events = run_against(server, tmp_path, stopper, max_retries=2)
+    assert [r.reason for r in _of(events, "retry")] == ["connection_error"] * 2
+    assert events[-1].stop_reason == "model_error" and "Connection refused" in events[-1].error

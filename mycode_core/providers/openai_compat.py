@@ -103,12 +103,12 @@ def connection_problem(exc: BaseException) -> str | None:
     return None
 
 
-def _connection_error(exc: BaseException, base_url: str) -> ModelError:
+def _connection_error(exc: BaseException, base_url: str, answered: bool) -> ModelError:
     from urllib.parse import urlsplit
 
     problem = connection_problem(exc)
     host = (urlsplit(base_url).hostname or "").lower()
-    if problem == "refused" and host in LOCAL_HOSTS:
+    if problem == "refused" and host in LOCAL_HOSTS and not answered:
         return FatalModelError(
             f"cannot reach the model server at {base_url}: connection refused — is the "
             "server running? (check --base-url / MYCODE_BASE_URL)"
@@ -156,11 +156,12 @@ def _status_error(status: int, message: str, headers: Any, url: str) -> ModelErr
     return FatalModelError(text, status=status)
 
 
-def classify(exc: Exception, base_url: str | None = None) -> ModelError:
+def classify(exc: Exception, base_url: str | None = None, answered: bool = False) -> ModelError:
     """Map a request failure to our error classes; ``base_url`` is named in connection errors.
 
-    Refused connections to a local server and unknown host names fail at once (retrying
-    will not start the server or fix the URL); other connection errors are retried.
+    Unknown host names, and refused connections to a local server that has not ``answered``
+    yet, fail at once (retrying will not start the server or fix the URL); other connection
+    errors are retried (a server that answered earlier may be restarting).
     """
     url = base_url or DEFAULT_BASE_URL
     if isinstance(exc, ModelError):
@@ -168,7 +169,7 @@ def classify(exc: Exception, base_url: str | None = None) -> ModelError:
     if isinstance(exc, RequestTimedOut):
         return ModelTimeout(f"the model request to {url} timed out")
     if isinstance(exc, ConnectFailure):
-        return _connection_error(exc, url)
+        return _connection_error(exc, url, answered)
     if isinstance(exc, StatusFailure):
         return _status_error(exc.status_code, _error_message(exc), exc.headers, url)
     return BrokenStream(f"the model stream broke: {type(exc).__name__}: {exc}")
@@ -183,6 +184,7 @@ class OpenAICompatibleModel:
         self.stream = bool(getattr(settings, "stream", True))
         self.send_stream_options = True
         self._active: Any = None
+        self.answered = False  # the server answered a request (a refusal now is retried)
         self._client: Any = None
         self._builder = RequestBuilder()
 
@@ -229,7 +231,7 @@ class OpenAICompatibleModel:
         except ModelError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure is classified
-            raise classify(exc, self.settings.base_url) from exc
+            raise classify(exc, self.settings.base_url, self.answered) from exc
 
     def discover_context_window(self) -> Any:
         """The model's window and reply cap as the server reports them (vLLM, llama.cpp,
@@ -267,7 +269,7 @@ class OpenAICompatibleModel:
                 params["stream_options"] = {"include_usage": True}
         body = self._builder.body(self.model_id, messages, tools, params)
         response = self.client.post("/chat/completions", body, stream=self.stream)
-        self._active = response
+        self._active, self.answered = response, True
         try:
             if not self.stream:  # read and closed by post
                 return reply_from_completion(json.loads(response.text), *hear)
