@@ -515,3 +515,12 @@ def test_a_server_that_stops_mid_run_gets_the_normal_retries(
     events = run_against(server, tmp_path, stopper, max_retries=2)
     assert [r.reason for r in _of(events, "retry")] == ["connection_error"] * 2
     assert events[-1].stop_reason == "model_error" and "Connection refused" in events[-1].error
+
+
+def test_a_retry_after_beyond_the_cap_is_named(server: FakeOpenAIServer, run: Any) -> None:
+    server.enqueue(http_error(429, "slow down", headers={"Retry-After": "600"}), turn("ok"))
+    (retry,) = _of(run(retry_max_delay=0.01), "retry")
+    assert retry.delay == 0.01
+    assert retry.message == (
+        "the server asked to wait 600s, capped by retry_max_delay (0.01s): HTTP 429: slow down"
+    )

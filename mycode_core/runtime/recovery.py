@@ -312,9 +312,13 @@ class ModelCaller:
                 if not exc.retryable or over:
                     raise RunStopped(state.finish("model_error", str(exc))) from None
                 delay = backoff_delay(attempt - loads, exc.retry_after, self.settings)
+                said = str(exc)
+                if (exc.retry_after or 0) > delay:  # first: a shortened retry line keeps it
+                    said = f"the server asked to wait {exc.retry_after:g}s, capped by "
+                    said += f"retry_max_delay ({delay:g}s): {exc}"
                 self.emit(
                     RetryEvent(
-                        attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=str(exc)
+                        attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=said
                     )
                 )
                 state = state.next(TransitionReason.RETRY, exc.kind)
