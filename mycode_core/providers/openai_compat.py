@@ -46,26 +46,16 @@ PLACEHOLDER_KEY = "sk-no-key-required"
 
 
 def _retry_after(headers: Any) -> float | None:
-    for name in ("retry-after-ms", "retry-after"):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value)
-        except ValueError:
-            return None
-        return seconds / 1000 if name.endswith("-ms") else seconds
+    """``Retry-After-Ms`` or ``Retry-After`` in seconds (an HTTP date is not read: ``None``)."""
+    for name, scale in (("retry-after-ms", 1000), ("retry-after", 1)):
+        with contextlib.suppress(TypeError, ValueError):
+            return float(headers.get(name)) / scale
     return None
 
 
 def _error_message(exc: StatusFailure) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return one_line(str(inner["message"]))
-        if isinstance(body.get("message"), str):
-            return one_line(str(body["message"]))
+    """What the server said (:attr:`StatusFailure.message`) on one line, else its status's
+    phrase."""
     said = exc.message.removeprefix(f"{exc.status_code} ")  # nginx's title: "502 Bad Gateway"
     if not said:
         with contextlib.suppress(ValueError):
@@ -90,14 +80,12 @@ def connection_problem(exc: BaseException) -> str | None:
     item: BaseException | None = exc
     while item is not None and item not in seen and len(seen) < 10:
         seen.append(item)
-        if isinstance(item, ConnectionRefusedError):
-            return "refused"
-        if isinstance(item, socket.gaierror):
-            return "unknown host"
         text = str(item)
-        if "Connection refused" in text or "[Errno 111]" in text:
-            return "refused"
-        if "Name or service not known" in text or "nodename nor servname" in text:
+        if isinstance(item, ConnectionRefusedError) or "Connection refused" in text:
+            return "refused"  # ("[Errno 111] Connection refused" has both)
+        if isinstance(item, socket.gaierror) or "Name or service not known" in text:
+            return "unknown host"
+        if "nodename nor servname" in text:
             return "unknown host"
         item = item.__cause__ or item.__context__
     return None
@@ -271,10 +259,8 @@ class OpenAICompatibleModel:
         response = self.client.post("/chat/completions", body, stream=self.stream)
         self._active, self.answered = response, True
         try:
-            if not self.stream:  # read and closed by post
-                return reply_from_completion(json.loads(response.text), *hear)
-            content_type = response.headers.get("content-type", "")
-            if "text/event-stream" not in content_type and "json" in content_type:
+            kind = response.headers.get("content-type", "")  # JSON answering a stream request too
+            if not self.stream or ("text/event-stream" not in kind and "json" in kind):
                 return reply_from_completion(json.loads(response.read()), *hear)
             return accumulate_sse(response.iter_lines(), *hear)
         finally:

@@ -238,15 +238,8 @@ class ModelCaller:
             self.view.calibration.raise_to(info.requested / sent_raw)
             progress = self.view.calibration.ratio > before
         if info.limit is not None and window.learn(info.limit):
-            self.emit(
-                NoticeEvent(
-                    level="info",
-                    message=(
-                        f"the server's context window is {info.limit} tokens (learned from its "
-                        "error); kept for this session"
-                    ),
-                )
-            )
+            said = f"the server's context window is {info.limit} tokens (learned from its error)"
+            self.emit(NoticeEvent(level="info", message=f"{said}; kept for this session"))
             progress = True
         if not progress:
             progress = window.halve()
@@ -257,15 +250,9 @@ class ModelCaller:
                     else f"though its window of {info.limit} tokens was known (it counts the "
                     "request bigger than estimated)"
                 )
-                self.emit(
-                    NoticeEvent(
-                        level="warning",
-                        message=(
-                            f"the server rejected the request as too long {why}; halving the "
-                            f"context budget to {window.budget} tokens"
-                        ),
-                    )
-                )
+                halving = f"halving the context budget to {window.budget} tokens"
+                said = f"the server rejected the request as too long {why}; {halving}"
+                self.emit(NoticeEvent(level="warning", message=said))
         return progress
 
     def call(self, state: LoopState) -> tuple[LoopState, ModelReply]:

@@ -230,17 +230,8 @@ class ToolOrchestrator:
 
     def _decide(self, call: ToolCall, verdict: PermissionVerdict) -> ToolResult | None:
         """Emit the permission event; ``None`` when the call may run, else its denial."""
-        self.emit(
-            PermissionEvent(
-                id=call.id,
-                tool=call.name,
-                name=call.name,
-                decision=verdict.decision,
-                reason=verdict.reason,
-                rule=verdict.rule,
-                layer=verdict.layer,
-            )
-        )
+        said = verdict.model_dump(include={"decision", "reason", "rule", "layer"})
+        self.emit(PermissionEvent(id=call.id, tool=call.name, name=call.name, **said))
         if verdict.decision != "allow":
             return _denied(verdict)
         self._allowed[call.id] = {"decision": "allow", "rule": verdict.rule, "layer": verdict.layer}
