@@ -164,6 +164,7 @@ class ToolCall(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     raw_arguments: str = "{}"
     parse_error: str | None = None
+    """Why the arguments could not be read, as the model is told (the call is not run)."""
     paths: dict[str, Path] = Field(default_factory=dict)
     """The tool's path arguments, resolved by the core through the workspace boundary before
     ``permission_verdict`` is asked (rules match them workspace-relative)."""

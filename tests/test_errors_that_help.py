@@ -115,5 +115,10 @@ def test_doctor_checks_model_server_key_and_home(
     assert report["base_url"]["reachable"] is False
     assert report["api_key"] == {"present": True, "source": "OPENAI_API_KEY"}
     assert "sk-x" not in bad.stdout  # never the key itself
+    flag = run_cli(
+        ["doctor", "--api-key", "sekret"], workspace, home, {**env, "OPENAI_API_KEY": "x"}
+    )
+    assert json.loads(flag.stdout)["api_key"] == {"present": True, "source": "flag"}
+    assert "sekret" not in flag.stdout
     assert any(url in problem for problem in report["problems"])
     assert any(str(bad_home) in problem for problem in report["problems"])

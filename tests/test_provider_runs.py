@@ -4,6 +4,7 @@ in-process (no process start, so these stay fast). The CLI variants are in test_
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from mycode_core.records import Tool
 from mycode_core.testing import (
     FakeOpenAIServer,
+    FakeResponse,
     completion,
     delayed,
     http_error,
@@ -255,6 +257,38 @@ def test_a_context_error_that_is_no_openai_error_object_is_still_learned(
     assert server.chat_requests[1].body["max_tokens"] < 4096
 
 
+NGINX_502 = b"""<!DOCTYPE html>
+<html>
+<head><title>502 Bad Gateway</title><style>body{font-family:Tahoma}</style></head>
+<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body>
+</html>"""
+CLOUDFLARE_502 = (
+    b"<!DOCTYPE html><html><head><style>h1{color:red}</style>"
+    b"<title>example.com | 502: Bad gateway</title></head><body>...</body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("page", "said"),
+    [
+        (NGINX_502, "Bad Gateway"),
+        (CLOUDFLARE_502, "example.com | 502: Bad gateway"),
+        (
+            b"<html><style>p{}</style><h2>Upstream &amp; proxy down</h2></html>",
+            "Upstream & proxy down",
+        ),
+        (b"", "Bad Gateway"),
+    ],
+)
+def test_an_html_error_page_is_one_short_line(
+    server: FakeOpenAIServer, run: Any, page: bytes, said: str
+) -> None:
+    headers = {"Content-Type": "text/html"}
+    server.enqueue(http_error(502, body=page, headers=headers), turn("ok"))
+    (retry,) = _of(run(), "retry")
+    assert retry.message == f"HTTP 502: {said}"
+
+
 def test_a_plain_text_error_body_is_named_in_the_message(
     server: FakeOpenAIServer, run: Any
 ) -> None:
@@ -262,7 +296,7 @@ def test_a_plain_text_error_body_is_named_in_the_message(
     server.enqueue(http_error(502, body=page), http_error(404, body={"detail": "no model m"}))
     events = run()
     (retry,) = _of(events, "retry")
-    assert retry.message.endswith("<html> <body>upstream exploded</body> </html>")
+    assert retry.message == "HTTP 502: upstream exploded"
     assert events[-1].stop_reason == "model_error" and "no model m" in events[-1].error
 
 
@@ -403,3 +437,90 @@ def test_an_image_sent_to_a_llama_server_without_mmproj_fails_at_once(tmp_path: 
     assert events[-1].stop_reason == "model_error"
     assert "image input is not supported" in (events[-1].error or "")
     assert "--mmproj" in (events[-1].error or "") and "images = false" in (events[-1].error or "")
+
+
+PARTS = [
+    {"type": "thinking", "thinking": [{"type": "text", "text": "Hmm."}]},
+    {"type": "text", "text": "Part A. "},
+    {"type": "image_url", "image_url": {"url": "data:,"}},
+    {"type": "text", "text": "Part B."},
+]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_content_sent_as_a_list_of_parts_is_joined(
+    server: FakeOpenAIServer, run: Any, stream: bool
+) -> None:
+    # Mistral's reasoning models and some proxies send the content as parts, streamed or not
+    if stream:
+        deltas = [{"content": PARTS[:2]}, {"content": PARTS[2:]}, {}]
+        server.enqueue(
+            raw_sse(
+                "".join(
+                    f"data: {json.dumps({'choices': [{'index': 0, 'delta': d}]})}\n\n"
+                    for d in deltas
+                )
+                + 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+            )
+        )
+    else:
+        message = {"role": "assistant", "content": PARTS}
+        body = {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+        server.enqueue(
+            FakeResponse(
+                kind="body",
+                headers={"Content-Type": "application/json"},
+                body=json.dumps(body).encode(),
+            )
+        )
+    events = run(stream=stream)
+    assert (events[-1].stop_reason, events[-1].final_text) == ("completed", "Part A. Part B.")
+    assert "".join(e.text for e in _of(events, "reasoning_delta")) == "Hmm."
+
+
+def test_a_reply_stopped_by_the_content_filter_is_no_verified_pass(
+    server: FakeOpenAIServer, run: Any
+) -> None:
+    server.enqueue(turn("Here is the partial", finish_reason="content_filter"))
+    events = run(completion_gate={"policy": "off"})  # else a plain pass
+    (notice,) = [n for n in _of(events, "notice") if "content filter" in n.message]
+    assert notice.level == "warning"
+    assert (events[-1].stop_reason, events[-1].verdict) == ("completed", "unverified")
+
+
+def test_a_tool_call_cut_by_the_output_limit_is_named_so(
+    server: FakeOpenAIServer, run: Any
+) -> None:
+    cut = [{"id": "c1", "name": "echo", "arguments": '{"text": "a long te'}]
+    server.enqueue(turn(None, cut, finish_reason="length"))
+    (result,) = _of(run(), "tool_result")
+    assert result.is_error and result.content.startswith(
+        "The output limit cut off your call of echo"
+    )
+    assert "max_output_tokens" in result.content and "Invalid JSON" not in result.content
+
+
+def test_a_server_that_stops_mid_run_gets_the_normal_retries(
+    server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    # a refused local connection fails at once only before the server ever answered
+    def stop_the_server(arguments: Any, context: Any) -> str:
+        server.stop()
+        return "stopped"
+
+    stopper = Tool(
+        name="stop", description="Stop.", handler=stop_the_server, input_schema={"type": "object"}
+    )
+    server.enqueue(turn(None, [{"id": "c1", "name": "stop", "arguments": {}}]))
+    events = run_against(server, tmp_path, stopper, max_retries=2)
+    assert [r.reason for r in _of(events, "retry")] == ["connection_error"] * 2
+    assert events[-1].stop_reason == "model_error" and "Connection refused" in events[-1].error
+
+
+def test_a_retry_after_beyond_the_cap_is_named(server: FakeOpenAIServer, run: Any) -> None:
+    server.enqueue(http_error(429, "slow down", headers={"Retry-After": "600"}), turn("ok"))
+    (retry,) = _of(run(retry_max_delay=0.01), "retry")
+    assert retry.delay == 0.01
+    assert retry.message == (
+        "the server asked to wait 600s, capped by retry_max_delay (0.01s): HTTP 429: slow down"
+    )

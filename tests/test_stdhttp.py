@@ -73,7 +73,7 @@ def test_status_errors_carry_message_and_headers(server: tuple[str, type[_KeepAl
     with pytest.raises(StatusFailure) as caught:
         client.post("/fail", b"{}", stream=True)
     assert caught.value.status_code == 429
-    assert caught.value.message == "Error code: 429 - slow down"
+    assert caught.value.message == "slow down"
     assert caught.value.headers.get("retry-after") == "7"
     client.close()
 

@@ -16,10 +16,13 @@ REACH_TIMEOUT = 5.0
 
 
 def _key_source(settings: Any) -> str | None:
-    for name in ("MYCODE_API_KEY", "OPENAI_API_KEY"):
-        if os.environ.get(name):
-            return name
-    return "config" if getattr(settings, "api_key", None) else None
+    """Where the API key comes from: ``flag`` (``--api-key``), the environment variable, or
+    ``config``; ``None``: no key (the layer that won decides, flags over environment)."""
+    env = next((n for n in ("MYCODE_API_KEY", "OPENAI_API_KEY") if os.environ.get(n)), None)
+    for layer, data in reversed(getattr(settings, "layers", None) or []):
+        if data.get("api_key"):
+            return {"cli": "flag", "env": env}.get(layer) or "config"
+    return env
 
 
 def reachability(

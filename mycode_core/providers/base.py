@@ -65,14 +65,8 @@ def call_model(
     """``model.complete`` with the request parameters the provider accepts (a provider of a
     plugin written before they existed gets the three positional arguments only);
     ``on_reasoning`` is told the model's thinking as it streams."""
-    accepted = _accepted(model)
-    extra: dict[str, Any] = {}
-    if max_tokens and "max_tokens" in accepted:
-        extra["max_tokens"] = int(max_tokens)
-    if purpose and "purpose" in accepted:
-        extra["purpose"] = purpose
-    if on_reasoning is not None and "on_reasoning" in accepted:
-        extra["on_reasoning"] = on_reasoning
+    given = {"max_tokens": int(max_tokens or 0), "purpose": purpose, "on_reasoning": on_reasoning}
+    extra = {key: value for key, value in given.items() if value and key in _accepted(model)}
     reply: ModelReply = model.complete(messages, tools, on_text, **extra)
     return reply
 

@@ -34,12 +34,9 @@ class StatusFailure(Exception):
         self.status_code = status
         self.body = body.get("error", body) if isinstance(body, dict) else body
         self.headers = headers
-        message = f"Error code: {status}"
-        inner = _said(self.body)
-        if inner:
-            message += f" - {inner}"
-        self.message = message
-        super().__init__(message)
+        self.message = _said(self.body)
+        """What the body says (``""``: nothing)."""
+        super().__init__(f"Error code: {status} - {self.message}")
 
 
 ERROR_TEXT_CHARS = 500
@@ -48,13 +45,22 @@ ERROR_TEXT_CHARS = 500
 
 def _said(body: Any) -> str:
     """What an error body says: its ``message``, else a ``detail`` or ``error`` string (TGI,
-    FastAPI servers), else a plain-text body, on one line and cut short (``""``: nothing)."""
+    FastAPI servers), else a plain-text body — of an HTML page (nginx, Cloudflare) its title,
+    else its first heading, else its text without styles and scripts —, on one line and cut
+    short (``""``: nothing)."""
     if isinstance(body, dict):
         said = next(
             (v for v in map(body.get, ("message", "detail", "error")) if isinstance(v, str)), ""
         )
     else:
         said = body if isinstance(body, str) else ""
+    if said.lstrip().startswith("<"):
+        import html
+        import re
+
+        found = re.search(r"<(title|h[1-6])\b[^>]*>(.*?)</\1>", said, re.I | re.S)
+        page = found.group(2) if found else re.sub(r"(?is)<(style|script)\b.*?</\1>", "", said)
+        said = html.unescape(re.sub(r"<[^>]*>", " ", page))
     return " ".join(said.split())[:ERROR_TEXT_CHARS]
 
 

@@ -10,8 +10,10 @@ connection failures and status errors map to the same error classes as the SDK's
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 from mycode_core.providers.base import (
@@ -44,27 +46,21 @@ PLACEHOLDER_KEY = "sk-no-key-required"
 
 
 def _retry_after(headers: Any) -> float | None:
-    for name in ("retry-after-ms", "retry-after"):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value)
-        except ValueError:
-            return None
-        return seconds / 1000 if name.endswith("-ms") else seconds
+    """``Retry-After-Ms`` or ``Retry-After`` in seconds (an HTTP date is not read: ``None``)."""
+    for name, scale in (("retry-after-ms", 1000), ("retry-after", 1)):
+        with contextlib.suppress(TypeError, ValueError):
+            return float(headers.get(name)) / scale
     return None
 
 
 def _error_message(exc: StatusFailure) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return one_line(str(inner["message"]))
-        if isinstance(body.get("message"), str):
-            return one_line(str(body["message"]))
-    return one_line(exc.message)
+    """What the server said (:attr:`StatusFailure.message`) on one line, else its status's
+    phrase."""
+    said = exc.message.removeprefix(f"{exc.status_code} ")  # nginx's title: "502 Bad Gateway"
+    if not said:
+        with contextlib.suppress(ValueError):
+            said = HTTPStatus(exc.status_code).phrase
+    return one_line(said)
 
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -84,25 +80,23 @@ def connection_problem(exc: BaseException) -> str | None:
     item: BaseException | None = exc
     while item is not None and item not in seen and len(seen) < 10:
         seen.append(item)
-        if isinstance(item, ConnectionRefusedError):
-            return "refused"
-        if isinstance(item, socket.gaierror):
-            return "unknown host"
         text = str(item)
-        if "Connection refused" in text or "[Errno 111]" in text:
-            return "refused"
-        if "Name or service not known" in text or "nodename nor servname" in text:
+        if isinstance(item, ConnectionRefusedError) or "Connection refused" in text:
+            return "refused"  # ("[Errno 111] Connection refused" has both)
+        if isinstance(item, socket.gaierror) or "Name or service not known" in text:
+            return "unknown host"
+        if "nodename nor servname" in text:
             return "unknown host"
         item = item.__cause__ or item.__context__
     return None
 
 
-def _connection_error(exc: BaseException, base_url: str) -> ModelError:
+def _connection_error(exc: BaseException, base_url: str, answered: bool) -> ModelError:
     from urllib.parse import urlsplit
 
     problem = connection_problem(exc)
     host = (urlsplit(base_url).hostname or "").lower()
-    if problem == "refused" and host in LOCAL_HOSTS:
+    if problem == "refused" and host in LOCAL_HOSTS and not answered:
         return FatalModelError(
             f"cannot reach the model server at {base_url}: connection refused — is the "
             "server running? (check --base-url / MYCODE_BASE_URL)"
@@ -150,11 +144,12 @@ def _status_error(status: int, message: str, headers: Any, url: str) -> ModelErr
     return FatalModelError(text, status=status)
 
 
-def classify(exc: Exception, base_url: str | None = None) -> ModelError:
+def classify(exc: Exception, base_url: str | None = None, answered: bool = False) -> ModelError:
     """Map a request failure to our error classes; ``base_url`` is named in connection errors.
 
-    Refused connections to a local server and unknown host names fail at once (retrying
-    will not start the server or fix the URL); other connection errors are retried.
+    Unknown host names, and refused connections to a local server that has not ``answered``
+    yet, fail at once (retrying will not start the server or fix the URL); other connection
+    errors are retried (a server that answered earlier may be restarting).
     """
     url = base_url or DEFAULT_BASE_URL
     if isinstance(exc, ModelError):
@@ -162,7 +157,7 @@ def classify(exc: Exception, base_url: str | None = None) -> ModelError:
     if isinstance(exc, RequestTimedOut):
         return ModelTimeout(f"the model request to {url} timed out")
     if isinstance(exc, ConnectFailure):
-        return _connection_error(exc, url)
+        return _connection_error(exc, url, answered)
     if isinstance(exc, StatusFailure):
         return _status_error(exc.status_code, _error_message(exc), exc.headers, url)
     return BrokenStream(f"the model stream broke: {type(exc).__name__}: {exc}")
@@ -177,6 +172,7 @@ class OpenAICompatibleModel:
         self.stream = bool(getattr(settings, "stream", True))
         self.send_stream_options = True
         self._active: Any = None
+        self.answered = False  # the server answered a request (a refusal now is retried)
         self._client: Any = None
         self._builder = RequestBuilder()
 
@@ -223,7 +219,7 @@ class OpenAICompatibleModel:
         except ModelError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure is classified
-            raise classify(exc, self.settings.base_url) from exc
+            raise classify(exc, self.settings.base_url, self.answered) from exc
 
     def discover_context_window(self) -> Any:
         """The model's window and reply cap as the server reports them (vLLM, llama.cpp,
@@ -261,12 +257,10 @@ class OpenAICompatibleModel:
                 params["stream_options"] = {"include_usage": True}
         body = self._builder.body(self.model_id, messages, tools, params)
         response = self.client.post("/chat/completions", body, stream=self.stream)
-        self._active = response
+        self._active, self.answered = response, True
         try:
-            if not self.stream:  # read and closed by post
-                return reply_from_completion(json.loads(response.text), *hear)
-            content_type = response.headers.get("content-type", "")
-            if "text/event-stream" not in content_type and "json" in content_type:
+            kind = response.headers.get("content-type", "")  # JSON answering a stream request too
+            if not self.stream or ("text/event-stream" not in kind and "json" in kind):
                 return reply_from_completion(json.loads(response.read()), *hear)
             return accumulate_sse(response.iter_lines(), *hear)
         finally:

@@ -83,6 +83,22 @@ def error_from_payload(payload: Any) -> ModelError:
     return ServerError(f"stream error: {message}")
 
 
+def part_texts(parts: Any) -> tuple[str, str]:
+    """``(thinking, text)`` of content sent as a list of parts (Mistral's reasoning models,
+    proxies): the ``text`` parts joined; a ``thinking`` or ``reasoning`` part (its text a
+    string or parts again) is thinking; any other part is left out."""
+    if isinstance(parts, str):
+        return "", parts
+    thought, text = [], []
+    for part in parts if isinstance(parts, list) else ():
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" and isinstance(part.get("text"), str):
+            text.append(part["text"])
+        elif kind in ("thinking", "reasoning"):
+            thought.append("".join(part_texts(part.get(kind, part.get("text")))))
+    return "".join(thought), "".join(text)
+
+
 class _Call:
     __slots__ = ("id", "name", "arguments")
 
@@ -144,6 +160,9 @@ class StreamAccumulator:
             if isinstance(thought, str):
                 self._hear(thought, "")
             content = delta.get("content")
+            if isinstance(content, list):
+                thought, content = part_texts(content)
+                self._hear(thought, "")
             if isinstance(content, str) and content:
                 self._hear(*self.think.feed(content))
             refusal = delta.get("refusal")

@@ -30,6 +30,15 @@ from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.tools import CallOutcome, writes_files
 
+BAD_ARGUMENTS = (
+    "Invalid JSON in the arguments of {name}: {problem}. Send the arguments as one JSON object."
+)
+CUT_CALL = (
+    "The output limit cut off your call of {name} before its arguments were complete "
+    "({problem}). Send it again in smaller pieces (a long file as a short write_file and "
+    "then edits), or the user raises [model] max_output_tokens."
+)
+
 
 class Acting(RunnerBase):
     """Running a reply's tool calls and recording one observation for each."""
@@ -37,8 +46,10 @@ class Acting(RunnerBase):
     def _act(self, state: LoopState, reply: ModelReply) -> LoopState:
         assert self.orchestrator is not None
         state = state.next(TransitionReason.MODEL_REPLIED_TOOLS, phase=Phase.ACTING)
+        cut = reply.finish_reason == "length"  # the output limit: the last call may be cut
         calls = [
-            self._tool_call(state.step, index, raw) for index, raw in enumerate(reply.tool_calls)
+            self._tool_call(state.step, index, raw, cut)
+            for index, raw in enumerate(reply.tool_calls)
         ]
         raw_calls = [{"id": c.id, "name": c.name, "arguments": c.raw_arguments} for c in calls]
         self.history.append(assistant_message(reply.content, raw_calls))
@@ -126,7 +137,7 @@ class Acting(RunnerBase):
             self.context.observations.append(observation)
         self._emit(ObservationEvent(observation=observation.model_dump(exclude_none=True)))
 
-    def _tool_call(self, step: int, index: int, raw: Any) -> ToolCall:
+    def _tool_call(self, step: int, index: int, raw: Any, cut: bool) -> ToolCall:
         call_id = raw.id or f"call_{step}_{index}_{secrets.token_hex(4)}"
         text = without_lone_surrogates(raw.arguments or "{}")
         try:
@@ -136,7 +147,8 @@ class Acting(RunnerBase):
         except (ValueError, RecursionError) as exc:  # issue 13: deep nesting is an error result
             arguments, problem = {}, str(exc)
         if problem is not None:
-            arguments = {}
+            arguments, why = {}, (CUT_CALL if cut else BAD_ARGUMENTS)
+            problem = why.format(name=raw.name, problem=problem)
         return ToolCall(
             id=call_id, name=raw.name, arguments=arguments, raw_arguments=text, parse_error=problem
         )

@@ -372,8 +372,11 @@ class AgentRunner(Acting, Viewing):
             )
             state = state.next(TransitionReason.MODEL_REPLIED_TEXT, phase=Phase.VERIFYING)
             verdict = self._completion_verdict(final_text)
-            if verdict.verdict in ("pass", "unverified"):
-                return state.finish("completed", verdict=verdict.verdict), final_text
+            if verdict.verdict in ("pass", "unverified"):  # a filtered answer is not verified
+                filtered = reply.finish_reason == "content_filter"
+                return state.finish(
+                    "completed", verdict="unverified" if filtered else verdict.verdict
+                ), final_text
             blocks = state.gate_blocks + verdict.counts  # max_steps bounds uncounted ones
             if blocks > settings.completion_gate.max_blocks:
                 detail = "the completion gate blocked the final answer too many times: "

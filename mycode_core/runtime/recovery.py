@@ -46,6 +46,10 @@ THINKING_CUT_NUDGE = (
     "Your reply was cut off by the output limit while you were still thinking, before any "
     "answer. Think more briefly: call a tool, or give your final answer."
 )
+CONTENT_FILTERED = (
+    "the server's content filter stopped the model's reply: it may be cut short (a final "
+    "answer so stopped is never a verified pass)"
+)
 INTERRUPTED_NOTE = "[interrupted by the user]"
 MAX_COMPACTIONS = 3
 MAX_LENGTH_CONTINUES = 2
@@ -234,15 +238,8 @@ class ModelCaller:
             self.view.calibration.raise_to(info.requested / sent_raw)
             progress = self.view.calibration.ratio > before
         if info.limit is not None and window.learn(info.limit):
-            self.emit(
-                NoticeEvent(
-                    level="info",
-                    message=(
-                        f"the server's context window is {info.limit} tokens (learned from its "
-                        "error); kept for this session"
-                    ),
-                )
-            )
+            said = f"the server's context window is {info.limit} tokens (learned from its error)"
+            self.emit(NoticeEvent(level="info", message=f"{said}; kept for this session"))
             progress = True
         if not progress:
             progress = window.halve()
@@ -253,15 +250,9 @@ class ModelCaller:
                     else f"though its window of {info.limit} tokens was known (it counts the "
                     "request bigger than estimated)"
                 )
-                self.emit(
-                    NoticeEvent(
-                        level="warning",
-                        message=(
-                            f"the server rejected the request as too long {why}; halving the "
-                            f"context budget to {window.budget} tokens"
-                        ),
-                    )
-                )
+                halving = f"halving the context budget to {window.budget} tokens"
+                said = f"the server rejected the request as too long {why}; {halving}"
+                self.emit(NoticeEvent(level="warning", message=said))
         return progress
 
     def call(self, state: LoopState) -> tuple[LoopState, ModelReply]:
@@ -308,9 +299,13 @@ class ModelCaller:
                 if not exc.retryable or over:
                     raise RunStopped(state.finish("model_error", str(exc))) from None
                 delay = backoff_delay(attempt - loads, exc.retry_after, self.settings)
+                said = str(exc)
+                if (exc.retry_after or 0) > delay:  # first: a shortened retry line keeps it
+                    said = f"the server asked to wait {exc.retry_after:g}s, capped by "
+                    said += f"retry_max_delay ({delay:g}s): {exc}"
                 self.emit(
                     RetryEvent(
-                        attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=str(exc)
+                        attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=said
                     )
                 )
                 state = state.next(TransitionReason.RETRY, exc.kind)
@@ -324,6 +319,8 @@ class ModelCaller:
             reported = int((reply.usage or {}).get("input_tokens", 0) or 0)
             if not self.view.bounded:  # a byte bound is no sample of the tokenizer's ratio
                 self.view.calibration.observe(sent_raw, reported)
+            if reply.finish_reason == "content_filter":
+                self.emit(NoticeEvent(level="warning", message=CONTENT_FILTERED))
             silent = not reply.tool_calls and not (reply.content or "").strip()
             if silent and not reply.refusal and reply.reasoning and reply.finish_reason == "length":
                 # a reasoning model (llama-server's reasoning_content) that spent the whole

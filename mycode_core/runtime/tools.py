@@ -198,10 +198,7 @@ class ToolOrchestrator:
             if (mine := mycode_tool_name(call.name)) != call.name and self.context.tools.get(mine):
                 why += f" Claude Code's {call.name} is {mine} here, with its own parameters."
         elif call.parse_error is not None:
-            why = (
-                f"Invalid JSON in the arguments of {call.name}: {call.parse_error}. "
-                "Send the arguments as one JSON object."
-            )
+            why = call.parse_error
         else:
             problem = self.schemas.problem(tool, call.arguments)
             why = f"Invalid arguments for {call.name}: {problem}" if problem else ""
@@ -233,17 +230,8 @@ class ToolOrchestrator:
 
     def _decide(self, call: ToolCall, verdict: PermissionVerdict) -> ToolResult | None:
         """Emit the permission event; ``None`` when the call may run, else its denial."""
-        self.emit(
-            PermissionEvent(
-                id=call.id,
-                tool=call.name,
-                name=call.name,
-                decision=verdict.decision,
-                reason=verdict.reason,
-                rule=verdict.rule,
-                layer=verdict.layer,
-            )
-        )
+        said = verdict.model_dump(include={"decision", "reason", "rule", "layer"})
+        self.emit(PermissionEvent(id=call.id, tool=call.name, name=call.name, **said))
         if verdict.decision != "allow":
             return _denied(verdict)
         self._allowed[call.id] = {"decision": "allow", "rule": verdict.rule, "layer": verdict.layer}
