@@ -374,9 +374,12 @@ def refresh_after_undo(context: Any, done: list[str]) -> None:
     """After an undo put files back (``done``: its ``restored PATH`` / ``removed PATH``
     lines), the session's cache holds their restored content, not what the undone turns left."""
     found = _RECORDERS.get((str(context.home), str(context.session_id)))
-    if found is not None:
-        for line in done:
-            found._remember(line.partition(" ")[2])
+    if found is None:
+        return
+    for line in done:  # a full path: another workspace's file (then not in this one's cache)
+        rel = found._rel(found.workspace / line.partition(" ")[2])
+        if rel is not None:
+            found._remember(rel)
 
 
 def _listing(workspace: Path) -> set[str] | None:

@@ -139,3 +139,38 @@ def test_an_untrusted_project_cannot_turn_checkpoints_off_or_evict_others(
         assert json.loads(_cli(mine, home, "checkpoints", "--json").stdout)  # still there
     assert _cli(ws, home, "undo").rc == 0
     assert (ws / "a.txt").read_text() == "max_mb = 0.001"
+
+
+def test_a_session_resumed_in_another_folder_is_undone_in_each_turns_own(
+    tmp_path: Path, home: Path
+) -> None:
+    """SPEC §12: `undo --session ID` acts on the session's own workspace. A session resumed
+    from another folder ran its turn there: each turn is restored where it was taken (ws's old
+    content never lands in the other folder), and the resume says where the session started."""
+    ws, other = tmp_path / "ws", tmp_path / "other"
+    ws.mkdir()
+    other.mkdir()
+    (ws / "a.txt").write_text("WS-orig")
+    (other / "a.txt").write_text("OTHER-orig")
+
+    def write(text: str) -> list[dict[str, Any]]:
+        return [script_turn("read_file", path="a.txt"),
+                script_turn("write_file", path="a.txt", content=text)]  # fmt: skip
+
+    session = json.loads(_run(ws, home, write("WS-turn1")).stdout)["session_id"]
+    second = _run(other, home, write("OTHER-turn2"), "--resume", session)
+    assert f"session {session} was started in {ws}" in second.stderr, second.stderr
+    assert (ws / "a.txt").read_text() == "WS-turn1"
+    assert (other / "a.txt").read_text() == "OTHER-turn2"
+    listed = json.loads(_cli(other, home, "checkpoints", "--session", session, "--json").stdout)
+    assert [t["turn"] for t in listed] == [1, 2]
+    undo = _cli(other, home, "undo", "--session", session, "--turn", "1")
+    assert undo.rc == 0, undo.stderr
+    assert (ws / "a.txt").read_text() == "WS-orig"
+    assert (other / "a.txt").read_text() == "OTHER-orig"
+    assert sorted(undo.stdout.split()) == sorted(
+        ["restored", str(ws / "a.txt"), "restored", str(other / "a.txt")]
+    )
+    assert str(ws) in undo.stderr and str(other) in undo.stderr
+    again = _cli(ws, home, "undo", "--session", session)
+    assert again.rc == 2, again.stderr
