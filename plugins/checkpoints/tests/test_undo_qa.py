@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mycode_core.testing import run_cli, script_turn, write_script
 
 
@@ -174,3 +176,75 @@ def test_a_session_resumed_in_another_folder_is_undone_in_each_turns_own(
     assert str(ws) in undo.stderr and str(other) in undo.stderr
     again = _cli(ws, home, "undo", "--session", session)
     assert again.rc == 2, again.stderr
+
+
+def _git_repo(ws: Path) -> list[str]:
+    import subprocess
+
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=ws, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=ws, check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=ws, check=True)
+    return git
+
+
+@pytest.mark.parametrize("then", ["{git} add f.txt", "{git} add f.txt && {git} commit -qm new"])
+def test_undo_of_a_command_that_staged_its_change_restores_it(
+    tmp_path: Path, home: Path, then: str
+) -> None:
+    """A file a command changed, never seen by mycode, in git: its content before is the
+    index's as it was before the command, not after it staged (or committed) the new one."""
+    import subprocess
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "f.txt").write_text("orig\n")
+    git = _git_repo(ws)
+    command = "echo new > f.txt && " + then.format(git=" ".join(git))
+    _run(ws, home, [script_turn("run_command", command=command)])
+    staged = subprocess.run([*git, "show", ":f.txt"], cwd=ws, capture_output=True, text=True)
+    assert (ws / "f.txt").read_text() == staged.stdout == "new\n"
+    commits = subprocess.run([*git, "rev-list", "--count", "HEAD"], cwd=ws, capture_output=True)
+    assert int(commits.stdout) == (2 if "commit" in then else 1)
+    dot_git = {p: p.read_bytes() for p in (ws / ".git").rglob("*") if p.is_file()}
+    undo = _cli(ws, home, "undo")
+    assert undo.rc == 0, undo.stderr
+    assert undo.stdout.split() == ["restored", "f.txt"]
+    assert (ws / "f.txt").read_text() == "orig\n"
+    assert {p: p.read_bytes() for p in (ws / ".git").rglob("*") if p.is_file()} == dot_git
+    assert not list((home / "checkpoints" / ".pending").rglob("indexes/*"))
+
+
+def test_the_index_is_copied_when_a_hard_link_cannot_be_made(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MYCODE_HOME on another filesystem than the repository: the index kept before a call is
+    a copy, and the content before is still the one staged then."""
+    import errno
+    import os
+    import subprocess
+
+    from mycode_checkpoints import recorder
+
+    from mycode_core.config import load_settings
+    from mycode_core.records import RunContext
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "f.txt").write_text("orig\n")
+    git = _git_repo(ws)
+
+    def no_link(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(recorder.os, "link", no_link)
+    context = RunContext(workspace=ws, home=home, settings=load_settings(ws, home),
+                         session_id="s")  # fmt: skip
+    kept = recorder.Recorder(context)
+    kept._keep_index("c1")
+    (ws / "f.txt").write_text("new\n")
+    subprocess.run([*git, "add", "f.txt"], cwd=ws, check=True)
+    assert kept._from_git("f.txt", kept.indexes["c1"]) == b"orig\n"
+    assert os.stat(kept.indexes["c1"]).st_nlink == 1
+    kept.call_ended("c1")
+    assert not kept.indexes and not any((home / "checkpoints").rglob("c1"))
