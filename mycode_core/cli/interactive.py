@@ -354,7 +354,7 @@ class InteractiveSession:
             return
         from mycode_core.cli.rewind import rewound
         from mycode_core.cli.session_view import build_timeline, recap_lines
-        from mycode_core.cli.transcript_history import history_from_events
+        from mycode_core.cli.transcript_history import elsewhere_notice, history_from_events
 
         events = rewound(self.store.read_events(session_id))
         messages = history_from_events(events)
@@ -362,6 +362,8 @@ class InteractiveSession:
         for line in recap_lines(build_timeline(session_id, events)):
             click.echo(click.style(line, dim=True))
         click.echo(f"Resumed {session_id} ({len(messages)} messages).")
+        if (elsewhere := elsewhere_notice(session_id, events, self.runner.workspace)) is not None:
+            click.echo(click.style(f"mycode: {elsewhere}", fg="yellow"))
 
     def _rewind(self, turn: int) -> None:
         """A plugin's ``/rewind`` restored the files: cut the conversation back to before

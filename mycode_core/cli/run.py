@@ -189,7 +189,7 @@ def run_agent(
     from mycode_core.cli.mentions import expand
     from mycode_core.cli.options import mcp_config_values
     from mycode_core.cli.rewind import rewound
-    from mycode_core.cli.transcript_history import history_from_events
+    from mycode_core.cli.transcript_history import elsewhere_notice, history_from_events
     from mycode_core.config import (
         ConfigError,
         ensure_home,
@@ -331,6 +331,10 @@ def run_agent(
         prior = history_from_events(stored)
         if output_format == "text":
             _print_recap(session_id, stored)
+        if (elsewhere := elsewhere_notice(session_id, stored, workspace)) is not None:
+            click.echo(f"mycode: {elsewhere}", err=True)  # and an event for stream-json
+            if output_format == "stream-json":
+                settings.notices.append(elsewhere)
         if not prompt and not interactive:
             prompt = "Continue the task from where the previous run stopped."
 

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -126,3 +128,18 @@ def stored_user_message(event: dict[str, Any]) -> dict[str, Any]:
         else:
             parts.append(image_part(mime, data))
     return user_message(content, parts)
+
+
+def elsewhere_notice(session_id: str, events: list[dict[str, Any]], workspace: Path) -> str | None:
+    """The line for a session resumed outside the folder it was started in (its first
+    ``system`` event's ``cwd``), else None. Claude Code refuses such a resume and names the
+    folder; mycode goes on here, in the current folder, and says so."""
+    started = next((str(e.get("cwd") or "") for e in events
+                    if e.get("type") == "system" and not e.get("agent_id")), "")  # fmt: skip
+    if not started or os.path.realpath(started) == os.path.realpath(workspace):
+        return None
+    there = f"cd {shlex.quote(started)} && mycode --resume {session_id}"
+    return (
+        f"session {session_id} was started in {started}: it goes on here, in {workspace}, "
+        f"and its tools read and change the files here (to go on there: {there})"
+    )

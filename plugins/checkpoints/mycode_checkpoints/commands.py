@@ -114,13 +114,15 @@ def make_commands() -> list[click.Command]:
         if sid is None:
             _fail("nothing to undo: no session in this workspace", 2)
         assert sid is not None
-        where = store.session_workspace(home, sid)
         try:
-            done = restore.undo(home, sid, turn, force)
+            undo_plan = restore.plan(home, sid, turn)
+            done = restore.undo(home, sid, turn, force, undo_plan)
         except restore.UndoError as exc:
             _fail(str(exc), exc.code)
-        if done and where and Path(where) != workspace:  # --session of another workspace
-            click.echo(f"mycode: undone in the session's workspace {where}", err=True)
+        where = undo_plan.workspaces()
+        if done and where != [str(workspace)]:  # --session of another workspace, or several
+            where_text = f"s {', '.join(where)}" if len(where) > 1 else f" {where[0]}"
+            click.echo(f"mycode: undone in the session's workspace{where_text}", err=True)
         for line in done:
             click.echo(line)
 

@@ -44,23 +44,21 @@ def session_diff(home: Path, session_id: str, turn: int | None) -> str:
         return f"no changes to show in session {session_id}" + (
             f" from turn {turn}" if turn is not None else ""
         )
-    workspace = Path(store.session_workspace(home, session_id) or turns[0]["workspace"])
-    first: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
-    for meta in turns:  # oldest first: the first entry of a path holds its content before
-        for item in meta["files"]:
-            first.setdefault(item["path"], (meta, item))
+    changed = restore.gather(home, session_id, turns)
     out: list[str] = []
-    for rel, (meta, item) in sorted(first.items()):
+    for key, (meta, item) in sorted(changed.targets.items()):
+        rel, now = changed.name(key), Path(key[0]) / key[1]
         blob = item.get("blob")
         before_path = None if item["change"] == "created" or not blob else (
             Path(meta["_dir"]) / "blobs" / str(blob)
         )  # fmt: skip
-        before, after = _lines(before_path), _lines(workspace / rel)
+        before, after = _lines(before_path), _lines(now)
         if before is None or after is None:
             out.append(f"Binary file {rel} changed\n")
             continue
-        old = "/dev/null" if item["change"] == "created" else f"a/{rel}"
-        new = f"b/{rel}" if (workspace / rel).exists() else "/dev/null"
+        label = rel.lstrip("/")  # a full path when the turns span workspaces
+        old = "/dev/null" if item["change"] == "created" else f"a/{label}"
+        new = f"b/{label}" if now.exists() else "/dev/null"
         for line in difflib.unified_diff(before, after, old, new):
             out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     if not out:

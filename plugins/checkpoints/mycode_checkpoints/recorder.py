@@ -4,9 +4,13 @@
   ``WritePath``) has those files copied aside in ``permission_verdict``, before it runs.
 * A file the session has read or written is kept in a small content cache, so a command
   (``run_command``) that later changes it can be undone too.
-* A command changing a file mycode never saw: inside git its content in the index
-  (``git cat-file``, read-only, through :mod:`mycode_core.safegit`) is taken; outside git it
-  cannot be restored and the checkpoint says so.
+* A command changing a file mycode never saw: inside git its content in the index as it was
+  before the call is taken. That index is kept aside before every call that may write (a hard
+  link to ``.git/index``: git replaces the index by renaming a new file over it, so the link
+  keeps the old entries, at the cost of one ``link``; a copy when ``MYCODE_HOME`` is on another
+  filesystem); its blobs stay in ``.git/objects`` and are read with ``git cat-file`` through
+  :mod:`mycode_core.safegit`, read-only. Outside git such a file cannot be restored and the
+  checkpoint says so.
 
 After the call, the observation's ``mutated`` paths (the core's change detection: tools,
 commands and plugin tools alike) decide which captured contents are kept.
@@ -69,6 +73,9 @@ class Recorder:
         trailing ``/``) before it ran."""
         self.new_dirs: dict[str, dict[str, list[str]]] = {}
         """Per call, per file a tool is about to create: the folders it creates for it."""
+        self.indexes: dict[str, Path] = {}
+        """Per call that may write in a git work tree: the git index kept as it was before it
+        (a path that does not exist: there was no index)."""
         self.seen: OrderedDict[str, bytes | None] = OrderedDict()
         self._seen_bytes = 0
         self.lock = threading.RLock()
@@ -113,6 +120,10 @@ class Recorder:
         """A call ran to its end or was refused: it was not cut short."""
         self.running.discard(call_id)
         store.mark_running(self.home, self.session_id, call_id, None)
+        index = self.indexes.pop(call_id, None)
+        if index is not None:
+            with contextlib.suppress(OSError):
+                index.unlink()
 
     # ----------------------------------------------------------------- before a call
 
@@ -127,6 +138,7 @@ class Recorder:
             what = f"{call.name}({args[:80]}) of turn {turn}"
             store.mark_running(self.home, self.session_id, call.id, what)
             self.running.add(call.id)
+            self._keep_index(call.id)
             if "write" not in roles.values():
                 with self.lock:
                     self.existing[call.id] = _listing(self.workspace)
@@ -138,6 +150,35 @@ class Recorder:
                 self._capture(call.id, rel)
             else:
                 self._remember(rel)
+
+    def _keep_index(self, call_id: str) -> None:
+        """In a git work tree, keep its index as it is before the call (see the module doc)."""
+        from mycode_core import safegit
+
+        try:
+            repo = safegit.find_repository(self.workspace)
+        except safegit.SafeGitError:
+            return
+        if repo is None:
+            return
+        kept = self.home / "checkpoints" / ".pending" / self.session_id / "indexes"
+        kept = kept / call_id.replace("/", "_")
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            kept.unlink()
+        source = repo.git_dir / "index"
+        try:
+            os.link(source, kept, follow_symlinks=False)
+        except FileNotFoundError:
+            pass  # no index: nothing was staged
+        except OSError:  # another filesystem (or no hard links there): a copy
+            opened = store.open_regular(source)
+            if opened is not None:
+                with opened as src, open(kept, "wb") as out:
+                    shutil.copyfileobj(src, out)
+        if kept.is_symlink():  # .git/index was a symlink: not an index we read
+            kept.unlink()
+        self.indexes[call_id] = kept
 
     def _capture(self, call_id: str, rel: str) -> None:
         with self.lock:
@@ -193,6 +234,17 @@ class Recorder:
         """Keep what the call's changed files were before it, and note how they are now.
         Returns a line for each file changed for the first time this turn that undo cannot
         restore (too large to keep, never seen before a command changed it)."""
+        index = self.indexes.pop(call.id, None)
+        try:
+            return self._after_call(call, observation, prompt, index)
+        finally:
+            if index is not None:
+                with contextlib.suppress(OSError):
+                    index.unlink()
+
+    def _after_call(
+        self, call: Any, observation: Any, prompt: str, index: Path | None
+    ) -> list[str]:
         self.call_ended(call.id)
         captured = self.pending.pop(call.id, {})
         existing = self.existing.pop(call.id, None)
@@ -211,7 +263,7 @@ class Recorder:
                 if rel.endswith("/") or _inside_git_dir(rel) or turn is None:
                     continue
                 known = turn.entry(rel) is not None
-                stored |= self._record_file(turn, rel, captured, created)
+                stored |= self._record_file(turn, rel, captured, created, index)
                 item = turn.entry(rel)
                 if not known and item and item["change"] != "created" and not item.get("blob"):
                     lost.append(f"checkpoints: undo cannot restore {rel}: {item.get('note')}")
@@ -252,14 +304,16 @@ class Recorder:
         rel: str,
         captured: dict[str, tuple[str, int, int] | None],
         created: set[str],
+        index: Path | None,
     ) -> bool:
-        """Add or update ``rel`` in the turn; True when a previous content was stored."""
+        """Add or update ``rel`` in the turn; True when a previous content was stored
+        (``index``: the git index as it was before the call, if kept)."""
         now = self.workspace / rel
         exists = now.exists() or now.is_symlink()
         item = turn.entry(rel)
         stored = False
         if item is None:
-            item, stored = self._before(turn, rel, captured, created)
+            item, stored = self._before(turn, rel, captured, created, index)
         if item["change"] == "created" and not exists:
             turn.meta["files"] = [f for f in turn.meta["files"] if f["path"] != rel]
             turn.save()  # created and removed again within the turn: nothing to undo
@@ -285,6 +339,7 @@ class Recorder:
         rel: str,
         captured: dict[str, tuple[str, int, int] | None],
         created: set[str],
+        index: Path | None,
     ) -> tuple[dict[str, Any], bool]:
         """The entry of a file the turn changes for the first time: its content before."""
         item: dict[str, Any] = {"path": rel, "change": "modified", "blob": None, "mode": None}
@@ -314,9 +369,9 @@ class Recorder:
         if rel in created:
             item["change"] = "created"
             return item, False
-        data = self._from_git(rel)
+        data = self._from_git(rel, index)
         if data is not None:
-            item["note"] = "content before taken from the git index"
+            item["note"] = "content before taken from the git index (as staged before the call)"
             return self._store_bytes(turn, item, data), True
         item["note"] = "never seen by mycode before a command changed it: cannot be restored"
         return item, False
@@ -329,15 +384,17 @@ class Recorder:
         item.update(blob=digest, mode=None, size=len(data))
         return item
 
-    def _from_git(self, rel: str) -> bytes | None:
-        """The file's content in the git index (read-only), None outside git or untracked."""
+    def _from_git(self, rel: str, index: Path | None) -> bytes | None:
+        """The file's content in ``index``, the git index kept before the call (read-only);
+        None outside git, without an index or untracked. The live index is never read: a
+        command may have staged or committed its own change already."""
         from mycode_core import safegit
 
-        if not (self.workspace / ".git").exists():
+        if index is None or not index.is_file():
             return None
         try:
             done = safegit.run(["cat-file", "blob", f":{rel}"], self.workspace, root=self.workspace,
-                               timeout=10)  # fmt: skip
+                               env={"GIT_INDEX_FILE": str(index)}, timeout=10)  # fmt: skip
         except (OSError, safegit.SafeGitError, Exception):  # noqa: BLE001
             return None
         out = done.stdout
@@ -374,9 +431,12 @@ def refresh_after_undo(context: Any, done: list[str]) -> None:
     """After an undo put files back (``done``: its ``restored PATH`` / ``removed PATH``
     lines), the session's cache holds their restored content, not what the undone turns left."""
     found = _RECORDERS.get((str(context.home), str(context.session_id)))
-    if found is not None:
-        for line in done:
-            found._remember(line.partition(" ")[2])
+    if found is None:
+        return
+    for line in done:  # a full path: another workspace's file (then not in this one's cache)
+        rel = found._rel(found.workspace / line.partition(" ")[2])
+        if rel is not None:
+            found._remember(rel)
 
 
 def _listing(workspace: Path) -> set[str] | None:

@@ -19,13 +19,27 @@ class UndoError(Exception):
         self.code = code
 
 
+Key = tuple[str, str]
+"""A file of a checkpoint: the workspace its turn was taken in, and its path there."""
+
+
 @dataclass
 class UndoPlan:
-    """What an undo will do: for each path, the turn entry holding its content before."""
+    """What an undo will do: for each file (its turn's workspace and its path there), the turn
+    entry holding its content before. A session resumed in another folder has turns in each."""
 
     turns: list[dict[str, Any]]
-    targets: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
-    expected: dict[str, str | None] = field(default_factory=dict)
+    targets: dict[Key, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
+    expected: dict[Key, str | None] = field(default_factory=dict)
+
+    def workspaces(self) -> list[str]:
+        """The workspaces the undone turns were taken in, oldest turn's first."""
+        return list(dict.fromkeys(workspace for workspace, _ in self.targets))
+
+    def name(self, key: Key) -> str:
+        """How undo names a file: its path in its workspace, the full path when the turns
+        span several workspaces."""
+        return key[1] if len(self.workspaces()) < 2 else str(Path(key[0]) / key[1])
 
 
 def active_turns(home: Path, session_id: str) -> list[dict[str, Any]]:
@@ -51,27 +65,35 @@ def plan(home: Path, session_id: str, turn: int | None) -> UndoPlan:
             raise UndoError(
                 f"turn {turn} changed no files to undo (turns with changes: {numbers})", 2
             )
-    result = UndoPlan(turns=chosen)
-    for meta in chosen:  # oldest first: the first entry of a path holds its content before
+    return gather(home, session_id, chosen)
+
+
+def gather(home: Path, session_id: str, turns: list[dict[str, Any]]) -> UndoPlan:
+    """The files of ``turns`` (oldest first), each with the first entry holding its content
+    before, keyed by the workspace its turn was taken in."""
+    result = UndoPlan(turns=turns)
+    started_in = store.session_workspace(home, session_id) or ""  # for a turn without its own
+    for meta in turns:
         for item in meta["files"]:
-            result.targets.setdefault(item["path"], (meta, item))
-            result.expected[item["path"]] = item.get("after")
+            key = (str(meta.get("workspace") or started_in), item["path"])
+            result.targets.setdefault(key, (meta, item))
+            result.expected[key] = item.get("after")
     return result
 
 
-def conflicts(workspace: Path, undo: UndoPlan) -> list[str]:
+def conflicts(undo: UndoPlan) -> list[str]:
     """Files changed since the checkpoint (by hand), and files that cannot be restored. A file
     already as it was before (an undo cut short half-way) is no conflict: undo goes on."""
     found = []
-    for rel, expected in sorted(undo.expected.items()):
-        now = store.hash_file(workspace / rel)
-        meta, item = undo.targets[rel]
+    for key, expected in sorted(undo.expected.items()):
+        now = store.hash_file(Path(key[0]) / key[1])
+        meta, item = undo.targets[key]
         before = None if item["change"] == "created" else item.get("blob")
         if now not in (expected, before):
-            found.append(f"{rel} (changed since turn {meta['turn']})")
-    for rel, (_meta, item) in sorted(undo.targets.items()):
+            found.append(f"{undo.name(key)} (changed since turn {meta['turn']})")
+    for key, (_meta, item) in sorted(undo.targets.items()):
         if item["change"] != "created" and not item.get("blob"):
-            found.append(f"{rel} ({item.get('note') or 'no saved content'})")
+            found.append(f"{undo.name(key)} ({item.get('note') or 'no saved content'})")
     return found
 
 
@@ -83,14 +105,16 @@ def _write(path: Path, data_path: Path, mode: int | None) -> None:
         replace_atomically(path, src, mode, create_parents=True, follow_folder_links=True)
 
 
-def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str]:
-    """Restore the workspace before ``turn``; the restored paths (``UndoError`` if refused)."""
-    workspace_text = store.session_workspace(home, session_id)
-    undo_plan = plan(home, session_id, turn)
-    workspace = Path(workspace_text or undo_plan.turns[0]["workspace"])
-    if not workspace.is_dir():
-        raise UndoError(f"the session's workspace {workspace} no longer exists")
-    problems = conflicts(workspace, undo_plan)
+def undo(
+    home: Path, session_id: str, turn: int | None, force: bool, undo_plan: UndoPlan | None = None
+) -> list[str]:
+    """Restore the workspaces before ``turn`` (each turn's files in the workspace it was taken
+    in); the restored paths (``UndoError`` if refused)."""
+    undo_plan = undo_plan or plan(home, session_id, turn)
+    for workspace in undo_plan.workspaces():
+        if not Path(workspace).is_dir():
+            raise UndoError(f"the session's workspace {workspace} no longer exists")
+    problems = conflicts(undo_plan)
     problems += [f"{what} (killed mid-call: what it changed is not recorded)"
                  for what in store.cut_short(home, session_id)]  # fmt: skip
     if problems and not force:
@@ -98,28 +122,28 @@ def undo(home: Path, session_id: str, turn: int | None, force: bool) -> list[str
             "undo refused, changed since or not restorable (use --force): " + "; ".join(problems)
         )
     done = []
-    made: set[str] = set()
-    for rel, (meta, item) in sorted(undo_plan.targets.items()):
-        path = workspace / rel
+    made: set[Path] = set()
+    for key, (meta, item) in sorted(undo_plan.targets.items()):
+        path, name = Path(key[0]) / key[1], undo_plan.name(key)
         try:
             if item["change"] == "created":
                 if path.is_file() or path.is_symlink():
                     path.unlink()
-                    done.append(f"removed {rel}")
-                made.update(item.get("dirs") or [])
+                    done.append(f"removed {name}")
+                made.update(Path(key[0]) / d for d in item.get("dirs") or [])
                 continue
             if not item.get("blob"):
                 continue  # forced: nothing saved for it
             _write(path, Path(meta["_dir"]) / "blobs" / item["blob"], item.get("mode"))
-            done.append(f"restored {rel}")
+            done.append(f"restored {name}")
         except OSError as exc:
             raise UndoError(
-                f"cannot restore {rel}: {exc.strerror or exc}; restored so far: "
+                f"cannot restore {name}: {exc.strerror or exc}; restored so far: "
                 + (", ".join(done) or "nothing")
             ) from exc
-    for rel in sorted(made, key=lambda d: -d.count("/")):  # a folder the turns made, now empty
+    for folder in sorted(made, key=lambda d: -len(d.parts)):  # a folder the turns made, now empty
         with contextlib.suppress(OSError):
-            (workspace / rel).rmdir()
+            folder.rmdir()
     store.clear_cut_short(home, session_id)
     for meta in undo_plan.turns:
         meta["undone"] = True

@@ -51,16 +51,17 @@ def _read_json(path: Path) -> Any:
 
 
 def next_turn(home: Path, session_id: str, workspace: Path) -> int:
-    """Count one more turn of a session (kept across resumed runs) and return its number."""
+    """Count one more turn of a session (kept across resumed runs) and return its number.
+    The session keeps the workspace it started in; each turn's ``meta.json`` has its own."""
     path = session_dir(home, session_id) / "session.json"
     data = _read_json(path) or {}
     turn = int(data.get("turns", 0)) + 1
-    _write_json(path, {"workspace": str(workspace), "turns": turn})
+    _write_json(path, {"workspace": str(data.get("workspace") or workspace), "turns": turn})
     return turn
 
 
 def session_workspace(home: Path, session_id: str) -> str | None:
-    """The workspace a session's checkpoints belong to."""
+    """The workspace a session's checkpoints started in (a turn's own is in its metadata)."""
     data = _read_json(session_dir(home, session_id) / "session.json")
     return str(data["workspace"]) if isinstance(data, dict) and "workspace" in data else None
 

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mycode_core.testing import run_cli, script_turn, write_script
 
 
@@ -139,3 +141,110 @@ def test_an_untrusted_project_cannot_turn_checkpoints_off_or_evict_others(
         assert json.loads(_cli(mine, home, "checkpoints", "--json").stdout)  # still there
     assert _cli(ws, home, "undo").rc == 0
     assert (ws / "a.txt").read_text() == "max_mb = 0.001"
+
+
+def test_a_session_resumed_in_another_folder_is_undone_in_each_turns_own(
+    tmp_path: Path, home: Path
+) -> None:
+    """SPEC §12: `undo --session ID` acts on the session's own workspace. A session resumed
+    from another folder ran its turn there: each turn is restored where it was taken (ws's old
+    content never lands in the other folder), and the resume says where the session started."""
+    ws, other = tmp_path / "ws", tmp_path / "other"
+    ws.mkdir()
+    other.mkdir()
+    (ws / "a.txt").write_text("WS-orig")
+    (other / "a.txt").write_text("OTHER-orig")
+
+    def write(text: str) -> list[dict[str, Any]]:
+        return [script_turn("read_file", path="a.txt"),
+                script_turn("write_file", path="a.txt", content=text)]  # fmt: skip
+
+    session = json.loads(_run(ws, home, write("WS-turn1")).stdout)["session_id"]
+    second = _run(other, home, write("OTHER-turn2"), "--resume", session)
+    assert f"session {session} was started in {ws}" in second.stderr, second.stderr
+    assert (ws / "a.txt").read_text() == "WS-turn1"
+    assert (other / "a.txt").read_text() == "OTHER-turn2"
+    listed = json.loads(_cli(other, home, "checkpoints", "--session", session, "--json").stdout)
+    assert [t["turn"] for t in listed] == [1, 2]
+    undo = _cli(other, home, "undo", "--session", session, "--turn", "1")
+    assert undo.rc == 0, undo.stderr
+    assert (ws / "a.txt").read_text() == "WS-orig"
+    assert (other / "a.txt").read_text() == "OTHER-orig"
+    assert sorted(undo.stdout.split()) == sorted(
+        ["restored", str(ws / "a.txt"), "restored", str(other / "a.txt")]
+    )
+    assert str(ws) in undo.stderr and str(other) in undo.stderr
+    again = _cli(ws, home, "undo", "--session", session)
+    assert again.rc == 2, again.stderr
+
+
+def _git_repo(ws: Path) -> list[str]:
+    import subprocess
+
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=ws, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=ws, check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=ws, check=True)
+    return git
+
+
+@pytest.mark.parametrize("then", ["{git} add f.txt", "{git} add f.txt && {git} commit -qm new"])
+def test_undo_of_a_command_that_staged_its_change_restores_it(
+    tmp_path: Path, home: Path, then: str
+) -> None:
+    """A file a command changed, never seen by mycode, in git: its content before is the
+    index's as it was before the command, not after it staged (or committed) the new one."""
+    import subprocess
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "f.txt").write_text("orig\n")
+    git = _git_repo(ws)
+    command = "echo new > f.txt && " + then.format(git=" ".join(git))
+    _run(ws, home, [script_turn("run_command", command=command)])
+    staged = subprocess.run([*git, "show", ":f.txt"], cwd=ws, capture_output=True, text=True)
+    assert (ws / "f.txt").read_text() == staged.stdout == "new\n"
+    commits = subprocess.run([*git, "rev-list", "--count", "HEAD"], cwd=ws, capture_output=True)
+    assert int(commits.stdout) == (2 if "commit" in then else 1)
+    dot_git = {p: p.read_bytes() for p in (ws / ".git").rglob("*") if p.is_file()}
+    undo = _cli(ws, home, "undo")
+    assert undo.rc == 0, undo.stderr
+    assert undo.stdout.split() == ["restored", "f.txt"]
+    assert (ws / "f.txt").read_text() == "orig\n"
+    assert {p: p.read_bytes() for p in (ws / ".git").rglob("*") if p.is_file()} == dot_git
+    assert not list((home / "checkpoints" / ".pending").rglob("indexes/*"))
+
+
+def test_the_index_is_copied_when_a_hard_link_cannot_be_made(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MYCODE_HOME on another filesystem than the repository: the index kept before a call is
+    a copy, and the content before is still the one staged then."""
+    import errno
+    import os
+    import subprocess
+
+    from mycode_checkpoints import recorder
+
+    from mycode_core.config import load_settings
+    from mycode_core.records import RunContext
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "f.txt").write_text("orig\n")
+    git = _git_repo(ws)
+
+    def no_link(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(recorder.os, "link", no_link)
+    context = RunContext(workspace=ws, home=home, settings=load_settings(ws, home),
+                         session_id="s")  # fmt: skip
+    kept = recorder.Recorder(context)
+    kept._keep_index("c1")
+    (ws / "f.txt").write_text("new\n")
+    subprocess.run([*git, "add", "f.txt"], cwd=ws, check=True)
+    assert kept._from_git("f.txt", kept.indexes["c1"]) == b"orig\n"
+    assert os.stat(kept.indexes["c1"]).st_nlink == 1
+    kept.call_ended("c1")
+    assert not kept.indexes and not any((home / "checkpoints").rglob("c1"))
