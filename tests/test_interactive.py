@@ -32,6 +32,11 @@ def _script(tmp_path: Path, turns: list[dict[str, object]]) -> str:
     return write_script(tmp_path / "turns.json", turns)
 
 
+PROMPT_READS = "\x1b[6n"
+"""What prompt_toolkit sends when a prompt starts reading keys (its cursor-position request):
+a Ctrl-C before it reaches a session still starting up."""
+
+
 def _session(
     tmp_path: Path, env: dict[str, str], turns: list[dict[str, object]], *flags: str
 ) -> tuple[Terminal, Path]:
@@ -406,7 +411,7 @@ def test_the_ctrl_c_exit_hint_expires_and_an_edit_disarms_it(
     leaving. (Each half sets a window that no machine's speed can cross the wrong way.)"""
     hint = "press Ctrl-C again"
     term, _workspace = _session(tmp_path, {**env, "MYCODE_EXIT_CONFIRM_S": "0.2"}, [])
-    term.settle(0.5)  # the prompt reads the keys
+    term.expect(PROMPT_READS)
     term.type("\x03")
     term.expect(hint)
     time.sleep(1.0)  # the window is over
@@ -415,7 +420,7 @@ def test_the_ctrl_c_exit_hint_expires_and_an_edit_disarms_it(
     term.type("/exit\r")
     assert term.wait() == 0
     term, _workspace = _session(tmp_path, {**env, "MYCODE_EXIT_CONFIRM_S": "600"}, [])
-    term.settle(0.5)
+    term.expect(PROMPT_READS)
     term.type("\x03")
     term.expect(hint)
     term.type("a")
