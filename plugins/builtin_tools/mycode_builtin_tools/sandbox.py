@@ -10,10 +10,10 @@ private ``/tmp`` — the session's own folder under ``MYCODE_HOME``, so what one
 there the next finds, as on a machine, and gone when the session ends — (keeping, read-only,
 the ``PATH`` folders and virtualenvs that lie in the real one: see :func:`tmp_toolchains`),
 the home's credential folders and ``MYCODE_HOME`` replaced by empty ones,
-the whole ``.git`` (see :func:`read_only_paths`), ``.claude/`` and ``.mycode/`` read-only, the
-folders plugins made readable (``context.readable_roots``: a skill's folder under
-``MYCODE_HOME`` or ``/tmp``, see :func:`readable_binds`) visible read-only, no network, no
-capabilities (even as root), its own pid namespace (nothing outlives the call) and
+the whole ``.git`` (see :func:`read_only_paths`), ``.claude/``, ``.codex/`` and ``.mycode/``
+read-only, the folders plugins made readable (``context.readable_roots``: a skill's folder
+under ``MYCODE_HOME`` or ``/tmp``, see :func:`readable_binds`) visible read-only, no network,
+no capabilities (even as root), its own pid namespace (nothing outlives the call) and
 session, dying with mycode.
 ``bwrap`` itself comes only from a trusted location (:mod:`.bwrap_location`), never ``PATH``.
 """
@@ -242,7 +242,7 @@ def tmp_toolchains(path_env: str, prefixes: list[str | None]) -> list[Path]:
     return found
 
 
-CONFIG_FOLDERS = (".claude", ".mycode")
+CONFIG_FOLDERS = (".claude", ".codex", ".mycode")
 """Folders whose files configure what runs outside the sandbox (hooks, plugin files)."""
 
 
@@ -271,12 +271,12 @@ def take_back(missing: list[Path], keep: Path) -> list[str]:
 
 
 def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path]:
-    """What is bound read-only over the writable workspace: ``.mycode``, ``.claude``, and
+    """What is bound read-only over the writable workspace: the :data:`CONFIG_FOLDERS`, and
     the whole ``.git`` (a folder, or a ``gitdir:`` file with its git and common folders when
     they lie inside the workspace); with ``git_writable`` only ``.git``'s config and hooks."""
     found: list[Path] = []
     top = os.path.realpath(workspace)
-    for rel in (".mycode", ".claude"):
+    for rel in CONFIG_FOLDERS:
         inside = workspace / rel
         real = os.path.realpath(inside)
         if os.path.exists(real) and (real == top or real.startswith(top + os.sep)):

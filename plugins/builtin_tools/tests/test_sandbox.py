@@ -173,6 +173,22 @@ def test_a_config_folder_a_command_creates_is_taken_back(workspace: Path, home: 
     assert str(kept[0].parents[1]) in out  # where it is now
 
 
+def test_codex_hooks_are_config_too(workspace: Path, home: Path) -> None:
+    """mycode runs ``.codex/hooks.json`` as it runs ``.claude/settings.json``: a ``.codex/``
+    that exists is read-only inside the sandbox, one a command creates is taken back."""
+    hook = """{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "id"}]}]}}"""
+    plant = f"mkdir -p .codex && echo '{hook}' > .codex/hooks.json; echo made"
+    out = _run(_ctx(workspace, home), plant)
+    assert "made" in out and not (workspace / ".codex").exists()
+    kept = sorted(home.glob("artifacts/sbx/taken-back/*/.codex/hooks.json"))
+    assert len(kept) == 1 and "SessionStart" in kept[0].read_text()
+    assert "created .codex/" in out
+    (workspace / ".codex").mkdir()
+    out = _run(_ctx(workspace, home), f"echo '{hook}' > .codex/hooks.json; echo done")
+    assert "done" in out and "Read-only file system" in out
+    assert list((workspace / ".codex").iterdir()) == []
+
+
 def test_credentials_and_mycode_home_hidden(workspace: Path, home: Path, user_home: Path) -> None:
     (home / "config.toml").write_text(f"api_key = '{SECRET}'\n")
     ctx = _ctx(workspace, home)
