@@ -1,5 +1,6 @@
-"""Which workspace files need the user's say: secrets (``.env``, keys) and mycode's and git's
-own folders. The boundary itself is the core's (:mod:`mycode_core.paths`)."""
+"""Which workspace files need the user's say: secrets (``.env``, keys), mycode's and git's own
+folders, and those of Claude Code's and Codex's hooks (``.claude/``, ``.codex/``). The boundary
+itself is the core's (:mod:`mycode_core.paths`)."""
 
 from __future__ import annotations
 
@@ -36,11 +37,17 @@ def sensitive_reason(path: Path | str) -> str | None:
     return None
 
 
+_PROTECTED = {
+    ".git": "repository internals",
+    ".mycode": "mycode's own configuration and permissions",
+    ".claude": "Claude Code settings: its hooks run outside the sandbox",
+    ".codex": "Codex settings: its hooks run outside the sandbox",
+}
+
+
 def protected_reason(rel: str) -> str | None:
-    """Why writing to a workspace-relative path needs the user's say (``.git/``, ``.mycode/``)."""
+    """Why writing to a workspace-relative path needs the user's say (``.git/``, ``.mycode/``,
+    ``.claude/``, ``.codex/``)."""
     first = PurePosixPath(rel).parts[0] if rel not in ("", ".") else ""
-    if first == ".git":
-        return "it is inside .git/ (repository internals)"
-    if first == ".mycode":
-        return "it is inside .mycode/ (mycode's own configuration and permissions)"
-    return None
+    what = _PROTECTED.get(first)
+    return f"it is inside {first}/ ({what})" if what else None

@@ -166,3 +166,31 @@ def test_a_resumed_session_shows_the_model_the_images_it_saw(
     assert resumed[: len(live)] == live
     reply = next(m for m in live if m["role"] == "tool")
     assert "shown in the next message" in reply["content"]
+
+
+def test_writing_hook_settings_asks(tmp_path: Path, workspace: Path) -> None:
+    """A hook in ``.claude/`` or ``.codex/`` runs outside the sandbox once the workspace is
+    trusted: writing or editing there asks, as ``.mycode/`` does (in ``-p``: denied, saying how
+    to allow it); ``bypass`` asks nothing."""
+    (workspace / ".codex").mkdir()
+    (workspace / ".codex" / "hooks.json").write_text('{"hooks": {}}')
+    hook = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "id"}]}]}}'
+    turns = [
+        {"content": "x", "tool_calls": [
+            _call("write_file", path=".claude/settings.local.json", content=hook)]},
+        {"content": "x", "tool_calls": [_call("read_file", path=".codex/hooks.json")]},
+        {"content": "x", "tool_calls": [_call(
+            "edit_file", path=".codex/hooks.json", old_string="{}", new_string=hook[10:-1])]},
+        {"content": "done"},
+    ]  # fmt: skip
+    events = _run(tmp_path, workspace, turns)
+    permissions = [e for e in events if e["type"] == "permission"]
+    assert [p["decision"] for p in permissions] == ["deny", "allow", "deny"]
+    assert [p["rule"] for p in permissions[::2]] == ["builtin:protected-folder"] * 2
+    results = _results(events)
+    assert "edit_file(.claude/settings.local.json)" in results[0]["content"]
+    assert not (workspace / ".claude").exists()
+    assert (workspace / ".codex" / "hooks.json").read_text() == '{"hooks": {}}'
+    events = _run(tmp_path, workspace, turns, "--permission-mode", "bypass")
+    assert [r["is_error"] for r in _results(events)] == [False, False, False]
+    assert "SessionStart" in (workspace / ".claude" / "settings.local.json").read_text()

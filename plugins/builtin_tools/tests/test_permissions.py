@@ -252,6 +252,8 @@ def test_sensitive_and_protected_files_ask(ctx: RunContext) -> None:
         ("read_file", "deploy/id_rsa"),
         ("edit_file", "certs/server.key"),
         ("write_file", ".mycode/config.toml"),
+        ("write_file", ".claude/settings.local.json"),
+        ("edit_file", ".codex/hooks.json"),
     ]:
         verdict = _decide(ctx, tool, path=path, content="", old_string="a", new_string="b")
         assert verdict.decision == "ask", path
