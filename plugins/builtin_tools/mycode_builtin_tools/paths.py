@@ -37,6 +37,9 @@ def sensitive_reason(path: Path | str) -> str | None:
     return None
 
 
+CONFIG_FOLDERS = (".claude", ".codex", ".mycode")
+"""Folders whose files configure what runs outside the sandbox (hooks, plugin files) — at any
+depth: mycode run in a trusted workspace's subfolder reads that subfolder's."""
 _PROTECTED = {
     ".git": "repository internals",
     ".mycode": "mycode's own configuration and permissions",
@@ -46,8 +49,12 @@ _PROTECTED = {
 
 
 def protected_reason(rel: str) -> str | None:
-    """Why writing to a workspace-relative path needs the user's say (``.git/``, ``.mycode/``,
-    ``.claude/``, ``.codex/``)."""
-    first = PurePosixPath(rel).parts[0] if rel not in ("", ".") else ""
-    what = _PROTECTED.get(first)
-    return f"it is inside {first}/ ({what})" if what else None
+    """Why writing to a workspace-relative path needs the user's say: it is ``.git/`` or in
+    it, or in one of the :data:`CONFIG_FOLDERS` at any depth."""
+    parts = PurePosixPath(rel).parts if rel not in ("", ".") else ()
+    found = [0] if parts and parts[0] in _PROTECTED else []
+    found += [at for at, part in enumerate(parts[:-1]) if part in CONFIG_FOLDERS]
+    if not found:
+        return None
+    name = parts[found[0]]
+    return f"it is inside {'/'.join(parts[: found[0] + 1])}/ ({_PROTECTED[name]})"
