@@ -64,6 +64,7 @@ NAMES: dict[str, tuple[str, str]] = {
         "the local model servers that answer ``/v1/models`` (300 ms in all)",
     ),
     "rewound": ("mycode_core.cli.rewind", "a transcript's events without the turns rewound"),
+    "neutralise": ("mycode_core.cli.output", "text with its control characters shown as ``^[``"),
     "main": ("mycode_core.cli.main", "the ``mycode`` command line (batch's warm start runs it)"),
     "watch_group": ("mycode_core.cli.lifeline", "kill a process group should mycode be SIGKILLed"),
     "unwatch_group": ("mycode_core.cli.lifeline", "that group has been dealt with"),
@@ -98,6 +99,7 @@ __all__ = [
     "mode_layer",
     "mycode_rule",
     "mycode_tool_name",
+    "neutralise",
     "plugin_dir_option",
     "replace_atomically",
     "rewound",
@@ -123,6 +125,7 @@ if TYPE_CHECKING:
     from mycode_core.cli.local_models import local_servers
     from mycode_core.cli.main import main
     from mycode_core.cli.options import plugin_dir_option
+    from mycode_core.cli.output import neutralise
     from mycode_core.cli.rewind import rewound
     from mycode_core.cli.slash_args import fill_arguments
     from mycode_core.errors import SetupError, error_line

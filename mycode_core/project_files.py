@@ -30,8 +30,8 @@ USER_LAYERS = ("default", "user", "env", "cli")
 
 
 class ProjectFileRefused(OSError):
-    """A project file that is not read: a symlink leading outside the workspace, or not a
-    regular file. The message is one readable line naming the file."""
+    """A project file that is not read: outside the workspace, a symlink leading outside it,
+    or not a regular file. The message is one readable line naming the file."""
 
     def __str__(self) -> str:
         """The message alone (no ``[Errno N]`` prefix)."""
@@ -55,9 +55,10 @@ def allowed_dirs(settings: Any) -> list[Path]:
     return found
 
 
-def _leads_out(shown: str, real: Path) -> str:
+def _leads_out(shown: str, real: Path, outside: bool = False) -> str:
+    link = f"a symlink leading outside the workspace (to {real})"
     return (
-        f"{shown} is not read: it is a symlink leading outside the workspace (to {real}); "
+        f"{shown} is not read: it is {'outside the workspace' if outside else link}; "
         "list the folder in readable_dirs of your user config to allow it"
     )
 
@@ -80,12 +81,12 @@ def read_project_bytes(
             rel_lexical = lexical.relative_to(base)
             break
     shown = rel_lexical.as_posix() if rel_lexical is not None else str(lexical)
-    if not os.path.lexists(lexical):
-        raise FileNotFoundError(errno.ENOENT, f"{shown}: no such file")
-    real = Path(os.path.realpath(lexical))
+    real = Path(os.path.realpath(lexical))  # outside: refused before its existence is probed
     holder = next((Path(d) for d in (root, *allowed) if is_inside(real, Path(d))), None)
     if holder is None:
-        raise ProjectFileRefused(errno.EACCES, _leads_out(shown, real))
+        raise ProjectFileRefused(errno.EACCES, _leads_out(shown, real, rel_lexical is None))
+    if not os.path.lexists(lexical):
+        raise FileNotFoundError(errno.ENOENT, f"{shown}: no such file")
     try:
         fd = open_beneath(holder, os.path.relpath(real, holder), os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:

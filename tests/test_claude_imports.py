@@ -49,3 +49,37 @@ def test_imports_reach_the_prompt_but_nothing_outside_the_workspace(tmp_path: Pa
     assert "PRIVATE-KEY-MATERIAL" not in system
     said = [e["message"] for e in run.of_type("notice")]
     assert any("secret.md" in m and "outside the workspace" in m for m in said), said
+
+
+def test_a_refused_import_says_why_each_spelling_once(tmp_path: Path) -> None:
+    """An import outside the workspace is refused, said to be outside (not a symlink), and
+    each spelling gets its notice: ``@../../x`` and ``@/abs/x`` naming one file, a missing
+    file outside (refused before it is looked for), ``~/``; a symlink leading out says so."""
+    workspace, home, user = tmp_path / "a" / "ws", tmp_path / "home", tmp_path / "user"
+    workspace.mkdir(parents=True)
+    (tmp_path / "outside.txt").write_text("OUTSIDE-TEXT\n")
+    (user / ".aws").mkdir(parents=True)
+    (user / ".aws" / "credentials").write_text("AWS-SECRET\n")
+    (workspace / "link.md").symlink_to(tmp_path / "outside.txt")
+    (workspace / "CLAUDE.md").write_text(
+        f"@{tmp_path}/outside.txt @../../outside.txt @../../missing.txt @~/.aws/credentials "
+        "@link.md\n"
+    )
+    with FakeOpenAIServer() as server:
+        run = run_cli(
+            ["-p", "hi", "--model", "m", "--base-url", server.base_url, "--api-key", "x"]
+            + ["--output-format", "stream-json"],
+            cwd=workspace,
+            home=home,
+            env={"HOME": str(user)},
+        )
+        assert run.rc == 0, run.stderr
+        system = server.requests[0].messages[0]["content"]
+    assert "OUTSIDE-TEXT" not in system and "AWS-SECRET" not in system
+    said = [e["message"] for e in run.of_type("notice")]
+    for spelling in (f"{tmp_path}/outside.txt", "../../outside.txt", "../../missing.txt",
+                     "~/.aws/credentials"):  # fmt: skip
+        line = next(m for m in said if m.startswith(f"@{spelling} in CLAUDE.md: "))
+        assert "is outside the workspace" in line and "symlink" not in line, line
+    link = next(m for m in said if m.startswith("@link.md in CLAUDE.md: "))
+    assert "link.md is not read: it is a symlink leading outside the workspace" in link

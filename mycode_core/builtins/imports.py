@@ -6,7 +6,8 @@ home folder, ``/`` an absolute path. Only words that look like paths count (a ``
 in them: ``@AGENTS.md``, ``@docs/style.md``; ``@someone`` is a handle). Imports nest up to
 :data:`MAX_DEPTH` levels and each file comes once. They are project files like the rest
 (SPEC §8): nothing outside the workspace or the user's ``readable_dirs`` is read — a repository
-cannot pull ``~/.ssh`` into the prompt — and a refused import is one notice.
+cannot pull ``~/.ssh`` into the prompt — and a refused import is one notice naming it as
+written (``@../x`` and ``@/abs/x`` may be one file: each is said).
 """
 
 from __future__ import annotations
@@ -61,14 +62,14 @@ def imports_of(
         target = Path(os.path.abspath(source.parent / target))
         if str(target) in seen:
             continue
-        seen.add(str(target))
         try:
             content = read(target)
-        except ProjectFileRefused as exc:
-            refused(str(exc))
+        except ProjectFileRefused as exc:  # each spelling said: @../x and @/abs/x may be one
+            refused(f"@{raw} in {source.name}: {exc}")
             continue
         except OSError:  # as in Claude Code: a missing (or unreadable) import is no error
             continue
+        seen.add(str(target))
         out.append((target, source, content))
         if depth < MAX_DEPTH:
             out += imports_of(target, content, read, seen, refused, depth + 1)

@@ -333,8 +333,10 @@ class InteractiveSession:
             line = unknown_command(self.runner, name.lstrip("/"), click.echo)
             click.echo(f"{line} /help lists them.")
             return None
-        if result.output:
-            click.echo(result.output)
+        if result.output:  # a plugin's text, file names a command chose: never escapes
+            from mycode_core.cli.output import neutralise
+
+            click.echo(neutralise(result.output))
         if result.rewind:
             self._rewind(result.rewind)
         if result.prompt:

@@ -384,7 +384,7 @@ def run_agent(
         if problem is not None:
             runner.close()
             return _fail(problem)
-        from mycode_core.cli.output import make_renderer, render_turn
+        from mycode_core.cli.output import make_renderer, neutralise, render_turn
         from mycode_core.cli.slash import dispatch, split_command, unknown_command
         from mycode_core.events import NoticeEvent
 
@@ -407,7 +407,7 @@ def run_agent(
             if not slash.prompt and output_format != "text":  # the reply as the format's events
                 return _command_reply(runner, "\n".join(lines), make_renderer(output_format))
             for line in lines:  # text; or stderr, ahead of a turn's machine output
-                click.echo(line, err=output_format != "text")
+                click.echo(neutralise(line), err=output_format != "text")
             if not slash.prompt:
                 runner.close()
                 return USAGE_ERROR if runner.guard.strict_failure else 0

@@ -116,9 +116,7 @@ class Acting(RunnerBase):
         tools too when watching is free (inotify), to catch a wrong ``read_only``."""
         if tool is None or self.changes is None or "write" in tool.paths.values():
             return False
-        if tool.read_only:
-            return self.changes.mechanism == "inotify"
-        return True
+        return not tool.read_only or self.changes.mechanism == "inotify"
 
     def _record(
         self, call: ToolCall, tool: Any, outcome: CallOutcome, changes: list[str] | None

@@ -45,11 +45,9 @@ def is_plugin_failure(exc: BaseException) -> bool:
     """Whether ``exc`` from a hook call is the plugin's failure: any ``BaseException`` but a
     real Ctrl-C (``KeyboardInterrupt`` on the main thread under Python's own SIGINT handler)
     and a plugin refusing the run with :class:`SetupError`."""
-    if isinstance(exc, SetupError):
-        return False
     if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
         return signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    return True
+    return not isinstance(exc, SetupError)
 
 
 def implementation_codes(pm: pluggy.PluginManager, hook_name: str) -> Codes:

@@ -183,7 +183,5 @@ class ContextWindow:
     def halve(self) -> bool:
         """Halve the budget once (an error named no limit); ``False`` if already halved."""
         with self._lock:
-            if self.halved:
-                return False
-            self.halved = True
-            return True
+            halved, self.halved = self.halved, True
+            return not halved

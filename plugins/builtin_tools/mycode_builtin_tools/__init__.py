@@ -1,9 +1,10 @@
 """mycode's built-in tools, workspace boundary and default permission policy.
 
 Hooks: ``register_tools`` (the seven SPEC §3 tools), ``permission_verdict`` (the default
-policy, ``trylast`` so any other plugin overrides it), ``session_end`` (the sandbox's ``/tmp``
-of the session removed) and ``register_commands`` (``mycode doctor``). Submodules are
-imported inside the hooks to keep start-up fast.
+policy, ``trylast`` so any other plugin overrides it), ``tool_result_verdict`` (configuration
+folders a sandboxed command created below the workspace root taken back), ``session_end`` (the
+sandbox's ``/tmp`` of the session removed) and ``register_commands`` (``mycode doctor``).
+Submodules are imported inside the hooks to keep start-up fast.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from mycode_core import hookimpl
 if TYPE_CHECKING:
     import click
 
-    from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall
+    from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall, ToolResult
 
 __version__ = "0.1.0"
 
@@ -38,6 +39,30 @@ def permission_verdict(call: ToolCall, tool: Tool, context: RunContext) -> Permi
     from mycode_builtin_tools.permissions.policy import decide
 
     return decide(call, tool, context)
+
+
+@hookimpl
+def tool_result_verdict(
+    call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
+) -> list[str] | None:
+    """A ``.mycode/``, ``.claude/`` or ``.codex/`` a sandboxed command created at any depth
+    (the root's the command itself takes back) is taken back: what the change detection saw
+    the call create says where, so nothing is walked."""
+    if call.name != "run_command" or tool is None or tool.plugin != "builtin_tools":
+        return None
+    if result.metadata.get("sandboxed") is not True:
+        return None
+    with context.lock:
+        seen = next((o for o in reversed(context.observations) if o.call_id == call.id), None)
+    if seen is None or not seen.created:
+        return None
+    import uuid
+    from pathlib import Path
+
+    from mycode_builtin_tools.sandbox import take_back_created
+
+    keep = Path(context.artifacts_dir) / "taken-back" / uuid.uuid4().hex[:10]
+    return take_back_created(Path(context.workspace).resolve(), seen.created, keep) or None
 
 
 @hookimpl

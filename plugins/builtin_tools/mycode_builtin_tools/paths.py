@@ -1,5 +1,6 @@
-"""Which workspace files need the user's say: secrets (``.env``, keys) and mycode's and git's
-own folders. The boundary itself is the core's (:mod:`mycode_core.paths`)."""
+"""Which workspace files need the user's say: secrets (``.env``, keys), mycode's and git's own
+folders, and those of Claude Code's and Codex's hooks (``.claude/``, ``.codex/``). The boundary
+itself is the core's (:mod:`mycode_core.paths`)."""
 
 from __future__ import annotations
 
@@ -36,11 +37,24 @@ def sensitive_reason(path: Path | str) -> str | None:
     return None
 
 
+CONFIG_FOLDERS = (".claude", ".codex", ".mycode")
+"""Folders whose files configure what runs outside the sandbox (hooks, plugin files) — at any
+depth: mycode run in a trusted workspace's subfolder reads that subfolder's."""
+_PROTECTED = {
+    ".git": "repository internals",
+    ".mycode": "mycode's own configuration and permissions",
+    ".claude": "Claude Code settings: its hooks run outside the sandbox",
+    ".codex": "Codex settings: its hooks run outside the sandbox",
+}
+
+
 def protected_reason(rel: str) -> str | None:
-    """Why writing to a workspace-relative path needs the user's say (``.git/``, ``.mycode/``)."""
-    first = PurePosixPath(rel).parts[0] if rel not in ("", ".") else ""
-    if first == ".git":
-        return "it is inside .git/ (repository internals)"
-    if first == ".mycode":
-        return "it is inside .mycode/ (mycode's own configuration and permissions)"
-    return None
+    """Why writing to a workspace-relative path needs the user's say: it is ``.git/`` or in
+    it, or in one of the :data:`CONFIG_FOLDERS` at any depth."""
+    parts = PurePosixPath(rel).parts if rel not in ("", ".") else ()
+    found = [0] if parts and parts[0] in _PROTECTED else []
+    found += [at for at, part in enumerate(parts[:-1]) if part in CONFIG_FOLDERS]
+    if not found:
+        return None
+    name = parts[found[0]]
+    return f"it is inside {'/'.join(parts[: found[0] + 1])}/ ({_PROTECTED[name]})"

@@ -10,10 +10,10 @@ private ``/tmp`` — the session's own folder under ``MYCODE_HOME``, so what one
 there the next finds, as on a machine, and gone when the session ends — (keeping, read-only,
 the ``PATH`` folders and virtualenvs that lie in the real one: see :func:`tmp_toolchains`),
 the home's credential folders and ``MYCODE_HOME`` replaced by empty ones,
-the whole ``.git`` (see :func:`read_only_paths`), ``.claude/`` and ``.mycode/`` read-only, the
-folders plugins made readable (``context.readable_roots``: a skill's folder under
-``MYCODE_HOME`` or ``/tmp``, see :func:`readable_binds`) visible read-only, no network, no
-capabilities (even as root), its own pid namespace (nothing outlives the call) and
+the whole ``.git`` (see :func:`read_only_paths`), ``.claude/``, ``.codex/`` and ``.mycode/``
+read-only, the folders plugins made readable (``context.readable_roots``: a skill's folder
+under ``MYCODE_HOME`` or ``/tmp``, see :func:`readable_binds`) visible read-only, no network,
+no capabilities (even as root), its own pid namespace (nothing outlives the call) and
 session, dying with mycode.
 ``bwrap`` itself comes only from a trusted location (:mod:`.bwrap_location`), never ``PATH``.
 """
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_builtin_tools import bwrap_location
+from mycode_builtin_tools.paths import CONFIG_FOLDERS
 from mycode_core import safegit
 
 NO_NAMESPACES = "bubblewrap cannot create namespaces here (unprivileged user namespaces disabled?)"
@@ -242,41 +243,67 @@ def tmp_toolchains(path_env: str, prefixes: list[str | None]) -> list[Path]:
     return found
 
 
-CONFIG_FOLDERS = (".claude", ".mycode")
-"""Folders whose files configure what runs outside the sandbox (hooks, plugin files)."""
-
-
 def missing_config_folders(workspace: Path) -> list[Path]:
     """The :data:`CONFIG_FOLDERS` of ``workspace`` that do not exist: nothing can be bound
     read-only there, so one a command creates is taken back after it (:func:`take_back`)."""
     return [workspace / name for name in CONFIG_FOLDERS if not os.path.lexists(workspace / name)]
 
 
-def take_back(missing: list[Path], keep: Path) -> list[str]:
-    """Move each of ``missing`` that a command has created since into ``keep`` (under
-    ``MYCODE_HOME``: nothing is lost); one note for the model about each."""
+def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
+    """Move each of ``missing`` (below ``root``) that a command has created since into ``keep``
+    (under ``MYCODE_HOME``, at the same relative path: nothing is lost); one note for the model
+    about each."""
     import shutil
 
     notes = []
     for path in (path for path in missing if os.path.lexists(path)):
-        keep.mkdir(parents=True, exist_ok=True)
-        target = keep / path.name
+        folder = path.is_dir() and not path.is_symlink()
+        rel = path.relative_to(root).as_posix() + ("/" if folder else "")
+        target = keep / path.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(path), str(target))
         notes.append(
-            f"(the command created {path.name}/, which commands may not create or change: its "
+            f"(the command created {rel}, which commands may not create or change: such "
             "files configure hooks and plugins that run outside the sandbox; it was moved to "
             f"{target}. Write such files with write_file, which asks the user first.)"
         )
     return notes
 
 
+def take_back_created(root: Path, created: list[str], keep: Path) -> list[str]:
+    """Take back what a command created in a :data:`CONFIG_FOLDERS` folder at any depth of
+    ``root`` (``created``: the paths the change detection saw it create, relative to ``root``,
+    so nothing is walked but those folders): a folder holding nothing else is moved whole
+    (:func:`take_back`), out of one that was there before only the files created."""
+    groups: dict[Path, set[Path]] = {}
+    for rel in created:
+        parts = Path(rel).parts
+        at = next((i for i, part in enumerate(parts) if part in CONFIG_FOLDERS), None)
+        if at is not None and os.path.lexists(root / rel):
+            groups.setdefault(root.joinpath(*parts[: at + 1]), set()).add(root / rel)
+    notes = []
+    for folder, files in groups.items():
+        whole = folder in files or all(path in files for path in _entries(folder))
+        notes += take_back([folder] if whole else sorted(files), keep, root)
+    return notes
+
+
+def _entries(folder: Path) -> list[Path]:
+    """What ``folder`` holds but folders: files, and links (no link followed)."""
+    found = []
+    for top, dirs, files in os.walk(folder):
+        found += [Path(top, name) for name in files]
+        found += [Path(top, name) for name in dirs if os.path.islink(os.path.join(top, name))]
+    return found
+
+
 def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path]:
-    """What is bound read-only over the writable workspace: ``.mycode``, ``.claude``, and
+    """What is bound read-only over the writable workspace: the :data:`CONFIG_FOLDERS`, and
     the whole ``.git`` (a folder, or a ``gitdir:`` file with its git and common folders when
     they lie inside the workspace); with ``git_writable`` only ``.git``'s config and hooks."""
     found: list[Path] = []
     top = os.path.realpath(workspace)
-    for rel in (".mycode", ".claude"):
+    for rel in CONFIG_FOLDERS:
         inside = workspace / rel
         real = os.path.realpath(inside)
         if os.path.exists(real) and (real == top or real.startswith(top + os.sep)):

@@ -166,3 +166,82 @@ def test_a_resumed_session_shows_the_model_the_images_it_saw(
     assert resumed[: len(live)] == live
     reply = next(m for m in live if m["role"] == "tool")
     assert "shown in the next message" in reply["content"]
+
+
+def test_writing_hook_settings_asks(tmp_path: Path, workspace: Path) -> None:
+    """A hook in ``.claude/`` or ``.codex/`` runs outside the sandbox once the workspace is
+    trusted: writing or editing there asks, as ``.mycode/`` does (in ``-p``: denied, saying how
+    to allow it); ``bypass`` asks nothing."""
+    (workspace / ".codex").mkdir()
+    (workspace / ".codex" / "hooks.json").write_text('{"hooks": {}}')
+    hook = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "id"}]}]}}'
+    turns = [
+        {"content": "x", "tool_calls": [
+            _call("write_file", path=".claude/settings.local.json", content=hook)]},
+        {"content": "x", "tool_calls": [_call("read_file", path=".codex/hooks.json")]},
+        {"content": "x", "tool_calls": [_call(
+            "edit_file", path=".codex/hooks.json", old_string="{}", new_string=hook[10:-1])]},
+        {"content": "done"},
+    ]  # fmt: skip
+    events = _run(tmp_path, workspace, turns)
+    permissions = [e for e in events if e["type"] == "permission"]
+    assert [p["decision"] for p in permissions] == ["deny", "allow", "deny"]
+    assert [p["rule"] for p in permissions[::2]] == ["builtin:protected-folder"] * 2
+    results = _results(events)
+    assert "edit_file(.claude/settings.local.json)" in results[0]["content"]
+    assert not (workspace / ".claude").exists()
+    assert (workspace / ".codex" / "hooks.json").read_text() == '{"hooks": {}}'
+    events = _run(tmp_path, workspace, turns, "--permission-mode", "bypass")
+    assert [r["is_error"] for r in _results(events)] == [False, False, False]
+    assert "SessionStart" in (workspace / ".claude" / "settings.local.json").read_text()
+
+
+def test_config_folders_a_command_creates_below_the_root_are_taken_back(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """A trusted folder trusts the folders below it, and mycode run in one reads its own
+    ``.mycode/plugins``, ``.claude/`` and ``.codex/``: such a folder a sandboxed command creates
+    at any depth is taken back as at the root (from a folder that was there, the files it
+    created), and write_file asks there too."""
+    pwned = tmp_path / "pwned"
+    hook = {"hooks": {"SessionStart": [{"hooks": [{"command": f"touch {pwned}"}]}]}}
+    evil = f"open({str(pwned)!r}, 'w')"  # a plugin file: imported, it leaves a mark
+    (workspace / "plant.py").write_text(
+        "import json, os\nos.makedirs('sub2/.mycode/plugins')\nos.makedirs('sub2/.claude')\n"
+        f"open('sub2/.mycode/plugins/evil2.py', 'w').write({evil!r})\n"
+        f"open('sub2/.claude/settings.json', 'w').write(json.dumps({hook!r}))\n"
+        "open('sub3/.claude/settings.json', 'w').write('{}')\n"
+    )
+    (workspace / "sub3" / ".claude" / "commands").mkdir(parents=True)
+    (workspace / "sub3" / ".claude" / "commands" / "x.md").write_text("x")
+    turns = [
+        {"content": "x", "tool_calls": [
+            _call("run_command", command="python3 plant.py && echo made")]},
+        {"content": "x", "tool_calls": [
+            _call("write_file", path="sub/.mycode/plugins/evil.py", content="x = 1")]},
+        {"content": "done"},
+    ]  # fmt: skip
+    events = _run(tmp_path, workspace, turns)
+    results = _results(events)
+    assert "made" in results[0]["content"], results[0]
+    denied = [e for e in events if e["type"] == "permission" and e["decision"] == "deny"]
+    assert [p["rule"] for p in denied] == ["builtin:protected-folder"]
+    assert sorted(p.name for p in workspace.iterdir()) == ["plant.py", "sub2", "sub3"]
+    assert list((workspace / "sub2").iterdir()) == []
+    assert [p.name for p in (workspace / "sub3" / ".claude").iterdir()] == ["commands"]
+    kept = tmp_path / "home" / "artifacts"
+    assert len(list(kept.glob("*/taken-back/*/sub2/.mycode/plugins/evil2.py"))) == 1
+    assert len(list(kept.glob("*/taken-back/*/sub3/.claude/settings.json"))) == 1
+    # the user trusts the repository and runs mycode in sub2: nothing planted runs
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MYCODE_"))}
+    env["MYCODE_HOME"] = str(tmp_path / "home")
+    trusted = subprocess.run([MYCODE, "trust", str(workspace)], env=env, capture_output=True)
+    assert trusted.returncode == 0, trusted.stderr
+    (workspace / "sub2" / ".claude").mkdir()  # the control: a hook put back runs
+    (workspace / "sub2" / ".claude" / "settings.json").write_text(json.dumps(hook))
+    _run(tmp_path, workspace / "sub2", [{"content": "done"}])
+    assert pwned.exists()
+    pwned.unlink()
+    (workspace / "sub2" / ".claude" / "settings.json").unlink()
+    _run(tmp_path, workspace / "sub2", [{"content": "done"}])
+    assert not pwned.exists()

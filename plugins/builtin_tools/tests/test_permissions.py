@@ -252,11 +252,17 @@ def test_sensitive_and_protected_files_ask(ctx: RunContext) -> None:
         ("read_file", "deploy/id_rsa"),
         ("edit_file", "certs/server.key"),
         ("write_file", ".mycode/config.toml"),
+        ("write_file", ".claude/settings.local.json"),
+        ("edit_file", ".codex/hooks.json"),
+        ("write_file", "sub/.mycode/plugins/evil.py"),
+        ("edit_file", "a/b/.claude/settings.json"),
     ]:
         verdict = _decide(ctx, tool, path=path, content="", old_string="a", new_string="b")
         assert verdict.decision == "ask", path
         assert verdict.grant and path in verdict.grant
     assert _decide(ctx, "read_file", path=".env.example").decision == "allow"
+    for path in ("notes/.claude", "sub/.git/info", "sub/.mycode-notes/a.md"):  # no such folder
+        assert _decide(ctx, "write_file", path=path, content="").decision == "allow", path
 
 
 def test_rules_name_rule_and_layer(workspace: Path, home: Path) -> None:

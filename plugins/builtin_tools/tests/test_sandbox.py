@@ -173,6 +173,50 @@ def test_a_config_folder_a_command_creates_is_taken_back(workspace: Path, home: 
     assert str(kept[0].parents[1]) in out  # where it is now
 
 
+def test_codex_hooks_are_config_too(workspace: Path, home: Path) -> None:
+    """mycode runs ``.codex/hooks.json`` as it runs ``.claude/settings.json``: a ``.codex/``
+    that exists is read-only inside the sandbox, one a command creates is taken back."""
+    hook = """{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "id"}]}]}}"""
+    plant = f"mkdir -p .codex && echo '{hook}' > .codex/hooks.json; echo made"
+    out = _run(_ctx(workspace, home), plant)
+    assert "made" in out and not (workspace / ".codex").exists()
+    kept = sorted(home.glob("artifacts/sbx/taken-back/*/.codex/hooks.json"))
+    assert len(kept) == 1 and "SessionStart" in kept[0].read_text()
+    assert "created .codex/" in out
+    (workspace / ".codex").mkdir()
+    out = _run(_ctx(workspace, home), f"echo '{hook}' > .codex/hooks.json; echo done")
+    assert "done" in out and "Read-only file system" in out
+    assert list((workspace / ".codex").iterdir()) == []
+
+
+def test_what_a_command_created_in_a_config_folder_below_the_root_is_taken_back(
+    tmp_path: Path,
+) -> None:
+    """Given what the change detection saw created: a new folder goes whole, out of one that
+    was there only the new files, a link named like one goes too, anything else stays."""
+    root, keep = tmp_path / "ws", tmp_path / "keep"
+    for rel in ("a/.codex/hooks.json", "b/.claude/old.md", "b/.claude/settings.json", "d/x.txt"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel)
+    (root / "c").mkdir()
+    (root / "c" / ".mycode").symlink_to(root / "d")
+    created = [
+        "a/.codex/hooks.json",
+        "b/.claude/settings.json",
+        "c/.mycode",
+        "d/x.txt",
+        "gone/.claude/x",
+    ]
+    notes = sandbox.take_back_created(root, created, keep)
+    assert not (root / "a" / ".codex").exists() and (keep / "a/.codex/hooks.json").is_file()
+    assert [p.name for p in (root / "b" / ".claude").iterdir()] == ["old.md"]
+    assert (keep / "b/.claude/settings.json").read_text() == "b/.claude/settings.json"
+    assert not os.path.lexists(root / "c" / ".mycode") and (keep / "c" / ".mycode").is_symlink()
+    assert (root / "d" / "x.txt").is_file()
+    assert len(notes) == 3 and all("write_file, which asks" in note for note in notes)
+    assert "created a/.codex/," in notes[0] and "created b/.claude/settings.json," in notes[1]
+
+
 def test_credentials_and_mycode_home_hidden(workspace: Path, home: Path, user_home: Path) -> None:
     (home / "config.toml").write_text(f"api_key = '{SECRET}'\n")
     ctx = _ctx(workspace, home)

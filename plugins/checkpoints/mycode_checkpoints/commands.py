@@ -71,8 +71,16 @@ def _public(meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(f"mycode: {message}", err=True)
+    _say(f"mycode: {message}", err=True)
     sys.exit(code)
+
+
+def _say(line: str, err: bool = False) -> None:
+    """One line for the terminal: a file name a command chose (``x\\e]52;…``) shows its
+    control characters as text, as the run view does, never driving the terminal."""
+    from mycode_core.api import neutralise
+
+    click.echo(neutralise(line), err=err)
 
 
 def make_commands() -> list[click.Command]:
@@ -90,18 +98,18 @@ def make_commands() -> list[click.Command]:
             click.echo(json.dumps(turns, indent=1, ensure_ascii=False))
             return
         if not turns:
-            click.echo("no checkpoints" + (f" in session {sid}" if sid else " in this workspace"))
+            _say("no checkpoints" + (f" in session {sid}" if sid else " in this workspace"))
             return
-        click.echo(f"session {sid}")
+        _say(f"session {sid}")
         for turn in turns:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(turn["ts"] or 0))
             prompt = " ".join(str(turn["prompt"]).split())[:60]
             flag = "  (undone)" if turn["undone"] else ""
-            click.echo(f"turn {turn['turn']}  {when}  {prompt}{flag}")
+            _say(f"turn {turn['turn']}  {when}  {prompt}{flag}")
             for f in turn["files"]:
                 lines = f"  +{f['added']} -{f['removed']}" if f.get("added") is not None else ""
                 note = f"  [{f['note']}]" if f.get("note") else ""
-                click.echo(f"    {f['change']:<8} {f['path']}{lines}{note}")
+                _say(f"    {f['change']:<8} {f['path']}{lines}{note}")
 
     @click.command("undo")
     @click.option("--session", "session_id", help="Session id (default: latest in this workspace).")
@@ -122,8 +130,8 @@ def make_commands() -> list[click.Command]:
         where = undo_plan.workspaces()
         if done and where != [str(workspace)]:  # --session of another workspace, or several
             where_text = f"s {', '.join(where)}" if len(where) > 1 else f" {where[0]}"
-            click.echo(f"mycode: undone in the session's workspace{where_text}", err=True)
+            _say(f"mycode: undone in the session's workspace{where_text}", err=True)
         for line in done:
-            click.echo(line)
+            _say(line)
 
     return [checkpoints, undo]

@@ -205,3 +205,22 @@ def test_slash_diff_shows_what_the_session_changed(ws: Path, home: Path) -> None
     (ws / "late.txt").unlink()  # by hand: the diff says how things are now
     assert "+++ b/late.txt" not in slash("/diff 2")
     assert "no changes to show" in slash("/diff 9")
+
+
+def test_file_names_never_drive_the_terminal(ws: Path, home: Path) -> None:
+    """A command may name a file ``x ESC ]52;c;… BEL``: an OSC sequence that writes the
+    clipboard, sets the title or fakes a link. The listing and undo show it as text."""
+    make = "python3 -c \"open('x\\x1b]52;c;cHduZWQ=\\x07RED', 'w').write('p')\""
+    made = _run(ws, home, [script_turn("run_command", command=make)])
+    assert made.rc == 0, made.stderr
+    assert (ws / "x\x1b]52;c;cHduZWQ=\x07RED").is_file()
+    listed = _cli(ws, home, "checkpoints", "--cwd", str(ws))
+    model = write_script(home.parent / "none.json", [])
+    session = json.loads(made.stdout)["session_id"]
+    slash = _cli(ws, home, "-p", "/checkpoints", "--resume", session, "--model", model)
+    undone = _cli(ws, home, "undo", "--cwd", str(ws))
+    for out in (listed, slash, undone):
+        assert out.rc == 0, out.stderr
+        assert "x^[]52;c;cHduZWQ=^GRED" in out.stdout
+        assert "\x1b" not in out.stdout + out.stderr and "\x07" not in out.stdout + out.stderr
+    assert not (ws / "x\x1b]52;c;cHduZWQ=\x07RED").exists()

@@ -417,7 +417,7 @@ def _run(
     if not cut:
         artifact.unlink(missing_ok=True)
     notes = _update_cwd(context, cwd_file, cwd, root)
-    notes += sandbox.take_back(missing, Path(context.artifacts_dir) / "taken-back" / token)
+    notes += sandbox.take_back(missing, Path(context.artifacts_dir) / "taken-back" / token, root)
     if strays:
         notes.append(
             f"({strays} background process(es) it left were stopped: nothing outlives a "
