@@ -141,6 +141,16 @@ def selected(name: str) -> bool:
     return name not in disable and (load is None or name in load)
 
 
+def _unknown_names(files: list[str], notice: Callable[[str], None]) -> None:
+    """One notice for each name the plugin selection gives that no plugin has (misspelt?)."""
+    from mycode_core.config_check import did_you_mean
+
+    known = {*files, *(ep.name for ep in entry_scan.latest_entry_points(ENTRY_POINT_GROUP))}
+    for var in ("MYCODE_LOAD_PLUGINS", "MYCODE_DISABLE_PLUGINS"):
+        for name in sorted((names_from_env(var) or set()) - known):
+            notice(f"{var}: no installed plugin is named {name!r}{did_you_mean(name, known)}")
+
+
 def allowed_entry_points() -> list[metadata.EntryPoint]:
     """Entry points of group ``mycode`` that the environment allows, sorted by name."""
     chosen: dict[str, metadata.EntryPoint] = {}
@@ -216,11 +226,19 @@ def get_plugin_manager(
             from mycode_core.plugin_files import candidates, import_file
 
             notice = functools.partial(_notice, report, warn=warn)
-            for item in candidates(pm, workspace, trusted, selected, notice):
+            files: list[str] = []
+
+            def seen(name: str) -> bool:  # every plugin file's name counts, selected or not
+                files.append(name)
+                return selected(name)
+
+            for item in candidates(pm, workspace, trusted, seen, notice):
                 failed = functools.partial(_problem, pm, item.name, path=item.path)
                 load = functools.partial(import_file, item)
                 if _register(pm, report, item.name, load, failed, warn, strict):
                     report.files[item.name] = str(item.path)
+            if load_entry_points:
+                _unknown_names(files, notice)
     extras = list(extra_plugins)
     for plugin in extras:
         pm.register(plugin)

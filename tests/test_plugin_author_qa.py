@@ -8,6 +8,7 @@ from typing import Annotated, Any, Optional
 from mycode_core import ReadPath, hookimpl, tool
 from mycode_core.records import PermissionVerdict, Tool
 from mycode_core.testing import installed_plugin, make_runner, run_events, tools_plugin
+from mycode_core.testing.cli import run_cli, write_plugin_dist, write_user_plugin
 
 
 def _of(events: list[Any], kind: str) -> list[Any]:
@@ -87,3 +88,37 @@ def test_a_plugin_verdict_without_rule_or_layer_names_the_plugin(tmp_path: Path)
     assert verdicts["p1"] == ("allow", f"plugin:{runner.pm.get_name(lenient)}", "plugin")
     assert verdicts["p2"][1] and verdicts["p2"][2]  # the built-in policy names its own
     assert not verdicts["p2"][1].startswith("plugin:")
+
+
+QA_TOOLS = """
+from mycode_core import hookimpl
+
+
+@hookimpl
+def register_tools(register):
+    pass
+"""
+
+
+def test_a_misspelt_plugin_selection_is_named_once(tmp_path: Path) -> None:
+    """A name in ``MYCODE_LOAD_PLUGINS`` / ``MYCODE_DISABLE_PLUGINS`` that no installed plugin
+    (entry point or plugin file, loaded or not) has costs one notice, with the nearest name."""
+    site, home = tmp_path / "site", tmp_path / "home"
+    write_plugin_dist(site, "qa_tools", QA_TOOLS)
+    write_user_plugin(home, "qa_file", QA_TOOLS)
+    env = {
+        "MYCODE_LOAD_PLUGINS": "qa_tool,qa_tools,qa_file",
+        "MYCODE_DISABLE_PLUGINS": "zz_unrelated,qa_file",
+    }
+    result = run_cli(["plugins"], tmp_path, home, env, pythonpath=[site])
+    assert result.rc == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "no installed plugin" in line]
+    assert lines == [
+        "mycode: MYCODE_LOAD_PLUGINS: no installed plugin is named 'qa_tool' "
+        "(did you mean 'qa_tools'?)",
+        "mycode: MYCODE_DISABLE_PLUGINS: no installed plugin is named 'zz_unrelated'",
+    ]
+    right = run_cli(
+        ["plugins"], tmp_path, home, {"MYCODE_LOAD_PLUGINS": "qa_tools"}, pythonpath=[site]
+    )
+    assert right.rc == 0 and "no installed plugin" not in right.stderr
