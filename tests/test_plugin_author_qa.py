@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -122,3 +123,16 @@ def test_a_misspelt_plugin_selection_is_named_once(tmp_path: Path) -> None:
         ["plugins"], tmp_path, home, {"MYCODE_LOAD_PLUGINS": "qa_tools"}, pythonpath=[site]
     )
     assert right.rc == 0 and "no installed plugin" not in right.stderr
+
+
+def test_a_plugin_that_fails_to_import_is_listed_with_its_version(tmp_path: Path) -> None:
+    """``mycode plugins`` shows the version of an installed plugin that failed to import, as
+    ``mycode plugins --check`` does (from the distribution's metadata)."""
+    site, home = tmp_path / "site", tmp_path / "home"
+    write_plugin_dist(site, "qa_broken", "raise ImportError('no numpy')\n", version="1.2.3")
+    env = {"MYCODE_LOAD_PLUGINS": "qa_broken"}
+    for args in (["plugins"], ["plugins", "--check"]):
+        result = run_cli(args, tmp_path, home, env, pythonpath=[site])
+        rows = {row["name"]: row for row in json.loads(result.stdout)}
+        assert rows["qa_broken"]["loaded"] is False, result.stdout
+        assert rows["qa_broken"]["version"] == "1.2.3", args

@@ -170,6 +170,7 @@ def add_core_commands(cli: click.Group) -> None:
 def failed_plugin_rows(pm: Any) -> list[dict[str, Any]]:
     """``mycode plugins`` rows of the plugins that failed to load: ``loaded: false`` and the
     error (one line; the traceback is in ``plugins --check``)."""
+    from mycode_core.cli.plugin_rows import distribution_version
     from mycode_core.plugins import load_report
 
     rows = []
@@ -177,7 +178,7 @@ def failed_plugin_rows(pm: Any) -> list[dict[str, Any]]:
         row: dict[str, Any] = {
             "name": error.plugin,
             "distribution": error.distribution,
-            "version": None,
+            "version": distribution_version(error.distribution),
             "hooks": [],
             "builtin": False,
             "loaded": False,

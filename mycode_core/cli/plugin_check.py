@@ -22,7 +22,7 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.cli.plugin_rows import describe_plugins
+from mycode_core.cli.plugin_rows import describe_plugins, distribution_version
 from mycode_core.plugins import PluginProblem, get_plugin_manager, load_report
 
 POLICY_HOOKS = ("permission_verdict", "stagnation_verdict", "completion_verdict", "compact_context")
@@ -128,7 +128,7 @@ class _Checker:
                     **({"source": "file", "path": error.path} if error.path else {}),
                     "name": error.plugin,
                     "distribution": error.distribution,
-                    "version": _dist_version(error.distribution),
+                    "version": distribution_version(error.distribution),
                     "hooks": [],
                     "builtin": False,
                     "loaded": False,
@@ -206,17 +206,6 @@ def _empty_contributions() -> dict[str, list[str]]:
     from mycode_core.cli.contributions import empty
 
     return empty()
-
-
-def _dist_version(distribution: str | None) -> str | None:
-    if not distribution:
-        return None
-    from importlib import metadata
-
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def _throwaway_context(pm: pluggy.PluginManager, tmp: Path, real: Path | None) -> Any:
