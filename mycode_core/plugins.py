@@ -12,6 +12,7 @@ import importlib
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -362,13 +363,11 @@ def load_report(pm: pluggy.PluginManager) -> PluginReport:
 
 
 def _enable_tracing(pm: pluggy.PluginManager) -> None:
+    lock = threading.Lock()  # one write per line: observer threads trace too
+
     def before(hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
         names = ", ".join(impl.plugin_name for impl in impls)
-        print(f"[trace] {hook_name} -> {names}", file=sys.stderr)
+        with lock:
+            sys.stderr.write(f"[trace] {hook_name} -> {names}\n")
 
-    def after(
-        outcome: Any, hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]
-    ) -> None:
-        return None
-
-    pm.add_hookcall_monitoring(before, after)
+    pm.add_hookcall_monitoring(before, lambda *args: None)

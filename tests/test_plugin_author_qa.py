@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Annotated, Any, Optional
 
+import pytest
+
 from mycode_core import ReadPath, hookimpl, tool
+from mycode_core.plugins import get_plugin_manager
 from mycode_core.records import PermissionVerdict, Tool
 from mycode_core.testing import installed_plugin, make_runner, run_events, tools_plugin
 from mycode_core.testing.cli import run_cli, write_plugin_dist, write_user_plugin
@@ -136,3 +141,29 @@ def test_a_plugin_that_fails_to_import_is_listed_with_its_version(tmp_path: Path
         rows = {row["name"]: row for row in json.loads(result.stdout)}
         assert rows["qa_broken"]["loaded"] is False, result.stdout
         assert rows["qa_broken"]["version"] == "1.2.3", args
+
+
+class _Writes:
+    """A stderr that records each write call."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.calls.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_each_trace_line_is_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``MYCODE_TRACE_PLUGINS=1``: observer threads trace at once, so a line written in two
+    parts (text, then newline) interleaves with another thread's; each is one write call."""
+    monkeypatch.setenv("MYCODE_TRACE_PLUGINS", "1")
+    pm = get_plugin_manager(load_entry_points=False, extra_plugins=[_Lenient()])
+    stderr = _Writes()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    pm.hook.permission_verdict(call=SimpleNamespace(id="p0"), tool=None, context=None)
+    assert stderr.calls and all(call.count("\n") == 1 for call in stderr.calls), stderr.calls
+    assert stderr.calls[0].startswith("[trace] permission_verdict -> ")
