@@ -115,8 +115,9 @@ def _warn(
     report.errors.append(problem)
     if strict:
         raise PluginLoadError(
-            f"{problem.message} (MYCODE_STRICT_PLUGINS is set: fix or disable the plugin, "
-            f"e.g. MYCODE_DISABLE_PLUGINS={problem.plugin}; the traceback: mycode plugins --check)"
+            f"{problem.message} ([plugins] strict or MYCODE_STRICT_PLUGINS is set: fix or disable"
+            f" the plugin, e.g. MYCODE_DISABLE_PLUGINS={problem.plugin}; the traceback: "
+            "mycode plugins --check)"
         )
     _say(problem.message, " (details: mycode plugins --check)", warn)
 

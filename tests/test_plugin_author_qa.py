@@ -14,7 +14,7 @@ from mycode_core import ReadPath, hookimpl, tool
 from mycode_core.plugins import get_plugin_manager
 from mycode_core.records import PermissionVerdict, Tool
 from mycode_core.testing import installed_plugin, make_runner, run_events, tools_plugin
-from mycode_core.testing.cli import run_cli, write_plugin_dist, write_user_plugin
+from mycode_core.testing.cli import run_cli, write_plugin_dist, write_script, write_user_plugin
 
 
 def _of(events: list[Any], kind: str) -> list[Any]:
@@ -167,3 +167,25 @@ def test_each_trace_line_is_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
     pm.hook.permission_verdict(call=SimpleNamespace(id="p0"), tool=None, context=None)
     assert stderr.calls and all(call.count("\n") == 1 for call in stderr.calls), stderr.calls
     assert stderr.calls[0].startswith("[trace] permission_verdict -> ")
+
+
+@pytest.mark.parametrize("how", ["env", "config"])
+@pytest.mark.parametrize("prompt", ["hi", "hello there"])  # a word first loads plugin commands
+def test_a_strict_load_failure_is_one_error_line(tmp_path: Path, how: str, prompt: str) -> None:
+    """``MYCODE_STRICT_PLUGINS=1`` and ``[plugins] strict = true`` stop a run whose plugin fails
+    to load the same way: one ``mycode: error:`` line, exit 2 (no warning first, no click
+    ``Error:``)."""
+    site, home = tmp_path / "site", tmp_path / "home"
+    write_plugin_dist(site, "qa_broken", "raise ImportError('no numpy')\n")
+    home.mkdir()
+    env = {"MYCODE_LOAD_PLUGINS": "qa_broken"}
+    if how == "env":
+        env["MYCODE_STRICT_PLUGINS"] = "1"
+    else:
+        (home / "config.toml").write_text("[plugins]\nstrict = true\n", "utf-8")
+    model = write_script(tmp_path / "s.json", [{"content": "hi"}])
+    result = run_cli(["-p", prompt, "--model", model], tmp_path, home, env, pythonpath=[site])
+    assert result.rc == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("mycode: error: plugin 'qa_broken' (distribution "), line
+    assert "strict" in line and "MYCODE_DISABLE_PLUGINS=qa_broken" in line
