@@ -57,15 +57,8 @@ class PluginProblem:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (``mycode plugins --check``, the ``system`` event)."""
-        data = {
-            "plugin": self.plugin,
-            "distribution": self.distribution,
-            "kind": self.kind,
-            "error_type": self.error_type,
-            "message": self.message,
-            "detail": self.detail,
-            "traceback": self.traceback,
-        }
+        keys = ("plugin", "distribution", "kind", "error_type", "message", "detail", "traceback")
+        data = {key: getattr(self, key) for key in keys}
         if self.path is not None:
             data.update(source="file", path=self.path)
         return data
@@ -90,9 +83,7 @@ class PluginReport:
 def names_from_env(var: str) -> set[str] | None:
     """The comma-separated names of ``var`` (``MYCODE_LOAD_PLUGINS``…); ``None`` when unset."""
     raw = os.environ.get(var)
-    if raw is None:
-        return None
-    return {name.strip() for name in raw.split(",") if name.strip()}
+    return None if raw is None else {name.strip() for name in raw.split(",") if name.strip()}
 
 
 def strict_plugins() -> bool:
@@ -157,9 +148,8 @@ def allowed_entry_points() -> list[metadata.EntryPoint]:
     """Entry points of group ``mycode`` that the environment allows, sorted by name."""
     chosen: dict[str, metadata.EntryPoint] = {}
     for ep in entry_scan.entry_points(ENTRY_POINT_GROUP):
-        if not selected(ep.name):
-            continue
-        chosen.setdefault(ep.name, ep)
+        if selected(ep.name):
+            chosen.setdefault(ep.name, ep)
     return [chosen[name] for name in sorted(chosen)]
 
 
@@ -345,11 +335,11 @@ def _validation_summary(pm: pluggy.PluginManager, text: str) -> str:
 
 def _raised_at(exc: BaseException) -> str:
     """``file:line`` where ``exc`` was raised (the innermost frame)."""
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        frames.append(f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}")
-        tb = tb.tb_next
+    import traceback
+
+    frames = [
+        f"{frame.filename}:{frame.lineno}" for frame in traceback.extract_tb(exc.__traceback__)
+    ]
     library = (os.sep + "pydantic", os.sep + "pluggy" + os.sep, "<frozen ", _CORE_DIR)
     for frame in reversed(frames):  # the plugin's own line, not pydantic's or ours
         if not any(part in frame for part in library):

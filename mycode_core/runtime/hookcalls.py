@@ -142,29 +142,26 @@ def call_hook(
     removed: list[str] = []
     results: list[Any] = []
     while True:
-        caller = (
-            getattr(pm.hook, hook_name)
-            if not removed
-            else pm.subset_hook_caller(
-                hook_name, remove_plugins=[pm.get_plugin(name) for name in removed]
-            )
-        )
+        gone = [pm.get_plugin(name) for name in removed]  # none: the hook caller itself
+        caller = pm.subset_hook_caller(hook_name, remove_plugins=gone)
         try:
             outcome = caller(**kwargs)
         except BaseException as exc:  # noqa: BLE001 - one broken plugin must not break the run
             if not is_plugin_failure(exc):  # issue 13: a plugin may refuse the run (exit 2)
                 raise
             culprit = culprit_of(codes, exc.__traceback__)
-            if culprit is None or culprit in removed:
-                message = f"hook {hook_name} failed: {error_line(exc)}"
-                notice(message)
-                if on_error is not None:
-                    on_error(None, message, exc)
-                return results
-            message = f"plugin {culprit!r} failed in {hook_name}: {error_line(exc)}"
+            culprit = None if culprit in removed else culprit
+            by = (
+                f"plugin {culprit!r} failed in {hook_name}"
+                if culprit
+                else f"hook {hook_name} failed"
+            )
+            message = f"{by}: {error_line(exc)}"
             notice(message)
             if on_error is not None:
                 on_error(culprit, message, exc)
+            if culprit is None:
+                return results
             if side_effects:
                 removed.extend(p for p in _ran_before(pm, hook_name, culprit) if p not in removed)
             removed.append(culprit)
