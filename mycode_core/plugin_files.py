@@ -132,9 +132,8 @@ def candidates(
             f"untrusted workspace: its plugin files in .mycode/plugins ({names}) are not "
             "loaded; trust it with `mycode trust` (or --trust for one run) to load them"
         )
-        local = []
     for item in _files(home_folder(home), "home") + local:  # home first
-        if not selected(item.name):
+        if not selected(item.name) or (item.scope == "workspace" and not trusted):
             continue
         where = f"plugin file {item.path}"
         if pm.has_plugin(item.name) or pm.is_blocked(item.name):

@@ -12,6 +12,7 @@ import importlib
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,15 +57,8 @@ class PluginProblem:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (``mycode plugins --check``, the ``system`` event)."""
-        data = {
-            "plugin": self.plugin,
-            "distribution": self.distribution,
-            "kind": self.kind,
-            "error_type": self.error_type,
-            "message": self.message,
-            "detail": self.detail,
-            "traceback": self.traceback,
-        }
+        keys = ("plugin", "distribution", "kind", "error_type", "message", "detail", "traceback")
+        data = {key: getattr(self, key) for key in keys}
         if self.path is not None:
             data.update(source="file", path=self.path)
         return data
@@ -89,9 +83,7 @@ class PluginReport:
 def names_from_env(var: str) -> set[str] | None:
     """The comma-separated names of ``var`` (``MYCODE_LOAD_PLUGINS``…); ``None`` when unset."""
     raw = os.environ.get(var)
-    if raw is None:
-        return None
-    return {name.strip() for name in raw.split(",") if name.strip()}
+    return None if raw is None else {name.strip() for name in raw.split(",") if name.strip()}
 
 
 def strict_plugins() -> bool:
@@ -114,8 +106,9 @@ def _warn(
     report.errors.append(problem)
     if strict:
         raise PluginLoadError(
-            f"{problem.message} (MYCODE_STRICT_PLUGINS is set: fix or disable the plugin, "
-            f"e.g. MYCODE_DISABLE_PLUGINS={problem.plugin}; the traceback: mycode plugins --check)"
+            f"{problem.message} ([plugins] strict or MYCODE_STRICT_PLUGINS is set: fix or disable"
+            f" the plugin, e.g. MYCODE_DISABLE_PLUGINS={problem.plugin}; the traceback: "
+            "mycode plugins --check)"
         )
     _say(problem.message, " (details: mycode plugins --check)", warn)
 
@@ -141,13 +134,22 @@ def selected(name: str) -> bool:
     return name not in disable and (load is None or name in load)
 
 
+def _unknown_names(files: list[str], notice: Callable[[str], None]) -> None:
+    """One notice for each name the plugin selection gives that no plugin has (misspelt?)."""
+    from mycode_core.config_check import did_you_mean
+
+    known = {*files, *(ep.name for ep in entry_scan.latest_entry_points(ENTRY_POINT_GROUP))}
+    for var in ("MYCODE_LOAD_PLUGINS", "MYCODE_DISABLE_PLUGINS"):
+        for name in sorted((names_from_env(var) or set()) - known):
+            notice(f"{var}: no installed plugin is named {name!r}{did_you_mean(name, known)}")
+
+
 def allowed_entry_points() -> list[metadata.EntryPoint]:
     """Entry points of group ``mycode`` that the environment allows, sorted by name."""
     chosen: dict[str, metadata.EntryPoint] = {}
     for ep in entry_scan.entry_points(ENTRY_POINT_GROUP):
-        if not selected(ep.name):
-            continue
-        chosen.setdefault(ep.name, ep)
+        if selected(ep.name):
+            chosen.setdefault(ep.name, ep)
     return [chosen[name] for name in sorted(chosen)]
 
 
@@ -216,11 +218,19 @@ def get_plugin_manager(
             from mycode_core.plugin_files import candidates, import_file
 
             notice = functools.partial(_notice, report, warn=warn)
-            for item in candidates(pm, workspace, trusted, selected, notice):
+            files: list[str] = []
+
+            def seen(name: str) -> bool:  # every plugin file's name counts, selected or not
+                files.append(name)
+                return selected(name)
+
+            for item in candidates(pm, workspace, trusted, seen, notice):
                 failed = functools.partial(_problem, pm, item.name, path=item.path)
                 load = functools.partial(import_file, item)
                 if _register(pm, report, item.name, load, failed, warn, strict):
                     report.files[item.name] = str(item.path)
+            if load_entry_points:
+                _unknown_names(files, notice)
     extras = list(extra_plugins)
     for plugin in extras:
         pm.register(plugin)
@@ -325,11 +335,11 @@ def _validation_summary(pm: pluggy.PluginManager, text: str) -> str:
 
 def _raised_at(exc: BaseException) -> str:
     """``file:line`` where ``exc`` was raised (the innermost frame)."""
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        frames.append(f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}")
-        tb = tb.tb_next
+    import traceback
+
+    frames = [
+        f"{frame.filename}:{frame.lineno}" for frame in traceback.extract_tb(exc.__traceback__)
+    ]
     library = (os.sep + "pydantic", os.sep + "pluggy" + os.sep, "<frozen ", _CORE_DIR)
     for frame in reversed(frames):  # the plugin's own line, not pydantic's or ours
         if not any(part in frame for part in library):
@@ -344,13 +354,11 @@ def load_report(pm: pluggy.PluginManager) -> PluginReport:
 
 
 def _enable_tracing(pm: pluggy.PluginManager) -> None:
+    lock = threading.Lock()  # one write per line: observer threads trace too
+
     def before(hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
         names = ", ".join(impl.plugin_name for impl in impls)
-        print(f"[trace] {hook_name} -> {names}", file=sys.stderr)
+        with lock:
+            sys.stderr.write(f"[trace] {hook_name} -> {names}\n")
 
-    def after(
-        outcome: Any, hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]
-    ) -> None:
-        return None
-
-    pm.add_hookcall_monitoring(before, after)
+    pm.add_hookcall_monitoring(before, lambda *args: None)

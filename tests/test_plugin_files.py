@@ -107,7 +107,10 @@ def test_a_home_plugin_file_loads_and_its_tool_runs(
     assert rows["wordy"]["path"] == str(path)
     assert "register_tools" in rows["wordy"]["hooks"]
     assert "folderplugin" not in rows and "odd" not in rows
-    assert listing.stderr == ""
+    assert [line.split(" is named ")[-1] for line in listing.stderr.splitlines()] == [
+        "'folderplugin'",  # no plugin has these names: each named once, nothing else said
+        "'odd'",
+    ]
 
     model = write_script(
         tmp_path / "s.json",

@@ -15,10 +15,14 @@ import click
 from mycode_core.cli.options import mcp_config_option, mcp_config_values, plugin_dir_option
 
 
-class _PluginConfigError(click.ClickException):
-    """A plugin failed to load in strict mode: a configuration error (exit code 2)."""
+class PluginConfigError(click.ClickException):
+    """A plugin failed to load in strict mode: a configuration error (exit code 2), shown as
+    one ``mycode: error:`` line like the run's."""
 
     exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"mycode: error: {self.format_message()}", err=True)
 
 
 class PluginsGroup(click.Group):
@@ -54,7 +58,7 @@ class PluginsGroup(click.Group):
         try:
             pm = get_plugin_manager()
         except PluginLoadError as exc:
-            raise _PluginConfigError(str(exc)) from None
+            raise PluginConfigError(str(exc)) from None
 
         def notice(message: str) -> None:
             click.echo(f"mycode: {message}", err=True)
@@ -108,7 +112,7 @@ def add_core_commands(cli: click.Group) -> None:
         try:
             pm = get_plugin_manager(workspace=Path(cwd or os.getcwd()).resolve())
         except PluginLoadError as exc:
-            raise _PluginConfigError(str(exc)) from None
+            raise PluginConfigError(str(exc)) from None
         if hook_name is not None and not hasattr(pm.hook, hook_name):
             raise click.BadParameter(f"no hook named {hook_name!r}", param_hint="--hook")
         rows = describe_plugins(pm, include_builtins=include_all or hook_name is not None)
@@ -155,7 +159,7 @@ def add_core_commands(cli: click.Group) -> None:
             folders = [str(Path(path).expanduser().resolve()) for path in plugin_dirs]
             rows = offered_rows(workspace, notice, files, folders)
         except (ConfigError, PluginLoadError, SetupError) as exc:
-            raise _PluginConfigError(str(exc)) from None
+            raise PluginConfigError(str(exc)) from None
         click.echo(json.dumps(rows, indent=2) if as_json else render_table(rows))
 
     @cli.command(name="demo")
@@ -170,6 +174,7 @@ def add_core_commands(cli: click.Group) -> None:
 def failed_plugin_rows(pm: Any) -> list[dict[str, Any]]:
     """``mycode plugins`` rows of the plugins that failed to load: ``loaded: false`` and the
     error (one line; the traceback is in ``plugins --check``)."""
+    from mycode_core.cli.plugin_rows import distribution_version
     from mycode_core.plugins import load_report
 
     rows = []
@@ -177,7 +182,7 @@ def failed_plugin_rows(pm: Any) -> list[dict[str, Any]]:
         row: dict[str, Any] = {
             "name": error.plugin,
             "distribution": error.distribution,
-            "version": None,
+            "version": distribution_version(error.distribution),
             "hooks": [],
             "builtin": False,
             "loaded": False,

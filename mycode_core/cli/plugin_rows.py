@@ -30,6 +30,14 @@ def plugin_distribution(pm: pluggy.PluginManager, plugin: object) -> tuple[str, 
     return (str(dist.metadata["Name"]), str(dist.version)) if dist is not None else None
 
 
+def distribution_version(distribution: str | None) -> str | None:
+    """The installed version of ``distribution``, if it is installed."""
+    try:
+        return metadata.version(distribution) if distribution else None
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def describe_plugins(pm: pluggy.PluginManager, *, include_builtins: bool) -> list[dict[str, Any]]:
     """JSON-ready description of loaded plugins: name, distribution, version, hooks."""
     from mycode_core import __version__

@@ -102,24 +102,16 @@ def _print_recap(session_id: str, events: list[dict[str, Any]]) -> None:
         click.echo(click.style(line, dim=True), err=True)
 
 
-def _strict_load_failure(pm: Any, settings: Any, settings_failures: list[str]) -> str | None:
-    """With ``[plugins] strict = true`` (SPEC §7), the first plugin that failed to load (or
-    failed in ``register_settings``), as the line to exit 2 with; ``MYCODE_STRICT_PLUGINS``
-    already stopped the load itself."""
-    from mycode_core.plugins import load_report
+def strict_from_config(workspace: Path | None = None, home: Path | None = None) -> bool:
+    """``[plugins] strict`` or ``MYCODE_STRICT_PLUGINS``, read before the plugins load, so a
+    plugin that fails to load stops it at once (a broken config: reported where it is read)."""
+    from mycode_core.config import ConfigError, load_settings
     from mycode_core.runtime.guard import strict_from
 
-    errors = load_report(pm).errors
-    if not strict_from(settings):
-        return None
-    if not errors and settings_failures:
-        return f"{settings_failures[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)"
-    if not errors:
-        return None
-    return (
-        f"{errors[0].message} ([plugins] strict is set: fix or disable the plugin, e.g. "
-        f"MYCODE_DISABLE_PLUGINS={errors[0].plugin}; the traceback: mycode plugins --check)"
-    )
+    try:
+        return strict_from(load_settings(workspace or Path.cwd(), home))
+    except ConfigError:
+        return strict_from(None)
 
 
 def _unpriced_budget(settings: Any) -> str | None:
@@ -201,6 +193,7 @@ def run_agent(
     from mycode_core.errors import SetupError
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
     from mycode_core.runtime.child import run_child
+    from mycode_core.runtime.guard import strict_from
     from mycode_core.runtime.loop import AgentRunner
     from mycode_core.sessions import SessionStore, new_session_id
 
@@ -270,7 +263,11 @@ def run_agent(
 
     known_schemas = schema_cache.load(home)
     try:
-        pm = get_plugin_manager(workspace=workspace, trusted=True if trust_workspace else None)
+        pm = get_plugin_manager(
+            workspace=workspace,
+            trusted=True if trust_workspace else None,
+            strict=strict_from_config(workspace, home),
+        )
         settings_failures: list[str] = []
         settings = load_settings(
             workspace,
@@ -285,8 +282,8 @@ def run_agent(
         )
     except (ConfigError, PluginLoadError) as exc:
         return _fail(str(exc))
-    if (failed := _strict_load_failure(pm, settings, settings_failures)) is not None:
-        return _fail(failed)
+    if settings_failures and strict_from(settings):  # a failed register_settings (SPEC §7)
+        return _fail(f"{settings_failures[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)")
     if not settings.model:  # issue 20: offer the local servers that answer (only now)
         from mycode_core.cli import local_models
 

@@ -17,8 +17,22 @@ class SchemaChecker:
     def __init__(self) -> None:
         self._validators: dict[str, Any] = {}
 
-    def problem(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
-        """A readable description of the first schema violation, or ``None``."""
+    def check(self, tool: Tool, arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+        """``arguments`` without the nulls the schema refuses for optional parameters (models send
+        null for "not given"; ``Optional[X]`` is advertised as X), and the first schema
+        violation left as a readable line, or ``None``."""
+        errors = self._errors(tool, arguments)
+        nulls = {e.path[0] for e in errors if len(e.path) == 1 and e.instance is None}
+        nulls -= set(tool.input_schema.get("required") or ())
+        if nulls:
+            arguments = {k: v for k, v in arguments.items() if k not in nulls}
+            errors = self._errors(tool, arguments)
+        if not errors:
+            return arguments, None
+        where = ".".join(str(p) for p in errors[0].absolute_path)
+        return arguments, f"{where}: {errors[0].message}" if where else errors[0].message
+
+    def _errors(self, tool: Tool, arguments: dict[str, Any]) -> list[Any]:
         validator = self._validators.get(tool.name)
         if validator is None:
             import jsonschema
@@ -34,17 +48,13 @@ class SchemaChecker:
                 validator = False
             self._validators[tool.name] = validator
         if validator is False or validator is True:
-            return None
+            return []
         from referencing.exceptions import Unresolvable  # loaded with jsonschema
 
         try:
-            error = next(iter(validator.iter_errors(arguments)), None)
+            return list(validator.iter_errors(arguments))
         except Unresolvable:  # a "$ref" that resolves nowhere here: left to the tool
-            return None
-        if error is None:
-            return None
-        where = ".".join(str(p) for p in error.absolute_path)
-        return f"{where}: {error.message}" if where else error.message
+            return []
 
 
 def call_subject(call: ToolCall, limit: int = 160) -> str:

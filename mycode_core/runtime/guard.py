@@ -11,7 +11,6 @@ run: :attr:`HookGuard.strict_failure` is set and the CLI exits 2.
 from __future__ import annotations
 
 import inspect
-import os
 import threading
 from collections.abc import Callable
 from types import TracebackType
@@ -20,6 +19,7 @@ from typing import Any
 import pluggy
 
 from mycode_core.events import NoticeEvent
+from mycode_core.plugins import strict_plugins
 from mycode_core.runtime.hookcalls import culprit_of, implementation_codes, is_plugin_failure
 
 Valid = Callable[[Any], bool]
@@ -27,7 +27,7 @@ Valid = Callable[[Any], bool]
 
 def strict_from(settings: Any) -> bool:
     """``[plugins] strict`` or ``MYCODE_STRICT_PLUGINS`` set."""
-    if os.environ.get("MYCODE_STRICT_PLUGINS", "") not in ("", "0", "false", "no"):
+    if strict_plugins():
         return True
     section = getattr(settings, "section", None)
     table = section("plugins") if callable(section) else {}
@@ -63,9 +63,7 @@ class HookGuard:
         """``pm.hook.<hook_name>``, or a subset caller without the skipped plugins (and the
         ``without`` ones)."""
         names = {*self.skipped.get(hook_name, ()), *without}
-        removed = [p for p in (self.pm.get_plugin(n) for n in names) if p is not None]
-        if not removed:
-            return getattr(self.pm.hook, hook_name)
+        removed = [self.pm.get_plugin(name) for name in names]  # none: ``pm.hook.<name>``
         return self.pm.subset_hook_caller(hook_name, remove_plugins=removed)
 
     def implementations(self, hook_name: str, *, wrappers: bool = False) -> list[Any]:

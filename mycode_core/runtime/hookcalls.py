@@ -13,7 +13,8 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import CodeType, FrameType, TracebackType
 from typing import Any
 
@@ -84,6 +85,24 @@ def calling_plugin(codes: Codes, default: str | None = None) -> str | None:
     return default
 
 
+@contextmanager
+def answers(codes: Codes) -> Iterator[list[tuple[str, Any]]]:
+    """Record ``(plugin, value)`` for each implementation in ``codes`` that returns a value in
+    this thread while the block runs: who gave a ``firstresult`` hook's answer."""
+    found: list[tuple[str, Any]] = []
+
+    def watch(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "return" and arg is not None and (name := _owner(codes, frame)):
+            found.append((name, arg))
+
+    previous = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        yield found
+    finally:
+        sys.setprofile(previous)
+
+
 def culprit_of(codes: Codes, tb: TracebackType | None) -> str | None:
     """The plugin whose implementation raised: the innermost implementation frame (a wrapper
     around it — the core's own ``build_context`` flattener included — is not to blame)."""
@@ -121,29 +140,26 @@ def call_hook(
     removed: list[str] = []
     results: list[Any] = []
     while True:
-        caller = (
-            getattr(pm.hook, hook_name)
-            if not removed
-            else pm.subset_hook_caller(
-                hook_name, remove_plugins=[pm.get_plugin(name) for name in removed]
-            )
-        )
+        gone = [pm.get_plugin(name) for name in removed]  # none: the hook caller itself
+        caller = pm.subset_hook_caller(hook_name, remove_plugins=gone)
         try:
             outcome = caller(**kwargs)
         except BaseException as exc:  # noqa: BLE001 - one broken plugin must not break the run
             if not is_plugin_failure(exc):  # issue 13: a plugin may refuse the run (exit 2)
                 raise
             culprit = culprit_of(codes, exc.__traceback__)
-            if culprit is None or culprit in removed:
-                message = f"hook {hook_name} failed: {error_line(exc)}"
-                notice(message)
-                if on_error is not None:
-                    on_error(None, message, exc)
-                return results
-            message = f"plugin {culprit!r} failed in {hook_name}: {error_line(exc)}"
+            culprit = None if culprit in removed else culprit
+            by = (
+                f"plugin {culprit!r} failed in {hook_name}"
+                if culprit
+                else f"hook {hook_name} failed"
+            )
+            message = f"{by}: {error_line(exc)}"
             notice(message)
             if on_error is not None:
                 on_error(culprit, message, exc)
+            if culprit is None:
+                return results
             if side_effects:
                 removed.extend(p for p in _ran_before(pm, hook_name, culprit) if p not in removed)
             removed.append(culprit)

@@ -200,7 +200,7 @@ class ToolOrchestrator:
         elif call.parse_error is not None:
             why = call.parse_error
         else:
-            problem = self.schemas.problem(tool, call.arguments)
+            call.arguments, problem = self.schemas.check(tool, call.arguments)
             why = f"Invalid arguments for {call.name}: {problem}" if problem else ""
         if why or tool is None:  # not run; its permission event says so (SPEC §4: one per call)
             self._deny(call, "core:invalid-call", why)
@@ -257,12 +257,14 @@ class ToolOrchestrator:
         )
         updated = verdict.updated_arguments
         if updated is not None and verdict.decision != "deny":
-            problem = self.schemas.problem(tool, updated) if isinstance(updated, dict) else None
-            if not isinstance(updated, dict) or problem is not None:
+            if isinstance(updated, dict):
+                updated, problem = self.schemas.check(tool, updated)
+            else:
+                problem = "not a JSON object"
+            if problem is not None:
                 by = f" by {verdict.rule}" if verdict.rule else ""
                 return ToolResult.error(
-                    f"Not run: the arguments rewritten{by} are invalid for {call.name}: "
-                    f"{problem or 'not a JSON object'}"
+                    f"Not run: the arguments rewritten{by} are invalid for {call.name}: {problem}"
                 )
             call.arguments = dict(updated)
             call.raw_arguments = json.dumps(updated, ensure_ascii=False)

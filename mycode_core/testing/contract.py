@@ -92,7 +92,7 @@ def assert_tool_contract(
     if not TOOL_NAME.match(tool.name):
         raise _fail("name", f"{tool.name!r} does not match {TOOL_NAME.pattern}")
     json.dumps(tool.spec())
-    problem = SchemaChecker().problem(tool, dict(example))
+    problem = SchemaChecker().check(tool, dict(example))[1]
     if problem is not None:
         raise _fail("schema", f"the example does not fit the schema: {problem}")
 

@@ -146,7 +146,9 @@ def snapshot(copy: Path, index_file: Path) -> str:
     """The tree of every tracked and untracked (not ignored) file, as a git tree id.
 
     The copy's own index is the starting point (so unchanged files are not hashed again); the
-    result goes to ``index_file``, never to the copy's index.
+    result goes to ``index_file``, never to the copy's index. The copy keeps the index's mtime:
+    a file changed in the second of the checkout, its size unchanged, matches its entry's stat,
+    and git compares its content only because it is no older than the index.
     """
     env = {"GIT_INDEX_FILE": str(index_file)}
     index_file.unlink(missing_ok=True)
@@ -154,8 +156,8 @@ def snapshot(copy: Path, index_file: Path) -> str:
         own = Path(
             git(["rev-parse", "--path-format=absolute", "--git-path", "index"], copy).strip()
         )
-        if own.is_file():
-            shutil.copyfile(own, index_file)
+        if own.is_file():  # with its mtime: git rehashes the files no older than the index
+            shutil.copy2(own, index_file)  # ("racily clean"), a fresh mtime would hide them
     except (SandboxError, OSError):
         pass
     git(["add", "-A", "--", "."], copy, env=env)
