@@ -10,9 +10,8 @@ from typing import Annotated, Any, Optional
 
 import pytest
 
-from mycode_core import ReadPath, hookimpl, tool
+from mycode_core import ReadPath, tool
 from mycode_core.plugins import get_plugin_manager
-from mycode_core.records import PermissionVerdict, Tool
 from mycode_core.testing import installed_plugin, make_runner, run_events, tools_plugin
 from mycode_core.testing.cli import run_cli, write_plugin_dist, write_script, write_user_plugin
 
@@ -57,43 +56,6 @@ def test_a_null_for_an_optional_parameter_counts_as_not_given(tmp_path: Path) ->
     assert results["c3"].is_error and "text: None is not of type 'string'" in results["c3"].content
     sent = {e.id: e.arguments for e in _of(events, "tool_call")}
     assert sent["c1"] == {"text": "t", "note": None, "where": None}
-
-
-class _Lenient:
-    """A team policy that answers without naming its rule or layer."""
-
-    @hookimpl(tryfirst=True)
-    def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
-        return PermissionVerdict(decision="allow", reason="fine by us") if call.id == "p1" else None
-
-
-class _Passing:
-    """A wrapper around the policies that leaves their answer as it is."""
-
-    @hookimpl(wrapper=True)
-    def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
-        return (yield)
-
-
-def test_a_plugin_verdict_without_rule_or_layer_names_the_plugin(tmp_path: Path) -> None:
-    """SPEC §4: every permission event carries rule and layer; a plugin's verdict that leaves
-    them unset gets ``plugin:NAME`` / ``plugin``, as a crashing policy's denial does."""
-    echo = Tool(name="echo", description="e", handler=lambda arguments, context: "ok")
-    calls = [{"id": i, "name": "echo", "arguments": {}} for i in ("p1", "p2")]
-    lenient = _Lenient()
-    runner = make_runner(
-        tmp_path,
-        installed_plugin("builtin_tools"),
-        lenient,
-        _Passing(),
-        tools_plugin(echo),
-        turns=[{"tool_calls": calls}, {"content": "done"}],
-    )
-    events = run_events(runner)
-    verdicts = {e.id: (e.decision, e.rule, e.layer) for e in _of(events, "permission")}
-    assert verdicts["p1"] == ("allow", f"plugin:{runner.pm.get_name(lenient)}", "plugin")
-    assert verdicts["p2"][1] and verdicts["p2"][2]  # the built-in policy names its own
-    assert not verdicts["p2"][1].startswith("plugin:")
 
 
 QA_TOOLS = """

@@ -13,8 +13,7 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from types import CodeType, FrameType, TracebackType
 from typing import Any
 
@@ -83,24 +82,6 @@ def calling_plugin(codes: Codes, default: str | None = None) -> str | None:
             return name
         frame = frame.f_back
     return default
-
-
-@contextmanager
-def answers(codes: Codes) -> Iterator[list[tuple[str, Any]]]:
-    """Record ``(plugin, value)`` for each implementation in ``codes`` that returns a value in
-    this thread while the block runs: who gave a ``firstresult`` hook's answer."""
-    found: list[tuple[str, Any]] = []
-
-    def watch(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "return" and arg is not None and (name := _owner(codes, frame)):
-            found.append((name, arg))
-
-    previous = sys.getprofile()
-    sys.setprofile(watch)
-    try:
-        yield found
-    finally:
-        sys.setprofile(previous)
 
 
 def culprit_of(codes: Codes, tb: TracebackType | None) -> str | None:

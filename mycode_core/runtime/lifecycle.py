@@ -18,14 +18,7 @@ import pluggy
 
 from mycode_core.records import RunContext, ToolCall
 from mycode_core.runtime.guard import HookGuard
-from mycode_core.runtime.hookcalls import (
-    Notice,
-    OnError,
-    answers,
-    call_hook,
-    failure_notice,
-    implementation_codes,
-)
+from mycode_core.runtime.hookcalls import Notice, OnError, call_hook, failure_notice
 from mycode_core.runtime.messages import content_to_text
 from mycode_core.verdicts import (
     CompletionVerdict,
@@ -49,17 +42,11 @@ def permission(
     guard: HookGuard, call: ToolCall, tool: Any, context: RunContext
 ) -> PermissionVerdict | None:
     """The ``permission_verdict``; a failing plugin denies this call, naming the plugin."""
-    with answers(implementation_codes(guard.pm, "permission_verdict")) as given:
-        verdict, failed = guard.call(
-            "permission_verdict", _kind(PermissionVerdict), call=call, tool=tool, context=context
-        )
+    verdict, failed = guard.call(
+        "permission_verdict", _kind(PermissionVerdict), call=call, tool=tool, context=context
+    )
     if not failed:
-        if verdict is None or (verdict.rule and verdict.layer):
-            return verdict  # type: ignore[no-any-return]
-        by = next((name for name, value in given if value is verdict), "unknown")
-        return verdict.model_copy(  # type: ignore[no-any-return]
-            update={"rule": verdict.rule or f"plugin:{by}", "layer": verdict.layer or "plugin"}
-        )
+        return verdict  # type: ignore[no-any-return]
     plugin = failed[0]
     return PermissionVerdict(
         decision="deny",
