@@ -10,8 +10,9 @@ from typing import Annotated, Any, Optional
 
 import pytest
 
-from mycode_core import ReadPath, tool
+from mycode_core import ReadPath, hookimpl, tool
 from mycode_core.plugins import get_plugin_manager
+from mycode_core.records import PermissionVerdict
 from mycode_core.testing import installed_plugin, make_runner, run_events, tools_plugin
 from mycode_core.testing.cli import run_cli, write_plugin_dist, write_script, write_user_plugin
 
@@ -56,6 +57,14 @@ def test_a_null_for_an_optional_parameter_counts_as_not_given(tmp_path: Path) ->
     assert results["c3"].is_error and "text: None is not of type 'string'" in results["c3"].content
     sent = {e.id: e.arguments for e in _of(events, "tool_call")}
     assert sent["c1"] == {"text": "t", "note": None, "where": None}
+
+
+class _Lenient:
+    """A policy that answers one call (its answers are traced like any hook's)."""
+
+    @hookimpl(tryfirst=True)
+    def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+        return PermissionVerdict(decision="allow", reason="fine by us") if call.id == "p1" else None
 
 
 QA_TOOLS = """
