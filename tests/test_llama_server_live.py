@@ -128,6 +128,10 @@ def test_max_tokens_ends_a_reply_with_length(tmp_path: Path) -> None:
         done = _run(tmp_path, url)
         cut = [e for e in done.of_type("assistant") if e["finish_reason"] == "length"]
         assert cut and all(e["usage"]["output_tokens"] == 8 for e in cut)
+        # still cut after two continuations: no completion, the whole answer kept
+        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
+        assert "cut by the reply cap (8 tokens) 3 times" in done.result["error"]
+        assert done.result["final_text"] == "".join(e["content"] for e in cut)
 
 
 def test_a_window_too_small_is_context_overflow(tmp_path: Path) -> None:

@@ -137,6 +137,29 @@ def test_finish_reason_length_continues(server: FakeOpenAIServer, run: Any) -> N
     assert sent[-2] == {"role": "assistant", "content": "The answer is a long"}
     assert sent[-1]["role"] == "user"
     assert (events[-1].stop_reason, events[-1].steps) == ("completed", 1)
+    assert events[-1].final_text == "The answer is a long one."
+
+
+def test_an_answer_cut_twice_is_one_answer(server: FakeOpenAIServer, run: Any) -> None:
+    """The pieces of an answer the reply cap cut make one answer (``final_text``, what ``-p``
+    prints); an answer still cut when mycode stops asking is no completion: ``model_error``
+    naming the cap, with the text so far."""
+    server.enqueue(
+        turn("Part 1 ", finish_reason="length"),
+        turn("Part 2 ", finish_reason="length"),
+        turn("The end."),
+    )
+    events = run()
+    assert (events[-1].stop_reason, events[-1].verdict) == ("completed", "pass")
+    assert events[-1].final_text == "Part 1 Part 2 The end."
+
+    server.enqueue(*[turn(f"Part {i} ", finish_reason="length") for i in (1, 2, 3)])
+    events = run(max_output_tokens=300)
+    result = events[-1]
+    assert (result.stop_reason, result.verdict, result.is_error) == ("model_error", "none", True)
+    assert "cut by the reply cap (300 tokens) 3 times" in (result.error or "")
+    assert "max_output_tokens" in (result.error or "")
+    assert result.final_text == "Part 1 Part 2 Part 3 "
 
 
 def test_token_budget(server: FakeOpenAIServer, run: Any) -> None:

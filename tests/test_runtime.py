@@ -175,7 +175,7 @@ def test_finish_reason_length_asks_the_model_to_continue(tmp_path: Path) -> None
     )
     events = run_events(runner)
     assert events[-1].stop_reason == "completed"
-    assert events[-1].final_text == " the answer."
+    assert events[-1].final_text == "The first half of the answer."
     assert TransitionReason.LENGTH_CONTINUE in [t.reason for t in runner.transitions]
     sent = runner.turns_model.calls[-1]["messages"]
     assert sent[-2] == {"role": "assistant", "content": "The first half of"}

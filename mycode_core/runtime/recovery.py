@@ -154,6 +154,7 @@ class ModelCaller:
     def __post_init__(self) -> None:
         self.meter = CostMeter(self.settings)
         self._partial: list[str] = []
+        self.cut_text = ""
 
     def record_interrupted(self) -> None:
         """Close a turn the user interrupted: when history ends with a user message, add an
@@ -260,6 +261,7 @@ class ModelCaller:
         attempt = loads = 0  # loads: the server still loading its model, not counted as retries
         reactive = 0
         force_compact = False
+        self.cut_text = ""  # the pieces of an answer the reply cap cut, so far
         while True:
             if self.cancelled.is_set():
                 raise RunStopped(state.finish("interrupted"))
@@ -322,22 +324,35 @@ class ModelCaller:
             if reply.finish_reason == "content_filter":
                 self.emit(NoticeEvent(level="warning", message=CONTENT_FILTERED))
             silent = not reply.tool_calls and not (reply.content or "").strip()
-            if silent and not reply.refusal and reply.reasoning and reply.finish_reason == "length":
-                # a reasoning model (llama-server's reasoning_content) that spent the whole
-                # reply cap thinking: no empty reply, a cut one
+            thinking = silent and not reply.refusal and bool(reply.reasoning)
+            cut = reply.finish_reason == "length" and not reply.tool_calls
+            if cut and (thinking or not silent):
+                # cut by the reply cap: the text kept and continued (a reasoning model that
+                # spent the whole cap thinking, llama-server's reasoning_content, told to think
+                # more briefly); the pieces make one answer
+                if not thinking:
+                    self.history.append(assistant_message(reply.content, []))
+                    self.emit(
+                        AssistantEvent(
+                            content=reply.content, finish_reason="length", usage=reply.usage or None
+                        )
+                    )
+                    self.cut_text += reply.content or ""
                 if state.length_continues >= MAX_LENGTH_CONTINUES:
+                    what = "the model's thinking filled" if thinking else "the answer was cut by"
                     raise RunStopped(
                         state.finish(
                             "model_error",
-                            f"the model's thinking filled the reply cap ({sent_cap} tokens) "
-                            f"{state.length_continues + 1} times without an answer: raise "
+                            f"{what} the reply cap ({sent_cap} tokens) "
+                            f"{state.length_continues + 1} times in a row: raise "
                             "[model] max_output_tokens (and the server's context size)",
-                        )
+                        ),
+                        self.cut_text,
                     )
                 state = state.next(
                     TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1
                 )
-                self.guide("runtime", THINKING_CUT_NUDGE)
+                self.guide("runtime", THINKING_CUT_NUDGE if thinking else LENGTH_NUDGE)
                 continue
             if silent and not reply.refusal:
                 if state.empty_nudges >= 1:
@@ -348,21 +363,5 @@ class ModelCaller:
                     TransitionReason.EMPTY_REPLY_NUDGE, empty_nudges=state.empty_nudges + 1
                 )
                 self.guide("runtime", EMPTY_REPLY_NUDGE)
-                continue
-            if (
-                reply.finish_reason == "length"
-                and not reply.tool_calls
-                and state.length_continues < MAX_LENGTH_CONTINUES
-            ):
-                self.history.append(assistant_message(reply.content, []))
-                self.emit(
-                    AssistantEvent(
-                        content=reply.content, finish_reason="length", usage=reply.usage or None
-                    )
-                )
-                state = state.next(
-                    TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1
-                )
-                self.guide("runtime", LENGTH_NUDGE)
                 continue
             return state, reply
