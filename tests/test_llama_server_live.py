@@ -134,6 +134,19 @@ def test_max_tokens_ends_a_reply_with_length(tmp_path: Path) -> None:
         assert done.result["final_text"] == "".join(e["content"] for e in cut)
 
 
+def test_a_reply_that_fills_a_small_window_is_not_continued_past_it(tmp_path: Path) -> None:
+    # the reply fills the 2,048-token window; a continuation would overflow it: compacted
+    # (not the budget halved below the tool schemas), then the run ends naming the window
+    _cap_replies(tmp_path, 8000)
+    with llama("loop", "-c", "2048") as url:
+        done = _run(tmp_path, url)
+        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
+        assert "the answer filled the context window (2048 tokens)" in done.result["error"]
+        assert not [n for n in done.of_type("notice") if "halving" in n["message"]]
+        cut = [e["content"] for e in done.of_type("assistant")]
+        assert done.result["final_text"] == "".join(cut) and "ping pong" in cut[0]
+
+
 def test_a_window_too_small_is_context_overflow(tmp_path: Path) -> None:
     with llama("text", "-c", "256") as url:
         done = _run(tmp_path, url)

@@ -157,7 +157,9 @@ def test_the_reply_reserve_gives_way_when_tool_schemas_fill_a_small_window() -> 
     large = ContextWindow(default=128_000)
     assert large.budget_with(20_000) == large.budget  # a large window is as before
     window.halve()
-    assert window.budget_with(1_900) == window.budget  # a halved budget is not grown back
+    assert window.budget == 768 and window.budget_with(100) == 768
+    # halved never below the tool schemas plus the reply's floor, when the window holds them
+    assert window.budget_with(800) == 800 + 256 and window.budget_with(1_900) == 2_048 - 256
 
 
 def test_a_window_under_2048_tokens_still_leaves_the_reply_room() -> None:

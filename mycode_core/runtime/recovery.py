@@ -53,6 +53,7 @@ CONTENT_FILTERED = (
 INTERRUPTED_NOTE = "[interrupted by the user]"
 MAX_COMPACTIONS = 3
 MAX_LENGTH_CONTINUES = 2
+FILL = ("input_tokens", "output_tokens")
 LOADING_WAITS = 150
 """How often a server still loading its model is asked again (every 2 s: 5 minutes)."""
 
@@ -242,8 +243,12 @@ class ModelCaller:
             said = f"the server's context window is {info.limit} tokens (learned from its error)"
             self.emit(NoticeEvent(level="info", message=f"{said}; kept for this session"))
             progress = True
+        if not progress and self.view.estimate() > self.view.budget:
+            return True  # the view outgrew its budget (a long reply; a window known late)
         if not progress:
-            progress = window.halve()
+            budget = self.view.budget
+            window.halve()  # never below what the tool schemas need (budget_with)
+            progress = self.view.budget < budget
             if progress:
                 why = (
                     "without naming its limit"
@@ -251,7 +256,7 @@ class ModelCaller:
                     else f"though its window of {info.limit} tokens was known (it counts the "
                     "request bigger than estimated)"
                 )
-                halving = f"halving the context budget to {window.budget} tokens"
+                halving = f"halving the context budget to {self.view.budget} tokens"
                 said = f"the server rejected the request as too long {why}; {halving}"
                 self.emit(NoticeEvent(level="warning", message=said))
         return progress
@@ -338,17 +343,18 @@ class ModelCaller:
                         )
                     )
                     self.cut_text += reply.content or ""
-                if state.length_continues >= MAX_LENGTH_CONTINUES:
-                    what = "the model's thinking filled" if thinking else "the answer was cut by"
-                    raise RunStopped(
-                        state.finish(
-                            "model_error",
-                            f"{what} the reply cap ({sent_cap} tokens) "
-                            f"{state.length_continues + 1} times in a row: raise "
-                            "[model] max_output_tokens (and the server's context size)",
-                        ),
-                        self.cut_text,
-                    )
+                used, limit = sum(map(reply.usage.get, FILL, (0, 0))), self.view.window.limit
+                if used >= limit:  # the prompt and the answer fill the window: no room to go on
+                    why = f"the answer filled the context window ({limit} tokens)"
+                    fix = "use a larger context window (llama-server -c N)"
+                elif state.length_continues >= MAX_LENGTH_CONTINUES:
+                    why = "the model's thinking filled" if thinking else "the answer was cut by"
+                    why += f" the reply cap ({sent_cap} tokens) {state.length_continues + 1} times"
+                    fix = "raise [model] max_output_tokens (and the server's context size)"
+                else:
+                    why = ""
+                if why:
+                    raise RunStopped(state.finish("model_error", f"{why}: {fix}"), self.cut_text)
                 state = state.next(
                     TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1
                 )

@@ -146,9 +146,10 @@ class ContextWindow:
         reserve gives way down to :attr:`floor`, rather than the run ending for want of room
         a request would still have."""
         budget = self.budget
-        if self._fixed_budget is not None or self.halved:
+        if self._fixed_budget is not None:
             return budget
-        return max(budget, min(self.limit - self.floor, tools + self.reserve))
+        room = self.floor if self.halved else self.reserve  # halved: never below the schemas
+        return max(budget, min(self.limit - self.floor, tools + room))
 
     @property
     def budget(self) -> int:
