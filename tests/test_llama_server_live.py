@@ -190,6 +190,18 @@ def test_a_server_without_jinja_is_named_at_once(tmp_path: Path) -> None:
         assert done.of_type("retry") == []
 
 
+def test_a_chat_template_without_tools_is_named_at_once(tmp_path: Path) -> None:
+    # chatml drops the tools: the model's <tool_call> comes back as text, no completion
+    with llama("tool", "-c", "8192", "--chat-template", "chatml") as url:
+        done = _run(tmp_path, url)
+        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
+        assert "chat template takes no tools" in done.result["error"]
+        assert done.of_type("tool_call") == []
+        env = {"MYCODE_LOAD_PLUGINS": "builtin_tools", "MYCODE_BASE_URL": url}
+        report = run_cli(["doctor", "--model", "tiny"], tmp_path, tmp_path / "home", env)
+        assert report.rc == 1 and "chat template takes no tools" in report.stdout
+
+
 def test_with_no_model_your_keyed_server_is_named(tmp_path: Path) -> None:
     with llama("text", "-c", "8192", "--api-key", "sekret") as url:
         env = {"MYCODE_LOCAL_SERVERS": ""}

@@ -436,6 +436,29 @@ def test_thinking_cut_by_the_reply_cap_is_no_empty_reply(
     assert "max_output_tokens" in (events[-1].error or "")
 
 
+def test_a_chat_template_that_drops_the_tools_is_no_completion(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``llama-server --chat-template chatml`` drops the tools a request offers (its ``/props``:
+    ``chat_template_caps.supports_tools: false``) and the model writes its calls as text:
+    that answer is no completion but ``model_error`` saying what to do."""
+    from mycode_core.runtime import viewing
+
+    monkeypatch.setattr(viewing, "DISCOVERY_SETTLE", 60.0)  # the join ends with discovery
+    markup = '<tool_call>{"name": "echo", "arguments": {"text": "hi"}}</tool_call>'
+    props = {"default_generation_settings": {"n_ctx": 8192}}
+    llama = {"owned_by": "llamacpp", "meta": {"n_ctx_train": 8192}}
+    caps = {"chat_template_caps": {"supports_tools": False}}
+    with FakeOpenAIServer([turn(markup)], props={**props, **caps}, model_metadata=llama) as server:
+        result = run_against(server, tmp_path)[-1]
+    assert (result.stop_reason, result.verdict) == ("model_error", "none")
+    assert result.final_text == markup
+    assert "chat template takes no tools" in (result.error or "")
+    assert "--jinja" in (result.error or "")
+    with FakeOpenAIServer([turn("hi")], props=props, model_metadata=llama) as server:
+        assert run_against(server, tmp_path)[-1].stop_reason == "completed"
+
+
 def test_an_image_sent_to_a_llama_server_without_mmproj_fails_at_once(tmp_path: Path) -> None:
     """With ``images = true`` and a ``llama-server`` started without ``--mmproj``, the request
     carrying the image is a 500 that no retry changes: the run ends at once, saying what to

@@ -175,6 +175,8 @@ class OpenAICompatibleModel:
         self.answered = False  # the server answered a request (a refusal now is retried)
         self._client: Any = None
         self._builder = RequestBuilder()
+        self.template_caps: dict[str, Any] = {}
+        """llama.cpp's ``chat_template_caps`` (``supports_tools``), once discovery asked."""
 
     @property
     def client(self) -> Any:
@@ -229,7 +231,11 @@ class OpenAICompatibleModel:
         if not self.settings.base_url:
             return Limits(None)
         return discover_context_window(
-            str(self.settings.base_url), self.model_id, self.settings.api_key, timeout=3.0
+            str(self.settings.base_url),
+            self.model_id,
+            self.settings.api_key,
+            timeout=3.0,
+            caps=self.template_caps,
         )
 
     def abort(self) -> None:

@@ -292,8 +292,8 @@ class AgentRunner(Acting, Viewing):
         if self.context.cancelled.is_set() and state.stop_reason in (None, "interrupted"):
             state = state.finish("interrupted")
             self.caller.record_interrupted()
+        state = self._settle_window(state)
         error = state.detail if state.stop_reason != "completed" and state.detail else None
-        self._settle_window()
         with self._lock:
             if not self._result_sent:
                 self._result_sent = True
