@@ -78,11 +78,15 @@ def _serves_any_name(entries: list[Any]) -> bool:
     return entry.get("owned_by") == "llamacpp" and "meta" in entry and "status" not in entry
 
 
-def _props(base_url: str, settings: Any) -> Any:
-    """llama.cpp's ``/props`` (``None`` when it does not answer)."""
-    from mycode_core.providers.discovery import ask_json, root_of
+def _drops_tools(base_url: str, settings: Any) -> bool:
+    """Whether llama.cpp's ``/props`` says its chat template cannot take tools (the tools a
+    request offers are dropped: ``--chat-template chatml``)."""
+    from mycode_core.providers.discovery import ask_json
 
-    return ask_json(f"{root_of(base_url)}/props", getattr(settings, "api_key", None), REACH_TIMEOUT)
+    root = base_url.rstrip("/").removesuffix("/v1")
+    props = ask_json(f"{root}/props", getattr(settings, "api_key", None), REACH_TIMEOUT)
+    caps = props.get("chat_template_caps") if isinstance(props, dict) else None
+    return isinstance(caps, dict) and caps.get("supports_tools") is False
 
 
 def home_status(home: Path) -> dict[str, Any]:
@@ -99,7 +103,7 @@ def home_status(home: Path) -> dict[str, Any]:
 def core_report(settings: Any, home: Path) -> tuple[dict[str, Any], list[str]]:
     """The core's part of ``mycode doctor`` and the problems it found."""
     from mycode_core.pricing import accepts_images
-    from mycode_core.providers.discovery import NO_TOOLS, drops_tools
+    from mycode_core.providers.discovery import NO_TOOLS
 
     problems: list[str] = []
     model = getattr(settings, "model", None) if settings is not None else None
@@ -145,7 +149,7 @@ def core_report(settings: Any, home: Path) -> tuple[dict[str, Any], list[str]]:
             f"the server at {target} is still loading its model (HTTP 503 Loading model): "
             "a run waits for it (up to 5 minutes); check again once it is ready"
         )
-    elif reach.get("any_model") and drops_tools(_props(target, settings)):
+    elif reach.get("any_model") and _drops_tools(target, settings):
         problems.append(f"the server at {target}: {NO_TOOLS}")
     elif reach.get("status") in (401, 403):
         problems.append(

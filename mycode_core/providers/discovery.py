@@ -105,35 +105,20 @@ def from_ollama_show(data: Any) -> int | None:
 
 
 NO_TOOLS = (
-    "the server's chat template takes no tools (its /props: chat_template_caps.supports_tools "
-    "false): it drops the tools mycode offers, and calls the model writes as text run no "
-    "tool; start llama-server with --jinja and the model's own template (not a --chat-template "
-    "without tools), or --chat-template-file with one that has them"
+    "the server's chat template takes no tools (/props: chat_template_caps.supports_tools "
+    "false), so the model's tool calls come back as text: start llama-server with --jinja and "
+    "the model's own template (not a --chat-template without tools)"
 )
 
 
-def drops_tools(props: Any) -> bool:
-    """Whether llama.cpp's ``/props`` says its chat template cannot take tools."""
-    return _dict(_dict(props).get("chat_template_caps")).get("supports_tools") is False
-
-
-def root_of(base_url: str) -> str:
-    """The server's root (``/props``, ``/api/show``) for a ``…/v1`` base URL."""
-    base = base_url.rstrip("/")
-    return base[: -len("/v1")] if base.endswith("/v1") else base
-
-
 def discover_context_window(
-    base_url: str,
-    model: str,
-    api_key: str | None = None,
-    timeout: float = 2.0,
-    caps: dict[str, Any] | None = None,
+    base_url: str, model: str, api_key: str | None = None, timeout: float = 2.0, caps: Any = None
 ) -> Limits:
     """Ask the server at ``base_url`` (``…/v1``) for ``model``'s window and reply cap (``None``
     where it does not say); llama.cpp's running ``n_ctx`` wins over ``/v1/models``. ``caps``
-    is given its ``/props`` ``chat_template_caps``."""
-    base, root = base_url.rstrip("/"), root_of(base_url)
+    (a dict) is given its ``/props`` ``chat_template_caps``."""
+    base = base_url.rstrip("/")
+    root = base[: -len("/v1")] if base.endswith("/v1") else base
     listed, props = ask_json(f"{base}/models", api_key, timeout), None
     found = from_models_list(listed, model)
     data = _dict(listed).get("data")
@@ -142,7 +127,8 @@ def discover_context_window(
     if found is None or owned == "llamacpp":
         props = ask_json(f"{root}/props", api_key, timeout)
         found = from_props(props) or found
-        (caps if caps is not None else {}).update(_dict(_dict(props).get("chat_template_caps")))
+        if caps is not None:
+            caps.update(_dict(_dict(props).get("chat_template_caps")))
     if found is None and owned in ("library", "ollama", ""):
         found = from_ollama_show(ask_json(f"{root}/api/show", api_key, timeout, {"model": model}))
     return Limits(found, output_limit(listed, props, model) if found else None)

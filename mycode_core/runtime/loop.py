@@ -394,8 +394,6 @@ class AgentRunner(Acting, Viewing):
         shape = self.structured.judge(final_text) if self.structured is not None else None
         if shape is not None:
             return shape
-        if self.settings.completion_gate.policy.strip().lower() == "off":  # SPEC §7: none asked
-            return CompletionVerdict(
-                verdict="pass", feedback="completion gate is off", source="off"
-            )
-        return lifecycle.completion(self.guard, final_text, self.context)
+        if self.settings.completion_gate.policy.strip().lower() != "off":  # off: none asked (§7)
+            return lifecycle.completion(self.guard, final_text, self.context)
+        return CompletionVerdict(verdict="pass", feedback="completion gate is off", source="off")

@@ -231,40 +231,35 @@ class ModelCaller:
 
     def _learn(self, exc: ContextLengthExceeded, sent_raw: int) -> bool:
         """Read the server's limit from its error. ``True`` when the next try can be smaller
-        (a lower limit learned, a better calibration, or the budget halved once)."""
-        window = self.view.window
-        info = parse_context_error(str(exc))
-        progress = False
+        (a lower limit learned, a better calibration, a view over its budget to compact, or
+        the budget halved once)."""
+        window, calibration = self.view.window, self.view.calibration
+        info, before = parse_context_error(str(exc)), calibration.ratio
         if info.requested and sent_raw:
-            before = self.view.calibration.ratio
-            self.view.calibration.raise_to(info.requested / sent_raw)
-            progress = self.view.calibration.ratio > before
+            calibration.raise_to(info.requested / sent_raw)
         if info.limit is not None and window.learn(info.limit):
-            said = f"the server's context window is {info.limit} tokens (learned from its error)"
-            self.emit(NoticeEvent(level="info", message=f"{said}; kept for this session"))
-            progress = True
-        if not progress and self.view.estimate() > self.view.budget:
-            return True  # the view outgrew its budget (a long reply; a window known late)
-        if not progress:
-            budget = self.view.budget
-            window.halve()  # never below what the tool schemas need (budget_with)
-            progress = self.view.budget < budget
-            if progress:
-                why = (
-                    "without naming its limit"
-                    if info.limit is None
-                    else f"though its window of {info.limit} tokens was known (it counts the "
-                    "request bigger than estimated)"
-                )
-                halving = f"halving the context budget to {self.view.budget} tokens"
-                said = f"the server rejected the request as too long {why}; {halving}"
-                self.emit(NoticeEvent(level="warning", message=said))
-        return progress
+            told = f"the server's context window is {info.limit} tokens (learned from its error)"
+            self.emit(NoticeEvent(level="info", message=f"{told}; kept for this session"))
+            return True
+        if calibration.ratio > before or self.view.estimate() > self.view.budget:
+            return True  # counted bigger, or the view outgrew its budget (a window known late)
+        budget = self.view.budget
+        window.halved = True  # never below what the tool schemas need (budget_with)
+        if self.view.budget >= budget:
+            return False
+        why = (
+            "without naming its limit"
+            if info.limit is None
+            else f"though its window of {info.limit} tokens was known (it counts the request "
+            "bigger than estimated)"
+        )
+        told = f"the server rejected the request as too long {why}; halving the context budget"
+        self.emit(NoticeEvent(level="warning", message=f"{told} to {self.view.budget} tokens"))
+        return True
 
     def call(self, state: LoopState) -> tuple[LoopState, ModelReply]:
         """One usable model turn, or :class:`RunStopped`."""
-        attempt = loads = 0  # loads: the server still loading its model, not counted as retries
-        reactive = 0
+        attempt = loads = reactive = 0  # loads: the server loading its model, no retries
         force_compact = False
         self.cut_text = ""  # the pieces of an answer the reply cap cut, so far
         while True:
@@ -344,17 +339,14 @@ class ModelCaller:
                     )
                     self.cut_text += reply.content or ""
                 used, limit = sum(map(reply.usage.get, FILL, (0, 0))), self.view.window.limit
+                why = "the model's thinking filled" if thinking else "the answer was cut by"
+                why += f" the reply cap ({sent_cap} tokens) {state.length_continues + 1} times: "
+                why += "raise [model] max_output_tokens (and the server's context size)"
                 if used >= limit:  # the prompt and the answer fill the window: no room to go on
-                    why = f"the answer filled the context window ({limit} tokens)"
-                    fix = "use a larger context window (llama-server -c N)"
-                elif state.length_continues >= MAX_LENGTH_CONTINUES:
-                    why = "the model's thinking filled" if thinking else "the answer was cut by"
-                    why += f" the reply cap ({sent_cap} tokens) {state.length_continues + 1} times"
-                    fix = "raise [model] max_output_tokens (and the server's context size)"
-                else:
-                    why = ""
-                if why:
-                    raise RunStopped(state.finish("model_error", f"{why}: {fix}"), self.cut_text)
+                    why = f"the answer filled the context window ({limit} tokens): use a larger "
+                    why += "context window (llama-server -c N)"
+                if used >= limit or state.length_continues >= MAX_LENGTH_CONTINUES:
+                    raise RunStopped(state.finish("model_error", why), self.cut_text)
                 state = state.next(
                     TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1
                 )

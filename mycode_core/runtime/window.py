@@ -97,6 +97,7 @@ class ContextWindow:
         self.server_output: int | None = None  # the reply cap the server reports, if it does
         self.learned: int | None = None
         self.halved = False
+        """The budget halved (the server rejected a request its window seemed to hold)."""
         self._reserve = reserve
         self._fixed_budget = budget
         self._lock = threading.Lock()
@@ -180,11 +181,3 @@ class ContextWindow:
         with self._lock:
             self.discovered = int(limit) if limit and limit > 0 else self.discovered
             self.server_output = int(output) if output and output > 0 else self.server_output
-
-    def halve(self) -> bool:
-        """Halve the budget once (an error named no limit); ``False`` if already halved."""
-        with self._lock:
-            if self.halved:
-                return False
-            self.halved = True
-            return True
