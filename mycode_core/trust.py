@@ -151,18 +151,15 @@ def _restrict(
         if widens or (known and _SANDBOX_RANK[mode] < _SANDBOX_RANK.get(current, 1)):
             out.pop("sandbox")
             ignored.append(f"sandbox settings ({where})")
-    mcp = out.get("mcp")
-    if isinstance(mcp, dict) and "trust_project_servers" in mcp:
-        out["mcp"] = {k: v for k, v in mcp.items() if k != "trust_project_servers"}
-        ignored.append(f"[mcp] trust_project_servers ({where})")
+    for table, key in (("mcp", "trust_project_servers"), ("builtin_tools", "sandbox_network")):
+        section = out.get(table)
+        if isinstance(section, dict) and key in section:
+            out[table] = {k: v for k, v in section.items() if k != key}
+            ignored.append(f"[{table}] {key} ({where})")
     for key, what in (("hooks", "command hooks"), ("plugin_dirs", "plugin folders")):
         if key in out:
             out.pop(key)
             ignored.append(f"{what} ({key} in {where})")
-    tools = out.get("builtin_tools")
-    if isinstance(tools, dict) and "sandbox_network" in tools:
-        out["builtin_tools"] = {k: v for k, v in tools.items() if k != "sandbox_network"}
-        ignored.append(f"[builtin_tools] sandbox_network ({where})")
     models = out["models"] if isinstance(out.get("models"), dict) else {}
     for model, entry in models.items():
         if isinstance(entry, dict) and "request" in entry:  # what is sent is the user's choice

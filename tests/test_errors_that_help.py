@@ -122,3 +122,20 @@ def test_doctor_checks_model_server_key_and_home(
     assert "sekret" not in flag.stdout
     assert any(url in problem for problem in report["problems"])
     assert any(str(bad_home) in problem for problem in report["problems"])
+
+
+def test_doctor_names_a_chat_template_that_drops_the_tools(workspace: Path, home: Path) -> None:
+    """A ``llama-server`` whose ``/props`` says ``chat_template_caps.supports_tools: false``
+    (``--chat-template chatml``) is a problem: the tools mycode offers are dropped."""
+    pytest.importorskip("mycode_builtin_tools")
+    import json
+
+    llama = {"owned_by": "llamacpp", "meta": {"n_ctx_train": 8192}}
+    props = {"chat_template_caps": {"supports_tools": False}}
+    with FakeOpenAIServer(props=props, model_metadata=llama) as server:
+        env = {"MYCODE_LOAD_PLUGINS": "builtin_tools", "MYCODE_BASE_URL": server.base_url}
+        with (home / "config.toml").open("a", encoding="utf-8") as config:
+            config.write('sandbox = "off"\n')
+        done = run_cli(["doctor", "--model", "m"], workspace, home, env)
+    problems = json.loads(done.stdout)["problems"]
+    assert done.rc == 1 and any("chat template takes no tools" in p for p in problems), problems

@@ -128,6 +128,23 @@ def test_max_tokens_ends_a_reply_with_length(tmp_path: Path) -> None:
         done = _run(tmp_path, url)
         cut = [e for e in done.of_type("assistant") if e["finish_reason"] == "length"]
         assert cut and all(e["usage"]["output_tokens"] == 8 for e in cut)
+        # still cut after two continuations: no completion, the whole answer kept
+        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
+        assert "cut by the reply cap (8 tokens) 3 times" in done.result["error"]
+        assert done.result["final_text"] == "".join(e["content"] for e in cut)
+
+
+def test_a_reply_that_fills_a_small_window_is_not_continued_past_it(tmp_path: Path) -> None:
+    # the reply fills the 2,048-token window; a continuation would overflow it: compacted
+    # (not the budget halved below the tool schemas), then the run ends naming the window
+    _cap_replies(tmp_path, 8000)
+    with llama("loop", "-c", "2048") as url:
+        done = _run(tmp_path, url)
+        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
+        assert "the answer filled the context window (2048 tokens)" in done.result["error"]
+        assert not [n for n in done.of_type("notice") if "halving" in n["message"]]
+        cut = [e["content"] for e in done.of_type("assistant")]
+        assert done.result["final_text"] == "".join(cut) and "ping pong" in cut[0]
 
 
 def test_a_window_too_small_is_context_overflow(tmp_path: Path) -> None:
@@ -171,6 +188,18 @@ def test_a_server_without_jinja_is_named_at_once(tmp_path: Path) -> None:
         done = _run(tmp_path, url)
         assert done.rc == 1 and "--jinja" in done.result["error"]
         assert done.of_type("retry") == []
+
+
+def test_a_chat_template_without_tools_is_named_at_once(tmp_path: Path) -> None:
+    # chatml drops the tools: the model's <tool_call> comes back as text, no completion
+    with llama("tool", "-c", "8192", "--chat-template", "chatml") as url:
+        done = _run(tmp_path, url)
+        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
+        assert "chat template takes no tools" in done.result["error"]
+        assert done.of_type("tool_call") == []
+        env = {"MYCODE_LOAD_PLUGINS": "builtin_tools", "MYCODE_BASE_URL": url}
+        report = run_cli(["doctor", "--model", "tiny"], tmp_path, tmp_path / "home", env)
+        assert report.rc == 1 and "chat template takes no tools" in report.stdout
 
 
 def test_with_no_model_your_keyed_server_is_named(tmp_path: Path) -> None:

@@ -137,6 +137,29 @@ def test_finish_reason_length_continues(server: FakeOpenAIServer, run: Any) -> N
     assert sent[-2] == {"role": "assistant", "content": "The answer is a long"}
     assert sent[-1]["role"] == "user"
     assert (events[-1].stop_reason, events[-1].steps) == ("completed", 1)
+    assert events[-1].final_text == "The answer is a long one."
+
+
+def test_an_answer_cut_twice_is_one_answer(server: FakeOpenAIServer, run: Any) -> None:
+    """The pieces of an answer the reply cap cut make one answer (``final_text``, what ``-p``
+    prints); an answer still cut when mycode stops asking is no completion: ``model_error``
+    naming the cap, with the text so far."""
+    server.enqueue(
+        turn("Part 1 ", finish_reason="length"),
+        turn("Part 2 ", finish_reason="length"),
+        turn("The end."),
+    )
+    events = run()
+    assert (events[-1].stop_reason, events[-1].verdict) == ("completed", "pass")
+    assert events[-1].final_text == "Part 1 Part 2 The end."
+
+    server.enqueue(*[turn(f"Part {i} ", finish_reason="length") for i in (1, 2, 3)])
+    events = run(max_output_tokens=300)
+    result = events[-1]
+    assert (result.stop_reason, result.verdict, result.is_error) == ("model_error", "none", True)
+    assert "cut by the reply cap (300 tokens) 3 times" in (result.error or "")
+    assert "max_output_tokens" in (result.error or "")
+    assert result.final_text == "Part 1 Part 2 Part 3 "
 
 
 def test_token_budget(server: FakeOpenAIServer, run: Any) -> None:
@@ -411,6 +434,29 @@ def test_thinking_cut_by_the_reply_cap_is_no_empty_reply(
     assert events[-1].stop_reason == "model_error"
     assert "thinking filled the reply cap" in (events[-1].error or "")
     assert "max_output_tokens" in (events[-1].error or "")
+
+
+def test_a_chat_template_that_drops_the_tools_is_no_completion(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``llama-server --chat-template chatml`` drops the tools a request offers (its ``/props``:
+    ``chat_template_caps.supports_tools: false``) and the model writes its calls as text:
+    that answer is no completion but ``model_error`` saying what to do."""
+    from mycode_core.runtime import viewing
+
+    monkeypatch.setattr(viewing, "DISCOVERY_SETTLE", 60.0)  # the join ends with discovery
+    markup = '<tool_call>{"name": "echo", "arguments": {"text": "hi"}}</tool_call>'
+    props = {"default_generation_settings": {"n_ctx": 8192}}
+    llama = {"owned_by": "llamacpp", "meta": {"n_ctx_train": 8192}}
+    caps = {"chat_template_caps": {"supports_tools": False}}
+    with FakeOpenAIServer([turn(markup)], props={**props, **caps}, model_metadata=llama) as server:
+        result = run_against(server, tmp_path)[-1]
+    assert (result.stop_reason, result.verdict) == ("model_error", "none")
+    assert result.final_text == markup
+    assert "chat template takes no tools" in (result.error or "")
+    assert "--jinja" in (result.error or "")
+    with FakeOpenAIServer([turn("hi")], props=props, model_metadata=llama) as server:
+        assert run_against(server, tmp_path)[-1].stop_reason == "completed"
 
 
 def test_an_image_sent_to_a_llama_server_without_mmproj_fails_at_once(tmp_path: Path) -> None:

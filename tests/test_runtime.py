@@ -146,6 +146,48 @@ def test_persistent_context_length_error_is_context_overflow(tmp_path: Path) -> 
     assert any("halving" in n.message for n in _of(events, "notice"))
 
 
+def test_a_long_reply_that_overflows_the_window_found_meanwhile_is_compacted(
+    tmp_path: Path,
+) -> None:
+    """A long reply cut, and the window discovered while the continuation was asked (llama's
+    error names the window already known): the view, over its budget now, is compacted — the
+    budget is not halved, which left a small window no room for the tool schemas."""
+    from mycode_core.testing.responses import LLAMA_CPP_OVERFLOW
+
+    overflow = LLAMA_CPP_OVERFLOW.format(prompt=9_000, limit=4_096)
+    turns = [
+        {"content": "ping " * 3_000, "finish_reason": "length"},
+        {"error": {"kind": "context_length", "message": overflow}},
+        {"content": "The end."},
+    ]
+    runner = make_runner(tmp_path, turns=turns, **FAST)
+    model, play = runner.turns_model, runner.turns_model.complete
+
+    def complete(messages: Any, tools: Any, on_text: Any) -> Any:
+        if len(model.calls) == 1:  # window discovery's answer, in while the request was out
+            runner.view.window.discover(4_096)
+        return play(messages, tools, on_text)
+
+    model.complete = complete
+    events = run_events(runner)
+    assert not [n.message for n in _of(events, "notice") if "halving" in n.message]
+    assert [c.reason for c in _of(events, "compaction")] == ["reactive"]
+    assert events[-1].stop_reason == "completed"
+    assert events[-1].final_text == "ping " * 3_000 + "The end."
+
+
+def test_no_continuation_is_asked_of_a_reply_that_filled_the_window(tmp_path: Path) -> None:
+    """Prompt and cut reply fill the window: a continuation cannot fit, so none is asked; the
+    run ends naming the window, with the text so far."""
+    cut = {"content": "ping pong", "finish_reason": "length"}
+    turns = [{**cut, "usage": {"input_tokens": 1_466, "output_tokens": 582}}, {"content": "x"}]
+    runner = make_runner(tmp_path, turns=turns, context_window=2_048)
+    result = run_events(runner)[-1]
+    assert len(runner.turns_model.calls) == 1
+    assert (result.stop_reason, result.final_text) == ("model_error", "ping pong")
+    assert "the answer filled the context window (2048 tokens)" in (result.error or "")
+
+
 def test_an_empty_reply_gets_one_nudge(tmp_path: Path) -> None:
     runner = make_runner(tmp_path, turns=[{"content": ""}, {"content": "here it is"}])
     events = run_events(runner)
@@ -175,7 +217,7 @@ def test_finish_reason_length_asks_the_model_to_continue(tmp_path: Path) -> None
     )
     events = run_events(runner)
     assert events[-1].stop_reason == "completed"
-    assert events[-1].final_text == " the answer."
+    assert events[-1].final_text == "The first half of the answer."
     assert TransitionReason.LENGTH_CONTINUE in [t.reason for t in runner.transitions]
     sent = runner.turns_model.calls[-1]["messages"]
     assert sent[-2] == {"role": "assistant", "content": "The first half of"}

@@ -92,7 +92,8 @@ def test_the_strongest_source_wins_and_a_learned_limit_sticks() -> None:
     assert window.learn(8_192) and (window.limit, window.source) == (8_192, "learned")
     assert not window.learn(16_000)  # a larger stated limit never raises the window
     assert window.limit == 8_192 and window.budget == 8_192 - 2_048
-    assert window.halve() and window.budget == (8_192 - 2_048) // 2 and not window.halve()
+    window.halved = True
+    assert window.budget == (8_192 - 2_048) // 2
     configured = ContextWindow(default=128_000, configured=20_000)
     configured.discover(64_000)
     assert configured.source == "config" and configured.limit == 20_000
@@ -156,8 +157,10 @@ def test_the_reply_reserve_gives_way_when_tool_schemas_fill_a_small_window() -> 
     assert window.reply_cap(2_000) == 256  # never under the floor
     large = ContextWindow(default=128_000)
     assert large.budget_with(20_000) == large.budget  # a large window is as before
-    window.halve()
-    assert window.budget_with(1_900) == window.budget  # a halved budget is not grown back
+    window.halved = True
+    assert window.budget == 768 and window.budget_with(100) == 768
+    # halved never below the tool schemas plus the reply's floor, when the window holds them
+    assert window.budget_with(800) == 800 + 256 and window.budget_with(1_900) == 2_048 - 256
 
 
 def test_a_window_under_2048_tokens_still_leaves_the_reply_room() -> None:

@@ -78,6 +78,17 @@ def _serves_any_name(entries: list[Any]) -> bool:
     return entry.get("owned_by") == "llamacpp" and "meta" in entry and "status" not in entry
 
 
+def _drops_tools(base_url: str, settings: Any) -> bool:
+    """Whether llama.cpp's ``/props`` says its chat template cannot take tools (the tools a
+    request offers are dropped: ``--chat-template chatml``)."""
+    from mycode_core.providers.discovery import ask_json
+
+    root = base_url.rstrip("/").removesuffix("/v1")
+    props = ask_json(f"{root}/props", getattr(settings, "api_key", None), REACH_TIMEOUT)
+    caps = props.get("chat_template_caps") if isinstance(props, dict) else None
+    return isinstance(caps, dict) and caps.get("supports_tools") is False
+
+
 def home_status(home: Path) -> dict[str, Any]:
     """Whether ``MYCODE_HOME`` is a folder mycode can write."""
     from mycode_core.config import ConfigError, ensure_home
@@ -92,6 +103,7 @@ def home_status(home: Path) -> dict[str, Any]:
 def core_report(settings: Any, home: Path) -> tuple[dict[str, Any], list[str]]:
     """The core's part of ``mycode doctor`` and the problems it found."""
     from mycode_core.pricing import accepts_images
+    from mycode_core.providers.discovery import NO_TOOLS
 
     problems: list[str] = []
     model = getattr(settings, "model", None) if settings is not None else None
@@ -137,6 +149,8 @@ def core_report(settings: Any, home: Path) -> tuple[dict[str, Any], list[str]]:
             f"the server at {target} is still loading its model (HTTP 503 Loading model): "
             "a run waits for it (up to 5 minutes); check again once it is ready"
         )
+    elif reach.get("any_model") and _drops_tools(target, settings):
+        problems.append(f"the server at {target}: {NO_TOOLS}")
     elif reach.get("status") in (401, 403):
         problems.append(
             f"the server at {target} rejected the API key (HTTP {reach['status']}): pass "

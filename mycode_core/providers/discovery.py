@@ -30,7 +30,7 @@ class Limits(NamedTuple):
     output: int | None = None
 
 
-def _ask(url: str, api_key: str | None, timeout: float, body: Any = None) -> Any:
+def ask_json(url: str, api_key: str | None, timeout: float, body: Any = None) -> Any:
     """The JSON the server answers at ``url``, or ``None`` (any failure means unknown)."""
     import urllib.request
 
@@ -104,23 +104,33 @@ def from_ollama_show(data: Any) -> int | None:
     return _first_positive(v for k, v in info.items() if str(k).endswith(".context_length"))
 
 
+NO_TOOLS = (
+    "the server's chat template takes no tools (/props: chat_template_caps.supports_tools "
+    "false), so the model's tool calls come back as text: start llama-server with --jinja and "
+    "the model's own template (not a --chat-template without tools)"
+)
+
+
 def discover_context_window(
-    base_url: str, model: str, api_key: str | None = None, timeout: float = 2.0
+    base_url: str, model: str, api_key: str | None = None, timeout: float = 2.0, caps: Any = None
 ) -> Limits:
     """Ask the server at ``base_url`` (``…/v1``) for ``model``'s window and reply cap (``None``
-    where it does not say); llama.cpp's running ``n_ctx`` wins over ``/v1/models``."""
+    where it does not say); llama.cpp's running ``n_ctx`` wins over ``/v1/models``. ``caps``
+    (a dict) is given its ``/props`` ``chat_template_caps``."""
     base = base_url.rstrip("/")
     root = base[: -len("/v1")] if base.endswith("/v1") else base
-    listed, props = _ask(f"{base}/models", api_key, timeout), None
+    listed, props = ask_json(f"{base}/models", api_key, timeout), None
     found = from_models_list(listed, model)
     data = _dict(listed).get("data")
     first = data[0] if isinstance(data, list) and data else None
     owned = str(_dict(first).get("owned_by", ""))
     if found is None or owned == "llamacpp":
-        props = _ask(f"{root}/props", api_key, timeout)
+        props = ask_json(f"{root}/props", api_key, timeout)
         found = from_props(props) or found
+        if caps is not None:
+            caps.update(_dict(_dict(props).get("chat_template_caps")))
     if found is None and owned in ("library", "ollama", ""):
-        found = from_ollama_show(_ask(f"{root}/api/show", api_key, timeout, {"model": model}))
+        found = from_ollama_show(ask_json(f"{root}/api/show", api_key, timeout, {"model": model}))
     return Limits(found, output_limit(listed, props, model) if found else None)
 
 

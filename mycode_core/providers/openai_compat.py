@@ -175,6 +175,8 @@ class OpenAICompatibleModel:
         self.answered = False  # the server answered a request (a refusal now is retried)
         self._client: Any = None
         self._builder = RequestBuilder()
+        self.template_caps: dict[str, Any] = {}
+        """llama.cpp's ``chat_template_caps`` (``supports_tools``), once discovery asked."""
 
     @property
     def client(self) -> Any:
@@ -226,11 +228,10 @@ class OpenAICompatibleModel:
         Ollama, OpenRouter: ``Limits``); once in the background, never for OpenAI itself."""
         from mycode_core.providers.discovery import Limits, discover_context_window
 
-        if not self.settings.base_url:
+        url, key = self.settings.base_url, self.settings.api_key
+        if not url:
             return Limits(None)
-        return discover_context_window(
-            str(self.settings.base_url), self.model_id, self.settings.api_key, timeout=3.0
-        )
+        return discover_context_window(str(url), self.model_id, key, 3.0, self.template_caps)
 
     def abort(self) -> None:
         """Cut the request in flight (the user cancelled): close the response being streamed

@@ -133,18 +133,14 @@ class ChangeDetector:
         """Set the watches up, or again after an overflow; False if that fails (then
         snapshots)."""
         again = self._inotify is not None
-        if self._inotify is not None:
-            self._inotify.close()
-        self._inotify = None
-        self._dirs.clear()
+        self._give_up_watching()  # the old watches, if any
         try:
             self._inotify = _Inotify()
             self._watch_tree(self.root, record=False)
         except OSError:
             self._give_up_watching()
             return False
-        if again:
-            self.rearms += 1
+        self.rearms += again
         self.mechanism = "inotify"
         return True
 

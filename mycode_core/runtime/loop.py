@@ -280,7 +280,7 @@ class AgentRunner(Acting, Viewing):
             self.history.append(user_message(content, expansion.images))
             state, final_text = self._loop(state)
         except RunStopped as stop:
-            state = stop.state
+            state, final_text = stop.state, stop.text
         except BaseException as exc:  # noqa: BLE001 - never a traceback; a thread: no Ctrl-C here
             if state.stop_reason is None:
                 where = self._save_crash_report()
@@ -292,8 +292,8 @@ class AgentRunner(Acting, Viewing):
         if self.context.cancelled.is_set() and state.stop_reason in (None, "interrupted"):
             state = state.finish("interrupted")
             self.caller.record_interrupted()
+        state = self._settle_window(state)
         error = state.detail if state.stop_reason != "completed" and state.detail else None
-        self._settle_window()
         with self._lock:
             if not self._result_sent:
                 self._result_sent = True
@@ -363,13 +363,14 @@ class AgentRunner(Acting, Viewing):
             if reply.tool_calls:
                 state = self._act(state, reply)
                 continue
-            final_text = reply.content or reply.refusal or ""
-            self.history.append(assistant_message(final_text, []))
+            text = reply.content or reply.refusal or ""
+            self.history.append(assistant_message(text, []))
             self._emit(
                 AssistantEvent(
-                    content=final_text, finish_reason=reply.finish_reason, usage=reply.usage or None
+                    content=text, finish_reason=reply.finish_reason, usage=reply.usage or None
                 )
             )
+            final_text = self.caller.cut_text + text  # the pieces of an answer cut and continued
             state = state.next(TransitionReason.MODEL_REPLIED_TEXT, phase=Phase.VERIFYING)
             verdict = self._completion_verdict(final_text)
             if verdict.verdict in ("pass", "unverified"):  # a filtered answer is not verified
@@ -393,8 +394,6 @@ class AgentRunner(Acting, Viewing):
         shape = self.structured.judge(final_text) if self.structured is not None else None
         if shape is not None:
             return shape
-        if self.settings.completion_gate.policy.strip().lower() == "off":  # SPEC §7: none asked
-            return CompletionVerdict(
-                verdict="pass", feedback="completion gate is off", source="off"
-            )
-        return lifecycle.completion(self.guard, final_text, self.context)
+        if self.settings.completion_gate.policy.strip().lower() != "off":  # off: none asked (§7)
+            return lifecycle.completion(self.guard, final_text, self.context)
+        return CompletionVerdict(verdict="pass", feedback="completion gate is off", source="off")

@@ -53,6 +53,7 @@ CONTENT_FILTERED = (
 INTERRUPTED_NOTE = "[interrupted by the user]"
 MAX_COMPACTIONS = 3
 MAX_LENGTH_CONTINUES = 2
+FILL = ("input_tokens", "output_tokens")
 LOADING_WAITS = 150
 """How often a server still loading its model is asked again (every 2 s: 5 minutes)."""
 
@@ -154,6 +155,7 @@ class ModelCaller:
     def __post_init__(self) -> None:
         self.meter = CostMeter(self.settings)
         self._partial: list[str] = []
+        self.cut_text = ""
 
     def record_interrupted(self) -> None:
         """Close a turn the user interrupted: when history ends with a user message, add an
@@ -229,37 +231,37 @@ class ModelCaller:
 
     def _learn(self, exc: ContextLengthExceeded, sent_raw: int) -> bool:
         """Read the server's limit from its error. ``True`` when the next try can be smaller
-        (a lower limit learned, a better calibration, or the budget halved once)."""
-        window = self.view.window
-        info = parse_context_error(str(exc))
-        progress = False
+        (a lower limit learned, a better calibration, a view over its budget to compact, or
+        the budget halved once)."""
+        window, calibration = self.view.window, self.view.calibration
+        info, before = parse_context_error(str(exc)), calibration.ratio
         if info.requested and sent_raw:
-            before = self.view.calibration.ratio
-            self.view.calibration.raise_to(info.requested / sent_raw)
-            progress = self.view.calibration.ratio > before
+            calibration.raise_to(info.requested / sent_raw)
         if info.limit is not None and window.learn(info.limit):
-            said = f"the server's context window is {info.limit} tokens (learned from its error)"
-            self.emit(NoticeEvent(level="info", message=f"{said}; kept for this session"))
-            progress = True
-        if not progress:
-            progress = window.halve()
-            if progress:
-                why = (
-                    "without naming its limit"
-                    if info.limit is None
-                    else f"though its window of {info.limit} tokens was known (it counts the "
-                    "request bigger than estimated)"
-                )
-                halving = f"halving the context budget to {window.budget} tokens"
-                said = f"the server rejected the request as too long {why}; {halving}"
-                self.emit(NoticeEvent(level="warning", message=said))
-        return progress
+            told = f"the server's context window is {info.limit} tokens (learned from its error)"
+            self.emit(NoticeEvent(level="info", message=f"{told}; kept for this session"))
+            return True
+        if calibration.ratio > before or self.view.estimate() > self.view.budget:
+            return True  # counted bigger, or the view outgrew its budget (a window known late)
+        budget = self.view.budget
+        window.halved = True  # never below what the tool schemas need (budget_with)
+        if self.view.budget >= budget:
+            return False
+        why = (
+            "without naming its limit"
+            if info.limit is None
+            else f"though its window of {info.limit} tokens was known (it counts the request "
+            "bigger than estimated)"
+        )
+        told = f"the server rejected the request as too long {why}; halving the context budget"
+        self.emit(NoticeEvent(level="warning", message=f"{told} to {self.view.budget} tokens"))
+        return True
 
     def call(self, state: LoopState) -> tuple[LoopState, ModelReply]:
         """One usable model turn, or :class:`RunStopped`."""
-        attempt = loads = 0  # loads: the server still loading its model, not counted as retries
-        reactive = 0
+        attempt = loads = reactive = 0  # loads: the server loading its model, no retries
         force_compact = False
+        self.cut_text = ""  # the pieces of an answer the reply cap cut, so far
         while True:
             if self.cancelled.is_set():
                 raise RunStopped(state.finish("interrupted"))
@@ -322,22 +324,33 @@ class ModelCaller:
             if reply.finish_reason == "content_filter":
                 self.emit(NoticeEvent(level="warning", message=CONTENT_FILTERED))
             silent = not reply.tool_calls and not (reply.content or "").strip()
-            if silent and not reply.refusal and reply.reasoning and reply.finish_reason == "length":
-                # a reasoning model (llama-server's reasoning_content) that spent the whole
-                # reply cap thinking: no empty reply, a cut one
-                if state.length_continues >= MAX_LENGTH_CONTINUES:
-                    raise RunStopped(
-                        state.finish(
-                            "model_error",
-                            f"the model's thinking filled the reply cap ({sent_cap} tokens) "
-                            f"{state.length_continues + 1} times without an answer: raise "
-                            "[model] max_output_tokens (and the server's context size)",
+            thinking = silent and not reply.refusal and bool(reply.reasoning)
+            cut = reply.finish_reason == "length" and not reply.tool_calls
+            if cut and (thinking or not silent):
+                # cut by the reply cap: the text kept and continued (a reasoning model that
+                # spent the whole cap thinking, llama-server's reasoning_content, told to think
+                # more briefly); the pieces make one answer
+                if not thinking:
+                    self.history.append(assistant_message(reply.content, []))
+                    self.emit(
+                        AssistantEvent(
+                            content=reply.content, finish_reason="length", usage=reply.usage or None
                         )
                     )
+                    self.cut_text += reply.content or ""
+                used, limit = sum(map(reply.usage.get, FILL, (0, 0))), self.view.window.limit
+                why = "the model's thinking filled" if thinking else "the answer was cut by"
+                why += f" the reply cap ({sent_cap} tokens) {state.length_continues + 1} times: "
+                why += "raise [model] max_output_tokens (and the server's context size)"
+                if used >= limit:  # the prompt and the answer fill the window: no room to go on
+                    why = f"the answer filled the context window ({limit} tokens): use a larger "
+                    why += "context window (llama-server -c N)"
+                if used >= limit or state.length_continues >= MAX_LENGTH_CONTINUES:
+                    raise RunStopped(state.finish("model_error", why), self.cut_text)
                 state = state.next(
                     TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1
                 )
-                self.guide("runtime", THINKING_CUT_NUDGE)
+                self.guide("runtime", THINKING_CUT_NUDGE if thinking else LENGTH_NUDGE)
                 continue
             if silent and not reply.refusal:
                 if state.empty_nudges >= 1:
@@ -348,21 +361,5 @@ class ModelCaller:
                     TransitionReason.EMPTY_REPLY_NUDGE, empty_nudges=state.empty_nudges + 1
                 )
                 self.guide("runtime", EMPTY_REPLY_NUDGE)
-                continue
-            if (
-                reply.finish_reason == "length"
-                and not reply.tool_calls
-                and state.length_continues < MAX_LENGTH_CONTINUES
-            ):
-                self.history.append(assistant_message(reply.content, []))
-                self.emit(
-                    AssistantEvent(
-                        content=reply.content, finish_reason="length", usage=reply.usage or None
-                    )
-                )
-                state = state.next(
-                    TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1
-                )
-                self.guide("runtime", LENGTH_NUDGE)
                 continue
             return state, reply

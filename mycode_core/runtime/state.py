@@ -79,8 +79,9 @@ class LoopState:
 
 
 class RunStopped(Exception):
-    """Raised inside the loop to end the run with ``state`` (already finished)."""
+    """Raised inside the loop to end the run with ``state`` (already finished); ``text``: the
+    answer so far (an answer the reply cap cut)."""
 
-    def __init__(self, state: LoopState) -> None:
+    def __init__(self, state: LoopState, text: str = "") -> None:
         super().__init__(state.stop_reason)
-        self.state = state
+        self.state, self.text = state, text

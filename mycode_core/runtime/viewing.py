@@ -13,6 +13,7 @@ from mycode_core.errors import error_line
 from mycode_core.events import CheckpointEvent
 from mycode_core.providers.base import ModelError, call_model
 from mycode_core.providers.discovery import (
+    NO_TOOLS,
     Limits,
     cached_window,
     claimed_window,
@@ -23,6 +24,7 @@ from mycode_core.runtime.context import ContextOverflow, ModelView
 from mycode_core.runtime.hookcalls import culprit_of, implementation_codes, is_plugin_failure
 from mycode_core.runtime.recovery import call_until_cancelled
 from mycode_core.runtime.runner_base import RunnerBase
+from mycode_core.runtime.state import LoopState
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
 from mycode_core.verdicts import CompactedView
@@ -120,15 +122,22 @@ class Viewing(RunnerBase):
 
     _discovery: threading.Thread | None = None
 
-    def _settle_window(self) -> None:
+    def _settle_window(self, state: LoopState) -> LoopState:
         """At the end of a turn, let a window discovery already asking the server finish (at
         most :data:`DISCOVERY_SETTLE` seconds), so the result reports the server's window and
-        the cache keeps it: a run shorter than the question would otherwise never learn it."""
+        the cache keeps it: a run shorter than the question would otherwise never learn it.
+        A server whose chat template drops the tools offered (the model's calls come back as
+        text) makes an answer no completion."""
         discovery, view = self._discovery, self.view
         if discovery is None or view is None or self.context.cancelled.is_set():
-            return
+            return state
         if view.window.requested.is_set():
             discovery.join(DISCOVERY_SETTLE)
+        caps = getattr(self.model, "template_caps", None) or {}
+        offered = self.context.tools.names() and caps.get("supports_tools") is False
+        if state.stop_reason == "completed" and offered:
+            return state.finish("model_error", NO_TOOLS, verdict="none")
+        return state
 
     def _refresh_window(
         self, window: ContextWindow, discover: Any, base_url: str, model_id: str

@@ -97,6 +97,7 @@ class ContextWindow:
         self.server_output: int | None = None  # the reply cap the server reports, if it does
         self.learned: int | None = None
         self.halved = False
+        """The budget halved (the server rejected a request its window seemed to hold)."""
         self._reserve = reserve
         self._fixed_budget = budget
         self._lock = threading.Lock()
@@ -146,9 +147,10 @@ class ContextWindow:
         reserve gives way down to :attr:`floor`, rather than the run ending for want of room
         a request would still have."""
         budget = self.budget
-        if self._fixed_budget is not None or self.halved:
+        if self._fixed_budget is not None:
             return budget
-        return max(budget, min(self.limit - self.floor, tools + self.reserve))
+        room = self.floor if self.halved else self.reserve  # halved: never below the schemas
+        return max(budget, min(self.limit - self.floor, tools + room))
 
     @property
     def budget(self) -> int:
@@ -179,9 +181,3 @@ class ContextWindow:
         with self._lock:
             self.discovered = int(limit) if limit and limit > 0 else self.discovered
             self.server_output = int(output) if output and output > 0 else self.server_output
-
-    def halve(self) -> bool:
-        """Halve the budget once (an error named no limit); ``False`` if already halved."""
-        with self._lock:
-            halved, self.halved = self.halved, True
-            return not halved
