@@ -176,7 +176,7 @@ def open_beneath(root: Path, relative_path: str, flags: int, mode: int = 0o666) 
     target = Path(root).joinpath(*parts)
     if not parts:
         return safeopen.open_fd(target, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    return safeopen.open_fd(target, flags, mode)
+    return safeopen.open_read(target, flags, mode)  # a FIFO or device: refused, not opened
 
 
 class BoundPath(PosixPath):

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from mycode_core.paths import is_inside, open_beneath
+from mycode_core.safeopen import NotRegularFile
 
 USER_LAYERS = ("default", "user", "env", "cli")
 """Settings layers that may name ``readable_dirs`` (never the project's own files)."""
@@ -87,21 +87,18 @@ def read_project_bytes(
         raise ProjectFileRefused(errno.EACCES, _leads_out(shown, real, rel_lexical is None))
     if not os.path.lexists(lexical):
         raise FileNotFoundError(errno.ENOENT, f"{shown}: no such file")
-    try:
-        fd = open_beneath(holder, os.path.relpath(real, holder), os.O_RDONLY | os.O_NONBLOCK)
+    try:  # a FIFO or device is refused without blocking (safeopen.open_read)
+        fd = open_beneath(holder, os.path.relpath(real, holder), os.O_RDONLY)
+    except NotRegularFile:
+        raise ProjectFileRefused(
+            errno.EINVAL, f"{shown} is not read: it is not a regular file"
+        ) from None
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # a symlink swapped in meanwhile
             raise ProjectFileRefused(errno.EACCES, f"{shown} is not read: {exc}") from None
         raise
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ProjectFileRefused(errno.EINVAL, f"{shown} is not read: it is not a regular file")
-        os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read() if limit is None else fh.read(limit)
-    finally:
-        os.close(fd)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read() if limit is None else fh.read(limit)
 
 
 def read_project_text(

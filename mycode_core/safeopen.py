@@ -111,11 +111,11 @@ def refuse_special(path: Path) -> None:
         raise _not_regular(path, info.st_mode)
 
 
-def open_read(path: Path) -> int:
-    """A read descriptor of a regular file: a FIFO, socket or device is refused from ``lstat``
-    before any open; ``O_NONBLOCK`` keeps even a raced-in FIFO from blocking the open."""
+def open_read(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
+    """A descriptor of a regular file (read, or ``flags``): a FIFO, socket or device is refused
+    from ``lstat`` before any open; ``O_NONBLOCK`` keeps even a raced-in FIFO from blocking."""
     refuse_special(path)
-    fd = open_fd(path, os.O_RDONLY | os.O_NONBLOCK)
+    fd = open_fd(path, flags | os.O_NONBLOCK, mode)
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)

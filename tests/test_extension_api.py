@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import threading
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -396,6 +398,33 @@ def test_a_symlink_swapped_in_after_the_check_is_not_followed(tmp_path: Path) ->
     with pytest.raises(OSError):
         path.write_text("overwrite")
     assert (outside / "f.txt").read_text() == "SECRET"
+
+
+def _call_bounded(probe: Tool, arguments: dict[str, Any], context: RunContext) -> ToolResult:
+    """``call_tool`` in a thread; a call still blocked on the FIFO after 30 s fails the test
+    (after its open is given the other end of the pipe, so the test always ends)."""
+    results: list[ToolResult] = []
+    worker = threading.Thread(
+        target=lambda: results.append(call_tool(probe, arguments, context)), daemon=True
+    )
+    worker.start()
+    worker.join(30)
+    if worker.is_alive():
+        os.close(os.open(context.workspace / "pipe", os.O_RDWR | os.O_NONBLOCK))
+        worker.join(30)
+        pytest.fail(f"{probe.name} blocked opening a FIFO")
+    return results[0]
+
+
+def test_a_fifo_behind_a_bound_path_is_refused_never_opened_blocking(tmp_path: Path) -> None:
+    """A plugin's ``path.read_text()`` or ``path.open("a")`` on a FIFO is an error result: the
+    open does not wait for the other end of the pipe."""
+    context = make_context(tmp_path)
+    os.mkfifo(context.workspace / "pipe")
+    for probe, arguments in ((word_count, {"path": "pipe"}),
+                             (append_line, {"path": "pipe", "line": "x"})):  # fmt: skip
+        result = _call_bounded(probe, arguments, context)
+        assert result.is_error and "not a regular file" in result.text(), result.text()
 
 
 def test_a_read_path_cannot_be_opened_for_writing(tmp_path: Path) -> None:

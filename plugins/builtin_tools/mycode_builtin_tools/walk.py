@@ -5,13 +5,15 @@ else a Python walk with ``pathspec``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-import subprocess
+import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from mycode_builtin_tools.ripgrep import rg_path
+from mycode_builtin_tools.ripgrep import Stalled, rg_path, run_rg
 from mycode_core.api import NOISE_DIRS
 
 SKIP_DIRS = tuple(sorted(NOISE_DIRS))
@@ -43,16 +45,12 @@ def rg_skip_args(skip: list[str]) -> list[str]:
     return args
 
 
-def _rg_files(base: Path, skip: list[str]) -> Iterator[str]:
+def _rg_files(base: Path, skip: list[str], cancelled: threading.Event | None) -> list[str]:
     rg = rg_path()
     assert rg is not None
     cmd = [rg, "--files", "--hidden", "--no-require-git", "--no-messages", *rg_skip_args(skip)]
-    with subprocess.Popen(
-        cmd, cwd=base, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
-    ) as proc:
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            yield os.fsdecode(raw.rstrip(b"\n"))
+    _code, out, _err = run_rg(cmd, base, cancelled)
+    return [os.fsdecode(raw) for raw in out.split(b"\n") if raw]
 
 
 class _Ignores:
@@ -62,15 +60,17 @@ class _Ignores:
         self.specs: list[tuple[str, object]] = []
 
     def load(self, rel_dir: str, directory: Path) -> None:
-        ignore = directory / ".gitignore"
-        if not ignore.is_file():
-            return
-        import pathspec
-
-        try:
-            lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
+        try:  # a FIFO or device is not opened (O_NONBLOCK, then fstat)
+            fd = os.open(directory / ".gitignore", os.O_RDONLY | os.O_NONBLOCK)
         except OSError:
             return
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return
+            os.set_blocking(fd, True)
+            lines = fh.read().decode("utf-8", "replace").splitlines()
+        import pathspec
+
         self.specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
@@ -84,7 +84,8 @@ class _Ignores:
 
 
 def python_files(base: Path, skip: list[str]) -> Iterator[str]:
-    """Files under ``base`` (relative POSIX paths), honouring ``.gitignore`` and ``skip``."""
+    """Regular files under ``base`` (relative POSIX paths), honouring ``.gitignore`` and
+    ``skip``."""
     ignores = _Ignores()
     skip_set = set(skip)
     stack = [""]
@@ -100,22 +101,29 @@ def python_files(base: Path, skip: list[str]) -> Iterator[str]:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
+                is_file = entry.is_file(follow_symlinks=False)  # as rg: no link, FIFO, socket
             except OSError:
                 continue
             if is_dir:
                 if {entry.name, "/" + rel} & skip_set or ignores.ignored(rel, True):
                     continue
                 stack.append(rel)
-            elif not ignores.ignored(rel, False):
+            elif is_file and not ignores.ignored(rel, False):
                 yield rel
 
 
-def list_files(base: Path, skip: list[str]) -> list[str]:
-    """Files under ``base`` relative to it: ripgrep's listing if present, else Python's.
+def list_files(base: Path, skip: list[str], cancelled: threading.Event | None = None) -> list[str]:
+    """Files under ``base`` relative to it: ripgrep's listing if present, else Python's (also
+    when ripgrep stalls on a FIFO ``.gitignore``; raises :class:`~.ripgrep.Stopped`).
 
     Virtualenvs under any name (folders holding ``pyvenv.cfg``) are left out too.
     """
-    found = list(_rg_files(base, skip) if rg_path() is not None else python_files(base, skip))
+    found = None
+    if rg_path() is not None:
+        with contextlib.suppress(Stalled):
+            found = _rg_files(base, skip, cancelled)
+    if found is None:
+        found = list(python_files(base, skip))
     venvs = tuple(rel[: -len("pyvenv.cfg")] for rel in found if rel.endswith("/pyvenv.cfg"))
     if not venvs:
         return found

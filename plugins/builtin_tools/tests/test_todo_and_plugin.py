@@ -48,6 +48,18 @@ def test_todo_write_rejects_bad_lists(run, context) -> None:
     assert run("todo_write", todos=[]).text() == "Todo list cleared."
 
 
+def test_todo_write_schema_offers_an_optional_string_id(context) -> None:
+    """SPEC §3: ``todos`` is a list of ``{content, status, id?}``; the model is told of ``id``."""
+    pm = get_plugin_manager(load_entry_points=False, extra_plugins=[mycode_builtin_tools])
+    tools: list[Tool] = []
+    pm.hook.register_tools(register=tools.append, context=context)
+    [todo] = [tool for tool in tools if tool.name == "todo_write"]
+    item = todo.input_schema["properties"]["todos"]["items"]
+    assert list(item["properties"]) == ["content", "status", "id"]
+    assert item["properties"]["id"] == {"type": "string"}
+    assert item["required"] == ["content", "status"]
+
+
 def test_hooks_register_tools_and_policy(context) -> None:
     pm = get_plugin_manager(load_entry_points=False, extra_plugins=[mycode_builtin_tools])
     tools: list[Tool] = []

@@ -203,17 +203,20 @@ class Recorder:
     def _remember(self, rel: str) -> None:
         """Keep a small file's current content (or its absence) in the cache."""
         path = self.workspace / rel
+        if not os.path.lexists(path):
+            self._keep(rel, None)
+            return
+        opened = store.open_regular(path)  # a symlink, folder, FIFO or device is not read
+        if opened is None:
+            return
         try:
-            if path.is_symlink() or path.is_dir():
-                return
-            if not path.exists():
-                data: bytes | None = None
-            elif path.stat().st_size > CACHE_FILE_MAX:
-                self.seen.pop(rel, None)
-                return
-            else:
-                data = path.read_bytes()
+            with opened as fh:
+                data = fh.read(CACHE_FILE_MAX + 1)
         except OSError:
+            return
+        if len(data) > CACHE_FILE_MAX:
+            with self.lock:
+                self._seen_bytes -= len(self.seen.pop(rel, None) or b"")
             return
         self._keep(rel, data)
 

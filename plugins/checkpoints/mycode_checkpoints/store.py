@@ -90,14 +90,16 @@ def clear_cut_short(home: Path, session_id: str) -> None:
 
 
 def open_regular(path: Path) -> BinaryIO | None:
-    """``path`` open for reading if it is a regular file (a symlink is not followed), else None."""
+    """``path`` open for reading if it is a regular file (a symlink is not followed), else None.
+    ``O_NONBLOCK`` keeps a FIFO from blocking the open; ``fstat`` then refuses it."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         return None
+    os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
 
 

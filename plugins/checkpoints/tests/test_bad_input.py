@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -112,3 +115,22 @@ def test_an_unknown_session_is_named(tmp_path: Path) -> None:
             run.rc == 2
             and run.stderr.strip() == "mycode: no session 'nope' (see `mycode sessions`)"
         )
+
+
+def test_a_fifo_named_by_a_call_is_neither_opened_nor_kept(tmp_path: Path) -> None:
+    """Checkpoints cache what a call reads and copy aside what it writes before it runs: a FIFO
+    there is skipped, never opened (the open would wait for a writer: the run hung)."""
+    ws, home = _dirs(tmp_path)
+    os.mkfifo(ws / "pipe")
+    turns = [script_turn("read_file", path="pipe"),
+             script_turn("write_file", path="pipe", content="x"),
+             script_turn("edit_file", path="pipe", old_string="a", new_string="b")]  # fmt: skip
+    try:
+        done = _run(ws, home, turns)  # bounded: a hang is killed and fails here
+    except subprocess.TimeoutExpired:
+        pytest.fail("the run hung on a FIFO")
+    assert done.rc == 0, done.stderr
+    results = [e for e in done.events if e["type"] == "tool_result"]
+    assert [r["is_error"] for r in results] == [True, True, True]
+    assert all("not a regular file" in r["content"] for r in results), results
+    assert done.events[-1]["type"] == "result" and stat.S_ISFIFO(os.lstat(ws / "pipe").st_mode)

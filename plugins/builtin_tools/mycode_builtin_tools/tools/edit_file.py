@@ -65,6 +65,8 @@ def edit_file(
         return ToolResult.error(
             f"{rel} does not exist. Use write_file to create a new file, or glob to find it."
         )
+    if not path.is_file():  # stat only: a FIFO is never opened
+        return ToolResult.error(f"{rel} is not a regular file (a device, socket or FIFO).")
     if old == new:
         return ToolResult.error("old_string and new_string are identical; nothing to change.")
     if old == "":

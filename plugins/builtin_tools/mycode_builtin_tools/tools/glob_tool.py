@@ -11,6 +11,7 @@ import os
 import re
 from pathlib import Path
 
+from mycode_builtin_tools.ripgrep import Stopped
 from mycode_builtin_tools.walk import home_skip, list_files, skip_dirs_for
 from mycode_core import ReadPath, RunContext, tool
 from mycode_core.paths import BoundaryError, relative, resolve_in_workspace
@@ -91,10 +92,10 @@ def _split_pattern(pattern: str, base: Path, context: RunContext) -> tuple[str, 
     return pattern, base
 
 
-def _matches(base: Path, pattern: str, home: Path) -> list[str]:
+def _matches(base: Path, pattern: str, context: RunContext) -> list[str]:
     regex = compile_glob(pattern)
-    skip = skip_dirs_for(pattern) + home_skip(base, home)
-    return [rel for rel in list_files(base, skip) if regex.match(rel)]
+    skip = skip_dirs_for(pattern) + home_skip(base, context.home)
+    return [rel for rel in list_files(base, skip, context.cancelled) if regex.match(rel)]
 
 
 @tool(name="glob", read_only=True, description=DESCRIPTION)
@@ -117,11 +118,16 @@ def glob(
             f"{relative(base, context)} is not a folder; path must be a folder."
         )
     note = ""
-    found = _matches(base, pattern, context.home)
-    if not found and "/" not in pattern:
-        found = _matches(base, "**/" + pattern, context.home)
-        if found:
-            note = f"(nothing matched {pattern!r} at the top level; these match '**/{pattern}')\n"
+    try:
+        found = _matches(base, pattern, context)
+        if not found and "/" not in pattern:
+            found = _matches(base, "**/" + pattern, context)
+            if found:
+                note = (
+                    f"(nothing matched {pattern!r} at the top level; these match '**/{pattern}')\n"
+                )
+    except Stopped as exc:
+        return ToolResult.error(f"the listing {exc}; narrow the pattern or path.")
     prefix = relative(base, context)
     stamped = []
     for rel in found:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-import subprocess
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field, WithJsonSchema
 
 from mycode_builtin_tools import encoding
-from mycode_builtin_tools.ripgrep import rg_path
+from mycode_builtin_tools.ripgrep import Stalled, Stopped, rg_path, run_rg
 from mycode_builtin_tools.tools.glob_tool import compile_glob
 from mycode_builtin_tools.walk import home_skip, python_files, rg_skip_args, skip_dirs_for
 from mycode_core import ReadPath, RunContext, tool
@@ -30,7 +31,6 @@ DEFAULT_HEAD_LIMIT = 250
 MAX_OUTPUT_CHARS = 30_000
 MAX_COLUMNS = 500
 MAX_FILE_BYTES = 64 * 1024 * 1024
-TIMEOUT = 120
 MODES = ("content", "files_with_matches", "count")
 
 
@@ -72,22 +72,31 @@ def _rg_command(query: Query, base: Path, target: str, mode: str) -> list[str]:
     return cmd
 
 
-def _run_rg(cmd: list[str], cwd: Path) -> bytes:
+def _run_rg(cmd: list[str], cwd: Path, cancelled: threading.Event | None) -> bytes:
     try:
-        proc = subprocess.run(
-            cmd,
-            cwd=cwd,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            timeout=TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise GrepError(f"search took over {TIMEOUT} s; narrow the path or glob") from None
-    if proc.returncode == 2 and not proc.stdout:
-        message = os.fsdecode(proc.stderr).strip().splitlines()
+        code, out, err = run_rg(cmd, cwd, cancelled)
+    except Stopped as exc:
+        raise GrepError(f"the search {exc}; narrow the path or glob") from None
+    if code == 2 and not out:
+        message = os.fsdecode(err).strip().splitlines()
         raise GrepError("ripgrep error: " + " ".join(message[:6])[:1500])
-    return proc.stdout
+    return out
+
+
+def _search(
+    query: Query, base: Path, target: str, mode: str, limit: int, cancelled: threading.Event
+) -> tuple[list[str], int]:
+    """The matching lines (the first ``limit`` in ``content`` mode) and how many in all:
+    ripgrep's, else (missing, or stalled on a FIFO ``.gitignore``) the Python search's."""
+    if rg_path() is not None:
+        with contextlib.suppress(Stalled):
+            data = _run_rg(_rg_command(query, base, target, mode), base, cancelled)
+            if mode == "content":
+                return _first_lines(data, limit)
+            lines = [_strip_dot(line) for line in data.decode("utf-8", "replace").splitlines()]
+            return lines, len(lines)
+    lines = _python_search(query, base, target, mode)
+    return lines, len(lines)
 
 
 def _first_lines(data: bytes, count: int) -> tuple[list[str], int]:
@@ -221,17 +230,7 @@ def grep(
     limit = DEFAULT_HEAD_LIMIT if not head_limit or head_limit <= 0 else head_limit
     query = Query(pattern, glob or None, bool(case_insensitive), context or 0, run.home)
     try:
-        if rg_path() is None:
-            lines = _python_search(query, base, target, mode)
-            total = len(lines)
-        elif mode == "content":
-            lines, total = _first_lines(
-                _run_rg(_rg_command(query, base, target, mode), base), limit
-            )
-        else:
-            data = _run_rg(_rg_command(query, base, target, mode), base)
-            lines = [_strip_dot(line) for line in data.decode("utf-8", "replace").splitlines()]
-            total = len(lines)
+        lines, total = _search(query, base, target, mode, limit, run.cancelled)
     except GrepError as exc:
         return ToolResult.error(str(exc))
     except OSError as exc:

@@ -60,10 +60,10 @@ def render(todos: list[dict[str, str]]) -> str:
 
 
 def _lean_schema(schema: dict[str, Any]) -> None:
-    """The item schema the model sees: no description (the tool's says it) and no ``id``
-    (ids are given in order when missing; one sent is still accepted)."""
+    """The item schema the model sees: no description (the tool's says it) and ``id`` an
+    optional string (SPEC §3; ids are given in order when missing, a number is accepted)."""
     schema.pop("description", None)
-    schema.get("properties", {}).pop("id", None)
+    schema.get("properties", {})["id"] = {"type": "string"}
 
 
 class Todo(BaseModel):

@@ -46,6 +46,8 @@ def write_file(
     rel = relative(path, context)
     if path.is_dir():
         return ToolResult.error(f"{rel} is a directory; give a file path.")
+    if os.path.lexists(path) and not path.is_file():  # stat only: a FIFO is never opened
+        return ToolResult.error(f"{rel} is not a regular file (a device, socket or FIFO).")
     with readstate.exclusive(path):
         return _write(context, path, rel, content)
 
