@@ -88,15 +88,19 @@ def test_ctrl_c_cancels_the_turn_not_the_session(tmp_path: Path, env: dict[str, 
     term.type("slow task\r")
     term.expect("thinking")
     time.sleep(0.5)
+    term.type("queued line\r")
+    term.expect("queued: queued line")
     term.type("\x03")
-    term.expect("interrupted")
-    term.type("next task\r")
+    term.expect("interrupted · ")
+    term.expect("› queued line")  # not sent: back in the prompt
+    term.type("\x15next task\r")  # Ctrl-U: cleared
     term.expect("still here", timeout=10)
     term.expect("completed")
     assert "too slow" not in term.output
     time.sleep(0.5)  # back at the prompt
     term.type("\x04")  # Ctrl-D leaves
     assert term.wait() == 0
+    assert _users(tmp_path / "home") == ["slow task", "next task"]
 
 
 def test_permission_prompt_allow_for_the_session(tmp_path: Path, env: dict[str, str]) -> None:
@@ -267,6 +271,7 @@ def test_esc_cancels_the_turn_and_keys_typed_meanwhile_wait_at_the_prompt(
     turns = [
         {"delay": 60, "content": "too slow"},
         {"delay": 60, "content": "slow again"},
+        {"delay": 5, "content": "short wait"},
         {"content": "typed ahead answer"},
         {"content": "the last answer"},
     ]
@@ -274,41 +279,70 @@ def test_esc_cancels_the_turn_and_keys_typed_meanwhile_wait_at_the_prompt(
     term.type("slow task\r")
     term.expect("thinking")
     term.type("\x1b[Ahalf typed")  # an arrow key is not an Esc; the words are not echoed yet
+    term.expect("typing: half typed")  # but the live view says they were kept
     term.type("\x1b")  # Esc alone: the turn stops, as with Ctrl-C
-    term.expect("interrupted")
+    term.expect("interrupted · ")
     term.expect("› half typed")  # back at the prompt, holding what was typed
     term.set_mark()
     term.type(" more\r")
     term.expect("thinking", after_mark=True)
     term.set_mark()
-    term.type("queued one\rnot sent")  # Enter while a turn runs: sent when it ends
-    term.type("\x1b")
-    term.expect("typed ahead answer", after_mark=True)
-    term.expect("› not sent", after_mark=True)
-    term.type("\x15last\r")  # Ctrl-U clears what waited
+    term.type("queued one\rnot sent")  # Enter while a turn runs: queued...
+    term.expect("queued: queued one · typing: not sent", after_mark=True)
+    term.type("\x1b")  # ...but a cancel sends nothing: all of it waits in the prompt, to edit
+    term.expect("interrupted", after_mark=True)
+    term.expect("› queued one", after_mark=True)
+    term.settle(1.0)
+    assert "short wait" not in term.output  # nothing was sent
+    term.type(" now\r")
+    term.expect("thinking", after_mark=True)
+    term.type("sent after it\r")  # a turn that ends by itself: the queued line is sent
+    term.expect("short wait")
+    term.expect("typed ahead answer")
+    term.type("last\r")
     term.expect("the last answer")
     term.type("/exit\r")
     assert term.wait() == 0
     assert "too slow" not in term.output and "slow again" not in term.output
     assert "^[" not in term.plain  # nothing typed was echoed over the live view
-    assert _users(tmp_path / "home") == ["slow task", "half typed more", "queued one", "last"]
+    assert _users(tmp_path / "home") == [
+        "slow task",
+        "half typed more",
+        "queued one\nnot sent now",
+        "sent after it",
+        "last",
+    ]
 
 
 def test_a_line_typed_during_a_turn_runs_after_it_on_a_dumb_terminal(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     """A dumb terminal's prompt ignores a prompt's default: the line typed ahead waited there,
-    unseen, for another Enter (``/exit`` typed as a turn ended left the session open)."""
-    turns = [{"delay": 60, "content": "too slow"}, {"content": "queued answer"}]
+    unseen, for another Enter (``/exit`` typed as a turn ended left the session open). After a
+    cancelled turn the line is not sent but waits in the prompt: a line says so."""
+    turns = [
+        {"delay": 5, "content": "short wait"},
+        {"content": "queued answer"},
+        {"delay": 60, "content": "too slow"},
+        {"content": "held answer"},
+    ]
     term, _workspace = _session(tmp_path, {**env, "TERM": "dumb"}, turns)
+    term.type("short task\r")
+    assert wait_until(lambda: "short task" in _users(tmp_path / "home"), 60)
+    term.type("queued one\r")  # the turn ends by itself: the line runs after it
+    term.expect("queued answer")
     term.type("slow task\r")
     assert wait_until(lambda: "slow task" in _users(tmp_path / "home"), 60)
-    term.type("queued one\r")
-    term.type("\x1b")  # Esc: the slow turn stops, the queued line runs
-    term.expect("queued answer")
+    term.type("held one\r")
+    term.type("\x1b")  # Esc: the slow turn stops and the line waits, said since unseen
+    term.expect("not sent, the turn was cancelled; in the prompt: held one")
+    term.settle(1.0)
+    assert "held answer" not in term.output
+    term.type("\r")  # Enter sends what the prompt holds
+    term.expect("held answer")
     term.type("/exit\r")
     assert term.wait() == 0
-    assert _users(tmp_path / "home") == ["slow task", "queued one"]
+    assert _users(tmp_path / "home") == ["short task", "queued one", "slow task", "held one"]
 
 
 @pytest.mark.parametrize(("key", "code"), [("\x03", 130), ("\x04", 0)])
@@ -518,3 +552,12 @@ def test_lists_of_sessions_and_turns_show_what_the_user_typed(
     assert "!echo hi there" in term.plain.split("Resume which session?")[-1]
     users = [e["content"] for e in _events(home) if e["type"] == "user"]
     assert users[0].startswith("Marie Use the skill")  # the model was sent the expansion
+
+
+def test_the_note_of_keys_typed_during_a_turn() -> None:
+    from mycode_core.cli.turn_keys import queued_note
+
+    assert queued_note("") == ""
+    assert queued_note("fix it\n") == " · queued: fix it"
+    assert queued_note("one\ntwo\nhalf") == " · queued: one ⏎ two · typing: half"
+    assert queued_note("x" * 100).endswith("x…") and len(queued_note("x" * 100)) < 80

@@ -27,6 +27,8 @@ class InteractiveSession:
         """The keyboard watcher of the running turn (:class:`TurnKeys`)."""
         self.typed_ahead = ""
         """What the user typed during the last turn, for the next prompt."""
+        self.held = ""
+        """What was typed ahead of a cancel (Esc, Ctrl-C): it waits in the prompt, unsent."""
         self.shell_notes: list[str] = []
         """``!command``s run since the last message (they go to the model with the next)."""
         self.shell_typed: list[str] = []
@@ -213,7 +215,9 @@ class InteractiveSession:
 
     def _read(self, session: Any) -> str:
         """The next prompt. Keys typed during the last turn come first: each line ended with
-        Enter is sent in turn, as if typed at its own prompt; what is left waits in the prompt."""
+        Enter is sent in turn, as if typed at its own prompt; what is left waits in the prompt.
+        What was typed before the user cancelled a turn is never sent: it waits in the prompt,
+        to edit (as Claude Code does: a cancel usually means "stop, I want to redirect")."""
         typed, self.typed_ahead = self.typed_ahead, ""
         line, enter, rest = typed.partition("\n")
         if enter:  # shown as if typed at its prompt (a dumb terminal's prompt ignores defaults)
@@ -227,6 +231,12 @@ class InteractiveSession:
         def typing() -> bool:
             return bool(session.default_buffer.text)
 
+        held, self.held = self.held.strip("\n"), ""
+        if held:
+            from mycode_core.cli.turn_keys import held_note
+
+            held_note(held)  # a dumb terminal's prompt does not show what it holds
+            typed = f"{held}\n{typed}" if typed else held
         with notify_when_idle(self.runner, typing) if self.answered else nullcontext():
             return str(session.prompt(self._prompt_text, default=typed.strip("\n")))
 
@@ -245,23 +255,39 @@ class InteractiveSession:
             typed = "\n".join([*self.shell_typed, request or prompt])
             prompt = "\n\n".join([*self.shell_notes, prompt])
             self.shell_notes, self.shell_typed = [], []
+        cut: list[int] = []  # how much was typed when the user cancelled the turn
+
+        def cancel() -> None:
+            cut.append(len(keys.typed))
+            self.runner.cancel()
+
+        keys = TurnKeys(cancel, on_typed=self._typing)
         self.renderer = TextRenderer(interactive=True)
         try:
-            with (
-                CtrlCCancelsTurn(self.runner.cancel, asking=self.asking),
-                TurnKeys(self.runner.cancel) as keys,
-            ):
+            with CtrlCCancelsTurn(cancel, asking=self.asking), keys:
                 self.keys = keys
                 # an Esc read before the turn began (which clears a cancel) still stops it
                 escaped = lambda: keys.escaped or self.signalled() is not None  # noqa: E731
                 render_turn(
                     self.runner, prompt, self.renderer, escaped, request=request, typed=typed
                 )
-            self.typed_ahead += keys.typed
+            if cut:  # typed before the cancel waits unsent; what came after, as ever
+                self.held += self.typed_ahead + keys.typed[: cut[0]]
+                self.typed_ahead = keys.typed[cut[0] :]
+            else:
+                self.typed_ahead += keys.typed
         finally:
             self.renderer = None
             self.keys = None
             self.answered = True
+
+    def _typing(self, typed: str) -> None:
+        """Keys typed during the turn (the keyboard's thread): the live view says them."""
+        from mycode_core.cli.turn_keys import queued_note
+
+        renderer = self.renderer
+        if renderer is not None:
+            renderer.show_queued(queued_note(self.typed_ahead + typed))
 
     def _command(self, text: str) -> str | None:
         word, argument = split_command(text) or (text.lstrip("/"), "")

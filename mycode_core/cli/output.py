@@ -112,6 +112,9 @@ class TextRenderer:
         """The text streaming now is the model's thinking (shown dim, ended by its answer)."""
         self.calls: dict[str, str] = {}
         self.last_call: str | None = None
+        self.queued = ""
+        """What the user typed during the turn, said after the spinner's words."""
+        self._spun = ""
 
     # rich costs tens of ms to import: made at the first line shown, not before the first request
     @property
@@ -155,12 +158,23 @@ class TextRenderer:
             self._markdown.hide()  # one live region at a time: the preview comes back with text
         from rich.text import Text
 
-        text = Text(message)  # plain: a call's arguments or a server's words are not markup
+        self._spun = message
+        text = Text(message + self.queued)  # plain: arguments or a server's words: no markup
         if self.status is None:
             self.status = self.console.status(text, spinner="dots")
             self.status.start()
         else:
             self.status.update(text)
+
+    def show_queued(self, note: str) -> None:
+        """Keys typed during the turn (told from the keyboard's thread): after the spinner's
+        words, so the user sees them kept and does not type them again."""
+        from rich.text import Text
+
+        self.queued = note
+        status = self.status
+        if status is not None:
+            status.update(Text(self._spun + note))
 
     def _unspin(self) -> None:
         if self.status is not None:

@@ -15,7 +15,8 @@ HELP_HEAD = (
 )
 HELP_TAIL = (
     "Esc or Ctrl-C cancels the running turn. What you type during a turn waits for the next "
-    "prompt (a line ended with Enter is sent when the turn ends)."
+    "prompt (a line ended with Enter is sent when the turn ends; what you typed before a "
+    "cancel is not sent: it waits in the prompt, to edit)."
 )
 
 

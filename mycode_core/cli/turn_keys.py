@@ -5,7 +5,8 @@ view.
 While the turn runs the terminal is put in non-canonical mode without echo (signals stay on,
 so Ctrl-C still arrives as SIGINT) and a watcher thread reads the keys. A lone Esc cancels;
 an escape sequence (an arrow key, a terminal's reply) is dropped; other keys are kept
-(Backspace and Ctrl-U edit them) and :attr:`TurnKeys.typed` hands them to the next prompt.
+(Backspace and Ctrl-U edit them), the live view shows them after the spinner's words
+(:func:`queued_note`), and :attr:`TurnKeys.typed` hands them to the next prompt.
 A question asked during the turn takes the terminal back with :meth:`TurnKeys.paused`.
 """
 
@@ -35,10 +36,17 @@ KILL_LINE = 0x15
 class TurnKeys:
     """A ``with`` block for one turn: Esc calls ``cancel``; other keys are kept."""
 
-    def __init__(self, cancel: Callable[[], None], fd: int | None = None) -> None:
-        """``cancel`` stops the running turn; ``fd`` is the terminal (default: stdin)."""
+    def __init__(
+        self,
+        cancel: Callable[[], None],
+        fd: int | None = None,
+        on_typed: Callable[[str], None] | None = None,
+    ) -> None:
+        """``cancel`` stops the running turn; ``fd`` is the terminal (default: stdin);
+        ``on_typed`` is told :attr:`typed` each time it changes (on the watcher's thread)."""
         self.cancel = cancel
         self.fd = sys.stdin.fileno() if fd is None else fd
+        self.on_typed = on_typed
         self.typed = ""
         """What was typed during the turn (Enter as ``"\\n"``), for the next prompt."""
         self.escaped = False
@@ -146,6 +154,14 @@ class TurnKeys:
         return os.read(self.fd, 1024) if ready else b""
 
     def _feed(self, data: bytes) -> None:
+        before = self.typed
+        try:
+            self._keys(data)
+        finally:
+            if self.typed != before and self.on_typed is not None:
+                self.on_typed(self.typed)
+
+    def _keys(self, data: bytes) -> None:
         index = 0
         while index < len(data):
             byte = data[index]
@@ -167,6 +183,35 @@ class TurnKeys:
                 self.typed += "\n"
             elif byte >= 0x20 or byte == 0x09:
                 self.typed += self._decoder.decode(bytes([byte]))
+
+
+def queued_note(typed: str, room: int = 60) -> str:
+    """What the spinner adds for keys typed during a turn: `` · queued: fix the tests`` (the
+    lines ended with Enter, sent when the turn ends), `` · typing: half a li…`` (the rest)."""
+    *lines, rest = typed.split("\n")
+    lines = [line.strip() for line in lines if line.strip()]
+
+    def short(text: str) -> str:
+        return text if len(text) <= room else text[: room - 1] + "…"
+
+    note = f" · queued: {short(' ⏎ '.join(lines))}" if lines else ""
+    return note + (f" · typing: {short(rest.strip())}" if rest.strip() else "")
+
+
+def held_note(typed: str) -> None:
+    """After a cancelled turn, on a dumb terminal (its prompt shows nothing it holds): what
+    was typed during the turn, not sent, waiting in the prompt."""
+    from prompt_toolkit.utils import is_dumb_terminal
+
+    if is_dumb_terminal():
+        import click
+
+        shown = " ⏎ ".join(line for line in typed.strip("\n").split("\n"))
+        click.echo(
+            f"(not sent, the turn was cancelled; in the prompt: {shown} — Enter sends it,"
+            " Ctrl-U clears it)",
+            err=True,
+        )
 
 
 def _after_sequence(data: bytes, start: int) -> int:
