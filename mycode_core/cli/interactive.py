@@ -279,7 +279,7 @@ class InteractiveSession:
                 click.echo("No sessions in this workspace yet.")
             for info in sessions[:20]:
                 prompt = " ".join(info.first_prompt.split())[:60]
-                click.echo(f"{info.id}  {info.stop_reason or 'open':<15} {prompt}")
+                click.echo(f"{info.id}  {str(info.stop_reason or 'open'):<15} {prompt}")
         elif name == "/resume":
             self._resume(argument)
         elif name == "/model":
