@@ -138,10 +138,15 @@ def _unpriced_budget(settings: Any) -> str | None:
 def _command_reply(runner: Any, text: str, renderer: Any) -> int:
     """Show a slash command's reply in a machine format (``json``: the ``result`` object;
     ``stream-json``: ``system`` ... ``result``), close the run; returns the exit code."""
+    from mycode_core.cli.output_lost import OutputLost
+
     try:
         events = runner.command_turn(text)
-        for event in events:
-            renderer.handle(event)
+        try:
+            for event in events:
+                renderer.handle(event)
+        except OSError as exc:  # the reply is in the transcript
+            raise OutputLost(exc, str(runner.session_id)) from None
     finally:
         renderer.close()
         runner.close()
@@ -385,6 +390,7 @@ def run_agent(
             runner.close()
             return _fail(problem)
         from mycode_core.cli.output import make_renderer, neutralise, render_turn
+        from mycode_core.cli.output_lost import OutputLost
         from mycode_core.cli.slash import dispatch, split_command, unknown_command
         from mycode_core.events import NoticeEvent
 
@@ -406,8 +412,12 @@ def run_agent(
                 lines.append(f"The conversation is back to before turn {slash.rewind}.")
             if not slash.prompt and output_format != "text":  # the reply as the format's events
                 return _command_reply(runner, "\n".join(lines), make_renderer(output_format))
-            for line in lines:  # text; or stderr, ahead of a turn's machine output
-                click.echo(neutralise(line), err=output_format != "text")
+            try:
+                for line in lines:  # text; or stderr, ahead of a turn's machine output
+                    click.echo(neutralise(line), err=output_format != "text")
+            except OSError as exc:
+                runner.close()
+                raise OutputLost(exc, session_id) from None
             if not slash.prompt:
                 runner.close()
                 return USAGE_ERROR if runner.guard.strict_failure else 0
