@@ -129,8 +129,7 @@ class SessionStore:
 
     def latest(self, cwd: str) -> SessionInfo | None:
         """The most recent session of a workspace."""
-        sessions = self.list(cwd)
-        return sessions[0] if sessions else None
+        return next(iter(self.list(cwd)), None)
 
     def _info(self, path: Path) -> SessionInfo | None:
         system: dict[str, Any] | None = None

@@ -135,9 +135,10 @@ def _unpriced_budget(settings: Any) -> str | None:
     )
 
 
-def _command_reply(runner: Any, text: str, renderer: Any) -> int:
+def _command_reply(runner: Any, text: str, renderer: Any, failed: int = 0) -> int:
     """Show a slash command's reply in a machine format (``json``: the ``result`` object;
-    ``stream-json``: ``system`` ... ``result``), close the run; returns the exit code."""
+    ``stream-json``: ``system`` ... ``result``), close the run; returns the exit code
+    (``failed``: the command's own, when it failed)."""
     from mycode_core.cli.output_lost import OutputLost
 
     try:
@@ -153,7 +154,7 @@ def _command_reply(runner: Any, text: str, renderer: Any) -> int:
     if runner.guard.strict_failure:
         return USAGE_ERROR
     result = next(event for event in reversed(events) if event.type == "result")
-    return exit_code_for(result.stop_reason)  # type: ignore[attr-defined]
+    return failed or exit_code_for(result.stop_reason)  # type: ignore[attr-defined]
 
 
 def _plugin_names(pm: Any) -> list[str]:
@@ -410,17 +411,19 @@ def run_agent(
 
                 record(store, session_id, slash.rewind)
                 lines.append(f"The conversation is back to before turn {slash.rewind}.")
-            if not slash.prompt and output_format != "text":  # the reply as the format's events
-                return _command_reply(runner, "\n".join(lines), make_renderer(output_format))
+            code = slash.exit_code  # not 0: the command failed, no turn; exit as its subcommand
+            if (code or not slash.prompt) and output_format != "text":  # as the format's events
+                return _command_reply(runner, "\n".join(lines), make_renderer(output_format), code)
             try:
-                for line in lines:  # text; or stderr, ahead of a turn's machine output
-                    click.echo(neutralise(line), err=output_format != "text")
+                for line in lines:  # text (a failure's on stderr); or stderr, ahead of a turn's
+                    shown = f"mycode: {neutralise(line)}" if code else neutralise(line)
+                    click.echo(shown, err=bool(code) or output_format != "text")
             except OSError as exc:
                 runner.close()
                 raise OutputLost(exc, session_id) from None
-            if not slash.prompt:
+            if code or not slash.prompt:
                 runner.close()
-                return USAGE_ERROR if runner.guard.strict_failure else 0
+                return USAGE_ERROR if runner.guard.strict_failure else code
             typed, prompt = prompt, slash.prompt
         if guard.received is not None:  # stopped while setting up: no turn starts
             runner.close()
