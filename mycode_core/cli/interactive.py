@@ -326,9 +326,12 @@ class InteractiveSession:
 
     def _plugin_command(self, text: str, name: str) -> str | None:
         """A plugin's slash command: show its output, run the prompt it returns."""
-        from mycode_core.cli.slash import dispatch, unknown_command
+        from mycode_core.cli.slash import dispatch, names_a_path, unknown_command
 
         result = dispatch(self.runner, text, lambda message: click.echo(f"mycode: {message}"))
+        if result is None and names_a_path(text):  # `/tmp is full`: a prompt
+            self._turn(text)
+            return None
         if result is None:
             line = unknown_command(self.runner, name.lstrip("/"), click.echo)
             click.echo(f"{line} /help lists them.")

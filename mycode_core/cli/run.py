@@ -392,12 +392,12 @@ def run_agent(
             return _fail(problem)
         from mycode_core.cli.output import make_renderer, neutralise, render_turn
         from mycode_core.cli.output_lost import OutputLost
-        from mycode_core.cli.slash import dispatch, split_command, unknown_command
+        from mycode_core.cli.slash import dispatch, names_a_path, split_command, unknown_command
         from mycode_core.events import NoticeEvent
 
         slash = dispatch(runner, prompt, lambda message: click.echo(f"mycode: {message}", err=True))
         typed = None  # the command line the user typed, when a slash command expanded it
-        command = split_command(prompt) if slash is None else None
+        command = split_command(prompt) if slash is None and not names_a_path(prompt) else None
         if command is not None:  # as in Claude Code's -p: an unknown command is an error
             for event in runner.events.unread():  # why a command may be missing
                 if isinstance(event, NoticeEvent):
