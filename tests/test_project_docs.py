@@ -71,3 +71,13 @@ def test_the_deviations_say_plan_mode_allows_delegate_task() -> None:
     assert "plan mode denies `delegate_task`" not in text
     assert "allows `delegate_task` (rule `builtin:read-only-tool`" in deviations
     assert "every child inherits plan mode" in deviations
+
+
+def test_the_exit_codes_name_the_code_of_each_signal() -> None:
+    """130 is Ctrl-C only: SIGTERM exits 143 and SIGHUP 129 (128 + the signal; tested in
+    test_cancellation), in ``-p`` as in the interactive session."""
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    codes = text.split("### Exit codes", 1)[1].split("###", 1)[0]
+    assert "`130` interrupted by Ctrl-C (SIGINT)" in codes
+    assert "SIGTERM it is `143`, by SIGHUP `129`" in codes
+    assert "Ctrl-C (like SIGTERM) ends the run the same way with exit 130" not in text
