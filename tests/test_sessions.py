@@ -242,3 +242,47 @@ def test_a_malformed_transcript_resumes_without_what_cannot_be_used(
     for args in (["sessions"], ["sessions", "--json"], ["sessions", "show", "X"]):
         shown = cli(args)
         assert shown.rc == 0 and "Traceback" not in shown.stderr, (args, shown.stderr)
+
+
+def test_a_session_another_live_run_writes_is_refused_with_one_line(
+    server: FakeOpenAIServer, server_args: list[str], workspace: Path, home: Path, plugin_site: Path
+) -> None:
+    """Two runs appending to one transcript scrambled its history (user, user in a row; calls
+    replayed as "not run"): the second stops, exit 2, naming the session; the lock ends with
+    the run that held it, also when it is killed (``kill -9``)."""
+    env = {"MYCODE_LOAD_PLUGINS": "coretools", "PYTHONPATH": str(plugin_site)}
+    hold = {"id": "h1", "name": "mark", "arguments": {"name": "holding", "after": "go"}}
+    server.enqueue(turn(None, [hold]), turn("first done"))
+    first = start_cli(["-p", "first", *server_args], workspace, home, env)
+    try:
+        assert wait_until((home / "markers" / "holding").exists, 60)
+        (transcript,) = (home / "sessions").glob("*.jsonl")
+        session = transcript.stem
+        for args in (["--continue"], ["--resume", session]):
+            second = run_cli(["-p", "second", *args, *server_args], workspace, home, env)
+            assert second.rc == 2, second.stderr
+            (line,) = second.stderr.strip().splitlines()
+            assert session in line and "in use by another mycode process" in line
+            assert str(first.pid) in line
+        (home / "markers" / "go").write_text("x")
+        assert first.wait(60) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+        first.communicate(timeout=60)
+    types = [e["type"] for e in SessionStore(home).read_events(session)]
+    assert types.count("user") == 1 and types.count("result") == 1  # nothing of the second
+    # the lock went with the run: the session can be continued, and after a kill -9 too
+    server.enqueue(
+        turn(None, [{"id": "h2", "name": "mark", "arguments": {"name": "again", "after": "no"}}])
+    )
+    killed = start_cli(["-p", "third", "--continue", *server_args], workspace, home, env)
+    try:
+        assert wait_until((home / "markers" / "again").exists, 60)
+    finally:
+        killed.kill()
+        killed.communicate(timeout=60)
+    server.enqueue(turn("fourth done"))
+    fourth = run_cli(["-p", "fourth", "--resume", session, *server_args], workspace, home, env)
+    assert fourth.rc == 0, fourth.stderr
+    assert fourth.result is not None and fourth.result["final_text"] == "fourth done"

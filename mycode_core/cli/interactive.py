@@ -357,6 +357,11 @@ class InteractiveSession:
         if "/" in session_id or not self.store.exists(session_id):
             click.echo(f"No session {session_id!r} in {self.store.root} (see /sessions).")
             return
+        from mycode_core.cli.session_lock import busy_line, claim_session
+
+        if not claim_session(self.runner.home, session_id):
+            click.echo(f"mycode: {busy_line(self.runner.home, session_id)}")
+            return
         from mycode_core.cli.rewind import rewound
         from mycode_core.cli.session_view import build_timeline, recap_lines
         from mycode_core.cli.transcript_history import elsewhere_notice, history_from_events
@@ -385,12 +390,17 @@ class InteractiveSession:
 
     def _replace_runner(self, messages: list[dict[str, Any]], session_id: str | None) -> None:
         from mycode_core.cli.mentions import expand
+        from mycode_core.cli.session_lock import claim_session, release_session
         from mycode_core.runtime.child import run_child
         from mycode_core.runtime.loop import AgentRunner
         from mycode_core.sessions import new_session_id
 
         old = self.runner
         old.close(reason="resume" if session_id else "clear")
+        new_id = session_id or new_session_id()
+        claim_session(old.home, new_id)  # held already when resumed (/resume claimed it)
+        if new_id != old.session_id:
+            release_session(str(old.session_id))
         self.runner = AgentRunner(
             spawn_child=run_child,
             expand_prompt=expand,
@@ -398,7 +408,7 @@ class InteractiveSession:
             settings=old.settings,
             workspace=old.workspace,
             home=old.home,
-            session_id=session_id or new_session_id(),
+            session_id=new_id,
             interactive=True,
             ask=self.ask,
             prior_messages=messages,

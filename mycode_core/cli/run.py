@@ -195,6 +195,7 @@ def run_agent(
     from mycode_core.cli.mentions import expand
     from mycode_core.cli.options import mcp_config_values
     from mycode_core.cli.rewind import rewound
+    from mycode_core.cli.session_lock import busy_line, claim_session
     from mycode_core.cli.transcript_history import elsewhere_notice, history_from_events
     from mycode_core.config import (
         ConfigError,
@@ -332,6 +333,8 @@ def run_agent(
             if latest is None:
                 return _fail(f"no earlier session in {workspace} to continue")
             session_id = latest.id
+        if not claim_session(home, session_id):  # another live mycode is writing it
+            return _fail(busy_line(home, session_id))
         resumed = session_id
         stored = rewound(store.read_events(session_id))
         prior = history_from_events(stored)
@@ -343,6 +346,8 @@ def run_agent(
                 settings.notices.append(elsewhere)
         if not prompt and not interactive:
             prompt = "Continue the task from where the previous run stopped."
+    else:
+        claim_session(home, session_id)  # a new session: held so no --continue joins it
 
     runner = AgentRunner(
         spawn_child=run_child,
