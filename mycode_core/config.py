@@ -26,7 +26,7 @@ from mycode_core.claude_rules import SETTINGS_FILES as CLAUDE_SETTINGS
 from mycode_core.claude_rules import claude_layers
 from mycode_core.config_check import ConfigError, check_layer, error_line
 from mycode_core.pricing import ModelEntry
-from mycode_core.project_files import ProjectFileRefused, read_project_text
+from mycode_core.project_files import ProjectFileRefused, read_project_bytes
 from mycode_core.trust import PROJECT_LAYERS, restrict_layers
 
 PermissionMode = Literal["default", "accept-edits", "plan", "bypass"]
@@ -297,7 +297,7 @@ def _read_toml(path: Path, workspace: Path | None, refused: list[str]) -> dict[s
     following a symlink out of the workspace (refused: ``{}`` and a line in ``refused``)."""
     try:
         if workspace is not None:
-            return tomllib.loads(read_project_text(workspace, path))
+            return tomllib.loads(read_project_bytes(workspace, path).decode("utf-8"))
         if not path.is_file():
             return {}
         with path.open("rb") as fh:

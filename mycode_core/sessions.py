@@ -129,8 +129,7 @@ class SessionStore:
 
     def latest(self, cwd: str) -> SessionInfo | None:
         """The most recent session of a workspace."""
-        sessions = self.list(cwd)
-        return sessions[0] if sessions else None
+        return next(iter(self.list(cwd)), None)
 
     def _info(self, path: Path) -> SessionInfo | None:
         system: dict[str, Any] | None = None
@@ -151,7 +150,7 @@ class SessionStore:
                 prompt = typed or user_words(str(event.get("content", "")))
             elif kind == "result":
                 stop, typed = event.get("stop_reason"), ""
-                steps += int(event.get("steps") or 0)
+                steps += count if isinstance(count := event.get("steps"), int) else 0
         if system is None:
             return None
         return SessionInfo(
@@ -159,7 +158,7 @@ class SessionStore:
             path=path,
             cwd=str(system.get("cwd", "")),
             model=str(system.get("model", "")),
-            started=float(system.get("ts") or path.stat().st_mtime),
+            started=ts if isinstance(ts := system.get("ts"), float | int) else path.stat().st_mtime,
             stop_reason=stop,
             first_prompt=prompt,
             steps=steps,

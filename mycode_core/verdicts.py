@@ -83,11 +83,15 @@ class PromptVerdict(_Answer):
 class SlashResult(_Answer):
     """What a slash command returns: a ``prompt`` to run as the user's turn, ``output`` to show
     the user, and/or ``rewind``: cut the conversation back to before the session's N-th user
-    turn (the session records it in the transcript, so ``--resume`` goes on from there)."""
+    turn (the session records it in the transcript, so ``--resume`` goes on from there).
+    ``exit_code``: not 0 for a command that failed (its ``output`` says why), what ``mycode -p
+    "/name"`` exits with: the code the same operation has as a subcommand (2: usage, nothing
+    to do)."""
 
     prompt: str | None = None
     output: str | None = None
     rewind: int | None = None
+    exit_code: int = 0
 
 
 class CompactedView(_Answer):

@@ -56,6 +56,27 @@ def test_a_bad_value_is_one_line_naming_file_and_key(
     assert expected in lines[0]
 
 
+@pytest.mark.parametrize("layer", ["project", "local", "user"])
+def test_a_config_file_that_is_not_utf8_is_one_line_naming_it(
+    workspace: Path, home: Path, layer: str
+) -> None:
+    """Every layer as the user layer always was: exit 2 naming the file (an untrusted project's
+    bad file is no exception, as its bad TOML is not), never read with the bytes replaced."""
+    path = {
+        "project": workspace / ".mycode" / "config.toml",
+        "local": workspace / ".mycode" / "config.local.toml",
+        "user": home / "config.toml",
+    }[layer]
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(b"max_steps = 4 # caf\xe9\n")
+    model = write_script(workspace.parent / "turns.json", [{"content": "fine"}])
+    run = run_cli(["-p", "task", "--model", model], workspace, home, {"MYCODE_LOAD_PLUGINS": ""})
+    assert run.rc == 2 and "Traceback" not in run.stderr, run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith(f"mycode: error: {path}: cannot read this config file"), line
+    assert "utf-8" in line
+
+
 def test_the_stagnation_table_is_checked_while_its_plugin_is_loaded(
     workspace: Path, home: Path
 ) -> None:

@@ -52,7 +52,8 @@ def _session(
 def test_turns_slash_commands_and_exit(tmp_path: Path, env: dict[str, str]) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    model = _script(tmp_path, [{"content": "first answer"}, {"content": "second answer"}])
+    answers = ["first answer", "second answer", "third answer"]
+    model = _script(tmp_path, [{"content": answer} for answer in answers])
     term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
     term.expect("/help for help")
     term.type("hello there\r")
@@ -65,6 +66,8 @@ def test_turns_slash_commands_and_exit(tmp_path: Path, env: dict[str, str]) -> N
     term.expect("Unknown command /hlep. Did you mean /help?")
     term.type("/etc/hosts again\r")  # a path, not a command: the model gets it
     term.expect("second answer")
+    term.type("/tmp is full\r")  # an existing folder, named like a command: a path too
+    term.expect("third answer")
     term.type("/exit\r")
     assert term.wait() == 0
     transcripts = list((tmp_path / "home" / "sessions").glob("*.jsonl"))
@@ -74,7 +77,7 @@ def test_turns_slash_commands_and_exit(tmp_path: Path, env: dict[str, str]) -> N
         for line in transcripts[0].read_text().splitlines()
         if json.loads(line)["type"] == "user"
     ]
-    assert users == ["hello there", "/etc/hosts again"]
+    assert users == ["hello there", "/etc/hosts again", "/tmp is full"]
     assert not any(workspace.iterdir())  # nothing of ours in the workspace
 
 

@@ -100,6 +100,8 @@ def test_prompts_that_are_not_a_known_command_still_run(run: Any, tmp_path: Path
     for args in (
         ["-p", "greet the user", "--model", model],  # one quoted prompt with spaces
         ["-p", "hello", "--model", model],  # a word no plugin registered
+        ["-p", "/tmp is full", "--model", model],  # an existing folder: a path, not a command
+        ["-p", "/tmp", "--model", model],
     ):
         result = run(args, **disabled)
         assert result.rc == 0 and "an agent ran" in result.stdout, (args, result.stderr)

@@ -60,3 +60,24 @@ def test_nothing_depends_on_the_unrelated_mycode_distribution() -> None:
         assert "mycode" not in names, path
         if path.parent.parent.name in ("plugins", "examples"):
             assert "mycode-core" in names, path
+
+
+def test_the_deviations_say_plan_mode_allows_delegate_task() -> None:
+    """Plan mode lets ``delegate_task`` run (rule ``builtin:read-only-tool``) and the child
+    inherits plan mode (plugins/subagents' test_plan_mode_lets_children_run_but_they_stay_
+    read_only): the README must not say it is denied."""
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    deviations = text.split("## Deviations from SPEC.md", 1)[1]
+    assert "plan mode denies `delegate_task`" not in text
+    assert "allows `delegate_task` (rule `builtin:read-only-tool`" in deviations
+    assert "every child inherits plan mode" in deviations
+
+
+def test_the_exit_codes_name_the_code_of_each_signal() -> None:
+    """130 is Ctrl-C only: SIGTERM exits 143 and SIGHUP 129 (128 + the signal; tested in
+    test_cancellation), in ``-p`` as in the interactive session."""
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    codes = text.split("### Exit codes", 1)[1].split("###", 1)[0]
+    assert "`130` interrupted by Ctrl-C (SIGINT)" in codes
+    assert "SIGTERM it is `143`, by SIGHUP `129`" in codes
+    assert "Ctrl-C (like SIGTERM) ends the run the same way with exit 130" not in text

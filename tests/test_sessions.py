@@ -192,3 +192,97 @@ def test_transcript_is_flushed_per_event(tmp_path: Path) -> None:
     assert store.read_events("s1")[0]["content"] == "one"
     transcript.close()
     assert os.path.getsize(store.path_for("s1")) > 0
+
+
+def test_a_malformed_transcript_resumes_without_what_cannot_be_used(
+    cli: Any, server: FakeOpenAIServer, server_args: list[str], workspace: Path, home: Path
+) -> None:
+    """A hand-edited or corrupt transcript: fields of the wrong type are skipped, as a torn line
+    is (no traceback), in the history, the recap, the listing and ``sessions show``."""
+    good_call = {"id": "c1", "name": "echo", "arguments": {"text": "x"}}
+    events = [
+        {"type": "system", "session_id": "X", "cwd": str(workspace), "ts": "x", "tools": 5},
+        {"type": "user", "content": "first task", "images": 7},
+        {"type": "step_start", "step": "two"},
+        {"type": "assistant", "tool_calls": "notalist"},
+        {"type": "assistant", "content": 5, "tool_calls": [5, {"id": 3}, good_call]},
+        {"type": "assistant", "usage": "lots", "tool_calls": [{"name": "echo"}]},
+        {"type": "tool_call", "id": "c1", "name": "echo", "arguments": "x"},
+        {"type": "tool_result", "id": "c1", "content": "x", "metadata": "m"},
+        {
+            "type": "compaction",
+            "view": [],
+            "history_length": 0,
+            "window_source": "learned",
+            "context_window": "big",
+        },
+        {"type": "result", "stop_reason": ["odd"], "steps": "2", "usage": [], "duration_ms": "x"},
+    ]
+    (home / "sessions").mkdir()
+    lines = [json.dumps(event) for event in events]
+    (home / "sessions" / "X.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    server.enqueue(turn("resumed"))
+    text = [*server_args, "--output-format", "text"]
+    resumed = cli(["-p", "more", "--resume", "X", *text])
+    assert resumed.rc == 0 and "Traceback" not in resumed.stderr, resumed.stderr
+    assert "Resuming session X" in resumed.stderr and resumed.stdout.strip() == "resumed"
+    sent = server.chat_requests[-1].messages
+    assert tool_pairing_problems(sent) == []
+    assert [m["role"] for m in sent[1:]] == [
+        "user",
+        "assistant",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+    ]
+    server.enqueue(turn("continued"))
+    again = cli(["-p", "again", "--continue", *server_args])
+    assert again.rc == 0 and again.events[0]["resumed_from"] == "X", again.stderr
+    for args in (["sessions"], ["sessions", "--json"], ["sessions", "show", "X"]):
+        shown = cli(args)
+        assert shown.rc == 0 and "Traceback" not in shown.stderr, (args, shown.stderr)
+
+
+def test_a_session_another_live_run_writes_is_refused_with_one_line(
+    server: FakeOpenAIServer, server_args: list[str], workspace: Path, home: Path, plugin_site: Path
+) -> None:
+    """Two runs appending to one transcript scrambled its history (user, user in a row; calls
+    replayed as "not run"): the second stops, exit 2, naming the session; the lock ends with
+    the run that held it, also when it is killed (``kill -9``)."""
+    env = {"MYCODE_LOAD_PLUGINS": "coretools", "PYTHONPATH": str(plugin_site)}
+    hold = {"id": "h1", "name": "mark", "arguments": {"name": "holding", "after": "go"}}
+    server.enqueue(turn(None, [hold]), turn("first done"))
+    first = start_cli(["-p", "first", *server_args], workspace, home, env)
+    try:
+        assert wait_until((home / "markers" / "holding").exists, 60)
+        (transcript,) = (home / "sessions").glob("*.jsonl")
+        session = transcript.stem
+        for args in (["--continue"], ["--resume", session]):
+            second = run_cli(["-p", "second", *args, *server_args], workspace, home, env)
+            assert second.rc == 2, second.stderr
+            (line,) = second.stderr.strip().splitlines()
+            assert session in line and "in use by another mycode process" in line
+            assert str(first.pid) in line
+        (home / "markers" / "go").write_text("x")
+        assert first.wait(60) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+        first.communicate(timeout=60)
+    types = [e["type"] for e in SessionStore(home).read_events(session)]
+    assert types.count("user") == 1 and types.count("result") == 1  # nothing of the second
+    # the lock went with the run: the session can be continued, and after a kill -9 too
+    server.enqueue(
+        turn(None, [{"id": "h2", "name": "mark", "arguments": {"name": "again", "after": "no"}}])
+    )
+    killed = start_cli(["-p", "third", "--continue", *server_args], workspace, home, env)
+    try:
+        assert wait_until((home / "markers" / "again").exists, 60)
+    finally:
+        killed.kill()
+        killed.communicate(timeout=60)
+    server.enqueue(turn("fourth done"))
+    fourth = run_cli(["-p", "fourth", "--resume", session, *server_args], workspace, home, env)
+    assert fourth.rc == 0, fourth.stderr
+    assert fourth.result is not None and fourth.result["final_text"] == "fourth done"

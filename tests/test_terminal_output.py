@@ -390,3 +390,57 @@ def test_a_long_command_output_shows_the_lines_it_printed(tmp_path: Path) -> Non
     run = run_cli(["-p", "count", *flags], workspace, tmp_path / "home", _env(tmp_path))
     assert run.rc == 0, run.stderr
     assert "⎿ 200000 (+200000 lines)" in run.stderr  # 200,000 and the exit code's line
+
+
+def _stdout_to(tmp_path: Path, stdout: Any, fmt: str) -> tuple[subprocess.Popen[bytes], Path]:
+    """Start ``mycode -p hi`` (scripted) writing its output to ``stdout``."""
+    from mycode_core.testing import cli_env
+
+    home, work = tmp_path / "home", tmp_path / "ws"
+    work.mkdir()
+    model = write_script(tmp_path / "s.json", [{"content": "the answer"}])
+    args = ["-p", "hi", "--model", model, "--output-format", fmt]
+    env = cli_env(home, {"MYCODE_LOAD_PLUGINS": ""})
+    process = subprocess.Popen(
+        [*MYCODE, *args],
+        cwd=work,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+    )
+    return process, home
+
+
+def _transcript_types(home: Path) -> list[str]:
+    (path,) = (home / "sessions").glob("*.jsonl")
+    return [json.loads(line)["type"] for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
+def test_a_failed_stdout_write_is_one_line_and_exit_1(tmp_path: Path, fmt: str) -> None:
+    with open("/dev/full", "wb") as full:
+        process, home = _stdout_to(tmp_path, full, fmt)
+        _, stderr = process.communicate(timeout=120)
+    text = stderr.decode()
+    assert process.returncode == 1, text
+    assert "Traceback" not in text
+    (line,) = [line for line in text.splitlines() if "No space left" in line]
+    assert line.startswith("mycode: error: cannot write the output") and "sessions show" in line
+    assert _transcript_types(home)[-1] == "result"  # the transcript is complete
+
+
+@pytest.mark.parametrize("fmt", ["text", "stream-json"])
+def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path, fmt: str) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line (as `| head -c1` after it)
+    try:
+        process, home = _stdout_to(tmp_path, write_end, fmt)
+    finally:
+        os.close(write_end)
+    _, stderr = process.communicate(timeout=120)
+    text = stderr.decode()
+    assert process.returncode == 1, text
+    assert "Traceback" not in text and "Broken pipe" not in text and "Error" not in text
+    assert _transcript_types(home)[-1] == "result"

@@ -305,7 +305,7 @@ class InteractiveSession:
                 click.echo("No sessions in this workspace yet.")
             for info in sessions[:20]:
                 prompt = " ".join(info.first_prompt.split())[:60]
-                click.echo(f"{info.id}  {info.stop_reason or 'open':<15} {prompt}")
+                click.echo(f"{info.id}  {str(info.stop_reason or 'open'):<15} {prompt}")
         elif name == "/resume":
             self._resume(argument)
         elif name == "/model":
@@ -352,9 +352,12 @@ class InteractiveSession:
 
     def _plugin_command(self, text: str, name: str) -> str | None:
         """A plugin's slash command: show its output, run the prompt it returns."""
-        from mycode_core.cli.slash import dispatch, unknown_command
+        from mycode_core.cli.slash import dispatch, names_a_path, unknown_command
 
         result = dispatch(self.runner, text, lambda message: click.echo(f"mycode: {message}"))
+        if result is None and names_a_path(text):  # `/tmp is full`: a prompt
+            self._turn(text)
+            return None
         if result is None:
             line = unknown_command(self.runner, name.lstrip("/"), click.echo)
             click.echo(f"{line} /help lists them.")
@@ -379,6 +382,11 @@ class InteractiveSession:
             session_id = picked
         if "/" in session_id or not self.store.exists(session_id):
             click.echo(f"No session {session_id!r} in {self.store.root} (see /sessions).")
+            return
+        from mycode_core.cli.session_lock import busy_line, claim_session
+
+        if not claim_session(self.runner.home, session_id):
+            click.echo(f"mycode: {busy_line(self.runner.home, session_id)}")
             return
         from mycode_core.cli.rewind import rewound
         from mycode_core.cli.session_view import build_timeline, recap_lines
@@ -408,12 +416,17 @@ class InteractiveSession:
 
     def _replace_runner(self, messages: list[dict[str, Any]], session_id: str | None) -> None:
         from mycode_core.cli.mentions import expand
+        from mycode_core.cli.session_lock import claim_session, release_session
         from mycode_core.runtime.child import run_child
         from mycode_core.runtime.loop import AgentRunner
         from mycode_core.sessions import new_session_id
 
         old = self.runner
         old.close(reason="resume" if session_id else "clear")
+        new_id = session_id or new_session_id()
+        claim_session(old.home, new_id)  # held already when resumed (/resume claimed it)
+        if new_id != old.session_id:
+            release_session(str(old.session_id))
         self.runner = AgentRunner(
             spawn_child=run_child,
             expand_prompt=expand,
@@ -421,7 +434,7 @@ class InteractiveSession:
             settings=old.settings,
             workspace=old.workspace,
             home=old.home,
-            session_id=session_id or new_session_id(),
+            session_id=new_id,
             interactive=True,
             ask=self.ask,
             prior_messages=messages,

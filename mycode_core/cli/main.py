@@ -147,6 +147,7 @@ def agent_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 def _run_from_click(prompt_words: Sequence[str], **options: Any) -> None:
     from mycode_core import tokens
+    from mycode_core.cli.output_lost import OutputLost
     from mycode_core.cli.run import run_agent
 
     options.pop("verbose", None)
@@ -160,6 +161,10 @@ def _run_from_click(prompt_words: Sequence[str], **options: Any) -> None:
     tokens.defer_loading()  # the tokenizer loads only once the view nears its budget (issue 24)
     try:
         code = run_agent(" ".join(prompt_words).strip(), **options)
+    except OutputLost as lost:  # stdout is gone: one line (none for a closed pipe), exit 1
+        if (line := lost.line()) is not None:
+            click.echo(line, err=True)
+        code = 1
     finally:
         tokens.defer_loading(False)
     sys.exit(code)

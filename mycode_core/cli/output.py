@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from mycode_core.cli.output_lost import OutputLost
 from mycode_core.cli.richtext import (
     MarkdownStream,
     content_text,
@@ -368,6 +369,7 @@ def render_turn(
     if typed:
         record(runner, typed)
     events = runner.run(prompt) if request is None else runner.run(prompt, request=request)
+    lost: OSError | None = None
     try:
         while True:
             try:
@@ -382,11 +384,20 @@ def render_turn(
             try:
                 if cancel_requested is not None and cancel_requested():
                     runner.cancel()
-                renderer.handle(event)
+                if lost is None:
+                    renderer.handle(event)
             except KeyboardInterrupt:
                 runner.cancel()
+            except OSError as exc:  # nowhere to show the turn: stop it, drain it to its result
+                lost = exc
+                runner.cancel()
     finally:
-        renderer.close()
+        try:
+            renderer.close()
+        except OSError as exc:
+            lost = lost or exc
+    if lost is not None:
+        raise OutputLost(lost, str(runner.session_id))
     return result
 
 

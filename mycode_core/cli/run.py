@@ -127,20 +127,26 @@ def _unpriced_budget(settings: Any) -> str | None:
     )
 
 
-def _command_reply(runner: Any, text: str, renderer: Any) -> int:
+def _command_reply(runner: Any, text: str, renderer: Any, failed: int = 0) -> int:
     """Show a slash command's reply in a machine format (``json``: the ``result`` object;
-    ``stream-json``: ``system`` ... ``result``), close the run; returns the exit code."""
+    ``stream-json``: ``system`` ... ``result``), close the run; returns the exit code
+    (``failed``: the command's own, when it failed)."""
+    from mycode_core.cli.output_lost import OutputLost
+
     try:
         events = runner.command_turn(text)
-        for event in events:
-            renderer.handle(event)
+        try:
+            for event in events:
+                renderer.handle(event)
+        except OSError as exc:  # the reply is in the transcript
+            raise OutputLost(exc, str(runner.session_id)) from None
     finally:
         renderer.close()
         runner.close()
     if runner.guard.strict_failure:
         return USAGE_ERROR
     result = next(event for event in reversed(events) if event.type == "result")
-    return exit_code_for(result.stop_reason)  # type: ignore[attr-defined]
+    return failed or exit_code_for(result.stop_reason)  # type: ignore[attr-defined]
 
 
 def _plugin_names(pm: Any) -> list[str]:
@@ -181,6 +187,7 @@ def run_agent(
     from mycode_core.cli.mentions import expand
     from mycode_core.cli.options import mcp_config_values
     from mycode_core.cli.rewind import rewound
+    from mycode_core.cli.session_lock import busy_line, claim_session
     from mycode_core.cli.transcript_history import elsewhere_notice, history_from_events
     from mycode_core.config import (
         ConfigError,
@@ -323,6 +330,8 @@ def run_agent(
             if latest is None:
                 return _fail(f"no earlier session in {workspace} to continue")
             session_id = latest.id
+        if not claim_session(home, session_id):  # another live mycode is writing it
+            return _fail(busy_line(home, session_id))
         resumed = session_id
         stored = rewound(store.read_events(session_id))
         prior = history_from_events(stored)
@@ -334,6 +343,8 @@ def run_agent(
                 settings.notices.append(elsewhere)
         if not prompt and not interactive:
             prompt = "Continue the task from where the previous run stopped."
+    else:
+        claim_session(home, session_id)  # a new session: held so no --continue joins it
 
     runner = AgentRunner(
         spawn_child=run_child,
@@ -382,12 +393,13 @@ def run_agent(
             runner.close()
             return _fail(problem)
         from mycode_core.cli.output import make_renderer, neutralise, render_turn
-        from mycode_core.cli.slash import dispatch, split_command, unknown_command
+        from mycode_core.cli.output_lost import OutputLost
+        from mycode_core.cli.slash import dispatch, names_a_path, split_command, unknown_command
         from mycode_core.events import NoticeEvent
 
         slash = dispatch(runner, prompt, lambda message: click.echo(f"mycode: {message}", err=True))
         typed = None  # the command line the user typed, when a slash command expanded it
-        command = split_command(prompt) if slash is None else None
+        command = split_command(prompt) if slash is None and not names_a_path(prompt) else None
         if command is not None:  # as in Claude Code's -p: an unknown command is an error
             for event in runner.events.unread():  # why a command may be missing
                 if isinstance(event, NoticeEvent):
@@ -401,13 +413,19 @@ def run_agent(
 
                 record(store, session_id, slash.rewind)
                 lines.append(f"The conversation is back to before turn {slash.rewind}.")
-            if not slash.prompt and output_format != "text":  # the reply as the format's events
-                return _command_reply(runner, "\n".join(lines), make_renderer(output_format))
-            for line in lines:  # text; or stderr, ahead of a turn's machine output
-                click.echo(neutralise(line), err=output_format != "text")
-            if not slash.prompt:
+            code = slash.exit_code  # not 0: the command failed, no turn; exit as its subcommand
+            if (code or not slash.prompt) and output_format != "text":  # as the format's events
+                return _command_reply(runner, "\n".join(lines), make_renderer(output_format), code)
+            try:
+                for line in lines:  # text (a failure's on stderr); or stderr, ahead of a turn's
+                    shown = f"mycode: {neutralise(line)}" if code else neutralise(line)
+                    click.echo(shown, err=bool(code) or output_format != "text")
+            except OSError as exc:
                 runner.close()
-                return USAGE_ERROR if runner.guard.strict_failure else 0
+                raise OutputLost(exc, session_id) from None
+            if code or not slash.prompt:
+                runner.close()
+                return USAGE_ERROR if runner.guard.strict_failure else code
             typed, prompt = prompt, slash.prompt
         if guard.received is not None:  # stopped while setting up: no turn starts
             runner.close()

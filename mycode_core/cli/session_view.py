@@ -116,8 +116,20 @@ def _one_line(text: str, limit: int) -> str:
 
 
 def _tokens(result: dict[str, Any] | None) -> int:
-    usage = (result or {}).get("usage") or {}
-    return int(usage.get("input_tokens", 0) or 0) + int(usage.get("output_tokens", 0) or 0)
+    usage = _mapping((result or {}).get("usage"))
+    return _number(usage.get("input_tokens")) + _number(usage.get("output_tokens"))
+
+
+def _number(value: Any) -> int:
+    """A count a transcript holds (0 for anything a hand-edited transcript may hold there)."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 SHOWN_IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -157,11 +169,13 @@ def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
             timeline.model = str(event.get("model", ""))
             timeline.cwd = str(event.get("cwd", ""))
             timeline.started = event.get("ts")
-            timeline.tools = list(event.get("tools") or [])
+            tools = event.get("tools")
+            timeline.tools = [str(tool) for tool in tools] if isinstance(tools, list) else []
         elif kind == "user":
             turn = Turn(prompt=typed or user_words(str(event.get("content", ""))))
             typed = ""
-            for image in event.get("images") or ():  # attached, kept under MYCODE_HOME
+            images = event.get("images")  # attached, kept under MYCODE_HOME
+            for image in images if isinstance(images, list) else ():
                 if isinstance(image, dict):
                     turn.notes.append(
                         ("image", f"{image.get('name')} (saved: {image.get('path')})")
@@ -171,19 +185,17 @@ def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
         elif turn is None:
             continue
         elif kind == "step_start":
-            step = Step(number=int(event.get("step", len(turn.steps) + 1)))
+            step = Step(number=_number(event.get("step")) or len(turn.steps) + 1)
             turn.steps.append(step)
         elif kind == "assistant" and step is not None:
             if event.get("content"):
                 step.text = (step.text + "\n\n" if step.text else "") + str(event["content"])
-            usage = event.get("usage") or {}
-            step.tokens += int(usage.get("input_tokens", 0) or 0)
-            step.tokens += int(usage.get("output_tokens", 0) or 0)
+            step.tokens += _tokens(event)
         elif kind == "tool_call" and step is not None:
             tool = ToolStep(
                 id=str(event.get("id")),
                 name=str(event.get("name")),
-                arguments=dict(event.get("arguments") or {}),
+                arguments=_mapping(event.get("arguments")),
             )
             calls[tool.id] = tool
             step.tools.append(tool)
@@ -194,7 +206,7 @@ def build_timeline(session_id: str, events: list[dict[str, Any]]) -> Timeline:
             tool.result = content_text(event.get("content", ""))
             tool.images = image_urls(event.get("content"))
             tool.is_error = bool(event.get("is_error"))
-            tool.metadata = dict(event.get("metadata") or {})
+            tool.metadata = dict(_mapping(event.get("metadata")))
             tool.answered = True
         elif kind in ("guidance", "retry", "notice", "compaction", "checkpoint"):
             note = (kind, _note_text(event))
@@ -236,17 +248,20 @@ def result_summary(result: dict[str, Any] | None) -> str:
     """``completed · verdict pass · 3 steps · 120 tokens · 4.2s`` (or ``unfinished``)."""
     if not result:
         return "unfinished (no result recorded)"
-    seconds = float(result.get("duration_ms") or 0) / 1000
+    seconds = _number(result.get("duration_ms")) / 1000
     return (
         f"{result.get('stop_reason')} · verdict {result.get('verdict')} · "
-        f"{plural(int(result.get('steps') or 0), 'step')} · "
+        f"{plural(_number(result.get('steps')), 'step')} · "
         f"{plural(_tokens(result), 'token')} · {seconds:.1f}s"
     )
 
 
 def when(ts: float | None) -> str:
     """A timestamp as local ``YYYY-MM-DD HH:MM``."""
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "?"
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "?"
+    except (TypeError, ValueError, OverflowError, OSError):  # a hand-edited transcript's
+        return "?"
 
 
 def render_timeline(timeline: Timeline, console: Any) -> None:

@@ -80,9 +80,9 @@ def _valid_id(session_id: str) -> bool:
 
 
 def _list(cwd: str | None, show_all: bool, as_json: bool) -> None:
-    import time
     from pathlib import Path
 
+    from mycode_core.cli.session_view import when
     from mycode_core.config import home_dir
     from mycode_core.sessions import SessionStore
 
@@ -106,6 +106,5 @@ def _list(cwd: str | None, show_all: bool, as_json: bool) -> None:
         click.echo("No sessions yet." + ("" if show_all else " (use --all for every workspace)"))
         return
     for s in sessions:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started))
         prompt = " ".join(s.first_prompt.split())[:60]
-        click.echo(f"{s.id}  {when}  {s.stop_reason or 'open':<15} {prompt}")
+        click.echo(f"{s.id}  {when(s.started)}  {str(s.stop_reason or 'open'):<15} {prompt}")

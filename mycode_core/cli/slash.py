@@ -7,6 +7,7 @@ output is shown.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,13 @@ def split_command(text: str) -> tuple[str, str] | None:
     as ``/etc/hosts``, a comment such as ``/* … */``, ``//``: not a command)."""
     found = _COMMAND.fullmatch(text.strip())
     return (found.group(1), (found.group(2) or "").strip()) if found else None
+
+
+def names_a_path(text: str) -> bool:
+    """Whether ``text`` starts with an existing absolute path (``/tmp is full``): a prompt
+    when no command has that name, never an unknown command (README: a path is a prompt)."""
+    first = text.split(maxsplit=1)[0] if text.strip() else ""
+    return os.path.isabs(first) and os.path.lexists(first)
 
 
 def collect_slash_commands(

@@ -22,13 +22,19 @@ from mycode_core.runtime.messages import (
 from mycode_core.runtime.resume import last_checkpoint
 
 
-def _tool_calls(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _tool_calls(raw: Any) -> list[dict[str, Any]]:
+    """An ``assistant`` event's calls as chat calls; a call without a usable id and name (a
+    hand-edited or corrupt transcript) is left out, as a torn line is."""
     calls = []
-    for call in raw:
-        arguments = call.get("arguments", "{}")
+    for call in raw if isinstance(raw, list) else ():
+        if not isinstance(call, dict):
+            continue
+        call_id, name, arguments = call.get("id"), call.get("name"), call.get("arguments", "{}")
+        if not isinstance(call_id, str) or not isinstance(name, str):
+            continue
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments, ensure_ascii=False)
-        calls.append({"id": call.get("id"), "name": call.get("name"), "arguments": arguments})
+        calls.append({"id": call_id, "name": name, "arguments": arguments})
     return calls
 
 
@@ -64,8 +70,9 @@ def history_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             messages.append(stored_user_message(event))
         elif kind == "assistant":
             batch.close(messages)
-            calls = _tool_calls(event.get("tool_calls") or [])
-            messages.append(assistant_message(event.get("content"), calls))
+            calls = _tool_calls(event.get("tool_calls"))
+            content = event.get("content")
+            messages.append(assistant_message(content if isinstance(content, str) else None, calls))
             batch.calls = [str(c["id"]) for c in calls]
         elif kind == "permission" and event.get("decision") == "allow":
             batch.allowed.add(str(event.get("id")))
@@ -94,7 +101,8 @@ class _Batch:
         call_id, content = str(event.get("id")), event.get("content", "")
         kept = self.answers.setdefault(call_id, [])
         if len(kept) < self.calls.count(call_id):
-            shown = bool((event.get("metadata") or {}).get("images_sent"))
+            metadata = event.get("metadata")
+            shown = isinstance(metadata, dict) and bool(metadata.get("images_sent"))
             kept.append(tool_message(call_id, content, bool(event.get("is_error")), shown))
             if shown and (images := image_message(call_id, content)) is not None:
                 self.images.setdefault(call_id, []).append(images)
@@ -115,8 +123,8 @@ class _Batch:
 def stored_user_message(event: dict[str, Any]) -> dict[str, Any]:
     """A transcript ``user`` event as a chat message, its saved images attached again (a copy
     that is gone, or no image any more, becomes a line of the text instead)."""
-    content, parts = str(event.get("content", "")), []
-    for image in event.get("images") or ():
+    content, parts, images = str(event.get("content", "")), [], event.get("images")
+    for image in images if isinstance(images, list) else ():
         name = image.get("name") if isinstance(image, dict) else None
         try:
             data = read_bytes(Path(image["path"]), MAX_IMAGE_BYTES)

@@ -207,8 +207,8 @@ class Viewing(RunnerBase):
         recorded = last_view(events)
         if recorded is None:
             return
-        if recorded.get("window_source") == "learned" and recorded.get("context_window"):
-            window.learn(int(recorded["context_window"]))
+        if recorded.get("window_source") == "learned":  # (learn() ignores a limit of 0)
+            window.learn(size if isinstance(size := recorded.get("context_window"), int) else 0)
         view.restore(recorded["view"], self.history, int(recorded["history_length"]))
 
     def _write_checkpoint(self) -> None:

@@ -115,16 +115,18 @@ def rewind_command(args: str, context: Any) -> Any:
     numbers = [w for w in words if w.isdigit()]
     unknown = [w for w in words if not w.isdigit() and w != "--force"]
     if unknown:
-        return SlashResult(output=f"/rewind [N] [--force]: {' '.join(unknown)!r} is not a turn")
+        problem = f"/rewind [N] [--force]: {' '.join(unknown)!r} is not a turn"
+        return SlashResult(output=problem, exit_code=2)  # a usage error, as `mycode undo` has
     home, session_id = Path(context.home), str(context.session_id)
     turns = session_turns(home, session_id)
     if not turns:
-        return SlashResult(output="nothing to rewind: this session has no turn yet")
+        return SlashResult(output="nothing to rewind: this session has no turn yet", exit_code=2)
     if numbers:
         chosen = next((t for t in turns if t.number == int(numbers[0])), None)
         if chosen is None:
             listed = ", ".join(str(t.number) for t in turns)
-            return SlashResult(output=f"no turn {numbers[0]} to rewind to (turns: {listed})")
+            missing = f"no turn {numbers[0]} to rewind to (turns: {listed})"
+            return SlashResult(output=missing, exit_code=2)
     elif context.ask is None:
         lines = [turn.label() for turn in turns]
         return SlashResult(output="\n".join([*lines, "Rewind with /rewind N [--force]."]))
@@ -147,7 +149,7 @@ def _rewind_to(chosen: SessionTurn, turns: list[SessionTurn], context: Any, forc
             done = restore.undo(home, session_id, min(later), force)
         except restore.UndoError as exc:
             hint = "" if force else f" (/rewind {chosen.number} --force overwrites them)"
-            return SlashResult(output=f"{exc}{hint}; nothing was rewound")
+            return SlashResult(output=f"{exc}{hint}; nothing was rewound", exit_code=exc.code)
     refresh_after_undo(context, done)
     if not done:
         done = [f"no files to restore: turn {chosen.number} and later changed none"]

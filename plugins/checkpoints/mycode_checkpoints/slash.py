@@ -23,7 +23,7 @@ def _undo(args: str, context: Any) -> Any:
     try:
         done = restore.undo(Path(context.home), str(context.session_id), turn, force)
     except restore.UndoError as exc:
-        return SlashResult(output=str(exc))
+        return SlashResult(output=str(exc), exit_code=exc.code)  # as `mycode undo` exits
     refresh_after_undo(context, done)
     return SlashResult(output="\n".join(done) or "nothing changed")
 

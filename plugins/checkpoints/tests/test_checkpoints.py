@@ -175,6 +175,9 @@ def test_slash_undo_in_a_resumed_session(ws: Path, home: Path) -> None:
     assert slash.rc == 0, slash.stderr
     assert "restored a.py" in slash.stdout
     assert (ws / "a.py").read_text() == "one\ntwo\n"
+    again = run_cli(["-p", "/undo", "--continue", "--model", model, "--cwd", str(ws)], ws, home,
+                    timeout=120)  # fmt: skip
+    assert again.rc == 2 and "nothing to undo" in again.stderr  # as `mycode undo` exits
     plugins = _cli(ws, home, "plugins")
     assert '"checkpoints"' in plugins.stdout
 

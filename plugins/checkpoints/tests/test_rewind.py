@@ -47,9 +47,9 @@ def _three_turns(ws: Path, home: Path) -> str:
     return session
 
 
-def _slash(ws: Path, home: Path, session: str, text: str) -> Any:
+def _slash(ws: Path, home: Path, session: str, text: str, *extra: str) -> Any:
     model = write_script(home.parent / "none.json", [])
-    return run_cli(["-p", text, "--resume", session, "--model", model, "--cwd", str(ws)],
+    return run_cli(["-p", text, "--resume", session, "--model", model, "--cwd", str(ws), *extra],
                    ws, home, timeout=120)  # fmt: skip
 
 
@@ -92,22 +92,27 @@ def test_rewind_refuses_hand_edited_files_and_keeps_the_conversation(ws: Path, h
     session = _three_turns(ws, home)
     (ws / "a.py").write_text("my own edit\n")
     refused = _slash(ws, home, session, "/rewind 3")
-    assert refused.rc == 0 and "a.py" in refused.stdout and "--force" in refused.stdout
-    assert "nothing was rewound" in refused.stdout
+    # refused as `mycode undo` refuses: exit 1, the reason on stderr
+    assert refused.rc == 1 and "a.py" in refused.stderr and "--force" in refused.stderr
+    assert "nothing was rewound" in refused.stderr
     assert (ws / "a.py").read_text() == "my own edit\n" and (ws / "b.txt").exists()
     assert not [e for e in _events(home, session) if e["type"] == "rewind"]
     forced = _slash(ws, home, session, "/rewind 3 --force")
     assert forced.rc == 0 and (ws / "a.py").read_text() == "two\n"
     assert not (ws / "b.txt").exists()
     bad = _slash(ws, home, session, "/rewind 9")
-    assert "no turn 9" in bad.stdout and "1, 2" in bad.stdout
-    assert "Traceback" not in bad.stderr + forced.stderr + refused.stderr
+    assert bad.rc == 2 and "no turn 9" in bad.stderr and "1, 2" in bad.stderr
+    word = _slash(ws, home, session, "/rewind abc")
+    assert word.rc == 2 and "'abc' is not a turn" in word.stderr
+    as_json = _slash(ws, home, session, "/rewind 9", "--output-format", "json")
+    assert as_json.rc == 2 and "no turn 9" in json.loads(as_json.stdout)["final_text"]
+    assert "Traceback" not in bad.stderr + forced.stderr + refused.stderr + word.stderr
 
 
 def test_rewind_with_no_turn_yet(ws: Path, home: Path) -> None:
     model = write_script(home.parent / "none.json", [])
     none = run_cli(["-p", "/rewind", "--model", model, "--cwd", str(ws)], ws, home, timeout=60)
-    assert none.rc == 0 and "nothing to rewind" in none.stdout
+    assert none.rc == 2 and "nothing to rewind" in none.stderr  # as `mycode undo` with none
 
 
 def test_interactive_rewind_picker_cuts_files_and_conversation(ws: Path, home: Path) -> None:
