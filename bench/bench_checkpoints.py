@@ -29,6 +29,15 @@ from mycode_core.records import Observation, RunContext, Tool, ToolCall, ToolRes
 SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}}
 
 
+def _observe(context: RunContext, call: ToolCall, rel: str) -> None:
+    """What the core records after ``call`` changed ``rel`` (the plugin reads it)."""
+    context.observations.append(
+        Observation(
+            step=1, call_id=call.id, tool=call.name, signature="s", result_hash="h", mutated=[rel]
+        )  # fmt: skip
+    )
+
+
 def _repo(base: Path, files: int) -> Path:
     ws = base / "ws"
     for i in range(files):
@@ -68,16 +77,7 @@ def main() -> int:
             permission_verdict(call=call, tool=tool, context=context)
             target.write_text(f"y = {turn}\n" * 20)  # the tool's own work, not timed below
             middle = time.perf_counter()
-            context.observations.append(
-                Observation(
-                    step=1,
-                    call_id=call.id,
-                    tool="edit_file",
-                    signature="s",
-                    result_hash="h",
-                    mutated=[rel],
-                )  # fmt: skip
-            )
+            _observe(context, call, rel)
             tool_result_verdict(call=call, tool=tool, result=ToolResult(content="ok"),
                                 context=context)  # fmt: skip
             ended = time.perf_counter()
@@ -134,16 +134,7 @@ def _command(args: argparse.Namespace) -> int:
                 middle = time.perf_counter()
                 target.write_text(f"y = {turn}\n" * 20)  # the command's work, not timed
                 resumed = time.perf_counter()
-                context.observations.append(
-                    Observation(
-                        step=1,
-                        call_id=call.id,
-                        tool="run_command",
-                        signature="s",
-                        result_hash="h",
-                        mutated=["d7/f3500.py"],
-                    )  # fmt: skip
-                )
+                _observe(context, call, "d7/f3500.py")
                 tool_result_verdict(call=call, tool=tool, result=ToolResult(content="ok"),
                                     context=context)  # fmt: skip
                 timings[with_index].append(middle - started + time.perf_counter() - resumed)

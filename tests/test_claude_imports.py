@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from mycode_core.builtins.imports import import_paths
 from mycode_core.testing import FakeOpenAIServer, run_cli
@@ -23,6 +24,22 @@ def test_which_words_are_imports() -> None:
     ]
 
 
+def _first_system_prompt(
+    workspace: Path, home: Path, env: dict[str, str] | None = None
+) -> tuple[Any, str]:
+    """One ``-p`` run in ``workspace``: its result and the system prompt of its first request."""
+    with FakeOpenAIServer() as server:
+        run = run_cli(
+            ["-p", "hi", "--model", "m", "--base-url", server.base_url, "--api-key", "x"]
+            + ["--output-format", "stream-json"],
+            cwd=workspace,
+            home=home,
+            env=env,
+        )
+        assert run.rc == 0, run.stderr
+        return run, server.requests[0].messages[0]["content"]
+
+
 def test_imports_reach_the_prompt_but_nothing_outside_the_workspace(tmp_path: Path) -> None:
     workspace, home, outside = tmp_path / "ws", tmp_path / "home", tmp_path / "outside"
     (workspace / "docs").mkdir(parents=True)
@@ -34,15 +51,7 @@ def test_imports_reach_the_prompt_but_nothing_outside_the_workspace(tmp_path: Pa
     (workspace / "CLAUDE.md").write_text(
         f"@AGENTS.md\nStyle: @docs/style.md\nAnd @{outside}/secret.md\n"
     )
-    with FakeOpenAIServer() as server:
-        run = run_cli(
-            ["-p", "hi", "--model", "m", "--base-url", server.base_url, "--api-key", "x"]
-            + ["--output-format", "stream-json"],
-            cwd=workspace,
-            home=home,
-        )
-        assert run.rc == 0, run.stderr
-        system = server.requests[0].messages[0]["content"]
+    run, system = _first_system_prompt(workspace, home)
     assert system.count("Agents say hello.") == 1  # already read: not imported twice
     assert "Use tabs." in system and "Deeper rule." in system
     assert "imported by docs/style.md" in system
@@ -65,16 +74,7 @@ def test_a_refused_import_says_why_each_spelling_once(tmp_path: Path) -> None:
         f"@{tmp_path}/outside.txt @../../outside.txt @../../missing.txt @~/.aws/credentials "
         "@link.md\n"
     )
-    with FakeOpenAIServer() as server:
-        run = run_cli(
-            ["-p", "hi", "--model", "m", "--base-url", server.base_url, "--api-key", "x"]
-            + ["--output-format", "stream-json"],
-            cwd=workspace,
-            home=home,
-            env={"HOME": str(user)},
-        )
-        assert run.rc == 0, run.stderr
-        system = server.requests[0].messages[0]["content"]
+    run, system = _first_system_prompt(workspace, home, {"HOME": str(user)})
     assert "OUTSIDE-TEXT" not in system and "AWS-SECRET" not in system
     said = [e["message"] for e in run.of_type("notice")]
     for spelling in (f"{tmp_path}/outside.txt", "../../outside.txt", "../../missing.txt",

@@ -82,6 +82,12 @@ def _run(tmp_path: Path, url: str, *args: str, env: dict[str, str] | None = None
     return run_cli([*argv, *args], tmp_path, tmp_path / "home", env)
 
 
+def _model_error(done: Any, says: str) -> None:
+    """The run ended with ``model_error`` (exit 1), its error saying ``says``."""
+    assert done.rc == 1 and done.result["stop_reason"] == "model_error", done.result
+    assert says in done.result["error"]
+
+
 def test_a_reply_streams_with_usage_and_the_window_from_props(tmp_path: Path) -> None:
     with llama("text", "-c", "8192") as url:
         done = _run(tmp_path, url)
@@ -129,8 +135,7 @@ def test_max_tokens_ends_a_reply_with_length(tmp_path: Path) -> None:
         cut = [e for e in done.of_type("assistant") if e["finish_reason"] == "length"]
         assert cut and all(e["usage"]["output_tokens"] == 8 for e in cut)
         # still cut after two continuations: no completion, the whole answer kept
-        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
-        assert "cut by the reply cap (8 tokens) 3 times" in done.result["error"]
+        _model_error(done, "cut by the reply cap (8 tokens) 3 times")
         assert done.result["final_text"] == "".join(e["content"] for e in cut)
 
 
@@ -140,8 +145,7 @@ def test_a_reply_that_fills_a_small_window_is_not_continued_past_it(tmp_path: Pa
     _cap_replies(tmp_path, 8000)
     with llama("loop", "-c", "2048") as url:
         done = _run(tmp_path, url)
-        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
-        assert "the answer filled the context window (2048 tokens)" in done.result["error"]
+        _model_error(done, "the answer filled the context window (2048 tokens)")
         assert not [n for n in done.of_type("notice") if "halving" in n["message"]]
         cut = [e["content"] for e in done.of_type("assistant")]
         assert done.result["final_text"] == "".join(cut) and "ping pong" in cut[0]
@@ -194,8 +198,7 @@ def test_a_chat_template_without_tools_is_named_at_once(tmp_path: Path) -> None:
     # chatml drops the tools: the model's <tool_call> comes back as text, no completion
     with llama("tool", "-c", "8192", "--chat-template", "chatml") as url:
         done = _run(tmp_path, url)
-        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
-        assert "chat template takes no tools" in done.result["error"]
+        _model_error(done, "chat template takes no tools")
         assert done.of_type("tool_call") == []
         env = {"MYCODE_LOAD_PLUGINS": "builtin_tools", "MYCODE_BASE_URL": url}
         report = run_cli(["doctor", "--model", "tiny"], tmp_path, tmp_path / "home", env)
@@ -215,8 +218,7 @@ def test_thinking_that_fills_the_reply_cap_names_the_cap(tmp_path: Path) -> None
     _cap_replies(tmp_path, 30)
     with llama("ponder", "-c", "8192") as url:
         done = _run(tmp_path, url)
-        assert done.rc == 1 and done.result["stop_reason"] == "model_error"
-        assert "thinking filled the reply cap (30 tokens)" in done.result["error"]
+        _model_error(done, "thinking filled the reply cap (30 tokens)")
         assert done.of_type("reasoning_delta")
 
 

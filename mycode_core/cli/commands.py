@@ -174,25 +174,13 @@ def add_core_commands(cli: click.Group) -> None:
 def failed_plugin_rows(pm: Any) -> list[dict[str, Any]]:
     """``mycode plugins`` rows of the plugins that failed to load: ``loaded: false`` and the
     error (one line; the traceback is in ``plugins --check``)."""
-    from mycode_core.cli.plugin_rows import distribution_version
+    from mycode_core.cli.plugin_rows import failed_row
     from mycode_core.plugins import load_report
 
-    rows = []
-    for error in load_report(pm).errors:
-        row: dict[str, Any] = {
-            "name": error.plugin,
-            "distribution": error.distribution,
-            "version": distribution_version(error.distribution),
-            "hooks": [],
-            "builtin": False,
-            "loaded": False,
-            "error": error.message,
-            "error_type": error.error_type,
-        }
-        if error.path:
-            row.update(source="file", path=error.path)
-        rows.append(row)
-    return rows
+    return [
+        {**failed_row(error), "error": error.message, "error_type": error.error_type}
+        for error in load_report(pm).errors
+    ]
 
 
 def _check_plugins(

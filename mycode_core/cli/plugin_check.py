@@ -22,7 +22,7 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.cli.plugin_rows import describe_plugins, distribution_version
+from mycode_core.cli.plugin_rows import describe_plugins, failed_row
 from mycode_core.plugins import PluginProblem, get_plugin_manager, load_report
 
 POLICY_HOOKS = ("permission_verdict", "stagnation_verdict", "completion_verdict", "compact_context")
@@ -125,13 +125,7 @@ class _Checker:
             row = self.rows.get(error.plugin)
             if row is None:
                 row = {
-                    **({"source": "file", "path": error.path} if error.path else {}),
-                    "name": error.plugin,
-                    "distribution": error.distribution,
-                    "version": distribution_version(error.distribution),
-                    "hooks": [],
-                    "builtin": False,
-                    "loaded": False,
+                    **failed_row(error),
                     "problems": [],
                     "notes": [],
                     "contributes": _empty_contributions(),

@@ -38,6 +38,20 @@ def distribution_version(distribution: str | None) -> str | None:
         return None
 
 
+def failed_row(error: Any) -> dict[str, Any]:
+    """The row of a plugin that failed to load (a ``load_report`` error): not loaded, no hooks,
+    its distribution's version when installed; a plugin file's source and path."""
+    return {
+        **({"source": "file", "path": error.path} if error.path else {}),
+        "name": error.plugin,
+        "distribution": error.distribution,
+        "version": distribution_version(error.distribution),
+        "hooks": [],
+        "builtin": False,
+        "loaded": False,
+    }
+
+
 def describe_plugins(pm: pluggy.PluginManager, *, include_builtins: bool) -> list[dict[str, Any]]:
     """JSON-ready description of loaded plugins: name, distribution, version, hooks."""
     from mycode_core import __version__

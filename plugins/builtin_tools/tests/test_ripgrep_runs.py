@@ -35,6 +35,12 @@ def _bounded(call: Callable[[], ToolResult], release: Callable[[], None]) -> Too
     return results[0]
 
 
+def _kill_all(needle: str) -> None:
+    """SIGKILL every process whose command line holds ``needle``."""
+    for pid in host_processes(needle):
+        os.kill(pid, signal.SIGKILL)
+
+
 @pytest.fixture
 def fake_rg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """An ``rg`` (``MYCODE_RG``) that marks the workspace ``ready`` and sleeps: the needle."""
@@ -85,12 +91,7 @@ def test_rg_is_killed_when_the_run_is_cancelled(
     threading.Thread(
         target=lambda: wait_until(ready.exists, 120) and context.cancelled.set(), daemon=True
     ).start()
-
-    def release() -> None:
-        for pid in host_processes(fake_rg):
-            os.kill(pid, signal.SIGKILL)
-
-    result = _bounded(lambda: run(tool, **arguments), release)
+    result = _bounded(lambda: run(tool, **arguments), lambda: _kill_all(fake_rg))
     assert result.is_error and "cancelled" in result.text(), result.text()
     assert wait_gone(fake_rg)
 
@@ -101,12 +102,7 @@ def test_rg_is_killed_on_the_tools_timeout(
 ) -> None:
     monkeypatch.setattr(ripgrep, "TIMEOUT", 1)  # the fake never ends: no race with the clock
     arguments = {"pattern": "*"} if tool == "glob" else {"pattern": "x"}
-
-    def release() -> None:
-        for pid in host_processes(fake_rg):
-            os.kill(pid, signal.SIGKILL)
-
-    result = _bounded(lambda: run(tool, **arguments), release)
+    result = _bounded(lambda: run(tool, **arguments), lambda: _kill_all(fake_rg))
     assert result.is_error and "took over 1 s" in result.text(), result.text()
     assert wait_gone(fake_rg)
 
