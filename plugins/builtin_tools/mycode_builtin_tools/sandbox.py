@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import functools
 import os
+import re
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -297,10 +299,36 @@ def _entries(folder: Path) -> list[Path]:
     return found
 
 
+_GIT_CONFIG = ("config", "hooks", "config.worktree", "commondir", "gitdir")
+"""What stays read-only in a ``.git`` folder when git commands may write the repository."""
+_SUBMODULE_PATH = re.compile(r"^[ \t]*path[ \t]*=[ \t]*(.*?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
+
+
+def submodule_dot_gits(workspace: Path) -> list[Path]:
+    """The ``.git`` (``gitdir:`` pointer file or folder) of each submodule the root's
+    ``.gitmodules`` lists, where it exists inside the workspace. ``.gitmodules`` is read as
+    text (one small file, no link followed; git is never run); its gitdir, by default in the
+    root's ``.git/modules``, is read-only with the root's ``.git``."""
+    try:
+        fd = os.open(workspace / ".gitmodules", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return []
+    with os.fdopen(fd, "rb") as handle:
+        text = handle.read(1 << 16) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    top, found = os.path.realpath(workspace), []
+    for match in _SUBMODULE_PATH.finditer(text.decode("utf-8", "replace")):
+        rel = match.group(1).strip('"')
+        real = os.path.realpath(os.path.join(top, rel, ".git"))
+        if real.startswith(top + os.sep) and os.path.exists(real) and Path(real) not in found:
+            found.append(Path(real))  # a link to a .git inside: what it leads to
+    return found
+
+
 def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path]:
-    """What is bound read-only over the writable workspace: the :data:`CONFIG_FOLDERS`, and
-    the whole ``.git`` (a folder, or a ``gitdir:`` file with its git and common folders when
-    they lie inside the workspace); with ``git_writable`` only ``.git``'s config and hooks."""
+    """What is bound read-only over the writable workspace: the :data:`CONFIG_FOLDERS`, the
+    whole ``.git`` (a folder, or a ``gitdir:`` file with its git and common folders when they
+    lie inside the workspace) and each submodule's (:func:`submodule_dot_gits`); with
+    ``git_writable`` only their config and hooks (and a submodule's pointer file)."""
     found: list[Path] = []
     top = os.path.realpath(workspace)
     for rel in CONFIG_FOLDERS:
@@ -308,6 +336,11 @@ def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path
         real = os.path.realpath(inside)
         if os.path.exists(real) and (real == top or real.startswith(top + os.sep)):
             found.append(Path(real))  # a symlink to a folder inside: that folder
+    for inside in submodule_dot_gits(workspace):  # git runs their config as the root's
+        if not git_writable or inside.is_file():
+            found.append(inside)
+        else:
+            found += [inside / name for name in _GIT_CONFIG if os.path.lexists(inside / name)]
     dot_git = workspace / ".git"
     if not os.path.lexists(dot_git):
         return found
@@ -326,7 +359,7 @@ def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path
     if dot_git.is_file():
         found.append(dot_git)
     for folder in dict.fromkeys(folders):
-        for name in ("config", "hooks", "config.worktree", "commondir", "gitdir"):
+        for name in _GIT_CONFIG:
             inside = folder / name
             if os.path.lexists(inside) and not inside.is_symlink():
                 found.append(inside)

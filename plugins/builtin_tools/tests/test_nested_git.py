@@ -9,8 +9,16 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from mycode_builtin_tools import sandbox
+from mycode_builtin_tools.tools import run_command as rc
 
+from mycode_core.config import Settings
+from mycode_core.records import RunContext
 from mycode_core.testing.cli import run_cli, script_turn, write_script
+
+needs_bwrap = pytest.mark.skipif(
+    sandbox.bwrap_path() is None, reason=f"no sandbox here: {sandbox.unavailable_reason()}"
+)
 
 _GIT_ENV = {
     "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
@@ -77,3 +85,67 @@ def test_write_file_to_a_nested_git_asks(tmp_path: Path, with_submodule: Path) -
     assert not (root / "a" / "b" / ".git" / "config").exists()
     _user_git_status(root)
     assert not marker.exists()
+
+
+def _sandboxed(root: Path, home: Path, command: str) -> str:
+    ctx = RunContext(workspace=root, home=home, settings=Settings(), session_id="sbx")
+    result = rc.run_command.handler({"command": command, "timeout": 60}, ctx)
+    assert result.metadata.get("sandboxed") is True
+    return result.text()
+
+
+@needs_bwrap
+def test_a_submodules_git_is_read_only_in_the_sandbox(tmp_path: Path, with_submodule: Path) -> None:
+    """The ``.git`` of each submodule ``.gitmodules`` lists is bound read-only, as the root's:
+    a pointer file can be neither rewritten nor replaced by a folder, a folder not written."""
+    root, marker = with_submodule, tmp_path / "PWN"
+    old = root / "old"  # a submodule whose .git is a folder (cloned before absorbgitdirs)
+    _git(tmp_path, "clone", "-q", str(tmp_path / "subsrc"), str(old))
+    with (root / ".gitmodules").open("a") as handle:
+        handle.write('[submodule "old"]\n\tpath = "old"\n\turl = ../subsrc\n')
+    pointer = (root / "sub" / ".git").read_text()
+    config = (old / ".git" / "config").read_text()
+    hostile = _fsmonitor(marker)
+    (root / "plant.py").write_text(
+        "import os, sys\n"
+        "def attempt(f):\n"
+        "    try:\n        f()\n    except OSError as exc:\n        print(exc)\n"
+        "attempt(lambda: open('sub/.git', 'w').write('gitdir: ../evilgd'))\n"
+        "attempt(lambda: os.remove('sub/.git'))\n"
+        "attempt(lambda: os.makedirs('sub/.git/refs/heads'))\n"
+        "attempt(lambda: os.makedirs('sub/.git/objects'))\n"
+        "attempt(lambda: open('sub/.git/HEAD', 'w').write('ref: refs/heads/master'))\n"
+        "attempt(lambda: open('sub/.git/config', 'w').write(sys.argv[1]))\n"
+        "attempt(lambda: open('old/.git/config', 'a').write(sys.argv[1]))\n"
+    )
+    out = _sandboxed(root, tmp_path / "home", f"python3 plant.py '{hostile}'; echo ran")
+    assert "ran" in out and "Read-only file system" in out
+    assert (root / "sub" / ".git").read_text() == pointer
+    assert (old / ".git" / "config").read_text() == config
+    _user_git_status(root)
+    _user_git_status(root / "sub")
+    _user_git_status(old)
+    assert not marker.exists()
+
+
+def test_only_submodules_inside_the_workspace_are_bound(tmp_path: Path) -> None:
+    """``.gitmodules`` is read as text: a path out of the workspace (``..``, absolute, a link
+    out) or without a ``.git`` is not bound; a link to a ``.git`` inside binds what it leads to."""
+    root, out = tmp_path / "ws", tmp_path / "out"
+    for rel in ("a/.git/hooks", "b/.git", "real/.git"):
+        (root / rel).mkdir(parents=True)
+    (out / ".git").mkdir(parents=True)
+    (root / "c").mkdir()
+    (root / "c" / ".git").write_text("gitdir: ../.git/modules/c\n")
+    (root / "outlink").symlink_to(out)
+    (root / "d").mkdir()
+    (root / "d" / ".git").symlink_to(root / "real" / ".git")
+    (root / ".gitmodules").write_text(
+        '[submodule "a"]\n\tpath = a\n[submodule "c"]\n  PATH=c\n[submodule "x"]\n'
+        f"\tpath = ../out\n\tpath = {out}\n\tpath = outlink\n\tpath = none\n\tpath = d\n"
+    )
+    assert sandbox.submodule_dot_gits(root) == [
+        root / "a" / ".git", root / "c" / ".git", root / "real" / ".git"
+    ]  # fmt: skip
+    writable = sandbox.read_only_paths(root, git_writable=True)
+    assert root / "a" / ".git" / "hooks" in writable and root / "c" / ".git" in writable
