@@ -246,9 +246,65 @@ def tmp_toolchains(path_env: str, prefixes: list[str | None]) -> list[Path]:
 
 
 def missing_config_folders(workspace: Path) -> list[Path]:
-    """The :data:`CONFIG_FOLDERS` of ``workspace`` that do not exist: nothing can be bound
-    read-only there, so one a command creates is taken back after it (:func:`take_back`)."""
-    return [workspace / name for name in CONFIG_FOLDERS if not os.path.lexists(workspace / name)]
+    """The :data:`CONFIG_FOLDERS` and ``.git`` of ``workspace`` that do not exist: nothing can
+    be bound read-only there, so one a command creates is taken back after it (:func:`take_back`;
+    a new ``.git`` folder whose config runs nothing, ``git init``'s, stays)."""
+    names = (*CONFIG_FOLDERS, ".git")
+    return [workspace / name for name in names if not os.path.lexists(workspace / name)]
+
+
+_RUNS_KEYS = {key.lower() for key, _ in safegit.NEUTRAL_CONFIG} | {"interactive.difffilter"}
+_RUNS_SUBKEYS = {
+    ("diff", "textconv"), ("diff", "command"), ("merge", "driver"), ("credential", "helper"),
+    ("remote", "uploadpack"), ("remote", "receivepack"), ("gpg", "program"),
+    ("difftool", "cmd"), ("mergetool", "cmd"), ("browser", "cmd"), ("man", "cmd"),
+}  # fmt: skip
+_RUNS_SECTIONS = ("filter", "pager", "include", "includeif")
+_GIT_HEADER = re.compile(r'\[([^\s"\]]*)\s*(?:"(?:[^"\\]|\\.)*")?\]')
+_GIT_KEY = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+
+
+def runs_programs(folder: Path) -> bool:
+    """Whether git would run a program a new ``.git`` folder names: its ``config`` or
+    ``config.worktree`` sets a key of :data:`mycode_core.safegit.NEUTRAL_CONFIG`
+    (``core.fsmonitor``, ``core.hooksPath``, ``core.pager``...), a filter, pager, textconv,
+    diff command, merge driver, credential helper, gpg program, or includes another file; or
+    it holds a hook that is not a ``.sample``, a ``commondir``, or any of these as a link or
+    something that cannot be read."""
+    hooks = folder / "hooks"
+    if os.path.lexists(folder / "commondir") or hooks.is_symlink():
+        return True
+    if hooks.is_dir() and any(not name.endswith(".sample") for name in os.listdir(hooks)):
+        return True
+    for name in ("config", "config.worktree"):
+        try:
+            fd = os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return True
+            text = handle.read(1 << 20).decode("utf-8", "replace")
+        section = ""
+        for raw in text.splitlines():
+            line = raw.strip()
+            if line.startswith("["):
+                header = _GIT_HEADER.match(line)
+                if header is None:
+                    return True
+                section = header.group(1).lower().partition(".")[0]
+                if section in _RUNS_SECTIONS:
+                    return True
+                line = line[header.end() :].strip()
+            key = _GIT_KEY.match(line)
+            if key is None:
+                continue
+            word = key.group(0).lower()
+            if f"{section}.{word}" in _RUNS_KEYS or (section, word) in _RUNS_SUBKEYS:
+                return True
+    return False
 
 
 def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
@@ -260,6 +316,8 @@ def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
     notes = []
     for path in (path for path in missing if os.path.lexists(path)):
         folder = path.is_dir() and not path.is_symlink()
+        if path == root / ".git" and folder and not runs_programs(path):
+            continue  # a new repository (git init): git runs nothing it names
         rel = path.relative_to(root).as_posix() + ("/" if folder else "")
         target = keep / path.relative_to(root)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -272,22 +330,40 @@ def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
     return notes
 
 
-def take_back_created(root: Path, created: list[str], keep: Path) -> list[str]:
+def take_back_created(
+    root: Path, created: list[str], keep: Path, changed: tuple[str, ...] | list[str] = ()
+) -> list[str]:
     """Take back what a command created in a :data:`CONFIG_FOLDERS` folder at any depth of
     ``root`` (``created``: the paths the change detection saw it create, relative to ``root``,
     so nothing is walked but those folders): a folder holding nothing else is moved whole
-    (:func:`take_back`), out of one that was there before only the files created."""
+    (:func:`take_back`), out of one that was there before only the files created. A ``.git``
+    below the root (a repository git would run the config of) that it created, or changed
+    (``changed``: a nested repository's pointer file), is moved whole."""
+    there = [rel for rel in changed if _below_git(root, rel) and os.path.lexists(root / rel)]
+    repos = {_below_git(root, rel) for rel in [*created, *changed]} - {None}
+    notes = take_back(sorted(path for path in repos if path is not None), keep, root)
+    for rel in there:
+        notes.append(
+            f"({rel} was there before and the command changed it: what it was cannot be "
+            "restored by mycode; check it before running git there.)"
+        )
     groups: dict[Path, set[Path]] = {}
     for rel in created:
         parts = Path(rel).parts
         at = next((i for i, part in enumerate(parts) if part in CONFIG_FOLDERS), None)
         if at is not None and os.path.lexists(root / rel):
             groups.setdefault(root.joinpath(*parts[: at + 1]), set()).add(root / rel)
-    notes = []
     for folder, files in groups.items():
         whole = folder in files or all(path in files for path in _entries(folder))
         notes += take_back([folder] if whole else sorted(files), keep, root)
     return notes
+
+
+def _below_git(root: Path, rel: str) -> Path | None:
+    """The ``.git`` below the root (not the root's own) that ``rel`` is or is in, if any."""
+    parts = Path(rel.rstrip("/")).parts
+    at = next((i for i, part in enumerate(parts) if part == ".git" and i > 0), None)
+    return None if at is None else root.joinpath(*parts[: at + 1])
 
 
 def _entries(folder: Path) -> list[Path]:

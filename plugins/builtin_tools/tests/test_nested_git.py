@@ -149,3 +149,114 @@ def test_only_submodules_inside_the_workspace_are_bound(tmp_path: Path) -> None:
     ]  # fmt: skip
     writable = sandbox.read_only_paths(root, git_writable=True)
     assert root / "a" / ".git" / "hooks" in writable and root / "c" / ".git" in writable
+
+
+def _plant_repository(at: str, marker: Path) -> str:
+    """Python for a sandboxed command: a git folder at ``at`` whose config runs ``marker``."""
+    return (
+        f"import os\nfor d in ('objects', 'refs/heads'):\n    os.makedirs('{at}/' + d)\n"
+        f"open('{at}/HEAD', 'w').write('ref: refs/heads/master')\n"
+        f"open('{at}/config', 'w').write({_fsmonitor(marker)!r})\n"
+    )
+
+
+@needs_bwrap
+@pytest.mark.parametrize("kind", ["pointer", "folder", "hooks"])
+def test_a_new_root_git_that_runs_a_program_is_taken_back(
+    tmp_path: Path, workspace: Path, home: Path, kind: str
+) -> None:
+    """Where the workspace is no repository, a ``.git`` a command creates at the root is taken
+    back: a ``gitdir:`` pointer file always, a folder whose config names a program (or holding a
+    hook); ``git init``'s stays (see test_sandbox)."""
+    marker = tmp_path / "PWN"
+    if kind == "pointer":
+        plant = _plant_repository("node_modules/g", marker)
+        plant += "open('.git', 'w').write('gitdir: node_modules/g')\n"
+    elif kind == "folder":
+        plant = _plant_repository(".git", marker)
+    else:
+        plant = "import subprocess; subprocess.run(['git', 'init', '-q'])\n"
+        plant += f"open('.git/hooks/post-checkout', 'w').write('touch {marker}')\n"
+    (workspace / "plant.py").write_text(plant)
+    out = _sandboxed(workspace, home, "python3 plant.py && echo made")
+    assert "made" in out and not os.path.lexists(workspace / ".git"), out
+    assert "created .git" in out
+    assert len(list(home.glob("artifacts/sbx/taken-back/*/.git"))) == 1
+    _user_git_status(workspace)
+    assert not marker.exists()
+
+
+def test_what_runs_a_program_in_a_git_config(tmp_path: Path) -> None:
+    """The keys that make git run something, in any spelling git reads; ``git init``'s do not."""
+    folder = tmp_path / ".git"
+    _git(tmp_path, "init", "-q")
+    assert not sandbox.runs_programs(folder)
+    plain = (folder / "config").read_text()
+    for extra in [
+        "[core]\n\tfsMonitor = x", "[core] hooksPath = h", '[diff "x"]\n\ttextconv = t',
+        '[filter "lfs"]\n\tclean = c', "[pager]\n\tstatus = p", '[merge "m"]\n\tdriver = d',
+        '[credential "https://h"]\n\thelper = h', "[include]\n\tpath = p", "[diff]\nexternal=e",
+        "[core.x]\n\tsshCommand = s", "[sequence]\n\teditor = e", "[gpg]\n\tprogram = g",
+        "[broken",
+    ]:  # fmt: skip
+        (folder / "config").write_text(plain + extra + "\n")
+        assert sandbox.runs_programs(folder), extra
+    (folder / "config").write_text(plain + '[remote "o"]\n\turl = ../x\n[user]\n\tname = n\n')
+    assert not sandbox.runs_programs(folder)
+    (folder / "commondir").write_text("../elsewhere")
+    assert sandbox.runs_programs(folder)
+
+
+def test_a_git_a_command_creates_or_changes_below_the_root_is_taken_back(
+    tmp_path: Path, with_submodule: Path
+) -> None:
+    """End to end: a ``.git`` (folder or ``gitdir:`` file) a sandboxed command creates at any
+    depth below the root is moved under ``MYCODE_HOME``; an existing nested repository's
+    pointer (not a submodule: not bound read-only) it rewrites is moved out too and said to be
+    unrecoverable. The user's ``git status`` there then runs nothing."""
+    root, marker = with_submodule, tmp_path / "PWN"
+    nested = root / "vendor" / "lib"
+    _git(tmp_path, "clone", "-q", str(tmp_path / "subsrc"), str(tmp_path / "libsrc"))
+    nested.mkdir(parents=True)
+    (nested / ".git").write_text(f"gitdir: {tmp_path / 'libsrc' / '.git'}\n")
+    (root / "plant.py").write_text(
+        _plant_repository("a/b/.git", marker)
+        + _plant_repository("evilgd", marker)
+        + "os.makedirs('c')\nopen('c/.git', 'w').write('gitdir: ../evilgd')\n"
+        + "open('vendor/lib/.git', 'w').write('gitdir: ../../evilgd')\n"
+    )
+    turns = [script_turn("run_command", command="python3 plant.py && echo made"), {"content": "ok"}]
+    model = write_script(tmp_path / "script.json", turns)
+    out = run_cli(["-p", "go", "--model", model, "--output-format", "stream-json"], root,
+                  tmp_path / "home")  # fmt: skip
+    assert "Traceback" not in out.stderr, out.stderr
+    result = out.of_type("tool_result")[0]["content"]
+    assert "made" in result, result
+    for rel in ("a/b/.git", "c/.git", "vendor/lib/.git"):
+        assert not os.path.lexists(root / rel), rel
+    kept = tmp_path / "home" / "artifacts"
+    assert len(list(kept.glob("*/taken-back/*/a/b/.git/config"))) == 1
+    assert len(list(kept.glob("*/taken-back/*/c/.git"))) == 1
+    for at in (root, root / "a" / "b", root / "c", nested):
+        _user_git_status(at)
+    assert not marker.exists()
+
+
+def test_what_is_said_about_a_nested_git_taken_back(tmp_path: Path) -> None:
+    """From what the change detection saw: a created ``.git`` below the root is moved whole
+    (the root's is the command's own business), a changed one too and said unrecoverable; a
+    deleted one is no matter."""
+    root, keep = tmp_path / "ws", tmp_path / "keep"
+    (root / "a" / "b" / ".git" / "refs").mkdir(parents=True)
+    (root / "n").mkdir()
+    (root / "n" / ".git").write_text("gitdir: ../x")
+    (root / ".git").mkdir()
+    notes = sandbox.take_back_created(
+        root, ["a/b/.git", ".git"], keep, ["n/.git", "gone/.git/", "n/file"]
+    )
+    assert sorted(p.name for p in root.iterdir()) == [".git", "a", "n"]
+    assert (keep / "a" / "b" / ".git" / "refs").is_dir()
+    assert (keep / "n" / ".git").read_text() == "gitdir: ../x"
+    assert any("created a/b/.git/" in note for note in notes), notes
+    assert any("n/.git was there before" in note for note in notes), notes
+    assert len(notes) == 3
