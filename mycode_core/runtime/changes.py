@@ -12,7 +12,9 @@ limit reached) a snapshot is compared instead: ``git status`` in a git work tree
 tree; both see every file, without a cap.
 
 Noise folders (``.git``, ``node_modules``, virtualenvs, caches, build output) are not
-watched: writes there are not changes the completion gate should ask to verify.
+watched: writes there are not changes the completion gate should ask to verify. A ``.git``
+folder created at any depth is reported as one path (a new repository: git runs what its
+config names, so the tools plugin takes one a command made back).
 """
 
 from __future__ import annotations
@@ -205,10 +207,10 @@ class ChangeDetector:
                 continue
             path = os.path.join(folder, os.fsdecode(name))
             if mask & _IN_ISDIR:
-                if (
-                    mask & (_IN_CREATE | _IN_MOVED_TO)
-                    and os.path.basename(path) not in SKIPPED_DIRS
-                ):
+                new, base = mask & (_IN_CREATE | _IN_MOVED_TO), os.path.basename(path)
+                if new and base == ".git":  # a repository, not noise: git runs its config
+                    self._note(path, created=True)
+                elif new and base not in SKIPPED_DIRS:
                     self._note(path, created=True, suffix="/")
                     try:
                         self._watch_tree(Path(path), record=True)
@@ -369,8 +371,9 @@ def _listing(folder: str) -> list[os.DirEntry[str]]:
 def _tree_files(
     top: Path, listing: Callable[[str], list[os.DirEntry[str]]] = _listing
 ) -> Iterator[os.DirEntry[str]]:
-    """Every entry below ``top`` that is not a folder (noise folders skipped, no link
-    followed), each folder listed by ``listing``; an entry that cannot be read is passed over."""
+    """Every entry below ``top`` that is not a folder, or is a ``.git`` one (noise folders
+    skipped, no link followed), each folder listed by ``listing``; an entry that cannot be read
+    is passed over."""
     stack = [str(top)]
     while stack:
         for entry in listing(stack.pop()):
@@ -378,7 +381,7 @@ def _tree_files(
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if not is_dir:
+            if not is_dir or entry.name == ".git":  # a repository counts as one file
                 yield entry
             elif entry.name not in SKIPPED_DIRS:
                 stack.append(entry.path)

@@ -2,8 +2,9 @@
 
 Hooks: ``register_tools`` (the seven SPEC §3 tools), ``permission_verdict`` (the default
 policy, ``trylast`` so any other plugin overrides it), ``tool_result_verdict`` (configuration
-folders a sandboxed command created below the workspace root taken back), ``session_end`` (the
-sandbox's ``/tmp`` of the session removed) and ``register_commands`` (``mycode doctor``).
+folders and ``.git`` a sandboxed command created below the workspace root taken back),
+``session_end`` (the sandbox's ``/tmp`` of the session removed) and ``register_commands``
+(``mycode doctor``).
 Submodules are imported inside the hooks to keep start-up fast.
 """
 
@@ -46,15 +47,16 @@ def tool_result_verdict(
     call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
 ) -> list[str] | None:
     """A ``.mycode/``, ``.claude/`` or ``.codex/`` a sandboxed command created at any depth
-    (the root's the command itself takes back) is taken back: what the change detection saw
-    the call create says where, so nothing is walked."""
+    (the root's the command itself takes back), and a ``.git`` below the root it created or
+    changed, is taken back: what the change detection saw the call change says where, so
+    nothing is walked."""
     if call.name != "run_command" or tool is None or tool.plugin != "builtin_tools":
         return None
     if result.metadata.get("sandboxed") is not True:
         return None
     with context.lock:
         seen = next((o for o in reversed(context.observations) if o.call_id == call.id), None)
-    if seen is None or not seen.created:
+    if seen is None or not seen.mutated:
         return None
     import uuid
     from pathlib import Path
@@ -62,7 +64,9 @@ def tool_result_verdict(
     from mycode_builtin_tools.sandbox import take_back_created
 
     keep = Path(context.artifacts_dir) / "taken-back" / uuid.uuid4().hex[:10]
-    return take_back_created(Path(context.workspace).resolve(), seen.created, keep) or None
+    changed = [rel for rel in seen.mutated if rel not in seen.created]
+    root = Path(context.workspace).resolve()
+    return take_back_created(root, seen.created, keep, changed) or None
 
 
 @hookimpl

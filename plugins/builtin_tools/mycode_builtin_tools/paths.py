@@ -49,11 +49,14 @@ _PROTECTED = {
 
 
 def protected_reason(rel: str) -> str | None:
-    """Why writing to a workspace-relative path needs the user's say: it is ``.git/`` or in
-    it, or in one of the :data:`CONFIG_FOLDERS` at any depth."""
+    """Why writing to a workspace-relative path needs the user's say: it is a ``.git`` (file or
+    folder: a submodule's or nested repository's too, whose config git runs) or in one, at any
+    depth, or in one of the :data:`CONFIG_FOLDERS` at any depth."""
     parts = PurePosixPath(rel).parts if rel not in ("", ".") else ()
     found = [0] if parts and parts[0] in _PROTECTED else []
+    found += [at for at, part in enumerate(parts) if part == ".git"]
     found += [at for at, part in enumerate(parts[:-1]) if part in CONFIG_FOLDERS]
+    found.sort()
     if not found:
         return None
     name = parts[found[0]]

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import functools
 import os
+import re
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -244,9 +246,65 @@ def tmp_toolchains(path_env: str, prefixes: list[str | None]) -> list[Path]:
 
 
 def missing_config_folders(workspace: Path) -> list[Path]:
-    """The :data:`CONFIG_FOLDERS` of ``workspace`` that do not exist: nothing can be bound
-    read-only there, so one a command creates is taken back after it (:func:`take_back`)."""
-    return [workspace / name for name in CONFIG_FOLDERS if not os.path.lexists(workspace / name)]
+    """The :data:`CONFIG_FOLDERS` and ``.git`` of ``workspace`` that do not exist: nothing can
+    be bound read-only there, so one a command creates is taken back after it (:func:`take_back`;
+    a new ``.git`` folder whose config runs nothing, ``git init``'s, stays)."""
+    names = (*CONFIG_FOLDERS, ".git")
+    return [workspace / name for name in names if not os.path.lexists(workspace / name)]
+
+
+_RUNS_KEYS = {key.lower() for key, _ in safegit.NEUTRAL_CONFIG} | {"interactive.difffilter"}
+_RUNS_SUBKEYS = {
+    ("diff", "textconv"), ("diff", "command"), ("merge", "driver"), ("credential", "helper"),
+    ("remote", "uploadpack"), ("remote", "receivepack"), ("gpg", "program"),
+    ("difftool", "cmd"), ("mergetool", "cmd"), ("browser", "cmd"), ("man", "cmd"),
+}  # fmt: skip
+_RUNS_SECTIONS = ("filter", "pager", "include", "includeif")
+_GIT_HEADER = re.compile(r'\[([^\s"\]]*)\s*(?:"(?:[^"\\]|\\.)*")?\]')
+_GIT_KEY = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+
+
+def runs_programs(folder: Path) -> bool:
+    """Whether git would run a program a new ``.git`` folder names: its ``config`` or
+    ``config.worktree`` sets a key of :data:`mycode_core.safegit.NEUTRAL_CONFIG`
+    (``core.fsmonitor``, ``core.hooksPath``, ``core.pager``...), a filter, pager, textconv,
+    diff command, merge driver, credential helper, gpg program, or includes another file; or
+    it holds a hook that is not a ``.sample``, a ``commondir``, or any of these as a link or
+    something that cannot be read."""
+    hooks = folder / "hooks"
+    if os.path.lexists(folder / "commondir") or hooks.is_symlink():
+        return True
+    if hooks.is_dir() and any(not name.endswith(".sample") for name in os.listdir(hooks)):
+        return True
+    for name in ("config", "config.worktree"):
+        try:
+            fd = os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return True
+            text = handle.read(1 << 20).decode("utf-8", "replace")
+        section = ""
+        for raw in text.splitlines():
+            line = raw.strip()
+            if line.startswith("["):
+                header = _GIT_HEADER.match(line)
+                if header is None:
+                    return True
+                section = header.group(1).lower().partition(".")[0]
+                if section in _RUNS_SECTIONS:
+                    return True
+                line = line[header.end() :].strip()
+            key = _GIT_KEY.match(line)
+            if key is None:
+                continue
+            word = key.group(0).lower()
+            if f"{section}.{word}" in _RUNS_KEYS or (section, word) in _RUNS_SUBKEYS:
+                return True
+    return False
 
 
 def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
@@ -258,6 +316,8 @@ def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
     notes = []
     for path in (path for path in missing if os.path.lexists(path)):
         folder = path.is_dir() and not path.is_symlink()
+        if path == root / ".git" and folder and not runs_programs(path):
+            continue  # a new repository (git init): git runs nothing it names
         rel = path.relative_to(root).as_posix() + ("/" if folder else "")
         target = keep / path.relative_to(root)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -270,22 +330,40 @@ def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
     return notes
 
 
-def take_back_created(root: Path, created: list[str], keep: Path) -> list[str]:
+def take_back_created(
+    root: Path, created: list[str], keep: Path, changed: tuple[str, ...] | list[str] = ()
+) -> list[str]:
     """Take back what a command created in a :data:`CONFIG_FOLDERS` folder at any depth of
     ``root`` (``created``: the paths the change detection saw it create, relative to ``root``,
     so nothing is walked but those folders): a folder holding nothing else is moved whole
-    (:func:`take_back`), out of one that was there before only the files created."""
+    (:func:`take_back`), out of one that was there before only the files created. A ``.git``
+    below the root (a repository git would run the config of) that it created, or changed
+    (``changed``: a nested repository's pointer file), is moved whole."""
+    there = [rel for rel in changed if _below_git(root, rel) and os.path.lexists(root / rel)]
+    repos = {_below_git(root, rel) for rel in [*created, *changed]} - {None}
+    notes = take_back(sorted(path for path in repos if path is not None), keep, root)
+    for rel in there:
+        notes.append(
+            f"({rel} was there before and the command changed it: what it was cannot be "
+            "restored by mycode; check it before running git there.)"
+        )
     groups: dict[Path, set[Path]] = {}
     for rel in created:
         parts = Path(rel).parts
         at = next((i for i, part in enumerate(parts) if part in CONFIG_FOLDERS), None)
         if at is not None and os.path.lexists(root / rel):
             groups.setdefault(root.joinpath(*parts[: at + 1]), set()).add(root / rel)
-    notes = []
     for folder, files in groups.items():
         whole = folder in files or all(path in files for path in _entries(folder))
         notes += take_back([folder] if whole else sorted(files), keep, root)
     return notes
+
+
+def _below_git(root: Path, rel: str) -> Path | None:
+    """The ``.git`` below the root (not the root's own) that ``rel`` is or is in, if any."""
+    parts = Path(rel.rstrip("/")).parts
+    at = next((i for i, part in enumerate(parts) if part == ".git" and i > 0), None)
+    return None if at is None else root.joinpath(*parts[: at + 1])
 
 
 def _entries(folder: Path) -> list[Path]:
@@ -297,10 +375,36 @@ def _entries(folder: Path) -> list[Path]:
     return found
 
 
+_GIT_CONFIG = ("config", "hooks", "config.worktree", "commondir", "gitdir")
+"""What stays read-only in a ``.git`` folder when git commands may write the repository."""
+_SUBMODULE_PATH = re.compile(r"^[ \t]*path[ \t]*=[ \t]*(.*?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
+
+
+def submodule_dot_gits(workspace: Path) -> list[Path]:
+    """The ``.git`` (``gitdir:`` pointer file or folder) of each submodule the root's
+    ``.gitmodules`` lists, where it exists inside the workspace. ``.gitmodules`` is read as
+    text (one small file, no link followed; git is never run); its gitdir, by default in the
+    root's ``.git/modules``, is read-only with the root's ``.git``."""
+    try:
+        fd = os.open(workspace / ".gitmodules", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return []
+    with os.fdopen(fd, "rb") as handle:
+        text = handle.read(1 << 16) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    top, found = os.path.realpath(workspace), []
+    for match in _SUBMODULE_PATH.finditer(text.decode("utf-8", "replace")):
+        rel = match.group(1).strip('"')
+        real = os.path.realpath(os.path.join(top, rel, ".git"))
+        if real.startswith(top + os.sep) and os.path.exists(real) and Path(real) not in found:
+            found.append(Path(real))  # a link to a .git inside: what it leads to
+    return found
+
+
 def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path]:
-    """What is bound read-only over the writable workspace: the :data:`CONFIG_FOLDERS`, and
-    the whole ``.git`` (a folder, or a ``gitdir:`` file with its git and common folders when
-    they lie inside the workspace); with ``git_writable`` only ``.git``'s config and hooks."""
+    """What is bound read-only over the writable workspace: the :data:`CONFIG_FOLDERS`, the
+    whole ``.git`` (a folder, or a ``gitdir:`` file with its git and common folders when they
+    lie inside the workspace) and each submodule's (:func:`submodule_dot_gits`); with
+    ``git_writable`` only their config and hooks (and a submodule's pointer file)."""
     found: list[Path] = []
     top = os.path.realpath(workspace)
     for rel in CONFIG_FOLDERS:
@@ -308,6 +412,11 @@ def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path
         real = os.path.realpath(inside)
         if os.path.exists(real) and (real == top or real.startswith(top + os.sep)):
             found.append(Path(real))  # a symlink to a folder inside: that folder
+    for inside in submodule_dot_gits(workspace):  # git runs their config as the root's
+        if not git_writable or inside.is_file():
+            found.append(inside)
+        else:
+            found += [inside / name for name in _GIT_CONFIG if os.path.lexists(inside / name)]
     dot_git = workspace / ".git"
     if not os.path.lexists(dot_git):
         return found
@@ -326,7 +435,7 @@ def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path
     if dot_git.is_file():
         found.append(dot_git)
     for folder in dict.fromkeys(folders):
-        for name in ("config", "hooks", "config.worktree", "commondir", "gitdir"):
+        for name in _GIT_CONFIG:
             inside = folder / name
             if os.path.lexists(inside) and not inside.is_symlink():
                 found.append(inside)

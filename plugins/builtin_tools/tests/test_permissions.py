@@ -256,12 +256,15 @@ def test_sensitive_and_protected_files_ask(ctx: RunContext) -> None:
         ("edit_file", ".codex/hooks.json"),
         ("write_file", "sub/.mycode/plugins/evil.py"),
         ("edit_file", "a/b/.claude/settings.json"),
+        ("write_file", "sub/.git"),  # a submodule's gitdir pointer
+        ("edit_file", "a/b/.git/config"),  # a nested repository's config
+        ("write_file", "sub/.git/info"),
     ]:
         verdict = _decide(ctx, tool, path=path, content="", old_string="a", new_string="b")
         assert verdict.decision == "ask", path
         assert verdict.grant and path in verdict.grant
     assert _decide(ctx, "read_file", path=".env.example").decision == "allow"
-    for path in ("notes/.claude", "sub/.git/info", "sub/.mycode-notes/a.md"):  # no such folder
+    for path in ("notes/.claude", "sub/.gitmodules", "sub/.mycode-notes/a.md"):  # no such folder
         assert _decide(ctx, "write_file", path=path, content="").decision == "allow", path
 
 
