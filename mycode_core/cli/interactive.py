@@ -303,9 +303,11 @@ class InteractiveSession:
             sessions = self.store.list(str(self.runner.workspace))
             if not sessions:
                 click.echo("No sessions in this workspace yet.")
+            from mycode_core.cli.output import neutralise
+
             for info in sessions[:20]:
                 prompt = " ".join(info.first_prompt.split())[:60]
-                click.echo(f"{info.id}  {str(info.stop_reason or 'open'):<15} {prompt}")
+                click.echo(neutralise(f"{info.id}  {str(info.stop_reason or 'open'):<15} {prompt}"))
         elif name == "/resume":
             self._resume(argument)
         elif name == "/model":

@@ -105,6 +105,9 @@ def _list(cwd: str | None, show_all: bool, as_json: bool) -> None:
     if not sessions:
         click.echo("No sessions yet." + ("" if show_all else " (use --all for every workspace)"))
         return
-    for s in sessions:
+    from mycode_core.cli.output import neutralise
+
+    for s in sessions:  # a transcript's text never drives the terminal
         prompt = " ".join(s.first_prompt.split())[:60]
-        click.echo(f"{s.id}  {when(s.started)}  {str(s.stop_reason or 'open'):<15} {prompt}")
+        line = f"{s.id}  {when(s.started)}  {str(s.stop_reason or 'open'):<15} {prompt}"
+        click.echo(neutralise(line))
