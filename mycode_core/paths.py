@@ -103,10 +103,10 @@ def readable_roots(context: Any) -> list[Path]:
     roots: list[Path] = []
     session_id = getattr(context, "session_id", None)
     home = getattr(context, "home", None)
-    if isinstance(session_id, str) and session_id and home is not None:
-        safe = session_id not in (".", "..") and "/" not in session_id and "\x00" not in session_id
-        if safe:
-            roots.append((Path(home) / "artifacts" / session_id).resolve())
+    from mycode_core.sessions import is_session_id
+
+    if isinstance(session_id, str) and is_session_id(session_id) and home is not None:
+        roots.append((Path(home) / "artifacts" / session_id).resolve())
     for extra in getattr(context, "readable_roots", None) or ():
         try:
             roots.append(Path(extra).resolve())

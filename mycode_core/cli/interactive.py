@@ -382,7 +382,7 @@ class InteractiveSession:
             if picked is None:
                 return
             session_id = picked
-        if "/" in session_id or not self.store.exists(session_id):
+        if not self.store.exists(session_id):
             click.echo(f"No session {session_id!r} in {self.store.root} (see /sessions).")
             return
         from mycode_core.cli.session_lock import busy_line, claim_session
