@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+from collections.abc import Iterable
 from pathlib import Path, PosixPath
 from typing import IO, Any
 
@@ -100,19 +101,21 @@ def readable_roots(context: Any) -> list[Path]:
     folder (child agents share their parent's session id, so theirs too) and
     ``context.readable_roots`` (resolved). Other sessions' artifacts and the rest of
     ``MYCODE_HOME`` stay outside."""
-    roots: list[Path] = []
-    session_id = getattr(context, "session_id", None)
-    home = getattr(context, "home", None)
-    if isinstance(session_id, str) and session_id and home is not None:
-        safe = session_id not in (".", "..") and "/" not in session_id and "\x00" not in session_id
-        if safe:
-            roots.append((Path(home) / "artifacts" / session_id).resolve())
-    for extra in getattr(context, "readable_roots", None) or ():
-        try:
-            roots.append(Path(extra).resolve())
-        except (OSError, RuntimeError):
-            continue
-    return roots
+    from mycode_core.sessions import is_session_id
+
+    session_id, home = getattr(context, "session_id", None), getattr(context, "home", None)
+    own = isinstance(session_id, str) and is_session_id(session_id) and home is not None
+    artifacts = [Path(str(home)) / "artifacts" / str(session_id)] if own else []
+    return resolved_paths([*artifacts, *(getattr(context, "readable_roots", None) or ())])
+
+
+def resolved_paths(items: Iterable[Any]) -> list[Path]:
+    """``items`` as resolved paths; one that cannot be resolved (a symlink loop) is left out."""
+    found: list[Path] = []
+    for item in items:
+        with contextlib.suppress(OSError, RuntimeError):
+            found.append(Path(item).resolve())
+    return found
 
 
 def resolve_in_workspace(raw: object, context: Any, *, write: bool = False) -> Path:

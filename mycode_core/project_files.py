@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from mycode_core.paths import is_inside, open_beneath
+from mycode_core.paths import is_inside, open_beneath, resolved_paths
 from mycode_core.safeopen import NotRegularFile
 
 USER_LAYERS = ("default", "user", "env", "cli")
@@ -41,18 +41,14 @@ class ProjectFileRefused(OSError):
 def allowed_dirs(settings: Any) -> list[Path]:
     """The folders of ``readable_dirs`` from the user's layers of ``settings`` (resolved);
     a project layer's ``readable_dirs`` is never taken."""
-    found: list[Path] = []
+    named: list[str] = []
     for name, data in getattr(settings, "layers", None) or []:
         if name not in USER_LAYERS or not isinstance(data, dict):
             continue
         raw = data.get("readable_dirs")
-        for item in [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []:
-            if isinstance(item, str) and item:
-                try:
-                    found.append(Path(item).expanduser().resolve())
-                except (OSError, RuntimeError):
-                    continue
-    return found
+        items = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
+        named += [os.path.expanduser(item) for item in items if isinstance(item, str) and item]
+    return resolved_paths(named)
 
 
 def _leads_out(shown: str, real: Path, outside: bool = False) -> str:

@@ -29,6 +29,12 @@ def user_words(content: str) -> str:
     return _ADDED_BLOCKS.sub("\n\n", content).strip()
 
 
+def is_session_id(text: str) -> bool:
+    """Whether ``text`` can name a session: one file name of ``MYCODE_HOME/sessions``, no path
+    (a user's ``--resume``, ``/resume`` or ``sessions show`` id becomes file names)."""
+    return text not in ("", ".", "..") and not set(text) & set("/\\\0")
+
+
 def new_session_id() -> str:
     """A sortable, unique id: UTC time plus random hex."""
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
@@ -112,8 +118,8 @@ class SessionStore:
             return [data for data in json_objects(fh) if "type" in data]
 
     def exists(self, session_id: str) -> bool:
-        """Whether a transcript exists for this id."""
-        return self.path_for(session_id).is_file()
+        """Whether ``session_id`` is a session id (:func:`is_session_id`) with a transcript."""
+        return is_session_id(session_id) and self.path_for(session_id).is_file()
 
     def list(self, cwd: str | None = None) -> list[SessionInfo]:
         """Stored sessions, newest first; only those of workspace ``cwd`` if given."""

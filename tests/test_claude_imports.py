@@ -83,3 +83,22 @@ def test_a_refused_import_says_why_each_spelling_once(tmp_path: Path) -> None:
         assert "is outside the workspace" in line and "symlink" not in line, line
     link = next(m for m in said if m.startswith("@link.md in CLAUDE.md: "))
     assert "link.md is not read: it is a symlink leading outside the workspace" in link
+
+
+def test_a_bare_word_naming_a_file_is_an_import_refused_with_its_notice(tmp_path: Path) -> None:
+    """``@envlink`` (no ``/`` nor ``.``), a symlink to ``/proc/self/environ``, was taken for a
+    handle and dropped without a word; a bare word naming a file next to CLAUDE.md is an import
+    as Claude Code reads it: refused with its notice like ``@/proc/self/environ``, and a plain
+    file imported. A word naming nothing stays a handle."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    (workspace / "envlink").symlink_to("/proc/self/environ")
+    (workspace / "RULES").write_text("Bare rule.\n")
+    (workspace / "CLAUDE.md").write_text("@envlink @RULES ask @maintainer\n")
+    run, system = _first_system_prompt(workspace, home, {"MYCODE_CANARY": "ENV-CANARY-1"})
+    assert "ENV-CANARY-1" not in system and "Bare rule." in system
+    said = [e["message"] for e in run.of_type("notice")]
+    line = next(m for m in said if m.startswith("@envlink in CLAUDE.md: "))
+    assert "envlink is not read: it is a symlink leading outside the workspace" in line
+    assert not any("maintainer" in m for m in said)
+    assert import_paths("@envlink @RULES @maintainer", workspace) == ["envlink", "RULES"]

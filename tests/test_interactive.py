@@ -564,3 +564,26 @@ def test_the_note_of_keys_typed_during_a_turn() -> None:
     assert queued_note("fix it\n") == " · queued: fix it"
     assert queued_note("one\ntwo\nhalf") == " · queued: one ⏎ two · typing: half"
     assert queued_note("x" * 100).endswith("x…") and len(queued_note("x" * 100)) < 80
+
+
+def test_sessions_and_the_resume_picker_never_print_terminal_escapes(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A stored first prompt holding OSC 52 (a clipboard write) and a C1 CSI is listed by
+    ``/sessions`` and the ``/resume`` picker with its control characters as ``^[`` text."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    model = _script(tmp_path, [{"content": "ok"}, {"content": "again"}])
+    evil = "hi \x1b]52;c;cHduZWQ=\x07 \x9b2J there"
+    assert run_cli(["-p", evil, "--model", model], workspace, home).rc == 0
+    term, _workspace = _session(tmp_path, env, [{"content": "fine"}])
+    term.type("/sessions\r")
+    term.expect("hi ^[]52;c;cHduZWQ=^G <U+009B>2J there")
+    term.type("/resume\r")
+    term.expect("1. hi ^[]52;c;cHduZWQ=^G <U+009B>2J there · just now")
+    term.type("1\r")
+    term.expect("Resumed")
+    term.type("/exit\r")
+    assert term.wait() == 0
+    assert "\x1b]52" not in term.output and "\x07" not in term.output
+    assert "\x9b" not in term.output

@@ -286,3 +286,27 @@ def test_a_session_another_live_run_writes_is_refused_with_one_line(
     fourth = run_cli(["-p", "fourth", "--resume", session, *server_args], workspace, home, env)
     assert fourth.rc == 0, fourth.stderr
     assert fourth.result is not None and fourth.result["final_text"] == "fourth done"
+
+
+def test_a_resume_id_is_a_session_id_never_a_path(tmp_path: Path) -> None:
+    """``--resume /abs/ws/planted`` or ``../../ws/planted`` read and appended to the workspace's
+    ``planted.jsonl`` (its lock and artifacts beside it); like ``sessions show``, such an id is
+    no session: one line, exit 2, nothing read or written there."""
+    from mycode_core.testing import write_script
+
+    workspace, home = tmp_path / "wsC", tmp_path / "home"
+    workspace.mkdir()
+    planted = workspace / "planted.jsonl"
+    text = json.dumps({"type": "system", "cwd": str(workspace), "model": "m", "ts": 1.0}) + "\n"
+    planted.write_text(text, encoding="utf-8")
+    model = write_script(tmp_path / "turns.json", [{"content": "ok"}])
+    (home / "sessions").mkdir(parents=True)
+    for resume_id in (str(workspace / "planted"), "../../wsC/planted", "..\\planted", "."):
+        run = run_cli(["-p", "hi", "--resume", resume_id, "--model", model], workspace, home)
+        assert run.rc == 2, run.stderr
+        assert f"no session {resume_id!r}" in run.stderr and len(run.stderr.splitlines()) == 1
+        shown = run_cli(["sessions", "show", resume_id], workspace, home)
+        assert shown.rc == 2 and "no session" in shown.stderr
+    assert planted.read_text(encoding="utf-8") == text
+    assert _files(workspace) == {"planted.jsonl"}
+    assert not list((home / "sessions").iterdir())

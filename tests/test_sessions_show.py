@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -170,3 +171,51 @@ def test_the_page_shows_the_images_the_model_saw(tmp_path: Path) -> None:
         if event.get("type") == "tool_result":
             event["content"][1]["mime_type"] = "image/svg+xml"
     assert "<img" not in session_page(build_timeline(session_id, events))
+
+
+EVIL_ANSWER = (
+    "final \x1b]52;c;cHduZWQ=\x1b\\ \x1b]8;;http://evil/\x1b\\click\x1b]8;;\x1b\\ \x07done"
+)
+EVIL_PATH = "x\x1b[2Jy\x9bz.txt"
+RAW = ("\x1b", "\x07", "\x9b")
+"""Bytes that drive a terminal (ESC of OSC 52 / OSC 8 / CSI, BEL, the C1 CSI)."""
+
+
+def test_sessions_and_show_never_print_terminal_escapes(tmp_path: Path) -> None:
+    """A transcript's text (the prompt, a model's answer, a tool's path) is shown with its
+    control characters as ``^[`` text: `sessions`, `sessions show` (text) and a resume's recap."""
+    if importlib.util.find_spec("mycode_builtin_tools") is None:
+        pytest.skip("needs mycode-builtin-tools")
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    turns = [
+        {
+            "tool_calls": [
+                {"name": "write_file", "arguments": {"path": EVIL_PATH, "content": "a\n"}}
+            ]
+        },
+        {"content": EVIL_ANSWER},
+    ]
+    model = write_script(tmp_path / "turns.json", turns)
+    env = {"MYCODE_LOAD_PLUGINS": "builtin_tools", "COLUMNS": "200"}
+    flags = ["--model", model, "--permission-mode", "accept-edits", "--output-format", "json"]
+    run = run_cli(["-p", "hi \x1b[31mred\x07", *flags], workspace, home, env)
+    assert run.rc == 0, run.stderr
+    session_id = run.events[0]["session_id"]
+    listed = run_cli(["sessions"], workspace, home, env)
+    assert listed.rc == 0 and session_id in listed.stdout
+    assert "hi ^[[31mred^G" in listed.stdout
+    shown = run_cli(["sessions", "show", session_id], workspace, home, env)
+    assert shown.rc == 0, shown.stderr
+    assert "^[]52;c;cHduZWQ=^[\\" in shown.stdout and "^[]8;;http://evil/" in shown.stdout
+    assert "x^[[2Jy<U+009B>z.txt" in shown.stdout
+    for raw in RAW:
+        assert raw not in listed.stdout and raw not in shown.stdout
+    as_json = run_cli(["sessions", "--json"], workspace, home, env)
+    assert json.loads(as_json.stdout)[0]["prompt"] == "hi \x1b[31mred\x07"  # JSON escapes them
+    again = write_script(tmp_path / "again.json", [{"content": "ok"}])
+    resumed = run_cli(
+        ["-p", "go on", "--resume", session_id, "--model", again], workspace, home, env
+    )
+    assert resumed.rc == 0 and "Resuming session" in resumed.stderr
+    assert "^[]52" in resumed.stderr and not any(raw in resumed.stderr for raw in RAW)

@@ -2,8 +2,9 @@
 
 Each ``@path`` outside code (fenced blocks and ``inline code``) names a file whose text joins
 the instructions after the importing file: relative to the importing file's folder, ``~/`` the
-home folder, ``/`` an absolute path. Only words that look like paths count (a ``/`` or a ``.``
-in them: ``@AGENTS.md``, ``@docs/style.md``; ``@someone`` is a handle). Imports nest up to
+home folder, ``/`` an absolute path. Words that look like paths count (a ``/`` or a ``.`` in
+them: ``@AGENTS.md``, ``@docs/style.md``), and a bare word naming a file (or a symlink) next to
+the importing file (``@someone`` is otherwise a handle). Imports nest up to
 :data:`MAX_DEPTH` levels and each file comes once. They are project files like the rest
 (SPEC §8): nothing outside the workspace or the user's ``readable_dirs`` is read — a repository
 cannot pull ``~/.ssh`` into the prompt — and a refused import is one notice naming it as
@@ -29,8 +30,9 @@ Read = Callable[[Path], str]
 :func:`~mycode_core.project_files.read_project_text` does)."""
 
 
-def import_paths(text: str) -> list[str]:
-    """The ``@path`` imports of ``text``, in order, code left out."""
+def import_paths(text: str, folder: Path | None = None) -> list[str]:
+    """The ``@path`` imports of ``text``, in order, code left out; a bare word only when it
+    names something in ``folder`` (the importing file's)."""
     found: list[str] = []
     fenced = False
     for line in text.splitlines():
@@ -41,7 +43,8 @@ def import_paths(text: str) -> list[str]:
             continue
         for match in _IMPORT.finditer(_INLINE_CODE.sub("", line)):
             path = match.group(1).rstrip(".")
-            if ("/" in path or "." in path) and path not in found:
+            named = "/" in path or "." in path or folder and os.path.lexists(folder / path)
+            if named and path not in found:
                 found.append(path)
     return found
 
@@ -57,7 +60,7 @@ def imports_of(
     """``(file, imported by, text)`` of every file ``source`` imports, nested ones after their
     importer; ``seen`` holds the files already in the instructions (by absolute path)."""
     out: list[tuple[Path, Path, str]] = []
-    for raw in import_paths(text):
+    for raw in import_paths(text, source.parent):
         target = Path(os.path.expanduser(raw)) if raw.startswith("~/") else Path(raw)
         target = Path(os.path.abspath(source.parent / target))
         if str(target) in seen:

@@ -303,9 +303,11 @@ class InteractiveSession:
             sessions = self.store.list(str(self.runner.workspace))
             if not sessions:
                 click.echo("No sessions in this workspace yet.")
+            from mycode_core.cli.output import neutralise
+
             for info in sessions[:20]:
                 prompt = " ".join(info.first_prompt.split())[:60]
-                click.echo(f"{info.id}  {str(info.stop_reason or 'open'):<15} {prompt}")
+                click.echo(neutralise(f"{info.id}  {str(info.stop_reason or 'open'):<15} {prompt}"))
         elif name == "/resume":
             self._resume(argument)
         elif name == "/model":
@@ -380,7 +382,7 @@ class InteractiveSession:
             if picked is None:
                 return
             session_id = picked
-        if "/" in session_id or not self.store.exists(session_id):
+        if not self.store.exists(session_id):
             click.echo(f"No session {session_id!r} in {self.store.root} (see /sessions).")
             return
         from mycode_core.cli.session_lock import busy_line, claim_session

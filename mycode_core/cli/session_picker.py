@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from mycode_core.cli.output import neutralise
 from mycode_core.cli.richtext import plural
 from mycode_core.sessions import SessionInfo, SessionStore
 
@@ -28,11 +29,12 @@ def age(seconds: float) -> str:
 
 
 def describe(info: SessionInfo, now: float | None = None) -> str:
-    """One line for a session: first prompt, age, steps, id."""
+    """One line for a session: first prompt, age, steps, id (control characters shown as
+    ``^[``)."""
     words = " ".join(info.first_prompt.split()) or "(no prompt)"
     words = words if len(words) <= 60 else words[:59] + "…"
     when = age((now or time.time()) - info.started)
-    return f"{words} · {when} · {plural(info.steps, 'step')} · {info.id}"
+    return neutralise(f"{words} · {when} · {plural(info.steps, 'step')} · {info.id}")
 
 
 def pick_session(store: SessionStore, workspace: str, current: str | None = None) -> str | None:

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from mycode_core.cli.output import neutralise
 from mycode_core.cli.richtext import content_text, diff_lines, plural, result_line, retry_text
 from mycode_core.sessions import user_words
 
@@ -265,9 +266,13 @@ def when(ts: float | None) -> str:
 
 
 def render_timeline(timeline: Timeline, console: Any) -> None:
-    """Print the timeline for a terminal (rich ``console``)."""
-    from rich.markup import escape
+    """Print the timeline for a terminal (rich ``console``); control characters of the
+    transcript's text are shown as ``^[`` (never sent to the terminal)."""
+    from rich.markup import escape as markup_escape
     from rich.text import Text
+
+    def escape(text: str) -> str:
+        return markup_escape(neutralise(text))
 
     def say(markup: str) -> None:
         console.print(markup, markup=True, highlight=False)
@@ -300,7 +305,7 @@ def render_timeline(timeline: Timeline, console: Any) -> None:
                 say(f"  [cyan]●[/cyan] {escape(tool.summary)}{denied}")
                 say(f"    {mark} {escape(_one_line(tool.result_summary, 160))}")
                 for style, line in diff_lines(tool.diff, shown=20) if tool.diff else ():
-                    console.print(Text("      " + line, style=style), soft_wrap=True)
+                    console.print(Text("      " + neutralise(line), style=style), soft_wrap=True)
             for kind, text in step.notes:
                 colour = "yellow" if kind in ("guidance", "retry") else "dim"
                 say(f"  [{colour}]↻ {kind}:[/{colour}] {escape(_one_line(text, 200))}")
@@ -315,7 +320,7 @@ def render_timeline(timeline: Timeline, console: Any) -> None:
 
 def recap_lines(timeline: Timeline, limit: int = 3) -> list[str]:
     """A short recap of a session being resumed: its last tasks, how they ended, what
-    changed, and the last answer."""
+    changed, and the last answer (control characters shown as ``^[``)."""
     lines = [
         f"Resuming session {timeline.session_id} ({plural(len(timeline.turns), 'turn')}, "
         f"started {when(timeline.started)}):"
@@ -333,4 +338,4 @@ def recap_lines(timeline: Timeline, limit: int = 3) -> list[str]:
     answer = str((last or {}).get("final_text") or "").strip()
     if answer:
         lines.append(f"  last answer: {_one_line(answer, 100)}")
-    return lines
+    return [neutralise(line) for line in lines]

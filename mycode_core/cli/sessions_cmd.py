@@ -47,7 +47,7 @@ def sessions_group() -> click.Group:
         from mycode_core.sessions import SessionStore
 
         store = SessionStore(home_dir())
-        if not _valid_id(session_id) or not store.exists(session_id):
+        if not store.exists(session_id):
             raise _SessionError(f"no session {session_id!r} (see `mycode sessions --all`)")
         try:
             events = store.read_events(session_id)
@@ -73,10 +73,6 @@ def sessions_group() -> click.Group:
         render_timeline(timeline, Console(file=safe_stream(sys.stdout), highlight=False))
 
     return sessions
-
-
-def _valid_id(session_id: str) -> bool:
-    return bool(session_id) and "/" not in session_id and "\\" not in session_id
 
 
 def _list(cwd: str | None, show_all: bool, as_json: bool) -> None:
@@ -105,6 +101,9 @@ def _list(cwd: str | None, show_all: bool, as_json: bool) -> None:
     if not sessions:
         click.echo("No sessions yet." + ("" if show_all else " (use --all for every workspace)"))
         return
-    for s in sessions:
+    from mycode_core.cli.output import neutralise
+
+    for s in sessions:  # a transcript's text never drives the terminal
         prompt = " ".join(s.first_prompt.split())[:60]
-        click.echo(f"{s.id}  {when(s.started)}  {str(s.stop_reason or 'open'):<15} {prompt}")
+        line = f"{s.id}  {when(s.started)}  {str(s.stop_reason or 'open'):<15} {prompt}"
+        click.echo(neutralise(line))

@@ -13,6 +13,7 @@ asks again — in the background, after the first request (issue 24).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable
@@ -193,7 +194,5 @@ def remember_window(
         return
     data[key] = value
     text = json.dumps({k: v for k, v in data.items() if v}).encode()
-    try:
+    with contextlib.suppress(OSError):  # only a cache
         replace_atomically(path, text, 0o600, create_parents=True, follow_folder_links=True)
-    except OSError:
-        return

@@ -18,7 +18,18 @@ NAMES = [
     "PGPASSWORD", "PASSWORD", "API_KEY", "OPENROUTER_KEY", "GROQ_KEY", "PRIVATE_KEY",
     "GPG_PASSPHRASE", "SECRET_KEY_BASE", "STRIPE_SK", "SENTRY_DSN", "SLACK_WEBHOOK_URL",
     "DOCKER_AUTH_CONFIG", "CI_JOB_JWT", "MYSQL_PWD", "GITLAB_PAT", "SESSION_COOKIE", "KEY",
+    "QA_CREDS", "QA_PRIVKEY", "QA_ACCESSKEY", "QA_BEARER", "QA_TOKENS", "QA_APITOKEN_V2",
+    "QA_SESSION",
 ]  # fmt: skip
+VALUES = {
+    "DATABASE_URL": f"postgres://app:{SECRET}@db:5432/app",
+    "REDIS_URL": f"redis://:{SECRET}@cache:6379",
+    "QUERY_URL": f"postgres://h/db?sslmode=off&Password={SECRET}",
+    "QA_CONN": f"Server=h;User Id=u;Password={SECRET}",
+    "ODBC": f"Driver=x; PWD = {SECRET};",
+}
+"""Variables secret by value: a URL with a password, a ``password=`` in a URL's query or a
+connection string."""
 KEPT = [
     "GIT_AUTHOR_NAME",
     "GIT_CONFIG_KEY_0",
@@ -26,6 +37,11 @@ KEPT = [
     "XAUTHORITY",
     "LESSKEY",
     "SSH_AGENT_PID",
+    "XDG_SESSION_TYPE",  # what a session (desktop, D-Bus, tmux) needs is no secret
+    "DBUS_SESSION_BUS_ADDRESS",
+    "SESSION_MANAGER",
+    "DESKTOP_SESSION",
+    "TMUX",
 ]
 MODES = [
     "off",
@@ -41,11 +57,12 @@ def test_secret_variables_never_reach_a_command(
 ) -> None:
     for name in NAMES:
         monkeypatch.setenv(name, SECRET)
-    monkeypatch.setenv("DATABASE_URL", f"postgres://app:{SECRET}@db:5432/app")
-    monkeypatch.setenv("REDIS_URL", f"redis://:{SECRET}@cache:6379")
+    for name, value in VALUES.items():
+        monkeypatch.setenv(name, value)
     for name in KEPT:
         monkeypatch.setenv(name, "kept-value")
     monkeypatch.setenv("SITE_URL", "https://example.com:8080/a@b")
+    monkeypatch.setenv("SEARCH_URL", "https://example.com/?q=password&pwdx=1")
 
     def run(**settings: object) -> str:
         context = RunContext(
@@ -60,6 +77,7 @@ def test_secret_variables_never_reach_a_command(
     for name in ["PATH", "HOME", "PWD", *KEPT]:
         assert f"\n{name}=" in f"\n{out}", name
     assert "SITE_URL=https://example.com:8080/a@b" in out
+    assert "SEARCH_URL=https://example.com/?q=password&pwdx=1" in out
     kept = run(sandbox={"mode": mode, "env_passthrough": ["DATABASE_URL", "STRIPE_SK"]})
     assert f"DATABASE_URL=postgres://app:{SECRET}@db" in kept
     assert f"STRIPE_SK={SECRET}" in kept and f"GROQ_KEY={SECRET}" not in kept

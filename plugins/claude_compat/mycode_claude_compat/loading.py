@@ -151,6 +151,12 @@ def load(workspace: Path, home: Path, settings: Any) -> Loaded:
     """Collect hooks and plugin folders; never raises (problems become notices)."""
     loaded = Loaded(trusted=is_trusted(workspace, home, settings))
     ignored: list[str] = []
+    for layer, data in getattr(settings, "layers", None) or []:  # read from USER_LAYERS only
+        if layer not in USER_LAYERS and "user_claude_settings" in _section(data):
+            loaded.notices.append(
+                f"ignored [claude_compat] user_claude_settings (named in the {layer} config): "
+                "only your own config (`$MYCODE_HOME/config.toml`) or flags opt in to ~/.claude"
+            )
     disabled = False
     for path, layer, project in _hook_files(workspace, home, settings):
         data, problem = read_json_file(path, workspace if project else None)

@@ -145,3 +145,22 @@ def test_your_own_rules_and_settings_env_need_the_opt_in(env: Any) -> None:
         echoed = result.of_type("tool_result")[1]["content"]
         said.append((any("MY-TXT-RULE" in g for g in guidance), "mine=mine" in echoed))
     assert said == [(False, False), (True, True)]
+
+
+def test_the_opt_in_in_a_project_config_is_ignored_with_a_notice(env: Any) -> None:
+    """``user_claude_settings = true`` in the workspace's own config (trusted or not) is
+    ignored (only the user's layers opt in) and one notice says so (SPEC §8)."""
+    fake_home = env.root / "userhome"
+    fake_home.mkdir()
+    (env.workspace / ".mycode").mkdir()
+    (env.workspace / ".mycode" / "config.toml").write_text(
+        "[claude_compat]\nuser_claude_settings = true\n"
+    )
+    for trusted in (False, True):
+        if trusted:
+            env.trust()
+        result = env.run([{"content": "ok"}], env={"HOME": str(fake_home)})
+        assert result.rc == 0, result.stderr
+        said = [e["message"] for e in result.of_type("notice")]
+        named = [m for m in said if "user_claude_settings" in m]
+        assert len(named) == 1 and "ignored" in named[0] and "project config" in named[0], said
