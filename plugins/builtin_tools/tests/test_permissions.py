@@ -517,3 +517,30 @@ def test_a_session_grant_skips_gits_global_options_and_never_widens_to_all_of_gi
     assert verdict.decision == "allow", verdict
     verdict = _decide(ctx, "run_command", command="git -c core.editor=vi commit -qm wip")
     assert verdict.layer != "session", verdict
+
+
+def test_the_git_write_question_promises_a_writable_git_only_when_it_will_be(
+    ctx: RunContext,
+) -> None:
+    from mycode_builtin_tools.permissions import gitwrites
+    from mycode_builtin_tools.tools.run_command import sandboxed
+
+    kept = "git add -A && git -c user.email=a@b -c user.name=a commit -qm wip"
+    for command, writable in [
+        ("git add -A && git commit -qm wip", True),
+        ("git -C . commit -qm wip", True),
+        (kept, False),
+        ("git commit -qm wip > log.txt", False),
+        ("git commit -qm wip && echo done", False),
+    ]:
+        finding = gitwrites.finding(command.split(" && ")[0].split(" > ")[0], command)
+        assert finding is not None, command
+        assert ("with .git writable for that call" in finding.reason) is writable, command
+        assert ("keeps .git read-only even once allowed" in finding.reason) is not writable
+    if not sandboxed(ctx):
+        pytest.skip("no sandbox here (the no-sandbox policy judges git on its own)")
+    verdict = _decide(ctx, "run_command", command=kept)
+    assert verdict.decision == "ask", verdict
+    assert "writable for that call" not in verdict.reason
+    assert "keeps .git read-only even once allowed" in verdict.reason
+    assert "without -c" in verdict.reason

@@ -134,16 +134,18 @@ def _command_subjects(arguments: dict[str, Any], context: Any) -> list[_Subject]
     strict = strict_for(context)
     judged = judge_command(command, current_cwd(context), root, strict)
     if strict is None:
-        judged = gitwrites_in_sandbox(judged)
+        judged = gitwrites_in_sandbox(judged, command)
     return [_Subject(text, finding, _grant_for_command(text)) for text, finding in judged]
 
 
-def gitwrites_in_sandbox(judged: list[tuple[str, Finding]]) -> list[tuple[str, Finding]]:
+def gitwrites_in_sandbox(
+    judged: list[tuple[str, Finding]], command: str
+) -> list[tuple[str, Finding]]:
     """Inside the sandbox ``.git`` is read-only: a git command writing it asks instead of
     being allowed (see :mod:`~mycode_builtin_tools.permissions.gitwrites`)."""
     out = []
     for text, finding in judged:
-        asked = gitwrites.finding(text) if finding.decision == "allow" else None
+        asked = gitwrites.finding(text, command) if finding.decision == "allow" else None
         out.append((text, asked or finding))
     return out
 
