@@ -483,3 +483,64 @@ def test_git_reads_stay_allowed_and_an_allow_rule_lifts_the_ask(
     verdict = _decide(context, "run_command", command="git add -A && git commit -m x")
     assert verdict.decision == "allow", verdict
     assert _decide(context, "run_command", command="git rebase main").decision == "ask"
+
+
+def test_a_session_grant_skips_gits_global_options_and_never_widens_to_all_of_git(
+    ctx: RunContext, workspace: Path
+) -> None:
+    from mycode_builtin_tools.permissions.policy import _grant_for_command
+
+    verdict = _decide(ctx, "run_command", command=f"git -C {workspace} reset --hard HEAD")
+    assert verdict.decision == "ask" and verdict.grant == "run_command(git reset:*)"
+    ctx.session_grants.add(verdict.grant)
+    verdict = _decide(ctx, "run_command", command=f"git -C {workspace} reset --hard HEAD~1")
+    assert (verdict.decision, verdict.layer) == ("allow", "session")
+    assert _decide(ctx, "run_command", command="git reset --hard HEAD~2").layer == "session"
+    for command in ("git clean -fd", f"git -C {workspace} clean -fd", "git --no-pager clean -f"):
+        assert _decide(ctx, "run_command", command=command).decision == "ask", command
+    grants = {
+        f"git -C {workspace} commit --allow-empty -m x": "run_command(git commit:*)",
+        "git --git-dir=.git --work-tree . --no-pager -P --bare commit": "run_command(git commit:*)",
+        "/usr/bin/git -C . commit -m x": "run_command(/usr/bin/git commit:*)",
+        "git -c user.name=a commit -qm wip": "run_command(git -c user.name=a commit -qm wip)",
+        "git -C . --config-env=x=Y commit": "run_command(git --config-env=x=Y commit)",
+        "npm --prefix x run build": "run_command(npm --prefix x run build)",
+        "uv --directory x run pytest": "run_command(uv --directory x run pytest)",
+        "sudo /bin/rm x": "run_command(sudo /bin/rm x)",
+        "git commit -m x": "run_command(git commit:*)",
+        "ls -la": "run_command(ls:*)",
+    }
+    for command, grant in grants.items():
+        assert _grant_for_command(command) == grant, command
+    ctx.session_grants.add(_grant_for_command("git -c user.name=a commit -qm wip"))
+    verdict = _decide(ctx, "run_command", command="git -c user.name=a commit -qm wip")
+    assert verdict.decision == "allow", verdict
+    verdict = _decide(ctx, "run_command", command="git -c core.editor=vi commit -qm wip")
+    assert verdict.layer != "session", verdict
+
+
+def test_the_git_write_question_promises_a_writable_git_only_when_it_will_be(
+    ctx: RunContext,
+) -> None:
+    from mycode_builtin_tools.permissions import gitwrites
+    from mycode_builtin_tools.tools.run_command import sandboxed
+
+    kept = "git add -A && git -c user.email=a@b -c user.name=a commit -qm wip"
+    for command, writable in [
+        ("git add -A && git commit -qm wip", True),
+        ("git -C . commit -qm wip", True),
+        (kept, False),
+        ("git commit -qm wip > log.txt", False),
+        ("git commit -qm wip && echo done", False),
+    ]:
+        finding = gitwrites.finding(command.split(" && ")[0].split(" > ")[0], command)
+        assert finding is not None, command
+        assert ("with .git writable for that call" in finding.reason) is writable, command
+        assert ("keeps .git read-only even once allowed" in finding.reason) is not writable
+    if not sandboxed(ctx):
+        pytest.skip("no sandbox here (the no-sandbox policy judges git on its own)")
+    verdict = _decide(ctx, "run_command", command=kept)
+    assert verdict.decision == "ask", verdict
+    assert "writable for that call" not in verdict.reason
+    assert "keeps .git read-only even once allowed" in verdict.reason
+    assert "without -c" in verdict.reason

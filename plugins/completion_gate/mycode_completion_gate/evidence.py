@@ -2,6 +2,9 @@
 
 Only validations after the latest mutation count. A validation that itself wrote files (a
 formatter, a coverage report) does not move that line: its own writes are what it checked.
+Under ``standard`` and ``lenient`` a change of documentation only (:func:`is_documentation`)
+does not move it either: a test run that passed before notes were written still holds, in
+this turn or a later one of the session.
 """
 
 from __future__ import annotations
@@ -118,10 +121,14 @@ class Evidence:
 
 
 def collect(
-    observations: Sequence[Observation], outputs: Mapping[str, str] | None = None
+    observations: Sequence[Observation],
+    outputs: Mapping[str, str] | None = None,
+    *,
+    code_only: bool = False,
 ) -> Evidence:
     """Build the :class:`Evidence` of a run from its observations (``outputs``: the end of each
-    command's output by call id, which judges a run whose exit status was masked)."""
+    command's output by call id, which judges a run whose exit status was masked;
+    ``code_only``: a documentation-only change keeps the validations before it)."""
     evidence = Evidence()
     seen: set[str] = set()
     reviewed = [review(obs) for obs in observations]
@@ -136,7 +143,8 @@ def collect(
                 evidence.changed.append(path)
         if not obs.mutated:
             evidence.unknown_change = True
-        if not reviewed[index]:
+        docs = code_only and obs.mutated and all(map(is_documentation, obs.mutated))
+        if not reviewed[index] and not docs:
             evidence.cutoff = index
     for index, validations in enumerate(reviewed):
         for validation in validations:

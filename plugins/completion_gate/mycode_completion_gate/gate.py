@@ -61,7 +61,9 @@ def verdict(
     return policies.judge(
         name,
         request=requirements.parse_request(_said(context)),
-        evidence=evidence.collect(observations, context.store.get(OUTPUTS_KEY)),
+        evidence=evidence.collect(
+            observations, context.store.get(OUTPUTS_KEY), code_only=name != "strict"
+        ),
         project=project.inspect(context.workspace),
         todos=requirements.unfinished_todos(context.store),
     )

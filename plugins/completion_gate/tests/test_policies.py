@@ -262,12 +262,29 @@ def test_a_wrapper_can_veto_the_verdict(tmp_path: Path) -> None:
 
 
 def test_the_gate_names_only_files_changed_after_the_last_passing_run(tmp_path: Path) -> None:
-    # issue 18: app.py -> tests pass -> CHANGELOG.md names CHANGELOG.md only
-    observations = [edit("calc.py"), run("pytest -q"), edit("CHANGELOG.md")]
+    # issue 18: calc.py -> tests pass -> util.py names util.py only
+    observations = [edit("calc.py"), run("pytest -q"), edit("util.py")]
     verdict = judge(project(tmp_path), "Fix add", observations)
     assert verdict.verdict == "fail"
-    assert "You changed CHANGELOG.md after the last test run (`pytest -q`)" in verdict.feedback
+    assert "You changed util.py after the last test run (`pytest -q`)" in verdict.feedback
     assert "calc.py" not in verdict.feedback
+
+
+def test_documentation_written_after_a_passing_test_run_needs_no_new_run(
+    tmp_path: Path,
+) -> None:
+    ws = project(tmp_path)
+    observations = [edit("calc.py"), run("pytest -q"), edit("CHANGELOG.md"), edit("notes.txt")]
+    for prompt in ("Fix add", "Fix add and run the tests"):
+        assert judge(ws, prompt, observations).verdict == "pass", prompt
+        assert judge(ws, prompt, observations, policy="lenient").verdict == "pass", prompt
+    verdict = judge(ws, "Fix add", observations, policy="strict")
+    assert verdict.verdict == "fail" and "CHANGELOG.md, notes.txt" in verdict.feedback
+    failing = [edit("calc.py"), run("pytest -q", passed=False), edit("notes.txt")]
+    verdict = judge(ws, "Fix add", failing)
+    assert verdict.verdict == "fail" and "`pytest -q` after your last change failed" in (
+        verdict.feedback
+    )
 
 
 def test_a_failed_run_in_between_keeps_the_files_since_the_last_pass(tmp_path: Path) -> None:
@@ -276,10 +293,10 @@ def test_a_failed_run_in_between_keeps_the_files_since_the_last_pass(tmp_path: P
         run("pytest -q"),
         edit("util.py"),
         run("pytest -q", passed=False),
-        edit("CHANGELOG.md"),
+        edit("more.py"),
     ]
     verdict = judge(project(tmp_path), "Fix add", observations)
-    assert "You changed util.py, CHANGELOG.md after the last test run" in verdict.feedback
+    assert "You changed util.py, more.py after the last test run" in verdict.feedback
     assert "calc.py" not in verdict.feedback
 
 

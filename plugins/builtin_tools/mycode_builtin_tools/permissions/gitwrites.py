@@ -87,16 +87,24 @@ def writes_repository(text: str) -> str | None:
     return sub if _writes(sub, args) else None
 
 
-def finding(text: str) -> Finding | None:
-    """The built-in ask for a git command that writes the repository (sandboxed runs)."""
+def finding(text: str, command: str) -> Finding | None:
+    """The built-in ask for a git command ``text`` of the command line ``command`` that writes
+    the repository (sandboxed runs); it promises a writable ``.git`` only when
+    :func:`git_only_writes` grants it."""
     sub = writes_repository(text)
     if sub is None:
         return None
+    then = (
+        "once allowed it runs with .git writable for that call"
+        if git_only_writes(command)
+        else "this command line keeps .git read-only even once allowed, so git cannot write "
+        "there: run it yourself, or as git commands only (joined by &&, ||, ;) without -c, "
+        "--config-env, --exec-path, redirection, substitution or other programs"
+    )
     return Finding(
         "ask",
         "builtin:git-writes-repository",
-        f"git {sub} writes the repository, and .git is read-only in the sandbox; once allowed "
-        "it runs with .git writable for that call",
+        f"git {sub} writes the repository, and .git is read-only in the sandbox; {then}",
     )
 
 

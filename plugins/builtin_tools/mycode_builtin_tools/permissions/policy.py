@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_builtin_tools import paths
-from mycode_builtin_tools.permissions import gitwrites
+from mycode_builtin_tools.permissions import gitwrites, spelling
 from mycode_builtin_tools.permissions import rules as rules_mod
 from mycode_builtin_tools.permissions.commands import Finding, judge_command
 from mycode_builtin_tools.permissions.unsandboxed import strict_for
@@ -48,13 +48,26 @@ class _Subject:
 
 
 def _grant_for_command(text: str) -> str:
-    words = text.split()
+    """The session grant of one command: its program (``ls:*``), with the subcommand for the
+    programs that have one (``git commit:*``, git's ``-C DIR``-like options skipped); when
+    options come before the subcommand (``npm --prefix x run``, ``git -c k=v commit``) only
+    this exact command, so a grant never widens to all of git, npm, sudo…"""
+    words = spelling.subcommand_first(text).split()
     if not words:
         return "run_command"
-    keep = words[:2] if words[0] in _GRANT_TWO_WORDS and len(words) > 1 else words[:1]
-    if len(keep) == 2 and (keep[1].startswith("-") or "/" in keep[1] or ":" in keep[1]):
-        keep = keep[:1]
-    return f"run_command({' '.join(keep)}:*)"
+    if len(words) < 2 or words[0].rsplit("/", 1)[-1] not in _GRANT_TWO_WORDS:
+        return f"run_command({words[0]}:*)"
+    if words[1].startswith("-") or "/" in words[1] or ":" in words[1]:
+        return f"run_command({' '.join(words)})"
+    return f"run_command({' '.join(words[:2])}:*)"
+
+
+def _command_matches(spec: str | None, text: str) -> bool:
+    """A ``run_command`` rule against a command, also as :func:`spelling.subcommand_first`
+    reads it (``git -C ws commit`` is matched as ``git commit``)."""
+    return rules_mod.command_matches(spec, text) or rules_mod.command_matches(
+        spec, spelling.subcommand_first(text)
+    )
 
 
 def _file_subject(tool: Any, argument: str, call: Any, context: Any) -> _Subject:
@@ -121,16 +134,18 @@ def _command_subjects(arguments: dict[str, Any], context: Any) -> list[_Subject]
     strict = strict_for(context)
     judged = judge_command(command, current_cwd(context), root, strict)
     if strict is None:
-        judged = gitwrites_in_sandbox(judged)
+        judged = gitwrites_in_sandbox(judged, command)
     return [_Subject(text, finding, _grant_for_command(text)) for text, finding in judged]
 
 
-def gitwrites_in_sandbox(judged: list[tuple[str, Finding]]) -> list[tuple[str, Finding]]:
+def gitwrites_in_sandbox(
+    judged: list[tuple[str, Finding]], command: str
+) -> list[tuple[str, Finding]]:
     """Inside the sandbox ``.git`` is read-only: a git command writing it asks instead of
     being allowed (see :mod:`~mycode_builtin_tools.permissions.gitwrites`)."""
     out = []
     for text, finding in judged:
-        asked = gitwrites.finding(text) if finding.decision == "allow" else None
+        asked = gitwrites.finding(text, command) if finding.decision == "allow" else None
         out.append((text, asked or finding))
     return out
 
@@ -165,7 +180,7 @@ def _decide(
         return PermissionVerdict(
             decision="deny", reason=f"Denied: {finding.reason}.", rule=finding.rule, layer="default"
         )
-    matcher = rules_mod.command_matches if tool_name == "run_command" else rules_mod.path_matches
+    matcher = _command_matches if tool_name == "run_command" else rules_mod.path_matches
     if tool_name == "run_command":
         hidden = _hidden_rule_verdict(subject, rules, mode)
         if hidden is not None:
@@ -235,7 +250,7 @@ def _hidden_rule_verdict(
         rule.layer == "session"
         and rule.kind == "allow"
         and rule.applies_to("run_command")
-        and rules_mod.command_matches(rule.spec, subject.text or "")
+        and _command_matches(rule.spec, subject.text or "")
         for rule in rules
     )
     for kind in ("deny", "ask"):

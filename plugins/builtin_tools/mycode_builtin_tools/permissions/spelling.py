@@ -63,6 +63,28 @@ def normalised(words: list[str]) -> list[str]:
     return [program, *rest]
 
 
+_GIT_CONFIG_OPTIONS = {"-c", "--config-env", "--exec-path"}
+
+
+def subcommand_first(text: str) -> str:
+    """``text`` with git's global options that only choose where git works (``-C DIR``,
+    ``--git-dir``, ``--work-tree``, ``--no-pager``, ``-P``, ``--bare``, ``--namespace``…)
+    dropped before the subcommand, so ``git -C ws commit`` reads ``git commit``; the ones that
+    change what git runs (``-c``, ``--config-env``, ``--exec-path``) stay. What session
+    grants are made from and allow rules match."""
+    words = text.split()
+    if not words or words[0].rsplit("/", 1)[-1] != "git":
+        return text
+    kept, i = [words[0]], 1
+    while i < len(words) and words[i].startswith("-"):
+        name = words[i].split("=", 1)[0]
+        width = 2 if name in _GIT_VALUE_OPTIONS and "=" not in words[i] else 1
+        if name in _GIT_CONFIG_OPTIONS:
+            kept += words[i : i + width]
+        i += width
+    return " ".join(kept + words[i:])
+
+
 def hidden_reason(words: list[str]) -> str | None:
     """Why this (literal) command may run something that cannot be read, or ``None``."""
     if not words:
