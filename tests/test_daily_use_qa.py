@@ -1,0 +1,55 @@
+"""A daily-use QA pass: what a user met in ordinary sessions, each with the run that showed it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mycode_core.testing import cli_env, mycode_command, run_cli, write_script
+from mycode_core.testing.terminal import Terminal
+
+MYCODE = mycode_command()
+PROMPT_READS = "\x1b[6n"
+"""prompt_toolkit's cursor-position request: the prompt reads keys now."""
+
+
+def _interactive(workspace: Path, home: Path, model: str, keys: list[tuple[str, str]]) -> None:
+    """Start mycode in ``workspace``; for each (wait-for, keys) wait, then type; it must exit 0."""
+    env = cli_env(home, {"TERM": "xterm", "NO_COLOR": "1"})
+    term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
+    term.expect("/help for help")
+    for needle, typed in keys:
+        term.expect(needle, after_mark=True)
+        term.set_mark()
+        term.type(typed)
+    assert term.wait() == 0, term.plain[-2000:]
+
+
+def test_a_session_without_a_prompt_is_not_kept_listed_or_continued(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    model = write_script(tmp_path / "turns.json", [{"content": "hi back"}, {"content": "again"}])
+    _interactive(workspace, home, model, [(PROMPT_READS, "hello\r"), ("hi back", "/exit\r")])
+    (first,) = [p.stem for p in (home / "sessions").glob("*.jsonl")]
+    _interactive(workspace, home, model, [(PROMPT_READS, "\x04")])  # opened and left at once
+    _interactive(
+        workspace,
+        home,
+        model,
+        [(PROMPT_READS, "/clear\r"), ("fresh conversation", "/exit\r")],
+    )
+    assert [p.stem for p in (home / "sessions").glob("*.jsonl")] == [first]
+    # an empty transcript left by an older mycode (or a crash) is not listed or continued
+    empty = home / "sessions" / "29990101-000000-abcdef.jsonl"
+    system = {"type": "system", "cwd": str(workspace), "model": model, "ts": 4.1e9}
+    empty.write_text(json.dumps(system) + "\n")
+    listed = run_cli(["sessions"], workspace, home)
+    assert listed.rc == 0 and listed.stdout.splitlines()[0].startswith(first), listed.stdout
+    assert empty.stem not in listed.stdout
+    again = run_cli(
+        ["-c", "-p", "continue", "--model", model, "--output-format", "stream-json"],
+        workspace,
+        home,
+    )
+    assert again.rc == 0, again.stderr
+    assert again.events[0]["resumed_from"] == first
