@@ -5,7 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mycode_core.testing import cli_env, mycode_command, run_cli, write_script
+from mycode_core.testing import (
+    cli_env,
+    mycode_command,
+    requires_plugin,
+    run_cli,
+    script_turn,
+    write_script,
+    write_user_plugin,
+)
 from mycode_core.testing.terminal import Terminal
 
 MYCODE = mycode_command()
@@ -53,3 +61,41 @@ def test_a_session_without_a_prompt_is_not_kept_listed_or_continued(tmp_path: Pa
     )
     assert again.rc == 0, again.stderr
     assert again.events[0]["resumed_from"] == first
+
+
+SHIPIT = """
+from mycode_core import hookimpl
+from mycode_core.records import SlashCommand
+
+
+@hookimpl
+def register_slash_commands(register, context):
+    register(SlashCommand(name="shipit", run=lambda args, ctx: "ship " + args))
+"""
+
+
+@requires_plugin("checkpoints")
+def test_local_commands_in_print_mode_need_no_model(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    model = write_script(
+        tmp_path / "turns.json",
+        [script_turn("write_file", path="a.txt", content="hello\n"), {"content": "done"}],
+    )
+    first = run_cli(
+        ["-p", "write a.txt", "--model", model, "--permission-mode", "accept-edits"],
+        workspace,
+        home,
+    )
+    assert first.rc == 0 and (workspace / "a.txt").is_file(), first.stderr
+    (session,) = [p.stem for p in (home / "sessions").glob("*.jsonl")]
+    for args in (["-c", "-p", "/diff"], ["--resume", session, "-p", "/diff"]):
+        shown = run_cli(args, workspace, home)
+        assert shown.rc == 0, shown.stderr
+        assert "+hello" in shown.stdout and "+++ b/a.txt" in shown.stdout
+    listed = run_cli(["-c", "-p", "/checkpoints"], workspace, home)
+    assert listed.rc == 0 and "a.txt" in listed.stdout, listed.stderr
+    # a command that hands the model a prompt still needs one
+    write_user_plugin(home, "shipit", SHIPIT)
+    ship = run_cli(["-c", "-p", "/shipit now"], workspace, home)
+    assert ship.rc == 2 and "no model configured" in ship.stderr, ship.stderr
