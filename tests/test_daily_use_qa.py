@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from mycode_core.testing import (
@@ -99,3 +100,28 @@ def test_local_commands_in_print_mode_need_no_model(tmp_path: Path) -> None:
     write_user_plugin(home, "shipit", SHIPIT)
     ship = run_cli(["-c", "-p", "/shipit now"], workspace, home)
     assert ship.rc == 2 and "no model configured" in ship.stderr, ship.stderr
+
+
+def test_context_counts_the_tool_schemas_before_the_first_request(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    model = write_script(tmp_path / "turns.json", [{"content": "hi back"}])
+    env = cli_env(home, {"TERM": "xterm", "NO_COLOR": "1"})
+    term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
+    term.expect("/help for help")
+    term.expect(PROMPT_READS)
+    term.set_mark()
+    term.type("/context\r")
+    term.expect("masked ~", after_mark=True)
+    before = re.search(r"tools ~(\d+)", term.since_mark())
+    term.type("hello\r")
+    term.expect("hi back", after_mark=True)
+    term.set_mark()
+    term.type("/context\r")
+    term.expect("masked ~", after_mark=True)
+    after = re.search(r"tools ~(\d+)", term.since_mark())
+    term.type("/exit\r")
+    assert term.wait() == 0
+    assert before is not None and after is not None, term.plain[-2000:]
+    assert int(before.group(1)) > 100  # the schemas of every tool, not ~0
+    assert int(before.group(1)) == int(after.group(1))  # the same tools, the same count
