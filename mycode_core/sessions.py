@@ -122,19 +122,20 @@ class SessionStore:
         return is_session_id(session_id) and self.path_for(session_id).is_file()
 
     def list(self, cwd: str | None = None) -> list[SessionInfo]:
-        """Stored sessions, newest first; only those of workspace ``cwd`` if given."""
+        """Stored sessions with a prompt (an empty one is no conversation), newest first; only
+        those of workspace ``cwd`` if given."""
         if not self.root.is_dir():
             return []
         found = []
         for path in self.root.glob("*.jsonl"):
             info = self._info(path)
-            if info is not None and (cwd is None or info.cwd == cwd):
+            if info is not None and info.first_prompt and (cwd is None or info.cwd == cwd):
                 found.append(info)
         found.sort(key=lambda info: (info.started, info.id), reverse=True)
         return found
 
     def latest(self, cwd: str) -> SessionInfo | None:
-        """The most recent session of a workspace."""
+        """The most recent conversation of a workspace (``--continue``)."""
         return next(iter(self.list(cwd)), None)
 
     def _info(self, path: Path) -> SessionInfo | None:

@@ -13,6 +13,7 @@ import click
 from mycode_core.cli.builtin_commands import COMMANDS
 from mycode_core.cli.session_help import help_text
 from mycode_core.cli.slash import split_command
+from mycode_core.cli.transcript_history import forget_if_empty
 from mycode_core.sessions import SessionStore
 
 
@@ -212,6 +213,7 @@ class InteractiveSession:
                     return 0
         finally:
             self.runner.close()
+            forget_if_empty(self.store, str(self.runner.session_id))
 
     def _read(self, session: Any) -> str:
         """The next prompt. Keys typed during the last turn come first: each line ended with
@@ -425,6 +427,7 @@ class InteractiveSession:
 
         old = self.runner
         old.close(reason="resume" if session_id else "clear")
+        forget_if_empty(self.store, str(old.session_id))
         new_id = session_id or new_session_id()
         claim_session(old.home, new_id)  # held already when resumed (/resume claimed it)
         if new_id != old.session_id:

@@ -75,10 +75,15 @@ def retry_text(attempt: Any, delay: Any, reason: Any, message: Any) -> str:
 
 def result_line(text: str, metadata: dict[str, Any]) -> str:
     """The most telling line of a tool result: the first; for a command, the last line, or
-    when it failed the last line that looks like an error; the exit code when non-zero."""
+    when it failed the last line that looks like an error; the exit code when non-zero; for a
+    failed subagent, why it failed."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
     if not lines:
         return "(no output)"
+    child = metadata.get("subagent")
+    if isinstance(child, dict) and child.get("error"):
+        why = " ".join(str(child["error"]).split())
+        return f"subagent {child.get('agent_id')} {child.get('stop_reason')}: {why}"
     if "exit_code" not in metadata:
         return lines[0]
     body = [

@@ -291,7 +291,11 @@ def run_agent(
         return _fail(str(exc))
     if settings_failures and strict_from(settings):  # a failed register_settings (SPEC §7)
         return _fail(f"{settings_failures[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)")
-    if not settings.model:  # issue 20: offer the local servers that answer (only now)
+    from mycode_core.cli.slash import names_a_path, split_command
+
+    # `mycode -c -p /diff`: a command needs a model only if it hands the model a prompt
+    command_only = not interactive and split_command(prompt) and not names_a_path(prompt)
+    if not settings.model and not command_only:  # issue 20: offer the local servers that answer
         from mycode_core.cli import local_models
 
         servers = local_models.local_servers(configured=settings.base_url, api_key=settings.api_key)
@@ -346,7 +350,9 @@ def run_agent(
     else:
         claim_session(home, session_id)  # a new session: held so no --continue joins it
 
-    runner = AgentRunner(
+    from mycode_core.cli.command_run import CommandRunner
+
+    runner = (CommandRunner if command_only else AgentRunner)(
         spawn_child=run_child,
         expand_prompt=expand,
         pm=pm,
@@ -394,7 +400,7 @@ def run_agent(
             return _fail(problem)
         from mycode_core.cli.output import make_renderer, neutralise, render_turn
         from mycode_core.cli.output_lost import OutputLost
-        from mycode_core.cli.slash import dispatch, names_a_path, split_command, unknown_command
+        from mycode_core.cli.slash import dispatch, unknown_command
         from mycode_core.events import NoticeEvent
 
         slash = dispatch(runner, prompt, lambda message: click.echo(f"mycode: {message}", err=True))
@@ -406,6 +412,10 @@ def run_agent(
                     click.echo(f"mycode: {event.message}", err=True)
             runner.close()
             return _fail(unknown_command(runner, command[0], lambda message: None))
+        no_model = getattr(runner, "model_problem", None)
+        if slash is not None and slash.prompt and no_model is not None:
+            runner.close()  # the command handed the model a prompt: a model is needed after all
+            return _fail(str(no_model))
         if slash is not None:
             lines = [slash.output] if slash.output else []
             if slash.rewind:  # `--continue -p "/rewind N"`: the next --resume goes on from there

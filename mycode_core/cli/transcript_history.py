@@ -151,3 +151,18 @@ def elsewhere_notice(session_id: str, events: list[dict[str, Any]], workspace: P
         f"session {session_id} was started in {started}: it goes on here, in {workspace}, "
         f"and its tools read and change the files here (to go on there: {there})"
     )
+
+
+def forget_if_empty(store: Any, session_id: str) -> None:
+    """Remove a closed session's transcript when it holds no prompt (mycode opened and left,
+    ``/clear`` at once, ``-p /diff``): no conversation to list or ``--continue``, as Claude
+    Code saves none. A session with child agents' transcripts stays."""
+    path = store.path_for(session_id)
+    if path.with_suffix(".agents").exists():
+        return
+    try:
+        events = store.read_events(session_id)
+    except OSError:
+        return
+    if not any(e["type"] in ("user", "typed") and not e.get("agent_id") for e in events):
+        path.unlink(missing_ok=True)

@@ -219,7 +219,8 @@ class ModelCaller:
             window_source=window.source,
         )
 
-    def _tool_specs(self) -> list[dict[str, Any]]:
+    def tool_specs(self) -> list[dict[str, Any]]:
+        """The tool schemas the next request sends (counted in the view when they change)."""
         tools = self.tools()
         names = tuple(t.get("function", {}).get("name") for t in tools)
         if names != self._tool_names:
@@ -265,7 +266,7 @@ class ModelCaller:
         while True:
             if self.cancelled.is_set():
                 raise RunStopped(state.finish("interrupted"))
-            tools = self._tool_specs()
+            tools = self.tool_specs()
             try:
                 messages, change = self.view.build(self.history, force_compact=force_compact)
             except ContextOverflow as exc:

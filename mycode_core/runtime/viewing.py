@@ -228,12 +228,12 @@ class Viewing(RunnerBase):
         self.prepare()
         assert self.view is not None
         self.view.sync(self.history)
+        self.caller.tool_specs()  # before the first request too: the tools it will send
         if self.view.bounded:  # a run counts bytes (an upper bound) until it nears its budget
             self.view.recount()
         parts = self.view.composition()
-        used = sum(parts.values())
         shown = ", ".join(f"{name} ~{tokens}" for name, tokens in parts.items())
-        return f"view ~{used} of {self.view.budget} tokens: {shown}"
+        return f"view ~{sum(parts.values())} of {self.view.budget} tokens: {shown}"
 
     def request_compaction(self, instructions: str | None = None) -> None:
         """Compact the view before the next request (``/compact [instructions]``)."""

@@ -216,12 +216,18 @@ class Delegator:
         return result_for(profile, outcome)
 
 
+def _count(number: int, word: str) -> str:
+    """``1 step``, ``2 steps``."""
+    return f"{number} {word}" + ("" if number == 1 else "s")
+
+
 def result_for(profile: Profile, outcome: Any) -> ToolResult:
     """The tool result the parent sees: a header, the facts, then the child's answer."""
     tokens = sum(outcome.usage.get(key, 0) for key in ("input_tokens", "output_tokens"))
     header = (
         f"[subagent {outcome.agent_id} · profile {profile.name} · {outcome.stop_reason} · "
-        f"verdict {outcome.verdict} · {outcome.steps} steps · {tokens} tokens]"
+        f"verdict {outcome.verdict} · {_count(outcome.steps, 'step')} · "
+        f"{_count(tokens, 'token')}]"
     )
     lines = [header]
     if not outcome.ok:
@@ -251,6 +257,7 @@ def result_for(profile: Profile, outcome: Any) -> ToolResult:
             "files_changed": list(outcome.files_changed),
             "validations": list(outcome.validations),
             "transcript": outcome.transcript,
+            "error": None if outcome.ok else (outcome.error or outcome.stop_reason),
         }
     }
     return ToolResult(content="\n".join(lines), is_error=not outcome.ok, metadata=metadata)

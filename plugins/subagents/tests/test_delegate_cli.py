@@ -18,7 +18,7 @@ from sa_helpers import (
     workspace,
 )
 
-from mycode_core.testing import FakeOpenAIServer, http_error, write_plugin_dist
+from mycode_core.testing import FakeOpenAIServer, http_error, run_cli, write_plugin_dist
 
 
 def test_child_runs_with_its_own_history_and_events_are_stamped(tmp_path: Path) -> None:
@@ -284,3 +284,29 @@ def test_claude_code_hooks_see_the_child_tool_calls(tmp_path: Path) -> None:
     assert ("SubagentStop", None) in events
     (pre,) = [i for i in inputs if i["hook_event_name"] == "PreToolUse"]
     assert pre["tool_use_id"] == "k1"
+
+
+def test_a_failed_childs_line_says_why_in_the_terminal_and_the_session_views(
+    tmp_path: Path,
+) -> None:
+    ws = workspace(tmp_path, {"a.py": "x = 1\n"})
+    both = calls(
+        delegate("d1", "CHILD A: look", "explore"), delegate("d2", "CHILD B: look", "explore")
+    )
+    with FakeOpenAIServer([both, answer("PARENT ANSWER")]) as server:
+        server.route("CHILD A:", answer("a.py sets x"))
+        server.route("CHILD B:", http_error(400, "invalid request: bad tool schema"))
+        result = run(server, ws, output="text")
+    assert result.rc == 0, result.stderr
+    failed = [line for line in result.stderr.splitlines() if "✗" in line]
+    assert len(failed) == 1 and "HTTP 400" in failed[0], result.stderr
+    assert "invalid request" in failed[0] and "model_error" in failed[0]
+    done = [line for line in result.stderr.splitlines() if "[subagent" in line]
+    assert done and "· 1 step ·" in done[0], result.stderr  # one step, not "1 steps"
+    (session,) = [p.stem for p in (tmp_path / "home" / "sessions").glob("*.jsonl")]
+    home = {"MYCODE_HOME": str(tmp_path / "home")}
+    shown = run_cli(["sessions", "show", session], ws, tmp_path / "home", home)
+    assert shown.rc == 0 and "HTTP 400: invalid request" in shown.stdout, shown.stdout
+    page = tmp_path / "s.html"
+    run_cli(["sessions", "show", session, "--html", str(page)], ws, tmp_path / "home", home)
+    assert "HTTP 400: invalid request" in page.read_text(encoding="utf-8")
