@@ -307,6 +307,38 @@ def runs_programs(folder: Path) -> bool:
     return False
 
 
+Identity = tuple[int, int, int, str | None, tuple[int, int] | None]
+"""An entry as :func:`config_entries` notes it: type, device, inode, link text, and the
+device and inode of what it leads to (``None``: a dangling link)."""
+
+
+def config_entries(workspace: Path) -> dict[Path, Identity | None]:
+    """The :data:`CONFIG_FOLDERS` entries of ``workspace`` before a command (``None``: none
+    there, :func:`missing_config_folders`): one that is a link cannot be bound read-only as it
+    is, so what a command makes of it is taken back after it (:func:`take_back_relinked`).
+    One ``lstat`` each; a link costs a ``readlink`` and a ``stat`` more."""
+    return {workspace / name: _identity(workspace / name) for name in CONFIG_FOLDERS}
+
+
+def _identity(path: Path) -> Identity | None:
+    try:
+        seen = os.lstat(path)
+    except OSError:
+        return None
+    kind, target = stat.S_IFMT(seen.st_mode), (seen.st_dev, seen.st_ino)
+    if kind != stat.S_IFLNK:
+        return kind, seen.st_dev, seen.st_ino, None, target
+    try:
+        link = os.readlink(path)
+    except OSError:
+        return None
+    try:
+        found = os.stat(path)
+    except OSError:
+        return kind, seen.st_dev, seen.st_ino, link, None
+    return kind, seen.st_dev, seen.st_ino, link, (found.st_dev, found.st_ino)
+
+
 def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
     """Move each of ``missing`` (below ``root``) that a command has created since into ``keep``
     (under ``MYCODE_HOME``, at the same relative path: nothing is lost); one note for the model
@@ -327,6 +359,31 @@ def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
             "files configure hooks and plugins that run outside the sandbox; it was moved to "
             f"{target}. Write such files with write_file, which asks the user first.)"
         )
+    return notes
+
+
+def take_back_relinked(before: dict[Path, Identity | None], keep: Path, root: Path) -> list[str]:
+    """After a command: a config link (``before``, :func:`config_entries`) it replaced or
+    re-pointed is put back and what stood there moved into ``keep`` (:func:`take_back`); one
+    whose target it created or swapped (a dangling link, a renamed parent folder) keeps its
+    link and the new target inside ``root`` is moved. One note for the model about each."""
+    notes = []
+    for path, seen in before.items():
+        if seen is None or seen[3] is None:
+            continue  # none there (:func:`take_back`), or a folder bound read-only as it is
+        now = _identity(path)
+        if now == seen:
+            continue
+        if now is None or now[:4] != seen[:4]:  # replaced, removed or re-pointed: relinked
+            notes += take_back([path], keep, root)
+            os.symlink(seen[3], path)
+            notes.append(f"(the link {path.name} -> {seen[3]} was put back)")
+            continue
+        # what it leads to is new: that folder, or the link it made leading out of ``root``
+        for target in (Path(os.path.realpath(path)), Path(os.path.normpath(root / seen[3]))):
+            if root in target.parents:
+                notes += take_back([target], keep, root)
+                break
     return notes
 
 

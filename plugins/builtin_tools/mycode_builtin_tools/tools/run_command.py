@@ -377,6 +377,7 @@ def _run(
     """Start the command, pump its output, stop what is left, and build the result."""
     started = time.monotonic()
     missing = sandbox.missing_config_folders(root) if isolated else []
+    entries = sandbox.config_entries(root) if isolated else {}
     try:
         proc = subprocess.Popen(
             argv,
@@ -418,6 +419,8 @@ def _run(
         artifact.unlink(missing_ok=True)
     notes = _update_cwd(context, cwd_file, cwd, root)
     notes += sandbox.take_back(missing, Path(context.artifacts_dir) / "taken-back" / token, root)
+    keep = Path(context.artifacts_dir) / "taken-back" / token
+    notes += sandbox.take_back_relinked(entries, keep, root)
     if strays:
         notes.append(
             f"({strays} background process(es) it left were stopped: nothing outlives a "
