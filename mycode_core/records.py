@@ -325,6 +325,9 @@ class RunContext:
         self.writable_roots: list[Path] = []
         """Folders outside the workspace that sandboxed commands may write too (a plugin's
         data folder); shown read-write inside the sandbox like ``[sandbox] writable``."""
+        self.protected_roots: list[Path] = []
+        """Folders inside the workspace that commands may not write (a loaded plugin folder:
+        its hooks run outside the sandbox); the file tools' writes there ask."""
         self.pins: dict[str, ContextSection] = {}
         """Context that survives every compaction, by key (see :meth:`pin`)."""
         self.context_window: Callable[[], int] | None = None

@@ -250,3 +250,31 @@ def test_fake_server_routes_answer_each_conversation_apart() -> None:
         assert ask(server.base_url, "parent") == "main 1"
         assert ask(server.base_url, "KID: again") == server.final_text
         assert ask(server.base_url, "parent") == "main 2"
+
+
+def test_a_child_starts_with_the_folders_its_parent_opened_and_protected(tmp_path: Path) -> None:
+    """``readable_roots``, ``writable_roots`` and ``protected_roots`` (a plugin folder in the
+    workspace commands may not write) are copied to a child: its commands are no freer."""
+    seen: list[tuple[list[Path], ...]] = []
+
+    def probe(arguments: dict[str, Any], context: Any) -> str:
+        seen.append((context.readable_roots, context.writable_roots, context.protected_roots))
+        return "ok"
+
+    def spawn(arguments: dict[str, Any], context: Any) -> str:
+        context.readable_roots.append(tmp_path / "r")
+        context.writable_roots.append(tmp_path / "w")
+        context.protected_roots.append(tmp_path / "p")
+        return str(context.spawn_agent(AgentRequest(task="x", tools=["probe"])).final_text)
+
+    tools = [
+        Tool(name="spawn", description="s", handler=spawn),
+        Tool(name="probe", description="p", handler=probe),
+    ]
+    runner = make_runner(tmp_path, tools_plugin(*tools), turns=[
+        {"tool_calls": [{"id": "p1", "name": "spawn", "arguments": {}}]},
+        {"tool_calls": [{"id": "c1", "name": "probe", "arguments": {}}]},
+        {"content": "child done"},
+    ])  # fmt: skip
+    run_events(runner)
+    assert seen == [([tmp_path / "r"], [tmp_path / "w"], [tmp_path / "p"])]

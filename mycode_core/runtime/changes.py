@@ -244,7 +244,8 @@ class ChangeDetector:
             snap = _git_snapshot(self.root)
             if snap is not None:
                 return snap
-        return _walk_snapshot(self.root)
+        # every file of the tree with its stat (no cap; noise folders skipped)
+        return {rel: (st.st_mtime_ns, st.st_size, "") for rel, st in _walk_files(self.root)}
 
     # ------------------------------------------------------------------ the API
 
@@ -396,11 +397,6 @@ def _walk_files(root: Path) -> Iterator[tuple[str, os.stat_result]]:
         except OSError:
             continue
         yield os.path.relpath(entry.path, root), st
-
-
-def _walk_snapshot(root: Path) -> Snapshot:
-    """Every file of the tree with its stat (no cap; noise folders skipped)."""
-    return {rel: (st.st_mtime_ns, st.st_size, "") for rel, st in _walk_files(root)}
 
 
 def _changed_since(root: Path, since_ns: int) -> list[str]:

@@ -109,8 +109,8 @@ class ChildRunner(AgentRunner):
         context.parent_call_id = call_id
         context.agent_name = request.name
         context.depth = above.depth + 1
-        context.readable_roots = list(above.readable_roots or ())  # what plugins opened
-        context.writable_roots = list(above.writable_roots or ())
+        for roots in ("readable_roots", "writable_roots", "protected_roots"):  # plugins' folders
+            setattr(context, roots, list(getattr(above, roots) or ()))
         self.events = ChildStream(parent._emit, agent_id, call_id)  # type: ignore[assignment]
         self.guard.upstream = parent.guard  # strict plugins: a child's failure stops the run
 

@@ -307,6 +307,43 @@ def runs_programs(folder: Path) -> bool:
     return False
 
 
+Identity = tuple[int, int, int, str | None, tuple[int, int] | None]
+"""An entry as :func:`config_entries` notes it: type, device, inode, link text, and the
+device and inode of what it leads to (``None``: a dangling link)."""
+
+
+def config_entries(
+    workspace: Path, protected: list[Path] | None = None
+) -> dict[Path, Identity | None]:
+    """The :data:`CONFIG_FOLDERS` entries of ``workspace`` and the ``protected`` folders
+    (:func:`protected_binds`) before a command (``None``: none there, see
+    :func:`missing_config_folders`): one that is a link cannot be bound read-only as it is, and
+    a folder bound read-only below the root can be moved away with its parent, so what a
+    command makes of it is taken back after it (:func:`take_back_relinked`). One ``lstat``
+    each; a link costs a ``readlink`` and a ``stat`` more."""
+    found = [workspace / name for name in CONFIG_FOLDERS]
+    return {path: _identity(path) for path in [*found, *(protected or ())]}
+
+
+def _identity(path: Path) -> Identity | None:
+    try:
+        seen = os.lstat(path)
+    except OSError:
+        return None
+    kind, target = stat.S_IFMT(seen.st_mode), (seen.st_dev, seen.st_ino)
+    if kind != stat.S_IFLNK:
+        return kind, seen.st_dev, seen.st_ino, None, target
+    try:
+        link = os.readlink(path)
+    except OSError:
+        return None
+    try:
+        found = os.stat(path)
+    except OSError:
+        return kind, seen.st_dev, seen.st_ino, link, None
+    return kind, seen.st_dev, seen.st_ino, link, (found.st_dev, found.st_ino)
+
+
 def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
     """Move each of ``missing`` (below ``root``) that a command has created since into ``keep``
     (under ``MYCODE_HOME``, at the same relative path: nothing is lost); one note for the model
@@ -327,6 +364,34 @@ def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
             "files configure hooks and plugins that run outside the sandbox; it was moved to "
             f"{target}. Write such files with write_file, which asks the user first.)"
         )
+    return notes
+
+
+def take_back_relinked(before: dict[Path, Identity | None], keep: Path, root: Path) -> list[str]:
+    """After a command: a config link (``before``, :func:`config_entries`) it replaced or
+    re-pointed is put back and what stood there moved into ``keep`` (:func:`take_back`); one
+    whose target it created or swapped (a dangling link, a renamed parent folder) keeps its
+    link and the new target inside ``root`` is moved. One note for the model about each."""
+    notes = []
+    for path, seen in before.items():
+        if seen is None or path == root:
+            continue  # none there (:func:`take_back`), or the workspace itself
+        now = _identity(path)
+        if now == seen:
+            continue
+        if seen[3] is None:  # a read-only folder whose parent was moved: this one is new
+            notes += take_back([path], keep, root)
+            continue
+        if now is None or now[:4] != seen[:4]:  # replaced, removed or re-pointed: relinked
+            notes += take_back([path], keep, root)
+            os.symlink(seen[3], path)
+            notes.append(f"(the link {path.name} -> {seen[3]} was put back)")
+            continue
+        # what it leads to is new: that folder, or the link it made leading out of ``root``
+        for target in (Path(os.path.realpath(path)), Path(os.path.normpath(root / seen[3]))):
+            if root in target.parents:
+                notes += take_back([target], keep, root)
+                break
     return notes
 
 
@@ -442,6 +507,19 @@ def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path
     return found
 
 
+def protected_binds(workspace: Path, roots: list[Path]) -> list[Path]:
+    """The folders of ``roots`` (``context.protected_roots``: a plugin folder loaded from the
+    workspace) that lie inside ``workspace``, resolved: bound read-only over it. One outside
+    it is read-only already, or a folder the user opened (``[sandbox] writable``)."""
+    top = workspace.resolve()
+    found = []
+    for raw in roots:
+        folder = Path(os.path.realpath(raw))
+        if (folder == top or top in folder.parents) and folder.is_dir() and folder not in found:
+            found.append(folder)
+    return found
+
+
 def readable_binds(
     roots: list[Path], *, masked: set[Path], home: Path, visible: list[Path]
 ) -> list[Path]:
@@ -485,12 +563,14 @@ def wrap(
     git_writable: bool = False,
     readable: list[Path] | None = None,
     tmp: Path | None = None,
+    protected: list[Path] | None = None,
 ) -> list[str]:
     """``argv`` wrapped in bubblewrap as the module docstring describes; ``git_writable``
     (an allowed command line of git commands that write the repository) leaves ``.git``
     writable but its ``config`` and ``hooks``; ``readable`` (``context.readable_roots``) are
     shown read-only (:func:`readable_binds`); ``tmp`` is the folder shown as ``/tmp`` (else
-    an empty one of this call's own)."""
+    an empty one of this call's own); ``protected`` (``context.protected_roots``) are bound
+    read-only where they lie in the workspace (:func:`protected_binds`)."""
     bwrap = bwrap_path(cfg.bwrap)
     if bwrap is None:
         raise RuntimeError(unavailable_reason(cfg.bwrap))
@@ -513,6 +593,8 @@ def wrap(
         if folder.exists():
             cmd += ["--bind", str(folder), str(folder)]
     for inside in read_only_paths(workspace, git_writable=git_writable):
+        cmd += ["--ro-bind", str(inside), str(inside)]
+    for inside in protected_binds(workspace, protected or []):
         cmd += ["--ro-bind", str(inside), str(inside)]
     # a credential folder or MYCODE_HOME inside the workspace (run from ~) stays hidden
     again = sorted(path for path in masked if any(root in path.parents for root in visible))

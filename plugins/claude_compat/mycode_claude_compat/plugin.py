@@ -220,9 +220,10 @@ def session_start(source: str, context: RunContext) -> list[str] | None:
     the hooks write to ``CLAUDE_ENV_FILE`` is the environment of later commands
     (:mod:`.envfile`)."""
     from mycode_claude_compat import binpath, envfile, settings_env, start_context
-    from mycode_claude_compat.plugin_folder import open_data_dirs
+    from mycode_claude_compat.plugin_folder import open_data_dirs, protect_folders
 
     state = session_for(context)
+    protect_folders(state.loaded.folders, context)
     for line in open_data_dirs(state.loaded.folders, context):
         state.notice(line)
     envfile.restore(state.settings_env)  # a /clear starts again from the same environment

@@ -201,6 +201,18 @@ def open_data_dirs(folders: list[PluginFolder], context: Any) -> list[str]:
     return problems
 
 
+def protect_folders(folders: list[PluginFolder], context: Any) -> None:
+    """Add the loaded folders that lie inside the workspace to ``context.protected_roots``:
+    their hooks, commands and MCP servers run outside the command sandbox, so sandboxed
+    commands may not write them and the file tools' writes there ask."""
+    top, roots = Path(context.workspace).resolve(), getattr(context, "protected_roots", None)
+    if not isinstance(roots, list):
+        return
+    for root in (folder.root.resolve() for folder in folders):
+        if (root == top or top in root.parents) and root not in roots:
+            roots.append(root)
+
+
 def _skill_file(folder: Path) -> bool:
     """Whether ``folder`` holds a skill file of the Claude Code and Codex formats (``SKILL.md``,
     or ``skill.md`` as the skills plugin also reads)."""

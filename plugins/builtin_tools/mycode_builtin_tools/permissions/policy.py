@@ -95,7 +95,7 @@ def _file_subject(tool: Any, argument: str, call: Any, context: Any) -> _Subject
         )
         return _Subject(rel, finding, grant)
     if write:
-        protected = paths.protected_reason(rel)
+        protected = paths.protected_reason(rel) or _protected_root_reason(path, context)
         if protected:
             finding = Finding("ask", "builtin:protected-folder", f"changing {rel}: {protected}")
             return _Subject(rel, finding, grant)
@@ -104,6 +104,16 @@ def _file_subject(tool: Any, argument: str, call: Any, context: Any) -> _Subject
     if not tool.read_only and not builtin:
         return _other_subject(tool, rel)
     return _Subject(rel, _read_finding(path, context), grant)
+
+
+def _protected_root_reason(path: Path, context: Any) -> str | None:
+    """Why ``path`` is in a folder commands may not write (``context.protected_roots``: a
+    plugin folder loaded from the workspace), or ``None``."""
+    for folder in (Path(raw).resolve() for raw in getattr(context, "protected_roots", ())):
+        if boundary.is_inside(path, folder):
+            where = boundary.relative(folder, context)
+            return f"it is inside {where}/ (a plugin folder: its hooks run outside the sandbox)"
+    return None
 
 
 def _read_finding(path: Path, context: Any) -> Finding:

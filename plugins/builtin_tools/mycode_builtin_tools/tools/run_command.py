@@ -285,7 +285,14 @@ def _sandbox_argv(
         state_dir=state_dir,
         readable=list(getattr(context, "readable_roots", None) or ()),
         tmp=session_tmp(context),
+        protected=_protected(context),
     )
+
+
+def _protected(context: Any) -> list[Path]:
+    """``context.protected_roots`` that lie in the workspace (:func:`sandbox.protected_binds`)."""
+    roots = list(getattr(context, "protected_roots", None) or ())
+    return sandbox.protected_binds(Path(context.workspace), roots)
 
 
 _SESSION_TMP: dict[str, Path] = {}
@@ -377,6 +384,7 @@ def _run(
     """Start the command, pump its output, stop what is left, and build the result."""
     started = time.monotonic()
     missing = sandbox.missing_config_folders(root) if isolated else []
+    entries = sandbox.config_entries(root, _protected(context)) if isolated else {}
     try:
         proc = subprocess.Popen(
             argv,
@@ -418,6 +426,8 @@ def _run(
         artifact.unlink(missing_ok=True)
     notes = _update_cwd(context, cwd_file, cwd, root)
     notes += sandbox.take_back(missing, Path(context.artifacts_dir) / "taken-back" / token, root)
+    keep = Path(context.artifacts_dir) / "taken-back" / token
+    notes += sandbox.take_back_relinked(entries, keep, root)
     if strays:
         notes.append(
             f"({strays} background process(es) it left were stopped: nothing outlives a "
