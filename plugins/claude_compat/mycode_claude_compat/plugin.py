@@ -223,8 +223,8 @@ def session_start(source: str, context: RunContext) -> list[str] | None:
     from mycode_claude_compat.plugin_folder import open_data_dirs, protect_folders
 
     state = session_for(context)
-    protect_folders(state.loaded.folders, context)
-    for line in open_data_dirs(state.loaded.folders, context):
+    for line in [*protect_folders(state.loaded.folders, context),
+                 *open_data_dirs(state.loaded.folders, context)]:  # fmt: skip
         state.notice(line)
     envfile.restore(state.settings_env)  # a /clear starts again from the same environment
     settings_env.apply(state.loaded.env, state.settings_env)

@@ -201,16 +201,26 @@ def open_data_dirs(folders: list[PluginFolder], context: Any) -> list[str]:
     return problems
 
 
-def protect_folders(folders: list[PluginFolder], context: Any) -> None:
+def protect_folders(folders: list[PluginFolder], context: Any) -> list[str]:
     """Add the loaded folders that lie inside the workspace to ``context.protected_roots``:
     their hooks, commands and MCP servers run outside the command sandbox, so sandboxed
-    commands may not write them and the file tools' writes there ask."""
+    commands may not write them and the file tools' writes there ask. A folder that is the
+    workspace itself (a plugin developed in its own repository) is left writable — all of it
+    read-only would stop the work — and a warning returned for it."""
     top, roots = Path(context.workspace).resolve(), getattr(context, "protected_roots", None)
     if not isinstance(roots, list):
-        return
-    for root in (folder.root.resolve() for folder in folders):
-        if (root == top or top in root.parents) and root not in roots:
+        return []
+    warnings = []
+    for folder in folders:
+        root = folder.root.resolve()
+        if root == top:
+            warnings.append(
+                f"plugin folder {folder.name} is the workspace itself: commands may change "
+                "its hooks and servers, which run outside the sandbox from the next session"
+            )
+        elif top in root.parents and root not in roots:
             roots.append(root)
+    return warnings
 
 
 def _skill_file(folder: Path) -> bool:

@@ -85,3 +85,24 @@ def test_a_trusted_projects_plugin_dirs_are_read_only_to_commands(tmp_path: Path
     (env.workspace / "plug/hooks/hooks.json").write_text(hook)  # the control: it runs
     _run(env, [])
     assert marker.exists()
+
+
+def test_a_plugin_developed_in_its_own_workspace_stays_writable_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    """``--plugin-dir .``: all of the workspace read-only would stop the work on the plugin, so
+    commands and the file tools write as usual, and a warning says what that allows."""
+    env = Env(tmp_path)
+    if not _sandboxed(env):
+        pytest.skip("no command sandbox here")
+    _plugin(env.workspace)
+    turns = [
+        bash("echo edited > notes.txt; cat notes.txt"),
+        call("write_file", path="b.txt", content="b"),
+    ]
+    done = _run(env, turns, "--plugin-dir", ".")
+    assert done.rc == 0, done.stderr
+    assert (env.workspace / "notes.txt").read_text() == "edited\n"
+    assert (env.workspace / "b.txt").read_text() == "b"
+    said = [e["message"] for e in done.of_type("notice")]
+    assert any("is the workspace itself" in m for m in said), said
