@@ -275,7 +275,7 @@ def _default_for(
 def _add_plugin_commands(cli: click.Group) -> None:
     from mycode_core.cli.commands import PluginConfigError
     from mycode_core.cli.plugin_commands import add_plugin_commands, save_command_cache
-    from mycode_core.cli.run import strict_from_config
+    from mycode_core.cli.plugin_rows import strict_from_config
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
 
     try:

@@ -4,6 +4,7 @@ and why an installed one is not loaded."""
 from __future__ import annotations
 
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import pluggy
@@ -98,3 +99,15 @@ def entry_point_status(name: str) -> tuple[str, str | None]:
     if load is not None and name not in load:
         return "not-selected", dist
     return "selected", dist
+
+
+def strict_from_config(workspace: Path | None = None, home: Path | None = None) -> bool:
+    """``[plugins] strict`` or ``MYCODE_STRICT_PLUGINS``, read before the plugins load, so a
+    plugin that fails to load stops it at once (a broken config: reported where it is read)."""
+    from mycode_core.config import ConfigError, load_settings
+    from mycode_core.runtime.guard import strict_from
+
+    try:
+        return strict_from(load_settings(workspace or Path.cwd(), home))
+    except ConfigError:
+        return strict_from(None)

@@ -102,18 +102,6 @@ def _print_recap(session_id: str, events: list[dict[str, Any]]) -> None:
         click.echo(click.style(line, dim=True), err=True)
 
 
-def strict_from_config(workspace: Path | None = None, home: Path | None = None) -> bool:
-    """``[plugins] strict`` or ``MYCODE_STRICT_PLUGINS``, read before the plugins load, so a
-    plugin that fails to load stops it at once (a broken config: reported where it is read)."""
-    from mycode_core.config import ConfigError, load_settings
-    from mycode_core.runtime.guard import strict_from
-
-    try:
-        return strict_from(load_settings(workspace or Path.cwd(), home))
-    except ConfigError:
-        return strict_from(None)
-
-
 def _unpriced_budget(settings: Any) -> str | None:
     """The notice for a cost budget no price can enforce (a local model has none)."""
     from mycode_core.pricing import price_for
@@ -267,6 +255,7 @@ def run_agent(
         if (left := ask_once(workspace, home)) is not None:
             return left
     from mycode_core.cli import schema_cache
+    from mycode_core.cli.plugin_rows import strict_from_config
 
     known_schemas = schema_cache.load(home)
     try:
