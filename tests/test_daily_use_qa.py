@@ -6,25 +6,15 @@ import json
 import re
 from pathlib import Path
 
-from mycode_core.testing import (
-    cli_env,
-    mycode_command,
-    requires_plugin,
-    run_cli,
-    script_turn,
-    write_script,
-    write_user_plugin,
-)
-from mycode_core.testing.terminal import Terminal
+from mycode_core import testing as kit
+from mycode_core.testing.terminal import PROMPT_READS, Terminal
 
-MYCODE = mycode_command()
-PROMPT_READS = "\x1b[6n"
-"""prompt_toolkit's cursor-position request: the prompt reads keys now."""
+MYCODE = kit.mycode_command()
 
 
 def _interactive(workspace: Path, home: Path, model: str, keys: list[tuple[str, str]]) -> None:
     """Start mycode in ``workspace``; for each (wait-for, keys) wait, then type; it must exit 0."""
-    env = cli_env(home, {"TERM": "xterm", "NO_COLOR": "1"})
+    env = kit.cli_env(home, {"TERM": "xterm", "NO_COLOR": "1"})
     term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
     term.expect("/help for help")
     for needle, typed in keys:
@@ -37,7 +27,9 @@ def _interactive(workspace: Path, home: Path, model: str, keys: list[tuple[str, 
 def test_a_session_without_a_prompt_is_not_kept_listed_or_continued(tmp_path: Path) -> None:
     workspace, home = tmp_path / "ws", tmp_path / "home"
     workspace.mkdir()
-    model = write_script(tmp_path / "turns.json", [{"content": "hi back"}, {"content": "again"}])
+    model = kit.write_script(
+        tmp_path / "turns.json", [{"content": "hi back"}, {"content": "again"}]
+    )
     _interactive(workspace, home, model, [(PROMPT_READS, "hello\r"), ("hi back", "/exit\r")])
     (first,) = [p.stem for p in (home / "sessions").glob("*.jsonl")]
     _interactive(workspace, home, model, [(PROMPT_READS, "\x04")])  # opened and left at once
@@ -52,10 +44,10 @@ def test_a_session_without_a_prompt_is_not_kept_listed_or_continued(tmp_path: Pa
     empty = home / "sessions" / "29990101-000000-abcdef.jsonl"
     system = {"type": "system", "cwd": str(workspace), "model": model, "ts": 4.1e9}
     empty.write_text(json.dumps(system) + "\n")
-    listed = run_cli(["sessions"], workspace, home)
+    listed = kit.run_cli(["sessions"], workspace, home)
     assert listed.rc == 0 and listed.stdout.splitlines()[0].startswith(first), listed.stdout
     assert empty.stem not in listed.stdout
-    again = run_cli(
+    again = kit.run_cli(
         ["-c", "-p", "continue", "--model", model, "--output-format", "stream-json"],
         workspace,
         home,
@@ -75,15 +67,15 @@ def register_slash_commands(register, context):
 """
 
 
-@requires_plugin("checkpoints")
+@kit.requires_plugin("checkpoints")
 def test_local_commands_in_print_mode_need_no_model(tmp_path: Path) -> None:
     workspace, home = tmp_path / "ws", tmp_path / "home"
     workspace.mkdir()
-    model = write_script(
+    model = kit.write_script(
         tmp_path / "turns.json",
-        [script_turn("write_file", path="a.txt", content="hello\n"), {"content": "done"}],
+        [kit.script_turn("write_file", path="a.txt", content="hello\n"), {"content": "done"}],
     )
-    first = run_cli(
+    first = kit.run_cli(
         ["-p", "write a.txt", "--model", model, "--permission-mode", "accept-edits"],
         workspace,
         home,
@@ -91,22 +83,22 @@ def test_local_commands_in_print_mode_need_no_model(tmp_path: Path) -> None:
     assert first.rc == 0 and (workspace / "a.txt").is_file(), first.stderr
     (session,) = [p.stem for p in (home / "sessions").glob("*.jsonl")]
     for args in (["-c", "-p", "/diff"], ["--resume", session, "-p", "/diff"]):
-        shown = run_cli(args, workspace, home)
+        shown = kit.run_cli(args, workspace, home)
         assert shown.rc == 0, shown.stderr
         assert "+hello" in shown.stdout and "+++ b/a.txt" in shown.stdout
-    listed = run_cli(["-c", "-p", "/checkpoints"], workspace, home)
+    listed = kit.run_cli(["-c", "-p", "/checkpoints"], workspace, home)
     assert listed.rc == 0 and "a.txt" in listed.stdout, listed.stderr
     # a command that hands the model a prompt still needs one
-    write_user_plugin(home, "shipit", SHIPIT)
-    ship = run_cli(["-c", "-p", "/shipit now"], workspace, home)
+    kit.write_user_plugin(home, "shipit", SHIPIT)
+    ship = kit.run_cli(["-c", "-p", "/shipit now"], workspace, home)
     assert ship.rc == 2 and "no model configured" in ship.stderr, ship.stderr
 
 
 def test_context_counts_the_tool_schemas_before_the_first_request(tmp_path: Path) -> None:
     workspace, home = tmp_path / "ws", tmp_path / "home"
     workspace.mkdir()
-    model = write_script(tmp_path / "turns.json", [{"content": "hi back"}])
-    env = cli_env(home, {"TERM": "xterm", "NO_COLOR": "1"})
+    model = kit.write_script(tmp_path / "turns.json", [{"content": "hi back"}])
+    env = kit.cli_env(home, {"TERM": "xterm", "NO_COLOR": "1"})
     term = Terminal([*MYCODE, "--model", model, "--cwd", str(workspace)], env, workspace)
     term.expect("/help for help")
     term.expect(PROMPT_READS)

@@ -18,7 +18,7 @@ from mycode_core.testing import (
     write_user_plugin,
 )
 from mycode_core.testing.host import process_alive, wait_until
-from mycode_core.testing.terminal import Terminal
+from mycode_core.testing.terminal import PROMPT_READS, Terminal
 
 MYCODE = mycode_command()
 
@@ -30,11 +30,6 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 def _script(tmp_path: Path, turns: list[dict[str, object]]) -> str:
     return write_script(tmp_path / "turns.json", turns)
-
-
-PROMPT_READS = "\x1b[6n"
-"""What prompt_toolkit sends when a prompt starts reading keys (its cursor-position request):
-a Ctrl-C before it reaches a session still starting up."""
 
 
 def _session(

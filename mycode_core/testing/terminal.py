@@ -24,6 +24,12 @@ from pathlib import Path
 _ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[=>]")
 
 
+PROMPT_READS = "\x1b[6n"
+"""What prompt_toolkit sends when a prompt starts reading keys (its cursor-position request):
+wait for it before a key that must reach the prompt (a Ctrl-C before it ends a session still
+starting up)."""
+
+
 class Terminal:
     """Type into a child process on a pty and wait for its output."""
 
