@@ -139,3 +139,24 @@ def test_an_overflow_before_the_mark_rearms_too(tmp_path: Path) -> None:
     (tmp_path / "pkg0" / "m1.py").write_text("call\n")
     assert detector.changes() == ["pkg0/m1.py"]
     detector.close()
+
+
+@pytest.mark.parametrize("inotify", [True, False], ids=["inotify", "snapshot"])
+def test_git_running_in_a_nested_repository_is_no_change(tmp_path: Path, inotify: bool) -> None:
+    """A nested repository's ``.git`` folder changes whenever git runs there (its index): that
+    is no change of the workspace (the tools plugin would take a changed ``.git`` back), while
+    a ``.git`` created is one."""
+    root = tmp_path / "ws"
+    (root / "repo").mkdir(parents=True)
+    _git(root / "repo")
+    detector = ChangeDetector(root, use_inotify=inotify)
+    try:
+        detector.mark()
+        (root / "repo" / ".git" / "index").write_bytes(b"another index")
+        (root / "repo" / ".git" / "new-ref").write_text("x")  # the folder's mtime moves
+        assert detector.changes() == []
+        detector.mark()
+        (root / "other" / ".git").mkdir(parents=True)
+        assert detector.changes() == ["other/.git"]
+    finally:
+        detector.close()

@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from stat import S_ISDIR
 
 from mycode_core import safegit
 from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
@@ -244,8 +245,12 @@ class ChangeDetector:
             snap = _git_snapshot(self.root)
             if snap is not None:
                 return snap
-        # every file of the tree with its stat (no cap; noise folders skipped)
-        return {rel: (st.st_mtime_ns, st.st_size, "") for rel, st in _walk_files(self.root)}
+        # every file of the tree with its stat (no cap; noise folders skipped); of a .git
+        # folder only that it is there (git running in it is no change)
+        return {
+            rel: (0, 0, "") if S_ISDIR(st.st_mode) else (st.st_mtime_ns, st.st_size, "")
+            for rel, st in _walk_files(self.root)
+        }
 
     # ------------------------------------------------------------------ the API
 

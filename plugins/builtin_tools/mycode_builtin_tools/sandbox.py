@@ -404,8 +404,10 @@ def take_back_created(
     (:func:`take_back`), out of one that was there before only the files created. A ``.git``
     below the root (a repository git would run the config of) that it created, or changed
     (``changed``: a nested repository's pointer file), is moved whole."""
-    there = [rel for rel in changed if _below_git(root, rel) and os.path.lexists(root / rel)]
-    repos = {_below_git(root, rel) for rel in [*created, *changed]} - {None}
+    # of what was there, only a rewritten gitdir: pointer file: a nested repository's own
+    # ``.git`` folder changes whenever git runs in it (its index), and stays
+    there = [rel for rel in changed if _below_git(root, rel) == root / rel and _is_file(root / rel)]
+    repos = {_below_git(root, rel) for rel in [*created, *there]} - {None}
     notes = take_back(sorted(path for path in repos if path is not None), keep, root)
     for rel in there:
         notes.append(
@@ -422,6 +424,14 @@ def take_back_created(
         whole = folder in files or all(path in files for path in _entries(folder))
         notes += take_back([folder] if whole else sorted(files), keep, root)
     return notes
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file (no link followed)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _below_git(root: Path, rel: str) -> Path | None:

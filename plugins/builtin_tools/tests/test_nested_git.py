@@ -260,3 +260,14 @@ def test_what_is_said_about_a_nested_git_taken_back(tmp_path: Path) -> None:
     assert any("created a/b/.git/" in note for note in notes), notes
     assert any("n/.git was there before" in note for note in notes), notes
     assert len(notes) == 3
+
+
+def test_a_nested_repositorys_own_git_folder_stays_when_git_ran_in_it(tmp_path: Path) -> None:
+    """A nested repository's ``.git`` folder changes whenever git runs there (its index): seen
+    changed, it is no planted pointer and stays where it is; only a rewritten pointer file is
+    taken back."""
+    root, keep = tmp_path / "ws", tmp_path / "keep"
+    (root / "repo" / ".git" / "refs").mkdir(parents=True)
+    notes = sandbox.take_back_created(root, [], keep, ["repo/.git", "repo/.git/"])
+    assert notes == [] and (root / "repo" / ".git" / "refs").is_dir()
+    assert not keep.exists()
