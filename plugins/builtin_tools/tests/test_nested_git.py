@@ -79,8 +79,8 @@ def test_write_file_to_a_nested_git_asks(tmp_path: Path, with_submodule: Path) -
     out = run_cli(["-p", "go", "--model", model, "--output-format", "stream-json"], root,
                   tmp_path / "home")  # fmt: skip
     assert "Traceback" not in out.stderr, out.stderr
-    denied = [e for e in out.of_type("permission") if e["decision"] == "deny"]
-    assert [e["rule"] for e in denied] == ["builtin:protected-folder"] * 3, out.events
+    denied = [e["rule"] for e in out.of_type("permission") if e["decision"] == "deny"]
+    assert denied.count("builtin:protected-folder") == 3, out.events  # the mkdir too, unsandboxed
     assert (root / "sub" / ".git").read_text() == pointer
     assert not (root / "a" / "b" / ".git" / "config").exists()
     _user_git_status(root)
@@ -207,6 +207,7 @@ def test_what_runs_a_program_in_a_git_config(tmp_path: Path) -> None:
     assert sandbox.runs_programs(folder)
 
 
+@needs_bwrap
 def test_a_git_a_command_creates_or_changes_below_the_root_is_taken_back(
     tmp_path: Path, with_submodule: Path
 ) -> None:
