@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from mycode_core.safeopen import open_regular
+
 __all__ = [
     "NEUTRAL_CONFIG",
     "Repository",
@@ -109,17 +111,12 @@ def _inside(path: str, root: str) -> bool:
 def _read_nofollow(path: Path, limit: int = _MAX_CONFIG) -> str | None:
     """The text of ``path`` (None if absent); a symlink or a non-file is refused."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open_regular(path) as handle:
+            data = handle.read(limit + 1)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise SafeGitError(f"{path} cannot be read safely ({exc.strerror})") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SafeGitError(f"{path} is not a regular file")
-        data = os.read(fd, limit + 1)
-    finally:
-        os.close(fd)
     if len(data) > limit:
         raise SafeGitError(f"{path} is too large")
     return data.decode("utf-8", errors="replace")

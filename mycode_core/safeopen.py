@@ -15,7 +15,7 @@ import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, NoReturn
+from typing import IO, BinaryIO, NoReturn
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
@@ -111,17 +111,30 @@ def refuse_special(path: Path) -> None:
         raise _not_regular(path, info.st_mode)
 
 
-def open_read(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
-    """A descriptor of a regular file (read, or ``flags``): a FIFO, socket or device is refused
-    from ``lstat`` before any open; ``O_NONBLOCK`` keeps even a raced-in FIFO from blocking."""
-    refuse_special(path)
-    fd = open_fd(path, flags | os.O_NONBLOCK, mode)
+def _regular(fd: int, path: Path) -> int:
+    """``fd`` made blocking again when it is a regular file's; else closed and refused."""
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise _not_regular(path, info.st_mode)
     os.set_blocking(fd, True)
     return fd
+
+
+def open_read(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
+    """A descriptor of a regular file (read, or ``flags``): a FIFO, socket or device is refused
+    from ``lstat`` before any open; ``O_NONBLOCK`` keeps even a raced-in FIFO from blocking."""
+    refuse_special(path)
+    return _regular(open_fd(path, flags | os.O_NONBLOCK, mode), path)
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` open for binary reading when it is a regular file (:class:`NotRegularFile` if
+    not). Only its last component must not be a symlink (``OSError`` ``ELOOP``), unlike
+    :func:`open_read`, for files under folders that may be links (``MYCODE_HOME``); a FIFO
+    swapped in is never waited on (``O_NONBLOCK``, then ``fstat``)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    return os.fdopen(_regular(fd, path), "rb")
 
 
 def read_bytes(path: Path) -> tuple[bytes, os.stat_result]:

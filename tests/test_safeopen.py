@@ -62,3 +62,24 @@ def test_folder_links_are_refused_unless_followed_and_a_final_link_is_replaced(
     replace_atomically(tmp_path / "home" / "link", b"mine", follow_folder_links=True)
     assert (real / "conf.json").read_bytes() == b"{}" and outside.read_text() == "keep"
     assert (real / "link").read_bytes() == b"mine" and _mode(real / "link") != 0o777
+
+
+def test_open_regular_refuses_a_final_link_and_a_fifo_but_follows_linked_folders(
+    tmp_path: Path,
+) -> None:
+    """The read plugins use for small files a command may have swapped (the cwd file, a
+    ``.gitmodules``, a ``.git/config``) under a home that may itself be a symlink."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "plain").write_bytes(b"text")
+    (tmp_path / "home").symlink_to(real)  # a symlinked MYCODE_HOME still reads
+    with safeopen.open_regular(tmp_path / "home" / "plain") as handle:
+        assert handle.read() == b"text"
+    (real / "link").symlink_to(real / "plain")
+    with pytest.raises(OSError):
+        safeopen.open_regular(real / "link")
+    os.mkfifo(real / "fifo")  # refused at once: no writer, yet nothing waits
+    with pytest.raises(safeopen.NotRegularFile, match="FIFO"):
+        safeopen.open_regular(real / "fifo")
+    with pytest.raises(FileNotFoundError):
+        safeopen.open_regular(real / "absent")

@@ -33,6 +33,7 @@ from typing import Any
 from mycode_builtin_tools import bwrap_location
 from mycode_builtin_tools.paths import CONFIG_FOLDERS
 from mycode_core import safegit
+from mycode_core.api import safeopen
 
 NO_NAMESPACES = "bubblewrap cannot create namespaces here (unprivileged user namespaces disabled?)"
 MODES = ("auto", "on", "off")
@@ -278,15 +279,12 @@ def runs_programs(folder: Path) -> bool:
         return True
     for name in ("config", "config.worktree"):
         try:
-            fd = os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with safeopen.open_regular(folder / name) as handle:
+                text = handle.read(1 << 20).decode("utf-8", "replace")
         except FileNotFoundError:
             continue
-        except OSError:
+        except OSError:  # a link, FIFO or anything that cannot be read: assume the worst
             return True
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return True
-            text = handle.read(1 << 20).decode("utf-8", "replace")
         section = ""
         for raw in text.splitlines():
             line = raw.strip()
@@ -461,11 +459,10 @@ def submodule_dot_gits(workspace: Path) -> list[Path]:
     text (one small file, no link followed; git is never run); its gitdir, by default in the
     root's ``.git/modules``, is read-only with the root's ``.git``."""
     try:
-        fd = os.open(workspace / ".gitmodules", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with safeopen.open_regular(workspace / ".gitmodules") as handle:
+            text = handle.read(1 << 16)
     except OSError:
         return []
-    with os.fdopen(fd, "rb") as handle:
-        text = handle.read(1 << 16) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
     top, found = os.path.realpath(workspace), []
     for match in _SUBMODULE_PATH.finditer(text.decode("utf-8", "replace")):
         rel = match.group(1).strip('"')

@@ -13,12 +13,11 @@ import hashlib
 import json
 import os
 import shutil
-import stat
 import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from mycode_core.api import replace_atomically
+from mycode_core.api import replace_atomically, safeopen
 
 CHUNK = 1 << 20
 
@@ -93,14 +92,9 @@ def open_regular(path: Path) -> BinaryIO | None:
     """``path`` open for reading if it is a regular file (a symlink is not followed), else None.
     ``O_NONBLOCK`` keeps a FIFO from blocking the open; ``fstat`` then refuses it."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        return safeopen.open_regular(path)
     except OSError:
         return None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return None
-    os.set_blocking(fd, True)
-    return os.fdopen(fd, "rb")
 
 
 def hash_file(path: Path) -> str | None:

@@ -22,7 +22,6 @@ import os
 import re
 import select
 import shutil
-import stat
 import subprocess
 import time
 import uuid
@@ -32,7 +31,7 @@ from typing import Annotated, Any
 
 from mycode_builtin_tools import processes, sandbox
 from mycode_core import RunContext, tool
-from mycode_core.api import scrub_env, unwatch_group, watch_group
+from mycode_core.api import safeopen, scrub_env, unwatch_group, watch_group
 from mycode_core.records import ToolResult
 
 DESCRIPTION = (
@@ -464,10 +463,8 @@ def _run(
 
 def _update_cwd(context: Any, cwd_file: Path, before: Path, root: Path) -> list[str]:
     try:  # the command may have swapped its file for a link to a secret, or a FIFO
-        fd = os.open(cwd_file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as handle:
-            plain = stat.S_ISREG(os.fstat(fd).st_mode)
-            raw = handle.read(8192).decode("utf-8", "replace").strip() if plain else ""
+        with safeopen.open_regular(cwd_file) as handle:
+            raw = handle.read(8192).decode("utf-8", "replace").strip()
     except OSError:
         return []
     finally:
