@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -444,3 +445,33 @@ def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path, fmt: str) -> None:
     assert process.returncode == 1, text
     assert "Traceback" not in text and "Broken pipe" not in text and "Error" not in text
     assert _transcript_types(home)[-1] == "result"
+
+
+def test_the_spinner_counts_the_seconds_of_a_long_step_and_shows_a_commands_last_line() -> None:
+    """A build or test run that takes minutes shows how long it has run and what it printed
+    last (``run_command``'s ``progress``), as Claude Code and Codex do; a quick step shows no
+    clock."""
+    from mycode_core.cli.output import TextRenderer
+    from mycode_core.cli.spinner import SpinnerWords, elapsed_text
+    from mycode_core.events import ProgressEvent, ToolCallEvent
+
+    assert (elapsed_text(5.9), elapsed_text(125)) == ("5s", "2m 05s")
+    console = Console(file=io.StringIO(), width=100)
+    long_ago = time.monotonic() - 65
+    for words, expected in [
+        (
+            SpinnerWords("running run_command… built 3/9", long_ago, " · typed: ls"),
+            "running run_command… built 3/9 (1m 05s) · typed: ls",
+        ),
+        (SpinnerWords("thinking…", time.monotonic()), "thinking…"),
+    ]:
+        with console.capture() as captured:
+            console.print(words)
+        assert captured.get().strip() == expected
+    renderer = TextRenderer()
+    screen = io.StringIO()
+    renderer._console = Console(file=screen, force_terminal=True, width=120)
+    renderer.handle(ToolCallEvent(id="c1", name="run_command", arguments={"command": "make"}))
+    renderer.handle(ProgressEvent(source="run_command", message="[cc] compiling [/x]"))
+    renderer.close()
+    assert "running run_command… [cc] compiling [/x]" in screen.getvalue()

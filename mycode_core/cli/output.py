@@ -19,6 +19,7 @@ from mycode_core.cli.richtext import (
     retry_text,
     safe_stream,
 )
+from mycode_core.cli.spinner import Spinner
 from mycode_core.events import AgentEvent
 
 __all__ = ["JsonRenderer", "StreamJsonRenderer", "TextRenderer", "describe_call", "result_line"]
@@ -107,15 +108,12 @@ class TextRenderer:
         self._stdout: Any = None
         self._markdown: MarkdownStream | None = None
         self.interactive = interactive
-        self.status: Any = None
+        self.spinner = Spinner()
         self.streaming = False
         self.thinking = False
         """The text streaming now is the model's thinking (shown dim, ended by its answer)."""
         self.calls: dict[str, str] = {}
         self.last_call: str | None = None
-        self.queued = ""
-        """What the user typed during the turn, said after the spinner's words."""
-        self._spun = ""
 
     # rich costs tens of ms to import: made at the first line shown, not before the first request
     @property
@@ -157,30 +155,15 @@ class TextRenderer:
             return
         if self._markdown is not None:
             self._markdown.hide()  # one live region at a time: the preview comes back with text
-        from rich.text import Text
-
-        self._spun = message
-        text = Text(message + self.queued)  # plain: arguments or a server's words: no markup
-        if self.status is None:
-            self.status = self.console.status(text, spinner="dots")
-            self.status.start()
-        else:
-            self.status.update(text)
+        self.spinner.show(self.console, message)
 
     def show_queued(self, note: str) -> None:
         """Keys typed during the turn (told from the keyboard's thread): after the spinner's
         words, so the user sees them kept and does not type them again."""
-        from rich.text import Text
-
-        self.queued = note
-        status = self.status
-        if status is not None:
-            status.update(Text(self._spun + note))
+        self.spinner.show_queued(note)
 
     def _unspin(self) -> None:
-        if self.status is not None:
-            self.status.stop()
-            self.status = None
+        self.spinner.stop()
 
     def _end_stream(self) -> None:
         if self.markdown is not None and self.markdown.active:

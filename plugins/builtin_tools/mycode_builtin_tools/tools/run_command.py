@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from mycode_builtin_tools import processes, sandbox
+from mycode_builtin_tools.live_output import LiveOutput
 from mycode_core import RunContext, tool
 from mycode_core.api import safeopen, scrub_env, unwatch_group, watch_group
 from mycode_core.records import ToolResult
@@ -206,7 +207,13 @@ def _environment(cwd_file: Path, token: str, context: Any) -> dict[str, str]:
     return env
 
 
-def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float, cancelled: Any) -> bool:
+def _pump(
+    proc: subprocess.Popen[bytes],
+    capture: _Capture,
+    timeout: float,
+    cancelled: Any,
+    live: LiveOutput,
+) -> bool:
     """Copy output until the command ends, times out or the run is cancelled (True then)."""
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
@@ -221,6 +228,7 @@ def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float, canc
             return False
         if exited_at is None and (now >= deadline or cancelled.is_set()):
             return True
+        live.tick()
         if eof:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=min(0.2, max(0.01, deadline - now)))
@@ -230,6 +238,7 @@ def _pump(proc: subprocess.Popen[bytes], capture: _Capture, timeout: float, canc
             chunk = os.read(fd, 65536)
             if chunk:
                 capture.feed(chunk)
+                live.feed(chunk)
             else:
                 eof = True
 
@@ -404,7 +413,7 @@ def _run(
         processes.register_call(proc.pid)
         watch_group(proc.pid)
     with proc:
-        timed_out = _pump(proc, capture, timeout, context.cancelled)
+        timed_out = _pump(proc, capture, timeout, context.cancelled, LiveOutput(context))
         if timed_out:  # a cancelled turn (Ctrl-C, SIGTERM) kills at once, a timeout politely
             quick = context.cancelled.is_set()
             processes.kill_group(proc.pid, CANCEL_KILL_GRACE if quick else KILL_GRACE)
