@@ -82,13 +82,45 @@ def test_a_raising_permission_verdict_denies_that_call_and_the_run_goes_on(
     results = sorted(_of(events, "tool_result"), key=lambda r: r.id)
     assert [r.id for r in results] == ["c0", "c1", "c2"]  # exactly one result per call
     name = runner.pm.get_name(broken)
-    assert results[0].is_error and name in results[0].content
-    assert [r.is_error for r in results[1:]] == [False, False]  # the others decided
-    assert seen == ["c0"]
-    (notice,) = _failure_notices(events)
-    assert (notice.plugin, notice.hook) == (name, "permission_verdict")
-    assert type(error).__name__ in notice.message
+    # asked again for every call, and every call it fails on is denied: a policy that denies
+    # `prod/` writes and crashes once must not leave the later calls to the others
+    assert all(r.is_error and name in r.content for r in results)
+    assert sorted(seen) == ["c0", "c1", "c2"]
+    notices = _failure_notices(events)
+    assert [(n.plugin, n.hook) for n in notices] == [(name, "permission_verdict")] * 3
+    assert type(error).__name__ in notices[0].message and "the call is denied" in notices[0].message
     assert events[-1].stop_reason == "completed"
+
+
+def test_a_permission_verdict_that_failed_once_still_decides_the_next_calls(
+    tmp_path: Path,
+) -> None:
+    """A plugin that denies writes under ``prod/`` and crashes on an unrelated call keeps
+    protecting ``prod/`` afterwards (it was skipped for the rest of the run before)."""
+
+    class Guarding:
+        @hookimpl(tryfirst=True)
+        def permission_verdict(self, call: Any, tool: Any, context: Any) -> Any:
+            if call.arguments.get("pattern") == "boom":
+                raise RuntimeError("cannot parse the pattern")
+            if str(call.arguments.get("path", "")).startswith("prod/"):
+                return PermissionVerdict(decision="deny", reason="prod is read-only")
+            return None
+
+    write = {"name": "write_file", "arguments": {"path": "prod/app.py", "content": "x\n"}}
+    turns = [
+        {"tool_calls": [{"name": "glob", "arguments": {"pattern": "boom"}, "id": "a"}]},
+        {"tool_calls": [{**write, "id": "b"}]},
+    ]
+    plugin = Guarding()
+    runner = make_runner(
+        tmp_path, installed_plugin("builtin_tools"), plugin, turns=turns, permission_mode="bypass"
+    )
+    events = run_events(runner)
+    results = {r.id: r for r in _of(events, "tool_result")}
+    assert results["a"].is_error and runner.pm.get_name(plugin) in results["a"].content
+    assert results["b"].is_error and "prod is read-only" in results["b"].content
+    assert not (tmp_path / "workspace" / "prod" / "app.py").exists()
 
 
 def test_a_keyboard_interrupt_raised_in_a_plugin_thread_is_its_failure(tmp_path: Path) -> None:
@@ -326,12 +358,13 @@ def test_a_wrong_answer_is_blamed_on_its_plugin_not_on_the_wrapper_around_it(
     with _no_warning():
         events = run_events(runner)
     first, second = _of(events, "tool_result")
-    assert first.is_error and not second.is_error  # denied, then the wrong plugin is skipped
+    assert first.is_error and second.is_error  # each call it answers wrongly is denied
     assert events[-1].stop_reason == "gate_exhausted"
     notices = _failure_notices(events)
     assert {n.plugin for n in notices} == {runner.pm.get_name(wrong)}
-    assert sorted(n.hook for n in notices) == ["completion_verdict", "permission_verdict"]
-    assert "allow" in wrapper.seen and "fail" in wrapper.seen  # the wrapper was never skipped
+    hooks = ["completion_verdict", "permission_verdict", "permission_verdict"]
+    assert sorted(n.hook for n in notices) == hooks
+    assert "fail" in wrapper.seen  # the wrapper was never skipped (nor blamed, above)
 
 
 def _no_warning() -> Any:
@@ -415,10 +448,12 @@ def test_a_plugin_file_raising_in_every_hook_names_itself_everywhere(tmp_path: P
     read = {"tool_calls": [{"name": "read_file", "arguments": {"path": "tests/test_app.py"}}]}
     model = write_script(tmp_path / "s.json", [read, EDIT] + [{"content": "done"}] * 4)
     run = run_cli(["-p", "go", "--model", model, "--output-format", "stream-json"], workspace, home)
-    assert run.rc == 1 and run.result is not None, run.stderr
-    assert run.result["stop_reason"] == "gate_exhausted"  # the built-in gate still blocks
+    assert run.rc == 0 and run.result is not None, run.stderr
+    results = run.of_type("tool_result")  # every call denied: nothing was changed
     calls = [e["id"] for e in run.of_type("tool_call")]
-    assert sorted(calls) == sorted(e["id"] for e in run.of_type("tool_result"))
+    assert sorted(calls) == sorted(e["id"] for e in results) and len(calls) == 2
+    assert all(e["is_error"] and "allbad" in json.dumps(e["content"]) for e in results)
+    assert not (workspace / "app.py").exists()
     failures = [e for e in run.of_type("notice") if "failed" in e["message"]]
     assert {"permission_verdict", "completion_verdict", "view_message"} <= {
         e["hook"] for e in failures

@@ -2,7 +2,8 @@
 
 A ``*_verdict`` or transform implementation that raises (any ``BaseException`` but a real
 Ctrl-C) or answers with the wrong type is *skipped for the rest of the run*: the call goes on
-through ``pm.subset_hook_caller`` without it, so the other plugins, wrappers included, decide.
+through ``pm.subset_hook_caller`` without it, so the other plugins, wrappers included, decide;
+a failing ``permission_verdict`` instead denies the call and is asked again for the next.
 Each failure is one ``notice`` event carrying ``plugin``, ``hook`` and the exception. With
 ``[plugins] strict = true`` (or ``MYCODE_STRICT_PLUGINS=1``) the first failure also stops the
 run: :attr:`HookGuard.strict_failure` is set and the CLI exits 2.
@@ -77,14 +78,15 @@ class HookGuard:
             if impl.plugin_name not in skipped and (impl.hookwrapper or impl.wrapper) == wrappers
         ]
 
-    def fail(self, hook_name: str, plugin: str | None, problem: str) -> None:
-        """Report one failing implementation and skip it for the rest of the run."""
+    def fail(self, hook_name: str, plugin: str | None, problem: str, skip: bool = True) -> None:
+        """Report one failing implementation and (with ``skip``) skip it for the rest of the run."""
         name = plugin or "unknown"
         with self._lock:
-            if plugin is not None and plugin not in self.skipped.setdefault(hook_name, []):
+            if skip and plugin is not None and plugin not in self.skipped.setdefault(hook_name, []):
                 self.skipped[hook_name].append(plugin)
         message = f"plugin {name!r} failed in {hook_name}: {problem}"
-        tail = "; the run stops (strict plugins)" if self.strict else "; skipped for this run"
+        tail = "; skipped for this run" if skip else "; the call is denied"
+        tail = "; the run stops (strict plugins)" if self.strict else tail
         self.emit(
             NoticeEvent(
                 level="error", message=message + tail, source=name, plugin=name, hook=hook_name
@@ -118,6 +120,7 @@ class HookGuard:
         *,
         veto: bool = False,
         passes: tuple[type[BaseException], ...] = (),
+        once: bool = False,
         **kwargs: Any,
     ) -> tuple[Any, list[str]]:
         """Call the hook through pluggy; returns ``(outcome, plugins that failed)``.
@@ -128,11 +131,15 @@ class HookGuard:
         ``None`` fails too (it would loosen the decision). When the culprit cannot be named
         the outcome is ``None`` and ``"unknown"`` is in the list: fail closed. With ``veto``
         a wrapper's ``None`` is an answer (``compact_context``: send the view unchanged);
-        exceptions of the ``passes`` types are the plugin's way to end the run, raised on.
+        exceptions of the ``passes`` types are the plugin's way to end the run, raised on. With
+        ``once`` the first failure ends the call (``None``) and the plugin is asked again next
+        time (``permission_verdict``: skipping it would loosen the later decisions).
         """
         failed: list[str] = []
         codes = implementation_codes(self.pm, hook_name)
         for _ in range(len(codes) + 1):
+            if once and failed:
+                return None, failed
             try:
                 outcome = self.caller(hook_name)(**kwargs)
             except BaseException as exc:
@@ -143,13 +150,12 @@ class HookGuard:
                 if culprit is None or culprit in self._wrappers(hook_name):
                     wrong = self._answerer(hook_name, valid, kwargs)  # what the wrapper choked on
                     if wrong is not None:
-                        self.fail(
-                            hook_name, wrong[0], f"returned {wrong[1]}, which is not a valid answer"
-                        )
+                        problem = f"returned {wrong[1]}, which is not a valid answer"
+                        self.fail(hook_name, wrong[0], problem, not once)
                         failed.append(wrong[0])
                         continue
                 problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                self.fail(hook_name, culprit, problem)
+                self.fail(hook_name, culprit, problem, not once)
                 failed.append(culprit or "unknown")
                 if culprit is None:
                     return None, failed
@@ -158,9 +164,8 @@ class HookGuard:
                 dropper = None if veto else self._dropper(hook_name, outcome, valid, kwargs)
                 if dropper is None:
                     return outcome, failed
-                self.fail(
-                    hook_name, dropper, "returned None where the inner plugins gave a verdict"
-                )
+                problem = "returned None where the inner plugins gave a verdict"
+                self.fail(hook_name, dropper, problem, not once)
                 failed.append(dropper)
                 continue
             shown = type(outcome).__name__
@@ -170,7 +175,8 @@ class HookGuard:
             culprit = culprit or self._wrapper_culprit(
                 hook_name, kwargs, lambda value: value is not None and valid(value)
             )
-            self.fail(hook_name, culprit, f"returned {shown}, which is not a valid answer")
+            problem = f"returned {shown}, which is not a valid answer"
+            self.fail(hook_name, culprit, problem, not once)
             failed.append(culprit or "unknown")
             if culprit is None:
                 return None, failed

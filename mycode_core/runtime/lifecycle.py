@@ -42,9 +42,8 @@ def permission(
     guard: HookGuard, call: ToolCall, tool: Any, context: RunContext
 ) -> PermissionVerdict | None:
     """The ``permission_verdict``; a failing plugin denies this call, naming the plugin."""
-    verdict, failed = guard.call(
-        "permission_verdict", _kind(PermissionVerdict), call=call, tool=tool, context=context
-    )
+    asked = {"call": call, "tool": tool, "context": context}
+    verdict, failed = guard.call("permission_verdict", _kind(PermissionVerdict), once=True, **asked)
     if not failed:
         return verdict  # type: ignore[no-any-return]
     plugin = failed[0]
@@ -52,7 +51,7 @@ def permission(
         decision="deny",
         reason=(
             f"the permission policy of plugin {plugin!r} failed, so the call is denied "
-            "(the plugin is skipped for the rest of the run)"
+            "(a failing permission policy denies every call it fails on)"
         ),
         rule=f"plugin:{plugin}",
         layer="plugin",

@@ -127,7 +127,7 @@ class AgentRunner(Acting, Viewing):
                 )
         self._ready = True
 
-    # the steps of `prepare` a child agent (runtime/child.py) does its own way
+    # the steps of `prepare` a subclass does its own way (runtime/child.py, cli/command_run.py)
     def _open_transcript(self) -> None:
         self.events.transcript = SessionStore(self.home).open(self.session_id)
 
