@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -152,7 +153,7 @@ def _describe_error(exc: BaseException, spec: ServerSpec, replies: HttpReplies |
     if isinstance(exc, FileNotFoundError) or (
         isinstance(exc, OSError) and exc.errno == errno.ENOENT
     ):
-        return f"command not found: {spec.command!r}"
+        return f"command not found: {spec.command!r}{_split_hint(spec.command)}"
     if isinstance(exc, PermissionError):
         return f"command is not executable: {spec.command!r}"
     if isinstance(exc, MCPError):
@@ -171,6 +172,15 @@ def _describe_error(exc: BaseException, spec: ServerSpec, replies: HttpReplies |
         return f"cannot connect to {spec.url}: {reason}"
     text = one_line(exc)
     return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+def _split_hint(command: str) -> str:
+    """What to do about a ``command`` holding a whole command line (``"npx -y pkg"``), which is
+    run as one program name: its first word is a program, so the rest belongs in ``args``."""
+    words = command.split()
+    if len(words) < 2 or shutil.which(words[0]) is None:
+        return ""
+    return f" (a program with its arguments: give {words[0]!r} as 'command' and the rest in 'args')"
 
 
 def _connect_reason(exc: BaseException) -> str | None:
