@@ -27,7 +27,7 @@ from mycode_core.events import NoticeEvent, ProgressEvent
 from mycode_core.records import RunContext, Tool, ToolResult
 from mycode_mcp_bridge import outside, runtime
 from mycode_mcp_bridge.config import ServerSpec, workspace_trusted
-from mycode_mcp_bridge.naming import NameAllocator, sanitize
+from mycode_mcp_bridge.naming import NameAllocator, allocation_order, sanitize
 from mycode_mcp_bridge.tools import PLUGIN, Options, callable_tool, make_tool
 
 if TYPE_CHECKING:
@@ -193,7 +193,7 @@ class Bridge:
         for tool_name in sorted(set(current) - set(wanted)):
             self.context.tools.remove(current.pop(tool_name))
             self._allocator.release(connection.name, tool_name)
-        for tool_name in sorted(wanted):
+        for _, tool_name in sorted(((connection.name, n) for n in wanted), key=allocation_order):
             exposed = self._allocator.name_for(connection.name, tool_name)
             try:
                 made = self._make_tool(connection, wanted[tool_name], exposed)
@@ -273,6 +273,14 @@ class Bridge:
             future.cancel()
             return self._call_failed(connection, tool, exposed, ServerError("timeout", "no answer"))
         except Exception as exc:  # noqa: BLE001 - a handler never raises
+            if callable(getattr(exc, "errors", None)):  # pydantic: the answer's shape is wrong
+                from mycode_mcp_bridge.serverlog import one_line
+
+                message = connection.spec.redact(one_line(exc))
+                return ToolResult.error(
+                    f"MCP server '{server}' answered {tool} with a result that is not valid "
+                    f"MCP: {message}"
+                )
             message = connection.spec.redact(f"{type(exc).__name__}: {exc}")
             return ToolResult.error(f"MCP tool {exposed} failed: {message}")
         try:

@@ -18,6 +18,7 @@ import click
 from mycode_mcp_bridge import trust
 from mycode_mcp_bridge.config import (
     ConfigProblem,
+    ServerSpec,
     load_servers,
     local_file,
     parse_server,
@@ -126,17 +127,15 @@ def list_cmd(as_json: bool, cwd: str | None) -> None:
     for spec in sorted(specs, key=lambda s: s.name):
         row = rows_by_name.get(spec.name)
         if row is None:
-            rejected = None if spec.trusted else trust.rejected_by(workspace, settings, spec.name)
+            status = trust.status(home, workspace, settings, spec)
             row = {
                 "name": spec.name,
                 "scope": spec.scope,
                 "source": spec.source,
                 "transport": spec.transport,
                 "target": spec.describe(),
-                "status": trust.status(home, workspace, settings, spec),
-                "reason": f"disabled by disabledMcpjsonServers in {rejected}"
-                if rejected
-                else "project server not approved for this workspace",
+                "status": status,
+                "reason": _not_started(spec, status, workspace, settings),
                 "tools": [],
                 "exposed": [],
                 "hidden": [],
@@ -155,6 +154,16 @@ def list_cmd(as_json: bool, cwd: str | None) -> None:
         return
     for line in status_lines(rows):
         click.echo(line)
+
+
+def _not_started(spec: ServerSpec, status: str, workspace: Path, settings: Any) -> str:
+    """Why a project server was not started, and how to change that."""
+    rejected = None if spec.trusted else trust.rejected_by(workspace, settings, spec.name)
+    if rejected:
+        return f"disabled by disabledMcpjsonServers in {rejected}"
+    if status == "denied":
+        return f"refused for this workspace (allow it with: mycode mcp approve {spec.name})"
+    return "project server not approved for this workspace"
 
 
 def status_lines(rows: list[dict[str, Any]]) -> list[str]:

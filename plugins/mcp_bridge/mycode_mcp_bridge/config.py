@@ -28,7 +28,9 @@ Scope = Literal["user", "project", "local", "cli"]
 SCOPES: tuple[Scope, ...] = ("user", "project", "local", "cli")
 TRUSTED_SCOPES: frozenset[str] = frozenset({"user", "local", "cli"})
 
-DEFAULT_STARTUP_TIMEOUT = 10.0
+DEFAULT_STARTUP_TIMEOUT = 30.0
+"""Seconds a server may take to start, as Claude Code allows (``MCP_TIMEOUT``'s default): a
+server run with ``npx -y PACKAGE`` downloads it first, which takes over 10 s the first time."""
 DEFAULT_CALL_TIMEOUT = 60.0
 DEFAULT_MAX_CALL_TIME = 600.0
 """Seconds one call may run in all while the server keeps reporting progress."""

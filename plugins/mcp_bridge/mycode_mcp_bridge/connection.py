@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -27,6 +29,7 @@ from mcp.shared.exceptions import MCPError
 from mycode_core.api import unwatch_group, watch_group
 from mycode_mcp_bridge.config import DEFAULT_MAX_CALL_TIME, ServerSpec
 from mycode_mcp_bridge.procwatch import ExitWatch
+from mycode_mcp_bridge.results import SCHEMA_PROBLEM
 from mycode_mcp_bridge.serverlog import (
     SERVER_LOG,
     open_log,
@@ -38,15 +41,50 @@ from mycode_mcp_bridge.tools import TASK_ONLY, callable_tool
 from mycode_mcp_bridge.transports import (
     HttpReplies,
     WatchedStream,
+    connection_lost,
     describe_error,
     end_group,
     mcp_error_text,
     open_transport,
     server_group,
+    timed_out,
 )
 
 MAX_RESTARTS = 1
 T = TypeVar("T")
+_log = logging.getLogger("mcp.mycode_bridge")
+"""Under ``mcp``: its records go to the server's log (:mod:`mycode_mcp_bridge.serverlog`)."""
+
+_SCHEMA_PROBLEM: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "mycode_mcp_schema_problem", default=None
+)
+"""Why the result of the call running in this task does not match its tool's output schema."""
+
+
+class _Session(ClientSession):
+    """The SDK's session, except that a result that does not match its tool's output schema
+    (structured content of another shape, none at all, a schema whose ``$ref`` leads nowhere)
+    is passed on with a note rather than raised as an error: the server ran the tool, so
+    "could not run" would be wrong, and the model, told so, could run it again (twice
+    creating what it created). The mismatch is noted in the result and in the server's log."""
+
+    async def validate_tool_result(self, name: str, result: types.CallToolResult) -> None:
+        try:
+            await super().validate_tool_result(name, result)
+        except RuntimeError as exc:
+            problem = " ".join((str(exc).strip().splitlines() or [type(exc).__name__])[0].split())
+            _log.warning("%s (the result is passed on as it is)", problem)
+            _SCHEMA_PROBLEM.set(problem[:500])
+
+
+def _with_schema_note(result: Any, problem: str | None) -> Any:
+    """``result`` carrying ``problem`` (its mismatch with the output schema) in its ``_meta``,
+    under :data:`~mycode_mcp_bridge.results.SCHEMA_PROBLEM`, for the model's note."""
+    if problem is None or not isinstance(result, types.CallToolResult):
+        return result
+    meta = {**(result.meta or {}), SCHEMA_PROBLEM: problem}
+    return result.model_copy(update={"meta": meta})
+
 
 ProgressCallback = ProgressFnT
 
@@ -222,7 +260,7 @@ class ServerConnection:
                     watched = WatchedStream(
                         read, lambda: self._on_eof(wake), write.send, log, self._listing_gaps
                     )
-                    session = ClientSession(
+                    session = _Session(
                         watched,  # type: ignore[arg-type]
                         write,
                         message_handler=self._on_message,
@@ -422,6 +460,7 @@ class ServerConnection:
             with anyio.move_on_after(5.0):
                 await self._finished.wait()
         await self._restart_if_crashed()
+        SERVER_LOG.set(self._log)  # a restart opened the log anew
         session = self._session
         if session is None or self.state != "ready":
             raise ServerError("unavailable", self.reason or f"server is {self.state}")
@@ -429,7 +468,9 @@ class ServerConnection:
         clock = _CallClock(timeout, max(self.max_call_time, timeout), progress)
         try:
             with clock.scope, pending:
-                return await session.call_tool(tool, arguments, progress_callback=clock.progress)
+                _SCHEMA_PROBLEM.set(None)
+                result = await session.call_tool(tool, arguments, progress_callback=clock.progress)
+                return _with_schema_note(result, _SCHEMA_PROBLEM.get())
             # only the clock's deadline ends up here (the ``return`` is the other way out)
             if clock.overtime:  # it was reporting progress: alive, only slow
                 raise ServerError("overtime", f"still running after {clock.limit:g} s")
@@ -437,7 +478,7 @@ class ServerConnection:
             raise ServerError("timeout", f"no answer within {timeout:g} s")
         except MCPError as exc:
             remote = self.spec.transport != "stdio"  # its session outlives a broken request
-            if exc.code == types.CONNECTION_CLOSED:
+            if connection_lost(exc):
                 if remote:
                     self.mark_hung("the connection closed during a call", hung=False)
                 with anyio.move_on_after(5.0):
@@ -448,7 +489,7 @@ class ServerConnection:
                 return await self.call(
                     tool, arguments, timeout=timeout, progress=progress, again=True
                 )
-            if exc.code == types.REQUEST_TIMEOUT:
+            if timed_out(exc):
                 self._check_health_soon()
                 raise ServerError("timeout", f"no answer within {timeout:g} s") from None
             raise ServerError("error", self.spec.redact(mcp_error_text(exc))) from None
@@ -486,6 +527,7 @@ class ServerConnection:
         the call timeout; raises :class:`ServerError` with a readable message. Like a call,
         it is made once more in a new session when the server forgot the old one."""
         await self._restart_if_crashed()
+        SERVER_LOG.set(self._log)
         session = self._session
         if session is None or self.state != "ready":
             raise ServerError("unavailable", self.reason or f"server is {self.state}")

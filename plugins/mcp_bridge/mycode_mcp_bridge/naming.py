@@ -34,6 +34,13 @@ def base_name(server: str, tool: str) -> str:
     return name
 
 
+def allocation_order(pair: tuple[str, str]) -> tuple[bool, str, str]:
+    """The order names are given in: a tool whose name needs no change first, so it keeps its
+    own (``a_b`` stays ``mcp__s__a_b`` beside an ``a.b``, which gets the hash), then by name."""
+    server, tool = pair
+    return (sanitize(tool) != tool, server, tool)
+
+
 class NameAllocator:
     """Gives each (server, tool) pair a unique, stable name for the lifetime of a run."""
 
@@ -57,8 +64,9 @@ class NameAllocator:
         return name
 
     def allocate(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """Allocate many pairs in sorted order, so the result does not depend on start order."""
-        return {pair: self.name_for(*pair) for pair in sorted(pairs)}
+        """Allocate many pairs in a fixed order (:func:`allocation_order`), so the result does
+        not depend on start order."""
+        return {pair: self.name_for(*pair) for pair in sorted(pairs, key=allocation_order)}
 
     def release(self, server: str, tool: str) -> None:
         """Forget a pair (its tool disappeared); its name may be reused later by the same pair."""

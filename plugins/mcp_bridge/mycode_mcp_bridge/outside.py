@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +42,23 @@ def _candidates(arguments: Any, key: str = "", depth: int = 0) -> list[tuple[str
             out += _candidates(value, key, depth + 1)
     elif isinstance(arguments, str) and arguments.strip() and "\n" not in arguments:
         text = arguments.strip()
-        if (_PATH_NAMES.search(key) and not re.match(r"^[a-z]+://", text)) or (
+        if (path := file_uri_path(text)) is not None:
+            out.append((key, path))
+        elif (_PATH_NAMES.search(key) and not re.match(r"^[a-z]+://", text)) or (
             _looks_like_path(text)
         ):
             out.append((key, text))
     return out[:MAX_VALUES]
+
+
+def file_uri_path(text: str) -> str | None:
+    """The path a ``file:`` URI names (``file:///etc/passwd``, ``FILE://localhost/etc``: a
+    scheme is read whatever its case, as servers' URL parsers read it), else ``None``."""
+    stripped = text.strip()
+    if not re.match(r"^file:", stripped, re.IGNORECASE):
+        return None
+    parsed = urllib.parse.urlparse(stripped)
+    return urllib.parse.unquote(parsed.path) or "/"
 
 
 def _outside(value: str, root: Path) -> Path | None:

@@ -57,7 +57,9 @@ def _command(bridge: Any, server: str, prompt: Any) -> SlashCommand:
         values = _fill(arguments, args)
         missing = [a.name for a in arguments if a.required and a.name not in values]
         if missing:
-            return SlashResult(output=f"usage: /{name} {_hint(arguments)} ({missing[0]} is needed)")
+            return SlashResult(  # a usage error: `mycode -p "/…"` exits 2, as a bad flag does
+                output=f"usage: /{name} {_hint(arguments)} ({missing[0]} is needed)", exit_code=2
+            )
         return _get(bridge, server, prompt.name, values, context)
 
     return SlashCommand(
@@ -93,8 +95,9 @@ def _get(
         )
     except ServerError as exc:
         return SlashResult(
-            output=f"MCP server '{server}' could not give prompt {prompt}: {exc.message}"
+            output=f"MCP server '{server}' could not give prompt {prompt}: {exc.message}",
+            exit_code=1,  # no turn ran: `mycode -p "/…"` did not complete
         )
     blocks, _ = render({"content": [message.content for message in result.messages]})
     text = "\n\n".join(b["text"] for b in blocks if b["type"] == "text").strip()
-    return text or SlashResult(output=f"MCP prompt {prompt} of '{server}' is empty")
+    return text or SlashResult(output=f"MCP prompt {prompt} of '{server}' is empty", exit_code=1)

@@ -10,7 +10,6 @@ any MCP tool (:mod:`.outside`).
 
 from __future__ import annotations
 
-import urllib.parse
 from typing import Any
 
 from mycode_core.records import CallApproval, RunContext, Tool, ToolResult
@@ -35,9 +34,9 @@ def resource_tools(bridge: Any) -> list[Tool]:
     def read_approval(arguments: dict[str, Any], context: Any) -> CallApproval | None:
         uri, server = str(arguments.get("uri") or ""), str(arguments.get("server") or "")
         connection = bridge.connections.get(server)
-        if not uri.startswith("file:") or connection is None:
+        path = outside.file_uri_path(uri)
+        if path is None or connection is None:
             return None
-        path = urllib.parse.unquote(urllib.parse.urlparse(uri).path)
         judge = outside.approval_for(server, outside.trusts_paths(connection.spec))
         return judge({"path": path}, context)  # type: ignore[no-any-return]
 

@@ -20,6 +20,9 @@ from typing import Any
 from mycode_core.records import RunContext, ToolResult
 
 CONTENT_TYPES = {"text", "image", "audio", "resource_link", "resource"}
+SCHEMA_PROBLEM = "mycode/outputSchemaMismatch"
+"""Key of a result's ``_meta`` the bridge sets when the result does not match the tool's output
+schema (its value says how); the model gets it as a note after the result."""
 
 
 def compact_json(value: Any) -> str:
@@ -176,6 +179,9 @@ def render(result: Any) -> tuple[list[dict[str, Any]], bool]:
             blocks[position] = {"type": "text", "text": compact_json(value)}
         elif not shown:
             blocks.append({"type": "text", "text": compact_json(structured)})
+    problem = (_field(result, "meta") or {}).get(SCHEMA_PROBLEM)
+    if problem:
+        blocks.append({"type": "text", "text": f"[note: {problem}; shown as the server sent it]"})
     return blocks, bool(_field(result, "is_error", False))
 
 

@@ -94,13 +94,42 @@ class _ServerLogHandler(logging.Handler):
             pass
 
 
+class _SdkRecords(logging.Filter):
+    """On a logger the SDK shares with others by name: its own records go to the server's log
+    (and no further), anyone else's pass on as usual."""
+
+    def __init__(self, handler: logging.Handler) -> None:
+        super().__init__()
+        self.handler = handler
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not _from_sdk(record.pathname):
+            return True
+        self.handler.handle(record)
+        return False
+
+
+def _from_sdk(pathname: str) -> bool:
+    parts = Path(pathname).parts
+    return "mcp" in parts[-3:-1]  # .../mcp/client/session.py, .../mcp/session.py
+
+
+SDK_LOGGERS = ("client",)
+"""Loggers of the SDK outside ``mcp``: ``mcp.client.session`` logs as ``client`` (e.g. "Tool X
+not listed by server, cannot validate any structured content", a call made just after a
+restart), which Python would print on the terminal."""
+
+
 def route_sdk_logs() -> None:
     """Send the ``mcp`` package's log records to the servers' logs (once per process);
     Python would otherwise print its warnings, with tracebacks, on the user's terminal."""
     logger = logging.getLogger("mcp")
     if not any(isinstance(h, _ServerLogHandler) for h in logger.handlers):
-        logger.addHandler(_ServerLogHandler())
+        handler = _ServerLogHandler()
+        logger.addHandler(handler)
         logger.propagate = False
+        for name in SDK_LOGGERS:
+            logging.getLogger(name).addFilter(_SdkRecords(handler))
 
 
 def one_line(exc: BaseException) -> str:

@@ -120,6 +120,8 @@ def lenient_listing(message: Any, left_out: dict[str, str] | None = None) -> Any
             schema = tool.get(key)
             if isinstance(schema, dict) and "type" not in schema:
                 tool[key] = {"type": "object", **schema}
+            elif isinstance(schema, dict) and _object_or_null(schema.get("type")):
+                tool[key] = {**schema, "type": "object"}  # arguments are never null
             elif key == "inputSchema" and not isinstance(schema, dict):
                 tool[key] = {"type": "object"}
     kept = [t for t in tools if _callable_entry(t)]
@@ -131,6 +133,33 @@ def lenient_listing(message: Any, left_out: dict[str, str] | None = None) -> Any
                 left_out[name] = NOT_AN_OBJECT
     tools[:] = kept
     return message
+
+
+KNOWN_CONTENT = frozenset({"text", "image", "audio", "resource_link", "resource"})
+"""The content block types of MCP (2025-11-25) that the SDK reads."""
+
+
+def lenient_content(message: Any) -> Any:
+    """An answer read leniently, in place: a block of ``content`` of a type this SDK does not
+    know (one of a later protocol revision, or a server's own) would make the SDK refuse the
+    whole result, so the model would learn nothing of what the tool did; it becomes a text
+    block saying what was left out. ``message`` is any message read from the server."""
+    result = getattr(getattr(message, "message", None), "result", None)
+    content = result.get("content") if isinstance(result, dict) else None
+    if not isinstance(content, list):
+        return message
+    for index, block in enumerate(content):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if isinstance(kind, str) and kind not in KNOWN_CONTENT:
+            _log.warning("a result block of unknown type %r left out", kind)
+            content[index] = {"type": "text", "text": f"[{kind} content, not shown]"}
+    return message
+
+
+def _object_or_null(kind: Any) -> bool:
+    """A ``type`` list of an object that may also be null (``["object", "null"]``, as some
+    schema generators write an optional model): read as an object."""
+    return isinstance(kind, list) and "object" in kind and set(kind) <= {"object", "null"}
 
 
 def _callable_entry(tool: Any) -> bool:

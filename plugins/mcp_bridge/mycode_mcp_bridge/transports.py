@@ -10,6 +10,8 @@ import contextlib
 import errno
 import json
 import os
+import re
+import shutil
 import signal
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -26,7 +28,7 @@ from mycode_core.events import without_lone_surrogates
 from mycode_mcp_bridge.config import ServerSpec
 from mycode_mcp_bridge.gitguard import git_env
 from mycode_mcp_bridge.serverlog import one_line, write_line
-from mycode_mcp_bridge.tools import lenient_listing
+from mycode_mcp_bridge.tools import lenient_content, lenient_listing
 
 PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
 """Variables passed to stdio servers besides the SDK's safe defaults (HOME, PATH, ...)."""
@@ -46,11 +48,60 @@ def describe_error(exc: BaseException, spec: ServerSpec, replies: HttpReplies | 
     return spec.redact(reason)
 
 
+LOST_CONNECTION = (
+    "Connection closed",  # the SDK's dispatcher: end of stream, or a send after it
+    "the server process exited",  # ours: the process exited during the handshake
+    "SSE stream ",  # the streamable-HTTP client: a request's event stream broke or ended
+)
+"""How the messages of the ``CONNECTION_CLOSED`` errors that the SDK (and the bridge) make up
+themselves begin; a server's own error with that code reads otherwise."""
+
+
+def connection_lost(exc: MCPError) -> bool:
+    """Whether ``exc`` says the connection to the server is gone, as the SDK reports it, rather
+    than being an error the server sent: -32000 (the SDK's ``CONNECTION_CLOSED``) is also the
+    first code of JSON-RPC's range for a server's own errors, which many servers answer any
+    failure with (``{"code": -32000, "message": "Server error"}``)."""
+    return (
+        exc.code == types.CONNECTION_CLOSED
+        and exc.data is None
+        and exc.message.startswith(LOST_CONNECTION)
+    )
+
+
+def timed_out(exc: MCPError) -> bool:
+    """Whether ``exc`` is the SDK's own request timeout (``Request 'tools/call' timed out``),
+    not a server's error with the same code (-32001), e.g. an upstream API that timed out."""
+    return (
+        exc.code == types.REQUEST_TIMEOUT
+        and exc.data is None
+        and re.fullmatch(r"Request '[^']*' timed out", exc.message) is not None
+    )
+
+
+ERROR_DATA_CHARS = 500
+"""How much of an error's ``data`` is shown (as compact JSON) after its message."""
+
+
 def mcp_error_text(exc: MCPError) -> str:
     """``MCP error CODE: MESSAGE``, once: servers built on the TypeScript SDK put that prefix
-    in the message already."""
+    in the message already; the error's ``data`` (what went wrong in detail, e.g. which
+    argument), when the server sent any, follows as compact JSON."""
     prefix = f"MCP error {exc.code}:"
-    return exc.message if exc.message.startswith(prefix) else f"{prefix} {exc.message}"
+    text = exc.message if exc.message.startswith(prefix) else f"{prefix} {exc.message}"
+    if exc.data is not None:
+        data = exc.data if isinstance(exc.data, str) else _compact(exc.data)
+        if data and data not in text:
+            cut = data if len(data) <= ERROR_DATA_CHARS else data[: ERROR_DATA_CHARS - 1] + "…"
+            text += f" ({cut})"
+    return text
+
+
+def _compact(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except ValueError:  # a circular structure cannot come from JSON; be safe anyway
+        return str(value)
 
 
 def _refusal(status: int, phrase: str, url: str) -> str:
@@ -102,11 +153,11 @@ def _describe_error(exc: BaseException, spec: ServerSpec, replies: HttpReplies |
     if isinstance(exc, FileNotFoundError) or (
         isinstance(exc, OSError) and exc.errno == errno.ENOENT
     ):
-        return f"command not found: {spec.command!r}"
+        return f"command not found: {spec.command!r}{_split_hint(spec.command)}"
     if isinstance(exc, PermissionError):
         return f"command is not executable: {spec.command!r}"
     if isinstance(exc, MCPError):
-        if exc.code == types.CONNECTION_CLOSED:
+        if connection_lost(exc):
             if spec.transport == "stdio":
                 return "the server process exited before completing the MCP handshake"
             return "the connection closed before completing the MCP handshake"
@@ -121,6 +172,15 @@ def _describe_error(exc: BaseException, spec: ServerSpec, replies: HttpReplies |
         return f"cannot connect to {spec.url}: {reason}"
     text = one_line(exc)
     return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+def _split_hint(command: str) -> str:
+    """What to do about a ``command`` holding a whole command line (``"npx -y pkg"``), which is
+    run as one program name: its first word is a program, so the rest belongs in ``args``."""
+    words = command.split()
+    if len(words) < 2 or shutil.which(words[0]) is None:
+        return ""
+    return f" (a program with its arguments: give {words[0]!r} as 'command' and the rest in 'args')"
 
 
 def _connect_reason(exc: BaseException) -> str | None:
@@ -298,7 +358,7 @@ class WatchedStream:
             while True:
                 item = readable(await read())
                 if not self._refused(item):
-                    return lenient_listing(item, self._left_out)
+                    return lenient_content(lenient_listing(item, self._left_out))
         except ends:
             self._on_eof()
             raise

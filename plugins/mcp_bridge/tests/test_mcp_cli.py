@@ -151,6 +151,11 @@ def test_approve(workspace: Path, home: Path) -> None:
     assert rows[0]["status"] == "ready"
     assert _invoke("approve", "--reset", "--cwd", str(workspace)).exit_code == 0
     assert _invoke("approve", "nope", "--cwd", str(workspace)).exit_code == 2
+    # a refused one says so, and how to allow it ("not approved" read as never asked)
+    assert _invoke("approve", "--deny", "p", "--cwd", str(workspace)).exit_code == 0
+    (row,) = json.loads(_invoke("list", "--json", "--cwd", str(workspace)).stdout)["servers"]
+    assert row["status"] == "denied"
+    assert row["reason"] == "refused for this workspace (allow it with: mycode mcp approve p)"
 
 
 def test_a_project_servers_headers_helper_waits_for_approval(workspace: Path, home: Path) -> None:

@@ -49,3 +49,30 @@ def test_a_prompt_command_from_the_command_line(tmp_path: Path) -> None:
         assert done.rc == 0, done.stderr
         users = [m for m in server.chat_requests[0].messages if m["role"] == "user"]
     assert users[-1]["content"] == "Review a.py for style."
+
+
+def test_a_prompt_command_that_fails_exits_as_a_failure(tmp_path: Path) -> None:
+    """``mycode -p "/mcp__srv__prompt"`` with a required argument left out is a usage error
+    (exit 2, the usage line on stderr), one the server refused exits 1: both exited 0, the
+    line on stdout as if it were the answer."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    home.mkdir()
+    workspace.mkdir()
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {"notes": feature()}}))
+    env = {"MYCODE_LOAD_PLUGINS": "mcp_bridge"}
+    with FakeOpenAIServer([turn("never")]) as server:
+        usage = run_cli(server.cli_args("/mcp__notes__review"), workspace, home, env)
+        unknown = run_cli(server.cli_args("/mcp__notes__gone"), workspace, home, env)
+        assert server.chat_requests == []
+    assert usage.rc == 2, (usage.stdout, usage.stderr)
+    assert "usage: /mcp__notes__review <file> [focus]" in usage.stderr and usage.stdout == ""
+    assert unknown.rc == 2  # not a command at all (the core's usage error)
+
+
+def test_a_prompt_the_server_refuses_exits_1(make_run) -> None:
+    run: Run = make_run({"notes": feature()})
+    refused = _commands(run)["mcp__notes__broken"].run("x", run.context)
+    assert isinstance(refused, SlashResult) and refused.exit_code == 1
+    assert "could not give prompt broken" in (refused.output or "")
+    missing = _commands(run)["mcp__notes__review"].run("", run.context)
+    assert isinstance(missing, SlashResult) and missing.exit_code == 2

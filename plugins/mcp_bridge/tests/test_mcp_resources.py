@@ -44,6 +44,29 @@ def test_a_file_uri_outside_the_workspace_asks(make_run, workspace: Path) -> Non
     inside = (workspace / "a.txt").as_uri()
     assert tool.approval_for({"server": "notes", "uri": inside}, run.context) is None
     assert tool.approval_for({"server": "notes", "uri": "notes://today"}, run.context) is None
+    # a URI's scheme is read whatever its case (as servers' URL parsers read it): "FILE:" and
+    # " file:" got through unasked
+    for uri in ("FILE:///etc/passwd", " file:///etc/passwd", "File://localhost/etc/passwd"):
+        asked = tool.approval_for({"server": "notes", "uri": uri}, run.context)
+        assert asked is not None and "/etc/passwd" in asked.reason, uri
+
+
+def test_a_file_uri_in_a_tools_arguments_is_a_path(make_run, workspace: Path) -> None:
+    """A ``file:`` URI handed to a tool names a path as much as ``/etc/passwd`` does: under
+    an argument called ``uri`` it was not looked at, under ``path`` it was skipped as a URL."""
+    run: Run = make_run({"notes": feature()})
+    tool = run.context.tools.get("mcp__notes__echo")
+    assert tool is not None and tool.approval_for is not None
+    for arguments in (
+        {"text": "file:///etc/passwd"},
+        {"uri": "FILE:///etc/passwd"},
+        {"path": "file://localhost/etc/passwd"},
+    ):
+        asked = tool.approval_for(arguments, run.context)
+        assert asked is not None and "'/etc/passwd'" in asked.reason, arguments
+    inside = {"uri": (workspace / "notes.txt").as_uri()}
+    assert tool.approval_for(inside, run.context) is None
+    assert tool.approval_for({"url": "https://example.com/etc/passwd"}, run.context) is None
 
 
 def test_no_resource_tools_without_a_server_offering_resources(make_run) -> None:

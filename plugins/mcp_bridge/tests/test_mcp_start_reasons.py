@@ -140,3 +140,15 @@ def test_a_header_whose_variable_is_not_set_says_so(
         "header 'X-Key' uses ${MYCODE_TEST_UNSET_KEY}, which is not set" in n
         for n in notices
     ), notices
+
+
+def test_a_whole_command_line_as_the_command_says_to_split_it(make_run: Any) -> None:
+    """``"command": "python server.py"`` is run as one program of that name: "command not
+    found" alone pointed nowhere, while the program it starts with exists."""
+    run = make_run({"joined": {"command": f"{PYTHON} -m some_server --port 1"}})
+    (notice,) = run.notices()
+    assert f"command not found: '{PYTHON} -m some_server --port 1'" in notice
+    assert f"give '{PYTHON}' as 'command' and the rest in 'args'" in notice
+    missing = make_run({"gone": {"command": "/nonexistent/mcp-gone --flag"}})
+    (plain,) = missing.notices()
+    assert "command not found: '/nonexistent/mcp-gone --flag'" in plain and "'args'" not in plain

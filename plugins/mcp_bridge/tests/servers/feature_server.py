@@ -153,6 +153,10 @@ def build(name: str) -> MCPServer:
     def review(file: str, focus: str = "bugs") -> str:
         return f"Review {file} for {focus}."
 
+    @server.prompt(description="A prompt the server cannot give.")
+    def broken(topic: str) -> str:
+        raise ValueError(f"no notes about {topic}")
+
     @server.tool(description="Always fails.")
     def fail(reason: str = "bad input") -> str:
         raise ToolError(f"failed because {reason}")
