@@ -122,7 +122,7 @@ def _command_reply(runner: Any, text: str, renderer: Any, failed: int = 0) -> in
     from mycode_core.cli.output_lost import OutputLost
 
     try:
-        events = runner.command_turn(text)
+        events = runner.command_turn(text, failed=bool(failed))
         try:
             for event in events:
                 renderer.handle(event)

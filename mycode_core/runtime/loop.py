@@ -224,15 +224,16 @@ class AgentRunner(Acting, Viewing):
                 return
             yield event
 
-    def command_turn(self, text: str) -> list[AgentEvent]:
+    def command_turn(self, text: str, failed: bool = False) -> list[AgentEvent]:
         """A turn a slash command answered instead of the model (``mycode -p "/name"``):
         ``text`` becomes the ``result``'s ``final_text`` (no ``user``/``assistant`` event: a
-        resumed session's history holds no trace of the command). Returns the events not
-        consumed yet, in order: what setup emitted (``system`` first), then the ``result``;
-        the transcript and observers see them like any turn's."""
+        resumed session's history holds no trace of the command; a ``failed`` one ends
+        ``interrupted`` with ``text`` as its error). Returns the events not consumed yet, in
+        order: what setup emitted (``system`` first), then the ``result``; the transcript and
+        observers see them like any turn's."""
         self.prepare()
         started = time.monotonic()
-        stop, error = "completed", None
+        stop, error = ("interrupted", text) if failed else ("completed", None)
         if self.guard.strict_failure:  # the command (or a hook before it) failed: exit 2
             stop, error = "interrupted", f"{self.guard.strict_failure} (strict plugins)"
         with self._lock:

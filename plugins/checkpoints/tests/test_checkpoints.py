@@ -178,6 +178,11 @@ def test_slash_undo_in_a_resumed_session(ws: Path, home: Path) -> None:
     again = run_cli(["-p", "/undo", "--continue", "--model", model, "--cwd", str(ws)], ws, home,
                     timeout=120)  # fmt: skip
     assert again.rc == 2 and "nothing to undo" in again.stderr  # as `mycode undo` exits
+    as_json = run_cli(["-p", "/undo", "--continue", "--model", model, "--output-format", "json",
+                       "--cwd", str(ws)], ws, home, timeout=120)  # fmt: skip
+    result = json.loads(as_json.stdout)  # a failed command is no completed run, in JSON too
+    assert as_json.rc == 2 and result["is_error"] and result["stop_reason"] == "interrupted"
+    assert "nothing to undo" in result["error"] and result["verdict"] == "none"
     plugins = _cli(ws, home, "plugins")
     assert '"checkpoints"' in plugins.stdout
 
