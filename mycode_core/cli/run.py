@@ -18,10 +18,7 @@ PLUGIN_DIR_LOADER = "claude_compat"
 """The plugin of this repository that reads ``--plugin-dir`` folders (Claude Code plugins)."""
 
 
-EXIT_CODES: dict[str, int] = {
-    "completed": 0,
-    "interrupted": 130,
-}
+EXIT_CODES: dict[str, int] = {"completed": 0, "interrupted": 130}
 
 
 def exit_code_for(stop_reason: str) -> int:
@@ -427,7 +424,12 @@ def run_agent(
                 return USAGE_ERROR if runner.guard.strict_failure else code
             typed, prompt = prompt, slash.prompt
         if guard.received is not None:  # stopped while setting up: no turn starts
-            runner.close()
+            said = "interrupted while starting up: no turn ran"
+            if output_format != "text":  # a reader of events still gets `system` ... `result`
+                _command_reply(runner, said, make_renderer(output_format), 1)
+            else:
+                runner.close()
+                click.echo(f"mycode: {said}", err=True)
             return guard.exit_code(1)
         try:
             result = render_turn(
