@@ -77,6 +77,8 @@ class Recorder:
         """Per call that may write in a git work tree: the git index kept as it was before it
         (a path that does not exist: there was no index)."""
         self.seen: OrderedDict[str, bytes | None] = OrderedDict()
+        self.modes: dict[str, int] = {}
+        """The permission bits of each cached file when its content was cached."""
         self._seen_bytes = 0
         self.lock = threading.RLock()
         self._total: int | None = None
@@ -212,6 +214,7 @@ class Recorder:
         try:
             with opened as fh:
                 data = fh.read(CACHE_FILE_MAX + 1)
+                self.modes[rel] = os.fstat(fh.fileno()).st_mode & 0o7777
         except OSError:
             return
         if len(data) > CACHE_FILE_MAX:
@@ -326,6 +329,8 @@ class Recorder:
         data = _read_small(now) if exists else b""
         if data is not None:
             self._keep(rel, data if exists else None)
+            with contextlib.suppress(OSError):
+                self.modes[rel] = os.stat(now).st_mode & 0o7777
         if not exists:
             item["after"] = None
         elif data is not None:
@@ -368,35 +373,53 @@ class Recorder:
             if data is None:
                 item["change"] = "created"
                 return item, False
-            return self._store_bytes(turn, item, data), True
+            return self._store_bytes(turn, item, data, self.modes.get(rel)), True
         if rel in created:
             item["change"] = "created"
             return item, False
-        data = self._from_git(rel, index)
-        if data is not None:
+        staged = self._from_git(rel, index)
+        if staged is not None:
             item["note"] = "content before taken from the git index (as staged before the call)"
-            return self._store_bytes(turn, item, data), True
+            return self._store_bytes(turn, item, *staged), True
         item["note"] = "never seen by mycode before a command changed it: cannot be restored"
         return item, False
 
-    def _store_bytes(self, turn: store.TurnRecord, item: dict[str, Any], data: bytes) -> Any:
+    def _store_bytes(
+        self, turn: store.TurnRecord, item: dict[str, Any], data: bytes, mode: int | None
+    ) -> Any:
+        """Keep ``data`` as the item's content before, with its permission bits ``mode``
+        (undo gives a deleted or chmod-ed script its executable bit back)."""
         digest = hashlib.sha256(data).hexdigest()
         blobs = turn.blob_dir()
         blobs.mkdir(parents=True, exist_ok=True)
         (blobs / digest).write_bytes(data)
-        item.update(blob=digest, mode=None, size=len(data))
+        item.update(blob=digest, mode=mode, size=len(data))
         return item
 
-    def _from_git(self, rel: str, index: Path | None) -> bytes | None:
-        """The file's content in ``index``, the git index kept before the call (read-only);
-        None outside git, without an index or untracked. The live index is never read: a
-        command may have staged or committed its own change already."""
-        from mycode_core import safegit
-
+    def _from_git(self, rel: str, index: Path | None) -> tuple[bytes, int | None] | None:
+        """The file's content and mode in ``index``, the git index kept before the call
+        (read-only; git keeps only the executable bit: 0o755 or 0o644); None outside git,
+        without an index or untracked. The live index is never read: a command may have
+        staged or committed its own change already."""
         if index is None or not index.is_file():
             return None
+        entry = self._git(["ls-files", "--stage", "-z", "--", f":(literal){rel}"], index)
+        fields = entry.split(b" ", 2) if entry else []
+        if len(fields) < 3 or fields[0] not in (b"100644", b"100755"):
+            return None  # untracked, a symlink or a submodule: no content to write back
+        data = self._git(["cat-file", "blob", fields[1].decode()], index)
+        mode: int | None = 0o755 if fields[0] == b"100755" else 0o644
+        with contextlib.suppress(OSError):  # still there, its x bit as staged: keep its bits
+            if bool(os.stat(self.workspace / rel).st_mode & 0o100) == (mode == 0o755):
+                mode = None  # (a 0o600 file stays private)
+        return None if data is None else (data, mode)
+
+    def _git(self, args: list[str], index: Path) -> bytes | None:
+        """The output of a read-only ``git ARGS`` against the kept ``index``; None on failure."""
+        from mycode_core import safegit
+
         try:
-            done = safegit.run(["cat-file", "blob", f":{rel}"], self.workspace, root=self.workspace,
+            done = safegit.run(args, self.workspace, root=self.workspace,
                                env={"GIT_INDEX_FILE": str(index)}, timeout=10)  # fmt: skip
         except (OSError, safegit.SafeGitError, Exception):  # noqa: BLE001
             return None

@@ -244,7 +244,7 @@ def test_the_index_is_copied_when_a_hard_link_cannot_be_made(
     kept._keep_index("c1")
     (ws / "f.txt").write_text("new\n")
     subprocess.run([*git, "add", "f.txt"], cwd=ws, check=True)
-    assert kept._from_git("f.txt", kept.indexes["c1"]) == b"orig\n"
+    assert kept._from_git("f.txt", kept.indexes["c1"]) == (b"orig\n", None)
     assert os.stat(kept.indexes["c1"]).st_nlink == 1
     kept.call_ended("c1")
     assert not kept.indexes and not any((home / "checkpoints").rglob("c1"))
