@@ -123,7 +123,7 @@ def make_commands() -> list[click.Command]:
             _fail("nothing to undo: no session in this workspace", 2)
         assert sid is not None
         try:
-            undo_plan = restore.plan(home, sid, turn)
+            undo_plan = restore.plan(home, sid, turn, force)
             done = restore.undo(home, sid, turn, force, undo_plan)
         except restore.UndoError as exc:
             _fail(str(exc), exc.code)

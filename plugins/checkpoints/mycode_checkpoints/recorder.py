@@ -135,10 +135,10 @@ class Recorder:
             return
         roles = dict(getattr(tool, "paths", {}) or {})
         if not getattr(tool, "read_only", False):
-            turn = self.turn.meta["turn"] if self.turn else "?"
+            turn = self.turn.meta["turn"] if self.turn else None
             args = " ".join(str(v) for v in (getattr(call, "arguments", None) or {}).values())
-            what = f"{call.name}({args[:80]}) of turn {turn}"
-            store.mark_running(self.home, self.session_id, call.id, what)
+            what = f"{call.name}({args[:80]}) of turn {turn or '?'}"
+            store.mark_running(self.home, self.session_id, call.id, what, turn)
             self.running.add(call.id)
             self._keep_index(call.id)
             if "write" not in roles.values():

@@ -29,6 +29,8 @@ class UndoPlan:
     entry holding its content before. A session resumed in another folder has turns in each."""
 
     turns: list[dict[str, Any]]
+    since: int | None = None
+    """The first turn undone, for the calls killed mid-call that count (None: all)."""
     targets: dict[Key, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
     expected: dict[Key, str | None] = field(default_factory=dict)
 
@@ -47,14 +49,15 @@ def active_turns(home: Path, session_id: str) -> list[dict[str, Any]]:
     return [t for t in store.load_turns(home, session_id) if not t.get("undone")]
 
 
-def plan(home: Path, session_id: str, turn: int | None) -> UndoPlan:
+def plan(home: Path, session_id: str, turn: int | None, force: bool = False) -> UndoPlan:
     """The turns to undo (``turn`` and later; default the last one that changed files)."""
     turns = active_turns(home, session_id)
     if not turns:
-        killed = "; ".join(store.cut_short(home, session_id))
-        if killed:  # what a killed call changed was never recorded
-            raise UndoError(f"cannot undo: the run was killed during {killed}, what it "
-                            "changed was not recorded")  # fmt: skip
+        killed = store.cut_short(home, session_id, turn)
+        if killed and not force:  # what a killed call changed was never recorded
+            raise UndoError(f"cannot undo: the run was killed during {'; '.join(killed.values())}"
+                            ", what it changed was not recorded (use --force)")  # fmt: skip
+        store.clear_cut_short(killed)  # forced: there is nothing else to restore
         raise UndoError(f"nothing to undo in session {session_id}", 2)
     if turn is None:
         chosen = [turns[-1]]
@@ -65,7 +68,9 @@ def plan(home: Path, session_id: str, turn: int | None) -> UndoPlan:
             raise UndoError(
                 f"turn {turn} changed no files to undo (turns with changes: {numbers})", 2
             )
-    return gather(home, session_id, chosen)
+    found = gather(home, session_id, chosen)
+    found.since = turn or int(chosen[0]["turn"])
+    return found
 
 
 def gather(home: Path, session_id: str, turns: list[dict[str, Any]]) -> UndoPlan:
@@ -110,13 +115,14 @@ def undo(
 ) -> list[str]:
     """Restore the workspaces before ``turn`` (each turn's files in the workspace it was taken
     in); the restored paths (``UndoError`` if refused)."""
-    undo_plan = undo_plan or plan(home, session_id, turn)
+    undo_plan = undo_plan or plan(home, session_id, turn, force)
     for workspace in undo_plan.workspaces():
         if not Path(workspace).is_dir():
             raise UndoError(f"the session's workspace {workspace} no longer exists")
     problems = conflicts(undo_plan)
+    killed = store.cut_short(home, session_id, undo_plan.since)
     problems += [f"{what} (killed mid-call: what it changed is not recorded)"
-                 for what in store.cut_short(home, session_id)]  # fmt: skip
+                 for what in killed.values()]  # fmt: skip
     if problems and not force:
         raise UndoError(
             "undo refused, changed since or not restorable (use --force): " + "; ".join(problems)
@@ -144,7 +150,7 @@ def undo(
     for folder in sorted(made, key=lambda d: -len(d.parts)):  # a folder the turns made, now empty
         with contextlib.suppress(OSError):
             folder.rmdir()
-    store.clear_cut_short(home, session_id)
+    store.clear_cut_short(killed)
     for meta in undo_plan.turns:
         meta["undone"] = True
         store.save_meta(meta)

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -65,27 +66,39 @@ def session_workspace(home: Path, session_id: str) -> str | None:
     return str(data["workspace"]) if isinstance(data, dict) and "workspace" in data else None
 
 
-def mark_running(home: Path, session_id: str, call_id: str, what: str | None) -> None:
-    """Note that a call that may change files is running (``what``), or that it ended (None):
-    a note left behind means the run was killed mid-call and what it changed is not recorded."""
+def mark_running(
+    home: Path, session_id: str, call_id: str, what: str | None, turn: int | None = None
+) -> None:
+    """Note that a call of ``turn`` that may change files is running (``what``), or that it
+    ended (None): a note left behind means the run was killed mid-call and what it changed is
+    not recorded."""
     path = session_dir(home, session_id) / "running" / call_id.replace("/", "_")
     if what is None:
         with contextlib.suppress(OSError):
             path.unlink()
     else:
-        _write_json(path, what)
+        _write_json(path, {"what": what, "turn": turn})
 
 
-def cut_short(home: Path, session_id: str) -> list[str]:
-    """The calls of a session killed before what they changed was recorded."""
+def cut_short(home: Path, session_id: str, since: int | None = None) -> dict[Path, str]:
+    """The calls of a session killed before what they changed was recorded, by their note:
+    of turn ``since`` or later (a call of an unknown turn always counts)."""
     folder = session_dir(home, session_id) / "running"
-    found = [_read_json(p) for p in sorted(folder.iterdir())] if folder.is_dir() else []
-    return [str(what) for what in found if what]
+    found = {}
+    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+        note = _read_json(path)  # a run before turns were noted wrote the text alone
+        note = note if isinstance(note, dict) else {"what": note}
+        what, turn = note.get("what"), note.get("turn")
+        if what and (since is None or not isinstance(turn, int) or turn >= since):
+            found[path] = str(what)
+    return found
 
 
-def clear_cut_short(home: Path, session_id: str) -> None:
-    """Forget the calls cut short (an undo went ahead with ``--force``)."""
-    shutil.rmtree(session_dir(home, session_id) / "running", ignore_errors=True)
+def clear_cut_short(notes: Iterable[Path]) -> None:
+    """Forget these calls cut short (an undo of their turns went ahead with ``--force``)."""
+    for path in notes:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def open_regular(path: Path) -> BinaryIO | None:

@@ -59,3 +59,47 @@ def test_undo_gives_scripts_a_command_deleted_their_executable_bit_back(
     assert (ws / "plain.txt").read_text() == "text\n"
     assert _git(ws, "status", "--porcelain", "tracked.sh") == ""
 
+
+def _killed_mid_command(ws: Path, home: Path, tmp_path: Path) -> None:
+    """Run a turn whose command is killed (SIGKILL) once it has started."""
+    import os
+    import signal
+    import time
+
+    from mycode_core.testing import cli_env, mycode_command
+
+    model = write_script(tmp_path / "kill.json", [
+        script_turn("run_command", command="touch started; sleep 600")])  # fmt: skip
+    env = cli_env(home, {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"})
+    run = subprocess.Popen([*mycode_command(False), "-p", "go", "--model", model, "--cwd",
+                            str(ws), "--permission-mode", "bypass"], cwd=ws, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)  # fmt: skip
+    try:
+        for _ in range(1200):
+            if (ws / "started").exists():
+                break
+            time.sleep(0.1)
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+
+
+def test_a_call_killed_in_an_earlier_turn_neither_blocks_nor_haunts_undo(
+    tmp_path: Path, home: Path
+) -> None:
+    """A killed call concerns the undo of its own turn only: the next run's turn undoes
+    without ``--force``; undoing the killed turn names it (exit 1), and ``--force`` ends the
+    matter (nothing else to restore: exit 2, then plain ``undo`` says nothing to undo)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _killed_mid_command(ws, home, tmp_path)
+    _run(ws, home, [script_turn("write_file", path="new.txt", content="n\n")], "--continue")
+    undo = _cli(ws, home, "undo")
+    assert undo.rc == 0, undo.stderr
+    assert not (ws / "new.txt").exists()
+    refused = _cli(ws, home, "undo")
+    assert refused.rc == 1 and "touch started; sleep 600" in refused.stderr
+    assert _cli(ws, home, "undo", "--force").rc == 2
+    again = _cli(ws, home, "undo")
+    assert again.rc == 2 and "nothing to undo" in again.stderr
