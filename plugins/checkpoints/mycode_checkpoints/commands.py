@@ -83,6 +83,17 @@ def _say(line: str, err: bool = False) -> None:
     click.echo(neutralise(line), err=err)
 
 
+def _json_text(value: Any) -> str:
+    """``value`` as JSON text that is valid UTF-8: a file name that is not UTF-8 (its bytes
+    kept as lone surrogates) is written with ``\\udcXX`` escapes, not as raw bytes."""
+    text = json.dumps(value, indent=1, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, indent=1)
+    return text
+
+
 def make_commands() -> list[click.Command]:
     """Build the ``checkpoints`` and ``undo`` click commands."""
 
@@ -95,7 +106,7 @@ def make_commands() -> list[click.Command]:
         home, _, sid = _home_and_session(session_id, cwd)
         turns = [_public(m) for m in store.load_turns(home, sid)] if sid else []
         if as_json:
-            click.echo(json.dumps(turns, indent=1, ensure_ascii=False))
+            click.echo(_json_text(turns))
             return
         if not turns:
             _say("no checkpoints" + (f" in session {sid}" if sid else " in this workspace"))

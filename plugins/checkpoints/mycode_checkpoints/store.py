@@ -37,8 +37,9 @@ def session_dir(home: Path, session_id: str) -> Path:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (a temporary file, then a rename)."""
-    text = json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8")
+    """Write JSON atomically (a temporary file, then a rename). ASCII: a file name that is
+    not UTF-8 (its bytes decoded with ``surrogateescape``) is kept as ``\\udcff``, not lost."""
+    text = json.dumps(data, indent=1).encode("ascii")
     replace_atomically(path, text, create_parents=True, follow_folder_links=True)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -103,3 +104,25 @@ def test_a_call_killed_in_an_earlier_turn_neither_blocks_nor_haunts_undo(
     assert _cli(ws, home, "undo", "--force").rc == 2
     again = _cli(ws, home, "undo")
     assert again.rc == 2 and "nothing to undo" in again.stderr
+
+
+def test_a_turn_that_makes_a_file_name_not_utf8_is_still_recorded_and_undone(
+    tmp_path: Path, home: Path
+) -> None:
+    """A command that writes a file named with a byte that is not UTF-8 used to crash the
+    plugin (the turn, and every later one, went without checkpoints); ``--json`` stays UTF-8."""
+    import json
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "f.txt").write_text("before\n")
+    done = _run(ws, home, [script_turn("read_file", path="f.txt"),
+                           script_turn("run_command", command="echo after > f.txt; "
+                                       "printf z > \"$(printf 'bad\\377name')\"")])  # fmt: skip
+    assert "checkpoints" not in done.stderr
+    listed = run_cli(["checkpoints", "--json", "--cwd", str(ws)], ws, home, timeout=120)
+    files = json.loads(listed.stdout)[0]["files"]  # the test's reader would fail on raw bytes
+    assert {f["path"] for f in files} == {"f.txt", "bad\udcffname"}
+    assert _cli(ws, home, "undo").rc == 0
+    assert os.listdir(ws) == ["f.txt"] and (ws / "f.txt").read_text() == "before\n"
+
