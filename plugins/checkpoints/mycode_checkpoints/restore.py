@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,11 +104,42 @@ def conflicts(undo: UndoPlan) -> list[str]:
 
 
 def _write(path: Path, data_path: Path, mode: int | None) -> None:
-    """Put ``data_path``'s bytes at ``path`` atomically (works for a read-only file too)."""
-    if path.is_symlink() or path.is_dir():
-        raise UndoError(f"cannot restore {path}: it is now a symlink or a folder")
+    """Put ``data_path``'s bytes at ``path`` atomically (works for a read-only file too). A
+    symlink there (a turn made ``ln -sf`` over the file) is replaced, never written through."""
+    if path.is_dir() and not path.is_symlink():
+        raise IsADirectoryError(errno.EISDIR, "it is now a folder")
     with open(data_path, "rb") as src:  # the mode saved, else the file's own
         replace_atomically(path, src, mode, create_parents=True, follow_folder_links=True)
+
+
+def _put_back(path: Path, meta: dict[str, Any], item: dict[str, Any]) -> str | None:
+    """Undo one file: remove it if the turn created it, else write its content before; what
+    was done (None: nothing to do)."""
+    if item["change"] == "created":
+        if not (path.is_file() or path.is_symlink()):
+            return None
+        path.unlink()
+        return "removed"
+    if not item.get("blob"):
+        return None  # forced: nothing saved for it
+    _write(path, Path(meta["_dir"]) / "blobs" / item["blob"], item.get("mode"))
+    return "restored"
+
+
+def _apply(undo_plan: UndoPlan, keys: list[Key], done: list[str]) -> None:
+    """Put back the files ``keys`` in order, adding a line to ``done`` for each."""
+    for key in keys:
+        meta, item = undo_plan.targets[key]
+        name = undo_plan.name(key)
+        try:
+            verb = _put_back(Path(key[0]) / key[1], meta, item)
+        except OSError as exc:
+            raise UndoError(
+                f"cannot restore {name}: {exc.strerror or exc}; restored so far: "
+                + (", ".join(done) or "nothing")
+            ) from exc
+        if verb:
+            done.append(f"{verb} {name}")
 
 
 def undo(
@@ -127,26 +159,11 @@ def undo(
         raise UndoError(
             "undo refused, changed since or not restorable (use --force): " + "; ".join(problems)
         )
-    done = []
-    made: set[Path] = set()
-    for key, (meta, item) in sorted(undo_plan.targets.items()):
-        path, name = Path(key[0]) / key[1], undo_plan.name(key)
-        try:
-            if item["change"] == "created":
-                if path.is_file() or path.is_symlink():
-                    path.unlink()
-                    done.append(f"removed {name}")
-                made.update(Path(key[0]) / d for d in item.get("dirs") or [])
-                continue
-            if not item.get("blob"):
-                continue  # forced: nothing saved for it
-            _write(path, Path(meta["_dir"]) / "blobs" / item["blob"], item.get("mode"))
-            done.append(f"restored {name}")
-        except OSError as exc:
-            raise UndoError(
-                f"cannot restore {name}: {exc.strerror or exc}; restored so far: "
-                + (", ".join(done) or "nothing")
-            ) from exc
+    done: list[str] = []
+    keys = sorted(undo_plan.targets)
+    created = [k for k in keys if undo_plan.targets[k][1]["change"] == "created"]
+    _apply(undo_plan, created, done)  # first: a folder a turn made where a file was goes
+    made = {Path(k[0]) / d for k in created for d in undo_plan.targets[k][1].get("dirs") or []}
     for folder in sorted(made, key=lambda d: -len(d.parts)):  # a folder the turns made, now empty
         with contextlib.suppress(OSError):
             folder.rmdir()

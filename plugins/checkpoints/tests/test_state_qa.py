@@ -126,3 +126,23 @@ def test_a_turn_that_makes_a_file_name_not_utf8_is_still_recorded_and_undone(
     assert _cli(ws, home, "undo").rc == 0
     assert os.listdir(ws) == ["f.txt"] and (ws / "f.txt").read_text() == "before\n"
 
+
+def test_undo_of_files_a_turn_replaced_by_a_folder_or_a_symlink(tmp_path: Path, home: Path) -> None:
+    """``rm f; mkdir f; …`` and ``ln -sf … g``: undo empties and removes the folder the turn
+    made before writing ``f`` back, and replaces the link by ``g`` (the link's target is left
+    alone) — instead of stopping half-way with files already removed."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "f").write_text("file f\n")
+    (ws / "g").write_text("file g\n")
+    (tmp_path / "target").write_text("outside\n")
+    _run(ws, home, [script_turn("read_file", path="f"), script_turn("read_file", path="g"),
+                    script_turn("run_command", command="echo a > a.txt; rm f; mkdir f; "
+                                f"echo in > f/x; ln -sf {tmp_path / 'target'} g")])  # fmt: skip
+    undo = _cli(ws, home, "undo")
+    assert undo.rc == 0, undo.stderr
+    assert sorted(os.listdir(ws)) == ["f", "g"]
+    assert (ws / "f").read_text() == "file f\n"
+    assert not (ws / "g").is_symlink() and (ws / "g").read_text() == "file g\n"
+    assert (tmp_path / "target").read_text() == "outside\n"
+
