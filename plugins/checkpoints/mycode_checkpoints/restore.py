@@ -155,6 +155,8 @@ def undo(
     killed = store.cut_short(home, session_id, undo_plan.since)
     problems += [f"{what} (killed mid-call: what it changed is not recorded)"
                  for what in killed.values()]  # fmt: skip
+    problems += [f"turn {n} (its checkpoint was dropped to keep within [checkpoints] max_mb)"
+                 for n in store.dropped_turns(home, session_id, undo_plan.since)]  # fmt: skip
     if problems and not force:
         raise UndoError(
             "undo refused, changed since or not restorable (use --force): " + "; ".join(problems)
@@ -167,6 +169,7 @@ def undo(
     for folder in sorted(made, key=lambda d: -len(d.parts)):  # a folder the turns made, now empty
         with contextlib.suppress(OSError):
             folder.rmdir()
+    _apply(undo_plan, [k for k in keys if k not in created], done)
     store.clear_cut_short(killed)
     for meta in undo_plan.turns:
         meta["undone"] = True

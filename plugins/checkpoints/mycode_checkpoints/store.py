@@ -222,7 +222,7 @@ def enforce_limit(home: Path, max_bytes: int, keep: Path | None = None) -> list[
     base = root(home)
     if not base.is_dir():
         return []
-    turns: list[tuple[float, Path, int]] = []
+    turns: list[tuple[float, Path, int, bool]] = []
     total = 0
     for session in base.iterdir():
         if not session.is_dir():
@@ -232,14 +232,25 @@ def enforce_limit(home: Path, max_bytes: int, keep: Path | None = None) -> list[
                 size = _size(turn)
                 total += size
                 meta = _read_json(turn / "meta.json") or {}
-                turns.append((float(meta.get("ts", 0)), turn, size))
+                turns.append((float(meta.get("ts", 0)), turn, size, bool(meta.get("undone"))))
     dropped = []
-    for _ts, turn, size in sorted(turns, key=lambda t: t[0]):
+    for _ts, turn, size, undone in sorted(turns, key=lambda t: t[0]):
         if total <= max_bytes:
             break
         if keep is not None and turn == keep:
             continue
         shutil.rmtree(turn, ignore_errors=True)
+        if not undone:  # an undo going back before it must say it cannot
+            with contextlib.suppress(OSError):
+                (turn.parent / f"{turn.name}.dropped").touch()
         total -= size
         dropped.append(f"{turn.parent.name}/{turn.name}")
     return dropped
+
+
+def dropped_turns(home: Path, session_id: str, since: int | None) -> list[int]:
+    """The session's turns from ``since`` on (None: all) whose checkpoints were dropped to
+    keep within ``max_mb`` before they were undone."""
+    base = session_dir(home, session_id)
+    found = [int(p.stem) for p in base.glob("*.dropped") if p.stem.isdigit()]
+    return sorted(n for n in found if since is None or n >= since)

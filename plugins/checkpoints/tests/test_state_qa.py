@@ -146,3 +146,24 @@ def test_undo_of_files_a_turn_replaced_by_a_folder_or_a_symlink(tmp_path: Path, 
     assert not (ws / "g").is_symlink() and (ws / "g").read_text() == "file g\n"
     assert (tmp_path / "target").read_text() == "outside\n"
 
+
+def test_undo_back_past_a_turn_max_mb_dropped_says_it_cannot(tmp_path: Path, home: Path) -> None:
+    """``undo --turn 1`` when turn 1's checkpoint went to keep within ``max_mb``: refused,
+    naming the turn (exit 1, nothing changed), not "restored" with only the later turns
+    undone; ``--force`` restores what is kept."""
+    (home / "config.toml").write_text("[checkpoints]\nmax_mb = 1\n")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for n in range(3):
+        (ws / f"b{n}.bin").write_bytes(bytes([n + 1]) * 450_000)
+    for n in range(3):
+        _run(ws, home, [script_turn("read_file", path=f"b{n}.bin"),
+                        script_turn("run_command", command=f"echo small > b{n}.bin")],
+             *(["--continue"] if n else []))  # fmt: skip
+    refused = _cli(ws, home, "undo", "--turn", "1")
+    assert refused.rc == 1 and "turn 1 (its checkpoint was dropped" in refused.stderr
+    assert all((ws / f"b{n}.bin").read_text() == "small\n" for n in range(3))
+    forced = _cli(ws, home, "undo", "--turn", "1", "--force")
+    assert forced.rc == 0, forced.stderr
+    assert (ws / "b0.bin").read_text() == "small\n"
+    assert (ws / "b2.bin").read_bytes() == bytes([3]) * 450_000
