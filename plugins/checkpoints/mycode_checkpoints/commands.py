@@ -50,7 +50,8 @@ def _home_and_session(session_id: str | None, cwd: Path | None) -> tuple[Path, P
 
 
 def _public(meta: dict[str, Any]) -> dict[str, Any]:
-    """The SPEC §12 shape of one turn (plus line counts and whether it was undone)."""
+    """The SPEC §12 shape of one turn (plus line counts, whether it was undone and the folders
+    it made, if any)."""
     files = [
         {
             "path": f["path"],
@@ -67,6 +68,7 @@ def _public(meta: dict[str, Any]) -> dict[str, Any]:
         "prompt": meta.get("prompt", ""),
         "files": files,
         "undone": bool(meta.get("undone")),
+        **({"folders": meta["folders"]} if meta.get("folders") else {}),
     }
 
 
@@ -121,6 +123,8 @@ def make_commands() -> list[click.Command]:
                 lines = f"  +{f['added']} -{f['removed']}" if f.get("added") is not None else ""
                 note = f"  [{f['note']}]" if f.get("note") else ""
                 _say(f"    {f['change']:<8} {f['path']}{lines}{note}")
+            for folder in turn.get("folders", []):
+                _say(f"    {'created':<8} {folder}/  (folder)")
 
     @click.command("undo")
     @click.option("--session", "session_id", help="Session id (default: latest in this workspace).")

@@ -261,9 +261,12 @@ class Recorder:
         created = set(getattr(observation, "created", None) or [])
         if existing is not None:  # a file renamed over (sed -i, an atomic save) was there
             created -= existing
+        folders = _new_folders(self.workspace, existing)
         lost = []
         with self.lock:
-            turn = self._current(prompt) if mutated else self.turn
+            turn = self._current(prompt) if mutated or folders else self.turn
+            if folders and turn is not None:  # undo removes them when left empty
+                turn.add_folders(folders)
             stored = False
             for rel in mutated:
                 if rel.endswith("/") or _inside_git_dir(rel) or turn is None:
@@ -493,6 +496,15 @@ def _listing(workspace: Path) -> set[str] | None:
             if len(found) > LISTING_MAX:
                 return None
     return found
+
+
+def _new_folders(workspace: Path, existing: set[str] | None) -> list[str]:
+    """The folders a command made (``mkdir -p``), empty or not: listed again after it ran
+    and compared with the listing before (none when the workspace was too big to list)."""
+    after = _listing(workspace) if existing is not None else None
+    if after is None or existing is None:
+        return []
+    return sorted(rel[:-1] for rel in after - existing if rel.endswith("/"))
 
 
 def _folders(rel: str) -> list[str]:

@@ -34,10 +34,12 @@ class UndoPlan:
     """The first turn undone, for the calls killed mid-call that count (None: all)."""
     targets: dict[Key, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
     expected: dict[Key, str | None] = field(default_factory=dict)
+    folders: set[Key] = field(default_factory=set)
+    """Folders the turns made (``mkdir``): removed when left empty."""
 
     def workspaces(self) -> list[str]:
         """The workspaces the undone turns were taken in, oldest turn's first."""
-        return list(dict.fromkeys(workspace for workspace, _ in self.targets))
+        return list(dict.fromkeys(workspace for workspace, _ in [*self.targets, *self.folders]))
 
     def name(self, key: Key) -> str:
         """How undo names a file: its path in its workspace, the full path when the turns
@@ -80,8 +82,10 @@ def gather(home: Path, session_id: str, turns: list[dict[str, Any]]) -> UndoPlan
     result = UndoPlan(turns=turns)
     started_in = store.session_workspace(home, session_id) or ""  # for a turn without its own
     for meta in turns:
+        made_in = str(meta.get("workspace") or started_in)
+        result.folders.update((made_in, folder) for folder in meta.get("folders") or [])
         for item in meta["files"]:
-            key = (str(meta.get("workspace") or started_in), item["path"])
+            key = (made_in, item["path"])
             result.targets.setdefault(key, (meta, item))
             result.expected[key] = item.get("after")
     return result
@@ -165,10 +169,12 @@ def undo(
     keys = sorted(undo_plan.targets)
     created = [k for k in keys if undo_plan.targets[k][1]["change"] == "created"]
     _apply(undo_plan, created, done)  # first: a folder a turn made where a file was goes
-    made = {Path(k[0]) / d for k in created for d in undo_plan.targets[k][1].get("dirs") or []}
-    for folder in sorted(made, key=lambda d: -len(d.parts)):  # a folder the turns made, now empty
-        with contextlib.suppress(OSError):
-            folder.rmdir()
+    made = {(k[0], d) for k in created for d in undo_plan.targets[k][1].get("dirs") or []}
+    for key in sorted(made | undo_plan.folders, key=lambda k: -len(Path(k[1]).parts)):
+        with contextlib.suppress(OSError):  # a folder the turns made, if now empty
+            (Path(key[0]) / key[1]).rmdir()
+            if key in undo_plan.folders:
+                done.append(f"removed {undo_plan.name(key)}/")
     _apply(undo_plan, [k for k in keys if k not in created], done)
     store.clear_cut_short(killed)
     for meta in undo_plan.turns:

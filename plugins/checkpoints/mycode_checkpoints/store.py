@@ -171,6 +171,11 @@ class TurnRecord:
         self.meta["files"] = sorted(files, key=lambda f: f["path"])
         self.save()
 
+    def add_folders(self, folders: list[str]) -> None:
+        """Note folders the turn made (undo removes them when left empty) and save."""
+        self.meta["folders"] = sorted({*self.meta.get("folders", []), *folders})
+        self.save()
+
     def save(self) -> None:
         """Write ``meta.json``."""
         _write_json(self.meta_path, self.meta)
@@ -181,14 +186,14 @@ class TurnRecord:
 
 
 def load_turns(home: Path, session_id: str) -> list[dict[str, Any]]:
-    """Every recorded turn of a session that changed files, oldest first."""
+    """Every recorded turn of a session that changed files or made folders, oldest first."""
     base = session_dir(home, session_id)
     turns = []
     if base.is_dir():
         for child in base.iterdir():
             if child.is_dir() and child.name.isdigit():
                 meta = _read_json(child / "meta.json")
-                if isinstance(meta, dict) and meta.get("files"):
+                if isinstance(meta, dict) and (meta.get("files") or meta.get("folders")):
                     meta["_dir"] = str(child)
                     turns.append(meta)
     turns.sort(key=lambda m: int(m["turn"]))

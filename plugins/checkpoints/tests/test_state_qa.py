@@ -167,3 +167,23 @@ def test_undo_back_past_a_turn_max_mb_dropped_says_it_cannot(tmp_path: Path, hom
     assert forced.rc == 0, forced.stderr
     assert (ws / "b0.bin").read_text() == "small\n"
     assert (ws / "b2.bin").read_bytes() == bytes([3]) * 450_000
+
+
+def test_undo_removes_the_empty_folders_a_command_made(tmp_path: Path, home: Path) -> None:
+    """``mkdir -p`` by a command — with files, without any, or the whole turn's work — is
+    undone: the folders go when empty (named on stdout), older ones and ones with a file
+    added since stay."""
+    ws = tmp_path / "ws"
+    (ws / "old").mkdir(parents=True)
+    _run(ws, home, [script_turn("run_command", command="mkdir -p a/b old/c keep; echo x > f")])
+    (ws / "keep" / "mine.txt").write_text("added by hand\n")
+    undo = _cli(ws, home, "undo")
+    assert undo.rc == 0, undo.stderr
+    assert sorted(os.listdir(ws)) == ["keep", "old"] and os.listdir(ws / "old") == []
+    assert "removed a/b/" in undo.stdout.splitlines()
+    _run(ws, home, [script_turn("run_command", command="mkdir -p only/folders")], "--continue")
+    listed = _cli(ws, home, "checkpoints")
+    assert "only/folders/" in listed.stdout
+    undo = _cli(ws, home, "undo")
+    assert undo.rc == 0, undo.stderr
+    assert sorted(os.listdir(ws)) == ["keep", "old"]
