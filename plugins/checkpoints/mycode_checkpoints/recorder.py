@@ -72,6 +72,9 @@ class Recorder:
         """Per call of a tool that declares no path it writes: the files (and folders, with a
         trailing ``/``) before it ran."""
         self.new_dirs: dict[str, dict[str, list[str]]] = {}
+        self.links: dict[str, dict[str, str]] = {}
+        """Per call of a tool that declares no path it writes: the symlinks before it ran and
+        where each pointed (undo puts back a link a command deleted or re-pointed)."""
         """Per call, per file a tool is about to create: the folders it creates for it."""
         self.indexes: dict[str, Path] = {}
         """Per call that may write in a git work tree: the git index kept as it was before it
@@ -143,7 +146,8 @@ class Recorder:
             self._keep_index(call.id)
             if "write" not in roles.values():
                 with self.lock:
-                    self.existing[call.id] = _listing(self.workspace)
+                    self.links[call.id] = {}
+                    self.existing[call.id] = _listing(self.workspace, self.links[call.id])
         for param, path in (getattr(call, "paths", {}) or {}).items():
             rel = self._rel(Path(path))
             if rel is None or _inside_git_dir(rel):
@@ -254,6 +258,7 @@ class Recorder:
         self.call_ended(call.id)
         captured = self.pending.pop(call.id, {})
         existing = self.existing.pop(call.id, None)
+        links = self.links.pop(call.id, {})
         new_dirs = self.new_dirs.pop(call.id, {})
         if not self.settings.enabled:
             return []
@@ -272,9 +277,14 @@ class Recorder:
                 if rel.endswith("/") or _inside_git_dir(rel) or turn is None:
                     continue
                 known = turn.entry(rel) is not None
-                stored |= self._record_file(turn, rel, captured, created, index)
+                stored |= self._record_file(turn, rel, captured, created, index, links)
                 item = turn.entry(rel)
-                if not known and item and item["change"] != "created" and not item.get("blob"):
+                if (
+                    not known
+                    and item
+                    and item["change"] != "created"
+                    and not (item.get("blob") or "link" in item)
+                ):
                     lost.append(f"checkpoints: undo cannot restore {rel}: {item.get('note')}")
                 if not known and item and item["change"] == "created":
                     dirs = new_dirs.get(rel) if existing is None else [
@@ -314,6 +324,7 @@ class Recorder:
         captured: dict[str, tuple[str, int, int] | None],
         created: set[str],
         index: Path | None,
+        links: dict[str, str],
     ) -> bool:
         """Add or update ``rel`` in the turn; True when a previous content was stored
         (``index``: the git index as it was before the call, if kept)."""
@@ -322,7 +333,7 @@ class Recorder:
         item = turn.entry(rel)
         stored = False
         if item is None:
-            item, stored = self._before(turn, rel, captured, created, index)
+            item, stored = self._before(turn, rel, captured, created, index, links)
         if item["change"] == "created" and not exists:
             turn.meta["files"] = [f for f in turn.meta["files"] if f["path"] != rel]
             turn.save()  # created and removed again within the turn: nothing to undo
@@ -351,9 +362,14 @@ class Recorder:
         captured: dict[str, tuple[str, int, int] | None],
         created: set[str],
         index: Path | None,
+        links: dict[str, str],
     ) -> tuple[dict[str, Any], bool]:
-        """The entry of a file the turn changes for the first time: its content before."""
+        """The entry of a file the turn changes for the first time: its content before (for
+        a symlink, where it pointed)."""
         item: dict[str, Any] = {"path": rel, "change": "modified", "blob": None, "mode": None}
+        if rel in links:
+            item["link"] = links[rel]
+            return item, False
         pending_dir = self.home / "checkpoints" / ".pending" / self.session_id
         if rel in captured:
             entry = captured.pop(rel)
@@ -468,9 +484,9 @@ def refresh_after_undo(context: Any, done: list[str]) -> None:
             found._remember(rel)
 
 
-def _listing(workspace: Path) -> set[str] | None:
+def _listing(workspace: Path, links: dict[str, str] | None = None) -> set[str] | None:
     """The workspace's files (noise folders and ``.git`` skipped, no link followed), None when
-    there are more than :data:`LISTING_MAX`."""
+    there are more than :data:`LISTING_MAX`; each symlink's target goes into ``links``."""
     from mycode_core.api import BUILD_DIRS, NOISE_DIRS
 
     skipped = NOISE_DIRS | BUILD_DIRS | {".git"}
@@ -493,6 +509,9 @@ def _listing(workspace: Path) -> set[str] | None:
                     found.add(rel + "/")
                 continue
             found.add(rel)
+            if links is not None and entry.is_symlink():
+                with contextlib.suppress(OSError):
+                    links[rel] = os.readlink(entry.path)
             if len(found) > LISTING_MAX:
                 return None
     return found

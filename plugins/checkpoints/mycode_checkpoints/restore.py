@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,7 +103,7 @@ def conflicts(undo: UndoPlan) -> list[str]:
         if now not in (expected, before):
             found.append(f"{undo.name(key)} (changed since turn {meta['turn']})")
     for key, (_meta, item) in sorted(undo.targets.items()):
-        if item["change"] != "created" and not item.get("blob"):
+        if item["change"] != "created" and not item.get("blob") and "link" not in item:
             found.append(f"{undo.name(key)} ({item.get('note') or 'no saved content'})")
     return found
 
@@ -124,6 +125,12 @@ def _put_back(path: Path, meta: dict[str, Any], item: dict[str, Any]) -> str | N
             return None
         path.unlink()
         return "removed"
+    if "link" in item:  # a symlink: made again, pointing where it did
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(item["link"], path)
+        return "restored"
     if not item.get("blob"):
         return None  # forced: nothing saved for it
     _write(path, Path(meta["_dir"]) / "blobs" / item["blob"], item.get("mode"))

@@ -393,3 +393,27 @@ def test_undo_removes_the_empty_folders_a_command_made(tmp_path: Path, home: Pat
     undo = _cli(ws, home, "undo")
     assert undo.rc == 0, undo.stderr
     assert sorted(os.listdir(ws)) == ["keep", "old"]
+
+
+@pytest.mark.parametrize("in_git", [False, True])
+def test_undo_puts_back_symlinks_a_command_deleted_or_repointed(
+    tmp_path: Path, home: Path, in_git: bool
+) -> None:
+    """``rm link``, ``ln -sf elsewhere link`` and a link replaced by a file: undo makes each
+    link again, pointing where it did (it was "never seen by mycode: cannot be restored")."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("a\n")
+    for name in ("gone", "moved", "filed"):
+        (ws / name).symlink_to("a.txt")
+    if in_git:
+        _git(ws, "init", "-q")
+        _git(ws, "add", "-A")
+        _git(ws, "commit", "-qm", "x")
+    done = _run(ws, home, [script_turn("run_command", command="rm gone filed; echo f > filed; "
+                                       "ln -sf /etc/hostname moved")])  # fmt: skip
+    assert "undo cannot restore" not in done.stderr
+    undo = _cli(ws, home, "undo")
+    assert undo.rc == 0, undo.stderr
+    for name in ("gone", "moved", "filed"):
+        assert os.readlink(ws / name) == "a.txt"
