@@ -390,6 +390,10 @@ def test_undo_removes_the_empty_folders_a_command_made(tmp_path: Path, home: Pat
     _run(ws, home, [script_turn("run_command", command="mkdir -p only/folders")], "--continue")
     listed = _cli(ws, home, "checkpoints")
     assert "only/folders/" in listed.stdout
+    model = write_script(tmp_path / "none.json", [])
+    for slash in ("/checkpoints", "/rewind"):  # not "no files changed"
+        args = ["-p", slash, "--model", model, "--continue", "--cwd", str(ws)]
+        assert "created only/folders/" in run_cli(args, ws, home, timeout=120).stdout, slash
     undo = _cli(ws, home, "undo")
     assert undo.rc == 0, undo.stderr
     assert sorted(os.listdir(ws)) == ["keep", "old"]
