@@ -266,7 +266,7 @@ class Recorder:
         created = set(getattr(observation, "created", None) or [])
         if existing is not None:  # a file renamed over (sed -i, an atomic save) was there
             created -= existing
-        folders = _new_folders(self.workspace, existing)
+        folders = _new_folders(existing, created)
         lost = []
         with self.lock:
             turn = self._current(prompt) if mutated or folders else self.turn
@@ -517,13 +517,15 @@ def _listing(workspace: Path, links: dict[str, str] | None = None) -> set[str] |
     return found
 
 
-def _new_folders(workspace: Path, existing: set[str] | None) -> list[str]:
-    """The folders a command made (``mkdir -p``), empty or not: listed again after it ran
-    and compared with the listing before (none when the workspace was too big to list)."""
-    after = _listing(workspace) if existing is not None else None
-    if after is None or existing is None:
+def _new_folders(existing: set[str] | None, created: set[str]) -> list[str]:
+    """The folders a command made (``mkdir -p a/b && touch a/b/c``): those above the files it
+    created that the listing before it did not hold (none when the workspace was too big to
+    list). A new folder left empty is not seen: finding it would list the whole workspace a
+    second time on every command, and it holds nothing to lose."""
+    if existing is None:
         return []
-    return sorted(rel[:-1] for rel in after - existing if rel.endswith("/"))
+    above = {folder for rel in created for folder in _folders(rel)}
+    return sorted(folder for folder in above if f"{folder}/" not in existing)
 
 
 def _folders(rel: str) -> list[str]:

@@ -375,28 +375,26 @@ def test_undo_back_past_a_turn_max_mb_dropped_says_it_cannot(tmp_path: Path, hom
     assert (ws / "b2.bin").read_bytes() == bytes([3]) * 450_000
 
 
-def test_undo_removes_the_empty_folders_a_command_made(tmp_path: Path, home: Path) -> None:
-    """``mkdir -p`` by a command — with files, without any, or the whole turn's work — is
-    undone: the folders go when empty (named on stdout), older ones and ones with a file
-    added since stay."""
+def test_undo_removes_the_folders_a_command_made_for_its_files(tmp_path: Path, home: Path) -> None:
+    """``mkdir -p`` by a command, with files in the new folders, is undone: the folders go
+    when empty (named on stdout, listed by ``checkpoints``, ``/checkpoints`` and ``/rewind``),
+    older ones and ones with a file added since stay."""
     ws = tmp_path / "ws"
     (ws / "old").mkdir(parents=True)
-    _run(ws, home, [script_turn("run_command", command="mkdir -p a/b old/c keep; echo x > f")])
+    made = "mkdir -p a/b old/c keep; echo x > a/b/f; echo y > old/c/g; echo z > keep/h"
+    _run(ws, home, [script_turn("run_command", command=made)])
+    listed = _cli(ws, home, "checkpoints")
+    assert "a/b/" in listed.stdout and "old/c/" in listed.stdout
+    model = write_script(tmp_path / "none.json", [])
+    for slash in ("/checkpoints", "/rewind"):
+        args = ["-p", slash, "--model", model, "--continue", "--cwd", str(ws)]
+        assert "created a/b/" in run_cli(args, ws, home, timeout=120).stdout, slash
     (ws / "keep" / "mine.txt").write_text("added by hand\n")
     undo = _cli(ws, home, "undo")
     assert undo.rc == 0, undo.stderr
     assert sorted(os.listdir(ws)) == ["keep", "old"] and os.listdir(ws / "old") == []
+    assert os.listdir(ws / "keep") == ["mine.txt"]
     assert "removed a/b/" in undo.stdout.splitlines()
-    _run(ws, home, [script_turn("run_command", command="mkdir -p only/folders")], "--continue")
-    listed = _cli(ws, home, "checkpoints")
-    assert "only/folders/" in listed.stdout
-    model = write_script(tmp_path / "none.json", [])
-    for slash in ("/checkpoints", "/rewind"):  # not "no files changed"
-        args = ["-p", slash, "--model", model, "--continue", "--cwd", str(ws)]
-        assert "created only/folders/" in run_cli(args, ws, home, timeout=120).stdout, slash
-    undo = _cli(ws, home, "undo")
-    assert undo.rc == 0, undo.stderr
-    assert sorted(os.listdir(ws)) == ["keep", "old"]
 
 
 @pytest.mark.parametrize("in_git", [False, True])
