@@ -172,3 +172,33 @@ def test_the_default_compaction_declines_a_batch_offer_below_the_threshold(
     assert compact_context(messages, budget, context, "proactive", tokens) is None
     assert compact_context(messages, budget, context, "reactive", tokens) is not None
     assert compact_context(messages, budget // 3, context, "proactive", tokens) is not None
+
+
+def test_the_fallback_compaction_keeps_the_models_last_calls(tmp_path: Any) -> None:
+    """Without the context engine, a reply whose three reads fill more than half the room was
+    cut with everything before it: the next request showed the task and a note, not the calls
+    the model had just made nor their results."""
+    from mycode_core.testing import FAST_RETRY_CONFIG, FakeOpenAIServer, run_cli, turn
+
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text(FAST_RETRY_CONFIG + "\ncontext_window = 6000\n")
+    for n in range(3):
+        lines = [f"line {i} of file {n}: value = {i * n} # filler" for i in range(40)]
+        (workspace / f"f{n}.py").write_text("\n".join(lines) + "\n")
+    reads = [
+        turn(f"step {r}", [{"id": f"r{r}_{n}", "name": "read_file",
+                            "arguments": {"path": f"f{n}.py"}} for n in range(3)])
+        for r in range(4)
+    ]  # fmt: skip
+    with FakeOpenAIServer(reads, context_window=6000) as server:
+        args = server.cli_args("read the files", output_format="stream-json")
+        done = run_cli([*args, "--permission-mode", "bypass"], workspace, home,
+                       {"MYCODE_LOAD_PLUGINS": "builtin_tools"})  # fmt: skip
+    assert done.rc == 0, done.stderr
+    assert done.of_type("compaction") and server.overflows == 0
+    for number, request in enumerate(server.chat_requests[1:]):  # each after reply `number`
+        shown = [m.get("tool_call_id") for m in request.messages if m["role"] == "tool"]
+        assert shown[-3:] == [f"r{number}_{n}" for n in range(3)], number
+        assert tool_pairing_problems(request.messages) == []

@@ -219,3 +219,20 @@ def test_sessions_and_show_never_print_terminal_escapes(tmp_path: Path) -> None:
     )
     assert resumed.rc == 0 and "Resuming session" in resumed.stderr
     assert "^[]52" in resumed.stderr and not any(raw in resumed.stderr for raw in RAW)
+
+
+def test_show_marks_a_call_the_run_was_killed_during(
+    tmp_path: Path, session: tuple[Path, str]
+) -> None:
+    """A transcript that ends at a tool call (the run killed mid-command) showed that call
+    with a green ✓ and "(no result)", as if it had worked."""
+    home, session_id = session
+    transcript = home / "sessions" / f"{session_id}.jsonl"
+    lines = transcript.read_text(encoding="utf-8").splitlines()
+    last_call = max(i for i, line in enumerate(lines) if json.loads(line)["type"] == "tool_call")
+    transcript.write_text("\n".join(lines[: last_call + 1]) + "\n", encoding="utf-8")
+    run = run_cli(["sessions", "show", session_id], tmp_path, home, {"COLUMNS": "120"})
+    assert run.rc == 0, run.stderr
+    shown = run.stdout.splitlines()
+    at = next(i for i, line in enumerate(shown) if "run_command(ls nowhere)" in line)
+    assert "✗ (no result: the run stopped during this call)" in shown[at + 1]

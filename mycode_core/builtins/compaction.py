@@ -13,7 +13,10 @@ if TYPE_CHECKING:
 
 
 def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
-    """System message, first user message, a note, then the longest recent tail that fits."""
+    """System message, first user message, a note, then the longest recent tail that fits.
+    The newest turn (the model's last calls and their results) may take twice ``budget``: the
+    caller asks for half its room, and a model that no longer sees what it just did repeats
+    it."""
     if not messages:
         return messages
     head, rest = [messages[0]], messages[1:]
@@ -27,7 +30,7 @@ def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str
     starts = [i for i, message in enumerate(rest) if message.get("role") in ("user", "assistant")]
     for start in reversed(starts):
         segment = sum(costs[start:tail_start])
-        if used + running + segment > budget:
+        if used + running + segment > budget * (1 if running else 2):
             break
         running += segment
         tail_start = start

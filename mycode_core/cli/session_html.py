@@ -67,7 +67,7 @@ def timeline_section(timeline: Timeline) -> str:
             if step.text.strip():
                 out.append(f'<div class="text">{escape(step.text.strip())}</div>')
             for tool in step.tools:
-                state = "err" if tool.is_error else "ok"
+                state = "ok" if tool.answered and not tool.is_error else "err"
                 denied = ' <span class="denied">denied</span>' if tool.decision == "deny" else ""
                 out.append('<div class="tool">')
                 out.append(f'<div class="call">{escape(tool.summary)}{denied}</div>')

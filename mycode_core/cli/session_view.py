@@ -46,7 +46,9 @@ class ToolStep:
     @property
     def result_summary(self) -> str:
         """The telling line of the result."""
-        return result_line(self.result, self.metadata) if self.answered else "(no result)"
+        if not self.answered:
+            return "(no result: the run stopped during this call)"
+        return result_line(self.result, self.metadata)
 
     @property
     def diff(self) -> str:
@@ -300,7 +302,7 @@ def render_timeline(timeline: Timeline, console: Any) -> None:
                     more = plural(cut, "more line")
                     say(f"  [dim]… {more} of {len(lines)} (--html shows all)[/dim]")
             for tool in step.tools:
-                mark = "[red]✗[/red]" if tool.is_error else "[green]✓[/green]"
+                mark = "[green]✓[/green]" if tool.answered and not tool.is_error else "[red]✗[/red]"
                 denied = " [red](denied)[/red]" if tool.decision == "deny" else ""
                 say(f"  [cyan]●[/cyan] {escape(tool.summary)}{denied}")
                 say(f"    {mark} {escape(_one_line(tool.result_summary, 160))}")

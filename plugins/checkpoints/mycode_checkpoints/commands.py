@@ -50,7 +50,8 @@ def _home_and_session(session_id: str | None, cwd: Path | None) -> tuple[Path, P
 
 
 def _public(meta: dict[str, Any]) -> dict[str, Any]:
-    """The SPEC §12 shape of one turn (plus line counts and whether it was undone)."""
+    """The SPEC §12 shape of one turn (plus line counts, whether it was undone and the folders
+    it made, if any)."""
     files = [
         {
             "path": f["path"],
@@ -67,6 +68,7 @@ def _public(meta: dict[str, Any]) -> dict[str, Any]:
         "prompt": meta.get("prompt", ""),
         "files": files,
         "undone": bool(meta.get("undone")),
+        **({"folders": meta["folders"]} if meta.get("folders") else {}),
     }
 
 
@@ -83,6 +85,17 @@ def _say(line: str, err: bool = False) -> None:
     click.echo(neutralise(line), err=err)
 
 
+def _json_text(value: Any) -> str:
+    """``value`` as JSON text that is valid UTF-8: a file name that is not UTF-8 (its bytes
+    kept as lone surrogates) is written with ``\\udcXX`` escapes, not as raw bytes."""
+    text = json.dumps(value, indent=1, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, indent=1)
+    return text
+
+
 def make_commands() -> list[click.Command]:
     """Build the ``checkpoints`` and ``undo`` click commands."""
 
@@ -95,7 +108,7 @@ def make_commands() -> list[click.Command]:
         home, _, sid = _home_and_session(session_id, cwd)
         turns = [_public(m) for m in store.load_turns(home, sid)] if sid else []
         if as_json:
-            click.echo(json.dumps(turns, indent=1, ensure_ascii=False))
+            click.echo(_json_text(turns))
             return
         if not turns:
             _say("no checkpoints" + (f" in session {sid}" if sid else " in this workspace"))
@@ -110,6 +123,8 @@ def make_commands() -> list[click.Command]:
                 lines = f"  +{f['added']} -{f['removed']}" if f.get("added") is not None else ""
                 note = f"  [{f['note']}]" if f.get("note") else ""
                 _say(f"    {f['change']:<8} {f['path']}{lines}{note}")
+            for folder in turn.get("folders", []):
+                _say(f"    {'created':<8} {folder}/  (folder)")
 
     @click.command("undo")
     @click.option("--session", "session_id", help="Session id (default: latest in this workspace).")
@@ -123,7 +138,7 @@ def make_commands() -> list[click.Command]:
             _fail("nothing to undo: no session in this workspace", 2)
         assert sid is not None
         try:
-            undo_plan = restore.plan(home, sid, turn)
+            undo_plan = restore.plan(home, sid, turn, force)
             done = restore.undo(home, sid, turn, force, undo_plan)
         except restore.UndoError as exc:
             _fail(str(exc), exc.code)

@@ -72,11 +72,16 @@ class Recorder:
         """Per call of a tool that declares no path it writes: the files (and folders, with a
         trailing ``/``) before it ran."""
         self.new_dirs: dict[str, dict[str, list[str]]] = {}
+        self.links: dict[str, dict[str, str]] = {}
+        """Per call of a tool that declares no path it writes: the symlinks before it ran and
+        where each pointed (undo puts back a link a command deleted or re-pointed)."""
         """Per call, per file a tool is about to create: the folders it creates for it."""
         self.indexes: dict[str, Path] = {}
         """Per call that may write in a git work tree: the git index kept as it was before it
         (a path that does not exist: there was no index)."""
         self.seen: OrderedDict[str, bytes | None] = OrderedDict()
+        self.modes: dict[str, int] = {}
+        """The permission bits of each cached file when its content was cached."""
         self._seen_bytes = 0
         self.lock = threading.RLock()
         self._total: int | None = None
@@ -133,15 +138,16 @@ class Recorder:
             return
         roles = dict(getattr(tool, "paths", {}) or {})
         if not getattr(tool, "read_only", False):
-            turn = self.turn.meta["turn"] if self.turn else "?"
+            turn = self.turn.meta["turn"] if self.turn else None
             args = " ".join(str(v) for v in (getattr(call, "arguments", None) or {}).values())
-            what = f"{call.name}({args[:80]}) of turn {turn}"
-            store.mark_running(self.home, self.session_id, call.id, what)
+            what = f"{call.name}({args[:80]}) of turn {turn or '?'}"
+            store.mark_running(self.home, self.session_id, call.id, what, turn)
             self.running.add(call.id)
             self._keep_index(call.id)
             if "write" not in roles.values():
                 with self.lock:
-                    self.existing[call.id] = _listing(self.workspace)
+                    self.links[call.id] = {}
+                    self.existing[call.id] = _listing(self.workspace, self.links[call.id])
         for param, path in (getattr(call, "paths", {}) or {}).items():
             rel = self._rel(Path(path))
             if rel is None or _inside_git_dir(rel):
@@ -212,6 +218,7 @@ class Recorder:
         try:
             with opened as fh:
                 data = fh.read(CACHE_FILE_MAX + 1)
+                self.modes[rel] = os.fstat(fh.fileno()).st_mode & 0o7777
         except OSError:
             return
         if len(data) > CACHE_FILE_MAX:
@@ -251,6 +258,7 @@ class Recorder:
         self.call_ended(call.id)
         captured = self.pending.pop(call.id, {})
         existing = self.existing.pop(call.id, None)
+        links = self.links.pop(call.id, {})
         new_dirs = self.new_dirs.pop(call.id, {})
         if not self.settings.enabled:
             return []
@@ -258,17 +266,25 @@ class Recorder:
         created = set(getattr(observation, "created", None) or [])
         if existing is not None:  # a file renamed over (sed -i, an atomic save) was there
             created -= existing
+        folders = _new_folders(existing, created)
         lost = []
         with self.lock:
-            turn = self._current(prompt) if mutated else self.turn
+            turn = self._current(prompt) if mutated or folders else self.turn
+            if folders and turn is not None:  # undo removes them when left empty
+                turn.add_folders(folders)
             stored = False
             for rel in mutated:
                 if rel.endswith("/") or _inside_git_dir(rel) or turn is None:
                     continue
                 known = turn.entry(rel) is not None
-                stored |= self._record_file(turn, rel, captured, created, index)
+                stored |= self._record_file(turn, rel, captured, created, index, links)
                 item = turn.entry(rel)
-                if not known and item and item["change"] != "created" and not item.get("blob"):
+                if (
+                    not known
+                    and item
+                    and item["change"] != "created"
+                    and not (item.get("blob") or "link" in item)
+                ):
                     lost.append(f"checkpoints: undo cannot restore {rel}: {item.get('note')}")
                 if not known and item and item["change"] == "created":
                     dirs = new_dirs.get(rel) if existing is None else [
@@ -308,6 +324,7 @@ class Recorder:
         captured: dict[str, tuple[str, int, int] | None],
         created: set[str],
         index: Path | None,
+        links: dict[str, str],
     ) -> bool:
         """Add or update ``rel`` in the turn; True when a previous content was stored
         (``index``: the git index as it was before the call, if kept)."""
@@ -316,7 +333,7 @@ class Recorder:
         item = turn.entry(rel)
         stored = False
         if item is None:
-            item, stored = self._before(turn, rel, captured, created, index)
+            item, stored = self._before(turn, rel, captured, created, index, links)
         if item["change"] == "created" and not exists:
             turn.meta["files"] = [f for f in turn.meta["files"] if f["path"] != rel]
             turn.save()  # created and removed again within the turn: nothing to undo
@@ -326,6 +343,8 @@ class Recorder:
         data = _read_small(now) if exists else b""
         if data is not None:
             self._keep(rel, data if exists else None)
+            with contextlib.suppress(OSError):
+                self.modes[rel] = os.stat(now).st_mode & 0o7777
         if not exists:
             item["after"] = None
         elif data is not None:
@@ -343,9 +362,14 @@ class Recorder:
         captured: dict[str, tuple[str, int, int] | None],
         created: set[str],
         index: Path | None,
+        links: dict[str, str],
     ) -> tuple[dict[str, Any], bool]:
-        """The entry of a file the turn changes for the first time: its content before."""
+        """The entry of a file the turn changes for the first time: its content before (for
+        a symlink, where it pointed)."""
         item: dict[str, Any] = {"path": rel, "change": "modified", "blob": None, "mode": None}
+        if rel in links:
+            item["link"] = links[rel]
+            return item, False
         pending_dir = self.home / "checkpoints" / ".pending" / self.session_id
         if rel in captured:
             entry = captured.pop(rel)
@@ -368,35 +392,53 @@ class Recorder:
             if data is None:
                 item["change"] = "created"
                 return item, False
-            return self._store_bytes(turn, item, data), True
+            return self._store_bytes(turn, item, data, self.modes.get(rel)), True
         if rel in created:
             item["change"] = "created"
             return item, False
-        data = self._from_git(rel, index)
-        if data is not None:
+        staged = self._from_git(rel, index)
+        if staged is not None:
             item["note"] = "content before taken from the git index (as staged before the call)"
-            return self._store_bytes(turn, item, data), True
+            return self._store_bytes(turn, item, *staged), True
         item["note"] = "never seen by mycode before a command changed it: cannot be restored"
         return item, False
 
-    def _store_bytes(self, turn: store.TurnRecord, item: dict[str, Any], data: bytes) -> Any:
+    def _store_bytes(
+        self, turn: store.TurnRecord, item: dict[str, Any], data: bytes, mode: int | None
+    ) -> Any:
+        """Keep ``data`` as the item's content before, with its permission bits ``mode``
+        (undo gives a deleted or chmod-ed script its executable bit back)."""
         digest = hashlib.sha256(data).hexdigest()
         blobs = turn.blob_dir()
         blobs.mkdir(parents=True, exist_ok=True)
         (blobs / digest).write_bytes(data)
-        item.update(blob=digest, mode=None, size=len(data))
+        item.update(blob=digest, mode=mode, size=len(data))
         return item
 
-    def _from_git(self, rel: str, index: Path | None) -> bytes | None:
-        """The file's content in ``index``, the git index kept before the call (read-only);
-        None outside git, without an index or untracked. The live index is never read: a
-        command may have staged or committed its own change already."""
-        from mycode_core import safegit
-
+    def _from_git(self, rel: str, index: Path | None) -> tuple[bytes, int | None] | None:
+        """The file's content and mode in ``index``, the git index kept before the call
+        (read-only; git keeps only the executable bit: 0o755 or 0o644); None outside git,
+        without an index or untracked. The live index is never read: a command may have
+        staged or committed its own change already."""
         if index is None or not index.is_file():
             return None
+        entry = self._git(["ls-files", "--stage", "-z", "--", f":(literal){rel}"], index)
+        fields = entry.split(b" ", 2) if entry else []
+        if len(fields) < 3 or fields[0] not in (b"100644", b"100755"):
+            return None  # untracked, a symlink or a submodule: no content to write back
+        data = self._git(["cat-file", "blob", fields[1].decode()], index)
+        mode: int | None = 0o755 if fields[0] == b"100755" else 0o644
+        with contextlib.suppress(OSError):  # still there, its x bit as staged: keep its bits
+            if bool(os.stat(self.workspace / rel).st_mode & 0o100) == (mode == 0o755):
+                mode = None  # (a 0o600 file stays private)
+        return None if data is None else (data, mode)
+
+    def _git(self, args: list[str], index: Path) -> bytes | None:
+        """The output of a read-only ``git ARGS`` against the kept ``index``; None on failure."""
+        from mycode_core import safegit
+
         try:
-            done = safegit.run(["cat-file", "blob", f":{rel}"], self.workspace, root=self.workspace,
+            done = safegit.run(args, self.workspace, root=self.workspace,
                                env={"GIT_INDEX_FILE": str(index)}, timeout=10)  # fmt: skip
         except (OSError, safegit.SafeGitError, Exception):  # noqa: BLE001
             return None
@@ -442,9 +484,9 @@ def refresh_after_undo(context: Any, done: list[str]) -> None:
             found._remember(rel)
 
 
-def _listing(workspace: Path) -> set[str] | None:
+def _listing(workspace: Path, links: dict[str, str] | None = None) -> set[str] | None:
     """The workspace's files (noise folders and ``.git`` skipped, no link followed), None when
-    there are more than :data:`LISTING_MAX`."""
+    there are more than :data:`LISTING_MAX`; each symlink's target goes into ``links``."""
     from mycode_core.api import BUILD_DIRS, NOISE_DIRS
 
     skipped = NOISE_DIRS | BUILD_DIRS | {".git"}
@@ -467,9 +509,23 @@ def _listing(workspace: Path) -> set[str] | None:
                     found.add(rel + "/")
                 continue
             found.add(rel)
+            if links is not None and entry.is_symlink():
+                with contextlib.suppress(OSError):
+                    links[rel] = os.readlink(entry.path)
             if len(found) > LISTING_MAX:
                 return None
     return found
+
+
+def _new_folders(existing: set[str] | None, created: set[str]) -> list[str]:
+    """The folders a command made (``mkdir -p a/b && touch a/b/c``): those above the files it
+    created that the listing before it did not hold (none when the workspace was too big to
+    list). A new folder left empty is not seen: finding it would list the whole workspace a
+    second time on every command, and it holds nothing to lose."""
+    if existing is None:
+        return []
+    above = {folder for rel in created for folder in _folders(rel)}
+    return sorted(folder for folder in above if f"{folder}/" not in existing)
 
 
 def _folders(rel: str) -> list[str]:

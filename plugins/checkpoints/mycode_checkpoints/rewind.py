@@ -70,6 +70,8 @@ def session_turns(home: Path, session_id: str) -> list[SessionTurn]:
         owner = turns.get(bisect.bisect_left(stamps, float(meta.get("ts") or 0)) + 1)
         if owner is not None:
             owner.files.extend(meta["files"])
+            made = meta.get("folders", [])
+            owner.files.extend({"change": "created", "path": f"{d}/"} for d in made)
             owner.checkpoints.append(int(meta["turn"]))
     return list(turns.values())
 

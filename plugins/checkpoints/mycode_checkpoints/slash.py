@@ -35,7 +35,8 @@ def _list(args: str, context: Any) -> Any:
     lines = []
     for meta in store.load_turns(Path(context.home), str(context.session_id)):
         flag = " (undone)" if meta.get("undone") else ""
-        files = ", ".join(f"{f['change']} {f['path']}" for f in meta["files"])
+        files = ", ".join([*(f"{f['change']} {f['path']}" for f in meta["files"]),
+                           *(f"created {d}/" for d in meta.get("folders", []))])  # fmt: skip
         lines.append(f"turn {meta['turn']}{flag}: {files}")
     return SlashResult(output="\n".join(lines) or "no checkpoints in this session")
 

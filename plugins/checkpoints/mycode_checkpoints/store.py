@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -36,8 +37,9 @@ def session_dir(home: Path, session_id: str) -> Path:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (a temporary file, then a rename)."""
-    text = json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8")
+    """Write JSON atomically (a temporary file, then a rename). ASCII: a file name that is
+    not UTF-8 (its bytes decoded with ``surrogateescape``) is kept as ``\\udcff``, not lost."""
+    text = json.dumps(data, indent=1).encode("ascii")
     replace_atomically(path, text, create_parents=True, follow_folder_links=True)
 
 
@@ -65,27 +67,39 @@ def session_workspace(home: Path, session_id: str) -> str | None:
     return str(data["workspace"]) if isinstance(data, dict) and "workspace" in data else None
 
 
-def mark_running(home: Path, session_id: str, call_id: str, what: str | None) -> None:
-    """Note that a call that may change files is running (``what``), or that it ended (None):
-    a note left behind means the run was killed mid-call and what it changed is not recorded."""
+def mark_running(
+    home: Path, session_id: str, call_id: str, what: str | None, turn: int | None = None
+) -> None:
+    """Note that a call of ``turn`` that may change files is running (``what``), or that it
+    ended (None): a note left behind means the run was killed mid-call and what it changed is
+    not recorded."""
     path = session_dir(home, session_id) / "running" / call_id.replace("/", "_")
     if what is None:
         with contextlib.suppress(OSError):
             path.unlink()
     else:
-        _write_json(path, what)
+        _write_json(path, {"what": what, "turn": turn})
 
 
-def cut_short(home: Path, session_id: str) -> list[str]:
-    """The calls of a session killed before what they changed was recorded."""
+def cut_short(home: Path, session_id: str, since: int | None = None) -> dict[Path, str]:
+    """The calls of a session killed before what they changed was recorded, by their note:
+    of turn ``since`` or later (a call of an unknown turn always counts)."""
     folder = session_dir(home, session_id) / "running"
-    found = [_read_json(p) for p in sorted(folder.iterdir())] if folder.is_dir() else []
-    return [str(what) for what in found if what]
+    found = {}
+    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+        note = _read_json(path)  # a run before turns were noted wrote the text alone
+        note = note if isinstance(note, dict) else {"what": note}
+        what, turn = note.get("what"), note.get("turn")
+        if what and (since is None or not isinstance(turn, int) or turn >= since):
+            found[path] = str(what)
+    return found
 
 
-def clear_cut_short(home: Path, session_id: str) -> None:
-    """Forget the calls cut short (an undo went ahead with ``--force``)."""
-    shutil.rmtree(session_dir(home, session_id) / "running", ignore_errors=True)
+def clear_cut_short(notes: Iterable[Path]) -> None:
+    """Forget these calls cut short (an undo of their turns went ahead with ``--force``)."""
+    for path in notes:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def open_regular(path: Path) -> BinaryIO | None:
@@ -157,6 +171,11 @@ class TurnRecord:
         self.meta["files"] = sorted(files, key=lambda f: f["path"])
         self.save()
 
+    def add_folders(self, folders: list[str]) -> None:
+        """Note folders the turn made (undo removes them when left empty) and save."""
+        self.meta["folders"] = sorted({*self.meta.get("folders", []), *folders})
+        self.save()
+
     def save(self) -> None:
         """Write ``meta.json``."""
         _write_json(self.meta_path, self.meta)
@@ -167,14 +186,14 @@ class TurnRecord:
 
 
 def load_turns(home: Path, session_id: str) -> list[dict[str, Any]]:
-    """Every recorded turn of a session that changed files, oldest first."""
+    """Every recorded turn of a session that changed files or made folders, oldest first."""
     base = session_dir(home, session_id)
     turns = []
     if base.is_dir():
         for child in base.iterdir():
             if child.is_dir() and child.name.isdigit():
                 meta = _read_json(child / "meta.json")
-                if isinstance(meta, dict) and meta.get("files"):
+                if isinstance(meta, dict) and (meta.get("files") or meta.get("folders")):
                     meta["_dir"] = str(child)
                     turns.append(meta)
     turns.sort(key=lambda m: int(m["turn"]))
@@ -208,7 +227,7 @@ def enforce_limit(home: Path, max_bytes: int, keep: Path | None = None) -> list[
     base = root(home)
     if not base.is_dir():
         return []
-    turns: list[tuple[float, Path, int]] = []
+    turns: list[tuple[float, Path, int, bool]] = []
     total = 0
     for session in base.iterdir():
         if not session.is_dir():
@@ -218,14 +237,25 @@ def enforce_limit(home: Path, max_bytes: int, keep: Path | None = None) -> list[
                 size = _size(turn)
                 total += size
                 meta = _read_json(turn / "meta.json") or {}
-                turns.append((float(meta.get("ts", 0)), turn, size))
+                turns.append((float(meta.get("ts", 0)), turn, size, bool(meta.get("undone"))))
     dropped = []
-    for _ts, turn, size in sorted(turns, key=lambda t: t[0]):
+    for _ts, turn, size, undone in sorted(turns, key=lambda t: t[0]):
         if total <= max_bytes:
             break
         if keep is not None and turn == keep:
             continue
         shutil.rmtree(turn, ignore_errors=True)
+        if not undone:  # an undo going back before it must say it cannot
+            with contextlib.suppress(OSError):
+                (turn.parent / f"{turn.name}.dropped").touch()
         total -= size
         dropped.append(f"{turn.parent.name}/{turn.name}")
     return dropped
+
+
+def dropped_turns(home: Path, session_id: str, since: int | None) -> list[int]:
+    """The session's turns from ``since`` on (None: all) whose checkpoints were dropped to
+    keep within ``max_mb`` before they were undone."""
+    base = session_dir(home, session_id)
+    found = [int(p.stem) for p in base.glob("*.dropped") if p.stem.isdigit()]
+    return sorted(n for n in found if since is None or n >= since)

@@ -296,7 +296,11 @@ def _summarised(
     while len(_segments(tail)) > 1 and _size(system, [head, *tail]) > target:
         tail = _drop_first_segment(tail)  # down to the target: several steps until the next
     while tail and _size(system, [head, *tail]) > budget:
-        tail = _drop_first_segment(tail)
+        if len(_segments(tail)) > 1 or keep <= 1:
+            tail = _drop_first_segment(tail)
+        else:  # the last turn alone: fewer of its results whole, never its calls dropped
+            keep = max(1, keep // 2)
+            tail, _ = mask_results(tail, keep, lambda: context.artifacts_dir, call_index(body))
     if tail and tail[0].get("role") == "user" and isinstance(tail[0].get("content"), str):
         head = {"role": "user", "content": f"{text}\n\n---\n\n{tail[0]['content']}"}
         tail = tail[1:]

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mycode_core.testing import FakeOpenAIServer, tool_pairing_problems
+import pytest
+
+from mycode_core.testing import FakeOpenAIServer, tool_pairing_problems, turn
 from mycode_core.testing.server import LLAMA_CPP_OVERFLOW
 
 TASK = "TASK-7319: find which file defines value = 351"
@@ -157,3 +159,29 @@ def test_resume_rebuilds_the_same_view(workspace: Path, home: Path, h: Any) -> N
     assert h.is_prefix(before, after)  # the compacted view, not the whole history again
     assert after[len(before)]["role"] == "assistant"  # the first run's final answer
     assert after[-1]["content"].startswith("and now the next question")
+
+
+@pytest.mark.parametrize("strategy", ["summary", "off", "mask"])
+def test_a_last_turn_bigger_than_the_budget_keeps_its_calls(
+    workspace: Path, home: Path, h: Any, strategy: str
+) -> None:
+    """Eight reads in one reply fill more than the budget: the next request still shows that
+    reply's calls, each with its result (the older ones masked), not only the summary — the
+    model would read the same files again, not knowing it had."""
+    config = f'context_window = 6000\n[context]\nstrategy = "{strategy}"\n'
+    (home / "config.toml").write_text(config, encoding="utf-8")
+    rounds = [
+        turn(f"round {r}", [{"id": f"p{r}_{k}", "name": "read_file",
+                             "arguments": {"path": f"f{k}.py"}} for k in range(8)])
+        for r in range(3)
+    ]  # fmt: skip
+    server = FakeOpenAIServer(rounds, side_responder=h.summariser(), context_window=6000)
+    with server:
+        result = h.run(server, workspace, home, TASK)
+    assert result.rc == 0, result.stderr
+    assert result.of_type("compaction") and server.overflows == 0
+    requests = h.main_requests(server)
+    for number, request in enumerate(requests[1:]):  # each after round `number`
+        shown = [m.get("tool_call_id") for m in request.messages if m["role"] == "tool"]
+        assert [f"p{number}_{k}" for k in range(8)] == shown[-8:], (strategy, number)
+        assert not tool_pairing_problems(request.messages)
