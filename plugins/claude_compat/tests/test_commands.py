@@ -548,3 +548,26 @@ def test_a_commands_shell_command_whose_work_the_sandbox_took_back_says_so(env: 
     assert "Setup: on\n(the command created .claude/" in sent, sent
     assert "moved to" in sent and "Work on: build it" in sent
     assert not (env.workspace / ".claude" / "loop.local.md").exists()
+
+
+def test_plugins_lists_agents_by_the_names_a_run_answers_to(env: Env) -> None:
+    """Claude Code keys agents by their front matter ``name``, and a plugin's commands name
+    them so (``subagent_type: "kit-auditor"`` for ``agents/auditor.md``): a run answered to
+    ``kit-auditor`` while ``mycode plugins`` listed ``auditor``."""
+    folder = env.root / "kit"
+    (folder / "agents").mkdir(parents=True)
+    (folder / "agents" / "auditor.md").write_text(
+        "---\nname: kit-auditor\ndescription: Audits.\nmodel: opus\n---\nYou audit.\n"
+    )
+    (folder / "agents" / "plain.md").write_text("---\ndescription: No name.\n---\nYou help.\n")
+    listed = run_cli(["plugins", "--plugin-dir", str(folder)], cwd=env.workspace, home=env.home)
+    assert listed.rc == 0, listed.stderr
+    row = next(r for r in json.loads(listed.stdout) if r.get("path") == str(folder.resolve()))
+    assert row["contributes"]["agents"] == ["kit-auditor", "plain"], row
+    call = {"name": "delegate_task", "arguments": {"task": "audit", "agent": "kit-auditor"}}
+    result = env.run(
+        [{"tool_calls": [call]}, {"content": "audited"}, {"content": "done"}],
+        "--plugin-dir", str(folder),
+    )  # fmt: skip
+    answer = [e for e in result.of_type("tool_result") if "agent_id" not in e][0]
+    assert not answer["is_error"] and "profile kit-auditor" in answer["content"], answer
