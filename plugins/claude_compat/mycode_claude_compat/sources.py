@@ -35,7 +35,7 @@ DEFAULT_TIMEOUT = 600.0
 """A command hook's default (seconds), as in Claude Code since it went from 60 s to 10 minutes."""
 PROMPT_TIMEOUT = 30.0
 """A prompt hook's default (seconds), as in Claude Code."""
-_PLAIN = re.compile(r"^[A-Za-z0-9_|]+$")
+_PLAIN = re.compile(r"^[A-Za-z0-9_|,-]+$")
 _RULE = re.compile(r"^\s*([A-Za-z0-9_*|-]+)\s*(?:\((.*)\))?\s*$", re.S)
 
 
@@ -95,13 +95,15 @@ class CommandHook:
 
 
 class Matcher:
-    """A Claude Code matcher: missing/empty/``*`` matches all, ``A|B`` exact names, else a
-    regular expression searched in the name."""
+    """A Claude Code matcher: missing/empty/``*`` matches all; names (letters, digits, ``_``
+    and ``-``) joined by ``|`` or ``,`` match exactly, as Claude Code matches them now
+    (``mcp__brave-search`` is that tool only, not each ``mcp__brave-search__*``; ``Bash,Edit``
+    is either); else a regular expression searched in the name."""
 
     def __init__(self, raw: Any) -> None:
         text = str(raw).strip() if isinstance(raw, str) else ""
         self.any = text in ("", "*")
-        self.names = frozenset(text.split("|")) if _PLAIN.match(text) else None
+        self.names = frozenset(re.split(r"[|,]", text)) if _PLAIN.match(text) else None
         self.regex: re.Pattern[str] | None = None
         if not self.any and self.names is None:
             self.regex = re.compile(text)
