@@ -542,7 +542,8 @@ def test_a_commands_shell_command_whose_work_the_sandbox_took_back_says_so(env: 
         prompt="/loop build it",
     )  # fmt: skip
     assert result.rc == 0, result.stderr
-    if not result.of_type("tool_result")[0].get("metadata", {}).get("sandboxed"):
+    ran = result.of_type("tool_result")  # unsandboxed, -p refuses the write: nothing is sent
+    if not ran or not ran[0].get("metadata", {}).get("sandboxed"):
         pytest.skip("no command sandbox here")
     sent = result.of_type("user")[0]["content"]
     assert "Setup: on\n(the command created .claude/" in sent, sent
