@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,6 +134,8 @@ def if_matches(rule: str, tool: str, tool_input: dict[str, Any]) -> bool:
     command = tool_input.get("command") if tool == "Bash" else None
     if command is not None:  # each command of the line: ``git add -A && git commit -m x``
         return any(_accepts(pattern, value) for value in subcommands(str(command)))
+    if pattern.startswith("~"):  # ``Read(~/.ssh/**)``: the home folder, as in Claude Code
+        pattern = os.path.expanduser(pattern)
     return _accepts(pattern, str(tool_input.get("file_path") or tool_input.get("path") or ""))
 
 

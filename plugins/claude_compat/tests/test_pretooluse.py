@@ -220,6 +220,9 @@ def test_if_conditions_use_permission_rule_syntax() -> None:
     assert if_matches("Edit(src/**)", "Edit", {"file_path": "/w/src/a/b.py"})
     assert not if_matches("Edit(src/**)", "Write", {"file_path": "/w/src/a.py"})
     assert if_matches("Bash", "Bash", {"command": "anything"})
+    key = str(Path.home() / ".ssh" / "id_rsa")  # Claude Code's documented ``Read(~/.ssh/**)``
+    assert if_matches("Read(~/.ssh/**)", "Read", {"file_path": key})
+    assert not if_matches("Read(~/.ssh/**)", "Read", {"file_path": "/w/.ssh/id_rsa"})
 
 
 def test_an_unsupported_hook_type_is_one_notice(env: Env) -> None:
