@@ -77,6 +77,16 @@ def test_binary_outside_and_missing_mentions(tmp_path: Path, workspace: Path) ->
     assert "@someone" in content and "mentioned-file" not in content
 
 
+def test_an_import_alias_is_no_mention_of_a_file_outside(tmp_path: Path) -> None:
+    """TypeScript's ``@/`` import aliases (``from '@/hooks/useA11y'``, ``"@/*": ["./src/*"]``)
+    in a plugin's command or a pasted snippet: each was refused as a path outside the
+    workspace, one notice apiece; a path that does not exist is text, outside too."""
+    prompt = "use `import { useA11y } from '@/hooks/useA11y'` and \"@/*\" in @src/app.py"
+    content, done = _run(tmp_path, prompt)
+    assert "outside the workspace" not in done.stderr, done.stderr
+    assert "@/hooks/useA11y" in content and '<mentioned-file path="src/app.py">' in content
+
+
 def test_an_image_is_attached_for_a_model_that_takes_images(
     tmp_path: Path, workspace: Path
 ) -> None:

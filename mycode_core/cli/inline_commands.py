@@ -93,7 +93,7 @@ def _marks(text: str) -> list[tuple[int, int, str]]:
 
 def _output(tool: Any, context: Any, arguments: dict[str, Any]) -> str:
     """What one allowed command printed (without ``run_command``'s closing line), with its exit
-    code when it failed."""
+    code when it failed and the notes the tool added (a file the sandbox took back)."""
     result = tool.handler(arguments, context)
     if inspect.isawaitable(result):
         import asyncio  # only for a plugin's async run_command: ~30 ms on every start-up else
@@ -101,11 +101,13 @@ def _output(tool: Any, context: Any, arguments: dict[str, Any]) -> str:
         result = asyncio.run(_awaited(result))
     metadata = getattr(result, "metadata", None) or {}
     printed = result.text() if isinstance(result, ToolResult) else str(result)
-    text = command_output(printed, metadata)
+    text, notes = _split_output(printed, metadata)
     code = metadata.get("exit_code")
     if isinstance(code, int) and code != 0:
-        return f"{text.rstrip()}\n(exit code {code})".lstrip("\n")
-    return text.rstrip("\n")
+        text = f"{text.rstrip()}\n(exit code {code})".lstrip("\n")
+    # what the tool noted after the closing line (a file the sandbox took back, processes
+    # stopped): without it a command that silently lost its work looks like it worked
+    return "\n".join([text.rstrip("\n"), *notes]).strip("\n")
 
 
 def command_output(text: str, metadata: dict[str, Any]) -> str:
@@ -113,15 +115,23 @@ def command_output(text: str, metadata: dict[str, Any]) -> str:
     adds for the model (``exit code: 0``, a timeout, a signal) and the notes after it, and
     empty for ``(no output)``. A result without ``exit_code`` (another plugin's
     ``run_command``) is taken as it is."""
+    return _split_output(text, metadata)[0]
+
+
+def _split_output(text: str, metadata: dict[str, Any]) -> tuple[str, list[str]]:
+    """``(what the command printed, the notes after the tool's closing line)``: see
+    :func:`command_output`; each note is one line."""
     code = metadata.get("exit_code")
     if not isinstance(code, int):
-        return text
+        return text, []
+    notes: list[str] = []
     for ending in (f"\nexit code: {code}", *_ENDINGS):
-        output, found, _ = text.rpartition(ending)
+        output, found, rest = text.rpartition(ending)
         if found:
             text = output
+            notes = [line for line in rest.split("\n")[1:] if line.strip()]
             break
-    return "" if text == "(no output)" else text
+    return ("" if text == "(no output)" else text), notes
 
 
 async def _awaited(result: Any) -> Any:

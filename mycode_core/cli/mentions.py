@@ -7,8 +7,9 @@ part for a model that takes images (:func:`~mycode_core.pricing.accepts_images`)
 line. In an interactive session a pasted absolute image path (a file dragged into the terminal)
 counts too.
 Paths go through the workspace boundary; a path that does not exist is left as typed (an
-``@handle`` is not a file). Every refusal is one notice line. An attached image is also kept
-under the session's artifacts (by its hash) and named in the transcript, for ``--resume``.
+``@handle`` is not a file, nor an import alias ``@/components/x``, outside the workspace
+too). Every refusal is one notice line. An attached image is also kept under the session's
+artifacts (by its hash) and named in the transcript, for ``--resume``.
 
 What the user types is the command line's to read: :func:`expand` is the
 :data:`~mycode_core.runtime.runner_base.PromptExpander` the CLI (and the testing kit) hands
@@ -113,6 +114,15 @@ def _image(name: str, path: Path, allowed: bool, out: Expansion, context: Any) -
         out.notes.append(f"@{name} is not kept for --resume: {exc.strerror or exc}")
 
 
+def _names_a_file(raw: str, context: Any) -> bool:
+    """Whether ``raw`` (refused by the workspace boundary) names something that exists, other
+    than ``/`` itself: a path that does not exist is left as typed, outside the workspace too
+    (``@/hooks/useA11y`` and ``"@/*"`` are TypeScript import aliases in a plugin's command)."""
+    if not raw.strip("/"):
+        return False
+    return os.path.lexists(Path(context.workspace) / os.path.expanduser(raw))
+
+
 def expand(prompt: str, context: Any) -> Expansion:
     """Inline the ``@path`` files of ``prompt`` and attach its images (see the module doc)."""
     out, images = Expansion(prompt), accepts_images(context.settings)
@@ -128,7 +138,8 @@ def expand(prompt: str, context: Any) -> Expansion:
                 else resolve_in_workspace(raw, context)
             )
         except BoundaryError as exc:
-            out.notes.append(f"@{raw}: {exc}")
+            if _names_a_file(raw, context):  # else ``@/components/x``, an import alias: text
+                out.notes.append(f"@{raw}: {exc}")
             continue
         if path in seen or not path.exists():
             continue

@@ -48,11 +48,19 @@ _PROTECTED = {
 }
 
 
+CONFIG_FILES = {".mcp.json": "it lists MCP servers, which a trusted project starts unsandboxed"}
+"""Files that configure what runs outside the sandbox, at any depth (Claude Code counts
+``.mcp.json`` among its dangerous files too)."""
+
+
 def protected_reason(rel: str) -> str | None:
     """Why writing to a workspace-relative path needs the user's say: it is a ``.git`` (file or
     folder: a submodule's or nested repository's too, whose config git runs) or in one, at any
-    depth, or in one of the :data:`CONFIG_FOLDERS` at any depth."""
+    depth, in one of the :data:`CONFIG_FOLDERS` or one of the :data:`CONFIG_FILES` at any
+    depth."""
     parts = PurePosixPath(rel).parts if rel not in ("", ".") else ()
+    if parts and parts[-1] in CONFIG_FILES:
+        return CONFIG_FILES[parts[-1]]
     found = [0] if parts and parts[0] in _PROTECTED else []
     found += [at for at, part in enumerate(parts) if part == ".git"]
     found += [at for at, part in enumerate(parts[:-1]) if part in CONFIG_FOLDERS]

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_builtin_tools import bwrap_location
-from mycode_builtin_tools.paths import CONFIG_FOLDERS
+from mycode_builtin_tools.paths import CONFIG_FILES, CONFIG_FOLDERS
 from mycode_core import safegit
 from mycode_core.api import safeopen
 
@@ -247,10 +247,11 @@ def tmp_toolchains(path_env: str, prefixes: list[str | None]) -> list[Path]:
 
 
 def missing_config_folders(workspace: Path) -> list[Path]:
-    """The :data:`CONFIG_FOLDERS` and ``.git`` of ``workspace`` that do not exist: nothing can
-    be bound read-only there, so one a command creates is taken back after it (:func:`take_back`;
-    a new ``.git`` folder whose config runs nothing, ``git init``'s, stays)."""
-    names = (*CONFIG_FOLDERS, ".git")
+    """The :data:`CONFIG_FOLDERS`, :data:`CONFIG_FILES` and ``.git`` of ``workspace`` that do
+    not exist: nothing can be bound read-only there, so one a command creates is taken back
+    after it (:func:`take_back`; a new ``.git`` folder whose config runs nothing, ``git
+    init``'s, stays)."""
+    names = (*CONFIG_FOLDERS, *CONFIG_FILES, ".git")
     return [workspace / name for name in names if not os.path.lexists(workspace / name)]
 
 
@@ -359,8 +360,8 @@ def take_back(missing: list[Path], keep: Path, root: Path) -> list[str]:
         shutil.move(str(path), str(target))
         notes.append(
             f"(the command created {rel}, which commands may not create or change: such "
-            "files configure hooks and plugins that run outside the sandbox; it was moved to "
-            f"{target}. Write such files with write_file, which asks the user first.)"
+            "files configure hooks, plugins and MCP servers that run outside the sandbox; it was "
+            f"moved to {target}. Write such files with write_file, which asks the user first.)"
         )
     return notes
 
@@ -396,12 +397,13 @@ def take_back_relinked(before: dict[Path, Identity | None], keep: Path, root: Pa
 def take_back_created(
     root: Path, created: list[str], keep: Path, changed: tuple[str, ...] | list[str] = ()
 ) -> list[str]:
-    """Take back what a command created in a :data:`CONFIG_FOLDERS` folder at any depth of
-    ``root`` (``created``: the paths the change detection saw it create, relative to ``root``,
-    so nothing is walked but those folders): a folder holding nothing else is moved whole
-    (:func:`take_back`), out of one that was there before only the files created. A ``.git``
-    below the root (a repository git would run the config of) that it created, or changed
-    (``changed``: a nested repository's pointer file), is moved whole."""
+    """Take back what a command created in a :data:`CONFIG_FOLDERS` folder, and a
+    :data:`CONFIG_FILES` file, at any depth of ``root`` (``created``: the paths the change
+    detection saw it create, relative to ``root``, so nothing is walked but those folders): a
+    folder holding nothing else is moved whole (:func:`take_back`), out of one that was there
+    before only the files created. A ``.git`` below the root (a repository git would run the
+    config of) that it created, or changed (``changed``: a nested repository's pointer file),
+    is moved whole."""
     # of what was there, only a rewritten gitdir: pointer file: a nested repository's own
     # ``.git`` folder changes whenever git runs in it (its index), and stays
     there = [rel for rel in changed if _below_git(root, rel) == root / rel and _is_file(root / rel)]
@@ -415,6 +417,9 @@ def take_back_created(
     groups: dict[Path, set[Path]] = {}
     for rel in created:
         parts = Path(rel).parts
+        if parts and parts[-1] in CONFIG_FILES and os.path.lexists(root / rel):
+            notes += take_back([root / rel], keep, root)  # an .mcp.json of a folder below
+            continue
         at = next((i for i, part in enumerate(parts) if part in CONFIG_FOLDERS), None)
         if at is not None and os.path.lexists(root / rel):
             groups.setdefault(root.joinpath(*parts[: at + 1]), set()).add(root / rel)
@@ -473,13 +478,14 @@ def submodule_dot_gits(workspace: Path) -> list[Path]:
 
 
 def read_only_paths(workspace: Path, *, git_writable: bool = False) -> list[Path]:
-    """What is bound read-only over the writable workspace: the :data:`CONFIG_FOLDERS`, the
-    whole ``.git`` (a folder, or a ``gitdir:`` file with its git and common folders when they
-    lie inside the workspace) and each submodule's (:func:`submodule_dot_gits`); with
-    ``git_writable`` only their config and hooks (and a submodule's pointer file)."""
+    """What is bound read-only over the writable workspace: the :data:`CONFIG_FOLDERS` and
+    :data:`CONFIG_FILES`, the whole ``.git`` (a folder, or a ``gitdir:`` file with its git and
+    common folders when they lie inside the workspace) and each submodule's
+    (:func:`submodule_dot_gits`); with ``git_writable`` only their config and hooks (and a
+    submodule's pointer file)."""
     found: list[Path] = []
     top = os.path.realpath(workspace)
-    for rel in CONFIG_FOLDERS:
+    for rel in (*CONFIG_FOLDERS, *CONFIG_FILES):
         inside = workspace / rel
         real = os.path.realpath(inside)
         if os.path.exists(real) and (real == top or real.startswith(top + os.sep)):

@@ -122,3 +122,64 @@ def test_grep_python_fallback(tree: Path, run, monkeypatch) -> None:
 def test_ripgrep_is_shipped() -> None:
     assert ripgrep.rg_path() is not None
     assert (ripgrep.rg_version() or "").startswith("ripgrep")
+
+
+SEARCHED = {
+    ".env": "KEY=s3cret\n", "app/.env": "KEY=other\n", "app/a.py": "KEY=1\n",
+    "id.key": "KEY=k\n", "b:c.txt": "x\nKEY=2\n",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("rg", ["shipped", "none"])
+def test_files_a_deny_rule_keeps_from_reading_are_left_out_of_searches(
+    workspace: Path, new_context, run, monkeypatch: pytest.MonkeyPatch, rg: str
+) -> None:
+    """``read_file(**/.env)`` denied reading ``.env``, but a grep of the whole workspace
+    printed its lines: Claude Code leaves the files a Read rule denies out of Grep's and
+    Glob's results, and so does mycode (ripgrep or the Python search alike)."""
+    from mycode_builtin_tools.tools import build_tools
+
+    for rel, text in SEARCHED.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text)
+    if rg == "none":
+        monkeypatch.setenv("MYCODE_RG", "none")
+    ripgrep.rg_path.cache_clear()
+    try:
+        context = new_context(permissions={"deny": ["read_file(**/.env)", "Read(*.key)"]})
+        tools = {tool.name: tool for tool in build_tools()}
+        for mode in ("content", "files_with_matches", "count"):
+            text = tools["grep"].handler({"pattern": "KEY", "output_mode": mode}, context).text()
+            assert "app/a.py" in text and "b:c.txt" in text, (mode, text)
+            assert ".env" not in text and "s3cret" not in text and "id.key" not in text, text
+        shown = tools["grep"].handler({"pattern": "KEY", "output_mode": "content"}, context)
+        assert "b:c.txt:2:KEY=2" in shown.text() and "app/a.py:1:KEY=1" in shown.text()
+        listed = tools["glob"].handler({"pattern": "**/*"}, context).text()
+        assert "app/a.py" in listed and ".env" not in listed and "id.key" not in listed
+        assert "s3cret" in run("grep", pattern="KEY", output_mode="content").text()  # no rule
+    finally:
+        ripgrep.rg_path.cache_clear()
+
+
+def test_a_claude_settings_read_rule_keeps_a_file_out_of_a_runs_grep(
+    workspace: Path, home: Path
+) -> None:
+    """The same through a real run: ``Read(./.env)`` in ``.claude/settings.json`` (kept in
+    an untrusted workspace: it only makes things stricter)."""
+    from mycode_core.testing.cli import run_cli, write_script
+
+    for rel, text in SEARCHED.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text)
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude/settings.json").write_text('{"permissions": {"deny": ["Read(./.env)"]}}')
+    grep = {"name": "grep", "arguments": {"pattern": "KEY", "output_mode": "content"}}
+    model = write_script(workspace.parent / "turns.json", [{"tool_calls": [grep]}])
+    result = run_cli(
+        ["-p", "find KEY", "--model", model, "--output-format", "stream-json"],
+        cwd=workspace,
+        home=home,
+    )
+    assert result.rc == 0, result.stderr
+    shown = result.of_type("tool_result")[0]["content"]
+    assert "app/a.py:1:KEY=1" in shown and "s3cret" not in shown, shown

@@ -139,8 +139,25 @@ class PluginFolder:
             "skipped": self.skipped,
         }
 
+    def agent_names(self) -> list[str]:
+        """The names the folder's agents answer to: the front matter's ``name`` (Claude Code
+        keys agents by it, and plugins' commands name them so: ``subagent_type:
+        "security-scanning-security-auditor"`` for ``agents/security-auditor.md``), else
+        the file's stem."""
+        from mycode_claude_compat.commands import split_front_matter
+
+        names = []
+        for path in (p for d in self.agent_dirs for p in sorted(d.glob("*.md"))):
+            try:
+                name = split_front_matter(path.read_text(encoding="utf-8"))[0].get("name")
+            except (OSError, UnicodeDecodeError):
+                name = None
+            names.append(name.strip() if isinstance(name, str) and name.strip() else path.stem)
+        return sorted(names)
+
     def describe(self) -> dict[str, Any]:
         """JSON for ``mycode plugins``."""
+        agents = self.agent_names()
         return {
             "name": self.name,
             "format": self.format,
@@ -154,13 +171,13 @@ class PluginFolder:
                 "mcp_servers": sorted(self.mcp_servers),
                 "hooks": self.hooks,
                 "commands": sorted(path.stem for path in self.commands),
-                "agents": sorted(p.stem for d in self.agent_dirs for p in sorted(d.glob("*.md"))),
+                "agents": agents,
                 "lsp_servers": sorted(self.lsp_servers),
                 "bin": executables(self.bin_dir) if self.bin_dir else [],
             },
             "hooks": self.hooks,
             "commands": sorted(path.stem for path in self.commands),
-            "agents": sorted(p.stem for d in self.agent_dirs for p in sorted(d.glob("*.md"))),
+            "agents": agents,
             "skills": self.skill_names(),
             "mcp_servers": sorted(self.mcp_servers),
             "skipped": self.skipped,

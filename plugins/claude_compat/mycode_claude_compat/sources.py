@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,7 @@ DEFAULT_TIMEOUT = 600.0
 """A command hook's default (seconds), as in Claude Code since it went from 60 s to 10 minutes."""
 PROMPT_TIMEOUT = 30.0
 """A prompt hook's default (seconds), as in Claude Code."""
-_PLAIN = re.compile(r"^[A-Za-z0-9_|]+$")
+_PLAIN = re.compile(r"^[A-Za-z0-9_|,-]+$")
 _RULE = re.compile(r"^\s*([A-Za-z0-9_*|-]+)\s*(?:\((.*)\))?\s*$", re.S)
 
 
@@ -95,13 +96,15 @@ class CommandHook:
 
 
 class Matcher:
-    """A Claude Code matcher: missing/empty/``*`` matches all, ``A|B`` exact names, else a
-    regular expression searched in the name."""
+    """A Claude Code matcher: missing/empty/``*`` matches all; names (letters, digits, ``_``
+    and ``-``) joined by ``|`` or ``,`` match exactly, as Claude Code matches them now
+    (``mcp__brave-search`` is that tool only, not each ``mcp__brave-search__*``; ``Bash,Edit``
+    is either); else a regular expression searched in the name."""
 
     def __init__(self, raw: Any) -> None:
         text = str(raw).strip() if isinstance(raw, str) else ""
         self.any = text in ("", "*")
-        self.names = frozenset(text.split("|")) if _PLAIN.match(text) else None
+        self.names = frozenset(re.split(r"[|,]", text)) if _PLAIN.match(text) else None
         self.regex: re.Pattern[str] | None = None
         if not self.any and self.names is None:
             self.regex = re.compile(text)
@@ -131,6 +134,8 @@ def if_matches(rule: str, tool: str, tool_input: dict[str, Any]) -> bool:
     command = tool_input.get("command") if tool == "Bash" else None
     if command is not None:  # each command of the line: ``git add -A && git commit -m x``
         return any(_accepts(pattern, value) for value in subcommands(str(command)))
+    if pattern.startswith("~"):  # ``Read(~/.ssh/**)``: the home folder, as in Claude Code
+        pattern = os.path.expanduser(pattern)
     return _accepts(pattern, str(tool_input.get("file_path") or tool_input.get("path") or ""))
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cc_helpers import Env, bash, hooks_file
 from mycode_claude_compat.commands import CommandFile, expand, read_command
 
@@ -412,8 +413,6 @@ def test_an_installed_plugins_command_runs_its_own_script_in_the_sandbox(env: En
     command's ``${CLAUDE_PLUGIN_ROOT}/scripts/...`` (ralph-wiggum's setup script) failed with
     "No such file or directory". The folder of the command that runs is now visible,
     read-only, and the rest of ``MYCODE_HOME`` stays hidden."""
-    import pytest
-
     from mycode_core.testing import write_script
 
     source = env.root / "kit"
@@ -523,3 +522,53 @@ def test_a_plugins_help_command_never_takes_the_sessions_help(env: Env) -> None:
         "guard:help": "How guard works",
         "list": "The rules (also /guard:list)",
     }
+
+
+def test_a_commands_shell_command_whose_work_the_sandbox_took_back_says_so(env: Env) -> None:
+    """A loop plugin's setup script (ralph's ``/ralph-loop``) writes its state file under
+    ``.claude/``, which the command sandbox keeps read-only: the file was moved away after
+    the command and the prompt said "activated" all the same, so the loop silently never ran.
+    The note ``run_command`` adds for the model is now part of the command's output."""
+    folder = _folder_command(
+        env,
+        "loop",
+        "---\ndescription: start a loop\n---\n"
+        "Setup: !`mkdir -p .claude && echo 'iteration: 1' > .claude/loop.local.md && echo on`\n"
+        "Work on: $ARGUMENTS\n",
+    )
+    result = env.run(
+        [bash("echo probe"), {"content": "done"}],
+        "--plugin-dir", str(folder), "--permission-mode", "default",
+        prompt="/loop build it",
+    )  # fmt: skip
+    assert result.rc == 0, result.stderr
+    ran = result.of_type("tool_result")  # unsandboxed, -p refuses the write: nothing is sent
+    if not ran or not ran[0].get("metadata", {}).get("sandboxed"):
+        pytest.skip("no command sandbox here")
+    sent = result.of_type("user")[0]["content"]
+    assert "Setup: on\n(the command created .claude/" in sent, sent
+    assert "moved to" in sent and "Work on: build it" in sent
+    assert not (env.workspace / ".claude" / "loop.local.md").exists()
+
+
+def test_plugins_lists_agents_by_the_names_a_run_answers_to(env: Env) -> None:
+    """Claude Code keys agents by their front matter ``name``, and a plugin's commands name
+    them so (``subagent_type: "kit-auditor"`` for ``agents/auditor.md``): a run answered to
+    ``kit-auditor`` while ``mycode plugins`` listed ``auditor``."""
+    folder = env.root / "kit"
+    (folder / "agents").mkdir(parents=True)
+    (folder / "agents" / "auditor.md").write_text(
+        "---\nname: kit-auditor\ndescription: Audits.\nmodel: opus\n---\nYou audit.\n"
+    )
+    (folder / "agents" / "plain.md").write_text("---\ndescription: No name.\n---\nYou help.\n")
+    listed = run_cli(["plugins", "--plugin-dir", str(folder)], cwd=env.workspace, home=env.home)
+    assert listed.rc == 0, listed.stderr
+    row = next(r for r in json.loads(listed.stdout) if r.get("path") == str(folder.resolve()))
+    assert row["contributes"]["agents"] == ["kit-auditor", "plain"], row
+    call = {"name": "delegate_task", "arguments": {"task": "audit", "agent": "kit-auditor"}}
+    result = env.run(
+        [{"tool_calls": [call]}, {"content": "audited"}, {"content": "done"}],
+        "--plugin-dir", str(folder),
+    )  # fmt: skip
+    answer = [e for e in result.of_type("tool_result") if "agent_id" not in e][0]
+    assert not answer["is_error"] and "profile kit-auditor" in answer["content"], answer

@@ -196,6 +196,22 @@ def test_mcp_tools_keep_their_names_and_regex_matchers_work(env: Env) -> None:
     assert len(problems) == 2  # the bad regex and the unknown event, one line each
 
 
+def test_names_with_hyphens_or_commas_match_exactly() -> None:
+    """Claude Code: a matcher of plain names matches them exactly, hyphens included (it fixed
+    ``code-reviewer`` and ``mcp__brave-search`` substring-matching), and ``Bash,Edit`` is
+    either name (it fixed comma-separated matchers never firing)."""
+    from mycode_claude_compat.sources import Matcher
+
+    server = Matcher("mcp__brave-search")
+    assert server.matches("mcp__brave-search") and not server.matches("mcp__brave-search__web")
+    assert Matcher("mcp__brave-search__.*").matches("mcp__brave-search__web")
+    reviewer = Matcher("code-reviewer")
+    assert reviewer.matches("code-reviewer") and not reviewer.matches("pr-review:code-reviewer")
+    both = Matcher("Bash,Edit")
+    assert both.matches("Bash") and both.matches("Edit") and not both.matches("Write")
+    assert Matcher("Edit|Write").matches("Write") and not Matcher("Edit").matches("MultiEdit")
+
+
 def test_if_conditions_use_permission_rule_syntax() -> None:
     from mycode_claude_compat.sources import if_matches
 
@@ -204,6 +220,9 @@ def test_if_conditions_use_permission_rule_syntax() -> None:
     assert if_matches("Edit(src/**)", "Edit", {"file_path": "/w/src/a/b.py"})
     assert not if_matches("Edit(src/**)", "Write", {"file_path": "/w/src/a.py"})
     assert if_matches("Bash", "Bash", {"command": "anything"})
+    key = str(Path.home() / ".ssh" / "id_rsa")  # Claude Code's documented ``Read(~/.ssh/**)``
+    assert if_matches("Read(~/.ssh/**)", "Read", {"file_path": key})
+    assert not if_matches("Read(~/.ssh/**)", "Read", {"file_path": "/w/.ssh/id_rsa"})
 
 
 def test_an_unsupported_hook_type_is_one_notice(env: Env) -> None:

@@ -7,7 +7,8 @@ A rule is ``tool`` or ``tool(spec)``:
   ``run_command(make *)`` — ``*`` matches anything; ``run_command(npm test)`` — exactly.
 * ``edit_file(src/**)``, ``read_file(.env)`` — gitignore-style patterns on the
   workspace-relative path. ``edit_file`` rules also cover ``write_file``; ``read_file`` rules
-  also cover ``grep`` and ``glob`` (their ``path``).
+  also cover ``grep`` and ``glob`` (their ``path``, and a denied file is left out of what they
+  find: :func:`read_denied`).
 * ``mcp__server`` covers every tool of that server, and its resources read through the MCP
   bridge's ``read_mcp_resource`` / ``list_mcp_resources``; tool names may use ``*``.
 * Claude Code's names work too: ``Bash``, ``Read``, ``Edit``, ``Write``, ``Glob``, ``Grep``.
@@ -18,8 +19,10 @@ Rules come from ``[permissions] allow/deny/ask`` of each layer (``user``, ``proj
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,6 +173,25 @@ def path_matches(spec: str | None, rel: str) -> bool:
     except (ValueError, TypeError):
         return False
     return bool(matcher.match_file(rel))
+
+
+def read_denied(settings: Any, tool_name: str) -> Callable[[str], bool] | None:
+    """Whether a ``deny`` rule with a path (``read_file(**/.env)``, Claude Code's
+    ``Read(./.env)``) keeps ``tool_name`` (``grep``, ``glob``) from a workspace-relative file
+    it came across in a folder: as Claude Code leaves such files out of Grep's and Glob's
+    results, a denied ``.env`` is not shown by a search of the whole workspace. ``None`` when
+    no such rule applies to the tool."""
+    import pathspec
+
+    matchers = []
+    for rule in collect(settings):
+        if rule.kind == "deny" and rule.spec is not None and rule.applies_to(tool_name):
+            pattern = rule.spec[2:] if rule.spec.startswith("./") else rule.spec
+            with contextlib.suppress(ValueError, TypeError):
+                matchers.append(pathspec.GitIgnoreSpec.from_lines([pattern]))
+    if not matchers:
+        return None
+    return lambda rel: any(matcher.match_file(rel) for matcher in matchers)
 
 
 def first_match(

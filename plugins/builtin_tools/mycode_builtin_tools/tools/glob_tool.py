@@ -11,6 +11,7 @@ import os
 import re
 from pathlib import Path
 
+from mycode_builtin_tools.permissions.rules import read_denied
 from mycode_builtin_tools.ripgrep import Stopped
 from mycode_builtin_tools.walk import home_skip, list_files, skip_dirs_for
 from mycode_core import ReadPath, RunContext, tool
@@ -93,9 +94,16 @@ def _split_pattern(pattern: str, base: Path, context: RunContext) -> tuple[str, 
 
 
 def _matches(base: Path, pattern: str, context: RunContext) -> list[str]:
+    """The files under ``base`` matching ``pattern``, but those a ``deny`` rule keeps from
+    being read (:func:`.rules.read_denied`), as Claude Code's Glob leaves them out."""
     regex = compile_glob(pattern)
     skip = skip_dirs_for(pattern) + home_skip(base, context.home)
-    return [rel for rel in list_files(base, skip, context.cancelled) if regex.match(rel)]
+    found = [rel for rel in list_files(base, skip, context.cancelled) if regex.match(rel)]
+    denied = read_denied(context.settings, "glob")
+    if denied is None:
+        return found
+    prefix = relative(base, context)
+    return [rel for rel in found if not denied(rel if prefix == "." else f"{prefix}/{rel}")]
 
 
 @tool(name="glob", read_only=True, description=DESCRIPTION)

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field, WithJsonSchema
 
 from mycode_builtin_tools import encoding
+from mycode_builtin_tools.permissions.rules import read_denied
 from mycode_builtin_tools.ripgrep import Stalled, Stopped, rg_path, run_rg
 from mycode_builtin_tools.tools.glob_tool import compile_glob
 from mycode_builtin_tools.walk import home_skip, python_files, rg_skip_args, skip_dirs_for
@@ -48,6 +49,8 @@ class Query:
     context: int = 0
     home: Path | None = None
     """``MYCODE_HOME``: left out of the search when it lies in the workspace."""
+    denied: Callable[[str], bool] | None = None
+    """The files a ``deny`` rule keeps from being read (:func:`.rules.read_denied`): left out."""
 
 
 def _rg_command(query: Query, base: Path, target: str, mode: str) -> list[str]:
@@ -66,6 +69,8 @@ def _rg_command(query: Query, base: Path, target: str, mode: str) -> list[str]:
         cmd += ["-c", "-H"]
     if query.case_insensitive:
         cmd += ["-i"]
+    if query.denied is not None and mode != "files_with_matches":
+        cmd += ["--null"]  # a NUL after each path: the path of a line is then unambiguous
     if query.glob:
         cmd += ["--glob", query.glob]
     cmd += ["-e", query.pattern, "--", target]
@@ -91,12 +96,33 @@ def _search(
     if rg_path() is not None:
         with contextlib.suppress(Stalled):
             data = _run_rg(_rg_command(query, base, target, mode), base, cancelled)
+            if query.denied is not None:
+                lines = _without_denied(data, mode, query.denied)
+                return lines[:limit] if mode == "content" else lines, len(lines)
             if mode == "content":
                 return _first_lines(data, limit)
             lines = [_strip_dot(line) for line in data.decode("utf-8", "replace").splitlines()]
             return lines, len(lines)
     lines = _python_search(query, base, target, mode)
     return lines, len(lines)
+
+
+def _without_denied(data: bytes, mode: str, denied: Callable[[str], bool]) -> list[str]:
+    """ripgrep's lines (``--null`` after the path but in ``files_with_matches`` mode) without
+    those of the ``denied`` files, in the usual form (``path:line:text``, ``path:count``)."""
+    out: list[str] = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        path, nul, rest = line.partition("\0")
+        if not nul:  # a path of files_with_matches, or the "--" between context groups
+            if mode != "files_with_matches":
+                out += [line] if out and out[-1] != "--" else []
+            elif not denied(_strip_dot(path)):
+                out.append(_strip_dot(path))
+        elif not denied(_strip_dot(path)):
+            digits = len(rest) - len(rest.lstrip("0123456789"))
+            sep = rest[digits : digits + 1] if mode == "content" else ""
+            out.append(f"{_strip_dot(path)}{sep if sep in (':', '-') else ':'}{rest}")
+    return out[:-1] if out and out[-1] == "--" else out
 
 
 def _first_lines(data: bytes, count: int) -> tuple[list[str], int]:
@@ -135,6 +161,8 @@ def _python_search(query: Query, base: Path, target: str, mode: str) -> list[str
         prefix = "" if target == "." else target + "/"
         skip = skip_dirs_for(query.glob or "") + home_skip(start, query.home)
         files = [prefix + rel for rel in python_files(start, skip) if keep(rel)]
+    if query.denied is not None:
+        files = [rel for rel in files if not query.denied(rel)]
     out: list[str] = []
     for rel in files:
         data = _read_regular(base / rel)
@@ -228,7 +256,8 @@ def grep(
     base = Path(run.workspace).resolve()
     target = relative(start, run)
     limit = DEFAULT_HEAD_LIMIT if not head_limit or head_limit <= 0 else head_limit
-    query = Query(pattern, glob or None, bool(case_insensitive), context or 0, run.home)
+    denied = read_denied(run.settings, "grep")
+    query = Query(pattern, glob or None, bool(case_insensitive), context or 0, run.home, denied)
     try:
         lines, total = _search(query, base, target, mode, limit, run.cancelled)
     except GrepError as exc:
