@@ -12,7 +12,8 @@ run, and takes its exit status as the result. Three cases need the gate's own ju
 * a command joining several kinds with ``&&`` (``ruff check . && pytest``): the core records
   the first, the gate counts each;
 * a common test runner the core does not know: ``node --test``, ``make -C sub test``,
-  ``npm --prefix sub test``, ``sh -c "pytest"``, ``yarn jest``, ``python -m tox``… — its result
+  ``npm --prefix sub test``, ``sh -c "pytest"``, ``yarn jest``, ``python -m tox``, ``mix test``,
+  ``./mvnw test``, ``vendor/bin/phpunit``, ``swift test``, ``flutter test``… — its result
   is the call's error flag (a non-zero exit is an error).
 """
 
@@ -32,6 +33,11 @@ MORE_TESTS = re.compile(
     | (yarn|pnpm(\s+exec)?|npx\s+(-y|--yes))\s+(jest|vitest|mocha)
     | (\./)?node_modules/\.bin/(jest|vitest|mocha) | py\.test | uvx\s+pytest | hatch\s+test
     | uv\s+run\s+(--\S+(\s+[^-\s]\S*)?\s+)+pytest | python[0-9.]*\s+-m\s+(tox|nox) | pytest
+    | uv\s+run\s+--\s+pytest | pipenv\s+run\s+pytest | python[0-9.]*\s+manage\.py\s+test
+    | npm\s+t | make\s+(-[jkls]\s*\d*\s+)+(test|check) | mix\s+test | \./mvnw\s+(\S+\s+)*test
+    | (\./)?vendor/bin/(phpunit|pest) | phpunit | pest | php\s+artisan\s+test
+    | composer\s+(run(-script)?\s+)?test | (bundle\s+exec\s+)?rake\s+spec
+    | (sbt|lein|cabal|stack|swift|deno|dart|flutter|bazel|bazelisk)\s+test | zig\s+build\s+test
     )\b""",
     re.VERBOSE,
 )
@@ -62,12 +68,14 @@ def _command(obs: Observation) -> str | None:
 
 
 _FAILED = re.compile(
-    r"\b\d+ (failed|errors?)\b|^(FAILED|FAIL|ERROR)\b|test result: FAILED|^# fail [1-9]"
-    r"|^Tests:.*\b[1-9]\d* failed",
+    r"\b[1-9]\d* (failed|errors?|failures?)\b|^(FAILED|FAIL|ERROR)\b|test result: FAILED"
+    r"|^# fail [1-9]|^Tests:.*\b[1-9]\d* failed|^FAILURES!|^(\[\w+\] )?BUILD FAIL(URE|ED)\b",
     re.M,
 )
 _PASSED = re.compile(
-    r"\b\d+ passed\b|^OK\b|^ok\s|test result: ok\.|^# pass \d+|^Tests:.*passed", re.M
+    r"\b\d+ passed\b|^OK\b|^ok\s|test result: ok\.|^# pass \d+|^Tests:.*passed"
+    r"|\b0 failures\b|^(\[\w+\] )?BUILD SUCCESS(FUL)?\b",
+    re.M,
 )
 OUTPUT_KEPT = 4000
 """Characters kept of the end of each command's output (the test summary is at the end)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -176,8 +177,6 @@ def test_team_policy_installed_with_pip_replaces_the_default(tmp_path: Path) -> 
 
 def run_env(tmp_path: Path) -> dict[str, str]:
     """A clean environment for a ``mycode`` subprocess."""
-    import os
-
     env = {k: v for k, v in os.environ.items() if not k.startswith("MYCODE_")}
     env["MYCODE_HOME"] = str(tmp_path / "home")
     return env
@@ -198,3 +197,37 @@ def test_a_piped_test_run_is_judged_by_the_summary_it_printed(tmp_path: Path, fi
         assert rc == 0 and events[-1]["verdict"] == "pass", (told, stderr)
     else:
         assert rc == 1 and "failed: fix the failure" in told[0], (told, stderr)
+
+
+@pytest.mark.parametrize(
+    ("runner", "files"),
+    [
+        ("mix test", {"mix.exs": "", "lib/calc.ex": "x\n", "test/calc_test.exs": ""}),
+        ("./mvnw -q test", {"pom.xml": "", "src/Calc.java": "x\n", "src/test/java/T.java": ""}),
+        ("flutter test", {"pubspec.yaml": "flutter:\n", "lib/a.dart": "x\n", "test/t.dart": ""}),
+    ],  # fmt: skip
+)
+def test_a_passing_run_of_another_ecosystems_runner_completes(
+    tmp_path: Path, runner: str, files: dict[str, str]
+) -> None:
+    """An Elixir, Maven or Flutter project's own test runner proves its tests: the gate used to
+    ask for `python -m pytest -q` after `mix test` passed, until the run ended gate_exhausted."""
+    ws = tmp_path / "ws"
+    for rel, text in files.items():
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(text, encoding="utf-8")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for name in ("mix", "flutter", "mvnw"):
+        (fake / name).write_text('#!/bin/sh\necho "3 tests, 0 failures"\n', encoding="utf-8")
+        (fake / name).chmod(0o755)
+    shutil.copy(fake / "mvnw", ws / "mvnw")
+    changed = next(rel for rel, text in files.items() if text == "x\n")
+    turns = [tool("read_file", path=changed), tool("write_file", path=changed, content="y\n")]
+    turns += [say("Done."), tool("run_command", command=runner), say("Done; 3 tests pass.")]
+    env = {"PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    events, code, stderr = run_cli(ws, turns, "Change the code", env=env)
+    told = guidance(events)
+    assert len(told) == 1 and "run the tests (e.g. `" in told[0], told
+    assert "pytest" not in told[0], told
+    assert (events[-1]["verdict"], code) == ("pass", 0), (told, stderr)

@@ -8,6 +8,7 @@ from typing import Any
 import mycode_completion_gate
 import pytest
 from gate_helpers import edit, read, run
+from mycode_completion_gate.commands import judged
 
 from mycode_core import hookimpl
 from mycode_core.config import Settings
@@ -355,6 +356,22 @@ def test_a_test_command_that_runs_no_test_proves_nothing(tmp_path: Path, command
         "python -m tox",
         "py.test -q",
         "./node_modules/.bin/jest",
+        "mix test",
+        "./mvnw -q test",
+        "vendor/bin/phpunit",
+        "php artisan test",
+        "bundle exec rake spec",
+        "swift test",
+        "flutter test",
+        "dart test",
+        "deno test -A",
+        "sbt test",
+        "cabal test",
+        "zig build test",
+        "python manage.py test",
+        "pipenv run pytest",
+        "uv run -- pytest",
+        "make -j4 test",
     ],  # fmt: skip
 )
 def test_common_test_runners_the_core_does_not_know(tmp_path: Path, command: str) -> None:
@@ -374,3 +391,22 @@ def test_a_question_about_failing_tests_is_not_blocked(tmp_path: Path, prompt: s
     assert judge(ws, prompt, [read("calc.py")]).verdict == "pass"
     observations = [read("calc.py"), run("pytest -q", passed=False)]
     assert judge(ws, prompt, observations).verdict == "pass"
+
+
+@pytest.mark.parametrize(
+    ("output", "outcome"),
+    [
+        ("Finished in 0.1s\n5 runs, 9 assertions, 0 failures, 0 errors, 0 skips\n", True),
+        ("3 tests, 1 failure\n", False),
+        ("4 examples, 0 failures\n", True),
+        ("[INFO] BUILD SUCCESS\n", True),
+        ("BUILD SUCCESS\n", True),
+        ("BUILD FAILURE\n", False),
+        ("FAILURES!\nTests: 3, Assertions: 3, Failures: 1.\n", False),
+        ("1 passed, 0 errors\n", True),
+    ],
+)
+def test_summaries_of_other_runners(output: str, outcome: bool | None) -> None:
+    """A piped run of minitest, ExUnit, RSpec, Maven or PHPUnit is judged by its summary; a
+    ``0 errors`` count is no failure."""
+    assert judged(output) is outcome
