@@ -58,7 +58,8 @@ def verdict(
             project=project.Project(),
             todos=[],
         )
-    return policies.judge(
+    state = context.store.setdefault(STORE_KEY, {})
+    result = policies.judge(
         name,
         request=requirements.parse_request(_said(context)),
         evidence=evidence.collect(
@@ -66,7 +67,11 @@ def verdict(
         ),
         project=project.inspect(context.workspace),
         todos=requirements.unfinished_todos(context.store),
+        told_no_tests=bool(state.get("told_no_tests")),
     )
+    if result.verdict == "fail" and policies.NO_TESTS in result.missing:
+        state["told_no_tests"] = True
+    return result
 
 
 def _said(context: RunContext) -> str:

@@ -8,7 +8,9 @@
 * ``off`` — always pass.
 
 A requirement the user softened ("if possible", "尽量") that is not met gives ``unverified``
-instead of ``fail``; so does a code change in a project with no way to verify it.
+instead of ``fail``; so does a code change in a project with no way to verify it, and a test
+run asked for in a project where no tests were found, once the model was told so and still ran
+none.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from mycode_core.records import CompletionVerdict
 
 POLICIES = ("strict", "standard", "lenient", "off")
 SOURCE = "completion_gate"
+NO_TESTS = "test_not_found"
+"""The key of a test run asked for in a project where no tests were found."""
 
 _LABEL = {
     "test": "test run",
@@ -120,6 +124,12 @@ def gap_for(need: Need, evidence: Evidence, project: Project) -> Gap | None:
             f"the {label}, so it proves nothing: {action} on their own, without `|`, `;` or "
             f"`||` after them{example}, and report the result."
         )
+    elif need.kind == "test" and not project.has_tests and status.before_change is None:
+        message = (
+            f"{asked}No test run was run, and no tests were found in the project: look for its "
+            "tests and run them, or say that it has none."
+        )
+        return Gap(NO_TESTS, message, need.best_effort)
     elif evidence.mutated:
         before = status.before_change
         files = describe_files(list(status.changed_since) or evidence.changed)
@@ -170,8 +180,11 @@ def judge(
     evidence: Evidence,
     project: Project,
     todos: list[dict[str, Any]],
+    told_no_tests: bool = False,
 ) -> CompletionVerdict:
-    """The verdict of built-in ``policy`` (one of :data:`POLICIES`)."""
+    """The verdict of built-in ``policy`` (one of :data:`POLICIES`). With ``told_no_tests``
+    (the model was already blocked once for it), a test run asked for in a project with no
+    tests found no longer fails: "it has none" may be the true answer."""
     if policy == "off":
         return CompletionVerdict(verdict="pass", feedback="completion gate is off", source=SOURCE)
     gaps = [
@@ -184,14 +197,14 @@ def judge(
         if pending is not None:
             gaps.append(pending)
     missing = [gap.key for gap in gaps]
-    if any(not gap.soft for gap in gaps):
+    if any(not gap.soft and not (told_no_tests and gap.key == NO_TESTS) for gap in gaps):
         return CompletionVerdict(
             verdict="fail", feedback=_feedback(gaps), source=SOURCE, missing=missing
         )
     if gaps:
         return CompletionVerdict(
             verdict="unverified",
-            feedback="Not verified (asked for only if possible): " + _feedback(gaps),
+            feedback="Not verified: " + _feedback(gaps),
             source=SOURCE,
             missing=missing,
         )

@@ -231,3 +231,24 @@ def test_a_passing_run_of_another_ecosystems_runner_completes(
     assert len(told) == 1 and "run the tests (e.g. `" in told[0], told
     assert "pytest" not in told[0], told
     assert (events[-1]["verdict"], code) == ("pass", 0), (told, stderr)
+
+
+@pytest.mark.parametrize(
+    "prompt", ["Run the tests and tell me the result", "Set x to 2, run the tests"]
+)
+def test_tests_asked_for_in_a_project_without_tests(tmp_path: Path, prompt: str) -> None:
+    """The gate asks once for the tests the user wanted; "there are none" then ends the run
+    unverified (exit 0): it used to block until gate_exhausted, exit 1, whatever the model did."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "app.py").write_text("x = 1\n", encoding="utf-8")
+    turns = [tool("read_file", path="app.py"), tool("write_file", path="app.py", content="x = 2\n")]
+    turns += [say("Done."), tool("glob", pattern="**/*"), say("Done; the project has no tests.")]
+    events, code, stderr = run_cli(ws, turns, prompt)
+    told = guidance(events)
+    assert len(told) == 1 and "no tests were found in the project" in told[0], told
+    assert (events[-1]["stop_reason"], events[-1]["verdict"], code) == (
+        "completed",
+        "unverified",
+        0,
+    ), stderr

@@ -168,6 +168,7 @@ def test_declined_tests_are_unverified(tmp_path: Path) -> None:
 def test_explicit_ask_in_a_project_without_tests_is_enforced(tmp_path: Path) -> None:
     verdict = judge(project(tmp_path, tests=False), "Fix add and run the tests", [edit("calc.py")])
     assert verdict.verdict == "fail"
+    assert "no tests were found in the project" in verdict.feedback
 
 
 # --- the other policies ----------------------------------------------------------------------
