@@ -28,13 +28,17 @@ from mycode_core.records import Observation, Validation
 
 MORE_TESTS = re.compile(
     r"""^(?: node\s+(\S+\s+)*--test
-    | make\s+(-C\s*\S+\s+|--directory=\S+\s+)?(test|check)
+    | make\s+(-C\s*\S+\s+|--directory=\S+\s+)?(tests?|check)
     | (npm|pnpm|yarn)\s+(--prefix|-C|--cwd|--dir)[\s=]\S+\s+(run\s+)?test
     | (yarn|pnpm(\s+exec)?|npx\s+(-y|--yes))\s+(jest|vitest|mocha)
     | (\./)?node_modules/\.bin/(jest|vitest|mocha) | py\.test | uvx\s+pytest | hatch\s+test
     | uv\s+run\s+(--\S+(\s+[^-\s]\S*)?\s+)+pytest | python[0-9.]*\s+-m\s+(tox|nox) | pytest
     | uv\s+run\s+--\s+pytest | pipenv\s+run\s+pytest | python[0-9.]*\s+manage\.py\s+test
-    | npm\s+t | make\s+(-[jkls]\s*\d*\s+)+(test|check) | mix\s+test | \./mvnw\s+(\S+\s+)*test
+    | npm\s+t | make\s+(-[jkls]\s*\d*\s+)+(tests?|check) | mix\s+test
+    | (\./mvnw|mvn)\s+(\S+\s+)*(test|verify) | (\./gradlew|gradle)\s+(\S+\s+)*check
+    | (just|task|pdm|rye|pixi|poe|hatch\s+run|pdm\s+run|pixi\s+run)\s+tests?
+    | (\./|([\w.-]+/)+|(ba)?sh\s+([\w.-]+/)*)(run[_-]?tests?|tests?)(\.sh)?(?=\s|$)
+    | python[0-9.]*\s+([\w.-]+/)*run_?tests\.py
     | (\./)?vendor/bin/(phpunit|pest) | phpunit | pest | php\s+artisan\s+test
     | composer\s+(run(-script)?\s+)?test | (bundle\s+exec\s+)?rake\s+spec
     | (sbt|lein|cabal|stack|swift|deno|dart|flutter|bazel|bazelisk)\s+test | zig\s+build\s+test

@@ -161,16 +161,15 @@ def inspect(workspace: Path) -> Project:
     has_tests = (
         found
         or has_npm_test
-        or "test" in targets
-        or "check" in targets
+        or bool({"test", "tests", "check"} & targets)
         or "Cargo.toml" in names
         or bool({"pytest.ini", "tox.ini", "noxfile.py", "conftest.py"} & names)
         or "[tool.pytest" in pyproject
     )
 
     test = None
-    if "test" in targets:
-        test = "make test"
+    if "test" in targets or "tests" in targets:
+        test = "make test" if "test" in targets else "make tests"
     elif has_npm_test:
         test = "npm test"
     elif "Cargo.toml" in names:

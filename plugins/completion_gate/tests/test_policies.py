@@ -373,6 +373,16 @@ def test_a_test_command_that_runs_no_test_proves_nothing(tmp_path: Path, command
         "pipenv run pytest",
         "uv run -- pytest",
         "make -j4 test",
+        "make tests",
+        "just test",
+        "pdm run test",
+        "./gradlew check",
+        "mvn -q verify",
+        "./test.sh",
+        "scripts/run-tests.sh",
+        "bash test.sh",
+        "bin/test",
+        "python runtests.py",
     ],  # fmt: skip
 )
 def test_common_test_runners_the_core_does_not_know(tmp_path: Path, command: str) -> None:
@@ -392,6 +402,15 @@ def test_a_question_about_failing_tests_is_not_blocked(tmp_path: Path, prompt: s
     assert judge(ws, prompt, [read("calc.py")]).verdict == "pass"
     observations = [read("calc.py"), run("pytest -q", passed=False)]
     assert judge(ws, prompt, observations).verdict == "pass"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["test -f calc.py", "cat tests/data.txt", "ls test/", "make", "just build", "./test-data.sh"],
+)
+def test_commands_that_are_no_test_run(tmp_path: Path, command: str) -> None:
+    verdict = judge(project(tmp_path), "Fix add", [edit("calc.py"), run(command, kind=None)])
+    assert verdict.verdict == "fail"
 
 
 @pytest.mark.parametrize(

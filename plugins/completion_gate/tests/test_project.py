@@ -64,6 +64,12 @@ def test_other_ecosystems_suggest_their_own_runner(
     assert project.hint("test") == hint
 
 
+def test_a_makefile_tests_target(tmp_path: Path) -> None:
+    write(tmp_path, "Makefile", "tests:\n\t./run.sh\n")
+    project = inspect(tmp_path)
+    assert project.has_tests and project.hint("test") == "make tests"
+
+
 def test_tests_in_skipped_folders_do_not_count(tmp_path: Path) -> None:
     write(tmp_path, "node_modules/lib/test_x.py")
     write(tmp_path, ".venv/lib/tests/test_y.py")
