@@ -68,10 +68,26 @@ def verdict(
         project=project.inspect(context.workspace),
         todos=requirements.unfinished_todos(context.store),
         told_no_tests=bool(state.get("told_no_tests")),
+        can_run=_can_run_commands(context),
     )
     if result.verdict == "fail" and policies.NO_TESTS in result.missing:
         state["told_no_tests"] = True
     return result
+
+
+def _can_run_commands(context: RunContext) -> bool:
+    """Whether this agent can run a check at all: not in plan mode, and with a tool that runs
+    commands or delegates (a read-only subagent profile such as ``explore`` has neither)."""
+    if context.permission_mode == "plan":
+        return False
+    tools = context.tools.all()
+    if not tools:  # judged outside a run (no tools registered): assume it can
+        return True
+    return any(
+        tool.name == "delegate_task"
+        or (not tool.read_only and "command" in (tool.input_schema.get("properties") or {}))
+        for tool in tools
+    )
 
 
 def _said(context: RunContext) -> str:

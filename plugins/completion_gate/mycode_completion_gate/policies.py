@@ -25,6 +25,7 @@ from mycode_core.records import CompletionVerdict
 
 POLICIES = ("strict", "standard", "lenient", "off")
 SOURCE = "completion_gate"
+_CANNOT_RUN = "Not verified (this agent cannot run commands: plan mode or a read-only profile): "
 NO_TESTS = "test_not_found"
 """The key of a test run asked for in a project where no tests were found."""
 
@@ -66,8 +67,11 @@ class Gap:
     """Best effort only: leaves the run ``unverified`` rather than failing it."""
 
 
-def needs_for(policy: str, request: Request, evidence: Evidence, project: Project) -> list[Need]:
-    """The verifications ``policy`` requires for this request and session."""
+def needs_for(
+    policy: str, request: Request, evidence: Evidence, project: Project, can_run: bool = True
+) -> list[Need]:
+    """The verifications ``policy`` requires for this request and session; an agent that
+    cannot run commands (``can_run`` false) is asked for none of them."""
     if policy == "off":
         return []
     needs: dict[str, Need] = {}
@@ -75,7 +79,9 @@ def needs_for(policy: str, request: Request, evidence: Evidence, project: Projec
         needs[kind] = Need(
             kind=kind,
             must_pass=ask.must_pass or evidence.mutated,
-            best_effort=ask.best_effort or (kind == "check" and not project.verifiable),
+            best_effort=ask.best_effort
+            or not can_run
+            or (kind == "check" and not project.verifiable),
             reason="request",
             phrase=ask.phrase,
         )
@@ -181,15 +187,17 @@ def judge(
     project: Project,
     todos: list[dict[str, Any]],
     told_no_tests: bool = False,
+    can_run: bool = True,
 ) -> CompletionVerdict:
     """The verdict of built-in ``policy`` (one of :data:`POLICIES`). With ``told_no_tests``
     (the model was already blocked once for it), a test run asked for in a project with no
-    tests found no longer fails: "it has none" may be the true answer."""
+    tests found no longer fails: "it has none" may be the true answer. Without ``can_run``
+    (plan mode, a read-only subagent) a check asked for leaves the run unverified."""
     if policy == "off":
         return CompletionVerdict(verdict="pass", feedback="completion gate is off", source=SOURCE)
     gaps = [
         gap
-        for need in needs_for(policy, request, evidence, project)
+        for need in needs_for(policy, request, evidence, project, can_run)
         if (gap := gap_for(need, evidence, project)) is not None
     ]
     if policy in ("strict", "standard"):
@@ -204,7 +212,7 @@ def judge(
     if gaps:
         return CompletionVerdict(
             verdict="unverified",
-            feedback="Not verified: " + _feedback(gaps),
+            feedback=("Not verified: " if can_run else _CANNOT_RUN) + _feedback(gaps),
             source=SOURCE,
             missing=missing,
         )

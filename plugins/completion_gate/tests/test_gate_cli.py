@@ -252,3 +252,24 @@ def test_tests_asked_for_in_a_project_without_tests(tmp_path: Path, prompt: str)
         "unverified",
         0,
     ), stderr
+
+
+def test_a_check_asked_for_where_no_command_can_run_is_unverified(tmp_path: Path) -> None:
+    """In plan mode (and in a read-only subagent such as ``explore``) no command can run: "run
+    the tests" leaves the answer unverified at once; it used to end gate_exhausted, exit 1."""
+    ws = make_project(tmp_path / "plan")
+    plan = [say("Plan: fix add, then run pytest.")]
+    events, code, stderr = run_cli(ws, plan, "Run the tests", "--permission-mode", "plan")
+    assert guidance(events) == [], stderr
+    assert (events[-1]["verdict"], code) == ("unverified", 0), stderr
+    ws = make_project(tmp_path / "child")
+    turns = [
+        tool("delegate_task", task="Run the tests and report whether they pass", agent="explore"),
+        say("I have only read tools: I cannot run the tests."),
+        say("The explorer could not run them."),
+    ]
+    events, code, stderr = run_cli(ws, turns, "Ask an explorer about calc.py")
+    result = next(e for e in events if e["type"] == "tool_result" and e["name"] == "delegate_task")
+    assert result["metadata"]["subagent"]["verdict"] == "unverified", result["content"]
+    assert not [e for e in events if e["type"] == "guidance" and e.get("agent_id")], stderr
+    assert code == 0, stderr
