@@ -122,13 +122,31 @@ def _kinds(command: str) -> list[str]:
     return kinds
 
 
+def _was_refused(obs: Observation) -> bool:
+    """Whether ``obs`` is a command the permission policy did not let run: a refused call is
+    recorded without the ``command:`` resource an executed one has."""
+    return obs.tool == "run_command" and obs.is_error and not obs.validation and not obs.resources
+
+
+def refused(obs: Observation) -> list[tuple[str, str]]:
+    """``(kind, command)`` for each verification a refused command would have run."""
+    command = _command(obs) if _was_refused(obs) else None
+    if command is None:
+        return []
+    return [
+        (kind, command)
+        for kind in _kinds(command)
+        if not (kind == "test" and _NO_RUN.search(command))
+    ]
+
+
 def review(obs: Observation) -> list[Validation]:
     """The validations ``obs`` proves, by the gate's reading (see the module docs): one per
     kind its ``&&``-joined parts run (``ruff check . && pytest`` proves the lint and the tests:
     its zero exit status means every part passed)."""
     validation = obs.validation
     command = validation.command if validation else _command(obs)
-    if command is None:
+    if command is None or _was_refused(obs):
         return []
     if validation is None:
         parts = [_part(part) for part in _SPLIT.split(command)[0::2]]

@@ -120,6 +120,9 @@ def gap_for(need: Need, evidence: Evidence, project: Project) -> Gap | None:
             "run it again until it passes."
         )
         return Gap(need.kind, message, need.best_effort)
+    if (denied := evidence.refused_command(need.kind)) is not None:
+        message = f"{asked}`{denied}` was not allowed to run, so this is unverified."
+        return Gap(need.kind, message, soft=True)
     hint = evidence.last_command(need.kind) or project.hint(need.kind)
     example = f" (e.g. `{hint}`)" if hint else ""
     label, action = _LABEL[need.kind], _ACTION[need.kind]

@@ -273,3 +273,25 @@ def test_a_check_asked_for_where_no_command_can_run_is_unverified(tmp_path: Path
     assert result["metadata"]["subagent"]["verdict"] == "unverified", result["content"]
     assert not [e for e in events if e["type"] == "guidance" and e.get("agent_id")], stderr
     assert code == 0, stderr
+
+
+def test_a_test_run_the_permissions_refuse_leaves_the_change_unverified(tmp_path: Path) -> None:
+    """When the rules (or the user) do not let the tests run, asking for them again cannot
+    help: the change is unverified (exit 0) and the gate says why. It used to block three
+    times and end gate_exhausted, exit 1 — e.g. ``-p`` in an untrusted clone without a
+    sandbox, where validation commands are denied."""
+    ws = make_project(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    rule = '[permissions]\ndeny = ["run_command(python -m pytest:*)"]\n'
+    (home / "config.toml").write_text(rule, encoding="utf-8")
+    turns = [READ, FIX, TESTS, say("Fixed add(); the tests were not allowed to run.")]
+    events, code, stderr = run_cli(ws, turns, "Fix add and run the tests")
+    denied = [e for e in events if e["type"] == "tool_result" and e["name"] == "run_command"]
+    assert denied and denied[0]["is_error"] and "denied" in denied[0]["content"].lower()
+    assert guidance(events) == [], stderr
+    assert (events[-1]["stop_reason"], events[-1]["verdict"], code) == (
+        "completed",
+        "unverified",
+        0,
+    )
