@@ -76,18 +76,14 @@ def verdict(
 
 
 def _can_run_commands(context: RunContext) -> bool:
-    """Whether this agent can run a check at all: not in plan mode, and with a tool that runs
-    commands or delegates (a read-only subagent profile such as ``explore`` has neither)."""
+    """Whether this agent can run a check at all: not in plan mode, and with a tool that is not
+    read-only or that delegates (a read-only subagent profile such as ``explore`` has none)."""
     if context.permission_mode == "plan":
         return False
     tools = context.tools.all()
     if not tools:  # judged outside a run (no tools registered): assume it can
         return True
-    return any(
-        tool.name == "delegate_task"
-        or (not tool.read_only and "command" in (tool.input_schema.get("properties") or {}))
-        for tool in tools
-    )
+    return any(tool.name == "delegate_task" or not tool.read_only for tool in tools)
 
 
 def _said(context: RunContext) -> str:
