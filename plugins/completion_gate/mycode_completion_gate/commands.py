@@ -45,7 +45,10 @@ MORE_TESTS = re.compile(
     )\b""",
     re.VERBOSE,
 )
-_NO_RUN = re.compile(r"\s--(version|help|collect-only|co|fixtures|markers|no-run)\b|\s-h\b")
+_NO_RUN = re.compile(
+    r"\s--(version|help|collect-only|co|fixtures|markers|no-run)\b|\s-h\b"
+    r"|\s-D(skipTests|maven\.test\.skip)\b|\s(-x|--exclude-task)\s+test\b"
+)
 _SPLIT = re.compile(r"(&&|\|\||\|&?|;|\n)")
 _WRAP = re.compile(
     r"^(\(|\{|(ba|z|da)?sh\s+-c\s+|['\"]|[A-Za-z_]\w*=\S*\s+|(timeout\s+\S+|time|env)\s+)+"

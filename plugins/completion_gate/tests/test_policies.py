@@ -336,7 +336,14 @@ def test_a_masked_run_then_a_plain_run_passes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "command", ["pytest --version", "python -m pytest --collect-only -q", "cargo test --no-run"]
+    "command",
+    [
+        "pytest --version",
+        "python -m pytest --collect-only -q",
+        "cargo test --no-run",
+        "mvn -DskipTests verify",
+        "./gradlew check -x test",
+    ],
 )
 def test_a_test_command_that_runs_no_test_proves_nothing(tmp_path: Path, command: str) -> None:
     verdict = judge(project(tmp_path), "Fix add", [edit("calc.py"), run(command)])
