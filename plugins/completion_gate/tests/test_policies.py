@@ -390,6 +390,16 @@ def test_a_test_command_that_runs_no_test_proves_nothing(tmp_path: Path, command
         "bash test.sh",
         "bin/test",
         "python runtests.py",
+        "pnpm -r test",
+        "pnpm --filter web test",
+        "npm -w pkg test",
+        "npm --workspace=pkg test",
+        "yarn workspace web test",
+        "npx turbo run test",
+        "nx test app",
+        "npx nx run-many -t test",
+        "lerna run test",
+        "npx playwright test",
     ],  # fmt: skip
 )
 def test_common_test_runners_the_core_does_not_know(tmp_path: Path, command: str) -> None:
