@@ -32,8 +32,8 @@ MORE_TESTS = re.compile(
     | (npm|pnpm|yarn)\s+(--prefix|-C|--cwd|--dir)[\s=]\S+\s+(run\s+)?test
     | (npm|pnpm)\s+(run\s+)?((-[rw]|--recursive|--filter|--workspace)([\s=][^-\s]\S*)?\s+)+
       (run\s+)?test | yarn\s+workspace\s+\S+\s+(run\s+)?test
-    | (npx\s+)?(turbo|lerna)\s+(run\s+)?test | (npx\s+)?nx\s+(test|run-many\s+(-t|--target)[\s=]test)
-    | (npx\s+)?playwright\s+test
+    | (npx\s+)?(turbo|lerna)\s+(run\s+)?test | (npx\s+)?playwright\s+test
+    | (npx\s+)?nx\s+(test|run-many\s+(-t|--target)[\s=]test)
     | (yarn|pnpm(\s+exec)?|npx\s+(-y|--yes))\s+(jest|vitest|mocha)
     | (\./)?node_modules/\.bin/(jest|vitest|mocha) | py\.test | uvx\s+pytest | hatch\s+test
     | uv\s+run\s+(--\S+(\s+[^-\s]\S*)?\s+)+pytest | python[0-9.]*\s+-m\s+(tox|nox) | pytest
