@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
-from mycode_completion_gate.commands import judged, masked, review
+from mycode_completion_gate.commands import judged, masked, refused, review
 from mycode_core.records import Observation, Validation
 
 Status = Literal["passed", "failed", "missing"]
@@ -68,6 +68,14 @@ class Evidence:
     """``(observation index, paths)`` of every change, in order."""
     masked: list[Validation] = field(default_factory=list)
     """Runs after the latest change whose exit status a ``|``, ``;`` or ``||`` hid: no proof."""
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    """``(kind, command)`` of verifications after the latest change that the permission policy
+    did not let run (denied in ``-p``, declined by the user)."""
+
+    def refused_command(self, kind: str) -> str | None:
+        """The latest refused command of ``kind`` (``check`` = any kind), else ``None``."""
+        commands = [command for k, command in self.refused if kind in ("check", k)]
+        return commands[-1] if commands else None
 
     def changed_after(self, index: int) -> list[str]:
         """The paths changed by observations after ``index``, in first-change order."""
@@ -149,6 +157,8 @@ def collect(
     for index, validations in enumerate(reviewed):
         for validation in validations:
             _count(evidence, index, validation, outputs, observations[index].call_id)
+        if index > evidence.cutoff:
+            evidence.refused.extend(refused(observations[index]))
     return evidence
 
 

@@ -58,7 +58,8 @@ def verdict(
             project=project.Project(),
             todos=[],
         )
-    return policies.judge(
+    state = context.store.setdefault(STORE_KEY, {})
+    result = policies.judge(
         name,
         request=requirements.parse_request(_said(context)),
         evidence=evidence.collect(
@@ -66,7 +67,23 @@ def verdict(
         ),
         project=project.inspect(context.workspace),
         todos=requirements.unfinished_todos(context.store),
+        told_no_tests=bool(state.get("told_no_tests")),
+        can_run=_can_run_commands(context),
     )
+    if result.verdict == "fail" and policies.NO_TESTS in result.missing:
+        state["told_no_tests"] = True
+    return result
+
+
+def _can_run_commands(context: RunContext) -> bool:
+    """Whether this agent can run a check at all: not in plan mode, and with a tool that is not
+    read-only or that delegates (a read-only subagent profile such as ``explore`` has none)."""
+    if context.permission_mode == "plan":
+        return False
+    tools = context.tools.all()
+    if not tools:  # judged outside a run (no tools registered): assume it can
+        return True
+    return any(tool.name == "delegate_task" or not tool.read_only for tool in tools)
 
 
 def _said(context: RunContext) -> str:

@@ -8,7 +8,9 @@
 * ``off`` — always pass.
 
 A requirement the user softened ("if possible", "尽量") that is not met gives ``unverified``
-instead of ``fail``; so does a code change in a project with no way to verify it.
+instead of ``fail``; so does a code change in a project with no way to verify it, and a test
+run asked for in a project where no tests were found, once the model was told so and still ran
+none.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from mycode_core.records import CompletionVerdict
 
 POLICIES = ("strict", "standard", "lenient", "off")
 SOURCE = "completion_gate"
+_CANNOT_RUN = "Not verified (this agent cannot run commands: plan mode or a read-only profile): "
+NO_TESTS = "test_not_found"
+"""The key of a test run asked for in a project where no tests were found."""
 
 _LABEL = {
     "test": "test run",
@@ -62,8 +67,11 @@ class Gap:
     """Best effort only: leaves the run ``unverified`` rather than failing it."""
 
 
-def needs_for(policy: str, request: Request, evidence: Evidence, project: Project) -> list[Need]:
-    """The verifications ``policy`` requires for this request and session."""
+def needs_for(
+    policy: str, request: Request, evidence: Evidence, project: Project, can_run: bool = True
+) -> list[Need]:
+    """The verifications ``policy`` requires for this request and session; an agent that
+    cannot run commands (``can_run`` false) is asked for none of them."""
     if policy == "off":
         return []
     needs: dict[str, Need] = {}
@@ -71,7 +79,9 @@ def needs_for(policy: str, request: Request, evidence: Evidence, project: Projec
         needs[kind] = Need(
             kind=kind,
             must_pass=ask.must_pass or evidence.mutated,
-            best_effort=ask.best_effort or (kind == "check" and not project.verifiable),
+            best_effort=ask.best_effort
+            or not can_run
+            or (kind == "check" and not project.verifiable),
             reason="request",
             phrase=ask.phrase,
         )
@@ -110,6 +120,9 @@ def gap_for(need: Need, evidence: Evidence, project: Project) -> Gap | None:
             "run it again until it passes."
         )
         return Gap(need.kind, message, need.best_effort)
+    if (denied := evidence.refused_command(need.kind)) is not None:
+        message = f"{asked}`{denied}` was not allowed to run, so this is unverified."
+        return Gap(need.kind, message, soft=True)
     hint = evidence.last_command(need.kind) or project.hint(need.kind)
     example = f" (e.g. `{hint}`)" if hint else ""
     label, action = _LABEL[need.kind], _ACTION[need.kind]
@@ -120,6 +133,12 @@ def gap_for(need: Need, evidence: Evidence, project: Project) -> Gap | None:
             f"the {label}, so it proves nothing: {action} on their own, without `|`, `;` or "
             f"`||` after them{example}, and report the result."
         )
+    elif need.kind == "test" and not project.has_tests and status.before_change is None:
+        message = (
+            f"{asked}No test run was run, and no tests were found in the project: look for its "
+            "tests and run them, or say that it has none."
+        )
+        return Gap(NO_TESTS, message, need.best_effort)
     elif evidence.mutated:
         before = status.before_change
         files = describe_files(list(status.changed_since) or evidence.changed)
@@ -170,13 +189,18 @@ def judge(
     evidence: Evidence,
     project: Project,
     todos: list[dict[str, Any]],
+    told_no_tests: bool = False,
+    can_run: bool = True,
 ) -> CompletionVerdict:
-    """The verdict of built-in ``policy`` (one of :data:`POLICIES`)."""
+    """The verdict of built-in ``policy`` (one of :data:`POLICIES`). With ``told_no_tests``
+    (the model was already blocked once for it), a test run asked for in a project with no
+    tests found no longer fails: "it has none" may be the true answer. Without ``can_run``
+    (plan mode, a read-only subagent) a check asked for leaves the run unverified."""
     if policy == "off":
         return CompletionVerdict(verdict="pass", feedback="completion gate is off", source=SOURCE)
     gaps = [
         gap
-        for need in needs_for(policy, request, evidence, project)
+        for need in needs_for(policy, request, evidence, project, can_run)
         if (gap := gap_for(need, evidence, project)) is not None
     ]
     if policy in ("strict", "standard"):
@@ -184,14 +208,14 @@ def judge(
         if pending is not None:
             gaps.append(pending)
     missing = [gap.key for gap in gaps]
-    if any(not gap.soft for gap in gaps):
+    if any(not gap.soft and not (told_no_tests and gap.key == NO_TESTS) for gap in gaps):
         return CompletionVerdict(
             verdict="fail", feedback=_feedback(gaps), source=SOURCE, missing=missing
         )
     if gaps:
         return CompletionVerdict(
             verdict="unverified",
-            feedback="Not verified (asked for only if possible): " + _feedback(gaps),
+            feedback=("Not verified: " if can_run else _CANNOT_RUN) + _feedback(gaps),
             source=SOURCE,
             missing=missing,
         )

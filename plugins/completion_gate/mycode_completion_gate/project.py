@@ -18,11 +18,27 @@ from mycode_core.api import BUILD_DIRS, NOISE_DIRS
 MAX_DEPTH = 3
 MAX_ENTRIES = 4000
 _SKIP = NOISE_DIRS | BUILD_DIRS | {"env", ".idea", ".vscode", "vendor", "site-packages"}
-_TEST_DIRS = {"tests", "test", "__tests__", "spec", "testing"}
+_TEST_DIRS = {"tests", "test", "__tests__", "spec", "testing", "Tests"}
 _PY_TEST = re.compile(r"^(test_.+|.+_test)\.py$|^conftest\.py$")
 _GO_TEST = re.compile(r"^.+_test\.go$")
 _JS_TEST = re.compile(r"^.+\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs)$")
 _NPM_DEFAULT_TEST = "no test specified"
+_ECOSYSTEM_TESTS = (  # a root file → the test command of its ecosystem, first match wins
+    ("mix.exs", "mix test"),
+    ("mvnw", "./mvnw test"),
+    ("pom.xml", "mvn test"),
+    ("gradlew", "./gradlew test"),
+    ("build.gradle", "gradle test"),
+    ("build.gradle.kts", "gradle test"),
+    ("build.sbt", "sbt test"),
+    ("Package.swift", "swift test"),
+    ("composer.json", "vendor/bin/phpunit"),
+    ("deno.json", "deno test"),
+    ("deno.jsonc", "deno test"),
+    ("stack.yaml", "stack test"),
+    ("project.clj", "lein test"),
+    ("build.zig", "zig build test"),
+)
 
 
 @dataclass(frozen=True)
@@ -112,6 +128,20 @@ def _walk_for_tests(root: Path) -> tuple[bool, str | None]:
     return False, None
 
 
+def _ecosystem_test(root: Path, names: set[str]) -> str | None:
+    """The usual test command of a non-Python, non-JS ecosystem the root's files name."""
+    for marker, command in _ECOSYSTEM_TESTS:
+        if marker in names:
+            return command
+    if "pubspec.yaml" in names:
+        return "flutter test" if "flutter:" in _read(root / "pubspec.yaml") else "dart test"
+    if "Gemfile" in names:
+        return "bundle exec rspec" if "spec" in names else "bundle exec rake test"
+    if any(name.endswith((".sln", ".csproj", ".fsproj")) for name in names):
+        return "dotnet test"
+    return None
+
+
 def inspect(workspace: Path) -> Project:
     """Look at ``workspace`` and say what verifies it (bounded; never raises)."""
     root = Path(workspace)
@@ -131,16 +161,15 @@ def inspect(workspace: Path) -> Project:
     has_tests = (
         found
         or has_npm_test
-        or "test" in targets
-        or "check" in targets
+        or bool({"test", "tests", "check"} & targets)
         or "Cargo.toml" in names
         or bool({"pytest.ini", "tox.ini", "noxfile.py", "conftest.py"} & names)
         or "[tool.pytest" in pyproject
     )
 
     test = None
-    if "test" in targets:
-        test = "make test"
+    if "test" in targets or "tests" in targets:
+        test = "make test" if "test" in targets else "make tests"
     elif has_npm_test:
         test = "npm test"
     elif "Cargo.toml" in names:
@@ -149,6 +178,8 @@ def inspect(workspace: Path) -> Project:
         test = "go test ./..."
     elif "tox.ini" in names and not found:
         test = "tox"
+    elif has_tests and language is None and (ecosystem := _ecosystem_test(root, names)):
+        test = ecosystem
     elif has_tests:
         test = "python -m pytest -q" if language in (None, "python") else "npm test"
 

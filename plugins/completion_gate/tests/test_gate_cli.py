@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -176,8 +177,6 @@ def test_team_policy_installed_with_pip_replaces_the_default(tmp_path: Path) -> 
 
 def run_env(tmp_path: Path) -> dict[str, str]:
     """A clean environment for a ``mycode`` subprocess."""
-    import os
-
     env = {k: v for k, v in os.environ.items() if not k.startswith("MYCODE_")}
     env["MYCODE_HOME"] = str(tmp_path / "home")
     return env
@@ -198,3 +197,101 @@ def test_a_piped_test_run_is_judged_by_the_summary_it_printed(tmp_path: Path, fi
         assert rc == 0 and events[-1]["verdict"] == "pass", (told, stderr)
     else:
         assert rc == 1 and "failed: fix the failure" in told[0], (told, stderr)
+
+
+@pytest.mark.parametrize(
+    ("runner", "files"),
+    [
+        ("mix test", {"mix.exs": "", "lib/calc.ex": "x\n", "test/calc_test.exs": ""}),
+        ("./mvnw -q test", {"pom.xml": "", "src/Calc.java": "x\n", "src/test/java/T.java": ""}),
+        ("flutter test", {"pubspec.yaml": "flutter:\n", "lib/a.dart": "x\n", "test/t.dart": ""}),
+    ],  # fmt: skip
+)
+def test_a_passing_run_of_another_ecosystems_runner_completes(
+    tmp_path: Path, runner: str, files: dict[str, str]
+) -> None:
+    """An Elixir, Maven or Flutter project's own test runner proves its tests: the gate used to
+    ask for `python -m pytest -q` after `mix test` passed, until the run ended gate_exhausted."""
+    ws = tmp_path / "ws"
+    for rel, text in files.items():
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(text, encoding="utf-8")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for name in ("mix", "flutter", "mvnw"):
+        (fake / name).write_text('#!/bin/sh\necho "3 tests, 0 failures"\n', encoding="utf-8")
+        (fake / name).chmod(0o755)
+    shutil.copy(fake / "mvnw", ws / "mvnw")
+    changed = next(rel for rel, text in files.items() if text == "x\n")
+    turns = [tool("read_file", path=changed), tool("write_file", path=changed, content="y\n")]
+    turns += [say("Done."), tool("run_command", command=runner), say("Done; 3 tests pass.")]
+    env = {"PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    events, code, stderr = run_cli(ws, turns, "Change the code", env=env)
+    told = guidance(events)
+    assert len(told) == 1 and "run the tests (e.g. `" in told[0], told
+    assert "pytest" not in told[0], told
+    assert (events[-1]["verdict"], code) == ("pass", 0), (told, stderr)
+
+
+@pytest.mark.parametrize(
+    "prompt", ["Run the tests and tell me the result", "Set x to 2, run the tests"]
+)
+def test_tests_asked_for_in_a_project_without_tests(tmp_path: Path, prompt: str) -> None:
+    """The gate asks once for the tests the user wanted; "there are none" then ends the run
+    unverified (exit 0): it used to block until gate_exhausted, exit 1, whatever the model did."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "app.py").write_text("x = 1\n", encoding="utf-8")
+    turns = [tool("read_file", path="app.py"), tool("write_file", path="app.py", content="x = 2\n")]
+    turns += [say("Done."), tool("glob", pattern="**/*"), say("Done; the project has no tests.")]
+    events, code, stderr = run_cli(ws, turns, prompt)
+    told = guidance(events)
+    assert len(told) == 1 and "no tests were found in the project" in told[0], told
+    assert (events[-1]["stop_reason"], events[-1]["verdict"], code) == (
+        "completed",
+        "unverified",
+        0,
+    ), stderr
+
+
+def test_a_check_asked_for_where_no_command_can_run_is_unverified(tmp_path: Path) -> None:
+    """In plan mode (and in a read-only subagent such as ``explore``) no command can run: "run
+    the tests" leaves the answer unverified at once; it used to end gate_exhausted, exit 1."""
+    ws = make_project(tmp_path / "plan")
+    plan = [say("Plan: fix add, then run pytest.")]
+    events, code, stderr = run_cli(ws, plan, "Run the tests", "--permission-mode", "plan")
+    assert guidance(events) == [], stderr
+    assert (events[-1]["verdict"], code) == ("unverified", 0), stderr
+    ws = make_project(tmp_path / "child")
+    turns = [
+        tool("delegate_task", task="Run the tests and report whether they pass", agent="explore"),
+        say("I have only read tools: I cannot run the tests."),
+        say("The explorer could not run them."),
+    ]
+    events, code, stderr = run_cli(ws, turns, "Ask an explorer about calc.py")
+    result = next(e for e in events if e["type"] == "tool_result" and e["name"] == "delegate_task")
+    assert result["metadata"]["subagent"]["verdict"] == "unverified", result["content"]
+    assert not [e for e in events if e["type"] == "guidance" and e.get("agent_id")], stderr
+    assert code == 0, stderr
+
+
+def test_a_test_run_the_permissions_refuse_leaves_the_change_unverified(tmp_path: Path) -> None:
+    """When the rules (or the user) do not let the tests run, asking for them again cannot
+    help: the change is unverified (exit 0) and the gate says why. It used to block three
+    times and end gate_exhausted, exit 1 — e.g. ``-p`` in an untrusted clone without a
+    sandbox, where validation commands are denied."""
+    ws = make_project(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    rule = '[permissions]\ndeny = ["run_command(python -m pytest:*)"]\n'
+    (home / "config.toml").write_text(rule, encoding="utf-8")
+    turns = [READ, FIX, TESTS, say("Fixed add(); the tests were not allowed to run.")]
+    events, code, stderr = run_cli(ws, turns, "Fix add and run the tests")
+    denied = [e for e in events if e["type"] == "tool_result" and e["name"] == "run_command"]
+    assert denied and denied[0]["is_error"] and "denied" in denied[0]["content"].lower()
+    assert guidance(events) == [], stderr
+    assert (events[-1]["stop_reason"], events[-1]["verdict"], code) == (
+        "completed",
+        "unverified",
+        0,
+    )

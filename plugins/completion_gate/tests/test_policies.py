@@ -8,6 +8,7 @@ from typing import Any
 import mycode_completion_gate
 import pytest
 from gate_helpers import edit, read, run
+from mycode_completion_gate.commands import judged
 
 from mycode_core import hookimpl
 from mycode_core.config import Settings
@@ -167,6 +168,7 @@ def test_declined_tests_are_unverified(tmp_path: Path) -> None:
 def test_explicit_ask_in_a_project_without_tests_is_enforced(tmp_path: Path) -> None:
     verdict = judge(project(tmp_path, tests=False), "Fix add and run the tests", [edit("calc.py")])
     assert verdict.verdict == "fail"
+    assert "no tests were found in the project" in verdict.feedback
 
 
 # --- the other policies ----------------------------------------------------------------------
@@ -334,7 +336,14 @@ def test_a_masked_run_then_a_plain_run_passes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "command", ["pytest --version", "python -m pytest --collect-only -q", "cargo test --no-run"]
+    "command",
+    [
+        "pytest --version",
+        "python -m pytest --collect-only -q",
+        "cargo test --no-run",
+        "mvn -DskipTests verify",
+        "./gradlew check -x test",
+    ],
 )
 def test_a_test_command_that_runs_no_test_proves_nothing(tmp_path: Path, command: str) -> None:
     verdict = judge(project(tmp_path), "Fix add", [edit("calc.py"), run(command)])
@@ -355,6 +364,42 @@ def test_a_test_command_that_runs_no_test_proves_nothing(tmp_path: Path, command
         "python -m tox",
         "py.test -q",
         "./node_modules/.bin/jest",
+        "mix test",
+        "./mvnw -q test",
+        "vendor/bin/phpunit",
+        "php artisan test",
+        "bundle exec rake spec",
+        "swift test",
+        "flutter test",
+        "dart test",
+        "deno test -A",
+        "sbt test",
+        "cabal test",
+        "zig build test",
+        "python manage.py test",
+        "pipenv run pytest",
+        "uv run -- pytest",
+        "make -j4 test",
+        "make tests",
+        "just test",
+        "pdm run test",
+        "./gradlew check",
+        "mvn -q verify",
+        "./test.sh",
+        "scripts/run-tests.sh",
+        "bash test.sh",
+        "bin/test",
+        "python runtests.py",
+        "pnpm -r test",
+        "pnpm --filter web test",
+        "npm -w pkg test",
+        "npm --workspace=pkg test",
+        "yarn workspace web test",
+        "npx turbo run test",
+        "nx test app",
+        "npx nx run-many -t test",
+        "lerna run test",
+        "npx playwright test",
     ],  # fmt: skip
 )
 def test_common_test_runners_the_core_does_not_know(tmp_path: Path, command: str) -> None:
@@ -374,3 +419,31 @@ def test_a_question_about_failing_tests_is_not_blocked(tmp_path: Path, prompt: s
     assert judge(ws, prompt, [read("calc.py")]).verdict == "pass"
     observations = [read("calc.py"), run("pytest -q", passed=False)]
     assert judge(ws, prompt, observations).verdict == "pass"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["test -f calc.py", "cat tests/data.txt", "ls test/", "make", "just build", "./test-data.sh"],
+)
+def test_commands_that_are_no_test_run(tmp_path: Path, command: str) -> None:
+    verdict = judge(project(tmp_path), "Fix add", [edit("calc.py"), run(command, kind=None)])
+    assert verdict.verdict == "fail"
+
+
+@pytest.mark.parametrize(
+    ("output", "outcome"),
+    [
+        ("Finished in 0.1s\n5 runs, 9 assertions, 0 failures, 0 errors, 0 skips\n", True),
+        ("3 tests, 1 failure\n", False),
+        ("4 examples, 0 failures\n", True),
+        ("[INFO] BUILD SUCCESS\n", True),
+        ("BUILD SUCCESS\n", True),
+        ("BUILD FAILURE\n", False),
+        ("FAILURES!\nTests: 3, Assertions: 3, Failures: 1.\n", False),
+        ("1 passed, 0 errors\n", True),
+    ],
+)
+def test_summaries_of_other_runners(output: str, outcome: bool | None) -> None:
+    """A piped run of minitest, ExUnit, RSpec, Maven or PHPUnit is judged by its summary; a
+    ``0 errors`` count is no failure."""
+    assert judged(output) is outcome

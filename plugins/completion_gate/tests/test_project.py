@@ -39,6 +39,37 @@ def test_test_files(tmp_path: Path, rel: str, hint: str) -> None:
     assert project.hint("check") == hint
 
 
+@pytest.mark.parametrize(
+    ("files", "hint"),
+    [
+        (["mix.exs", "test/calc_test.exs"], "mix test"),
+        (["pom.xml", "src/test/java/CalcTest.java"], "mvn test"),
+        (["pom.xml", "mvnw", "src/test/java/CalcTest.java"], "./mvnw test"),
+        (["build.gradle.kts", "gradlew", "src/test/kotlin/CalcTest.kt"], "./gradlew test"),
+        (["composer.json", "tests/CalcTest.php"], "vendor/bin/phpunit"),
+        (["Gemfile", "spec/calc_spec.rb"], "bundle exec rspec"),
+        (["Package.swift", "Tests/CalcTests/CalcTests.swift"], "swift test"),
+        (["pubspec.yaml", "test/calc_test.dart"], "dart test"),
+        (["App.csproj", "tests/CalcTests.cs"], "dotnet test"),
+    ],
+)
+def test_other_ecosystems_suggest_their_own_runner(
+    tmp_path: Path, files: list[str], hint: str
+) -> None:
+    """A project of another language is not told to run ``python -m pytest``."""
+    for rel in files:
+        write(tmp_path, rel, "x\n")
+    project = inspect(tmp_path)
+    assert project.has_tests
+    assert project.hint("test") == hint
+
+
+def test_a_makefile_tests_target(tmp_path: Path) -> None:
+    write(tmp_path, "Makefile", "tests:\n\t./run.sh\n")
+    project = inspect(tmp_path)
+    assert project.has_tests and project.hint("test") == "make tests"
+
+
 def test_tests_in_skipped_folders_do_not_count(tmp_path: Path) -> None:
     write(tmp_path, "node_modules/lib/test_x.py")
     write(tmp_path, ".venv/lib/tests/test_y.py")

@@ -101,7 +101,11 @@ def forget_command(ctx: click.Context, note_id: str) -> None:
 def add_command(ctx: click.Context, text: tuple[str, ...], user: bool) -> None:
     """Remember TEXT (this project, or every project with --user)."""
     from mycode_memory.store import StoreError
+    from mycode_memory.tool import note_problem
 
+    problem = note_problem(" ".join(text).strip())
+    if problem is not None:
+        raise _StoreFailure(problem)
     try:
         note, added = _store((ctx.obj or {}).get("cwd")).add(
             " ".join(text), "user" if user else "project"

@@ -10,24 +10,31 @@ from mycode_memory.secrets import find_secret
 from mycode_memory.store import MAX_NOTE_CHARS, SCOPES, MemoryStore, StoreError
 
 
-def save_note(note: str, scope: str, context: Any) -> ToolResult:
-    """Save ``note`` in ``scope`` for ``context``'s workspace."""
-    text = note.strip()
+def note_problem(text: str) -> str | None:
+    """Why ``text`` (stripped) may not be remembered — empty, too long, a secret — or ``None``.
+    The ``remember`` tool and ``mycode memory add`` both ask."""
     if not text:
-        return ToolResult.error("The note is empty: give the fact to remember.")
+        return "The note is empty: give the fact to remember."
     if len(text) > MAX_NOTE_CHARS:
-        return ToolResult.error(
-            f"The note is {len(text)} characters long (at most {MAX_NOTE_CHARS}); shorten it."
-        )
-    if scope not in SCOPES:
-        return ToolResult.error(f"Unknown scope {scope!r}: use 'project' or 'user'.")
+        return f"The note is {len(text)} characters long (at most {MAX_NOTE_CHARS}); shorten it."
     secret = find_secret(text)
     if secret is not None:
-        return ToolResult.error(
+        return (
             f"Not remembered: the note holds what looks like {secret}, and notes are shown to "
             "every later session. Remember where the secret is kept (an environment variable, "
             "a file, a vault), never the secret itself."
         )
+    return None
+
+
+def save_note(note: str, scope: str, context: Any) -> ToolResult:
+    """Save ``note`` in ``scope`` for ``context``'s workspace."""
+    text = note.strip()
+    problem = note_problem(text)
+    if problem is not None:
+        return ToolResult.error(problem)
+    if scope not in SCOPES:
+        return ToolResult.error(f"Unknown scope {scope!r}: use 'project' or 'user'.")
     store = MemoryStore(context.home, context.workspace)
     try:
         saved, added = store.add(text, scope)  # type: ignore[arg-type]

@@ -264,3 +264,18 @@ def test_an_unreadable_store_is_told_once_a_session(tmp_path: Path) -> None:
     assert len(runner.turns_model.calls) == 3
     told = [e for e in events if e.type == "notice" and e.message.startswith("memory: ")]
     assert len(told) == 1 and told[0].agent_id is None, told
+
+
+def test_cli_add_refuses_a_secret_and_an_oversized_note(store: MemoryStore) -> None:
+    """``mycode memory add`` keeps the store's promises as ``remember`` does: no secret (it would
+    reach every later session's prompt) and at most 2000 characters; both used to be stored."""
+    workspace, home = store.workspace, store.home
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    secret = run_cli(["memory", "add", "the deploy token is", token], cwd=workspace, home=home)
+    assert secret.rc == 1 and "looks like a GitHub token" in secret.stderr, secret.stderr
+    long = run_cli(["memory", "add", "x" * 2001], cwd=workspace, home=home)
+    assert long.rc == 1 and "at most 2000" in long.stderr, long.stderr
+    fine = run_cli(["memory", "add", "the token is in $DEPLOY_TOKEN"], cwd=workspace, home=home)
+    assert fine.rc == 0, fine.stderr
+    assert [n.text for n in store.notes("project")] == ["the token is in $DEPLOY_TOKEN"]
+    assert "Traceback" not in secret.stderr + long.stderr

@@ -15,9 +15,10 @@ brought no new information":
   again when the lines were already read and nothing changed in between.
 
 Progress is never stagnation: a mutation (an edit, a command that changed files) starts a fresh
-segment, a result never seen before is new information, and reading different files or line
-ranges touches different resources. A write that repeats an earlier write word for word with
-the same result is not progress.
+segment, and so does a command that waits (``sleep 30; cat status``: polling), a result never
+seen before is new information, and reading different files or line ranges touches different
+resources. A write that repeats an earlier write word for word with the same result is not
+progress.
 
 Soft answer: one ``guide`` per episode. The episode ends with progress (a mutation or a new
 result). Hard answer: if, after the guidance, the calls that caused it are repeated
@@ -30,6 +31,7 @@ grow with the length of the run.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from collections import Counter
@@ -193,6 +195,22 @@ def _is_progress_mutation(obs: Observation, before: Sequence[Observation]) -> bo
     )
 
 
+_WAITS = re.compile(r"(?:^|[\s;&|(])sleep\s+(?:0*[1-9]|0*\.0*[1-9])")
+
+
+def _waits(obs: Observation) -> bool:
+    """Whether ``obs`` is a command that waits (``sleep 30; cat status``): time passed, so an
+    unchanged answer is what polling a running build or server looks like, not a loop."""
+    if obs.tool != "run_command":
+        return False
+    try:
+        arguments = json.loads(obs.signature.partition(" ")[2])
+    except ValueError:
+        return False
+    command = arguments.get("command") if isinstance(arguments, dict) else None
+    return isinstance(command, str) and bool(_WAITS.search(command))
+
+
 def _shown(signature: str) -> str:
     return signature if len(signature) <= _MAX_SHOWN else signature[: _MAX_SHOWN - 1] + "…"
 
@@ -338,7 +356,7 @@ def evaluate(
     for index in range(first_new, total):
         obs = observations[index]
         recent = observations[max(0, index - limits.window) : index]
-        if _is_progress_mutation(obs, recent):
+        if _is_progress_mutation(obs, recent) or _waits(obs):
             state.end_episode(index + 1)
             continue
         if state.guided:

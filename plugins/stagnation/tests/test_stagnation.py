@@ -259,6 +259,33 @@ def test_polling_a_command_whose_output_changes(tmp_path: Path) -> None:
     assert set(session.actions()) == {"-"}
 
 
+@pytest.mark.parametrize(
+    "polls",
+    [
+        [("sleep 30; cat status.txt", "building")],
+        [("sleep 0.5 && curl -s localhost:8000/health", "starting")],
+        [("sleep 10", ""), ("tail -1 build.log", "compiling…")],
+    ],
+)
+def test_polling_with_a_wait_whose_output_has_not_changed_yet(
+    tmp_path: Path, polls: list[tuple[str, str]]
+) -> None:
+    """A command that waits before it looks may see the same answer many times (the build is
+    still running): that is polling, not a loop."""
+    session = Session(tmp_path)
+    for _ in range(12):
+        for cmd, output in polls:
+            session.batch(command(cmd, output))
+    assert set(session.actions()) == {"-"}
+
+
+def test_a_command_that_does_not_wait_is_still_a_repeat(tmp_path: Path) -> None:
+    session = Session(tmp_path)
+    for _ in range(6):
+        session.batch(command("sleep 0; cat status.txt", "building"))
+    assert session.actions()[-1] == "stop"
+
+
 def test_distinct_searches_with_no_matches(tmp_path: Path) -> None:
     session = Session(tmp_path)
     for word in ("foo", "bar", "baz", "qux", "quux"):
@@ -414,6 +441,18 @@ def test_cli_edit_and_rerun_tests_is_not_stagnation(project: Path, tmp_path: Pat
     assert result["stop_reason"] == "completed", result
     assert code == 0
     assert "b + a" in (project / "calc.py").read_text(encoding="utf-8")
+
+
+@needs_cli
+def test_cli_polling_a_build_is_not_stagnation(project: Path, tmp_path: Path) -> None:
+    """Eight polls of a build that is still running end with the model's answer, not with
+    ``stagnation`` (they were stopped after six)."""
+    (project / "status.txt").write_text("building\n", encoding="utf-8")
+    turns = [script_turn("run_command", command="sleep 0.1; cat status.txt") for _ in range(8)]
+    turns.append({"content": "The build is still running."})
+    events, code = run_cli(project, tmp_path / "home", turns, "wait for the build")
+    assert not [e for e in events if e["type"] == "guidance" and e["source"] == "stagnation"]
+    assert (events[-1]["stop_reason"], code) == ("completed", 0)
 
 
 def test_same_result_repeat_for_a_command_spelled_differently(tmp_path: Path) -> None:

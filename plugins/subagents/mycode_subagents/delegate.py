@@ -231,10 +231,8 @@ def result_for(profile: Profile, outcome: Any) -> ToolResult:
     )
     lines = [header]
     if not outcome.ok:
-        lines.append(
-            f"The subagent did not complete: {outcome.error or outcome.stop_reason}. "
-            "What it found so far is below."
-        )
+        why = str(outcome.error or outcome.stop_reason).rstrip(".")
+        lines.append(f"The subagent did not complete: {why}. What it found so far is below.")
     lines.append("Files changed: " + (", ".join(outcome.files_changed) or "none"))
     if outcome.validations:
         runs = [

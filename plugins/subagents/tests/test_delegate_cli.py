@@ -192,6 +192,22 @@ def test_a_child_model_error_is_an_error_result_and_the_parent_goes_on(tmp_path:
     assert result.result["final_text"] == "parent fine"
 
 
+def test_a_child_stopped_for_stagnation_says_why_in_one_sentence(tmp_path: Path) -> None:
+    """A child going round in circles ends with an error result naming the stop, and the
+    parent goes on; its reason ended in "information.. What it found" (a doubled period)."""
+    ws = workspace(tmp_path, {"a.py": "x = 1\n"})
+    reads = [calls(call("read_file", f"r{n}", path="a.py")) for n in range(6)]
+    turns = [calls(delegate("d1", "CHILD: look")), *reads, answer("parent fine")]
+    with FakeOpenAIServer(turns) as server:
+        result = run(server, ws)
+    (res,) = [e for e in main_events(result, "tool_result") if e["name"] == "delegate_task"]
+    assert res["is_error"] and res["metadata"]["subagent"]["stop_reason"] == "stagnation"
+    assert "did not complete: Stopped: the repetition" in res["content"]
+    assert ".." not in res["content"], res["content"]
+    assert result.rc == 0 and result.result is not None
+    assert result.result["final_text"] == "parent fine"
+
+
 def test_a_child_at_its_step_cap_returns_what_it_found(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {"a.py": "x = 1\n", "b.py": "y = 2\n"})
     (ws / ".mycode").mkdir()
