@@ -464,7 +464,9 @@ def test_a_commands_checklist_is_not_the_users_request_for_tests(env: Env) -> No
     assert review.result is not None and review.result["stop_reason"] == "completed"
     assert not review.of_type("guidance")
     asked = env.run([{"content": "Reviewed."}], *args, prompt="/check and run the tests")
-    assert asked.result is not None and asked.result["stop_reason"] == "gate_exhausted"
+    # the user's own words are held: the gate blocks (the project has no tests, so once, and
+    # an answer without a test run is then unverified, not a pass)
+    assert asked.result is not None and asked.result["verdict"] == "unverified"
     assert "run the tests" in asked.of_type("guidance")[0]["message"]
 
 
