@@ -100,9 +100,15 @@ def _text(value: Any) -> str:
     return str(value) if value else ""
 
 
+# a comma outside parentheses: ``Bash(ls a,b:*)`` is one entry
+_ENTRY_SEP = re.compile(r",(?![^(]*\))")
+
+
 def _tools(value: Any, sep: str | None = ",") -> list[str]:
+    """A list field; a string is split at ``sep``, though never inside a rule's parentheses."""
     if isinstance(value, str):
-        return [part.strip() for part in value.split(sep) if part.strip()]
+        parts = value.split() if sep is None else _ENTRY_SEP.split(value)
+        return [part.strip() for part in parts if part.strip()]
     if isinstance(value, list):
         return [str(item) for item in value]
     return []

@@ -35,6 +35,16 @@ def test_command_front_matter_and_arguments(tmp_path: Path) -> None:
     assert expand(command.body, "") == "Fix issue #$1 with priority $2. All: "
 
 
+def test_allowed_tools_split_only_at_commas_between_entries(tmp_path: Path) -> None:
+    command, _ = _command(
+        tmp_path,
+        "tidy.md",
+        "---\nallowed-tools: Bash(ls a,b:*), Edit(src/{x,y}.py), Read\n---\nTidy.\n",
+    )
+    assert command is not None
+    assert command.allowed_tools == ["Bash(ls a,b:*)", "Edit(src/{x,y}.py)", "Read"]
+
+
 def test_positionals_without_a_word_stay_and_arguments_are_not_expanded_again() -> None:
     """Claude Code keeps a ``$N`` it has no argument for (commit-commands' ``/clean_gone`` runs
     ``awk '{print $1}'``: it reached the model as ``awk '{print }'``), reads ``\\$1`` as a
