@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,8 +35,14 @@ class Options:
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> Options:
-        """Read ``[mcp]``; bad values fall back to the defaults."""
+        """Read ``[mcp]`` over Claude Code's ``MCP_TIMEOUT`` / ``MCP_TOOL_TIMEOUT`` (ms) and the
+        defaults; bad values are ignored."""
         out = cls()
+        variables = {"startup_timeout": "MCP_TIMEOUT", "call_timeout": "MCP_TOOL_TIMEOUT"}
+        for attr, variable in variables.items():
+            with contextlib.suppress(ValueError):
+                if (milliseconds := float(os.environ.get(variable, "0"))) > 0:
+                    setattr(out, attr, milliseconds / 1000)
         for key, attr, kind in (
             ("startup_timeout", "startup_timeout", float),
             ("call_timeout", "call_timeout", float),

@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp_helpers import HERE, PYTHON, Run
 
 ANSWERS_SERVER = HERE / "servers" / "answers_server.py"
@@ -138,3 +139,19 @@ def test_a_server_has_30_s_to_start_by_default() -> None:
 
     assert Options().startup_timeout == Options.from_section({}).startup_timeout == 30.0
     assert Options.from_section({"startup_timeout": 5}).startup_timeout == 5.0
+
+
+def test_claude_codes_timeout_variables_set_the_defaults_in_milliseconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``MCP_TIMEOUT`` / ``MCP_TOOL_TIMEOUT`` (milliseconds, as Claude Code reads them) replace
+    the defaults; ``[mcp]`` in the configuration still wins; a bad value is ignored."""
+    from mycode_mcp_bridge.tools import Options
+
+    monkeypatch.setenv("MCP_TIMEOUT", "90000")
+    monkeypatch.setenv("MCP_TOOL_TIMEOUT", "1500")
+    options = Options.from_section({})
+    assert (options.startup_timeout, options.call_timeout) == (90.0, 1.5)
+    assert Options.from_section({"startup_timeout": 5}).startup_timeout == 5.0
+    monkeypatch.setenv("MCP_TIMEOUT", "soon")
+    assert Options.from_section({}).startup_timeout == 30.0
