@@ -47,7 +47,7 @@ def build_context(context: RunContext) -> list[ContextSection] | None:
 
 @hookimpl
 def register_commands(cli: click.Group) -> None:
-    """Add ``mycode mcp`` (list, add, remove, approve)."""
+    """Add ``mycode mcp`` (list, get, add, add-json, remove, approve)."""
     from mycode_mcp_bridge.cli import mcp_group
 
     cli.add_command(mcp_group())

@@ -1,4 +1,4 @@
-"""``mycode mcp``: list, add, remove and approve MCP servers.
+"""``mycode mcp``: list, show, add, remove and approve MCP servers.
 
 Scopes written by ``add`` / ``remove``: ``user`` = ``$MYCODE_HOME/mcp.json``, ``project`` =
 ``<workspace>/.mcp.json`` (shared with the team, needs approval), ``local`` =
@@ -92,7 +92,7 @@ cwd_option = click.option(
 
 @click.group("mcp")
 def mcp_cli() -> None:
-    """Manage MCP servers (list, add, remove, approve)."""
+    """Manage MCP servers (list, get, add, add-json, remove, approve)."""
 
 
 @mcp_cli.command("list")
@@ -261,9 +261,34 @@ def add_cmd(
         entry["startup_timeout"] = startup_timeout
     if timeout is not None:
         entry["timeout"] = timeout
+    _write_entry(name, entry, scope, force, workspace, home)
+
+
+@mcp_cli.command("add-json")
+@click.argument("name")
+@click.argument("entry_json", metavar="JSON")
+@click.option("--scope", "-s", type=click.Choice(EDITABLE_SCOPES), default="local")
+@click.option("--force", is_flag=True, help="Replace a server of the same name in that scope.")
+@cwd_option
+def add_json_cmd(name: str, entry_json: str, scope: str, force: bool, cwd: str | None) -> None:
+    """Add an MCP server from its JSON entry, as written in ``.mcp.json``."""
+    workspace, home = _workspace(cwd), _home()
+    try:
+        entry = json.loads(entry_json)
+    except ValueError as exc:
+        raise click.UsageError(f"the server entry is not valid JSON: {exc}") from None
+    if not isinstance(entry, dict):
+        raise click.UsageError("the server entry must be a JSON object")
+    _write_entry(name, entry, scope, force, workspace, home)
+
+
+def _write_entry(
+    name: str, entry: dict[str, Any], scope: str, force: bool, workspace: Path, home: Path
+) -> None:
+    """Check ``entry`` and write it under ``name`` to the scope's file, atomically."""
     path = _scope_path(scope, workspace, home)
     try:
-        parse_server(name, entry, scope, str(path))  # type: ignore[arg-type]
+        spec = parse_server(name, entry, scope, str(path))  # type: ignore[arg-type]
     except ConfigProblem as exc:
         raise click.UsageError(str(exc)) from None
 
@@ -280,7 +305,7 @@ def add_cmd(
         update_json(path, change)
     except ConfigProblem as exc:
         raise click.UsageError(str(exc)) from None
-    click.echo(f"Added MCP server {name!r} ({transport}) to {scope} config: {path}")
+    click.echo(f"Added MCP server {name!r} ({spec.transport}) to {scope} config: {path}")
     if scope == "project":
         click.echo("Project servers start only once approved (see `mycode mcp approve`).")
 
@@ -324,6 +349,32 @@ def remove_cmd(name: str, scope: str | None, cwd: str | None) -> None:
 
     update_json(path, change)
     click.echo(f"Removed MCP server {name!r} from {found[0]} config: {path}")
+
+
+@mcp_cli.command("get")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@cwd_option
+def get_cmd(name: str, as_json: bool, cwd: str | None) -> None:
+    """Show one server's entry, where it comes from and whether it may start (not started)."""
+    workspace, home = _workspace(cwd), _home()
+    settings = _settings(workspace, home)
+    spec = load_servers(workspace, home, settings).servers.get(name)
+    if spec is None:
+        raise click.UsageError(f"no MCP server named {name!r} (see `mycode mcp list`)")
+    status = trust.status(home, workspace, settings, spec)
+    if as_json:
+        keys = ("name", "scope", "source", "transport")
+        data = {key: getattr(spec, key) for key in keys}
+        click.echo(json.dumps({**data, "status": status, "entry": spec.raw}, indent=2))
+        return
+    click.echo(f"{spec.name}  [{spec.scope}: {spec.source}]  {spec.describe()}")
+    for item in spec.passes():
+        click.echo(f"  with {item}")
+    reason = (
+        "" if status in ("trusted", "approved") else _not_started(spec, status, workspace, settings)
+    )
+    click.echo(f"  {status}" + (f": {reason}" if reason else ""))
 
 
 @mcp_cli.command("approve")

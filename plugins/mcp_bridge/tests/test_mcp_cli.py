@@ -367,3 +367,39 @@ def test_slash_mcp_shows_the_sessions_servers(workspace: Path, home: Path, tmp_p
     assert "command not found" in lines[failed + 1]
     alone = _mycode(args, home, workspace)
     assert alone.returncode == 0 and "No MCP servers in this session" in alone.stdout
+
+
+def test_add_json_then_get_shows_the_entry_as_written(workspace: Path, home: Path) -> None:
+    """Claude Code's ``mcp add-json NAME JSON`` and ``mcp get NAME``: the entry is checked and
+    written to the scope's file; ``get`` shows it without starting it, ``${VAR}`` unexpanded."""
+    entry = {"command": "python3", "args": ["srv.py", "--fast"], "env": {"TOKEN": "${MY_TOKEN}"}}
+    ws = str(workspace)
+    done = _invoke("add-json", "db", json.dumps(entry), "--scope", "project", "--cwd", ws)
+    assert done.exit_code == 0, done.output
+    assert "Added MCP server 'db' (stdio) to project config" in done.output
+    assert json.loads((workspace / ".mcp.json").read_text())["mcpServers"]["db"] == entry
+    shown = _invoke("get", "db", "--cwd", ws)
+    assert shown.exit_code == 0, shown.output
+    assert "db  [project: " in shown.output and "python3 srv.py --fast" in shown.output
+    assert "env TOKEN=${MY_TOKEN}" in shown.output and "needs-approval" in shown.output
+    data = json.loads(_invoke("get", "db", "--json", "--cwd", ws).output)
+    assert data["status"] == "needs-approval" and data["entry"] == entry
+    assert data["scope"] == "project" and data["transport"] == "stdio"
+
+
+def test_add_json_and_get_errors_are_one_line(workspace: Path, home: Path) -> None:
+    ws = str(workspace)
+    for text, words in (
+        ("{not json", "not valid JSON"),
+        ('["a"]', "must be a JSON object"),
+        ('{"type": "http"}', "url"),
+    ):
+        done = CliRunner().invoke(mcp_cli, ["add-json", "x", text, "--cwd", ws])
+        assert done.exit_code == 2 and words in done.output, done.output
+    assert not (workspace / ".mcp.json").exists()
+    url = json.dumps({"type": "http", "url": "http://127.0.0.1:9/mcp"})
+    assert _invoke("add-json", "web", url, "--cwd", ws).exit_code == 0
+    again = CliRunner().invoke(mcp_cli, ["add-json", "web", url, "--cwd", ws])
+    assert again.exit_code == 2 and "--force" in again.output
+    missing = CliRunner().invoke(mcp_cli, ["get", "nope", "--cwd", ws])
+    assert missing.exit_code == 2 and "no MCP server named 'nope'" in missing.output
