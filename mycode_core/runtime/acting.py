@@ -1,5 +1,4 @@
-"""The runner acting on one model reply: its tool calls run, their facts are recorded, and
-the stagnation policy looks at what happened (part of the runner, see :mod:`.runner_base`)."""
+"""The runner acting on a model reply: run its tool calls, record their facts, ask stagnation."""
 
 from __future__ import annotations
 
@@ -80,8 +79,7 @@ class Acting(RunnerBase):
         return state
 
     def _observe_call(self, call: ToolCall, tool: Any, run: Any) -> CallOutcome:
-        """Run one tool call, watching the workspace if it may change undeclared files, and
-        record its facts."""
+        """Run one tool call (watching for undeclared file changes) and record its facts."""
         detector = self.changes if self._needs_detection(tool) else None
         if detector is not None:
             detector.mark()
@@ -100,8 +98,7 @@ class Acting(RunnerBase):
         return outcome
 
     def _needs_detection(self, tool: Any) -> bool:
-        """Whether to watch the call: it may write undeclared files, or watching is free
-        (inotify) and catches a wrong ``read_only``."""
+        """Watch calls that may write undeclared files, and all when watching is free (inotify)."""
         if tool is None or self.changes is None or "write" in tool.paths.values():
             return False
         return not tool.read_only or self.changes.mechanism == "inotify"

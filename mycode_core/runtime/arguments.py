@@ -1,5 +1,4 @@
-"""Checks of a tool call's arguments (against its schema, and for what nothing downstream can
-handle), and the one-line subject and reason shown for a call."""
+"""Checks of a tool call's arguments, and the one-line subject and reason shown for a call."""
 
 from __future__ import annotations
 

@@ -208,8 +208,7 @@ def run_child(parent: AgentRunner, request: AgentRequest) -> AgentOutcome:
 
 
 def _roll_up(parent: AgentRunner, child: ChildRunner, agent_id: str) -> None:
-    """Add the child's tokens to the parent's, and its edits and test runs to the parent's
-    observations (the parent's gate judges them like its own)."""
+    """Add the child's tokens, edits and test runs to the parent's (its gate judges them)."""
     own = child._own_usage()
     with parent._lock:
         for key, value in child.usage.items():

@@ -82,8 +82,7 @@ class HookGuard:
         self.count(message)
 
     def count(self, message: str) -> None:
-        """Count a plugin failure already reported as a notice; with strict plugins the first
-        one stops the run (:attr:`strict_failure`, exit 2)."""
+        """Count a reported plugin failure; with strict plugins the first one stops the run."""
         with self._lock:
             first_strict = self.strict and self.strict_failure is None
             if first_strict:
@@ -109,12 +108,11 @@ class HookGuard:
     ) -> tuple[Any, list[str]]:
         """Call the hook through pluggy; returns ``(outcome, plugins that failed)``.
 
-        ``valid`` judges the outcome; a wrong answer is blamed on the implementation that gave
-        it, not a wrapper that choked on it, and a ``firstresult`` wrapper turning the inner
-        verdict into ``None`` fails too. An unnamed culprit gives ``None`` with ``"unknown"``
-        in the list (fail closed). ``veto``: a wrapper's ``None`` is an answer; ``passes``:
-        exception types raised on; ``once``: the first failure ends the call (``None``) and the
-        plugin is asked again next time (``permission_verdict``).
+        ``valid`` judges the outcome (a wrong answer is blamed on the implementation that gave
+        it; a ``firstresult`` wrapper turning the inner verdict into ``None`` fails too). An
+        unnamed culprit gives ``None`` with ``"unknown"`` in the list. ``veto``: a wrapper's
+        ``None`` is an answer; ``passes``: exception types raised on; ``once``: the first
+        failure ends the call and the plugin is asked again next time.
         """
         failed: list[str] = []
         codes = implementation_codes(self.pm, hook_name)
@@ -220,8 +218,7 @@ class HookGuard:
 
 
 def _close_unstarted(tb: TracebackType | None) -> None:
-    """Close the never-started coroutines a failed call left in its frames (no "never awaited"
-    warning)."""
+    """Close the never-started coroutines a failed call left in its frames."""
     while tb is not None:
         for value in list(tb.tb_frame.f_locals.values()):
             for item in value if isinstance(value, list) else [value]:

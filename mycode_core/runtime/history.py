@@ -11,8 +11,7 @@ from mycode_core.tokens import count_message
 
 @dataclass(frozen=True)
 class Entry:
-    """One message with its token count, computed once (``exact``: not a byte bound taken
-    before the tokenizer loaded)."""
+    """One message with its token count (``exact``: not a byte bound)."""
 
     message: dict[str, Any]
     tokens: int

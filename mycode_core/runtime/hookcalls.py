@@ -25,8 +25,7 @@ _FAILED = re.compile(r"^plugin '([^']+)' failed in (\w+)")
 
 
 def failure_notice(message: str) -> NoticeEvent:
-    """A ``warning`` notice; one about a failing plugin (worded as :func:`call_hook` does)
-    carries ``plugin`` and ``hook``."""
+    """A ``warning`` notice, carrying ``plugin`` and ``hook`` when it is a plugin's failure."""
     found = _FAILED.match(message)
     plugin, hook = (found.group(1), found.group(2)) if found else (None, None)
     return NoticeEvent(level="warning", message=message, plugin=plugin, hook=hook)
@@ -41,8 +40,7 @@ def is_plugin_failure(exc: BaseException) -> bool:
 
 
 def implementation_codes(pm: pluggy.PluginManager, hook_name: str) -> Codes:
-    """Code objects of a hook's implementations → ``(plugin name, plugin)`` pairs (instances
-    of one plugin class share a code object)."""
+    """Code objects of a hook's implementations → their ``(plugin name, plugin)`` pairs."""
     codes: Codes = {}
     for impl in getattr(pm.hook, hook_name).get_hookimpls():
         code = getattr(impl.function, "__code__", None)
@@ -75,8 +73,7 @@ def calling_plugin(codes: Codes, default: str | None = None) -> str | None:
 
 
 def culprit_of(codes: Codes, tb: TracebackType | None) -> str | None:
-    """The plugin whose implementation raised: the innermost implementation frame (a wrapper
-    around it is not to blame)."""
+    """The plugin of the innermost implementation frame (not a wrapper around it) that raised."""
     found = None
     while tb is not None:
         found = _owner(codes, tb.tb_frame) or found
@@ -99,10 +96,8 @@ def call_hook(
     on_error: OnError | None = None,
     **kwargs: Any,
 ) -> list[Any]:
-    """Call ``pm.hook.<hook_name>(**kwargs)`` and return the results, a failing plugin
-    reported (one ``notice`` line; ``on_error`` also gets the exception) and skipped. With
-    ``side_effects`` (``register_*``) implementations that ran before a failure are not rerun.
-    """
+    """Call ``pm.hook.<hook_name>(**kwargs)``, a failing plugin reported and skipped; with
+    ``side_effects`` (``register_*``) implementations that ran before a failure are not rerun."""
     codes = implementation_codes(pm, hook_name)
     removed: list[str] = []
     results: list[Any] = []

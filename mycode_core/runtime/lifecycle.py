@@ -1,6 +1,5 @@
-"""The hooks the loop calls at its decision points: the verdicts, which fail closed through
-:class:`~mycode_core.runtime.guard.HookGuard`, and the lifecycle hooks, where a failing plugin
-costs one notice, never the run."""
+"""The hooks the loop calls at its decision points: the verdicts (failing closed through the
+guard) and the lifecycle hooks (a failing plugin costs one notice, never the run)."""
 
 from __future__ import annotations
 
@@ -51,8 +50,7 @@ def permission(
 
 
 def completion(guard: HookGuard, final_text: str, context: RunContext) -> CompletionVerdict:
-    """The ``completion_verdict`` of the plugins that did not fail (``fail`` when a failure
-    names no plugin)."""
+    """The ``completion_verdict`` of the plugins that did not fail."""
     verdict, failed = guard.call(
         "completion_verdict",
         _kind(CompletionVerdict),
@@ -117,8 +115,7 @@ def with_session_start(
 
 
 def prompt_verdict(guard: HookGuard, context: RunContext, prompt: str) -> PromptVerdict:
-    """Every ``user_prompt_verdict`` combined: any block blocks, contexts add up (a failure
-    naming no plugin blocks the prompt)."""
+    """Every ``user_prompt_verdict`` combined: any block blocks, contexts add up."""
     results, failed = guard.call(
         "user_prompt_verdict", _all(PromptVerdict), prompt=prompt, context=context
     )

@@ -31,8 +31,7 @@ class MainThreadCalls:
         self._lock = threading.Lock()
 
     def submit(self, function: Callable[[], Any], cancelled: threading.Event, default: Any) -> Any:
-        """Run ``function`` on the main thread and return its result (``default`` if the turn is
-        cancelled before it starts)."""
+        """``function()`` run on the main thread (``default`` if cancelled before it starts)."""
         if threading.current_thread() is threading.main_thread():
             return function()
         call = _Call(function, default)

@@ -74,8 +74,7 @@ def tool_message(call_id: str, content: Any, is_error: bool, shown: bool = False
 
 
 def image_message(call_id: str, content: Any) -> dict[str, Any] | None:
-    """A user message carrying a tool result's images (tool messages hold only text), or
-    ``None`` when it has none."""
+    """A user message with a tool result's images (tool messages hold only text), or None."""
     if not isinstance(content, list):
         return None
     images = [

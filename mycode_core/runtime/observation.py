@@ -1,5 +1,4 @@
-"""Facts recorded after every tool run: signatures, resources, mutation, validation (the
-policies judge them; this module only records)."""
+"""Facts recorded after every tool run (the policies judge them; this module only records)."""
 
 from __future__ import annotations
 

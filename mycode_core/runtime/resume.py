@@ -1,5 +1,4 @@
-"""What a stored transcript says for a resumed run: the last continuation checkpoint and the
-model view the last compaction recorded."""
+"""What a stored transcript says for a resumed run: the last checkpoint and recorded view."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The state every part of :class:`~mycode_core.runtime.loop.AgentRunner` shares (the others:
-:mod:`.acting`, :mod:`.viewing`, :mod:`.loop`), emitting events and guidance."""
+"""The state every part of :class:`~mycode_core.runtime.loop.AgentRunner` shares."""
 
 from __future__ import annotations
 
@@ -29,12 +28,10 @@ from mycode_core.runtime.tools import ToolOrchestrator
 from mycode_core.verdicts import CompletionVerdict
 
 ChildSpawner = Callable[[Any, Any], Any]
-"""Runs one child agent: ``(parent runner, AgentRequest) -> AgentOutcome`` (passed in, so the
-loop never imports :func:`mycode_core.runtime.child.run_child`)."""
+"""Runs one child agent (passed in, so the loop never imports the child runner)."""
 
 PromptExpander = Callable[[str, RunContext], Expansion]
-"""Makes a user prompt ready to send (mentions inlined, images attached); without one the
-prompt is sent as typed."""
+"""Makes a user prompt ready to send (mentions inlined, images attached)."""
 
 
 class AnswerCheck(Protocol):
@@ -118,7 +115,7 @@ class RunnerBase:
         if spawn_child is not None:
             self.context.spawner = self._spawn_agent
         self.children_usage: dict[str, dict[str, int]] = {}  # descendants' own tokens by id
-        self.structured = answer_check
+        self.structured = answer_check  # --json-schema: the final answer's shape check
         self.expand_prompt = expand_prompt or (lambda prompt, _context: Expansion(prompt))
         self.spawned_calls: set[str] = set()  # calls that ran a child (its facts hold changes)
 

@@ -26,12 +26,8 @@ def collect_tools(
     *,
     on_error: OnError | None = None,
 ) -> None:
-    """Fill ``context.tools`` from ``register_tools``, each tool tagged with its plugin.
-
-    A tool that cannot be registered is one notice (and ``on_error`` call) naming the plugin;
-    the rest still load. With strict plugins (and no ``on_error``) the first problem raises
-    :class:`SetupError` instead (exit code 2).
-    """
+    """Fill ``context.tools`` from ``register_tools``; a tool that cannot be registered is one
+    notice naming its plugin (with strict plugins and no ``on_error``: :class:`SetupError`)."""
     problems: list[str] = []
     if on_error is None and strict_from(context.settings):
         notice = lambda message: None  # noqa: E731

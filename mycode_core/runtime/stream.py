@@ -29,8 +29,7 @@ class EventStream:
         self.observers = ObserverPool(pm, context, self._observer_notice, self._observer_failed)
 
     def _observer_notice(self, plugin: str, message: str) -> None:
-        """A slow or failing observer: a notice, and one stderr line now (the consumer may have
-        stopped reading)."""
+        """A slow or failing observer: a notice, and a stderr line (the consumer may be gone)."""
         print(f"mycode: {message}", file=sys.stderr, flush=True)
         if self._last_type == "result":  # the turn is over: ``result`` stays its last event
             return

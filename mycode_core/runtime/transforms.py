@@ -52,8 +52,7 @@ def _chain(
 def transform_tool_result(
     guard: HookGuard, call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
 ) -> ToolResult:
-    """The result after every ``transform_tool_result`` (``result`` when none changed it); its
-    ``metadata`` (the runtime's facts) stays the original's."""
+    """The result after every ``transform_tool_result``, keeping the original's ``metadata``."""
 
     def problem(answer: Any) -> str | None:
         if not isinstance(answer, ToolResult):

@@ -1,6 +1,5 @@
-"""The model's context window (strongest first: learned from an error, configured, discovered
-from the server, default) and the view's budget: the window minus the output reserve, halved
-once when the server rejected a request without naming its limit."""
+"""The model's context window (learned from an error, configured, discovered, or default) and
+the view's budget: the window minus the output reserve, halved once on an unexplained reject."""
 
 from __future__ import annotations
 
@@ -126,8 +125,7 @@ class ContextWindow:
         return max(1, self.reserve // 2)
 
     def reply_cap(self, view: int) -> int:
-        """The ``max_tokens`` for a ``view``-token view: the reserve, or what the window has
-        left, never under :attr:`floor`."""
+        """The ``max_tokens`` for a ``view``-token view: at most the reserve, at least floor."""
         return max(self.floor, min(self.reserve, self.limit - view))
 
     def budget_with(self, tools: int) -> int:
@@ -146,13 +144,11 @@ class ContextWindow:
         return max(MIN_BUDGET // 2, value // 2) if self.halved else value
 
     def _unhalved(self) -> int:
-        """The window minus the reserve; at least :data:`MIN_BUDGET` unless that leaves the
-        reply under :attr:`floor`."""
+        """The window minus the reserve; at least MIN_BUDGET unless the reply gets under floor."""
         return max(min(MIN_BUDGET, self.limit - self.floor), self.limit - self.reserve)
 
     def learn(self, limit: int) -> bool:
-        """Record a limit the server stated; ``True`` when it lowers the window (else nothing
-        changes: the estimate was off instead)."""
+        """Record a limit the server stated; ``True`` when it lowers the window."""
         with self._lock:
             if limit <= 0 or limit >= self.limit:
                 return False
