@@ -1,6 +1,6 @@
 """Fail-closed hook calls (SPEC §7): a verdict or transform implementation that raises or
 answers with the wrong type is skipped for the rest of the run (a failing ``permission_verdict``
-denies that call instead); each failure is one notice; with strict plugins the first exits 2."""
+denies that call instead); each is one notice, and with strict plugins the first exits 2."""
 
 from __future__ import annotations
 
