@@ -1,8 +1,4 @@
-"""The runner acting on one model reply: its tool calls run, their facts are recorded, and
-the stagnation policy looks at what happened.
-
-Part of :class:`~mycode_core.runtime.loop.AgentRunner` (see :mod:`.runner_base`).
-"""
+"""The runner acting on a model reply: run its tool calls, record their facts, ask stagnation."""
 
 from __future__ import annotations
 
@@ -20,11 +16,7 @@ from mycode_core.providers.base import ModelReply
 from mycode_core.records import ToolCall
 from mycode_core.runtime import lifecycle
 from mycode_core.runtime.arguments import argument_problem
-from mycode_core.runtime.messages import (
-    assistant_message,
-    image_message,
-    tool_message,
-)
+from mycode_core.runtime.messages import assistant_message, image_message, tool_message
 from mycode_core.runtime.observation import observe
 from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
@@ -47,10 +39,7 @@ class Acting(RunnerBase):
         assert self.orchestrator is not None
         state = state.next(TransitionReason.MODEL_REPLIED_TOOLS, phase=Phase.ACTING)
         cut = reply.finish_reason == "length"  # the output limit: the last call may be cut
-        calls = [
-            self._tool_call(state.step, index, raw, cut)
-            for index, raw in enumerate(reply.tool_calls)
-        ]
+        calls = [self._tool_call(state.step, i, raw, cut) for i, raw in enumerate(reply.tool_calls)]
         raw_calls = [{"id": c.id, "name": c.name, "arguments": c.raw_arguments} for c in calls]
         self.history.append(assistant_message(reply.content, raw_calls))
         self._emit(
@@ -62,9 +51,8 @@ class Acting(RunnerBase):
             )
         )
         self._step = state.step
-        outcomes = self.orchestrator.run(calls)
         images = []
-        for outcome in outcomes:
+        for outcome in self.orchestrator.run(calls):
             if not outcome.executed:  # refused calls are facts too (repeated denials)
                 self._record(outcome.call, outcome.tool, outcome, None)
             result = outcome.result
@@ -91,19 +79,17 @@ class Acting(RunnerBase):
         return state
 
     def _observe_call(self, call: ToolCall, tool: Any, run: Any) -> CallOutcome:
-        """Wraps one tool execution: watch the workspace if the call may change files the
-        tool does not declare, then record the facts."""
+        """Run one tool call (watching for undeclared file changes) and record its facts."""
         detector = self.changes if self._needs_detection(tool) else None
         if detector is not None:
             detector.mark()
         outcome: CallOutcome = run()
         changes = detector.changes() if detector is not None else None
-        if call.id in self.spawned_calls:  # issue 11: the child's observations hold its changes
+        if call.id in self.spawned_calls:  # the child's observations hold its changes
             changes = None
         if changes and not writes_files(tool):
-            shown = ", ".join(changes[:5]) + (
-                f" and {len(changes) - 5} more" if len(changes) > 5 else ""
-            )
+            more = f" and {len(changes) - 5} more" if len(changes) > 5 else ""
+            shown = ", ".join(changes[:5]) + more
             self._notice(
                 f"tool {tool.name!r} (plugin {tool.plugin}) is marked read_only but changed "
                 f"files in the workspace: {shown}"
@@ -112,8 +98,7 @@ class Acting(RunnerBase):
         return outcome
 
     def _needs_detection(self, tool: Any) -> bool:
-        """Commands and tools that may write without declaring where are watched; read-only
-        tools too when watching is free (inotify), to catch a wrong ``read_only``."""
+        """Watch calls that may write undeclared files, and all when watching is free (inotify)."""
         if tool is None or self.changes is None or "write" in tool.paths.values():
             return False
         return not tool.read_only or self.changes.mechanism == "inotify"
@@ -142,7 +127,7 @@ class Acting(RunnerBase):
             arguments = json.loads(text) if text.strip() else {}
             problem = None if isinstance(arguments, dict) else "the arguments are not a JSON object"
             problem = problem or argument_problem(arguments)
-        except (ValueError, RecursionError) as exc:  # issue 13: deep nesting is an error result
+        except (ValueError, RecursionError) as exc:  # deep nesting is an error result
             arguments, problem = {}, str(exc)
         if problem is not None:
             arguments, why = {}, (CUT_CALL if cut else BAD_ARGUMENTS)

@@ -1,6 +1,4 @@
-"""What a tool call's arguments say: checks against the tool's schema and against what
-nothing downstream can handle, and the one-line subject and reason shown for a call.
-"""
+"""Checks of a tool call's arguments, and the one-line subject and reason shown for a call."""
 
 from __future__ import annotations
 
@@ -18,9 +16,8 @@ class SchemaChecker:
         self._validators: dict[str, Any] = {}
 
     def check(self, tool: Tool, arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
-        """``arguments`` without the nulls the schema refuses for optional parameters (models send
-        null for "not given"; ``Optional[X]`` is advertised as X), and the first schema
-        violation left as a readable line, or ``None``."""
+        """``arguments`` without the nulls the schema refuses for optional parameters (models
+        send null for "not given"), and the first violation left as one line, or ``None``."""
         errors = self._errors(tool, arguments)
         nulls = {e.path[0] for e in errors if len(e.path) == 1 and e.instance is None}
         nulls -= set(tool.input_schema.get("required") or ())
@@ -41,8 +38,7 @@ class SchemaChecker:
             cls = jsonschema.validators.validator_for(tool.input_schema)
             try:
                 cls.check_schema(tool.input_schema)
-                # the metaschemas only: a "$ref" to any other URL is never fetched
-                # (jsonschema's default would download it, from a schema an MCP server wrote)
+                # the metaschemas only: never fetch a "$ref" URL an MCP server's schema names
                 validator = cls(tool.input_schema, registry=REGISTRY)
             except jsonschema.SchemaError:
                 validator = False
@@ -85,7 +81,6 @@ def short_reason(reason: str, call: ToolCall, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# issue 13: arguments the JSON parser accepts but nothing downstream can handle
 MAX_ARGUMENT_DEPTH = 64
 
 

@@ -1,10 +1,5 @@
-"""Running a child agent inside a tool call (issue 11; public side: :mod:`mycode_core.agents`).
-
-A :class:`ChildRunner` is an :class:`~mycode_core.runtime.loop.AgentRunner` that shares its
-parent's plugin manager, tools (filtered by the request's allowlist), permission grants and
-cancellation flag, and sends its events into the parent's stream stamped with ``agent_id`` and
-``parent_call_id``. It runs synchronously in the thread of the tool call that started it.
-"""
+"""Running a child agent synchronously inside a tool call: a runner sharing its parent's
+plugins, tools, grants and cancellation, its events stamped and sent into the parent's stream."""
 
 from __future__ import annotations
 
@@ -20,9 +15,8 @@ from mycode_core.events import AgentEvent
 from mycode_core.runtime.loop import AgentRunner
 from mycode_core.sessions import SessionStore, Transcript
 
+# the parent's stream keeps one of each; the child's ending reaches it as the tool's result
 _NOT_FORWARDED = ("system", "result")
-"""A child's own ``system`` and ``result`` stay in its transcript: the parent's stream keeps
-exactly one of each, and the child's ending reaches the parent as the tool's result."""
 
 
 class ChildStream:
@@ -214,14 +208,13 @@ def run_child(parent: AgentRunner, request: AgentRequest) -> AgentOutcome:
 
 
 def _roll_up(parent: AgentRunner, child: ChildRunner, agent_id: str) -> None:
-    """Add the child's tokens to the parent's and its facts to the parent's observations."""
+    """Add the child's tokens, edits and test runs to the parent's (its gate judges them)."""
     own = child._own_usage()
     with parent._lock:
         for key, value in child.usage.items():
             parent.usage[key] = parent.usage.get(key, 0) + value
         parent.children_usage[agent_id] = own
         parent.children_usage.update(child.children_usage)
-    # the parent's gate judges a child's edits and test runs like its own
     facts = [
         obs.model_copy(update={"step": parent._step})
         for obs in child.context.observations

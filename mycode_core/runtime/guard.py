@@ -1,13 +1,6 @@
-"""Fail-closed hook calls (SPEC §7 "Failure semantics").
-
-A ``*_verdict`` or transform implementation that raises (any ``BaseException`` but a real
-Ctrl-C) or answers with the wrong type is *skipped for the rest of the run*: the call goes on
-through ``pm.subset_hook_caller`` without it, so the other plugins, wrappers included, decide;
-a failing ``permission_verdict`` instead denies the call and is asked again for the next.
-Each failure is one ``notice`` event carrying ``plugin``, ``hook`` and the exception. With
-``[plugins] strict = true`` (or ``MYCODE_STRICT_PLUGINS=1``) the first failure also stops the
-run: :attr:`HookGuard.strict_failure` is set and the CLI exits 2.
-"""
+"""Fail-closed hook calls (SPEC §7): a verdict or transform implementation that raises or
+answers with the wrong type is skipped for the rest of the run (a failing ``permission_verdict``
+denies that call instead); each is one notice, and with strict plugins the first exits 2."""
 
 from __future__ import annotations
 
@@ -36,8 +29,7 @@ def strict_from(settings: Any) -> bool:
 
 
 def discard(value: Any) -> None:
-    """Close ``value`` if it is a coroutine a plugin answered with (no "never awaited"
-    warning later)."""
+    """Close ``value`` if a plugin answered with a coroutine (no "never awaited" warning)."""
     if inspect.iscoroutine(value):
         value.close()
 
@@ -51,25 +43,20 @@ class HookGuard:
         self.pm = pm
         self.emit = emit
         self.strict = strict
-        self.skipped: dict[str, list[str]] = {}
-        """Hook name → plugins skipped for the rest of the run."""
+        self.skipped: dict[str, list[str]] = {}  # hook name → plugins skipped for the run
         self.strict_failure: str | None = None
-        self.on_strict: Callable[[], None] | None = None
-        """Called once on the first failure in strict mode (the runner cancels the run)."""
-        self.upstream: HookGuard | None = None
-        """The parent agent's guard (a child agent's failures count for the whole run)."""
+        self.on_strict: Callable[[], None] | None = None  # called on the first strict failure
+        self.upstream: HookGuard | None = None  # the parent agent's: a child's failures count
         self._lock = threading.Lock()
 
     def caller(self, hook_name: str, without: tuple[str, ...] | list[str] = ()) -> Any:
-        """``pm.hook.<hook_name>``, or a subset caller without the skipped plugins (and the
-        ``without`` ones)."""
+        """A caller of ``hook_name`` without the skipped plugins and the ``without`` ones."""
         names = {*self.skipped.get(hook_name, ()), *without}
         removed = [self.pm.get_plugin(name) for name in names]  # none: ``pm.hook.<name>``
         return self.pm.subset_hook_caller(hook_name, remove_plugins=removed)
 
     def implementations(self, hook_name: str, *, wrappers: bool = False) -> list[Any]:
-        """The implementations still in use, in pluggy's calling order: the plain ones, or
-        with ``wrappers`` the wrappers."""
+        """The plain (or ``wrappers``) implementations still in use, in pluggy's calling order."""
         skipped = set(self.skipped.get(hook_name, ()))
         impls = getattr(self.pm.hook, hook_name).get_hookimpls()
         return [
@@ -95,10 +82,7 @@ class HookGuard:
         self.count(message)
 
     def count(self, message: str) -> None:
-        """Count one plugin failure already reported as a notice (by :meth:`fail`, or where a
-        hook is called outside :meth:`call`: observers, ``build_context``, ``view_message``,
-        start-up tasks, slash commands, ...): with strict plugins the first one stops the run
-        (:attr:`strict_failure`, exit 2); otherwise nothing more happens."""
+        """Count a reported plugin failure; with strict plugins the first one stops the run."""
         with self._lock:
             first_strict = self.strict and self.strict_failure is None
             if first_strict:
@@ -109,8 +93,7 @@ class HookGuard:
             self.on_strict()
 
     def on_error(self, plugin: str | None, message: str, exc: BaseException) -> None:
-        """:meth:`count` as the ``on_error`` callback of
-        :func:`~mycode_core.runtime.hookcalls.call_hook` (which has emitted the notice)."""
+        """:meth:`count` as :func:`~mycode_core.runtime.hookcalls.call_hook`'s ``on_error``."""
         self.count(message)
 
     def call(
@@ -125,15 +108,11 @@ class HookGuard:
     ) -> tuple[Any, list[str]]:
         """Call the hook through pluggy; returns ``(outcome, plugins that failed)``.
 
-        ``valid`` judges the outcome (for a ``firstresult`` hook: the one answer); a wrong
-        answer is blamed on the implementation that gave it, not on a wrapper that choked on
-        it. A wrapper of a ``firstresult`` hook that turns the inner plugins' verdict into
-        ``None`` fails too (it would loosen the decision). When the culprit cannot be named
-        the outcome is ``None`` and ``"unknown"`` is in the list: fail closed. With ``veto``
-        a wrapper's ``None`` is an answer (``compact_context``: send the view unchanged);
-        exceptions of the ``passes`` types are the plugin's way to end the run, raised on. With
-        ``once`` the first failure ends the call (``None``) and the plugin is asked again next
-        time (``permission_verdict``: skipping it would loosen the later decisions).
+        ``valid`` judges the outcome (a wrong answer is blamed on the implementation that gave
+        it; a ``firstresult`` wrapper turning the inner verdict into ``None`` fails too). An
+        unnamed culprit gives ``None`` with ``"unknown"`` in the list. ``veto``: a wrapper's
+        ``None`` is an answer; ``passes``: exception types raised on; ``once``: the first
+        failure ends the call and the plugin is asked again next time.
         """
         failed: list[str] = []
         codes = implementation_codes(self.pm, hook_name)
@@ -183,19 +162,18 @@ class HookGuard:
         return None, [*failed, "unknown"]
 
     def _wrappers(self, hook_name: str) -> list[str]:
-        """The plugins whose wrappers of ``hook_name`` are still in use, outermost first."""
+        """The plugins whose wrappers are still in use, outermost first."""
         return [str(impl.plugin_name) for impl in self.implementations(hook_name, wrappers=True)]
 
     def _without(self, hook_name: str, plugins: list[str], kwargs: dict[str, Any]) -> Any:
         """The hook's outcome without ``plugins`` (and the skipped ones); ``None`` if it fails."""
         try:
-            outcome = self.caller(hook_name, plugins)(**kwargs)
+            return self.caller(hook_name, plugins)(**kwargs)
         except BaseException as exc:  # noqa: BLE001 - probing only
             if not is_plugin_failure(exc):
                 raise
             _close_unstarted(exc.__traceback__)
             return None
-        return outcome
 
     def _dropper(self, hook_name: str, outcome: Any, valid: Valid, kwargs: dict[str, Any]) -> Any:
         """The wrapper that answered ``None`` over the inner plugins' verdict, if one did."""
@@ -208,10 +186,7 @@ class HookGuard:
         if inner is None or not valid(inner):
             discard(inner)
             return None
-        return (
-            self._wrapper_culprit(hook_name, kwargs, lambda value: value is not None)
-            or (wrappers[0])
-        )
+        return self._wrapper_culprit(hook_name, kwargs, lambda v: v is not None) or wrappers[0]
 
     def _wrapper_culprit(self, hook_name: str, kwargs: dict[str, Any], good: Valid) -> str | None:
         """The wrapper without which the outcome is ``good``."""
@@ -226,8 +201,7 @@ class HookGuard:
     def _answerer(
         self, hook_name: str, valid: Valid, kwargs: dict[str, Any]
     ) -> tuple[str, str] | None:
-        """The first implementation (in calling order) whose own answer is not valid, and the
-        type of that answer."""
+        """The first implementation whose own answer is not valid, and that answer's type."""
         firstresult = getattr(self.pm.hook, hook_name).spec.opts["firstresult"]
         for impl in self.implementations(hook_name):
             try:
@@ -244,12 +218,10 @@ class HookGuard:
 
 
 def _close_unstarted(tb: TracebackType | None) -> None:
-    """Close the never-started coroutines a failed call left in its frames (a plugin answered
-    with one and a wrapper choked on it): no "never awaited" warning later."""
+    """Close the never-started coroutines a failed call left in its frames."""
     while tb is not None:
         for value in list(tb.tb_frame.f_locals.values()):
-            candidates = value if isinstance(value, list) else [value]
-            for item in candidates:
+            for item in value if isinstance(value, list) else [value]:
                 if inspect.iscoroutine(item) and inspect.getcoroutinestate(item) == "CORO_CREATED":
                     item.close()
         tb = tb.tb_next

@@ -11,8 +11,7 @@ from mycode_core.tokens import count_message
 
 @dataclass(frozen=True)
 class Entry:
-    """One message of history with its token count computed once (``exact`` is false when
-    it was the byte bound of a run whose tokenizer was not loaded yet)."""
+    """One message with its token count (``exact``: not a byte bound)."""
 
     message: dict[str, Any]
     tokens: int

@@ -1,11 +1,5 @@
-"""Calling hooks through pluggy while keeping one broken plugin from breaking the rest.
-
-Every hook is called as ``pm.hook.<name>(...)`` (so wrappers, ``specname``, implementations
-that take fewer parameters and tracing all work). When an implementation raises, the plugin it
-belongs to is found from the traceback, reported once, and the call goes on through
-``pm.subset_hook_caller`` without it. For ``register_*`` hooks the implementations that had
-already run are left out of the retry too, so nothing registers twice.
-"""
+"""Calling hooks through pluggy so one broken plugin does not break the rest: the raising
+plugin is found from the traceback, reported once, and the call goes on without it."""
 
 from __future__ import annotations
 
@@ -23,10 +17,7 @@ from mycode_core.errors import SetupError, error_line
 from mycode_core.events import NoticeEvent
 
 Notice = Callable[[str], None]
-OnError = Callable[[str | None, str, BaseException], None]
-"""Told ``(plugin or None, one-line message, exception)`` for each failing implementation."""
-
-
+OnError = Callable[[str | None, str, BaseException], None]  # (plugin, message, exception)
 Codes = dict[CodeType, list[tuple[str, object]]]
 
 
@@ -34,25 +25,22 @@ _FAILED = re.compile(r"^plugin '([^']+)' failed in (\w+)")
 
 
 def failure_notice(message: str) -> NoticeEvent:
-    """A ``warning`` notice event; one about a failing plugin ("plugin 'x' failed in hook: ...", as
-    :func:`call_hook` words it) carries ``plugin`` and ``hook`` (SPEC §4)."""
+    """A ``warning`` notice, carrying ``plugin`` and ``hook`` when it is a plugin's failure."""
     found = _FAILED.match(message)
     plugin, hook = (found.group(1), found.group(2)) if found else (None, None)
     return NoticeEvent(level="warning", message=message, plugin=plugin, hook=hook)
 
 
 def is_plugin_failure(exc: BaseException) -> bool:
-    """Whether ``exc`` from a hook call is the plugin's failure: any ``BaseException`` but a
-    real Ctrl-C (``KeyboardInterrupt`` on the main thread under Python's own SIGINT handler)
-    and a plugin refusing the run with :class:`SetupError`."""
+    """Whether ``exc`` from a hook call is the plugin's failure: anything but a real Ctrl-C
+    (main thread, Python's SIGINT handler) or a plugin refusing the run (:class:`SetupError`)."""
     if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
         return signal.getsignal(signal.SIGINT) is not signal.default_int_handler
     return not isinstance(exc, SetupError)
 
 
 def implementation_codes(pm: pluggy.PluginManager, hook_name: str) -> Codes:
-    """Code objects of a hook's implementations, mapped to ``(plugin name, plugin)`` pairs
-    (several instances of one plugin class share a code object)."""
+    """Code objects of a hook's implementations → their ``(plugin name, plugin)`` pairs."""
     codes: Codes = {}
     for impl in getattr(pm.hook, hook_name).get_hookimpls():
         code = getattr(impl.function, "__code__", None)
@@ -85,8 +73,7 @@ def calling_plugin(codes: Codes, default: str | None = None) -> str | None:
 
 
 def culprit_of(codes: Codes, tb: TracebackType | None) -> str | None:
-    """The plugin whose implementation raised: the innermost implementation frame (a wrapper
-    around it — the core's own ``build_context`` flattener included — is not to blame)."""
+    """The plugin of the innermost implementation frame (not a wrapper around it) that raised."""
     found = None
     while tb is not None:
         found = _owner(codes, tb.tb_frame) or found
@@ -95,8 +82,7 @@ def culprit_of(codes: Codes, tb: TracebackType | None) -> str | None:
 
 
 def _ran_before(pm: pluggy.PluginManager, hook_name: str, culprit: str) -> list[str]:
-    """Plugins whose implementations pluggy called before ``culprit``'s (it calls in reverse
-    registration order, tryfirst first)."""
+    """Plugins whose implementations pluggy called before ``culprit``'s."""
     order = [impl.plugin_name for impl in reversed(getattr(pm.hook, hook_name).get_hookimpls())]
     return order[: order.index(culprit)] if culprit in order else []
 
@@ -110,13 +96,8 @@ def call_hook(
     on_error: OnError | None = None,
     **kwargs: Any,
 ) -> list[Any]:
-    """Call ``pm.hook.<hook_name>(**kwargs)``; a failing plugin is reported and skipped.
-
-    Returns the implementations' results (a list, as pluggy gives them). With
-    ``side_effects`` (``register_*`` hooks) implementations that ran before a failure are not
-    called again. Each failure is one ``notice`` line (no traceback); ``on_error`` also gets
-    the exception (``mycode plugins --check`` shows its traceback).
-    """
+    """Call ``pm.hook.<hook_name>(**kwargs)``, a failing plugin reported and skipped; with
+    ``side_effects`` (``register_*``) implementations that ran before a failure are not rerun."""
     codes = implementation_codes(pm, hook_name)
     removed: list[str] = []
     results: list[Any] = []
@@ -126,7 +107,7 @@ def call_hook(
         try:
             outcome = caller(**kwargs)
         except BaseException as exc:  # noqa: BLE001 - one broken plugin must not break the run
-            if not is_plugin_failure(exc):  # issue 13: a plugin may refuse the run (exit 2)
+            if not is_plugin_failure(exc):  # a plugin may refuse the run (exit 2)
                 raise
             culprit = culprit_of(codes, exc.__traceback__)
             culprit = None if culprit in removed else culprit

@@ -1,14 +1,5 @@
-"""The hooks the loop calls at its decision points: the verdicts (SPEC §7) and the
-lifecycle hooks (issue 12: session start/end, the user's prompt, tool feedback,
-notifications).
-
-The verdict hooks go through :class:`~mycode_core.runtime.guard.HookGuard` and fail closed: a
-failed ``permission_verdict`` denies that call (its result names the plugin); a failed
-``completion_verdict`` is left out and the others decide (the built-in gate still blocks; with
-none left able to judge, the answer is ``fail``); ``stagnation_verdict``,
-``user_prompt_verdict`` and ``tool_result_verdict`` go on without the failing plugin. The
-lifecycle hooks go through ``pm.hook``; a failing plugin costs one notice, never the run.
-"""
+"""The hooks the loop calls at its decision points: the verdicts (failing closed through the
+guard) and the lifecycle hooks (a failing plugin costs one notice, never the run)."""
 
 from __future__ import annotations
 
@@ -80,12 +71,8 @@ def completion(guard: HookGuard, final_text: str, context: RunContext) -> Comple
 
 def stagnation(guard: HookGuard, context: RunContext) -> StagnationVerdict | None:
     """The ``stagnation_verdict`` of the plugins that did not fail."""
-    verdict, _ = guard.call(
-        "stagnation_verdict",
-        _kind(StagnationVerdict),
-        observations=context.observations,
-        context=context,
-    )
+    asked: dict[str, Any] = {"observations": context.observations, "context": context}
+    verdict, _ = guard.call("stagnation_verdict", _kind(StagnationVerdict), **asked)
     return verdict  # type: ignore[no-any-return]
 
 
@@ -117,8 +104,7 @@ def with_session_start(
     prompt: str,
     on_error: OnError | None = None,
 ) -> str:
-    """The system prompt with the ``session_start`` context lines pinned at its end (a
-    failing plugin: one notice, and ``on_error`` is told)."""
+    """The system prompt with the ``session_start`` context lines pinned at its end."""
     found = call_hook(
         pm, "session_start", _say(context), on_error=on_error, source=source, context=context
     )
@@ -129,8 +115,7 @@ def with_session_start(
 
 
 def prompt_verdict(guard: HookGuard, context: RunContext, prompt: str) -> PromptVerdict:
-    """Every ``user_prompt_verdict`` combined into one: any block blocks, contexts add up (a
-    failing plugin is left out; a failure naming no plugin blocks the prompt)."""
+    """Every ``user_prompt_verdict`` combined: any block blocks, contexts add up."""
     results, failed = guard.call(
         "user_prompt_verdict", _all(PromptVerdict), prompt=prompt, context=context
     )
@@ -148,13 +133,9 @@ def prompt_verdict(guard: HookGuard, context: RunContext, prompt: str) -> Prompt
 
 def tool_feedback(guard: HookGuard, context: RunContext, outcome: Any, content: Any) -> Any:
     """``content`` with the ``tool_result_verdict`` feedback lines appended (text)."""
+    asked = {"call": outcome.call, "tool": outcome.tool, "result": outcome.result}
     results, _ = guard.call(
-        "tool_result_verdict",
-        lambda value: isinstance(value, list),
-        call=outcome.call,
-        tool=outcome.tool,
-        result=outcome.result,
-        context=context,
+        "tool_result_verdict", lambda value: isinstance(value, list), context=context, **asked
     )
     lines = _lines(results)
     if not lines:
@@ -166,7 +147,7 @@ def tool_feedback(guard: HookGuard, context: RunContext, outcome: Any, content: 
 def session_end(
     pm: pluggy.PluginManager, context: RunContext, reason: str, on_error: OnError | None = None
 ) -> None:
-    """Call ``session_end``; a failure is one notice (and ``on_error`` is told)."""
+    """Call ``session_end``."""
     call_hook(pm, "session_end", _say(context), on_error=on_error, reason=reason, context=context)
 
 
@@ -177,13 +158,6 @@ def notify(
     kind: str,
     on_error: OnError | None = None,
 ) -> None:
-    """Call ``notification`` before mycode waits for the user (failures: as ``session_end``)."""
-    call_hook(
-        pm,
-        "notification",
-        _say(context),
-        on_error=on_error,
-        message=message,
-        kind=kind,
-        context=context,
-    )
+    """Call ``notification`` before mycode waits for the user."""
+    asked: dict[str, Any] = {"message": message, "kind": kind, "context": context}
+    call_hook(pm, "notification", _say(context), on_error=on_error, **asked)

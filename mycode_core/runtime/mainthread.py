@@ -1,11 +1,6 @@
-"""Work the loop's threads hand to the main thread: questions that must own the terminal.
-
-A permission question asked from the loop's (or a tool's) thread cannot read the terminal
-itself: Ctrl-C is delivered to the main thread, and a reader thread left behind after a cancel
-keeps eating what the user types. Instead the asking thread submits the question here and waits;
-the main thread, which is draining the run's events anyway, runs it (see
-``AgentRunner.run``). A question not yet started when the turn is cancelled is never shown.
-"""
+"""Questions the loop's threads hand to the main thread, which owns the terminal (Ctrl-C goes
+there, and a reader thread left after a cancel would eat the user's typing); one not yet
+started when the turn is cancelled is never shown."""
 
 from __future__ import annotations
 
@@ -36,9 +31,7 @@ class MainThreadCalls:
         self._lock = threading.Lock()
 
     def submit(self, function: Callable[[], Any], cancelled: threading.Event, default: Any) -> Any:
-        """Run ``function`` on the main thread and return its result; ``default`` if the turn
-        is cancelled before the main thread picked it up. Called on the main thread, it runs
-        at once."""
+        """``function()`` run on the main thread (``default`` if cancelled before it starts)."""
         if threading.current_thread() is threading.main_thread():
             return function()
         call = _Call(function, default)
@@ -53,8 +46,8 @@ class MainThreadCalls:
         return call.result
 
     def serve(self) -> None:
-        """Run the calls waiting (main thread only). A ``KeyboardInterrupt`` (or a signal's
-        ``SystemExit``) inside one answers it with its default and propagates."""
+        """Run the waiting calls (main thread only); a ``KeyboardInterrupt`` or ``SystemExit``
+        answers the call with its default and propagates."""
         while True:
             try:
                 call = self._queue.get_nowait()

@@ -13,8 +13,8 @@ NOT_SHOWN = "not shown: this model is not known to take images (`images = true` 
 
 @dataclass
 class Expansion:
-    """A user prompt made ready to send: its text, the image parts to attach (``kept``: their
-    saved copies, ``name`` and ``path``, for the transcript), and lines for the user."""
+    """A user prompt made ready to send: its text, the image parts to attach, notes for the
+    user, and ``kept`` (the images' saved copies, ``name`` and ``path``, for the transcript)."""
 
     text: str
     images: list[dict[str, Any]] = field(default_factory=list)
@@ -46,8 +46,7 @@ def assistant_message(content: str | None, calls: list[dict[str, Any]]) -> dict[
 
 
 def content_to_text(content: Any, images_shown: bool = False) -> str:
-    """Flatten tool-result content blocks to text; an image becomes a short note (saying
-    whether the next message shows it)."""
+    """Flatten tool-result content blocks to text; an image becomes a short note."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -75,8 +74,7 @@ def tool_message(call_id: str, content: Any, is_error: bool, shown: bool = False
 
 
 def image_message(call_id: str, content: Any) -> dict[str, Any] | None:
-    """A user message carrying a tool result's images (for models that take images), or
-    ``None`` when the result has none. Tool messages themselves can only hold text."""
+    """A user message with a tool result's images (tool messages hold only text), or None."""
     if not isinstance(content, list):
         return None
     images = [

@@ -1,7 +1,4 @@
-"""Facts recorded after every tool run: signatures, resources, mutation, validation.
-
-Policies (stagnation, completion gate) judge; this module only records.
-"""
+"""Facts recorded after every tool run (the policies judge them; this module only records)."""
 
 from __future__ import annotations
 
@@ -68,8 +65,7 @@ _TIMINGS = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds)\b")
 
 
 def result_hash(result: ToolResult) -> str:
-    """Short hash of the result text and error flag; durations (``in 0.03s``) are masked so a
-    re-run with the same outcome hashes the same."""
+    """Short hash of the result text and error flag, durations masked (a same re-run matches)."""
     text = _TIMINGS.sub("<t>", result.text())
     digest = hashlib.sha1(f"{result.is_error}\0{text}".encode("utf-8", "replace"))
     return digest.hexdigest()[:16]
@@ -93,10 +89,9 @@ class ValidationMatcher:
             part = re.sub(r"^(cd\s+\S+\s*$)", "", part)
             for prefix in ("timeout ", "time ", "env "):
                 if part.startswith(prefix):
-                    rest = part[len(prefix) :].split(None, 1)
-                    part = (
-                        rest[1] if prefix == "timeout " and len(rest) > 1 else part[len(prefix) :]
-                    )
+                    rest = part[len(prefix) :]
+                    words = rest.split(None, 1)
+                    part = words[1] if prefix == "timeout " and len(words) > 1 else rest
             for kind, pattern in self._patterns:
                 if re.search(pattern, part):
                     return kind

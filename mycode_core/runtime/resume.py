@@ -1,6 +1,4 @@
-"""What a stored transcript says for a resumed run: the last continuation checkpoint and the
-model view the last compaction recorded (the history itself is rebuilt by the CLI,
-:mod:`mycode_core.cli.transcript_history`)."""
+"""What a stored transcript says for a resumed run: the last checkpoint and recorded view."""
 
 from __future__ import annotations
 
@@ -20,9 +18,8 @@ def last_checkpoint(events: list[dict[str, Any]]) -> str | None:
 
 
 def last_view(events: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The view recorded by the session's last ``compaction`` event, for ``--resume``; ``None``
-    when there is none, or when the history restarts from a checkpoint or was rewound since
-    (the recorded indexes would not match)."""
+    """The session's last ``compaction`` event, for ``--resume``; ``None`` when there is none or
+    the history restarts from a checkpoint or was rewound since (the indexes would not match)."""
     if last_checkpoint(events) is not None:
         return None
     for event in reversed(events):

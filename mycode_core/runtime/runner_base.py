@@ -1,10 +1,4 @@
-"""What every part of :class:`~mycode_core.runtime.loop.AgentRunner` shares: its state.
-
-The runner is split by concern into :class:`RunnerBase` (the state a run holds, emitting
-events and guidance), :mod:`~mycode_core.runtime.acting` (running one reply's tool calls and
-recording their facts), :mod:`~mycode_core.runtime.viewing` (the model view, compaction and
-the checkpoint) and :mod:`~mycode_core.runtime.loop` (setup, the turn and the step loop).
-"""
+"""The state every part of :class:`~mycode_core.runtime.loop.AgentRunner` shares."""
 
 from __future__ import annotations
 
@@ -18,11 +12,7 @@ import pluggy
 
 from mycode_core.config_check import settings_tables
 from mycode_core.errors import error_line
-from mycode_core.events import (
-    AgentEvent,
-    GuidanceEvent,
-    NoticeEvent,
-)
+from mycode_core.events import AgentEvent, GuidanceEvent, NoticeEvent
 from mycode_core.records import RunContext
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.context import ModelView
@@ -38,22 +28,14 @@ from mycode_core.runtime.tools import ToolOrchestrator
 from mycode_core.verdicts import CompletionVerdict
 
 ChildSpawner = Callable[[Any, Any], Any]
-"""Runs one child agent: ``(the parent runner, an AgentRequest) -> AgentOutcome``.
-
-The loop owns this interface; :func:`mycode_core.runtime.child.run_child` implements it and
-whoever builds a runner (the CLI, the testing kit) passes it in, so the loop never imports
-the child runner.
-"""
+"""Runs one child agent (passed in, so the loop never imports the child runner)."""
 
 PromptExpander = Callable[[str, RunContext], Expansion]
-"""Makes a user prompt ready to send (``@path`` mentions inlined, images attached:
-:func:`mycode_core.cli.mentions.expand`). Whoever builds a runner passes it in; without one
-the prompt is sent as typed. A child agent uses its parent's."""
+"""Makes a user prompt ready to send (mentions inlined, images attached)."""
 
 
 class AnswerCheck(Protocol):
-    """A check of the final answer's shape that the loop runs before any completion policy
-    (``-p --json-schema``: :class:`mycode_core.cli.structured.StructuredOutput`)."""
+    """A check of the final answer's shape run before any completion policy (``--json-schema``)."""
 
     def instructions(self) -> str:
         """Text added to the system prompt: what the answer must look like."""
@@ -126,25 +108,19 @@ class RunnerBase:
         self.matcher = ValidationMatcher(settings.validation_commands)
         self._result_sent = False
         self._worker_thread: threading.Thread | None = None
-        self.main_thread_calls = MainThreadCalls()
-        """Questions the loop's threads need asked on the main thread (see ``run``)."""
+        self.main_thread_calls = MainThreadCalls()  # questions asked on the main thread
         self._ended = False
         self.changes: ChangeDetector | None = None
-        # issue 11: child agents run through the injected spawner; their usage rolls up here
         self.spawn_child = spawn_child
         if spawn_child is not None:
             self.context.spawner = self._spawn_agent
-        self.children_usage: dict[str, dict[str, int]] = {}
-        """Each descendant agent's own tokens, by ``agent_id``."""
-        self.structured = answer_check
-        """``--json-schema``: the final answer must be JSON valid against it."""
+        self.children_usage: dict[str, dict[str, int]] = {}  # descendants' own tokens by id
+        self.structured = answer_check  # --json-schema: the final answer's shape check
         self.expand_prompt = expand_prompt or (lambda prompt, _context: Expansion(prompt))
-        self.spawned_calls: set[str] = set()
-        """Tool calls that ran a child agent: the child's own facts record what it changed."""
+        self.spawned_calls: set[str] = set()  # calls that ran a child (its facts hold changes)
 
     def prepare(self) -> None:
-        """Set up the run once (model, tools, view): :meth:`AgentRunner.prepare
-        <mycode_core.runtime.loop.AgentRunner.prepare>`."""
+        """Set up the run once (model, tools, view); see ``AgentRunner.prepare``."""
         raise NotImplementedError
 
     def _emit(self, event: AgentEvent) -> None:
@@ -154,17 +130,13 @@ class RunnerBase:
         self._emit(failure_notice(message))
 
     def _startup_task_failed(self, task: Any, exc: BaseException) -> None:
-        """A plugin's start-up task raised: one notice naming the plugin; it counts as a plugin
-        failure (strict plugins: the run stops, exit 2)."""
+        """A plugin's start-up task raised: one notice naming the plugin, counted as a failure."""
         plugin = _plugin_of(self.pm, task)
-        message = f"plugin {plugin or 'unknown'!r} failed in a start-up task: {error_line(exc)}"
+        name = plugin or "unknown"
+        message = f"plugin {name!r} failed in a start-up task: {error_line(exc)}"
         self._emit(
             NoticeEvent(
-                level="warning",
-                message=message,
-                source=plugin,
-                plugin=plugin or "unknown",
-                hook="startup_tasks",
+                level="warning", message=message, source=plugin, plugin=name, hook="startup_tasks"
             )
         )
         self.guard.count(message)

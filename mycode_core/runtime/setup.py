@@ -1,9 +1,7 @@
-"""Assembling a run from plugins: tools (one per name: which plugin holds a name registered
-twice), the model, the system prompt."""
+"""Assembling a run from plugins: the tools (one per name), the model, the system prompt."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pluggy
@@ -13,6 +11,7 @@ from mycode_core.records import ContextSection, DuplicateToolError, ModelProvide
 from mycode_core.runtime.context import render_system_prompt
 from mycode_core.runtime.guard import strict_from
 from mycode_core.runtime.hookcalls import (
+    Notice,
     OnError,
     call_hook,
     calling_plugin,
@@ -23,18 +22,12 @@ from mycode_core.runtime.hookcalls import (
 def collect_tools(
     pm: pluggy.PluginManager,
     context: RunContext,
-    notice: Callable[[str], None],
+    notice: Notice,
     *,
     on_error: OnError | None = None,
 ) -> None:
-    """Fill ``context.tools`` from ``register_tools``; each tool is tagged with its plugin.
-
-    A tool that cannot be registered (invalid, duplicate name) is one notice naming the plugin
-    and what to fix; the plugin's other tools and the other plugins still load. ``on_error``
-    also receives ``(plugin, message, exception)`` for each problem. With
-    ``[plugins] strict`` or ``MYCODE_STRICT_PLUGINS`` (and no ``on_error``) the first raises
-    :class:`SetupError` instead (exit code 2).
-    """
+    """Fill ``context.tools`` from ``register_tools``; a tool that cannot be registered is one
+    notice naming its plugin (with strict plugins and no ``on_error``: :class:`SetupError`)."""
     problems: list[str] = []
     if on_error is None and strict_from(context.settings):
         notice = lambda message: None  # noqa: E731
@@ -100,7 +93,7 @@ REPOSITORY_PACKAGES = frozenset(
         "mycode_subagents",
     }
 )
-"""The import packages of this repository's plugins: their tools are the built-in ones."""
+"""The import packages of this repository's plugins (their tools are the built-in ones)."""
 
 
 def is_repository_plugin(pm: pluggy.PluginManager, name: str | None) -> bool:
@@ -123,14 +116,9 @@ def replacements(settings: Any) -> dict[str, str]:
 def settle(
     pm: pluggy.PluginManager, context: RunContext, pending: list[Tool], problem: OnError
 ) -> None:
-    """Add ``pending`` (in registration order) to ``context.tools``, one tool per name
-    (SPEC §7).
-
-    A name registered by two plugins is a load error naming both. The tool of this
-    repository's plugins is kept unless ``[tools] replace = {NAME = "plugin"}`` chooses
-    another; the losers are kept as ``shadowed`` (``mycode tools`` shows them). Permission
-    rules name tools, so they apply to whichever tool ends up holding the name.
-    """
+    """Add ``pending`` to ``context.tools``, one tool per name (SPEC §7): a name two plugins
+    register is a load error naming both; this repository's tool wins unless ``[tools] replace``
+    chooses another; the losers are kept as ``shadowed``."""
     by_name: dict[str, list[Tool]] = {}
     for tool in pending:
         same = by_name.setdefault(tool.name, [])
@@ -146,11 +134,7 @@ def settle(
 
 
 def _winner(
-    pm: pluggy.PluginManager,
-    name: str,
-    tools: list[Tool],
-    wanted: str | None,
-    problem: OnError,
+    pm: pluggy.PluginManager, name: str, tools: list[Tool], wanted: str | None, problem: OnError
 ) -> Tool:
     plugins = [str(t.plugin) for t in tools]
     if wanted is not None and wanted in plugins:
@@ -173,7 +157,7 @@ def _winner(
 
 
 def collect_providers(
-    pm: pluggy.PluginManager, notice: Callable[[str], None], *, on_error: OnError | None = None
+    pm: pluggy.PluginManager, notice: Notice, *, on_error: OnError | None = None
 ) -> dict[str, ModelProvider]:
     """All registered model providers by prefix."""
     providers: dict[str, ModelProvider] = {}
@@ -191,14 +175,9 @@ def collect_providers(
 
 
 def make_model(
-    pm: pluggy.PluginManager,
-    settings: Any,
-    notice: Callable[[str], None],
-    *,
-    on_error: OnError | None = None,
+    pm: pluggy.PluginManager, settings: Any, notice: Notice, *, on_error: OnError | None = None
 ) -> Any:
-    """Instantiate the model named by ``settings.model`` (``on_error``: as for
-    :func:`collect_providers`)."""
+    """Instantiate the model named by ``settings.model``."""
     model_id = settings.model
     if not model_id:
         raise SetupError(
@@ -226,15 +205,14 @@ def make_model(
 def system_prompt(
     pm: pluggy.PluginManager,
     context: RunContext,
-    notice: Callable[[str], None],
+    notice: Notice,
     *,
     on_error: OnError | None = None,
 ) -> str:
-    """The system prompt from every ``build_context`` contribution (a failing plugin is one
-    notice, and ``on_error`` is told)."""
-    sections: list[ContextSection] = []
+    """The system prompt from every ``build_context`` contribution."""
     from mycode_core.builtins.context import flatten_sections
 
+    sections: list[ContextSection] = []
     found = call_hook(pm, "build_context", notice, on_error=on_error, context=context)
     for item in flatten_sections(found):
         if isinstance(item, ContextSection):

@@ -60,8 +60,7 @@ class LoopState:
     log: list[Transition] = field(default_factory=list, compare=False, repr=False)
 
     def next(self, reason: TransitionReason, note: str = "", **changes: Any) -> LoopState:
-        """A new state with ``changes`` applied; the transition (with ``note``) is appended to
-        the shared log."""
+        """A new state with ``changes``; the transition is appended to the shared log."""
         new = replace(self, reason=reason, **changes)
         self.log.append(Transition(reason, new.phase, new.step, note))
         return new
@@ -79,8 +78,7 @@ class LoopState:
 
 
 class RunStopped(Exception):
-    """Raised inside the loop to end the run with ``state`` (already finished); ``text``: the
-    answer so far (an answer the reply cap cut)."""
+    """Ends the run with ``state`` (already finished); ``text``: the answer so far."""
 
     def __init__(self, state: LoopState, text: str = "") -> None:
         super().__init__(state.stop_reason)

@@ -1,10 +1,5 @@
-"""The run's event stream: every event goes to the transcript, to the ``on_event`` observers'
-queues (they run on their own threads, :mod:`~mycode_core.observers`) and to the
-consumer's queue, in that order.
-
-Events emitted before the ``system`` event (start-up notices) are held back and delivered right
-after it, so ``system`` is always the first event of a session.
-"""
+"""The run's event stream: each event goes to the transcript, the ``on_event`` observers and
+the consumer's queue, in that order; events before ``system`` are held until it is sent."""
 
 from __future__ import annotations
 
@@ -30,13 +25,11 @@ class EventStream:
         self._lock = threading.RLock()
         self._held: list[AgentEvent] | None = []
         self._last_type = ""
-        self.on_failure: Callable[[str], None] | None = None
-        """Told of each failing observer's notice text (the runner's guard counts it)."""
+        self.on_failure: Callable[[str], None] | None = None  # counts failing observers
         self.observers = ObserverPool(pm, context, self._observer_notice, self._observer_failed)
 
     def _observer_notice(self, plugin: str, message: str) -> None:
-        """A slow or failing observer: a notice, and one stderr line now (the consumer may
-        have stopped reading: the run is over while the observer catches up)."""
+        """A slow or failing observer: a notice, and a stderr line (the consumer may be gone)."""
         print(f"mycode: {message}", file=sys.stderr, flush=True)
         if self._last_type == "result":  # the turn is over: ``result`` stays its last event
             return
@@ -58,9 +51,8 @@ class EventStream:
                 self._held.append(event)
                 return
             self._deliver(event)
-            if self._held:
-                for early in self._held:
-                    self._deliver(early)
+            for early in self._held or ():
+                self._deliver(early)
             self._held = None
 
     def _deliver(self, event: AgentEvent) -> None:

@@ -1,13 +1,6 @@
-"""The transform hooks (SPEC §7): ``transform_tool_result`` and ``transform_system_prompt``.
-
-Chained in plugin order (pluggy's calling order: ``tryfirst`` first, then the latest
-registered): each implementation is called through pluggy on its own (a subset caller
-holding just its plugin, so its wrappers and tracing still apply) and sees the previous
-result; ``None`` passes it on. A raising implementation, or one answering with the wrong
-type (or with a ``ToolResult`` whose ``call_id`` names another call), is reported through
-the :class:`~mycode_core.runtime.guard.HookGuard` and skipped for the rest of the run; the
-chain goes on with the value it had.
-"""
+"""The transform hooks, chained in pluggy's calling order: each implementation (called alone
+through a subset caller) sees the previous result, ``None`` passes it on; a raising or
+wrong-typed one is reported through the guard, skipped for the run, and the chain goes on."""
 
 from __future__ import annotations
 
@@ -59,8 +52,7 @@ def _chain(
 def transform_tool_result(
     guard: HookGuard, call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
 ) -> ToolResult:
-    """The result after every ``transform_tool_result`` (``result`` itself when none changed
-    it). The runtime's facts (``metadata``: exit codes, mutated files) stay the original's."""
+    """The result after every ``transform_tool_result``, keeping the original's ``metadata``."""
 
     def problem(answer: Any) -> str | None:
         if not isinstance(answer, ToolResult):

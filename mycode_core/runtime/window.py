@@ -1,11 +1,5 @@
-"""The context window of the model and the token budget of the view.
-
-Where the limit comes from, strongest first: a limit *learned* from a context-length error
-(the server said so; it sticks for the session), the configured ``context_window`` (when a
-layer sets it), the limit *discovered* from the server's metadata, the built-in default.
-The budget of the view is that limit minus the output reserve, halved once when the server
-rejected a request without naming its limit.
-"""
+"""The model's context window (learned from an error, configured, discovered, or default) and
+the view's budget: the window minus the output reserve, halved once on an unexplained reject."""
 
 from __future__ import annotations
 
@@ -18,9 +12,7 @@ MIN_BUDGET = 1024
 MAX_OUTPUT_DEFAULT = 16_384
 
 _NUMBER = r"(\d[\d,_]*)"
-# Each pattern captures the limit; ``requested`` patterns capture the prompt size.
-# Phrasings seen in the wild (OpenAI, vLLM, llama.cpp, Ollama, OpenRouter, Anthropic-style
-# proxies, TGI, LM Studio, Mistral, Gemini's OpenAI endpoint).
+# Phrasings seen in the wild: the limit here, the prompt size in _REQUESTED_PATTERNS.
 _LIMIT_PATTERNS = [
     rf"maximum context length is {_NUMBER}",  # OpenAI, vLLM, OpenRouter, Groq
     rf"maximum context length of {_NUMBER}",
@@ -56,7 +48,7 @@ _REQUESTED_PATTERNS = [
 
 @dataclass(frozen=True)
 class ContextErrorInfo:
-    """What a context-length error's text says: the limit and the prompt size, if named."""
+    """The limit and the prompt size a context-length error names, if it does."""
 
     limit: int | None
     requested: int | None
@@ -96,15 +88,12 @@ class ContextWindow:
         self.discovered: int | None = None
         self.server_output: int | None = None  # the reply cap the server reports, if it does
         self.learned: int | None = None
-        self.halved = False
-        """The budget halved (the server rejected a request its window seemed to hold)."""
+        self.halved = False  # the server rejected a request the window seemed to hold
         self._reserve = reserve
         self._fixed_budget = budget
         self._lock = threading.Lock()
-        self.requested = threading.Event()
-        """Set once the first model reply arrived: discovery asks the server after that."""
-        self.on_learn: Callable[[int], None] | None = None
-        """Called with each limit :meth:`learn` takes (the runner keeps it in the cache)."""
+        self.requested = threading.Event()  # the first reply arrived: discovery may ask now
+        self.on_learn: Callable[[int], None] | None = None  # told each limit learned
 
     @property
     def limit(self) -> int:
@@ -124,28 +113,24 @@ class ContextWindow:
 
     @property
     def reserve(self) -> int:
-        """Tokens kept free for the reply, and the ``max_tokens`` every request carries:
-        ``[model] max_output_tokens`` (at most half the window), else a quarter of the
-        window, at most :data:`MAX_OUTPUT_DEFAULT`; never above the server's own cap."""
+        """Tokens kept for the reply (each request's ``max_tokens``): ``max_output_tokens`` or a
+        quarter of the window up to :data:`MAX_OUTPUT_DEFAULT`; at most half the window and
+        the server's cap."""
         cap = int(self._reserve) if self._reserve else min(MAX_OUTPUT_DEFAULT, self.limit // 4)
         return max(1, min(cap, self.limit // 2, self.server_output or cap))
 
     @property
     def floor(self) -> int:
-        """The least room a reply keeps when a small window is short of room: half the
-        reserve (see :meth:`budget_with`)."""
+        """The least room a reply keeps in a window short of room: half the reserve."""
         return max(1, self.reserve // 2)
 
     def reply_cap(self, view: int) -> int:
-        """The ``max_tokens`` of a request whose view is ``view`` tokens: the reserve, or what
-        the window has left when the view took part of it, never under :attr:`floor`."""
+        """The ``max_tokens`` for a ``view``-token view: at most the reserve, at least floor."""
         return max(self.floor, min(self.reserve, self.limit - view))
 
     def budget_with(self, tools: int) -> int:
-        """:attr:`budget` for a view whose tool schemas take ``tools`` tokens. When they leave
-        the messages less room than the reply gets (a small window, many tools), the reply
-        reserve gives way down to :attr:`floor`, rather than the run ending for want of room
-        a request would still have."""
+        """:attr:`budget` for a view whose tool schemas take ``tools`` tokens; when they crowd
+        the messages, the reply reserve gives way down to :attr:`floor`."""
         budget = self.budget
         if self._fixed_budget is not None:
             return budget
@@ -159,13 +144,11 @@ class ContextWindow:
         return max(MIN_BUDGET // 2, value // 2) if self.halved else value
 
     def _unhalved(self) -> int:
-        """The window minus the reserve; at least :data:`MIN_BUDGET`, unless that would leave
-        the reply less than :attr:`floor` (a window under 2,048 tokens)."""
+        """The window minus the reserve; at least MIN_BUDGET unless the reply gets under floor."""
         return max(min(MIN_BUDGET, self.limit - self.floor), self.limit - self.reserve)
 
     def learn(self, limit: int) -> bool:
-        """Record a limit the server stated; ``True`` when it lowers the window (a stated
-        limit at or above the current one changes nothing: the estimate was off instead)."""
+        """Record a limit the server stated; ``True`` when it lowers the window."""
         with self._lock:
             if limit <= 0 or limit >= self.limit:
                 return False
