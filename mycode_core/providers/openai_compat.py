@@ -1,12 +1,6 @@
-"""Any OpenAI-compatible chat-completions endpoint.
-
-OpenAI, Ollama, vLLM, llama.cpp's server and OpenRouter all work with a base URL and a key.
-Streaming is the default; the raw SSE lines are accumulated by :mod:`.sse`. The request body is
-prepared by :mod:`.wire` (each message serialised once) and posted by :mod:`.http`, without the
-``openai`` SDK (no import of its types, no per-request transform of the whole history). A failure
-is not retried here: the runner's retry loop (with ``retry`` events) is the only one. Timeouts,
-connection failures and status errors map to the same error classes as the SDK's did.
-"""
+"""Any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp, OpenRouter):
+the body built by :mod:`.wire`, posted by :mod:`.http`, the stream read by :mod:`.sse`. Failures
+are not retried here (the runner's retry loop is the only one), only classified."""
 
 from __future__ import annotations
 
@@ -28,12 +22,7 @@ from mycode_core.providers.base import (
     ServerError,
     ServerLoading,
 )
-from mycode_core.providers.http import (
-    ChatClient,
-    ConnectFailure,
-    RequestTimedOut,
-    StatusFailure,
-)
+from mycode_core.providers.http import ChatClient, ConnectFailure, RequestTimedOut, StatusFailure
 from mycode_core.providers.sse import (
     accumulate_sse,
     looks_like_context_overflow,
@@ -54,8 +43,7 @@ def _retry_after(headers: Any) -> float | None:
 
 
 def _error_message(exc: StatusFailure) -> str:
-    """What the server said (:attr:`StatusFailure.message`) on one line, else its status's
-    phrase."""
+    """What the server said on one line, else its status's phrase."""
     said = exc.message.removeprefix(f"{exc.status_code} ")  # nginx's title: "502 Bad Gateway"
     if not said:
         with contextlib.suppress(ValueError):
@@ -72,8 +60,8 @@ KEY_HINT = (
 
 
 def connection_problem(exc: BaseException) -> str | None:
-    """``"refused"`` or ``"unknown host"`` when a connection error will not go away by
-    retrying it at once, else ``None`` (``exc`` and up to nine of its causes are looked at)."""
+    """``"refused"`` or ``"unknown host"`` when retrying at once will not help, else ``None``
+    (``exc`` and up to nine of its causes are looked at)."""
     import socket
 
     seen: list[BaseException] = []
@@ -82,7 +70,7 @@ def connection_problem(exc: BaseException) -> str | None:
         seen.append(item)
         text = str(item)
         if isinstance(item, ConnectionRefusedError) or "Connection refused" in text:
-            return "refused"  # ("[Errno 111] Connection refused" has both)
+            return "refused"
         if isinstance(item, socket.gaierror) or "Name or service not known" in text:
             return "unknown host"
         if "nodename nor servname" in text:
@@ -110,6 +98,7 @@ def _connection_error(exc: BaseException, base_url: str, answered: bool) -> Mode
     return ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
 
 
+# llama-server's 500s that no retry will change (how it was started does not fit the request)
 SETUP_ERRORS = (
     (
         "requires --jinja",  # llama-server --no-jinja, asked with tools
@@ -122,8 +111,6 @@ SETUP_ERRORS = (
         'set images = false ([models."NAME"] images = false) for this model',
     ),
 )
-"""Errors llama-server answers with a 500 that no retry will change (the way it was started
-does not fit the request), each with what to do about it."""
 
 
 def _status_error(status: int, message: str, headers: Any, url: str) -> ModelError:
@@ -146,11 +133,7 @@ def _status_error(status: int, message: str, headers: Any, url: str) -> ModelErr
 
 def classify(exc: Exception, base_url: str | None = None, answered: bool = False) -> ModelError:
     """Map a request failure to our error classes; ``base_url`` is named in connection errors.
-
-    Unknown host names, and refused connections to a local server that has not ``answered``
-    yet, fail at once (retrying will not start the server or fix the URL); other connection
-    errors are retried (a server that answered earlier may be restarting).
-    """
+    An unknown host, or a local server that refuses and has not ``answered`` yet, is fatal."""
     url = base_url or DEFAULT_BASE_URL
     if isinstance(exc, ModelError):
         return exc
@@ -175,8 +158,7 @@ class OpenAICompatibleModel:
         self.answered = False  # the server answered a request (a refusal now is retried)
         self._client: Any = None
         self._builder = RequestBuilder()
-        self.template_caps: dict[str, Any] = {}
-        """llama.cpp's ``chat_template_caps`` (``supports_tools``), once discovery asked."""
+        self.template_caps: dict[str, Any] = {}  # llama.cpp's, once discovery asked
 
     @property
     def client(self) -> Any:
@@ -199,9 +181,8 @@ class OpenAICompatibleModel:
         purpose: str | None = None,
         on_reasoning: Callable[[str], None] | None = None,
     ) -> ModelReply:
-        """One model turn (``max_tokens``: the reply's cap; ``purpose``: unused here, every
-        request goes to the server; ``on_reasoning``: told the thinking the server sends apart,
-        as ``reasoning_content`` or ``reasoning``); raises a classified :class:`ModelError`."""
+        """One model turn (``purpose`` unused: every request goes to the server); raises a
+        classified :class:`ModelError`."""
         models = getattr(self.settings, "models", None) or {}
         entry = models.get(getattr(self.settings, "model", None)) or models.get(self.model_id)
         params: dict[str, Any] = dict(getattr(entry, "request", None) or {})
@@ -224,8 +205,7 @@ class OpenAICompatibleModel:
             raise classify(exc, self.settings.base_url, self.answered) from exc
 
     def discover_context_window(self) -> Any:
-        """The model's window and reply cap as the server reports them (vLLM, llama.cpp,
-        Ollama, OpenRouter: ``Limits``); once in the background, never for OpenAI itself."""
+        """The model's ``Limits`` as the server reports them (none without a base URL)."""
         from mycode_core.providers.discovery import Limits, discover_context_window
 
         url, key = self.settings.base_url, self.settings.api_key
@@ -234,8 +214,7 @@ class OpenAICompatibleModel:
         return discover_context_window(str(url), self.model_id, key, 3.0, self.template_caps)
 
     def abort(self) -> None:
-        """Cut the request in flight (the user cancelled): close the response being streamed
-        and the client's connections, so even a request still waiting for headers fails now."""
+        """Cut the request in flight (the user cancelled), even one still waiting for headers."""
         active, client = self._active, self._client
         self._active, self._client = None, None
         if active is not None:
@@ -250,8 +229,7 @@ class OpenAICompatibleModel:
         params: dict[str, Any],
         hear: tuple[Callable[[str], None], Callable[[str], None] | None],
     ) -> ModelReply:
-        """POST the body to ``/chat/completions`` and read the reply, streamed unless the
-        settings say ``stream = false``."""
+        """POST the body to ``/chat/completions`` and read the (streamed) reply."""
         if self.stream:
             params = {**params, "stream": True}
             if self.send_stream_options:

@@ -1,14 +1,6 @@
-"""``scripted:PATH`` — plays a JSON file of model turns through the real loop (SPEC §6).
-
-Each turn is ``{"content": str?, "tool_calls": [{"name", "arguments", "id"?}]?}``;
-``arguments`` is a JSON object or a JSON-encoded string. A turn may also be
-``{"delay": seconds}`` (pause before answering, for demos) and
-``{"error": {"kind": "rate_limit"|"timeout"|"server_error"|"broken_stream"|"context_length"|
-"model_error", "message": str?, "retry_after": float?}}`` to rehearse recovery paths. When the
-script runs out, the model answers with a plain final text. Internal requests (``purpose`` set:
-a compaction summary, the step-limit checkpoint, a plugin's side request) are answered here,
-deterministically from the request itself, and consume no turn (SPEC §6).
-"""
+"""``scripted:PATH``: plays a JSON file of model turns through the real loop (SPEC §6); a turn
+may also hold a ``delay`` or an ``error`` to rehearse recovery. Internal requests (``purpose``
+set) are answered deterministically from the request and consume no turn."""
 
 from __future__ import annotations
 
@@ -70,8 +62,7 @@ class ScriptedModel:
         self._aborted.set()
 
     def fork(self) -> ScriptedModel:
-        """The model of a child agent (issue 11): this same script, so the turns play in order
-        across the agent tree (a child's turns follow its parent's ``delegate_task`` turn)."""
+        """A child agent's model: this same script, so the turns play in order across the tree."""
         return self
 
     def complete(
@@ -83,8 +74,8 @@ class ScriptedModel:
         max_tokens: int | None = None,
         purpose: str | None = None,
     ) -> ModelReply:
-        """Return the next turn of the script (streaming its text through ``on_text``); an
-        internal request (``purpose``) gets :func:`internal_answer` and consumes no turn."""
+        """The script's next turn (its text streamed through ``on_text``); an internal request
+        (``purpose``) gets :func:`internal_answer` and consumes no turn."""
         if purpose:
             text = internal_answer(messages, purpose, max_tokens)
             return ModelReply(
@@ -147,8 +138,8 @@ SUMMARY_LINES = 12
 
 
 def internal_answer(messages: list[dict[str, Any]], purpose: str, max_tokens: int | None) -> str:
-    """A deterministic reply to an internal request: for a summary, the calls and results the
-    request lists (its ``CALL``/``RESULT`` lines, newest kept); else a short fixed text."""
+    """A deterministic reply to an internal request: for a summary, the ``CALL``/``RESULT``
+    lines it lists (newest kept); else a short fixed text."""
     text = "\n".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
     if purpose != "summary":
         return f"(scripted {purpose}: no model)"

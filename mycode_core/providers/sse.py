@@ -1,9 +1,5 @@
-"""Accumulating a chat-completions SSE stream into one :class:`ModelReply`.
-
-We parse the raw stream ourselves: OpenAI-compatible servers omit ``index``, ``object`` or
-``id`` fields, send arguments as objects, or put an ``error`` block mid-stream, and a
-lenient parser copes with all of them.
-"""
+"""Accumulating a chat-completions SSE stream into one :class:`ModelReply`, leniently: servers
+omit ``index``/``id`` fields, send arguments as objects, or put an ``error`` mid-stream."""
 
 from __future__ import annotations
 
@@ -32,7 +28,6 @@ CONTEXT_MARKERS = (
     "prompt is too long",
     "reduce the length",
     "input is too long",
-    # issue 9: llama.cpp / Ollama, Gemini, vLLM, TGI, generic proxies
     "context size",
     "exceed_context_size",
     "maximum number of tokens allowed",
@@ -56,8 +51,8 @@ GRAMMAR_FAILURE = (
 
 
 def one_line(message: str) -> str:
-    """A server's error message on one line (llama-server quotes the model's output in it,
-    newlines included), cut short, and what a tool-call parse failure means."""
+    """A server's error message on one line, cut short, saying what a tool-call parse failure
+    means (llama-server quotes the model's output in it, newlines included)."""
     text = " ".join(message.split())
     if len(text) > ERROR_TEXT_CHARS:
         text = text[: ERROR_TEXT_CHARS - 1] + "…"
@@ -84,9 +79,8 @@ def error_from_payload(payload: Any) -> ModelError:
 
 
 def part_texts(parts: Any) -> tuple[str, str]:
-    """``(thinking, text)`` of content sent as a list of parts (Mistral's reasoning models,
-    proxies): the ``text`` parts joined; a ``thinking`` or ``reasoning`` part (its text a
-    string or parts again) is thinking; any other part is left out."""
+    """``(thinking, text)`` of content sent as a list of parts (Mistral, proxies): ``text`` parts
+    are text, ``thinking``/``reasoning`` parts (text or parts again) thinking, others dropped."""
     if isinstance(parts, str):
         return "", parts
     thought, text = [], []
@@ -109,8 +103,8 @@ class _Call:
 
 
 class StreamAccumulator:
-    """Feeds on decoded chunk objects; keeps choice 0 only. A leading ``<think>`` block in the
-    content is thinking, as ``reasoning_content`` is (:mod:`.think`)."""
+    """Feeds on decoded chunk objects; keeps choice 0 only; a leading ``<think>`` block in the
+    content is thinking (:mod:`.think`)."""
 
     def __init__(
         self, on_text: Callable[[str], None], on_reasoning: Callable[[str], None] | None = None
@@ -153,9 +147,7 @@ class StreamAccumulator:
             if not isinstance(choice, dict) or int(choice.get("index") or 0) != 0:
                 continue
             delta = choice.get("delta") or choice.get("message") or {}
-            # llama.cpp, vLLM, DeepSeek: ``reasoning_content``; OpenRouter, Ollama: ``reasoning``
-            # — before the content: a whole message (not streamed) carries both, and the
-            # thinking is shown before its answer
+            # before the content: a whole (not streamed) message has both, thinking shown first
             thought = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(thought, str):
                 self._hear(thought, "")
@@ -205,11 +197,9 @@ class StreamAccumulator:
     def reply(self) -> ModelReply:
         """The accumulated turn."""
         self._hear(*self.think.finish())
-        text = "".join(self.text) or None
-        refusal = "".join(self.refusal) or None
         return ModelReply(
-            content=text,
-            refusal=refusal,
+            content="".join(self.text) or None,
+            refusal="".join(self.refusal) or None,
             tool_calls=[
                 ReplyToolCall(id=c.id, name=c.name, arguments="".join(c.arguments))
                 for c in self.calls
