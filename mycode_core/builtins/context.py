@@ -51,8 +51,7 @@ def instruction_files(workspace: Path, current: Path | None = None) -> list[Path
 
 @hookimpl
 def build_context(context: RunContext) -> list[ContextSection]:
-    """Base instructions, environment facts, your ``$MYCODE_HOME/AGENTS.md`` and the project's
-    instruction files."""
+    """Base instructions, environment facts, your AGENTS.md and the project's instruction files."""
     from mycode_core.records import ContextSection
 
     sections = [ContextSection(title="", text=BASE_INSTRUCTIONS, priority=0)]
@@ -89,9 +88,8 @@ def build_context(context: RunContext) -> list[ContextSection]:
         except OSError:
             continue
         if text.strip():  # as Codex: the first non-empty one
-            sections.append(
-                ContextSection(title=f"Your instructions ({mine})", text=text, priority=15)
-            )
+            heading = f"Your instructions ({mine})"
+            sections.append(ContextSection(title=heading, text=text, priority=15))
             break
     files = instruction_files(context.workspace, Path(os.getcwd()))
     seen = {os.path.abspath(path) for path in files}
@@ -117,13 +115,8 @@ def flatten_sections(results: object) -> list[object]:
     """``build_context`` results as one flat list of sections (``None`` dropped)."""
     flat: list[object] = []
     for item in results if isinstance(results, (list, tuple)) else [results]:
-        if item is None:
-            continue
-        if isinstance(item, (list, tuple)):
-            flat.extend(part for part in item if part is not None)
-        else:
-            flat.append(item)
-    return flat
+        flat.extend(item if isinstance(item, (list, tuple)) else [item])
+    return [item for item in flat if item is not None]
 
 
 @hookimpl(wrapper=True, trylast=True, specname="build_context")

@@ -89,8 +89,7 @@ def from_ollama_show(data: Any) -> int | None:
     """Ollama's context from ``/api/show``: a ``num_ctx`` parameter, else the model's own."""
     if not isinstance(data, dict):
         return None
-    match = re.search(r"^\s*num_ctx\s+(\d+)", str(data.get("parameters") or ""), re.M)
-    if match:
+    if match := re.search(r"^\s*num_ctx\s+(\d+)", str(data.get("parameters") or ""), re.M):
         return int(match.group(1))
     info = _dict(data.get("model_info"))
     return _first_positive(v for k, v in info.items() if str(k).endswith(".context_length"))
@@ -106,8 +105,7 @@ NO_TOOLS = (
 def discover_context_window(
     base_url: str, model: str, api_key: str | None = None, timeout: float = 2.0, caps: Any = None
 ) -> Limits:
-    """``model``'s limits from the server at ``base_url`` (``…/v1``); llama.cpp's running
-    ``n_ctx`` wins over ``/v1/models``; ``caps`` (a dict) gets its ``chat_template_caps``."""
+    """``model``'s limits from the server at ``base_url``; ``caps`` gets its template caps."""
     base = base_url.rstrip("/")
     root = base[: -len("/v1")] if base.endswith("/v1") else base
     listed, props = ask_json(f"{base}/models", api_key, timeout), None

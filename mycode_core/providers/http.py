@@ -100,8 +100,7 @@ class ChatClient:
             self._failures = (TimeoutError, (OSError, http.client.HTTPException))
 
     def post(self, path: str, body: bytes, *, stream: bool) -> Any:
-        """POST ``body`` to ``base_url + path``: the response, unread when ``stream`` (the caller
-        closes it); raises ``RequestTimedOut``, ``ConnectFailure`` or ``StatusFailure``."""
+        """POST ``body``: the response (when ``stream``, unread and for the caller to close)."""
         timed_out, failed = self._failures
         try:
             if self._std is None:

@@ -60,8 +60,7 @@ KEY_HINT = (
 
 
 def connection_problem(exc: BaseException) -> str | None:
-    """``"refused"`` or ``"unknown host"`` when retrying at once will not help, else ``None``
-    (``exc`` and up to nine of its causes are looked at)."""
+    """``"refused"``/``"unknown host"`` when retrying at once will not help (causes looked at)."""
     import socket
 
     seen: list[BaseException] = []
@@ -181,13 +180,11 @@ class OpenAICompatibleModel:
         purpose: str | None = None,
         on_reasoning: Callable[[str], None] | None = None,
     ) -> ModelReply:
-        """One model turn (``purpose`` unused: every request goes to the server); raises a
-        classified :class:`ModelError`."""
+        """One model turn (``purpose`` unused here); raises a classified :class:`ModelError`."""
         models = getattr(self.settings, "models", None) or {}
         entry = models.get(getattr(self.settings, "model", None)) or models.get(self.model_id)
         params: dict[str, Any] = dict(getattr(entry, "request", None) or {})
-        max_output = max_tokens or getattr(self.settings, "max_output_tokens", None)
-        if max_output:
+        if max_output := max_tokens or getattr(self.settings, "max_output_tokens", None):
             params["max_tokens"] = int(max_output)
         hear = (on_text, on_reasoning)
         try:

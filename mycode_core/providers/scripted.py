@@ -74,8 +74,7 @@ class ScriptedModel:
         max_tokens: int | None = None,
         purpose: str | None = None,
     ) -> ModelReply:
-        """The script's next turn (its text streamed through ``on_text``); an internal request
-        (``purpose``) gets :func:`internal_answer` and consumes no turn."""
+        """The script's next turn; an internal request (``purpose``) consumes no turn."""
         if purpose:
             text = internal_answer(messages, purpose, max_tokens)
             return ModelReply(
@@ -94,9 +93,8 @@ class ScriptedModel:
             if self._aborted.wait(min(float(delay), 10.0)):
                 raise base.BrokenStream("the request was cancelled")
         if "error" in turn:
-            error = (
-                turn["error"] if isinstance(turn["error"], dict) else {"kind": str(turn["error"])}
-            )
+            error = turn["error"]
+            error = error if isinstance(error, dict) else {"kind": str(error)}
             cls = ERRORS.get(str(error.get("kind")), base.FatalModelError)
             retry_after = error.get("retry_after")
             raise cls(
@@ -138,8 +136,7 @@ SUMMARY_LINES = 12
 
 
 def internal_answer(messages: list[dict[str, Any]], purpose: str, max_tokens: int | None) -> str:
-    """A deterministic reply to an internal request: for a summary, the ``CALL``/``RESULT``
-    lines it lists (newest kept); else a short fixed text."""
+    """A deterministic reply to an internal request (a summary lists its ``CALL`` lines)."""
     text = "\n".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
     if purpose != "summary":
         return f"(scripted {purpose}: no model)"
@@ -156,5 +153,4 @@ def internal_answer(messages: list[dict[str, Any]], purpose: str, max_tokens: in
             "## Next steps\nContinue the task.",
         ]
     )
-    limit = max(40, int(max_tokens or 4_000)) * 3
-    return body[:limit]
+    return body[: max(40, int(max_tokens or 4_000)) * 3]

@@ -51,8 +51,7 @@ GRAMMAR_FAILURE = (
 
 
 def one_line(message: str) -> str:
-    """A server's error message on one line, cut short, saying what a tool-call parse failure
-    means (llama-server quotes the model's output in it, newlines included)."""
+    """An error message on one line, cut short, telling what a tool-call parse failure means."""
     text = " ".join(message.split())
     if len(text) > ERROR_TEXT_CHARS:
         text = text[: ERROR_TEXT_CHARS - 1] + "…"
@@ -79,8 +78,7 @@ def error_from_payload(payload: Any) -> ModelError:
 
 
 def part_texts(parts: Any) -> tuple[str, str]:
-    """``(thinking, text)`` of content sent as a list of parts (Mistral, proxies): ``text`` parts
-    are text, ``thinking``/``reasoning`` parts (text or parts again) thinking, others dropped."""
+    """``(thinking, text)`` of content sent as a list of parts (Mistral, proxies)."""
     if isinstance(parts, str):
         return "", parts
     thought, text = [], []
@@ -103,8 +101,7 @@ class _Call:
 
 
 class StreamAccumulator:
-    """Feeds on decoded chunk objects; keeps choice 0 only; a leading ``<think>`` block in the
-    content is thinking (:mod:`.think`)."""
+    """Feeds on decoded chunks (choice 0 only); a leading ``<think>`` block is thinking."""
 
     def __init__(
         self, on_text: Callable[[str], None], on_reasoning: Callable[[str], None] | None = None

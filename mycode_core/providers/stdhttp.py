@@ -36,11 +36,6 @@ class Response:
             self._content = self._raw.read()
         return self._content
 
-    @property
-    def text(self) -> str:
-        """The body as text (UTF-8, lenient)."""
-        return self.read().decode("utf-8", "replace")
-
     def iter_lines(self) -> Any:
         """The body's lines as text, without line ends, as they arrive."""
         for line in iter(self._raw.readline, b""):
@@ -123,6 +118,5 @@ class Connection:
 
     def close(self) -> None:
         """Close the connection; a request in flight on it fails at once."""
-        conn = self._conn
-        if conn is not None:
+        if (conn := self._conn) is not None:
             self._drop(conn)

@@ -1,5 +1,6 @@
 """A leading ``<think>…</think>`` block in ``content`` (llama-server ``--reasoning-format none``
-and the like) is the model's thinking, not its answer: split it off as it streams."""
+and the like) is the model's thinking, not its answer: split it off as it streams (a tag split
+across pieces is held back; an unterminated block is thinking to the end)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ MAX_LEAD = 256  # whitespace waited through before <think>: past it, the content
 
 
 class ThinkSplitter:
-    """Splits streamed ``content`` into thinking and answer text; each piece costs O(piece): a
-    tag split across pieces is held back, an unterminated block is thinking to the end."""
+    """Splits streamed ``content`` into thinking and answer text, each piece in O(piece)."""
 
     def __init__(self) -> None:
         self.state = "lead"  # then "think", "gap" (blank lines after it, dropped), "text"
