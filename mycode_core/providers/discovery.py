@@ -1,6 +1,5 @@
-"""Asking an OpenAI-compatible server (vLLM, llama.cpp, Ollama, OpenRouter, …) for a model's
-context window and reply cap; stdlib only, short timeouts, any failure means "unknown". Answers
-are cached per base URL and model under ``MYCODE_HOME`` (:func:`cached_window`)."""
+"""Asking an OpenAI-compatible server for a model's context window and reply cap (stdlib, short
+timeouts, any failure means unknown); answers are cached per server and model."""
 
 from __future__ import annotations
 
@@ -123,9 +122,7 @@ def discover_context_window(
     return Limits(found, output_limit(listed, props, model) if found else None)
 
 
-# under MYCODE_HOME: {"<base url> <model>": n | [n, reply cap] | [n, reply cap, claimed]}, where
-# claimed is the bigger window the metadata claims when n was learned from the server's error
-CACHE_FILE = ("cache", "windows.json")
+CACHE_FILE = ("cache", "windows.json")  # {"<url> <model>": n | [n, cap] | [n, cap, claimed]}
 
 
 def _cache_key(base_url: str, model: str) -> str:

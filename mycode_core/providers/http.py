@@ -1,6 +1,5 @@
-"""One POST of a prepared body for the OpenAI-compatible provider: :mod:`.stdhttp`, or ``httpx2``
-when a proxy is configured. Failures come back as the ``openai`` SDK's did (a timeout, a
-connection failure with its cause, a status error with the server's message)."""
+"""One POST of a prepared body, on :mod:`.stdhttp` or (with a proxy configured) ``httpx2``;
+failures come back as the ``openai`` SDK's did: a timeout, a connection or a status error."""
 
 from __future__ import annotations
 
@@ -36,12 +35,8 @@ ERROR_TEXT_CHARS = 500  # of an error body that is not an OpenAI error object
 def _said(body: Any) -> str:
     """What an error body says, on one line and cut short: its ``message``, ``detail`` or
     ``error`` string, else its text (of an HTML page: its title, first heading or text)."""
-    if isinstance(body, dict):
-        said = next(
-            (v for v in map(body.get, ("message", "detail", "error")) if isinstance(v, str)), ""
-        )
-    else:
-        said = body if isinstance(body, str) else ""
+    told = map(body.get, ("message", "detail", "error")) if isinstance(body, dict) else [body]
+    said = next((v for v in told if isinstance(v, str)), "")
     if said.lstrip().startswith("<"):
         import html
         import re

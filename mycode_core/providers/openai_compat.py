@@ -1,6 +1,5 @@
-"""Any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp, OpenRouter):
-the body built by :mod:`.wire`, posted by :mod:`.http`, the stream read by :mod:`.sse`. Failures
-are not retried here (the runner's retry loop is the only one), only classified."""
+"""Any OpenAI-compatible chat-completions endpoint: body from :mod:`.wire`, POST by :mod:`.http`,
+stream read by :mod:`.sse`; failures are classified, never retried here (the runner retries)."""
 
 from __future__ import annotations
 

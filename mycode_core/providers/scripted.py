@@ -77,11 +77,8 @@ class ScriptedModel:
         """The script's next turn; an internal request (``purpose``) consumes no turn."""
         if purpose:
             text = internal_answer(messages, purpose, max_tokens)
-            return ModelReply(
-                content=text,
-                finish_reason="stop",
-                usage={"input_tokens": 0, "output_tokens": count_text(text)},
-            )
+            usage = {"input_tokens": 0, "output_tokens": count_text(text)}
+            return ModelReply(content=text, finish_reason="stop", usage=usage)
         self._aborted.clear()
         with self._lock:
             turn = self.turns[self.position] if self.position < len(self.turns) else None
@@ -116,19 +113,12 @@ class ScriptedModel:
             arguments = function.get("arguments", {})
             if not isinstance(arguments, str):
                 arguments = json.dumps(arguments, ensure_ascii=False)
-            calls.append(
-                ReplyToolCall(
-                    id=raw.get("id") or None,
-                    name=str(function.get("name") or f"unnamed_{index}"),
-                    arguments=arguments,
-                )
-            )
+            name = str(function.get("name") or f"unnamed_{index}")
+            calls.append(ReplyToolCall(id=raw.get("id") or None, name=name, arguments=arguments))
         finish = turn.get("finish_reason") or ("tool_calls" if calls else "stop")
+        usage = {"input_tokens": 0, "output_tokens": count_text(text)}
         return ModelReply(
-            content=content or None,
-            tool_calls=calls,
-            finish_reason=finish,
-            usage={"input_tokens": 0, "output_tokens": count_text(content or "")},
+            content=content or None, tool_calls=calls, finish_reason=finish, usage=usage
         )
 
 

@@ -1,6 +1,5 @@
-"""A keep-alive HTTP/1.1 connection on ``http.client`` for the provider's POSTs (``httpx2`` costs
-much of a start-up to import): one timeout bounds every blocking step, a reused connection the
-server closed is opened again once, and :meth:`Connection.close` cuts a request in flight."""
+"""A keep-alive HTTP/1.1 connection on ``http.client`` (``httpx2`` is slow to import): one timeout
+for every blocking step, a closed reused connection opened again once, a request cut by close."""
 
 from __future__ import annotations
 

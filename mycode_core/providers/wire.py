@@ -1,6 +1,5 @@
-"""Chat-completions request bodies built from messages each serialised once (a body is one
-``join`` over cached bytes plus the new messages); a value JSON cannot represent is sent as its
-text, a lone surrogate as U+FFFD, so it never fails the request."""
+"""Request bodies from messages each serialised once (a body joins cached bytes); a value JSON
+cannot represent is sent as its text, a lone surrogate as U+FFFD: it never fails the request."""
 
 from __future__ import annotations
 
@@ -89,15 +88,13 @@ class RequestBuilder:
         params: Mapping[str, Any] | None = None,
     ) -> bytes:
         """The request body: ``model``, ``messages``, ``tools`` when any, then ``params``."""
-        head = b'{"model":' + dumps(model) + b',"messages":' + self.messages_json(messages)
-        parts = [head]
+        parts = [b'{"model":' + dumps(model) + b',"messages":' + self.messages_json(messages)]
         if tools:
             if self._tools is None or self._tools[0] is not tools:
                 self._tools = (tools, dumps(list(tools)))  # the same list object: reused
             parts.append(b',"tools":' + self._tools[1])
         for key, value in (params or {}).items():
-            if value is None or key in ("model", "messages", "tools"):
-                continue
-            parts.append(b"," + dumps(key) + b":" + dumps(value))
+            if value is not None and key not in ("model", "messages", "tools"):
+                parts.append(b"," + dumps(key) + b":" + dumps(value))
         parts.append(b"}")
         return b"".join(parts)
