@@ -9,18 +9,7 @@ from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
-from mycode_core.providers.base import (
-    BrokenStream,
-    ConnectionFailed,
-    ContextLengthExceeded,
-    FatalModelError,
-    ModelError,
-    ModelReply,
-    ModelTimeout,
-    RateLimited,
-    ServerError,
-    ServerLoading,
-)
+from mycode_core.providers import base
 from mycode_core.providers.http import ChatClient, ConnectFailure, RequestTimedOut, StatusFailure
 from mycode_core.providers.sse import (
     accumulate_sse,
@@ -77,23 +66,23 @@ def connection_problem(exc: BaseException) -> str | None:
     return None
 
 
-def _connection_error(exc: BaseException, base_url: str, answered: bool) -> ModelError:
+def _connection_error(exc: BaseException, base_url: str, answered: bool) -> base.ModelError:
     from urllib.parse import urlsplit
 
     problem = connection_problem(exc)
     host = (urlsplit(base_url).hostname or "").lower()
     if problem == "refused" and host in LOCAL_HOSTS and not answered:
-        return FatalModelError(
+        return base.FatalModelError(
             f"cannot reach the model server at {base_url}: connection refused — is the "
             "server running? (check --base-url / MYCODE_BASE_URL)"
         )
     if problem == "unknown host":
-        return FatalModelError(
+        return base.FatalModelError(
             f"cannot reach the model server at {base_url}: unknown host {host!r} "
             "(check --base-url / MYCODE_BASE_URL)"
         )
     cause = exc.__cause__ or exc
-    return ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
+    return base.ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
 
 
 # llama-server's 500s that no retry will change (how it was started does not fit the request)
@@ -111,37 +100,41 @@ SETUP_ERRORS = (
 )
 
 
-def _status_error(status: int, message: str, headers: Any, url: str) -> ModelError:
+def _status_error(status: int, message: str, headers: Any, url: str) -> base.ModelError:
     text = f"HTTP {status}: {message}"
     if status in (401, 403):
-        return FatalModelError(f"{text} — {KEY_HINT} ({url})", status=status)
+        return base.FatalModelError(f"{text} — {KEY_HINT} ({url})", status=status)
     hint = next((hint for marker, hint in SETUP_ERRORS if marker in message), None)
     if hint is not None:
-        return FatalModelError(f"{text} — {hint} ({url})", status=status)
+        return base.FatalModelError(f"{text} — {hint} ({url})", status=status)
     if status == 429:
-        return RateLimited(text, retry_after=_retry_after(headers), status=status)
+        return base.RateLimited(text, retry_after=_retry_after(headers), status=status)
     if status == 503 and "loading model" in message.lower():
-        return ServerLoading(f"{text} (the server is still loading its model)", retry_after=2.0)
+        return base.ServerLoading(
+            f"{text} (the server is still loading its model)", retry_after=2.0
+        )
     if status in (408, 409) or status >= 500:
-        return ServerError(text, retry_after=_retry_after(headers), status=status)
+        return base.ServerError(text, retry_after=_retry_after(headers), status=status)
     if status in (400, 413, 422) and looks_like_context_overflow(message):
-        return ContextLengthExceeded(text, status=status)
-    return FatalModelError(text, status=status)
+        return base.ContextLengthExceeded(text, status=status)
+    return base.FatalModelError(text, status=status)
 
 
-def classify(exc: Exception, base_url: str | None = None, answered: bool = False) -> ModelError:
+def classify(
+    exc: Exception, base_url: str | None = None, answered: bool = False
+) -> base.ModelError:
     """Map a request failure to our error classes; ``base_url`` is named in connection errors.
     An unknown host, or a local server that refuses and has not ``answered`` yet, is fatal."""
     url = base_url or DEFAULT_BASE_URL
-    if isinstance(exc, ModelError):
+    if isinstance(exc, base.ModelError):
         return exc
     if isinstance(exc, RequestTimedOut):
-        return ModelTimeout(f"the model request to {url} timed out")
+        return base.ModelTimeout(f"the model request to {url} timed out")
     if isinstance(exc, ConnectFailure):
         return _connection_error(exc, url, answered)
     if isinstance(exc, StatusFailure):
         return _status_error(exc.status_code, _error_message(exc), exc.headers, url)
-    return BrokenStream(f"the model stream broke: {type(exc).__name__}: {exc}")
+    return base.BrokenStream(f"the model stream broke: {type(exc).__name__}: {exc}")
 
 
 class OpenAICompatibleModel:
@@ -178,7 +171,7 @@ class OpenAICompatibleModel:
         max_tokens: int | None = None,
         purpose: str | None = None,
         on_reasoning: Callable[[str], None] | None = None,
-    ) -> ModelReply:
+    ) -> base.ModelReply:
         """One model turn (``purpose`` unused here); raises a classified :class:`ModelError`."""
         models = getattr(self.settings, "models", None) or {}
         entry = models.get(getattr(self.settings, "model", None)) or models.get(self.model_id)
@@ -195,7 +188,7 @@ class OpenAICompatibleModel:
                     self.send_stream_options = False  # the server rejects it: never send again
                     return self._request(messages, tools, params, hear)
                 raise
-        except ModelError:
+        except base.ModelError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure is classified
             raise classify(exc, self.settings.base_url, self.answered) from exc
@@ -224,7 +217,7 @@ class OpenAICompatibleModel:
         tools: list[dict[str, Any]],
         params: dict[str, Any],
         hear: tuple[Callable[[str], None], Callable[[str], None] | None],
-    ) -> ModelReply:
+    ) -> base.ModelReply:
         """POST the body to ``/chat/completions`` and read the (streamed) reply."""
         if self.stream:
             params = {**params, "stream": True}

@@ -7,15 +7,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from mycode_core.providers.base import (
-    BrokenStream,
-    ContextLengthExceeded,
-    ModelError,
-    ModelReply,
-    RateLimited,
-    ReplyToolCall,
-    ServerError,
-)
+from mycode_core.providers import base
 from mycode_core.providers.http import ERROR_TEXT_CHARS
 from mycode_core.providers.think import ThinkSplitter
 
@@ -60,7 +52,7 @@ def one_line(message: str) -> str:
     return text
 
 
-def error_from_payload(payload: Any) -> ModelError:
+def error_from_payload(payload: Any) -> base.ModelError:
     """Classify an ``error`` object found inside a stream."""
     error = payload.get("error", payload) if isinstance(payload, dict) else payload
     if isinstance(error, dict):
@@ -71,10 +63,10 @@ def error_from_payload(payload: Any) -> ModelError:
     message = one_line(message)
     text = f"{code} {message}"
     if looks_like_context_overflow(text):
-        return ContextLengthExceeded(f"stream error: {message}")
+        return base.ContextLengthExceeded(f"stream error: {message}")
     if "rate" in text.lower() and "limit" in text.lower():
-        return RateLimited(f"stream error: {message}")
-    return ServerError(f"stream error: {message}")
+        return base.RateLimited(f"stream error: {message}")
+    return base.ServerError(f"stream error: {message}")
 
 
 def part_texts(parts: Any) -> tuple[str, str]:
@@ -191,14 +183,14 @@ class StreamAccumulator:
         elif isinstance(arguments, dict):
             call.arguments.append(json.dumps(arguments))
 
-    def reply(self) -> ModelReply:
+    def reply(self) -> base.ModelReply:
         """The accumulated turn."""
         self._hear(*self.think.finish())
-        return ModelReply(
+        return base.ModelReply(
             content="".join(self.text) or None,
             refusal="".join(self.refusal) or None,
             tool_calls=[
-                ReplyToolCall(id=c.id, name=c.name, arguments="".join(c.arguments))
+                base.ReplyToolCall(id=c.id, name=c.name, arguments="".join(c.arguments))
                 for c in self.calls
                 if c.name
             ],
@@ -212,7 +204,7 @@ def accumulate_sse(
     lines: Iterable[str],
     on_text: Callable[[str], None],
     on_reasoning: Callable[[str], None] | None = None,
-) -> ModelReply:
+) -> base.ModelReply:
     """Read SSE ``lines`` (without newlines) into a reply; raise :class:`ModelError` on errors."""
     acc = StreamAccumulator(on_text, on_reasoning)
     event_name: str | None = None
@@ -232,7 +224,7 @@ def accumulate_sse(
             payload = json.loads(payload_text)
         except ValueError:
             if name == "error":
-                raise ServerError(f"stream error: {payload_text[:200]}") from None
+                raise base.ServerError(f"stream error: {payload_text[:200]}") from None
             return  # keep-alive noise or a comment some servers send
         if name == "error":
             raise error_from_payload(payload)
@@ -253,7 +245,7 @@ def accumulate_sse(
             data.append(value)
     dispatch()
     if not acc.done and acc.finish_reason is None:
-        raise BrokenStream("the stream ended before the model finished its reply")
+        raise base.BrokenStream("the stream ended before the model finished its reply")
     return acc.reply()
 
 
@@ -261,7 +253,7 @@ def reply_from_completion(
     body: dict[str, Any],
     on_text: Callable[[str], None],
     on_reasoning: Callable[[str], None] | None = None,
-) -> ModelReply:
+) -> base.ModelReply:
     """A non-streaming ``chat.completion`` body as a reply (text still goes through on_text)."""
     acc = StreamAccumulator(on_text, on_reasoning)
     acc.feed(body)
