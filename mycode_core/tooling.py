@@ -344,8 +344,7 @@ def tool(
 
 
 def coerce_result(result: Any) -> ToolResult:
-    """A handler's return value as a :class:`ToolResult`: text, "(no output)" for ``None``,
-    content blocks kept, a pydantic model or other data as JSON."""
+    """A handler's return value as a :class:`ToolResult` (blocks kept, other data as JSON)."""
     if isinstance(result, ToolResult):
         return result
     if result is None:

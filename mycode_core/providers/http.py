@@ -33,8 +33,7 @@ ERROR_TEXT_CHARS = 500  # of an error body that is not an OpenAI error object
 
 
 def _said(body: Any) -> str:
-    """What an error body says, on one line and cut short: its ``message``, ``detail`` or
-    ``error`` string, else its text (of an HTML page: its title, first heading or text)."""
+    """What an error body says, on one line and cut short (of an HTML page: title or heading)."""
     told = map(body.get, ("message", "detail", "error")) if isinstance(body, dict) else [body]
     said = next((v for v in told if isinstance(v, str)), "")
     if said.lstrip().startswith("<"):

@@ -60,8 +60,7 @@ class RequestBuilder:
         self._last: tuple[list[Mapping[str, Any]], bytes] = ([], b"")
 
     def messages_json(self, messages: Sequence[Mapping[str, Any]]) -> bytes:
-        """``[m1,m2,…]`` from the cached fragments; a view extending the previous one reuses its
-        join, and fragments no longer in the view are dropped once they outnumber it."""
+        """``[m1,m2,…]`` from the cached fragments (a view extending the last reuses its join)."""
         previous, joined = self._last
         if len(messages) < len(previous) or not all(map(operator.is_, previous, messages)):
             previous, joined = [], b""
