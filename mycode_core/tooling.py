@@ -1,22 +1,6 @@
-"""The tool-authoring API: a typed function becomes a :class:`~mycode_core.records.Tool`.
-
-```python
-@tool(read_only=True)
-def word_count(path: ReadPath) -> int:
-    \"\"\"Count the words of a file in the workspace.\"\"\"
-    return len(path.read_text().split())
-```
-
-* name from the function, description from the docstring (its text before a parameter list);
-* the JSON schema from the type hints through pydantic; parameters with defaults are optional;
-  parameter descriptions come from ``Annotated[T, "text"]`` (or a pydantic ``Field``) or from
-  the docstring's ``Args:`` / ``:param name:`` list;
-* ``ReadPath`` / ``WritePath`` parameters are strings to the model; the core resolves them
-  through the workspace boundary before the handler runs and passes ``pathlib.Path`` objects;
-* a parameter named ``context`` (or typed ``RunContext``) receives the run's context and is not
-  part of the schema;
-* sync or async; the result may be ``str``, JSON-able data, content blocks or a ``ToolResult``.
-"""
+"""The tool-authoring API: ``@tool`` makes a typed function a :class:`~mycode_core.records.Tool`
+(schema from type hints and docstring; ``ReadPath``/``WritePath`` resolved in the workspace; a
+``context`` parameter gets the run's context; sync or async)."""
 
 from __future__ import annotations
 
@@ -58,12 +42,8 @@ class PathRole:
         return f"PathRole({self.mode!r})"
 
 
-ReadPath = Annotated[Path, PathRole("read")]
-"""A path the tool reads: resolved inside the workspace (or a readable root) before the call."""
-
-WritePath = Annotated[Path, PathRole("write")]
-"""A path the tool writes: resolved inside the workspace; denied in plan mode; a successful
-call records it as changed (the completion gate then asks for verification)."""
+ReadPath = Annotated[Path, PathRole("read")]  # resolved in the workspace or a readable root
+WritePath = Annotated[Path, PathRole("write")]  # in the workspace, not in plan mode; recorded
 
 _PARAM_LINE = re.compile(r"^\s*(?::param\s+)?(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params)\s*:\s*$", re.IGNORECASE)
@@ -71,11 +51,7 @@ _END_SECTION = re.compile(r"^\s*(Returns?|Raises|Yields|Examples?|Notes?)\s*:\s*
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
-    """Split a docstring into its description and its parameter descriptions.
-
-    Understands Google style (``Args:`` followed by ``name: text``) and Sphinx style
-    (``:param name: text``); continuation lines are joined.
-    """
+    """``(description, {param: text})`` of a Google- (``Args:``) or Sphinx-style docstring."""
     text = inspect.cleandoc(doc or "")
     description: list[str] = []
     params: dict[str, str] = {}
@@ -104,9 +80,8 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
 
 
 def _path_role(annotation: Any, func: Callable[..., Any], name: str) -> PathMode | None:
-    """``read``/``write`` for ``ReadPath``/``WritePath`` (also inside ``Optional``), else None.
-    One the core cannot resolve (in a list, a dict, another union) would reach the handler
-    unchecked, outside the boundary: :class:`ToolDefinitionError` naming parameter ``name``."""
+    """``read``/``write`` for ``ReadPath``/``WritePath`` (also inside ``Optional``), else None;
+    :class:`ToolDefinitionError` where the core could not resolve it (in a list, a union)."""
     if get_origin(annotation) is Annotated:
         roles = [extra.mode for extra in get_args(annotation)[1:] if isinstance(extra, PathRole)]
         return roles[0] if roles else _path_role(get_args(annotation)[0], func, name)
@@ -133,11 +108,8 @@ def _annotation_description(annotation: Any) -> tuple[Any, str | None, FieldInfo
 
 
 def _is_context_param(name: str, annotation: Any) -> bool:
-    """A parameter that receives the run's context: typed ``RunContext``, or an untyped one
-    called ``context`` (a typed ``context: int`` stays an ordinary argument)."""
-    if annotation is RunContext:
-        return True
-    return name == "context" and annotation is Any
+    """Typed ``RunContext``, or untyped and called ``context`` (``context: int`` is no context)."""
+    return annotation is RunContext or (name == "context" and annotation is Any)
 
 
 @dataclass(eq=False, repr=False)
@@ -219,8 +191,7 @@ def _tidy_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """Replace ``$ref``s to ``$defs`` by the definitions (unless recursive), so the model sees
-    one self-contained schema."""
+    """Inline ``$ref``s to ``$defs`` (unless recursive): one self-contained schema."""
     defs = schema.get("$defs") or {}
 
     def resolve(node: Any, seen: tuple[str, ...]) -> Any:
@@ -244,8 +215,7 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _collapse_optional(node: dict[str, Any]) -> dict[str, Any]:
-    """``anyOf: [X, null]`` with ``default: null`` becomes ``X``: the parameter is optional
-    anyway, and small models read the plain type better."""
+    """``anyOf: [X, null]`` with ``default: null`` becomes ``X`` (small models read it better)."""
     options = node.get("anyOf")
     if not isinstance(options, list) or len(options) != 2 or node.get("default", 0) is not None:
         return node
@@ -298,8 +268,7 @@ def tool_from_function(
         text = text or doc_params.get(param.name)
         if role is not None:
             paths[param.name] = role
-            base = str | None if param.default is None else str  # (the system prompt says
-            # paths are relative to the workspace root: no description repeats it)
+            base = str | None if param.default is None else str
         default: Any = ... if param.default is param.empty else param.default
         if isinstance(default, Path):
             default = str(default)
@@ -365,26 +334,17 @@ def tool(
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a typed function into a :class:`Tool` (bare ``@tool`` or ``@tool(...)``).
 
-    :param name: the tool's name (default: the function's name).
-    :param description: what the model reads (default: the docstring).
-    :param read_only: the tool changes nothing (allowed in plan mode; default false).
-    :param concurrency_safe: may run in parallel with other safe tools (default: read_only).
-    :param risk: ``low``/``medium``/``high`` for the permission policy.
-    :param timeout: seconds before a hung call is answered with an error (default: config).
+    Options: ``name``, ``description`` (default: the docstring), ``read_only`` (allowed in plan
+    mode), ``concurrency_safe`` (default: read_only), ``risk`` (``low``/``medium``/``high``),
+    ``timeout`` (seconds before a hung call is answered with an error).
     """
-
     if func is not None:
         return tool_from_function(func, **options)
     return lambda inner: tool_from_function(inner, **options)
 
 
 def coerce_result(result: Any) -> ToolResult:
-    """A handler's return value as a :class:`ToolResult`.
-
-    ``str`` is the text; ``None`` is "(no output)"; a list of content blocks (dicts whose
-    ``type`` is ``text``, ``image`` or ``image_url``) is kept as blocks; a pydantic model or
-    other JSON-able data is sent as JSON.
-    """
+    """A handler's return value as a :class:`ToolResult` (blocks kept, other data as JSON)."""
     if isinstance(result, ToolResult):
         return result
     if result is None:

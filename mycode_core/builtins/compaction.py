@@ -1,5 +1,5 @@
-"""Default ``compact_context`` (the trivial fallback when the ``context_engine`` plugin is not
-installed): keep the task and the most recent turns, drop the middle."""
+"""Default ``compact_context`` (when the ``context_engine`` plugin is not installed): keep the
+task and the most recent turns, drop the middle."""
 
 from __future__ import annotations
 
@@ -13,10 +13,8 @@ if TYPE_CHECKING:
 
 
 def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
-    """System message, first user message, a note, then the longest recent tail that fits.
-    The newest turn (the model's last calls and their results) may take twice ``budget``: the
-    caller asks for half its room, and a model that no longer sees what it just did repeats
-    it."""
+    """System message, first user message, a note, then the longest recent tail that fits (the
+    newest turn may take twice ``budget``: a model that no longer sees what it did repeats it)."""
     if not messages:
         return messages
     head, rest = [messages[0]], messages[1:]
@@ -37,23 +35,19 @@ def trim_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str
     dropped, tail = tail_start, rest[tail_start:]
     if dropped == 0:
         return head + tail
-    note = {
-        "role": "user",
-        "content": (
-            f"[mycode: {dropped} earlier messages were left out to fit the context window. "
-            "Re-read files you need rather than relying on memory of them.]"
-        ),
-    }
-    return [*head, note, *tail]
+    note = (
+        f"[mycode: {dropped} earlier messages were left out to fit the context window. "
+        "Re-read files you need rather than relying on memory of them.]"
+    )
+    return [*head, {"role": "user", "content": note}, *tail]
 
 
 @hookimpl(trylast=True)
 def compact_context(
     messages: list[dict[str, Any]], budget: int, context: RunContext, reason: str, tokens: int
 ) -> list[dict[str, Any]] | None:
-    """Keep the system prompt, the task and the most recent turns that fit half of ``budget``
-    (so the next compaction is many steps away), then re-state the pinned context. A batch
-    offer below the threshold (made for masking engines) is declined."""
+    """Keep the system prompt, the task and the recent turns that fit half of ``budget``, then
+    re-state the pinned context; a proactive offer below the threshold is declined."""
     threshold = getattr(getattr(context.settings, "context", None), "compact_threshold", 0)
     if reason == "proactive" and tokens <= budget * threshold:
         return None

@@ -23,14 +23,13 @@ from mycode_core.project_files import (
 if TYPE_CHECKING:
     from mycode_core.records import ContextSection, RunContext
 
+# per folder, the first existing name of each group (Codex: the override wins its folder)
 INSTRUCTION_FILES = (
     ("AGENTS.override.md", "AGENTS.md"),
     ("CLAUDE.md",),
     (".claude/CLAUDE.md",),
     ("CLAUDE.local.md",),
 )
-"""Per folder, the first existing name of each group (Codex: the override wins its folder);
-Claude Code reads both of its project files and the personal ``CLAUDE.local.md``."""
 MAX_INSTRUCTION_CHARS = 40_000
 
 BASE_INSTRUCTIONS = """\
@@ -41,20 +40,18 @@ Never claim success without evidence. When done, reply with a short summary and 
 
 
 def instruction_files(workspace: Path, current: Path | None = None) -> list[Path]:
-    """AGENTS.md (or AGENTS.override.md) / CLAUDE.md from the workspace root down to
-    ``current`` (inside it)."""
+    """The instruction files from the workspace root down to ``current`` (inside it)."""
     found = []
     for folder in folders_down_to(workspace, current):
         for names in INSTRUCTION_FILES:
-            # a symlink counts too: reading it decides (issue 23 M1)
+            # a symlink counts too: reading it decides
             found += [p for p in (folder / n for n in names) if os.path.lexists(p)][:1]
     return found
 
 
 @hookimpl
 def build_context(context: RunContext) -> list[ContextSection]:
-    """Base instructions, environment facts, your ``$MYCODE_HOME/AGENTS.md`` (or
-    ``AGENTS.override.md``) and the project's instruction files."""
+    """Base instructions, environment facts, your AGENTS.md and the project's instruction files."""
     from mycode_core.records import ContextSection
 
     sections = [ContextSection(title="", text=BASE_INSTRUCTIONS, priority=0)]
@@ -91,9 +88,8 @@ def build_context(context: RunContext) -> list[ContextSection]:
         except OSError:
             continue
         if text.strip():  # as Codex: the first non-empty one
-            sections.append(
-                ContextSection(title=f"Your instructions ({mine})", text=text, priority=15)
-            )
+            heading = f"Your instructions ({mine})"
+            sections.append(ContextSection(title=heading, text=text, priority=15))
             break
     files = instruction_files(context.workspace, Path(os.getcwd()))
     seen = {os.path.abspath(path) for path in files}
@@ -116,22 +112,15 @@ def build_context(context: RunContext) -> list[ContextSection]:
 
 
 def flatten_sections(results: object) -> list[object]:
-    """Every section of ``build_context`` results as one flat list (lists are opened, ``None``
-    dropped; a section or a string stays one item)."""
+    """``build_context`` results as one flat list of sections (``None`` dropped)."""
     flat: list[object] = []
     for item in results if isinstance(results, (list, tuple)) else [results]:
-        if item is None:
-            continue
-        if isinstance(item, (list, tuple)):
-            flat.extend(part for part in item if part is not None)
-        else:
-            flat.append(item)
-    return flat
+        flat.extend(item if isinstance(item, (list, tuple)) else [item])
+    return [item for item in flat if item is not None]
 
 
 @hookimpl(wrapper=True, trylast=True, specname="build_context")
 def flat_build_context(context: RunContext) -> Generator[None, object, list[object]]:
-    """The innermost wrapper: a plugin's ``wrapper=True`` ``build_context`` sees (and may
-    return) one flat list of sections, not one list per plugin."""
+    """The innermost wrapper: a plugin's wrapper sees one flat list of sections."""
     results = yield
     return flatten_sections(results)

@@ -1,15 +1,6 @@
-"""``@path`` imports of CLAUDE.md, read as Claude Code reads them.
-
-Each ``@path`` outside code (fenced blocks and ``inline code``) names a file whose text joins
-the instructions after the importing file: relative to the importing file's folder, ``~/`` the
-home folder, ``/`` an absolute path. Words that look like paths count (a ``/`` or a ``.`` in
-them: ``@AGENTS.md``, ``@docs/style.md``), and a bare word naming a file (or a symlink) next to
-the importing file (``@someone`` is otherwise a handle). Imports nest up to
-:data:`MAX_DEPTH` levels and each file comes once. They are project files like the rest
-(SPEC §8): nothing outside the workspace or the user's ``readable_dirs`` is read — a repository
-cannot pull ``~/.ssh`` into the prompt — and a refused import is one notice naming it as
-written (``@../x`` and ``@/abs/x`` may be one file: each is said).
-"""
+"""``@path`` imports of CLAUDE.md, read as Claude Code reads them (outside code, nested up to
+:data:`MAX_DEPTH`, each file once); imports are project files like the rest (SPEC §8), so a
+repository cannot pull ``~/.ssh`` into the prompt."""
 
 from __future__ import annotations
 
@@ -25,9 +16,7 @@ _IMPORT = re.compile(r"(?<![\w@`])@((?:~/|/|\.{1,2}/)?[\w.\-/]+)")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
-Read = Callable[[Path], str]
-"""Reads one file as a project file (raising as
-:func:`~mycode_core.project_files.read_project_text` does)."""
+Read = Callable[[Path], str]  # raising as project_files.read_project_text does
 
 
 def import_paths(text: str, folder: Path | None = None) -> list[str]:
@@ -58,7 +47,7 @@ def imports_of(
     depth: int = 1,
 ) -> list[tuple[Path, Path, str]]:
     """``(file, imported by, text)`` of every file ``source`` imports, nested ones after their
-    importer; ``seen`` holds the files already in the instructions (by absolute path)."""
+    importer; ``seen``: the absolute paths already in the instructions."""
     out: list[tuple[Path, Path, str]] = []
     for raw in import_paths(text, source.parent):
         target = Path(os.path.expanduser(raw)) if raw.startswith("~/") else Path(raw)

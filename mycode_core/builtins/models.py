@@ -29,17 +29,8 @@ def register_models(register: Callable[[ModelProvider], None]) -> None:
     """Register the scripted provider and the explicit ``openai:`` prefix."""
     from mycode_core.records import ModelProvider
 
-    register(
-        ModelProvider(
-            prefix="scripted",
-            factory=_scripted,
-            description="plays a JSON script of turns (offline)",
-        )
-    )
-    register(
-        ModelProvider(
-            prefix="openai",
-            factory=_openai,
-            description="any OpenAI-compatible chat-completions endpoint",
-        )
-    )
+    for prefix, factory, description in (
+        ("scripted", _scripted, "plays a JSON script of turns (offline)"),
+        ("openai", _openai, "any OpenAI-compatible chat-completions endpoint"),
+    ):
+        register(ModelProvider(prefix=prefix, factory=factory, description=description))

@@ -1,9 +1,5 @@
-"""What every model provider returns and raises.
-
-A provider is any object with a ``model_id`` and
-``complete(messages, tools, on_text) -> ModelReply`` that streams text through ``on_text`` and
-raises a :class:`ModelError` (``openai_compat.OpenAICompatibleModel``, ``scripted.ScriptedModel``).
-"""
+"""What every model provider returns and raises: ``complete(messages, tools, on_text)`` streams
+text through ``on_text`` and returns a :class:`ModelReply` or raises a :class:`ModelError`."""
 
 from __future__ import annotations
 
@@ -34,8 +30,7 @@ class ModelReply(BaseModel):
     finish_reason: str | None = None
     usage: dict[str, int] = Field(default_factory=dict)
     refusal: str | None = None
-    reasoning: str | None = None
-    """The model's thinking, when the server sends it apart (never sent back to it)."""
+    reasoning: str | None = None  # thinking the server sent apart (never sent back to it)
 
 
 REQUEST_PARAMETERS = ("max_tokens", "purpose", "on_reasoning")
@@ -62,9 +57,7 @@ def call_model(
     purpose: str | None = None,
     on_reasoning: Callable[[str], None] | None = None,
 ) -> ModelReply:
-    """``model.complete`` with the request parameters the provider accepts (a provider of a
-    plugin written before they existed gets the three positional arguments only);
-    ``on_reasoning`` is told the model's thinking as it streams."""
+    """``model.complete`` with only the request parameters the provider accepts."""
     given = {"max_tokens": int(max_tokens or 0), "purpose": purpose, "on_reasoning": on_reasoning}
     extra = {key: value for key, value in given.items() if value and key in _accepted(model)}
     reply: ModelReply = model.complete(messages, tools, on_text, **extra)

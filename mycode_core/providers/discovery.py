@@ -1,15 +1,5 @@
-"""Asking an OpenAI-compatible server how big the model's context window and reply cap are.
-
-Windows: vLLM (``/v1/models`` ``max_model_len``), llama.cpp (``/props`` →
-``default_generation_settings.n_ctx``, the running context, over ``/v1/models``
-``meta.n_ctx_train``), Ollama (``/api/show``: ``num_ctx`` parameter, else
-``<arch>.context_length``), OpenRouter and others (``context_length`` / ``context_window`` /
-``max_context_length``). Reply caps: ``max_completion_tokens`` / ``max_output_tokens`` on the
-entry (OpenRouter: ``top_provider.max_completion_tokens``), llama.cpp's ``n_predict`` > 0.
-Stdlib only, short timeouts, every failure means "unknown". What a server said is cached per
-base URL and model under ``MYCODE_HOME`` (:func:`cached_window`), so a run knows it before it
-asks again — in the background, after the first request (issue 24).
-"""
+"""Asking an OpenAI-compatible server for a model's context window and reply cap (stdlib, short
+timeouts, any failure means unknown); answers are cached per server and model."""
 
 from __future__ import annotations
 
@@ -25,7 +15,7 @@ OUTPUT_KEYS = ("max_completion_tokens", "max_output_tokens")
 
 
 class Limits(NamedTuple):
-    """What a server says of a model: its window and its reply cap (``None``: not said)."""
+    """A model's window and reply cap (``None``: not said)."""
 
     window: int | None
     output: int | None = None
@@ -98,8 +88,7 @@ def from_ollama_show(data: Any) -> int | None:
     """Ollama's context from ``/api/show``: a ``num_ctx`` parameter, else the model's own."""
     if not isinstance(data, dict):
         return None
-    match = re.search(r"^\s*num_ctx\s+(\d+)", str(data.get("parameters") or ""), re.M)
-    if match:
+    if match := re.search(r"^\s*num_ctx\s+(\d+)", str(data.get("parameters") or ""), re.M):
         return int(match.group(1))
     info = _dict(data.get("model_info"))
     return _first_positive(v for k, v in info.items() if str(k).endswith(".context_length"))
@@ -115,9 +104,7 @@ NO_TOOLS = (
 def discover_context_window(
     base_url: str, model: str, api_key: str | None = None, timeout: float = 2.0, caps: Any = None
 ) -> Limits:
-    """Ask the server at ``base_url`` (``…/v1``) for ``model``'s window and reply cap (``None``
-    where it does not say); llama.cpp's running ``n_ctx`` wins over ``/v1/models``. ``caps``
-    (a dict) is given its ``/props`` ``chat_template_caps``."""
+    """``model``'s limits from the server at ``base_url``; ``caps`` gets its template caps."""
     base = base_url.rstrip("/")
     root = base[: -len("/v1")] if base.endswith("/v1") else base
     listed, props = ask_json(f"{base}/models", api_key, timeout), None
@@ -135,10 +122,7 @@ def discover_context_window(
     return Limits(found, output_limit(listed, props, model) if found else None)
 
 
-CACHE_FILE = ("cache", "windows.json")
-"""Where discovered windows are kept, under ``MYCODE_HOME``: ``{"<base url> <model>": n}``,
-or ``[n, reply cap]``, or ``[n, reply cap, claimed]`` when ``n`` was learned from the server's
-error while its metadata claimed the bigger ``claimed``."""
+CACHE_FILE = ("cache", "windows.json")  # {"<url> <model>": n | [n, cap] | [n, cap, claimed]}
 
 
 def _cache_key(base_url: str, model: str) -> str:
@@ -146,7 +130,6 @@ def _cache_key(base_url: str, model: str) -> str:
 
 
 def _cache(home: Path) -> dict[Any, Any]:
-    """The whole cache (``{}`` when missing or unreadable)."""
     try:
         return _dict(json.loads(home.joinpath(*CACHE_FILE).read_text(encoding="utf-8")))
     except (OSError, ValueError):
@@ -154,35 +137,27 @@ def _cache(home: Path) -> dict[Any, Any]:
 
 
 def _entry(home: Path, base_url: str, model: str) -> list[Any]:
-    """The cached ``[window, reply cap, claimed]`` (``None`` where unknown)."""
     value = _cache(home).get(_cache_key(base_url, model))
     value = value if isinstance(value, list) and len(value) in (2, 3) else [value]
     return [_positive(item) for item in (*value, None, None)[:3]]
 
 
 def cached_window(home: Path, base_url: str, model: str) -> Limits:
-    """The limits found for this server and model by an earlier run (``None``s if none)."""
+    """The limits an earlier run found for this server and model (``None``s if none)."""
     window, output, _ = _entry(home, base_url, model)
     return Limits(window, output)
 
 
 def claimed_window(home: Path, base_url: str, model: str) -> int | None:
-    """The window the server's metadata claimed when a smaller one was learned from its
-    error (while it still claims it, the learned one stands), or ``None``."""
+    """The bigger window the metadata claimed when the cached one was learned from an error."""
     window, _, claimed = _entry(home, base_url, model)
     return claimed if window else None
 
 
 def remember_window(
-    home: Path,
-    base_url: str,
-    model: str,
-    window: Limits | int | None,
-    claimed: int | None = None,
+    home: Path, base_url: str, model: str, window: Limits | int | None, claimed: int | None = None
 ) -> None:
-    """Keep (or, with ``None``, forget) this server's window and reply cap for later runs
-    (``claimed``: the bigger window its metadata claims, when this one was learned from its
-    error); written atomically, failures ignored (it is only a cache)."""
+    """Keep (``None``: forget) this server's limits and ``claimed`` window for later runs."""
     from mycode_core.safeopen import replace_atomically
 
     path, data = home.joinpath(*CACHE_FILE), _cache(home)

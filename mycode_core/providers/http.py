@@ -1,14 +1,5 @@
-"""The HTTP side of the OpenAI-compatible provider: one POST of a prepared body (issue 24).
-
-The standard library's ``http.client`` (:mod:`.stdhttp`) sends the request, or ``httpx2`` (the
-HTTP client the ``openai`` SDK runs on) when the environment names a proxy; importing the SDK
-is no longer needed, which was most of the time before the first request. What the SDK did
-for us is kept as it was: the base URL, bearer key, JSON headers, one timeout for every
-phase, proxies from the environment, no retries of its own (the runner's retry loop is the
-only one). Failures come back as the SDK's failures did, so
-:func:`~mycode_core.providers.openai_compat.classify` gives the same error classes: a
-timeout, a connection failure (with its cause), or a status error with the server's message.
-"""
+"""One POST of a prepared body, on :mod:`.stdhttp` or (with a proxy configured) ``httpx2``;
+failures come back as the ``openai`` SDK's did: a timeout, a connection or a status error."""
 
 from __future__ import annotations
 
@@ -34,26 +25,17 @@ class StatusFailure(Exception):
         self.status_code = status
         self.body = body.get("error", body) if isinstance(body, dict) else body
         self.headers = headers
-        self.message = _said(self.body)
-        """What the body says (``""``: nothing)."""
+        self.message = _said(self.body)  # "": the body says nothing
         super().__init__(f"Error code: {status} - {self.message}")
 
 
-ERROR_TEXT_CHARS = 500
-"""How much of an error body that is not an OpenAI error object goes into the message."""
+ERROR_TEXT_CHARS = 500  # of an error body that is not an OpenAI error object
 
 
 def _said(body: Any) -> str:
-    """What an error body says: its ``message``, else a ``detail`` or ``error`` string (TGI,
-    FastAPI servers), else a plain-text body — of an HTML page (nginx, Cloudflare) its title,
-    else its first heading, else its text without styles and scripts —, on one line and cut
-    short (``""``: nothing)."""
-    if isinstance(body, dict):
-        said = next(
-            (v for v in map(body.get, ("message", "detail", "error")) if isinstance(v, str)), ""
-        )
-    else:
-        said = body if isinstance(body, str) else ""
+    """What an error body says, on one line and cut short (of an HTML page: title or heading)."""
+    told = map(body.get, ("message", "detail", "error")) if isinstance(body, dict) else [body]
+    said = next((v for v in told if isinstance(v, str)), "")
     if said.lstrip().startswith("<"):
         import html
         import re
@@ -112,9 +94,7 @@ class ChatClient:
             self._failures = (TimeoutError, (OSError, http.client.HTTPException))
 
     def post(self, path: str, body: bytes, *, stream: bool) -> Any:
-        """POST ``body`` to ``base_url + path``; the response, unread when ``stream`` (the
-        caller closes it). Raises :class:`RequestTimedOut`, :class:`ConnectFailure` or
-        :class:`StatusFailure`."""
+        """POST ``body``: the response (when ``stream``, unread and for the caller to close)."""
         timed_out, failed = self._failures
         try:
             if self._std is None:

@@ -1,12 +1,5 @@
-"""Any OpenAI-compatible chat-completions endpoint.
-
-OpenAI, Ollama, vLLM, llama.cpp's server and OpenRouter all work with a base URL and a key.
-Streaming is the default; the raw SSE lines are accumulated by :mod:`.sse`. The request body is
-prepared by :mod:`.wire` (each message serialised once) and posted by :mod:`.http`, without the
-``openai`` SDK (no import of its types, no per-request transform of the whole history). A failure
-is not retried here: the runner's retry loop (with ``retry`` events) is the only one. Timeouts,
-connection failures and status errors map to the same error classes as the SDK's did.
-"""
+"""Any OpenAI-compatible chat-completions endpoint: body from :mod:`.wire`, POST by :mod:`.http`,
+stream read by :mod:`.sse`; failures are classified, never retried here (the runner retries)."""
 
 from __future__ import annotations
 
@@ -16,24 +9,8 @@ from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
-from mycode_core.providers.base import (
-    BrokenStream,
-    ConnectionFailed,
-    ContextLengthExceeded,
-    FatalModelError,
-    ModelError,
-    ModelReply,
-    ModelTimeout,
-    RateLimited,
-    ServerError,
-    ServerLoading,
-)
-from mycode_core.providers.http import (
-    ChatClient,
-    ConnectFailure,
-    RequestTimedOut,
-    StatusFailure,
-)
+from mycode_core.providers import base
+from mycode_core.providers.http import ChatClient, ConnectFailure, RequestTimedOut, StatusFailure
 from mycode_core.providers.sse import (
     accumulate_sse,
     looks_like_context_overflow,
@@ -54,8 +31,7 @@ def _retry_after(headers: Any) -> float | None:
 
 
 def _error_message(exc: StatusFailure) -> str:
-    """What the server said (:attr:`StatusFailure.message`) on one line, else its status's
-    phrase."""
+    """What the server said on one line, else its status's phrase."""
     said = exc.message.removeprefix(f"{exc.status_code} ")  # nginx's title: "502 Bad Gateway"
     if not said:
         with contextlib.suppress(ValueError):
@@ -72,8 +48,7 @@ KEY_HINT = (
 
 
 def connection_problem(exc: BaseException) -> str | None:
-    """``"refused"`` or ``"unknown host"`` when a connection error will not go away by
-    retrying it at once, else ``None`` (``exc`` and up to nine of its causes are looked at)."""
+    """``"refused"``/``"unknown host"`` when retrying at once will not help (causes looked at)."""
     import socket
 
     seen: list[BaseException] = []
@@ -82,7 +57,7 @@ def connection_problem(exc: BaseException) -> str | None:
         seen.append(item)
         text = str(item)
         if isinstance(item, ConnectionRefusedError) or "Connection refused" in text:
-            return "refused"  # ("[Errno 111] Connection refused" has both)
+            return "refused"
         if isinstance(item, socket.gaierror) or "Name or service not known" in text:
             return "unknown host"
         if "nodename nor servname" in text:
@@ -91,25 +66,26 @@ def connection_problem(exc: BaseException) -> str | None:
     return None
 
 
-def _connection_error(exc: BaseException, base_url: str, answered: bool) -> ModelError:
+def _connection_error(exc: BaseException, base_url: str, answered: bool) -> base.ModelError:
     from urllib.parse import urlsplit
 
     problem = connection_problem(exc)
     host = (urlsplit(base_url).hostname or "").lower()
     if problem == "refused" and host in LOCAL_HOSTS and not answered:
-        return FatalModelError(
+        return base.FatalModelError(
             f"cannot reach the model server at {base_url}: connection refused — is the "
             "server running? (check --base-url / MYCODE_BASE_URL)"
         )
     if problem == "unknown host":
-        return FatalModelError(
+        return base.FatalModelError(
             f"cannot reach the model server at {base_url}: unknown host {host!r} "
             "(check --base-url / MYCODE_BASE_URL)"
         )
     cause = exc.__cause__ or exc
-    return ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
+    return base.ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
 
 
+# llama-server's 500s that no retry will change (how it was started does not fit the request)
 SETUP_ERRORS = (
     (
         "requires --jinja",  # llama-server --no-jinja, asked with tools
@@ -122,45 +98,43 @@ SETUP_ERRORS = (
         'set images = false ([models."NAME"] images = false) for this model',
     ),
 )
-"""Errors llama-server answers with a 500 that no retry will change (the way it was started
-does not fit the request), each with what to do about it."""
 
 
-def _status_error(status: int, message: str, headers: Any, url: str) -> ModelError:
+def _status_error(status: int, message: str, headers: Any, url: str) -> base.ModelError:
     text = f"HTTP {status}: {message}"
     if status in (401, 403):
-        return FatalModelError(f"{text} — {KEY_HINT} ({url})", status=status)
+        return base.FatalModelError(f"{text} — {KEY_HINT} ({url})", status=status)
     hint = next((hint for marker, hint in SETUP_ERRORS if marker in message), None)
     if hint is not None:
-        return FatalModelError(f"{text} — {hint} ({url})", status=status)
+        return base.FatalModelError(f"{text} — {hint} ({url})", status=status)
     if status == 429:
-        return RateLimited(text, retry_after=_retry_after(headers), status=status)
+        return base.RateLimited(text, retry_after=_retry_after(headers), status=status)
     if status == 503 and "loading model" in message.lower():
-        return ServerLoading(f"{text} (the server is still loading its model)", retry_after=2.0)
+        return base.ServerLoading(
+            f"{text} (the server is still loading its model)", retry_after=2.0
+        )
     if status in (408, 409) or status >= 500:
-        return ServerError(text, retry_after=_retry_after(headers), status=status)
+        return base.ServerError(text, retry_after=_retry_after(headers), status=status)
     if status in (400, 413, 422) and looks_like_context_overflow(message):
-        return ContextLengthExceeded(text, status=status)
-    return FatalModelError(text, status=status)
+        return base.ContextLengthExceeded(text, status=status)
+    return base.FatalModelError(text, status=status)
 
 
-def classify(exc: Exception, base_url: str | None = None, answered: bool = False) -> ModelError:
+def classify(
+    exc: Exception, base_url: str | None = None, answered: bool = False
+) -> base.ModelError:
     """Map a request failure to our error classes; ``base_url`` is named in connection errors.
-
-    Unknown host names, and refused connections to a local server that has not ``answered``
-    yet, fail at once (retrying will not start the server or fix the URL); other connection
-    errors are retried (a server that answered earlier may be restarting).
-    """
+    An unknown host, or a local server that refuses and has not ``answered`` yet, is fatal."""
     url = base_url or DEFAULT_BASE_URL
-    if isinstance(exc, ModelError):
+    if isinstance(exc, base.ModelError):
         return exc
     if isinstance(exc, RequestTimedOut):
-        return ModelTimeout(f"the model request to {url} timed out")
+        return base.ModelTimeout(f"the model request to {url} timed out")
     if isinstance(exc, ConnectFailure):
         return _connection_error(exc, url, answered)
     if isinstance(exc, StatusFailure):
         return _status_error(exc.status_code, _error_message(exc), exc.headers, url)
-    return BrokenStream(f"the model stream broke: {type(exc).__name__}: {exc}")
+    return base.BrokenStream(f"the model stream broke: {type(exc).__name__}: {exc}")
 
 
 class OpenAICompatibleModel:
@@ -175,8 +149,7 @@ class OpenAICompatibleModel:
         self.answered = False  # the server answered a request (a refusal now is retried)
         self._client: Any = None
         self._builder = RequestBuilder()
-        self.template_caps: dict[str, Any] = {}
-        """llama.cpp's ``chat_template_caps`` (``supports_tools``), once discovery asked."""
+        self.template_caps: dict[str, Any] = {}  # llama.cpp's, once discovery asked
 
     @property
     def client(self) -> Any:
@@ -198,15 +171,12 @@ class OpenAICompatibleModel:
         max_tokens: int | None = None,
         purpose: str | None = None,
         on_reasoning: Callable[[str], None] | None = None,
-    ) -> ModelReply:
-        """One model turn (``max_tokens``: the reply's cap; ``purpose``: unused here, every
-        request goes to the server; ``on_reasoning``: told the thinking the server sends apart,
-        as ``reasoning_content`` or ``reasoning``); raises a classified :class:`ModelError`."""
+    ) -> base.ModelReply:
+        """One model turn (``purpose`` unused here); raises a classified :class:`ModelError`."""
         models = getattr(self.settings, "models", None) or {}
         entry = models.get(getattr(self.settings, "model", None)) or models.get(self.model_id)
         params: dict[str, Any] = dict(getattr(entry, "request", None) or {})
-        max_output = max_tokens or getattr(self.settings, "max_output_tokens", None)
-        if max_output:
+        if max_output := max_tokens or getattr(self.settings, "max_output_tokens", None):
             params["max_tokens"] = int(max_output)
         hear = (on_text, on_reasoning)
         try:
@@ -218,14 +188,13 @@ class OpenAICompatibleModel:
                     self.send_stream_options = False  # the server rejects it: never send again
                     return self._request(messages, tools, params, hear)
                 raise
-        except ModelError:
+        except base.ModelError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure is classified
             raise classify(exc, self.settings.base_url, self.answered) from exc
 
     def discover_context_window(self) -> Any:
-        """The model's window and reply cap as the server reports them (vLLM, llama.cpp,
-        Ollama, OpenRouter: ``Limits``); once in the background, never for OpenAI itself."""
+        """The model's ``Limits`` as the server reports them (none without a base URL)."""
         from mycode_core.providers.discovery import Limits, discover_context_window
 
         url, key = self.settings.base_url, self.settings.api_key
@@ -234,8 +203,7 @@ class OpenAICompatibleModel:
         return discover_context_window(str(url), self.model_id, key, 3.0, self.template_caps)
 
     def abort(self) -> None:
-        """Cut the request in flight (the user cancelled): close the response being streamed
-        and the client's connections, so even a request still waiting for headers fails now."""
+        """Cut the request in flight (the user cancelled), even one still waiting for headers."""
         active, client = self._active, self._client
         self._active, self._client = None, None
         if active is not None:
@@ -249,9 +217,8 @@ class OpenAICompatibleModel:
         tools: list[dict[str, Any]],
         params: dict[str, Any],
         hear: tuple[Callable[[str], None], Callable[[str], None] | None],
-    ) -> ModelReply:
-        """POST the body to ``/chat/completions`` and read the reply, streamed unless the
-        settings say ``stream = false``."""
+    ) -> base.ModelReply:
+        """POST the body to ``/chat/completions`` and read the (streamed) reply."""
         if self.stream:
             params = {**params, "stream": True}
             if self.send_stream_options:

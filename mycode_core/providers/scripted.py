@@ -1,14 +1,6 @@
-"""``scripted:PATH`` — plays a JSON file of model turns through the real loop (SPEC §6).
-
-Each turn is ``{"content": str?, "tool_calls": [{"name", "arguments", "id"?}]?}``;
-``arguments`` is a JSON object or a JSON-encoded string. A turn may also be
-``{"delay": seconds}`` (pause before answering, for demos) and
-``{"error": {"kind": "rate_limit"|"timeout"|"server_error"|"broken_stream"|"context_length"|
-"model_error", "message": str?, "retry_after": float?}}`` to rehearse recovery paths. When the
-script runs out, the model answers with a plain final text. Internal requests (``purpose`` set:
-a compaction summary, the step-limit checkpoint, a plugin's side request) are answered here,
-deterministically from the request itself, and consume no turn (SPEC §6).
-"""
+"""``scripted:PATH``: plays a JSON file of model turns through the real loop (SPEC §6); a turn
+may also hold a ``delay`` or an ``error`` to rehearse recovery. Internal requests (``purpose``
+set) are answered deterministically from the request and consume no turn."""
 
 from __future__ import annotations
 
@@ -70,8 +62,7 @@ class ScriptedModel:
         self._aborted.set()
 
     def fork(self) -> ScriptedModel:
-        """The model of a child agent (issue 11): this same script, so the turns play in order
-        across the agent tree (a child's turns follow its parent's ``delegate_task`` turn)."""
+        """A child agent's model: this same script, so the turns play in order across the tree."""
         return self
 
     def complete(
@@ -83,15 +74,11 @@ class ScriptedModel:
         max_tokens: int | None = None,
         purpose: str | None = None,
     ) -> ModelReply:
-        """Return the next turn of the script (streaming its text through ``on_text``); an
-        internal request (``purpose``) gets :func:`internal_answer` and consumes no turn."""
+        """The script's next turn; an internal request (``purpose``) consumes no turn."""
         if purpose:
             text = internal_answer(messages, purpose, max_tokens)
-            return ModelReply(
-                content=text,
-                finish_reason="stop",
-                usage={"input_tokens": 0, "output_tokens": count_text(text)},
-            )
+            usage = {"input_tokens": 0, "output_tokens": count_text(text)}
+            return ModelReply(content=text, finish_reason="stop", usage=usage)
         self._aborted.clear()
         with self._lock:
             turn = self.turns[self.position] if self.position < len(self.turns) else None
@@ -103,9 +90,8 @@ class ScriptedModel:
             if self._aborted.wait(min(float(delay), 10.0)):
                 raise base.BrokenStream("the request was cancelled")
         if "error" in turn:
-            error = (
-                turn["error"] if isinstance(turn["error"], dict) else {"kind": str(turn["error"])}
-            )
+            error = turn["error"]
+            error = error if isinstance(error, dict) else {"kind": str(error)}
             cls = ERRORS.get(str(error.get("kind")), base.FatalModelError)
             retry_after = error.get("retry_after")
             raise cls(
@@ -127,19 +113,12 @@ class ScriptedModel:
             arguments = function.get("arguments", {})
             if not isinstance(arguments, str):
                 arguments = json.dumps(arguments, ensure_ascii=False)
-            calls.append(
-                ReplyToolCall(
-                    id=raw.get("id") or None,
-                    name=str(function.get("name") or f"unnamed_{index}"),
-                    arguments=arguments,
-                )
-            )
+            name = str(function.get("name") or f"unnamed_{index}")
+            calls.append(ReplyToolCall(id=raw.get("id") or None, name=name, arguments=arguments))
         finish = turn.get("finish_reason") or ("tool_calls" if calls else "stop")
+        usage = {"input_tokens": 0, "output_tokens": count_text(text)}
         return ModelReply(
-            content=content or None,
-            tool_calls=calls,
-            finish_reason=finish,
-            usage={"input_tokens": 0, "output_tokens": count_text(content or "")},
+            content=content or None, tool_calls=calls, finish_reason=finish, usage=usage
         )
 
 
@@ -147,8 +126,7 @@ SUMMARY_LINES = 12
 
 
 def internal_answer(messages: list[dict[str, Any]], purpose: str, max_tokens: int | None) -> str:
-    """A deterministic reply to an internal request: for a summary, the calls and results the
-    request lists (its ``CALL``/``RESULT`` lines, newest kept); else a short fixed text."""
+    """A deterministic reply to an internal request (a summary lists its ``CALL`` lines)."""
     text = "\n".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
     if purpose != "summary":
         return f"(scripted {purpose}: no model)"
@@ -165,5 +143,4 @@ def internal_answer(messages: list[dict[str, Any]], purpose: str, max_tokens: in
             "## Next steps\nContinue the task.",
         ]
     )
-    limit = max(40, int(max_tokens or 4_000)) * 3
-    return body[:limit]
+    return body[: max(40, int(max_tokens or 4_000)) * 3]

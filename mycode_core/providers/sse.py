@@ -1,9 +1,5 @@
-"""Accumulating a chat-completions SSE stream into one :class:`ModelReply`.
-
-We parse the raw stream ourselves: OpenAI-compatible servers omit ``index``, ``object`` or
-``id`` fields, send arguments as objects, or put an ``error`` block mid-stream, and a
-lenient parser copes with all of them.
-"""
+"""Accumulating a chat-completions SSE stream into one :class:`ModelReply`, leniently: servers
+omit ``index``/``id`` fields, send arguments as objects, or put an ``error`` mid-stream."""
 
 from __future__ import annotations
 
@@ -11,15 +7,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from mycode_core.providers.base import (
-    BrokenStream,
-    ContextLengthExceeded,
-    ModelError,
-    ModelReply,
-    RateLimited,
-    ReplyToolCall,
-    ServerError,
-)
+from mycode_core.providers import base
 from mycode_core.providers.http import ERROR_TEXT_CHARS
 from mycode_core.providers.think import ThinkSplitter
 
@@ -32,7 +20,6 @@ CONTEXT_MARKERS = (
     "prompt is too long",
     "reduce the length",
     "input is too long",
-    # issue 9: llama.cpp / Ollama, Gemini, vLLM, TGI, generic proxies
     "context size",
     "exceed_context_size",
     "maximum number of tokens allowed",
@@ -56,8 +43,7 @@ GRAMMAR_FAILURE = (
 
 
 def one_line(message: str) -> str:
-    """A server's error message on one line (llama-server quotes the model's output in it,
-    newlines included), cut short, and what a tool-call parse failure means."""
+    """An error message on one line, cut short, telling what a tool-call parse failure means."""
     text = " ".join(message.split())
     if len(text) > ERROR_TEXT_CHARS:
         text = text[: ERROR_TEXT_CHARS - 1] + "…"
@@ -66,7 +52,7 @@ def one_line(message: str) -> str:
     return text
 
 
-def error_from_payload(payload: Any) -> ModelError:
+def error_from_payload(payload: Any) -> base.ModelError:
     """Classify an ``error`` object found inside a stream."""
     error = payload.get("error", payload) if isinstance(payload, dict) else payload
     if isinstance(error, dict):
@@ -77,16 +63,14 @@ def error_from_payload(payload: Any) -> ModelError:
     message = one_line(message)
     text = f"{code} {message}"
     if looks_like_context_overflow(text):
-        return ContextLengthExceeded(f"stream error: {message}")
+        return base.ContextLengthExceeded(f"stream error: {message}")
     if "rate" in text.lower() and "limit" in text.lower():
-        return RateLimited(f"stream error: {message}")
-    return ServerError(f"stream error: {message}")
+        return base.RateLimited(f"stream error: {message}")
+    return base.ServerError(f"stream error: {message}")
 
 
 def part_texts(parts: Any) -> tuple[str, str]:
-    """``(thinking, text)`` of content sent as a list of parts (Mistral's reasoning models,
-    proxies): the ``text`` parts joined; a ``thinking`` or ``reasoning`` part (its text a
-    string or parts again) is thinking; any other part is left out."""
+    """``(thinking, text)`` of content sent as a list of parts (Mistral, proxies)."""
     if isinstance(parts, str):
         return "", parts
     thought, text = [], []
@@ -109,8 +93,7 @@ class _Call:
 
 
 class StreamAccumulator:
-    """Feeds on decoded chunk objects; keeps choice 0 only. A leading ``<think>`` block in the
-    content is thinking, as ``reasoning_content`` is (:mod:`.think`)."""
+    """Feeds on decoded chunks (choice 0 only); a leading ``<think>`` block is thinking."""
 
     def __init__(
         self, on_text: Callable[[str], None], on_reasoning: Callable[[str], None] | None = None
@@ -153,9 +136,7 @@ class StreamAccumulator:
             if not isinstance(choice, dict) or int(choice.get("index") or 0) != 0:
                 continue
             delta = choice.get("delta") or choice.get("message") or {}
-            # llama.cpp, vLLM, DeepSeek: ``reasoning_content``; OpenRouter, Ollama: ``reasoning``
-            # — before the content: a whole message (not streamed) carries both, and the
-            # thinking is shown before its answer
+            # before the content: a whole (not streamed) message has both, thinking shown first
             thought = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(thought, str):
                 self._hear(thought, "")
@@ -202,16 +183,14 @@ class StreamAccumulator:
         elif isinstance(arguments, dict):
             call.arguments.append(json.dumps(arguments))
 
-    def reply(self) -> ModelReply:
+    def reply(self) -> base.ModelReply:
         """The accumulated turn."""
         self._hear(*self.think.finish())
-        text = "".join(self.text) or None
-        refusal = "".join(self.refusal) or None
-        return ModelReply(
-            content=text,
-            refusal=refusal,
+        return base.ModelReply(
+            content="".join(self.text) or None,
+            refusal="".join(self.refusal) or None,
             tool_calls=[
-                ReplyToolCall(id=c.id, name=c.name, arguments="".join(c.arguments))
+                base.ReplyToolCall(id=c.id, name=c.name, arguments="".join(c.arguments))
                 for c in self.calls
                 if c.name
             ],
@@ -225,7 +204,7 @@ def accumulate_sse(
     lines: Iterable[str],
     on_text: Callable[[str], None],
     on_reasoning: Callable[[str], None] | None = None,
-) -> ModelReply:
+) -> base.ModelReply:
     """Read SSE ``lines`` (without newlines) into a reply; raise :class:`ModelError` on errors."""
     acc = StreamAccumulator(on_text, on_reasoning)
     event_name: str | None = None
@@ -245,7 +224,7 @@ def accumulate_sse(
             payload = json.loads(payload_text)
         except ValueError:
             if name == "error":
-                raise ServerError(f"stream error: {payload_text[:200]}") from None
+                raise base.ServerError(f"stream error: {payload_text[:200]}") from None
             return  # keep-alive noise or a comment some servers send
         if name == "error":
             raise error_from_payload(payload)
@@ -266,7 +245,7 @@ def accumulate_sse(
             data.append(value)
     dispatch()
     if not acc.done and acc.finish_reason is None:
-        raise BrokenStream("the stream ended before the model finished its reply")
+        raise base.BrokenStream("the stream ended before the model finished its reply")
     return acc.reply()
 
 
@@ -274,7 +253,7 @@ def reply_from_completion(
     body: dict[str, Any],
     on_text: Callable[[str], None],
     on_reasoning: Callable[[str], None] | None = None,
-) -> ModelReply:
+) -> base.ModelReply:
     """A non-streaming ``chat.completion`` body as a reply (text still goes through on_text)."""
     acc = StreamAccumulator(on_text, on_reasoning)
     acc.feed(body)

@@ -1,14 +1,5 @@
-"""A keep-alive HTTP/1.1 connection on the standard library, for the provider's POSTs.
-
-``httpx2`` costs a good part of a start-up to import (its own imports: h11's regular
-expressions, anyio, attrs, ``urllib.request``); ``http.client`` costs next to nothing, and one
-POST of a prepared body with a streamed answer is all a model turn needs. It is used when no
-proxy is configured in the environment (then :mod:`.http` uses ``httpx2``, which knows proxies).
-
-One timeout bounds every blocking step (connect, each read), as the SDK's single timeout did;
-a reused connection the server has closed is opened again once; :meth:`close` from another
-thread cuts a request in flight.
-"""
+"""A keep-alive HTTP/1.1 connection on ``http.client`` (``httpx2`` is slow to import): one timeout
+for every blocking step, a closed reused connection opened again once, a request cut by close."""
 
 from __future__ import annotations
 
@@ -34,7 +25,7 @@ class Response:
         self._raw = raw
         self._on_close = on_close
         self.status_code: int = raw.status
-        # names lower-cased: the provider looks them up that way, as in httpx2's headers
+        # lower-cased: the provider looks them up that way, as in httpx2's headers
         self.headers = {name.lower(): value for name, value in raw.getheaders()}
         self._content: bytes | None = None
 
@@ -44,18 +35,9 @@ class Response:
             self._content = self._raw.read()
         return self._content
 
-    @property
-    def text(self) -> str:
-        """The body as text (UTF-8, lenient)."""
-        return self.read().decode("utf-8", "replace")
-
     def iter_lines(self) -> Any:
         """The body's lines as text, without line ends, as they arrive."""
-        raw = self._raw
-        while True:
-            line = raw.readline()
-            if not line:
-                return
+        for line in iter(self._raw.readline, b""):
             yield line.decode("utf-8", "replace").rstrip("\r\n")
 
     def close(self) -> None:
@@ -135,6 +117,5 @@ class Connection:
 
     def close(self) -> None:
         """Close the connection; a request in flight on it fails at once."""
-        conn = self._conn
-        if conn is not None:
+        if (conn := self._conn) is not None:
             self._drop(conn)

@@ -1,26 +1,18 @@
-"""A leading ``<think>…</think>`` block in ``content`` is the model's thinking, not its answer.
-
-llama-server started with ``--reasoning-format none`` (and some vLLM or Ollama set-ups) leave a
-reasoning model's thoughts inline at the start of ``content`` instead of sending them apart as
-``reasoning_content``. :class:`ThinkSplitter` routes them where ``reasoning_content`` goes, piece
-by piece as they stream: a tag split across chunks is held back (never more than a tag's
-length), an unterminated block is thinking to the end, and a tag later in the answer is text.
-"""
+"""A leading ``<think>…</think>`` block in ``content`` (llama-server ``--reasoning-format none``
+and the like) is the model's thinking, not its answer: split it off as it streams (a tag split
+across pieces is held back; an unterminated block is thinking to the end)."""
 
 from __future__ import annotations
 
 OPEN, CLOSE = "<think>", "</think>"
-MAX_LEAD = 256
-"""Whitespace waited through before ``<think>``: past it, the content is answer text."""
+MAX_LEAD = 256  # whitespace waited through before <think>: past it, the content is answer text
 
 
 class ThinkSplitter:
-    """Splits streamed ``content`` into thinking and answer text; each piece costs O(piece)."""
+    """Splits streamed ``content`` into thinking and answer text, each piece in O(piece)."""
 
     def __init__(self) -> None:
-        # lead: nothing decided yet; think: inside the block; gap: the blank lines after it
-        # (dropped); text: the answer, passed through
-        self.state = "lead"
+        self.state = "lead"  # then "think", "gap" (blank lines after it, dropped), "text"
         self.held = ""
 
     def feed(self, piece: str) -> tuple[str, str]:
@@ -55,7 +47,6 @@ class ThinkSplitter:
         return thought, answer
 
     def finish(self) -> tuple[str, str]:
-        """What was held back when the content ends: text that only looked like ``<think>``,
-        or the start of a ``</think>`` that never came (still thinking)."""
+        """What was held back when the content ends, as thinking or text."""
         held, self.held = self.held, ""
         return (held, "") if self.state == "think" else ("", held)

@@ -1,14 +1,5 @@
-"""Chat-completions request bodies built from already-serialised messages.
-
-History entries never change, so each message is turned into its JSON fragment once and the
-fragment is kept for as long as the message is in the view: building a request body is one
-``join`` over cached bytes plus the new messages, whatever the session length. The body goes
-to the server as is (no SDK transform of the whole history).
-
-A value JSON cannot represent (an object a plugin put in a message, a lone surrogate in a
-string) never fails the request: it is sent as its text, a lone surrogate as U+FFFD (as the
-events and the transcript show it).
-"""
+"""Request bodies from messages each serialised once (a body joins cached bytes); a value JSON
+cannot represent is sent as its text, a lone surrogate as U+FFFD: it never fails the request."""
 
 from __future__ import annotations
 
@@ -19,8 +10,7 @@ from typing import Any
 
 
 def _fallback(value: Any) -> Any:
-    """What ``json.dumps`` sends for a value it does not know: lists for sets and tuples,
-    the text of anything else."""
+    """What ``json.dumps`` sends for an unknown value: a list for a set or tuple, else text."""
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     if isinstance(value, bytes):
@@ -48,14 +38,12 @@ def _encode(value: Any) -> bytes:
     )
     try:
         return text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: U+FFFD, as in events (strict parsers
-        # such as llama.cpp's reject a lone ``\ud800`` escape)
+    except UnicodeEncodeError:  # a lone surrogate: strict parsers (llama.cpp) reject \ud800
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
 
 
 def dumps(value: Any) -> bytes:
-    """Compact UTF-8 JSON of ``value``, never raising for an unknown type, a surrogate,
-    NaN or a cycle (those are sent as U+FFFD, ``null`` and ``"[cycle]"``)."""
+    """Compact UTF-8 JSON of ``value``, never raising (NaN is ``null``, a cycle ``"[cycle]"``)."""
     try:
         return _encode(value)
     except (ValueError, RecursionError):
@@ -63,12 +51,8 @@ def dumps(value: Any) -> bytes:
 
 
 class RequestBuilder:
-    """Builds request bodies, serialising each message once while it stays in the view.
-
-    The cache is keyed by the message object's identity (the object is kept alive with its
-    fragment, so an identity is never reused while cached) and keeps only the messages of the
-    last request, so a compacted-away message is forgotten.
-    """
+    """Builds request bodies, serialising each message once while it stays in the view (keyed
+    by identity: the message is kept alive with its fragment, so an id is never reused)."""
 
     def __init__(self) -> None:
         self._fragments: dict[int, tuple[Mapping[str, Any], bytes]] = {}
@@ -76,11 +60,7 @@ class RequestBuilder:
         self._last: tuple[list[Mapping[str, Any]], bytes] = ([], b"")
 
     def messages_json(self, messages: Sequence[Mapping[str, Any]]) -> bytes:
-        """``[m1,m2,…]`` from the cached fragments (new messages serialised now); fragments
-        of messages no longer in the view are dropped once they outnumber the view.
-
-        A view that extends the previous one (the same objects, then new ones: every step
-        between compactions) reuses the previous join and looks only at the new messages."""
+        """``[m1,m2,…]`` from the cached fragments (a view extending the last reuses its join)."""
         previous, joined = self._last
         if len(messages) < len(previous) or not all(map(operator.is_, previous, messages)):
             previous, joined = [], b""
@@ -106,17 +86,14 @@ class RequestBuilder:
         tools: Sequence[Mapping[str, Any]] | None = None,
         params: Mapping[str, Any] | None = None,
     ) -> bytes:
-        """The whole request body: ``model``, ``messages``, ``tools`` when any, then every
-        other request parameter (``max_tokens``, ``stream``, ``stream_options``, …)."""
-        head = b'{"model":' + dumps(model) + b',"messages":' + self.messages_json(messages)
-        parts = [head]
+        """The request body: ``model``, ``messages``, ``tools`` when any, then ``params``."""
+        parts = [b'{"model":' + dumps(model) + b',"messages":' + self.messages_json(messages)]
         if tools:
             if self._tools is None or self._tools[0] is not tools:
                 self._tools = (tools, dumps(list(tools)))  # the same list object: reused
             parts.append(b',"tools":' + self._tools[1])
         for key, value in (params or {}).items():
-            if value is None or key in ("model", "messages", "tools"):
-                continue
-            parts.append(b"," + dumps(key) + b":" + dumps(value))
+            if value is not None and key not in ("model", "messages", "tools"):
+                parts.append(b"," + dumps(key) + b":" + dumps(value))
         parts.append(b"}")
         return b"".join(parts)
