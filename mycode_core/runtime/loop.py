@@ -265,12 +265,12 @@ class AgentRunner(Acting, Viewing):
             self.caller.record_interrupted()
         state = self._settle_window(state)
         error = state.detail if state.stop_reason != "completed" and state.detail else None
-        stop = state.stop_reason or "model_error"
+        ended = state.stop_reason or "model_error"
         with self._lock:
             if not self._result_sent:
                 self._result_sent = True
                 self._emit(
-                    self._result(stop, state.verdict, state.step, final_text, started, error)
+                    self._result(ended, state.verdict, state.step, final_text, started, error)
                 )
         self.events.end_of_turn()
 
