@@ -268,8 +268,7 @@ class ModelView:
         parts = [f"system prompt ~{self.calibration.scale(self.system_tokens)} tokens"]
         if self.tool_tokens:
             parts.append(f"tool schemas ~{self.calibration.scale(self.tool_tokens)} tokens")
-        rest = messages[1:]
-        if rest:
+        if rest := messages[1:]:
             biggest = max(rest, key=count_message)
             parts.append(
                 f"largest message ({biggest.get('role')}) "

@@ -165,8 +165,7 @@ class AgentRunner(Acting, Viewing):
         self.events.close()
 
     def cancel(self) -> None:
-        """Ask the running turn to stop (Ctrl-C): the model call is aborted, tools see
-        ``context.cancelled``."""
+        """Ask the running turn to stop (Ctrl-C); tools see ``context.cancelled``."""
         self.context.cancelled.set()
 
     def run(self, prompt: str, request: str | None = None) -> Iterator[AgentEvent]:

@@ -322,8 +322,7 @@ class ToolOrchestrator:
                 )
 
     def _interrupted(self, call: ToolCall, future: Future[Any]) -> ToolResult:
-        """On a cancel, give the handler :data:`CANCEL_GRACE` seconds to return its own result,
-        else answer the call "interrupted"."""
+        """On a cancel: the handler's own result within :data:`CANCEL_GRACE` s, or "interrupted"."""
         try:
             result = coerce_result(future.result(timeout=CANCEL_GRACE))
         except Exception:  # noqa: BLE001 - late, failed or still running: the call is answered
