@@ -64,9 +64,11 @@ class _Inotify:
 
     def read(self) -> bytes:
         chunks: list[bytes] = []
-        with contextlib.suppress(BlockingIOError):
+        try:
             while data := os.read(self.fd, 65536):
                 chunks.append(data)
+        except BlockingIOError:  # nothing more queued
+            pass
         return b"".join(chunks)
 
     def close(self) -> None:
@@ -354,10 +356,12 @@ def _walk_files(root: Path) -> Iterator[tuple[str, os.stat_result]]:
         yield os.path.relpath(entry.path, root), st
 
 
-def _changed_since(root: Path, since_ns: int) -> list[str]:
-    """Files whose change or modification time is at or after ``since_ns`` (a program cannot
+def _changed_since(root: Path, since: int) -> list[str]:
+    """Files whose change or modification time (ns) is at or after ``since`` (a program cannot
     set the change time back, so a file written after the mark is always found)."""
-    return [rel for rel, st in _walk_files(root) if max(st.st_ctime_ns, st.st_mtime_ns) >= since_ns]
+    return [
+        rel for rel, st in _walk_files(root) if st.st_ctime_ns >= since or st.st_mtime_ns >= since
+    ]
 
 
 def _diff(before: Snapshot, after: Snapshot) -> list[str]:
