@@ -181,8 +181,7 @@ class ToolOrchestrator:
         if why or tool is None:  # not run; its permission event says so (SPEC §4: one per call)
             self._deny(call, "core:invalid-call", why)
             return tool, ToolResult.error(why)
-        refusal = self._resolve_paths(call, tool)
-        if refusal is not None:
+        if (refusal := self._resolve_paths(call, tool)) is not None:
             return tool, refusal
         return tool, self._check_permission(call, tool)
 
@@ -240,8 +239,7 @@ class ToolOrchestrator:
             call.arguments = dict(updated)
             call.raw_arguments = json.dumps(updated, ensure_ascii=False)
             call.paths.clear()
-            refusal = self._resolve_paths(call, tool)  # the rewritten paths cross the boundary too
-            if refusal is not None:
+            if (refusal := self._resolve_paths(call, tool)) is not None:  # rewritten paths too
                 return refusal
         if verdict.decision == "ask":
             verdict = self._ask(call, tool, verdict)
