@@ -1,21 +1,6 @@
-"""Which workspace files a tool call changed — complete and cheap at any repository size.
-
-On Linux the workspace is watched with inotify (one watch per folder, set up once in the
-background); the files a call changed are the events queued while it ran, so asking costs one
-``read`` however big the repository is. Folders created during a call are watched (and their
-files counted) at once. After a queue overflow the call's changes are found by one walk of the
-tree (every file whose change time is at or after the mark, plus the events read before the
-overflow), and the watches are set up again at once, so the next call is cheap again
-(:attr:`ChangeDetector.rearms` counts this). Where inotify is unavailable (macOS, the watch
-limit reached) a snapshot is compared instead: ``git status`` in a git work tree (through
-:mod:`mycode_core.safegit`, so the repository's configuration never runs), else a walk of the
-tree; both see every file, without a cap.
-
-Noise folders (``.git``, ``node_modules``, virtualenvs, caches, build output) are not
-watched: writes there are not changes the completion gate should ask to verify. A ``.git``
-folder created at any depth is reported as one path (a new repository: git runs what its
-config names, so the tools plugin takes one a command made back).
-"""
+"""Which workspace files a tool call changed, complete and cheap at any size: inotify events
+(one ``read`` per call; a tree walk and re-arm after an overflow), else a ``git status`` (via
+:mod:`~mycode_core.safegit`) or tree-walk snapshot. Noise skipped; a new ``.git`` is one path."""
 
 from __future__ import annotations
 
@@ -34,8 +19,7 @@ from mycode_core import safegit
 from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
 
 SKIPPED_DIRS = NOISE_DIRS | BUILD_DIRS
-MAX_WATCHED_DIRS = 100_000
-"""Beyond this many folders the workspace is compared by snapshots instead of watched."""
+MAX_WATCHED_DIRS = 100_000  # beyond this many folders, snapshots instead of watches
 
 _IN_NONBLOCK = 0o4000
 _IN_CLOEXEC = 0o2000000
@@ -80,18 +64,15 @@ class _Inotify:
 
     def read(self) -> bytes:
         chunks: list[bytes] = []
-        while True:
-            try:
-                data = os.read(self.fd, 65536)
-            except BlockingIOError:
-                return b"".join(chunks)
-            if not data:
-                return b"".join(chunks)
-            chunks.append(data)
+        try:
+            while data := os.read(self.fd, 65536):
+                chunks.append(data)
+        except BlockingIOError:  # nothing more queued
+            pass
+        return b"".join(chunks)
 
     def close(self) -> None:
-        # closing an inotify descriptor waits for the kernel to retire its watches (an SRCU
-        # grace period: ~15 ms, no CPU): let that happen beside whatever comes next
+        # closing waits ~15 ms for the kernel to retire the watches: let that run alongside
         threading.Thread(target=_close_quietly, args=(self.fd,), daemon=True).start()
 
 
@@ -107,22 +88,17 @@ class ChangeDetector:
         self._dirs: dict[int, str] = {}
         self._ready = threading.Event()
         self._closing = False
-        self._pending: dict[str, bool] = {}
-        """Paths seen changing since the mark, and whether they were created in that time."""
+        self._pending: dict[str, bool] = {}  # path changed since the mark -> created since
         self._snapshot: Snapshot | None = None
         self._git: bool | None = None
         self._marked_ns = 0
         self.mechanism = "snapshot"
-        self.created: set[str] = set()
-        """Of the last :meth:`changes`, the paths created during the call (when known)."""
-        self.rearms = 0
-        """How many times the watches were set up again after a queue overflow."""
+        self.created: set[str] = set()  # of the last changes(): paths the call created
+        self.rearms = 0  # times the watches were set up again after a queue overflow
         if use_inotify and os.uname().sysname == "Linux":
             threading.Thread(target=self._start_watching, daemon=True, name="mycode-watch").start()
         else:
             self._ready.set()
-
-    # ------------------------------------------------------------------ inotify
 
     def _start_watching(self) -> None:
         try:
@@ -133,8 +109,7 @@ class ChangeDetector:
             self.close()
 
     def _arm(self) -> bool:
-        """Set the watches up, or again after an overflow; False if that fails (then
-        snapshots)."""
+        """Set the watches up (again after an overflow); False if that fails (then snapshots)."""
         again = self._inotify is not None
         self._give_up_watching()  # the old watches, if any
         try:
@@ -178,14 +153,11 @@ class ChangeDetector:
 
     def _net_changes(self) -> list[str]:
         """Pending paths minus the ones created and removed again within the call."""
-        found = []
-        for rel, created in self._pending.items():
-            if _skipped(rel):
-                continue
-            if created and not os.path.lexists(self.root / rel.rstrip("/")):
-                continue  # a temporary file: created and gone again
-            found.append(rel)
-        return sorted(found)
+        return sorted(
+            rel
+            for rel, created in self._pending.items()
+            if not _skipped(rel) and (not created or os.path.lexists(self.root / rel.rstrip("/")))
+        )
 
     def _drain(self) -> bool:
         """Move queued events into ``_pending``; False if the queue overflowed."""
@@ -223,18 +195,11 @@ class ChangeDetector:
             self._note(path, created=bool(mask & (_IN_CREATE | _IN_MOVED_TO)))
         return healthy
 
-    # ------------------------------------------------------------------ snapshots
-
     def _is_git(self) -> bool:
         if self._git is None:
             try:
-                out = safegit.run(
-                    ["rev-parse", "--is-inside-work-tree"],
-                    self.root,
-                    root=self.root,
-                    text=True,
-                    timeout=10,
-                )
+                args = ["rev-parse", "--is-inside-work-tree"]
+                out = safegit.run(args, self.root, root=self.root, text=True, timeout=10)
                 self._git = out.returncode == 0 and str(out.stdout).strip() == "true"
             except (OSError, subprocess.SubprocessError, safegit.SafeGitError):
                 self._git = False
@@ -245,14 +210,11 @@ class ChangeDetector:
             snap = _git_snapshot(self.root)
             if snap is not None:
                 return snap
-        # every file of the tree with its stat (no cap; noise folders skipped); of a .git
-        # folder only that it is there (git running in it is no change)
+        # of a .git folder only that it is there (git running in it is no change)
         return {
             rel: (0, 0, "") if S_ISDIR(st.st_mode) else (st.st_mtime_ns, st.st_size, "")
             for rel, st in _walk_files(self.root)
         }
-
-    # ------------------------------------------------------------------ the API
 
     def mark(self) -> None:
         """Start a measurement: forget changes made before now (the user's own edits)."""
@@ -292,8 +254,8 @@ class ChangeDetector:
             return _diff(before, after)
 
     def _after_overflow(self) -> list[str]:
-        """The call's changes when events were lost: watch again first (so nothing made
-        from now on is missed), then one walk for what changed since the mark."""
+        """The call's changes when events were lost: re-arm first (so nothing made from now on
+        is missed), then one walk for what changed since the mark."""
         seen = dict(self._pending)
         self.created = {rel for rel, created in seen.items() if created}
         self._pending.clear()
@@ -337,32 +299,24 @@ def _stat(root: Path, rel: str) -> tuple[int, int]:
 
 
 def _git_snapshot(root: Path) -> Snapshot | None:
-    """Dirty and untracked files (status and stat) from ``git status``; clean files are as
-    committed, so a change to any of them shows up as a new status."""
+    """Dirty and untracked files (status and stat) from ``git status``; a change to a clean
+    file shows up as a new status."""
+    args = ["status", "--porcelain=v1", "-z", "--untracked-files=all"]
     try:
-        out = safegit.run(
-            ["status", "--porcelain=v1", "-z", "--untracked-files=all"],
-            root,
-            root=root,
-            env={"GIT_OPTIONAL_LOCKS": "0"},
-            timeout=120,
-        )
+        out = safegit.run(args, root, root=root, env={"GIT_OPTIONAL_LOCKS": "0"}, timeout=120)
     except (OSError, subprocess.SubprocessError, safegit.SafeGitError):
         return None
     if out.returncode != 0:
         return None
     snap: Snapshot = {}
     stdout = out.stdout if isinstance(out.stdout, bytes) else os.fsencode(out.stdout)
-    entries = stdout.split(b"\0")
-    index = 0
-    while index < len(entries):
-        entry = entries[index]
-        index += 1
+    entries = iter(stdout.split(b"\0"))
+    for entry in entries:
         if len(entry) < 4:
             continue
         status, rel = entry[:2].decode(), os.fsdecode(entry[3:])
         if status[0] in "RC":
-            index += 1  # the rename's source path follows
+            next(entries, None)  # the rename's source path follows
         snap[rel] = (*_stat(root, rel), status)
     return snap
 
@@ -377,9 +331,8 @@ def _listing(folder: str) -> list[os.DirEntry[str]]:
 def _tree_files(
     top: Path, listing: Callable[[str], list[os.DirEntry[str]]] = _listing
 ) -> Iterator[os.DirEntry[str]]:
-    """Every entry below ``top`` that is not a folder, or is a ``.git`` one (noise folders
-    skipped, no link followed), each folder listed by ``listing``; an entry that cannot be read
-    is passed over."""
+    """Every non-folder entry (or ``.git`` folder) below ``top``, each folder listed by
+    ``listing``; noise folders skipped, no link followed, unreadable entries passed over."""
     stack = [str(top)]
     while stack:
         for entry in listing(stack.pop()):
@@ -394,8 +347,7 @@ def _tree_files(
 
 
 def _walk_files(root: Path) -> Iterator[tuple[str, os.stat_result]]:
-    """Every file of the tree (noise folders skipped, no link followed): its path relative
-    to ``root`` and its stat; what cannot be read is passed over."""
+    """Each readable file of :func:`_tree_files`: its path relative to ``root`` and its stat."""
     for entry in _tree_files(root):
         try:
             st = entry.stat(follow_symlinks=False)
@@ -404,14 +356,11 @@ def _walk_files(root: Path) -> Iterator[tuple[str, os.stat_result]]:
         yield os.path.relpath(entry.path, root), st
 
 
-def _changed_since(root: Path, since_ns: int) -> list[str]:
-    """Files (no noise folders) whose change or modification time is at or after
-    ``since_ns``; a program cannot set the change time back, so a file written after the
-    mark is always found."""
+def _changed_since(root: Path, since: int) -> list[str]:
+    """Files whose change or modification time (ns) is at or after ``since`` (a program cannot
+    set the change time back, so a file written after the mark is always found)."""
     return [
-        rel
-        for rel, st in _walk_files(root)
-        if st.st_ctime_ns >= since_ns or st.st_mtime_ns >= since_ns
+        rel for rel, st in _walk_files(root) if st.st_ctime_ns >= since or st.st_mtime_ns >= since
     ]
 
 

@@ -1,12 +1,6 @@
 """The model view: what the model sees each step, built from history within a token budget.
-
-The view is kept incrementally: each history message is shaped (``view_message`` hook) and
-counted once when it enters, so building a request costs nothing that grows with the
-session. Between compactions every request's messages extend the previous request's exactly
-(prefix stability for server-side prompt caches). A compaction (``compact_context`` hook)
-replaces the view with a new one: from then on that list is the fixed prefix and new history
-messages are appended after it. History itself is never changed.
-"""
+Kept incrementally (each message shaped and counted once); between compactions each request
+extends the previous one exactly (prompt caches). History itself is never changed."""
 
 from __future__ import annotations
 
@@ -21,9 +15,8 @@ from mycode_core.runtime.window import ContextWindow
 from mycode_core.tokens import Calibration, count_message, count_text
 
 Compactor = Callable[..., Any]
-"""``compactor(messages, budget, reason, instructions, tokens)`` → list of messages, an object
-with ``messages`` and ``summary`` attributes, or ``None`` to decline (``tokens``: our count of
-``messages``, as for ``compact_context``)."""
+"""``compactor(messages, budget, reason, instructions, tokens)`` → messages, an object with
+``messages`` and ``summary``, or ``None`` to decline."""
 Shaper = Callable[[dict[str, Any], int], dict[str, Any] | None]
 """``shaper(message, budget)`` → the message's form in the view, or ``None`` for as is."""
 
@@ -31,12 +24,8 @@ SUMMARY_MARK = "[mycode: context summary]"
 MASK_MARK = "[masked result of "
 """How the context engine's summary message and masked results start (for ``/context``)."""
 
-MIN_ROOM = 64
-"""The least a compaction is asked to fit the messages into, in tokens; tool schemas that
-leave less than this end the run at once, naming them."""
-
-ViewRef = int | dict[str, Any]
-"""A view message as the transcript records it: a history index, or the message itself."""
+MIN_ROOM = 64  # least tokens a compaction is given; tool schemas leaving less end the run
+ViewRef = int | dict[str, Any]  # a view message in the transcript: a history index or itself
 
 
 class ContextOverflow(Exception):
@@ -45,13 +34,10 @@ class ContextOverflow(Exception):
 
 def render_system_prompt(sections: list[ContextSection]) -> str:
     """Join ``build_context`` sections into one system prompt, lowest priority first."""
-    ordered = sorted(sections, key=lambda section: section.priority)
     parts = []
-    for section in ordered:
-        text = section.text.strip()
-        if not text:
-            continue
-        parts.append(f"# {section.title}\n\n{text}" if section.title else text)
+    for section in sorted(sections, key=lambda section: section.priority):
+        if text := section.text.strip():
+            parts.append(f"# {section.title}\n\n{text}" if section.title else text)
     return "\n\n".join(parts)
 
 
@@ -67,10 +53,8 @@ class ViewChange:
     summary: str | None
     refs: list[ViewRef] = field(default_factory=list)
     history_length: int = 0
-    stage: str | None = None
-    """``mask``, ``summary`` or ``truncate`` (what the compactor says it did)."""
-    count: int = 0
-    """The run's n-th compaction."""
+    stage: str | None = None  # mask, summary or truncate (what the compactor says it did)
+    count: int = 0  # the run's n-th compaction
 
 
 class ModelView:
@@ -87,17 +71,14 @@ class ModelView:
         recheck: int = 0,
     ) -> None:
         self.system_message: dict[str, Any] = {"role": "system", "content": system_prompt}
-        self.bounded = not token_counts.exact()
-        """Some count is the byte bound (the tokenizer was not loaded): see :meth:`recount`."""
+        self.bounded = not token_counts.exact()  # some count is a byte bound (see recount)
         self.system_tokens = count_text(system_prompt, bound=True) + 4
         self._tools_text = ""
         self.window = window if isinstance(window, ContextWindow) else ContextWindow(budget=window)
         self.calibration = Calibration()
         self.tool_tokens = 0
         self.threshold = min(1.0, max(0.1, float(threshold)))
-        self.recheck = max(0, int(recheck))
-        """Offer the view to the compactor again after this many new tool results, even below
-        the threshold (old results are masked in batches); 0: never."""
+        self.recheck = max(0, int(recheck))  # re-offer after this many tool results; 0: never
         self._compactor, self._shaper = compactor, shaper
         self._prefix: list[dict[str, Any]] = []
         self._tail: list[dict[str, Any]] = []
@@ -106,12 +87,9 @@ class ModelView:
         self._manual: str | None = None
         self._declined_below = self.compactions = 0
 
-    # ------------------------------------------------------------------ accounting
-
     @property
     def budget(self) -> int:
-        """Tokens the view may use (window minus output reserve; see
-        :meth:`ContextWindow.budget_with`)."""
+        """Tokens the view may use (window minus output reserve)."""
         return self.window.budget_with(self.calibration.scale(self.tool_tokens))
 
     def reply_cap(self) -> int:
@@ -127,8 +105,7 @@ class ModelView:
         return self.calibration.scale(self.raw_tokens())
 
     def trigger(self) -> int:
-        """The estimate past which the view is compacted: ``threshold`` of the room the
-        messages have (the tool schemas, sent whole every time, set aside)."""
+        """The estimate past which the view is compacted: ``threshold`` of the messages' room."""
         tools = self.calibration.scale(self.tool_tokens)
         return tools + int(max(0, self.budget - tools) * self.threshold)
 
@@ -141,8 +118,7 @@ class ModelView:
         self.tool_tokens = count_text(self._tools_text, bound=True) if tools else 0
 
     def recount(self) -> None:
-        """Count the whole view again with the tokenizer (loaded now if need be): once, when
-        byte bounds were used and the estimate nears the budget."""
+        """Count the whole view again with the tokenizer (loaded now if need be)."""
         token_counts.load_now()
         self.system_tokens = count_message(self.system_message)
         self.tool_tokens = count_text(self._tools_text) if self._tools_text else 0
@@ -174,12 +150,9 @@ class ModelView:
         """The current view: system message, compacted prefix, then the live tail."""
         return [self.system_message, *self._prefix, *self._tail]
 
-    # ------------------------------------------------------------------ building
-
     def composition(self) -> dict[str, int]:
-        """What the view holds, in tokens (``/context``): ``system``, ``tools``, ``summary``
-        (the summary message a compaction wrote: task, summary, facts, pins), ``recent``
-        (messages as they are) and ``masked`` (tool results shown as one-line placeholders)."""
+        """What the view holds, in tokens (``/context``): ``system``, ``tools``, ``summary``,
+        ``recent`` (messages as they are) and ``masked`` (results shown as placeholders)."""
         parts = {"system": self.system_tokens, "tools": self.tool_tokens}
         parts.update(summary=0, recent=0, masked=0)
         for message in [*self._prefix, *self._tail]:
@@ -207,13 +180,8 @@ class ModelView:
     def build(
         self, history: History, *, force_compact: bool = False
     ) -> tuple[list[dict[str, Any]], ViewChange | None]:
-        """Return ``(messages, change)``; ``change`` is set when the view was compacted.
-
-        Compacts when forced (``reactive``), when ``/compact`` asked (``manual``),
-        when the estimate passes ``threshold`` of the budget or ``recheck`` tool results came
-        since the last offer (``proactive``). Raises :class:`ContextOverflow` when even the
-        compacted view does not fit.
-        """
+        """``(messages, change)``, compacted first (``change`` set) when forced, asked by
+        ``/compact``, or past the trigger or ``recheck``; raises :class:`ContextOverflow`."""
         self.sync(history)
         estimate = self.estimate()
         near = force_compact or estimate > self.budget * self.threshold / 2
@@ -262,15 +230,8 @@ class ModelView:
             messages = [self.system_message, *messages]
         self.system_message = messages[0]
         self.system_tokens = count_message(messages[0])
-        refs: list[ViewRef] = []
-        ids: dict[int, int] = {}
-        for message in messages[1:]:
-            index = self._ids.get(id(message))
-            if index is not None:
-                refs.append(index)
-                ids[id(message)] = index
-            else:
-                refs.append(message)
+        ids = {id(m): self._ids[id(m)] for m in messages[1:] if id(m) in self._ids}
+        refs: list[ViewRef] = [ids.get(id(m), m) for m in messages[1:]]
         self._set_prefix(messages[1:], ids)
         self._declined_below = 0
         after = self.estimate()
@@ -291,8 +252,7 @@ class ModelView:
         )
 
     def _no_room_text(self) -> str:
-        """Why no compaction can help: the tool schemas and the system prompt, sent whole with
-        every request, leave the conversation no room (a small window, many tools)."""
+        """Why no compaction can help: tool schemas and system prompt leave no room."""
         window, scale = self.window, self.calibration.scale
         return (
             f"the tool schemas (~{scale(self.tool_tokens)} tokens) and the system prompt "
@@ -308,8 +268,7 @@ class ModelView:
         parts = [f"system prompt ~{self.calibration.scale(self.system_tokens)} tokens"]
         if self.tool_tokens:
             parts.append(f"tool schemas ~{self.calibration.scale(self.tool_tokens)} tokens")
-        rest = messages[1:]
-        if rest:
+        if rest := messages[1:]:
             biggest = max(rest, key=count_message)
             parts.append(
                 f"largest message ({biggest.get('role')}) "
@@ -320,8 +279,6 @@ class ModelView:
             f"{self.budget} (window {window.limit} from {window.source}, minus "
             f"{window.reserve} for the reply); {', '.join(parts)}"
         )
-
-    # ------------------------------------------------------------------ resume
 
     def restore(self, refs: list[ViewRef], history: History, history_length: int) -> bool:
         """Rebuild a compacted view recorded in a transcript; ``False`` if it does not match."""
@@ -346,8 +303,7 @@ class ModelView:
         return True
 
     def _set_prefix(self, prefix: list[dict[str, Any]], ids: dict[int, int]) -> None:
-        """``prefix`` becomes the fixed part of the view (``ids``: which history index each
-        message shows); the live tail starts empty."""
+        """``prefix`` (``ids``: message id → history index) is fixed; the tail starts empty."""
         self._prefix = prefix
         self._prefix_tokens = sum(count_message(m) for m in prefix)
         self._tail, self._tail_tokens, self._ids = [], 0, ids

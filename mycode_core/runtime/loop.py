@@ -1,9 +1,5 @@
-"""The ReAct loop: ``AgentRunner.run(prompt) -> Iterator[AgentEvent]``.
-
-An outer step loop (bounded by ``max_steps``) and an inner model-call loop for recovery, so
-retries, compaction and nudges never consume steps. The state is a frozen
-:class:`~mycode_core.runtime.state.LoopState` advanced only through ``next(reason)``.
-"""
+"""The ReAct loop: ``AgentRunner.run(prompt) -> Iterator[AgentEvent]``; an outer step loop and
+an inner model-call loop (:mod:`.recovery`), so retries, compaction and nudges use no step."""
 
 from __future__ import annotations
 
@@ -37,14 +33,11 @@ from mycode_core.runtime.transforms import transform_system_prompt, transform_to
 from mycode_core.runtime.viewing import Viewing
 from mycode_core.sessions import SessionStore
 
-CLOSE_WAIT = 20.0
-"""Seconds :meth:`AgentRunner.close` waits for a cancelled turn to write its ``result``."""
+CLOSE_WAIT = 20.0  # seconds close() waits for a cancelled turn to write its result
 
 
 class AgentRunner(Acting, Viewing):
     """Runs tasks against a model with tools from plugins; keeps history between turns."""
-
-    # ------------------------------------------------------------------ setup
 
     def prepare(self) -> None:
         """Load tools, model and system prompt (once). Raises ``SetupError`` for bad config."""
@@ -55,15 +48,13 @@ class AgentRunner(Acting, Viewing):
         if self.context.agent_id is None:  # said once, not again by each child agent
             from mycode_core.trust import notice_texts
 
-            # unknown keys (issue 14), then one line per ignored project setting (SPEC §8)
             for message in [*getattr(self.settings, "notices", ()), *notice_texts(self.settings)]:
                 self._notice(message)
         self._collect_tools()  # MCP servers start in background
         self.model = self._make_model()
         window = self._make_window()  # before the prompt: plugins size their sections by it
-        base = self._system_prompt()
-        prompt = base
-        if self.context.agent_id is None:  # issue 11: a child agent starts no session
+        prompt = base = self._system_prompt()
+        if self.context.agent_id is None:  # a child agent starts no session
             prompt = lifecycle.with_session_start(
                 self.pm, self.context, self.start_source, base, self.guard.on_error
             )
@@ -153,11 +144,8 @@ class AgentRunner(Acting, Viewing):
             self.view.set_system_prompt(sections + self._session_start_text)
 
     def close(self, reason: str = "exit") -> None:
-        """Run cleanup tasks (stop MCP servers) and close the transcript.
-
-        ``reason`` reaches the ``session_end`` hook: ``exit``, ``clear`` or ``resume``. A
-        cancelled turn still winding down (its question ended by a signal) is waited for, up to
-        :data:`CLOSE_WAIT` seconds, so its ``result`` reaches the transcript."""
+        """Run cleanup tasks and close the transcript; ``reason`` (``exit``, ``clear``, ``resume``)
+        goes to ``session_end``. A cancelled turn gets :data:`CLOSE_WAIT` s to write its result."""
         worker = self._worker_thread
         if worker is not None and worker is not threading.current_thread():
             if self.context.cancelled.is_set():
@@ -177,25 +165,13 @@ class AgentRunner(Acting, Viewing):
         self.events.close()
 
     def cancel(self) -> None:
-        """Ask the running turn to stop (Ctrl-C): the model call in flight is aborted by the
-        call's own watcher (:class:`ModelCaller`), tools see ``context.cancelled``."""
+        """Ask the running turn to stop (Ctrl-C); tools see ``context.cancelled``."""
         self.context.cancelled.set()
 
-    # ------------------------------------------------------------------ running
-
     def run(self, prompt: str, request: str | None = None) -> Iterator[AgentEvent]:
-        """Run one task to its end, yielding events as they happen; the last is ``result``.
-
-        ``request`` is what the user typed when that differs from ``prompt`` (a slash command
-        that expanded to ``prompt``): it goes to ``context.request``.
-
-        Ctrl-C (``KeyboardInterrupt`` on this, the main thread) cancels the turn: the model
-        call in flight is cut, running tools see ``context.cancelled`` (``run_command`` kills
-        its process tree), calls not yet run are answered "not run", and the worker ends the
-        turn with an ``interrupted`` result carrying the real steps and time. This method only
-        returns once the worker has stopped, so nothing of a cancelled turn runs on into the
-        next one and every tool call in history has exactly one result.
-        """
+        """Run one task, yielding its events; the last is ``result``. ``request``: what the user
+        typed, if ``prompt`` is its expansion. Ctrl-C here cancels the turn (an ``interrupted``
+        result); returns only once the worker stopped, so no cancelled turn runs into the next."""
         previous = self._worker_thread
         if previous is not None:
             if previous.is_alive():
@@ -225,12 +201,9 @@ class AgentRunner(Acting, Viewing):
             yield event
 
     def command_turn(self, text: str, failed: bool = False) -> list[AgentEvent]:
-        """A turn a slash command answered instead of the model (``mycode -p "/name"``):
-        ``text`` becomes the ``result``'s ``final_text`` (no ``user``/``assistant`` event: a
-        resumed session's history holds no trace of the command; a ``failed`` one ends
-        ``interrupted`` with ``text`` as its error). Returns the events not consumed yet, in
-        order: what setup emitted (``system`` first), then the ``result``; the transcript and
-        observers see them like any turn's."""
+        """A turn a slash command answered instead of the model: ``text`` is the result's
+        ``final_text`` (``failed``: its error, ``interrupted``); no user/assistant event. Returns
+        the events not consumed yet: what setup emitted (``system`` first), then the result."""
         self.prepare()
         started = time.monotonic()
         stop, error = ("interrupted", text) if failed else ("completed", None)
@@ -253,18 +226,14 @@ class AgentRunner(Acting, Viewing):
         state = LoopState(log=self.transitions)
         final_text = ""
         try:
-            said = prompt if request is None else request
-            self.context.prompt = (
-                prompt if not self.context.prompt else f"{self.context.prompt}\n\n{prompt}"
-            )
-            self.context.request = (
-                said if not self.context.request else f"{self.context.request}\n\n{said}"
-            )
+            said, context = prompt if request is None else request, self.context
+            context.prompt = f"{context.prompt}\n\n{prompt}" if context.prompt else prompt
+            context.request = f"{context.request}\n\n{said}" if context.request else said
             if self._ready:  # a later turn: plugins' sections may have changed (skills)
                 self.refresh_system_prompt()
             self.prepare()
             state = state.next(TransitionReason.START)
-            verdict = (  # issue 11: a child's task is not a user prompt
+            verdict = (  # a child's task is not a user prompt
                 lifecycle.prompt_verdict(self.guard, self.context, said)
                 if self.context.agent_id is None
                 else lifecycle.PromptVerdict()
@@ -295,18 +264,12 @@ class AgentRunner(Acting, Viewing):
             self.caller.record_interrupted()
         state = self._settle_window(state)
         error = state.detail if state.stop_reason != "completed" and state.detail else None
+        ended = state.stop_reason or "model_error"
         with self._lock:
             if not self._result_sent:
                 self._result_sent = True
                 self._emit(
-                    self._result(
-                        state.stop_reason or "model_error",
-                        state.verdict,
-                        state.step,
-                        final_text,
-                        started,
-                        error,
-                    )
+                    self._result(ended, state.verdict, state.step, final_text, started, error)
                 )
         self.events.end_of_turn()
 
@@ -328,8 +291,6 @@ class AgentRunner(Acting, Viewing):
             context=self.caller.meter.context(self.view.window.limit if self.view else 0),
             structured_output=self.structured.result_value(stop) if self.structured else None,
         )
-
-    # ------------------------------------------------------------------ the step loop
 
     def _loop(self, state: LoopState) -> tuple[LoopState, str]:
         settings = self.settings
@@ -366,11 +327,8 @@ class AgentRunner(Acting, Viewing):
                 continue
             text = reply.content or reply.refusal or ""
             self.history.append(assistant_message(text, []))
-            self._emit(
-                AssistantEvent(
-                    content=text, finish_reason=reply.finish_reason, usage=reply.usage or None
-                )
-            )
+            usage = reply.usage or None
+            self._emit(AssistantEvent(content=text, finish_reason=reply.finish_reason, usage=usage))
             final_text = self.caller.cut_text + text  # the pieces of an answer cut and continued
             state = state.next(TransitionReason.MODEL_REPLIED_TEXT, phase=Phase.VERIFYING)
             verdict = self._completion_verdict(final_text)

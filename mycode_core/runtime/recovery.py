@@ -1,11 +1,6 @@
-"""The inner model-call loop: one model turn, recovering from what can be recovered.
-
-Retries (rate limits, timeouts, connection errors, 5xx, broken streams) back off exponentially
-and honour ``Retry-After``; a context-length error compacts the view and retries; an empty
-reply gets one nudge; a reply cut by the output limit is kept and continued. None of this
-consumes a step. What cannot be recovered raises :class:`RunStopped`. What the run costs and
-how full its context is (``result.cost_usd``, ``result.context``) is counted here too.
-"""
+"""The inner model-call loop: one model turn, with retries (backoff, ``Retry-After``),
+compaction, a nudge for an empty reply and continuation of a cut one, all without using a step;
+the rest raises :class:`RunStopped`. Also counts the run's cost and context fill."""
 
 from __future__ import annotations
 
@@ -26,12 +21,7 @@ from mycode_core.events import (
     TextDeltaEvent,
 )
 from mycode_core.pricing import cost_usd, price_for
-from mycode_core.providers.base import (
-    ContextLengthExceeded,
-    ModelError,
-    ModelReply,
-    call_model,
-)
+from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply, call_model
 from mycode_core.runtime.context import ContextOverflow, ModelView, ViewChange
 from mycode_core.runtime.history import History
 from mycode_core.runtime.messages import assistant_message
@@ -54,8 +44,7 @@ INTERRUPTED_NOTE = "[interrupted by the user]"
 MAX_COMPACTIONS = 3
 MAX_LENGTH_CONTINUES = 2
 FILL = ("input_tokens", "output_tokens")
-LOADING_WAITS = 150
-"""How often a server still loading its model is asked again (every 2 s: 5 minutes)."""
+LOADING_WAITS = 150  # how often a server still loading its model is asked again (2 s apart)
 
 
 def backoff_delay(attempt: int, retry_after: float | None, settings: Any) -> float:
@@ -76,9 +65,8 @@ class CostMeter:
         self.last_prompt_tokens = 0
 
     def add(self, usage: dict[str, int] | None, *, turn: bool = True) -> None:
-        """Count one reply's usage at the price of the model in use now; only a turn of the
-        agent (not a summary or checkpoint request, sent without tools) tells how full the
-        context is."""
+        """Count one reply's usage at the current model's price; only a ``turn`` (not a side
+        request) tells how full the context is."""
         if not usage:
             return
         if turn:
@@ -109,9 +97,8 @@ class CostMeter:
 def call_until_cancelled(
     model: Any, cancelled: threading.Event, call: Callable[[], ModelReply], abandoned: Any
 ) -> ModelReply | None:
-    """``call()`` (a model request: a turn, a summary) in a helper thread, so a cancel takes
-    effect at once whatever the provider is blocked on: ``None`` once ``cancelled`` is set
-    (``abandoned`` is set first, then the model's ``abort`` asked)."""
+    """``call()`` in a helper thread, so a cancel takes effect at once: ``None`` once
+    ``cancelled`` is set (``abandoned`` is set first, then the model's ``abort`` asked)."""
     done = threading.Event()
     outcome: dict[str, Any] = {}
 
@@ -158,9 +145,8 @@ class ModelCaller:
         self.cut_text = ""
 
     def record_interrupted(self) -> None:
-        """Close a turn the user interrupted: when history ends with a user message, add an
-        assistant message with the text streamed so far and :data:`INTERRUPTED_NOTE`, so the
-        model later sees what the user saw and never two user messages in a row."""
+        """Close an interrupted turn: after a final user message, add an assistant message with
+        the text streamed so far and :data:`INTERRUPTED_NOTE` (never two user messages in a row)."""
         if not len(self.history) or self.history[-1].message.get("role") != "user":
             return
         partial = "".join(self._partial).rstrip()
@@ -170,8 +156,7 @@ class ModelCaller:
         self.emit(AssistantEvent(content=content, finish_reason="interrupted"))
 
     def add_usage(self, usage: dict[str, int], *, turn: bool = True) -> None:
-        """Add a reply's reported token usage to the run's total and cost (``turn=False``:
-        a side request, which says nothing of the context's fill)."""
+        """Add a reply's token usage to the run's total and cost (``turn=False``: side request)."""
         for key in ("input_tokens", "output_tokens"):
             self.usage[key] = self.usage.get(key, 0) + int(usage.get(key, 0) or 0)
         self.meter.add(usage, turn=turn)
@@ -179,8 +164,7 @@ class ModelCaller:
     def _complete(
         self, state: LoopState, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> ModelReply:
-        """Call the model so a cancel takes effect at once (:func:`call_until_cancelled`); an
-        abandoned call's late text is dropped."""
+        """Call the model (:func:`call_until_cancelled`), dropping an abandoned call's late text."""
         abandoned = threading.Event()
         partial: list[str] = []
         self._partial = partial
@@ -231,9 +215,8 @@ class ModelCaller:
     _tool_names: tuple[Any, ...] = ()
 
     def _learn(self, exc: ContextLengthExceeded, sent_raw: int) -> bool:
-        """Read the server's limit from its error. ``True`` when the next try can be smaller
-        (a lower limit learned, a better calibration, a view over its budget to compact, or
-        the budget halved once)."""
+        """Learn from a context-length error; ``True`` when the next try can be smaller (a lower
+        limit, a better calibration, a view over budget to compact, or the budget halved once)."""
         window, calibration = self.view.window, self.view.calibration
         info, before = parse_context_error(str(exc)), calibration.ratio
         if info.requested and sent_raw:
@@ -280,15 +263,10 @@ class ModelCaller:
             except ContextLengthExceeded as exc:
                 reactive += 1
                 if reactive > MAX_COMPACTIONS or not self._learn(exc, sent_raw):
-                    raise RunStopped(
-                        state.finish(
-                            "context_overflow",
-                            f"{exc} (the view was ~{self.view.estimate()} tokens, budget "
-                            f"{self.view.budget}; nothing left to shrink)",
-                        )
-                    ) from None
-                # a reply cap too big for the window it learned: the same view is sent again
-                # with the smaller cap; else the view is compacted for the new budget
+                    why = f"{exc} (the view was ~{self.view.estimate()} tokens, budget "
+                    why += f"{self.view.budget}; nothing left to shrink)"
+                    raise RunStopped(state.finish("context_overflow", why)) from None
+                # only the reply cap too big: the same view again with a smaller cap; else compact
                 force_compact = not (
                     self.view.reply_cap() < sent_cap and self.view.estimate() <= self.view.trigger()
                 )
@@ -328,9 +306,8 @@ class ModelCaller:
             thinking = silent and not reply.refusal and bool(reply.reasoning)
             cut = reply.finish_reason == "length" and not reply.tool_calls
             if cut and (thinking or not silent):
-                # cut by the reply cap: the text kept and continued (a reasoning model that
-                # spent the whole cap thinking, llama-server's reasoning_content, told to think
-                # more briefly); the pieces make one answer
+                # cut by the reply cap: kept and continued (a model that spent it all thinking is
+                # told to think more briefly); the pieces make one answer
                 if not thinking:
                     self.history.append(assistant_message(reply.content, []))
                     self.emit(

@@ -1,8 +1,6 @@
 """Tool orchestration: validate, ask for permission, run (safe tools in parallel), answer each call.
 
-Every tool call gets exactly one result. Unknown tools, invalid JSON arguments, schema
-violations, denials and crashes come back to the model as error results.
-"""
+Every call gets exactly one result; unknown tools, bad arguments, denials and crashes are errors."""
 
 from __future__ import annotations
 
@@ -17,19 +15,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mycode_core.claude_rules import mycode_tool_name
-from mycode_core.events import (
-    AgentEvent,
-    PermissionEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-)
-from mycode_core.paths import (
-    BoundaryError,
-    bind_path,
-    bound_root,
-    relative,
-    resolve_in_workspace,
-)
+from mycode_core.events import AgentEvent, PermissionEvent, ToolCallEvent, ToolResultEvent
+from mycode_core.paths import BoundaryError, bind_path, bound_root, relative, resolve_in_workspace
 from mycode_core.pricing import accepts_images
 from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall, ToolResult
 from mycode_core.runtime.arguments import SchemaChecker, call_subject, short_reason
@@ -41,15 +28,12 @@ PermissionHook = Callable[[ToolCall, Tool], PermissionVerdict | None]
 Observer = Callable[[ToolCall, Tool, Callable[[], "CallOutcome"]], "CallOutcome"]
 
 ASK_OPTIONS = ["allow once", "allow for this session", "deny"]
-ANSWERS: dict[str, tuple[Literal["allow", "deny"], str, str]] = {
+ANSWERS: dict[str, tuple[Literal["allow", "deny"], str, str]] = {  # decision, reason, layer
     ASK_OPTIONS[0]: ("allow", "approved by the user", "user-prompt"),
     ASK_OPTIONS[1]: ("allow", "approved for this session", "session"),
     ASK_OPTIONS[2]: ("deny", "the user declined", "user-prompt"),
 }
-"""Each answer to a permission question: the decision, its reason and the layer it counts as."""
-CANCEL_GRACE = 1.0
-"""Seconds a running tool gets to honour ``context.cancelled`` before its call is answered
-"interrupted" without it (``run_command`` stops its process tree well within this)."""
+CANCEL_GRACE = 1.0  # seconds a cancelled handler gets before its call is answered "interrupted"
 NOT_RUN_CANCELLED = "Not run: the user interrupted the turn before this call started."
 INTERRUPTED = "Interrupted by the user before {name} finished; its result is unknown."
 
@@ -110,10 +94,8 @@ class ToolOrchestrator:
         self._pool: ThreadPoolExecutor | None = None
         self._handler_pool: ThreadPoolExecutor | None = None
         self._allowed: dict[str, dict[str, Any]] = {}
-        self.observer: Observer | None = None
-        """Wraps each execution (the runner records observations through it)."""
-        self.notify: Callable[[str], None] | None = None
-        """Called with the question before the user is asked for a permission."""
+        self.observer: Observer | None = None  # wraps each execution (records observations)
+        self.notify: Callable[[str], None] | None = None  # told a permission question first
         self.transform: Callable[[ToolCall, Tool | None, ToolResult], ToolResult] = (
             lambda call, tool, result: result
         )
@@ -140,14 +122,11 @@ class ToolOrchestrator:
                 outcomes[index] = self._not_run(call)
                 continue
             if index >= self.max_calls:
-                outcomes[index] = self._finish(
-                    call,
-                    None,
-                    ToolResult.error(
-                        f"Not run: at most {self.max_calls} tool calls per reply. "
-                        "Call it again in your next reply if it is still needed."
-                    ),
+                too_many = ToolResult.error(
+                    f"Not run: at most {self.max_calls} tool calls per reply. "
+                    "Call it again in your next reply if it is still needed."
                 )
+                outcomes[index] = self._finish(call, None, too_many)
                 continue
             tool, refusal = self._prepare(call)
             if refusal is not None or tool is None:
@@ -163,11 +142,8 @@ class ToolOrchestrator:
             self._run_batch(batch, outcomes)
             batch = []
             index, call, tool = item
-            outcomes[index] = (
-                self._not_run(call, tool)
-                if self.context.cancelled.is_set()
-                else self._execute(call, tool)
-            )
+            run = self._not_run if self.context.cancelled.is_set() else self._execute
+            outcomes[index] = run(call, tool)
         self._run_batch(batch, outcomes)
         return [outcome for outcome in outcomes if outcome is not None]
 
@@ -205,8 +181,7 @@ class ToolOrchestrator:
         if why or tool is None:  # not run; its permission event says so (SPEC §4: one per call)
             self._deny(call, "core:invalid-call", why)
             return tool, ToolResult.error(why)
-        refusal = self._resolve_paths(call, tool)
-        if refusal is not None:
+        if (refusal := self._resolve_paths(call, tool)) is not None:
             return tool, refusal
         return tool, self._check_permission(call, tool)
 
@@ -239,19 +214,14 @@ class ToolOrchestrator:
 
     def _check_permission(self, call: ToolCall, tool: Tool) -> ToolResult | None:
         if self.context.permission_mode == "plan" and writes_files(tool):
-            return self._decide(
-                call,
-                PermissionVerdict(
-                    decision="deny",
-                    reason=(
-                        f"plan mode allows read-only tools only; {tool.name} may change files. "
-                        "Describe the plan instead; the user can leave plan mode (/mode default "
-                        "in a session, --permission-mode default for a run) to let it."
-                    ),
-                    rule="mode:plan",
-                    layer=mode_layer(self.context.settings),
-                ),
+            why = (
+                f"plan mode allows read-only tools only; {tool.name} may change files. "
+                "Describe the plan instead; the user can leave plan mode (/mode default "
+                "in a session, --permission-mode default for a run) to let it."
             )
+            layer = mode_layer(self.context.settings)
+            plan = PermissionVerdict(decision="deny", reason=why, rule="mode:plan", layer=layer)
+            return self._decide(call, plan)
         verdict = self.permission(call, tool) or PermissionVerdict(
             decision="allow", reason="no policy objected", rule="default", layer="default"
         )
@@ -269,8 +239,7 @@ class ToolOrchestrator:
             call.arguments = dict(updated)
             call.raw_arguments = json.dumps(updated, ensure_ascii=False)
             call.paths.clear()
-            refusal = self._resolve_paths(call, tool)  # the rewritten paths cross the boundary too
-            if refusal is not None:
+            if (refusal := self._resolve_paths(call, tool)) is not None:  # rewritten paths too
                 return refusal
         if verdict.decision == "ask":
             verdict = self._ask(call, tool, verdict)
@@ -316,8 +285,7 @@ class ToolOrchestrator:
         return self._handler_pool
 
     def _handle(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> Any:
-        """Run the handler in this worker thread, ``context.current_call`` telling which call
-        it serves (issue 11: a child agent's ``parent_call_id``)."""
+        """Run the handler in this thread, ``context.current_call`` telling which call it serves."""
         self.context.current_call = call
         try:
             return tool.handler(arguments, self.context)
@@ -352,9 +320,7 @@ class ToolOrchestrator:
                 )
 
     def _interrupted(self, call: ToolCall, future: Future[Any]) -> ToolResult:
-        """The user cancelled while the handler runs: give it :data:`CANCEL_GRACE` seconds to
-        honour ``context.cancelled`` with its own result (``run_command`` reports the output
-        it got before killing its process tree), else answer the call "interrupted"."""
+        """On a cancel: the handler's own result within :data:`CANCEL_GRACE` s, or "interrupted"."""
         try:
             result = coerce_result(future.result(timeout=CANCEL_GRACE))
         except Exception:  # noqa: BLE001 - late, failed or still running: the call is answered

@@ -1,7 +1,5 @@
-"""The runner's model view (issue 9): the window, compaction, shaping messages, the view a
-resumed session restores, and the checkpoint at the step limit (part of
-:class:`~mycode_core.runtime.loop.AgentRunner`).
-"""
+"""The runner's model view: window, compaction, message shaping, the view a resumed session
+restores, and the checkpoint at the step limit (part of :class:`.loop.AgentRunner`)."""
 
 from __future__ import annotations
 
@@ -29,10 +27,8 @@ from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
 from mycode_core.verdicts import CompactedView
 
-DISCOVERY_WAIT = 30.0
-"""Seconds window discovery waits for the first reply before asking the server anyway."""
-DISCOVERY_SETTLE = 1.0
-"""Seconds the end of a turn waits for a discovery already under way."""
+DISCOVERY_WAIT = 30.0  # seconds discovery waits for the first reply before asking anyway
+DISCOVERY_SETTLE = 1.0  # seconds the end of a turn waits for a discovery under way
 CHECKPOINT_REQUEST = (
     "You have reached the step limit and cannot call tools any more. Write a continuation "
     "checkpoint for whoever resumes this task, under these headings: Confirmed facts; Files read; "
@@ -73,9 +69,8 @@ class Viewing(RunnerBase):
         return list(result) if isinstance(result, list | tuple) else result
 
     def _make_window(self) -> ContextWindow:
-        """This run's context window: configured, else cached for this server, else the
-        default until discovery (in the background, once the first reply is in; never for a
-        configured window or a provider that cannot tell) or an error says otherwise."""
+        """This run's context window: configured, else cached for this server, else the default
+        until background discovery (after the first reply) or an error says otherwise."""
         settings = self.settings
         configured = "context_window" in settings.model_fields_set
         window = ContextWindow(
@@ -123,11 +118,8 @@ class Viewing(RunnerBase):
     _discovery: threading.Thread | None = None
 
     def _settle_window(self, state: LoopState) -> LoopState:
-        """At the end of a turn, let a window discovery already asking the server finish (at
-        most :data:`DISCOVERY_SETTLE` seconds), so the result reports the server's window and
-        the cache keeps it: a run shorter than the question would otherwise never learn it.
-        A server whose chat template drops the tools offered (the model's calls come back as
-        text) makes an answer no completion."""
+        """At a turn's end, give a discovery under way :data:`DISCOVERY_SETTLE` s to finish (so
+        short runs learn the window too); a chat template that drops tools fails a completion."""
         discovery, view = self._discovery, self.view
         if discovery is None or view is None or self.context.cancelled.is_set():
             return state
@@ -142,12 +134,8 @@ class Viewing(RunnerBase):
     def _refresh_window(
         self, window: ContextWindow, discover: Any, base_url: str, model_id: str
     ) -> None:
-        """Ask the server for its window once the first reply is in (never before: the
-        probes stay off the first request's path), then keep the answer for later runs.
-
-        A limit learned from the server's error beats the bigger window its metadata claims,
-        in this run and (with that claim) in the cache: while the metadata claims the same,
-        later runs keep the learned limit."""
+        """Ask the server for its window once the first reply is in, and cache it; a limit
+        learned from an error beats a bigger claimed one (cached with that claim)."""
         window.requested.wait(DISCOVERY_WAIT)
         found = _quietly(discover)
         learned = window.learned
@@ -184,8 +172,7 @@ class Viewing(RunnerBase):
         return shaped if isinstance(shaped, dict) else None
 
     def _side_request(self, messages: list[dict[str, Any]], purpose: str = "summary") -> str:
-        """One internal model request without tools (summaries; ``purpose`` names it so the
-        scripted provider answers it itself); its usage and cost count for the run."""
+        """One internal model request without tools (``purpose`` names it); its usage counts."""
         cap = self.view.window.reserve if self.view is not None else None
         ask = partial(
             call_model, self.model, messages, [], _ignore, max_tokens=cap, purpose=purpose
@@ -245,7 +232,7 @@ class Viewing(RunnerBase):
 def recorded_facts(observations: list[Observation]) -> str:
     """What the runtime itself knows: files read (with ranges), files changed, test status."""
     read: dict[str, list[str]] = {}
-    changed: list[str] = []
+    changed = dict.fromkeys(path for obs in observations for path in obs.mutated)
     validations: list[str] = []
     last_mutation = max((o.step for o in observations if o.mutation), default=-1)
     for obs in observations:
@@ -255,9 +242,6 @@ def recorded_facts(observations: list[Observation]) -> str:
                 ranges = read.setdefault(path, [])
                 if span and span not in ranges:
                     ranges.append(span)
-        for path in obs.mutated:
-            if path not in changed:
-                changed.append(path)
         if obs.validation is not None:
             when = "after" if obs.step >= last_mutation else "before"
             outcome = "passed" if obs.validation.passed else "failed"
@@ -265,11 +249,8 @@ def recorded_facts(observations: list[Observation]) -> str:
                 f"- `{obs.validation.command}` ({obs.validation.kind}) {outcome}, step {obs.step}, "
                 f"{when} the latest change"
             )
-    lines = ["## Recorded by mycode", "Files read:"]
-    lines += [f"- {p}" + (f" (lines {', '.join(r)})" if r else "") for p, r in read.items()] or [
-        "- none"
-    ]
-    lines.append("Files changed:")
+    files = [f"- {p}" + (f" (lines {', '.join(r)})" if r else "") for p, r in read.items()]
+    lines = ["## Recorded by mycode", "Files read:", *(files or ["- none"]), "Files changed:"]
     lines += [f"- {p}" for p in changed] or ["- none"]
     lines.append("Test status:")
     lines += validations[-5:] or ["- no test, lint or build command was run"]
