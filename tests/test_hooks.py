@@ -420,10 +420,11 @@ def test_completion_verdict_unverified_completes_and_fail_is_bounded(tmp_path: P
     class Unsure:
         @hookimpl
         def completion_verdict(self, final_text: str, observations: Any, context: Any) -> Any:
-            return CompletionVerdict(verdict="unverified")
+            return CompletionVerdict(verdict="unverified", feedback="No tests to run here.")
 
     events = run_events(make_runner(tmp_path / "a", Unsure(), turns=[]))
     assert (events[-1].stop_reason, events[-1].verdict) == ("completed", "unverified")
+    assert [n.message for n in _of(events, "notice")] == ["No tests to run here."]  # said why
 
     class Never:
         @hookimpl

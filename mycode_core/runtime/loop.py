@@ -333,6 +333,8 @@ class AgentRunner(Acting, Viewing):
             state = state.next(TransitionReason.MODEL_REPLIED_TEXT, phase=Phase.VERIFYING)
             verdict = self._completion_verdict(final_text)
             if verdict.verdict in ("pass", "unverified"):  # a filtered answer is not verified
+                if verdict.verdict == "unverified" and verdict.feedback:
+                    self._notice(verdict.feedback)  # the user learns why
                 filtered = reply.finish_reason == "content_filter"
                 return state.finish(
                     "completed", verdict="unverified" if filtered else verdict.verdict
