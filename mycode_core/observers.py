@@ -1,9 +1,7 @@
 """``on_event`` observers, off the loop's thread: one worker per plugin, events in order.
 
-The loop only puts events on queues, so a slow observer never slows a run. Each plugin's
-worker calls that plugin's implementations through pluggy (``pm.subset_hook_caller``), so its
-wrappers, ``specname`` and fewer-parameter implementations work, and tracing sees the calls.
-An implementation decorated with :func:`subscribe` only receives the event types it names.
+Workers call their plugin's implementations through pluggy (``pm.subset_hook_caller``), so
+wrappers, ``specname`` and fewer-parameter implementations work and tracing sees the calls.
 """
 
 from __future__ import annotations
@@ -152,8 +150,7 @@ class ObserverPool:
         for observer in self._observers:
             if observer.thread is not None:
                 observer.thread.join(max(0.0, deadline - time.monotonic()))
-                # still alive: its stop is queued, so the queue holds the events it never
-                # got plus one for the event it is still busy with (not received in full)
+                # alive: events never got + its stop (standing for the event it is stuck in)
                 count = observer.queue.qsize() if observer.thread.is_alive() else 0
                 if count:
                     missed[observer.name] = count
