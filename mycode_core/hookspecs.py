@@ -45,7 +45,7 @@ def add_hookspecs(pluginmanager: pluggy.PluginManager) -> None:
     """Add your plugin's own hookspecs so other plugins can implement them.
 
     Historic: called once for every plugin as it is registered. Call
-    ``pluginmanager.add_hookspecs(module_or_class)``; call the hooks with
+    ``pluginmanager.add_hookspecs(module_or_class)`` and the hooks with
     ``context.hook.<name>(...)``. Implement a hook that may be absent (another plugin's) with
     ``@hookimpl(optionalhook=True)``.
     """
@@ -55,9 +55,9 @@ def add_hookspecs(pluginmanager: pluggy.PluginManager) -> None:
 def register_tools(register: Callable[[Tool], None], context: RunContext) -> None:
     """Contribute tools the model can call: ``register(tool)`` for each.
 
-    Called once per run, before the first model request. A tool is usually a function decorated
-    with :func:`mycode_core.tool`. Names must match ``^[a-zA-Z0-9_-]{1,64}$`` and be unique
-    across plugins (a duplicate is an error naming both plugins).
+    Called once per run, before the first model request. A tool is usually a function decorated with
+    :func:`mycode_core.tool`. Names must match ``^[a-zA-Z0-9_-]{1,64}$`` and be unique across
+    plugins (a duplicate is an error naming both plugins).
     """
 
 
@@ -74,8 +74,8 @@ def register_models(register: Callable[[ModelProvider], None]) -> None:
 def register_commands(cli: click.Group) -> None:
     """Add subcommands to the ``mycode`` command line with ``@cli.command()``.
 
-    Called when the CLI is built. Import heavy libraries inside the command functions so
-    ``mycode --help`` stays fast.
+    Called when the CLI is built. Import heavy libraries inside the command functions so ``mycode
+    --help`` stays fast.
     """
 
 
@@ -84,9 +84,9 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
     """Contribute ``/name`` commands to the interactive session (and ``mycode -p "/name"``).
 
     Called once per session: ``register(SlashCommand(name=..., run=fn))``; ``fn(args, context)``
-    returns a :class:`~mycode_core.records.SlashResult`, a prompt string to run as the user's
-    turn, or ``None``. An ``alias_of="other"`` command is a short name that yields: kept only if
-    no built-in and no other command has its name.
+    returns a ``SlashResult``, a prompt string to run as the user's turn, or ``None``. An
+    ``alias_of="other"`` command is a short name that yields: kept only if no built-in and no other
+    command has its name.
     """
 
 
@@ -94,11 +94,10 @@ def register_slash_commands(register: Callable[[SlashCommand], None], context: R
 def build_context(context: RunContext) -> list[ContextSection] | None:
     """Contribute sections to the system prompt the model sees.
 
-    Called when a run starts (``context.prompt`` holds the first task) and before each later
-    turn; return the same text when nothing changed, so the prompt prefix stays cacheable.
-    Return :class:`~mycode_core.records.ContextSection` items (lower ``priority`` first), plain
-    strings, or ``None``. Results of all plugins are combined; a ``wrapper=True``
-    implementation sees (and returns) one flat list of them.
+    Return ``ContextSection`` items (lower ``priority`` first), plain strings, or ``None``. Called
+    when a run starts (``context.prompt`` holds the first task) and before each later turn; return
+    the same text when nothing changed, so the prompt prefix stays cacheable. Results of all plugins
+    are combined; a ``wrapper=True`` implementation sees (and returns) one flat list.
     """
 
 
@@ -106,10 +105,9 @@ def build_context(context: RunContext) -> list[ContextSection] | None:
 def permission_verdict(call: ToolCall, tool: Tool, context: RunContext) -> PermissionVerdict | None:
     """Decide whether a tool call (arguments parsed) may run: ``allow``, ``deny`` or ``ask``.
 
-    Called before every tool call; stops at the first non-``None`` result, a
-    :class:`~mycode_core.records.PermissionVerdict`. The default (plugin ``builtin_tools``,
-    ``trylast``) applies the permission rules and modes; without it, everything is allowed.
-    An ``ask`` asks the user interactively and is a denial in ``-p`` mode.
+    Called before every tool call; stops at the first non-``None`` result. The default (plugin
+    ``builtin_tools``, ``trylast``) applies the permission rules and modes; without it, everything
+    is allowed. An ``ask`` asks the user interactively and is a denial in ``-p`` mode.
     """
 
 
@@ -117,12 +115,11 @@ def permission_verdict(call: ToolCall, tool: Tool, context: RunContext) -> Permi
 def stagnation_verdict(
     observations: list[Observation], context: RunContext
 ) -> StagnationVerdict | None:
-    """Judge whether the agent is going round in circles.
+    """Judge whether the agent is going round in circles: ``continue``, ``guide`` or ``stop``.
 
-    Called after every batch of tool calls with all observations of the run so far; stops at
-    the first non-``None`` result, a :class:`~mycode_core.records.StagnationVerdict`
-    (``continue``, ``guide``, ``stop``). The core's default (``trylast``) detects repeated
-    calls, results and resources, and A-B-A-B alternation.
+    Called after every batch of tool calls with all observations of the run so far; stops at the
+    first non-``None`` result. The core's default (``trylast``) detects repeated calls, results and
+    resources, and A-B-A-B alternation.
     """
 
 
@@ -132,12 +129,11 @@ def completion_verdict(
 ) -> CompletionVerdict | None:
     """Judge a final answer: is the work verified done?
 
-    Called when the model answers without tool calls; stops at the first non-``None`` result,
-    a :class:`~mycode_core.records.CompletionVerdict`; a ``wrapper=True`` implementation may
-    veto the inner verdict. Without any plugin the verdict is ``pass``; ``fail`` sends the
-    feedback to the model as guidance (bounded). With ``--completion-policy off``
-    (``[completion_gate] policy``) no implementation is called. ``context.store`` holds e.g.
-    the todo list.
+    Called when the model answers without tool calls; stops at the first non-``None`` result; a
+    ``wrapper=True`` implementation may veto the inner verdict. Without any plugin the verdict is
+    ``pass``; ``fail`` sends the feedback to the model as guidance (bounded). With
+    ``--completion-policy off`` (``[completion_gate] policy``) no implementation is called.
+    ``context.store`` holds e.g. the todo list.
     """
 
 
@@ -152,21 +148,20 @@ def compact_context(
 ) -> list[dict[str, Any]] | CompactedView | None:
     """Shrink the model view (``messages``, system message first) to fit ``budget``.
 
-    ``reason`` is ``proactive`` (the view passed ``[context] compact_threshold`` of the budget;
-    with a ``mask`` strategy also below it every ``keep_recent_results`` new tool results:
-    return ``None`` if there is nothing to do), ``reactive`` (the provider reported a
-    context-length error; ``budget`` is lowered to the learned limit) or ``manual``
-    (``/compact``, with the user's ``instructions``). ``budget`` is the window minus the output
-    reserve; ``tokens`` the core's count of ``messages`` in its units. ``context`` offers
-    ``pins``, ``observations``, ``store["todos"]`` and ``side_request``.
+    ``reason`` is ``proactive`` (the view passed ``[context] compact_threshold`` of the budget; with
+    a ``mask`` strategy also below it every ``keep_recent_results`` new tool results: return
+    ``None`` if there is nothing to do), ``reactive`` (the provider reported a context-length error;
+    ``budget`` is lowered to the learned limit) or ``manual`` (``/compact``, with the user's
+    ``instructions``). ``budget`` is the window minus the output reserve; ``tokens`` the core's
+    count of ``messages`` in its units. ``context`` offers ``pins``, ``observations``,
+    ``store["todos"]`` and ``side_request``.
 
     Stops at the first non-``None`` result: the new messages (system message first) or a
-    :class:`~mycode_core.records.CompactedView` (with the summary). The ``context_engine``
-    plugin masks and summarises; the default (``trylast``) keeps the system prompt, the first
-    user turn and recent turns. A ``wrapper=True`` implementation may *veto* by returning
-    ``None`` from ``yield`` (the view is sent unchanged; if it cannot fit, the run ends with
-    ``context_overflow``). Raise ``mycode_core.api.ContextOverflow`` to end the run saying what
-    is too big (history stays).
+    ``CompactedView`` (with the summary). The ``context_engine`` plugin masks and summarises; the
+    default (``trylast``) keeps the system prompt, the first user turn and recent turns. A
+    ``wrapper=True`` implementation may *veto* by returning ``None`` from ``yield`` (the view is
+    sent unchanged; if it cannot fit, the run ends with ``context_overflow``). Raise
+    ``mycode_core.api.ContextOverflow`` to end the run saying what is too big (history stays).
     """
 
 
@@ -174,11 +169,11 @@ def compact_context(
 def on_event(event: AgentEvent, context: RunContext) -> None:
     """Observe every event of the stream (SPEC §4), in order; the return value is ignored.
 
-    Observers run off the loop's thread (one worker per plugin), so a slow observer never slows
-    the run; one slower than ``observer_warn_ms`` gets one notice. Decorate an implementation
-    with ``@mycode_core.subscribe("tool_result", "result")`` to get only those types. An
-    exception is reported once as a notice and does not stop the run. Observers have seen
-    every event of a run before ``mycode`` exits.
+    Observers run off the loop's thread (one worker per plugin), so a slow observer never slows the
+    run; one slower than ``observer_warn_ms`` gets one notice. Decorate an implementation with
+    ``@mycode_core.subscribe("tool_result", "result")`` to get only those types. An exception is
+    reported once as a notice and does not stop the run. Observers have seen every event of a run
+    before ``mycode`` exits.
     """
 
 
@@ -190,15 +185,15 @@ def summarize_context(
     budget: int,
     context: RunContext,
 ) -> str | None:
-    """Write the summary of the older turns (``messages``) a compaction replaces.
+    """Write the summary of the older turns (``messages``, oldest first) a compaction replaces.
 
-    Called by the ``context_engine`` plugin with the messages being replaced, oldest first
-    (never the system message); stops at the first non-``None`` result. The plugin's default
-    (``trylast``) asks the model through ``context.side_request`` for a structured summary
-    folding in ``previous_summary``. Return ``""`` to use only the runtime's recorded facts:
-    the engine appends those (files read and changed, test results, the todo list) and the pins
-    anyway. A side request must fit ``budget``; the summary should stay well under it (the
-    default aims at 15%). ``instructions`` are the user's ``/compact`` ones, or ``None``.
+    Called by the ``context_engine`` plugin (never with the system message); stops at the
+    first non-``None`` result. Its default (``trylast``) asks the model through
+    ``context.side_request`` for a structured summary folding in ``previous_summary``. Return ``""``
+    to use only the runtime's recorded facts: the engine appends those (files read and changed, test
+    results, the todo list) and the pins anyway. A side request must fit ``budget``; the summary
+    should stay well under it (the default aims at 15%). ``instructions`` are the user's
+    ``/compact`` ones, or ``None``.
     """
 
 
@@ -206,13 +201,13 @@ def summarize_context(
 def view_message(
     message: dict[str, Any], budget: int, context: RunContext
 ) -> dict[str, Any] | None:
-    """Give the form a history message takes in the model view.
+    """Give the form a history message takes in the model view (``None``: as it is).
 
-    Called once per message, when it enters history (again on ``--resume``), so the result
-    must depend only on the message (do not change it) and ``budget``. It stops at the
-    first non-``None`` result, a new message dict; ``None`` sends the message as it is. History
-    keeps the original. The ``context_engine`` plugin turns a big tool result into head + tail
-    + the path of the full output, and elides huge tool-call arguments.
+    Called once per message, when it enters history (again on ``--resume``), so the result must
+    depend only on the message (do not change it) and ``budget``. Stops at the first non-``None``
+    result, a new message dict. History keeps the original. The ``context_engine`` plugin turns a
+    big tool result into head + tail + the path of the full output, and elides huge tool-call
+    arguments.
     """
 
 
@@ -220,11 +215,11 @@ def view_message(
 def register_settings(register: Callable[[str, type[BaseModel]], None]) -> None:
     """Contribute the schema of a plugin's own config table: ``register(name, model)``.
 
-    ``name`` is the table (``[name]`` in ``config.toml``), ``model`` a pydantic model class of
-    it. Called once per run, before it starts; the table of every config layer is validated
-    against the model: a bad value is a one-line configuration error naming the file, the key
-    and what is expected (exit code 2); an unknown key gets a warning with a did-you-mean
-    (unless the model allows extra keys). Read the values with ``settings.section(name)``.
+    ``name`` is the table (``[name]`` in ``config.toml``), ``model`` a pydantic model class of it.
+    Called once per run, before it starts; the table of every config layer is validated against the
+    model: a bad value is a one-line configuration error naming the file, the key and what is
+    expected (exit code 2); an unknown key gets a warning with a did-you-mean (unless the model
+    allows extra keys). Read the values with ``settings.section(name)``.
     """
 
 
@@ -236,8 +231,8 @@ def session_start(source: str, context: RunContext) -> list[str] | None:
     """Contribute context lines, pinned in the system prompt, when a session starts.
 
     Called once when a runner is prepared, before the first model request. ``source`` is
-    ``startup``, ``resume`` (``--resume``/``--continue``/``/resume``) or ``clear`` (``/clear``
-    in an interactive session). Results of all plugins are combined.
+    ``startup``, ``resume`` (``--resume``/``--continue``/``/resume``) or ``clear`` (``/clear`` in an
+    interactive session). Results of all plugins are combined.
     """
 
 
@@ -245,11 +240,9 @@ def session_start(source: str, context: RunContext) -> list[str] | None:
 def user_prompt_verdict(prompt: str, context: RunContext) -> PromptVerdict | None:
     """Judge the user's prompt before the model sees it: block it or add context.
 
-    Called for every user turn, before it enters the history; return a
-    :class:`~mycode_core.records.PromptVerdict` or ``None``. Results of all plugins are
-    combined: any ``block`` drops the prompt (the turn ends with ``stop_reason``
-    ``interrupted`` and the reason as its error); every ``context`` line is appended to the
-    prompt the model sees.
+    Called for every user turn, before it enters the history. Results of all plugins are combined:
+    any ``block`` drops the prompt (the turn ends with ``stop_reason`` ``interrupted`` and the
+    reason as its error); every ``context`` line is appended to the prompt the model sees.
     """
 
 
@@ -259,9 +252,9 @@ def tool_result_verdict(
 ) -> list[str] | None:
     """React to a finished tool call: return feedback lines the model sees with its result.
 
-    Called after each executed tool call (successful or failed), in call order, before the
-    results are sent to the model. Results of all plugins are combined; each line is appended
-    to the tool result the model sees (the ``tool_result`` event keeps the tool's own output).
+    Called after each executed tool call (successful or failed), in call order, before the results
+    are sent to the model. Results of all plugins are combined; each line is appended to the tool
+    result the model sees (the ``tool_result`` event keeps the tool's own output).
     """
 
 
@@ -271,12 +264,11 @@ def transform_tool_result(
 ) -> ToolResult | None:
     """Replace a tool's result before the model sees it (e.g. redact secrets).
 
-    Called for every answered call, failures included (denied, unknown tool: ``tool`` is
-    ``None``, crashed), chained in plugin order: each implementation gets the previous one's
-    result; return a replacement :class:`~mycode_core.records.ToolResult` or ``None``. The
-    ``tool_result`` event carries the last result as ``content`` and the tool's own
-    ``content``/``is_error`` as ``original``; ``metadata`` stays the tool's. A result with
-    ``call_id`` set must name this call. Raising, or answering with anything else, skips the
+    Called for every answered call, failures included (denied, unknown tool: ``tool`` is ``None``,
+    crashed), chained in plugin order: each implementation gets the previous one's result; return a
+    replacement or ``None``. The ``tool_result`` event carries the last result as ``content`` and
+    the tool's own ``content``/``is_error`` as ``original``; ``metadata`` stays the tool's. A result
+    with ``call_id`` set must name this call. Raising, or answering with anything else, skips the
     implementation for the rest of the run (one notice).
     """
 
@@ -285,8 +277,8 @@ def transform_tool_result(
 def transform_system_prompt(prompt: str, context: RunContext) -> str | None:
     """Rewrite the system prompt built from every ``build_context`` section (e.g. a persona).
 
-    Chained in plugin order like ``transform_tool_result``: return the new text or ``None``.
-    Called when the prompt is built and again when it is refreshed between turns.
+    Chained in plugin order like ``transform_tool_result``: return the new text or ``None``. Called
+    when the prompt is built and again when it is refreshed between turns.
     """
 
 
@@ -294,8 +286,8 @@ def transform_system_prompt(prompt: str, context: RunContext) -> str | None:
 def session_end(reason: str, context: RunContext) -> None:
     """Observe the end of a session: called once, synchronously, when the runner closes.
 
-    ``reason`` is ``exit`` (a ``-p`` run or the interactive session ended), ``clear``
-    (``/clear``) or ``resume`` (``/resume`` replaced it). The return value is ignored.
+    ``reason`` is ``exit`` (a ``-p`` run or the interactive session ended), ``clear`` (``/clear``)
+    or ``resume`` (``/resume`` replaced it). The return value is ignored.
     """
 
 
@@ -303,8 +295,8 @@ def session_end(reason: str, context: RunContext) -> None:
 def notification(message: str, kind: str, context: RunContext) -> None:
     """Observe, synchronously, that mycode is about to wait for the user (``message``).
 
-    ``kind`` is ``permission_prompt`` (before an interactive permission question) or
-    ``idle_prompt`` (the prompt has waited idle after an answer). The return value is ignored.
+    ``kind`` is ``permission_prompt`` (before an interactive permission question) or ``idle_prompt``
+    (the prompt has waited idle after an answer). The return value is ignored.
     """
 
 
@@ -312,8 +304,7 @@ def notification(message: str, kind: str, context: RunContext) -> None:
 def plugin_details(settings: Any, workspace: Path, home: Path) -> dict[str, Any] | None:
     """Extra facts for ``mycode plugins``: ``{plugin_name: {key: JSON value}}`` or ``None``.
 
-    Each mapping is merged into the row of the named plugin (e.g. what ``claude_compat``
-    loaded). The key ``folder_plugins`` is special: its list of objects adds one row per folder
-    plugin (SPEC §11). ``settings`` are the workspace's merged settings, ``home`` is
-    ``MYCODE_HOME``.
+    Each mapping is merged into the row of the named plugin (e.g. what ``claude_compat`` loaded).
+    The key ``folder_plugins`` is special: its list of objects adds one row per folder plugin (SPEC
+    §11). ``settings`` are the workspace's merged settings, ``home`` is ``MYCODE_HOME``.
     """
