@@ -26,10 +26,8 @@ FLUSH_SECONDS = 10.0
 
 
 def subscribe(*event_types: str) -> Callable[[F], F]:
-    """Deliver only these event types to an ``on_event`` implementation.
-
-    ``@hookimpl`` and ``@subscribe("tool_call", "result")`` may be stacked in either order.
-    """
+    """Deliver only these event types to an ``on_event`` implementation (stacked with
+    ``@hookimpl`` in either order)."""
 
     def mark(func: F) -> F:
         setattr(func, EVENT_TYPES_ATTRIBUTE, frozenset(event_types))
@@ -136,9 +134,8 @@ class ObserverPool:
 
     def close(self, timeout: float | None = None) -> dict[str, int]:
         """Let observers finish every queued event, waiting up to ``timeout`` seconds in all
-        (default ``[plugins] observer_drain_s``, 10), then stop their workers. An observer still
-        busy then costs one stderr line naming it and the events it did not receive; returns
-        those counts by plugin."""
+        (default ``[plugins] observer_drain_s``), then stop their workers. Returns, by plugin, the
+        events an observer still busy did not receive (each costs one stderr line)."""
         if timeout is None:
             context = self._observers[0].context if self._observers else None
             timeout = drain_seconds(getattr(context, "settings", None))
@@ -156,7 +153,7 @@ class ObserverPool:
                     missed[observer.name] = count
                     print(
                         f"mycode: observer plugin {observer.name!r} did not receive "
-                        f"{missed[observer.name]} event(s): still busy after "
+                        f"{count} event(s): still busy after "
                         f"observer_drain_s = {timeout:g} s",
                         file=sys.stderr,
                         flush=True,

@@ -58,8 +58,7 @@ class Transcript:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._fh: IO[str] | None = path.open("a", encoding="utf-8")
-        # after a crash the last line may be cut; start ours on a fresh line
-        if path.stat().st_size > 0:
+        if path.stat().st_size > 0:  # a crash may have cut the last line: start on a new one
             with path.open("rb") as fh:
                 fh.seek(-1, os.SEEK_END)
                 if fh.read(1) != b"\n":
@@ -117,17 +116,12 @@ class SessionStore:
         return is_session_id(session_id) and self.path_for(session_id).is_file()
 
     def list(self, cwd: str | None = None) -> list[SessionInfo]:
-        """Stored sessions with a prompt (an empty one is no conversation), newest first; only
-        those of workspace ``cwd`` if given."""
+        """Stored sessions with a prompt, newest first; only workspace ``cwd``'s if given."""
         if not self.root.is_dir():
             return []
-        found = []
-        for path in self.root.glob("*.jsonl"):
-            info = self._info(path)
-            if info is not None and info.first_prompt and (cwd is None or info.cwd == cwd):
-                found.append(info)
-        found.sort(key=lambda info: (info.started, info.id), reverse=True)
-        return found
+        infos = [info for path in self.root.glob("*.jsonl") if (info := self._info(path))]
+        found = [info for info in infos if info.first_prompt and (cwd is None or info.cwd == cwd)]
+        return sorted(found, key=lambda info: (info.started, info.id), reverse=True)
 
     def latest(self, cwd: str) -> SessionInfo | None:
         """The most recent conversation of a workspace (``--continue``)."""

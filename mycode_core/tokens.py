@@ -62,9 +62,8 @@ def _load_encoder() -> Callable[[str], int]:
 
 
 def count_text(text: str, *, bound: bool = False) -> int:
-    """Tokens in ``text`` (offline tokenizer, or an estimate). Repeated texts (a message
-    counted again when a view is compacted) come from a small cache. With ``bound``, while
-    loading is deferred and not done, the UTF-8 length (an upper bound) instead."""
+    """Tokens in ``text`` (offline tokenizer, or an estimate; repeated texts are cached). With
+    ``bound``, while loading is deferred and not done, the UTF-8 length (an upper bound)."""
     if len(text) > 200_000:  # tokenizing megabytes costs more than it tells
         return _estimate(text)
     if bound and _encoder is None and _deferred:
