@@ -114,6 +114,7 @@ class ObserverPool:
         (default: ``notice``) of a failing one (once per plugin)."""
         self._observers: list[_Observer] = []
         _POOLS.add(self)
+        failed = failed or notice
         impls = pm.hook.on_event.get_hookimpls()
         by_plugin: dict[str, list[Any]] = {}
         for impl in impls:
@@ -122,9 +123,7 @@ class ObserverPool:
             others = [impl.plugin for impl in impls if impl.plugin_name != name]
             caller = pm.subset_hook_caller("on_event", remove_plugins=others)
             types = _event_types(own)
-            self._observers.append(
-                _Observer(name, caller, types, context, notice, failed or notice)
-            )
+            self._observers.append(_Observer(name, caller, types, context, notice, failed))
 
     def publish(self, event: Any) -> None:
         """Queue ``event`` for every observer that wants it (never blocks)."""
