@@ -1,11 +1,9 @@
 """Child agents: what a plugin asks ``context.spawn_agent`` for, and what it gets back.
 
-A child runs in-process, in the calling thread, through the parent's runtime: the same plugin
-manager, permission settings, session grants and cancellation, but its own history, model view,
-observations, step cap and token budget. Its events reach the parent's stream stamped with
-``agent_id`` and ``parent_call_id`` (its transcript is under ``sessions/<session>.agents/``);
-its usage, file changes and validation runs are added to the parent's, so the parent's gate
-judges a child's edit like its own. ``spawn_agent`` never raises for a failing child.
+A child runs in the calling thread through the parent's runtime (plugins, permissions, grants,
+cancellation) with its own history, view, observations, step cap and token budget. Its events
+reach the parent's stream stamped with ``agent_id``/``parent_call_id``; its usage, file changes
+and validation runs are added to the parent's. ``spawn_agent`` never raises for a failing child.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""``on_event`` observers, off the loop's thread: one worker per plugin, events in order.
-
-Workers call their plugin's implementations through pluggy (``pm.subset_hook_caller``), so
-wrappers, ``specname`` and fewer-parameter implementations work and tracing sees the calls.
-"""
+"""``on_event`` observers, off the loop's thread: one worker per plugin, events in order, calling
+its implementations through ``pm.subset_hook_caller`` (so wrappers, ``specname`` and tracing
+work)."""
 
 from __future__ import annotations
 

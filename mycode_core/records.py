@@ -28,11 +28,9 @@ CHECKED_SCHEMAS: set[str] = set()  # repr() of each input schema that passed (th
 
 
 class ToolResult(BaseModel):
-    """What a tool returns: compact text for the model, plus facts for the runtime.
-
-    ``metadata`` facts: ``exit_code`` (commands), ``resources`` (``file:path[:range]`` /
-    ``command:...``), ``mutated`` (workspace paths written), ``artifact`` (a saved full output).
-    """
+    """What a tool returns: compact text for the model, plus ``metadata`` facts for the runtime:
+    ``exit_code`` (commands), ``resources`` (``file:path[:range]`` / ``command:...``),
+    ``mutated`` (workspace paths written), ``artifact`` (a saved full output)."""
 
     content: str | list[dict[str, Any]] = ""
     is_error: bool = False
@@ -195,11 +193,9 @@ class ContextSection(BaseModel):
 
 
 class ModelProvider(BaseModel):
-    """A model family contributed through ``register_models``.
-
-    ``prefix`` selects it: ``--model PREFIX:REST``. ``factory(model_id, settings)`` returns an
-    object with ``complete(messages, tools, on_text) -> ModelReply``.
-    """
+    """A model family contributed through ``register_models``: ``--model PREFIX:REST`` selects it;
+    ``factory(model_id, settings)`` returns an object with ``complete(messages, tools, on_text)
+    -> ModelReply``."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -341,12 +337,9 @@ class RunContext:
             self._emit(event)
 
     def pin(self, key: str, text: str, title: str = "") -> None:
-        """Keep ``text`` in the model view across every compaction, under ``key``.
-
-        A later pin of the same key replaces it; an empty text removes it. Pinning does not show
-        the text now (a tool result or ``build_context`` does); each compacted view re-states
-        every pin, in pinning order.
-        """
+        """Keep ``text`` in the model view across every compaction, under ``key``: a later pin of
+        the key replaces it, an empty text removes it. Pinning does not show the text now (a tool
+        result or ``build_context`` does); each compacted view re-states every pin, in order."""
         with self.lock:
             if text.strip():
                 self.pins[key] = ContextSection(title=title or key, text=text)
@@ -363,11 +356,9 @@ class RunContext:
         self._calls.call = call
 
     def spawn_agent(self, request: Any) -> Any:
-        """Run a child agent to its end and return its :class:`~mycode_core.agents.AgentOutcome`.
-
-        Call it from a tool handler: the running call becomes the child's ``parent_call_id``.
-        Raises ``RuntimeError`` outside a runner.
-        """
+        """Run a child agent to its end and return its :class:`~mycode_core.agents.AgentOutcome`;
+        call it from a tool handler (the running call becomes the child's ``parent_call_id``).
+        Raises ``RuntimeError`` outside a runner."""
         if self.spawner is None:
             raise RuntimeError("child agents need a running agent (no spawner on this context)")
         return self.spawner(request)

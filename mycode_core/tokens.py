@@ -1,10 +1,8 @@
 """Token counting that never touches the network, for budgeting the model view: tiktoken's
 ``cl100k_base`` (the bundled offline encoding), else a conservative character estimate.
 
-Loading the encoding is slow, so a run may :func:`defer_loading`: until it loads, a count asked
-with ``bound=True`` (the core's history and view) is the text's UTF-8 length, an upper bound
-(every token is at least one byte); other counts stay exact. :func:`exact` says which applies.
-"""
+Loading the encoding is slow, so a run may :func:`defer_loading`: until it loads, a ``bound=True``
+count is the text's UTF-8 length, an upper bound (every token is at least one byte)."""
 
 from __future__ import annotations
 

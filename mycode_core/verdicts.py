@@ -35,11 +35,9 @@ class PermissionVerdict(_Answer):
 
 
 class CallApproval(_Answer):
-    """Why one tool call needs the user's approval (see ``Tool.approval_for``).
-
-    ``subject`` is what ``tool(spec)`` rules match (e.g. ``user`` for ``remember(user)``);
-    ``grant`` the rule an "allow for this session" answer remembers and the reason suggests
-    (default: the tool's name)."""
+    """Why one tool call needs the user's approval (see ``Tool.approval_for``). ``subject`` is
+    what ``tool(spec)`` rules match (``user`` for ``remember(user)``); ``grant`` the rule an
+    "allow for this session" answer remembers and the reason suggests (default: the tool)."""
 
     reason: str
     subject: str | None = None
