@@ -1,13 +1,8 @@
 """mycode: a plugin-first coding agent for the terminal.
 
-The public surface for plugin authors: :data:`hookimpl`, :func:`tool`, :data:`ReadPath`,
-:data:`WritePath`, :func:`subscribe` and the records :class:`Tool`, :class:`ToolResult`,
-:class:`ContextSection`, :class:`CallApproval`, :class:`SlashCommand`, :class:`SlashResult`,
-:class:`RunContext` (all of :mod:`mycode_core.records`), plus :mod:`mycode_core.paths`,
-:mod:`mycode_core.safegit` (git without the repository's configuration),
-:mod:`mycode_core.project_files` (reading project instruction/config files safely) and
-:mod:`mycode_core.testing`. Names are resolved lazily so that ``mycode --version`` imports
-nothing.
+The public surface for plugin authors: the names below (records from :mod:`mycode_core.records`)
+plus :mod:`~mycode_core.paths`, :mod:`~mycode_core.safegit`, :mod:`~mycode_core.project_files`
+and :mod:`~mycode_core.testing`, resolved lazily so that ``mycode --version`` imports nothing.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
-"""Child agents (issue 11): what a plugin asks for and what it gets back.
+"""Child agents: what a plugin asks ``context.spawn_agent`` for, and what it gets back.
 
-A tool handler starts a child agent with ``context.spawn_agent(AgentRequest(...))``. The child
-runs in-process, synchronously in the calling thread, through the same runtime as the parent:
-the same plugin manager (every hook and policy sees its calls), the same permission settings
-and session grants, the same cancellation flag (Ctrl-C stops it), but its own history, model
-view, observations, step cap and token budget. Its events reach the parent's event stream (and
-so the transcript and every ``on_event`` observer) stamped with ``agent_id`` and
-``parent_call_id``; its own transcript is kept under ``MYCODE_HOME/sessions/<session>.agents/``.
-
-When it ends, the core adds its token usage to the parent's (the parent's ``result`` then
-carries ``usage_by_agent``) and copies the child's file changes and validation runs into the
-parent's ``context.observations``, so the parent's completion gate judges a child's edit like
-one of its own. ``spawn_agent`` never raises for a failing child: the outcome says what
-happened (``stop_reason``, ``error``), with what the child found so far.
+A child runs in the calling thread through the parent's runtime (plugins, permissions, grants,
+cancellation) with its own history, view, observations, step cap and token budget. Its events
+reach the parent's stream stamped with ``agent_id``/``parent_call_id``; its usage, file changes
+and validation runs are added to the parent's. ``spawn_agent`` never raises for a failing child.
 """
 
 from __future__ import annotations
@@ -23,37 +14,23 @@ from typing import Any
 
 @dataclass
 class AgentRequest:
-    """What to run in a child agent.
-
-    :param task: the child's first user message.
-    :param name: a short label (the profile name); the ``agent_id`` is built from it.
-    :param instructions: put before the system prompt the child builds from ``build_context``.
-    :param tools: exact allowlist of tool names from the parent's tools (``None``: all of them).
-    :param model: a model id for the child; ``None`` uses the parent's model.
-    :param max_steps: the child's step cap (``None``: the parent's setting).
-    :param max_tokens: the child's token budget; always clamped to what remains of the
-        parent's budget.
-    :param description: a few words for people (shown in the live view).
-    """
+    """What to run in a child agent: ``task`` is its first user message."""
 
     task: str
-    name: str = "agent"
-    instructions: str = ""
-    tools: list[str] | None = None
-    model: str | None = None
-    max_steps: int | None = None
-    max_tokens: int | None = None
-    description: str = ""
+    name: str = "agent"  # a short label (the profile name); the ``agent_id`` is built from it
+    instructions: str = ""  # put before the system prompt the child builds
+    tools: list[str] | None = None  # exact allowlist of the parent's tool names (None: all)
+    model: str | None = None  # ``None``: the parent's model
+    max_steps: int | None = None  # ``None``: the parent's setting
+    max_tokens: int | None = None  # always clamped to what remains of the parent's budget
+    description: str = ""  # a few words for people (shown in the live view)
 
 
 @dataclass
 class AgentOutcome:
-    """How a child agent ended.
-
-    ``final_text`` is its final answer, or for a child that did not complete, what it had
-    found so far (its last words and its step-limit checkpoint). ``files_changed`` and
-    ``validations`` (``{"kind", "command", "passed"}``) come from its observations.
-    """
+    """How a child agent ended: ``final_text`` is its answer, or what an unfinished child found
+    so far (its last words and step-limit checkpoint); ``files_changed`` and ``validations``
+    (``{"kind", "command", "passed"}``) come from its observations."""
 
     agent_id: str
     stop_reason: str

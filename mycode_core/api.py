@@ -1,15 +1,9 @@
 """The facade for the few runtime and CLI services a plugin legitimately needs.
 
-A plugin imports only the public surface of the core: the package root (:mod:`mycode_core`),
-:mod:`~mycode_core.records`, :mod:`~mycode_core.events`, :mod:`~mycode_core.hookspecs`,
-:mod:`~mycode_core.paths`, :mod:`~mycode_core.config`, :mod:`~mycode_core.trust`,
-:mod:`~mycode_core.tokens`, :mod:`~mycode_core.safegit`, :mod:`~mycode_core.project_files`,
-:mod:`~mycode_core.sessions`, :mod:`~mycode_core.testing` and this module. Everything else in
-the core is internal and may change; an import-linter contract (``pyproject.toml``) holds the
-built-in plugins to the same surface a third party gets.
-
-Each name below is resolved lazily (importing this module imports nothing else), and
-:data:`NAMES` says in one line what each one is for.
+Plugins import only the core's public surface: the package root, ``records``, ``events``,
+``hookspecs``, ``paths``, ``config``, ``trust``, ``tokens``, ``safegit``, ``project_files``,
+``sessions``, ``testing`` and this module (import-linter holds the built-in plugins to it).
+Names resolve lazily (importing this module imports nothing else).
 """
 
 from __future__ import annotations
@@ -18,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _INLINE = "mycode_core.cli.inline_commands"
-NAMES: dict[str, tuple[str, str]] = {
+NAMES: dict[str, tuple[str, str]] = {  # name → (the module defining it, what it is for)
     "AgentRequest": ("mycode_core.agents", "what a plugin asks of ``context.spawn_agent``"),
     "AgentOutcome": ("mycode_core.agents", "what ``context.spawn_agent`` returns"),
     "SetupError": ("mycode_core.errors", "raise it to refuse a run (exit code 2)"),
@@ -73,7 +67,6 @@ NAMES: dict[str, tuple[str, str]] = {
         "the ``--plugin-dir`` option of a plugin's command, as a run has it",
     ),
 }
-"""Each public name: ``(the module that defines it, what it is for)``."""
 
 __all__ = [
     "AgentOutcome",

@@ -1,8 +1,6 @@
-"""Errors every layer shares: :class:`SetupError`, :class:`ToolDefinitionError`,
-:func:`error_line`, and telling a plugin's own ``KeyboardInterrupt`` from a real Ctrl-C.
+"""Errors every layer shares, and telling a plugin's own ``KeyboardInterrupt`` from a real Ctrl-C.
 
-A base module: it imports nothing of mycode, so the plugin manager, the runtime and the CLI can
-all use it without reaching up a layer.
+A base module: it imports nothing of mycode, so every layer can use it.
 """
 
 from __future__ import annotations

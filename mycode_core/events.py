@@ -1,7 +1,5 @@
-"""The event stream: one typed model per event of SPEC §4.
-
-The CLI, the JSON output, the transcript and plugins (``on_event``) all consume these.
-"""
+"""The event stream: one typed model per event of SPEC §4, consumed by the CLI, the JSON
+output, the transcript and plugins (``on_event``)."""
 
 from __future__ import annotations
 
@@ -37,12 +35,8 @@ def without_lone_surrogates(text: str) -> str:
 
 
 class AgentEvent(BaseModel):
-    """Base of every event: a ``type`` tag and a timestamp.
-
-    Events emitted inside a child agent (issue 11) also carry ``agent_id`` and
-    ``parent_call_id`` (the ``delegate_task`` call that started it); both are absent for the
-    main agent.
-    """
+    """Base of every event: a ``type`` tag and a timestamp; a child agent's events also carry
+    ``agent_id`` and ``parent_call_id`` (the ``delegate_task`` call that started it)."""
 
     model_config = ConfigDict(defer_build=True)
 
@@ -55,7 +49,7 @@ class AgentEvent(BaseModel):
         """One line of stream-json."""
         try:
             return self.model_dump_json(exclude_none=True)
-        except ValueError:  # issue 13: unpaired surrogates (model text) become U+FFFD
+        except ValueError:  # unpaired surrogates (model text) become U+FFFD
             data = _finite(self.model_dump(mode="python", exclude_none=True))
             text = json.dumps(
                 data, default=str, ensure_ascii=False, separators=(",", ":"), allow_nan=False
@@ -84,10 +78,7 @@ class SystemEvent(AgentEvent):
     plugins: list[str]
     permission_mode: str = "default"
     resumed_from: str | None = None
-    plugin_errors: list[dict[str, Any]] = Field(default_factory=list)
-    """Plugins that failed to load: ``plugin``, ``distribution``, ``kind``, ``error_type``,
-    ``message`` (one line) and ``detail`` (the whole error text; the traceback is only in
-    ``mycode plugins --check``)."""
+    plugin_errors: list[dict[str, Any]] = Field(default_factory=list)  # plugins failing to load
 
 
 class UserEvent(AgentEvent):
@@ -154,9 +145,7 @@ class ToolResultEvent(AgentEvent):
     content: str | list[dict[str, Any]]
     metadata: dict[str, Any] = Field(default_factory=dict)
     duration_ms: int | None = None
-    original: dict[str, Any] | None = None
-    """When a ``transform_tool_result`` changed the result: the tool's own ``content`` and
-    ``is_error`` (``content`` above is what the model sees)."""
+    original: dict[str, Any] | None = None  # the tool's own content/is_error, if transformed
 
 
 class ObservationEvent(AgentEvent):
@@ -184,12 +173,9 @@ class RetryEvent(AgentEvent):
 class CompactionEvent(AgentEvent):
     """The view was compacted; emitted before the first request that uses the new view.
 
-    ``reason`` is ``proactive``, ``reactive`` or ``manual``; tokens are the engine's
-    estimates; ``stage`` is ``mask``, ``summary`` or ``truncate``; ``count`` the run's n-th
-    compaction and ``steps_since_last`` the steps since the previous one (or the start).
-    ``view`` records the new view for ``--resume`` (history indexes, or messages that are
-    not in history such as the summary); ``history_length`` is how much history it stands
-    for."""
+    Tokens are the engine's estimates; ``count`` is the run's n-th compaction. ``view`` records
+    the new view for ``--resume`` (history indexes, or messages not in history such as the
+    summary); ``history_length`` is how much history it stands for."""
 
     type: Literal["compaction"] = "compaction"
     before_messages: int
@@ -222,8 +208,7 @@ class NoticeEvent(AgentEvent):
     level: Literal["info", "warning", "error"] = "info"
     message: str
     source: str | None = None
-    plugin: str | None = None
-    """The plugin that failed (SPEC §4: a failing plugin's notice carries it and ``hook``)."""
+    plugin: str | None = None  # a failing plugin's notice names it and the ``hook``
     hook: str | None = None
 
 
@@ -243,15 +228,10 @@ class ResultEvent(AgentEvent):
     duration_ms: int = 0
     error: str | None = None
     is_error: bool = False
-    usage_by_agent: dict[str, dict[str, int]] | None = None
-    """Issue 11: when child agents ran, each agent's own tokens (``main`` and every
-    ``agent_id``); they add up to ``usage``."""
-    cost_usd: float | None = None
-    """USD for the run's model replies; None when the model's price is unknown."""
-    context: dict[str, Any] | None = None
-    """``{window, used, percent}``: the context window and the last request's prompt tokens."""
-    structured_output: Any = None
-    """``--json-schema``: the final answer's parsed JSON (left out when not used)."""
+    usage_by_agent: dict[str, dict[str, int]] | None = None  # by ``main``/agent_id, if children ran
+    cost_usd: float | None = None  # ``None`` when the model's price is unknown
+    context: dict[str, Any] | None = None  # {window, used, percent}: used = last prompt tokens
+    structured_output: Any = None  # ``--json-schema``: the final answer's parsed JSON
 
     def to_json(self) -> str:
         """One line of stream-json; ``cost_usd`` is kept as ``null`` when unknown (SPEC §4)."""

@@ -1,10 +1,6 @@
-"""``on_event`` observers, off the loop's thread: one worker per plugin, events in order.
-
-The loop only puts events on queues, so a slow observer never slows a run. Each plugin's
-worker calls that plugin's implementations through pluggy (``pm.subset_hook_caller``), so its
-wrappers, ``specname`` and fewer-parameter implementations work, and tracing sees the calls.
-An implementation decorated with :func:`subscribe` only receives the event types it names.
-"""
+"""``on_event`` observers, off the loop's thread: one worker per plugin, events in order, calling
+its implementations through ``pm.subset_hook_caller`` (so wrappers, ``specname`` and tracing
+work)."""
 
 from __future__ import annotations
 
@@ -28,10 +24,8 @@ FLUSH_SECONDS = 10.0
 
 
 def subscribe(*event_types: str) -> Callable[[F], F]:
-    """Deliver only these event types to an ``on_event`` implementation.
-
-    ``@hookimpl`` and ``@subscribe("tool_call", "result")`` may be stacked in either order.
-    """
+    """Deliver only these event types to an ``on_event`` implementation (stacked with
+    ``@hookimpl`` in either order)."""
 
     def mark(func: F) -> F:
         setattr(func, EVENT_TYPES_ATTRIBUTE, frozenset(event_types))
@@ -118,6 +112,7 @@ class ObserverPool:
         (default: ``notice``) of a failing one (once per plugin)."""
         self._observers: list[_Observer] = []
         _POOLS.add(self)
+        failed = failed or notice
         impls = pm.hook.on_event.get_hookimpls()
         by_plugin: dict[str, list[Any]] = {}
         for impl in impls:
@@ -126,9 +121,7 @@ class ObserverPool:
             others = [impl.plugin for impl in impls if impl.plugin_name != name]
             caller = pm.subset_hook_caller("on_event", remove_plugins=others)
             types = _event_types(own)
-            self._observers.append(
-                _Observer(name, caller, types, context, notice, failed or notice)
-            )
+            self._observers.append(_Observer(name, caller, types, context, notice, failed))
 
     def publish(self, event: Any) -> None:
         """Queue ``event`` for every observer that wants it (never blocks)."""
@@ -138,9 +131,8 @@ class ObserverPool:
 
     def close(self, timeout: float | None = None) -> dict[str, int]:
         """Let observers finish every queued event, waiting up to ``timeout`` seconds in all
-        (default ``[plugins] observer_drain_s``, 10), then stop their workers. An observer still
-        busy then costs one stderr line naming it and the events it did not receive; returns
-        those counts by plugin."""
+        (default ``[plugins] observer_drain_s``), then stop their workers. Returns, by plugin, the
+        events an observer still busy did not receive (each costs one stderr line)."""
         if timeout is None:
             context = self._observers[0].context if self._observers else None
             timeout = drain_seconds(getattr(context, "settings", None))
@@ -152,14 +144,13 @@ class ObserverPool:
         for observer in self._observers:
             if observer.thread is not None:
                 observer.thread.join(max(0.0, deadline - time.monotonic()))
-                # still alive: its stop is queued, so the queue holds the events it never
-                # got plus one for the event it is still busy with (not received in full)
+                # alive: events never got + its stop (standing for the event it is stuck in)
                 count = observer.queue.qsize() if observer.thread.is_alive() else 0
                 if count:
                     missed[observer.name] = count
                     print(
                         f"mycode: observer plugin {observer.name!r} did not receive "
-                        f"{missed[observer.name]} event(s): still busy after "
+                        f"{count} event(s): still busy after "
                         f"observer_drain_s = {timeout:g} s",
                         file=sys.stderr,
                         flush=True,

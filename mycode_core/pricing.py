@@ -1,8 +1,6 @@
-"""What a run's model costs and takes: the price table (``prices.json``), the names of models
-known to take images, and ``[models."NAME"]`` overrides of both.
-
-Prices are USD per million tokens. The config table wins over the bundled table; a model
-with no known price costs ``None`` (unknown), never 0.
+"""What a run's model costs and takes: the price table (``prices.json``, USD per million
+tokens), the models known to take images, and ``[models."NAME"]`` overrides of both (they win).
+A model with no known price costs ``None`` (unknown), never 0.
 """
 
 from __future__ import annotations
@@ -94,12 +92,11 @@ def cost_usd(price: Price | None, usage: dict[str, int]) -> float | None:
     return (total + int(usage.get("output_tokens", 0) or 0) * price.output) / 1_000_000
 
 
+# model names known to take images, after a maker's ``openai/``-style prefix
 VISION_MODELS = tuple(
     "gpt-4o* gpt-4.1* gpt-5* o3* o4* claude-* gemini* *llava* *-vl* *vision* pixtral* "
     "gemma3*".split()
 )
-"""Model names known to take image input, after a maker's ``openai/``-style prefix
-(``[models."NAME"] images`` overrides; ``images = true`` forces it)."""
 
 
 def accepts_images(settings: Any) -> bool:

@@ -1,7 +1,5 @@
-"""Typed records that plugins hand to the core and the core hands to plugins.
-
-Everything a hook receives or returns is one of these, so plugin authors get one place to look.
-"""
+"""Typed records that plugins hand to the core and the core hands to plugins: everything a hook
+receives or returns, in one place."""
 
 from __future__ import annotations
 
@@ -25,24 +23,19 @@ from mycode_core.verdicts import Verdict as Verdict
 
 Risk = Literal["low", "medium", "high"]
 PathAccess = Literal["read", "write"]
-TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-"""What chat-completions endpoints accept as a function name."""
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # what chat-completions takes as a function name
 CHECKED_SCHEMAS: set[str] = set()  # repr() of each input schema that passed (the CLI keeps them)
 
 
 class ToolResult(BaseModel):
-    """What a tool returns: compact text for the model, plus facts for the runtime.
-
-    ``metadata`` carries machine-readable facts the runtime and policies use:
-    ``exit_code`` (commands), ``resources`` (list of ``file:path[:range]`` / ``command:...``),
-    ``mutated`` (list of workspace paths written), ``artifact`` (path of a saved full output).
-    """
+    """What a tool returns: compact text for the model, plus ``metadata`` facts for the runtime:
+    ``exit_code`` (commands), ``resources`` (``file:path[:range]`` / ``command:...``),
+    ``mutated`` (workspace paths written), ``artifact`` (a saved full output)."""
 
     content: str | list[dict[str, Any]] = ""
     is_error: bool = False
     metadata: dict[str, Any] = Field(default_factory=dict)
-    call_id: str | None = None
-    """Set by a ``transform_tool_result`` to say which call it answers (checked if set)."""
+    call_id: str | None = None  # set by a transform_tool_result: the call it answers (checked)
 
     @classmethod
     def error(cls, message: str, **metadata: Any) -> ToolResult:
@@ -62,14 +55,16 @@ class ToolResult(BaseModel):
 class Tool(BaseModel):
     """A tool the model can call, contributed through ``register_tools``.
 
-    Usually built with :func:`mycode_core.tool` from a typed function. Written by hand:
-    ``handler(arguments, context)`` is synchronous or async and returns a :class:`ToolResult`,
-    a string or JSON-able data. ``paths`` names the arguments that are paths
-    (``{"path": "read"|"write"}``): the core resolves them through the workspace boundary
-    before the handler runs (the handler receives ``pathlib.Path`` objects), applies
-    permission rules ``name(glob)`` to them, denies writes in plan mode and records the
-    resources and changes. Tools marked ``concurrency_safe`` may run in parallel (up to 4).
+    Usually built with :func:`mycode_core.tool`. ``handler(arguments, context)`` (sync or async)
+    returns a :class:`ToolResult`, a string or JSON-able data. ``paths`` names the path
+    arguments (``{"path": "read"|"write"}``): the core resolves them through the workspace
+    boundary (the handler gets ``pathlib.Path`` objects), applies rules ``name(glob)`` to them,
+    denies writes in plan mode and records resources and changes. ``concurrency_safe`` tools may
+    run in parallel (up to 4); ``concurrency_safe_for(arguments)`` overrides it per call.
     ``timeout`` (seconds) bounds a hung call (default: the ``tool_timeout`` setting).
+    ``approval_for(arguments, context)`` returns a :class:`CallApproval` when this call needs
+    the user's approval (e.g. an MCP tool given a path outside the workspace): the default
+    policy then asks (denies in ``-p``) unless a rule allows it; an error counts as asking.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -85,13 +80,7 @@ class Tool(BaseModel):
     timeout: float | None = None
     plugin: str | None = None
     concurrency_safe_for: Callable[[dict[str, Any]], bool] | None = None
-    """Issue 11: a per-call answer to ``concurrency_safe`` from the call's arguments (e.g.
-    ``delegate_task`` is safe for a read-only profile only); overrides the field when set."""
     approval_for: Callable[[dict[str, Any], Any], CallApproval | None] | None = None
-    """Issue 23: ``approval_for(arguments, context)`` returns a :class:`CallApproval` when
-    this particular call needs the user's approval (e.g. ``remember`` into the user scope, an
-    MCP tool given a path outside the workspace), ``None`` otherwise. The default permission
-    policy then asks (denies in ``-p``) unless a rule allows it; an error counts as asking."""
 
     def approval(self, arguments: dict[str, Any], context: Any) -> CallApproval | None:
         """This call's :class:`CallApproval` from ``approval_for`` (``None``: no extra ask)."""
@@ -163,11 +152,8 @@ class ToolCall(BaseModel):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     raw_arguments: str = "{}"
-    parse_error: str | None = None
-    """Why the arguments could not be read, as the model is told (the call is not run)."""
-    paths: dict[str, Path] = Field(default_factory=dict)
-    """The tool's path arguments, resolved by the core through the workspace boundary before
-    ``permission_verdict`` is asked (rules match them workspace-relative)."""
+    parse_error: str | None = None  # why the arguments are unreadable (the call is not run)
+    paths: dict[str, Path] = Field(default_factory=dict)  # resolved before permission_verdict
 
 
 class Validation(BaseModel):
@@ -193,8 +179,7 @@ class Observation(BaseModel):
     resources: list[str] = Field(default_factory=list)
     mutation: bool = False
     mutated: list[str] = Field(default_factory=list)
-    created: list[str] = Field(default_factory=list)
-    """Of ``mutated``, the paths the change detection saw created by the call."""
+    created: list[str] = Field(default_factory=list)  # of ``mutated``, the paths the call created
     validation: Validation | None = None
     is_error: bool = False
 
@@ -208,11 +193,9 @@ class ContextSection(BaseModel):
 
 
 class ModelProvider(BaseModel):
-    """A model family contributed through ``register_models``.
-
-    ``prefix`` selects it: ``--model PREFIX:REST``. ``factory(model_id, settings)`` returns an
-    object with ``complete(messages, tools, on_text) -> ModelReply``.
-    """
+    """A model family contributed through ``register_models``: ``--model PREFIX:REST`` selects it;
+    ``factory(model_id, settings)`` returns an object with ``complete(messages, tools, on_text)
+    -> ModelReply``."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -232,8 +215,7 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
         self._lock = threading.Lock()
-        self.shadowed: dict[str, list[str]] = {}
-        """Tool name → the plugins whose tool of that name lost (SPEC §7 "Tool identity")."""
+        self.shadowed: dict[str, list[str]] = {}  # tool name → plugins whose tool of it lost
 
     def add(self, tool: Tool, *, replace: bool = False) -> None:
         """Add a tool; a duplicate name from another plugin raises :class:`DuplicateToolError`."""
@@ -267,9 +249,14 @@ class ToolRegistry:
 class RunContext:
     """What tools and policies know about the run in progress.
 
-    ``store`` is a dictionary plugins share within this agent (``store["todos"]`` from
-    ``todo_write``; a subagent's starts empty), ``session_store`` one the session's whole
-    agent tree shares; ``observations`` is the list of facts recorded so far this run.
+    ``store`` is a dict plugins share within this agent (``store["todos"]``; a subagent's starts
+    empty); ``session_store`` is the same dict in the session's whole agent tree: keep there
+    what ``register_tools`` sets up (servers), as it is not called for a child. ``request`` is
+    what the user said (a plugin's slash command as typed, not the prompt it expanded to): what
+    policies read for what the user asked. ``observations`` are this run's recorded facts.
+    The runner sets ``context_window()`` (the window in tokens as best known now, to size
+    additions to the prompt by) and ``side_request(messages)``: one model request without
+    tools, returning the reply text or raising ``ModelError``; its usage counts to the run.
     """
 
     def __init__(
@@ -291,78 +278,43 @@ class RunContext:
         self.session_id = session_id
         self.prompt = prompt
         self.request = prompt
-        """What the user said in this run's turns: ``prompt``, except that a plugin's slash
-        command counts as the line typed (``/review-pr 12``), not the prompt it expanded to
-        (the plugin author's instructions). Policies that read what the user asked for (the
-        completion gate) read this."""
         self.interactive = interactive
         self.ask = ask
         self._emit = emit
         self.store: dict[str, Any] = {}
         self.session_store: dict[str, Any] = {}
-        """The session's state: the same dict in the main agent and every subagent (a child's
-        is its parent's). Keep here what ``register_tools`` sets up for the session (servers,
-        connections): it is not called for a child, which finds them here."""
         self.observations: list[Observation] = []
         self.session_grants: set[str] = set()
         self.lock = threading.RLock()
         self.tools = ToolRegistry()
-        self.startup_tasks: list[Callable[[], None]] = []
-        """Called once, in order, after the provider is ready and before the first request
-        (e.g. wait for MCP servers started in the background by ``register_tools``)."""
-        self.cancelled = threading.Event()
-        """Set when the user cancels the running turn; long-running tools should stop early."""
-        self.cleanup: list[Callable[[], None]] = []
-        """Called once when the run ends, whatever the reason (shut servers down)."""
-        self.plugin_manager = plugin_manager
-        """The run's pluggy manager (``None`` outside a run)."""
-        self.shown_files: dict[str, str] = {}
-        """Files the user put in front of the model whole (``@path``): resolved path → SHA-256
-        of the bytes shown. A tool that wants a file read before changing it may count these."""
-        self.readable_roots: list[Path] = []
-        """Folders outside the workspace whose files path reads may open (read-only), e.g.
-        the folders of listed skills. The tools' writes never leave the workspace."""
-        self.writable_roots: list[Path] = []
-        """Folders outside the workspace that sandboxed commands may write too (a plugin's
-        data folder); shown read-write inside the sandbox like ``[sandbox] writable``."""
-        self.protected_roots: list[Path] = []
-        """Folders inside the workspace that commands may not write (a loaded plugin folder:
-        its hooks run outside the sandbox); the file tools' writes there ask."""
-        self.pins: dict[str, ContextSection] = {}
-        """Context that survives every compaction, by key (see :meth:`pin`)."""
+        self.startup_tasks: list[Callable[[], None]] = []  # run once before the first request
+        self.cancelled = threading.Event()  # the user cancelled the turn: long tools stop early
+        self.cleanup: list[Callable[[], None]] = []  # run once when the run ends, however it ends
+        self.plugin_manager = plugin_manager  # ``None`` outside a run
+        self.shown_files: dict[str, str] = {}  # ``@path`` files shown whole: path → SHA-256
+        self.readable_roots: list[Path] = []  # folders outside the workspace path reads may open
+        self.writable_roots: list[Path] = []  # folders outside it sandboxed commands may write
+        self.protected_roots: list[Path] = []  # folders in it commands may not write (tools ask)
+        self.pins: dict[str, ContextSection] = {}  # context that survives compaction (see pin)
         self.context_window: Callable[[], int] | None = None
-        """Set by the runner: the model's context window in tokens as best known now
-        (configured, learned from the server's error, discovered or cached, else the
-        default). Plugins size what they add to the prompt by it (the skills listing)."""
         self.side_request: Callable[..., str] | None = None  # (messages, purpose="summary")
-        """Set by the runner: one model request without tools (``messages`` → reply text,
-        raising ``ModelError``); its usage counts towards the run. Used by summarisers."""
-        self.agent_id: str | None = None
-        """``None`` for the main agent; a child agent's id (also on its events)."""
-        self.parent_call_id: str | None = None
-        """In a child agent: the id of the tool call that started it."""
-        self.agent_name: str | None = None
-        """In a child agent: the name it was started with (``AgentRequest.name``, a profile)."""
-        self.depth = 0
-        """0 for the main agent, 1 for its children, and so on."""
-        self.spawner: Callable[[Any], Any] | None = None
-        """Set by the runner: runs an ``AgentRequest`` (see :meth:`spawn_agent`)."""
+        self.agent_id: str | None = None  # ``None`` for the main agent (a child's is on its events)
+        self.parent_call_id: str | None = None  # in a child: the tool call that started it
+        self.agent_name: str | None = None  # in a child: ``AgentRequest.name`` (a profile)
+        self.depth = 0  # 0 for the main agent, 1 for its children, and so on
+        self.spawner: Callable[[Any], Any] | None = None  # set by the runner (see spawn_agent)
         self._calls = threading.local()
-        self.on_plugin_failure: Callable[[str], None] | None = None
-        """Set by the runner: counts a plugin failure (see :meth:`plugin_failed`)."""
+        self.on_plugin_failure: Callable[[str], None] | None = None  # see plugin_failed
 
     def plugin_failed(self, message: str) -> None:
-        """Tell the core that a plugin failed in a hook this plugin called itself (through
-        ``context.hook``) once the failure is reported as a notice: with ``[plugins] strict``
-        or ``MYCODE_STRICT_PLUGINS`` the run stops and exits 2 (SPEC §7); otherwise nothing
-        more happens. ``message`` names the plugin and the hook."""
+        """Report a plugin failing in a hook called through ``context.hook`` (after its notice;
+        ``message`` names plugin and hook): in ``[plugins] strict`` mode the run exits 2."""
         if self.on_plugin_failure is not None:
             self.on_plugin_failure(message)
 
     @property
     def hook(self) -> Any:
-        """The plugin manager's hook relay: ``context.hook.<name>(...)`` calls a hook through
-        pluggy (including hookspecs a plugin added with ``add_hookspecs``)."""
+        """The hook relay: ``context.hook.<name>(...)`` calls any hook, added hookspecs too."""
         if self.plugin_manager is None:
             raise RuntimeError("this context has no plugin manager")
         return self.plugin_manager.hook
@@ -385,13 +337,9 @@ class RunContext:
             self._emit(event)
 
     def pin(self, key: str, text: str, title: str = "") -> None:
-        """Keep ``text`` in the model view across every compaction, under ``key`` (issue 9).
-
-        A later pin with the same key replaces it; an empty text removes it. Pinning does not
-        add the text to the conversation by itself: what the model should see at once goes
-        where it already goes (a tool result, a ``build_context`` section). Each compacted
-        view re-states every pin, in pinning order.
-        """
+        """Keep ``text`` in the model view across every compaction, under ``key``: a later pin of
+        the key replaces it, an empty text removes it. Pinning does not show the text now (a tool
+        result or ``build_context`` does); each compacted view re-states every pin, in order."""
         with self.lock:
             if text.strip():
                 self.pins[key] = ContextSection(title=title or key, text=text)
@@ -408,12 +356,9 @@ class RunContext:
         self._calls.call = call
 
     def spawn_agent(self, request: Any) -> Any:
-        """Run a child agent to its end and return its
-        :class:`~mycode_core.agents.AgentOutcome` (see :mod:`mycode_core.agents`).
-
-        Call it from a tool handler: the running call becomes the child's ``parent_call_id``.
-        Raises ``RuntimeError`` outside a runner (e.g. a bare test context).
-        """
+        """Run a child agent to its end and return its :class:`~mycode_core.agents.AgentOutcome`;
+        call it from a tool handler (the running call becomes the child's ``parent_call_id``).
+        Raises ``RuntimeError`` outside a runner."""
         if self.spawner is None:
             raise RuntimeError("child agents need a running agent (no spawner on this context)")
         return self.spawner(request)
@@ -423,12 +368,9 @@ class SlashCommand(BaseModel):
     """A ``/name`` command of the interactive session (also ``mycode -p "/name args"``).
 
     ``run(args, context)`` gets the text after the name and returns a :class:`SlashResult`,
-    a string (a prompt to run) or ``None``.
-
-    ``alias_of`` makes the command a shorter name for another one (the skills plugin's
-    ``/pdf`` for ``/skill:pdf``): an alias yields — it is kept only when no built-in command
-    of the session and no other plugin's command has its name, and dropped silently
-    otherwise; ``/help`` shows it on the line of the command it stands for.
+    a string (a prompt to run) or ``None``. ``alias_of`` makes it a short name for another
+    command (``/pdf`` for ``/skill:pdf``), kept only if no built-in or other plugin's command
+    has its name (dropped silently otherwise); ``/help`` shows it on that command's line.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)

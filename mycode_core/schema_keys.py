@@ -1,10 +1,5 @@
-"""Keys naming what a tool's input schema is built from, so a built schema can be remembered.
-
-Building a schema through pydantic costs a few ms per tool, every start-up, for the same
-signatures run after run (issue 24). :func:`schema_key` names a signature by the ``repr`` of
-its parameters' types, descriptions and defaults; it declines (``None``) when a ``repr`` would
-not show what the schema depends on (a model, an enum, a custom class: those are built every
-time). The CLI loads and saves :data:`BUILT_SCHEMAS` under ``MYCODE_HOME``.
+"""Keys naming what a tool's input schema is built from, so a built schema (a few ms through
+pydantic) is remembered across start-ups; the CLI keeps :data:`BUILT_SCHEMAS` in ``MYCODE_HOME``.
 """
 
 from __future__ import annotations
@@ -17,13 +12,13 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import VERSION as PYDANTIC_VERSION
 from pydantic.fields import FieldInfo
 
-BUILT_SCHEMAS: dict[str, dict[str, Any]] = {}
-"""Input schemas built from signatures, by :func:`schema_key`."""
+BUILT_SCHEMAS: dict[str, dict[str, Any]] = {}  # input schemas built, by :func:`schema_key`
 
 
 def schema_key(func: Callable[..., Any], fields: dict[str, Any]) -> str | None:
     """A key for everything the schema of ``fields`` (name → (annotation, default)) is made
-    of, or ``None`` when a type's ``repr`` would not show its content."""
+    of (the ``repr`` of each), or ``None`` when a ``repr`` would not show its content (a model,
+    an enum, a custom class)."""
     if not all(_plain(annotation) for annotation, _ in fields.values()):
         return None
     parts = [

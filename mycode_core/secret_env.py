@@ -24,14 +24,12 @@ _SECRET_VALUE = re.compile(
 
 
 def is_secret_name(name: str, passthrough: Iterable[str] = (), value: str = "") -> bool:
-    """Whether variable ``name`` (set to ``value``) is a secret (unless a ``passthrough``
-    pattern names it)."""
+    """Whether variable ``name`` (set to ``value``) is a secret, unless ``passthrough`` names it."""
     kept = any(fnmatch.fnmatchcase(name, p) for p in (*passthrough, "DESKTOP_SESSION"))
     return not kept and bool(_SECRET_RE.match(name.upper()) or _SECRET_VALUE.search(value))
 
 
 def scrub_env(env: Mapping[str, str], passthrough: Iterable[str] = ()) -> dict[str, str]:
-    """``env`` without API keys, tokens, secrets and passwords in URLs (unless named in
-    ``passthrough``)."""
+    """``env`` without API keys, tokens, secrets and passwords in URLs (save ``passthrough``)."""
     kept = list(passthrough)
     return {k: v for k, v in env.items() if not is_secret_name(k, kept, v)}

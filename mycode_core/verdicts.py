@@ -1,6 +1,5 @@
 """What hooks and tools answer the core: policy verdicts, why a call needs approval, a slash
-command's result, a compacted view. Import them from :mod:`mycode_core.records` (re-exported).
-"""
+command's result, a compacted view. Import them from :mod:`mycode_core.records`."""
 
 from __future__ import annotations
 
@@ -19,9 +18,12 @@ class _Answer(BaseModel):
 class PermissionVerdict(_Answer):
     """Answer of a ``permission_verdict`` policy.
 
-    ``rule`` is the rule that decided (e.g. ``run_command(git push:*)`` or ``mode:plan``) and
-    ``layer`` the config layer it came from (``default``, ``user``, ``project``, ``local``,
-    ``env``, ``cli``, ``session``).
+    ``rule`` is the rule that decided (e.g. ``run_command(git push:*)`` or ``mode:plan``),
+    ``layer`` its config layer (``default``, ``user``, ``project``, ``local``, ``env``, ``cli``,
+    ``session``). For ``ask``, ``grant`` is the key an "allow for this session" answer adds to
+    ``context.session_grants`` (the policy should then allow calls matching it). For
+    ``allow``/``ask``, ``updated_arguments`` replace the call's; the core checks them against
+    the tool's schema before the call runs (invalid ones make an error result).
     """
 
     decision: Decision
@@ -29,19 +31,13 @@ class PermissionVerdict(_Answer):
     rule: str | None = None
     layer: str | None = None
     grant: str | None = None
-    """For ``ask``: the key remembered in ``context.session_grants`` if the user answers
-    "allow for this session" (the policy should then allow calls matching it)."""
     updated_arguments: dict[str, Any] | None = None
-    """For ``allow``/``ask`` (issue 12): replacement arguments for the call. The core checks
-    them against the tool's schema before the call runs; invalid ones make an error result."""
 
 
 class CallApproval(_Answer):
-    """Why one tool call needs the user's approval (see ``Tool.approval_for``).
-
-    ``subject`` is what ``tool(spec)`` rules match (e.g. ``user`` for ``remember(user)``);
-    ``grant`` the rule an "allow for this session" answer remembers and the reason suggests
-    (default: the tool's name)."""
+    """Why one tool call needs the user's approval (see ``Tool.approval_for``). ``subject`` is
+    what ``tool(spec)`` rules match (``user`` for ``remember(user)``); ``grant`` the rule an
+    "allow for this session" answer remembers and the reason suggests (default: the tool)."""
 
     reason: str
     subject: str | None = None
@@ -64,15 +60,13 @@ class CompletionVerdict(_Answer):
     feedback: str = ""
     source: str = "completion_gate"
     missing: list[str] = Field(default_factory=list)
-    counts: bool = True
-    """False: a ``fail`` its plugin bounds itself (a Claude Code ``Stop`` hook, which sees
-    ``stop_hook_active``), not counted toward ``[completion_gate] max_blocks``."""
+    counts: bool = True  # False: a fail its plugin bounds itself, not counted to max_blocks
 
 
 class PromptVerdict(_Answer):
-    """Answer of a ``user_prompt_verdict`` hook for the user's prompt (issue 12): ``block``
-    drops it (the model never sees it) and shows ``reason`` to the user; ``context`` lines are
-    added to what the model sees with the prompt."""
+    """Answer of a ``user_prompt_verdict`` hook for the user's prompt: ``block`` drops it (the
+    model never sees it) and shows ``reason`` to the user; ``context`` lines are added to what
+    the model sees with the prompt."""
 
     block: bool = False
     reason: str = ""
@@ -83,10 +77,8 @@ class PromptVerdict(_Answer):
 class SlashResult(_Answer):
     """What a slash command returns: a ``prompt`` to run as the user's turn, ``output`` to show
     the user, and/or ``rewind``: cut the conversation back to before the session's N-th user
-    turn (the session records it in the transcript, so ``--resume`` goes on from there).
-    ``exit_code``: not 0 for a command that failed (its ``output`` says why), what ``mycode -p
-    "/name"`` exits with: the code the same operation has as a subcommand (2: usage, nothing
-    to do)."""
+    turn (recorded, so ``--resume`` goes on from there). ``exit_code`` is what ``mycode -p
+    "/name"`` exits with: the same operation's code as a subcommand (2: usage, nothing to do)."""
 
     prompt: str | None = None
     output: str | None = None
@@ -95,11 +87,10 @@ class SlashResult(_Answer):
 
 
 class CompactedView(_Answer):
-    """What a ``compact_context`` implementation may return instead of a plain list: the
-    replacement messages (system message first) and the summary shown in the ``compaction``
-    event, and the ``stage`` (``mask``: old tool results became placeholders; ``summary``:
-    older turns were summarised; ``truncate``: older turns were dropped). The messages are
-    not copied: those the view holds keep their identity (the transcript names them)."""
+    """What a ``compact_context`` implementation may return instead of a plain list: the new
+    messages (system message first; not copied, as the transcript names them by identity), the
+    ``compaction`` event's summary and the ``stage`` (``mask``: old tool results became
+    placeholders; ``summary``: older turns were summarised; ``truncate``: they were dropped)."""
 
     messages: SkipValidation[list[dict[str, Any]]]
     summary: str | None = None

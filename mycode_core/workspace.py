@@ -2,23 +2,9 @@
 
 from __future__ import annotations
 
+# version-control, dependency, virtualenv and cache folders: never the user's own work
 NOISE_DIRS: frozenset[str] = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        ".venv",
-        "venv",
-        "__pycache__",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-    }
+    ".git .hg .svn node_modules .venv venv __pycache__ .tox .nox .mypy_cache .pytest_cache "
+    ".ruff_cache".split()
 )
-"""Version-control, dependency, virtualenv and cache folders: never the user's own work."""
-
 BUILD_DIRS: frozenset[str] = frozenset({"dist", "build", "target"})
-"""Folders of build output."""
