@@ -286,8 +286,7 @@ def _read_toml(path: Path, workspace: Path | None, refused: list[str]) -> dict[s
         raise ConfigError(f"{path}: cannot read this config file: {exc}") from None
 
 
-ENV_SOURCES: dict[str, str] = {}
-"""Which environment variable each key of the last environment layer came from."""
+ENV_SOURCES: dict[str, str] = {}  # key -> the variable it came from, for the last env layer
 
 
 def _env_layer() -> dict[str, Any]:

@@ -40,9 +40,7 @@ _TYPE_TAG = re.compile(
 
 def _key(error: Mapping[str, Any], prefix: str) -> str:
     loc = [
-        str(part)
-        for part in error.get("loc", ())
-        if not (isinstance(part, str) and _TYPE_TAG.fullmatch(part))
+        str(p) for p in error.get("loc", ()) if not (isinstance(p, str) and _TYPE_TAG.fullmatch(p))
     ]
     return ".".join([prefix, *loc] if prefix else loc) or "(top level)"
 

@@ -64,11 +64,8 @@ def shadowed_module(name: str) -> str | None:
     if loaded is not None and _ours.get(name) != getattr(loaded, "__file__", None):
         return "a module already imported"
     cwd = os.getcwd()
-    search = [
-        entry
-        for entry in sys.path
-        if entry not in ("", ".") and os.path.abspath(entry) != cwd  # `python -m` adds cwd
-    ]
+    # not the current folder: `python -m` adds it
+    search = [e for e in sys.path if e not in ("", ".") and os.path.abspath(e) != cwd]
     try:
         installed = importlib.machinery.PathFinder.find_spec(name, search) is not None
     except (ImportError, ValueError):

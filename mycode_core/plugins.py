@@ -314,9 +314,7 @@ def _raised_at(exc: BaseException) -> str:
     """``file:line`` where ``exc`` was raised (the innermost frame)."""
     import traceback
 
-    frames = [
-        f"{frame.filename}:{frame.lineno}" for frame in traceback.extract_tb(exc.__traceback__)
-    ]
+    frames = [f"{f.filename}:{f.lineno}" for f in traceback.extract_tb(exc.__traceback__)]
     library = (os.sep + "pydantic", os.sep + "pluggy" + os.sep, "<frozen ", _CORE_DIR)
     for frame in reversed(frames):  # the plugin's own line, not pydantic's or ours
         if not any(part in frame for part in library):

@@ -1,8 +1,6 @@
 """Workspace trust (SPEC §8): an untrusted workspace's own files may only tighten settings.
-
-Trust is recorded per resolved path in ``$MYCODE_HOME/trusted.json`` (it covers the folders
-below) or given for one run with ``--trust``; plugins reading project files call :func:`is_trusted`.
-"""
+Trust is recorded per resolved path in ``$MYCODE_HOME/trusted.json`` (covering the folders
+below) or given for one run with ``--trust``; plugins reading project files call is_trusted."""
 
 from __future__ import annotations
 
