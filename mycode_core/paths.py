@@ -195,11 +195,11 @@ _BOUND_CLASSES: dict[tuple[Path, bool], type[BoundPath]] = {}
 def bind_path(path: Path, root: Path, *, writable: bool) -> BoundPath:
     """``path`` as a :class:`BoundPath` opened beneath ``root``."""
     key = (root, writable)
-    if key not in _BOUND_CLASSES:
-        _BOUND_CLASSES[key] = type(
-            "BoundPath", (BoundPath,), {"_root": root, "_writable": writable}
-        )
-    return _BOUND_CLASSES[key](path)
+    cls = _BOUND_CLASSES.get(key)
+    if cls is None:
+        cls = type("BoundPath", (BoundPath,), {"_root": root, "_writable": writable})
+        _BOUND_CLASSES[key] = cls
+    return cls(path)
 
 
 def bound_root(path: Path, context: Any) -> Path:
