@@ -70,8 +70,7 @@ def mycode_rule(entry: str) -> str | None:
 
 
 def claude_layers(workspace: Path, refused: list[str]) -> list[tuple[str, dict[str, Any]]]:
-    """The ``(layer, data)`` of each Claude Code settings file with rules; an unreadable file
-    costs a line in ``refused`` and its rules."""
+    """``(layer, data)`` per Claude Code settings file with rules; unreadable ones: ``refused``."""
     layers: list[tuple[str, dict[str, Any]]] = []
     for name, relative in SETTINGS_FILES:
         try:
@@ -90,8 +89,7 @@ def claude_layers(workspace: Path, refused: list[str]) -> list[tuple[str, dict[s
 
 
 def _layer(data: dict[str, Any]) -> dict[str, Any]:
-    """One settings file's config table: rules, mode, ``.mcp.json`` approval as
-    ``[mcp] trust_project_servers``."""
+    """One settings file's config table: rules, mode and ``[mcp] trust_project_servers``."""
     layer: dict[str, Any] = {}
     permissions = data.get("permissions")
     table: dict[str, list[str]] = {}

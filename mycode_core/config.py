@@ -197,8 +197,7 @@ class Settings(BaseModel):
         return raw if model is None else _readable(model).model_validate(raw)
 
     def user_section(self, name: str) -> dict[str, Any]:
-        """``[name]`` merged from the user's layers only (never the workspace's own files): for
-        what an untrusted workspace may not choose (SPEC §8)."""
+        """``[name]`` from the user's layers only: what an untrusted workspace may not choose."""
         tables = [data.get(name) for layer, data in self._layers if layer not in PROJECT_LAYERS]
         return functools.reduce(_merge, [t for t in tables if isinstance(t, dict)], {})
 
@@ -268,8 +267,7 @@ def unusable_home(home: Path, exc: OSError) -> ConfigError:
 
 
 def _read_toml(path: Path, workspace: Path | None, refused: list[str]) -> dict[str, Any]:
-    """One config file as a table; a project file (``workspace`` given) never through a symlink
-    out of the workspace (refused: ``{}`` and a line in ``refused``)."""
+    """One config file as a table; a project file leading out of the workspace: ``{}``, noted."""
     try:
         if workspace is not None:
             return tomllib.loads(read_project_bytes(workspace, path).decode("utf-8"))

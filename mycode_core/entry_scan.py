@@ -28,8 +28,7 @@ def scan_for_startup() -> None:
 
 
 def entry_points(group: str) -> list[metadata.EntryPoint]:
-    """The entry points of ``group``: from the start-up scan once, else a fresh scan (a process
-    that installs distributions sees them); kept as the latest."""
+    """``group``'s entry points: from the start-up scan once, then fresh scans; kept as latest."""
     found, _Scans.startup = _Scans.startup, None
     scanned = list(
         metadata.entry_points(group=group) if found is None else found.select(group=group)

@@ -173,8 +173,7 @@ def _declared(path: Path, text: str) -> set[tuple[str, str]]:
 
 
 def config_overrides(repo: Repository | None) -> list[str]:
-    """The ``-c key=value`` arguments neutralising :data:`NEUTRAL_CONFIG` and every
-    filter/diff/merge driver the repository's configuration files declare."""
+    """The ``-c`` arguments neutralising :data:`NEUTRAL_CONFIG` and the repository's drivers."""
     pairs = list(NEUTRAL_CONFIG)
     if repo is not None:
         drivers: set[tuple[str, str]] = set()
@@ -193,8 +192,7 @@ def config_overrides(repo: Repository | None) -> list[str]:
 
 
 def safe_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """This process's environment without any ``GIT_*`` variable, plus the fixed safe ones
-    and ``extra`` (e.g. a private ``GIT_INDEX_FILE`` mycode chose)."""
+    """This environment without ``GIT_*`` variables, plus the fixed safe ones and ``extra``."""
     env = {
         key: value
         for key, value in os.environ.items()

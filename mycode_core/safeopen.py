@@ -33,8 +33,7 @@ def _raise_for(exc: OSError, path: Path, name: str, parent: int) -> NoReturn:
 
 @contextlib.contextmanager
 def open_parent(path: Path, *, create: bool = False) -> Iterator[int]:
-    """A descriptor of ``path``'s folder reached without following symlinks; with ``create``,
-    missing folders are made on the way (``mkdir -p``)."""
+    """A descriptor of ``path``'s folder, no symlink followed; ``create`` makes missing ones."""
     parts = Path(os.path.abspath(path)).parts
     fd = os.open("/", _DIR_FLAGS)
     try:
