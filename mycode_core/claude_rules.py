@@ -1,17 +1,6 @@
-"""Claude Code's permission rules as project config layers (SPEC §8 counts
-``.claude/settings*.json`` among a workspace's project layers).
-
-``permissions.allow``/``ask``/``deny`` of ``.claude/settings.json`` (layer ``claude-project``)
-and ``.claude/settings.local.json`` (``claude-local``) are read as mycode rules:
-``Bash(npm test:*)`` → ``run_command(npm test:*)``, ``Read(./.env)`` → ``read_file(.env)``,
-``Edit(/src/**)`` → ``edit_file(src/**)`` (``/`` starts at the project root, ``//`` is an
-absolute path); ``permissions.defaultMode`` (``acceptEdits``, ``plan``…) is
-``permission_mode``. ``enableAllProjectMcpServers`` / ``enabledMcpjsonServers`` become
-``[mcp] trust_project_servers`` (the MCP bridge takes it from the local file only, as from
-``.mycode/config.local.toml``). Like every project layer, an untrusted workspace keeps only
-their ``deny`` and ``ask`` rules (:func:`mycode_core.trust.restrict_layers`); a rule naming a
-tool mycode does not have (``WebFetch``) simply never matches.
-"""
+"""Claude Code's ``.claude/settings*.json`` as project config layers (SPEC §8): their
+``permissions`` rules in mycode's syntax (``Bash(npm test:*)`` → ``run_command(npm test:*)``),
+``defaultMode`` and MCP server approval; untrusted, they are restricted like any project layer."""
 
 from __future__ import annotations
 
@@ -26,6 +15,7 @@ SETTINGS_FILES = (
     ("claude-project", ".claude/settings.json"),
     ("claude-local", ".claude/settings.local.json"),
 )
+# Claude Code's tool names and the mycode tool each stands for, for rules, skills and profiles
 CLAUDE_TOOL_NAMES = {
     "Bash": "run_command",
     "Read": "read_file",
@@ -42,25 +32,20 @@ CLAUDE_TOOL_NAMES = {
     "Skill": "load_skill",
     "LSP": "lsp",
 }
-"""Claude Code's tool names and the mycode tool each stands for (MCP tools keep
-``mcp__server__tool``): the one table rules, skills' ``allowed-tools`` and agent profiles'
-``tools`` are read with."""
 _BY_LOWER = {name.lower(): mine for name, mine in CLAUDE_TOOL_NAMES.items()}
 
 
 def mycode_tool_name(name: str) -> str:
-    """The mycode tool a Claude Code tool name stands for (``Bash`` → ``run_command``, in any
-    case); any other name is returned as it is."""
+    """The mycode tool a Claude Code tool name (any case) stands for; others are returned as is."""
     return CLAUDE_TOOL_NAMES.get(name) or _BY_LOWER.get(name.lower(), name)
 
 
-_MODES = {
+_MODES = {  # permissions.defaultMode -> permission_mode
     "default": "default",
     "acceptEdits": "accept-edits",
     "plan": "plan",
     "bypassPermissions": "bypass",
 }
-"""``permissions.defaultMode`` in mycode's ``permission_mode`` words."""
 _PATH_TOOLS = {"read_file", "write_file", "edit_file", "glob", "grep"}
 _ENTRY = re.compile(r"^\s*([A-Za-z0-9_*-]+)\s*(?:\((.*)\))?\s*$", re.S)
 
@@ -85,8 +70,7 @@ def mycode_rule(entry: str) -> str | None:
 
 
 def claude_layers(workspace: Path, refused: list[str]) -> list[tuple[str, dict[str, Any]]]:
-    """The ``(layer, {"permissions": ...})`` of each Claude Code settings file that has rules;
-    a file that cannot be read as JSON costs a line in ``refused`` and its rules."""
+    """``(layer, data)`` per Claude Code settings file with rules; unreadable ones: ``refused``."""
     layers: list[tuple[str, dict[str, Any]]] = []
     for name, relative in SETTINGS_FILES:
         try:
@@ -105,9 +89,7 @@ def claude_layers(workspace: Path, refused: list[str]) -> list[tuple[str, dict[s
 
 
 def _layer(data: dict[str, Any]) -> dict[str, Any]:
-    """The config table of one settings file: its rules, and its approval of the project's
-    ``.mcp.json`` servers (``enableAllProjectMcpServers``, ``enabledMcpjsonServers``) as
-    ``[mcp] trust_project_servers``."""
+    """One settings file's config table: rules, mode and ``[mcp] trust_project_servers``."""
     layer: dict[str, Any] = {}
     permissions = data.get("permissions")
     table: dict[str, list[str]] = {}

@@ -46,9 +46,7 @@ class GateSettings(BaseModel):
     """``[completion_gate]``: which policy, how many blocks before giving up."""
 
     model_config = ConfigDict(extra="allow")
-    policy: str = Field(default="standard", min_length=1)
-    """``strict``, ``standard``, ``lenient``, ``off`` (built in), or the name a team policy
-    plugin answers to; an unclaimed name falls back to ``standard`` with a warning."""
+    policy: str = Field(default="standard", min_length=1)  # built-in or a policy plugin's name
     max_blocks: int = Field(default=3, ge=0, le=100)
 
 
@@ -72,16 +70,11 @@ class ContextSettings(BaseModel):
     """``[context]``: when and how the view is compacted (the engine reads its own knobs too)."""
 
     model_config = ConfigDict(extra="allow")
-    compact_threshold: float = Field(default=0.8, gt=0, le=1)
-    """Compact when the view passes this share of the budget."""
-    compact_target: float = Field(default=0.5, gt=0, le=1)
-    """…down to this share (well below the threshold: several steps between compactions)."""
-    keep_recent_results: int = Field(default=10, ge=0)
-    """Tool results kept whole; older ones are masked to a one-line placeholder."""
-    strategy: ContextStrategy = "mask+summary"
-    """``off``: no proactive compaction, only reactive handling at the hard limit."""
-    # the context engine's own knobs (its README), read leniently by the engine; named here so
-    # that they are not taken for typos of the keys above
+    compact_threshold: float = Field(default=0.8, gt=0, le=1)  # share of the budget
+    compact_target: float = Field(default=0.5, gt=0, le=1)  # well below the threshold
+    keep_recent_results: int = Field(default=10, ge=0)  # older results masked to one line
+    strategy: ContextStrategy = "mask+summary"  # off: only reactive handling at the hard limit
+    # the context engine's own knobs, named here so they are not taken for typos
     keep_recent: Any = None
     recent_results: Any = None
     summary_share: Any = None
@@ -113,36 +106,28 @@ class Settings(BaseModel):
     """The merged settings of a run. ``layers`` keeps each layer's raw data for provenance."""
 
     model_config = ConfigDict(extra="allow")
-
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = None
     max_steps: int = Field(default=50, ge=1, le=100_000)
     max_tokens: int | None = Field(default=None, ge=1)
     max_budget_usd: float | None = Field(default=None, ge=0)
-    models: dict[str, ModelEntry] = Field(default_factory=dict)
-    """``[models."NAME"]``: prices (USD per million tokens) and ``images`` per model."""
+    models: dict[str, ModelEntry] = Field(default_factory=dict)  # prices (USD/Mtok), images
     permission_mode: PermissionMode = "default"
     append_system_prompt: str | None = None
-    """``--append-system-prompt``: text added at the end of the system prompt."""
     context_window: int = Field(default=128_000, ge=1024)
-    max_output_tokens: int | None = Field(default=None, ge=1)
-    """``[model] max_output_tokens``: the reply cap sent as ``max_tokens`` on every request."""
+    max_output_tokens: int | None = Field(default=None, ge=1)  # sent as max_tokens
     context: ContextSettings = Field(default_factory=ContextSettings)
     stream: bool = True
-    images: bool = False
-    """Send images (``@shot.png``, MCP screenshots, image files read) to any model; without it
-    only a model known to take them (:func:`~mycode_core.pricing.accepts_images`) gets them."""
+    images: bool = False  # send images to any model, not only those known to take them
     request_timeout: float = Field(default=600.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=100)
     retry_base_delay: float = Field(default=1.0, ge=0)
     retry_max_delay: float = Field(default=30.0, ge=0)
     max_tool_calls_per_reply: int = Field(default=16, ge=1, le=1000)
     max_parallel_tools: int = Field(default=4, ge=1, le=64)
-    tool_timeout: float = Field(default=300.0, gt=0)
-    """Seconds before a hung tool call is answered with an error (a tool may set its own)."""
-    observer_warn_ms: float = Field(default=500.0, ge=0)
-    """An ``on_event`` observer slower than this for one event gets one notice."""
+    tool_timeout: float = Field(default=300.0, gt=0)  # a hung tool call then gets an error
+    observer_warn_ms: float = Field(default=500.0, ge=0)  # a slower observer gets one notice
     near_limit_steps: int = Field(default=3, ge=0)
     permissions: PermissionRules = Field(default_factory=PermissionRules)
     completion_gate: GateSettings = Field(default_factory=GateSettings)
@@ -151,11 +136,9 @@ class Settings(BaseModel):
     validation_commands: dict[ValidationKind, list[str]] = Field(default_factory=dict)
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     mcp_config_files: list[str] = Field(default_factory=list)
+    # folders outside the workspace that project files may link into (user config only)
     readable_dirs: list[str] = Field(default_factory=list)
-    """Folders outside the workspace that project instruction and configuration files may be
-    symlinks into (taken from the user's own config only; SPEC §8)."""
-    sandbox: bool | str | dict[str, Any] = "auto"
-    """``"auto"`` / ``"on"`` / ``"off"`` or a ``[sandbox]`` table (SPEC §8)."""
+    sandbox: bool | str | dict[str, Any] = "auto"  # "auto" / "on" / "off" or a [sandbox] table
 
     @field_validator("base_url")
     @classmethod
@@ -204,13 +187,8 @@ class Settings(BaseModel):
         return self._layers
 
     def section(self, name: str) -> Any:
-        """A plugin's own config table (``[name]``), merged across layers.
-
-        For a table registered with ``register_settings``: the validated model (an instance
-        of the registered class, defaults applied when the table is absent; it also answers
-        ``.get(key)`` and ``[key]`` like the plain table). Otherwise the table as a dict
-        (``{}`` if absent).
-        """
+        """A plugin's ``[name]`` table merged across layers: the validated model of a table
+        registered with ``register_settings`` (also answering ``.get``/``[key]``), else a dict."""
         value = getattr(self, name, None)  # an unknown table too: pydantic keeps extras
         if isinstance(value, BaseModel):
             return value.model_dump()
@@ -219,9 +197,7 @@ class Settings(BaseModel):
         return raw if model is None else _readable(model).model_validate(raw)
 
     def user_section(self, name: str) -> dict[str, Any]:
-        """``[name]`` merged from the layers the user controls only (defaults, user config,
-        environment, flags: not the workspace's own files), as a plain table: what a plugin
-        reads where an untrusted workspace may not choose (SPEC §8)."""
+        """``[name]`` from the user's layers only: what an untrusted workspace may not choose."""
         tables = [data.get(name) for layer, data in self._layers if layer not in PROJECT_LAYERS]
         return functools.reduce(_merge, [t for t in tables if isinstance(t, dict)], {})
 
@@ -266,10 +242,8 @@ def home_dir() -> Path:
 
 
 def ensure_home(home: Path) -> Path:
-    """Make sure ``home`` is a folder mycode can write, creating it private (``0700``: it holds
-    transcripts, memory and trust records; an existing folder keeps its mode). A probe write of
-    one block also finds a full disk. Else raise a one-line :class:`ConfigError` naming the
-    folder, the error and what to do."""
+    """Make sure ``home`` is a writable folder, created ``0700`` (it holds transcripts, memory
+    and trust records); a probe write finds a full disk. Else raise a one-line ConfigError."""
     try:
         if home.exists() and not home.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(home))
@@ -293,8 +267,7 @@ def unusable_home(home: Path, exc: OSError) -> ConfigError:
 
 
 def _read_toml(path: Path, workspace: Path | None, refused: list[str]) -> dict[str, Any]:
-    """One config file as a table; a project file (``workspace`` given) is read without
-    following a symlink out of the workspace (refused: ``{}`` and a line in ``refused``)."""
+    """One config file as a table; a project file leading out of the workspace: ``{}``, noted."""
     try:
         if workspace is not None:
             return tomllib.loads(read_project_bytes(workspace, path).decode("utf-8"))
@@ -311,8 +284,7 @@ def _read_toml(path: Path, workspace: Path | None, refused: list[str]) -> dict[s
         raise ConfigError(f"{path}: cannot read this config file: {exc}") from None
 
 
-ENV_SOURCES: dict[str, str] = {}
-"""Which environment variable each key of the last environment layer came from."""
+ENV_SOURCES: dict[str, str] = {}  # key -> the variable it came from, for the last env layer
 
 
 def _env_layer() -> dict[str, Any]:
@@ -367,13 +339,9 @@ def load_settings(
     tables: Mapping[str, type[BaseModel]] | None = None,
     plugin_names: Iterable[str] = (),
 ) -> Settings:
-    """Read every layer, check each one, merge them; raises :class:`ConfigError` with a
-    one-line message naming the file, the key and what is expected.
-
-    :param tables: plugin config tables and their models (from ``register_settings``);
-        when given, unknown keys and tables get a warning in ``settings.notices``.
-    :param plugin_names: names of installed plugins (their tables are not "unknown").
-    """
+    """Read, check and merge every layer; a bad value raises a one-line :class:`ConfigError`.
+    With ``tables`` (``register_settings`` models), unknown keys get warnings in ``notices``;
+    ``plugin_names`` (installed plugins) are not unknown tables."""
     home = home or home_dir()
     layers: list[tuple[str, dict[str, Any]]] = [("default", {})]
     sources: dict[str, str] = {}
@@ -405,9 +373,7 @@ def load_settings(
             notices += found
     # checked as written (a broken file is an error even where ignored), then restricted
     layers = restrict_layers(workspace, home, layers)  # SPEC §8: untrusted projects only tighten
-    merged: dict[str, Any] = {}
-    for _name, data in layers:
-        merged = _merge(merged, data)
+    merged: dict[str, Any] = functools.reduce(_merge, [data for _name, data in layers], {})
     merged["permissions"] = _merge_permissions(layers)
     try:
         settings = Settings.model_validate(merged)

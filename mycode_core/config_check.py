@@ -1,12 +1,6 @@
-"""Checking each configuration layer before the layers are merged (issue 14).
-
-* Every core key is validated by the :class:`~mycode_core.config.Settings` model (types and
-  ranges); a plugin's own table (``[builtin_tools]``, ``[mcp]``...) by the model the plugin
-  registered through ``register_settings``. A bad value is one :class:`ConfigError` line
-  naming the file (or environment variable), the key and what is expected.
-* Unknown keys and tables are not errors — a newer or older mycode may know them — but each
-  gets one warning with a did-you-mean (``difflib``).
-"""
+"""Checking each configuration layer before the merge: core keys by ``Settings``, a plugin's
+table by its ``register_settings`` model (a bad value: one :class:`ConfigError` line); unknown
+keys are not errors (another mycode version may know them) but get a did-you-mean warning."""
 
 from __future__ import annotations
 
@@ -20,22 +14,10 @@ from pydantic import BaseModel, ValidationError
 from mycode_core.errors import SetupError
 from mycode_core.errors import error_line as exception_line
 
+# tables and keys of plugins documented in SPEC.md, known even when not installed
 KNOWN_ELSEWHERE = frozenset(
-    {
-        # tables and keys of plugins documented in SPEC.md, known even when not installed
-        "sandbox",
-        "subagents",
-        "mcp",
-        "plugin_dirs",
-        "skills",
-        "memory",
-        "stagnation",
-        "batch",
-        "context_engine",
-        "claude_compat",
-        "trust",
-        "hooks",
-    }
+    "sandbox subagents mcp plugin_dirs skills memory stagnation batch context_engine claude_compat"
+    " trust hooks".split()
 )
 
 
@@ -49,18 +31,16 @@ def _describe(value: Any) -> str:
 
 
 _CLASS = r"a valid dictionary(?: or instance of \w+)?"  # pydantic's words for a TOML table
+# a ``loc`` part pydantic adds for one member of a union (``sandbox.bool``): not a key
 _TYPE_TAG = re.compile(
     r"(bool|str|int|float|none|dict\[.*\]|list\[.*\]|literal\[.*\]|function-\w+\[.*\]|"
     r"[a-z_-]+\[.*\])"
 )
-"""A ``loc`` part pydantic adds for one member of a union (``sandbox.bool``): not a key."""
 
 
 def _key(error: Mapping[str, Any], prefix: str) -> str:
     loc = [
-        str(part)
-        for part in error.get("loc", ())
-        if not (isinstance(part, str) and _TYPE_TAG.fullmatch(part))
+        str(p) for p in error.get("loc", ()) if not (isinstance(p, str) and _TYPE_TAG.fullmatch(p))
     ]
     return ".".join([prefix, *loc] if prefix else loc) or "(top level)"
 
@@ -71,9 +51,8 @@ def error_line(
     prefix: str = "",
     others: Iterable[Mapping[str, Any]] = (),
 ) -> str:
-    """One readable line for a pydantic error of ``source`` (a file or an env variable): the
-    key is the user's (``sandbox``, never pydantic's ``sandbox.bool``), no class names; ``others``
-    (the rest of the errors) add the other accepted kinds when the value fits none of a union's."""
+    """One readable line for a pydantic error of ``source``, in the user's key names; ``others``
+    (the other errors) add the accepted kinds when the value fits none of a union's."""
     key = _key(error, prefix)
     message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
     message = re.sub(_CLASS, "a table", message)
@@ -120,13 +99,8 @@ def check_layer(
     tables: Mapping[str, type[BaseModel]],
     other_names: Iterable[str] = (),
 ) -> list[str]:
-    """Validate one layer's raw data; return its warnings, raise :class:`ConfigError`.
-
-    :param source: where the layer came from (a file path, ``environment``...), for messages.
-    :param settings_model: the core settings model.
-    :param tables: plugin table name → its registered model.
-    :param other_names: further names that are not unknown (installed plugins' names).
-    """
+    """Validate one layer's raw data from ``source``; return its warnings, raise
+    :class:`ConfigError`. ``other_names`` (installed plugins) are not unknown."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: expected a table of settings")
     core_fields = settings_model.model_fields
@@ -160,9 +134,8 @@ def check_layer(
 
 
 def settings_tables(pm: Any, warn: Any = None, failures: Any = None) -> dict[str, type[BaseModel]]:
-    """The config tables plugins declared through ``register_settings``, by name. ``warn``
-    gets each problem line; ``failures`` (a list), if given, also the lines of plugins that
-    raised (strict plugins make them fatal)."""
+    """The plugins' ``register_settings`` tables by name; ``warn`` gets each problem line,
+    ``failures`` (a list) also those of plugins that raised (strict makes them fatal)."""
     tables: dict[str, type[BaseModel]] = {}
 
     def register(name: str, model: type[BaseModel]) -> None:

@@ -1,16 +1,6 @@
-"""The workspace boundary, owned by the core: one implementation for every tool.
-
-A path argument is resolved relative to the workspace root (or taken as absolute), with every
-symlink followed, and refused when it ends up outside: ``../`` escapes, absolute paths
-elsewhere, symlinks leading out, ``~``, NUL bytes and absurd lengths. Reads may also open
-files under this session's artifacts folder (saved command output; not another session's, nor
-the rest of ``MYCODE_HOME``) and under the folders plugins list in ``context.readable_roots``
-(skill folders, for instance); writes never leave the workspace.
-
-Tools declare their path parameters (``ReadPath`` / ``WritePath`` or ``Tool.paths``) and the
-core resolves them through :func:`resolve_in_workspace` before the handler runs; plugin code
-that handles paths by itself calls the same function.
-"""
+"""The workspace boundary, owned by the core: one implementation for every tool. Tools declare
+path parameters (``ReadPath`` / ``WritePath``) and the core resolves them with
+:func:`resolve_in_workspace`; plugin code handling paths itself calls the same function."""
 
 from __future__ import annotations
 
@@ -74,12 +64,8 @@ def is_inside(path: Path, root: Path) -> bool:
 
 
 def resolve_strictly(candidate: Path, text: str) -> Path:
-    """``candidate`` with every symlink resolved, or :class:`BoundaryError`.
-
-    ``Path.resolve(strict=False)`` silently stops at a symlink loop and returns the rest
-    unresolved, which could hide an escape; so the longest existing ancestor of the result is
-    checked to be fully resolved.
-    """
+    """``candidate`` with every symlink resolved, or :class:`BoundaryError`."""
+    # resolve(strict=False) stops silently at a symlink loop, which could hide an escape
     try:
         resolved = os.path.realpath(candidate)
         existing = resolved
@@ -97,10 +83,8 @@ def resolve_strictly(candidate: Path, text: str) -> Path:
 
 
 def readable_roots(context: Any) -> list[Path]:
-    """Folders outside the workspace whose files reads may open: this session's artifacts
-    folder (child agents share their parent's session id, so theirs too) and
-    ``context.readable_roots`` (resolved). Other sessions' artifacts and the rest of
-    ``MYCODE_HOME`` stay outside."""
+    """Folders outside the workspace reads may open: this session's artifacts folder (child
+    agents share it) and ``context.readable_roots``, resolved; never the rest of MYCODE_HOME."""
     from mycode_core.sessions import is_session_id
 
     session_id, home = getattr(context, "session_id", None), getattr(context, "home", None)
@@ -119,12 +103,8 @@ def resolved_paths(items: Iterable[Any]) -> list[Path]:
 
 
 def resolve_in_workspace(raw: object, context: Any, *, write: bool = False) -> Path:
-    """Resolve ``raw`` (relative to the workspace, or absolute inside it), symlinks followed.
-
-    Raises :class:`BoundaryError` with a readable message when the path is invalid or ends up
-    outside the workspace. Reads (``write=False``) may also resolve into the session's
-    artifacts folder and ``context.readable_roots``; writes only into the workspace.
-    """
+    """Resolve ``raw`` (relative to the workspace, or absolute inside it), symlinks followed;
+    :class:`BoundaryError` when invalid or outside (reads may also use :func:`readable_roots`)."""
     text = check_raw(raw)
     root = workspace_root(context)
     candidate = Path(text)
@@ -167,12 +147,8 @@ _WRITE_FLAGS = {
 
 
 def open_beneath(root: Path, relative_path: str, flags: int, mode: int = 0o666) -> int:
-    """Open ``root/relative_path`` without following any symlink on the way (a descriptor).
-
-    ``root`` is resolved; every folder from ``/`` down is opened relative to the previous one
-    with ``O_NOFOLLOW`` (:mod:`mycode_core.safeopen`), so a symlink swapped in after a path was
-    checked cannot redirect the open outside ``root``.
-    """
+    """A descriptor of ``root/relative_path`` (``root`` resolved) opened without following any
+    symlink on the way, so a symlink swapped in after the check cannot redirect it."""
     parts = [part for part in Path(relative_path).parts if part not in ("", ".")]
     if any(part == ".." for part in parts) or Path(relative_path).is_absolute():
         raise PermissionError(f"{relative_path!r} is not a path below {root}")
@@ -183,9 +159,8 @@ def open_beneath(root: Path, relative_path: str, flags: int, mode: int = 0o666) 
 
 
 class BoundPath(PosixPath):
-    """A resolved path handed to a tool: ``open()`` (and so ``read_text``/``write_text``…)
-    opens it beneath its root with no symlink followed, and only for reading unless the
-    parameter was a ``WritePath``. Paths derived from it (``/``, ``parent``) keep the rules."""
+    """A resolved path handed to a tool: ``open()`` opens it beneath its root with no symlink
+    followed, read-only unless a ``WritePath``; derived paths (``/``, ``parent``) keep the rules."""
 
     _root: Path = Path("/")
     _writable: bool = False
@@ -228,8 +203,7 @@ def bind_path(path: Path, root: Path, *, writable: bool) -> BoundPath:
 
 
 def bound_root(path: Path, context: Any) -> Path:
-    """The root a resolved path is opened beneath: the workspace or the readable root
-    holding it."""
+    """The root a resolved path is opened beneath: the workspace or the readable root holding it."""
     root = workspace_root(context)
     if is_inside(path, root):
         return root

@@ -1,13 +1,6 @@
 """Plugin files (SPEC §7): ``$MYCODE_HOME/plugins/*.py`` and, in a trusted workspace,
-``.mycode/plugins/*.py`` load as plugin modules with no packaging.
-
-The module name is the file stem. Folders in those places (folder plugins, SPEC §11) are not
-plugin files and are left alone. A file is *not* imported when the plugin selection
-(``MYCODE_LOAD_PLUGINS`` / ``MYCODE_DISABLE_PLUGINS``, by stem) leaves it out, when the
-workspace is untrusted (one notice for all of them), or when its name shadows a module of the
-standard library or of an installed distribution (one notice each). Importing a file that
-raises (a syntax error included) is reported by the caller like any plugin's load error.
-"""
+``.mycode/plugins/*.py``, imported as plugin modules named by their stem; a file left out as
+untrusted or for a name shadowing a standard or installed module costs a notice."""
 
 from __future__ import annotations
 
@@ -22,11 +15,8 @@ from types import ModuleType
 
 import pluggy
 
-FOLDER = "plugins"
-"""The folder below ``$MYCODE_HOME`` and below the workspace's ``.mycode``."""
-
-_ours: dict[str, str] = {}
-"""Module name -> path of each plugin file this process imported (a rebuilt manager re-imports)."""
+FOLDER = "plugins"  # below $MYCODE_HOME and the workspace's .mycode
+_ours: dict[str, str] = {}  # module name -> path of each plugin file this process imported
 
 
 @dataclass(frozen=True)
@@ -35,8 +25,7 @@ class PluginFile:
 
     name: str
     path: Path
-    scope: str
-    """``home`` (``$MYCODE_HOME/plugins``) or ``workspace`` (``.mycode/plugins``)."""
+    scope: str  # "home" ($MYCODE_HOME/plugins) or "workspace" (.mycode/plugins)
 
 
 def _files(folder: Path, scope: str) -> list[PluginFile]:
@@ -75,11 +64,8 @@ def shadowed_module(name: str) -> str | None:
     if loaded is not None and _ours.get(name) != getattr(loaded, "__file__", None):
         return "a module already imported"
     cwd = os.getcwd()
-    search = [
-        entry
-        for entry in sys.path
-        if entry not in ("", ".") and os.path.abspath(entry) != cwd  # `python -m` adds cwd
-    ]
+    # not the current folder: `python -m` adds it
+    search = [e for e in sys.path if e not in ("", ".") and os.path.abspath(e) != cwd]
     try:
         installed = importlib.machinery.PathFinder.find_spec(name, search) is not None
     except (ImportError, ValueError):
@@ -111,13 +97,9 @@ def candidates(
     selected: Callable[[str], bool],
     notice: Callable[[str], None],
 ) -> Iterator[PluginFile]:
-    """The plugin files to import and register, one at a time (the caller registers each
-    before the next is checked against the plugins loaded already).
-
-    ``workspace`` defaults to the current folder, ``trusted`` to its recorded trust.
-    ``selected(name)`` applies the plugin selection before import; files left out on purpose
-    cost a ``notice``.
-    """
+    """The plugin files to import, one at a time (each registered before the next is checked
+    against the loaded plugins); ``workspace`` defaults to the current folder, ``trusted`` to
+    its recorded trust; ``selected(name)`` is asked before import; skips cost a ``notice``."""
     raw = os.environ.get("MYCODE_HOME")
     home = Path(raw).expanduser() if raw else Path.home() / ".mycode"
     workspace = Path(os.getcwd()) if workspace is None else workspace

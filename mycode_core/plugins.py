@@ -1,9 +1,5 @@
-"""Building the plugin manager: built-ins first, then entry points (group ``mycode``).
-
-``MYCODE_LOAD_PLUGINS`` / ``MYCODE_DISABLE_PLUGINS`` are applied *before* anything is imported,
-so a blocked plugin is never imported. A plugin that fails to import or validate costs one
-stderr line naming it; ``MYCODE_STRICT_PLUGINS=1`` makes that fatal.
-"""
+"""Building the plugin manager: built-ins, entry points (group ``mycode``), plugin files. The
+plugin selection applies before any import; a plugin that fails to load costs one line."""
 
 from __future__ import annotations
 
@@ -43,17 +39,13 @@ class PluginProblem:
     """One plugin that failed to load or validate, with everything needed to fix it."""
 
     plugin: str
-    message: str
-    """One readable line: what failed and what to fix."""
+    message: str  # one readable line: what failed and what to fix
     error_type: str = ""
     traceback: str = ""
     distribution: str | None = None
-    detail: str = ""
-    """The whole error text (e.g. pluggy's multi-line validation message)."""
-    kind: str = "load"
-    """``load`` (import or registration failed) or ``invalid`` (unknown hook names)."""
-    path: str | None = None
-    """The plugin file, for a plugin loaded from ``plugins/*.py`` (``None`` otherwise)."""
+    detail: str = ""  # the whole error text (e.g. pluggy's multi-line validation message)
+    kind: str = "load"  # "load" (import or registration failed) or "invalid" (unknown hooks)
+    path: str | None = None  # the plugin file, for a plugin loaded from plugins/*.py
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (``mycode plugins --check``, the ``system`` event)."""
@@ -69,15 +61,10 @@ class PluginReport:
     """What happened while loading plugins: the problems, one readable line each."""
 
     errors: list[PluginProblem] = field(default_factory=list)
-    import_ms: dict[str, float] = field(default_factory=dict)
-    """Wall milliseconds each entry point and plugin file took to import and register
-    (issue 24)."""
-    notices: list[str] = field(default_factory=list)
-    """Plugin files left out on purpose (untrusted workspace, a shadowing name): not errors."""
-    files: dict[str, str] = field(default_factory=dict)
-    """Plugin name -> path of each plugin loaded from a plugin file."""
-    distributions: dict[str, Any] = field(default_factory=dict)
-    """Plugin name -> the ``importlib.metadata.Distribution`` of each entry-point plugin."""
+    import_ms: dict[str, float] = field(default_factory=dict)  # import and register, wall ms
+    notices: list[str] = field(default_factory=list)  # files left out on purpose: not errors
+    files: dict[str, str] = field(default_factory=dict)  # plugin name -> its plugin file
+    distributions: dict[str, Any] = field(default_factory=dict)  # entry-point plugins' dists
 
 
 def names_from_env(var: str) -> set[str] | None:
@@ -92,16 +79,11 @@ def strict_plugins() -> bool:
 
 
 _CORE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-_printed: set[str] = set()
-"""Problems already printed to stderr by this process (the CLI may build two managers)."""
+_printed: set[str] = set()  # problems printed to stderr already (the CLI may build two managers)
 
 
 def _warn(
-    report: PluginReport,
-    problem: PluginProblem,
-    warn: Callable[[str], None] | None,
-    strict: bool,
+    report: PluginReport, problem: PluginProblem, warn: Callable[[str], None] | None, strict: bool
 ) -> None:
     report.errors.append(problem)
     if strict:
@@ -187,16 +169,11 @@ def get_plugin_manager(
     load_files: bool | None = None,
 ) -> pluggy.PluginManager:
     """Build a fresh plugin manager: built-ins, entry points, plugin files, ``extra_plugins``.
-
-    Plugin files (:mod:`mycode_core.plugin_files`) are loaded when ``load_files`` (default:
-    ``load_entry_points``): ``$MYCODE_HOME/plugins/*.py``, then ``.mycode/plugins/*.py`` of
-    ``workspace`` (default: the current folder) if it is ``trusted`` (default: recorded trust).
-
-    Plugins may add hookspecs (the historic ``add_hookspecs`` hook), so hook names are checked
-    once everything is registered; a plugin with an unknown hook is unregistered and reported.
-    ``warn`` receives one line per plugin that failed to load (default: stderr). ``strict``
-    (default: ``MYCODE_STRICT_PLUGINS``) makes the first failure raise :class:`PluginLoadError`.
-    """
+    Plugin files load when ``load_files`` (default: ``load_entry_points``), a ``workspace``'s
+    only if ``trusted`` (default: recorded trust). Hook names are checked once all are
+    registered (plugins may add hookspecs): a plugin with an unknown hook is unregistered and
+    reported. ``warn`` gets one line per failed plugin (default: stderr); ``strict`` (default:
+    ``MYCODE_STRICT_PLUGINS``) makes the first failure raise :class:`PluginLoadError`."""
     strict = strict_plugins() if strict is None else strict
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
@@ -337,9 +314,7 @@ def _raised_at(exc: BaseException) -> str:
     """``file:line`` where ``exc`` was raised (the innermost frame)."""
     import traceback
 
-    frames = [
-        f"{frame.filename}:{frame.lineno}" for frame in traceback.extract_tb(exc.__traceback__)
-    ]
+    frames = [f"{f.filename}:{f.lineno}" for f in traceback.extract_tb(exc.__traceback__)]
     library = (os.sep + "pydantic", os.sep + "pluggy" + os.sep, "<frozen ", _CORE_DIR)
     for frame in reversed(frames):  # the plugin's own line, not pydantic's or ours
         if not any(part in frame for part in library):

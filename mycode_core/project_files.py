@@ -1,18 +1,6 @@
-"""Reading the project's instruction and configuration files safely (SPEC §8, issue 23 M1).
-
-``AGENTS.md``, ``CLAUDE.md``, skills, agent profiles, hook files, ``.mcp.json`` and the project
-config are read only from inside the workspace: every path component is opened without
-following symlinks (:func:`mycode_core.paths.open_beneath`), so a file that is a symlink
-leading out (``CLAUDE.md -> /proc/self/environ``) is refused with
-:class:`ProjectFileRefused`, whose message is the one-line notice to show — trusted workspace or
-not. A symlink that stays inside the workspace is followed. A target under a folder the user
-listed in ``readable_dirs`` (user config only) is allowed. FIFOs, sockets and devices are
-refused without blocking.
-
-Plugins call :func:`read_project_bytes` / :func:`read_project_text` and show the refusal as a
-``notice`` (:func:`link_refusal` checks a folder before listing it); :func:`allowed_dirs`
-gives the user's ``readable_dirs`` of a run's settings.
-"""
+"""Reading the project's instruction and configuration files (SPEC §8) from inside the
+workspace only: no symlink leading out (except into the user's ``readable_dirs``), no FIFO,
+socket or device; a refusal is a :class:`ProjectFileRefused` whose message is the notice."""
 
 from __future__ import annotations
 
@@ -25,8 +13,7 @@ from typing import Any
 from mycode_core.paths import is_inside, open_beneath, resolved_paths
 from mycode_core.safeopen import NotRegularFile
 
-USER_LAYERS = ("default", "user", "env", "cli")
-"""Settings layers that may name ``readable_dirs`` (never the project's own files)."""
+USER_LAYERS = ("default", "user", "env", "cli")  # may name readable_dirs: never the project
 
 
 class ProjectFileRefused(OSError):
@@ -39,8 +26,7 @@ class ProjectFileRefused(OSError):
 
 
 def allowed_dirs(settings: Any) -> list[Path]:
-    """The folders of ``readable_dirs`` from the user's layers of ``settings`` (resolved);
-    a project layer's ``readable_dirs`` is never taken."""
+    """The resolved ``readable_dirs`` of the user's layers of ``settings`` (never a project's)."""
     named: list[str] = []
     for name, data in getattr(settings, "layers", None) or []:
         if name not in USER_LAYERS or not isinstance(data, dict):
@@ -62,25 +48,19 @@ def _leads_out(shown: str, real: Path, outside: bool = False) -> str:
 def read_project_bytes(
     workspace: Path, path: Path, *, allowed: Iterable[Path] = (), limit: int | None = None
 ) -> bytes:
-    """The bytes of the project file ``path`` (absolute, or relative to ``workspace``).
-
-    Raises :class:`FileNotFoundError` when it does not exist, :class:`ProjectFileRefused` when
-    it leads outside the workspace (and outside every ``allowed`` folder) or is not a regular
-    file, and other :class:`OSError` as ``open`` does. At most ``limit`` bytes are read.
-    """
+    """The bytes (at most ``limit``) of the project file ``path`` (absolute or relative to
+    ``workspace``); :class:`ProjectFileRefused` when it leads outside the workspace and every
+    ``allowed`` folder or is not a regular file, :class:`FileNotFoundError` when absent."""
     root = Path(workspace).resolve()
     given = Path(path) if Path(path).is_absolute() else Path(workspace) / path
     lexical = Path(os.path.abspath(given))
-    rel_lexical: Path | None = None
-    for base in (root, Path(os.path.abspath(workspace))):
-        if is_inside(lexical, base):
-            rel_lexical = lexical.relative_to(base)
-            break
-    shown = rel_lexical.as_posix() if rel_lexical is not None else str(lexical)
+    bases = (root, Path(os.path.abspath(workspace)))
+    base = next((b for b in bases if is_inside(lexical, b)), None)
+    shown = str(lexical) if base is None else lexical.relative_to(base).as_posix()
     real = Path(os.path.realpath(lexical))  # outside: refused before its existence is probed
     holder = next((Path(d) for d in (root, *allowed) if is_inside(real, Path(d))), None)
     if holder is None:
-        raise ProjectFileRefused(errno.EACCES, _leads_out(shown, real, rel_lexical is None))
+        raise ProjectFileRefused(errno.EACCES, _leads_out(shown, real, base is None))
     if not os.path.lexists(lexical):
         raise FileNotFoundError(errno.ENOENT, f"{shown}: no such file")
     try:  # a FIFO or device is refused without blocking (safeopen.open_read)
@@ -106,9 +86,8 @@ def read_project_text(
 
 
 def read_config_text(path: Path, workspace: Path | None = None) -> str:
-    """A config file's text: a project file (``workspace`` given) through
-    :func:`read_project_text` (never through a symlink leading out of the workspace), a user
-    file as it is (UTF-8). Raises as they do (:class:`FileNotFoundError` when absent)."""
+    """A config file's text: a project file (``workspace`` given) via :func:`read_project_text`,
+    a user file as it is (UTF-8); :class:`FileNotFoundError` when absent."""
     if workspace is not None:
         return read_project_text(workspace, path)
     return path.read_text(encoding="utf-8")
@@ -124,9 +103,8 @@ def folders_down_to(workspace: Path, current: Path | None) -> list[Path]:
 
 
 def link_refusal(workspace: Path, folder: Path, *, allowed: Iterable[Path] = ()) -> str | None:
-    """``None`` when ``folder`` (a skill or agents folder, or a file) stays inside the workspace
-    or an ``allowed`` folder once symlinks are resolved, else the one-line notice why it is
-    skipped. (A check before listing a folder; read files with :func:`read_project_bytes`.)"""
+    """``None`` when ``folder`` (checked before listing it) stays inside the workspace or an
+    ``allowed`` folder once symlinks are resolved, else the one-line notice why it is skipped."""
     real = Path(os.path.realpath(folder))
     if any(is_inside(real, Path(d)) for d in (Path(workspace).resolve(), *allowed)):
         return None

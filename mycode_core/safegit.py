@@ -1,29 +1,6 @@
-"""Run git for mycode itself without running anything the repository configured.
-
-A repository's own configuration can make git execute programs (``core.fsmonitor``,
-``core.hooksPath``, ``diff.external``, ``filter.<name>.clean``/``smudge``/``process``,
-``diff.<name>.textconv``/``command``, ``merge.<name>.driver``, ``core.pager``,
-``credential.helper``...), and the environment can redirect git to another repository
-(``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_CONFIG_*``...). A hostile workspace may hold any of
-these, so every git command mycode runs for its own purposes goes through :func:`run`:
-
-* the environment is scrubbed of every inherited ``GIT_*`` variable, then set to
-  ``GIT_CONFIG_NOSYSTEM=1``, ``GIT_CONFIG_GLOBAL=/dev/null``, ``GIT_TERMINAL_PROMPT=0`` and
-  ``GIT_PAGER=cat`` (no askpass helpers either);
-* ``-c`` overrides (which win over every configuration file) neutralise the fixed list
-  :data:`NEUTRAL_CONFIG`, plus every ``filter``/``diff``/``merge`` driver the repository
-  declares; those are found by reading the configuration files here, opened no-follow, never
-  by asking git. A configuration with ``[include]``/``[includeIf]`` (files we would have to
-  follow), a header we cannot parse, or a configuration file that is a symlink is refused;
-* with ``root`` (the workspace), the repository is resolved here: ``root/.git`` as a folder or
-  as a ``gitdir:`` file, then its ``commondir``; any step that leads outside ``root`` (a
-  symlink out, a loop, an absolute path elsewhere) is refused with :class:`SafeGitError`, and
-  ``GIT_DIR``/``GIT_WORK_TREE`` are passed explicitly so git discovers nothing itself.
-  Without ``root`` (a copy mycode made itself), discovery stops at ``cwd``.
-
-Callers treat :class:`SafeGitError` as "not a git repository" and fall back to whatever they
-do without git. Plugins use this module too (it is part of the public API).
-"""
+"""Run git for mycode itself without running anything the repository configured: a hostile
+workspace's config can make git run programs and its environment can redirect git. Callers
+treat :class:`SafeGitError` as "not a git repository". Part of the public API."""
 
 from __future__ import annotations
 
@@ -73,12 +50,11 @@ _DRIVER_KEYS = {
     "diff": ("textconv", "command"),
     "merge": ("driver",),
 }
+# git runs an empty textconv/diff command/merge driver as a program named "": harmless ones
 _DRIVER_NEUTRAL = {"textconv": "cat", "command": "true", "driver": "false"}
-"""Git runs an empty textconv/diff command/merge driver as a program named "", so those get a
-harmless one instead (``cat``: the text as is; ``true``: no external diff output, callers pass
-``--no-ext-diff``; ``false``: a merge conflict). An empty filter is skipped by git."""
-_REFUSED_SECTIONS = ("include", "includeif")
+_REFUSED_SECTIONS = ("include", "includeif")  # files we would have to follow
 _MAX_CONFIG = 1 << 20
+# no system or user config, no prompt, no pager, no askpass
 _FIXED_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": "/dev/null",
@@ -88,7 +64,6 @@ _FIXED_ENV = {
     "GIT_ASKPASS": "true",
     "SSH_ASKPASS": "true",
 }
-"""What every git run gets: no system or user config, no prompt, no pager, no askpass."""
 
 
 class SafeGitError(Exception):
@@ -127,8 +102,7 @@ def _resolve_dir(base: Path, target: str, root: str | None, what: str) -> Path:
     raw = target.strip()
     if not raw:
         raise SafeGitError(f"{what} is empty")
-    joined = os.path.join(str(base), raw)
-    real = os.path.realpath(joined)
+    real = os.path.realpath(os.path.join(str(base), raw))
     if root is not None and not _inside(real, root):
         raise SafeGitError(f"{what} leads outside the workspace ({raw})")
     if not os.path.isdir(real):
@@ -137,11 +111,8 @@ def _resolve_dir(base: Path, target: str, root: str | None, what: str) -> Path:
 
 
 def find_repository(root: Path, *, contain: bool = True) -> Repository | None:
-    """The repository whose work tree is ``root``; None if ``root`` has no ``.git``.
-
-    With ``contain``, every step (``.git`` symlink, ``gitdir:`` file, ``commondir``) must stay
-    inside ``root``; otherwise :class:`SafeGitError`. Git itself is never run.
-    """
+    """The repository whose work tree is ``root`` (None without ``.git``), found without git;
+    with ``contain``, a ``.git`` link, ``gitdir:`` or ``commondir`` leading out raises."""
     top = os.path.realpath(str(root))
     limit = top if contain else None
     dot_git = Path(top) / ".git"
@@ -154,10 +125,10 @@ def find_repository(root: Path, *, contain: bool = True) -> Repository | None:
     if stat.S_ISLNK(st.st_mode):
         git_dir = _resolve_dir(Path(top), ".git", limit, ".git (a symlink)")
     elif stat.S_ISDIR(st.st_mode):
-        git_dir = Path(dot_git)
+        git_dir = dot_git
     elif stat.S_ISREG(st.st_mode):
         text = _read_nofollow(dot_git, 4096) or ""
-        first = text.splitlines()[0] if text.splitlines() else ""
+        first = (text.splitlines() or [""])[0]
         if not first.startswith("gitdir:"):
             raise SafeGitError(".git is a file without a gitdir: line")
         git_dir = _resolve_dir(Path(top), first[len("gitdir:") :], limit, ".git's gitdir")
@@ -170,9 +141,8 @@ def find_repository(root: Path, *, contain: bool = True) -> Repository | None:
     return Repository(Path(top), git_dir, common_dir)
 
 
+# ``[section]``, ``[section "sub"]`` (``\\`` escapes the next character) or ``[section.sub]``
 _HEADER = re.compile(r'\[([^ \t"\]]*)[ \t]*(?:"((?:[^"\\]|\\.)*)")?\]')
-"""``[section]``, ``[section "sub"]`` (``\\`` escapes the next character) or the old
-``[section.sub]``."""
 
 
 def _section_header(line: str, path: Path) -> tuple[str, str | None, str]:
@@ -203,8 +173,7 @@ def _declared(path: Path, text: str) -> set[tuple[str, str]]:
 
 
 def config_overrides(repo: Repository | None) -> list[str]:
-    """The ``-c key=value`` arguments neutralising :data:`NEUTRAL_CONFIG` and every
-    filter/diff/merge driver the repository's configuration files declare."""
+    """The ``-c`` arguments neutralising :data:`NEUTRAL_CONFIG` and the repository's drivers."""
     pairs = list(NEUTRAL_CONFIG)
     if repo is not None:
         drivers: set[tuple[str, str]] = set()
@@ -223,8 +192,7 @@ def config_overrides(repo: Repository | None) -> list[str]:
 
 
 def safe_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """This process's environment without any ``GIT_*`` variable, plus the fixed safe ones
-    and ``extra`` (e.g. a private ``GIT_INDEX_FILE`` mycode chose)."""
+    """This environment without ``GIT_*`` variables, plus the fixed safe ones and ``extra``."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -245,14 +213,10 @@ def run(
     timeout: float | None = None,
     text: bool = False,
 ) -> subprocess.CompletedProcess[str] | subprocess.CompletedProcess[bytes]:
-    """Run ``git ARGS`` in ``cwd`` safely (see the module doc); stdout/stderr captured.
-
-    ``root`` is the workspace whose repository is used (resolved and contained here);
-    without it the repository at ``cwd`` is used, and discovery does not look above ``cwd``.
-    ``env`` adds variables for this call. Raises :class:`SafeGitError` when the repository
-    cannot be used safely, :class:`OSError`/:class:`subprocess.SubprocessError` as
-    :func:`subprocess.run` does.
-    """
+    """Run ``git ARGS`` in ``cwd`` with a scrubbed environment and every program-running
+    setting neutralised, output captured. The repository is ``root``'s, resolved and contained
+    here (passed as ``GIT_DIR``/``GIT_WORK_TREE``: git discovers nothing), else ``cwd``'s with
+    discovery stopped there. Raises :class:`SafeGitError` when unsafe, else as subprocess.run."""
     extra = dict(env or {})
     if root is not None:
         repo = find_repository(root, contain=True)

@@ -1,10 +1,6 @@
-"""Opening files without following symlinks anywhere on the path (``openat``-style walking).
-
-The workspace boundary resolves a path once; a symlink swapped in afterwards (a check-then-use
-race) must not redirect the open. These helpers walk a *resolved* absolute path from ``/`` one
-component at a time with ``O_NOFOLLOW`` (``O_DIRECTORY`` for folders), so any component that is
-a symlink at open time fails with :class:`SymlinkRace` instead of being followed.
-"""
+"""Opening files without following symlinks anywhere on the path (``openat``-style walking):
+a symlink swapped in after the boundary check must not redirect the open, so each component
+is opened with ``O_NOFOLLOW`` from ``/`` and a symlink fails with :class:`SymlinkRace`."""
 
 from __future__ import annotations
 
@@ -37,9 +33,7 @@ def _raise_for(exc: OSError, path: Path, name: str, parent: int) -> NoReturn:
 
 @contextlib.contextmanager
 def open_parent(path: Path, *, create: bool = False) -> Iterator[int]:
-    """A file descriptor of ``path``'s folder reached without following symlinks.
-
-    With ``create``, missing folders are made on the way (like ``mkdir -p``)."""
+    """A descriptor of ``path``'s folder, no symlink followed; ``create`` makes missing ones."""
     parts = Path(os.path.abspath(path)).parts
     fd = os.open("/", _DIR_FLAGS)
     try:
@@ -129,10 +123,8 @@ def open_read(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
 
 
 def open_regular(path: Path) -> BinaryIO:
-    """``path`` open for binary reading when it is a regular file (:class:`NotRegularFile` if
-    not). Only its last component must not be a symlink (``OSError`` ``ELOOP``), unlike
-    :func:`open_read`, for files under folders that may be links (``MYCODE_HOME``); a FIFO
-    swapped in is never waited on (``O_NONBLOCK``, then ``fstat``)."""
+    """``path`` open for binary reading if a regular file; only its last component may not be a
+    symlink (folders may be links: ``MYCODE_HOME``); a FIFO swapped in is never waited on."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     return os.fdopen(_regular(fd, path), "rb")
 
@@ -153,15 +145,11 @@ def replace_atomically(
     create_parents: bool = False,
     follow_folder_links: bool = False,
 ) -> None:
-    """Write ``data`` (bytes, or a binary file read to its end) to a temporary file beside
-    ``path``, fsync it and rename it over ``path``, relative to a folder descriptor: readers
-    see the old file or the new one. A FIFO, socket, device or folder there is refused; a
-    symlink there is replaced, never written through.
-
-    :param mode: permission bits; ``None`` keeps the replaced file's (new: ``0o666`` - umask).
-    :param create_parents: make missing folders on the way (``mkdir -p``).
-    :param follow_folder_links: resolve the folders' symlinks first, as ``open`` would (a
-        plugin's own files); by default any symlink on the path raises :class:`SymlinkRace`."""
+    """Write ``data`` (bytes or a binary file) to a temporary file beside ``path``, fsync it and
+    rename it over ``path``: readers see the old file or the new one. A FIFO, socket, device or
+    folder there is refused; a symlink there is replaced, never written through. ``mode``
+    ``None`` keeps the replaced file's bits (new: ``0o666`` - umask); ``follow_folder_links``
+    resolves the folders' links first (else any raises :class:`SymlinkRace`)."""
     if follow_folder_links:
         path = Path(os.path.realpath(Path(path).parent), Path(path).name)
     name = Path(path).name

@@ -1,16 +1,6 @@
 """Workspace trust (SPEC §8): an untrusted workspace's own files may only tighten settings.
-
-Trust is recorded per resolved path in ``$MYCODE_HOME/trusted.json`` (``mycode trust DIR``,
-the one-time question of an interactive session) or given for one run with ``--trust``.
-A trusted folder trusts the folders below it.
-
-:func:`restrict_layers` is what :mod:`mycode_core.config` calls: in an untrusted workspace it
-removes from the project layers (``.mycode/config.toml``, ``.mycode/config.local.toml``) every
-setting that would loosen safety, and records which in the ``cli`` layer's ``trust`` table:
-``settings.section("trust")`` = ``{"trusted": bool, "ignored": [...]}``. The run emits one
-``notice`` per ignored setting (:func:`notice_texts`). Other plugins that read project files
-(``.mcp.json``, ``.claude/settings*.json`` hooks, plugin folders) call :func:`is_trusted`.
-"""
+Trust is recorded per resolved path in ``$MYCODE_HOME/trusted.json`` (covering the folders
+below) or given for one run with ``--trust``; plugins reading project files call is_trusted."""
 
 from __future__ import annotations
 
@@ -33,8 +23,8 @@ TRUST_KEY = "trust"
 CLI_FLAG = "trust_workspace"
 _MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 _SANDBOX_RANK = {"on": 2, True: 2, "auto": 1, "off": 0, False: 0}
+# settings that pick the model server: never taken from an untrusted project (SPEC §8)
 MODEL_ENDPOINT_KEYS = ("base_url", "api_key", "model")
-"""Settings that pick the model server: never taken from an untrusted project (SPEC §8)."""
 CLAUDE_FILES = (
     ".claude/settings.json",
     ".claude/settings.local.json",
@@ -93,8 +83,7 @@ def _save(home: Path, folders: dict[str, dict[str, Any]]) -> None:
 
 
 def trust(workspace: Path, home: Path, trusted: bool = True) -> str:
-    """Record ``workspace`` as trusted (or, ``trusted=False``, as declined: not asked again);
-    returns its resolved path."""
+    """Record ``workspace`` as trusted (or declined: not asked again); return its resolved path."""
     folders = trusted_folders(home)
     key = _key(workspace)
     folders[key] = {"since": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "trusted": trusted}
@@ -179,12 +168,11 @@ def _restrict(
 
 
 def _claude_findings(workspace: Path) -> list[str]:
-    """Loosening settings in Claude Code files of the workspace that a plugin applies (hooks,
-    the commands' environment); their permission rules and MCP server trust are config layers,
-    restricted like the others."""
+    """Loosening settings a plugin applies from the workspace's Claude Code files (hooks, env);
+    their rules and MCP server trust are config layers, restricted like the others."""
     found = []
     for rel in CLAUDE_FILES:
-        try:  # no symlink out, no FIFO (issue 23 M1)
+        try:  # no symlink out, no FIFO
             data = json.loads(read_project_text(workspace, Path(rel)))
         except (OSError, ValueError):
             continue
@@ -197,12 +185,9 @@ def _claude_findings(workspace: Path) -> list[str]:
 def restrict_layers(
     workspace: Path, home: Path, layers: list[tuple[str, dict[str, Any]]]
 ) -> list[tuple[str, dict[str, Any]]]:
-    """``layers`` with the project layers restricted unless the workspace is trusted.
-
-    ``layers`` are ``(name, data)`` pairs, lowest precedence first, as read by
-    :func:`mycode_core.config.load_settings`; a ``cli`` layer with ``trust_workspace = true``
-    (``--trust``) trusts the workspace for this run. The ``cli`` layer gets a ``trust`` table.
-    """
+    """``layers`` (lowest precedence first) with the project layers restricted unless the
+    workspace is trusted (or ``--trust``: ``cli`` ``trust_workspace``); ``cli`` gets the
+    ``trust`` table ``{"trusted": bool, "ignored": [...]}``."""
     cli = next((data for name, data in layers if name == "cli"), {})
     trusted = bool(cli.get(CLI_FLAG)) or is_trusted(workspace, home)
     out: list[tuple[str, dict[str, Any]]] = []
@@ -230,7 +215,7 @@ def state(settings: Any) -> dict[str, Any]:
 
 
 def notice_texts(settings: Any) -> list[str]:
-    """One notice per ignored setting (SPEC §8: "one notice names each ignored setting")."""
+    """One notice per ignored setting (SPEC §8)."""
     return [
         f"untrusted workspace: ignored {item} — its own settings may only make things "
         "stricter. Trust it with `mycode trust` (or --trust for one run) if you trust its contents."
@@ -240,8 +225,7 @@ def notice_texts(settings: Any) -> list[str]:
 
 def notice_text(settings: Any) -> str | None:
     """All ignored settings in one line, or ``None`` when nothing was ignored (for plugins)."""
-    ignored = state(settings)["ignored"]
-    if not ignored:
+    if not (ignored := state(settings)["ignored"]):
         return None
     return (
         "untrusted workspace: its own settings may only make things stricter; "
