@@ -181,6 +181,7 @@ def test_every_name_of_the_api_facade_resolves_and_is_documented() -> None:
 
 LOOP_LIMIT = 400
 MODULE_LIMIT = 450
+CORE_LIMIT = 10_500  # raw lines outside cli/ and testing/: on the way to issue 22's 8,000
 
 
 def test_the_loop_and_every_core_module_stay_small() -> None:
@@ -191,6 +192,10 @@ def test_the_loop_and_every_core_module_stay_small() -> None:
     }
     assert sizes["mycode_core/runtime/loop.py"] <= LOOP_LIMIT
     assert {path: size for path, size in sizes.items() if size > MODULE_LIMIT} == {}
+    layered = [
+        size for path, size in sizes.items() if not {"cli", "testing"} & set(path.split("/"))
+    ]
+    assert sum(layered) <= CORE_LIMIT  # raw lines, as issue 22 counts them: additions are paid
 
 
 def test_every_plugin_of_the_repository_counts_as_built_in() -> None:
