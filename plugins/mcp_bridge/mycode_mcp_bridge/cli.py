@@ -271,7 +271,7 @@ def add_cmd(
 @click.option("--force", is_flag=True, help="Replace a server of the same name in that scope.")
 @cwd_option
 def add_json_cmd(name: str, entry_json: str, scope: str, force: bool, cwd: str | None) -> None:
-    """Add an MCP server from its JSON entry, as written in ``.mcp.json``."""
+    """Add an MCP server from its JSON entry, as written in .mcp.json."""
     workspace, home = _workspace(cwd), _home()
     try:
         entry = json.loads(entry_json)
