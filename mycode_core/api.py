@@ -20,18 +20,10 @@ NAMES: dict[str, tuple[str, str]] = {  # name → (the module defining it, what 
     "ModelError": ("mycode_core.providers.base", "a failed model call (``retryable`` or not)"),
     "ContextOverflow": ("mycode_core.runtime.context", "the view cannot be made to fit"),
     "mode_layer": ("mycode_core.runtime.tools", "the config layer that set the permission mode"),
-    "mycode_rule": (
-        "mycode_core.claude_rules",
-        "a Claude Code permission rule (``Bash(git:*)``) in mycode's words",
-    ),
-    "mycode_tool_name": (
-        "mycode_core.claude_rules",
-        "the mycode tool a Claude Code tool name stands for (``Bash`` → ``run_command``)",
-    ),
-    "fill_arguments": (
-        "mycode_core.cli.slash_args",
-        "typed arguments filled into a command's text",
-    ),
+    "mycode_rule": ("mycode_core.claude_rules", "a Claude Code rule in mycode's words"),
+    "split_rules": ("mycode_core.claude_rules", "a rule list split outside parentheses"),
+    "mycode_tool_name": ("mycode_core.claude_rules", "the tool a Claude Code name stands for"),
+    "fill_arguments": ("mycode_core.cli.slash_args", "arguments filled into a command's text"),
     "run_inline_commands": (_INLINE, "a text's ``!`cmd``` run and replaced by their output"),
     "InlineCommandRefused": (_INLINE, "an inline command that may not run"),
     "INLINE_CALL_PREFIX": (_INLINE, "the call ids of inline commands"),
@@ -99,6 +91,7 @@ __all__ = [
     "run_inline_commands",
     "safeopen",
     "scrub_env",
+    "split_rules",
     "unwatch_group",
     "watch_group",
 ]
@@ -106,7 +99,7 @@ __all__ = [
 if TYPE_CHECKING:
     from mycode_core import safeopen
     from mycode_core.agents import AgentOutcome, AgentRequest
-    from mycode_core.claude_rules import mycode_rule, mycode_tool_name
+    from mycode_core.claude_rules import mycode_rule, mycode_tool_name, split_rules
     from mycode_core.cli.diagnostics import core_report
     from mycode_core.cli.inline_commands import (
         INLINE_CALL_PREFIX,

@@ -11,6 +11,21 @@ from typing import Any
 
 from mycode_core.project_files import ProjectFileRefused, read_project_text
 
+
+def split_rules(value: str) -> list[str]:
+    """Rules split at commas and spaces outside parentheses, as ``--allowedTools`` is read."""
+    rules, current, depth = [], "", 0
+    for char in value:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth <= 0 and (char == "," or char.isspace()):
+            if current:
+                rules.append(current)
+            current, depth = "", 0
+            continue
+        current += char
+    return [*rules, current] if current else rules
+
+
 SETTINGS_FILES = (
     ("claude-project", ".claude/settings.json"),
     ("claude-local", ".claude/settings.local.json"),

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from mycode_core.claude_rules import split_rules
 from mycode_core.cli.tool_check import no_tools_problem
 
 USAGE_ERROR = 2
@@ -24,21 +25,6 @@ EXIT_CODES: dict[str, int] = {"completed": 0, "interrupted": 130}
 def exit_code_for(stop_reason: str) -> int:
     """SPEC §2 exit code for a stop reason."""
     return EXIT_CODES.get(stop_reason, 1)
-
-
-def split_rules(value: str) -> list[str]:
-    """The rules in one flag value: separated by commas or spaces outside parentheses
-    (``"Bash(git log:*) Edit"`` is two rules, as Claude Code's ``--allowedTools`` reads it)."""
-    rules, current, depth = [], "", 0
-    for char in value:
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth <= 0 and (char == "," or char.isspace()):
-            if current:
-                rules.append(current)
-            current, depth = "", 0
-            continue
-        current += char
-    return [*rules, current] if current else rules
 
 
 def flag_rules(**kinds: tuple[str, ...]) -> dict[str, list[str]]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mycode_core.api import fill_arguments
+from mycode_core.api import fill_arguments, split_rules
 
 _FIELD = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*)|[ \t]*)$")
 
@@ -100,15 +100,10 @@ def _text(value: Any) -> str:
     return str(value) if value else ""
 
 
-# a comma outside parentheses: ``Bash(ls a,b:*)`` is one entry
-_ENTRY_SEP = re.compile(r",(?![^(]*\))")
-
-
-def _tools(value: Any, sep: str | None = ",") -> list[str]:
-    """A list field; a string is split at ``sep``, though never inside a rule's parentheses."""
+def _tools(value: Any, rules: bool = True) -> list[str]:
+    """A list field; a string is split at spaces, or also at commas outside parentheses."""
     if isinstance(value, str):
-        parts = value.split() if sep is None else _ENTRY_SEP.split(value)
-        return [part.strip() for part in parts if part.strip()]
+        return split_rules(value) if rules else value.split()
     if isinstance(value, list):
         return [str(item) for item in value]
     return []
@@ -134,7 +129,7 @@ def parse_command(path: Path, text: str) -> tuple[CommandFile, str | None]:
         body=body.strip(),
         description=_text(description),
         argument_hint=_text(hint),
-        arguments=tuple(_tools(meta.get("arguments"), sep=None)),
+        arguments=tuple(_tools(meta.get("arguments"), rules=False)),
         allowed_tools=_tools(meta.get("allowed-tools")),
     )
     return command, (f"{path}: {problem}" if problem else None)

@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from mycode_core.api import split_rules
 from mycode_skills.skill import (
     HEAD_BYTES,
     MAX_BODY_BYTES,
@@ -57,7 +58,6 @@ __all__ = [
     "read_body",
     "skill_file_name",
     "split_front_matter",
-    "split_tools",
     "validate",
     "yaml12_loader",
 ]
@@ -96,29 +96,9 @@ def name_problem(name: str, folder_name: str) -> tuple[str, str] | None:
     return None
 
 
-def split_tools(text: str) -> list[str]:
-    """The entries of an ``allowed-tools`` string: separated by spaces (agentskills.io) or
-    commas (Claude Code's ``Read, Grep, Bash(git:*)``), never inside parentheses
-    (``Bash(git log:*)`` is one entry)."""
-    entries: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for char in text:
-        if char in ", \t\n" and depth == 0:
-            if current:
-                entries.append("".join(current))
-            current = []
-            continue
-        depth += (char == "(") - (char == ")" and depth > 0)
-        current.append(char)
-    if current:
-        entries.append("".join(current))
-    return entries
-
-
 def _tools_field(value: Any) -> tuple[str, ...] | None:
     if isinstance(value, str):
-        return tuple(split_tools(value))
+        return tuple(split_rules(value))
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return tuple(item.strip() for item in value if item.strip())
     return None
