@@ -1,5 +1,5 @@
-"""The hooks the loop calls at its decision points: the verdicts (failing closed through the
-guard) and the lifecycle hooks (a failing plugin costs one notice, never the run)."""
+"""The hooks the loop calls at its decision points: the verdicts and transforms (failing closed
+through the guard) and the lifecycle hooks (a failing plugin costs one notice, never the run)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ from typing import Any
 
 import pluggy
 
-from mycode_core.records import RunContext, ToolCall
-from mycode_core.runtime.guard import HookGuard
-from mycode_core.runtime.hookcalls import Notice, OnError, call_hook, failure_notice
+from mycode_core.records import RunContext, Tool, ToolCall, ToolResult
+from mycode_core.runtime.hookcalls import HookGuard, Notice, OnError, call_hook, failure_notice
 from mycode_core.runtime.messages import content_to_text
 from mycode_core.verdicts import (
     CompletionVerdict,
@@ -161,3 +160,31 @@ def notify(
     """Call ``notification`` before mycode waits for the user."""
     asked: dict[str, Any] = {"message": message, "kind": kind, "context": context}
     call_hook(pm, "notification", _say(context), on_error=on_error, **asked)
+
+
+def transform_tool_result(
+    guard: HookGuard, call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
+) -> ToolResult:
+    """The result after every ``transform_tool_result``, keeping the original's ``metadata``."""
+
+    def problem(answer: Any) -> str | None:
+        if not isinstance(answer, ToolResult):
+            return f"returned {type(answer).__name__}, not a ToolResult or None"
+        if answer.call_id is not None and answer.call_id != call.id:
+            return f"returned the result of call {answer.call_id!r} for call {call.id!r}"
+        return None
+
+    asked = {"call": call, "tool": tool, "context": context}
+    final: ToolResult = guard.chain("transform_tool_result", "result", result, problem, **asked)
+    if final is result:
+        return result
+    return ToolResult(content=final.content, is_error=final.is_error, metadata=result.metadata)
+
+
+def transform_system_prompt(guard: HookGuard, prompt: str, context: RunContext) -> str:
+    """The system prompt after every ``transform_system_prompt``."""
+
+    def problem(answer: Any) -> str | None:
+        return None if isinstance(answer, str) else f"returned {type(answer).__name__}, not a str"
+
+    return str(guard.chain("transform_system_prompt", "prompt", prompt, problem, context=context))

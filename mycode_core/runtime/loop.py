@@ -29,7 +29,6 @@ from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.tools import ToolOrchestrator
-from mycode_core.runtime.transforms import transform_system_prompt, transform_tool_result
 from mycode_core.runtime.viewing import Viewing
 from mycode_core.sessions import SessionStore
 
@@ -73,7 +72,7 @@ class AgentRunner(Acting, Viewing):
             max_calls=self.settings.max_tool_calls_per_reply,
         )
         self.orchestrator.observer = self._observe_call
-        self.orchestrator.transform = lambda call, tool, result: transform_tool_result(
+        self.orchestrator.transform = lambda call, tool, result: lifecycle.transform_tool_result(
             self.guard, call, tool, result, self.context
         )
         self.orchestrator.notify = lambda message: lifecycle.notify(
@@ -135,7 +134,7 @@ class AgentRunner(Acting, Viewing):
         prompt = system_prompt(self.pm, self.context, self._notice, on_error=self.guard.on_error)
         if self.structured is not None:
             prompt += self.structured.instructions()
-        return transform_system_prompt(self.guard, prompt, self.context)
+        return lifecycle.transform_system_prompt(self.guard, prompt, self.context)
 
     def refresh_system_prompt(self) -> None:
         """Ask ``build_context`` again (between turns); the view changes only if the text did."""
