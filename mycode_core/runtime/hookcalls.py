@@ -212,6 +212,14 @@ class HookGuard:
         """:meth:`count` as :func:`call_hook`'s ``on_error``."""
         self.count(message)
 
+    def observe(self, hook_name: str, **kwargs: Any) -> list[Any]:
+        """:func:`call_hook` for a lifecycle hook: a failure is one ``warning`` notice, counted."""
+
+        def notice(message: str) -> None:
+            self.emit(failure_notice(message))
+
+        return call_hook(self.pm, hook_name, notice, on_error=self.on_error, **kwargs)
+
     def call(
         self,
         hook_name: str,

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pluggy
-
 from mycode_core.records import RunContext, Tool, ToolCall, ToolResult
-from mycode_core.runtime.hookcalls import HookGuard, Notice, OnError, call_hook, failure_notice
+from mycode_core.runtime.hookcalls import HookGuard
 from mycode_core.runtime.messages import content_to_text
 from mycode_core.verdicts import (
     CompletionVerdict,
@@ -75,10 +73,6 @@ def stagnation(guard: HookGuard, context: RunContext) -> StagnationVerdict | Non
     return verdict  # type: ignore[no-any-return]
 
 
-def _say(context: RunContext) -> Notice:
-    return lambda message: context.emit(failure_notice(message))
-
-
 def _lines(results: Any) -> list[str]:
     lines: list[str] = []
     for item in results or ():
@@ -96,18 +90,9 @@ def with_reminders(text: str, lines: list[str]) -> str:
     return f"{text}\n\n{blocks}" if text else blocks
 
 
-def with_session_start(
-    pm: pluggy.PluginManager,
-    context: RunContext,
-    source: str,
-    prompt: str,
-    on_error: OnError | None = None,
-) -> str:
+def with_session_start(guard: HookGuard, context: RunContext, source: str, prompt: str) -> str:
     """The system prompt with the ``session_start`` context lines pinned at its end."""
-    found = call_hook(
-        pm, "session_start", _say(context), on_error=on_error, source=source, context=context
-    )
-    lines = _lines(found)
+    lines = _lines(guard.observe("session_start", source=source, context=context))
     if not lines:
         return prompt
     return prompt + "\n\n# Session start\n\n" + "\n\n".join(lines)
@@ -143,23 +128,9 @@ def tool_feedback(guard: HookGuard, context: RunContext, outcome: Any, content: 
     return with_reminders(content_to_text(content, shown), lines)
 
 
-def session_end(
-    pm: pluggy.PluginManager, context: RunContext, reason: str, on_error: OnError | None = None
-) -> None:
-    """Call ``session_end``."""
-    call_hook(pm, "session_end", _say(context), on_error=on_error, reason=reason, context=context)
-
-
-def notify(
-    pm: pluggy.PluginManager,
-    context: RunContext,
-    message: str,
-    kind: str,
-    on_error: OnError | None = None,
-) -> None:
+def notify(guard: HookGuard, context: RunContext, message: str, kind: str) -> None:
     """Call ``notification`` before mycode waits for the user."""
-    asked: dict[str, Any] = {"message": message, "kind": kind, "context": context}
-    call_hook(pm, "notification", _say(context), on_error=on_error, **asked)
+    guard.observe("notification", message=message, kind=kind, context=context)
 
 
 def transform_tool_result(

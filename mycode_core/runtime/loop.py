@@ -54,9 +54,7 @@ class AgentRunner(Acting, Viewing):
         window = self._make_window()  # before the prompt: plugins size their sections by it
         prompt = base = self._system_prompt()
         if self.context.agent_id is None:  # a child agent starts no session
-            prompt = lifecycle.with_session_start(
-                self.pm, self.context, self.start_source, base, self.guard.on_error
-            )
+            prompt = lifecycle.with_session_start(self.guard, self.context, self.start_source, base)
         self._session_start_text = prompt[len(base) :]  # kept when the sections are refreshed
         self.view = self._make_view(prompt, window)
         for task in self.context.startup_tasks:
@@ -76,7 +74,7 @@ class AgentRunner(Acting, Viewing):
             self.guard, call, tool, result, self.context
         )
         self.orchestrator.notify = lambda message: lifecycle.notify(
-            self.pm, self.context, message, "permission_prompt", self.guard.on_error
+            self.guard, self.context, message, "permission_prompt"
         )
         self.caller = ModelCaller(
             model=self.model,
@@ -154,7 +152,7 @@ class AgentRunner(Acting, Viewing):
             self.changes = None
         if self._ready and not self._ended and self.context.agent_id is None:
             self._ended = True
-            lifecycle.session_end(self.pm, self.context, reason, self.guard.on_error)
+            self.guard.observe("session_end", reason=reason, context=self.context)
         for task in self.context.cleanup:
             with contextlib.suppress(Exception):  # shutting down: nothing more to do
                 task()
