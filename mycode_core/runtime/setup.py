@@ -58,15 +58,8 @@ def collect_tools(
             why = error_line(exc, typed=False)
             report(plugin, f"plugin {plugin!r}: tool not registered: {why}", exc)
 
-    call_hook(
-        pm,
-        "register_tools",
-        notice,
-        side_effects=True,
-        on_error=on_error,
-        register=register,
-        context=context,
-    )
+    asked = {"register": register, "context": context}
+    call_hook(pm, "register_tools", notice, side_effects=True, on_error=on_error, **asked)
     settle(pm, context, pending, report)
     if problems:
         raise SetupError(f"{problems[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)")
