@@ -4,6 +4,7 @@ untrusted or for a name shadowing a standard or installed module costs a notice.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.machinery
 import importlib.util
 import os
@@ -25,14 +26,9 @@ def _files(folder: Path) -> list[Path]:
         return []
     out = []
     for entry in entries:
-        if not entry.name.endswith(".py") or entry.name.startswith("."):
-            continue
-        try:
-            if not entry.is_file():  # a folder named x.py is not a plugin file
-                continue
-        except OSError:
-            continue
-        out.append(Path(entry.path))
+        with contextlib.suppress(OSError):  # unreadable entries and folders named x.py: left out
+            if entry.name.endswith(".py") and not entry.name.startswith(".") and entry.is_file():
+                out.append(Path(entry.path))
     return out
 
 

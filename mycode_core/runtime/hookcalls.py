@@ -110,11 +110,9 @@ def call_hook(
                 raise
             culprit = culprit_of(codes, exc.__traceback__)
             culprit = None if culprit in removed else culprit
-            by = (
-                f"plugin {culprit!r} failed in {hook_name}"
-                if culprit
-                else f"hook {hook_name} failed"
-            )
+            by = f"hook {hook_name} failed"
+            if culprit:
+                by = f"plugin {culprit!r} failed in {hook_name}"
             message = f"{by}: {error_line(exc)}"
             notice(message)
             if on_error is not None:
