@@ -21,8 +21,8 @@ from common import bench_dir, clean_env, median_ms, mycode_script, write_turns
 
 from mycode_core import hookimpl
 from mycode_core.records import ToolCall, ToolResult
-from mycode_core.runtime.guard import HookGuard
-from mycode_core.runtime.transforms import transform_tool_result
+from mycode_core.runtime.hookcalls import HookGuard
+from mycode_core.runtime.lifecycle import transform_tool_result
 from mycode_core.testing import make_context, make_plugin_manager
 
 GOAL_NONE_MS = 0.05

@@ -4,12 +4,12 @@ untrusted or for a name shadowing a standard or installed module costs a notice.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.machinery
 import importlib.util
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -19,41 +19,17 @@ FOLDER = "plugins"  # below $MYCODE_HOME and the workspace's .mycode
 _ours: dict[str, str] = {}  # module name -> path of each plugin file this process imported
 
 
-@dataclass(frozen=True)
-class PluginFile:
-    """One plugin file found on disk: its plugin (module) name, path and where it was found."""
-
-    name: str
-    path: Path
-    scope: str  # "home" ($MYCODE_HOME/plugins) or "workspace" (.mycode/plugins)
-
-
-def _files(folder: Path, scope: str) -> list[PluginFile]:
+def _files(folder: Path) -> list[Path]:
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
     except OSError:
         return []
     out = []
     for entry in entries:
-        if not entry.name.endswith(".py") or entry.name.startswith("."):
-            continue
-        try:
-            if not entry.is_file():  # a folder named x.py is not a plugin file
-                continue
-        except OSError:
-            continue
-        out.append(PluginFile(entry.name[:-3], Path(entry.path), scope))
+        with contextlib.suppress(OSError):  # unreadable entries and folders named x.py: left out
+            if entry.name.endswith(".py") and not entry.name.startswith(".") and entry.is_file():
+                out.append(Path(entry.path))
     return out
-
-
-def workspace_folder(workspace: Path) -> Path:
-    """Where a workspace keeps its plugin files."""
-    return workspace / ".mycode" / FOLDER
-
-
-def home_folder(home: Path) -> Path:
-    """Where the user keeps plugin files."""
-    return home / FOLDER
 
 
 def shadowed_module(name: str) -> str | None:
@@ -73,19 +49,20 @@ def shadowed_module(name: str) -> str | None:
     return "an installed module" if installed else None
 
 
-def import_file(item: PluginFile) -> ModuleType:
-    """Import one plugin file as the module ``item.name``; raises what the import raised."""
-    spec = importlib.util.spec_from_file_location(item.name, item.path)
+def import_file(path: Path) -> ModuleType:
+    """Import one plugin file as the module named by its stem; raises what the import raised."""
+    name = path.stem
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {item.path}")
+        raise ImportError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[item.name] = module
-    _ours[item.name] = str(item.path)
+    sys.modules[name] = module
+    _ours[name] = str(path)
     try:
         spec.loader.exec_module(module)
     except BaseException:
-        sys.modules.pop(item.name, None)
-        _ours.pop(item.name, None)
+        sys.modules.pop(name, None)
+        _ours.pop(name, None)
         raise
     return module
 
@@ -96,36 +73,39 @@ def candidates(
     trusted: bool | None,
     selected: Callable[[str], bool],
     notice: Callable[[str], None],
-) -> Iterator[PluginFile]:
+) -> Iterator[Path]:
     """The plugin files to import, one at a time (each registered before the next is checked
     against the loaded plugins); ``workspace`` defaults to the current folder, ``trusted`` to
     its recorded trust; ``selected(name)`` is asked before import; skips cost a ``notice``."""
     raw = os.environ.get("MYCODE_HOME")
     home = Path(raw).expanduser() if raw else Path.home() / ".mycode"
     workspace = Path(os.getcwd()) if workspace is None else workspace
+    folder = workspace / ".mycode" / FOLDER
     if trusted is None:
         from mycode_core.trust import is_trusted
 
-        trusted = workspace_folder(workspace).is_dir() and is_trusted(workspace, home)
-    local = _files(workspace_folder(workspace), "workspace")
+        trusted = folder.is_dir() and is_trusted(workspace, home)
+    local = _files(folder)
     if local and not trusted:
-        names = ", ".join(item.path.name for item in local)
+        names = ", ".join(path.name for path in local)
         notice(
             f"untrusted workspace: its plugin files in .mycode/plugins ({names}) are not "
             "loaded; trust it with `mycode trust` (or --trust for one run) to load them"
         )
-    for item in _files(home_folder(home), "home") + local:  # home first
-        if not selected(item.name) or (item.scope == "workspace" and not trusted):
+    found = [(path, True) for path in _files(home / FOLDER)] + [(path, trusted) for path in local]
+    for path, allowed in found:  # home first; every name is ``selected``-checked
+        name = path.stem
+        if not selected(name) or not allowed:
             continue
-        where = f"plugin file {item.path}"
-        if pm.has_plugin(item.name) or pm.is_blocked(item.name):
-            notice(f"{where} is not loaded: a plugin named {item.name!r} is loaded already")
+        where = f"plugin file {path}"
+        if pm.has_plugin(name) or pm.is_blocked(name):
+            notice(f"{where} is not loaded: a plugin named {name!r} is loaded already")
             continue
-        if item.name.startswith("__") or not item.name.replace("-", "_").isidentifier():
-            notice(f"{where} is not loaded: {item.name!r} is not a module name; rename it")
+        if name.startswith("__") or not name.replace("-", "_").isidentifier():
+            notice(f"{where} is not loaded: {name!r} is not a module name; rename it")
             continue
-        shadows = shadowed_module(item.name)
+        shadows = shadowed_module(name)
         if shadows is not None:
-            notice(f"{where} is not loaded: its name {item.name!r} shadows {shadows}; rename it")
+            notice(f"{where} is not loaded: its name {name!r} shadows {shadows}; rename it")
             continue
-        yield item
+        yield path

@@ -201,11 +201,11 @@ def get_plugin_manager(
                 files.append(name)
                 return selected(name)
 
-            for item in candidates(pm, workspace, trusted, seen, notice):
-                failed = functools.partial(_problem, pm, item.name, path=item.path)
-                load = functools.partial(import_file, item)
-                if _register(pm, report, item.name, load, failed, warn, strict):
-                    report.files[item.name] = str(item.path)
+            for path in candidates(pm, workspace, trusted, seen, notice):
+                failed = functools.partial(_problem, pm, path.stem, path=path)
+                load = functools.partial(import_file, path)
+                if _register(pm, report, path.stem, load, failed, warn, strict):
+                    report.files[path.stem] = str(path)
             if load_entry_points:
                 _unknown_names(files, notice)
     extras = list(extra_plugins)

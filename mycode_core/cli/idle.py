@@ -35,7 +35,7 @@ def notify_when_idle(runner: Any, typing: Callable[[], bool]) -> Iterator[None]:
 
     def fire() -> None:
         if not typing():
-            notify(runner.pm, runner.context, IDLE_MESSAGE, "idle_prompt", runner.guard.on_error)
+            notify(runner.guard, runner.context, IDLE_MESSAGE, "idle_prompt")
 
     seconds = idle_seconds()
     timer = threading.Timer(seconds, fire)

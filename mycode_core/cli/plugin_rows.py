@@ -105,7 +105,7 @@ def strict_from_config(workspace: Path | None = None, home: Path | None = None) 
     """``[plugins] strict`` or ``MYCODE_STRICT_PLUGINS``, read before the plugins load, so a
     plugin that fails to load stops it at once (a broken config: reported where it is read)."""
     from mycode_core.config import ConfigError, load_settings
-    from mycode_core.runtime.guard import strict_from
+    from mycode_core.runtime.hookcalls import strict_from
 
     try:
         return strict_from(load_settings(workspace or Path.cwd(), home))

@@ -171,7 +171,7 @@ def run_agent(
     from mycode_core.errors import SetupError
     from mycode_core.plugins import PluginLoadError, get_plugin_manager
     from mycode_core.runtime.child import run_child
-    from mycode_core.runtime.guard import strict_from
+    from mycode_core.runtime.hookcalls import strict_from
     from mycode_core.runtime.loop import AgentRunner
     from mycode_core.sessions import SessionStore, new_session_id
 

@@ -1,15 +1,12 @@
-"""The hooks the loop calls at its decision points: the verdicts (failing closed through the
-guard) and the lifecycle hooks (a failing plugin costs one notice, never the run)."""
+"""The hooks the loop calls at its decision points: the verdicts and transforms (failing closed
+through the guard) and the lifecycle hooks (a failing plugin costs one notice, never the run)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import pluggy
-
-from mycode_core.records import RunContext, ToolCall
-from mycode_core.runtime.guard import HookGuard
-from mycode_core.runtime.hookcalls import Notice, OnError, call_hook, failure_notice
+from mycode_core.records import RunContext, Tool, ToolCall, ToolResult
+from mycode_core.runtime.hookcalls import HookGuard
 from mycode_core.runtime.messages import content_to_text
 from mycode_core.verdicts import (
     CompletionVerdict,
@@ -76,10 +73,6 @@ def stagnation(guard: HookGuard, context: RunContext) -> StagnationVerdict | Non
     return verdict  # type: ignore[no-any-return]
 
 
-def _say(context: RunContext) -> Notice:
-    return lambda message: context.emit(failure_notice(message))
-
-
 def _lines(results: Any) -> list[str]:
     lines: list[str] = []
     for item in results or ():
@@ -97,18 +90,9 @@ def with_reminders(text: str, lines: list[str]) -> str:
     return f"{text}\n\n{blocks}" if text else blocks
 
 
-def with_session_start(
-    pm: pluggy.PluginManager,
-    context: RunContext,
-    source: str,
-    prompt: str,
-    on_error: OnError | None = None,
-) -> str:
+def with_session_start(guard: HookGuard, context: RunContext, source: str, prompt: str) -> str:
     """The system prompt with the ``session_start`` context lines pinned at its end."""
-    found = call_hook(
-        pm, "session_start", _say(context), on_error=on_error, source=source, context=context
-    )
-    lines = _lines(found)
+    lines = _lines(guard.observe("session_start", source=source, context=context))
     if not lines:
         return prompt
     return prompt + "\n\n# Session start\n\n" + "\n\n".join(lines)
@@ -144,20 +128,34 @@ def tool_feedback(guard: HookGuard, context: RunContext, outcome: Any, content: 
     return with_reminders(content_to_text(content, shown), lines)
 
 
-def session_end(
-    pm: pluggy.PluginManager, context: RunContext, reason: str, on_error: OnError | None = None
-) -> None:
-    """Call ``session_end``."""
-    call_hook(pm, "session_end", _say(context), on_error=on_error, reason=reason, context=context)
-
-
-def notify(
-    pm: pluggy.PluginManager,
-    context: RunContext,
-    message: str,
-    kind: str,
-    on_error: OnError | None = None,
-) -> None:
+def notify(guard: HookGuard, context: RunContext, message: str, kind: str) -> None:
     """Call ``notification`` before mycode waits for the user."""
-    asked: dict[str, Any] = {"message": message, "kind": kind, "context": context}
-    call_hook(pm, "notification", _say(context), on_error=on_error, **asked)
+    guard.observe("notification", message=message, kind=kind, context=context)
+
+
+def transform_tool_result(
+    guard: HookGuard, call: ToolCall, tool: Tool | None, result: ToolResult, context: RunContext
+) -> ToolResult:
+    """The result after every ``transform_tool_result``, keeping the original's ``metadata``."""
+
+    def problem(answer: Any) -> str | None:
+        if not isinstance(answer, ToolResult):
+            return f"returned {type(answer).__name__}, not a ToolResult or None"
+        if answer.call_id is not None and answer.call_id != call.id:
+            return f"returned the result of call {answer.call_id!r} for call {call.id!r}"
+        return None
+
+    asked = {"call": call, "tool": tool, "context": context}
+    final: ToolResult = guard.chain("transform_tool_result", "result", result, problem, **asked)
+    if final is result:
+        return result
+    return ToolResult(content=final.content, is_error=final.is_error, metadata=result.metadata)
+
+
+def transform_system_prompt(guard: HookGuard, prompt: str, context: RunContext) -> str:
+    """The system prompt after every ``transform_system_prompt``."""
+
+    def problem(answer: Any) -> str | None:
+        return None if isinstance(answer, str) else f"returned {type(answer).__name__}, not a str"
+
+    return str(guard.chain("transform_system_prompt", "prompt", prompt, problem, context=context))

@@ -29,7 +29,6 @@ from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.tools import ToolOrchestrator
-from mycode_core.runtime.transforms import transform_system_prompt, transform_tool_result
 from mycode_core.runtime.viewing import Viewing
 from mycode_core.sessions import SessionStore
 
@@ -55,9 +54,7 @@ class AgentRunner(Acting, Viewing):
         window = self._make_window()  # before the prompt: plugins size their sections by it
         prompt = base = self._system_prompt()
         if self.context.agent_id is None:  # a child agent starts no session
-            prompt = lifecycle.with_session_start(
-                self.pm, self.context, self.start_source, base, self.guard.on_error
-            )
+            prompt = lifecycle.with_session_start(self.guard, self.context, self.start_source, base)
         self._session_start_text = prompt[len(base) :]  # kept when the sections are refreshed
         self.view = self._make_view(prompt, window)
         for task in self.context.startup_tasks:
@@ -73,11 +70,11 @@ class AgentRunner(Acting, Viewing):
             max_calls=self.settings.max_tool_calls_per_reply,
         )
         self.orchestrator.observer = self._observe_call
-        self.orchestrator.transform = lambda call, tool, result: transform_tool_result(
+        self.orchestrator.transform = lambda call, tool, result: lifecycle.transform_tool_result(
             self.guard, call, tool, result, self.context
         )
         self.orchestrator.notify = lambda message: lifecycle.notify(
-            self.pm, self.context, message, "permission_prompt", self.guard.on_error
+            self.guard, self.context, message, "permission_prompt"
         )
         self.caller = ModelCaller(
             model=self.model,
@@ -135,7 +132,7 @@ class AgentRunner(Acting, Viewing):
         prompt = system_prompt(self.pm, self.context, self._notice, on_error=self.guard.on_error)
         if self.structured is not None:
             prompt += self.structured.instructions()
-        return transform_system_prompt(self.guard, prompt, self.context)
+        return lifecycle.transform_system_prompt(self.guard, prompt, self.context)
 
     def refresh_system_prompt(self) -> None:
         """Ask ``build_context`` again (between turns); the view changes only if the text did."""
@@ -155,7 +152,7 @@ class AgentRunner(Acting, Viewing):
             self.changes = None
         if self._ready and not self._ended and self.context.agent_id is None:
             self._ended = True
-            lifecycle.session_end(self.pm, self.context, reason, self.guard.on_error)
+            self.guard.observe("session_end", reason=reason, context=self.context)
         for task in self.context.cleanup:
             with contextlib.suppress(Exception):  # shutting down: nothing more to do
                 task()

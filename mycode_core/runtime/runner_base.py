@@ -16,9 +16,8 @@ from mycode_core.events import AgentEvent, GuidanceEvent, NoticeEvent
 from mycode_core.records import RunContext
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.context import ModelView
-from mycode_core.runtime.guard import HookGuard, strict_from
 from mycode_core.runtime.history import History
-from mycode_core.runtime.hookcalls import failure_notice
+from mycode_core.runtime.hookcalls import HookGuard, failure_notice, strict_from
 from mycode_core.runtime.mainthread import MainThreadCalls
 from mycode_core.runtime.messages import Expansion, guidance_message
 from mycode_core.runtime.observation import ValidationMatcher

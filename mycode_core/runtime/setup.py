@@ -9,13 +9,13 @@ import pluggy
 from mycode_core.errors import SetupError, error_line
 from mycode_core.records import ContextSection, DuplicateToolError, ModelProvider, RunContext, Tool
 from mycode_core.runtime.context import render_system_prompt
-from mycode_core.runtime.guard import strict_from
 from mycode_core.runtime.hookcalls import (
     Notice,
     OnError,
     call_hook,
     calling_plugin,
     implementation_codes,
+    strict_from,
 )
 
 
@@ -43,7 +43,14 @@ def collect_tools(
     def register(item: Any) -> None:
         plugin = calling_plugin(codes)
         try:
-            tool = as_tool(item)
+            tool = item
+            if not isinstance(item, Tool):  # a plain typed function: ``@tool`` forgotten
+                if not callable(item):
+                    kind = type(item).__name__
+                    raise TypeError(f"register() takes a Tool or a function, not {kind}")
+                from mycode_core.tooling import tool_from_function
+
+                tool = tool_from_function(item)
             if tool.plugin is None:
                 tool = tool.model_copy(update={"plugin": plugin})
             pending.append(tool)
@@ -51,47 +58,17 @@ def collect_tools(
             why = error_line(exc, typed=False)
             report(plugin, f"plugin {plugin!r}: tool not registered: {why}", exc)
 
-    call_hook(
-        pm,
-        "register_tools",
-        notice,
-        side_effects=True,
-        on_error=on_error,
-        register=register,
-        context=context,
-    )
+    asked = {"register": register, "context": context}
+    call_hook(pm, "register_tools", notice, side_effects=True, on_error=on_error, **asked)
     settle(pm, context, pending, report)
     if problems:
         raise SetupError(f"{problems[0]} ([plugins] strict or MYCODE_STRICT_PLUGINS is set)")
 
 
-def as_tool(item: Any) -> Tool:
-    """A :class:`Tool`, or a plain typed function turned into one (``@tool`` forgotten)."""
-    if isinstance(item, Tool):
-        return item
-    if callable(item):
-        from mycode_core.tooling import tool_from_function
-
-        return tool_from_function(item)
-    raise TypeError(f"register() takes a Tool or a function, not {type(item).__name__}")
-
-
 REPOSITORY_PACKAGES = frozenset(
-    {
-        "mycode_core",
-        "mycode_batch",
-        "mycode_builtin_tools",
-        "mycode_checkpoints",
-        "mycode_claude_compat",
-        "mycode_completion_gate",
-        "mycode_context_engine",
-        "mycode_lsp",
-        "mycode_mcp_bridge",
-        "mycode_memory",
-        "mycode_skills",
-        "mycode_stagnation",
-        "mycode_subagents",
-    }
+    "mycode_core mycode_batch mycode_builtin_tools mycode_checkpoints mycode_claude_compat "
+    "mycode_completion_gate mycode_context_engine mycode_lsp mycode_mcp_bridge mycode_memory "
+    "mycode_skills mycode_stagnation mycode_subagents".split()
 )
 """The import packages of this repository's plugins (their tools are the built-in ones)."""
 
@@ -105,14 +82,6 @@ def is_repository_plugin(pm: pluggy.PluginManager, name: str | None) -> bool:
     return str(module).split(".")[0] in REPOSITORY_PACKAGES
 
 
-def replacements(settings: Any) -> dict[str, str]:
-    """``[tools] replace``: tool name → the plugin chosen to hold it."""
-    section = getattr(settings, "section", None)
-    table = section("tools") if callable(section) else {}
-    replace = table.get("replace") if isinstance(table, dict) else None
-    return {str(k): str(v) for k, v in replace.items()} if isinstance(replace, dict) else {}
-
-
 def settle(
     pm: pluggy.PluginManager, context: RunContext, pending: list[Tool], problem: OnError
 ) -> None:
@@ -124,7 +93,10 @@ def settle(
         same = by_name.setdefault(tool.name, [])
         same[:] = [t for t in same if t.plugin != tool.plugin]  # one plugin twice: the last
         same.append(tool)
-    chosen = replacements(context.settings)
+    section = getattr(context.settings, "section", None)
+    table = section("tools") if callable(section) else {}
+    replace = table.get("replace") if isinstance(table, dict) else None  # tool → chosen plugin
+    chosen = {str(k): str(v) for k, v in replace.items()} if isinstance(replace, dict) else {}
     for name, tools in by_name.items():
         winner = _winner(pm, name, tools, chosen.get(name), problem)
         context.tools.add(winner, replace=True)

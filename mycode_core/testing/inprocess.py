@@ -338,9 +338,9 @@ def tool_pairing_problems(messages: Sequence[Mapping[str, Any]]) -> list[str]:
 def system_prompt_for(tmp_path: Path, *plugins: object, **settings: Any) -> str:
     """The system prompt a run with ``plugins`` would send (every ``build_context`` section,
     then every ``transform_system_prompt``)."""
-    from mycode_core.runtime.guard import HookGuard
+    from mycode_core.runtime.hookcalls import HookGuard
+    from mycode_core.runtime.lifecycle import transform_system_prompt
     from mycode_core.runtime.setup import system_prompt
-    from mycode_core.runtime.transforms import transform_system_prompt
 
     context = make_context(tmp_path, settings=Settings(**settings))
     pm = make_plugin_manager(*plugins)
