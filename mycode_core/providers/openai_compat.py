@@ -10,13 +10,13 @@ from http import HTTPStatus
 from typing import Any
 
 from mycode_core.providers import base
-from mycode_core.providers.http import ChatClient, ConnectFailure, RequestTimedOut, StatusFailure
 from mycode_core.providers.sse import (
     accumulate_sse,
     looks_like_context_overflow,
     one_line,
     reply_from_completion,
 )
+from mycode_core.providers.stdhttp import ChatClient, ConnectFailure, RequestTimedOut, StatusFailure
 from mycode_core.providers.wire import RequestBuilder
 
 PLACEHOLDER_KEY = "sk-no-key-required"
@@ -41,6 +41,7 @@ def _error_message(exc: StatusFailure) -> str:
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+UNKNOWN_HOST = ("Name or service not known", "nodename nor servname")  # glibc's, macOS's
 KEY_HINT = (
     "check the API key: pass --api-key KEY or set MYCODE_API_KEY (or OPENAI_API_KEY) "
     "for this server"
@@ -58,9 +59,7 @@ def connection_problem(exc: BaseException) -> str | None:
         text = str(item)
         if isinstance(item, ConnectionRefusedError) or "Connection refused" in text:
             return "refused"
-        if isinstance(item, socket.gaierror) or "Name or service not known" in text:
-            return "unknown host"
-        if "nodename nor servname" in text:
+        if isinstance(item, socket.gaierror) or any(marker in text for marker in UNKNOWN_HOST):
             return "unknown host"
         item = item.__cause__ or item.__context__
     return None
