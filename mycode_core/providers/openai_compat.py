@@ -48,38 +48,31 @@ KEY_HINT = (
 )
 
 
-def connection_problem(exc: BaseException) -> str | None:
-    """``"refused"``/``"unknown host"`` when retrying at once will not help (causes looked at)."""
+def _connection_error(exc: BaseException, base_url: str, answered: bool) -> base.ModelError:
+    """Fatal when retrying at once will not help (the causes looked at): an unknown host, or a
+    local server refusing before it ever ``answered``."""
     import socket
+    from urllib.parse import urlsplit
 
+    host = (urlsplit(base_url).hostname or "").lower()
     seen: list[BaseException] = []
     item: BaseException | None = exc
     while item is not None and item not in seen and len(seen) < 10:
         seen.append(item)
         text = str(item)
         if isinstance(item, ConnectionRefusedError) or "Connection refused" in text:
-            return "refused"
+            if host in LOCAL_HOSTS and not answered:
+                return base.FatalModelError(
+                    f"cannot reach the model server at {base_url}: connection refused — is the "
+                    "server running? (check --base-url / MYCODE_BASE_URL)"
+                )
+            break
         if isinstance(item, socket.gaierror) or any(marker in text for marker in UNKNOWN_HOST):
-            return "unknown host"
+            return base.FatalModelError(
+                f"cannot reach the model server at {base_url}: unknown host {host!r} "
+                "(check --base-url / MYCODE_BASE_URL)"
+            )
         item = item.__cause__ or item.__context__
-    return None
-
-
-def _connection_error(exc: BaseException, base_url: str, answered: bool) -> base.ModelError:
-    from urllib.parse import urlsplit
-
-    problem = connection_problem(exc)
-    host = (urlsplit(base_url).hostname or "").lower()
-    if problem == "refused" and host in LOCAL_HOSTS and not answered:
-        return base.FatalModelError(
-            f"cannot reach the model server at {base_url}: connection refused — is the "
-            "server running? (check --base-url / MYCODE_BASE_URL)"
-        )
-    if problem == "unknown host":
-        return base.FatalModelError(
-            f"cannot reach the model server at {base_url}: unknown host {host!r} "
-            "(check --base-url / MYCODE_BASE_URL)"
-        )
     cause = exc.__cause__ or exc
     return base.ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
 
