@@ -53,12 +53,7 @@ def _table() -> dict[str, Price]:
     }
 
 
-_DATE = re.compile(r"[-@](\d{4}-?\d{2}-?\d{2}|latest)$")
-
-
-def _normalise(model: str) -> str:
-    name = model.strip().lower().rsplit("/", 1)[-1].split(":", 1)[0]
-    return _DATE.sub("", name)
+_DATE = re.compile(r"[-@](\d{4}-?\d{2}-?\d{2}|latest)$")  # a dated or "latest" name: its model
 
 
 def price_for(model: str | None, models: dict[str, Any] | None = None) -> Price | None:
@@ -74,7 +69,7 @@ def price_for(model: str | None, models: dict[str, Any] | None = None) -> Price 
             output=entry.output_per_mtok or 0.0,
             cached_input=entry.cached_input_per_mtok,
         )
-    name = _normalise(model)
+    name = _DATE.sub("", model.strip().lower().rsplit("/", 1)[-1].split(":", 1)[0])
     table = _table()
     matches = (known for known in table if name == known or name.startswith(known + "-"))
     best = max(matches, key=len, default=None)  # the longest: "gpt-4o-mini" over "gpt-4o"

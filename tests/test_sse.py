@@ -182,7 +182,7 @@ def test_think_tags_anywhere_but_the_start_are_answer_text(size: int) -> None:
 
 def test_the_think_splitter_holds_back_no_more_than_a_tag() -> None:
     """Each piece costs O(piece): inside the block only a possible ``</think>`` start is held."""
-    from mycode_core.providers.think import ThinkSplitter
+    from mycode_core.providers.sse import ThinkSplitter
 
     splitter = ThinkSplitter()
     assert splitter.feed("<think>") == ("", "")

@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from mycode_core.providers.http import ChatClient, ConnectFailure, StatusFailure
-from mycode_core.providers.stdhttp import Connection
+from mycode_core.providers.stdhttp import ChatClient, ConnectFailure, Connection, StatusFailure
 
 
 class _KeepAlive(BaseHTTPRequestHandler):

@@ -33,20 +33,6 @@ class ModelReply(BaseModel):
     reasoning: str | None = None  # thinking the server sent apart (never sent back to it)
 
 
-REQUEST_PARAMETERS = ("max_tokens", "purpose", "on_reasoning")
-
-
-def _accepted(model: Any) -> frozenset[str]:
-    """The request parameters ``model.complete`` accepts (all of them with ``**kwargs``)."""
-    try:
-        parameters = inspect.signature(model.complete).parameters.values()
-    except (TypeError, ValueError):
-        return frozenset()
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
-        return frozenset(REQUEST_PARAMETERS)
-    return frozenset(p.name for p in parameters if p.name in REQUEST_PARAMETERS)
-
-
 def call_model(
     model: Any,
     messages: list[dict[str, Any]],
@@ -57,9 +43,17 @@ def call_model(
     purpose: str | None = None,
     on_reasoning: Callable[[str], None] | None = None,
 ) -> ModelReply:
-    """``model.complete`` with only the request parameters the provider accepts."""
+    """``model.complete`` with only the request parameters the provider accepts (all of them
+    with ``**kwargs``)."""
     given = {"max_tokens": int(max_tokens or 0), "purpose": purpose, "on_reasoning": on_reasoning}
-    extra = {key: value for key, value in given.items() if value and key in _accepted(model)}
+    extra = {key: value for key, value in given.items() if value}
+    if extra:
+        try:
+            parameters = dict(inspect.signature(model.complete).parameters)
+        except (TypeError, ValueError):
+            parameters = {}
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            extra = {key: value for key, value in extra.items() if key in parameters}
     reply: ModelReply = model.complete(messages, tools, on_text, **extra)
     return reply
 

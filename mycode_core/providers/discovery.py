@@ -57,31 +57,24 @@ def _entries(data: Any, model: str) -> list[dict[str, Any]]:
     return [e for e in entries if e.get("id") == model] or (entries if len(entries) == 1 else [])
 
 
-def output_limit(listed: Any, props: Any, model: str) -> int | None:
-    """The reply cap the server reports in ``/v1/models`` or llama.cpp's ``/props``."""
-    for entry in _entries(listed, model):
-        told = _dict(entry.get("top_provider")).get("max_completion_tokens")
-        if found := _first_positive((*map(entry.get, OUTPUT_KEYS), told)):
-            return found
-    settings = _dict(_dict(props).get("default_generation_settings"))
-    params = settings.get("params")
-    return _positive((params if isinstance(params, dict) else settings).get("n_predict"))
-
-
-def from_models_list(data: Any, model: str) -> int | None:
-    """The window of ``model`` in a ``/v1/models`` answer (the only entry if just one)."""
+def from_models_list(data: Any, model: str) -> Limits:
+    """``model``'s limits in a ``/v1/models`` answer (the only entry if just one)."""
+    window = output = None
     for entry in _entries(data, model):
         provider, meta = _dict(entry.get("top_provider")), _dict(entry.get("meta"))
         told = (provider.get("context_length"), meta.get("n_ctx"), meta.get("n_ctx_train"))
-        if found := _first_positive((*map(entry.get, MODEL_KEYS), *told)):
-            return found
-    return None
+        window = window or _first_positive((*map(entry.get, MODEL_KEYS), *told))
+        capped = (*map(entry.get, OUTPUT_KEYS), provider.get("max_completion_tokens"))
+        output = output or _first_positive(capped)
+    return Limits(window, output)
 
 
-def from_props(data: Any) -> int | None:
-    """llama.cpp's running context size from ``/props``."""
+def from_props(data: Any) -> Limits:
+    """llama.cpp's running context size and reply cap (``n_predict``) from ``/props``."""
     settings = _dict(_dict(data).get("default_generation_settings"))
-    return _positive(settings.get("n_ctx")) or _positive(_dict(data).get("n_ctx"))
+    params = settings.get("params")
+    output = _positive((params if isinstance(params, dict) else settings).get("n_predict"))
+    return Limits(_positive(settings.get("n_ctx")) or _positive(_dict(data).get("n_ctx")), output)
 
 
 def from_ollama_show(data: Any) -> int | None:
@@ -107,19 +100,20 @@ def discover_context_window(
     """``model``'s limits from the server at ``base_url``; ``caps`` gets its template caps."""
     base = base_url.rstrip("/")
     root = base[: -len("/v1")] if base.endswith("/v1") else base
-    listed, props = ask_json(f"{base}/models", api_key, timeout), None
-    found = from_models_list(listed, model)
+    listed = ask_json(f"{base}/models", api_key, timeout)
+    found, output = from_models_list(listed, model)
     data = _dict(listed).get("data")
     first = data[0] if isinstance(data, list) and data else None
     owned = str(_dict(first).get("owned_by", ""))
     if found is None or owned == "llamacpp":
         props = ask_json(f"{root}/props", api_key, timeout)
-        found = from_props(props) or found
+        told = from_props(props)
+        found, output = told.window or found, output or told.output
         if caps is not None:
             caps.update(_dict(_dict(props).get("chat_template_caps")))
     if found is None and owned in ("library", "ollama", ""):
         found = from_ollama_show(ask_json(f"{root}/api/show", api_key, timeout, {"model": model}))
-    return Limits(found, output_limit(listed, props, model) if found else None)
+    return Limits(found, output if found else None)
 
 
 CACHE_FILE = ("cache", "windows.json")  # {"<url> <model>": n | [n, cap] | [n, cap, claimed]}

@@ -10,13 +10,13 @@ from http import HTTPStatus
 from typing import Any
 
 from mycode_core.providers import base
-from mycode_core.providers.http import ChatClient, ConnectFailure, RequestTimedOut, StatusFailure
 from mycode_core.providers.sse import (
     accumulate_sse,
     looks_like_context_overflow,
     one_line,
     reply_from_completion,
 )
+from mycode_core.providers.stdhttp import ChatClient, ConnectFailure, RequestTimedOut, StatusFailure
 from mycode_core.providers.wire import RequestBuilder
 
 PLACEHOLDER_KEY = "sk-no-key-required"
@@ -41,46 +41,38 @@ def _error_message(exc: StatusFailure) -> str:
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+UNKNOWN_HOST = ("Name or service not known", "nodename nor servname")  # glibc's, macOS's
 KEY_HINT = (
     "check the API key: pass --api-key KEY or set MYCODE_API_KEY (or OPENAI_API_KEY) "
     "for this server"
 )
 
 
-def connection_problem(exc: BaseException) -> str | None:
-    """``"refused"``/``"unknown host"`` when retrying at once will not help (causes looked at)."""
+def _connection_error(exc: BaseException, base_url: str, answered: bool) -> base.ModelError:
+    """Fatal when retrying at once will not help (the causes looked at): an unknown host, or a
+    local server refusing before it ever ``answered``."""
     import socket
+    from urllib.parse import urlsplit
 
+    host = (urlsplit(base_url).hostname or "").lower()
     seen: list[BaseException] = []
     item: BaseException | None = exc
     while item is not None and item not in seen and len(seen) < 10:
         seen.append(item)
         text = str(item)
         if isinstance(item, ConnectionRefusedError) or "Connection refused" in text:
-            return "refused"
-        if isinstance(item, socket.gaierror) or "Name or service not known" in text:
-            return "unknown host"
-        if "nodename nor servname" in text:
-            return "unknown host"
+            if host in LOCAL_HOSTS and not answered:
+                return base.FatalModelError(
+                    f"cannot reach the model server at {base_url}: connection refused — is the "
+                    "server running? (check --base-url / MYCODE_BASE_URL)"
+                )
+            break
+        if isinstance(item, socket.gaierror) or any(marker in text for marker in UNKNOWN_HOST):
+            return base.FatalModelError(
+                f"cannot reach the model server at {base_url}: unknown host {host!r} "
+                "(check --base-url / MYCODE_BASE_URL)"
+            )
         item = item.__cause__ or item.__context__
-    return None
-
-
-def _connection_error(exc: BaseException, base_url: str, answered: bool) -> base.ModelError:
-    from urllib.parse import urlsplit
-
-    problem = connection_problem(exc)
-    host = (urlsplit(base_url).hostname or "").lower()
-    if problem == "refused" and host in LOCAL_HOSTS and not answered:
-        return base.FatalModelError(
-            f"cannot reach the model server at {base_url}: connection refused — is the "
-            "server running? (check --base-url / MYCODE_BASE_URL)"
-        )
-    if problem == "unknown host":
-        return base.FatalModelError(
-            f"cannot reach the model server at {base_url}: unknown host {host!r} "
-            "(check --base-url / MYCODE_BASE_URL)"
-        )
     cause = exc.__cause__ or exc
     return base.ConnectionFailed(f"cannot reach the model server at {base_url}: {cause}")
 

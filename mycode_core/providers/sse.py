@@ -5,28 +5,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from mycode_core.providers import base
-from mycode_core.providers.http import ERROR_TEXT_CHARS
-from mycode_core.providers.think import ThinkSplitter
+from mycode_core.providers.stdhttp import ERROR_TEXT_CHARS
 
-CONTEXT_MARKERS = (
-    "context_length_exceeded",
-    "maximum context length",
-    "context length",
-    "context window",
-    "too many tokens",
-    "prompt is too long",
-    "reduce the length",
-    "input is too long",
-    "context size",
-    "exceed_context_size",
-    "maximum number of tokens allowed",
-    "maximum model length",
-    "context limit",
-    "max_model_len",
-    "input validation error: `inputs` tokens",
+CONTEXT_MARKERS = tuple(
+    "context_length_exceeded|maximum context length|context length|context window|too many tokens|"
+    "prompt is too long|reduce the length|input is too long|context size|exceed_context_size|"
+    "maximum number of tokens allowed|maximum model length|context limit|max_model_len|"
+    "input validation error: `inputs` tokens".split("|")
 )
 
 
@@ -83,13 +72,63 @@ def part_texts(parts: Any) -> tuple[str, str]:
     return "".join(thought), "".join(text)
 
 
-class _Call:
-    __slots__ = ("id", "name", "arguments")
+OPEN, CLOSE = "<think>", "</think>"  # the tags of a leading thinking block
+MAX_LEAD = 256  # whitespace waited through before <think>: past it, the content is answer text
 
-    def __init__(self, call_id: str | None) -> None:
-        self.id = call_id
-        self.name = ""
-        self.arguments: list[str] = []
+
+class ThinkSplitter:
+    """Splits streamed ``content`` into thinking and answer text, each piece in O(piece): a
+    leading ``<think>…</think>`` block (llama-server ``--reasoning-format none`` and the like) is
+    the model's thinking (a tag split across pieces is held back; an unterminated block is
+    thinking to the end)."""
+
+    def __init__(self) -> None:
+        self.state = "lead"  # then "think", "gap" (blank lines after it, dropped), "text"
+        self.held = ""
+
+    def feed(self, piece: str) -> tuple[str, str]:
+        """The thinking and the answer text that ``piece`` completes (either may be empty)."""
+        if self.state == "text":
+            return "", piece
+        data, self.held = self.held + piece, ""
+        thought = ""
+        if self.state == "lead":
+            head = data.lstrip()
+            if head.startswith(OPEN):
+                self.state, data = "think", head[len(OPEN) :]
+            elif OPEN.startswith(head) and len(data) <= MAX_LEAD:
+                self.held = data
+                return "", ""
+            else:
+                self.state = "text"
+                return "", data
+        if self.state == "think":
+            end = data.find(CLOSE)
+            if end < 0:
+                keep = next(
+                    (k for k in range(len(CLOSE) - 1, 0, -1) if data.endswith(CLOSE[:k])),
+                    0,
+                )
+                self.held = data[len(data) - keep :]
+                return data[: len(data) - keep], ""
+            thought, data = data[:end], data[end + len(CLOSE) :]
+            self.state = "gap"
+        answer = data.lstrip()
+        if answer:
+            self.state = "text"
+        return thought, answer
+
+    def finish(self) -> tuple[str, str]:
+        """What was held back when the content ends, as thinking or text."""
+        held, self.held = self.held, ""
+        return (held, "") if self.state == "think" else ("", held)
+
+
+@dataclass(slots=True)
+class _Call:
+    id: str | None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
 
 
 class StreamAccumulator:
