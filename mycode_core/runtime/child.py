@@ -139,26 +139,18 @@ class ChildRunner(AgentRunner):
         return f"{base}\n\n{extra}" if extra else base
 
 
-def _slug(name: str) -> str:
-    return re.sub(r"[^a-zA-Z0-9_-]+", "-", name).strip("-")[:40] or "agent"
-
-
-def _clamp_budget(parent: AgentRunner, wanted: int | None) -> int | None:
-    budget = parent.settings.max_tokens
-    if not budget:
-        return wanted
-    with parent._lock:
-        used = parent.usage.get("input_tokens", 0) + parent.usage.get("output_tokens", 0)
-    remaining = max(1, int(budget) - used)
-    return remaining if wanted is None else min(int(wanted), remaining)
-
-
 def run_child(parent: AgentRunner, request: AgentRequest) -> AgentOutcome:
     """Run ``request`` as a child of ``parent`` to its end; never raises for a failing child."""
     call = parent.context.current_call
     call_id = call.id if call is not None else None
-    agent_id = f"{_slug(request.name)}-{secrets.token_hex(3)}"
-    request.max_tokens = _clamp_budget(parent, request.max_tokens)
+    slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", request.name).strip("-")[:40] or "agent"
+    agent_id = f"{slug}-{secrets.token_hex(3)}"
+    budget, wanted = parent.settings.max_tokens, request.max_tokens
+    if budget:  # never more than what remains of the parent's budget
+        with parent._lock:
+            used = parent.usage.get("input_tokens", 0) + parent.usage.get("output_tokens", 0)
+        remaining = max(1, int(budget) - used)
+        request.max_tokens = remaining if wanted is None else min(int(wanted), remaining)
     if call_id is not None:
         parent.spawned_calls.add(call_id)
     child = ChildRunner(parent, request, agent_id, call_id)

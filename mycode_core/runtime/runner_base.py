@@ -22,7 +22,6 @@ from mycode_core.runtime.hookcalls import failure_notice
 from mycode_core.runtime.mainthread import MainThreadCalls
 from mycode_core.runtime.messages import Expansion, guidance_message
 from mycode_core.runtime.observation import ValidationMatcher
-from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.stream import EventStream
 from mycode_core.runtime.tools import ToolOrchestrator
 from mycode_core.verdicts import CompletionVerdict
@@ -104,7 +103,6 @@ class RunnerBase:
         self.model: Any = None
         self.view: ModelView | None = None
         self.orchestrator: ToolOrchestrator | None = None
-        self.caller: ModelCaller
         self.matcher = ValidationMatcher(settings.validation_commands)
         self._result_sent = False
         self._worker_thread: threading.Thread | None = None
