@@ -8,6 +8,7 @@ import contextlib
 import random
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mycode_core.events import (
@@ -54,13 +55,13 @@ def backoff_delay(attempt: int, retry_after: float | None, settings: Any) -> flo
     return float(min(cap, base * (2 ** (attempt - 1)) * (0.75 + random.random() / 2)))
 
 
+@dataclass
 class CostMeter:
     """Adds up the price of every model reply (the model may change within a session)."""
 
-    def __init__(self, settings: Any) -> None:
-        self.settings = settings
-        self.cost: float | None = 0.0
-        self.last_prompt_tokens = 0
+    settings: Any
+    cost: float | None = 0.0
+    last_prompt_tokens: int = 0
 
     def add(self, usage: dict[str, int] | None, *, turn: bool = True) -> None:
         """Count one reply's usage at the current model's price; only a ``turn`` (not a side
@@ -69,13 +70,12 @@ class CostMeter:
             return
         if turn:
             self.last_prompt_tokens = int(usage.get("input_tokens", 0) or 0)
-        price = price_for(str(self.settings.model or ""), dict(self.settings.models or {}))
-        spent = cost_usd(price, usage)
+        spent = cost_usd(price_for(self.settings.model, self.settings.models), usage)
         self.cost = None if spent is None or self.cost is None else self.cost + spent
 
     def total(self) -> float | None:
         """USD so far (None when a reply's model has no known price)."""
-        price = price_for(str(self.settings.model or ""), dict(self.settings.models or {}))
+        price = price_for(self.settings.model, self.settings.models)
         return None if self.cost is None or price is None else round(self.cost, 6)
 
     def over_budget(self) -> str | None:

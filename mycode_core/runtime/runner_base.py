@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
@@ -110,8 +111,8 @@ class RunnerBase:
         self._ended = False
         self.changes: ChangeDetector | None = None
         self.spawn_child = spawn_child
-        if spawn_child is not None:
-            self.context.spawner = self._spawn_agent
+        if spawn_child is not None:  # ``context.spawn_agent`` runs a child agent (agents.py)
+            self.context.spawner = partial(spawn_child, self)
         self.children_usage: dict[str, dict[str, int]] = {}  # descendants' own tokens by id
         self.structured = answer_check  # --json-schema: the final answer's shape check
         self.expand_prompt = expand_prompt or (lambda prompt, _context: Expansion(prompt))
@@ -170,13 +171,7 @@ class RunnerBase:
         self._emit(GuidanceEvent(source=source, message=message, pattern=pattern))
         self.history.append(guidance_message(source, message))
 
-    def _spawn_agent(self, request: Any) -> Any:
-        """``context.spawn_agent``: run a child agent (see :mod:`mycode_core.agents`)."""
-        assert self.spawn_child is not None
-        return self.spawn_child(self, request)
-
     _step = 0
-    _session_start_text = ""
 
 
 def _plugin_of(pm: pluggy.PluginManager, task: Any) -> str | None:
