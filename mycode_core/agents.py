@@ -1,10 +1,6 @@
-"""Child agents: what a plugin asks ``context.spawn_agent`` for, and what it gets back.
-
-A child runs in the calling thread through the parent's runtime (plugins, permissions, grants,
-cancellation) with its own history, view, observations, step cap and token budget. Its events
-reach the parent's stream stamped with ``agent_id``/``parent_call_id``; its usage, file changes
-and validation runs are added to the parent's. ``spawn_agent`` never raises for a failing child.
-"""
+"""Child agents: what a plugin asks ``context.spawn_agent`` for (it never raises for a failing
+child), and what it gets back. A child runs in the calling thread with its own history, view
+and budget; events carry ``agent_id``/``parent_call_id``; usage and facts add to the parent's."""
 
 from __future__ import annotations
 

@@ -49,9 +49,6 @@ class _Observer:
     warned: bool = False
     broken: bool = False
 
-    def wants(self, event: Any) -> bool:
-        return self.types is None or event.type in self.types
-
     def put(self, event: Any) -> None:
         if self.thread is None:
             self.thread = threading.Thread(
@@ -126,16 +123,19 @@ class ObserverPool:
     def publish(self, event: Any) -> None:
         """Queue ``event`` for every observer that wants it (never blocks)."""
         for observer in self._observers:
-            if observer.wants(event):
+            if observer.types is None or event.type in observer.types:
                 observer.put(event)
 
     def close(self, timeout: float | None = None) -> dict[str, int]:
         """Let observers finish every queued event, waiting up to ``timeout`` seconds in all
         (default ``[plugins] observer_drain_s``), then stop their workers. Returns, by plugin, the
         events an observer still busy did not receive (each costs one stderr line)."""
-        if timeout is None:
+        if timeout is None:  # ``[plugins] observer_drain_s``, default :data:`FLUSH_SECONDS`
             context = self._observers[0].context if self._observers else None
-            timeout = drain_seconds(getattr(context, "settings", None))
+            section = getattr(getattr(context, "settings", None), "section", None)
+            table = section("plugins") if callable(section) else {}
+            value = table.get("observer_drain_s") if isinstance(table, dict) else None
+            timeout = float(value) if isinstance(value, int | float) else FLUSH_SECONDS
         deadline = time.monotonic() + timeout
         for observer in self._observers:
             if observer.thread is not None:
@@ -148,24 +148,12 @@ class ObserverPool:
                 count = observer.queue.qsize() if observer.thread.is_alive() else 0
                 if count:
                     missed[observer.name] = count
-                    print(
-                        f"mycode: observer plugin {observer.name!r} did not receive "
-                        f"{count} event(s): still busy after "
-                        f"observer_drain_s = {timeout:g} s",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+                    busy = f"{count} event(s): still busy after observer_drain_s = {timeout:g} s"
+                    said = f"mycode: observer plugin {observer.name!r} did not receive {busy}"
+                    print(said, file=sys.stderr, flush=True)
                 observer.thread = None
         _POOLS.discard(self)
         return missed
-
-
-def drain_seconds(settings: Any) -> float:
-    """``[plugins] observer_drain_s`` (default :data:`FLUSH_SECONDS`)."""
-    section = getattr(settings, "section", None)
-    table = section("plugins") if callable(section) else {}
-    value = table.get("observer_drain_s") if isinstance(table, dict) else None
-    return float(value) if isinstance(value, int | float) else FLUSH_SECONDS
 
 
 _POOLS: weakref.WeakSet[ObserverPool] = weakref.WeakSet()

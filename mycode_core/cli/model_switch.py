@@ -30,9 +30,6 @@ def switch_model(runner: Any, name: str, notice: Any = None) -> str:
         runner.settings.model = current
         return f"cannot switch to {name}: {exc} (still {current})"
     runner.model = model
-    caller = getattr(runner, "caller", None)
-    if caller is not None:
-        caller.model = model
     line = f"model: {name} (was {current}; for the rest of this session)"
     if took_images and not accepts_images(runner.settings) and _holds_images(runner):
         line += (

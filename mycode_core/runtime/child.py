@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-from pathlib import Path
 from typing import Any
 
 from mycode_core.agents import AgentOutcome, AgentRequest
@@ -14,9 +13,6 @@ from mycode_core.errors import SetupError
 from mycode_core.events import AgentEvent
 from mycode_core.runtime.loop import AgentRunner
 from mycode_core.sessions import SessionStore, Transcript
-
-# the parent's stream keeps one of each; the child's ending reaches it as the tool's result
-_NOT_FORWARDED = ("system", "result")
 
 
 class ChildStream:
@@ -48,8 +44,8 @@ class ChildStream:
                 self.last_text = str(data.content)
             elif event.type == "checkpoint":
                 self.checkpoint = str(data.text)
-            if event.type in _NOT_FORWARDED:
-                return
+            if event.type in ("system", "result"):  # the parent's own; the child's ending
+                return  # reaches it as the tool's result
         self.forward(event)
 
     def end_of_turn(self) -> None:
@@ -63,11 +59,6 @@ class ChildStream:
         with self._lock:
             if self.transcript is not None:
                 self.transcript.close()
-
-
-def agent_transcript_path(home: Path, session_id: str, agent_id: str) -> Path:
-    """Where a child agent's own transcript is kept, next to its session's."""
-    return SessionStore(home).root / f"{session_id}.agents" / f"{agent_id}.jsonl"
 
 
 class ChildRunner(AgentRunner):
@@ -117,8 +108,8 @@ class ChildRunner(AgentRunner):
         super().close(reason)
 
     def _open_transcript(self) -> None:
-        path = agent_transcript_path(self.home, self.session_id, str(self.context.agent_id))
-        self.events.transcript = Transcript(path)
+        folder = SessionStore(self.home).root / f"{self.session_id}.agents"  # next to its session's
+        self.events.transcript = Transcript(folder / f"{self.context.agent_id}.jsonl")
 
     def _collect_tools(self) -> None:
         allowed = None if self.request.tools is None else set(self.request.tools)
@@ -139,26 +130,18 @@ class ChildRunner(AgentRunner):
         return f"{base}\n\n{extra}" if extra else base
 
 
-def _slug(name: str) -> str:
-    return re.sub(r"[^a-zA-Z0-9_-]+", "-", name).strip("-")[:40] or "agent"
-
-
-def _clamp_budget(parent: AgentRunner, wanted: int | None) -> int | None:
-    budget = parent.settings.max_tokens
-    if not budget:
-        return wanted
-    with parent._lock:
-        used = parent.usage.get("input_tokens", 0) + parent.usage.get("output_tokens", 0)
-    remaining = max(1, int(budget) - used)
-    return remaining if wanted is None else min(int(wanted), remaining)
-
-
 def run_child(parent: AgentRunner, request: AgentRequest) -> AgentOutcome:
     """Run ``request`` as a child of ``parent`` to its end; never raises for a failing child."""
     call = parent.context.current_call
     call_id = call.id if call is not None else None
-    agent_id = f"{_slug(request.name)}-{secrets.token_hex(3)}"
-    request.max_tokens = _clamp_budget(parent, request.max_tokens)
+    slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", request.name).strip("-")[:40] or "agent"
+    agent_id = f"{slug}-{secrets.token_hex(3)}"
+    budget, wanted = parent.settings.max_tokens, request.max_tokens
+    if budget:  # never more than what remains of the parent's budget
+        with parent._lock:
+            used = parent.usage.get("input_tokens", 0) + parent.usage.get("output_tokens", 0)
+        remaining = max(1, int(budget) - used)
+        request.max_tokens = remaining if wanted is None else min(int(wanted), remaining)
     if call_id is not None:
         parent.spawned_calls.add(call_id)
     child = ChildRunner(parent, request, agent_id, call_id)
@@ -178,7 +161,8 @@ def run_child(parent: AgentRunner, request: AgentRequest) -> AgentOutcome:
     changed = list(dict.fromkeys(path for o in observed if o.mutation for path in o.mutated))
     validations = [o.validation.model_dump() for o in observed if o.validation is not None]
     result = stream.result
-    transcript = str(agent_transcript_path(child.home, child.session_id, agent_id))
+    assert stream.transcript is not None  # opened first thing by ``prepare``
+    transcript = str(stream.transcript.path)
     if setup_error is not None or result is None:
         return AgentOutcome(
             agent_id=agent_id,

@@ -25,7 +25,7 @@ from mycode_core.runtime import lifecycle
 from mycode_core.runtime.acting import Acting
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.messages import assistant_message, near_limit_message, user_message
-from mycode_core.runtime.recovery import ModelCaller
+from mycode_core.runtime.recovery import CostMeter
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.tools import ToolOrchestrator
@@ -76,17 +76,7 @@ class AgentRunner(Acting, Viewing):
         self.orchestrator.notify = lambda message: lifecycle.notify(
             self.guard, self.context, message, "permission_prompt"
         )
-        self.caller = ModelCaller(
-            model=self.model,
-            view=self.view,
-            history=self.history,
-            settings=self.settings,
-            tools=lambda: [tool.spec() for tool in self.context.tools.all()],
-            cancelled=self.context.cancelled,
-            emit=self._emit,
-            guide=self._guide,
-            usage=self.usage,
-        )
+        self.meter = CostMeter(self.settings)
         plugins = sorted(
             name for name, _ in self.pm.list_name_plugin() if not name.startswith("mycode_core.")
         )
@@ -197,27 +187,6 @@ class AgentRunner(Acting, Viewing):
                 return
             yield event
 
-    def command_turn(self, text: str, failed: bool = False) -> list[AgentEvent]:
-        """A turn a slash command answered instead of the model: ``text`` is the result's
-        ``final_text`` (``failed``: its error, ``interrupted``); no user/assistant event. Returns
-        the events not consumed yet: what setup emitted (``system`` first), then the result."""
-        self.prepare()
-        started = time.monotonic()
-        stop, error = ("interrupted", text) if failed else ("completed", None)
-        if self.guard.strict_failure:  # the command (or a hook before it) failed: exit 2
-            stop, error = "interrupted", f"{self.guard.strict_failure} (strict plugins)"
-        with self._lock:
-            self._result_sent = True
-            self._emit(
-                self._result(stop, "pass" if error is None else "none", 0, text, started, error)
-            )
-        events: list[AgentEvent] = []
-        while not self.events.queue.empty():
-            event = self.events.queue.get_nowait()
-            if event is not None:
-                events.append(event)
-        return events
-
     def _worker(self, prompt: str, request: str | None = None) -> None:
         started = time.monotonic()
         state = LoopState(log=self.transitions)
@@ -258,7 +227,7 @@ class AgentRunner(Acting, Viewing):
             state = state.finish("interrupted", f"{self.guard.strict_failure} (strict plugins)")
         if self.context.cancelled.is_set() and state.stop_reason in (None, "interrupted"):
             state = state.finish("interrupted")
-            self.caller.record_interrupted()
+            self.record_interrupted()
         state = self._settle_window(state)
         error = state.detail if state.stop_reason != "completed" and state.detail else None
         ended = state.stop_reason or "model_error"
@@ -284,8 +253,8 @@ class AgentRunner(Acting, Viewing):
             error=error,
             is_error=stop != "completed",
             usage_by_agent=self.usage_by_agent(),
-            cost_usd=self.caller.meter.total(),
-            context=self.caller.meter.context(self.view.window.limit if self.view else 0),
+            cost_usd=self.meter.total(),
+            context=self.meter.context(self.view.window.limit if self.view else 0),
             structured_output=self.structured.result_value(stop) if self.structured else None,
         )
 
@@ -304,7 +273,7 @@ class AgentRunner(Acting, Viewing):
             budget = settings.max_tokens
             if budget and self.usage["input_tokens"] + self.usage["output_tokens"] >= int(budget):
                 raise RunStopped(state.finish("token_budget", f"token budget of {budget} used up"))
-            if over := self.caller.meter.over_budget():
+            if over := self.meter.over_budget():
                 raise RunStopped(state.finish("token_budget", over))
             state = state.next(
                 TransitionReason.STEP_BEGIN, step=state.step + 1, phase=Phase.CALLING_MODEL
@@ -318,7 +287,7 @@ class AgentRunner(Acting, Viewing):
             ):
                 near_limit_sent = True
                 self._guide("near_limit", near_limit_message(remaining))
-            state, reply = self.caller.call(state)
+            state, reply = self.call(state)
             if reply.tool_calls:
                 state = self._act(state, reply)
                 continue
@@ -326,7 +295,7 @@ class AgentRunner(Acting, Viewing):
             self.history.append(assistant_message(text, []))
             usage = reply.usage or None
             self._emit(AssistantEvent(content=text, finish_reason=reply.finish_reason, usage=usage))
-            final_text = self.caller.cut_text + text  # the pieces of an answer cut and continued
+            final_text = self.cut_text + text  # the pieces of an answer cut and continued
             state = state.next(TransitionReason.MODEL_REPLIED_TEXT, phase=Phase.VERIFYING)
             verdict = self._completion_verdict(final_text)
             if verdict.verdict in ("pass", "unverified"):  # a filtered answer is not verified

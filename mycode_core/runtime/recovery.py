@@ -7,12 +7,11 @@ from __future__ import annotations
 import contextlib
 import random
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mycode_core.events import (
-    AgentEvent,
     AssistantEvent,
     CompactionEvent,
     NoticeEvent,
@@ -22,9 +21,9 @@ from mycode_core.events import (
 )
 from mycode_core.pricing import cost_usd, price_for
 from mycode_core.providers.base import ContextLengthExceeded, ModelError, ModelReply, call_model
-from mycode_core.runtime.context import ContextOverflow, ModelView, ViewChange
-from mycode_core.runtime.history import History
+from mycode_core.runtime.context import ContextOverflow, ModelView
 from mycode_core.runtime.messages import assistant_message
+from mycode_core.runtime.runner_base import RunnerBase
 from mycode_core.runtime.state import LoopState, RunStopped, TransitionReason
 from mycode_core.runtime.window import parse_context_error
 
@@ -56,13 +55,13 @@ def backoff_delay(attempt: int, retry_after: float | None, settings: Any) -> flo
     return float(min(cap, base * (2 ** (attempt - 1)) * (0.75 + random.random() / 2)))
 
 
+@dataclass
 class CostMeter:
     """Adds up the price of every model reply (the model may change within a session)."""
 
-    def __init__(self, settings: Any) -> None:
-        self.settings = settings
-        self.cost: float | None = 0.0
-        self.last_prompt_tokens = 0
+    settings: Any
+    cost: float | None = 0.0
+    last_prompt_tokens: int = 0
 
     def add(self, usage: dict[str, int] | None, *, turn: bool = True) -> None:
         """Count one reply's usage at the current model's price; only a ``turn`` (not a side
@@ -71,13 +70,12 @@ class CostMeter:
             return
         if turn:
             self.last_prompt_tokens = int(usage.get("input_tokens", 0) or 0)
-        price = price_for(str(self.settings.model or ""), dict(self.settings.models or {}))
-        spent = cost_usd(price, usage)
+        spent = cost_usd(price_for(self.settings.model, self.settings.models), usage)
         self.cost = None if spent is None or self.cost is None else self.cost + spent
 
     def total(self) -> float | None:
         """USD so far (None when a reply's model has no known price)."""
-        price = price_for(str(self.settings.model or ""), dict(self.settings.models or {}))
+        price = price_for(self.settings.model, self.settings.models)
         return None if self.cost is None or price is None else round(self.cost, 6)
 
     def over_budget(self) -> str | None:
@@ -124,25 +122,14 @@ def call_until_cancelled(
     return outcome.get("reply")
 
 
-@dataclass(eq=False, kw_only=True)
-class ModelCaller:
-    """Calls the model for one step of the loop."""
+class Recovery(RunnerBase):
+    """One usable model turn for a step of the loop (part of :class:`.loop.AgentRunner`)."""
 
-    model: Any
-    view: ModelView
-    history: History
-    settings: Any
-    tools: Callable[[], list[dict[str, Any]]]
-    cancelled: threading.Event
-    emit: Callable[[AgentEvent], None]
-    guide: Callable[[str, str], None]
-    usage: dict[str, int]
-    meter: CostMeter = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.meter = CostMeter(self.settings)
-        self._partial: list[str] = []
-        self.cut_text = ""
+    meter: CostMeter  # made by ``prepare``
+    cut_text = ""  # the pieces of an answer the reply cap cut, in the current turn
+    _partial: Sequence[str] = ()  # the text streamed so far by the call under way
+    _last_compaction_step = 0
+    _tool_names: tuple[Any, ...] = ()
 
     def record_interrupted(self) -> None:
         """Close an interrupted turn: after a final user message, add an assistant message with
@@ -153,7 +140,7 @@ class ModelCaller:
         self._partial = []
         content = f"{partial}\n\n{INTERRUPTED_NOTE}" if partial else INTERRUPTED_NOTE
         self.history.append(assistant_message(content, []))
-        self.emit(AssistantEvent(content=content, finish_reason="interrupted"))
+        self._emit(AssistantEvent(content=content, finish_reason="interrupted"))
 
     def add_usage(self, usage: dict[str, int], *, turn: bool = True) -> None:
         """Add a reply's token usage to the run's total and cost (``turn=False``: side request)."""
@@ -162,7 +149,7 @@ class ModelCaller:
         self.meter.add(usage, turn=turn)
 
     def _complete(
-        self, state: LoopState, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+        self, state: LoopState, view: ModelView, messages: list[dict[str, Any]], tools: Any
     ) -> ModelReply:
         """Call the model (:func:`call_until_cancelled`), dropping an abandoned call's late text."""
         abandoned = threading.Event()
@@ -172,64 +159,50 @@ class ModelCaller:
         def on_text(text: str) -> None:
             if not abandoned.is_set():
                 partial.append(text)
-                self.emit(TextDeltaEvent(text=text))
+                self._emit(TextDeltaEvent(text=text))
 
         def on_reasoning(text: str) -> None:
             if not abandoned.is_set():
-                self.emit(ReasoningDeltaEvent(text=text))
+                self._emit(ReasoningDeltaEvent(text=text))
 
         def call() -> ModelReply:
-            cap = self.view.reply_cap()
+            cap = view.reply_cap()
             return call_model(
                 self.model, messages, tools, on_text, max_tokens=cap, on_reasoning=on_reasoning
             )
 
-        if (reply := call_until_cancelled(self.model, self.cancelled, call, abandoned)) is None:
+        cancelled = self.context.cancelled
+        if (reply := call_until_cancelled(self.model, cancelled, call, abandoned)) is None:
             raise RunStopped(state.finish("interrupted"))
         self._partial = []
         return reply
 
-    _last_compaction_step = 0
-
-    def _compaction_event(self, change: ViewChange, step: int) -> CompactionEvent:
-        window = self.view.window
-        since, self._last_compaction_step = step - self._last_compaction_step, step
-        facts = {key: value for key, value in vars(change).items() if key != "refs"}
-        return CompactionEvent(
-            **facts,
-            view=change.refs,
-            steps_since_last=since,
-            context_window=window.limit,
-            window_source=window.source,
-        )
-
     def tool_specs(self) -> list[dict[str, Any]]:
         """The tool schemas the next request sends (counted in the view when they change)."""
-        tools = self.tools()
+        assert self.view is not None
+        tools = [tool.spec() for tool in self.context.tools.all()]
         names = tuple(t.get("function", {}).get("name") for t in tools)
         if names != self._tool_names:
             self._tool_names = names
             self.view.set_tools(tools)
         return tools
 
-    _tool_names: tuple[Any, ...] = ()
-
-    def _learn(self, exc: ContextLengthExceeded, sent_raw: int) -> bool:
+    def _learn(self, view: ModelView, exc: ContextLengthExceeded, sent_raw: int) -> bool:
         """Learn from a context-length error; ``True`` when the next try can be smaller (a lower
         limit, a better calibration, a view over budget to compact, or the budget halved once)."""
-        window, calibration = self.view.window, self.view.calibration
+        window, calibration = view.window, view.calibration
         info, before = parse_context_error(str(exc)), calibration.ratio
         if info.requested and sent_raw:
             calibration.raise_to(info.requested / sent_raw)
         if info.limit is not None and window.learn(info.limit):
             told = f"the server's context window is {info.limit} tokens (learned from its error)"
-            self.emit(NoticeEvent(level="info", message=f"{told}; kept for this session"))
+            self._emit(NoticeEvent(level="info", message=f"{told}; kept for this session"))
             return True
-        if calibration.ratio > before or self.view.estimate() > self.view.budget:
+        if calibration.ratio > before or view.estimate() > view.budget:
             return True  # counted bigger, or the view outgrew its budget (a window known late)
-        budget = self.view.budget
+        budget = view.budget
         window.halved = True  # never below what the tool schemas need (budget_with)
-        if self.view.budget >= budget:
+        if view.budget >= budget:
             return False
         why = (
             "without naming its limit"
@@ -238,42 +211,55 @@ class ModelCaller:
             "bigger than estimated)"
         )
         told = f"the server rejected the request as too long {why}; halving the context budget"
-        self.emit(NoticeEvent(level="warning", message=f"{told} to {self.view.budget} tokens"))
+        self._emit(NoticeEvent(level="warning", message=f"{told} to {view.budget} tokens"))
         return True
 
     def call(self, state: LoopState) -> tuple[LoopState, ModelReply]:
         """One usable model turn, or :class:`RunStopped`."""
         attempt = loads = reactive = 0  # loads: the server loading its model, no retries
         force_compact = False
+        view, cancelled = self.view, self.context.cancelled
+        assert view is not None
         self.cut_text = ""  # the pieces of an answer the reply cap cut, so far
         while True:
-            if self.cancelled.is_set():
+            if cancelled.is_set():
                 raise RunStopped(state.finish("interrupted"))
             tools = self.tool_specs()
             try:
-                messages, change = self.view.build(self.history, force_compact=force_compact)
+                messages, change = view.build(self.history, force_compact=force_compact)
             except ContextOverflow as exc:
                 raise RunStopped(state.finish("context_overflow", str(exc))) from None
             if change is not None:
-                self.emit(self._compaction_event(change, state.step))
+                since = state.step - self._last_compaction_step
+                self._last_compaction_step = state.step
+                facts = {key: value for key, value in vars(change).items() if key != "refs"}
+                self._emit(
+                    CompactionEvent(
+                        **facts,
+                        view=change.refs,
+                        steps_since_last=since,
+                        context_window=view.window.limit,
+                        window_source=view.window.source,
+                    )
+                )
             force_compact = False
-            sent_raw, sent_cap = self.view.raw_tokens(), self.view.reply_cap()
+            sent_raw, sent_cap = view.raw_tokens(), view.reply_cap()
             try:
-                reply = self._complete(state, messages, tools)
+                reply = self._complete(state, view, messages, tools)
             except ContextLengthExceeded as exc:
                 reactive += 1
-                if reactive > MAX_COMPACTIONS or not self._learn(exc, sent_raw):
-                    why = f"{exc} (the view was ~{self.view.estimate()} tokens, budget "
-                    why += f"{self.view.budget}; nothing left to shrink)"
+                if reactive > MAX_COMPACTIONS or not self._learn(view, exc, sent_raw):
+                    why = f"{exc} (the view was ~{view.estimate()} tokens, budget "
+                    why += f"{view.budget}; nothing left to shrink)"
                     raise RunStopped(state.finish("context_overflow", why)) from None
                 # only the reply cap too big: the same view again with a smaller cap; else compact
                 force_compact = not (
-                    self.view.reply_cap() < sent_cap and self.view.estimate() <= self.view.trigger()
+                    view.reply_cap() < sent_cap and view.estimate() <= view.trigger()
                 )
                 state = state.next(TransitionReason.COMPACTED, str(exc))
                 continue
             except ModelError as exc:
-                if self.cancelled.is_set():
+                if cancelled.is_set():
                     raise RunStopped(state.finish("interrupted")) from None
                 attempt, loads = attempt + 1, loads + (exc.kind == "loading")
                 over = attempt - loads > self.settings.max_retries or loads > LOADING_WAITS
@@ -284,24 +270,24 @@ class ModelCaller:
                 if (exc.retry_after or 0) > delay:  # first: a shortened retry line keeps it
                     said = f"the server asked to wait {exc.retry_after:g}s, capped by "
                     said += f"retry_max_delay ({delay:g}s): {exc}"
-                self.emit(
+                self._emit(
                     RetryEvent(
                         attempt=attempt, reason=exc.kind, delay=round(delay, 2), message=said
                     )
                 )
                 state = state.next(TransitionReason.RETRY, exc.kind)
-                if self.cancelled.wait(delay):
+                if cancelled.wait(delay):
                     raise RunStopped(state.finish("interrupted")) from None
                 continue
-            if self.cancelled.is_set():
+            if cancelled.is_set():
                 raise RunStopped(state.finish("interrupted"))
-            self.view.window.requested.set()  # window discovery may ask the server now
+            view.window.requested.set()  # window discovery may ask the server now
             self.add_usage(reply.usage)
             reported = int((reply.usage or {}).get("input_tokens", 0) or 0)
-            if not self.view.bounded:  # a byte bound is no sample of the tokenizer's ratio
-                self.view.calibration.observe(sent_raw, reported)
+            if not view.bounded:  # a byte bound is no sample of the tokenizer's ratio
+                view.calibration.observe(sent_raw, reported)
             if reply.finish_reason == "content_filter":
-                self.emit(NoticeEvent(level="warning", message=CONTENT_FILTERED))
+                self._emit(NoticeEvent(level="warning", message=CONTENT_FILTERED))
             silent = not reply.tool_calls and not (reply.content or "").strip()
             thinking = silent and not reply.refusal and bool(reply.reasoning)
             cut = reply.finish_reason == "length" and not reply.tool_calls
@@ -310,13 +296,13 @@ class ModelCaller:
                 # told to think more briefly); the pieces make one answer
                 if not thinking:
                     self.history.append(assistant_message(reply.content, []))
-                    self.emit(
+                    self._emit(
                         AssistantEvent(
                             content=reply.content, finish_reason="length", usage=reply.usage or None
                         )
                     )
                     self.cut_text += reply.content or ""
-                used, limit = sum(map(reply.usage.get, FILL, (0, 0))), self.view.window.limit
+                used, limit = sum(map(reply.usage.get, FILL, (0, 0))), view.window.limit
                 why = "the model's thinking filled" if thinking else "the answer was cut by"
                 why += f" the reply cap ({sent_cap} tokens) {state.length_continues + 1} times: "
                 why += "raise [model] max_output_tokens (and the server's context size)"
@@ -328,7 +314,7 @@ class ModelCaller:
                 state = state.next(
                     TransitionReason.LENGTH_CONTINUE, length_continues=state.length_continues + 1
                 )
-                self.guide("runtime", THINKING_CUT_NUDGE if thinking else LENGTH_NUDGE)
+                self._guide("runtime", THINKING_CUT_NUDGE if thinking else LENGTH_NUDGE)
                 continue
             if silent and not reply.refusal:
                 if state.empty_nudges >= 1:
@@ -338,6 +324,6 @@ class ModelCaller:
                 state = state.next(
                     TransitionReason.EMPTY_REPLY_NUDGE, empty_nudges=state.empty_nudges + 1
                 )
-                self.guide("runtime", EMPTY_REPLY_NUDGE)
+                self._guide("runtime", EMPTY_REPLY_NUDGE)
                 continue
             return state, reply

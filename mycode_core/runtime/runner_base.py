@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
@@ -21,7 +22,6 @@ from mycode_core.runtime.hookcalls import HookGuard, failure_notice, strict_from
 from mycode_core.runtime.mainthread import MainThreadCalls
 from mycode_core.runtime.messages import Expansion, guidance_message
 from mycode_core.runtime.observation import ValidationMatcher
-from mycode_core.runtime.recovery import ModelCaller
 from mycode_core.runtime.stream import EventStream
 from mycode_core.runtime.tools import ToolOrchestrator
 from mycode_core.verdicts import CompletionVerdict
@@ -103,7 +103,6 @@ class RunnerBase:
         self.model: Any = None
         self.view: ModelView | None = None
         self.orchestrator: ToolOrchestrator | None = None
-        self.caller: ModelCaller
         self.matcher = ValidationMatcher(settings.validation_commands)
         self._result_sent = False
         self._worker_thread: threading.Thread | None = None
@@ -111,8 +110,8 @@ class RunnerBase:
         self._ended = False
         self.changes: ChangeDetector | None = None
         self.spawn_child = spawn_child
-        if spawn_child is not None:
-            self.context.spawner = self._spawn_agent
+        if spawn_child is not None:  # ``context.spawn_agent`` runs a child agent (agents.py)
+            self.context.spawner = partial(spawn_child, self)
         self.children_usage: dict[str, dict[str, int]] = {}  # descendants' own tokens by id
         self.structured = answer_check  # --json-schema: the final answer's shape check
         self.expand_prompt = expand_prompt or (lambda prompt, _context: Expansion(prompt))
@@ -171,13 +170,7 @@ class RunnerBase:
         self._emit(GuidanceEvent(source=source, message=message, pattern=pattern))
         self.history.append(guidance_message(source, message))
 
-    def _spawn_agent(self, request: Any) -> Any:
-        """``context.spawn_agent``: run a child agent (see :mod:`mycode_core.agents`)."""
-        assert self.spawn_child is not None
-        return self.spawn_child(self, request)
-
     _step = 0
-    _session_start_text = ""
 
 
 def _plugin_of(pm: pluggy.PluginManager, task: Any) -> str | None:

@@ -67,14 +67,8 @@ class LoopState:
 
     def finish(self, stop_reason: str, detail: str = "", **changes: Any) -> LoopState:
         """The final state: ``stop_reason`` set, ``detail`` says why (shown on failure)."""
-        return self.next(
-            TransitionReason.FINISHED,
-            detail,
-            stop_reason=stop_reason,
-            detail=detail,
-            phase=Phase.DONE,
-            **changes,
-        )
+        changes.update(stop_reason=stop_reason, detail=detail, phase=Phase.DONE)
+        return self.next(TransitionReason.FINISHED, detail, **changes)
 
 
 class RunStopped(Exception):

@@ -20,8 +20,7 @@ from mycode_core.providers.discovery import (
 from mycode_core.records import Observation
 from mycode_core.runtime.context import ContextOverflow, ModelView
 from mycode_core.runtime.hookcalls import culprit_of, implementation_codes, is_plugin_failure
-from mycode_core.runtime.recovery import call_until_cancelled
-from mycode_core.runtime.runner_base import RunnerBase
+from mycode_core.runtime.recovery import Recovery, call_until_cancelled
 from mycode_core.runtime.state import LoopState
 from mycode_core.runtime.window import ContextWindow
 from mycode_core.sessions import SessionStore
@@ -43,7 +42,7 @@ def _compaction(value: Any) -> bool:
     return isinstance(value, list | tuple) and all(isinstance(m, dict) for m in value)
 
 
-class Viewing(RunnerBase):
+class Viewing(Recovery):
     """The model view over the run's history and what keeps it inside the window."""
 
     def _compact(
@@ -180,7 +179,7 @@ class Viewing(RunnerBase):
         reply = call_until_cancelled(self.model, self.context.cancelled, ask, threading.Event())
         if reply is None:
             raise ModelError("interrupted by the user")  # Ctrl-C: the caller falls back
-        self.caller.add_usage(reply.usage, turn=False)
+        self.add_usage(reply.usage, turn=False)
         return str(reply.content or "")
 
     def _restore_view(self, view: ModelView, window: ContextWindow) -> None:
@@ -215,7 +214,7 @@ class Viewing(RunnerBase):
         self.prepare()
         assert self.view is not None
         self.view.sync(self.history)
-        self.caller.tool_specs()  # before the first request too: the tools it will send
+        self.tool_specs()  # before the first request too: the tools it will send
         if self.view.bounded:  # a run counts bytes (an upper bound) until it nears its budget
             self.view.recount()
         parts = self.view.composition()
