@@ -102,11 +102,10 @@ def _command_reply(runner: Any, text: str, renderer: Any, failed: int = 0) -> in
     """Show a slash command's reply in a machine format (``json``: the ``result`` object;
     ``stream-json``: ``system`` ... ``result``), close the run; returns the exit code
     (``failed``: the command's own, when it failed)."""
-    from mycode_core.cli.command_run import command_turn
     from mycode_core.cli.output_lost import OutputLost
 
     try:
-        events = command_turn(runner, text, failed=bool(failed))
+        events = runner.command_turn(text, failed=bool(failed))
         try:
             for event in events:
                 renderer.handle(event)

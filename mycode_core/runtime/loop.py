@@ -187,6 +187,26 @@ class AgentRunner(Acting, Viewing):
                 return
             yield event
 
+    def command_turn(self, text: str, failed: bool = False) -> list[AgentEvent]:
+        """A turn a slash command answered instead of the model: ``text`` is the result's
+        ``final_text`` (``failed``: its error, ``interrupted``); no user/assistant event. Returns
+        the events not consumed yet: what setup emitted (``system`` first), then the result."""
+        self.prepare()
+        started = time.monotonic()
+        stop, error = ("interrupted", text) if failed else ("completed", None)
+        if self.guard.strict_failure:  # the command (or a hook before it) failed: exit 2
+            stop, error = "interrupted", f"{self.guard.strict_failure} (strict plugins)"
+        with self._lock:
+            self._result_sent = True
+            verdict = "pass" if error is None else "none"
+            self._emit(self._result(stop, verdict, 0, text, started, error))
+        events: list[AgentEvent] = []
+        while not self.events.queue.empty():
+            event = self.events.queue.get_nowait()
+            if event is not None:
+                events.append(event)
+        return events
+
     def _worker(self, prompt: str, request: str | None = None) -> None:
         started = time.monotonic()
         state = LoopState(log=self.transitions)
