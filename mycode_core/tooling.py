@@ -99,14 +99,12 @@ def _annotation_description(annotation: Any) -> tuple[Any, str | None, FieldInfo
     """Strip ``Annotated`` text and ``Field`` metadata: (bare type, description, field)."""
     if get_origin(annotation) is not Annotated:
         return annotation, None, None
-    base, *extras = get_args(annotation)
+    base, *extras = get_args(annotation)  # never Annotated itself: Python flattens nested ones
     description = next((e for e in extras if isinstance(e, str)), None)
     field = next((e for e in extras if isinstance(e, FieldInfo)), None)
-    kept = [e for e in extras if not isinstance(e, (str, FieldInfo, PathRole))]
-    inner_base, inner_desc, inner_field = _annotation_description(base)
-    if kept:
-        inner_base = Annotated[(inner_base, *kept)]  # type: ignore[valid-type]
-    return inner_base, description or inner_desc, field or inner_field
+    if kept := [e for e in extras if not isinstance(e, (str, FieldInfo, PathRole))]:
+        base = Annotated[(base, *kept)]  # type: ignore[valid-type]
+    return base, description, field
 
 
 def _handler(
@@ -156,9 +154,8 @@ def _handler(
 
 
 def _tidy_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema the model sees, small and self-contained: ``$ref``s to ``$defs`` inlined
-    (unless recursive), ``anyOf: [X, null]`` with ``default: null`` as ``X`` (small models read
-    it better), without pydantic's ``title`` noise."""
+    """The schema the model sees, small and self-contained: ``$ref``s inlined (unless recursive),
+    ``anyOf: [X, null]`` with ``default: null`` as ``X``, no pydantic ``title``s."""
 
     def walk(node: Any, defs: Any, seen: tuple[str, ...], in_properties: bool = False) -> Any:
         if isinstance(node, list):
@@ -278,9 +275,8 @@ def _input_schema(func: Callable[..., Any], fields: dict[str, Any]) -> dict[str,
 
 
 def schema_key(func: Callable[..., Any], fields: dict[str, Any]) -> str | None:
-    """A key for everything the schema of ``fields`` (name → (annotation, default)) is made
-    of (the ``repr`` of each), or ``None`` when a ``repr`` would not show its content (a model,
-    an enum, a custom class)."""
+    """A key for all the schema of ``fields`` (name → (annotation, default)) is made of, or
+    ``None`` when a ``repr`` would not show it all (a model, an enum, a custom class)."""
     if not all(_plain(annotation) for annotation, _ in fields.values()):
         return None
     parts = [

@@ -160,13 +160,10 @@ class ToolOrchestrator:
         if why or tool is None:  # not run; its permission event says so (SPEC §4: one per call)
             self._deny(call, "core:invalid-call", why)
             return tool, ToolResult.error(why)
-        if (refusal := self._resolve_paths(call, tool)) is not None:
-            return tool, refusal
-        return tool, self._check_permission(call, tool)
+        return tool, self._resolve_paths(call, tool) or self._check_permission(call, tool)
 
     def _resolve_paths(self, call: ToolCall, tool: Tool) -> ToolResult | None:
-        """Resolve the declared path arguments (schema defaults for absent ones) through the
-        boundary (into ``call.paths``)."""
+        """Resolve the path arguments (absent ones: the schema's default) into ``call.paths``."""
         properties = tool.input_schema.get("properties") or {}
         for name, mode in tool.paths.items():
             raw = call.arguments.get(name, (properties.get(name) or {}).get("default"))
