@@ -5,6 +5,7 @@ path parameters (``ReadPath`` / ``WritePath``) and the core resolves them with
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 from collections.abc import Iterable
@@ -189,17 +190,20 @@ class BoundPath(PosixPath):
         return os.fdopen(fd, mode, buffering, encoding=encoding, errors=errors, newline=newline)
 
 
-_BOUND_CLASSES: dict[tuple[Path, bool], type[BoundPath]] = {}
+@functools.cache
+def _bound_class(root: Path, writable: bool) -> type[BoundPath]:
+    return type("BoundPath", (BoundPath,), {"_root": root, "_writable": writable})
 
 
 def bind_path(path: Path, root: Path, *, writable: bool) -> BoundPath:
     """``path`` as a :class:`BoundPath` opened beneath ``root``."""
-    key = (root, writable)
-    cls = _BOUND_CLASSES.get(key)
-    if cls is None:
-        cls = type("BoundPath", (BoundPath,), {"_root": root, "_writable": writable})
-        _BOUND_CLASSES[key] = cls
-    return cls(path)
+    return _bound_class(root, writable)(path)
+
+
+def bind_argument(raw: object, context: Any, *, write: bool) -> BoundPath:
+    """A path argument through :func:`resolve_in_workspace`, bound beneath the root holding it."""
+    resolved = resolve_in_workspace(raw, context, write=write)
+    return bind_path(resolved, bound_root(resolved, context), writable=write)
 
 
 def bound_root(path: Path, context: Any) -> Path:

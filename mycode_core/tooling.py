@@ -4,9 +4,12 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import inspect
 import json
 import re
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +18,7 @@ from typing import (
     Any,
     Literal,
     TypedDict,
+    Union,
     Unpack,
     get_args,
     get_origin,
@@ -22,24 +26,22 @@ from typing import (
     overload,
 )
 
+from pydantic import VERSION as PYDANTIC_VERSION
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from mycode_core.errors import ToolDefinitionError, error_line
-from mycode_core.records import RunContext, Tool, ToolResult
-from mycode_core.schema_keys import BUILT_SCHEMAS, schema_key
+from mycode_core.records import PathAccess, RunContext, Tool, ToolResult
 
-PathMode = Literal["read", "write"]
+# input schemas built, by :func:`schema_key`; the CLI keeps them in MYCODE_HOME across start-ups
+BUILT_SCHEMAS: dict[str, dict[str, Any]] = {}
 
 
+@dataclass(frozen=True)
 class PathRole:
     """Marker inside ``Annotated`` telling the core a parameter is a path to resolve."""
 
-    def __init__(self, mode: PathMode) -> None:
-        self.mode: PathMode = mode
-
-    def __repr__(self) -> str:
-        return f"PathRole({self.mode!r})"
+    mode: PathAccess
 
 
 ReadPath = Annotated[Path, PathRole("read")]  # resolved in the workspace or a readable root
@@ -79,7 +81,7 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     return "\n".join(description).strip(), params
 
 
-def _path_role(annotation: Any, func: Callable[..., Any], name: str) -> PathMode | None:
+def _path_role(annotation: Any, func: Callable[..., Any], name: str) -> PathAccess | None:
     """``read``/``write`` for ``ReadPath``/``WritePath`` (also inside ``Optional``), else None;
     :class:`ToolDefinitionError` where the core could not resolve it (in a list, a union)."""
     if get_origin(annotation) is Annotated:
@@ -97,133 +99,95 @@ def _annotation_description(annotation: Any) -> tuple[Any, str | None, FieldInfo
     """Strip ``Annotated`` text and ``Field`` metadata: (bare type, description, field)."""
     if get_origin(annotation) is not Annotated:
         return annotation, None, None
-    base, *extras = get_args(annotation)
+    base, *extras = get_args(annotation)  # never Annotated itself: Python flattens nested ones
     description = next((e for e in extras if isinstance(e, str)), None)
     field = next((e for e in extras if isinstance(e, FieldInfo)), None)
-    kept = [e for e in extras if not isinstance(e, (str, FieldInfo, PathRole))]
-    inner_base, inner_desc, inner_field = _annotation_description(base)
-    if kept:
-        inner_base = Annotated[(inner_base, *kept)]  # type: ignore[valid-type]
-    return inner_base, description or inner_desc, field or inner_field
+    if kept := [e for e in extras if not isinstance(e, (str, FieldInfo, PathRole))]:
+        base = Annotated[(base, *kept)]  # type: ignore[valid-type]
+    return base, description, field
 
 
-def _is_context_param(name: str, annotation: Any) -> bool:
-    """Typed ``RunContext``, or untyped and called ``context`` (``context: int`` is no context)."""
-    return annotation is RunContext or (name == "context" and annotation is Any)
+def _handler(
+    func: Callable[..., Any],
+    model: type[BaseModel],
+    paths: dict[str, PathAccess],
+    path_defaults: dict[str, Any],
+    context_param: str | None,
+) -> Callable[[dict[str, Any], Any], Any]:
+    """Calls ``func`` with validated arguments, resolved paths and the context."""
 
-
-@dataclass(eq=False, repr=False)
-class _ToolFunction:
-    """Calls the user's function with validated arguments, resolved paths and the context."""
-
-    func: Callable[..., Any]
-    model: type[BaseModel]
-    paths: dict[str, PathMode]
-    path_defaults: dict[str, Any]
-    context_param: str | None
-
-    def __post_init__(self) -> None:
-        self.__name__ = getattr(self.func, "__name__", "tool")
-        self.__doc__ = self.func.__doc__
-        self.__wrapped__ = self.func
-
-    def __call__(self, arguments: dict[str, Any], context: Any) -> Any:
-        from mycode_core.paths import BoundaryError, bind_path, bound_root, resolve_in_workspace
+    @functools.wraps(func)
+    def handler(arguments: dict[str, Any], context: Any) -> Any:
+        from mycode_core.paths import BoundaryError, bind_argument
 
         kwargs: dict[str, Any] = {}
-        for name, mode in self.paths.items():
-            value = arguments.get(name, self.path_defaults.get(name))
-            if value is None or isinstance(value, Path):
-                kwargs[name] = value  # the core resolved it already (or it is optional)
-                continue
-            try:  # called directly, not through the orchestrator: the same boundary
-                resolved = resolve_in_workspace(value, context, write=mode == "write")
-                root = bound_root(resolved, context)
-                kwargs[name] = bind_path(resolved, root, writable=mode == "write")
-            except BoundaryError as exc:
-                return ToolResult.error(str(exc))
-        plain = {k: v for k, v in arguments.items() if k not in self.paths}
+        for name, mode in paths.items():
+            value = arguments.get(name, path_defaults.get(name))
+            if value is not None and not isinstance(value, Path):  # else resolved by the core
+                try:  # called directly, not through the orchestrator: the same boundary
+                    value = bind_argument(value, context, write=mode == "write")
+                except BoundaryError as exc:
+                    return ToolResult.error(str(exc))
+            kwargs[name] = value
         try:
-            parsed = self.model.model_validate(plain)
+            parsed = model.model_validate({k: v for k, v in arguments.items() if k not in paths})
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ()))
             return ToolResult.error(
-                f"Invalid arguments for {self.__name__}: {where}: {first['msg']}"
+                f"Invalid arguments for {func.__name__}: {where}: {first['msg']}"
             )
         kwargs.update({field: getattr(parsed, field) for field in type(parsed).model_fields})
-        if self.context_param is not None:
-            kwargs[self.context_param] = context
-        result = self.func(**kwargs)
-        return _run_awaitable(result) if inspect.isawaitable(result) else result
+        if context_param is not None:
+            kwargs[context_param] = context
+        result = func(**kwargs)
+        if not inspect.isawaitable(result):
+            return result
+        import asyncio  # only for async tools: importing it costs every start-up 15 ms
 
+        async def wait() -> Any:  # on a fresh event loop: tool calls run in worker threads
+            return await result
 
-def _run_awaitable(awaitable: Any) -> Any:
-    """Run a coroutine to completion on a fresh event loop (tool calls run in worker threads)."""
-    import asyncio  # only for async tools: importing it costs every start-up 15 ms
+        return asyncio.run(wait())
 
-    async def wait() -> Any:
-        return await awaitable
-
-    return asyncio.run(wait())
+    return handler
 
 
 def _tidy_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Drop pydantic's ``title`` noise so the schema the model sees stays small."""
+    """The schema the model sees, small and self-contained: ``$ref``s inlined (unless recursive),
+    ``anyOf: [X, null]`` with ``default: null`` as ``X``, no pydantic ``title``s."""
 
-    def walk(node: Any, in_properties: bool = False) -> Any:
-        if isinstance(node, dict) and not in_properties:
-            node = _collapse_optional(node)
-        if isinstance(node, dict):
-            return {
-                key: walk(value, key == "properties")
-                for key, value in node.items()
-                if in_properties or key != "title"
-            }
+    def walk(node: Any, defs: Any, seen: tuple[str, ...], in_properties: bool = False) -> Any:
         if isinstance(node, list):
-            return [walk(item) for item in node]
-        return node
+            return [walk(item, defs, seen) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if defs is not None and isinstance(ref, str) and ref.startswith("#/$defs/"):
+            name = ref.removeprefix("#/$defs/")
+            if name in seen or name not in defs:
+                raise RecursionError(name)
+            extra = {k: v for k, v in node.items() if k != "$ref"}
+            return walk({**defs[name], **extra}, defs, (*seen, name), in_properties)
+        options = node.get("anyOf")
+        if not in_properties and isinstance(options, list) and node.get("default", 0) is None:
+            kept = [option for option in options if option != {"type": "null"}]
+            if len(options) == 2 and len(kept) == 1:
+                rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
+                return walk({**kept[0], **rest}, defs, seen)
+        return {
+            key: walk(value, defs, seen, key == "properties")
+            for key, value in node.items()
+            if (in_properties or key != "title") and (defs is None or key != "$defs")
+        }
 
-    tidy = walk(_inline_refs(schema))
+    try:
+        tidy = walk(schema, schema.get("$defs") or {}, ())
+    except RecursionError:
+        tidy = walk(schema, None, ())
     tidy.setdefault("properties", {})
     tidy["type"] = "object"
     return tidy  # type: ignore[no-any-return]
-
-
-def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """Inline ``$ref``s to ``$defs`` (unless recursive): one self-contained schema."""
-    defs = schema.get("$defs") or {}
-
-    def resolve(node: Any, seen: tuple[str, ...]) -> Any:
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                name = ref.removeprefix("#/$defs/")
-                if name in seen or name not in defs:
-                    raise RecursionError(name)
-                extra = {k: v for k, v in node.items() if k != "$ref"}
-                return {**resolve(defs[name], (*seen, name)), **extra}
-            return {k: resolve(v, seen) for k, v in node.items() if k != "$defs"}
-        if isinstance(node, list):
-            return [resolve(item, seen) for item in node]
-        return node
-
-    try:
-        return resolve(schema, ())  # type: ignore[no-any-return]
-    except RecursionError:
-        return schema
-
-
-def _collapse_optional(node: dict[str, Any]) -> dict[str, Any]:
-    """``anyOf: [X, null]`` with ``default: null`` becomes ``X`` (small models read it better)."""
-    options = node.get("anyOf")
-    if not isinstance(options, list) or len(options) != 2 or node.get("default", 0) is not None:
-        return node
-    kept = [option for option in options if option != {"type": "null"}]
-    if len(kept) != 1:
-        return node
-    rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
-    return {**kept[0], **rest}
 
 
 class ToolOptions(TypedDict, total=False):
@@ -252,16 +216,14 @@ def tool_from_function(
     hints = get_type_hints(func, include_extras=True)
     doc_description, doc_params = parse_docstring(func.__doc__)
     fields: dict[str, Any] = {}
-    call_fields: dict[str, Any] = {}
-    paths: dict[str, PathMode] = {}
-    path_defaults: dict[str, Any] = {}
+    paths: dict[str, PathAccess] = {}
     context_param: str | None = None
     for param in signature.parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         annotation = hints.get(param.name, Any)
-        if _is_context_param(param.name, annotation):
-            context_param = param.name
+        if annotation is RunContext or (param.name == "context" and annotation is Any):
+            context_param = param.name  # typed RunContext, or untyped and called context
             continue
         role = _path_role(annotation, func, param.name)
         base, text, field = _annotation_description(annotation)
@@ -277,20 +239,17 @@ def tool_from_function(
             metadata.append(Field(description=text))
         annotated = Annotated[(base, *metadata)] if metadata else base  # type: ignore[valid-type]
         fields[param.name] = (annotated, default)
-        if role is None:
-            call_fields[param.name] = (annotated, default)
-        elif default is not ...:
-            path_defaults[param.name] = default
+    call_fields = {key: value for key, value in fields.items() if key not in paths}
+    path_defaults = {key: fields[key][1] for key in paths if fields[key][1] is not ...}
     lazy = ConfigDict(extra="ignore", defer_build=True)  # validators built at the first call
     call_model = create_model(f"{func.__name__}_call", __config__=lazy, **call_fields)
-    schema = _input_schema(func, fields)
     text = description if description is not None else doc_description
     try:
         return Tool(
             name=name or func.__name__,
             description=text or (name or func.__name__).replace("_", " "),
-            input_schema=schema,
-            handler=_ToolFunction(func, call_model, paths, path_defaults, context_param),
+            input_schema=_input_schema(func, fields),
+            handler=_handler(func, call_model, paths, path_defaults, context_param),
             read_only=read_only,
             concurrency_safe=read_only if concurrency_safe is None else concurrency_safe,
             risk=risk or ("low" if read_only else "medium"),
@@ -313,6 +272,47 @@ def _input_schema(func: Callable[..., Any], fields: dict[str, Any]) -> dict[str,
     if key is not None:
         BUILT_SCHEMAS[key] = json.loads(json.dumps(schema))
     return schema
+
+
+def schema_key(func: Callable[..., Any], fields: dict[str, Any]) -> str | None:
+    """A key for all the schema of ``fields`` (name → (annotation, default)) is made of, or
+    ``None`` when a ``repr`` would not show it all (a model, an enum, a custom class)."""
+    if not all(_plain(annotation) for annotation, _ in fields.values()):
+        return None
+    parts = [
+        (name, repr(annotation), repr(default)) for name, (annotation, default) in fields.items()
+    ]
+    text = repr((func.__module__, func.__qualname__, PYDANTIC_VERSION, parts))
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+
+
+_PLAIN_TYPES = (str, int, float, bool, bytes, type(None))
+_PLAIN_ORIGINS = (list, dict, tuple, set, frozenset, types.UnionType)
+
+
+def _plain(annotation: Any) -> bool:
+    """Whether ``repr(annotation)`` names all that its schema depends on."""
+    if annotation is Any or annotation in _PLAIN_TYPES:
+        return True
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return all(isinstance(arg, _PLAIN_TYPES) for arg in args)
+    if origin is Annotated:
+        return _plain(args[0]) and all(_plain_metadata(extra) for extra in args[1:])
+    if origin in _PLAIN_ORIGINS or origin is Union:
+        return all(arg is Ellipsis or _plain(arg) for arg in args)
+    return False
+
+
+def _plain_metadata(extra: Any) -> bool:
+    if isinstance(extra, str):
+        return True
+    if isinstance(extra, FieldInfo):
+        return not callable(extra.json_schema_extra)
+    kind = type(extra)
+    if kind.__module__ == "pydantic.json_schema" and kind.__name__ == "WithJsonSchema":
+        return isinstance(getattr(extra, "json_schema", None), dict)  # a dataclass: full repr
+    return kind.__module__ == "annotated_types"  # constraints: dataclasses, full repr
 
 
 def _defined_at(func: Callable[..., Any]) -> str:

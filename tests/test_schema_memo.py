@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from mycode_core import schema_keys
+from mycode_core import tooling
 from mycode_core.testing import FakeOpenAIServer, run_cli
 from mycode_core.testing.responses import completion
 from mycode_core.tooling import ReadPath, tool_from_function
@@ -37,17 +37,16 @@ def _plot(point: _Point) -> str:
 
 @pytest.fixture(autouse=True)
 def _empty_memo(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(schema_keys, "BUILT_SCHEMAS", {})
-    monkeypatch.setattr("mycode_core.tooling.BUILT_SCHEMAS", schema_keys.BUILT_SCHEMAS)
+    monkeypatch.setattr(tooling, "BUILT_SCHEMAS", {})
 
 
 def test_a_built_schema_is_remembered_and_then_used() -> None:
     first = tool_from_function(_greet).input_schema
-    assert len(schema_keys.BUILT_SCHEMAS) == 1
-    key = next(iter(schema_keys.BUILT_SCHEMAS))
-    assert schema_keys.BUILT_SCHEMAS[key] == first
+    assert len(tooling.BUILT_SCHEMAS) == 1
+    key = next(iter(tooling.BUILT_SCHEMAS))
+    assert tooling.BUILT_SCHEMAS[key] == first
     marked = {**first, "properties": {**first["properties"], "marker": {}}}
-    schema_keys.BUILT_SCHEMAS[key] = marked
+    tooling.BUILT_SCHEMAS[key] = marked
     assert tool_from_function(_greet).input_schema == marked
 
 
@@ -63,14 +62,14 @@ def test_the_key_changes_with_what_the_schema_is_made_of() -> None:
     other.__qualname__ = one.__qualname__
     tool_from_function(one)
     tool_from_function(other)
-    assert len(schema_keys.BUILT_SCHEMAS) == 2
+    assert len(tooling.BUILT_SCHEMAS) == 2
     assert tool_from_function(other).input_schema["properties"]["name"]["description"] == "whom"
 
 
 def test_a_model_typed_parameter_is_built_every_time() -> None:
     schema = tool_from_function(_plot).input_schema
     assert schema["properties"]["point"]["properties"]["x"]["type"] == "integer"
-    assert schema_keys.BUILT_SCHEMAS == {}
+    assert tooling.BUILT_SCHEMAS == {}
 
 
 def test_a_remembered_schema_is_a_copy() -> None:

@@ -8,7 +8,7 @@ not seen before is checked) and :func:`save`\\ s the new ones after its tools ar
 The file is written for one jsonschema version; a file of another version is not used.
 
 The same file keeps the input schemas built from ``@tool`` signatures
-(:data:`mycode_core.schema_keys.BUILT_SCHEMAS`, keyed by what each is built from).
+(:data:`mycode_core.tooling.BUILT_SCHEMAS`, keyed by what each is built from).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mycode_core import records
 from mycode_core.safeopen import replace_atomically
-from mycode_core.schema_keys import BUILT_SCHEMAS
+from mycode_core.tooling import BUILT_SCHEMAS
 
 CACHE_FILE = "schemas.json"
 MAX_SCHEMAS = 1000

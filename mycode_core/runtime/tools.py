@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from mycode_core.claude_rules import mycode_tool_name
 from mycode_core.events import AgentEvent, PermissionEvent, ToolCallEvent, ToolResultEvent
-from mycode_core.paths import BoundaryError, bind_path, bound_root, relative, resolve_in_workspace
+from mycode_core.paths import BoundaryError, bind_argument, relative
 from mycode_core.pricing import accepts_images
 from mycode_core.records import PermissionVerdict, RunContext, Tool, ToolCall, ToolResult
 from mycode_core.runtime.arguments import SchemaChecker, call_subject, short_reason
@@ -62,17 +62,6 @@ def writes_files(tool: Tool) -> bool:
     return not tool.read_only or "write" in tool.paths.values()
 
 
-def _path_arguments(tool: Tool, call: ToolCall) -> dict[str, Any]:
-    """The raw path arguments of a call, with schema defaults for absent ones."""
-    properties = tool.input_schema.get("properties") or {}
-    raw: dict[str, Any] = {}
-    for name in tool.paths:
-        value = call.arguments.get(name, (properties.get(name) or {}).get("default"))
-        if value is not None:
-            raw[name] = value
-    return raw
-
-
 class ToolOrchestrator:
     """Runs the tool calls of one model reply."""
 
@@ -88,11 +77,10 @@ class ToolOrchestrator:
         self.context = context
         self.emit = emit
         self.permission = permission
-        self.max_parallel = max(1, max_parallel)
         self.max_calls = max_calls
         self.schemas = SchemaChecker()
-        self._pool: ThreadPoolExecutor | None = None
-        self._handler_pool: ThreadPoolExecutor | None = None
+        self._pool = ThreadPoolExecutor(max(1, max_parallel), thread_name_prefix="mycode-tool")
+        self._handlers = ThreadPoolExecutor(16, thread_name_prefix="mycode-handler")
         self._allowed: dict[str, dict[str, Any]] = {}
         self.observer: Observer | None = None  # wraps each execution (records observations)
         self.notify: Callable[[str], None] | None = None  # told a permission question first
@@ -102,14 +90,8 @@ class ToolOrchestrator:
 
     def close(self) -> None:
         """Release the worker threads."""
-        for pool in (self._pool, self._handler_pool):
-            if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
-
-    def _executor(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.max_parallel, thread_name_prefix="mycode-tool")
-        return self._pool
+        for pool in (self._pool, self._handlers):
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def run(self, calls: list[ToolCall]) -> list[CallOutcome]:
         """Run ``calls`` and return one outcome per call, in call order."""
@@ -153,15 +135,12 @@ class ToolOrchestrator:
     def _run_batch(
         self, batch: list[tuple[int, ToolCall, Tool]], outcomes: list[CallOutcome | None]
     ) -> None:
-        if not batch:
-            return
         if len(batch) == 1:
             index, call, tool = batch[0]
             outcomes[index] = self._execute(call, tool)
             return
         futures = [
-            (index, self._executor().submit(self._execute, call, tool))
-            for index, call, tool in batch
+            (index, self._pool.submit(self._execute, call, tool)) for index, call, tool in batch
         ]
         for index, future in futures:
             outcomes[index] = future.result()
@@ -181,19 +160,16 @@ class ToolOrchestrator:
         if why or tool is None:  # not run; its permission event says so (SPEC §4: one per call)
             self._deny(call, "core:invalid-call", why)
             return tool, ToolResult.error(why)
-        if (refusal := self._resolve_paths(call, tool)) is not None:
-            return tool, refusal
-        return tool, self._check_permission(call, tool)
+        return tool, self._resolve_paths(call, tool) or self._check_permission(call, tool)
 
     def _resolve_paths(self, call: ToolCall, tool: Tool) -> ToolResult | None:
-        """Resolve the declared path arguments through the boundary (into ``call.paths``)."""
-        for name, raw in _path_arguments(tool, call).items():
-            mode = tool.paths[name]
+        """Resolve the path arguments (absent ones: the schema's default) into ``call.paths``."""
+        properties = tool.input_schema.get("properties") or {}
+        for name, mode in tool.paths.items():
+            raw = call.arguments.get(name, (properties.get(name) or {}).get("default"))
             try:
-                resolved = resolve_in_workspace(raw, self.context, write=mode == "write")
-                call.paths[name] = bind_path(
-                    resolved, bound_root(resolved, self.context), writable=mode == "write"
-                )
+                if raw is not None:
+                    call.paths[name] = bind_argument(raw, self.context, write=mode == "write")
             except BoundaryError as exc:
                 return self._deny(call, "core:workspace-boundary", str(exc))
         return None
@@ -207,10 +183,15 @@ class ToolOrchestrator:
         """Emit the permission event; ``None`` when the call may run, else its denial."""
         said = verdict.model_dump(include={"decision", "reason", "rule", "layer"})
         self.emit(PermissionEvent(id=call.id, tool=call.name, name=call.name, **said))
-        if verdict.decision != "allow":
-            return _denied(verdict)
-        self._allowed[call.id] = {"decision": "allow", "rule": verdict.rule, "layer": verdict.layer}
-        return None
+        permission = {"decision": verdict.decision, "rule": verdict.rule, "layer": verdict.layer}
+        if verdict.decision == "allow":
+            self._allowed[call.id] = permission
+            return None
+        named = [f"rule {verdict.rule}"] if verdict.rule else []
+        named += [f"layer {verdict.layer}"] if verdict.layer else []
+        where = f" ({', '.join(named)})" if named else ""
+        reason = f"Permission denied{where}: {verdict.reason}"
+        return ToolResult.error(reason, permission={**permission, "decision": "deny"})
 
     def _check_permission(self, call: ToolCall, tool: Tool) -> ToolResult | None:
         if self.context.permission_mode == "plan" and writes_files(tool):
@@ -273,16 +254,15 @@ class ToolOrchestrator:
     def _execute_now(self, call: ToolCall, tool: Tool) -> CallOutcome:
         started = time.monotonic()
         result = self._call_handler(call, tool)
-        if not result.is_error:
-            self._record_path_facts(call, tool, result)
-        outcome = self._finish(call, tool, result, started)
-        outcome.executed = True
-        return outcome
-
-    def _handlers(self) -> ThreadPoolExecutor:
-        if self._handler_pool is None:
-            self._handler_pool = ThreadPoolExecutor(16, thread_name_prefix="mycode-handler")
-        return self._handler_pool
+        if call.paths and not result.is_error:  # their facts, unless the tool reported its own
+            rel = {name: relative(Path(path), self.context) for name, path in call.paths.items()}
+            result.metadata.setdefault("resources", [f"file:{r}" for r in rel.values()])
+            written = [
+                rel[name] for name, mode in tool.paths.items() if mode == "write" and name in rel
+            ]
+            if written:
+                result.metadata.setdefault("mutated", written)
+        return self._finish(call, tool, result, started)
 
     def _handle(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> Any:
         """Run the handler in this thread, ``context.current_call`` telling which call it serves."""
@@ -296,7 +276,7 @@ class ToolOrchestrator:
         """Run the handler in a worker thread, bounded by the tool's timeout and by cancel."""
         arguments = {**call.arguments, **call.paths}
         timeout = tool.timeout or float(getattr(self.context.settings, "tool_timeout", 300))
-        future: Future[Any] = self._handlers().submit(self._handle, call, tool, arguments)
+        future: Future[Any] = self._handlers.submit(self._handle, call, tool, arguments)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -328,18 +308,6 @@ class ToolOrchestrator:
         result.metadata.setdefault("interrupted", True)
         return result
 
-    def _record_path_facts(self, call: ToolCall, tool: Tool, result: ToolResult) -> None:
-        """Resources and changes of the declared paths, unless the tool reported its own."""
-        if not call.paths:
-            return
-        rel = {name: relative(Path(path), self.context) for name, path in call.paths.items()}
-        result.metadata.setdefault("resources", [f"file:{r}" for r in rel.values()])
-        written = [
-            rel[name] for name, mode in tool.paths.items() if mode == "write" and name in rel
-        ]
-        if written:
-            result.metadata.setdefault("mutated", written)
-
     def _finish(
         self, call: ToolCall, tool: Tool | None, result: ToolResult, started: float | None = None
     ) -> CallOutcome:
@@ -364,14 +332,4 @@ class ToolOrchestrator:
                 original=kept,
             )
         )
-        return CallOutcome(call, tool, result, duration)
-
-
-def _denied(verdict: PermissionVerdict) -> ToolResult:
-    named = [f"rule {verdict.rule}"] if verdict.rule else []
-    named += [f"layer {verdict.layer}"] if verdict.layer else []
-    where = f" ({', '.join(named)})" if named else ""
-    return ToolResult.error(
-        f"Permission denied{where}: {verdict.reason}",
-        permission={"decision": "deny", "rule": verdict.rule, "layer": verdict.layer},
-    )
+        return CallOutcome(call, tool, result, duration, executed=started is not None)
