@@ -14,6 +14,7 @@ from mycode_core.paths import is_inside, open_beneath, resolved_paths
 from mycode_core.safeopen import NotRegularFile
 
 USER_LAYERS = ("default", "user", "env", "cli")  # may name readable_dirs: never the project
+AGENTS_FILES = ("AGENTS.override.md", "AGENTS.md")  # a folder's first (Codex: the override wins)
 
 
 class ProjectFileRefused(OSError):
@@ -100,6 +101,18 @@ def folders_down_to(workspace: Path, current: Path | None) -> list[Path]:
     except (ValueError, OSError):
         parts = ()
     return [workspace.joinpath(*parts[:depth]) for depth in range(len(parts) + 1)]
+
+
+def instruction_files(
+    workspace: Path, current: Path | None, groups: tuple[tuple[str, ...], ...] = (AGENTS_FILES,)
+) -> list[Path]:
+    """In each of :func:`folders_down_to`, the first existing name of each of ``groups``
+    (by default the AGENTS.md the core reads); a symlink counts too: reading it decides."""
+    found = []
+    for folder in folders_down_to(workspace, current):
+        for names in groups:
+            found += [p for p in (folder / n for n in names) if os.path.lexists(p)][:1]
+    return found
 
 
 def link_refusal(workspace: Path, folder: Path, *, allowed: Iterable[Path] = ()) -> str | None:

@@ -1,7 +1,5 @@
-"""Token counting that never touches the network, for budgeting the model view: tiktoken's
-``cl100k_base`` (the bundled offline encoding), else a conservative character estimate.
-
-Loading the encoding is slow, so a run may :func:`defer_loading`: until it loads, a ``bound=True``
+"""Offline token counting for budgeting the model view: tiktoken's bundled ``cl100k_base``, else
+a character estimate. Until a deferred (:func:`defer_loading`) encoding loads, a ``bound=True``
 count is the text's UTF-8 length, an upper bound (every token is at least one byte)."""
 
 from __future__ import annotations

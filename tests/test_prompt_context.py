@@ -1,12 +1,12 @@
-"""What the model is told: AGENTS.md / CLAUDE.md in the system prompt, ``@path`` reminders."""
+"""What the model is told: AGENTS.md in the system prompt (CLAUDE.md: the claude_compat
+plugin's tests), ``@path`` reminders."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from mycode_core.builtins.context import instruction_files
-from mycode_core.project_files import folders_down_to
+from mycode_core.project_files import folders_down_to, instruction_files
 from mycode_core.testing import FakeOpenAIServer, make_runner, run_events
 
 
@@ -14,7 +14,6 @@ def test_agents_md_reaches_the_system_prompt(
     cli: Any, server: FakeOpenAIServer, server_args: list[str], workspace: Path
 ) -> None:
     (workspace / "AGENTS.md").write_text("ROOT-RULE: use tabs\n")
-    (workspace / "CLAUDE.md").write_text("CLAUDE-RULE: be brief\n")
     sub = workspace / "pkg" / "sub"
     sub.mkdir(parents=True)
     (workspace / "pkg" / "AGENTS.md").write_text("PKG-RULE: no globals\n")
@@ -25,7 +24,7 @@ def test_agents_md_reaches_the_system_prompt(
     system = server.chat_requests[0].messages[0]
     assert system["role"] == "system"
     text = system["content"]
-    for rule in ("ROOT-RULE", "CLAUDE-RULE", "PKG-RULE"):
+    for rule in ("ROOT-RULE", "PKG-RULE"):
         assert rule in text
     assert "UNRELATED-RULE" not in text
     assert text.index("ROOT-RULE") < text.index("PKG-RULE")  # root first, then down
@@ -48,19 +47,20 @@ def test_instruction_files_from_root_down(tmp_path: Path) -> None:
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "AGENTS.md").write_text("x")
     (tmp_path / "a" / "b" / "CLAUDE.md").write_text("y")
-    found = instruction_files(tmp_path, tmp_path / "a" / "b")
+    groups = (("AGENTS.override.md", "AGENTS.md"), ("CLAUDE.md",))
+    found = instruction_files(tmp_path, tmp_path / "a" / "b", groups)
     assert found == [tmp_path / "AGENTS.md", tmp_path / "a" / "b" / "CLAUDE.md"]
-    assert instruction_files(tmp_path, Path("/")) == [tmp_path / "AGENTS.md"]
+    assert instruction_files(tmp_path, Path("/"), groups) == [tmp_path / "AGENTS.md"]
+    assert instruction_files(tmp_path, tmp_path / "a" / "b") == [tmp_path / "AGENTS.md"]
 
 
 def test_agents_override_md_replaces_agents_md_in_its_folder_only(
     cli: Any, server: FakeOpenAIServer, server_args: list[str], workspace: Path
 ) -> None:
     """Codex's rule: in each folder ``AGENTS.override.md`` is read instead of ``AGENTS.md``;
-    other folders and ``CLAUDE.md`` are unaffected."""
+    other folders are unaffected (``CLAUDE.md`` too: the claude_compat plugin's tests)."""
     (workspace / "AGENTS.md").write_text("SHARED-RULE\n")
     (workspace / "AGENTS.override.md").write_text("LOCAL-OVERRIDE-RULE\n")
-    (workspace / "CLAUDE.md").write_text("CLAUDE-RULE\n")
     sub = workspace / "pkg"
     sub.mkdir()
     (sub / "AGENTS.md").write_text("PKG-RULE\n")
@@ -69,25 +69,7 @@ def test_agents_override_md_replaces_agents_md_in_its_folder_only(
     text = server.chat_requests[0].messages[0]["content"]
     assert "SHARED-RULE" not in text
     assert text.index("LOCAL-OVERRIDE-RULE") < text.index("PKG-RULE")
-    assert "CLAUDE-RULE" in text and "(AGENTS.override.md)" in text
-
-
-def test_claude_codes_other_memory_files_are_read_and_import(
-    cli: Any, server: FakeOpenAIServer, server_args: list[str], workspace: Path
-) -> None:
-    """``.claude/CLAUDE.md`` and the personal ``CLAUDE.local.md`` are project instructions as
-    in Claude Code, after ``CLAUDE.md``, and their ``@path`` imports are followed."""
-    (workspace / ".claude").mkdir()
-    (workspace / "CLAUDE.md").write_text("TOP-RULE\n")
-    (workspace / ".claude" / "CLAUDE.md").write_text("DOT-CLAUDE-RULE, see @style.md\n")
-    (workspace / ".claude" / "style.md").write_text("IMPORTED-STYLE\n")
-    (workspace / "CLAUDE.local.md").write_text("MY-LOCAL-RULE\n")
-    assert cli(["-p", "task", *server_args]).rc == 0
-    text = server.chat_requests[0].messages[0]["content"]
-    order = ["TOP-RULE", "DOT-CLAUDE-RULE", "IMPORTED-STYLE", "MY-LOCAL-RULE"]
-    assert [text.find(marker) for marker in order] == sorted(text.find(m) for m in order)
-    assert all(marker in text for marker in order)
-    assert "(.claude/CLAUDE.md)" in text and "(CLAUDE.local.md)" in text
+    assert "(AGENTS.override.md)" in text
 
 
 def test_instruction_files_take_the_override_first(tmp_path: Path) -> None:
@@ -95,7 +77,8 @@ def test_instruction_files_take_the_override_first(tmp_path: Path) -> None:
     for name in ("AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "a/AGENTS.md"):
         (tmp_path / name).write_text("x")
     (tmp_path / "a" / "AGENTS.override.md").symlink_to(tmp_path / "gone")  # dangling: still it
-    assert instruction_files(tmp_path, tmp_path / "a") == [
+    groups = (("AGENTS.override.md", "AGENTS.md"), ("CLAUDE.md",))
+    assert instruction_files(tmp_path, tmp_path / "a", groups) == [
         tmp_path / "AGENTS.override.md",
         tmp_path / "CLAUDE.md",
         tmp_path / "a" / "AGENTS.override.md",

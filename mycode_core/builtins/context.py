@@ -1,5 +1,5 @@
-"""Built-in ``build_context``: the base instructions and the project's AGENTS.md / CLAUDE.md
-(with CLAUDE.md's ``@path`` imports, :mod:`.imports`)."""
+"""Built-in ``build_context``: the base instructions, environment facts and the AGENTS.md files
+(CLAUDE.md is the ``claude_compat`` plugin's)."""
 
 from __future__ import annotations
 
@@ -10,26 +10,19 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mycode_core.builtins.imports import imports_of
 from mycode_core.events import NoticeEvent
 from mycode_core.hookspecs import hookimpl
 from mycode_core.project_files import (
+    AGENTS_FILES,
     ProjectFileRefused,
     allowed_dirs,
-    folders_down_to,
+    instruction_files,
     read_project_text,
 )
 
 if TYPE_CHECKING:
     from mycode_core.records import ContextSection, RunContext
 
-# per folder, the first existing name of each group (Codex: the override wins its folder)
-INSTRUCTION_FILES = (
-    ("AGENTS.override.md", "AGENTS.md"),
-    ("CLAUDE.md",),
-    (".claude/CLAUDE.md",),
-    ("CLAUDE.local.md",),
-)
 MAX_INSTRUCTION_CHARS = 40_000
 
 BASE_INSTRUCTIONS = """\
@@ -39,19 +32,9 @@ run the relevant tests or checks and report the real outcome; on failure, fix th
 Never claim success without evidence. When done, reply with a short summary and no tool calls."""
 
 
-def instruction_files(workspace: Path, current: Path | None = None) -> list[Path]:
-    """The instruction files from the workspace root down to ``current`` (inside it)."""
-    found = []
-    for folder in folders_down_to(workspace, current):
-        for names in INSTRUCTION_FILES:
-            # a symlink counts too: reading it decides
-            found += [p for p in (folder / n for n in names) if os.path.lexists(p)][:1]
-    return found
-
-
 @hookimpl
 def build_context(context: RunContext) -> list[ContextSection]:
-    """Base instructions, environment facts, your AGENTS.md and the project's instruction files."""
+    """Base instructions, environment facts, your AGENTS.md and the project's AGENTS.md files."""
     from mycode_core.records import ContextSection
 
     sections = [ContextSection(title="", text=BASE_INSTRUCTIONS, priority=0)]
@@ -61,27 +44,10 @@ def build_context(context: RunContext) -> list[ContextSection]:
         f"Date: {datetime.date.today().isoformat()}"
     )
     sections.append(ContextSection(title="Environment", text=facts, priority=10))
-    allowed = allowed_dirs(context.settings)
-
-    def read(path: Path) -> str:
-        return read_project_text(
-            context.workspace, path, allowed=allowed, limit=4 * MAX_INSTRUCTION_CHARS
-        )[:MAX_INSTRUCTION_CHARS]
-
-    def refused(message: str) -> None:
-        said = context.store.setdefault("core.refused_instructions", set())
-        if message not in said:  # once a run, though the prompt is built again
-            said.add(message)
-            context.emit(NoticeEvent(level="warning", message=message))
-
-    def title(path: Path) -> str:
-        inside = path.is_relative_to(context.workspace)
-        return str(path.relative_to(context.workspace) if inside else path)
-
     extra = getattr(context.settings, "append_system_prompt", None)
     if extra:
         sections.append(ContextSection(title="", text=str(extra), priority=1000))
-    for name in INSTRUCTION_FILES[0]:  # yours, for every workspace (Codex's ~/.codex/AGENTS.md)
+    for name in AGENTS_FILES:  # yours, for every workspace (Codex's ~/.codex/AGENTS.md)
         mine = context.home / name
         try:
             text = mine.read_text(encoding="utf-8", errors="replace")[:MAX_INSTRUCTION_CHARS]
@@ -91,23 +57,22 @@ def build_context(context: RunContext) -> list[ContextSection]:
             heading = f"Your instructions ({mine})"
             sections.append(ContextSection(title=heading, text=text, priority=15))
             break
-    files = instruction_files(context.workspace, Path(os.getcwd()))
-    seen = {os.path.abspath(path) for path in files}
-    for path in files:
+    allowed = allowed_dirs(context.settings)
+    for path in instruction_files(context.workspace, Path(os.getcwd())):
         try:
-            text = read(path)
+            text = read_project_text(
+                context.workspace, path, allowed=allowed, limit=4 * MAX_INSTRUCTION_CHARS
+            )[:MAX_INSTRUCTION_CHARS]
         except ProjectFileRefused as exc:
-            refused(str(exc))
+            said = context.store.setdefault("core.refused_instructions", set())
+            if str(exc) not in said:  # once a run, though the prompt is built again
+                said.add(str(exc))
+                context.emit(NoticeEvent(level="warning", message=str(exc)))
             continue
         except OSError:
             continue
-        heading = f"Project instructions ({title(path)})"
+        heading = f"Project instructions ({path.relative_to(context.workspace)})"
         sections.append(ContextSection(title=heading, text=text, priority=20))
-        if not path.name.startswith("CLAUDE."):  # Claude Code's files import, AGENTS.md not
-            continue
-        for target, importer, content in imports_of(path, text, read, seen, refused):
-            heading = f"Project instructions ({title(target)}, imported by {title(importer)})"
-            sections.append(ContextSection(title=heading, text=content, priority=20))
     return sections
 
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mycode_core import tokens as token_counts
 from mycode_core.tokens import count_message
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One message with its token count (``exact``: not a byte bound)."""
 
     message: dict[str, Any]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MIN_BUDGET = 1024
 MAX_OUTPUT_DEFAULT = 16_384
@@ -46,8 +46,7 @@ _REQUESTED_PATTERNS = [
 ]
 
 
-@dataclass(frozen=True)
-class ContextErrorInfo:
+class ContextErrorInfo(NamedTuple):
     """The limit and the prompt size a context-length error names, if it does."""
 
     limit: int | None
@@ -103,13 +102,8 @@ class ContextWindow:
     @property
     def source(self) -> str:
         """Where :attr:`limit` comes from: ``learned``, ``config``, ``server`` or ``default``."""
-        if self.learned:
-            return "learned"
-        if self.configured:
-            return "config"
-        if self.discovered:
-            return "server"
-        return "default"
+        known = {"learned": self.learned, "config": self.configured, "server": self.discovered}
+        return next((name for name, value in known.items() if value), "default")
 
     @property
     def reserve(self) -> int:

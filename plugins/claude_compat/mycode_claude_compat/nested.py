@@ -1,7 +1,8 @@
 """The ``CLAUDE.md`` of a sub-folder, read when the agent first works there, as Claude Code
-reads them: the core puts the files from the workspace root down to the current folder in the
-system prompt; a ``CLAUDE.md`` further down (``packages/api/CLAUDE.md`` of a monorepo) is added
-to the result of the first tool call that reads or changes a file below its folder, once a run.
+reads them: :mod:`.instructions` puts the files from the workspace root down to the current
+folder in the system prompt; a ``CLAUDE.md`` further down (``packages/api/CLAUDE.md`` of a
+monorepo) is added to the result of the first tool call that reads or changes a file below its
+folder, once a run.
 Read as every instruction file is: never through a symlink leading out (one notice). Its
 ``@path`` imports are not followed, and folders of dependencies (``node_modules``, ``.venv``…)
 are not looked in: a package's CLAUDE.md is not the project's.
@@ -14,20 +15,16 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from mycode_claude_compat.instructions import read
 from mycode_core.api import NOISE_DIRS
-from mycode_core.project_files import (
-    ProjectFileRefused,
-    allowed_dirs,
-    folders_down_to,
-    read_project_text,
-)
+from mycode_core.project_files import ProjectFileRefused, allowed_dirs, folders_down_to
 
-MAX_CHARS = 40_000
 NAME = "CLAUDE.md"
 
 
 def already_read(workspace: Path) -> set[str]:
-    """The folders (workspace-relative, ``.`` the root) whose ``CLAUDE.md`` the core read."""
+    """The folders (workspace-relative, ``.`` the root) whose ``CLAUDE.md`` is in the system
+    prompt (:mod:`.instructions`)."""
     folders = folders_down_to(workspace, Path(os.getcwd()))
     return {folder.relative_to(workspace).as_posix() for folder in folders}
 
@@ -56,13 +53,12 @@ def newly_applying(
             if not os.path.lexists(path):
                 continue
             try:
-                allowed = allowed_dirs(settings)  # the user's readable_dirs
-                text = read_project_text(workspace, path, allowed=allowed, limit=4 * MAX_CHARS)
+                text = read(workspace, path, allowed_dirs(settings))  # the user's readable_dirs
             except ProjectFileRefused as exc:
                 notice(str(exc))
                 continue
             except OSError:
                 continue
             if text.strip():
-                lines.append(f"Instructions for {folder}/ ({folder}/{NAME}):\n{text[:MAX_CHARS]}")
+                lines.append(f"Instructions for {folder}/ ({folder}/{NAME}):\n{text}")
     return lines

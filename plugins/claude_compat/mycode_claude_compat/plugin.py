@@ -6,7 +6,8 @@
 * ``PreCompact``/``PostCompact`` → a ``compact_context`` wrapper (and ``summarize_context``);
 * ``SessionStart``, ``UserPromptSubmit``, ``SessionEnd``, ``Notification`` → the lifecycle hooks
   of the same names;
-* ``StopFailure`` → ``on_event`` (a ``result`` that ended on a model error).
+* ``StopFailure`` → ``on_event`` (a ``result`` that ended on a model error);
+* the project's ``CLAUDE.md`` files, ``.claude/rules/`` → ``build_context``.
 """
 
 from __future__ import annotations
@@ -437,6 +438,16 @@ def register_commands(cli: Any) -> None:
     from mycode_claude_compat.commands_cli import add_commands
 
     add_commands(cli)
+
+
+@hookimpl(trylast=True, specname="build_context")
+def project_instructions(context: RunContext) -> list[Any]:
+    """The project's ``CLAUDE.md``, ``.claude/CLAUDE.md`` and ``CLAUDE.local.md`` from the
+    workspace root down to the current folder, with their ``@path`` imports
+    (:mod:`.instructions`): last, so they follow the core's AGENTS.md files."""
+    from mycode_claude_compat import instructions
+
+    return instructions.sections(context)
 
 
 @hookimpl

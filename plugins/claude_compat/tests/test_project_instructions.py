@@ -1,11 +1,14 @@
-"""CLAUDE.md's ``@path`` imports: inside the workspace only, each file once, code left out."""
+"""The project's CLAUDE.md files in the system prompt (from the workspace root down to the
+current folder, after the AGENTS.md files), and their ``@path`` imports: inside the workspace
+only, each file once, code left out."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from mycode_core.builtins.imports import import_paths
+from mycode_claude_compat.instructions import import_paths
+
 from mycode_core.testing import FakeOpenAIServer, run_cli
 
 
@@ -25,19 +28,67 @@ def test_which_words_are_imports() -> None:
 
 
 def _first_system_prompt(
-    workspace: Path, home: Path, env: dict[str, str] | None = None
+    workspace: Path, home: Path, env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> tuple[Any, str]:
-    """One ``-p`` run in ``workspace``: its result and the system prompt of its first request."""
+    """One ``-p`` run in ``workspace`` (started in ``cwd``, by default the workspace): its
+    result and the system prompt of its first request."""
     with FakeOpenAIServer() as server:
         run = run_cli(
             ["-p", "hi", "--model", "m", "--base-url", server.base_url, "--api-key", "x"]
-            + ["--output-format", "stream-json"],
-            cwd=workspace,
+            + ["--output-format", "stream-json", "--cwd", str(workspace)],
+            cwd=cwd or workspace,
             home=home,
             env=env,
         )
         assert run.rc == 0, run.stderr
         return run, server.requests[0].messages[0]["content"]
+
+
+def test_claude_md_files_from_the_root_down_after_the_agents_md_files(tmp_path: Path) -> None:
+    workspace, home = (tmp_path / "ws").resolve(), tmp_path / "home"
+    sub = workspace / "pkg" / "sub"
+    sub.mkdir(parents=True)
+    (workspace / "AGENTS.md").write_text("ROOT-RULE: use tabs\n")
+    (workspace / "CLAUDE.md").write_text("CLAUDE-RULE: be brief\n")
+    (workspace / "pkg" / "AGENTS.md").write_text("PKG-RULE: no globals\n")
+    (workspace / "pkg" / "CLAUDE.md").write_text("PKG-CLAUDE-RULE\n")
+    (workspace / "unrelated").mkdir()
+    (workspace / "unrelated" / "CLAUDE.md").write_text("UNRELATED-RULE\n")
+    _, text = _first_system_prompt(workspace, home, cwd=sub)
+    order = ["ROOT-RULE", "PKG-RULE", "CLAUDE-RULE", "PKG-CLAUDE-RULE"]
+    assert all(marker in text for marker in order)
+    assert [text.find(marker) for marker in order] == sorted(text.find(m) for m in order)
+    assert "UNRELATED-RULE" not in text
+    assert "# Project instructions (CLAUDE.md)" in text
+    assert "# Project instructions (pkg/CLAUDE.md)" in text
+
+
+def test_agents_override_md_leaves_claude_md_alone(tmp_path: Path) -> None:
+    """Codex's ``AGENTS.override.md`` replaces ``AGENTS.md`` in its folder, not ``CLAUDE.md``."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    (workspace / "AGENTS.md").write_text("SHARED-RULE\n")
+    (workspace / "AGENTS.override.md").write_text("LOCAL-OVERRIDE-RULE\n")
+    (workspace / "CLAUDE.md").write_text("CLAUDE-RULE\n")
+    _, text = _first_system_prompt(workspace, home)
+    assert "SHARED-RULE" not in text and "LOCAL-OVERRIDE-RULE" in text
+    assert "CLAUDE-RULE" in text and "(AGENTS.override.md)" in text
+
+
+def test_claude_codes_other_memory_files_are_read_and_import(tmp_path: Path) -> None:
+    """``.claude/CLAUDE.md`` and the personal ``CLAUDE.local.md`` are project instructions as
+    in Claude Code, after ``CLAUDE.md``, and their ``@path`` imports are followed."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    (workspace / ".claude").mkdir(parents=True)
+    (workspace / "CLAUDE.md").write_text("TOP-RULE\n")
+    (workspace / ".claude" / "CLAUDE.md").write_text("DOT-CLAUDE-RULE, see @style.md\n")
+    (workspace / ".claude" / "style.md").write_text("IMPORTED-STYLE\n")
+    (workspace / "CLAUDE.local.md").write_text("MY-LOCAL-RULE\n")
+    _, text = _first_system_prompt(workspace, home)
+    order = ["TOP-RULE", "DOT-CLAUDE-RULE", "IMPORTED-STYLE", "MY-LOCAL-RULE"]
+    assert [text.find(marker) for marker in order] == sorted(text.find(m) for m in order)
+    assert all(marker in text for marker in order)
+    assert "(.claude/CLAUDE.md)" in text and "(CLAUDE.local.md)" in text
 
 
 def test_imports_reach_the_prompt_but_nothing_outside_the_workspace(tmp_path: Path) -> None:
