@@ -141,39 +141,30 @@ def find_repository(root: Path, *, contain: bool = True) -> Repository | None:
 _HEADER = re.compile(r'\[([^ \t"\]]*)[ \t]*(?:"((?:[^"\\]|\\.)*)")?\]')
 
 
-def _declared(path: Path, text: str) -> set[tuple[str, str]]:
-    """(section, subsection) of every driver section declared in one config file."""
-    found: set[tuple[str, str]] = set()
-    for raw in text.splitlines():
-        line = raw.lstrip()
-        if not line.startswith("["):
-            continue
-        if (match := _HEADER.match(line)) is None:
-            raise SafeGitError(f"{path}: a section header we cannot read")
-        name, quoted = match.group(1), match.group(2)
-        sub = None if quoted is None else re.sub(r"\\(.)", r"\1", quoted)
-        if sub is None and "." in name:
-            name, _, sub = name.partition(".")
-        section = name.lower()
-        if section in _REFUSED_SECTIONS:
-            raise SafeGitError(f"{path} includes other configuration files")
-        if section in _DRIVER_NEUTRAL and sub is not None:
-            found.add((section, sub))
-    return found
-
-
 def config_overrides(repo: Repository | None) -> list[str]:
     """The ``-c`` arguments neutralising :data:`NEUTRAL_CONFIG` and the repository's drivers."""
+    drivers: set[tuple[str, str]] = set()
+    paths = () if repo is None else (repo.common_dir / "config", repo.git_dir / "config.worktree")
+    for path in paths:
+        for raw in (_read_nofollow(path) or "").splitlines():
+            line = raw.lstrip()
+            if not line.startswith("["):
+                continue
+            if (match := _HEADER.match(line)) is None:
+                raise SafeGitError(f"{path}: a section header we cannot read")
+            name, quoted = match.group(1), match.group(2)
+            sub = None if quoted is None else re.sub(r"\\(.)", r"\1", quoted)
+            if sub is None and "." in name:
+                name, _, sub = name.partition(".")
+            section = name.lower()
+            if section in _REFUSED_SECTIONS:
+                raise SafeGitError(f"{path} includes other configuration files")
+            if section in _DRIVER_NEUTRAL and sub is not None:
+                drivers.add((section, sub))
     pairs = list(NEUTRAL_CONFIG)
-    if repo is not None:
-        drivers: set[tuple[str, str]] = set()
-        for path in (repo.common_dir / "config", repo.git_dir / "config.worktree"):
-            text = _read_nofollow(path)
-            if text is not None:
-                drivers |= _declared(path, text)
-        for section, sub in sorted(drivers):
-            for key, value in _DRIVER_NEUTRAL[section].items():
-                pairs.append((f"{section}.{sub}.{key}", value))
+    for section, sub in sorted(drivers):
+        for key, value in _DRIVER_NEUTRAL[section].items():
+            pairs.append((f"{section}.{sub}.{key}", value))
     return [arg for key, value in pairs for arg in ("-c", f"{key}={value}")]
 
 
@@ -218,10 +209,8 @@ def run(
         cwd=str(cwd),
         env=safe_env(extra),
         capture_output=True,
-        text=text,
         encoding="utf-8" if text else None,
         errors="replace" if text else None,
         stdin=subprocess.DEVNULL,
         timeout=timeout,
-        check=False,
     )

@@ -110,7 +110,6 @@ class Acting(RunnerBase):
         observation = observe(
             step=self._step,
             call=call,
-            tool=tool,
             result=outcome.result,
             matcher=self.matcher,
             workspace_changes=changes,

@@ -130,11 +130,10 @@ class ChangeDetector:
         self._pending.setdefault(os.path.relpath(path, self.root) + suffix, created)
 
     def _net_changes(self) -> Iterator[str]:
-        """Pending paths but the ones created and removed again within the call, and deleted
-        folders that are folders again."""
+        """Pending paths but those created and removed again, and folders deleted and back."""
         for rel, created in self._pending.items():
             path = self.root / rel.rstrip("/")
-            if _skipped(rel) or (created and not os.path.lexists(path)):
+            if created and not os.path.lexists(path):
                 continue
             if not rel.endswith("/") or not os.path.isdir(path):
                 yield rel
@@ -176,18 +175,11 @@ class ChangeDetector:
                 self._note(path, created=False, suffix="/")
         return healthy
 
-    def _is_git(self) -> bool:
-        if self._git is None:
-            try:
-                args = ["rev-parse", "--is-inside-work-tree"]
-                out = safegit.run(args, self.root, root=self.root, text=True, timeout=10)
-                self._git = out.returncode == 0 and str(out.stdout).strip() == "true"
-            except (OSError, subprocess.SubprocessError, safegit.SafeGitError):
-                self._git = False
-        return self._git
-
     def _take_snapshot(self) -> Snapshot:
-        if self._is_git() and (snap := _git_snapshot(self.root)) is not None:
+        snap = None if self._git is False else _git_snapshot(self.root)
+        if self._git is None:  # decided once: git status, or the walk when that fails
+            self._git = snap is not None
+        if snap is not None:
             return snap
         # of a .git folder only that it is there (git running in it is no change)
         return {
@@ -200,31 +192,26 @@ class ChangeDetector:
         self._ready.wait(120)
         with self._lock:
             self._marked_ns = time.time_ns()
-            if self._fd is not None and (self._drain() or self._arm()):
-                self._pending.clear()
-                self._snapshot = None
-                return
+            watching = self._fd is not None and (self._drain() or self._arm())
             self._pending.clear()
-            self._snapshot = self._take_snapshot()
+            self._snapshot = None if watching else self._take_snapshot()
 
     def changes(self) -> list[str]:
         """Workspace-relative paths changed since :meth:`mark` (deleted folders end in ``/``)."""
-        return [path for path in self._changes() if not path.startswith(self._mine)]
-
-    def _changes(self) -> list[str]:
         with self._lock:
             if self._fd is not None and self._snapshot is None:
                 found = set() if self._drain() else self._rescan()
                 found.update(self._net_changes())
                 self.created = {rel for rel in found if self._pending.get(rel)}
                 self._pending.clear()
-                return sorted(found)
-            before = self._snapshot or {}
-            after = self._take_snapshot()
-            self._snapshot = None
-            self.created = set(after) - set(before)
-            changed = {rel for rel, stamp in after.items() if before.get(rel) != stamp}
-            return sorted(changed | (before.keys() - after.keys()))
+            else:
+                before = self._snapshot or {}
+                after = self._take_snapshot()
+                self._snapshot = None
+                self.created = set(after) - set(before)
+                found = {rel for rel, stamp in after.items() if before.get(rel) != stamp}
+                found |= before.keys() - after.keys()
+        return sorted(path for path in found if not path.startswith(self._mine))
 
     def _rescan(self) -> set[str]:
         """When events were lost: watch again first (so nothing made from now on is missed),
@@ -249,10 +236,6 @@ class ChangeDetector:
 def _close_quietly(fd: int) -> None:
     with contextlib.suppress(OSError):
         os.close(fd)
-
-
-def _skipped(rel: str) -> bool:
-    return any(part in SKIPPED_DIRS for part in Path(rel).parts[:-1])
 
 
 def _git_snapshot(root: Path) -> Snapshot | None:
