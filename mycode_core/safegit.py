@@ -175,9 +175,7 @@ def safe_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
         for key, value in os.environ.items()
         if not key.startswith("GIT_") and key not in ("SSH_ASKPASS", "PAGER", "LESSOPEN")
     }
-    env.update(_FIXED_ENV)
-    env.update(extra or {})
-    return env
+    return env | _FIXED_ENV | dict(extra or {})
 
 
 def run(
@@ -203,9 +201,8 @@ def run(
     else:
         repo = find_repository(Path(cwd), contain=False)
         extra.setdefault("GIT_CEILING_DIRECTORIES", os.path.dirname(os.path.realpath(cwd)))
-    command = ["git", "--no-pager", *config_overrides(repo), *args]
     return subprocess.run(
-        command,
+        ["git", "--no-pager", *config_overrides(repo), *args],
         cwd=str(cwd),
         env=safe_env(extra),
         capture_output=True,

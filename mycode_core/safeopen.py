@@ -41,10 +41,9 @@ def _open_at(parent: int, name: str, flags: int, path: Path, mode: int = 0o777) 
 @contextlib.contextmanager
 def open_parent(path: Path, *, create: bool = False) -> Iterator[int]:
     """A descriptor of ``path``'s folder, no symlink followed; ``create`` makes missing ones."""
-    parts = Path(os.path.abspath(path)).parts
     fd = os.open("/", _DIR_FLAGS)
     try:
-        for name in parts[1:-1]:
+        for name in Path(os.path.abspath(path)).parts[1:-1]:
             try:
                 nxt = _open_at(fd, name, _DIR_FLAGS, path)
             except FileNotFoundError:
@@ -66,13 +65,13 @@ def open_fd(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
         return _open_at(parent, Path(path).name, flags | os.O_NOFOLLOW | _CLOEXEC, path, mode)
 
 
-_KINDS = {"p": "a FIFO (named pipe)", "s": "a socket", "c": "a device", "b": "a device"}
-_KINDS |= {"d": "a folder", "l": "a symlink"}  # by the type letter of ``ls -l``
+_KINDS = {"p": "a FIFO (named pipe)", "s": "a socket", "d": "a folder", "l": "a symlink"}
 
 
 def kind_of(mode: int) -> str:
     """A readable name for a file type (``FIFO (named pipe)``, ``socket``, ``device``…)."""
-    return _KINDS.get(stat.filemode(mode)[0], "not a regular file")
+    letter = stat.filemode(mode)[0]  # the file type as ``ls -l`` shows it
+    return "a device" if letter in "bc" else _KINDS.get(letter, "not a regular file")
 
 
 class NotRegularFile(IsADirectoryError):

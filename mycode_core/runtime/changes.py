@@ -81,7 +81,8 @@ class ChangeDetector:
         self._give_up_watching()  # the old watches, if any
         try:
             self._fd = self._inotify("init1", os.O_NONBLOCK | os.O_CLOEXEC)
-            self._watch_tree(self.root, record=False)
+            for _file in _tree_files(self.root, self._watch_folder):
+                pass  # listing each folder watches it
         except OSError:
             self._give_up_watching()
             return False
@@ -107,12 +108,6 @@ class ChangeDetector:
         self._fd = None
         self._dirs.clear()
         self.mechanism = "snapshot"
-
-    def _watch_tree(self, top: Path, *, record: bool) -> None:
-        """Watch ``top`` and every folder below it; with ``record`` its files count as new."""
-        for entry in _tree_files(top, self._watch_folder):
-            if record:
-                self._note(entry.path, created=True)
 
     def _watch_folder(self, folder: str) -> list[os.DirEntry[str]]:
         """Watch ``folder`` and list it (``[]`` if it cannot be); raises when out of watches."""
@@ -151,13 +146,11 @@ class ChangeDetector:
             wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
             offset += _EVENT.size + length
             name = os.fsdecode(data[offset - length : offset].rstrip(b"\0"))
-            if mask & _IN_Q_OVERFLOW:
+            if mask & _IN_Q_OVERFLOW:  # of no watch (wd -1): skipped below
                 healthy = False
-                continue
-            folder = self._dirs.get(wd)
-            if mask & _IN_IGNORED:
+            if mask & _IN_IGNORED:  # the watch is gone (its folder too): skipped below
                 self._dirs.pop(wd, None)
-                continue
+            folder = self._dirs.get(wd)
             if folder is None or not name:
                 continue
             path = os.path.join(folder, name)
@@ -167,8 +160,9 @@ class ChangeDetector:
                 self._note(path, created=new)
             elif new and name not in SKIPPED_DIRS:
                 self._note(path, created=True, suffix="/")
-                try:
-                    self._watch_tree(Path(path), record=True)
+                try:  # watched, and its files are new too
+                    for entry in _tree_files(path, self._watch_folder):
+                        self._note(entry.path, created=True)
                 except OSError:
                     healthy = False
             elif mask & (_IN_DELETE | _IN_MOVED_FROM):
@@ -214,9 +208,8 @@ class ChangeDetector:
         return sorted(path for path in found if not path.startswith(self._mine))
 
     def _rescan(self) -> set[str]:
-        """When events were lost: watch again first (so nothing made from now on is missed),
-        then one walk for the files whose change or modification time is after the mark (a
-        program cannot set the change time back)."""
+        """After lost events: watch again (nothing made from now on is missed), then walk for the
+        files changed or modified since the mark (a program cannot set the change time back)."""
         self._arm()
         since = self._marked_ns - 2_000_000_000  # filesystem timestamps are coarse
         return {
@@ -272,7 +265,7 @@ def _listing(folder: str) -> list[os.DirEntry[str]]:
 
 
 def _tree_files(
-    top: Path, listing: Callable[[str], list[os.DirEntry[str]]] = _listing
+    top: str | Path, listing: Callable[[str], list[os.DirEntry[str]]] = _listing
 ) -> Iterator[os.DirEntry[str]]:
     """Every non-folder entry (or ``.git`` folder) below ``top``, each folder listed by
     ``listing``; noise folders skipped, no link followed, unreadable entries passed over."""
