@@ -45,13 +45,13 @@ NEUTRAL_CONFIG: tuple[tuple[str, str], ...] = (
 )
 """Settings that would run a program, forced to a harmless value on every call."""
 
-_DRIVER_KEYS = {
-    "filter": ("clean", "smudge", "process"),
-    "diff": ("textconv", "command"),
-    "merge": ("driver",),
+# each driver section's program-running keys, set to a harmless value (git runs an empty
+# textconv/diff command/merge driver as a program named "")
+_DRIVER_NEUTRAL = {
+    "filter": {"clean": "", "smudge": "", "process": "", "required": "false"},
+    "diff": {"textconv": "cat", "command": "true", "cachetextconv": "false"},
+    "merge": {"driver": "false"},
 }
-# git runs an empty textconv/diff command/merge driver as a program named "": harmless ones
-_DRIVER_NEUTRAL = {"textconv": "cat", "command": "true", "driver": "false"}
 _REFUSED_SECTIONS = ("include", "includeif")  # files we would have to follow
 _MAX_CONFIG = 1 << 20
 # no system or user config, no prompt, no pager, no askpass
@@ -79,10 +79,6 @@ class Repository:
     common_dir: Path
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def _read_nofollow(path: Path, limit: int = _MAX_CONFIG) -> str | None:
     """The text of ``path`` (None if absent); a symlink or a non-file is refused."""
     try:
@@ -103,7 +99,7 @@ def _resolve_dir(base: Path, target: str, root: str | None, what: str) -> Path:
     if not raw:
         raise SafeGitError(f"{what} is empty")
     real = os.path.realpath(os.path.join(str(base), raw))
-    if root is not None and not _inside(real, root):
+    if root is not None and not Path(real).is_relative_to(root):
         raise SafeGitError(f"{what} leads outside the workspace ({raw})")
     if not os.path.isdir(real):
         raise SafeGitError(f"{what} is not a folder (a loop or a missing target: {raw})")
@@ -145,49 +141,30 @@ def find_repository(root: Path, *, contain: bool = True) -> Repository | None:
 _HEADER = re.compile(r'\[([^ \t"\]]*)[ \t]*(?:"((?:[^"\\]|\\.)*)")?\]')
 
 
-def _section_header(line: str, path: Path) -> tuple[str, str | None, str]:
-    """Parse a ``[section "sub"]`` header; return (section, subsection, rest of line)."""
-    match = _HEADER.match(line)
-    if match is None:
-        raise SafeGitError(f"{path}: a section header we cannot read")
-    name, quoted = match.group(1), match.group(2)
-    sub = None if quoted is None else re.sub(r"\\(.)", r"\1", quoted)
-    if sub is None and "." in name:
-        name, _, sub = name.partition(".")
-    return name.lower(), sub, line[match.end() :]
-
-
-def _declared(path: Path, text: str) -> set[tuple[str, str]]:
-    """(section, subsection) of every driver section declared in one config file."""
-    found: set[tuple[str, str]] = set()
-    for raw in text.splitlines():
-        line = raw.lstrip()
-        if not line.startswith("["):
-            continue
-        section, sub, _rest = _section_header(line, path)
-        if section in _REFUSED_SECTIONS:
-            raise SafeGitError(f"{path} includes other configuration files")
-        if section in _DRIVER_KEYS and sub is not None:
-            found.add((section, sub))
-    return found
-
-
 def config_overrides(repo: Repository | None) -> list[str]:
     """The ``-c`` arguments neutralising :data:`NEUTRAL_CONFIG` and the repository's drivers."""
+    drivers: set[tuple[str, str]] = set()
+    paths = () if repo is None else (repo.common_dir / "config", repo.git_dir / "config.worktree")
+    for path in paths:
+        for raw in (_read_nofollow(path) or "").splitlines():
+            line = raw.lstrip()
+            if not line.startswith("["):
+                continue
+            if (match := _HEADER.match(line)) is None:
+                raise SafeGitError(f"{path}: a section header we cannot read")
+            name, quoted = match.group(1), match.group(2)
+            sub = None if quoted is None else re.sub(r"\\(.)", r"\1", quoted)
+            if sub is None and "." in name:
+                name, _, sub = name.partition(".")
+            section = name.lower()
+            if section in _REFUSED_SECTIONS:
+                raise SafeGitError(f"{path} includes other configuration files")
+            if section in _DRIVER_NEUTRAL and sub is not None:
+                drivers.add((section, sub))
     pairs = list(NEUTRAL_CONFIG)
-    if repo is not None:
-        drivers: set[tuple[str, str]] = set()
-        for path in (repo.common_dir / "config", repo.git_dir / "config.worktree"):
-            text = _read_nofollow(path)
-            if text is not None:
-                drivers |= _declared(path, text)
-        for section, sub in sorted(drivers):
-            for key in _DRIVER_KEYS[section]:
-                pairs.append((f"{section}.{sub}.{key}", _DRIVER_NEUTRAL.get(key, "")))
-            if section == "filter":
-                pairs.append((f"filter.{sub}.required", "false"))
-            if section == "diff":
-                pairs.append((f"diff.{sub}.cachetextconv", "false"))
+    for section, sub in sorted(drivers):
+        for key, value in _DRIVER_NEUTRAL[section].items():
+            pairs.append((f"{section}.{sub}.{key}", value))
     return [arg for key, value in pairs for arg in ("-c", f"{key}={value}")]
 
 
@@ -198,10 +175,7 @@ def safe_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
         for key, value in os.environ.items()
         if not key.startswith("GIT_") and key not in ("SSH_ASKPASS", "PAGER", "LESSOPEN")
     }
-    env.update(_FIXED_ENV)
-    if extra:
-        env.update(extra)
-    return env
+    return env | _FIXED_ENV | dict(extra or {})
 
 
 def run(
@@ -227,16 +201,13 @@ def run(
     else:
         repo = find_repository(Path(cwd), contain=False)
         extra.setdefault("GIT_CEILING_DIRECTORIES", os.path.dirname(os.path.realpath(cwd)))
-    command = ["git", "--no-pager", *config_overrides(repo), *args]
     return subprocess.run(
-        command,
+        ["git", "--no-pager", *config_overrides(repo), *args],
         cwd=str(cwd),
         env=safe_env(extra),
         capture_output=True,
-        text=text,
         encoding="utf-8" if text else None,
         errors="replace" if text else None,
         stdin=subprocess.DEVNULL,
         timeout=timeout,
-        check=False,
     )

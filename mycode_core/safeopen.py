@@ -11,46 +11,47 @@ import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, BinaryIO, NoReturn
+from typing import IO, BinaryIO
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
 
 
 class SymlinkRace(OSError):
     """A path component turned into a symlink (or stopped being a folder) after the check."""
 
 
-def _raise_for(exc: OSError, path: Path, name: str, parent: int) -> NoReturn:
-    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-        try:
-            link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
-        except OSError:
-            link = False
-        if link:
-            raise SymlinkRace(exc.errno, f"{path}: {name} is a symlink; it is not followed")
-    raise exc
+def _open_at(parent: int, name: str, flags: int, path: Path, mode: int = 0o777) -> int:
+    """``os.open`` of ``name`` in the folder ``parent``; a symlink there raises
+    :class:`SymlinkRace` (``flags`` hold ``O_NOFOLLOW``)."""
+    try:
+        return os.open(name, flags, mode, dir_fd=parent)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            try:
+                link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+            except OSError:
+                link = False
+            if link:
+                message = f"{path}: {name} is a symlink; it is not followed"
+                raise SymlinkRace(exc.errno, message) from exc
+        raise
 
 
 @contextlib.contextmanager
 def open_parent(path: Path, *, create: bool = False) -> Iterator[int]:
     """A descriptor of ``path``'s folder, no symlink followed; ``create`` makes missing ones."""
-    parts = Path(os.path.abspath(path)).parts
     fd = os.open("/", _DIR_FLAGS)
     try:
-        for name in parts[1:-1]:
+        for name in Path(os.path.abspath(path)).parts[1:-1]:
             try:
-                nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                nxt = _open_at(fd, name, _DIR_FLAGS, path)
             except FileNotFoundError:
                 if not create:
                     raise
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(name, 0o777, dir_fd=fd)
-                try:
-                    nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
-                except OSError as exc:
-                    _raise_for(exc, path, name, fd)
-            except OSError as exc:
-                _raise_for(exc, path, name, fd)
+                nxt = _open_at(fd, name, _DIR_FLAGS, path)
             os.close(fd)
             fd = nxt
         yield fd
@@ -60,28 +61,17 @@ def open_parent(path: Path, *, create: bool = False) -> Iterator[int]:
 
 def open_fd(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
     """``os.open`` of ``path`` with no symlink followed on the way or at the end."""
-    flags |= os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     with open_parent(path) as parent:
-        name = Path(path).name
-        try:
-            return os.open(name, flags, mode, dir_fd=parent)
-        except OSError as exc:
-            _raise_for(exc, path, name, parent)
+        return _open_at(parent, Path(path).name, flags | os.O_NOFOLLOW | _CLOEXEC, path, mode)
+
+
+_KINDS = {"p": "a FIFO (named pipe)", "s": "a socket", "d": "a folder", "l": "a symlink"}
 
 
 def kind_of(mode: int) -> str:
     """A readable name for a file type (``FIFO (named pipe)``, ``socket``, ``device``…)."""
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISLNK(mode):
-        return "a symlink"
-    return "not a regular file"
+    letter = stat.filemode(mode)[0]  # the file type as ``ls -l`` shows it
+    return "a device" if letter in "bc" else _KINDS.get(letter, "not a regular file")
 
 
 class NotRegularFile(IsADirectoryError):
@@ -125,14 +115,13 @@ def open_read(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
 def open_regular(path: Path) -> BinaryIO:
     """``path`` open for binary reading if a regular file; only its last component may not be a
     symlink (folders may be links: ``MYCODE_HOME``); a FIFO swapped in is never waited on."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC)
     return os.fdopen(_regular(fd, path), "rb")
 
 
 def read_bytes(path: Path) -> tuple[bytes, os.stat_result]:
     """The bytes of a regular file and its ``fstat``, opened without following symlinks."""
-    fd = open_read(path)
-    with os.fdopen(fd, "rb") as fh:
+    with os.fdopen(open_read(path), "rb") as fh:
         info = os.fstat(fh.fileno())
         return fh.read(), info
 
@@ -160,7 +149,7 @@ def replace_atomically(
                 info = os.stat(name, dir_fd=parent, follow_symlinks=False)
                 mode = stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else None
         tmp = f".{name}.{secrets.token_hex(4)}.mycode-tmp"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
         fd = os.open(tmp, flags, 0o666 if mode is None else 0o600, dir_fd=parent)
         try:
             with os.fdopen(fd, "wb") as fh:

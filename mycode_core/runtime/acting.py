@@ -54,7 +54,7 @@ class Acting(RunnerBase):
         images = []
         for outcome in self.orchestrator.run(calls):
             if not outcome.executed:  # refused calls are facts too (repeated denials)
-                self._record(outcome.call, outcome.tool, outcome, None)
+                self._record(outcome.call, outcome, None)
             result = outcome.result
             content, shown = result.content, bool(result.metadata.get("images_sent"))
             if outcome.executed:
@@ -80,7 +80,11 @@ class Acting(RunnerBase):
 
     def _observe_call(self, call: ToolCall, tool: Any, run: Any) -> CallOutcome:
         """Run one tool call (watching for undeclared file changes) and record its facts."""
-        detector = self.changes if self._needs_detection(tool) else None
+        detector = self.changes  # watched: calls that may write undeclared files
+        if tool is None or detector is None or "write" in tool.paths.values():
+            detector = None
+        elif tool.read_only and detector.mechanism != "inotify":
+            detector = None  # read-only ones only when watching is free (inotify)
         if detector is not None:
             detector.mark()
         outcome: CallOutcome = run()
@@ -94,23 +98,14 @@ class Acting(RunnerBase):
                 f"tool {tool.name!r} (plugin {tool.plugin}) is marked read_only but changed "
                 f"files in the workspace: {shown}"
             )
-        self._record(call, tool, outcome, changes)
+        self._record(call, outcome, changes)
         return outcome
 
-    def _needs_detection(self, tool: Any) -> bool:
-        """Watch calls that may write undeclared files, and all when watching is free (inotify)."""
-        if tool is None or self.changes is None or "write" in tool.paths.values():
-            return False
-        return not tool.read_only or self.changes.mechanism == "inotify"
-
-    def _record(
-        self, call: ToolCall, tool: Any, outcome: CallOutcome, changes: list[str] | None
-    ) -> None:
+    def _record(self, call: ToolCall, outcome: CallOutcome, changes: list[str] | None) -> None:
         """Append the observation of one call and emit it."""
         observation = observe(
             step=self._step,
             call=call,
-            tool=tool,
             result=outcome.result,
             matcher=self.matcher,
             workspace_changes=changes,

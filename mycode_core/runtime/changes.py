@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from stat import S_ISDIR
+from typing import Any
 
 from mycode_core import safegit
 from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
@@ -21,9 +22,7 @@ from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
 SKIPPED_DIRS = NOISE_DIRS | BUILD_DIRS
 MAX_WATCHED_DIRS = 100_000  # beyond this many folders, snapshots instead of watches
 
-_IN_NONBLOCK = 0o4000
-_IN_CLOEXEC = 0o2000000
-_IN_MODIFY = 0x002
+_IN_MODIFY = 0x002  # inotify(7)'s event bits
 _IN_ATTRIB = 0x004
 _IN_CLOSE_WRITE = 0x008
 _IN_MOVED_FROM = 0x040
@@ -43,39 +42,6 @@ _EVENT = struct.Struct("iIII")
 Snapshot = dict[str, tuple[int, int, str]]
 
 
-class _Inotify:
-    """A minimal inotify binding through libc (Linux only)."""
-
-    def __init__(self) -> None:
-        import ctypes  # in the watch thread, off the way to the first request
-
-        self.libc = ctypes.CDLL(None, use_errno=True)  # libc's symbols (no ldconfig subprocess)
-        self.errno = ctypes.get_errno
-        self.fd = self.libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
-        if self.fd < 0:
-            raise OSError(self.errno(), "inotify_init1 failed")
-
-    def add(self, path: str) -> int:
-        wd = int(self.libc.inotify_add_watch(self.fd, os.fsencode(path), _MASK))
-        if wd < 0:
-            code = self.errno()
-            raise OSError(code, os.strerror(code))
-        return wd
-
-    def read(self) -> bytes:
-        chunks: list[bytes] = []
-        try:
-            while data := os.read(self.fd, 65536):
-                chunks.append(data)
-        except BlockingIOError:  # nothing more queued
-            pass
-        return b"".join(chunks)
-
-    def close(self) -> None:
-        # closing waits ~15 ms for the kernel to retire the watches: let that run alongside
-        threading.Thread(target=_close_quietly, args=(self.fd,), daemon=True).start()
-
-
 class ChangeDetector:
     """Tells which workspace files changed between :meth:`mark` and :meth:`changes`."""
 
@@ -84,7 +50,8 @@ class ChangeDetector:
         mine = Path(home or "/").resolve()  # MYCODE_HOME below the root: never a workspace change
         self._mine = f"{mine.relative_to(self.root)}/" if self.root in mine.parents else "\0"
         self._lock = threading.Lock()
-        self._inotify: _Inotify | None = None
+        self._libc: Any = None  # through ctypes once watching starts (Linux only)
+        self._fd: int | None = None  # the inotify descriptor while watching
         self._dirs: dict[int, str] = {}
         self._ready = threading.Event()
         self._closing = False
@@ -110,11 +77,12 @@ class ChangeDetector:
 
     def _arm(self) -> bool:
         """Set the watches up (again after an overflow); False if that fails (then snapshots)."""
-        again = self._inotify is not None
+        again = self._fd is not None
         self._give_up_watching()  # the old watches, if any
         try:
-            self._inotify = _Inotify()
-            self._watch_tree(self.root, record=False)
+            self._fd = self._inotify("init1", os.O_NONBLOCK | os.O_CLOEXEC)
+            for _file in _tree_files(self.root, self._watch_folder):
+                pass  # listing each folder watches it
         except OSError:
             self._give_up_watching()
             return False
@@ -122,26 +90,31 @@ class ChangeDetector:
         self.mechanism = "inotify"
         return True
 
+    def _inotify(self, function: str, *args: object) -> int:
+        """libc's ``inotify_<function>(*args)``; a failure raises OSError."""
+        import ctypes  # in the watch thread, off the way to the first request
+
+        if self._libc is None:
+            self._libc = ctypes.CDLL(None, use_errno=True)  # libc's symbols (no ldconfig run)
+        result = int(getattr(self._libc, f"inotify_{function}")(*args))
+        if result < 0:
+            code = ctypes.get_errno()
+            raise OSError(code, os.strerror(code))
+        return result
+
     def _give_up_watching(self) -> None:
-        if self._inotify is not None:
-            self._inotify.close()
-        self._inotify = None
+        if self._fd is not None:  # closing waits ~15 ms for the kernel to retire the watches
+            threading.Thread(target=_close_quietly, args=(self._fd,), daemon=True).start()
+        self._fd = None
         self._dirs.clear()
         self.mechanism = "snapshot"
 
-    def _watch_tree(self, top: Path, *, record: bool) -> None:
-        """Watch ``top`` and every folder below it; with ``record`` its files count as new."""
-        for entry in _tree_files(top, self._watch_folder):
-            if record:
-                self._note(entry.path, created=True)
-
     def _watch_folder(self, folder: str) -> list[os.DirEntry[str]]:
         """Watch ``folder`` and list it (``[]`` if it cannot be); raises when out of watches."""
-        assert self._inotify is not None
         if len(self._dirs) >= MAX_WATCHED_DIRS or self._closing:
             raise OSError(errno.ENOSPC, "too many folders to watch (or closed)")
         try:
-            self._dirs[self._inotify.add(folder)] = folder
+            self._dirs[self._inotify("add_watch", self._fd, os.fsencode(folder), _MASK)] = folder
             return list(os.scandir(folder))
         except OSError as exc:
             if exc.errno in (errno.ENOSPC, errno.ENOMEM, errno.EMFILE):
@@ -151,65 +124,57 @@ class ChangeDetector:
     def _note(self, path: str, *, created: bool, suffix: str = "") -> None:
         self._pending.setdefault(os.path.relpath(path, self.root) + suffix, created)
 
-    def _net_changes(self) -> list[str]:
-        """Pending paths minus the ones created and removed again within the call."""
-        return sorted(
-            rel
-            for rel, created in self._pending.items()
-            if not _skipped(rel) and (not created or os.path.lexists(self.root / rel.rstrip("/")))
-        )
+    def _net_changes(self) -> Iterator[str]:
+        """Pending paths but those created and removed again, and folders deleted and back."""
+        for rel, created in self._pending.items():
+            path = self.root / rel.rstrip("/")
+            if created and not os.path.lexists(path):
+                continue
+            if not rel.endswith("/") or not os.path.isdir(path):
+                yield rel
 
     def _drain(self) -> bool:
         """Move queued events into ``_pending``; False if the queue overflowed."""
-        assert self._inotify is not None
-        data = self._inotify.read()
-        offset = 0
+        assert self._fd is not None
+        chunks: list[bytes] = []
+        with contextlib.suppress(BlockingIOError):  # until nothing more is queued
+            while chunk := os.read(self._fd, 65536):
+                chunks.append(chunk)
+        data, offset = b"".join(chunks), 0
         healthy = True
         while offset + _EVENT.size <= len(data):
             wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
-            name = data[offset + _EVENT.size : offset + _EVENT.size + length].rstrip(b"\0")
             offset += _EVENT.size + length
-            if mask & _IN_Q_OVERFLOW:
+            name = os.fsdecode(data[offset - length : offset].rstrip(b"\0"))
+            if mask & _IN_Q_OVERFLOW:  # of no watch (wd -1): skipped below
                 healthy = False
-                continue
-            folder = self._dirs.get(wd)
-            if mask & _IN_IGNORED:
+            if mask & _IN_IGNORED:  # the watch is gone (its folder too): skipped below
                 self._dirs.pop(wd, None)
-                continue
+            folder = self._dirs.get(wd)
             if folder is None or not name:
                 continue
-            path = os.path.join(folder, os.fsdecode(name))
-            if mask & _IN_ISDIR:
-                new, base = mask & (_IN_CREATE | _IN_MOVED_TO), os.path.basename(path)
-                if new and base == ".git":  # a repository, not noise: git runs its config
-                    self._note(path, created=True)
-                elif new and base not in SKIPPED_DIRS:
-                    self._note(path, created=True, suffix="/")
-                    try:
-                        self._watch_tree(Path(path), record=True)
-                    except OSError:
-                        healthy = False
-                elif mask & (_IN_DELETE | _IN_MOVED_FROM):
-                    self._note(path, created=False, suffix="/")
-                continue
-            self._note(path, created=bool(mask & (_IN_CREATE | _IN_MOVED_TO)))
+            path = os.path.join(folder, name)
+            new = bool(mask & (_IN_CREATE | _IN_MOVED_TO))
+            # a new .git folder is a repository, not noise: git would run its config
+            if not mask & _IN_ISDIR or (new and name == ".git"):
+                self._note(path, created=new)
+            elif new and name not in SKIPPED_DIRS:
+                self._note(path, created=True, suffix="/")
+                try:  # watched, and its files are new too
+                    for entry in _tree_files(path, self._watch_folder):
+                        self._note(entry.path, created=True)
+                except OSError:
+                    healthy = False
+            elif mask & (_IN_DELETE | _IN_MOVED_FROM):
+                self._note(path, created=False, suffix="/")
         return healthy
 
-    def _is_git(self) -> bool:
-        if self._git is None:
-            try:
-                args = ["rev-parse", "--is-inside-work-tree"]
-                out = safegit.run(args, self.root, root=self.root, text=True, timeout=10)
-                self._git = out.returncode == 0 and str(out.stdout).strip() == "true"
-            except (OSError, subprocess.SubprocessError, safegit.SafeGitError):
-                self._git = False
-        return self._git
-
     def _take_snapshot(self) -> Snapshot:
-        if self._is_git():
-            snap = _git_snapshot(self.root)
-            if snap is not None:
-                return snap
+        snap = None if self._git is False else _git_snapshot(self.root)
+        if self._git is None:  # decided once: git status, or the walk when that fails
+            self._git = snap is not None
+        if snap is not None:
+            return snap
         # of a .git folder only that it is there (git running in it is no change)
         return {
             rel: (0, 0, "") if S_ISDIR(st.st_mode) else (st.st_mtime_ns, st.st_size, "")
@@ -221,57 +186,37 @@ class ChangeDetector:
         self._ready.wait(120)
         with self._lock:
             self._marked_ns = time.time_ns()
-            if self._inotify is not None:
-                healthy = self._drain()
-                if healthy or self._arm():
-                    self._pending.clear()
-                    self._snapshot = None
-                    return
+            watching = self._fd is not None and (self._drain() or self._arm())
             self._pending.clear()
-            self._snapshot = self._take_snapshot()
+            self._snapshot = None if watching else self._take_snapshot()
 
     def changes(self) -> list[str]:
         """Workspace-relative paths changed since :meth:`mark` (deleted folders end in ``/``)."""
-        return [path for path in self._changes() if not path.startswith(self._mine)]
-
-    def _changes(self) -> list[str]:
         with self._lock:
-            if self._inotify is not None and self._snapshot is None:
-                if self._drain():
-                    found = [
-                        p
-                        for p in self._net_changes()
-                        if not p.endswith("/") or not os.path.isdir(self.root / p.rstrip("/"))
-                    ]
-                    self.created = {p for p in found if self._pending.get(p)}
-                    self._pending.clear()
-                    return found
-                return self._after_overflow()
-            before = self._snapshot or {}
-            after = self._take_snapshot()
-            self._snapshot = None
-            self.created = set(after) - set(before)
-            return _diff(before, after)
+            if self._fd is not None and self._snapshot is None:
+                found = set() if self._drain() else self._rescan()
+                found.update(self._net_changes())
+                self.created = {rel for rel in found if self._pending.get(rel)}
+                self._pending.clear()
+            else:
+                before = self._snapshot or {}
+                after = self._take_snapshot()
+                self._snapshot = None
+                self.created = set(after) - set(before)
+                found = {rel for rel, stamp in after.items() if before.get(rel) != stamp}
+                found |= before.keys() - after.keys()
+        return sorted(path for path in found if not path.startswith(self._mine))
 
-    def _after_overflow(self) -> list[str]:
-        """The call's changes when events were lost: re-arm first (so nothing made from now on
-        is missed), then one walk for what changed since the mark."""
-        seen = dict(self._pending)
-        self.created = {rel for rel, created in seen.items() if created}
-        self._pending.clear()
+    def _rescan(self) -> set[str]:
+        """After lost events: watch again (nothing made from now on is missed), then walk for the
+        files changed or modified since the mark (a program cannot set the change time back)."""
         self._arm()
         since = self._marked_ns - 2_000_000_000  # filesystem timestamps are coarse
-        found = set(_changed_since(self.root, since))
-        for rel, created in seen.items():
-            if _skipped(rel):
-                continue
-            exists = os.path.lexists(self.root / rel.rstrip("/"))
-            if rel.endswith("/"):
-                if not exists and not created:
-                    found.add(rel)  # a folder deleted before the queue overflowed
-            elif exists or not created:
-                found.add(rel)
-        return sorted(found)
+        return {
+            rel
+            for rel, st in _walk_files(self.root)
+            if st.st_ctime_ns >= since or st.st_mtime_ns >= since
+        }
 
     def close(self) -> None:
         """Stop watching; watches still being set up stop at their next folder (no wait)."""
@@ -286,18 +231,6 @@ def _close_quietly(fd: int) -> None:
         os.close(fd)
 
 
-def _skipped(rel: str) -> bool:
-    return any(part in SKIPPED_DIRS for part in Path(rel).parts[:-1])
-
-
-def _stat(root: Path, rel: str) -> tuple[int, int]:
-    try:
-        st = os.lstat(root / rel)
-    except OSError:
-        return (-1, -1)
-    return (st.st_mtime_ns, st.st_size)
-
-
 def _git_snapshot(root: Path) -> Snapshot | None:
     """Dirty and untracked files (status and stat) from ``git status``; a change to a clean
     file shows up as a new status."""
@@ -309,15 +242,18 @@ def _git_snapshot(root: Path) -> Snapshot | None:
     if out.returncode != 0:
         return None
     snap: Snapshot = {}
-    stdout = out.stdout if isinstance(out.stdout, bytes) else os.fsencode(out.stdout)
-    entries = iter(stdout.split(b"\0"))
+    entries = iter(os.fsencode(out.stdout).split(b"\0"))
     for entry in entries:
         if len(entry) < 4:
             continue
         status, rel = entry[:2].decode(), os.fsdecode(entry[3:])
         if status[0] in "RC":
             next(entries, None)  # the rename's source path follows
-        snap[rel] = (*_stat(root, rel), status)
+        try:
+            st = os.lstat(root / rel)
+            snap[rel] = (st.st_mtime_ns, st.st_size, status)
+        except OSError:
+            snap[rel] = (-1, -1, status)
     return snap
 
 
@@ -329,7 +265,7 @@ def _listing(folder: str) -> list[os.DirEntry[str]]:
 
 
 def _tree_files(
-    top: Path, listing: Callable[[str], list[os.DirEntry[str]]] = _listing
+    top: str | Path, listing: Callable[[str], list[os.DirEntry[str]]] = _listing
 ) -> Iterator[os.DirEntry[str]]:
     """Every non-folder entry (or ``.git`` folder) below ``top``, each folder listed by
     ``listing``; noise folders skipped, no link followed, unreadable entries passed over."""
@@ -354,17 +290,3 @@ def _walk_files(root: Path) -> Iterator[tuple[str, os.stat_result]]:
         except OSError:
             continue
         yield os.path.relpath(entry.path, root), st
-
-
-def _changed_since(root: Path, since: int) -> list[str]:
-    """Files whose change or modification time (ns) is at or after ``since`` (a program cannot
-    set the change time back, so a file written after the mark is always found)."""
-    return [
-        rel for rel, st in _walk_files(root) if st.st_ctime_ns >= since or st.st_mtime_ns >= since
-    ]
-
-
-def _diff(before: Snapshot, after: Snapshot) -> list[str]:
-    changed = {path for path, stamp in after.items() if before.get(path) != stamp}
-    changed.update(path for path in before if path not in after)
-    return sorted(changed)

@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 
-from mycode_core.records import Observation, Tool, ToolCall, ToolResult, Validation
+from mycode_core.records import Observation, ToolCall, ToolResult, Validation
 
 DEFAULT_VALIDATORS: dict[str, list[str]] = {
     "test": [
@@ -53,22 +53,7 @@ DEFAULT_VALIDATORS: dict[str, list[str]] = {
 
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
-
-
-def tool_signature(call: ToolCall) -> str:
-    """Tool name plus the arguments as stable JSON (sorted keys, compact)."""
-    stable = json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return f"{call.name} {stable}"
-
-
 _TIMINGS = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds)\b")
-
-
-def result_hash(result: ToolResult) -> str:
-    """Short hash of the result text and error flag, durations masked (a same re-run matches)."""
-    text = _TIMINGS.sub("<t>", result.text())
-    digest = hashlib.sha1(f"{result.is_error}\0{text}".encode("utf-8", "replace"))
-    return digest.hexdigest()[:16]
 
 
 class ValidationMatcher:
@@ -78,9 +63,8 @@ class ValidationMatcher:
         patterns: dict[str, list[str]] = {k: list(v) for k, v in DEFAULT_VALIDATORS.items()}
         for kind, more in (extra or {}).items():
             patterns.setdefault(kind, []).extend(more)
-        self._patterns = [  # compiled on first use (by ``re``'s cache): not on every start-up
-            (kind, pattern) for kind, items in patterns.items() for pattern in items
-        ]
+        # compiled on first use (by ``re``'s cache): not on every start-up
+        self._patterns = [(kind, pattern) for kind, items in patterns.items() for pattern in items]
 
     def kind_of(self, command: str) -> str | None:
         """``test``/``lint``/``typecheck``/``build`` for the first recognised part, else None."""
@@ -102,13 +86,13 @@ def observe(
     *,
     step: int,
     call: ToolCall,
-    tool: Tool | None,
     result: ToolResult,
     matcher: ValidationMatcher,
     workspace_changes: list[str] | None,
     created: set[str] | None = None,
 ) -> Observation:
-    """Build the :class:`Observation` of one finished call."""
+    """Build the :class:`Observation` of one finished call: its signature is the tool name and
+    the arguments as stable JSON, its result hash masks durations (a same re-run matches)."""
     metadata = result.metadata or {}
     resources = [str(r) for r in metadata.get("resources") or ()]
     mutated = [str(p) for p in metadata.get("mutated") or ()]
@@ -117,21 +101,22 @@ def observe(
     validation = None
     command = call.arguments.get("command") if isinstance(call.arguments, dict) else None
     if isinstance(command, str) and "exit_code" in metadata:
-        kind = matcher.kind_of(command)
-        if kind is not None:
+        if (kind := matcher.kind_of(command)) is not None:
             validation = Validation(
                 kind=kind,  # type: ignore[arg-type]
                 command=command,
-                passed=metadata.get("exit_code") == 0,
+                passed=metadata["exit_code"] == 0,
             )
         if not resources:
             resources = [f"command:{command}"]
+    stable = json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = f"{result.is_error}\0{_TIMINGS.sub('<t>', result.text())}"
     return Observation(
         step=step,
         call_id=call.id,
         tool=call.name,
-        signature=tool_signature(call),
-        result_hash=result_hash(result),
+        signature=f"{call.name} {stable}",
+        result_hash=hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:16],
         resources=resources,
         mutation=bool(mutated) and not result.is_error or bool(workspace_changes),
         mutated=mutated,
