@@ -14,11 +14,10 @@ from pydantic import BaseModel, ValidationError
 from mycode_core.errors import SetupError
 from mycode_core.errors import error_line as exception_line
 
-# tables and keys of plugins documented in SPEC.md, known even when not installed
-KNOWN_ELSEWHERE = frozenset(
-    "sandbox subagents mcp plugin_dirs skills memory stagnation batch context_engine claude_compat"
-    " trust hooks".split()
-)
+KNOWN_ELSEWHERE = frozenset({  # the tables and keys of plugins SPEC.md documents, even uninstalled
+    "sandbox", "subagents", "mcp", "plugin_dirs", "skills", "memory", "stagnation", "batch",
+    "context_engine", "claude_compat", "trust", "hooks",
+})  # fmt: skip
 
 
 class ConfigError(Exception):
@@ -126,10 +125,9 @@ def check_layer(
     except ValidationError as exc:
         raise ConfigError(error_line(source, exc.errors()[0], others=exc.errors())) from None
     for key, value in core.items():
-        annotation = core_fields[key].annotation
-        if isinstance(value, Mapping) and isinstance(annotation, type):
-            if issubclass(annotation, BaseModel):
-                notes += _unknown_keys(value, annotation, source, key)
+        model = core_fields[key].annotation
+        if isinstance(value, Mapping) and isinstance(model, type) and issubclass(model, BaseModel):
+            notes += _unknown_keys(value, model, source, key)
     return notes
 
 
