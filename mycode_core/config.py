@@ -308,7 +308,8 @@ def load_settings(
     With ``tables`` (``register_settings`` models), unknown keys get warnings in ``notices``;
     ``plugin_names`` (installed plugins) are not unknown tables."""
     home = home or home_dir()
-    sources = {"user": home / "config.toml", **{n: workspace / f for n, f in LAYER_FILES.items()}}
+    sources = {layer: workspace / file for layer, file in LAYER_FILES.items()}
+    sources["user"] = home / "config.toml"
     layers: list[tuple[str, dict[str, Any]]] = [("default", {})]
     refused: list[str] = []
     for name in ("user", "project", "local"):
