@@ -31,10 +31,7 @@ def _describe(value: Any) -> str:
 
 _CLASS = r"a valid dictionary(?: or instance of \w+)?"  # pydantic's words for a TOML table
 # a ``loc`` part pydantic adds for one member of a union (``sandbox.bool``): not a key
-_TYPE_TAG = re.compile(
-    r"(bool|str|int|float|none|dict\[.*\]|list\[.*\]|literal\[.*\]|function-\w+\[.*\]|"
-    r"[a-z_-]+\[.*\])"
-)
+_TYPE_TAG = re.compile(r"(bool|str|int|float|none|function-\w+\[.*\]|[a-z_-]+\[.*\])")
 
 
 def _key(error: Mapping[str, Any], prefix: str) -> str:

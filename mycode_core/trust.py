@@ -24,6 +24,7 @@ TRUST_KEY = "trust"
 CLI_FLAG = "trust_workspace"
 _MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 _SANDBOX_RANK = {"on": 2, True: 2, "auto": 1, "off": 0, False: 0}
+_SANDBOX_WIDENING = ("network", "writable", "env_passthrough")  # [sandbox] keys opening it up
 # settings that pick the model server: never taken from an untrusted project (SPEC §8)
 MODEL_ENDPOINT_KEYS = ("base_url", "api_key", "model")
 CLAUDE_FILES = (  # the files a plugin takes command hooks and an environment from
@@ -129,9 +130,7 @@ def _restrict(
     if "sandbox" in out:
         current = _sandbox_mode(_effective(lower, "sandbox", "auto"))
         new = out["sandbox"]
-        widens = isinstance(new, dict) and any(
-            k in new for k in ("network", "writable", "env_passthrough")
-        )
+        widens = isinstance(new, dict) and not new.keys().isdisjoint(_SANDBOX_WIDENING)
         mode = _sandbox_mode(new)
         known = isinstance(mode, bool | str) and mode in _SANDBOX_RANK
         if widens or (known and _SANDBOX_RANK[mode] < _SANDBOX_RANK.get(current, 1)):
