@@ -97,8 +97,6 @@ def check_layer(
 ) -> list[str]:
     """Validate one layer's raw data from ``source``; return its warnings, raise
     :class:`ConfigError`. ``other_names`` (installed plugins) are not unknown."""
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{source}: expected a table of settings")
     core_fields = settings_model.model_fields
     known_names = set(core_fields) | set(tables) | KNOWN_ELSEWHERE | set(other_names)
     notes: list[str] = []
