@@ -63,9 +63,6 @@ class ToolSettings(BaseModel):
     replace: dict[str, str] = Field(default_factory=dict)
 
 
-ContextStrategy = Literal["mask+summary", "mask", "summary", "off"]
-
-
 class ContextSettings(BaseModel):
     """``[context]``: when and how the view is compacted (the engine reads its own knobs too)."""
 
@@ -73,7 +70,8 @@ class ContextSettings(BaseModel):
     compact_threshold: float = Field(default=0.8, gt=0, le=1)  # share of the budget
     compact_target: float = Field(default=0.5, gt=0, le=1)  # well below the threshold
     keep_recent_results: int = Field(default=10, ge=0)  # older results masked to one line
-    strategy: ContextStrategy = "mask+summary"  # off: only reactive handling at the hard limit
+    # off: only reactive handling at the hard limit
+    strategy: Literal["mask+summary", "mask", "summary", "off"] = "mask+summary"
     # the context engine's own knobs, named here so they are not taken for typos
     keep_recent: Any = None
     recent_results: Any = None
@@ -311,18 +309,17 @@ def load_settings(
     sources = {layer: workspace / file for layer, file in LAYER_FILES.items()}
     sources["user"] = home / "config.toml"
     layers: list[tuple[str, dict[str, Any]]] = [("default", {})]
-    refused: list[str] = []
+    notices: list[str] = []  # first the files refused, then (with ``tables``) unknown keys
     for name in ("user", "project", "local"):
-        data = _read_toml(sources[name], None if name == "user" else workspace, refused)
+        data = _read_toml(sources[name], None if name == "user" else workspace, notices)
         layers.append((name, model_table(data)))
-    layers += claude_layers(workspace, refused)  # Claude Code's permission rules
+    layers += claude_layers(workspace, notices)  # Claude Code's permission rules
     variables: dict[str, str] = {}  # setting -> the environment variable it is read from
     for key, options in ENV_VARIABLES.items():
         if (variable := next((n for n in options if os.environ.get(n)), None)) is not None:
             variables[key] = variable
     layers.append(("env", {key: os.environ[variable] for key, variable in variables.items()}))
     layers.append(("cli", {k: v for k, v in (cli or {}).items() if v is not None}))
-    notices: list[str] = list(refused)
     names, known = list(plugin_names), tables or {}
     for name, data in layers[1:]:
         if name == "env":
