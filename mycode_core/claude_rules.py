@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mycode_core.project_files import ProjectFileRefused, read_project_text
+from mycode_core.trust import LAYER_FILES
 
 
 def split_rules(value: str) -> list[str]:
@@ -26,41 +27,25 @@ def split_rules(value: str) -> list[str]:
     return [*rules, current] if current else rules
 
 
-SETTINGS_FILES = (
-    ("claude-project", ".claude/settings.json"),
-    ("claude-local", ".claude/settings.local.json"),
-)
 # Claude Code's tool names and the mycode tool each stands for, for rules, skills and profiles
 CLAUDE_TOOL_NAMES = {
-    "Bash": "run_command",
-    "Read": "read_file",
-    "Write": "write_file",
-    "Edit": "edit_file",
-    "MultiEdit": "edit_file",
-    "NotebookEdit": "edit_file",
-    "Glob": "glob",
-    "LS": "glob",
-    "Grep": "grep",
-    "TodoWrite": "todo_write",
-    "Task": "delegate_task",
-    "Agent": "delegate_task",
-    "Skill": "load_skill",
-    "LSP": "lsp",
-}
+    "Bash": "run_command", "Read": "read_file", "Write": "write_file", "Edit": "edit_file",
+    "MultiEdit": "edit_file", "NotebookEdit": "edit_file", "Glob": "glob", "LS": "glob",
+    "Grep": "grep", "TodoWrite": "todo_write", "Task": "delegate_task", "Agent": "delegate_task",
+    "Skill": "load_skill", "LSP": "lsp",
+}  # fmt: skip
 _BY_LOWER = {name.lower(): mine for name, mine in CLAUDE_TOOL_NAMES.items()}
 
 
 def mycode_tool_name(name: str) -> str:
     """The mycode tool a Claude Code tool name (any case) stands for; others are returned as is."""
-    return CLAUDE_TOOL_NAMES.get(name) or _BY_LOWER.get(name.lower(), name)
+    return _BY_LOWER.get(name.lower(), name)
 
 
 _MODES = {  # permissions.defaultMode -> permission_mode
-    "default": "default",
-    "acceptEdits": "accept-edits",
-    "plan": "plan",
+    "default": "default", "acceptEdits": "accept-edits", "plan": "plan",
     "bypassPermissions": "bypass",
-}
+}  # fmt: skip
 _PATH_TOOLS = {"read_file", "write_file", "edit_file", "glob", "grep"}
 _ENTRY = re.compile(r"^\s*([A-Za-z0-9_*-]+)\s*(?:\((.*)\))?\s*$", re.S)
 
@@ -74,20 +59,16 @@ def mycode_rule(entry: str) -> str | None:
     spec = (found.group(2) or "").strip()
     if not spec or spec == "*":
         return name
-    if name in _PATH_TOOLS:
-        if spec.startswith("//"):
-            spec = spec[1:]  # an absolute path
-        elif spec.startswith("./"):
-            spec = spec[2:]
-        elif spec.startswith("/"):
-            spec = spec[1:]  # from the project root
+    if name in _PATH_TOOLS:  # "/x" is from the project root, "//x" an absolute path
+        spec = spec[2:] if spec.startswith("./") else spec.removeprefix("/")
     return f"{name}({spec})"
 
 
 def claude_layers(workspace: Path, refused: list[str]) -> list[tuple[str, dict[str, Any]]]:
     """``(layer, data)`` per Claude Code settings file with rules; unreadable ones: ``refused``."""
     layers: list[tuple[str, dict[str, Any]]] = []
-    for name, relative in SETTINGS_FILES:
+    for name in ("claude-project", "claude-local"):
+        relative = LAYER_FILES[name]
         try:
             data = json.loads(read_project_text(workspace, Path(relative)))
         except FileNotFoundError:

@@ -11,6 +11,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
@@ -22,12 +23,11 @@ from pydantic import (
     model_validator,
 )
 
-from mycode_core.claude_rules import SETTINGS_FILES as CLAUDE_SETTINGS
 from mycode_core.claude_rules import claude_layers
 from mycode_core.config_check import ConfigError, check_layer, error_line
 from mycode_core.pricing import ModelEntry
 from mycode_core.project_files import ProjectFileRefused, read_project_bytes
-from mycode_core.trust import PROJECT_LAYERS, restrict_layers
+from mycode_core.trust import LAYER_FILES, PROJECT_LAYERS, restrict_layers
 
 PermissionMode = Literal["default", "accept-edits", "plan", "bypass"]
 ValidationKind = Literal["test", "lint", "typecheck", "build"]
@@ -63,9 +63,6 @@ class ToolSettings(BaseModel):
     replace: dict[str, str] = Field(default_factory=dict)
 
 
-ContextStrategy = Literal["mask+summary", "mask", "summary", "off"]
-
-
 class ContextSettings(BaseModel):
     """``[context]``: when and how the view is compacted (the engine reads its own knobs too)."""
 
@@ -73,7 +70,8 @@ class ContextSettings(BaseModel):
     compact_threshold: float = Field(default=0.8, gt=0, le=1)  # share of the budget
     compact_target: float = Field(default=0.5, gt=0, le=1)  # well below the threshold
     keep_recent_results: int = Field(default=10, ge=0)  # older results masked to one line
-    strategy: ContextStrategy = "mask+summary"  # off: only reactive handling at the hard limit
+    # off: only reactive handling at the hard limit
+    strategy: Literal["mask+summary", "mask", "summary", "off"] = "mask+summary"
     # the context engine's own knobs, named here so they are not taken for typos
     keep_recent: Any = None
     recent_results: Any = None
@@ -145,8 +143,6 @@ class Settings(BaseModel):
     def _base_url_is_a_url(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        from urllib.parse import urlsplit
-
         try:
             parts = urlsplit(value.strip())
             parts.port  # noqa: B018 - raises on a port that is not a number
@@ -225,14 +221,10 @@ class _TableAccess:
         return isinstance(key, str) and hasattr(self, key)
 
 
-_READABLE: dict[type[BaseModel], type[BaseModel]] = {}
-
-
+@functools.cache
 def _readable(model: type[BaseModel]) -> type[BaseModel]:
     """``model`` with :class:`_TableAccess` mixed in (cached; ``isinstance`` still holds)."""
-    if model not in _READABLE:
-        _READABLE[model] = type(model.__name__, (model, _TableAccess), {})
-    return _READABLE[model]
+    return type(model.__name__, (model, _TableAccess), {})
 
 
 def home_dir() -> Path:
@@ -271,10 +263,7 @@ def _read_toml(path: Path, workspace: Path | None, refused: list[str]) -> dict[s
     try:
         if workspace is not None:
             return tomllib.loads(read_project_bytes(workspace, path).decode("utf-8"))
-        if not path.is_file():
-            return {}
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        return tomllib.loads(path.read_bytes().decode("utf-8")) if path.is_file() else {}
     except ProjectFileRefused as exc:
         refused.append(str(exc))
         return {}
@@ -284,23 +273,15 @@ def _read_toml(path: Path, workspace: Path | None, refused: list[str]) -> dict[s
         raise ConfigError(f"{path}: cannot read this config file: {exc}") from None
 
 
-ENV_SOURCES: dict[str, str] = {}  # key -> the variable it came from, for the last env layer
-
-
-def _env_layer() -> dict[str, Any]:
-    ENV_SOURCES.clear()
-    pairs = {
-        "model": ("MYCODE_MODEL",),
-        "base_url": ("MYCODE_BASE_URL", "OPENAI_BASE_URL"),
-        "api_key": ("MYCODE_API_KEY", "OPENAI_API_KEY"),
-        "max_steps": ("MYCODE_MAX_STEPS",),
-        "max_tokens": ("MYCODE_MAX_TOKENS",),
-        "permission_mode": ("MYCODE_PERMISSION_MODE",),
-    }
-    for key, names in pairs.items():
-        if (name := next((n for n in names if os.environ.get(n)), None)) is not None:
-            ENV_SOURCES[key] = name
-    return {key: os.environ[name] for key, name in ENV_SOURCES.items()}
+# the core's settings read from the environment: the first variable set of each
+ENV_VARIABLES = {
+    "model": ("MYCODE_MODEL",),
+    "base_url": ("MYCODE_BASE_URL", "OPENAI_BASE_URL"),
+    "api_key": ("MYCODE_API_KEY", "OPENAI_API_KEY"),
+    "max_steps": ("MYCODE_MAX_STEPS",),
+    "max_tokens": ("MYCODE_MAX_TOKENS",),
+    "permission_mode": ("MYCODE_PERMISSION_MODE",),
+}
 
 
 def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
@@ -311,24 +292,6 @@ def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
-
-
-def _merge_permissions(layers: list[tuple[str, dict[str, Any]]]) -> dict[str, list[str]]:
-    merged: dict[str, list[str]] = {"allow": [], "deny": [], "ask": []}
-    for _name, data in layers:
-        rules = data.get("permissions") or {}
-        for kind in merged:
-            merged[kind].extend(str(rule) for rule in rules.get(kind, []) or [])
-    return merged
-
-
-def config_paths(workspace: Path, home: Path) -> list[tuple[str, Path]]:
-    """The config files read, lowest precedence first."""
-    return [
-        ("user", home / "config.toml"),
-        ("project", workspace / ".mycode" / "config.toml"),
-        ("local", workspace / ".mycode" / "config.local.toml"),
-    ]
 
 
 def load_settings(
@@ -343,43 +306,46 @@ def load_settings(
     With ``tables`` (``register_settings`` models), unknown keys get warnings in ``notices``;
     ``plugin_names`` (installed plugins) are not unknown tables."""
     home = home or home_dir()
+    sources = {layer: workspace / file for layer, file in LAYER_FILES.items()}
+    sources["user"] = home / "config.toml"
     layers: list[tuple[str, dict[str, Any]]] = [("default", {})]
-    sources: dict[str, str] = {}
-    refused: list[str] = []
-    for name, path in config_paths(workspace, home):
-        project = workspace if name != "user" else None
-        layers.append((name, model_table(_read_toml(path, project, refused))))
-        sources[name] = str(path)
-    for name, data in claude_layers(workspace, refused):  # Claude Code's permission rules
-        layers.append((name, data))
-        sources[name] = str(workspace / dict(CLAUDE_SETTINGS)[name])
-    layers.append(("env", _env_layer()))
+    notices: list[str] = []  # first the files refused, then (with ``tables``) unknown keys
+    for name in ("user", "project", "local"):
+        data = _read_toml(sources[name], None if name == "user" else workspace, notices)
+        layers.append((name, model_table(data)))
+    layers += claude_layers(workspace, notices)  # Claude Code's permission rules
+    variables: dict[str, str] = {}  # setting -> the environment variable it is read from
+    for key, options in ENV_VARIABLES.items():
+        if (variable := next((n for n in options if os.environ.get(n)), None)) is not None:
+            variables[key] = variable
+    layers.append(("env", {key: os.environ[variable] for key, variable in variables.items()}))
     layers.append(("cli", {k: v for k, v in (cli or {}).items() if v is not None}))
-    notices: list[str] = list(refused)
-    names = list(plugin_names)
-    for name, data in layers:
-        if name == "default" or not data:
-            continue
-        if name == "cli":  # the flags: errors name the flag's setting, unknown keys are ours
-            check_layer("command line", data, Settings, {}, [*data, *names])
-            continue
+    names, known = list(plugin_names), tables or {}
+    for name, data in layers[1:]:
         if name == "env":
             for key, value in data.items():  # each variable on its own, to name it
-                source = f"environment variable {ENV_SOURCES.get(key, key)}"
-                check_layer(source, {key: value}, Settings, tables or {}, names)
-            continue
-        found = check_layer(sources[name], data, Settings, tables or {}, names)
-        if tables is not None:
-            notices += found
+                source = f"environment variable {variables[key]}"
+                check_layer(source, {key: value}, Settings, known, names)
+        elif name == "cli":  # the flags: errors name the flag's setting, unknown keys are ours
+            check_layer("command line", data, Settings, {}, [*data, *names])
+        elif tables is None:
+            check_layer(str(sources[name]), data, Settings, {}, names)
+        else:  # warnings only with the plugins' tables known
+            notices += check_layer(str(sources[name]), data, Settings, tables, names)
     # checked as written (a broken file is an error even where ignored), then restricted
     layers = restrict_layers(workspace, home, layers)  # SPEC §8: untrusted projects only tighten
     merged: dict[str, Any] = functools.reduce(_merge, [data for _name, data in layers], {})
-    merged["permissions"] = _merge_permissions(layers)
+    permissions: dict[str, list[str]] = {"allow": [], "deny": [], "ask": []}
+    for _name, data in layers:  # rules add up: a higher layer never drops a lower one's
+        rules = data.get("permissions") or {}
+        for kind, kept in permissions.items():
+            kept.extend(str(rule) for rule in rules.get(kind, []) or [])
+    merged["permissions"] = permissions
     try:
         settings = Settings.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(error_line("settings", exc.errors()[0])) from None
     settings._layers = layers
     settings._notices = notices
-    settings.use_tables(dict(tables or {}))
+    settings.use_tables(dict(known))
     return settings

@@ -1,7 +1,5 @@
-"""Errors every layer shares, and telling a plugin's own ``KeyboardInterrupt`` from a real Ctrl-C.
-
-A base module: it imports nothing of mycode, so every layer can use it.
-"""
+"""Errors every layer shares, and telling a plugin's own ``KeyboardInterrupt`` from a real Ctrl-C
+(a base module: it imports nothing of mycode, so every layer can use it)."""
 
 from __future__ import annotations
 

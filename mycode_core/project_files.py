@@ -53,8 +53,7 @@ def read_project_bytes(
     ``workspace``); :class:`ProjectFileRefused` when it leads outside the workspace and every
     ``allowed`` folder or is not a regular file, :class:`FileNotFoundError` when absent."""
     root = Path(workspace).resolve()
-    given = Path(path) if Path(path).is_absolute() else Path(workspace) / path
-    lexical = Path(os.path.abspath(given))
+    lexical = Path(os.path.abspath(Path(workspace) / path))  # an absolute ``path`` as it is
     bases = (root, Path(os.path.abspath(workspace)))
     base = next((b for b in bases if is_inside(lexical, b)), None)
     shown = str(lexical) if base is None else lexical.relative_to(base).as_posix()
@@ -122,8 +121,7 @@ def link_refusal(workspace: Path, folder: Path, *, allowed: Iterable[Path] = ())
     if any(is_inside(real, Path(d)) for d in (Path(workspace).resolve(), *allowed)):
         return None
     folder, workspace = Path(os.path.abspath(folder)), Path(os.path.abspath(workspace))
-    try:
-        shown = folder.relative_to(workspace).as_posix()
-    except ValueError:
-        shown = str(folder)
+    shown = (
+        folder.relative_to(workspace).as_posix() if is_inside(folder, workspace) else str(folder)
+    )
     return _leads_out(shown, real)

@@ -12,25 +12,25 @@ from typing import Any
 from mycode_core.project_files import read_project_text
 from mycode_core.safeopen import replace_atomically
 
-PROJECT_LAYERS = ("project", "local", "claude-project", "claude-local")
-_LAYER_FILES = {
+# each project layer and its file: untrusted, they may only tighten settings
+LAYER_FILES = {
     "project": ".mycode/config.toml",
     "local": ".mycode/config.local.toml",
     "claude-project": ".claude/settings.json",
     "claude-local": ".claude/settings.local.json",
 }
+PROJECT_LAYERS = tuple(LAYER_FILES)
 TRUST_KEY = "trust"
 CLI_FLAG = "trust_workspace"
 _MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 _SANDBOX_RANK = {"on": 2, True: 2, "auto": 1, "off": 0, False: 0}
+_SANDBOX_WIDENING = ("network", "writable", "env_passthrough")  # [sandbox] keys opening it up
 # settings that pick the model server: never taken from an untrusted project (SPEC §8)
 MODEL_ENDPOINT_KEYS = ("base_url", "api_key", "model")
-CLAUDE_FILES = (
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".mycode/hooks.json",
-    ".codex/hooks.json",
-)
+CLAUDE_FILES = (  # the files a plugin takes command hooks and an environment from
+    ".claude/settings.json", ".claude/settings.local.json",
+    ".mycode/hooks.json", ".codex/hooks.json",
+)  # fmt: skip
 
 
 class TrustStoreError(OSError):
@@ -48,9 +48,8 @@ def _key(path: Path) -> str:
 
 def trusted_folders(home: Path) -> dict[str, dict[str, Any]]:
     """``{folder: {"since": iso time}}`` of every trusted folder (``{}`` if none)."""
-    path = store_file(home)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(store_file(home).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     folders = data.get("folders") if isinstance(data, dict) else None
@@ -115,10 +114,9 @@ def _restrict(
     name: str, data: dict[str, Any], lower: list[tuple[str, dict[str, Any]]]
 ) -> tuple[dict[str, Any], list[str]]:
     """One project layer without its loosening settings, and their names."""
-    where = _LAYER_FILES.get(name, name)
+    where = LAYER_FILES.get(name, name)
     out = dict(data)
     ignored: list[str] = []
-    out.pop(TRUST_KEY, None)
     if "permission_mode" in out:
         current = _effective(lower, "permission_mode", "default")
         new = out["permission_mode"]
@@ -132,9 +130,7 @@ def _restrict(
     if "sandbox" in out:
         current = _sandbox_mode(_effective(lower, "sandbox", "auto"))
         new = out["sandbox"]
-        widens = isinstance(new, dict) and any(
-            k in new for k in ("network", "writable", "env_passthrough")
-        )
+        widens = isinstance(new, dict) and not new.keys().isdisjoint(_SANDBOX_WIDENING)
         mode = _sandbox_mode(new)
         known = isinstance(mode, bool | str) and mode in _SANDBOX_RANK
         if widens or (known and _SANDBOX_RANK[mode] < _SANDBOX_RANK.get(current, 1)):
@@ -185,11 +181,10 @@ def _claude_findings(workspace: Path) -> list[str]:
 def restrict_layers(
     workspace: Path, home: Path, layers: list[tuple[str, dict[str, Any]]]
 ) -> list[tuple[str, dict[str, Any]]]:
-    """``layers`` (lowest precedence first) with the project layers restricted unless the
-    workspace is trusted (or ``--trust``: ``cli`` ``trust_workspace``); ``cli`` gets the
-    ``trust`` table ``{"trusted": bool, "ignored": [...]}``."""
-    cli = next((data for name, data in layers if name == "cli"), {})
-    trusted = bool(cli.get(CLI_FLAG)) or is_trusted(workspace, home)
+    """``layers`` (lowest precedence first, ``cli`` last) with the project layers restricted
+    unless the workspace is trusted (or ``--trust``: ``cli`` ``trust_workspace``); ``cli`` gets
+    the ``trust`` table ``{"trusted": bool, "ignored": [...]}``."""
+    trusted = bool(layers[-1][1].get(CLI_FLAG)) or is_trusted(workspace, home)
     out: list[tuple[str, dict[str, Any]]] = []
     ignored: list[str] = []
     for name, data in layers:
@@ -200,11 +195,7 @@ def restrict_layers(
         out.append((name, data))
     if not trusted:
         ignored.extend(_claude_findings(workspace))
-    table = {TRUST_KEY: {"trusted": trusted, "ignored": ignored}}
-    if out and out[-1][0] == "cli":
-        out[-1] = ("cli", {**out[-1][1], **table})
-    else:
-        out.append(("cli", table))
+    out[-1] = ("cli", {**out[-1][1], TRUST_KEY: {"trusted": trusted, "ignored": ignored}})
     return out
 
 
