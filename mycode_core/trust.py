@@ -184,6 +184,7 @@ def restrict_layers(
     """``layers`` (lowest precedence first, ``cli`` last) with the project layers restricted
     unless the workspace is trusted (or ``--trust``: ``cli`` ``trust_workspace``); ``cli`` gets
     the ``trust`` table ``{"trusted": bool, "ignored": [...]}``."""
+    assert layers[-1][0] == "cli", "the command line is the last layer"
     trusted = bool(layers[-1][1].get(CLI_FLAG)) or is_trusted(workspace, home)
     out: list[tuple[str, dict[str, Any]]] = []
     ignored: list[str] = []
