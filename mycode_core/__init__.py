@@ -27,35 +27,21 @@ _LAZY = {
     "RunContext": "mycode_core.records",
 }
 
-__all__ = [
-    "CallApproval",
-    "ContextSection",
-    "ReadPath",
-    "RunContext",
-    "SlashCommand",
-    "SlashResult",
-    "Tool",
-    "ToolResult",
-    "WritePath",
-    "__version__",
-    "hookimpl",
-    "subscribe",
-    "tool",
-]
+__all__ = sorted([*_LAZY, "__version__"])
 
 if TYPE_CHECKING:
-    from mycode_core.hookspecs import hookimpl
-    from mycode_core.observers import subscribe
-    from mycode_core.records import (
-        CallApproval,
-        ContextSection,
-        RunContext,
-        SlashCommand,
-        SlashResult,
-        Tool,
-        ToolResult,
-    )
-    from mycode_core.tooling import ReadPath, WritePath, tool
+    from mycode_core.hookspecs import hookimpl as hookimpl
+    from mycode_core.observers import subscribe as subscribe
+    from mycode_core.records import CallApproval as CallApproval
+    from mycode_core.records import ContextSection as ContextSection
+    from mycode_core.records import RunContext as RunContext
+    from mycode_core.records import SlashCommand as SlashCommand
+    from mycode_core.records import SlashResult as SlashResult
+    from mycode_core.records import Tool as Tool
+    from mycode_core.records import ToolResult as ToolResult
+    from mycode_core.tooling import ReadPath as ReadPath
+    from mycode_core.tooling import WritePath as WritePath
+    from mycode_core.tooling import tool as tool
 
 
 def __getattr__(name: str) -> Any:

@@ -60,69 +60,42 @@ NAMES: dict[str, tuple[str, str]] = {  # name → (the module defining it, what 
     ),
 }
 
-__all__ = [
-    "AgentOutcome",
-    "AgentRequest",
-    "BUILD_DIRS",
-    "ContextOverflow",
-    "DEFAULT_VALIDATORS",
-    "INLINE_CALL_PREFIX",
-    "InlineCommandRefused",
-    "ModelError",
-    "NOISE_DIRS",
-    "SECRET_ENV",
-    "SetupError",
-    "allowed_entry_points",
-    "command_output",
-    "core_report",
-    "local_servers",
-    "error_line",
-    "fill_arguments",
-    "get_plugin_manager",
-    "is_secret_name",
-    "main",
-    "mode_layer",
-    "mycode_rule",
-    "mycode_tool_name",
-    "neutralise",
-    "plugin_dir_option",
-    "replace_atomically",
-    "rewound",
-    "run_inline_commands",
-    "safeopen",
-    "scrub_env",
-    "split_rules",
-    "unwatch_group",
-    "watch_group",
-]
+__all__ = sorted(NAMES)
 
 if TYPE_CHECKING:
-    from mycode_core import safeopen
-    from mycode_core.agents import AgentOutcome, AgentRequest
-    from mycode_core.claude_rules import mycode_rule, mycode_tool_name, split_rules
-    from mycode_core.cli.diagnostics import core_report
-    from mycode_core.cli.inline_commands import (
-        INLINE_CALL_PREFIX,
-        InlineCommandRefused,
-        command_output,
-        run_inline_commands,
-    )
-    from mycode_core.cli.lifeline import unwatch_group, watch_group
-    from mycode_core.cli.local_models import local_servers
-    from mycode_core.cli.main import main
-    from mycode_core.cli.options import plugin_dir_option
-    from mycode_core.cli.output import neutralise
-    from mycode_core.cli.rewind import rewound
-    from mycode_core.cli.slash_args import fill_arguments
-    from mycode_core.errors import SetupError, error_line
-    from mycode_core.plugins import allowed_entry_points, get_plugin_manager
-    from mycode_core.providers.base import ModelError
-    from mycode_core.runtime.context import ContextOverflow
-    from mycode_core.runtime.observation import DEFAULT_VALIDATORS
-    from mycode_core.runtime.tools import mode_layer
-    from mycode_core.safeopen import replace_atomically
-    from mycode_core.secret_env import SECRET_ENV, is_secret_name, scrub_env
-    from mycode_core.workspace import BUILD_DIRS, NOISE_DIRS
+    from mycode_core import safeopen as safeopen
+    from mycode_core.agents import AgentOutcome as AgentOutcome
+    from mycode_core.agents import AgentRequest as AgentRequest
+    from mycode_core.claude_rules import mycode_rule as mycode_rule
+    from mycode_core.claude_rules import mycode_tool_name as mycode_tool_name
+    from mycode_core.claude_rules import split_rules as split_rules
+    from mycode_core.cli.diagnostics import core_report as core_report
+    from mycode_core.cli.inline_commands import INLINE_CALL_PREFIX as INLINE_CALL_PREFIX
+    from mycode_core.cli.inline_commands import InlineCommandRefused as InlineCommandRefused
+    from mycode_core.cli.inline_commands import command_output as command_output
+    from mycode_core.cli.inline_commands import run_inline_commands as run_inline_commands
+    from mycode_core.cli.lifeline import unwatch_group as unwatch_group
+    from mycode_core.cli.lifeline import watch_group as watch_group
+    from mycode_core.cli.local_models import local_servers as local_servers
+    from mycode_core.cli.main import main as main
+    from mycode_core.cli.options import plugin_dir_option as plugin_dir_option
+    from mycode_core.cli.output import neutralise as neutralise
+    from mycode_core.cli.rewind import rewound as rewound
+    from mycode_core.cli.slash_args import fill_arguments as fill_arguments
+    from mycode_core.errors import SetupError as SetupError
+    from mycode_core.errors import error_line as error_line
+    from mycode_core.plugins import allowed_entry_points as allowed_entry_points
+    from mycode_core.plugins import get_plugin_manager as get_plugin_manager
+    from mycode_core.providers.base import ModelError as ModelError
+    from mycode_core.runtime.context import ContextOverflow as ContextOverflow
+    from mycode_core.runtime.observation import DEFAULT_VALIDATORS as DEFAULT_VALIDATORS
+    from mycode_core.runtime.tools import mode_layer as mode_layer
+    from mycode_core.safeopen import replace_atomically as replace_atomically
+    from mycode_core.secret_env import SECRET_ENV as SECRET_ENV
+    from mycode_core.secret_env import is_secret_name as is_secret_name
+    from mycode_core.secret_env import scrub_env as scrub_env
+    from mycode_core.workspace import BUILD_DIRS as BUILD_DIRS
+    from mycode_core.workspace import NOISE_DIRS as NOISE_DIRS
 
 
 def __getattr__(name: str) -> Any:

@@ -3,12 +3,12 @@ output, the transcript and plugins (``on_event``)."""
 
 from __future__ import annotations
 
-import json
-import math
 import time
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from mycode_core.providers.wire import dumps
 
 SCHEMA_VERSION = 1
 
@@ -49,23 +49,8 @@ class AgentEvent(BaseModel):
         """One line of stream-json."""
         try:
             return self.model_dump_json(exclude_none=True)
-        except ValueError:  # unpaired surrogates (model text) become U+FFFD
-            data = _finite(self.model_dump(mode="python", exclude_none=True))
-            text = json.dumps(
-                data, default=str, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-            )
-            return without_lone_surrogates(text)
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with NaN and infinities as ``None`` (``null``): strict JSON, like pydantic's."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
+        except ValueError:  # unpaired surrogates (model text), values JSON does not know
+            return dumps(self.model_dump(mode="python", exclude_none=True)).decode("utf-8")
 
 
 class SystemEvent(AgentEvent):

@@ -274,10 +274,12 @@ def _problem(
         detail = f"invalid hook implementation {_validation_summary(pm, text)}"
     else:
         detail = error_line(exc)
+        frames = [f"{f.filename}:{f.lineno}" for f in traceback.extract_tb(exc.__traceback__)]
+        library = (os.sep + "pydantic", os.sep + "pluggy" + os.sep, "<frozen ", _CORE_DIR)
+        own = [frame for frame in frames if not any(part in frame for part in library)]
+        where = (own or frames or [""])[-1]  # the plugin's own line, not pydantic's or ours
         if isinstance(exc, SyntaxError) and exc.filename:  # its own position, not the importer's
             where = f"{exc.filename}:{exc.lineno}"
-        else:
-            where = _raised_at(exc)
         if where and not getattr(exc, "where", ""):  # a ToolDefinitionError names it already
             detail += f" (at {where})"
     source = f" (distribution {dist})" if dist else ""
@@ -308,18 +310,6 @@ def _validation_summary(pm: pluggy.PluginManager, text: str) -> str:
     if spec is not None:
         summary += f"; the hookspec is {spec.name}({', '.join(spec.argnames)})"
     return summary
-
-
-def _raised_at(exc: BaseException) -> str:
-    """``file:line`` where ``exc`` was raised (the innermost frame)."""
-    import traceback
-
-    frames = [f"{f.filename}:{f.lineno}" for f in traceback.extract_tb(exc.__traceback__)]
-    library = (os.sep + "pydantic", os.sep + "pluggy" + os.sep, "<frozen ", _CORE_DIR)
-    for frame in reversed(frames):  # the plugin's own line, not pydantic's or ours
-        if not any(part in frame for part in library):
-            return frame
-    return frames[-1] if frames else ""
 
 
 def load_report(pm: pluggy.PluginManager) -> PluginReport:
