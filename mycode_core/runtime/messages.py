@@ -6,7 +6,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-GUIDANCE_PREFIX = "[mycode {source}]"
 SHOWN = "shown in the next message"
 NOT_SHOWN = "not shown: this model is not known to take images (`images = true` sends them)"
 
@@ -95,7 +94,7 @@ def image_message(call_id: str, content: Any) -> dict[str, Any] | None:
 
 def guidance_message(source: str, message: str) -> dict[str, Any]:
     """Runtime guidance for the model, as a user message tagged with its source."""
-    return {"role": "user", "content": f"{GUIDANCE_PREFIX.format(source=source)} {message}"}
+    return {"role": "user", "content": f"[mycode {source}] {message}"}
 
 
 def near_limit_message(remaining: int) -> str:

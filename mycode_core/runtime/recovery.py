@@ -13,7 +13,6 @@ from typing import Any
 
 from mycode_core.events import (
     AssistantEvent,
-    CompactionEvent,
     NoticeEvent,
     ReasoningDeltaEvent,
     RetryEvent,
@@ -229,19 +228,10 @@ class Recovery(RunnerBase):
                 messages, change = view.build(self.history, force_compact=force_compact)
             except ContextOverflow as exc:
                 raise RunStopped(state.finish("context_overflow", str(exc))) from None
-            if change is not None:
-                since = state.step - self._last_compaction_step
+            if change is not None:  # the compaction event, before the request that uses it
+                change.steps_since_last = state.step - self._last_compaction_step
                 self._last_compaction_step = state.step
-                facts = {key: value for key, value in vars(change).items() if key != "refs"}
-                self._emit(
-                    CompactionEvent(
-                        **facts,
-                        view=change.refs,
-                        steps_since_last=since,
-                        context_window=view.window.limit,
-                        window_source=view.window.source,
-                    )
-                )
+                self._emit(change)
             force_compact = False
             sent_raw, sent_cap = view.raw_tokens(), view.reply_cap()
             try:

@@ -136,7 +136,12 @@ class Viewing(Recovery):
         """Ask the server for its window once the first reply is in, and cache it; a limit
         learned from an error beats a bigger claimed one (cached with that claim)."""
         window.requested.wait(DISCOVERY_WAIT)
-        found = _quietly(discover)
+        try:  # its window, or ``Limits``; any failure means "unknown"
+            value = discover()
+        except Exception:  # noqa: BLE001 - discovery is best effort
+            value = None
+        parts = (*value, None)[:2] if isinstance(value, tuple) else (value, None)
+        found = Limits(*(v if isinstance(v, int) and v > 0 else None for v in parts))
         learned = window.learned
         if not (base_url and found.window):
             window.discover(*found)
@@ -184,8 +189,6 @@ class Viewing(Recovery):
 
     def _restore_view(self, view: ModelView, window: ContextWindow) -> None:
         """On ``--resume``, rebuild the view the last compaction of the session recorded."""
-        from mycode_core.runtime.resume import last_view
-
         try:
             events = SessionStore(self.home).read_events(str(self.resumed_from))
         except Exception:  # noqa: BLE001 - no transcript to read: start from plain history
@@ -228,6 +231,32 @@ class Viewing(Recovery):
         self.view.request_compaction(instructions)
 
 
+def last_checkpoint(events: list[dict[str, Any]]) -> str | None:
+    """The continuation checkpoint a run that stopped at its step limit left last, if any."""
+    checkpoint, stopped = None, None
+    for event in events:
+        if event.get("type") == "checkpoint":
+            checkpoint = str(event.get("text", ""))
+        elif event.get("type") == "result":
+            stopped = event.get("stop_reason")
+            checkpoint = checkpoint if stopped == "max_steps" else None
+    return checkpoint if stopped == "max_steps" else None
+
+
+def last_view(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The session's last ``compaction`` event, for ``--resume``; ``None`` when there is none or
+    the history restarts from a checkpoint or was rewound since (the indexes would not match)."""
+    if last_checkpoint(events) is not None:
+        return None
+    for event in reversed(events):
+        if event.get("type") == "rewind":  # the turns it cut off may hold what it refers to
+            return None
+        if event.get("type") == "compaction":
+            view, length = event.get("view"), event.get("history_length")
+            return event if isinstance(view, list) and isinstance(length, int) else None
+    return None
+
+
 def recorded_facts(observations: list[Observation]) -> str:
     """What the runtime itself knows: files read (with ranges), files changed, test status."""
     read: dict[str, list[str]] = {}
@@ -254,16 +283,6 @@ def recorded_facts(observations: list[Observation]) -> str:
     lines.append("Test status:")
     lines += validations[-5:] or ["- no test, lint or build command was run"]
     return "\n".join(lines)
-
-
-def _quietly(function: Any) -> Limits:
-    """Call a discovery function (its window, or ``Limits``); any failure means "unknown"."""
-    try:
-        value = function()
-    except Exception:  # noqa: BLE001 - discovery is best effort
-        return Limits(None)
-    parts = (*value, None)[:2] if isinstance(value, tuple) else (value, None)
-    return Limits(*(v if isinstance(v, int) and v > 0 else None for v in parts))
 
 
 def _ignore(_text: str) -> None:
