@@ -110,8 +110,16 @@ class Viewing(Recovery):
         )
         view.recheck = batch
         self.context.side_request = self._side_request
-        if self.resumed_from:
-            self._restore_view(view, window)
+        if self.resumed_from:  # --resume: rebuild the view the session's last compaction recorded
+            try:
+                events = SessionStore(self.home).read_events(str(self.resumed_from))
+            except Exception:  # noqa: BLE001 - no transcript to read: start from plain history
+                events = []
+            if (recorded := last_view(events)) is not None:
+                size = recorded.get("context_window")
+                if recorded.get("window_source") == "learned":  # (learn() ignores a limit of 0)
+                    window.learn(size if isinstance(size, int) else 0)
+                view.restore(recorded["view"], self.history, int(recorded["history_length"]))
         return view
 
     _discovery: threading.Thread | None = None
@@ -186,19 +194,6 @@ class Viewing(Recovery):
             raise ModelError("interrupted by the user")  # Ctrl-C: the caller falls back
         self.add_usage(reply.usage, turn=False)
         return str(reply.content or "")
-
-    def _restore_view(self, view: ModelView, window: ContextWindow) -> None:
-        """On ``--resume``, rebuild the view the last compaction of the session recorded."""
-        try:
-            events = SessionStore(self.home).read_events(str(self.resumed_from))
-        except Exception:  # noqa: BLE001 - no transcript to read: start from plain history
-            return
-        recorded = last_view(events)
-        if recorded is None:
-            return
-        if recorded.get("window_source") == "learned":  # (learn() ignores a limit of 0)
-            window.learn(size if isinstance(size := recorded.get("context_window"), int) else 0)
-        view.restore(recorded["view"], self.history, int(recorded["history_length"]))
 
     def _write_checkpoint(self) -> None:
         assert self.view is not None
