@@ -4,6 +4,7 @@ extends the previous one exactly (prompt caches). History itself is never change
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -95,8 +96,6 @@ class ModelView:
 
     def set_tools(self, tools: list[dict[str, Any]]) -> None:
         """Count the tool schemas sent with each request (call when the list changes)."""
-        import json
-
         self.bounded = self.bounded or not token_counts.exact()
         self._tools_text = json.dumps(tools, ensure_ascii=False) if tools else ""
         self.tool_tokens = count_text(self._tools_text, bound=True) if tools else 0

@@ -76,18 +76,14 @@ def image_message(call_id: str, content: Any) -> dict[str, Any] | None:
     """A user message with a tool result's images (tool messages hold only text), or None."""
     if not isinstance(content, list):
         return None
-    images = [
-        {
-            "type": "image_url",
-            "image_url": {
-                "url": f"data:{b.get('mime_type', 'image/png')};base64,{b.get('data', '')}"
-            },
-        }
+    urls = [
+        f"data:{b.get('mime_type', 'image/png')};base64,{b.get('data', '')}"
         for b in content
         if isinstance(b, dict) and b.get("type") == "image" and b.get("data")
     ]
-    if not images:
+    if not urls:
         return None
+    images = [{"type": "image_url", "image_url": {"url": url}} for url in urls]
     note = {"type": "text", "text": f"Images returned by tool call {call_id}:"}
     return {"role": "user", "content": [note, *images]}
 
