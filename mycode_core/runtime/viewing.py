@@ -53,7 +53,7 @@ class Viewing(Recovery):
         instructions: str | None,
         tokens: int,
     ) -> Any:
-        result, _ = self.guard.call(  # a failing compactor is skipped; the others compact
+        return self.guard.call(  # a failing compactor is skipped; the others compact
             "compact_context",
             _compaction,
             veto=True,
@@ -64,8 +64,7 @@ class Viewing(Recovery):
             reason=reason,
             instructions=instructions,
             tokens=tokens,
-        )
-        return list(result) if isinstance(result, list | tuple) else result
+        )[0]  # a tuple of messages is read as a list by the view
 
     def _make_window(self) -> ContextWindow:
         """This run's context window: configured, else cached for this server, else the default
