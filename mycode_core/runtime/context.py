@@ -139,14 +139,11 @@ class ModelView:
         parts = {"system": self.system_tokens, "tools": self.tool_tokens}
         parts.update(summary=0, recent=0, masked=0)
         for message in [*self._prefix, *self._tail]:
-            content = message.get("content")
+            content, role = message.get("content"), message.get("role")
             text = content if isinstance(content, str) else ""
-            if message.get("role") == "user" and text.startswith(SUMMARY_MARK):
-                parts["summary"] += count_message(message)
-            elif message.get("role") == "tool" and text.startswith(MASK_MARK):
-                parts["masked"] += count_message(message)
-            else:
-                parts["recent"] += count_message(message)
+            kind = "summary" if role == "user" and text.startswith(SUMMARY_MARK) else "recent"
+            kind = "masked" if role == "tool" and text.startswith(MASK_MARK) else kind
+            parts[kind] += count_message(message)
         return {key: self.calibration.scale(value) if value else 0 for key, value in parts.items()}
 
     def request_compaction(self, instructions: str | None = None) -> None:
