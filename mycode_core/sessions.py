@@ -42,7 +42,6 @@ class SessionInfo:
     """Summary of one stored session."""
 
     id: str
-    path: Path
     cwd: str
     model: str
     started: float
@@ -151,7 +150,6 @@ class SessionStore:
             return None
         return SessionInfo(
             id=path.stem,
-            path=path,
             cwd=str(system.get("cwd", "")),
             model=str(system.get("model", "")),
             started=ts if isinstance(ts := system.get("ts"), float | int) else path.stat().st_mtime,

@@ -6,7 +6,7 @@ from typing import Any
 
 from mycode_core.cli.rewind import rewound
 from mycode_core.cli.transcript_history import history_from_events
-from mycode_core.runtime.resume import last_view
+from mycode_core.runtime.viewing import last_view
 
 
 def _turn(n: int) -> list[dict[str, Any]]:

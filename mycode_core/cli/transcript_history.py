@@ -1,6 +1,6 @@
 """Rebuilding chat history from a stored transcript: ``--resume``, ``--continue`` and
 ``/rewind`` (the runner only restores the view the transcript recorded:
-:func:`mycode_core.runtime.resume.last_view`)."""
+:func:`mycode_core.runtime.viewing.last_view`)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from mycode_core.runtime.messages import (
     tool_message,
     user_message,
 )
-from mycode_core.runtime.resume import last_checkpoint
+from mycode_core.runtime.viewing import last_checkpoint
 
 
 def _tool_calls(raw: Any) -> list[dict[str, Any]]:

@@ -4,11 +4,12 @@ extends the previous one exactly (prompt caches). History itself is never change
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from mycode_core import tokens as token_counts
+from mycode_core.events import CompactionEvent
 from mycode_core.records import ContextSection
 from mycode_core.runtime.history import History
 from mycode_core.runtime.window import ContextWindow
@@ -39,22 +40,6 @@ def render_system_prompt(sections: list[ContextSection]) -> str:
         if text := section.text.strip():
             parts.append(f"# {section.title}\n\n{text}" if section.title else text)
     return "\n\n".join(parts)
-
-
-@dataclass
-class ViewChange:
-    """What one compaction did; the loop turns it into a ``compaction`` event."""
-
-    reason: str
-    before_tokens: int
-    after_tokens: int
-    before_messages: int
-    after_messages: int
-    summary: str | None
-    refs: list[ViewRef] = field(default_factory=list)
-    history_length: int = 0
-    stage: str | None = None  # mask, summary or truncate (what the compactor says it did)
-    count: int = 0  # the run's n-th compaction
 
 
 class ModelView:
@@ -111,8 +96,6 @@ class ModelView:
 
     def set_tools(self, tools: list[dict[str, Any]]) -> None:
         """Count the tool schemas sent with each request (call when the list changes)."""
-        import json
-
         self.bounded = self.bounded or not token_counts.exact()
         self._tools_text = json.dumps(tools, ensure_ascii=False) if tools else ""
         self.tool_tokens = count_text(self._tools_text, bound=True) if tools else 0
@@ -156,14 +139,11 @@ class ModelView:
         parts = {"system": self.system_tokens, "tools": self.tool_tokens}
         parts.update(summary=0, recent=0, masked=0)
         for message in [*self._prefix, *self._tail]:
-            content = message.get("content")
+            content, role = message.get("content"), message.get("role")
             text = content if isinstance(content, str) else ""
-            if message.get("role") == "user" and text.startswith(SUMMARY_MARK):
-                parts["summary"] += count_message(message)
-            elif message.get("role") == "tool" and text.startswith(MASK_MARK):
-                parts["masked"] += count_message(message)
-            else:
-                parts["recent"] += count_message(message)
+            kind = "summary" if role == "user" and text.startswith(SUMMARY_MARK) else "recent"
+            kind = "masked" if role == "tool" and text.startswith(MASK_MARK) else kind
+            parts[kind] += count_message(message)
         return {key: self.calibration.scale(value) if value else 0 for key, value in parts.items()}
 
     def request_compaction(self, instructions: str | None = None) -> None:
@@ -179,9 +159,10 @@ class ModelView:
 
     def build(
         self, history: History, *, force_compact: bool = False
-    ) -> tuple[list[dict[str, Any]], ViewChange | None]:
-        """``(messages, change)``, compacted first (``change`` set) when forced, asked by
-        ``/compact``, or past the trigger or ``recheck``; raises :class:`ContextOverflow`."""
+    ) -> tuple[list[dict[str, Any]], CompactionEvent | None]:
+        """``(messages, event)``, compacted first (its ``compaction`` event, ``steps_since_last``
+        left to the loop) when forced, asked by ``/compact``, or past the trigger or ``recheck``;
+        raises :class:`ContextOverflow`."""
         self.sync(history)
         estimate = self.estimate()
         near = force_compact or estimate > self.budget * self.threshold / 2
@@ -204,7 +185,7 @@ class ModelView:
 
     def _compact(
         self, history: History, before: int, reason: str, instructions: str | None
-    ) -> tuple[list[dict[str, Any]], ViewChange | None]:
+    ) -> tuple[list[dict[str, Any]], CompactionEvent | None]:
         current, self._fresh = self.messages(), 0
         # the budget the messages must fit, in our own token units (tool schemas set aside)
         room = int(self.budget / self.calibration.ratio) - self.tool_tokens
@@ -213,7 +194,15 @@ class ModelView:
                 self.recount()
                 room = int(self.budget / self.calibration.ratio) - self.tool_tokens
             if room < MIN_ROOM:  # the schemas alone fill the budget: no compaction can help
-                raise ContextOverflow(self._no_room_text())
+                window, scale = self.window, self.calibration.scale
+                raise ContextOverflow(
+                    f"the tool schemas (~{scale(self.tool_tokens)} tokens) and the system prompt "
+                    f"(~{scale(self.system_tokens)}), sent with every request, alone take more "
+                    f"than the context budget of {self.budget} tokens (window {window.limit}, "
+                    f"{window.source}): use a larger context window (llama-server -c N, shared "
+                    "among its -np slots) or offer fewer tools (MYCODE_DISABLE_PLUGINS=NAME,... "
+                    "leaves out a plugin and its tools)"
+                )
         target = max(MIN_ROOM, room)
         tokens = self.raw_tokens() - self.tool_tokens  # what the hooks would count
         result = self._compactor(current, target, reason, instructions, tokens)
@@ -238,29 +227,19 @@ class ModelView:
         if after > self.budget:
             raise ContextOverflow(self._overflow_text(messages, after, "after compaction"))
         self.compactions += 1
-        return messages, ViewChange(
+        return messages, CompactionEvent(
             reason=reason,
             before_tokens=before,
             after_tokens=after,
             before_messages=len(current),
             after_messages=len(messages),
             summary=summary,
-            refs=refs,
+            view=refs,
             history_length=len(history),
             stage=str(stage) if stage else ("summary" if summary else "truncate"),
             count=self.compactions,
-        )
-
-    def _no_room_text(self) -> str:
-        """Why no compaction can help: tool schemas and system prompt leave no room."""
-        window, scale = self.window, self.calibration.scale
-        return (
-            f"the tool schemas (~{scale(self.tool_tokens)} tokens) and the system prompt "
-            f"(~{scale(self.system_tokens)}), sent with every request, alone take more than "
-            f"the context budget of {self.budget} tokens (window {window.limit}, "
-            f"{window.source}): use a larger context window (llama-server -c N, shared among "
-            "its -np slots) or offer fewer tools (MYCODE_DISABLE_PLUGINS=NAME,... leaves out a "
-            "plugin and its tools)"
+            context_window=self.window.limit,
+            window_source=self.window.source,
         )
 
     def _overflow_text(self, messages: list[dict[str, Any]], tokens: int, when: str) -> str:

@@ -25,7 +25,6 @@ from mycode_core.runtime import lifecycle
 from mycode_core.runtime.acting import Acting
 from mycode_core.runtime.changes import ChangeDetector
 from mycode_core.runtime.messages import assistant_message, near_limit_message, user_message
-from mycode_core.runtime.recovery import CostMeter
 from mycode_core.runtime.setup import collect_tools, make_model, system_prompt
 from mycode_core.runtime.state import LoopState, Phase, RunStopped, TransitionReason
 from mycode_core.runtime.tools import ToolOrchestrator
@@ -76,7 +75,6 @@ class AgentRunner(Acting, Viewing):
         self.orchestrator.notify = lambda message: lifecycle.notify(
             self.guard, self.context, message, "permission_prompt"
         )
-        self.meter = CostMeter(self.settings)
         plugins = sorted(
             name for name, _ in self.pm.list_name_plugin() if not name.startswith("mycode_core.")
         )
@@ -273,8 +271,8 @@ class AgentRunner(Acting, Viewing):
             error=error,
             is_error=stop != "completed",
             usage_by_agent=self.usage_by_agent(),
-            cost_usd=self.meter.total(),
-            context=self.meter.context(self.view.window.limit if self.view else 0),
+            cost_usd=self.total_cost(),
+            context=self.context_fill(self.view.window.limit if self.view else 0),
             structured_output=self.structured.result_value(stop) if self.structured else None,
         )
 
@@ -293,7 +291,7 @@ class AgentRunner(Acting, Viewing):
             budget = settings.max_tokens
             if budget and self.usage["input_tokens"] + self.usage["output_tokens"] >= int(budget):
                 raise RunStopped(state.finish("token_budget", f"token budget of {budget} used up"))
-            if over := self.meter.over_budget():
+            if over := self.over_budget():
                 raise RunStopped(state.finish("token_budget", over))
             state = state.next(
                 TransitionReason.STEP_BEGIN, step=state.step + 1, phase=Phase.CALLING_MODEL

@@ -6,7 +6,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-GUIDANCE_PREFIX = "[mycode {source}]"
 SHOWN = "shown in the next message"
 NOT_SHOWN = "not shown: this model is not known to take images (`images = true` sends them)"
 
@@ -77,25 +76,21 @@ def image_message(call_id: str, content: Any) -> dict[str, Any] | None:
     """A user message with a tool result's images (tool messages hold only text), or None."""
     if not isinstance(content, list):
         return None
-    images = [
-        {
-            "type": "image_url",
-            "image_url": {
-                "url": f"data:{b.get('mime_type', 'image/png')};base64,{b.get('data', '')}"
-            },
-        }
+    urls = [
+        f"data:{b.get('mime_type', 'image/png')};base64,{b.get('data', '')}"
         for b in content
         if isinstance(b, dict) and b.get("type") == "image" and b.get("data")
     ]
-    if not images:
+    if not urls:
         return None
+    images = [{"type": "image_url", "image_url": {"url": url}} for url in urls]
     note = {"type": "text", "text": f"Images returned by tool call {call_id}:"}
     return {"role": "user", "content": [note, *images]}
 
 
 def guidance_message(source: str, message: str) -> dict[str, Any]:
     """Runtime guidance for the model, as a user message tagged with its source."""
-    return {"role": "user", "content": f"{GUIDANCE_PREFIX.format(source=source)} {message}"}
+    return {"role": "user", "content": f"[mycode {source}] {message}"}
 
 
 def near_limit_message(remaining: int) -> str:

@@ -8,12 +8,10 @@ import contextlib
 import random
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from mycode_core.events import (
     AssistantEvent,
-    CompactionEvent,
     NoticeEvent,
     ReasoningDeltaEvent,
     RetryEvent,
@@ -55,43 +53,6 @@ def backoff_delay(attempt: int, retry_after: float | None, settings: Any) -> flo
     return float(min(cap, base * (2 ** (attempt - 1)) * (0.75 + random.random() / 2)))
 
 
-@dataclass
-class CostMeter:
-    """Adds up the price of every model reply (the model may change within a session)."""
-
-    settings: Any
-    cost: float | None = 0.0
-    last_prompt_tokens: int = 0
-
-    def add(self, usage: dict[str, int] | None, *, turn: bool = True) -> None:
-        """Count one reply's usage at the current model's price; only a ``turn`` (not a side
-        request) tells how full the context is."""
-        if not usage:
-            return
-        if turn:
-            self.last_prompt_tokens = int(usage.get("input_tokens", 0) or 0)
-        spent = cost_usd(price_for(self.settings.model, self.settings.models), usage)
-        self.cost = None if spent is None or self.cost is None else self.cost + spent
-
-    def total(self) -> float | None:
-        """USD so far (None when a reply's model has no known price)."""
-        price = price_for(self.settings.model, self.settings.models)
-        return None if self.cost is None or price is None else round(self.cost, 6)
-
-    def over_budget(self) -> str | None:
-        """The stop message once the cost passes ``--max-budget-usd``, else None."""
-        budget = getattr(self.settings, "max_budget_usd", None)
-        if budget is None or self.cost is None or self.cost <= float(budget):
-            return None
-        return f"cost budget of ${float(budget):g} used up (${self.cost:.4f})"
-
-    def context(self, window: int) -> dict[str, Any]:
-        """``{window, used, percent}`` of the last request."""
-        used = self.last_prompt_tokens
-        percent = round(100.0 * used / window, 1) if window else None
-        return {"window": window, "used": used, "percent": percent}
-
-
 def call_until_cancelled(
     model: Any, cancelled: threading.Event, call: Callable[[], ModelReply], abandoned: Any
 ) -> ModelReply | None:
@@ -123,9 +84,11 @@ def call_until_cancelled(
 
 
 class Recovery(RunnerBase):
-    """One usable model turn for a step of the loop (part of :class:`.loop.AgentRunner`)."""
+    """One usable model turn for a step of the loop (part of :class:`.loop.AgentRunner`), and
+    the run's cost and context fill (the model may change within a session)."""
 
-    meter: CostMeter  # made by ``prepare``
+    cost: float | None = 0.0  # USD so far; None once a reply's model has no known price
+    last_prompt_tokens = 0  # the last turn's input tokens: how full the context is
     cut_text = ""  # the pieces of an answer the reply cap cut, in the current turn
     _partial: Sequence[str] = ()  # the text streamed so far by the call under way
     _last_compaction_step = 0
@@ -143,10 +106,34 @@ class Recovery(RunnerBase):
         self._emit(AssistantEvent(content=content, finish_reason="interrupted"))
 
     def add_usage(self, usage: dict[str, int], *, turn: bool = True) -> None:
-        """Add a reply's token usage to the run's total and cost (``turn=False``: side request)."""
-        for key in ("input_tokens", "output_tokens"):
+        """Add a reply's token usage to the run's total and its price at the current model's to
+        the cost; only a ``turn`` (not a side request) tells how full the context is."""
+        for key in FILL:
             self.usage[key] = self.usage.get(key, 0) + int(usage.get(key, 0) or 0)
-        self.meter.add(usage, turn=turn)
+        if not usage:
+            return
+        if turn:
+            self.last_prompt_tokens = int(usage.get("input_tokens", 0) or 0)
+        spent = cost_usd(price_for(self.settings.model, self.settings.models), usage)
+        self.cost = None if spent is None or self.cost is None else self.cost + spent
+
+    def total_cost(self) -> float | None:
+        """USD so far (None when a reply's model has no known price)."""
+        price = price_for(self.settings.model, self.settings.models)
+        return None if self.cost is None or price is None else round(self.cost, 6)
+
+    def over_budget(self) -> str | None:
+        """The stop message once the cost passes ``--max-budget-usd``, else None."""
+        budget = getattr(self.settings, "max_budget_usd", None)
+        if budget is None or self.cost is None or self.cost <= float(budget):
+            return None
+        return f"cost budget of ${float(budget):g} used up (${self.cost:.4f})"
+
+    def context_fill(self, window: int) -> dict[str, Any]:
+        """``{window, used, percent}`` of the last request."""
+        used = self.last_prompt_tokens
+        percent = round(100.0 * used / window, 1) if window else None
+        return {"window": window, "used": used, "percent": percent}
 
     def _complete(
         self, state: LoopState, view: ModelView, messages: list[dict[str, Any]], tools: Any
@@ -229,19 +216,10 @@ class Recovery(RunnerBase):
                 messages, change = view.build(self.history, force_compact=force_compact)
             except ContextOverflow as exc:
                 raise RunStopped(state.finish("context_overflow", str(exc))) from None
-            if change is not None:
-                since = state.step - self._last_compaction_step
+            if change is not None:  # the compaction event, before the request that uses it
+                change.steps_since_last = state.step - self._last_compaction_step
                 self._last_compaction_step = state.step
-                facts = {key: value for key, value in vars(change).items() if key != "refs"}
-                self._emit(
-                    CompactionEvent(
-                        **facts,
-                        view=change.refs,
-                        steps_since_last=since,
-                        context_window=view.window.limit,
-                        window_source=view.window.source,
-                    )
-                )
+                self._emit(change)
             force_compact = False
             sent_raw, sent_cap = view.raw_tokens(), view.reply_cap()
             try:

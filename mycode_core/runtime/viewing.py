@@ -53,7 +53,7 @@ class Viewing(Recovery):
         instructions: str | None,
         tokens: int,
     ) -> Any:
-        result, _ = self.guard.call(  # a failing compactor is skipped; the others compact
+        return self.guard.call(  # a failing compactor is skipped; the others compact
             "compact_context",
             _compaction,
             veto=True,
@@ -64,8 +64,7 @@ class Viewing(Recovery):
             reason=reason,
             instructions=instructions,
             tokens=tokens,
-        )
-        return list(result) if isinstance(result, list | tuple) else result
+        )[0]  # a tuple of messages is read as a list by the view
 
     def _make_window(self) -> ContextWindow:
         """This run's context window: configured, else cached for this server, else the default
@@ -110,8 +109,16 @@ class Viewing(Recovery):
         )
         view.recheck = batch
         self.context.side_request = self._side_request
-        if self.resumed_from:
-            self._restore_view(view, window)
+        if self.resumed_from:  # --resume: rebuild the view the session's last compaction recorded
+            try:
+                events = SessionStore(self.home).read_events(str(self.resumed_from))
+            except Exception:  # noqa: BLE001 - no transcript to read: start from plain history
+                events = []
+            if (recorded := last_view(events)) is not None:
+                size = recorded.get("context_window")
+                if recorded.get("window_source") == "learned":  # (learn() ignores a limit of 0)
+                    window.learn(size if isinstance(size, int) else 0)
+                view.restore(recorded["view"], self.history, int(recorded["history_length"]))
         return view
 
     _discovery: threading.Thread | None = None
@@ -136,7 +143,12 @@ class Viewing(Recovery):
         """Ask the server for its window once the first reply is in, and cache it; a limit
         learned from an error beats a bigger claimed one (cached with that claim)."""
         window.requested.wait(DISCOVERY_WAIT)
-        found = _quietly(discover)
+        try:  # its window, or ``Limits``; any failure means "unknown"
+            value = discover()
+        except Exception:  # noqa: BLE001 - discovery is best effort
+            value = None
+        parts = (*value, None)[:2] if isinstance(value, tuple) else (value, None)
+        found = Limits(*(v if isinstance(v, int) and v > 0 else None for v in parts))
         learned = window.learned
         if not (base_url and found.window):
             window.discover(*found)
@@ -182,21 +194,6 @@ class Viewing(Recovery):
         self.add_usage(reply.usage, turn=False)
         return str(reply.content or "")
 
-    def _restore_view(self, view: ModelView, window: ContextWindow) -> None:
-        """On ``--resume``, rebuild the view the last compaction of the session recorded."""
-        from mycode_core.runtime.resume import last_view
-
-        try:
-            events = SessionStore(self.home).read_events(str(self.resumed_from))
-        except Exception:  # noqa: BLE001 - no transcript to read: start from plain history
-            return
-        recorded = last_view(events)
-        if recorded is None:
-            return
-        if recorded.get("window_source") == "learned":  # (learn() ignores a limit of 0)
-            window.learn(size if isinstance(size := recorded.get("context_window"), int) else 0)
-        view.restore(recorded["view"], self.history, int(recorded["history_length"]))
-
     def _write_checkpoint(self) -> None:
         assert self.view is not None
         facts = recorded_facts(self.context.observations)
@@ -228,6 +225,32 @@ class Viewing(Recovery):
         self.view.request_compaction(instructions)
 
 
+def last_checkpoint(events: list[dict[str, Any]]) -> str | None:
+    """The continuation checkpoint a run that stopped at its step limit left last, if any."""
+    checkpoint, stopped = None, None
+    for event in events:
+        if event.get("type") == "checkpoint":
+            checkpoint = str(event.get("text", ""))
+        elif event.get("type") == "result":
+            stopped = event.get("stop_reason")
+            checkpoint = checkpoint if stopped == "max_steps" else None
+    return checkpoint if stopped == "max_steps" else None
+
+
+def last_view(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The session's last ``compaction`` event, for ``--resume``; ``None`` when there is none or
+    the history restarts from a checkpoint or was rewound since (the indexes would not match)."""
+    if last_checkpoint(events) is not None:
+        return None
+    for event in reversed(events):
+        if event.get("type") == "rewind":  # the turns it cut off may hold what it refers to
+            return None
+        if event.get("type") == "compaction":
+            view, length = event.get("view"), event.get("history_length")
+            return event if isinstance(view, list) and isinstance(length, int) else None
+    return None
+
+
 def recorded_facts(observations: list[Observation]) -> str:
     """What the runtime itself knows: files read (with ranges), files changed, test status."""
     read: dict[str, list[str]] = {}
@@ -254,16 +277,6 @@ def recorded_facts(observations: list[Observation]) -> str:
     lines.append("Test status:")
     lines += validations[-5:] or ["- no test, lint or build command was run"]
     return "\n".join(lines)
-
-
-def _quietly(function: Any) -> Limits:
-    """Call a discovery function (its window, or ``Limits``); any failure means "unknown"."""
-    try:
-        value = function()
-    except Exception:  # noqa: BLE001 - discovery is best effort
-        return Limits(None)
-    parts = (*value, None)[:2] if isinstance(value, tuple) else (value, None)
-    return Limits(*(v if isinstance(v, int) and v > 0 else None for v in parts))
 
 
 def _ignore(_text: str) -> None:
