@@ -181,7 +181,7 @@ def test_every_name_of_the_api_facade_resolves_and_is_documented() -> None:
 
 LOOP_LIMIT = 400
 MODULE_LIMIT = 450
-CORE_LIMIT = 9_850  # raw lines outside cli/ and testing/: on the way to issue 22's 8,000
+CORE_LIMIT = 9_700  # raw lines outside cli/ and testing/: on the way to issue 22's 8,000
 
 
 def test_the_loop_and_every_core_module_stay_small() -> None:
